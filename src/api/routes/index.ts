@@ -1,0 +1,21 @@
+/** Every route of the local API. Each noun owns one module; the README documents each route. */
+import type { Route } from '../types.js';
+import { statusRoutes } from './status.js';
+import { contextRoutes } from './context.js';
+import { memoryRoutes } from './memory.js';
+import { sessionsRoutes } from './sessions.js';
+import { skillsRoutes } from './skills.js';
+import { rulesRoutes } from './rules.js';
+import { tasksRoutes } from './tasks.js';
+import { hooksRoutes } from './hooks.js';
+
+export const routes: Route[] = [
+  ...statusRoutes,
+  ...contextRoutes,
+  ...memoryRoutes,
+  ...sessionsRoutes,
+  ...skillsRoutes,
+  ...rulesRoutes,
+  ...tasksRoutes,
+  ...hooksRoutes,
+];

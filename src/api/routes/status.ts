@@ -1,0 +1,48 @@
+import type { DaemonContext } from '../../daemon/context.js';
+import type { Route } from '../types.js';
+
+export type Status = {
+  pid: number;
+  version: string;
+  root: string;
+  socket: string;
+  startedAt: string;
+  uptimeMs: number;
+  rssBytes: number;
+  home: string;
+  [extra: string]: unknown;
+};
+
+export function statusOf(daemon: DaemonContext): Status {
+  const status: Status = {
+    pid: process.pid,
+    version: daemon.version,
+    root: daemon.root,
+    socket: daemon.paths.socket,
+    startedAt: daemon.startedAt.toISOString(),
+    uptimeMs: Date.now() - daemon.startedAt.getTime(),
+    rssBytes: process.memoryUsage.rss(),
+    home: daemon.home,
+  };
+  for (const [key, get] of daemon.statusExtras) {
+    try {
+      status[key] = get();
+    } catch (err) {
+      status[key] = { error: String(err) };
+    }
+  }
+  return status;
+}
+
+export const statusRoutes: Route[] = [
+  { method: 'GET', path: '/v1/status', handler: ({ daemon }) => statusOf(daemon) },
+  {
+    method: 'POST',
+    path: '/v1/shutdown',
+    handler: ({ daemon }) => {
+      // Answer first, then stop: the client learns the shutdown was accepted.
+      setImmediate(() => daemon.requestShutdown('shutdown requested over the API'));
+      return { ok: true, pid: process.pid };
+    },
+  },
+];

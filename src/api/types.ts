@@ -1,0 +1,37 @@
+import type { IncomingMessage } from 'node:http';
+import type { z } from 'zod';
+import type { DaemonContext } from '../daemon/context.js';
+
+export type RequestContext = {
+  daemon: DaemonContext;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Parsed JSON body (undefined when none was sent). */
+  body: unknown;
+  /** Aborted when the client goes away or the daemon shuts down. */
+  signal: AbortSignal;
+  req: IncomingMessage;
+};
+
+/** Sends one NDJSON event line to the client of a streaming route. */
+export type Emit = (event: Record<string, unknown>) => void;
+
+export type JsonRoute = {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  stream?: false;
+  /** Validates the body before the handler runs; the error names the field. */
+  body?: z.ZodType;
+  handler: (ctx: RequestContext) => unknown | Promise<unknown>;
+};
+
+export type StreamRoute = {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  stream: true;
+  body?: z.ZodType;
+  /** Emits progress events; the returned value becomes the last line, `{"type":"result", ...}`. */
+  handler: (ctx: RequestContext, emit: Emit) => Promise<Record<string, unknown>>;
+};
+
+export type Route = JsonRoute | StreamRoute;

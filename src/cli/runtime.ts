@@ -1,0 +1,75 @@
+/**
+ * What every CLI command shares: global flags, the error-to-exit-code mapping, output in
+ * human or --json form, and a client to the daemon of the current work tree (started when
+ * needed). Commands are thin: parse arguments, call the API, print.
+ */
+import type { Command } from 'commander';
+import { HermesError } from '../errors/index.js';
+import { DaemonClient } from '../daemon/client.js';
+import { ensureDaemon } from '../daemon/lifecycle.js';
+import { resolvePaths, type RepoPaths } from '../daemon/paths.js';
+
+export type GlobalOptions = { json?: boolean; debug?: boolean };
+
+export function globals(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals() as GlobalOptions;
+}
+
+const useColor = () => !process.env.NO_COLOR && process.stdout.isTTY === true;
+const paint = (code: number) => (s: string) => (useColor() ? `\u001b[${code}m${s}\u001b[0m` : s);
+export const color = { red: paint(31), green: paint(32), yellow: paint(33), dim: paint(2), bold: paint(1) };
+
+/** Prints `data` as JSON with --json, else the human rendering. */
+export function output(opts: GlobalOptions, data: unknown, human: () => string): void {
+  if (opts.json) process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+  else {
+    const text = human();
+    if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  }
+}
+
+/** Paths of the work tree around the current directory (NotARepository outside one). */
+export function repo(): RepoPaths {
+  return resolvePaths(process.cwd());
+}
+
+/** A client of this work tree's daemon, starting the daemon if it is not running. */
+export async function daemon(): Promise<DaemonClient> {
+  const paths = repo();
+  await ensureDaemon(paths);
+  return new DaemonClient(paths.socket);
+}
+
+/** Sets the process exit code for a failed check without throwing (exit 1). */
+export function failWith(code: number): void {
+  process.exitCode = code;
+}
+
+/**
+ * Wraps a command action: a HermesError prints its message and sets its exit code; anything
+ * else is an internal error (exit 1). Stack traces only with --debug.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const cmd = args[args.length - 1] as Command;
+    const debug = Boolean((cmd?.optsWithGlobals?.() as GlobalOptions | undefined)?.debug) || process.argv.includes('--debug');
+    try {
+      await fn(...args);
+    } catch (err) {
+      reportError(err, debug);
+    }
+  };
+}
+
+export function reportError(err: unknown, debug: boolean): void {
+  if (err instanceof HermesError) {
+    process.stderr.write(`hermesd: ${err.message}\n`);
+    if (debug && err.stack) process.stderr.write(err.stack + '\n');
+    process.exitCode = err.exitCode;
+    return;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`hermesd: internal error: ${message}${debug ? '' : ' (run with --debug for details)'}\n`);
+  if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+  process.exitCode = 1;
+}

@@ -1,0 +1,162 @@
+/**
+ * The daemon process: takes the single-instance lock, recovers a stale socket, binds the
+ * API, and owns the one shutdown path that signals, the idle timer, the API and the
+ * disappearance of the work tree all go through.
+ */
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { createApiServer } from '../api/server.js';
+import { routes as allRoutes } from '../api/routes/index.js';
+import { ConfigError } from '../errors/index.js';
+import { writeFileAtomicSync } from '../storage/atomic.js';
+import { tryLock } from '../storage/lock.js';
+import { VERSION } from '../version.js';
+import { DaemonContext } from './context.js';
+import { fileLogger } from './log.js';
+import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from './paths.js';
+
+/** Default idle time before the daemon exits on its own; HERMESD_IDLE_TIMEOUT_MS overrides. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60 * 60 * 1000;
+/** How often the daemon checks that its work tree still exists. */
+export const WORKTREE_CHECK_MS = 2_000;
+/** Grace for in-flight requests at shutdown before the process exits anyway. */
+export const SHUTDOWN_GRACE_MS = 3_000;
+
+/** Makes the socket directory private (0700), refusing a directory someone else owns. */
+export function prepareSocketDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) throw new ConfigError(`Socket directory ${dir} is not a directory. Set HERMESD_SOCKET_DIR to a private directory.`);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    throw new ConfigError(`Socket directory ${dir} belongs to another user (uid ${st.uid}). Set HERMESD_SOCKET_DIR to a directory you own.`);
+  }
+  if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+}
+
+/** Resolves true when something accepts connections on the socket. */
+export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(socket);
+    const done = (v: boolean) => {
+      clearTimeout(t);
+      s.destroy();
+      resolve(v);
+    };
+    const t = setTimeout(() => done(true), timeoutMs); // connected but silent is still alive
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+export type DaemonInfo = { pid: number; version: string; root: string; socket: string; startedAt: string };
+
+export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const paths: RepoPaths = resolvePaths(cwd, env);
+  checkSocketPath(paths.socket);
+  mkdirSync(paths.runtimeDir, { recursive: true, mode: 0o700 });
+  prepareSocketDir(paths.socketDir);
+  const log = fileLogger(paths.logFile);
+
+  const lock = tryLock(paths.lockFile);
+  if (!('release' in lock)) {
+    log.info('another daemon holds the lock; exiting', { owner: lock.owner });
+    return;
+  }
+  // We hold the lock, so no other daemon of this work tree can be starting. A socket that
+  // still answers belongs to a daemon that lost its lock file (deleted by hand): leave it.
+  if (existsSync(paths.socket)) {
+    if (await socketAnswers(paths.socket)) {
+      log.warn('socket answers although the lock was free; leaving the live daemon alone', { socket: paths.socket });
+      lock.release();
+      return;
+    }
+    log.info('removing stale socket', { socket: paths.socket });
+    unlinkSync(paths.socket);
+  }
+
+  const home = hermesHome(env);
+  const ctx = new DaemonContext(paths, home, VERSION, log, env);
+  const api = createApiServer(ctx, allRoutes);
+  let lastActivity = Date.now();
+  api.server.on('request', () => {
+    lastActivity = Date.now();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    api.server.once('error', reject);
+    const oldMask = process.umask(0o177);
+    api.server.listen(paths.socket, () => {
+      process.umask(oldMask);
+      api.server.off('error', reject);
+      resolve();
+    });
+  });
+  chmodSync(paths.socket, 0o600);
+  const socketIno = statSync(paths.socket).ino;
+
+  const info: DaemonInfo = { pid: process.pid, version: VERSION, root: paths.root, socket: paths.socket, startedAt: ctx.startedAt.toISOString() };
+  writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
+  log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
+
+  const idleMs = Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0 ? Number(env.HERMESD_IDLE_TIMEOUT_MS) : DEFAULT_IDLE_TIMEOUT_MS;
+  let stopping = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const shutdown = async (reason: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('daemon stopping', { reason });
+    for (const t of timers) clearInterval(t);
+    const force = setTimeout(() => {
+      log.warn('shutdown grace exceeded; exiting');
+      cleanup();
+      process.exit(code);
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    api.server.close();
+    api.abortAll();
+    await ctx.close();
+    cleanup();
+    log.info('daemon stopped', { reason });
+    process.exit(code);
+  };
+  const cleanup = () => {
+    try {
+      // Only remove the socket we bound; a successor may already have bound a new one.
+      if (statSync(paths.socket).ino === socketIno) unlinkSync(paths.socket);
+    } catch {
+      // gone already
+    }
+    try {
+      rmSync(paths.daemonJson, { force: true });
+    } catch {
+      // runtime dir deleted with the work tree
+    }
+    lock.release();
+  };
+  ctx.requestShutdown = (reason) => void shutdown(reason);
+
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  process.on('uncaughtException', (err) => {
+    // A bug in one handler must not take down the daemon every client depends on.
+    log.error('uncaught exception', { error: String(err?.stack ?? err) });
+  });
+  process.on('unhandledRejection', (err) => {
+    log.error('unhandled rejection', { error: String((err as Error)?.stack ?? err) });
+  });
+
+  timers.push(
+    setInterval(() => {
+      if (ctx.busy === 0 && Date.now() - lastActivity > idleMs) void shutdown(`idle for ${Math.round(idleMs / 1000)} s`);
+    }, Math.max(50, Math.min(idleMs / 4, 60_000))),
+  );
+  timers.push(
+    setInterval(() => {
+      if (!existsSync(paths.root) || !existsSync(paths.gitDir)) void shutdown('work tree deleted');
+      else if (!existsSync(paths.socket)) void shutdown('socket removed');
+    }, WORKTREE_CHECK_MS),
+  );
+  ctx.events.emit('started');
+}

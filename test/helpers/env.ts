@@ -1,0 +1,124 @@
+/**
+ * Test fixtures: real temporary git repositories, an isolated HERMES_HOME and socket dir,
+ * and the real CLI run as a child process. Every daemon a test starts is stopped in
+ * `cleanup()` (call it in afterEach/afterAll).
+ */
+import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export type TestEnv = {
+  home: string;
+  socketDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Makes a temp git repository with one commit; files maps relative path → content. */
+  repo(files?: Record<string, string>): string;
+  /** Runs the hermesd CLI; resolves with exit code and output. */
+  cli(args: string[], opts?: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult>;
+  cleanup(): Promise<void>;
+};
+
+export type CliResult = { code: number; stdout: string; stderr: string; json: () => any };
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export function writeFiles(root: string, files: Record<string, string | Buffer>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(root, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+  }
+}
+
+/** Environment without the developer's own hermes/git settings leaking into a test. */
+function baseEnv(home: string, socketDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) {
+    if (k.startsWith('HERMESD_') || k.startsWith('GIT_') || k === 'OPENAI_BASE_URL' || k === 'OPENAI_API_KEY') delete env[k];
+  }
+  return {
+    ...env,
+    HERMES_HOME: home,
+    HERMESD_SOCKET_DIR: socketDir,
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.com',
+    GIT_CONFIG_NOSYSTEM: '1',
+    NO_COLOR: '1',
+    OPENAI_API_KEY: 'test-key',
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+  };
+}
+
+export function makeEnv(): TestEnv {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-')));
+  const home = join(base, 'home');
+  mkdirSync(home);
+  // Short, private socket dir: sun_path is ~107 bytes.
+  const socketDir = join(base, 's');
+  const env = baseEnv(home, socketDir);
+  const repos: string[] = [];
+
+  const cli: TestEnv['cli'] = (args, opts = {}) =>
+    new Promise((resolvePromise, reject) => {
+      const spawnOpts: SpawnOptions = { cwd: opts.cwd ?? base, env: { ...env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] };
+      const child = spawn(process.execPath, [CLI, ...args], spawnOpts);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d) => (stdout += d));
+      child.stderr!.on('data', (d) => (stderr += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 25_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolvePromise({
+          code: code ?? -1,
+          stdout,
+          stderr,
+          json: () => {
+            try {
+              return JSON.parse(stdout);
+            } catch {
+              throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
+            }
+          },
+        });
+      });
+      if (opts.input !== undefined) child.stdin!.end(opts.input);
+      else child.stdin!.end();
+    });
+
+  return {
+    home,
+    socketDir,
+    env,
+    cli,
+    repo(files = { 'README.md': '# test repo\n' }) {
+      const dir = join(base, `repo${repos.length}`);
+      mkdirSync(dir);
+      repos.push(dir);
+      git(dir, 'init', '-q', '-b', 'main');
+      git(dir, 'config', 'user.name', 'Test');
+      git(dir, 'config', 'user.email', 'test@example.com');
+      git(dir, 'config', 'commit.gpgsign', 'false');
+      writeFiles(dir, files);
+      git(dir, 'add', '-A');
+      execFileSync('git', ['commit', '-qm', 'initial'], { cwd: dir, env });
+      return dir;
+    },
+    async cleanup() {
+      for (const dir of repos) {
+        await cli(['stop'], { cwd: dir }).catch(() => undefined);
+      }
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
