@@ -1,3 +1,127 @@
-import type { Bench } from './table.js';
+/**
+ * Foundation benchmark (issue #2): daemon cold start to first answer, GET /v1/status round
+ * trip next to a raw Unix-socket ping between two Node processes, `hermesd status` as a
+ * whole process next to `node -e 0`, and the idle daemon's RSS.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DaemonClient } from '../src/daemon/client.js';
+import { probe, stopDaemon } from '../src/daemon/lifecycle.js';
+import { resolvePaths } from '../src/daemon/paths.js';
+import { CLI_ENTRY, DAEMON_ENTRY } from '../src/version.js';
+import { median, ms, printTable, timeRuns, type Bench } from './table.js';
 
-export const bench: Bench = { name: 'daemon', run: async () => {} };
+const RUNS = 15;
+
+function setup() {
+  const base = mkdtempSync(join(tmpdir(), 'hd-bench-'));
+  const repo = join(base, 'repo');
+  mkdirSync(repo);
+  execFileSync('git', ['init', '-q', repo]);
+  const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: join(base, 'home'), HERMESD_SOCKET_DIR: join(base, 's') };
+  return { base, repo, env, paths: resolvePaths(repo, env) };
+}
+
+async function coldStart(repo: string, env: NodeJS.ProcessEnv, paths: ReturnType<typeof resolvePaths>): Promise<{ ms: number; pid: number }> {
+  const t = process.hrtime.bigint();
+  const child = spawn(process.execPath, [DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true });
+  child.unref();
+  for (;;) {
+    const s = await probe(paths, 200);
+    if (s) return { ms: Number(process.hrtime.bigint() - t) / 1e6, pid: s.pid };
+    await sleep(2);
+  }
+}
+
+/** A raw ping: connect to a Unix socket served by another Node process, send a byte, read a byte. */
+async function rawPingServer(socket: string): Promise<() => void> {
+  const code = `require('net').createServer(s=>s.on('data',d=>s.write(d))).listen(${JSON.stringify(socket)},()=>process.stdout.write('up'))`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((r) => child.stdout!.once('data', r));
+  return () => child.kill();
+}
+
+function rawPing(socket: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const s = connect(socket, () => s.write('p'));
+    s.once('data', () => {
+      s.end();
+      resolve();
+    });
+    s.once('error', reject);
+  });
+}
+
+function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+function processTimes(args: string[], env: NodeJS.ProcessEnv, cwd: string, n: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n + 2; i++) {
+    const t = process.hrtime.bigint();
+    spawnSync(process.execPath, args, { env, cwd, stdio: 'ignore' });
+    if (i >= 2) out.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return out;
+}
+
+export const bench: Bench = {
+  name: 'daemon',
+  async run() {
+    const { base, repo, env, paths } = setup();
+    try {
+      const starts: number[] = [];
+      let pid = 0;
+      for (let i = 0; i < 7; i++) {
+        const r = await coldStart(repo, env, paths);
+        starts.push(r.ms);
+        pid = r.pid;
+        if (i < 6) await stopDaemon(paths);
+      }
+      const client = new DaemonClient(paths.socket);
+      const status = await timeRuns(300, () => client.call('GET', '/v1/status'), 20);
+      const pingSock = join(base, 's', 'ping.sock');
+      const keepAlive = new DaemonClient(paths.socket, { keepAlive: true });
+      const statusKa = await timeRuns(300, () => keepAlive.call('GET', '/v1/status'), 20);
+      keepAlive.close();
+      const stopPing = await rawPingServer(pingSock);
+      const pings = await timeRuns(300, () => rawPing(pingSock), 20);
+      const persistent = connect(pingSock);
+      await new Promise((r) => persistent.once('connect', r));
+      const pingsKa = await timeRuns(300, () => new Promise<void>((r) => { persistent.once('data', () => r()); persistent.write('p'); }), 20);
+      persistent.destroy();
+      stopPing();
+      await sleep(1000);
+      const rss = rssOf(pid);
+
+      const withCa = { ...env };
+      const withoutCa = { ...env };
+      delete withoutCa.NODE_EXTRA_CA_CERTS;
+      const cliStatus = processTimes([CLI_ENTRY, 'status', '--json'], withCa, repo, RUNS);
+      const nodeBare = processTimes(['-e', '0'], withCa, repo, RUNS);
+      const cliStatusNoCa = processTimes([CLI_ENTRY, 'status', '--json'], withoutCa, repo, RUNS);
+      const nodeBareNoCa = processTimes(['-e', '0'], withoutCa, repo, RUNS);
+      await stopDaemon(paths);
+
+      const ca = process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset here';
+      printTable('daemon (issue #2) — medians', [
+        { measure: 'cold start → first /v1/status answer', hermesd: ms(median(starts), 1), baseline: '—', ratio: '—', goal: '≤ 300 ms' },
+        { measure: 'GET /v1/status round trip (new connection)', hermesd: ms(median(status), 3), baseline: `raw Unix-socket ping ${ms(median(pings), 3)}`, ratio: `${(median(status) / median(pings)).toFixed(2)}×`, goal: '≤ 2×' },
+        { measure: 'GET /v1/status round trip (keep-alive connection)', hermesd: ms(median(statusKa), 3), baseline: `raw ping, one connection ${ms(median(pingsKa), 3)}`, ratio: `${(median(statusKa) / median(pingsKa)).toFixed(2)}×`, goal: '≤ 2×' },
+        { measure: `hermesd status (process), NODE_EXTRA_CA_CERTS ${ca}`, hermesd: ms(median(cliStatus), 1), baseline: `node -e 0 ${ms(median(nodeBare), 1)}`, ratio: `+${(median(cliStatus) - median(nodeBare)).toFixed(1)} ms`, goal: '—' },
+        { measure: 'hermesd status (process), NODE_EXTRA_CA_CERTS unset', hermesd: ms(median(cliStatusNoCa), 1), baseline: `node -e 0 ${ms(median(nodeBareNoCa), 1)}`, ratio: `+${(median(cliStatusNoCa) - median(nodeBareNoCa)).toFixed(1)} ms`, goal: '—' },
+        { measure: 'idle daemon RSS', hermesd: `${(rss / 1048576).toFixed(1)} MiB`, baseline: '—', ratio: '—', goal: '—' },
+      ]);
+      writeFileSync(join(base, 'done'), '');
+    } finally {
+      await stopDaemon(paths).catch(() => undefined);
+      rmSync(base, { recursive: true, force: true });
+    }
+  },
+};

@@ -105,7 +105,10 @@ export type ApiServer = {
   abortAll(): void;
 };
 
-export function createApiServer(daemon: DaemonContext, routes: Route[]): ApiServer {
+export type ApiServerOptions = { headersTimeoutMs?: number; requestTimeoutMs?: number; maxBodyBytes?: number };
+
+export function createApiServer(daemon: DaemonContext, routes: Route[], options: ApiServerOptions = {}): ApiServer {
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const compiled = compileRoutes(routes);
   const live = new Set<AbortController>();
 
@@ -130,7 +133,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[]): ApiServ
         sendJson(res, 405, { error: e.toWire() });
         return;
       }
-      const raw = await readBody(req, MAX_BODY_BYTES);
+      const raw = await readBody(req, maxBody);
       let body: unknown;
       if (raw.length > 0) {
         try {
@@ -176,8 +179,8 @@ export function createApiServer(daemon: DaemonContext, routes: Route[]): ApiServ
 
   const server = createServer(
     {
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+      headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
       keepAliveTimeout: 5_000,
       connectionsCheckingInterval: 500,
       maxHeaderSize: 64 * 1024,

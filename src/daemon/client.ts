@@ -2,7 +2,7 @@
  * The client side of the local API: plain HTTP over the Unix socket. The CLI is built on
  * this and nothing else; editors can do the same with curl --unix-socket.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { DaemonUnavailable, RemoteError, type ErrorWire } from '../errors/index.js';
 
 export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal };
@@ -11,7 +11,18 @@ export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal };
 export const CLIENT_TIMEOUT_MS = 30_000;
 
 export class DaemonClient {
-  constructor(readonly socket: string) {}
+  private readonly agent?: Agent;
+  /** `keepAlive` reuses one connection across calls (editors, long-lived clients); the CLI makes one call and exits. */
+  constructor(
+    readonly socket: string,
+    opts: { keepAlive?: boolean } = {},
+  ) {
+    if (opts.keepAlive) this.agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  }
+
+  close(): void {
+    this.agent?.destroy();
+  }
 
   /** Sends a JSON request; resolves with the parsed JSON body, or throws the daemon's error. */
   async call<T = unknown>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
@@ -35,6 +46,7 @@ export class DaemonClient {
       const req = request(
         {
           socketPath: this.socket,
+          agent: this.agent,
           method,
           path,
           headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
