@@ -29,6 +29,14 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     pattern: /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions?|prompts?|rules?|directions?|context)\b/i,
   },
   {
+    id: 'ignore-your-instructions',
+    category: 'injection',
+    description: "asks the model to drop its own instructions ('ignore your instructions')",
+    scopes: ALL,
+    // Only "your": "ignore these rules in generated code" is an ordinary linter note.
+    pattern: /\b(ignore|disregard|forget|override)\s+(all\s+(of\s+)?)?your\s+(previous\s+|prior\s+|original\s+|system\s+|current\s+)?(instructions|rules|guidelines|programming|directives|system\s+prompt)\b/i,
+  },
+  {
     id: 'new-instructions',
     category: 'injection',
     description: 'announces replacement instructions for the model',
@@ -62,6 +70,14 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     description: 'asks the model to disclose its system prompt or secrets',
     scopes: ALL,
     pattern: /\b(print|reveal|output|repeat|send|leak)\s+(your|the)\s+(full\s+|entire\s+)?(system\s+prompt|hidden\s+instructions|api\s+keys?|credentials)\b/i,
+  },
+  {
+    id: 'exfil-send-conversation',
+    category: 'exfiltration',
+    description: 'asks the model to send the conversation, its prompt or secrets to an outside address',
+    scopes: ALL,
+    // Needs an address: "share the project context with the team" names no destination.
+    pattern: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^\n]{0,60}\b(conversation|chat\s+history|transcript|system\s+prompt|context\s+window|memory|secrets?|credentials|tokens?|api\s+keys?)\b[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)/i,
   },
   {
     id: 'exfil-curl-secret',
@@ -114,8 +130,52 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
   },
 ];
 
+// --- Memory (strict scope) additions, kept in their own block: memory sits in every future
+// prompt, so secret uploads are refused even when phrased as a "fact". Each needs an upload,
+// a pipe into a network command or an outside address, so a fact that merely names a path
+// ("the SSH key is at ~/.ssh/id_ed25519") still passes.
+const SECRET_PATHS = String.raw`(\/etc\/shadow|\.ssh\/|\.ssh\b|id_(rsa|ed25519|ecdsa|dsa)\b|\.netrc\b|\.git-credentials\b|\.docker\/config\.json|\.pgpass\b|\.kube\/config|\.aws\/credentials|\.env\b)`;
+THREAT_PATTERNS.push(
+  {
+    id: 'exfil-upload-secret',
+    category: 'exfiltration',
+    description: 'uploads a credential file with curl/wget (-d @file, -F x=@file, -T, --post-file)',
+    scopes: STRICT,
+    pattern: new RegExp(String.raw`\b(curl|wget)\b[^\n]{0,200}(-d\s*@|--data(-binary|-urlencode|-raw)?[=\s]+@|-F\s*['"]?[\w.-]*=@|-T\s+|--upload-file[=\s]+|--post-file[=\s]+|--body-file[=\s]+)['"]?[^\s'"]*${SECRET_PATHS}`, 'i'),
+  },
+  {
+    id: 'exfil-secret-pipe',
+    category: 'exfiltration',
+    description: 'pipes credential files or the process environment into a network command',
+    scopes: STRICT,
+    pattern: new RegExp(
+      String.raw`(\b(tar|zip|cat|base64|gpg|xxd|gzip|Get-Content)\b[^\n|]{0,120}${SECRET_PATHS}|os\.environ|process\.env\b|Get-ChildItem\s+env:)[^\n]{0,120}\|\s*(curl|wget|nc|ncat|socat|ssh|Invoke-WebRequest|Invoke-RestMethod|iwr|irm)\b`,
+      'i',
+    ),
+  },
+  {
+    id: 'exfil-send-secret-file',
+    category: 'exfiltration',
+    description: 'asks to send a credential file to an outside address',
+    scopes: STRICT,
+    pattern: new RegExp(String.raw`\b(send|upload|post|e-?mail|mail|forward|transmit|exfiltrate)\b[^\n]{0,60}${SECRET_PATHS}[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)`, 'i'),
+  },
+);
+
 /** Zero-width and bidirectional-control characters that hide text from a human reviewer. */
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E\u{E0000}-\u{E007F}]/u;
+
+/** Joins emoji into one glyph (👩‍💻): legitimate between two pictographs, hidden text anywhere else. */
+const EMOJI_ZWJ = /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}]\uFE0F?)\u200D(?=\p{Extended_Pictographic})/gu;
+
+/** The first invisible character that is not a leading BOM or an emoji joiner. */
+function firstInvisible(text: string): { index: number; 0: string } | undefined {
+  // A BOM at the very start is an encoding artefact, not a hidden instruction.
+  const body = text.startsWith('\uFEFF') ? ' ' + text.slice(1) : text;
+  const cleaned = body.replace(EMOJI_ZWJ, ' ');
+  const m = INVISIBLE.exec(cleaned);
+  return m ? { index: m.index, 0: m[0] } : undefined;
+}
 
 function excerpt(text: string, index: number, length: number): string {
   const start = Math.max(0, index - 20);
@@ -125,18 +185,14 @@ function excerpt(text: string, index: number, length: number): string {
 /** Returns every named pattern of `scope` that `text` matches (empty when clean). */
 export function scanText(text: string, scope: ThreatScope): ThreatHit[] {
   const hits: ThreatHit[] = [];
-  const inv = INVISIBLE.exec(text);
+  const inv = firstInvisible(text);
   if (inv) {
-    // A BOM at the very start is an encoding artefact, not a hidden instruction.
-    const onlyLeadingBom = inv.index === 0 && inv[0] === '\uFEFF' && !INVISIBLE.test(text.slice(1));
-    if (!onlyLeadingBom) {
-      hits.push({
-        id: 'invisible-unicode',
-        category: 'invisible-unicode',
-        description: `contains invisible Unicode character U+${inv[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`,
-        excerpt: excerpt(text, inv.index, 1),
-      });
-    }
+    hits.push({
+      id: 'invisible-unicode',
+      category: 'invisible-unicode',
+      description: `contains invisible Unicode character U+${inv[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`,
+      excerpt: excerpt(text, inv.index, 1),
+    });
   }
   const normalised = text.normalize('NFKC');
   for (const p of THREAT_PATTERNS) {

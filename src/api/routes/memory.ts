@@ -1,3 +1,84 @@
+/**
+ * The memory stores over the API. A refused write (empty, threat, budget, no/ambiguous
+ * match, hand-edited file) is a 409 `memory-refused` whose message is the reason and whose
+ * details carry the store as it is, so the caller can consolidate and retry.
+ */
+import { z } from 'zod';
+import { Refused, UsageError } from '../../errors/index.js';
+import { parseWith } from '../server.js';
+import { memoryOf } from '../../memory/service.js';
+import type { MemoryResult, MemoryTarget } from '../../memory/store.js';
 import type { Route } from '../types.js';
 
-export const memoryRoutes: Route[] = [];
+/** A memory write the store refused; exit 1 in the CLI, with the reason on stderr. */
+export class MemoryRefused extends Refused {
+  override readonly code = 'memory-refused';
+}
+
+const Target = z.enum(['memory', 'user']);
+
+const Operation = z.strictObject({
+  action: z.enum(['add', 'replace', 'remove']),
+  content: z.string().optional(),
+  old_text: z.string().optional(),
+});
+
+const SingleBody = Operation.extend({ target: Target.default('memory') });
+const BatchBody = z.strictObject({ target: Target.default('memory'), operations: z.array(Operation).min(1) });
+
+export type MemoryWriteBody = z.infer<typeof SingleBody> | z.infer<typeof BatchBody>;
+
+/** Picks the schema by shape first, so a bad field gets its own message rather than a union's "Invalid input". */
+function parseWriteBody(body: unknown): MemoryWriteBody {
+  const batch = typeof body === 'object' && body !== null && 'operations' in body;
+  return batch ? parseWith(BatchBody, body) : parseWith(SingleBody, body ?? {});
+}
+
+function targetOf(query: URLSearchParams): MemoryTarget {
+  const raw = query.get('target') ?? 'memory';
+  const parsed = Target.safeParse(raw);
+  if (!parsed.success) throw new UsageError(`Unknown memory target '${raw}'. Use target=memory or target=user.`);
+  return parsed.data;
+}
+
+/** The success body, or the refusal as a MemoryRefused carrying the store's state. */
+function answer(result: MemoryResult): Record<string, unknown> {
+  if (!result.success) {
+    const { error, success: _s, ...details } = result;
+    throw new MemoryRefused(error ?? 'The memory write was refused.', details);
+  }
+  return { ...result };
+}
+
+export const memoryRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/memory',
+    handler: ({ daemon, query }) => {
+      const { target, entries, usage } = memoryOf(daemon).list(targetOf(query));
+      return { target, entries, usage };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/memory',
+    handler: ({ daemon, body }) => {
+      const req = parseWriteBody(body);
+      const store = memoryOf(daemon);
+      if ('operations' in req) return answer(store.apply(req.target, req.operations));
+      switch (req.action) {
+        case 'add':
+          return answer(store.add(req.target, req.content ?? ''));
+        case 'replace':
+          return answer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
+        case 'remove':
+          return answer(store.remove(req.target, req.old_text ?? ''));
+      }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/memory/snapshot',
+    handler: ({ daemon }) => memoryOf(daemon).snapshot(),
+  },
+];

@@ -1,0 +1,379 @@
+/**
+ * MemoryStore: the two bounded files of built-in memory (seed 004), MEMORY.md for
+ * environment and agent facts, USER.md for the user's preferences. Disk is the live state:
+ * every read goes to the file, every mutation takes the cross-process lock, re-reads the
+ * file under it, and replaces it atomically — several daemons share one $HERMES_HOME.
+ *
+ * Operations answer with a result object, never by throwing, mirroring the seed's tool
+ * results: the caller (API, CLI, the model's memory tool) decides how a refusal surfaces.
+ */
+import { chmodSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { scanText } from '../security/scan.js';
+import { writeFileAtomicSync } from '../storage/atomic.js';
+import { withLockSync } from '../storage/lock.js';
+import { charCount, containsSeparatorLine, decodeFile, dedupe, formatCount, parseEntries, preview, roundTrips, serializeEntries, usageOf } from './entries.js';
+import { FILE_OF, renderBlock, sanitizeEntries, type MemoryTarget } from './snapshot.js';
+
+export type { MemoryTarget } from './snapshot.js';
+export const MEMORY_TARGETS: readonly MemoryTarget[] = ['memory', 'user'];
+
+/** Default budget of MEMORY.md in characters (seed 004: `MemoryStore(memory_char_limit=2200)`). */
+export const MEMORY_CHAR_LIMIT = 2200;
+/** Default budget of USER.md in characters (seed 004: `user_char_limit=1375`). */
+export const USER_CHAR_LIMIT = 1375;
+/** How long a mutation waits for another process's lock before giving up; critical sections take milliseconds. */
+export const MEMORY_LOCK_TIMEOUT_MS = 10_000;
+
+export type MemoryLimits = { memoryCharLimit: number; userCharLimit: number };
+export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { memoryCharLimit: MEMORY_CHAR_LIMIT, userCharLimit: USER_CHAR_LIMIT };
+
+export type MemoryUsage = { chars: number; limit: number };
+
+/** Why a write was refused; the API sends it as `details.reason`. */
+export type MemoryRefusal = 'empty' | 'invalid' | 'threat' | 'over-budget' | 'no-match' | 'ambiguous' | 'drift';
+
+/** One operation; loose on purpose (tool calls and API bodies arrive with fields missing), checked by the store. */
+export type MemoryOp = { action: string; content?: string | null; old_text?: string | null };
+
+export type MemoryResult = {
+  success: boolean;
+  target: MemoryTarget;
+  /** On success: what happened ("Entry added.", "Entry already exists (no duplicate added)."). */
+  message?: string;
+  /** On refusal: the reason, a sentence the caller can act on. */
+  error?: string;
+  reason?: MemoryRefusal;
+  /** The store's entries after the operation (on refusal: unchanged, as on disk). */
+  entries: string[];
+  usage: MemoryUsage;
+  /** Previews of the entries an ambiguous old_text matched. */
+  matches?: string[];
+  /** Ids of the threat patterns that refused the content. */
+  threats?: string[];
+  /** Where the hand-edited file was copied when a replace/remove refused to rewrite it. */
+  backup?: string;
+};
+
+type Outcome =
+  | { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } }
+  | { entries: string[]; message: string };
+
+const refuse = (reason: MemoryRefusal, error: string, matches?: string[]): Outcome => ({ refuse: { reason, error, matches } });
+
+/** Returns the refusal message for content that fails the strict scan, naming the pattern. */
+function threatRefusal(content: string): { error: string; threats: string[] } | undefined {
+  const hits = scanText(content, 'memory');
+  if (hits.length === 0) return undefined;
+  const first = hits[0]!;
+  const error =
+    first.category === 'invisible-unicode'
+      ? `Blocked: content ${first.description} (possible injection).`
+      : `Blocked: content matches threat pattern '${first.id}' (${first.description}). ` +
+        `Memory is shown in the system prompt and must not contain injection or exfiltration payloads.`;
+  return { error, threats: [...new Set(hits.map((h) => h.id))] };
+}
+
+/** Whether a new usage is refused: over the limit, unless it shrinks a store a hand edit already put over it. */
+function overBudget(next: number, current: number, limit: number): boolean {
+  return next > limit && next > current;
+}
+
+/** Finds the single entry old_text names: an exact whole-entry match wins, else a unique substring match. */
+function locate(entries: readonly string[], oldText: string): { index: number } | { none: true } | { several: string[] } {
+  const exact = entries.indexOf(oldText);
+  if (exact >= 0) return { index: exact };
+  const hits = entries.flatMap((e, i) => (e.includes(oldText) ? [i] : []));
+  if (hits.length === 0) return { none: true };
+  if (hits.length > 1) return { several: hits.map((i) => preview(entries[i]!)) };
+  return { index: hits[0]! };
+}
+
+function checkContent(content: string, what = 'Content'): Outcome | undefined {
+  if (!content) return refuse('empty', `${what} cannot be empty.`);
+  if (containsSeparatorLine(content)) {
+    return refuse('invalid', `${what} cannot contain a line holding only "§": that line separates entries in the file.`);
+  }
+  return undefined;
+}
+
+export class MemoryStore {
+  private readonly limitsOf: () => MemoryLimits;
+
+  /**
+   * @param dir the memories folder (`$HERMES_HOME/memories`); created 0700 on the first write.
+   * @param limits budgets in characters, or a function read at every operation (config reloads).
+   */
+  constructor(
+    readonly dir: string,
+    limits: Partial<MemoryLimits> | (() => MemoryLimits) = DEFAULT_MEMORY_LIMITS,
+  ) {
+    this.limitsOf = typeof limits === 'function' ? limits : () => ({ ...DEFAULT_MEMORY_LIMITS, ...limits });
+  }
+
+  pathOf(target: MemoryTarget): string {
+    return join(this.dir, FILE_OF[target]);
+  }
+
+  limitOf(target: MemoryTarget): number {
+    const l = this.limitsOf();
+    return target === 'user' ? l.userCharLimit : l.memoryCharLimit;
+  }
+
+  /** The live entries, read from disk now (a reader needs no lock: files are replaced by rename). */
+  entries(target: MemoryTarget): string[] {
+    return parseEntries(this.read(target)?.text ?? '');
+  }
+
+  list(target: MemoryTarget): MemoryResult {
+    const entries = this.entries(target);
+    return { success: true, target, entries, usage: { chars: usageOf(entries), limit: this.limitOf(target) } };
+  }
+
+  /**
+   * The system-prompt blocks, rendered from disk at call time: `''` for an empty store. They
+   * are plain strings: a session that keeps them is unaffected by later writes (the seed's
+   * frozen snapshot); the next session takes a new one.
+   */
+  snapshot(): { memory: string; user: string } {
+    return {
+      memory: renderBlock('memory', this.entries('memory'), this.limitOf('memory')),
+      user: renderBlock('user', this.entries('user'), this.limitOf('user')),
+    };
+  }
+
+  add(target: MemoryTarget, content: string): MemoryResult {
+    const text = (content ?? '').trim();
+    const bad = checkContent(text);
+    if (bad) return this.refusedNow(target, bad);
+    const threat = threatRefusal(text);
+    if (threat) return { ...this.refusedNow(target, refuse('threat', threat.error)), threats: threat.threats };
+    // Appending rewrites no entry, so a hand-edited file does not stop an add (as in the seed).
+    return this.mutate(target, false, (entries, limit) => {
+      if (entries.includes(text)) return { entries, message: 'Entry already exists (no duplicate added).' };
+      const next = [...entries, text];
+      const current = usageOf(entries);
+      if (overBudget(usageOf(next), current, limit)) {
+        return refuse(
+          'over-budget',
+          `Memory at ${formatCount(current)}/${formatCount(limit)} chars. ` +
+            `Adding this entry (${charCount(text)} chars) would exceed the limit. Replace or remove existing entries first.`,
+        );
+      }
+      return { entries: next, message: 'Entry added.' };
+    });
+  }
+
+  replace(target: MemoryTarget, oldText: string, content: string): MemoryResult {
+    const old = (oldText ?? '').trim();
+    const text = (content ?? '').trim();
+    if (!old) return this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
+    if (!text) return this.refusedNow(target, refuse('empty', "New content cannot be empty. Use 'remove' to delete an entry."));
+    const bad = checkContent(text);
+    if (bad) return this.refusedNow(target, bad);
+    const threat = threatRefusal(text);
+    if (threat) return { ...this.refusedNow(target, refuse('threat', threat.error)), threats: threat.threats };
+    return this.mutate(target, true, (entries, limit) => {
+      const found = locate(entries, old);
+      if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to replace.`);
+      if ('several' in found) return refuse('ambiguous', `Multiple entries matched '${old}'. Be more specific.`, found.several);
+      const next = dedupe(entries.map((e, i) => (i === found.index ? text : e)));
+      const current = usageOf(entries);
+      const total = usageOf(next);
+      if (overBudget(total, current, limit)) {
+        return refuse(
+          'over-budget',
+          `Replacement would put memory at ${formatCount(total)}/${formatCount(limit)} chars. ` +
+            `Shorten the new content, or remove other entries to make room, then retry.`,
+        );
+      }
+      return { entries: next, message: 'Entry replaced.' };
+    });
+  }
+
+  remove(target: MemoryTarget, oldText: string): MemoryResult {
+    const old = (oldText ?? '').trim();
+    if (!old) return this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
+    return this.mutate(target, true, (entries) => {
+      const found = locate(entries, old);
+      if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to remove.`);
+      if ('several' in found) return refuse('ambiguous', `Multiple entries matched '${old}'. Be more specific.`, found.several);
+      return { entries: entries.filter((_, i) => i !== found.index), message: 'Entry removed.' };
+    });
+  }
+
+  /**
+   * Applies a batch of operations all-or-nothing: each is checked against the state the
+   * earlier ones left, the budget only against the final state (so one call can free room and
+   * add), and nothing is written unless every operation succeeds.
+   */
+  apply(target: MemoryTarget, operations: readonly MemoryOp[]): MemoryResult {
+    if (!Array.isArray(operations) || operations.length === 0) return this.refusedNow(target, refuse('empty', 'The operations list is empty.'));
+    const batch = (msg: string) => `${msg} No operations were applied (a batch is all-or-nothing).`;
+    for (const [i, op] of operations.entries()) {
+      const content = (op?.content ?? '').trim();
+      if ((op?.action === 'add' || op?.action === 'replace') && content) {
+        const threat = threatRefusal(content);
+        if (threat) return { ...this.refusedNow(target, refuse('threat', batch(`Operation ${i + 1}: ${threat.error}`))), threats: threat.threats };
+      }
+    }
+    const rewrites = operations.some((op) => op?.action !== 'add');
+    return this.mutate(target, rewrites, (entries, limit) => {
+      let working = [...entries];
+      for (const [i, op] of operations.entries()) {
+        const action = op?.action;
+        const content = (op?.content ?? '').trim();
+        const old = (op?.old_text ?? '').trim();
+        const pos = `Operation ${i + 1} (${action || 'unknown'})`;
+        if (action === 'add' || action === 'replace') {
+          const bad = checkContent(content, `${pos}: content`);
+          if (bad && 'refuse' in bad) return refuse(bad.refuse.reason, batch(bad.refuse.error));
+        }
+        if (action === 'add') {
+          if (!working.includes(content)) working.push(content);
+        } else if (action === 'replace' || action === 'remove') {
+          if (!old) return refuse('empty', batch(`${pos}: old_text is required.`));
+          const found = locate(working, old);
+          if ('none' in found) return refuse('no-match', batch(`${pos}: no entry matched '${old}'.`));
+          if ('several' in found) return refuse('ambiguous', batch(`${pos}: '${old}' matched several entries. Be more specific.`), found.several);
+          working = action === 'remove' ? working.filter((_, j) => j !== found.index) : dedupe(working.map((e, j) => (j === found.index ? content : e)));
+        } else {
+          return refuse('invalid', batch(`${pos}: unknown action. Use add, replace or remove.`));
+        }
+      }
+      const total = usageOf(working);
+      if (overBudget(total, usageOf(entries), limit)) {
+        return refuse(
+          'over-budget',
+          `After applying all ${operations.length} operations, memory would be at ${formatCount(total)}/${formatCount(limit)} chars, over the limit. ` +
+            `Remove or shorten more entries in the same batch, then retry.`,
+        );
+      }
+      return { entries: working, message: `Applied ${operations.length} operation(s).` };
+    });
+  }
+
+  private read(target: MemoryTarget): { bytes: Buffer; text: string; validUtf8: boolean } | undefined {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(this.pathOf(target));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    return { bytes, ...decodeFile(bytes) };
+  }
+
+  private usage(target: MemoryTarget, entries: readonly string[]): MemoryUsage {
+    return { chars: usageOf(entries), limit: this.limitOf(target) };
+  }
+
+  /** A refusal decided before touching the lock (bad input): reports the store as it is now. */
+  private refusedNow(target: MemoryTarget, outcome: Outcome): MemoryResult {
+    const entries = this.entries(target);
+    const r = (outcome as { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } }).refuse;
+    return { success: false, target, error: r.error, reason: r.reason, ...(r.matches ? { matches: r.matches } : {}), entries, usage: this.usage(target, entries) };
+  }
+
+  /**
+   * The one write path: lock, re-read, optionally require a round-tripping file, compute the
+   * next entries, check nothing, write atomically. `change` sees the entries on disk now.
+   */
+  private mutate(target: MemoryTarget, needsRoundTrip: boolean, change: (entries: string[], limit: number) => Outcome): MemoryResult {
+    this.ensureDir();
+    const path = this.pathOf(target);
+    return withLockSync(
+      `${path}.lock`,
+      () => {
+        const file = this.read(target);
+        const entries = parseEntries(file?.text ?? '');
+        const limit = this.limitOf(target);
+        // Bytes that are not UTF-8 would be lost by any rewrite; other shapes only by a replace/remove.
+        if (file && (!file.validUtf8 || (needsRoundTrip && !roundTrips(file.text)))) {
+          const backup = this.backup(target, file.bytes);
+          return {
+            success: false,
+            target,
+            reason: 'drift',
+            error:
+              `Refusing to rewrite ${FILE_OF[target]}: the file on disk is not in the shape the memory store writes ` +
+              `(entries separated by a line holding only "§", no blank or duplicate entries), so rewriting it could lose what was edited by hand. ` +
+              `A copy was saved to ${backup}. Rewrite the file as a clean §-separated list of entries, then retry.`,
+            backup,
+            entries,
+            usage: { chars: usageOf(entries), limit },
+          } satisfies MemoryResult;
+        }
+        const outcome = change(entries, limit);
+        if ('refuse' in outcome) {
+          const { reason, error, matches } = outcome.refuse;
+          return { success: false, target, reason, error, ...(matches ? { matches } : {}), entries, usage: { chars: usageOf(entries), limit } } satisfies MemoryResult;
+        }
+        const next = dedupe(outcome.entries);
+        // A no-op (duplicate add) leaves the file alone, whatever its shape.
+        if (serializeEntries(next) !== serializeEntries(entries)) {
+          this.removeStaleTemps(target);
+          writeFileAtomicSync(path, serializeEntries(next), 0o600);
+        }
+        return { success: true, target, message: outcome.message, entries: next, usage: { chars: usageOf(next), limit } } satisfies MemoryResult;
+      },
+      MEMORY_LOCK_TIMEOUT_MS,
+    );
+  }
+
+  private ensureDir(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+  }
+
+  /**
+   * Copies a file that does not round-trip to `<file>.bak-<iso time>` (0600), reusing an
+   * earlier backup with the same bytes so that retrying does not pile up copies.
+   */
+  private backup(target: MemoryTarget, bytes: Buffer): string {
+    const name = FILE_OF[target];
+    for (const f of readdirSync(this.dir)) {
+      if (!f.startsWith(`${name}.bak-`)) continue;
+      try {
+        if (readFileSync(join(this.dir, f)).equals(bytes)) return join(this.dir, f);
+      } catch {
+        // unreadable or vanished: write a fresh one
+      }
+    }
+    const path = join(this.dir, `${name}.bak-${new Date().toISOString().replace(/:/g, '-')}`);
+    writeFileAtomicSync(path, bytes, 0o600);
+    return path;
+  }
+
+  /**
+   * Removes temp files a writer killed between write and rename left behind. Only the lock
+   * holder writes `<file>.<n>` temps, so under the lock every one of them is stale.
+   */
+  private removeStaleTemps(target: MemoryTarget): void {
+    const temp = new RegExp(`^${FILE_OF[target].replace('.', '\\.')}\\.\\d+$`);
+    for (const f of readdirSync(this.dir)) {
+      if (!temp.test(f)) continue;
+      try {
+        unlinkSync(join(this.dir, f));
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+/**
+ * A result as the model should see it (the memory tool): entries that fail the strict scan
+ * become their [BLOCKED: …] notice, so a poisoned entry the snapshot hid cannot re-enter the
+ * conversation through a tool result; on success the entries are left out, as in the seed,
+ * so the model is not invited to "tidy up" again after a write that is done.
+ */
+export type ModelMemoryResult = Omit<MemoryResult, 'entries'> & { entries?: string[]; entryCount?: number };
+
+export function forModel(result: MemoryResult): ModelMemoryResult {
+  if (result.success) {
+    const { entries, ...rest } = result;
+    return { ...rest, entryCount: entries.length };
+  }
+  return { ...result, entries: sanitizeEntries(result.target, result.entries) };
+}
