@@ -11,6 +11,7 @@ import { ConfigError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
 import { VERSION } from '../version.js';
+import { startWatcher } from '../watcher/service.js';
 import { DaemonContext } from './context.js';
 import { fileLogger } from './log.js';
 import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from './paths.js';
@@ -97,6 +98,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const info: DaemonInfo = { pid: process.pid, version: VERSION, root: paths.root, socket: paths.socket, startedAt: ctx.startedAt.toISOString() };
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
+  void startWatcher(ctx);
 
   const idleMs = Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0 ? Number(env.HERMESD_IDLE_TIMEOUT_MS) : DEFAULT_IDLE_TIMEOUT_MS;
   let stopping = false;

@@ -1,3 +1,30 @@
+import { realpathSync } from 'node:fs';
+import { relative, isAbsolute } from 'node:path';
+import { promptOf } from '../../context/service.js';
+import { UsageError } from '../../errors/index.js';
+import type { DaemonContext } from '../../daemon/context.js';
 import type { Route } from '../types.js';
 
-export const contextRoutes: Route[] = [];
+/** The session directory a client asks about: absolute, inside this daemon's work tree. */
+function cwdOf(daemon: DaemonContext, raw: string | null): string {
+  if (!raw) return daemon.root;
+  if (!isAbsolute(raw)) throw new UsageError(`cwd must be an absolute path, got ${JSON.stringify(raw)}.`);
+  let real: string;
+  try {
+    real = realpathSync(raw);
+  } catch {
+    throw new UsageError(`cwd ${raw} does not exist.`);
+  }
+  const rel = relative(daemon.root, real);
+  if (rel.startsWith('..') || isAbsolute(rel)) throw new UsageError(`cwd ${raw} is outside this daemon's work tree ${daemon.root}.`);
+  return real;
+}
+
+export const contextRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/context',
+    // ?cwd=<absolute dir> picks the session directory (the AGENTS chain runs from the root down to it).
+    handler: ({ daemon, query }) => promptOf(daemon).report({ cwd: cwdOf(daemon, query.get('cwd')) }),
+  },
+];

@@ -1,3 +1,32 @@
 import type { Command } from 'commander';
+import type { ContextReport } from '../../context/service.js';
+import { action, color, daemon, globals, output } from '../runtime.js';
 
-export function register(_program: Command): void {}
+function human(r: ContextReport): string {
+  const lines = ['authority'];
+  if (r.authority.length === 0) lines.push(color.dim('  (none: no .hermes.md, HERMES.md, AGENTS.md, CLAUDE.md or Cursor rules here)'));
+  for (const a of r.authority) lines.push(`  ${a}`);
+  lines.push('', 'tiers');
+  for (const name of ['stable', 'context', 'volatile'] as const) {
+    const t = r.tiers[name];
+    lines.push(`  ${name.padEnd(9)} ${String(t.bytes).padStart(7)} bytes  sha256 ${t.sha256.slice(0, 12)}`);
+  }
+  if (r.warnings.length > 0) {
+    lines.push('', 'warnings');
+    for (const w of r.warnings) lines.push(color.yellow(`  ${w}`));
+  }
+  return lines.join('\n');
+}
+
+export function register(program: Command): void {
+  program
+    .command('context')
+    .description('show the authority files in force, the three prompt tiers (bytes, sha256) and warnings')
+    .action(
+      action(async (_opts: unknown, cmd: Command) => {
+        const client = await daemon();
+        const report = await client.call<ContextReport>('GET', `/v1/context?cwd=${encodeURIComponent(process.cwd())}`);
+        output(globals(cmd), report, () => human(report));
+      }),
+    );
+}

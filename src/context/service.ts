@@ -1,0 +1,105 @@
+/**
+ * Daemon glue of the context: one ContextBuilder per daemon whose caches are dropped on
+ * watcher events, composing the memory snapshot (src/memory) and the skill index
+ * (src/skills). `promptOf(ctx).buildSessionPrompt()` is what the agent calls once per
+ * session; `report()` is what GET /v1/context and `hermesd context` show.
+ */
+import { configOf } from '../config/service.js';
+import type { DaemonContext } from '../daemon/context.js';
+import { memoryOf } from '../memory/service.js';
+import { skillsOf } from '../skills/service.js';
+import { watchAuthorityDirs, workspaceWatched } from '../watcher/service.js';
+import { ContextBuilder, type BuildOptions, type SessionPrompt } from './builder.js';
+import { DEFAULT_MAX_FILE_CHARS } from './files.js';
+import type { TierReport } from './tiers.js';
+
+export type ContextReport = {
+  authority: string[];
+  tiers: { stable: TierReport; context: TierReport; volatile: TierReport };
+  warnings: string[];
+  /** sha256 of the joined system prompt. */
+  sha256: string;
+};
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class PromptService {
+  readonly builder: ContextBuilder;
+
+  constructor(private readonly ctx: DaemonContext) {
+    this.builder = new ContextBuilder({
+      root: ctx.root,
+      gitDir: ctx.paths.gitDir,
+      home: ctx.home,
+      maxFileChars: () => this.maxFileChars(),
+      memorySnapshot: () => {
+        try {
+          return memoryOf(ctx).snapshot();
+        } catch (err) {
+          ctx.log.warn('memory snapshot failed', { error: message(err) });
+          return { memory: '', user: '' };
+        }
+      },
+      skillIndex: async () => {
+        try {
+          return skillsOf(ctx).indexText();
+        } catch (err) {
+          ctx.log.warn('skill index failed', { error: message(err) });
+          return '';
+        }
+      },
+      workspaceWatched: () => workspaceWatched(ctx),
+      extraWarnings: () => this.configWarnings(),
+    });
+    ctx.events.on('authority-changed', () => this.reloadAuthority('authority-changed'));
+    // The cap on context files is a config key.
+    ctx.events.on('config-changed', () => this.reloadAuthority('config-changed'));
+    ctx.events.on('workspace-changed', () => this.builder.invalidateWorkspace());
+  }
+
+  private reloadAuthority(why: string): void {
+    this.builder.invalidateAuthority();
+    // Reload now rather than on the next request, so a new session finds it warm.
+    this.builder.authority(this.ctx.root).then(
+      (a) => this.ctx.log.info('authority reloaded', { why, files: a.files.map((f) => f.label) }),
+      (err: unknown) => this.ctx.log.warn('authority reload failed', { error: message(err) }),
+    );
+  }
+
+  // A broken config must not hide the repository's rules: the default cap applies and a warning says why.
+  private maxFileChars(): number {
+    try {
+      return configOf(this.ctx).context.maxFileChars;
+    } catch {
+      return DEFAULT_MAX_FILE_CHARS;
+    }
+  }
+
+  private configWarnings(): string[] {
+    try {
+      configOf(this.ctx);
+      return [];
+    } catch (err) {
+      return [`config not loaded (${message(err)}); context.maxFileChars is ${DEFAULT_MAX_FILE_CHARS} and memory is left out until it is fixed.`];
+    }
+  }
+
+  /** The frozen prompt of one session: keep it for the whole session, do not rebuild per turn. */
+  async buildSessionPrompt(opts: BuildOptions = {}): Promise<SessionPrompt> {
+    const cwd = opts.cwd ?? this.ctx.root;
+    const [prompt, authority] = await Promise.all([this.builder.build({ ...opts, cwd }), this.builder.authority(cwd)]);
+    watchAuthorityDirs(this.ctx, authority.dirs);
+    return prompt;
+  }
+
+  async report(opts: BuildOptions = {}): Promise<ContextReport> {
+    const p = await this.buildSessionPrompt(opts);
+    return { authority: [...p.authority], tiers: { ...p.tiers }, warnings: [...p.warnings], sha256: p.sha256 };
+  }
+}
+
+export function promptOf(ctx: DaemonContext): PromptService {
+  return ctx.service('context', () => new PromptService(ctx));
+}

@@ -1,0 +1,66 @@
+/**
+ * Daemon glue of the watcher: one RepoWatcher per daemon, started after the API listens,
+ * turning file changes into `ctx.events` ('authority-changed', 'config-changed',
+ * 'skills-changed', 'workspace-changed') that the other services reload on.
+ */
+import type { DaemonContext } from '../daemon/context.js';
+import { inotifyWatchCount } from './inotify.js';
+import { RepoWatcher, type ChangeKind } from './watcher.js';
+
+const EVENT_OF: Record<ChangeKind, string> = {
+  authority: 'authority-changed',
+  config: 'config-changed',
+  skills: 'skills-changed',
+  workspace: 'workspace-changed',
+};
+
+const KEY = 'watcher';
+
+/** The daemon's watcher, if it was started. */
+export function watcherOf(ctx: DaemonContext): RepoWatcher | undefined {
+  return ctx.service<{ watcher?: RepoWatcher }>(KEY, () => ({})).watcher;
+}
+
+/** Starts the watcher (once); failures are logged and reported in status, never fatal. */
+export function startWatcher(ctx: DaemonContext): Promise<void> {
+  const slot = ctx.service<{ watcher?: RepoWatcher; started?: Promise<void>; error?: string }>(KEY, () => ({}));
+  if (slot.started) return slot.started;
+  const watcher = new RepoWatcher({
+    root: ctx.root,
+    gitDir: ctx.paths.gitDir,
+    home: ctx.home,
+    tree: ctx.env.HERMESD_WATCH_TREE !== '0',
+    onChange: (kinds) => {
+      ctx.log.info('watcher: change', { kinds: [...kinds] });
+      for (const k of kinds) ctx.events.emit(EVENT_OF[k]);
+    },
+    onError: (err) => ctx.log.warn('watcher error', { error: String(err) }),
+  });
+  slot.watcher = watcher;
+  ctx.onClose(() => watcher.close());
+  ctx.statusExtras.set(KEY, () => (slot.error ? { state: 'error', error: slot.error } : { ...watcher.state(), inotifyWatches: inotifyWatchCount() ?? null }));
+  slot.started = watcher.start().then(
+    () => {
+      ctx.log.info('watcher ready', { ms: watcher.state().readyMs, tree: watcher.state().tree });
+      // Anything cached before the watches existed may have missed a change in between.
+      ctx.events.emit('authority-changed');
+      ctx.events.emit('workspace-changed');
+    },
+    (err: unknown) => {
+      slot.error = String((err as Error)?.message ?? err);
+      ctx.log.error('watcher failed to start', { error: slot.error });
+    },
+  );
+  return slot.started;
+}
+
+/** Makes the watcher observe the directories a context was built from (no-op without a watcher). */
+export function watchAuthorityDirs(ctx: DaemonContext, dirs: readonly string[]): void {
+  watcherOf(ctx)?.watchAuthorityDirs(dirs);
+}
+
+/** True when the watcher reports work-tree changes, so a cached workspace snapshot is current. */
+export function workspaceWatched(ctx: DaemonContext): boolean {
+  const w = watcherOf(ctx);
+  return w !== undefined && w.treeLive && w.state().state !== 'paused';
+}

@@ -1,0 +1,263 @@
+/**
+ * Watches what the daemon's state depends on, and nothing else:
+ *   - authority files in the directories a session's context was built from (depth 0),
+ *   - `<root>/.hermes/config.yaml` and `<root>/.hermes/skills/**`,
+ *   - `$HERMES_HOME/SOUL.md`, `config.yaml` and `skills/**`,
+ *   - the git state files (HEAD, index, logs/HEAD, locks and operation markers),
+ * with chokidar, whose `ignored` function is an allowlist so it never descends into the
+ * tree; plus the per-directory TreeSentinel so dirty counts stay current.
+ * While `index.lock`, a rebase or a merge is in progress it acts on nothing: changes seen
+ * meanwhile are remembered and reported once git is done.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import chokidar, { type FSWatcher } from 'chokidar';
+import { AUTHORITY_FILE_NAMES } from '../context/authority.js';
+import { gitOperation } from '../context/workspace.js';
+import { TreeSentinel, type TreeState } from './tree.js';
+
+export type ChangeKind = 'authority' | 'config' | 'skills' | 'workspace';
+
+/** Changes are coalesced for this long before being reported (editors write a file in several steps). */
+export const WATCH_DEBOUNCE_MS = 40;
+/** While git holds the index or an operation runs, its end is also checked this often (an event may be missed). */
+export const PAUSE_POLL_MS = 200;
+
+/** Files in the git dir whose change means HEAD, the branch or the index moved. */
+const GIT_STATE_FILES = new Set(['HEAD', 'index', 'index.lock', 'ORIG_HEAD', 'MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'packed-refs']);
+const GIT_OPERATION_DIRS = new Set(['rebase-merge', 'rebase-apply']);
+
+export type WatcherOptions = {
+  root: string;
+  gitDir: string;
+  home: string;
+  onChange: (kinds: ReadonlySet<ChangeKind>) => void;
+  onError?: (err: unknown) => void;
+  /** Watch every tracked directory for dirty counts (default true). */
+  tree?: boolean;
+};
+
+export type WatcherState = {
+  state: 'starting' | 'ready' | 'paused' | 'closed';
+  /** What git is doing while the watcher holds back ('index.lock', 'rebase', 'merge', …). */
+  pausedBy?: string;
+  readyMs?: number;
+  /** Paths chokidar watches (directories and files). */
+  targets: number;
+  tree: TreeState;
+  authorityDirs: number;
+  pending: ChangeKind[];
+  lastChange?: { kinds: ChangeKind[]; at: string };
+};
+
+function under(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+export class RepoWatcher {
+  private chokidar: FSWatcher | undefined;
+  private tree: TreeSentinel | undefined;
+  private readonly authorityDirs = new Set<string>();
+  private readonly pending = new Set<ChangeKind>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private pauseTimer: NodeJS.Timeout | undefined;
+  private status: WatcherState['state'] = 'starting';
+  private readyMs: number | undefined;
+  private lastChange: WatcherState['lastChange'];
+  private readonly hermesDir: string;
+  private readonly projectSkills: string;
+  private readonly userSkills: string;
+
+  constructor(private readonly opts: WatcherOptions) {
+    this.authorityDirs.add(opts.root);
+    this.hermesDir = join(opts.root, '.hermes');
+    this.projectSkills = join(this.hermesDir, 'skills');
+    this.userSkills = join(opts.home, 'skills');
+  }
+
+  /** Resolves once the initial scan is done and changes are being reported. */
+  async start(): Promise<void> {
+    const t0 = performance.now();
+    const targets = [this.opts.root, this.opts.gitDir, ...(existsSync(this.opts.home) ? [this.opts.home] : [])];
+    const w = chokidar.watch(targets, {
+      ignored: (path: string, stats?: { isDirectory(): boolean }) => this.ignored(path, stats),
+      ignoreInitial: true,
+      persistent: true,
+    });
+    this.chokidar = w;
+    // Directory add/remove comes as chokidar events; file changes as the raw events of the
+    // directory watches, since files get no watch of their own (see ignored()).
+    w.on('all', (_event, path) => this.onPath(path));
+    w.on('raw', (_event, name, details) => {
+      const dir = (details as { watchedPath?: string } | undefined)?.watchedPath;
+      if (dir && name) this.onPath(join(dir, name));
+    });
+    w.on('error', (err) => this.opts.onError?.(err));
+    const ready = new Promise<void>((resolve) => w.once('ready', () => resolve()));
+    if (this.opts.tree !== false) {
+      this.tree = new TreeSentinel(this.opts.root, (rel) => this.onTree(rel));
+      await Promise.all([ready, this.tree.start()]);
+    } else {
+      await ready;
+    }
+    this.readyMs = performance.now() - t0;
+    if (this.status === 'starting') this.status = this.gitBusy() ? 'paused' : 'ready';
+    if (this.status === 'paused') this.schedulePausePoll();
+    else if (this.pending.size > 0) this.flushTimer = setTimeout(() => this.flush(), WATCH_DEBOUNCE_MS);
+  }
+
+  /** Adds directories whose authority files decide a context (a session started in a subdirectory). */
+  watchAuthorityDirs(dirs: readonly string[]): void {
+    const added = dirs.filter((d) => under(d, this.opts.root) && !this.authorityDirs.has(d));
+    if (added.length === 0) return;
+    for (const d of added) this.authorityDirs.add(d);
+    const existing = added.filter((d) => existsSync(d));
+    // Directories chokidar skipped before (they were ignored then) must be read now.
+    this.chokidar?.add(existing);
+    for (const d of existing) this.tree?.watchDir(relative(this.opts.root, d).split(sep).join('/'));
+  }
+
+  /** True when the work tree's changes are reported, so a cached git status can be trusted. */
+  get treeLive(): boolean {
+    return this.tree?.live ?? false;
+  }
+
+  state(): WatcherState {
+    const watched = this.chokidar?.getWatched() ?? {};
+    let targets = 0;
+    for (const entries of Object.values(watched)) targets += entries.length;
+    return {
+      state: this.status,
+      ...(this.status === 'paused' ? { pausedBy: this.gitBusy() ?? 'git' } : {}),
+      ...(this.readyMs !== undefined ? { readyMs: Math.round(this.readyMs) } : {}),
+      targets,
+      tree: this.tree?.state() ?? { mode: 'off', reason: 'disabled' },
+      authorityDirs: this.authorityDirs.size,
+      pending: [...this.pending],
+      ...(this.lastChange ? { lastChange: this.lastChange } : {}),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.status = 'closed';
+    clearTimeout(this.flushTimer);
+    clearTimeout(this.pauseTimer);
+    this.tree?.close();
+    await this.chokidar?.close();
+  }
+
+  /**
+   * The allowlist: everything not named here is ignored, so chokidar never walks the tree.
+   * Files are never watched themselves (one inotify watch each): the watch on their
+   * directory already reports their changes.
+   */
+  ignored(path: string, stats?: { isDirectory(): boolean }): boolean {
+    if (stats && !stats.isDirectory()) return true;
+    const { root, gitDir, home } = this.opts;
+    if (under(path, gitDir)) {
+      if (path === gitDir) return false;
+      const parent = dirname(path);
+      const name = basename(path);
+      if (parent === gitDir) return !(GIT_STATE_FILES.has(name) || GIT_OPERATION_DIRS.has(name) || name === 'logs');
+      return !(parent === join(gitDir, 'logs') && name === 'HEAD');
+    }
+    if (under(path, home)) {
+      if (path === home || path === join(home, 'SOUL.md') || path === join(home, 'config.yaml')) return false;
+      return !(under(path, this.userSkills) && !this.inSkillJunk(path, this.userSkills));
+    }
+    if (under(path, root)) {
+      if (this.authorityDirs.has(path)) return false;
+      if (under(path, this.hermesDir)) {
+        return !(path === this.hermesDir || path === join(this.hermesDir, 'config.yaml') || (under(path, this.projectSkills) && !this.inSkillJunk(path, this.projectSkills)));
+      }
+      const parent = dirname(path);
+      const name = basename(path);
+      if (this.authorityDirs.has(parent)) return !(AUTHORITY_FILE_NAMES.has(name) || name === '.cursor');
+      if (name === 'rules' && this.authorityDirs.has(dirname(parent)) && basename(parent) === '.cursor') return false;
+      if (name.endsWith('.mdc') && basename(parent) === 'rules' && this.authorityDirs.has(dirname(dirname(parent)))) return false;
+      return true;
+    }
+    // Ancestors of a watched path (chokidar may ask about them) are not themselves watched.
+    return true;
+  }
+
+  private inSkillJunk(path: string, skillsDir: string): boolean {
+    return relative(skillsDir, path).split(sep).some((p) => p === '.git' || p === 'node_modules');
+  }
+
+  private classify(path: string): ChangeKind | undefined {
+    const { root, gitDir, home } = this.opts;
+    if (under(path, gitDir)) {
+      const name = basename(path);
+      const parent = dirname(path);
+      if (parent === gitDir && (GIT_STATE_FILES.has(name) || GIT_OPERATION_DIRS.has(name))) return 'workspace';
+      return parent === join(gitDir, 'logs') && name === 'HEAD' ? 'workspace' : undefined;
+    }
+    if (under(path, this.userSkills)) return this.inSkillJunk(path, this.userSkills) ? undefined : 'skills';
+    if (under(path, this.projectSkills)) return this.inSkillJunk(path, this.projectSkills) ? undefined : 'skills';
+    if (path === join(home, 'config.yaml') || path === join(this.hermesDir, 'config.yaml')) return 'config';
+    if (path === join(home, 'SOUL.md')) return 'authority';
+    if (under(path, root)) {
+      const name = basename(path);
+      if (AUTHORITY_FILE_NAMES.has(name) || name.endsWith('.mdc') || name === '.cursor' || name === 'rules') return 'authority';
+    }
+    return undefined;
+  }
+
+  private onPath(path: string): void {
+    const kind = this.classify(path);
+    if (kind) this.note(kind);
+  }
+
+  private onTree(rel: string): void {
+    this.note('workspace');
+    // A new .gitignore can hide or reveal whole trees; the dirty counts follow from git anyway.
+    if (basename(rel) === '.gitignore') this.note('workspace');
+  }
+
+  private note(kind: ChangeKind): void {
+    if (this.status === 'closed') return;
+    this.pending.add(kind);
+    if (this.status === 'starting') return;
+    if (this.gitBusy()) {
+      this.status = 'paused';
+      this.schedulePausePoll();
+      return;
+    }
+    clearTimeout(this.flushTimer);
+    this.flushTimer = setTimeout(() => this.flush(), WATCH_DEBOUNCE_MS);
+  }
+
+  private schedulePausePoll(): void {
+    clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(() => {
+      if (this.status === 'closed') return;
+      if (this.gitBusy()) this.schedulePausePoll();
+      else {
+        this.status = 'ready';
+        // git's operation changed HEAD or the index even if no event said so.
+        this.pending.add('workspace');
+        this.flush();
+      }
+    }, PAUSE_POLL_MS);
+  }
+
+  private flush(): void {
+    if (this.pending.size === 0 || this.status === 'closed') return;
+    if (this.gitBusy()) {
+      this.status = 'paused';
+      this.schedulePausePoll();
+      return;
+    }
+    const kinds = new Set(this.pending);
+    this.pending.clear();
+    this.lastChange = { kinds: [...kinds], at: new Date().toISOString() };
+    this.opts.onChange(kinds);
+  }
+
+  /** What git is in the middle of, if anything. */
+  gitBusy(): string | undefined {
+    if (existsSync(join(this.opts.gitDir, 'index.lock'))) return 'index.lock';
+    return gitOperation(this.opts.gitDir);
+  }
+}
