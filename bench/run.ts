@@ -5,7 +5,12 @@
 import type { Bench } from './table.js';
 
 const modules: Record<string, () => Promise<{ bench: Bench }>> = {
+  agent: () => import('./agent.js'),
   daemon: () => import('./daemon.js'),
+  skills: () => import('./skills.js'),
+  context: () => import('./context.js'),
+  rules: () => import('./rules.js'),
+  sessions: () => import('./sessions.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,3 +1,79 @@
+/** Skills over the local API: list, view, history, revert, skill_manage, and the prompt index. */
+import { z } from 'zod';
+import { Conflict, NotFound, Refused, UsageError } from '../../errors/index.js';
+import { skillManageArgs } from '../../skills/schema.js';
+import { skillsOf } from '../../skills/service.js';
+import { SkillValidationError } from '../../skills/validate.js';
+import type { ManageFailure, ManageResult } from '../../skills/store.js';
 import type { Route } from '../types.js';
 
-export const skillsRoutes: Route[] = [];
+/** A refused or invalid change becomes the API's named error; the message is the store's. */
+function orThrow<T extends { success: boolean }>(r: T | ManageFailure): T {
+  if (r.success) return r as T;
+  const f = r as ManageFailure;
+  const details = f.findings ? { findings: f.findings } : undefined;
+  switch (f.kind) {
+    case 'invalid':
+      throw new UsageError(f.error, details);
+    case 'not-found':
+      throw new NotFound(f.error, details);
+    case 'conflict':
+      throw new Conflict(f.error, details);
+    default:
+      throw new Refused(f.error, details);
+  }
+}
+
+const manageBody = skillManageArgs.extend({ session_id: z.string().optional() });
+const revertBody = z.object({ rev: z.string().min(1), session_id: z.string().optional() });
+
+export const skillsRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/skills',
+    handler: ({ daemon }) => ({ skills: skillsOf(daemon).list() }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/skills-index',
+    handler: ({ daemon }) => {
+      const store = skillsOf(daemon);
+      return { text: store.indexText(), warnings: store.warnings() };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/skills/manage',
+    body: manageBody,
+    handler: async ({ daemon, body }) => {
+      const { session_id, ...args } = body as z.infer<typeof manageBody>;
+      return orThrow<ManageResult>(await skillsOf(daemon).manage(args, { sessionId: session_id ?? 'api' }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/skills/:name',
+    handler: ({ daemon, params, query }) => orThrow(skillsOf(daemon).view(params.name!, query.get('file') ?? undefined)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/skills/:name/history',
+    handler: async ({ daemon, params }) => {
+      try {
+        return await skillsOf(daemon).history(params.name!);
+      } catch (err) {
+        if (err instanceof SkillValidationError) throw new UsageError(err.message);
+        throw err;
+      }
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/skills/:name/revert',
+    body: revertBody,
+    handler: async ({ daemon, params, body }) => {
+      const { rev, session_id } = body as z.infer<typeof revertBody>;
+      return orThrow<ManageResult>(await skillsOf(daemon).revert(params.name!, rev, { sessionId: session_id ?? 'api' }));
+    },
+  },
+];

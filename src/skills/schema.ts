@@ -1,0 +1,31 @@
+/** The `skill_manage` tool's parameters (DESIGN.md §6), declared once for the tool, the API and the store. */
+import { z } from 'zod';
+
+export const SKILL_MANAGE_ACTIONS = ['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file'] as const;
+
+export const skillManageArgs = z.object({
+  action: z.enum(SKILL_MANAGE_ACTIONS),
+  name: z.string().describe('Skill name: lower case, digits, . _ -; at most 64 characters.'),
+  content: z.string().optional().describe('create/edit: the full SKILL.md (YAML front matter with name and description, then the body).'),
+  category: z.string().optional().describe('create: one folder name to group the skill under, e.g. devops.'),
+  file_path: z
+    .string()
+    .optional()
+    .describe('write_file/remove_file, and patch of a supporting file: a path under references/, templates/, scripts/ or assets/.'),
+  file_content: z.string().optional().describe('write_file: the full content of the supporting file.'),
+  old_string: z.string().optional().describe('patch: the text to find (fuzzy matching tolerates whitespace and quoting differences).'),
+  new_string: z.string().optional().describe('patch: the replacement text (may be empty to delete).'),
+  replace_all: z.boolean().optional().describe('patch: replace every match instead of requiring a unique one.'),
+});
+
+export type SkillManageArgs = z.infer<typeof skillManageArgs>;
+
+/** Hermes' guidance for when to write a skill (tools/skill_manager_tool.py SKILL_MANAGE_SCHEMA). */
+export const SKILL_MANAGE_DESCRIPTION =
+  'Create when: complex task succeeded (5+ calls), errors overcome, user-corrected approach worked, ' +
+  'non-trivial workflow discovered, or user asks you to remember a procedure.\n' +
+  'Update when: instructions stale/wrong, OS-specific failures, missing steps or pitfalls found during use. ' +
+  "If you used a skill and hit issues not covered by it, patch it immediately with skill_manage(action='patch') " +
+  "— don't wait to be asked.\n" +
+  'Every accepted change is a git commit; a change that fails the security scan is rolled back and the reason returned. ' +
+  'Project skills ([project]) are read-only.';

@@ -1,0 +1,509 @@
+/**
+ * SkillStore: procedures the agent keeps for itself, as `[category/]name/SKILL.md` folders.
+ * User skills live in `$HERMES_HOME/skills`, a git repository this store owns: every
+ * accepted change is exactly one commit naming the action, the skill and the session.
+ * Every change is security-scanned after it is written; a dangerous verdict puts every
+ * byte back and commits nothing. Project skills (`<repo>/.hermes/skills`) are shown as
+ * [project], win name collisions, and are read-only here (they change through the
+ * repository's own commits). Several daemons share one home, so each change holds a
+ * cross-process lock from the first read to the commit.
+ */
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { writeFileAtomicSync } from '../storage/atomic.js';
+import { withLock } from '../storage/lock.js';
+import { fuzzyFindAndReplace } from '../text/fuzzy-replace.js';
+import { SKILL_FILE, type SkillScope } from './catalog.js';
+import { SkillRepo, type Commit } from './git.js';
+import { bumpGeneration, invalidateCatalog, loadCatalog, type CatalogPaths } from './index-cache.js';
+import { skillManageArgs, type SkillManageArgs } from './schema.js';
+import { describeFindings, scanSkillDir, type Finding, type Verdict } from './scan.js';
+import { removeEmptyDirs, restoreTree, snapshotTree, listFiles, type TreeSnapshot } from './tree.js';
+import {
+  checkCategory,
+  checkName,
+  checkSkillMd,
+  checkSupportingContent,
+  checkSupportingPath,
+  parseSkillMd,
+  SkillValidationError,
+  SUPPORTING_DIRS,
+} from './validate.js';
+
+/** A change waits this long for another daemon's change to finish before giving up. */
+export const SKILL_LOCK_TIMEOUT_MS = 30_000;
+
+/** Why a change failed; the API maps each to an HTTP status and the CLI to an exit code. */
+export type FailureKind = 'invalid' | 'not-found' | 'read-only' | 'conflict' | 'refused';
+
+export type ManageSuccess = {
+  success: true;
+  action: string;
+  name: string;
+  message: string;
+  /** The commit made, or null when the change left every file as it was. */
+  commit: string | null;
+  verdict: Verdict;
+  /** Caution-level scan findings: accepted, but worth a look. */
+  findings?: Finding[];
+  path?: string;
+  strategy?: string;
+  replacements?: number;
+};
+export type ManageFailure = { success: false; error: string; kind: FailureKind; findings?: Finding[] };
+export type ManageResult = ManageSuccess | ManageFailure;
+
+export type SkillSummary = { name: string; category: string | null; description: string; scope: SkillScope };
+
+export type SkillView = {
+  success: true;
+  name: string;
+  category: string | null;
+  scope: SkillScope;
+  description: string;
+  frontMatter: Record<string, unknown>;
+  body: string;
+  /** Supporting files by folder, as paths relative to the skill (pass one as file_path). */
+  files: Record<(typeof SUPPORTING_DIRS)[number], string[]>;
+};
+export type SkillFileView = { success: true; name: string; filePath: string; content?: string; binary?: boolean; bytes: number };
+
+export type SkillStoreOptions = {
+  /** $HERMES_HOME */
+  home: string;
+  /** The work tree whose `.hermes/skills` are the project skills (none when omitted). */
+  repoRoot?: string;
+  lockTimeoutMs?: number;
+};
+
+type Located = { dir: string; category: string | null; scope: SkillScope };
+
+class Failure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly findings?: Finding[],
+  ) {
+    super(message);
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return lstatSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Finds `name` in a skills root laid out as [category/]name/SKILL.md. */
+function locate(root: string, name: string, scope: SkillScope): Located | undefined {
+  if (isFile(join(root, name, SKILL_FILE))) return { dir: join(root, name), category: null, scope };
+  let tops: string[];
+  try {
+    tops = readdirSync(root).sort();
+  } catch {
+    return undefined;
+  }
+  for (const top of tops) {
+    if (top.startsWith('.')) continue;
+    if (isFile(join(root, top, name, SKILL_FILE))) return { dir: join(root, top, name), category: top, scope };
+  }
+  return undefined;
+}
+
+/** Refuses a path that would pass through a symlink inside the skill folder (it could lead out). */
+function checkNoSymlinkOnPath(skillDir: string, rel: string): void {
+  let p = skillDir;
+  for (const part of rel.split('/')) {
+    p = join(p, part);
+    try {
+      if (lstatSync(p).isSymbolicLink()) throw new Failure('invalid', `${rel} passes through the symlink ${relative(skillDir, p)}; skill files cannot be written through links.`);
+    } catch (err) {
+      if (err instanceof Failure) throw err;
+      return;
+    }
+  }
+}
+
+export class SkillStore {
+  readonly userRoot: string;
+  readonly projectRoot: string | undefined;
+  readonly lockFile: string;
+  private readonly repo: SkillRepo;
+  private readonly paths: CatalogPaths;
+  private readonly lockTimeoutMs: number;
+
+  constructor(opts: SkillStoreOptions) {
+    this.userRoot = join(opts.home, 'skills');
+    this.projectRoot = opts.repoRoot ? join(opts.repoRoot, '.hermes', 'skills') : undefined;
+    this.lockFile = join(opts.home, '.skills.lock');
+    this.repo = new SkillRepo(this.userRoot);
+    this.lockTimeoutMs = opts.lockTimeoutMs ?? SKILL_LOCK_TIMEOUT_MS;
+    this.paths = {
+      userRoot: this.userRoot,
+      projectRoot: this.projectRoot,
+      snapshotDir: join(opts.home, '.skills-index'),
+      generationFile: join(opts.home, '.skills-generation'),
+    };
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  /** The index for the volatile prompt tier (empty when there are no skills). */
+  indexText(): string {
+    return loadCatalog(this.paths).text;
+  }
+
+  list(): SkillSummary[] {
+    return loadCatalog(this.paths).skills.map((s) => ({ name: s.name, category: s.category, description: s.description, scope: s.scope }));
+  }
+
+  /** Skills left out of the index (unparseable, dangerous by hand edit, duplicates), for status and doctor. */
+  warnings(): string[] {
+    return loadCatalog(this.paths).warnings;
+  }
+
+  /** Forgets the cached index (after a change seen by the watcher). */
+  invalidate(): void {
+    invalidateCatalog(this.paths);
+  }
+
+  private find(name: string): Located | undefined {
+    return (this.projectRoot && locate(this.projectRoot, name, 'project')) || locate(this.userRoot, name, 'user');
+  }
+
+  /** skill_view: the body and front matter, or one supporting file with `filePath`. */
+  view(name: string, filePath?: string): SkillView | SkillFileView | ManageFailure {
+    try {
+      checkName(name);
+      const found = this.find(name);
+      if (!found) throw new Failure('not-found', `No skill named "${name}". skills_list shows the available skills.`);
+      const report = scanSkillDir(found.dir);
+      if (report.verdict === 'dangerous') {
+        throw new Failure('refused', `Skill "${name}" scans dangerous and is not loaded: ${describeFindings(report.findings)}.`, report.findings);
+      }
+      if (filePath !== undefined && filePath !== '' && filePath !== SKILL_FILE) {
+        const rel = checkSupportingPath(filePath);
+        const abs = join(found.dir, rel);
+        let real: string;
+        try {
+          real = realpathSync(abs);
+        } catch {
+          throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
+        }
+        const root = realpathSync(found.dir);
+        if (!real.startsWith(root + sep)) throw new Failure('refused', `${rel} points outside the skill folder.`);
+        const data = readFileSync(real);
+        if (data.subarray(0, 8000).includes(0)) return { success: true, name, filePath: rel, binary: true, bytes: data.length };
+        return { success: true, name, filePath: rel, content: data.toString('utf8'), bytes: data.length };
+      }
+      const text = readFileSync(join(found.dir, SKILL_FILE), 'utf8');
+      const parsed = parseSkillMd(text);
+      const all = listFiles(found.dir);
+      const files = Object.fromEntries(SUPPORTING_DIRS.map((d) => [d, all.filter((f) => f.startsWith(d + '/'))])) as SkillView['files'];
+      return {
+        success: true,
+        name,
+        category: found.category,
+        scope: found.scope,
+        description: parsed.frontMatter.description,
+        frontMatter: parsed.frontMatter,
+        body: parsed.body,
+        files,
+      };
+    } catch (err) {
+      return failureOf(err);
+    }
+  }
+
+  /** Commits that changed the user skill `name`, newest first. */
+  async history(name: string): Promise<{ commits: Commit[] }> {
+    checkName(name);
+    if (!existsSync(join(this.userRoot, '.git'))) return { commits: [] };
+    const found = locate(this.userRoot, name, 'user');
+    const specs = found ? [relative(this.userRoot, found.dir)] : [`:(glob)${name}/**`, `:(glob)*/${name}/**`];
+    return { commits: await this.repo.log(specs) };
+  }
+
+  async commitCount(): Promise<number> {
+    return this.repo.commitCount();
+  }
+
+  // ------------------------------------------------------------------ changing
+
+  /** skill_manage: one change, one commit, or a refusal that leaves every file as it was. */
+  async manage(rawArgs: unknown, opts: { sessionId?: string } = {}): Promise<ManageResult> {
+    const parsed = skillManageArgs.safeParse(rawArgs);
+    if (!parsed.success) {
+      const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
+      return { success: false, kind: 'invalid', error: `Invalid skill_manage arguments: ${msg}.` };
+    }
+    const args = parsed.data;
+    const session = opts.sessionId ?? 'unknown';
+    try {
+      checkName(args.name);
+      checkCategory(args.category);
+      return await withLock(this.lockFile, () => this.change(args, session), this.lockTimeoutMs);
+    } catch (err) {
+      return failureOf(err);
+    }
+  }
+
+  /** Restores the user skill `name` as it was at `rev`, as a new commit (after scanning it). */
+  async revert(name: string, rev: string, opts: { sessionId?: string } = {}): Promise<ManageResult> {
+    try {
+      checkName(name);
+      return await withLock(this.lockFile, () => this.revertLocked(name, rev, opts.sessionId ?? 'unknown'), this.lockTimeoutMs);
+    } catch (err) {
+      return failureOf(err);
+    }
+  }
+
+  private userSkill(name: string): Located {
+    if (this.projectRoot) {
+      const p = locate(this.projectRoot, name, 'project');
+      if (p) {
+        throw new Failure(
+          'read-only',
+          `"${name}" is a project skill (${relative(dirname(dirname(this.projectRoot)), p.dir)}) and is read-only to the agent; it changes through the repository's own commits.`,
+        );
+      }
+    }
+    const found = locate(this.userRoot, name, 'user');
+    if (!found) throw new Failure('not-found', `No user skill named "${name}". Create it with action "create".`);
+    return found;
+  }
+
+  private async change(args: SkillManageArgs, session: string): Promise<ManageResult> {
+    await this.repo.ensure();
+    const { action, name } = args;
+    let dir: string;
+    let detail = '';
+    let mutate: () => void;
+    const extra: Partial<ManageSuccess> = {};
+
+    switch (action) {
+      case 'create': {
+        if (this.projectRoot && locate(this.projectRoot, name, 'project')) {
+          throw new Failure('read-only', `A project skill named "${name}" exists and would hide a user skill of that name; choose another name.`);
+        }
+        const existing = locate(this.userRoot, name, 'user');
+        if (existing) throw new Failure('conflict', `Skill "${name}" already exists (${relative(this.userRoot, existing.dir)}); use edit or patch to change it.`);
+        const category = checkCategory(args.category);
+        if (isDir(join(this.userRoot, name))) throw new Failure('conflict', `"${name}" is already a category folder; choose another skill name.`);
+        if (category && isFile(join(this.userRoot, category, SKILL_FILE))) throw new Failure('conflict', `Category "${category}" is the name of a skill; choose another category.`);
+        const content = args.content;
+        checkSkillMd(content, name);
+        dir = category ? join(this.userRoot, category, name) : join(this.userRoot, name);
+        mutate = () => {
+          mkdirSync(dir, { recursive: true });
+          writeFileAtomicSync(join(dir, SKILL_FILE), content!, 0o644);
+        };
+        break;
+      }
+      case 'edit': {
+        dir = this.userSkill(name).dir;
+        const content = args.content;
+        checkSkillMd(content, name);
+        mutate = () => writeFileAtomicSync(join(dir, SKILL_FILE), content!, 0o644);
+        break;
+      }
+      case 'patch': {
+        dir = this.userSkill(name).dir;
+        if (args.old_string === undefined) throw new SkillValidationError('old_string is required for patch.');
+        if (args.new_string === undefined) throw new SkillValidationError('new_string is required for patch (use "" to delete the text).');
+        const rel = args.file_path && args.file_path !== SKILL_FILE ? checkSupportingPath(args.file_path) : SKILL_FILE;
+        if (rel !== SKILL_FILE) checkNoSymlinkOnPath(dir, rel);
+        const target = join(dir, rel);
+        if (!isFile(target)) throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
+        const before = readFileSync(target, 'utf8');
+        const r = fuzzyFindAndReplace(before, args.old_string, args.new_string, args.replace_all ?? false);
+        if ('error' in r) throw new Failure('invalid', `patch of ${rel}: ${r.error}`);
+        if (rel === SKILL_FILE) {
+          try {
+            checkSkillMd(r.content, name);
+          } catch (err) {
+            throw new Failure('invalid', `The patch would break SKILL.md, so it was not applied: ${(err as Error).message}`);
+          }
+        } else checkSupportingContent(r.content, rel);
+        detail = ` ${rel}`;
+        extra.strategy = r.strategy;
+        extra.replacements = r.count;
+        mutate = () => writeFileAtomicSync(target, r.content, statSync(target).mode & 0o777);
+        break;
+      }
+      case 'delete': {
+        dir = this.userSkill(name).dir;
+        mutate = () => {
+          rmSync(dir, { recursive: true, force: true });
+          removeEmptyDirs(dirname(dir), this.userRoot);
+        };
+        break;
+      }
+      case 'write_file': {
+        dir = this.userSkill(name).dir;
+        const rel = checkSupportingPath(args.file_path);
+        const content = checkSupportingContent(args.file_content, rel);
+        checkNoSymlinkOnPath(dir, rel);
+        const target = join(dir, rel);
+        if (isDir(target)) throw new Failure('conflict', `${rel} is a folder.`);
+        detail = ` ${rel}`;
+        mutate = () => {
+          mkdirSync(dirname(target), { recursive: true });
+          writeFileAtomicSync(target, content, rel.startsWith('scripts/') ? 0o755 : 0o644);
+        };
+        break;
+      }
+      case 'remove_file': {
+        dir = this.userSkill(name).dir;
+        const rel = checkSupportingPath(args.file_path);
+        checkNoSymlinkOnPath(dir, dirname(rel));
+        const target = join(dir, rel);
+        let st;
+        try {
+          st = lstatSync(target);
+        } catch {
+          throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
+        }
+        if (st.isDirectory()) throw new Failure('invalid', `${rel} is a folder; remove its files one by one.`);
+        detail = ` ${rel}`;
+        mutate = () => {
+          unlinkSync(target);
+          removeEmptyDirs(dirname(target), dir);
+        };
+        break;
+      }
+    }
+
+    const rel = relative(this.userRoot, dir);
+    const message = `${action} ${name}${detail} (session ${session})`;
+    const result = await this.transact([dir], mutate, message, action !== 'delete');
+    return { success: true, action, name, path: rel, ...extra, ...result, message: result.commit ? `${describe(action, name)}; committed ${result.commit.slice(0, 12)}.` : `${describe(action, name)}: no file changed, nothing committed.` };
+  }
+
+  private async revertLocked(name: string, revArg: string, session: string): Promise<ManageResult> {
+    await this.repo.ensure();
+    if (this.projectRoot && locate(this.projectRoot, name, 'project')) {
+      throw new Failure('read-only', `"${name}" is a project skill and is read-only to the agent; revert it with git in the repository.`);
+    }
+    const rev = await this.repo.resolve(revArg);
+    if (!rev) throw new Failure('not-found', `"${revArg}" is not a commit of the skills repository (see hermesd skills history ${name}).`);
+    const skillFiles = (await this.repo.treeDirs(rev)).length ? await this.findAt(rev, name) : undefined;
+    if (!skillFiles) throw new Failure('not-found', `Skill "${name}" did not exist at ${rev.slice(0, 12)}.`);
+    const current = locate(this.userRoot, name, 'user');
+    const target = join(this.userRoot, skillFiles.prefix);
+    const dirs = [...new Set([target, ...(current ? [current.dir] : [])])];
+    const files = await Promise.all(skillFiles.files.map(async (f) => ({ ...f, data: await this.repo.blob(f.blob) })));
+    const mutate = () => {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+      for (const f of files) {
+        const abs = join(this.userRoot, f.path);
+        mkdirSync(dirname(abs), { recursive: true });
+        if (f.mode === '120000') symlinkSync(f.data.toString('utf8'), abs);
+        else {
+          writeFileSync(abs, f.data);
+          chmodSync(abs, f.mode === '100755' ? 0o755 : 0o644);
+        }
+      }
+    };
+    const result = await this.transact(dirs, mutate, `revert ${name} to ${rev.slice(0, 12)} (session ${session})`, true);
+    return {
+      success: true,
+      action: 'revert',
+      name,
+      path: skillFiles.prefix,
+      ...result,
+      message: result.commit ? `Reverted skill "${name}" to ${rev.slice(0, 12)}; committed ${result.commit.slice(0, 12)}.` : `Skill "${name}" already matches ${rev.slice(0, 12)}; nothing committed.`,
+    };
+  }
+
+  private async findAt(rev: string, name: string): Promise<{ prefix: string; files: Array<{ path: string; mode: string; blob: string }> } | undefined> {
+    const top = await this.repo.filesAt(rev, name);
+    if (top.some((f) => f.path === `${name}/${SKILL_FILE}`)) return { prefix: name, files: top };
+    for (const cat of await this.repo.treeDirs(rev)) {
+      const files = await this.repo.filesAt(rev, `${cat}/${name}`);
+      if (files.some((f) => f.path === `${cat}/${name}/${SKILL_FILE}`)) return { prefix: `${cat}/${name}`, files };
+    }
+    return undefined;
+  }
+
+  /**
+   * Snapshot → change → scan → commit. A dangerous scan, or any failure before the commit
+   * lands, restores every snapshotted folder byte for byte and removes folders it created.
+   */
+  private async transact(dirs: string[], mutate: () => void, message: string, scan: boolean): Promise<{ commit: string | null; verdict: Verdict; findings?: Finding[] }> {
+    const snaps: TreeSnapshot[] = dirs.map(snapshotTree);
+    const rels = dirs.map((d) => relative(this.userRoot, d));
+    const undo = async () => {
+      for (const s of snaps) restoreTree(s);
+      for (const d of dirs) if (!existsSync(d)) removeEmptyDirs(dirname(d), this.userRoot);
+      await this.repo.unstage(rels);
+    };
+    let verdict: Verdict = 'safe';
+    let findings: Finding[] = [];
+    try {
+      mutate();
+      if (scan) {
+        for (const d of dirs) {
+          if (!existsSync(d)) continue;
+          const r = scanSkillDir(d);
+          findings.push(...r.findings);
+        }
+        verdict = findings.some((f) => f.severity === 'dangerous') ? 'dangerous' : findings.length ? 'caution' : 'safe';
+        if (verdict === 'dangerous') {
+          await undo();
+          throw new Failure(
+            'refused',
+            `Security scan verdict: dangerous — ${describeFindings(findings)}. The change was rolled back (files restored, nothing committed). Rewrite the procedure without it.`,
+            findings,
+          );
+        }
+      }
+      const pathspecs = rels.filter((r, i) => existsSync(dirs[i]!) || snaps[i]!.entries !== undefined);
+      const commit = await this.repo.commitPaths(pathspecs, message);
+      if (commit) {
+        bumpGeneration(this.paths.generationFile);
+        invalidateCatalog(this.paths);
+      }
+      return { commit: commit ?? null, verdict, ...(findings.length ? { findings } : {}) };
+    } catch (err) {
+      if (!(err instanceof Failure)) await undo().catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+function describe(action: string, name: string): string {
+  switch (action) {
+    case 'create':
+      return `Created skill "${name}"`;
+    case 'edit':
+      return `Rewrote SKILL.md of "${name}"`;
+    case 'patch':
+      return `Patched skill "${name}"`;
+    case 'delete':
+      return `Deleted skill "${name}"`;
+    case 'write_file':
+      return `Wrote a file of skill "${name}"`;
+    default:
+      return `Removed a file of skill "${name}"`;
+  }
+}
+
+function failureOf(err: unknown): ManageFailure {
+  if (err instanceof Failure) return { success: false, kind: err.kind, error: err.message, ...(err.findings ? { findings: err.findings } : {}) };
+  if (err instanceof SkillValidationError) return { success: false, kind: 'invalid', error: err.message };
+  // Another daemon held the skills lock for the whole timeout: busy, not broken.
+  if (err instanceof Error && err.message.startsWith('Timed out after')) return { success: false, kind: 'conflict', error: `Skills are busy: ${err.message} Try again.` };
+  throw err;
+}
+
