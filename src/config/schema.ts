@@ -1,0 +1,161 @@
+/**
+ * The one schema of hermesd's configuration (`$HERMES_HOME/config.yaml` and
+ * `<repo>/.hermes/config.yaml` share it). Every object is strict: an unknown key is an
+ * error, never a silently ignored setting. Regexes are compiled and globs parsed here, so
+ * a rule that could not work is refused when the file is read, not when a commit is judged.
+ */
+import picomatch from 'picomatch';
+import { z } from 'zod';
+
+/** Seed budget for MEMORY.md (chars): enough for a handful of durable facts, small enough to sit in every prompt. */
+export const MEMORY_CHAR_LIMIT = 2200;
+/** Seed budget for USER.md (chars). */
+export const USER_CHAR_LIMIT = 1375;
+/** A context file past this many chars is truncated head 70% / tail 20%. */
+export const CONTEXT_MAX_FILE_CHARS = 20_000;
+/** How long a git hook waits for the daemon before applying `onUnavailable`: a commit must never hang. */
+export const HOOK_TIMEOUT_MS = 10_000;
+/** Model turns per task before the loop stops: bounds a runaway agent. */
+export const MODEL_MAX_TURNS = 20;
+/** One model request may take this long (slow local models answer in tens of seconds). */
+export const MODEL_TIMEOUT_MS = 120_000;
+/** Idle minutes before the daemon exits on its own (3 h, as DEFAULT_IDLE_TIMEOUT_MS). */
+export const DAEMON_IDLE_TIMEOUT_MINUTES = 180;
+/** Fix attempts the pre-commit hook asks the agent for before it gives up. */
+export const HOOK_MAX_FIX_ATTEMPTS = 2;
+
+/** Glob options used wherever rule globs are compiled; `dot` so `**` also covers `.env`. */
+export const GLOB_OPTIONS = { dot: true, strictBrackets: true } as const;
+
+const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const kebabId = (what: string) => z.string().regex(KEBAB, `${what} must be kebab-case (lowercase letters, digits and single dashes), e.g. "no-aws-keys"`);
+
+/** A repository-relative glob that picomatch can compile. */
+const glob = z.string().superRefine((g, ctx) => {
+  if (g.trim() === '') {
+    ctx.addIssue({ code: 'custom', message: 'a glob must not be empty' });
+    return;
+  }
+  if (g.startsWith('/') || g.startsWith('../') || g === '..') {
+    ctx.addIssue({ code: 'custom', message: `glob "${g}" must be relative to the repository root (no leading "/" or "..")` });
+    return;
+  }
+  try {
+    picomatch(g, GLOB_OPTIONS);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `invalid glob "${g}": ${(err as Error).message}` });
+  }
+});
+const globs = z.array(glob).min(1, 'give at least one glob');
+
+/** A JavaScript regular expression source, compiled to prove it works. */
+const regex = z.string().superRefine((source, ctx) => {
+  if (source === '') {
+    ctx.addIssue({ code: 'custom', message: 'an empty regex matches every line' });
+    return;
+  }
+  try {
+    new RegExp(source);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `invalid regular expression ${(err as Error).message.replace(/^Invalid regular expression: /, '')}` });
+  }
+});
+
+const positiveInt = z.number().int().positive();
+
+export const RuleSchema = z
+  .strictObject({
+    id: kebabId('rule id'),
+    message: z.string().min(1, 'say why the rule exists; the message is shown with every violation'),
+    /** Paths no tool may write and no commit may change (unless `generator` reproduces them). */
+    protect: globs.optional(),
+    /** Command that regenerates the protected files from their sources (run with sh -c). */
+    generator: z.string().min(1).optional(),
+    /** Regex no added line may match. */
+    forbid: regex.optional(),
+    /** Files `forbid` applies to. */
+    paths: globs.optional(),
+    /** Files the rule never applies to (both `protect` and `forbid`). */
+    exclude: globs.optional(),
+  })
+  .superRefine((rule, ctx) => {
+    if (!rule.protect && rule.forbid === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'a rule needs `protect` (globs) or `forbid` (regex); this one would check nothing' });
+    }
+    if (rule.generator !== undefined && !rule.protect) {
+      ctx.addIssue({ code: 'custom', path: ['generator'], message: '`generator` only applies with `protect`: say which generated files it reproduces' });
+    }
+    if (rule.paths && rule.forbid === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['paths'], message: '`paths` only applies with `forbid` (use `protect` globs for protected paths)' });
+    }
+  });
+
+export const CheckSchema = z.strictObject({
+  id: kebabId('check id'),
+  /** Shell command (sh -c) run from the repository root; exit 0 = pass. */
+  run: z.string().min(1),
+  /** A failure becomes a fix request for the agent. */
+  fix: z.boolean().default(false),
+  timeoutMs: positiveInt.optional(),
+});
+
+const policy = z.enum(['refuse', 'allow']).default('refuse');
+
+export const ConfigSchema = z.strictObject({
+  rules: z.array(RuleSchema).default([]),
+  checks: z.array(CheckSchema).default([]),
+  hooks: z
+    .strictObject({
+      'pre-commit': z
+        .strictObject({
+          rules: z.boolean().default(true),
+          checks: z.array(kebabId('check id')).default([]),
+          fix: z.enum(['propose', 'stage', 'off']).default('propose'),
+          maxFixAttempts: z.number().int().min(0).default(HOOK_MAX_FIX_ATTEMPTS),
+        })
+        .prefault({}),
+      timeoutMs: positiveInt.default(HOOK_TIMEOUT_MS),
+      onUnavailable: z.enum(['allow', 'block']).default('allow'),
+    })
+    .prefault({}),
+  model: z
+    .strictObject({
+      /** OpenAI-compatible endpoint; unset = the openai package's default (api.openai.com). */
+      baseUrl: z.url({ message: 'model.baseUrl must be a URL such as http://localhost:11434/v1' }).optional(),
+      apiKey: z.string().optional(),
+      name: z.string().min(1).default('gpt-4o-mini'),
+      timeoutMs: positiveInt.default(MODEL_TIMEOUT_MS),
+      maxTurns: positiveInt.default(MODEL_MAX_TURNS),
+      stream: z.boolean().default(true),
+    })
+    .prefault({}),
+  memory: z
+    .strictObject({
+      memoryCharLimit: positiveInt.default(MEMORY_CHAR_LIMIT),
+      userCharLimit: positiveInt.default(USER_CHAR_LIMIT),
+    })
+    .prefault({}),
+  context: z.strictObject({ maxFileChars: positiveInt.default(CONTEXT_MAX_FILE_CHARS) }).prefault({}),
+  daemon: z.strictObject({ idleTimeoutMinutes: positiveInt.default(DAEMON_IDLE_TIMEOUT_MINUTES) }).prefault({}),
+  /** Reserved for skill settings. */
+  skills: z.strictObject({}).prefault({}),
+  /** Reserved: git policy for the agent's terminal and paths it must never read. */
+  guard: z
+    .strictObject({
+      gitPolicy: z
+        .strictObject({
+          noVerify: policy,
+          forcePush: policy,
+          addIgnored: policy,
+          rewritePushed: policy,
+          hookConfig: policy,
+        })
+        .prefault({}),
+      secretPaths: z.array(glob).default(['.env', '.env.*', '**/*.pem', '**/*.key', '**/id_rsa*', '**/id_ed25519*', '**/.npmrc', '**/.netrc']),
+    })
+    .prefault({}),
+});
+
+export type HermesConfig = z.infer<typeof ConfigSchema>;
+export type Rule = z.infer<typeof RuleSchema>;
+export type Check = z.infer<typeof CheckSchema>;

@@ -1,0 +1,75 @@
+/**
+ * The daemon's view of the configuration: loaded once, reloaded on 'config-changed' (the
+ * watcher) and also when either file's stat changes, so a stale config is never served
+ * even before the watcher is up. An invalid file is remembered as its ConfigError and
+ * thrown to every caller until it is fixed: the client sees a 400 config-error (exit 2).
+ */
+import { statSync } from 'node:fs';
+import type { DaemonContext } from '../daemon/context.js';
+import { loadConfigWithOrigins, repoConfigPath, userConfigPath, type LoadedConfig } from './load.js';
+import type { HermesConfig } from './schema.js';
+
+export class ConfigService {
+  private state: { stamp: string; value: LoadedConfig } | { stamp: string; error: unknown } | undefined;
+
+  constructor(private readonly ctx: DaemonContext) {
+    ctx.events.on('config-changed', () => {
+      this.state = undefined;
+      this.current();
+    });
+  }
+
+  /** The effective config with its origins; throws the file's ConfigError while it is invalid. */
+  loaded(): LoadedConfig {
+    const s = this.current();
+    if ('error' in s) throw s.error;
+    return s.value;
+  }
+
+  private current(): NonNullable<ConfigService['state']> {
+    const stamp = this.stamp();
+    if (this.state && this.state.stamp === stamp) return this.state;
+    try {
+      this.state = { stamp, value: loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env }) };
+      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file) });
+    } catch (error) {
+      this.state = { stamp, error };
+      this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });
+    }
+    return this.state;
+  }
+
+  /** Cheap change detector: two stat calls. */
+  private stamp(): string {
+    return [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)]
+      .map((file) => {
+        try {
+          const st = statSync(file);
+          return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+        } catch {
+          return '-';
+        }
+      })
+      .join('|');
+  }
+
+  status(): { ok: boolean; error?: string } {
+    const s = this.current();
+    return 'error' in s ? { ok: false, error: s.error instanceof Error ? s.error.message : String(s.error) } : { ok: true };
+  }
+}
+
+export function configServiceOf(ctx: DaemonContext): ConfigService {
+  return ctx.service('config', () => {
+    const service = new ConfigService(ctx);
+    ctx.statusExtras.set('config', () => service.status());
+    return service;
+  });
+}
+
+/** This daemon's effective configuration (throws ConfigError while a config file is invalid). */
+export function configOf(ctx: DaemonContext): HermesConfig {
+  return configServiceOf(ctx).loaded().config;
+}
+
+export type { HermesConfig } from './schema.js';

@@ -1,0 +1,309 @@
+/**
+ * The rule engine: judges a set of changes against the repository's rules. Plain
+ * functions over a config and a work tree root; the agent's file tools call
+ * `protectedBy`, the pre-commit hook and `hermesd check` call `checkStaged` /
+ * `checkWorktree`. It knows nothing of the daemon.
+ *
+ * Fast path (pre-commit): ONE git process, `diff --cached --raw -z -U0`, gives what changed
+ * (with renames and modes) and the added lines, parsed as a stream. The work tree is never
+ * read for a staged check.
+ */
+import { lstatSync, openSync, readSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import picomatch from 'picomatch';
+import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
+import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from './diff.js';
+import { git, gitStream, lineSplitter, PLAIN_DIFF, type GitOptions } from './git.js';
+import { verifyGenerator, type GeneratorResult } from './generator.js';
+
+export type Violation = {
+  rule: string;
+  file: string;
+  /** 1-based line in the new file; 0 when the violation is about the whole file (protect). */
+  line: number;
+  message: string;
+};
+
+export type CheckResult = {
+  violations: Violation[];
+  /** What was not fully judged (huge files) and why; not violations. */
+  warnings: string[];
+  /** Changed paths that were judged. */
+  files: number;
+};
+
+/** Added lines judged per file: past this, a file is reported in `warnings`, not read further (1 MiB). */
+export const MAX_ADDED_BYTES_PER_FILE = 1024 * 1024;
+/** One file repeating a forbidden pattern does not need a thousand lines of report. */
+export const MAX_VIOLATIONS_PER_FILE_RULE = 50;
+
+export type CheckOptions = GitOptions & {
+  /** Run `generator` commands to excuse regenerated protected files (default true). */
+  runGenerators?: boolean;
+  generatorTimeoutMs?: number;
+};
+
+type Matcher = (path: string) => boolean;
+type CompiledRule = { rule: Rule; protect?: Matcher; exclude?: Matcher; paths?: Matcher; forbid?: RegExp };
+
+const compiled = new WeakMap<HermesConfig, CompiledRule[]>();
+
+/** The config's rules with globs and regexes compiled once per config object. */
+export function compileRules(config: HermesConfig): CompiledRule[] {
+  let out = compiled.get(config);
+  if (!out) {
+    const glob = (gs: string[] | undefined) => (gs && gs.length ? picomatch(gs, GLOB_OPTIONS) : undefined);
+    out = config.rules.map((rule) => ({
+      rule,
+      protect: glob(rule.protect),
+      exclude: glob(rule.exclude),
+      paths: rule.forbid !== undefined ? (glob(rule.paths) ?? (() => true)) : undefined,
+      forbid: rule.forbid !== undefined ? new RegExp(rule.forbid) : undefined,
+    }));
+    compiled.set(config, out);
+  }
+  return out;
+}
+
+/** Repository-relative, forward slashes, no leading `./`. */
+export function normalizeRelPath(p: string): string {
+  let s = p.replace(/\\/g, '/');
+  while (s.startsWith('./')) s = s.slice(2);
+  return s.replace(/\/{2,}/g, '/');
+}
+
+/** The first rule whose `protect` globs cover `relPath` (tools refuse to write it, quoting the rule). */
+export function protectedBy(config: HermesConfig, relPath: string): Rule | undefined {
+  const path = normalizeRelPath(relPath);
+  for (const c of compileRules(config)) {
+    if (c.protect && c.protect(path) && !c.exclude?.(path)) return c.rule;
+  }
+  return undefined;
+}
+
+/** The forbid rules that apply to `path`. */
+function forbidRulesFor(rules: CompiledRule[], path: string): CompiledRule[] {
+  return rules.filter((c) => c.forbid && c.paths!(path) && !c.exclude?.(path));
+}
+
+/** Collects forbid violations, bounded per file and per rule. */
+class ForbidJudge {
+  readonly violations: Violation[] = [];
+  readonly warnings: string[] = [];
+  private current: { path: string; rules: CompiledRule[]; bytes: number; counts: Map<string, number>; stopped: boolean } | undefined;
+
+  constructor(private readonly rules: CompiledRule[]) {}
+
+  /**
+   * The forbid violations, minus lines that are not file content: a submodule's patch is
+   * its commit id, a symlink's is its target. (The patch streams in before the raw listing
+   * that says which paths those are, so they are dropped here.)
+   */
+  contentViolations(changes: Change[]): Violation[] {
+    const skip = new Set(changes.filter((c) => c.newMode === GITLINK_MODE || c.newMode === SYMLINK_MODE).map((c) => c.path));
+    return skip.size ? this.violations.filter((v) => !skip.has(v.file)) : this.violations;
+  }
+
+  get active(): boolean {
+    return this.rules.some((c) => c.forbid);
+  }
+
+  file(path: string): boolean {
+    const rules = forbidRulesFor(this.rules, path);
+    this.current = rules.length ? { path, rules, bytes: 0, counts: new Map(), stopped: false } : undefined;
+    return rules.length > 0;
+  }
+
+  line(line: number, text: string, cut: boolean): void {
+    const cur = this.current;
+    if (!cur || cur.stopped) return;
+    cur.bytes += text.length + 1;
+    if (cut || cur.bytes > MAX_ADDED_BYTES_PER_FILE) {
+      cur.stopped = true;
+      this.warnings.push(`${cur.path}: added lines from line ${line} on were not checked (over ${MAX_ADDED_BYTES_PER_FILE / 1048576} MiB of added text in one file).`);
+      return;
+    }
+    for (const c of cur.rules) {
+      c.forbid!.lastIndex = 0;
+      if (!c.forbid!.test(text)) continue;
+      const n = (cur.counts.get(c.rule.id) ?? 0) + 1;
+      cur.counts.set(c.rule.id, n);
+      if (n <= MAX_VIOLATIONS_PER_FILE_RULE) this.violations.push({ rule: c.rule.id, file: cur.path, line, message: c.rule.message });
+      else if (n === MAX_VIOLATIONS_PER_FILE_RULE + 1) this.warnings.push(`${cur.path}: more than ${MAX_VIOLATIONS_PER_FILE_RULE} lines match rule ${c.rule.id}; only the first ${MAX_VIOLATIONS_PER_FILE_RULE} are listed.`);
+    }
+  }
+}
+
+/** Protect rules: any change touching a protected path (either side of a rename). */
+function protectViolations(rules: CompiledRule[], changes: Change[]): Map<CompiledRule, Violation[]> {
+  const byRule = new Map<CompiledRule, Violation[]>();
+  for (const c of rules) {
+    if (!c.protect) continue;
+    const found: Violation[] = [];
+    const seen = new Set<string>();
+    for (const ch of changes) {
+      for (const p of ch.oldPath !== undefined ? [ch.oldPath, ch.path] : [ch.path]) {
+        if (seen.has(p) || !c.protect(p) || c.exclude?.(p)) continue;
+        seen.add(p);
+        found.push({ rule: c.rule.id, file: p, line: 0, message: c.rule.message });
+      }
+    }
+    if (found.length) byRule.set(c, found);
+  }
+  return byRule;
+}
+
+/** Drops protect violations a generator excuses; explains the ones it does not. */
+async function applyGenerators(
+  root: string,
+  byRule: Map<CompiledRule, Violation[]>,
+  mode: { source: 'index' } | { source: 'worktree'; overlay: () => Promise<string[]> },
+  opts: CheckOptions,
+  warnings: string[],
+): Promise<Violation[]> {
+  const out: Violation[] = [];
+  for (const [c, found] of byRule) {
+    if (!c.rule.generator || opts.runGenerators === false) {
+      out.push(...found);
+      continue;
+    }
+    const result: GeneratorResult = await verifyGenerator(
+      root,
+      c.rule,
+      found.map((v) => v.file),
+      {
+        indexFile: opts.indexFile,
+        signal: opts.signal,
+        timeoutMs: opts.generatorTimeoutMs,
+        overlayFromWorktree: mode.source === 'worktree' ? await mode.overlay() : undefined,
+      },
+    );
+    if (result.ok) continue;
+    const gen = `generator \`${c.rule.generator}\``;
+    if (result.error) {
+      // Nothing was regenerated, so no change under the rule is excused.
+      for (const v of found) out.push({ ...v, message: `${v.message} (${gen} ${result.error})` });
+    } else {
+      // Files the generator reproduced are excused; the ones it did not are the violations.
+      for (const m of result.mismatches) {
+        out.push({ rule: c.rule.id, file: m.path, line: 0, message: `${c.rule.message} (${gen}: regenerated file ${m.reason})` });
+      }
+    }
+    if (result.error && result.output) warnings.push(`generator of rule ${c.rule.id} (${c.rule.generator}): ${result.output.trim().split('\n').slice(-5).join(' | ')}`);
+  }
+  return out;
+}
+
+function sortViolations(vs: Violation[]): Violation[] {
+  return vs.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0)));
+}
+
+/**
+ * One git process for both answers: `git diff --raw -z -U0` prints the NUL-separated raw
+ * listing, an empty record, then the patch. The listing is parsed whole; the patch is
+ * judged line by line as it streams. Without forbid rules only the listing is asked for.
+ */
+async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, opts: GitOptions): Promise<Change[]> {
+  const args = ['diff', ...range, '--raw', '-z', '--no-abbrev', ...PLAIN_DIFF];
+  if (!judge.active) return git(root, args, opts).then(parseRawZ);
+  const parse = patchParser({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) });
+  const split = lineSplitter(parse);
+  const stream = rawPatchSplitter((chunk) => split.push(chunk));
+  await gitStream(root, [...args, '-U0'], (chunk) => stream.push(chunk), opts);
+  split.end();
+  return parseRawZ(stream.raw());
+}
+
+/**
+ * Judges exactly the staged snapshot (the index against HEAD), as pre-commit sees it.
+ * Reads nothing from the work tree.
+ */
+export async function checkStaged(root: string, config: HermesConfig, opts: CheckOptions = {}): Promise<CheckResult> {
+  const rules = compileRules(config);
+  if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
+  const judge = new ForbidJudge(rules);
+  const changes = await diffAndJudge(root, ['--cached'], judge, opts);
+  const warnings = judge.warnings;
+  const protect = await applyGenerators(root, protectViolations(rules, changes), { source: 'index' }, opts, warnings);
+  return { violations: sortViolations([...protect, ...judge.contentViolations(changes)]), warnings, files: changes.length };
+}
+
+/**
+ * Judges the work tree's changes against HEAD: tracked changes (staged or not) plus
+ * untracked files that are not ignored.
+ */
+export async function checkWorktree(root: string, config: HermesConfig, opts: CheckOptions = {}): Promise<CheckResult> {
+  const rules = compileRules(config);
+  if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
+  const judge = new ForbidJudge(rules);
+  const base = await headOrEmptyTree(root, opts);
+  const [changes, untracked] = await Promise.all([
+    diffAndJudge(root, [base], judge, opts),
+    git(root, ['ls-files', '--others', '--exclude-standard', '-z'], opts).then(parseNulList),
+  ]);
+  if (judge.active) for (const path of untracked) judgeUntracked(root, path, judge);
+  const all: Change[] = [...changes, ...untracked.map((path) => ({ status: 'A' as const, path, oldMode: '000000', newMode: '100644' }))];
+  const warnings = judge.warnings;
+  const overlay = async () => {
+    const dirty = await git(root, ['diff', '--name-only', '-z', '--no-relative'], opts).then(parseNulList);
+    return [...new Set([...dirty, ...untracked])];
+  };
+  const protect = await applyGenerators(root, protectViolations(rules, all), { source: 'worktree', overlay }, opts, warnings);
+  return { violations: sortViolations([...protect, ...judge.contentViolations(all)]), warnings, files: all.length };
+}
+
+// --- added by the guard (issue 9): post-commit re-check of a commit the pre-commit hook never saw ---
+/**
+ * Judges one commit against its first parent (a root commit against the empty tree): what
+ * post-commit re-checks when the pre-commit hook was skipped. Generators are not run (the
+ * work tree may already differ); protect violations of generator rules say so.
+ */
+export async function checkCommit(root: string, config: HermesConfig, commit = 'HEAD', opts: GitOptions = {}): Promise<CheckResult> {
+  const rules = compileRules(config);
+  if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
+  const judge = new ForbidJudge(rules);
+  const parent = await git(root, ['rev-parse', '--verify', '-q', `${commit}^1`], opts)
+    .then((b) => b.toString('utf8').trim())
+    .catch(() => '4b825dc642cb6eb9a060e54bf8d69288fbee4904');
+  const changes = await diffAndJudge(root, [parent, commit], judge, opts);
+  const protect: Violation[] = [];
+  for (const [c, found] of protectViolations(rules, changes)) {
+    const note = c.rule.generator ? ` (generator \`${c.rule.generator}\` not verified: the pre-commit hook did not run)` : '';
+    protect.push(...found.map((v) => ({ ...v, message: v.message + note })));
+  }
+  return { violations: sortViolations([...protect, ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length };
+}
+// --- end guard addition ---
+
+function judgeUntracked(root: string, path: string, judge: ForbidJudge): void {
+  if (!judge.file(path)) return;
+  const full = join(root, path);
+  let st;
+  try {
+    st = lstatSync(full);
+  } catch {
+    return; // removed since git listed it
+  }
+  if (!st.isFile()) return;
+  const size = Math.min(st.size, MAX_ADDED_BYTES_PER_FILE + 1);
+  const buf = Buffer.alloc(size);
+  const fd = openSync(full, 'r');
+  try {
+    readSync(fd, buf, 0, size, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (looksBinary(buf)) return;
+  for (const { line, text } of linesOf(buf)) judge.line(line, text, false);
+}
+
+/** HEAD, or the empty tree in a repository without commits yet. */
+async function headOrEmptyTree(root: string, opts: GitOptions): Promise<string> {
+  try {
+    await git(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], opts);
+    return 'HEAD';
+  } catch {
+    const out = await git(root, ['hash-object', '-t', 'tree', '--stdin'], opts).catch(() => Buffer.from('4b825dc642cb6eb9a060e54bf8d69288fbee4904'));
+    return out.toString('utf8').trim();
+  }
+}

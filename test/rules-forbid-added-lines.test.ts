@@ -1,0 +1,125 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../src/config/schema.js';
+import { checkStaged, checkWorktree, MAX_ADDED_BYTES_PER_FILE } from '../src/rules/engine.js';
+import { git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+
+const KEY = 'AKIAABCDEFGHIJKLMNOP';
+const config = ConfigSchema.parse({
+  rules: [{ id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' }],
+});
+const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+const where = (r: { violations: Array<{ file: string; line: number; rule: string }> }) => r.violations.map((v) => `${v.file}:${v.line}:${v.rule}`);
+
+describe('forbid rules judge added lines only, with new-file line numbers', () => {
+  let t: TestEnv;
+  beforeAll(() => {
+    t = makeEnv();
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  it('reports each added line in a file with earlier unchanged content and several hunks', async () => {
+    // Line 2 already holds a key in HEAD: not added, not reported.
+    const repo = t.repo({ 'config/app.txt': lines(20, (i) => (i === 2 ? `old ${KEY}` : i === 9 ? `removed ${KEY}` : `line ${i}`)) });
+    const now = lines(20, (i) => `line ${i}`).split('\n').slice(0, 20);
+    now[1] = `old ${KEY}`; // unchanged
+    now[4] = `changed ${KEY}`; // line 5 modified
+    now.splice(12, 0, 'inserted clean', `inserted ${KEY}`); // new lines 13, 14
+    now.push(`appended ${KEY}`); // last line: 23 (20 + 2 inserted + 1), line 9's key removed
+    writeFiles(repo, { 'config/app.txt': now.join('\n') + '\n' });
+    git(repo, 'add', '-A');
+    const r = await checkStaged(repo, config);
+    expect(where(r)).toEqual(['config/app.txt:5:no-aws-keys', 'config/app.txt:14:no-aws-keys', 'config/app.txt:23:no-aws-keys']);
+    expect(r.violations[0]!.message).toBe('Never commit credentials.');
+    expect(r.warnings).toEqual([]);
+  });
+
+  it('limits a rule to `paths` minus `exclude`', async () => {
+    const scoped = ConfigSchema.parse({
+      rules: [{ id: 'no-keys-in-src', message: 'm', forbid: KEY, paths: ['src/**'], exclude: ['src/fixtures/**'] }],
+    });
+    const repo = t.repo();
+    writeFiles(repo, { 'src/a.ts': `x\n${KEY}\n`, 'src/fixtures/f.txt': `${KEY}\n`, 'docs/k.md': `${KEY}\n`, 'src/.env': `${KEY}\n` });
+    git(repo, 'add', '-A');
+    expect(where(await checkStaged(repo, scoped))).toEqual(['src/.env:1:no-keys-in-src', 'src/a.ts:2:no-keys-in-src']);
+  });
+
+  it('skips binary files', async () => {
+    const repo = t.repo();
+    writeFiles(repo, { 'blob.bin': Buffer.concat([Buffer.from(`${KEY}\n`), Buffer.alloc(16), Buffer.from(`\n${KEY}\n`)]), 'text.txt': `${KEY}\n` });
+    git(repo, 'add', '-A');
+    expect(where(await checkStaged(repo, config))).toEqual(['text.txt:1:no-aws-keys']);
+  });
+
+  it('a pure rename of a file is no violation; a rename with an added line is judged at the new path', async () => {
+    const body = lines(30, (i) => (i === 3 ? `legacy ${KEY}` : `content line ${i} of a file that is long enough to be a rename`));
+    const repo = t.repo({ 'old/a.txt': body, 'old/b.txt': body.replace('legacy', 'other') });
+    mkdirSync(join(repo, 'new'));
+    mkdirSync(join(repo, 'new2'));
+    git(repo, 'mv', 'old/a.txt', 'new/a.txt');
+    git(repo, 'mv', 'old/b.txt', 'new2/b.txt');
+    writeFiles(repo, { 'new2/b.txt': body.replace('legacy', 'other') + `added ${KEY}\n` });
+    git(repo, 'add', '-A');
+    const raw = git(repo, 'diff', '--cached', '-M', '--name-status');
+    expect(raw).toMatch(/^R100\s+old\/a\.txt\s+new\/a\.txt$/m);
+    expect(raw).toMatch(/^R\d+\s+old\/b\.txt\s+new2\/b\.txt$/m);
+    expect(where(await checkStaged(repo, config))).toEqual(['new2/b.txt:31:no-aws-keys']);
+  });
+
+  it('a deletion adds no lines', async () => {
+    const repo = t.repo({ 'secrets.txt': `${KEY}\n`, 'keep.txt': 'x\n' });
+    git(repo, 'rm', '-q', 'secrets.txt');
+    const r = await checkStaged(repo, config);
+    expect(r.violations).toEqual([]);
+    expect(r.files).toBe(1);
+  });
+
+  it('judges odd paths (spaces, quotes, non-ASCII) and CRLF lines', async () => {
+    const anchored = ConfigSchema.parse({ rules: [{ id: 'no-aws-keys', message: 'm', forbid: 'AKIA[0-9A-Z]{16}$' }] });
+    const repo = t.repo();
+    const odd = 'dir with space/naïve "quoted"\tname.txt';
+    writeFiles(repo, { [odd]: `clean\r\n${KEY}\r\n` });
+    git(repo, 'add', '-A');
+    expect(where(await checkStaged(repo, anchored))).toEqual([`${odd}:2:no-aws-keys`]);
+  });
+
+  it('does not read a symlink target as content', async () => {
+    const repo = t.repo();
+    symlinkSync(`target-${KEY}`, join(repo, 'link'));
+    git(repo, 'add', '-A');
+    expect((await checkStaged(repo, config)).violations).toEqual([]);
+  });
+
+  it('stops judging a file past 1 MiB of added text, with a warning', async () => {
+    const repo = t.repo();
+    const filler = 'x'.repeat(99) + '\n';
+    const count = Math.ceil((MAX_ADDED_BYTES_PER_FILE * 1.5) / filler.length);
+    writeFiles(repo, { 'big.txt': `${KEY}\n` + filler.repeat(count) + `${KEY}\n` });
+    git(repo, 'add', '-A');
+    const r = await checkStaged(repo, config);
+    expect(where(r)).toEqual(['big.txt:1:no-aws-keys']);
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toMatch(/^big\.txt: added lines from line \d+ on were not checked/);
+
+    // Same bound for an untracked file in the work tree check.
+    git(repo, 'rm', '-q', '--cached', 'big.txt');
+    const w = await checkWorktree(repo, config);
+    expect(where(w)).toEqual(['big.txt:1:no-aws-keys']);
+    expect(w.warnings[0]).toMatch(/^big\.txt: /);
+  });
+
+  it('works in a repository without commits', async () => {
+    const repo = t.repo();
+    execFileSync('rm', ['-rf', join(repo, '.git')]);
+    git(repo, 'init', '-q', '-b', 'main');
+    writeFiles(repo, { 'a.txt': `${KEY}\n`, 'b.txt': `x\n${KEY}\n` });
+    git(repo, 'add', 'a.txt');
+    expect(where(await checkStaged(repo, config))).toEqual(['a.txt:1:no-aws-keys']);
+    expect(where(await checkWorktree(repo, config))).toEqual(['a.txt:1:no-aws-keys', 'b.txt:2:no-aws-keys']);
+    unlinkSync(join(repo, 'b.txt'));
+  });
+});
