@@ -66,7 +66,7 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     cwd: paths.root,
     detached: true,
     stdio: ['ignore', out, out],
-    env,
+    env: daemonEnv(env),
   });
   closeSync(out);
   let exited: number | null | undefined;
@@ -87,6 +87,20 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   }
   const tail = logTail(paths, logStart);
   throw new DaemonUnavailable(`The daemon did not answer within ${START_DEADLINE_MS} ms of starting. Log: ${paths.logFile}${tail ? `\n${tail}` : ''}`);
+}
+
+/**
+ * The daemon outlives the command that started it. When that command runs inside a git hook,
+ * git's per-invocation variables (GIT_INDEX_FILE of `commit -a`, GIT_DIR, …) would follow it
+ * and point every later git call of the daemon at the wrong index; drop them.
+ */
+export function daemonEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (/^GIT_(DIR|INDEX_FILE|WORK_TREE|PREFIX|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|EDITOR|EXEC_PATH|REFLOG_ACTION|QUARANTINE_PATH)$/.test(k)) continue;
+    out[k] = v;
+  }
+  return out;
 }
 
 /** Stops the daemon: asks over the API, then signals the pid, then cleans stale files. */

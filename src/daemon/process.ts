@@ -12,6 +12,8 @@ import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
 import { VERSION } from '../version.js';
 import { startWatcher } from '../watcher/service.js';
+import { configOf } from '../config/service.js';
+import { skillsOf } from '../skills/service.js';
 import { DaemonContext } from './context.js';
 import { fileLogger } from './log.js';
 import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from './paths.js';
@@ -47,6 +49,17 @@ export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean>
     s.once('connect', () => done(true));
     s.once('error', () => done(false));
   });
+}
+
+/** HERMESD_IDLE_TIMEOUT_MS (tests, ops) wins over `daemon.idleTimeoutMinutes` from config. */
+function idleTimeoutMs(ctx: DaemonContext, env: NodeJS.ProcessEnv): number {
+  if (Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0) return Number(env.HERMESD_IDLE_TIMEOUT_MS);
+  try {
+    return configOf(ctx).daemon.idleTimeoutMinutes * 60_000;
+  } catch {
+    // A broken config file is reported by every command that reads it; the daemon still runs.
+    return DEFAULT_IDLE_TIMEOUT_MS;
+  }
 }
 
 export type DaemonInfo = { pid: number; version: string; root: string; socket: string; startedAt: string };
@@ -99,8 +112,10 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   void startWatcher(ctx);
+  // Registered now so `status` reports hand-edited dangerous skills from the start.
+  skillsOf(ctx);
 
-  const idleMs = Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0 ? Number(env.HERMESD_IDLE_TIMEOUT_MS) : DEFAULT_IDLE_TIMEOUT_MS;
+  const idleMs = idleTimeoutMs(ctx, env);
   let stopping = false;
   const timers: NodeJS.Timeout[] = [];
 
