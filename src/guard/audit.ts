@@ -1,0 +1,54 @@
+/**
+ * post-commit's audit: a commit whose tree the pre-commit hook never judged (e.g.
+ * `git commit --no-verify`, HERMESD_SKIP on the pre-commit only, a hook that was not
+ * installed yet) is re-checked against the rules, and a violation is said loudly with the
+ * command that undoes the commit. The caller records the result in SessionDB (source 'hook').
+ */
+import type { HermesConfig } from '../config/schema.js';
+import { checkCommit, type Violation } from '../rules/index.js';
+import { cleanGitEnv, gitOut } from './git.js';
+import { precommitPassed } from './precommit-marker.js';
+
+export type CommitAudit = {
+  commit: string;
+  tree: string;
+  /** The pre-commit hook passed this tree recently. */
+  hookRan: boolean;
+  /** Rule violations of the commit; only computed when the hook did not run. */
+  violations: Violation[];
+  /** The command that takes the commit back, keeping its changes staged. */
+  undo: string;
+  /** What to print (empty when the hook ran); loud when there are violations. */
+  notice: string;
+};
+
+export async function postCommitAudit(root: string, config: HermesConfig, opts: { gitDir?: string; gitBin?: string; now?: number } = {}): Promise<CommitAudit> {
+  const gitBin = opts.gitBin ?? 'git';
+  const env = cleanGitEnv();
+  const commit = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], root, env) ?? '';
+  const tree = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD^{tree}'], root, env) ?? '';
+  const gitDir = opts.gitDir ?? gitOut(gitBin, ['rev-parse', '--absolute-git-dir'], root, env) ?? '';
+  const hasParent = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD^1'], root, env) !== undefined;
+  const undo = hasParent ? 'git reset --soft HEAD~1' : 'git update-ref -d HEAD';
+  if (!commit) return { commit, tree, hookRan: false, violations: [], undo, notice: '' };
+  const hookRan = precommitPassed(gitDir, tree, { now: opts.now });
+  if (hookRan) return { commit, tree, hookRan, violations: [], undo, notice: '' };
+  const { violations } = await checkCommit(root, config, commit);
+  return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo) };
+}
+
+function auditNotice(commit: string, violations: Violation[], undo: string): string {
+  const short = commit.slice(0, 10);
+  if (violations.length === 0) return `hermesd: commit ${short} skipped the pre-commit hook; re-checked against the rules: no violations.`;
+  const bar = '!'.repeat(72);
+  const lines = violations.slice(0, 20).map((v) => `  ${v.file}${v.line ? `:${v.line}` : ''}  [${v.rule}] ${v.message}`);
+  if (violations.length > 20) lines.push(`  … and ${violations.length - 20} more`);
+  return [
+    bar,
+    `hermesd: commit ${short} SKIPPED the pre-commit hook (e.g. --no-verify) and BREAKS the repository's rules:`,
+    ...lines,
+    `To undo the commit and keep its changes staged:  ${undo}`,
+    `This has been recorded in the session log (hermesd sessions search "skipped the pre-commit hook").`,
+    bar,
+  ].join('\n');
+}

@@ -1,0 +1,267 @@
+/**
+ * Protected paths under `terminal`: a snapshot of every file a `protect` rule covers
+ * (content hash, mode and the bytes) before a command, and after it every such file the
+ * command created, modified or deleted is put back exactly. Judged on content, not on
+ * the command text, so redirects, `sed -i`, scripts and `git checkout` are all caught.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
+import { cleanGitEnv, runGit } from './git.js';
+
+/** `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`) and has been put back. */
+export type ProtectedChange = { file: string; rule: string; message: string; change: 'created' | 'modified' | 'deleted' | 'staged' };
+
+type Entry = { rule: ProtectRule; sha: string; mode: number; link?: string; bytes?: Buffer; spillFile?: string };
+
+export type ProtectedSnapshot = {
+  root: string;
+  matcher: ProtectMatcher;
+  gitBin: string;
+  entries: Map<string, Entry>;
+  /** Where bytes past the memory budget were copied; removed by discardSnapshot. */
+  spillDir?: string;
+};
+
+/** Originals kept in memory up to this many bytes; beyond it they are copied to the spill dir. */
+export const SNAPSHOT_MEMORY_MAX_BYTES = 32 * 1024 * 1024;
+/** A protect glob without a directory prefix is matched against git's file list; one with a prefix is also walked (ignored files too), up to this many entries. */
+const WALK_MAX_ENTRIES = 50_000;
+
+function sha1(buf: Buffer | string): string {
+  return createHash('sha1').update(buf).digest('hex');
+}
+
+/** Every existing file under the repository that some protect rule covers, tracked, untracked or ignored under a glob's base. */
+function protectedFiles(root: string, matcher: ProtectMatcher, gitBin: string): Map<string, ProtectRule> {
+  const out = new Map<string, ProtectRule>();
+  if (matcher.empty) return out;
+  const consider = (rel: string) => {
+    if (out.has(rel) || rel.startsWith('.git/')) return;
+    const rule = matcher.ruleFor(rel);
+    if (rule) out.set(rel, rule);
+  };
+  const ls = runGit(gitBin, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, env: cleanGitEnv() });
+  if (ls.code === 0) for (const rel of ls.stdout.split('\0')) if (rel) consider(rel);
+  let budget = WALK_MAX_ENTRIES;
+  const walk = (rel: string) => {
+    if (budget-- <= 0) return;
+    let st: Stats;
+    try {
+      st = lstatSync(join(root, rel));
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      if (rel === '.git' || rel.endsWith('/.git') || rel === 'node_modules' || rel.endsWith('/node_modules')) return;
+      for (const name of readdirSync(join(root, rel))) walk(rel ? `${rel}/${name}` : name);
+    } else {
+      consider(rel);
+    }
+  };
+  for (const base of matcher.bases) if (base) walk(base);
+  // ls-files lists tracked files even when deleted from the work tree; keep only those present.
+  for (const rel of [...out.keys()]) {
+    try {
+      lstatSync(join(root, rel));
+    } catch {
+      out.delete(rel);
+    }
+  }
+  return out;
+}
+
+function readEntry(root: string, rel: string): { sha: string; mode: number; link?: string; bytes?: Buffer } | undefined {
+  const abs = join(root, rel);
+  let st: Stats;
+  try {
+    st = lstatSync(abs);
+  } catch {
+    return undefined;
+  }
+  if (st.isSymbolicLink()) {
+    const link = readlinkSync(abs);
+    return { sha: sha1(`link:${link}`), mode: st.mode, link };
+  }
+  if (!st.isFile()) return { sha: `type:${st.mode & 0o170000}`, mode: st.mode };
+  const bytes = readFileSync(abs);
+  return { sha: sha1(bytes), mode: st.mode, bytes };
+}
+
+/** Takes the snapshot the command will be judged against. Cheap when no rule protects anything. */
+export function snapshotProtected(root: string, config: GuardConfig | undefined, opts: { gitBin?: string; spillDir?: string } = {}): ProtectedSnapshot {
+  const gitBin = opts.gitBin ?? 'git';
+  const matcher = protectMatcher(config);
+  const snap: ProtectedSnapshot = { root, matcher, gitBin, entries: new Map() };
+  let held = 0;
+  for (const [rel, rule] of protectedFiles(root, matcher, gitBin)) {
+    const e = readEntry(root, rel);
+    if (!e) continue;
+    const entry: Entry = { rule, sha: e.sha, mode: e.mode, link: e.link };
+    if (e.bytes) {
+      if (held + e.bytes.length <= SNAPSHOT_MEMORY_MAX_BYTES || !opts.spillDir) {
+        entry.bytes = e.bytes;
+        held += e.bytes.length;
+      } else {
+        snap.spillDir ??= join(opts.spillDir, `snap-${process.pid}-${randomBytes(4).toString('hex')}`);
+        mkdirSync(snap.spillDir, { recursive: true, mode: 0o700 });
+        entry.spillFile = join(snap.spillDir, e.sha);
+        writeFileSync(entry.spillFile, e.bytes);
+      }
+    }
+    snap.entries.set(rel, entry);
+  }
+  return snap;
+}
+
+function putBack(root: string, rel: string, entry: Entry): void {
+  const abs = join(root, rel);
+  const st = (() => {
+    try {
+      return lstatSync(abs);
+    } catch {
+      return undefined;
+    }
+  })();
+  if (st && (st.isDirectory() || st.isSymbolicLink() || entry.link !== undefined)) rmSync(abs, { recursive: true, force: true });
+  mkdirSync(dirname(abs), { recursive: true });
+  if (entry.link !== undefined) {
+    symlinkSync(entry.link, abs);
+    return;
+  }
+  const bytes = entry.bytes ?? (entry.spillFile ? readFileSync(entry.spillFile) : undefined);
+  if (!bytes) return;
+  writeFileSync(abs, bytes);
+  chmodSync(abs, entry.mode & 0o7777);
+}
+
+/**
+ * Compares the work tree with the snapshot and undoes every change to a protected path:
+ * modified and deleted files get their bytes and mode back, created ones are removed.
+ */
+export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?: NodeJS.ProcessEnv } = {}): ProtectedChange[] {
+  if (snap.matcher.empty) return [];
+  const { root } = snap;
+  const found: Array<ProtectedChange & { entry?: Entry }> = [];
+  for (const [rel, entry] of snap.entries) {
+    const now = readEntry(root, rel);
+    if (now && now.sha === entry.sha && (now.mode & 0o7777) === (entry.mode & 0o7777)) continue;
+    found.push({ file: rel, rule: entry.rule.id, message: entry.rule.message, change: now ? 'modified' : 'deleted', entry });
+  }
+  for (const [rel, rule] of protectedFiles(root, snap.matcher, snap.gitBin)) {
+    if (snap.entries.has(rel)) continue;
+    found.push({ file: rel, rule: rule.id, message: rule.message, change: 'created' });
+  }
+  const accepted = generatorAccepted(snap, found, opts.generatorEnv);
+  const changes: ProtectedChange[] = [];
+  for (const f of found) {
+    if (accepted.has(f.rule)) continue;
+    if (f.entry) putBack(root, f.file, f.entry);
+    else rmSync(join(root, f.file), { recursive: true, force: true });
+    changes.push({ file: f.file, rule: f.rule, message: f.message, change: f.change });
+  }
+  return changes;
+}
+
+/** A generator gets this long to reproduce its files before the change counts as a hand edit. */
+export const GENERATOR_TIMEOUT_MS = 120_000;
+
+/**
+ * Rules whose changed files are exactly what their `generator` produces from the current
+ * sources (the seed's "change the schema, run the generator, verify"): those changes stay.
+ */
+function generatorAccepted(snap: ProtectedSnapshot, found: ProtectedChange[], env: NodeJS.ProcessEnv | undefined): Set<string> {
+  const accepted = new Set<string>();
+  const ruleIds = [...new Set(found.map((f) => f.rule))];
+  for (const id of ruleIds) {
+    const rule = snap.matcher.rules.find((r) => r.rule.id === id);
+    if (!rule?.generator) continue;
+    const files = () => [...protectedFiles(snap.root, snap.matcher, snap.gitBin)].filter(([, r]) => r.id === id).map(([f]) => f);
+    const state = () => new Map(files().map((f) => [f, readEntry(snap.root, f)?.sha]));
+    const left = state();
+    const r = spawnSync('/bin/sh', ['-c', rule.generator], { cwd: snap.root, env: env ?? process.env, stdio: 'ignore', timeout: GENERATOR_TIMEOUT_MS });
+    if (r.status !== 0) continue;
+    const regenerated = state();
+    if (left.size === regenerated.size && [...left].every(([f, sha]) => regenerated.get(f) === sha)) accepted.add(id);
+  }
+  return accepted;
+}
+
+/**
+ * The index half of protection: a protected path's staged entry must be what it was, what
+ * HEAD has, or the work-tree file as restored; anything else is put back from `beforeIndex`.
+ */
+export function restoreProtectedIndex(snap: ProtectedSnapshot, gitDir: string, beforeIndex: Buffer | undefined): ProtectedChange[] {
+  if (snap.matcher.empty) return [];
+  const env = cleanGitEnv();
+  let nowIndex: Buffer | undefined;
+  try {
+    nowIndex = readFileSync(join(gitDir, 'index'));
+  } catch {
+    nowIndex = undefined;
+  }
+  if (!nowIndex || (beforeIndex && beforeIndex.equals(nowIndex))) return [];
+  const stage = (indexFile?: string) => {
+    const r = runGit(snap.gitBin, ['ls-files', '-s', '-z'], { cwd: snap.root, env: indexFile ? { ...env, GIT_INDEX_FILE: indexFile } : env });
+    const out = new Map<string, string>();
+    for (const rec of r.stdout.split('\0')) {
+      const tab = rec.indexOf('\t');
+      if (tab > 0) out.set(rec.slice(tab + 1), rec.slice(0, tab));
+    }
+    return out;
+  };
+  let was = new Map<string, string>();
+  if (beforeIndex) {
+    const tmp = join(gitDir, 'hermesd', 'guard', `index-protect-${process.pid}`);
+    mkdirSync(dirname(tmp), { recursive: true });
+    writeFileSync(tmp, beforeIndex);
+    try {
+      was = stage(tmp);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  const now = stage();
+  const head = new Map<string, string>();
+  const tree = runGit(snap.gitBin, ['ls-tree', '-r', '-z', 'HEAD'], { cwd: snap.root, env });
+  for (const rec of tree.stdout.split('\0')) {
+    const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(rec);
+    if (m) head.set(m[3]!, `${m[1]} ${m[2]} 0`);
+  }
+  const changes: ProtectedChange[] = [];
+  const info: string[] = [];
+  for (const path of new Set([...was.keys(), ...now.keys()])) {
+    const rule = snap.matcher.ruleFor(path);
+    if (!rule) continue;
+    const b = was.get(path);
+    const n = now.get(path);
+    if (b === n || (n !== undefined && n === head.get(path))) continue;
+    if (n !== undefined) {
+      const work = runGit(snap.gitBin, ['hash-object', '--', path], { cwd: snap.root, env }).stdout.trim();
+      if (work && n.split(' ')[1] === work) continue;
+    }
+    info.push(b ? `${b}\t${path}` : `0 ${'0'.repeat(40)}\t${path}`);
+    changes.push({ file: path, rule: rule.id, message: rule.message, change: 'staged' });
+  }
+  if (info.length === 0) return changes;
+  const restoring = new Set(changes.map((c) => c.file));
+  const onlyProtected = [...new Set([...was.keys(), ...now.keys()])].every((p) => was.get(p) === now.get(p) || restoring.has(p));
+  // When the command changed nothing else in the index, the old bytes come back verbatim (stat data included).
+  if (onlyProtected && beforeIndex) writeFileSync(join(gitDir, 'index'), beforeIndex);
+  else runGit(snap.gitBin, ['update-index', '--index-info'], { cwd: snap.root, env, input: info.join('\n') + '\n' });
+  return changes;
+}
+
+export function discardSnapshot(snap: ProtectedSnapshot): void {
+  if (snap.spillDir) rmSync(snap.spillDir, { recursive: true, force: true });
+  snap.entries.clear();
+}
+
+/** One line per change, for the tool result the model reads. */
+export function describeProtectedChanges(changes: ProtectedChange[]): string {
+  return changes
+    .map((c) => `${c.file} was ${c.change === 'staged' ? 'changed in the index' : c.change} by the command and has been restored: protected by rule ${c.rule} (${c.message})`)
+    .join('\n');
+}

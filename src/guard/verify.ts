@@ -1,0 +1,289 @@
+/**
+ * Verification after the fact: what a command did to the repository's git state, judged
+ * by comparing before and after (refs, HEAD, the index bytes, core.hooksPath and the hook
+ * scripts). It closes what a PATH shim cannot: `/usr/bin/git commit --no-verify`,
+ * `env PATH=… git`, editing .git/config or a hook file. What can be undone is undone.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { GitPolicy, GitPolicyName } from './config.js';
+import { cleanGitEnv, gitOut, runGit } from './git.js';
+import { precommitPassed } from './precommit-marker.js';
+
+export type GitViolation = { policy: GitPolicyName; message: string; undone: boolean };
+
+type FileCopy = { sha: string; bytes: Buffer; mode: number };
+
+export type RepoState = {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+  gitBin: string;
+  takenAt: number;
+  headRef?: string;
+  headOid?: string;
+  refs: Map<string, string>;
+  index?: Buffer;
+  hooksPath?: string;
+  hooksDirs: string[];
+  hooks: Map<string, FileCopy>;
+  /** A pre-commit hook that calls hermesd is installed: commits must show a pre-commit pass. */
+  hermesHook: boolean;
+};
+
+function sha1(b: Buffer): string {
+  return createHash('sha1').update(b).digest('hex');
+}
+
+function inside(parent: string, child: string): boolean {
+  const r = relative(parent, child);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+}
+
+/** The directories whose files are the repository's hooks (husky: `.husky/_` and the `.husky` scripts it calls). */
+function hooksDirsOf(root: string, commonDir: string, hooksPath: string | undefined): string[] {
+  const dir = hooksPath ? resolve(root, hooksPath) : join(commonDir, 'hooks');
+  if (!inside(root, dir) && !inside(commonDir, dir)) return [];
+  const dirs = [dir];
+  if (basename(dir) === '_' && basename(dirname(dir)) === '.husky') dirs.push(dirname(dir));
+  return dirs;
+}
+
+function readHooks(dirs: string[]): Map<string, FileCopy> {
+  const out = new Map<string, FileCopy>();
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const file = join(dir, name);
+      try {
+        const st = lstatSync(file);
+        if (!st.isFile()) continue;
+        const bytes = readFileSync(file);
+        out.set(file, { sha: sha1(bytes), bytes, mode: st.mode });
+      } catch {
+        // vanished between readdir and read
+      }
+    }
+  }
+  return out;
+}
+
+function readRefs(gitBin: string, root: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  const out = gitOut(gitBin, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/remotes', 'refs/tags'], root, cleanGitEnv()) ?? '';
+  for (const line of out.split('\n')) {
+    const at = line.indexOf(' ');
+    if (at > 0) refs.set(line.slice(at + 1), line.slice(0, at));
+  }
+  return refs;
+}
+
+/** Captures what verifyRepoState compares against. A few milliseconds: three git calls and some small reads. */
+export function captureRepoState(opts: { root: string; gitDir: string; commonDir: string; gitBin: string }): RepoState {
+  const { root, gitDir, commonDir, gitBin } = opts;
+  const env = cleanGitEnv();
+  const oid = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], root, env);
+  let symbolic: string | undefined;
+  try {
+    const m = /^ref:\s*(\S+)/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'));
+    symbolic = m?.[1];
+  } catch {
+    symbolic = undefined;
+  }
+  const hooksPath = gitOut(gitBin, ['config', '--get', 'core.hooksPath'], root, env) || undefined;
+  let index: Buffer | undefined;
+  try {
+    index = readFileSync(join(gitDir, 'index'));
+  } catch {
+    index = undefined;
+  }
+  const hooksDirs = hooksDirsOf(root, commonDir, hooksPath);
+  const hooks = readHooks(hooksDirs);
+  const hermesHook = [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && c.bytes.includes('hermesd'));
+  return {
+    root,
+    gitDir,
+    commonDir,
+    gitBin,
+    takenAt: Date.now(),
+    headRef: symbolic,
+    headOid: oid && /^[0-9a-f]{40,64}$/.test(oid) ? oid : undefined,
+    refs: readRefs(gitBin, root),
+    index,
+    hooksPath,
+    hooksDirs,
+    hooks,
+    hermesHook,
+  };
+}
+
+function restoreIndex(before: RepoState): void {
+  const file = join(before.gitDir, 'index');
+  if (before.index) writeFileSync(file, before.index);
+  else rmSync(file, { force: true });
+}
+
+function isAncestor(s: RepoState, a: string, b: string): boolean {
+  return runGit(s.gitBin, ['merge-base', '--is-ancestor', a, b], { cwd: s.root, env: cleanGitEnv() }).code === 0;
+}
+
+function isPushed(s: RepoState, oid: string): boolean {
+  return !!gitOut(s.gitBin, ['for-each-ref', '--count=1', '--format=%(refname)', `--contains=${oid}`, 'refs/remotes'], s.root, cleanGitEnv());
+}
+
+function moveRef(s: RepoState, ref: string, to: string | undefined, from: string | undefined): void {
+  const env = cleanGitEnv();
+  const msg = ['-m', 'hermesd guard: undo a change the git policy refuses'];
+  if (to) runGit(s.gitBin, ['update-ref', ...msg, ...(ref === 'HEAD' ? ['--no-deref'] : []), ref, to, ...(from ? [from] : [])], { cwd: s.root, env });
+  else runGit(s.gitBin, ['update-ref', '-d', ref], { cwd: s.root, env });
+}
+
+/** New commits made by `git commit` (per the HEAD reflog) since the state was taken. */
+function commitsMadeSince(before: RepoState, after: RepoState): string[] {
+  if (!after.headOid) return [];
+  const env = cleanGitEnv();
+  const known = [...new Set([...before.refs.values(), ...(before.headOid ? [before.headOid] : [])])];
+  const fresh = new Set((gitOut(before.gitBin, ['rev-list', after.headOid, '--not', ...known], before.root, env) ?? '').split('\n').filter(Boolean));
+  if (fresh.size === 0) return [];
+  const log = gitOut(before.gitBin, ['log', '-g', '-n', '100', '--format=%H%x09%gs', 'HEAD'], before.root, env);
+  if (log === undefined) return [...fresh];
+  const out: string[] = [];
+  for (const line of log.split('\n')) {
+    const [oid, subject = ''] = line.split('\t');
+    if (oid && fresh.has(oid) && /^commit( \((amend|initial|merge)\))?:/.test(subject) && !out.includes(oid)) out.push(oid);
+  }
+  return out;
+}
+
+/**
+ * Compares the repository with `before` and undoes what the policy refuses. Returns one
+ * violation per finding; `undone` says whether it was rolled back.
+ */
+export function verifyRepoState(before: RepoState, policy: GitPolicy): GitViolation[] {
+  const v: GitViolation[] = [];
+  const after = captureRepoState(before);
+  const env = cleanGitEnv();
+
+  if (policy.hookConfig === 'refuse') {
+    if (after.hooksPath !== before.hooksPath) {
+      if (before.hooksPath === undefined) runGit(before.gitBin, ['config', '--unset-all', 'core.hooksPath'], { cwd: before.root, env });
+      else runGit(before.gitBin, ['config', '--replace-all', 'core.hooksPath', before.hooksPath], { cwd: before.root, env });
+      v.push({ policy: 'hookConfig', undone: true, message: `core.hooksPath was changed (${before.hooksPath ?? 'unset'} → ${after.hooksPath ?? 'unset'}); it has been set back.` });
+    }
+    const changed: string[] = [];
+    for (const [file, copy] of before.hooks) {
+      const now = after.hooks.get(file);
+      if (now && now.sha === copy.sha && (now.mode & 0o777) === (copy.mode & 0o777)) continue;
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, copy.bytes);
+      chmodSync(file, copy.mode & 0o7777);
+      changed.push(relative(before.root, file));
+    }
+    for (const file of after.hooks.keys()) {
+      if (before.hooks.has(file) || !before.hooksDirs.includes(dirname(file))) continue;
+      rmSync(file, { force: true });
+      changed.push(relative(before.root, file));
+    }
+    if (changed.length > 0) v.push({ policy: 'hookConfig', undone: true, message: `Hook scripts were changed (${changed.join(', ')}); they have been restored.` });
+  }
+
+  const indexSame = (before.index && after.index && before.index.equals(after.index)) || (!before.index && !after.index);
+  const refsSame = before.headOid === after.headOid && before.refs.size === after.refs.size && [...before.refs].every(([r, o]) => after.refs.get(r) === o);
+  if (indexSame && refsSame) return v;
+
+  let headRestored = false;
+  if (policy.noVerify === 'refuse' && before.hermesHook) {
+    const unjudged = commitsMadeSince(before, after).filter((oid) => {
+      const tree = gitOut(before.gitBin, ['rev-parse', `${oid}^{tree}`], before.root, env);
+      return !tree || !precommitPassed(before.gitDir, tree, { sinceMs: before.takenAt });
+    });
+    if (unjudged.length > 0) {
+      const ref = after.headRef && after.headRef === before.headRef ? after.headRef : 'HEAD';
+      moveRef(before, ref, before.headOid, after.headOid);
+      restoreIndex(before);
+      headRestored = true;
+      v.push({
+        policy: 'noVerify',
+        undone: true,
+        message: `A commit was made without the pre-commit hook judging it (${unjudged.map((o) => o.slice(0, 10)).join(', ')}); HEAD and the index have been put back. Commit with plain \`git commit\` so the hooks run.`,
+      });
+    }
+  }
+
+  if (policy.rewritePushed === 'refuse') {
+    for (const [ref, old] of before.refs) {
+      if (!ref.startsWith('refs/heads/')) continue;
+      const now = readRefs(before.gitBin, before.root).get(ref);
+      if (!now || now === old || isAncestor(before, old, now) || !isPushed(before, old)) continue;
+      moveRef(before, ref, old, now);
+      const isHead = ref === before.headRef;
+      if (isHead && !headRestored) restoreIndex(before);
+      v.push({
+        policy: 'rewritePushed',
+        undone: true,
+        message: `${ref.slice('refs/heads/'.length)} was moved off commits that are already pushed (history rewrite); the branch${isHead ? ' and the index have' : ' has'} been put back.${isHead ? ' The work tree may differ from HEAD now: check `git status`.' : ''}`,
+      });
+    }
+  }
+
+  if (policy.forcePush === 'refuse') {
+    for (const [ref, old] of before.refs) {
+      if (!ref.startsWith('refs/remotes/')) continue;
+      const now = after.refs.get(ref);
+      if (!now || now === old || isAncestor(before, old, now)) continue;
+      v.push({
+        policy: 'forcePush',
+        undone: false,
+        message: `${ref.slice('refs/remotes/'.length)} moved from ${old.slice(0, 10)} to ${now.slice(0, 10)} without containing it: the remote was force-pushed. This cannot be undone locally; tell the user (the old commit is ${old}).`,
+      });
+    }
+  }
+
+  if (policy.addIgnored === 'refuse') {
+    const nowIndex = (() => {
+      try {
+        return readFileSync(join(before.gitDir, 'index'));
+      } catch {
+        return undefined;
+      }
+    })();
+    if (nowIndex && !(before.index && before.index.equals(nowIndex))) {
+      const added = newlyStagedIgnored(before);
+      if (added.length > 0) {
+        runGit(before.gitBin, ['update-index', '--force-remove', '--', ...added], { cwd: before.root, env });
+        v.push({ policy: 'addIgnored', undone: true, message: `Ignored files were staged (${added.slice(0, 5).join(', ')}${added.length > 5 ? ', …' : ''}); they have been unstaged (the files themselves are untouched).` });
+      }
+    }
+  }
+  return v;
+}
+
+/** Ignored files in the index now that were not in it before. */
+function newlyStagedIgnored(before: RepoState): string[] {
+  const env = cleanGitEnv();
+  const list = (e: NodeJS.ProcessEnv) => {
+    const r = runGit(before.gitBin, ['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'], { cwd: before.root, env: e });
+    return r.code === 0 ? r.stdout.split('\0').filter(Boolean) : [];
+  };
+  const now = list(env);
+  if (now.length === 0) return [];
+  let was = new Set<string>();
+  if (before.index) {
+    const tmp = join(before.gitDir, 'hermesd', 'guard', `index-before-${process.pid}`);
+    mkdirSync(dirname(tmp), { recursive: true });
+    writeFileSync(tmp, before.index);
+    try {
+      const r = runGit(before.gitBin, ['ls-files', '-z', '--cached'], { cwd: before.root, env: { ...env, GIT_INDEX_FILE: tmp } });
+      was = new Set(r.stdout.split('\0').filter(Boolean));
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+  }
+  return now.filter((f) => !was.has(f));
+}
