@@ -9,6 +9,7 @@
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactSecrets } from '../guard/secrets.js';
 import { scanText } from '../security/scan.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { withLockSync } from '../storage/lock.js';
@@ -63,6 +64,12 @@ const refuse = (reason: MemoryRefusal, error: string, matches?: string[]): Outco
 
 /** Returns the refusal message for content that fails the strict scan, naming the pattern. */
 function threatRefusal(content: string): { error: string; threats: string[] } | undefined {
+  // hermesd guard (issue 9): a secret-shaped value never lands in a store shown in every prompt.
+  const secrets = redactSecrets(content).redactions;
+  if (secrets.length > 0) {
+    const kinds = [...new Set(secrets.map((r) => r.kind))];
+    return { error: `Blocked: content contains a secret-shaped value (${kinds.join(', ')}). Memory is stored in plain text and shown in every prompt; keep secrets out of it.`, threats: kinds.map((k) => `secret:${k}`) };
+  }
   const hits = scanText(content, 'memory');
   if (hits.length === 0) return undefined;
   const first = hits[0]!;
