@@ -7,6 +7,7 @@ import type { Bench } from './table.js';
 const modules: Record<string, () => Promise<{ bench: Bench }>> = {
   agent: () => import('./agent.js'),
   daemon: () => import('./daemon.js'),
+  hooks: () => import('./hooks.js'),
   skills: () => import('./skills.js'),
   context: () => import('./context.js'),
   rules: () => import('./rules.js'),

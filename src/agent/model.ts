@@ -1,0 +1,241 @@
+/**
+ * The model client: the `openai` package's Chat Completions API at any OpenAI-compatible
+ * endpoint (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio). One call = one assistant
+ * turn, streamed or not. Failures become a ModelError that names the endpoint and what to
+ * do, within a bounded time: our own small retry loop (the SDK's would honour a Retry-After
+ * of up to a minute), a per-attempt timeout that for streams is an idle timeout.
+ */
+import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { MODEL_MAX_TURNS, MODEL_TIMEOUT_MS } from '../config/schema.js';
+import { HermesError } from '../errors/index.js';
+
+export type ChatMessage = ChatCompletionMessageParam;
+export type ToolSpec = ChatCompletionTool;
+export type ToolCall = { id: string; name: string; arguments: string };
+export type AssistantTurn = { content: string; toolCalls: ToolCall[]; finishReason: string | null };
+
+export type CompleteRequest = {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  signal?: AbortSignal;
+  /** Called with each streamed text fragment (streaming mode only). */
+  onText?: (delta: string) => void;
+};
+
+/** Anything that turns a conversation into the next assistant turn. The loop depends on this only. */
+export interface ModelClient {
+  readonly settings: ModelSettings;
+  complete(req: CompleteRequest): Promise<AssistantTurn>;
+}
+
+export type ModelSettings = {
+  baseUrl: string;
+  apiKey: string;
+  name: string;
+  /** Per attempt: time to the full answer (plain) or between two stream chunks (streaming). */
+  timeoutMs: number;
+  stream: boolean;
+  maxTurns: number;
+};
+
+/** The endpoint when nothing is configured: the OpenAI API itself. */
+export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_MODEL = 'gpt-4o-mini';
+export const DEFAULT_MODEL_TIMEOUT_MS = MODEL_TIMEOUT_MS;
+export const DEFAULT_MAX_TURNS = MODEL_MAX_TURNS;
+/** Retries after the first attempt, for 429, 5xx and refused/reset connections. */
+export const MODEL_RETRIES = 2;
+/** Backoff before retry n (ms); short, so a dead endpoint is reported within seconds. */
+export const MODEL_BACKOFF_MS = [500, 1_500] as const;
+/** A server's Retry-After is honoured up to this; beyond it we report the rate limit instead of waiting. */
+export const MODEL_RETRY_AFTER_MAX_MS = 5_000;
+/** Local servers (Ollama, llama.cpp) need no key, but the SDK refuses an empty one. */
+const NO_KEY = 'no-key';
+
+/** The model endpoint failed in a way the user has to act on; `code` says which way. */
+export class ModelError extends HermesError {
+  override readonly code: string;
+  override readonly httpStatus = 502;
+  override readonly exitCode = 1;
+  constructor(
+    code: 'model-unreachable' | 'model-auth' | 'model-rate-limited' | 'model-server-error' | 'model-timeout' | 'model-bad-request' | 'model-bad-response',
+    message: string,
+    readonly retryable = false,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The caller's AbortSignal fired: the task was cancelled, not failed. */
+export class Cancelled extends HermesError {
+  override readonly code = 'cancelled';
+  override readonly httpStatus = 409;
+  override readonly exitCode = 1;
+}
+
+type ModelConfig = Partial<{ baseUrl: string; apiKey: string; name: string; timeoutMs: number; maxTurns: number; stream: boolean }>;
+
+/** Settings from config `model.*`, with OPENAI_BASE_URL, OPENAI_API_KEY and HERMESD_MODEL winning. */
+export function modelSettings(config: ModelConfig | undefined, env: NodeJS.ProcessEnv = process.env): ModelSettings {
+  const c = config ?? {};
+  return {
+    baseUrl: (env.OPENAI_BASE_URL || c.baseUrl || DEFAULT_BASE_URL).replace(/\/+$/, ''),
+    apiKey: env.OPENAI_API_KEY || c.apiKey || NO_KEY,
+    name: env.HERMESD_MODEL || c.name || DEFAULT_MODEL,
+    timeoutMs: c.timeoutMs && c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_MODEL_TIMEOUT_MS,
+    stream: c.stream ?? true,
+    maxTurns: c.maxTurns && c.maxTurns > 0 ? c.maxTurns : DEFAULT_MAX_TURNS,
+  };
+}
+
+export function createModelClient(settings: ModelSettings): ModelClient {
+  const sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs });
+  return {
+    settings,
+    complete: (req) => withRetries(settings, req.signal, (signal) => attempt(sdk, settings, req, signal)),
+  };
+}
+
+async function withRetries<T>(settings: ModelSettings, signal: AbortSignal | undefined, once: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    if (signal?.aborted) throw new Cancelled('The task was cancelled.');
+    try {
+      return await once(signal ?? new AbortController().signal);
+    } catch (err) {
+      const e = classify(err, settings, signal);
+      if (!(e instanceof ModelError) || !e.retryable || n >= MODEL_RETRIES) {
+        if (e instanceof ModelError && n > 0) throw new ModelError(e.code as never, `${e.message} (after ${n + 1} attempts)`);
+        throw e;
+      }
+      await sleep(Math.max(MODEL_BACKOFF_MS[n] ?? 1_500, e.retryAfterMs ?? 0), signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort() {
+      clearTimeout(t);
+      reject(new Cancelled('The task was cancelled.'));
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** One request with its own deadline; the deadline restarts on every stream chunk. */
+async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteRequest, outer: AbortSignal): Promise<AssistantTurn> {
+  const controller = new AbortController();
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('timeout'));
+    }, settings.timeoutMs);
+  };
+  const onOuter = () => controller.abort(outer.reason);
+  outer.addEventListener('abort', onOuter, { once: true });
+  arm();
+  try {
+    const base = { model: settings.name, messages: req.messages, ...(req.tools?.length ? { tools: req.tools } : {}) };
+    if (!settings.stream) {
+      const res = await sdk.chat.completions.create({ ...base, stream: false }, { signal: controller.signal });
+      const choice = res.choices?.[0];
+      if (!choice) throw new ModelError('model-bad-response', `The model endpoint ${settings.baseUrl} answered without any choice.`);
+      const calls = (choice.message.tool_calls ?? []).flatMap((c) =>
+        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' }] : [],
+      );
+      return { content: choice.message.content ?? '', toolCalls: calls, finishReason: choice.finish_reason ?? null };
+    }
+    const stream = await sdk.chat.completions.create({ ...base, stream: true }, { signal: controller.signal });
+    let content = '';
+    let finishReason: string | null = null;
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    for await (const chunk of stream) {
+      arm();
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      if (delta.content) {
+        content += delta.content;
+        req.onText?.(delta.content);
+      }
+      for (const tc of delta.tool_calls ?? []) {
+        // Fragments of one call share an index; id and name arrive once, arguments in pieces.
+        const slot = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
+        if (tc.id) slot.id = tc.id;
+        if (tc.function?.name) slot.name += tc.function.name;
+        if (tc.function?.arguments) slot.arguments += tc.function.arguments;
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+    const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
+    return { content, toolCalls, finishReason };
+  } catch (err) {
+    if (timedOut && !outer.aborted) {
+      throw new ModelError(
+        'model-timeout',
+        `The model endpoint ${settings.baseUrl} did not answer within ${settings.timeoutMs} ms (model.timeoutMs). Check that the server is up and the model "${settings.name}" is loaded.`,
+      );
+    }
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    outer.removeEventListener('abort', onOuter);
+  }
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = Number(headers?.get?.('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const s = Number(headers?.get?.('retry-after'));
+  if (Number.isFinite(s) && s >= 0) return s * 1000;
+  return undefined;
+}
+
+function serverSays(err: APIError): string {
+  const body = err.error as { message?: string } | undefined;
+  const text = (body && typeof body.message === 'string' ? body.message : err.message).trim();
+  return text ? `: ${text.slice(0, 300)}` : '';
+}
+
+/** Maps whatever the SDK or fetch threw to a ModelError that says what to check. */
+function classify(err: unknown, s: ModelSettings, signal: AbortSignal | undefined): unknown {
+  if (err instanceof HermesError) return err;
+  if (signal?.aborted || err instanceof APIUserAbortError) return new Cancelled('The task was cancelled.');
+  const where = `The model endpoint ${s.baseUrl}`;
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const st = err.status;
+    if (st === 401 || st === 403) {
+      return new ModelError('model-auth', `${where} refused the API key (HTTP ${st})${serverSays(err)}. Set OPENAI_API_KEY or model.apiKey in $HERMES_HOME/config.yaml.`);
+    }
+    if (st === 429) {
+      const after = retryAfterMs(err.headers);
+      const tooLong = after !== undefined && after > MODEL_RETRY_AFTER_MAX_MS;
+      return new ModelError('model-rate-limited', `${where} is rate limiting requests (HTTP 429)${serverSays(err)}${after !== undefined ? `; it asked to retry after ${Math.round(after / 1000)} s` : ''}. Try again later or use another endpoint.`, !tooLong, after);
+    }
+    if (st >= 500) {
+      return new ModelError('model-server-error', `${where} failed with HTTP ${st}${serverSays(err)}. The server is having trouble; check its logs or try again.`, true, retryAfterMs(err.headers));
+    }
+    if (st === 404) {
+      return new ModelError('model-bad-request', `${where} answered 404${serverSays(err)}. Check the base URL (it usually ends in /v1) and that the model "${s.name}" exists (HERMESD_MODEL or model.name).`);
+    }
+    return new ModelError('model-bad-request', `${where} rejected the request (HTTP ${st})${serverSays(err)}.`);
+  }
+  if (err instanceof APIError) {
+    // No status: the connection itself failed (refused, reset, DNS, TLS).
+    const cause = (err as { cause?: { code?: string; message?: string; cause?: { code?: string } } }).cause;
+    const code = cause?.code ?? cause?.cause?.code ?? cause?.message ?? err.message;
+    return new ModelError('model-unreachable', `Could not reach the model endpoint ${s.baseUrl} (${code}). Check OPENAI_BASE_URL or model.baseUrl, and that the server is running.`, true);
+  }
+  return err;
+}

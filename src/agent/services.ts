@@ -1,0 +1,44 @@
+/**
+ * What the agent needs from the rest of hermesd, as one plain object: the configuration,
+ * the rule check for protected paths, and the stores the tools read and write. The daemon
+ * builds it from its services (src/agent/service.ts); tests and the benchmark build it from
+ * the same core classes over temp directories. Tools see nothing else of the process.
+ */
+import type { HermesConfig } from '../config/schema.js';
+import type { MemoryStore } from '../memory/store.js';
+import type { SessionDB } from '../sessions/db.js';
+
+export type ProtectingRule = { id: string; message: string };
+
+export type SkillManageArgs = {
+  action: 'create' | 'edit' | 'patch' | 'delete' | 'write_file' | 'remove_file';
+  name: string;
+  content?: string;
+  category?: string;
+  file_path?: string;
+  file_content?: string;
+  old_string?: string;
+  new_string?: string;
+  replace_all?: boolean;
+};
+
+export type SessionSearchArgs = { query?: string; session_id?: string; around_message_id?: number; window?: number; limit?: number };
+
+/** The skill operations the three skill tools call; results are returned to the model as JSON. */
+export interface SkillsPort {
+  list(): unknown;
+  view(name: string, filePath?: string): unknown;
+  manage(args: SkillManageArgs, opts: { sessionId: string }): unknown | Promise<unknown>;
+}
+
+export interface AgentServices {
+  /** The configuration in force when the session started. */
+  config: HermesConfig;
+  /** The rule that protects `relPath` (repository-relative, `/` separators), if any. */
+  protectedBy(relPath: string): ProtectingRule | undefined;
+  memory: MemoryStore;
+  sessions: SessionDB;
+  /** The session_search tool's modes (discover by query, window around a message, one session). */
+  sessionSearch(args: SessionSearchArgs, opts: { repo: string; sessionId: string }): unknown;
+  skills: SkillsPort;
+}

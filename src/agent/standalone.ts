@@ -1,0 +1,39 @@
+/**
+ * The agent's services built straight from the core classes, without a daemon: for tests,
+ * the benchmark, and any embedding (a future MCP bridge) that owns its own stores.
+ */
+import { join } from 'node:path';
+import { loadConfig } from '../config/load.js';
+import type { HermesConfig } from '../config/schema.js';
+import { MemoryStore } from '../memory/store.js';
+import { protectedBy } from '../rules/index.js';
+import { SessionDB } from '../sessions/db.js';
+import { sessionSearch } from '../sessions/search-tool.js';
+import { SkillStore } from '../skills/store.js';
+import type { AgentServices, SkillsPort } from './services.js';
+
+/** The three skill tools over a SkillStore (list wrapped as `{skills, warnings}`). */
+export function skillsPort(store: SkillStore): SkillsPort {
+  return {
+    list: () => ({ skills: store.list(), warnings: store.warnings() }),
+    view: (name, filePath) => store.view(name, filePath),
+    manage: (args, opts) => store.manage(args, opts),
+  };
+}
+
+export type StandaloneOptions = { root: string; home: string; env?: NodeJS.ProcessEnv; config?: HermesConfig; db?: SessionDB };
+
+/** Services over `home` ($HERMES_HOME) and the work tree `root`; close the returned db when done. */
+export function createAgentServices(opts: StandaloneOptions): AgentServices {
+  const config = opts.config ?? loadConfig({ root: opts.root, home: opts.home, env: opts.env ?? {} });
+  const db = opts.db ?? new SessionDB(join(opts.home, 'state.db'));
+
+  return {
+    config,
+    protectedBy: (rel) => protectedBy(config, rel),
+    memory: new MemoryStore(join(opts.home, 'memories'), config.memory),
+    sessions: db,
+    sessionSearch: (args, o) => sessionSearch(db, args, { repo: o.repo, currentSessionId: o.sessionId }),
+    skills: skillsPort(new SkillStore({ home: opts.home, repoRoot: opts.root })),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Repository confinement for the file tools. A path the model gives is resolved against
+ * the work tree, then every existing component is resolved through realpath, so neither
+ * `..`, nor an absolute path, nor a symlink (anywhere along the path) can lead outside.
+ * The git directory is refused too: writing hooks or config there escapes the rules.
+ */
+import { lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { GuardConfig } from '../../guard/config.js';
+import { isSecretPath, secretPathMessage } from '../../guard/secrets.js';
+import { ToolError, ToolRefused } from './types.js';
+
+export type Confined = {
+  /** Absolute real path (symlinks resolved) to read or write. */
+  abs: string;
+  /** Path relative to the root as the model named it (normalised, `/` separators). */
+  rel: string;
+  /** Path relative to the root after resolving symlinks (what rules are checked against too). */
+  realRel: string;
+  exists: boolean;
+};
+
+const toPosix = (p: string) => p.split(sep).join('/');
+
+function inside(root: string, abs: string): boolean {
+  const r = relative(root, abs);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+}
+
+/** Realpath of the deepest existing ancestor, with the missing tail appended. */
+function realpathLoose(abs: string): { real: string; exists: boolean } {
+  const tail: string[] = [];
+  let cur = abs;
+  for (;;) {
+    try {
+      const real = realpathSync(cur);
+      return { real: tail.length ? join(real, ...tail.reverse()) : real, exists: tail.length === 0 };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+      // A dangling symlink is "missing" for realpath but names a target; refuse rather than guess.
+      try {
+        if (lstatSync(cur).isSymbolicLink()) throw new ToolError(`${cur} is a symbolic link whose target does not exist; refusing to follow it.`);
+      } catch (e) {
+        if (e instanceof ToolError) throw e;
+      }
+      const parent = dirname(cur);
+      if (parent === cur) return { real: abs, exists: false };
+      tail.push(basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+/** Resolves `path` inside the repository `root` (a realpath) or throws a ToolError the model can act on. */
+export function confine(root: string, path: string): Confined {
+  if (typeof path !== 'string' || path.trim() === '') throw new ToolError('path must be a non-empty path relative to the repository root.');
+  if (path.includes('\0')) throw new ToolError('path contains a NUL byte.');
+  const abs = isAbsolute(path) ? resolve(path) : resolve(root, path);
+  if (!inside(root, abs)) {
+    throw new ToolError(
+      isAbsolute(path)
+        ? `${path} is outside the repository (${root}). File tools only work inside the repository; use a path relative to its root.`
+        : `${path} leads outside the repository (${root}) through "..". File tools only work inside the repository.`,
+    );
+  }
+  const { real, exists } = realpathLoose(abs);
+  if (!inside(root, real)) {
+    throw new ToolError(`${path} resolves through a symbolic link to ${real}, which is outside the repository. File tools only work inside the repository.`);
+  }
+  const rel = toPosix(relative(root, abs));
+  const realRel = toPosix(relative(root, real));
+  for (const r of [rel, realRel]) {
+    if (r === '.git' || r.startsWith('.git/')) throw new ToolError(`${path} is inside the git directory; the agent may not read or write git internals (use the terminal tool with git commands).`);
+  }
+  return { abs: real, rel: rel || '.', realRel: realRel || '.', exists };
+}
+
+/** hermesd guard (issue 9): secret files (.env, keys, credentials, guard.secretPaths) are never read by a tool. */
+export function refuseSecret(ctx: { root: string; config: GuardConfig }, target: { rel: string; realRel: string }, shown: string): void {
+  for (const rel of [target.rel, target.realRel]) {
+    const hit = isSecretPath(rel, ctx.config, { root: ctx.root });
+    if (hit) throw new ToolRefused(secretPathMessage(shown, hit));
+  }
+}

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { defineTool } from './types.js';
+
+export const memory = defineTool({
+  name: 'memory',
+  description:
+    'Save durable facts across sessions: `target: memory` for environment facts, project conventions and ' +
+    'tool quirks; `target: user` for the user\'s preferences and style. Write declarative facts, not ' +
+    'instructions ("Project uses pytest with xdist", not "Run tests with pytest -n 4"). Actions: add ' +
+    '(content), replace (old_text names one entry, content replaces it), remove (old_text). Both stores ' +
+    'have a small character budget; a write over budget, a duplicate or suspicious content is refused ' +
+    'with the reason. Writes reach disk now and appear in the system prompt of the NEXT session, not this one.',
+  parameters: z.strictObject({
+    action: z.enum(['add', 'replace', 'remove']),
+    target: z.enum(['memory', 'user']),
+    content: z.string().optional().describe('the entry text (add, replace)'),
+    old_text: z.string().optional().describe('a unique part of the entry to replace or remove'),
+  }),
+  summarize: (r) => {
+    const m = r as { success?: boolean; message?: string; error?: string; usage?: { chars: number; limit: number } };
+    return m.success ? `${m.message ?? 'ok'} (${m.usage?.chars}/${m.usage?.limit} chars)` : (m.error ?? 'refused');
+  },
+  execute(args, ctx) {
+    const store = ctx.services.memory;
+    if (args.action === 'add') return store.add(args.target, args.content ?? '');
+    if (args.action === 'replace') return store.replace(args.target, args.old_text ?? '', args.content ?? '');
+    return store.remove(args.target, args.old_text ?? '');
+  },
+});

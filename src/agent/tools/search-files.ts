@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { lstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { z } from 'zod';
+import { isSecretPath } from '../../guard/secrets.js';
+import { confine } from './confine.js';
+import { defineTool, ToolError } from './types.js';
+
+const run = promisify(execFile);
+
+/** Matches returned per call: enough to locate things, small enough for the context. */
+export const SEARCH_MAX_MATCHES = 100;
+/** Matching file paths returned per call. */
+export const SEARCH_MAX_FILES = 100;
+/** Files larger than this are not searched (bytes): lockfiles, bundles, data. */
+export const SEARCH_MAX_FILE_BYTES = 1024 * 1024;
+/** Characters of a matching line shown. */
+const SEARCH_LINE_CHARS = 300;
+
+function compile(pattern: string): { re: RegExp; literal: boolean } {
+  try {
+    return { re: new RegExp(pattern), literal: false };
+  } catch {
+    return { re: new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), literal: true };
+  }
+}
+
+export const searchFiles = defineTool({
+  name: 'search_files',
+  description:
+    'Search the repository for a JavaScript regular expression: in file contents (line matches with ' +
+    'line numbers) and in file paths. Only files git would see are searched (tracked, or untracked and ' +
+    `not ignored); binary files and files over ${SEARCH_MAX_FILE_BYTES} bytes are skipped. \`path\` limits the search to a ` +
+    `file or directory. At most ${SEARCH_MAX_MATCHES} matches are returned.`,
+  parameters: z.strictObject({
+    pattern: z.string().min(1).describe('regular expression (JavaScript syntax); an invalid one is searched literally'),
+    path: z.string().min(1).optional().describe('file or directory relative to the repository root (default: the whole repository)'),
+  }),
+  async execute(args, ctx) {
+    const where = confine(ctx.root, args.path ?? '.');
+    if (!where.exists) throw new ToolError(`${args.path} does not exist.`);
+    const { re, literal } = compile(args.pattern);
+    let listing: string;
+    try {
+      ({ stdout: listing } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', where.realRel], {
+        cwd: ctx.root,
+        maxBuffer: 256 * 1024 * 1024,
+        signal: ctx.signal,
+      }));
+    } catch (err) {
+      throw new ToolError(`Could not list the repository's files: ${(err as Error).message}`);
+    }
+    const files = [...new Set(listing.split('\0').filter(Boolean))];
+    const matches: Array<{ path: string; line: number; text: string }> = [];
+    const pathMatches: string[] = [];
+    let truncated = false;
+    for (const rel of files) {
+      if (ctx.signal.aborted) break;
+      if (re.test(rel) && pathMatches.length < SEARCH_MAX_FILES) pathMatches.push(rel);
+      if (matches.length >= SEARCH_MAX_MATCHES) {
+        truncated = true;
+        continue;
+      }
+      // hermesd guard (issue 9): the contents of secret files are not searched.
+      if (isSecretPath(rel, ctx.config, { root: ctx.root })) continue;
+      const abs = join(ctx.root, rel);
+      let text: string;
+      try {
+        const st = lstatSync(abs);
+        // Symlinks are not followed: their target may be outside the repository.
+        if (!st.isFile() || st.size > SEARCH_MAX_FILE_BYTES) continue;
+        const buf = readFileSync(abs);
+        if (buf.subarray(0, 8192).includes(0)) continue;
+        text = buf.toString('utf8');
+      } catch {
+        continue;
+      }
+      if (!re.test(text)) continue;
+      const lines = text.split('\n');
+      for (let i = 0; i < lines.length; i++) {
+        if (!re.test(lines[i]!)) continue;
+        if (matches.length >= SEARCH_MAX_MATCHES) {
+          truncated = true;
+          break;
+        }
+        const line = lines[i]!;
+        matches.push({ path: rel, line: i + 1, text: line.length > SEARCH_LINE_CHARS ? line.slice(0, SEARCH_LINE_CHARS) + '…' : line });
+      }
+    }
+    return {
+      pattern: args.pattern,
+      ...(literal ? { note: 'pattern is not a valid regular expression; it was searched literally' } : {}),
+      matches,
+      files: pathMatches,
+      files_searched: files.length,
+      ...(truncated ? { truncated: true, hint: `Only the first ${SEARCH_MAX_MATCHES} matches are shown; narrow the pattern or the path.` } : {}),
+    };
+  },
+});

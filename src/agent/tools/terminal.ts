@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { prepareTerminalGuard } from '../../guard/terminal.js';
+import { defineTool } from './types.js';
+
+/** Default time a command may run (s): builds and test suites, not servers. */
+export const TERMINAL_DEFAULT_TIMEOUT_S = 120;
+/** Upper bound the model may ask for (s). */
+export const TERMINAL_MAX_TIMEOUT_S = 600;
+/** Output kept per command (chars): head and tail, the middle elided, as a person would skim a log. */
+export const TERMINAL_OUTPUT_MAX_CHARS = 30_000;
+/** Head share of the kept output; the tail (errors, summaries) gets the rest. */
+const HEAD_SHARE = 0.4;
+/** Grace between SIGTERM and SIGKILL of the process group (ms). */
+const KILL_GRACE_MS = 1_000;
+/** After the shell exits, how long its pipes may stay open (background children) before the group is killed. */
+const EXIT_DRAIN_MS = 200;
+
+/** Keeps the head and tail of `text` within `max` chars, saying how much was left out. */
+export function capOutput(text: string, max = TERMINAL_OUTPUT_MAX_CHARS): { text: string; truncated: boolean } {
+  if (text.length <= max) return { text, truncated: false };
+  const head = Math.floor(max * HEAD_SHARE);
+  const tail = max - head;
+  const omitted = text.length - head - tail;
+  return { text: `${text.slice(0, head)}\n… [${omitted} chars of output omitted] …\n${text.slice(text.length - tail)}`, truncated: true };
+}
+
+export type ShellResult = { exitCode: number | null; signal: string | null; output: string; truncated: boolean; timedOut: boolean; cancelled: boolean; durationMs: number };
+
+/**
+ * Runs `sh -c command` in `cwd` as its own process group, so a timeout or a cancel kills the
+ * whole tree (a test runner's workers too), never leaving orphans behind the daemon.
+ */
+export function runShell(command: string, opts: { cwd: string; timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; maxChars?: number }): Promise<ShellResult> {
+  const started = Date.now();
+  const max = opts.maxChars ?? TERMINAL_OUTPUT_MAX_CHARS;
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', command], { cwd: opts.cwd, env: opts.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Keep the head in full and only a rolling tail, so a runaway command cannot fill memory.
+    let head = '';
+    let tail = '';
+    let total = 0;
+    const headMax = Math.floor(max * HEAD_SHARE);
+    const onData = (d: Buffer) => {
+      const s = d.toString('utf8');
+      total += s.length;
+      if (head.length < headMax) {
+        const take = headMax - head.length;
+        head += s.slice(0, take);
+        tail += s.slice(take);
+      } else tail += s;
+      if (tail.length > 2 * max) tail = tail.slice(tail.length - max);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    let timedOut = false;
+    let cancelled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      killTimer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, opts.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      killGroup();
+    };
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (err) => {
+      tail += `\n${err.message}`;
+    });
+    let exitCode: number | null = null;
+    let exitSignal: string | null = null;
+    child.on('exit', (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      // A background child (`server &`) keeps the pipes open: give it a moment, then end it.
+      setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // none left
+        }
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, EXIT_DRAIN_MS).unref();
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      let text = head + tail;
+      let truncated = false;
+      if (total > max) {
+        const kept = tail.slice(-(max - head.length));
+        text = `${head}\n… [${total - head.length - kept.length} chars of output omitted] …\n${kept}`;
+        truncated = true;
+      }
+      resolve({ exitCode: exitCode ?? code, signal: exitSignal ?? signal, output: text, truncated, timedOut, cancelled, durationMs: Date.now() - started });
+    });
+  });
+}
+
+export const terminal = defineTool({
+  name: 'terminal',
+  description:
+    'Run a shell command (sh -c) in the repository root and return its exit code and combined ' +
+    `stdout/stderr. Default timeout ${TERMINAL_DEFAULT_TIMEOUT_S} s (max ${TERMINAL_MAX_TIMEOUT_S}); the whole process group is ` +
+    `killed on timeout. Output beyond ${TERMINAL_OUTPUT_MAX_CHARS} chars keeps its head and tail. No stdin: do not start ` +
+    'interactive programs or servers that never exit.',
+  parameters: z.strictObject({
+    command: z.string().min(1).describe('the shell command line'),
+    timeout: z.number().int().min(1).max(TERMINAL_MAX_TIMEOUT_S).optional().describe('seconds before the command is killed'),
+  }),
+  async execute(args, ctx) {
+    // hermesd guard (issue 9): protected files restored, git policy enforced, secrets redacted.
+    const guard = prepareTerminalGuard(ctx.root, ctx.config);
+    let r: ShellResult;
+    try {
+      r = await runShell(args.command, { cwd: ctx.root, timeoutMs: (args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S) * 1000, signal: ctx.signal, env: guard.env });
+    } finally {
+      guard.finish();
+    }
+    const report = guard.finish();
+    return {
+      exit_code: r.exitCode,
+      output: guard.redact(r.output).text,
+      ...(report.notice ? { guard: report.notice, rules_broken: [...report.protected.map((p) => p.rule), ...report.refusals.map((x) => x.policy), ...report.git.map((g) => g.policy)] } : {}),
+      ...(r.truncated ? { truncated: true } : {}),
+      ...(r.timedOut ? { timed_out: true, error: `The command was killed after ${args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S} s (timeout).` } : {}),
+      ...(r.cancelled ? { cancelled: true } : {}),
+      ...(r.signal && !r.timedOut && !r.cancelled ? { signal: r.signal } : {}),
+      duration_ms: r.durationMs,
+    };
+  },
+});

@@ -1,0 +1,55 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomicSync } from '../../storage/atomic.js';
+import { confine, type Confined } from './confine.js';
+import { defineTool, ToolError, ToolRefused, type ToolContext } from './types.js';
+
+/** Biggest file write_file takes in one call (bytes): source files, not data dumps. */
+export const WRITE_MAX_BYTES = 2 * 1024 * 1024;
+/** Mode of a file the agent creates (rw-r--r--), as an editor would with the usual umask. */
+const NEW_FILE_MODE = 0o644;
+
+/** Throws a ToolRefused quoting the rule when a repository rule protects the path (or its symlink target). */
+export function refuseProtected(ctx: ToolContext, target: Confined, verb: string): void {
+  for (const rel of new Set([target.rel, target.realRel])) {
+    const rule = ctx.services.protectedBy(rel);
+    if (rule) {
+      throw new ToolRefused(`Refused to ${verb} ${rel}: it is protected by repository rule "${rule.id}": ${rule.message}`, { rule: rule.id, path: rel });
+    }
+  }
+}
+
+/** Writes `content` to a confined path atomically, keeping the mode of an existing file. */
+export function writeConfined(target: Confined, content: string): void {
+  let mode = NEW_FILE_MODE;
+  if (target.exists) {
+    const st = statSync(target.abs);
+    if (st.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path.`);
+    mode = st.mode & 0o7777;
+  } else {
+    mkdirSync(dirname(target.abs), { recursive: true });
+  }
+  writeFileAtomicSync(target.abs, content, mode);
+}
+
+export const writeFile = defineTool({
+  name: 'write_file',
+  description:
+    'Create or overwrite a file of the repository with `content` (the whole file). Parent directories ' +
+    'are created. Prefer `patch` for edits to existing files. Paths protected by a repository rule ' +
+    '(e.g. generated files) are refused with the rule that protects them: change the sources instead.',
+  parameters: z.strictObject({
+    path: z.string().min(1).describe('file path relative to the repository root'),
+    content: z.string().describe('the complete new content of the file'),
+  }),
+  execute(args, ctx) {
+    const bytes = Buffer.byteLength(args.content);
+    if (bytes > WRITE_MAX_BYTES) throw new ToolError(`content is ${bytes} bytes, over the ${WRITE_MAX_BYTES}-byte limit of write_file.`);
+    const target = confine(ctx.root, args.path);
+    refuseProtected(ctx, target, 'write');
+    const created = !target.exists;
+    writeConfined(target, args.content);
+    return { path: target.rel, bytes_written: bytes, created };
+  },
+});
