@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { forModel } from '../../memory/store.js';
 import { defineTool } from './types.js';
 
 export const memory = defineTool({
@@ -22,8 +23,10 @@ export const memory = defineTool({
   },
   execute(args, ctx) {
     const store = ctx.services.memory;
-    if (args.action === 'add') return store.add(args.target, args.content ?? '');
-    if (args.action === 'replace') return store.replace(args.target, args.old_text ?? '', args.content ?? '');
-    return store.remove(args.target, args.old_text ?? '');
+    // forModel hides entries that failed the threat scan: a refusal lists the entries, and a
+    // poisoned one must not reach the model through the back door of an error message.
+    if (args.action === 'add') return forModel(store.add(args.target, args.content ?? ''));
+    if (args.action === 'replace') return forModel(store.replace(args.target, args.old_text ?? '', args.content ?? ''));
+    return forModel(store.remove(args.target, args.old_text ?? ''));
   },
 });
