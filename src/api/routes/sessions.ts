@@ -1,3 +1,174 @@
-import type { Route } from '../types.js';
+/**
+ * SessionDB over the local API. Reads default to this daemon's repository (`all=1` for every
+ * repository); writes let local clients and hooks record evidence next to the agent's own.
+ */
+import { z } from 'zod';
+import { NotFound, UsageError } from '../../errors/index.js';
+import { ROLES, SEARCH_LIMIT_MAX, type Message, type Session } from '../../sessions/db.js';
+import { sessionSearchArgsSchema } from '../../sessions/search-tool.js';
+import { sessionsOf } from '../../sessions/service.js';
+import type { RequestContext, Route } from '../types.js';
 
-export const sessionsRoutes: Route[] = [];
+const LIST_LIMIT_DEFAULT = 20;
+const LIST_LIMIT_MAX = 1000;
+/** One POST may append at most this many messages: a whole transcript, not a bulk import. */
+const APPEND_BATCH_MAX = 1000;
+
+const toolCallSchema = z.object({
+  id: z.string().optional(),
+  type: z.string().optional(),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
+
+const newMessageSchema = z
+  .object({
+    role: z.enum(ROLES),
+    content: z.string().nullable().optional(),
+    apiContent: z.string().nullable().optional(),
+    toolCalls: z.array(toolCallSchema).nullable().optional(),
+    toolName: z.string().nullable().optional(),
+    toolCallId: z.string().nullable().optional(),
+    createdAt: z.string().datetime({ offset: true }).optional(),
+  })
+  .strict();
+
+const appendSchema = z.union([newMessageSchema, z.object({ messages: z.array(newMessageSchema).min(1).max(APPEND_BATCH_MAX) }).strict()]);
+
+const createSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-" only, at most 128').optional(),
+    /** Work tree root; defaults to this daemon's. `null` for evidence that belongs to no repository. */
+    repo: z.string().nullable().optional(),
+    source: z.string().min(1).max(64).default('socket'),
+    model: z.string().nullable().optional(),
+    systemPrompt: z.string().optional(),
+    parentSessionId: z.string().nullable().optional(),
+    title: z.string().max(500).nullable().optional(),
+  })
+  .strict();
+
+const endSchema = z.object({ reason: z.string().max(200).optional() }).strict();
+
+function flag(query: URLSearchParams, name: string): boolean {
+  if (!query.has(name)) return false;
+  const v = (query.get(name) ?? '').toLowerCase();
+  return v === '' || v === '1' || v === 'true' || v === 'yes';
+}
+
+function limitOf(query: URLSearchParams, fallback: number, max: number): number {
+  const raw = query.get('limit');
+  if (raw === null || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`limit must be a positive integer, not "${raw}".`);
+  return Math.min(n, max);
+}
+
+/** Repository filter of a read: `all=1` → none; `repo=<root>` → that one; else this daemon's. */
+function repoOf({ query, daemon }: RequestContext): string | undefined {
+  if (flag(query, 'all')) return undefined;
+  return query.get('repo') || daemon.root;
+}
+
+export type SessionView = Session;
+
+export type MessageView = Pick<Message, 'id' | 'role' | 'content' | 'apiContent' | 'toolCalls' | 'toolName' | 'toolCallId' | 'createdAt'>;
+
+function messageView(m: Message): MessageView {
+  const { sessionId: _s, ...rest } = m;
+  return rest;
+}
+
+export const sessionsRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/sessions',
+    handler: (ctx) => {
+      const repo = repoOf(ctx);
+      const sessions = sessionsOf(ctx.daemon).listSessions({
+        repo,
+        source: ctx.query.get('source') || undefined,
+        limit: limitOf(ctx.query, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX),
+      });
+      return { sessions };
+    },
+  },
+  // Before /v1/sessions/:id, which would otherwise take "search" for a session id.
+  {
+    method: 'GET',
+    path: '/v1/sessions/search',
+    handler: (ctx) => {
+      const q = ctx.query.get('q') ?? '';
+      if (!q.trim()) throw new UsageError('Give the words to search for as q, e.g. /v1/sessions/search?q=failed+test');
+      const role = ctx.query.get('role') || undefined;
+      if (role && !(ROLES as readonly string[]).includes(role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}, not "${role}".`);
+      const repo = repoOf(ctx);
+      return sessionsOf(ctx.daemon).search(q, {
+        repo,
+        all: repo === undefined,
+        role,
+        source: ctx.query.get('source') || undefined,
+        limit: limitOf(ctx.query, 20, SEARCH_LIMIT_MAX),
+      });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/sessions/tool',
+    body: sessionSearchArgsSchema,
+    handler: (ctx) =>
+      sessionsOf(ctx.daemon).sessionSearch(ctx.body, {
+        repo: ctx.daemon.root,
+        currentSessionId: ctx.query.get('currentSessionId') || undefined,
+      }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/sessions',
+    body: createSchema,
+    handler: (ctx) => {
+      const b = ctx.body as z.infer<typeof createSchema>;
+      const session = sessionsOf(ctx.daemon).createSession({
+        id: b.id,
+        repo: b.repo === undefined ? ctx.daemon.root : b.repo,
+        source: b.source,
+        model: b.model,
+        systemPrompt: b.systemPrompt,
+        parentSessionId: b.parentSessionId,
+        title: b.title,
+      });
+      return { session };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/sessions/:id',
+    handler: (ctx) => {
+      const db = sessionsOf(ctx.daemon);
+      const session = db.getSession(ctx.params.id!);
+      if (!session) throw new NotFound(`No session ${ctx.params.id}. List sessions with: hermesd sessions list --all`);
+      const out: Record<string, unknown> = { session, messages: db.getMessages(session.id).map(messageView) };
+      if (flag(ctx.query, 'prompt') && session.systemPromptSha256) out.systemPrompt = db.getPrompt(session.systemPromptSha256) ?? null;
+      return out;
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/sessions/:id/messages',
+    body: appendSchema,
+    handler: (ctx) => {
+      const b = ctx.body as z.infer<typeof appendSchema>;
+      const db = sessionsOf(ctx.daemon);
+      if ('messages' in b) return { ids: db.appendMessages(ctx.params.id!, b.messages) };
+      return { id: db.appendMessage(ctx.params.id!, b) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/sessions/:id/end',
+    body: endSchema,
+    handler: (ctx) => {
+      const b = ctx.body as z.infer<typeof endSchema>;
+      return { session: sessionsOf(ctx.daemon).endSession(ctx.params.id!, b.reason ?? 'completed') };
+    },
+  },
+];

@@ -1,0 +1,593 @@
+/**
+ * SessionDB: every session of every repository, in one SQLite file (`$HERMES_HOME/state.db`).
+ *
+ * Several daemons (one per work tree) write the same file at once, so every write is one
+ * `BEGIN IMMEDIATE` transaction: the write lock is taken up front, where SQLite's busy
+ * handler can wait for it, instead of on a read-to-write upgrade, which fails at once with
+ * SQLITE_BUSY. Whatever still comes back busy is retried after a jittered pause.
+ *
+ * A method that writes returns only after COMMIT. In WAL mode a commit is a write() into the
+ * -wal file, and the bytes are then in the kernel's page cache: a process killed with
+ * SIGKILL loses nothing it acknowledged. With `durability: 'full'` (the default) the WAL is
+ * also fsynced on every commit, so an acknowledged write survives power loss too.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { NotFound, UsageError } from '../errors/index.js';
+import { redactSecrets } from '../guard/secrets.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { excerpt, phraseQuery, termPattern, toFtsQuery } from './query.js';
+import { sessionSearch, type SessionSearchContext } from './search-tool.js';
+
+/** How long SQLite itself waits for another writer before reporting SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5_000;
+/** Extra attempts after SQLITE_BUSY, each after a random pause, so colliding writers spread out. */
+export const BUSY_RETRIES = 6;
+const BUSY_BACKOFF_BASE_MS = 10;
+/**
+ * Up to this many matches, a query is ranked by bm25 over all of them (about 0.7 µs a match,
+ * so ≈15 ms). Beyond it, ranking everything costs hundreds of ms for nearly no relevance (a
+ * term in most rows has almost no IDF), so only the newest RECENT_CANDIDATES are ranked.
+ */
+export const FULL_RANK_MAX_MATCHES = 20_000;
+export const RECENT_CANDIDATES = 2_000;
+export const SEARCH_LIMIT_MAX = 200;
+/**
+ * Page cache per connection, in KiB (SQLite's default is 2 MiB). FTS5 segment merges rewrite
+ * large parts of the index; with the default cache a big batch spills them to the WAL
+ * mid-transaction and ingest runs ~30% slower. Memory is only taken as pages are used.
+ */
+export const CACHE_KIB = 32 * 1024;
+
+export const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** OpenAI Chat Completions tool call, as stored in `messages.tool_calls`. */
+export type ToolCall = { id?: string; type?: string; function: { name: string; arguments: string } };
+
+export type Session = {
+  id: string;
+  repo: string | null;
+  source: string;
+  model: string | null;
+  systemPromptSha256: string | null;
+  parentSessionId: string | null;
+  title: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  endReason: string | null;
+  messageCount: number;
+  toolCallCount: number;
+  inputTokens: number;
+  outputTokens: number;
+};
+
+export type NewSession = {
+  id?: string;
+  repo: string | null;
+  source: string;
+  model?: string | null;
+  /** The full system prompt; stored once per distinct text in `prompts`. */
+  systemPrompt?: string;
+  parentSessionId?: string | null;
+  title?: string | null;
+  startedAt?: string;
+};
+
+export type Message = {
+  id: number;
+  sessionId: string;
+  role: Role;
+  content: string;
+  /** The exact bytes sent to the model, when they differ from `content`. */
+  apiContent?: string;
+  toolCalls?: ToolCall[];
+  toolName?: string;
+  toolCallId?: string;
+  createdAt: string;
+};
+
+export type NewMessage = {
+  role: Role;
+  content?: string | null;
+  apiContent?: string | null;
+  toolCalls?: ToolCall[] | null;
+  toolName?: string | null;
+  toolCallId?: string | null;
+  createdAt?: string;
+};
+
+export type SearchOptions = {
+  /** Only sessions of this repository (a work tree root), unless `all`. */
+  repo?: string | null;
+  all?: boolean;
+  role?: string;
+  source?: string;
+  limit?: number;
+};
+
+export type SearchHit = {
+  sessionId: string;
+  messageId: number;
+  role: Role;
+  snippet: string;
+  toolName?: string;
+  repo: string | null;
+  source: string;
+  createdAt: string;
+  /** bm25 score (lower is better), comparable within one result list. */
+  rank: number;
+};
+
+/** How a search was answered; `recent` = ranked among the newest candidates of a very common term. */
+export type SearchStrategy = 'ranked' | 'recent' | 'trigram' | 'none';
+
+export type SearchResult = { results: SearchHit[]; strategy: SearchStrategy };
+
+export type DbOptions = {
+  /** 'full' fsyncs the WAL on every commit; 'normal' survives a process crash but not power loss. */
+  durability?: 'full' | 'normal';
+  /** Overrides FULL_RANK_MAX_MATCHES / RECENT_CANDIDATES (tests use small numbers). */
+  fullRankMaxMatches?: number;
+  recentCandidates?: number;
+};
+
+type Row = Record<string, unknown>;
+
+const isBusy = (err: unknown) => typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('SQLITE_BUSY');
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** `20261129T221500-ab12cd`: sorts by start time, unique enough for one user's sessions. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function toSession(r: Row): Session {
+  return {
+    id: r.id as string,
+    repo: (r.repo as string | null) ?? null,
+    source: r.source as string,
+    model: (r.model as string | null) ?? null,
+    systemPromptSha256: (r.system_prompt_sha256 as string | null) ?? null,
+    parentSessionId: (r.parent_session_id as string | null) ?? null,
+    title: (r.title as string | null) ?? null,
+    startedAt: r.started_at as string,
+    endedAt: (r.ended_at as string | null) ?? null,
+    endReason: (r.end_reason as string | null) ?? null,
+    messageCount: r.message_count as number,
+    toolCallCount: r.tool_call_count as number,
+    inputTokens: r.input_tokens as number,
+    outputTokens: r.output_tokens as number,
+  };
+}
+
+function parseToolCalls(json: unknown): ToolCall[] | undefined {
+  if (typeof json !== 'string' || !json) return undefined;
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) && v.length ? (v as ToolCall[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toMessage(r: Row): Message {
+  const m: Message = { id: r.id as number, sessionId: r.session_id as string, role: r.role as Role, content: r.content as string, createdAt: r.created_at as string };
+  if (r.api_content != null) m.apiContent = r.api_content as string;
+  const calls = parseToolCalls(r.tool_calls);
+  if (calls) m.toolCalls = calls;
+  if (r.tool_name != null) m.toolName = r.tool_name as string;
+  if (r.tool_call_id != null) m.toolCallId = r.tool_call_id as string;
+  return m;
+}
+
+/** Makes sure the file exists with mode 0600 before SQLite creates it with the umask's. */
+function preparePrivateFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
+}
+
+export class SessionDB {
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly run: Database.Transaction<(fn: () => unknown) => unknown>;
+  private insertMessageStmt: Database.Statement;
+  private readonly fullRankMax: number;
+  private readonly recentCandidates: number;
+
+  constructor(
+    readonly path: string,
+    opts: DbOptions = {},
+  ) {
+    this.fullRankMax = opts.fullRankMaxMatches ?? FULL_RANK_MAX_MATCHES;
+    this.recentCandidates = opts.recentCandidates ?? RECENT_CANDIDATES;
+    if (path !== ':memory:') preparePrivateFile(path);
+    this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      this.retryBusy(() => this.db.pragma('journal_mode = WAL'));
+      this.db.pragma(`synchronous = ${opts.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma(`cache_size = -${CACHE_KIB}`);
+      this.run = this.db.transaction((fn: () => unknown) => fn());
+      this.migrate();
+      for (const suffix of ['-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+      this.insertMessageStmt = this.db.prepare(
+        'INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private migrate(): void {
+    const current = () => this.db.pragma('user_version', { simple: true }) as number;
+    if (current() === SCHEMA_VERSION) return;
+    this.write(() => {
+      const from = current();
+      if (from > SCHEMA_VERSION) {
+        throw new UsageError(`${this.path} has schema version ${from}, newer than this hermesd understands (${SCHEMA_VERSION}). Upgrade hermesd.`);
+      }
+      for (let v = from; v < SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]!);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    });
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private retryBusy<T>(fn: () => T): T {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return fn();
+      } catch (err) {
+        if (!isBusy(err) || attempt >= BUSY_RETRIES || this.db.inTransaction) throw err;
+        sleepSync(BUSY_BACKOFF_BASE_MS * 2 ** attempt * (0.5 + Math.random()));
+      }
+    }
+  }
+
+  /**
+   * Runs `fn` in one BEGIN IMMEDIATE transaction (a savepoint when already inside one) and
+   * returns after COMMIT. Batch writes through this: one commit for many messages.
+   */
+  write<T>(fn: () => T): T {
+    if (this.db.inTransaction) return this.run(fn) as T;
+    return this.retryBusy(() => this.run.immediate(fn) as T);
+  }
+
+  /** Merges the WAL into the database without waiting for readers (cheap; called periodically). */
+  checkpoint(): { busy: number; log: number; checkpointed: number } {
+    const r = this.db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+    return r[0] ?? { busy: 0, log: 0, checkpointed: 0 };
+  }
+
+  /** `PRAGMA integrity_check` plus FTS5's own structure check of both indexes; 'ok' when all pass. */
+  integrityCheck(): string {
+    const problems = (this.db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check).filter((r) => r !== 'ok');
+    for (const table of ['messages_fts', 'messages_trigram']) {
+      try {
+        this.db.prepare(`INSERT INTO ${table}(${table}) VALUES ('integrity-check')`).run();
+      } catch (err) {
+        problems.push(`${table}: ${(err as Error).message}`);
+      }
+    }
+    return problems.length ? problems.join('\n') : 'ok';
+  }
+
+  // ---- sessions -------------------------------------------------------------------------
+
+  createSession(input: NewSession): Session {
+    const id = input.id ?? newSessionId();
+    const startedAt = input.startedAt ?? new Date().toISOString();
+    let promptSha: string | null = null;
+    return this.write(() => {
+      if (input.systemPrompt !== undefined) {
+        promptSha = sha256(input.systemPrompt);
+        this.stmt('INSERT OR IGNORE INTO prompts (sha256, text, created_at) VALUES (?, ?, ?)').run(promptSha, input.systemPrompt, startedAt);
+      }
+      if (input.parentSessionId && !this.stmt('SELECT 1 FROM sessions WHERE id = ?').get(input.parentSessionId)) {
+        throw new NotFound(`Parent session ${input.parentSessionId} does not exist.`);
+      }
+      try {
+        this.stmt(
+          'INSERT INTO sessions (id, repo, source, model, system_prompt_sha256, parent_session_id, title, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(id, input.repo, input.source, input.model ?? null, promptSha, input.parentSessionId ?? null, input.title ?? null, startedAt);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new UsageError(`Session ${id} already exists.`);
+        throw err;
+      }
+      return this.getSession(id)!;
+    });
+  }
+
+  /** Sets title / model; ends the session when `endedAt` or `endReason` is given. */
+  updateSession(id: string, patch: { title?: string | null; model?: string | null; endedAt?: string; endReason?: string | null }): Session {
+    return this.write(() => {
+      const s = this.stmt(
+        `UPDATE sessions SET title = CASE WHEN @setTitle THEN @title ELSE title END, model = CASE WHEN @setModel THEN @model ELSE model END,
+           ended_at = coalesce(@endedAt, ended_at), end_reason = CASE WHEN @setReason THEN @reason ELSE end_reason END WHERE id = @id`,
+      ).run({
+        setTitle: patch.title !== undefined ? 1 : 0,
+        title: patch.title ?? null,
+        setModel: patch.model !== undefined ? 1 : 0,
+        model: patch.model ?? null,
+        endedAt: patch.endedAt ?? null,
+        setReason: patch.endReason !== undefined ? 1 : 0,
+        reason: patch.endReason ?? null,
+        id,
+      });
+      if (s.changes === 0) throw new NotFound(`No session ${id}.`);
+      return this.getSession(id)!;
+    });
+  }
+
+  /** Adds token usage reported by the model for one call. */
+  addUsage(id: string, usage: { inputTokens?: number; outputTokens?: number }): void {
+    this.write(() => {
+      const s = this.stmt('UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ? WHERE id = ?').run(
+        Math.max(0, Math.trunc(usage.inputTokens ?? 0)),
+        Math.max(0, Math.trunc(usage.outputTokens ?? 0)),
+        id,
+      );
+      if (s.changes === 0) throw new NotFound(`No session ${id}.`);
+    });
+  }
+
+  endSession(id: string, reason = 'completed', endedAt = new Date().toISOString()): Session {
+    return this.updateSession(id, { endedAt, endReason: reason });
+  }
+
+  getSession(id: string): Session | undefined {
+    const r = this.stmt('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    return r ? toSession(r) : undefined;
+  }
+
+  /** The stored text of a system prompt, by the hash sessions refer to it with. */
+  getPrompt(sha: string): string | undefined {
+    return (this.stmt('SELECT text FROM prompts WHERE sha256 = ?').get(sha) as { text: string } | undefined)?.text;
+  }
+
+  /** Newest first. */
+  listSessions(opts: { repo?: string | null; source?: string; limit?: number } = {}): Session[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (opts.repo !== undefined) {
+      where.push(opts.repo === null ? 'repo IS NULL' : 'repo = ?');
+      if (opts.repo !== null) args.push(opts.repo);
+    }
+    if (opts.source) {
+      where.push('source = ?');
+      args.push(opts.source);
+    }
+    const limit = Math.min(Math.max(1, Math.trunc(opts.limit ?? 20)), 1000);
+    const sql = `SELECT * FROM sessions ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY started_at DESC, id DESC LIMIT ?`;
+    return (this.stmt(sql).all(...args, limit) as Row[]).map(toSession);
+  }
+
+  /** The root of a session's lineage (its oldest ancestor through parent_session_id). */
+  lineageRoot(id: string): string {
+    const r = this.stmt(
+      `WITH RECURSIVE up(id, parent, depth) AS (
+         SELECT id, parent_session_id, 0 FROM sessions WHERE id = ?
+         UNION ALL SELECT s.id, s.parent_session_id, up.depth + 1 FROM sessions s JOIN up ON s.id = up.parent WHERE up.depth < 1000)
+       SELECT id FROM up ORDER BY depth DESC LIMIT 1`,
+    ).get(id) as { id: string } | undefined;
+    return r?.id ?? id;
+  }
+
+  // ---- messages -------------------------------------------------------------------------
+
+  private insertMessage(sessionId: string, m: NewMessage): number {
+    if (!(ROLES as readonly string[]).includes(m.role)) throw new UsageError(`Unknown message role "${m.role}"; expected one of ${ROLES.join(', ')}.`);
+    // hermesd guard (issue 9): secret-shaped values are redacted before anything is persisted.
+    const content = redactSecrets(m.content ?? '').text;
+    const apiRaw = m.apiContent == null ? null : redactSecrets(m.apiContent).text;
+    const api = apiRaw === null || apiRaw === content ? null : apiRaw;
+    const calls = m.toolCalls && m.toolCalls.length ? redactSecrets(JSON.stringify(m.toolCalls)).text : null;
+    try {
+      return Number(
+        this.insertMessageStmt.run(sessionId, m.role, content, api, calls, m.toolName ?? null, m.toolCallId ?? null, m.createdAt ?? new Date().toISOString()).lastInsertRowid,
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFound(`No session ${sessionId}.`);
+      throw err;
+    }
+  }
+
+  /** Appends one message; returns its id once the write is committed. */
+  appendMessage(sessionId: string, message: NewMessage): number {
+    return this.write(() => this.insertMessage(sessionId, message));
+  }
+
+  /** Appends several messages in one transaction (one commit); returns their ids in order. */
+  appendMessages(sessionId: string, messages: NewMessage[]): number[] {
+    return this.write(() => messages.map((m) => this.insertMessage(sessionId, m)));
+  }
+
+  getMessage(id: number): Message | undefined {
+    const r = this.stmt('SELECT * FROM messages WHERE id = ?').get(id) as Row | undefined;
+    return r ? toMessage(r) : undefined;
+  }
+
+  /**
+   * A session's messages in order. `afterId`/`beforeId` bound by message id; `last: n` takes
+   * the last n (still returned in order).
+   */
+  getMessages(sessionId: string, opts: { afterId?: number; beforeId?: number; limit?: number; last?: number } = {}): Message[] {
+    const after = opts.afterId ?? -1;
+    const before = opts.beforeId ?? Number.MAX_SAFE_INTEGER;
+    if (opts.last !== undefined) {
+      const rows = this.stmt('SELECT * FROM messages WHERE session_id = ? AND id > ? AND id < ? ORDER BY id DESC LIMIT ?').all(sessionId, after, before, opts.last) as Row[];
+      return rows.reverse().map(toMessage);
+    }
+    const limit = opts.limit ?? -1;
+    return (this.stmt('SELECT * FROM messages WHERE session_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?').all(sessionId, after, before, limit) as Row[]).map(toMessage);
+  }
+
+  // ---- search -------------------------------------------------------------------------
+
+  /** The `session_search` tool: discover / read / scroll / browse (see search-tool.ts). */
+  sessionSearch(args: unknown, ctx: SessionSearchContext = {}): Record<string, unknown> {
+    return sessionSearch(this, args, ctx);
+  }
+
+  /**
+   * Ranked full-text search. The query text is sanitised (any input is safe); a term the
+   * word index cannot split (CJK) or a substring with no word match goes to the trigram index.
+   */
+  search(text: string, opts: SearchOptions = {}): SearchResult {
+    const q = toFtsQuery(text);
+    const limit = Math.min(Math.max(1, Math.trunc(opts.limit ?? 20)), SEARCH_LIMIT_MAX);
+    let strategy: SearchStrategy = 'none';
+    let ranked: Array<{ id: number; rank: number }> = [];
+    let wordMatches = 0;
+    if (q.match && !q.cjk) {
+      const r = this.rank('messages_fts', q.match, opts, limit, text);
+      ranked = r.rows;
+      strategy = r.strategy;
+      wordMatches = r.matches;
+    }
+    // Substrings only when no message has the words at all: if the filters excluded every
+    // word match, a substring search would find the same messages and be excluded again.
+    if (wordMatches === 0 && q.substrings.length) {
+      ranked = this.substringSearch(q.substrings, opts, limit);
+      strategy = ranked.length ? 'trigram' : 'none';
+    }
+    return { results: this.hydrateHits(ranked, termPattern(q.terms)), strategy };
+  }
+
+  private filterSql(opts: SearchOptions): { join: string; where: string; args: unknown[] } {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    let needSession = false;
+    if (!opts.all && opts.repo !== undefined) {
+      needSession = true;
+      where.push(opts.repo === null ? 's.repo IS NULL' : 's.repo = ?');
+      if (opts.repo !== null) args.push(opts.repo);
+    }
+    if (opts.source) {
+      needSession = true;
+      where.push('s.source = ?');
+      args.push(opts.source);
+    }
+    if (opts.role) {
+      where.push('m.role = ?');
+      args.push(opts.role);
+    }
+    if (where.length === 0) return { join: '', where: '', args };
+    // CROSS JOIN fixes the loop order: the FTS match drives, each hit is looked up by key. Left
+    // to itself the planner may walk a repository's sessions and probe the index per message.
+    const join = ' CROSS JOIN messages m ON m.id = f.rowid' + (needSession ? ' CROSS JOIN sessions s ON s.id = m.session_id' : '');
+    return { join, where: ' AND ' + where.join(' AND '), args };
+  }
+
+  /**
+   * The best `limit` message ids for `match` in `table`. First a probe counts matches up to
+   * FULL_RANK_MAX_MATCHES + 1 (cheap: it stops there); a query under that is ranked by bm25
+   * over every match, a bigger one by bm25 over its newest RECENT_CANDIDATES matches.
+   */
+  private rank(table: 'messages_fts', match: string, opts: SearchOptions, limit: number, fallbackText: string): { rows: Array<{ id: number; rank: number }>; strategy: SearchStrategy; matches: number } {
+    const { join, where, args } = this.filterSql(opts);
+    const attempt = (expr: string) => {
+      const probe = this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ${this.fullRankMax + 1})`).get(expr) as { n: number };
+      const matches = probe.n;
+      if (matches === 0) return { rows: [], strategy: 'none' as const, matches };
+      if (matches <= this.fullRankMax) {
+        const sql = `SELECT f.rowid AS id, f.rank AS rank FROM ${table} f${join} WHERE ${table} MATCH ?${where} ORDER BY f.rank LIMIT ?`;
+        return { rows: this.stmt(sql).all(expr, ...args, limit) as Array<{ id: number; rank: number }>, strategy: 'ranked' as const, matches };
+      }
+      const sql = `SELECT id, rank FROM (SELECT f.rowid AS id, f.rank AS rank FROM ${table} f${join} WHERE ${table} MATCH ?${where} ORDER BY f.rowid DESC LIMIT ${this.recentCandidates}) ORDER BY rank LIMIT ?`;
+      return { rows: this.stmt(sql).all(expr, ...args, limit) as Array<{ id: number; rank: number }>, strategy: 'recent' as const, matches };
+    };
+    try {
+      return attempt(match);
+    } catch (err) {
+      // The sanitiser should make this unreachable; if FTS5 still refuses the query, search
+      // for the words as one phrase rather than surfacing a syntax error.
+      const phrase = fallbackText ? phraseQuery(fallbackText) : '';
+      if (phrase && phrase !== match) {
+        try {
+          return attempt(phrase);
+        } catch {
+          // fall through
+        }
+      }
+      if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw err;
+      return { rows: [], strategy: 'none', matches: 0 };
+    }
+  }
+
+  /**
+   * Messages containing every substring, newest first: the trigram index narrows the rows,
+   * LIKE confirms them. There is no meaningful relevance score for a substring, so recency.
+   */
+  private substringSearch(substrings: string[], opts: SearchOptions, limit: number): Array<{ id: number; rank: number }> {
+    const { join, where, args } = this.filterSql(opts);
+    const likes = substrings.map(() => 'f.content LIKE ?').join(' AND ');
+    const sql = `SELECT f.rowid AS id, 0 AS rank FROM messages_trigram f${join} WHERE ${likes}${where} ORDER BY f.rowid DESC LIMIT ?`;
+    try {
+      return this.stmt(sql).all(...substrings.map((s) => `%${s}%`), ...args, limit) as Array<{ id: number; rank: number }>;
+    } catch (err) {
+      if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw err;
+      return [];
+    }
+  }
+
+  private hydrateHits(ranked: Array<{ id: number; rank: number }>, pattern: RegExp | undefined): SearchHit[] {
+    if (ranked.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT m.id, m.session_id, m.role, m.content, m.tool_name, m.tool_calls, m.created_at, s.repo, s.source
+         FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN (${ranked.map(() => '?').join(',')})`,
+      )
+      .all(...ranked.map((r) => r.id)) as Row[];
+    const byId = new Map(rows.map((r) => [r.id as number, r]));
+    const hits: SearchHit[] = [];
+    for (const { id, rank } of ranked) {
+      const r = byId.get(id);
+      if (!r) continue;
+      const content = r.content as string;
+      let text = content;
+      if (pattern && !pattern.test(content)) {
+        const args = (parseToolCalls(r.tool_calls) ?? []).map((c) => `${c.function?.name ?? ''}(${c.function?.arguments ?? ''})`).join(' ');
+        if (args && pattern.test(args)) text = args;
+      }
+      const hit: SearchHit = {
+        sessionId: r.session_id as string,
+        messageId: id,
+        role: r.role as Role,
+        snippet: excerpt(text, pattern),
+        repo: (r.repo as string | null) ?? null,
+        source: r.source as string,
+        createdAt: r.created_at as string,
+        rank,
+      };
+      if (r.tool_name != null) hit.toolName = r.tool_name as string;
+      hits.push(hit);
+    }
+    return hits;
+  }
+}
+

@@ -1,0 +1,110 @@
+/**
+ * The SessionDB schema, as an ordered list of migrations. `PRAGMA user_version` records how
+ * many have been applied; a database is migrated inside one `BEGIN IMMEDIATE` transaction,
+ * so two daemons opening a fresh file at once cannot both apply the same step.
+ *
+ * docs/sessions.md shows the resulting schema for people who open state.db with sqlite3 or
+ * Datasette; keep the two in step.
+ */
+
+/**
+ * Tool-call arguments as plain text, for the search index: the `arguments` strings of an
+ * OpenAI-style `tool_calls` array joined by spaces. Used by the view the FTS tables read from
+ * and by the triggers, so that what is deleted from the index is exactly what was inserted.
+ */
+const TOOL_ARGS_SQL = (col: string) =>
+  `(SELECT group_concat(coalesce(json_extract(value, '$.function.arguments'), json_extract(value, '$.arguments'), ''), ' ') FROM json_each(CASE WHEN json_valid(${col}) THEN ${col} ELSE '[]' END))`;
+
+const TOOL_CALL_COUNT_SQL = (col: string) => `(CASE WHEN json_valid(${col}) AND json_type(${col}) = 'array' THEN json_array_length(${col}) ELSE 0 END)`;
+
+const V1 = `
+CREATE TABLE prompts (
+  sha256      TEXT PRIMARY KEY,
+  text        TEXT NOT NULL,
+  created_at  TEXT NOT NULL
+);
+
+CREATE TABLE sessions (
+  id                    TEXT PRIMARY KEY,
+  repo                  TEXT,
+  source                TEXT NOT NULL,
+  model                 TEXT,
+  system_prompt_sha256  TEXT REFERENCES prompts(sha256),
+  parent_session_id     TEXT REFERENCES sessions(id),
+  title                 TEXT,
+  started_at            TEXT NOT NULL,
+  ended_at              TEXT,
+  end_reason            TEXT,
+  message_count         INTEGER NOT NULL DEFAULT 0,
+  tool_call_count       INTEGER NOT NULL DEFAULT 0,
+  input_tokens          INTEGER NOT NULL DEFAULT 0,
+  output_tokens         INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX sessions_by_repo_started ON sessions(repo, started_at);
+CREATE INDEX sessions_by_started ON sessions(started_at);
+CREATE INDEX sessions_by_parent ON sessions(parent_session_id);
+
+CREATE TABLE messages (
+  id            INTEGER PRIMARY KEY,
+  session_id    TEXT NOT NULL REFERENCES sessions(id),
+  role          TEXT NOT NULL,
+  content       TEXT NOT NULL DEFAULT '',
+  api_content   TEXT,
+  tool_calls    TEXT,
+  tool_name     TEXT,
+  tool_call_id  TEXT,
+  created_at    TEXT NOT NULL
+);
+CREATE INDEX messages_by_session ON messages(session_id, id);
+
+-- What the search indexes see of a message. Both FTS tables are external-content tables over
+-- this view: the text is stored once (in messages), the indexes hold only tokens.
+CREATE VIEW messages_search AS
+  SELECT id, content, tool_name, ${TOOL_ARGS_SQL('tool_calls')} AS tool_args FROM messages;
+
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+  content, tool_name, tool_args,
+  content = 'messages_search', content_rowid = 'id',
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+-- detail=none: rowids only, which LIKE '%substring%' needs (the row is re-checked against the
+-- text), at a third of the write cost of positional trigram lists.
+CREATE VIRTUAL TABLE messages_trigram USING fts5(
+  content,
+  content = 'messages_search', content_rowid = 'id',
+  tokenize = 'trigram', detail = none
+);
+CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, 'row');
+
+CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content, tool_name, tool_args)
+    VALUES (new.id, new.content, new.tool_name, ${TOOL_ARGS_SQL('new.tool_calls')});
+  INSERT INTO messages_trigram(rowid, content) VALUES (new.id, new.content);
+  UPDATE sessions SET message_count = message_count + 1,
+                      tool_call_count = tool_call_count + ${TOOL_CALL_COUNT_SQL('new.tool_calls')}
+    WHERE id = new.session_id;
+END;
+
+CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_args)
+    VALUES ('delete', old.id, old.content, old.tool_name, ${TOOL_ARGS_SQL('old.tool_calls')});
+  INSERT INTO messages_trigram(messages_trigram, rowid, content) VALUES ('delete', old.id, old.content);
+  UPDATE sessions SET message_count = message_count - 1,
+                      tool_call_count = tool_call_count - ${TOOL_CALL_COUNT_SQL('old.tool_calls')}
+    WHERE id = old.session_id;
+END;
+
+CREATE TRIGGER messages_au AFTER UPDATE OF content, tool_name, tool_calls ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_args)
+    VALUES ('delete', old.id, old.content, old.tool_name, ${TOOL_ARGS_SQL('old.tool_calls')});
+  INSERT INTO messages_trigram(messages_trigram, rowid, content) VALUES ('delete', old.id, old.content);
+  INSERT INTO messages_fts(rowid, content, tool_name, tool_args)
+    VALUES (new.id, new.content, new.tool_name, ${TOOL_ARGS_SQL('new.tool_calls')});
+  INSERT INTO messages_trigram(rowid, content) VALUES (new.id, new.content);
+END;
+`;
+
+/** Migration i (0-based) takes the database from user_version i to i + 1. */
+export const MIGRATIONS: readonly string[] = [V1];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,235 @@
+/**
+ * The `session_search` tool (DESIGN.md §6): evidence from earlier sessions, read straight
+ * from stored messages — no model summarises anything. Four modes, chosen by the arguments:
+ *
+ *   discover  {query}                               ranked hits, one per session lineage, each with
+ *                                                   the messages around it and the session's bookends
+ *   read      {session_id}                          a session's messages (long ones: first 20 + last 10)
+ *   scroll    {session_id?, around_message_id, window}  the messages around one message
+ *   browse    {}                                    recent sessions
+ *
+ * Results are plain JSON values; the agent serialises them as the tool result string.
+ */
+import { z } from 'zod';
+import { NotFound, UsageError } from '../errors/index.js';
+import type { Message, SessionDB, Session } from './db.js';
+
+export const sessionSearchArgsSchema = z
+  .object({
+    query: z.string().max(2000).optional(),
+    session_id: z.string().min(1).max(200).optional(),
+    around_message_id: z.coerce.number().int().positive().optional(),
+    window: z.coerce.number().int().min(0).max(100).optional(),
+    limit: z.coerce.number().int().min(1).max(100).optional(),
+  })
+  .strict();
+
+export type SessionSearchArgs = z.infer<typeof sessionSearchArgsSchema>;
+
+export type SessionSearchContext = {
+  /** The work tree the caller works in; discover and browse look here first. */
+  repo?: string | null;
+  /** The session asking; its own lineage is left out of discover results (it matches itself). */
+  currentSessionId?: string;
+};
+
+/** Messages on each side of a discover hit. */
+export const DISCOVER_WINDOW = 5;
+/** Messages from the start and from the end of a hit's session, for what it was about and how it ended. */
+export const BOOKEND_MESSAGES = 3;
+export const DISCOVER_LIMIT_DEFAULT = 5;
+export const DISCOVER_LIMIT_MAX = 20;
+/** Content of a message in discover/scroll/browse is cut here: a tool result is prompt space. */
+export const MESSAGE_CHARS_MAX = 800;
+/** In read mode a message may be longer, but not unbounded (a 1 MB tool output). */
+export const READ_MESSAGE_CHARS_MAX = 4_000;
+/** A session longer than this is read as its first READ_HEAD and last READ_TAIL messages. */
+export const READ_TRIM_OVER = 30;
+export const READ_HEAD = 20;
+export const READ_TAIL = 10;
+export const SCROLL_WINDOW_DEFAULT = 5;
+export const SCROLL_WINDOW_MAX = 25;
+export const BROWSE_LIMIT_DEFAULT = 10;
+export const BROWSE_LIMIT_MAX = 50;
+
+export type ToolMessage = {
+  id: number;
+  role: string;
+  content: string;
+  toolName?: string;
+  toolCalls?: Array<{ name: string; arguments: string }>;
+  createdAt: string;
+  /** The message the search matched. */
+  hit?: true;
+};
+
+export type SessionSummary = {
+  id: string;
+  repo: string | null;
+  source: string;
+  title: string | null;
+  parentSessionId: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  endReason: string | null;
+  messageCount: number;
+};
+
+function cap(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
+
+function view(m: Message, max: number, hitId?: number): ToolMessage {
+  const out: ToolMessage = { id: m.id, role: m.role, content: cap(m.content, max), createdAt: m.createdAt };
+  if (m.toolName) out.toolName = m.toolName;
+  if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ name: c.function?.name ?? '', arguments: cap(String(c.function?.arguments ?? ''), max) }));
+  if (hitId === m.id) out.hit = true;
+  return out;
+}
+
+function summary(s: Session): SessionSummary {
+  return {
+    id: s.id,
+    repo: s.repo,
+    source: s.source,
+    title: s.title,
+    parentSessionId: s.parentSessionId,
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    endReason: s.endReason,
+    messageCount: s.messageCount,
+  };
+}
+
+export function sessionSearch(db: SessionDB, rawArgs: unknown, ctx: SessionSearchContext = {}): Record<string, unknown> {
+  const parsed = sessionSearchArgsSchema.safeParse(rawArgs ?? {});
+  if (!parsed.success) throw new UsageError(`session_search: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
+  const args = parsed.data;
+  const query = args.query?.trim();
+  if (args.around_message_id !== undefined) return scroll(db, args);
+  if (args.session_id) return read(db, args.session_id);
+  if (query) return discover(db, query, args.limit, ctx);
+  return browse(db, args.limit, ctx);
+}
+
+function discover(db: SessionDB, query: string, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
+  const limit = Math.min(limitArg ?? DISCOVER_LIMIT_DEFAULT, DISCOVER_LIMIT_MAX);
+  const roots = new Map<string, string>();
+  const rootOf = (id: string) => {
+    let r = roots.get(id);
+    if (r === undefined) {
+      r = db.lineageRoot(id);
+      roots.set(id, r);
+    }
+    return r;
+  };
+  const skipRoot = ctx.currentSessionId ? rootOf(ctx.currentSessionId) : undefined;
+  // Over-fetch: several hits usually come from one session or one lineage.
+  const fetch = limit * 8;
+  let scope: 'repo' | 'all' = ctx.repo !== undefined ? 'repo' : 'all';
+  let found = db.search(query, { repo: ctx.repo, all: scope === 'all', limit: fetch });
+  let hits = found.results.filter((h) => rootOf(h.sessionId) !== skipRoot);
+  if (hits.length === 0 && scope === 'repo') {
+    scope = 'all';
+    found = db.search(query, { all: true, limit: fetch });
+    hits = found.results.filter((h) => rootOf(h.sessionId) !== skipRoot);
+  }
+  const seen = new Set<string>();
+  const results: Array<Record<string, unknown>> = [];
+  for (const hit of hits) {
+    const root = rootOf(hit.sessionId);
+    if (seen.has(root)) continue;
+    seen.add(root);
+    const session = db.getSession(hit.sessionId);
+    if (!session) continue;
+    const before = db.getMessages(session.id, { beforeId: hit.messageId, last: DISCOVER_WINDOW });
+    const self = db.getMessage(hit.messageId);
+    const after = db.getMessages(session.id, { afterId: hit.messageId, limit: DISCOVER_WINDOW });
+    const window = [...before, ...(self ? [self] : []), ...after];
+    const first = window[0]!.id;
+    const last = window[window.length - 1]!.id;
+    const start = db.getMessages(session.id, { beforeId: first, limit: BOOKEND_MESSAGES });
+    const end = db.getMessages(session.id, { afterId: last, last: BOOKEND_MESSAGES });
+    results.push({
+      session: summary(session),
+      lineageRootId: root,
+      match: { messageId: hit.messageId, role: hit.role, snippet: hit.snippet },
+      start: start.map((m) => view(m, MESSAGE_CHARS_MAX)),
+      window: window.map((m) => view(m, MESSAGE_CHARS_MAX, hit.messageId)),
+      end: end.map((m) => view(m, MESSAGE_CHARS_MAX)),
+    });
+    if (results.length >= limit) break;
+  }
+  return {
+    mode: 'discover',
+    query,
+    scope,
+    count: results.length,
+    results,
+    ...(results.length === 0 ? { note: 'No stored message matches. Try fewer or different words, or browse recent sessions with no arguments.' } : {}),
+  };
+}
+
+function read(db: SessionDB, sessionId: string): Record<string, unknown> {
+  const session = db.getSession(sessionId);
+  if (!session) throw new NotFound(`session_search: no session ${sessionId}.`);
+  const total = session.messageCount;
+  if (total <= READ_TRIM_OVER) {
+    return { mode: 'read', session: summary(session), messages: db.getMessages(sessionId).map((m) => view(m, READ_MESSAGE_CHARS_MAX)) };
+  }
+  const head = db.getMessages(sessionId, { limit: READ_HEAD });
+  const tail = db.getMessages(sessionId, { afterId: head[head.length - 1]!.id, last: READ_TAIL });
+  const omitted = total - head.length - tail.length;
+  return {
+    mode: 'read',
+    session: summary(session),
+    messages: head.map((m) => view(m, READ_MESSAGE_CHARS_MAX)),
+    omitted: {
+      count: omitted,
+      afterMessageId: head[head.length - 1]!.id,
+      beforeMessageId: tail[0]?.id,
+      hint: 'Pass session_id with around_message_id (and window) to read the omitted messages.',
+    },
+    tail: tail.map((m) => view(m, READ_MESSAGE_CHARS_MAX)),
+  };
+}
+
+function scroll(db: SessionDB, args: SessionSearchArgs): Record<string, unknown> {
+  const anchor = db.getMessage(args.around_message_id!);
+  if (!anchor || (args.session_id && anchor.sessionId !== args.session_id)) {
+    throw new NotFound(`session_search: no message ${args.around_message_id}${args.session_id ? ` in session ${args.session_id}` : ''}.`);
+  }
+  const session = db.getSession(anchor.sessionId)!;
+  const w = Math.min(args.window ?? SCROLL_WINDOW_DEFAULT, SCROLL_WINDOW_MAX);
+  const before = db.getMessages(session.id, { beforeId: anchor.id, last: w });
+  const after = db.getMessages(session.id, { afterId: anchor.id, limit: w });
+  const messages = [...before, anchor, ...after];
+  return {
+    mode: 'scroll',
+    session: summary(session),
+    aroundMessageId: anchor.id,
+    window: w,
+    messages: messages.map((m) => view(m, MESSAGE_CHARS_MAX, anchor.id)),
+    moreBefore: before.length === w && db.getMessages(session.id, { beforeId: before[0]?.id ?? anchor.id, last: 1 }).length > 0,
+    moreAfter: after.length === w && db.getMessages(session.id, { afterId: after[after.length - 1]?.id ?? anchor.id, limit: 1 }).length > 0,
+  };
+}
+
+function browse(db: SessionDB, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
+  const limit = Math.min(limitArg ?? BROWSE_LIMIT_DEFAULT, BROWSE_LIMIT_MAX);
+  let scope: 'repo' | 'all' = ctx.repo !== undefined ? 'repo' : 'all';
+  let sessions = db.listSessions({ repo: scope === 'repo' ? ctx.repo : undefined, limit });
+  if (sessions.length === 0 && scope === 'repo') {
+    scope = 'all';
+    sessions = db.listSessions({ limit });
+  }
+  return {
+    mode: 'browse',
+    scope,
+    sessions: sessions.map((s) => {
+      const firstUser = db.getMessages(s.id, { limit: 5 }).find((m) => m.role === 'user');
+      return { ...summary(s), preview: firstUser ? cap(firstUser.content.replace(/\s+/g, ' ').trim(), 200) : null };
+    }),
+  };
+}

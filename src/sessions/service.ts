@@ -1,0 +1,39 @@
+/** The daemon's one SessionDB: opened on first use, checkpointed periodically, closed on shutdown. */
+import { join } from 'node:path';
+import type { DaemonContext } from '../daemon/context.js';
+import { SessionDB } from './db.js';
+
+/**
+ * A passive checkpoint moves committed WAL pages into state.db without waiting for readers,
+ * so the -wal file of a long-running daemon stays small. SQLite's own auto-checkpoint runs
+ * only on commit by whichever connection crosses 1000 pages; this covers idle periods.
+ */
+export const CHECKPOINT_INTERVAL_MS = 60_000;
+
+export function sessionDbPath(home: string): string {
+  return join(home, 'state.db');
+}
+
+export function sessionsOf(ctx: DaemonContext): SessionDB {
+  return ctx.service('sessions', () => {
+    const db = new SessionDB(sessionDbPath(ctx.home));
+    const timer = setInterval(() => {
+      try {
+        db.checkpoint();
+      } catch (err) {
+        ctx.log.warn('session db checkpoint failed', { error: String(err) });
+      }
+    }, CHECKPOINT_INTERVAL_MS);
+    timer.unref();
+    ctx.onClose(() => {
+      clearInterval(timer);
+      try {
+        db.checkpoint();
+      } finally {
+        db.close();
+      }
+    });
+    ctx.statusExtras.set('sessions', () => ({ db: db.path }));
+    return db;
+  });
+}
