@@ -144,7 +144,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       }
       const { route, params } = found;
       if (route.body) body = parseWith(route.body, body ?? {});
-      const ctx: RequestContext = { daemon, params, query: url.searchParams, body, signal: abort.signal, req };
+      const ctx: RequestContext = { daemon, params, query: url.searchParams, body, signal: abort.signal, req, res };
       if (route.stream) {
         res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
         const emit = (event: Record<string, unknown>) => {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { DaemonContext } from '../daemon/context.js';
 
@@ -11,6 +11,12 @@ export type RequestContext = {
   /** Aborted when the client goes away or the daemon shuts down. */
   signal: AbortSignal;
   req: IncomingMessage;
+  /**
+   * The raw response, for the rare route that answers in another format (the hook route's
+   * text/plain for POSIX sh clients). A handler that writes headers here owns the response;
+   * the server then only ends it.
+   */
+  res: ServerResponse;
 };
 
 /** Sends one NDJSON event line to the client of a streaming route. */

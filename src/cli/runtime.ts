@@ -8,6 +8,7 @@ import { HermesError } from '../errors/index.js';
 import { DaemonClient } from '../daemon/client.js';
 import { ensureDaemon } from '../daemon/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../daemon/paths.js';
+import { pendingBackups, pendingNotice } from '../hooks/backup.js';
 
 export type GlobalOptions = { json?: boolean; debug?: boolean };
 
@@ -36,8 +37,20 @@ export function repo(): RepoPaths {
 /** A client of this work tree's daemon, starting the daemon if it is not running. */
 export async function daemon(): Promise<DaemonClient> {
   const paths = repo();
+  noticePendingBackups(paths);
   await ensureDaemon(paths);
   return new DaemonClient(paths.socket);
+}
+
+/** Tells the user, once per command, that an interrupted hook left a backup of their work (hooks). */
+function noticePendingBackups(paths: RepoPaths): void {
+  if (process.argv.includes('hook')) return;
+  try {
+    const notice = pendingNotice(pendingBackups(paths.gitDir));
+    if (notice) process.stderr.write(color.yellow(notice) + '\n');
+  } catch {
+    // a notice is never worth failing the command
+  }
 }
 
 /** Sets the process exit code for a failed check without throwing (exit 1). */

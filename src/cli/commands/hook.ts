@@ -1,3 +1,174 @@
+/**
+ * `hermesd hook <git-hook-name> [args…]`: what the installed hooks run when the curl fast
+ * path cannot (no curl, no socket, a daemon that did not answer). It starts a daemon that is
+ * down, streams the hook's progress, and exits with the hook's code. When no daemon answers
+ * within hooks.timeoutMs it applies hooks.onUnavailable: let the commit through (default)
+ * or stop it — a hung daemon never holds a commit for long.
+ *
+ * Also: `hermesd hook backups` lists the backups interrupted hooks left, and
+ * `hermesd hook restore [id]` puts one back.
+ */
+import { request } from 'node:http';
+import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadConfig } from '../../config/load.js';
+import { HOOK_TIMEOUT_MS } from '../../config/schema.js';
+import { DaemonClient } from '../../daemon/client.js';
+import { ensureDaemon } from '../../daemon/lifecycle.js';
+import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
+import { DaemonUnavailable, RemoteError, UsageError, type ErrorWire } from '../../errors/index.js';
+import { HERMESD_HOOKS } from '../../hooks/install.js';
+import { action, daemon, globals, output, repo } from '../runtime.js';
 
-export function register(_program: Command): void {}
+type HookBody = { args: string[]; indexFile?: string; stdin?: string[]; via: string };
+
+/** Streams POST /v1/hooks/:name, failing when the daemon sends nothing for `silenceMs` (it heartbeats while it works). */
+function streamHook(socket: string, hook: string, body: HookBody, silenceMs: number, onProgress: (msg: string) => void): Promise<Record<string, unknown>> {
+  return new Promise((resolvePromise, reject) => {
+    const payload = JSON.stringify(body);
+    const req = request(
+      { socketPath: socket, method: 'POST', path: `/v1/hooks/${encodeURIComponent(hook)}`, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let buf = '';
+        let result: Record<string, unknown> | undefined;
+        let failure: Error | undefined;
+        const onLine = (l: string) => {
+          if (!l.trim()) return;
+          let ev: Record<string, unknown>;
+          try {
+            ev = JSON.parse(l) as Record<string, unknown>;
+          } catch {
+            return;
+          }
+          if ((res.statusCode ?? 200) >= 400 && ev.error) failure = new RemoteError(ev.error as ErrorWire, res.statusCode ?? 500);
+          else if (ev.type === 'result') result = ev;
+          else if (ev.type === 'error') failure = new RemoteError(ev.error as ErrorWire, 500);
+          else if (ev.type === 'progress') onProgress(String(ev.message));
+        };
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let i: number;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            onLine(buf.slice(0, i));
+            buf = buf.slice(i + 1);
+          }
+        });
+        res.on('end', () => {
+          onLine(buf);
+          if (failure) reject(failure);
+          else if (result) resolvePromise(result);
+          else reject(new DaemonUnavailable(`The daemon closed the ${hook} hook's stream without a result. See: hermesd logs`));
+        });
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(silenceMs, () => req.destroy(new DaemonUnavailable(`The daemon did not answer within ${silenceMs} ms (hung or stopped?).`)));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(err instanceof DaemonUnavailable ? err : new DaemonUnavailable(`Could not reach the daemon: ${err.code ?? err.message}.`)));
+    req.end(payload);
+  });
+}
+
+function hookSettings(paths: RepoPaths): { timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string } {
+  try {
+    const c = loadConfig({ root: paths.root, home: hermesHome() });
+    return { timeoutMs: c.hooks.timeoutMs, onUnavailable: c.hooks.onUnavailable };
+  } catch (err) {
+    return { timeoutMs: HOOK_TIMEOUT_MS, onUnavailable: 'allow', configError: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve('');
+  return new Promise((res) => {
+    let s = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d) => (s += d));
+    process.stdin.on('end', () => res(s));
+    process.stdin.on('error', () => res(s));
+  });
+}
+
+async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new DaemonUnavailable(what)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runGitHook(name: string, args: string[], unreachable: string | undefined): Promise<number> {
+  if (process.env.HERMESD_SKIP === '1') return 0;
+  const paths = repo();
+  const settings = hookSettings(paths);
+  const blocking = name === 'pre-commit' || name === 'commit-msg';
+  const unavailable = (why: string): number => {
+    const block = blocking && settings.onUnavailable === 'block';
+    process.stderr.write(
+      `hermesd: ${why}\nhermesd: the ${name} hook did not run; hooks.onUnavailable is "${settings.onUnavailable}", so ${blocking ? (block ? 'this commit is stopped' : 'this commit goes ahead unchecked') : 'git goes on'}. ` +
+        `Check the daemon with: hermesd status (restart: hermesd restart).\n`,
+    );
+    return block ? 1 : 0;
+  };
+  if (unreachable === 'timeout') return unavailable(`the daemon did not answer within ${settings.timeoutMs} ms (hung or stopped).`);
+
+  const stdin = name === 'post-rewrite' ? (await readStdin()).split('\n').filter(Boolean) : undefined;
+  const idx = process.env.GIT_INDEX_FILE;
+  const body: HookBody = { args, via: 'node', ...(idx ? { indexFile: isAbsolute(idx) ? idx : resolve(process.cwd(), idx) } : {}), ...(stdin ? { stdin } : {}) };
+  try {
+    await withDeadline(ensureDaemon(paths), Math.max(settings.timeoutMs, 2_000), `the daemon did not start within ${Math.max(settings.timeoutMs, 2_000)} ms.`);
+    const result = await streamHook(paths.socket, name, body, settings.timeoutMs, (msg) => process.stderr.write(msg + '\n'));
+    if (result.message) process.stderr.write(String(result.message) + '\n');
+    return Number(result.exitCode ?? 1);
+  } catch (err) {
+    if (err instanceof DaemonUnavailable) return unavailable(err.message);
+    if (err instanceof RemoteError) {
+      process.stderr.write(`hermesd: the ${name} hook failed: ${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('hook')
+    .description(`what the installed git hooks run (${HERMESD_HOOKS.join(', ')}); also: hook backups, hook restore [id]`)
+    .argument('<name>', 'git hook name, or "backups" / "restore"')
+    .argument('[args...]', "the hook's arguments from git")
+    .option('--unreachable <why>', 'set by the sh hook when its fast path failed (timeout|no-socket|refused|no-curl|escape)')
+    .action(
+      action(async (name: string, args: string[], opts: { unreachable?: string }, cmd: Command) => {
+        if (name === 'backups') {
+          const client = await daemon();
+          const r = await client.call<{ backups: Array<{ id: string; createdAt: string; reason: string; dirty: string[]; untracked: string[] }> }>('GET', '/v1/hooks/backups');
+          output(globals(cmd), r, () =>
+            r.backups.length === 0
+              ? 'no backups pending: every hook put your work back'
+              : r.backups.map((b) => `${b.id}  ${b.createdAt}  ${b.reason}: ${b.dirty.length} changed and ${b.untracked.length} untracked path(s)`).join('\n') + '\nrestore one with: hermesd hook restore <id>',
+          );
+          return;
+        }
+        if (name === 'restore') {
+          const client = await daemon();
+          const id = args[0];
+          const r = await client.call<{ id: string; restored: string[]; displaced: string[]; displacedDir?: string; safetyId: string }>('POST', id ? `/v1/hooks/backups/${encodeURIComponent(id)}/restore` : '/v1/hooks/restore', {});
+          output(globals(cmd), r, () =>
+            [
+              `restored backup ${r.id}: ${r.restored.length} path(s) and the index put back`,
+              r.displaced.length ? `files in the way were moved to ${r.displacedDir}: ${r.displaced.join(', ')}` : '',
+              `the state before this restore is kept as ${r.safetyId} (undo: hermesd hook restore ${r.safetyId})`,
+            ]
+              .filter(Boolean)
+              .join('\n'),
+          );
+          return;
+        }
+        if (!(HERMESD_HOOKS as readonly string[]).includes(name)) throw new UsageError(`Unknown hook "${name}". hermesd handles: ${HERMESD_HOOKS.join(', ')} (and: hook backups, hook restore [id]).`);
+        process.exitCode = await runGitHook(name, args, opts.unreachable);
+      }),
+    );
+}
+
+export { DaemonClient };

@@ -1,0 +1,223 @@
+/**
+ * Randomised "never lose work" trials: a repository with partially staged files, untracked
+ * and binary files, deletions, renames, mode changes and symlinks; a hook process that saves
+ * the state, touches the work tree and the index, and is interrupted (SIGINT, SIGKILL) at a
+ * random instant or not at all; then the recovery `hermesd hook restore` runs. Every byte of
+ * the index file and of every file in the work tree is compared with the state before.
+ *
+ * `node dist/bench/hooks-trials.js [n]` runs n trials (default 500) and prints the tally;
+ * test/hooks-never-lose-work.test.ts runs a smaller number.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pendingBackups, recoverBackup } from '../src/hooks/backup.js';
+
+const WORKER = join(dirname(fileURLToPath(import.meta.url)), 'hooks-trial-worker.js').replace(/\.ts$/, '.js');
+const WORKER_JS = WORKER.includes('/dist/') ? WORKER : WORKER.replace(/\/bench\//, '/dist/bench/');
+
+type Fingerprint = { index: Buffer; files: Map<string, { kind: string; mode: number; data: Buffer }> };
+
+export type TrialTally = { trials: number; interruptedSigint: number; interruptedSigkill: number; recovered: number; bytesLost: number; lostTrials: Array<{ seed: number; lost: string[] }> };
+
+function makeRand(seed: number) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const gitEnv = () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e', GIT_CONFIG_NOSYSTEM: '1' };
+  for (const k of Object.keys(env)) if (k.startsWith('GIT_') && !k.startsWith('GIT_AUTHOR') && !k.startsWith('GIT_COMMITTER') && k !== 'GIT_CONFIG_NOSYSTEM') delete env[k];
+  return env;
+};
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', args, { cwd, env: gitEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function randomBytesFrom(rand: () => number, n: number): Buffer {
+  const b = Buffer.alloc(n);
+  for (let i = 0; i < n; i++) b[i] = Math.floor(rand() * 256);
+  return b;
+}
+
+function content(rand: () => number, tag: string): Buffer {
+  if (rand() < 0.25) return randomBytesFrom(rand, 1 + Math.floor(rand() * 3000)); // binary
+  const lines = 1 + Math.floor(rand() * 30);
+  return Buffer.from(Array.from({ length: lines }, (_, i) => `${tag} line ${i} ${Math.floor(rand() * 1e6)}`).join('\n') + (rand() < 0.8 ? '\n' : ''));
+}
+
+function write(root: string, rel: string, data: Buffer): void {
+  const p = join(root, rel);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, data);
+}
+
+/** A repository with a random history and a random, messy uncommitted state. */
+export function makeTrialRepo(base: string, seed: number): string {
+  const rand = makeRand(seed);
+  const root = join(base, `t${seed}`);
+  mkdirSync(root);
+  git(root, 'init', '-q', '-b', 'main');
+  const files: string[] = [];
+  const n = 6 + Math.floor(rand() * 10);
+  for (let i = 0; i < n; i++) {
+    const rel = `${rand() < 0.4 ? `d${Math.floor(rand() * 3)}/` : ''}f${i}${rand() < 0.3 ? '.bin' : '.txt'}`;
+    write(root, rel, content(rand, `v0 ${rel}`));
+    files.push(rel);
+  }
+  if (rand() < 0.5) {
+    chmodSync(join(root, files[0]!), 0o755);
+  }
+  if (rand() < 0.4) symlinkSync(files[1]!, join(root, 'link'));
+  writeFileSync(join(root, '.gitignore'), 'ignored/\n');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'init');
+  write(root, 'ignored/cache.bin', randomBytesFrom(rand, 100));
+
+  const pick = () => files[Math.floor(rand() * files.length)]!;
+  const ops = 3 + Math.floor(rand() * 8);
+  for (let i = 0; i < ops; i++) {
+    const r = rand();
+    const f = pick();
+    try {
+      if (r < 0.15) {
+        write(root, f, content(rand, `staged ${i}`));
+        git(root, 'add', f);
+      } else if (r < 0.35) {
+        // partially staged: one version staged, another in the work tree
+        write(root, f, content(rand, `staged ${i}`));
+        git(root, 'add', f);
+        write(root, f, content(rand, `unstaged ${i}`));
+      } else if (r < 0.45) {
+        write(root, f, content(rand, `unstaged only ${i}`));
+      } else if (r < 0.52) {
+        rmSync(join(root, f), { force: true });
+      } else if (r < 0.58) {
+        git(root, 'rm', '-q', '--cached', '--ignore-unmatch', f);
+      } else if (r < 0.66) {
+        const to = `renamed/${i}-${f.replace(/\//g, '_')}`;
+        mkdirSync(join(root, 'renamed'), { recursive: true });
+        git(root, 'mv', '-k', f, to);
+        if (rand() < 0.5) write(root, to, content(rand, `renamed then edited ${i}`));
+      } else if (r < 0.8) {
+        write(root, `${rand() < 0.5 ? 'new/' : ''}untracked-${i}${rand() < 0.4 ? '.bin' : '.txt'}`, content(rand, `untracked ${i}`));
+      } else if (r < 0.88) {
+        const p = `added-${i}.txt`;
+        write(root, p, content(rand, `added ${i}`));
+        git(root, 'add', p);
+        if (rand() < 0.5) write(root, p, content(rand, `added then edited ${i}`));
+      } else if (r < 0.94) {
+        chmodSync(join(root, f), rand() < 0.5 ? 0o755 : 0o644);
+      } else {
+        rmSync(join(root, f), { force: true });
+        write(root, f, content(rand, `recreated ${i}`));
+      }
+    } catch {
+      // an op that does not apply to this state (e.g. the file was renamed away)
+    }
+  }
+  return root;
+}
+
+function walk(root: string, rel: string, out: Fingerprint['files']): void {
+  for (const name of readdirSync(join(root, rel))) {
+    const r = rel ? `${rel}/${name}` : name;
+    if (r === '.git') continue;
+    const full = join(root, r);
+    const st = lstatSync(full);
+    if (st.isDirectory()) walk(root, r, out);
+    else if (st.isSymbolicLink()) out.set(r, { kind: 'symlink', mode: 0, data: Buffer.from(readlinkSync(full)) });
+    else out.set(r, { kind: 'file', mode: st.mode & 0o777, data: readFileSync(full) });
+  }
+}
+
+export function fingerprint(root: string): Fingerprint {
+  const files = new Map<string, { kind: string; mode: number; data: Buffer }>();
+  walk(root, '', files);
+  return { index: readFileSync(join(root, '.git', 'index')), files };
+}
+
+/** Bytes of the "before" state that are not exactly there in the "after" state, and which paths. */
+export function compare(before: Fingerprint, after: Fingerprint): { bytesLost: number; lost: string[]; extra: string[] } {
+  let bytesLost = 0;
+  const lost: string[] = [];
+  if (!before.index.equals(after.index)) {
+    bytesLost += before.index.length;
+    lost.push('.git/index');
+  }
+  for (const [path, b] of before.files) {
+    const a = after.files.get(path);
+    if (!a || a.kind !== b.kind || a.mode !== b.mode || !a.data.equals(b.data)) {
+      bytesLost += Math.max(1, b.data.length);
+      lost.push(path);
+    }
+  }
+  const extra = [...after.files.keys()].filter((p) => !before.files.has(p));
+  return { bytesLost, lost, extra };
+}
+
+function runWorker(root: string, seed: number, interrupt: 'none' | 'SIGINT' | 'SIGKILL', delayMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WORKER_JS, root, join(root, '.git'), String(seed)], { stdio: ['ignore', 'pipe', 'pipe'], env: gitEnv() });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.once('data', () => {
+      // The worker is up; interrupt it somewhere in its save → touch → restore sequence.
+      if (interrupt !== 'none') setTimeout(() => child.kill(interrupt), delayMs);
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (interrupt === 'none' && code !== 0) reject(new Error(`trial worker failed (${code ?? signal}): ${err}`));
+      else resolve();
+    });
+  });
+}
+
+export async function runTrials(n: number, opts: { firstSeed?: number; onProgress?: (i: number, t: TrialTally) => void } = {}): Promise<TrialTally> {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-trials-')));
+  const tally: TrialTally = { trials: 0, interruptedSigint: 0, interruptedSigkill: 0, recovered: 0, bytesLost: 0, lostTrials: [] };
+  try {
+    for (let i = 0; i < n; i++) {
+      const seed = (opts.firstSeed ?? 1) + i;
+      const rand = makeRand(seed * 7919);
+      const root = makeTrialRepo(base, seed);
+      const before = fingerprint(root);
+      const r = rand();
+      const interrupt = r < 0.2 ? 'none' : r < 0.5 ? 'SIGINT' : 'SIGKILL';
+      await runWorker(root, seed, interrupt, rand() * 200);
+      if (interrupt === 'SIGINT') tally.interruptedSigint++;
+      if (interrupt === 'SIGKILL') tally.interruptedSigkill++;
+      for (const state of pendingBackups(join(root, '.git'))) {
+        recoverBackup(join(root, '.git'), state.id);
+        tally.recovered++;
+      }
+      const result = compare(before, fingerprint(root));
+      tally.trials++;
+      tally.bytesLost += result.bytesLost;
+      if (result.lost.length) tally.lostTrials.push({ seed, lost: result.lost });
+      opts.onProgress?.(i, tally);
+      rmSync(root, { recursive: true, force: true });
+    }
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+  return tally;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
+  const n = Number(process.argv[2] ?? 500);
+  const t0 = Date.now();
+  const tally = await runTrials(n, {
+    onProgress: (i, t) => {
+      if ((i + 1) % 50 === 0) process.stdout.write(`${i + 1} trials, ${t.bytesLost} bytes lost\n`);
+    },
+  });
+  process.stdout.write(JSON.stringify({ ...tally, seconds: Math.round((Date.now() - t0) / 1000) }, null, 2) + '\n');
+  process.exitCode = tally.bytesLost === 0 ? 0 : 1;
+}

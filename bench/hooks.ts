@@ -1,0 +1,203 @@
+/**
+ * Pre-commit cost, side by side in one run: a commit of 50 staged files with no hook, with
+ * hermesd's rules-only pre-commit (warm daemon, curl fast path), with a plain sh grep hook,
+ * with the pre-commit framework, with husky + lint-staged and with lefthook — each running
+ * the same check: no staged added line may match AKIA[0-9A-Z]{16}. Peers that are not
+ * installed are skipped and said so (pre-commit: `apt-get install -y pre-commit`;
+ * lint-staged, husky and lefthook are installed with npm into a temp dir at bench time).
+ * Each row is measured with NODE_EXTRA_CA_CERTS as the environment has it, and without it.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, ms, percentile, printTable, type Bench, type Row } from './table.js';
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+const FILES = 50;
+const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 15);
+const FORBID = 'AKIA[0-9A-Z]{16}';
+const GREP_HOOK = `#!/bin/sh\nif git diff --cached -U0 --no-color | grep '^+' | grep -qE '${FORBID}'; then echo 'forbidden content' >&2; exit 1; fi\nexit 0\n`;
+
+type Peer = { name: string; setup: (repo: string) => void; note?: string };
+
+function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
+  return execFileSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export const bench: Bench = {
+  name: 'hooks',
+  async run() {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-hooks-')));
+    const home = join(base, 'home');
+    mkdirSync(home);
+    const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home, HERMESD_SOCKET_DIR: join(base, 's'), GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e', GIT_CONFIG_NOSYSTEM: '1' };
+    for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
+    const skipped: string[] = [];
+
+    // npm peers, installed once into a temp dir (never into the project).
+    const peersDir = join(base, 'peers');
+    mkdirSync(peersDir);
+    writeFileSync(join(peersDir, 'package.json'), '{"name":"peers","private":true}\n');
+    const npm = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', 'lint-staged@17', 'husky@9', 'lefthook@2'], { cwd: peersDir, env, encoding: 'utf8', timeout: 300_000 });
+    const npmOk = npm.status === 0;
+    if (!npmOk) skipped.push(`husky + lint-staged and lefthook: npm install failed (${(npm.stderr || npm.error?.message || '').trim().split('\n').pop()})`);
+    const bin = (name: string) => join(peersDir, 'node_modules', '.bin', name);
+    const havePreCommit = spawnSync('pre-commit', ['--version']).status === 0;
+    if (!havePreCommit) skipped.push('pre-commit framework: not installed (apt-get install -y pre-commit)');
+
+    const peers: Peer[] = [
+      { name: 'no hook (baseline)', setup: () => undefined },
+      {
+        name: 'hermesd (rules only, warm daemon)',
+        setup: (repo) => {
+          sh(process.execPath, [CLI, 'init'], repo, env);
+          writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
+          sh(process.execPath, [CLI, 'start'], repo, env);
+        },
+      },
+      {
+        // The same, without the post-* evidence hooks: the pre-commit alone, as the peers run it.
+        name: 'hermesd pre-commit only',
+        setup: (repo) => {
+          sh(process.execPath, [CLI, 'init'], repo, env);
+          writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
+          for (const h of ['post-commit', 'post-merge', 'post-checkout', 'post-rewrite']) rmSync(join(repo, '.husky', '_', h), { force: true });
+          sh(process.execPath, [CLI, 'start'], repo, env);
+        },
+      },
+      {
+        name: 'plain sh grep hook',
+        setup: (repo) => {
+          writeFileSync(join(repo, '.git', 'hooks', 'pre-commit'), GREP_HOOK);
+          chmodSync(join(repo, '.git', 'hooks', 'pre-commit'), 0o755);
+        },
+      },
+    ];
+    if (havePreCommit) {
+      peers.push({
+        name: 'pre-commit framework (pygrep)',
+        note: 'pygrep judges whole staged files, not only added lines',
+        setup: (repo) => {
+          writeFileSync(
+            join(repo, '.pre-commit-config.yaml'),
+            `repos:\n  - repo: local\n    hooks:\n      - id: no-aws-keys\n        name: no aws keys\n        entry: '${FORBID}'\n        language: pygrep\n`,
+          );
+          sh('git', ['add', '.pre-commit-config.yaml'], repo, env);
+          sh('git', ['commit', '-qm', 'pre-commit config', '--no-verify'], repo, env);
+          sh('pre-commit', ['install'], repo, { ...env, PRE_COMMIT_HOME: join(base, 'pre-commit-cache') });
+        },
+      });
+    }
+    if (npmOk) {
+      peers.push({
+        name: 'husky + lint-staged',
+        note: 'lint-staged runs the grep hook script on the staged files',
+        setup: (repo) => {
+          symlinkSync(join(peersDir, 'node_modules'), join(repo, 'node_modules'));
+          writeFileSync(join(repo, 'check.sh'), `#!/bin/sh\nif grep -qE '${FORBID}' "$@"; then echo 'forbidden content' >&2; exit 1; fi\n`);
+          writeFileSync(join(repo, 'package.json'), JSON.stringify({ name: 'b', private: true, 'lint-staged': { '*': 'sh check.sh' } }) + '\n');
+          writeFileSync(join(repo, '.gitignore'), 'node_modules\n');
+          sh('git', ['add', 'check.sh', 'package.json', '.gitignore'], repo, env);
+          sh('git', ['commit', '-qm', 'lint-staged config', '--no-verify'], repo, env);
+          sh(process.execPath, ['-e', `import(${JSON.stringify(join(peersDir, 'node_modules', 'husky', 'index.js'))}).then(m => { const r = m.default('.husky'); if (r) { console.error(r); process.exit(1); } })`], repo, env);
+          writeFileSync(join(repo, '.husky', 'pre-commit'), 'lint-staged --quiet\n');
+        },
+      });
+      peers.push({
+        name: 'lefthook',
+        setup: (repo) => {
+          writeFileSync(join(repo, 'lefthook.yml'), `pre-commit:\n  commands:\n    no-aws-keys:\n      run: "git diff --cached -U0 --no-color | grep '^+' | grep -qE '${FORBID}' && exit 1 || exit 0"\n`);
+          sh('git', ['add', 'lefthook.yml'], repo, env);
+          sh('git', ['commit', '-qm', 'lefthook config', '--no-verify'], repo, env);
+          sh(bin('lefthook'), ['install'], repo, env);
+        },
+      });
+    }
+
+    const withoutCa = { ...env };
+    delete withoutCa.NODE_EXTRA_CA_CERTS;
+    const variants: Array<[string, NodeJS.ProcessEnv]> = [[process.env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS set' : 'NODE_EXTRA_CA_CERTS unset', env]];
+    if (process.env.NODE_EXTRA_CA_CERTS) variants.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
+
+    const results: Array<{ peer: Peer; variant: string; times: number[]; failed?: string }> = [];
+    let n = 0;
+    for (const peer of peers) {
+      const repo = join(base, `repo${n++}`);
+      mkdirSync(repo);
+      sh('git', ['init', '-q', '-b', 'main'], repo, env);
+      for (let i = 0; i < FILES; i++) writeFileSync(join(repo, `f${String(i).padStart(2, '0')}.txt`), `file ${i}\n`);
+      sh('git', ['add', '-A'], repo, env);
+      sh('git', ['commit', '-qm', 'init', '--no-verify'], repo, env);
+      try {
+        peer.setup(repo);
+      } catch (err) {
+        skipped.push(`${peer.name}: setup failed (${String((err as Error).message).split('\n')[0]})`);
+        continue;
+      }
+      let round = 0;
+      for (const [variant, venv] of variants) {
+        const times: number[] = [];
+        let failed: string | undefined;
+        for (let r = -2; r < RUNS; r++) {
+          round++;
+          for (let i = 0; i < FILES; i++) writeFileSync(join(repo, `f${String(i).padStart(2, '0')}.txt`), `file ${i}\nround ${round}\n`);
+          sh('git', ['add', '-u'], repo, venv);
+          const args = peer.name.startsWith('no hook') ? ['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', `r${round}`] : ['commit', '-qm', `r${round}`];
+          const t0 = process.hrtime.bigint();
+          const res = spawnSync('git', args, { cwd: repo, env: venv, encoding: 'utf8' });
+          const dt = Number(process.hrtime.bigint() - t0) / 1e6;
+          if (res.status !== 0) {
+            failed = (res.stderr || res.stdout).trim().split('\n').slice(-2).join(' ');
+            break;
+          }
+          if (r >= 0) times.push(dt);
+        }
+        results.push({ peer, variant, times, failed });
+      }
+      if (peer.name.startsWith('hermesd')) {
+        // The refusal path works too: a forbidden line is stopped.
+        writeFileSync(join(repo, 'leak.txt'), 'key AKIAABCDEFGHIJKLMNOP\n');
+        sh('git', ['add', 'leak.txt'], repo, env);
+        const refused = spawnSync('git', ['commit', '-qm', 'leak'], { cwd: repo, env, encoding: 'utf8' });
+        if (refused.status === 0) skipped.push('hermesd: a forbidden line was NOT refused (bench sanity check failed)');
+        spawnSync(process.execPath, [CLI, 'stop'], { cwd: repo, env });
+      }
+    }
+
+    for (const [variant] of variants) {
+      const baseline = results.find((r) => r.variant === variant && r.peer.name.startsWith('no hook'));
+      const baseMed = baseline ? median(baseline.times) : 0;
+      const hermes = results.find((r) => r.variant === variant && r.peer.name.startsWith('hermesd ('));
+      const hermesPre = results.find((r) => r.variant === variant && r.peer.name === 'hermesd pre-commit only');
+      const hermesAdded = hermes ? median(hermes.times) - baseMed : NaN;
+      const rows: Row[] = results
+        .filter((r) => r.variant === variant)
+        .map((r) => {
+          const med = median(r.times);
+          const added = med - baseMed;
+          return {
+            peer: r.peer.name,
+            'median commit': r.failed ? 'failed' : ms(med, 1),
+            'p90 commit': r.failed ? '' : ms(percentile(r.times, 90), 1),
+            'added over no hook': r.failed ? r.failed.slice(0, 60) : ms(added, 1),
+            'vs hermesd (added)': r.failed || r.peer.name.startsWith('no hook') || r.peer.name.startsWith('hermesd') ? '' : `${(added / hermesAdded).toFixed(1)}×`,
+          };
+        });
+      printTable(`pre-commit on ${FILES} staged files, ${RUNS} commits each (${variant})`, rows);
+      if (hermes) process.stdout.write(`\nhermesd adds ${ms(hermesAdded, 1)} (median) over a hook-less commit with all its hooks; goal ≤ 40 ms: ${hermesAdded <= 40 ? 'met' : 'NOT met'}\n`);
+      if (hermesPre) {
+        const added = median(hermesPre.times) - baseMed;
+        process.stdout.write(`hermesd's pre-commit alone adds ${ms(added, 1)}: ${added <= 40 ? 'met' : 'NOT met'}\n`);
+      }
+    }
+    for (const p of peers) if (p.note) process.stdout.write(`note: ${p.name}: ${p.note}\n`);
+    for (const s of skipped) process.stdout.write(`skipped: ${s}\n`);
+    rmSync(base, { recursive: true, force: true });
+  },
+};
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
+  await bench.run();
+}

@@ -1,0 +1,313 @@
+/**
+ * The pre-commit pipeline: rules on the staged snapshot, then the configured checks on the
+ * staged snapshot (unstaged work saved and put back around them), then fix requests for the
+ * agent when a check with `fix: true` fails. Plain code over injected dependencies; the
+ * daemon glue (service.ts) provides the rule engine, the agent and the session log.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Check, HermesConfig } from '../config/schema.js';
+import type { CheckResult } from '../rules/engine.js';
+import { formatViolations } from '../rules/format.js';
+import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, runtimeDirOf, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
+import { git, gitBuffer, gitTry } from './git.js';
+
+/** A check that runs longer than this is stopped and counts as failed (10 min: a full test suite). */
+export const CHECK_TIMEOUT_MS = 10 * 60 * 1000;
+/** Output kept per check run for the message and the fix request (the tail matters most). */
+export const CHECK_OUTPUT_MAX_CHARS = 20_000;
+const BYPASS = 'To commit anyway (once): HERMESD_SKIP=1 git commit …  or  git commit --no-verify';
+
+export type CheckRun = { id: string; run: string; ok: boolean; exitCode: number | null; output: string; ms: number; timedOut?: boolean };
+
+export type FixReport = {
+  mode: 'propose' | 'stage';
+  attempts: number;
+  sessionIds: string[];
+  /** Checks pass on the staged snapshot with the fix applied. */
+  passes: boolean;
+  /** Paths the fix changed. */
+  files: string[];
+  /** Written to the work tree (propose) or staged (stage). */
+  applied: string[];
+  /** Not written: the user had their own unstaged version; the fix for them is in `patch`. */
+  conflicts: string[];
+  /** The whole fix as a git patch. */
+  patch?: string;
+  staged: boolean;
+};
+
+export type HookOutcome = {
+  ok: boolean;
+  exitCode: number;
+  message: string;
+  violations?: CheckResult['violations'];
+  checks?: CheckRun[];
+  fix?: FixReport;
+  displaced?: { dir: string; paths: string[] };
+};
+
+export type FixRequest = { task: string; turnContext: string; signal: AbortSignal; onProgress: (line: string) => void };
+export type FixResult = { sessionId: string | null; status: string; answer: string };
+
+export type PreCommitDeps = {
+  root: string;
+  gitDir: string;
+  /** The index being committed (the hook's GIT_INDEX_FILE). */
+  indexFile: string;
+  config: HermesConfig;
+  checkStaged: () => Promise<Pick<CheckResult, 'violations' | 'warnings'>>;
+  runFix: (req: FixRequest) => Promise<FixResult>;
+  progress: (line: string) => void;
+  signal: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+};
+
+/** Runs `sh -c <run>` at the root; resolves when it exits, is stopped by `signal`, or times out. */
+export function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<CheckRun> {
+  const started = Date.now();
+  const limit = check.timeoutMs ?? CHECK_TIMEOUT_MS;
+  return new Promise((resolve) => {
+    const childEnv: NodeJS.ProcessEnv = { ...env, HERMESD_HOOK: 'pre-commit' };
+    delete childEnv.GIT_INDEX_FILE;
+    const child = spawn('sh', ['-c', check.run], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    const take = (d: Buffer) => {
+      out += d.toString('utf8');
+      if (out.length > 2 * CHECK_OUTPUT_MAX_CHARS) out = out.slice(-CHECK_OUTPUT_MAX_CHARS);
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    let timedOut = false;
+    // The check's whole process group goes: a test runner's workers must not outlive the hook.
+    const kill = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, limit);
+    const onAbort = () => kill();
+    signal.addEventListener('abort', onAbort, { once: true });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      const tail = out.length > CHECK_OUTPUT_MAX_CHARS ? '…' + out.slice(-CHECK_OUTPUT_MAX_CHARS) : out;
+      resolve({ id: check.id, run: check.run, ok: code === 0 && !timedOut, exitCode: code, output: timedOut ? `${tail}\n(stopped after ${limit} ms)` : tail, ms: Date.now() - started, timedOut });
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      resolve({ id: check.id, run: check.run, ok: false, exitCode: null, output: String(err), ms: Date.now() - started });
+    });
+  });
+}
+
+function fixTask(failed: CheckRun[], attempt: number): string {
+  const names = failed.map((c) => `\`${c.id}\` (\`${c.run}\`)`).join(', ');
+  return [
+    `The pre-commit check${failed.length > 1 ? 's' : ''} ${names} failed on the staged snapshot of this repository (fix attempt ${attempt}).`,
+    'Change the code so that the check passes. The work tree holds exactly the staged snapshot; edit files in place.',
+    "Respect the repository's rules: never edit protected (generated) files directly; change their sources and run the generator instead.",
+    'Keep the change minimal and say in one or two sentences what you changed.',
+  ].join('\n');
+}
+
+function checkOutputContext(failed: CheckRun[]): string {
+  return failed.map((c) => `Check \`${c.id}\` (\`${c.run}\`) exited with ${c.timedOut ? 'a timeout' : `code ${c.exitCode}`}. Output:\n${c.output.trim() || '(no output)'}`).join('\n\n');
+}
+
+/** Saves the fix (changed paths, their content, one git patch) under <git-dir>/hermesd/fixes/<id>/. */
+function saveFix(state: WorkState, paths: string[]): { dir: string; patch: string } {
+  const dir = join(runtimeDirOf(gitDirOfBackup(state.dir)), 'fixes', state.id);
+  mkdirSync(join(dir, 'files'), { recursive: true });
+  const parts: Buffer[] = [];
+  const tracked = paths.filter((p) => gitTry(['ls-files', '--error-unmatch', '--', p], { cwd: state.root, indexFile: savedIndexFile(state) }).status === 0);
+  if (tracked.length) {
+    parts.push(gitBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }));
+  }
+  for (const p of paths.filter((x) => !tracked.includes(x))) {
+    if (!existsSync(join(state.root, p))) continue;
+    const r = gitTry(['diff', '--no-index', '--binary', '--no-color', '--no-ext-diff', '/dev/null', p], { cwd: state.root });
+    parts.push(Buffer.from(r.stdout));
+  }
+  for (const p of paths) {
+    const from = join(state.root, p);
+    const to = join(dir, 'files', p);
+    let st;
+    try {
+      st = lstatSync(from);
+    } catch {
+      continue;
+    }
+    mkdirSync(dirname(to), { recursive: true });
+    if (st.isSymbolicLink()) symlinkSync(readlinkSync(from), to);
+    else if (st.isFile()) copyFileSync(from, to);
+  }
+  const patch = join(dir, 'fix.patch');
+  writeFileSync(patch, Buffer.concat(parts));
+  return { dir, patch };
+}
+
+/** Writes the fix's version of `path` (from the fix dir) into the work tree. */
+function writeFixed(root: string, fixDir: string, path: string): void {
+  const from = join(fixDir, 'files', path);
+  const to = join(root, path);
+  rmSync(to, { force: true });
+  if (!existsSync(from) && !isLink(from)) return; // the fix deleted it
+  mkdirSync(dirname(to), { recursive: true });
+  if (isLink(from)) symlinkSync(readlinkSync(from), to);
+  else copyFileSync(from, to);
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Stages the fix's version of each path in the hook's index (the one being committed). */
+function stageFixed(root: string, indexFile: string, fixDir: string, paths: string[]): void {
+  for (const p of paths) {
+    const file = join(fixDir, 'files', p);
+    if (!existsSync(file) && !isLink(file)) {
+      git(['update-index', '--force-remove', '--', p], { cwd: root, indexFile });
+      continue;
+    }
+    const link = isLink(file);
+    const sha = link
+      ? git(['hash-object', '-w', '--stdin'], { cwd: root, input: readlinkSync(file) }).trim()
+      : git(['hash-object', '-w', '--no-filters', '--', file], { cwd: root }).trim();
+    const mode = link ? '120000' : (lstatSync(file).mode & 0o111) !== 0 ? '100755' : '100644';
+    git(['update-index', '--add', '--cacheinfo', `${mode},${sha},${p}`], { cwd: root, indexFile });
+  }
+}
+
+export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
+  const settings = deps.config.hooks['pre-commit'];
+  if (settings.rules) {
+    const result = await deps.checkStaged();
+    if (result.violations.length > 0) {
+      return { ok: false, exitCode: 1, message: `hermesd: commit refused by the repository's rules (.hermes/config.yaml):\n${formatViolations(result)}`, violations: result.violations };
+    }
+    if (result.warnings.length) deps.progress(formatViolations(result));
+  }
+  const wanted = settings.checks;
+  if (wanted.length === 0) return { ok: true, exitCode: 0, message: '' };
+  const checks: Check[] = [];
+  for (const id of wanted) {
+    const c = deps.config.checks.find((x) => x.id === id);
+    if (!c) return { ok: false, exitCode: 2, message: `hermesd: hooks.pre-commit.checks names "${id}", which is not a check in .hermes/config.yaml (checks: ${deps.config.checks.map((x) => x.id).join(', ') || 'none'}).` };
+    checks.push(c);
+  }
+
+  const state = saveWorkState({ root: deps.root, gitDir: deps.gitDir, indexFile: deps.indexFile, reason: 'pre-commit checks' });
+  let outcome: HookOutcome | undefined;
+  let fixDir: string | undefined;
+  let fix: FixReport | undefined;
+  let fixPaths: string[] = [];
+  try {
+    checkoutIndex(state);
+    const runAll = async (list: Check[]) => {
+      const runs: CheckRun[] = [];
+      for (const c of list) {
+        if (deps.signal.aborted) break;
+        deps.progress(`hermesd: running check ${c.id}: ${c.run}`);
+        const r = await runCheck(deps.root, c, deps.signal, deps.env);
+        deps.progress(`hermesd: check ${c.id} ${r.ok ? 'passed' : 'FAILED'} (${(r.ms / 1000).toFixed(1)} s)`);
+        runs.push(r);
+      }
+      return runs;
+    };
+    let runs = await runAll(checks);
+    const failed = () => runs.filter((r) => !r.ok);
+    const mode = settings.fix;
+    const fixable = () => failed().filter((r) => checks.find((c) => c.id === r.id)?.fix);
+    if (failed().length && mode !== 'off' && fixable().length && settings.maxFixAttempts > 0 && !deps.signal.aborted) {
+      fix = { mode, attempts: 0, sessionIds: [], passes: false, files: [], applied: [], conflicts: [], staged: false };
+      while (fix.attempts < settings.maxFixAttempts && fixable().length && !deps.signal.aborted) {
+        fix.attempts++;
+        const toFix = fixable();
+        deps.progress(`hermesd: asking the agent to fix ${toFix.map((r) => r.id).join(', ')} (attempt ${fix.attempts} of ${settings.maxFixAttempts})`);
+        const r = await deps.runFix({ task: fixTask(toFix, fix.attempts), turnContext: checkOutputContext(toFix), signal: deps.signal, onProgress: deps.progress });
+        if (r.sessionId) fix.sessionIds.push(r.sessionId);
+        if (deps.signal.aborted) break;
+        runs = await runAll(checks);
+        if (r.status !== 'completed' && failed().length) break;
+      }
+      fix.passes = failed().length === 0 && !deps.signal.aborted;
+      fixPaths = changedSinceSave(state);
+      fix.files = fixPaths;
+      if (fixPaths.length) {
+        const saved = saveFix(state, fixPaths);
+        fixDir = saved.dir;
+        fix.patch = saved.patch;
+      }
+    }
+    outcome = { ok: failed().length === 0, exitCode: failed().length === 0 ? 0 : 1, message: '', checks: runs, fix };
+  } finally {
+    // Whatever happened above (a failure, an abort), the user's state goes back first.
+    const restored = restoreWorkState(state, { restoreIndex: true, known: new Set(fixPaths) });
+    if (fix && fixDir && !deps.signal.aborted) {
+      const stage = fix.mode === 'stage' && fix.passes;
+      if (stage) {
+        stageFixed(deps.root, deps.indexFile, fixDir, fixPaths);
+        fix.staged = true;
+      }
+      for (const p of fixPaths) {
+        if (userHadChanges(state, p)) fix.conflicts.push(p);
+        else {
+          writeFixed(deps.root, fixDir, p);
+          fix.applied.push(p);
+        }
+      }
+    }
+    finishWorkState(state);
+    if (outcome && restored.displaced.length && restored.displacedDir) outcome.displaced = { dir: restored.displacedDir, paths: restored.displaced };
+  }
+  if (!outcome) throw new Error('pre-commit checks ended without an outcome');
+  outcome.message = describe(outcome);
+  if (outcome.fix?.staged) {
+    outcome.ok = true;
+    outcome.exitCode = 0;
+    outcome.message = describe(outcome);
+  } else if (outcome.fix && outcome.fix.files.length) {
+    // propose: the fix waits in the work tree for review; this commit does not happen.
+    outcome.ok = false;
+    outcome.exitCode = 1;
+  }
+  return outcome;
+}
+
+function describe(o: HookOutcome): string {
+  const lines: string[] = [];
+  for (const r of o.checks ?? []) {
+    if (!r.ok) {
+      const out = r.output.trim().split('\n').slice(-15).join('\n');
+      lines.push(`hermesd: check ${r.id} failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}): ${r.run}`, out ? out.replace(/^/gm, '  | ') : '  | (no output)');
+    }
+  }
+  const f = o.fix;
+  if (f) {
+    const sessions = f.sessionIds.length ? ` (agent session${f.sessionIds.length > 1 ? 's' : ''} ${f.sessionIds.join(', ')}; hermesd sessions show <id>)` : '';
+    if (f.files.length === 0) lines.push(`hermesd: the agent made no change after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}${sessions}.`);
+    else if (f.staged) {
+      lines.push(`hermesd: the agent fixed the failing check${sessions}; the checks pass, and the fix is staged in this commit: ${f.files.join(', ')}.`);
+    } else {
+      lines.push(`hermesd: the agent proposes a fix${f.passes ? ' (the checks pass with it)' : ' (the checks still fail with it)'}${sessions}.`);
+      if (f.applied.length) lines.push(`  changed in your work tree, not staged: ${f.applied.join(', ')}`, '  review it with: git diff', '  then stage what you accept (git add -p) and commit again.');
+    }
+    if (f.conflicts.length) {
+      lines.push(`  your own unstaged changes to ${f.conflicts.join(', ')} were kept; the fix for ${f.conflicts.length === 1 ? 'it' : 'them'} is in ${f.patch} (apply with: git apply --3way ${f.patch})`);
+    } else if (f.patch && !f.staged) lines.push(`  the whole fix is also saved as ${f.patch}`);
+  }
+  if (o.displaced) lines.push(`hermesd: files created or changed while the checks ran were moved to ${o.displaced.dir}: ${o.displaced.paths.join(', ')}`);
+  if (!o.ok && !f?.staged) lines.push(BYPASS);
+  return lines.join('\n');
+}

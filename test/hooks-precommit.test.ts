@@ -1,0 +1,129 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+
+/** git with the test's environment: a hook it triggers must talk to the test daemon, never the real HERMES_HOME. */
+function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+function commit(t: TestEnv, repo: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const started = Date.now();
+  const r = spawnSync('git', ['commit', ...args], { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}`, ms: Date.now() - started };
+}
+
+const RULES = `rules:
+  - id: no-aws-keys
+    message: Never commit credentials.
+    forbid: "AKIA[0-9A-Z]{16}"
+  - id: generated-files
+    message: Do not edit generated files directly; change schema.txt and run sh gen.sh.
+    protect: ["gen/**"]
+    generator: "sh gen.sh"
+`;
+
+describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
+  let t: TestEnv;
+  let repo: string;
+  beforeEach(async () => {
+    t = makeEnv();
+    repo = t.repo({
+      'schema.txt': 'one\n',
+      'gen.sh': 'mkdir -p gen && tr a-z A-Z < schema.txt > gen/out.txt\n',
+      'gen/out.txt': 'ONE\n',
+      'src/app.txt': 'app\n',
+    });
+    const init = await t.cli(['init'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES);
+    gitIn(t, repo, 'add', '.hermes/config.yaml');
+    expect(commit(t, repo, ['-qm', 'config']).code).toBe(0);
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it('refuses forbidden content on added lines with file:line, rule id, message and the bypass', () => {
+    writeFiles(repo, { 'src/app.txt': 'app\nkey = AKIAABCDEFGHIJKLMNOP\n' });
+    gitIn(t, repo, 'add', 'src/app.txt');
+    const c = commit(t, repo, ['-qm', 'leak']);
+    expect(c.code).toBe(1);
+    expect(c.out).toContain('src/app.txt:2');
+    expect(c.out).toContain('no-aws-keys');
+    expect(c.out).toContain('Never commit credentials.');
+    expect(c.out).toContain('HERMESD_SKIP=1');
+    expect(c.out).toContain('--no-verify');
+    expect(gitIn(t, repo, 'log', '--format=%s', '-1').trim()).toBe('config');
+    // The unstaged line is not judged: only what is staged is.
+    writeFiles(repo, { 'src/app.txt': 'app\nclean\n' });
+    gitIn(t, repo, 'add', 'src/app.txt');
+    writeFiles(repo, { 'src/app.txt': 'app\nclean\nAKIAABCDEFGHIJKLMNOP\n' });
+    const ok = commit(t, repo, ['-qm', 'clean']);
+    expect(ok.code, ok.out).toBe(0);
+    // git commit -a hands the hook another index (index.lock): that one is judged.
+    const all = commit(t, repo, ['-qam', 'all']);
+    expect(all.code).toBe(1);
+    expect(all.out).toContain('src/app.txt:3');
+    expect(commit(t, repo, ['-qam', 'all'], { HERMESD_SKIP: '1' }).code).toBe(0);
+  });
+
+  it('refuses a hand edit of a protected file but accepts what the generator reproduces', () => {
+    writeFiles(repo, { 'gen/out.txt': 'HAND EDIT\n' });
+    gitIn(t, repo, 'add', 'gen/out.txt');
+    const hand = commit(t, repo, ['-qm', 'hand']);
+    expect(hand.code).toBe(1);
+    expect(hand.out).toContain('gen/out.txt');
+    expect(hand.out).toContain('generated-files');
+    gitIn(t, repo, 'checkout', 'HEAD', '--', 'gen/out.txt');
+
+    writeFiles(repo, { 'schema.txt': 'one\ntwo\n' });
+    spawnSync('sh', ['gen.sh'], { cwd: repo });
+    expect(readFileSync(join(repo, 'gen', 'out.txt'), 'utf8')).toBe('ONE\nTWO\n');
+    gitIn(t, repo, 'add', 'schema.txt', 'gen/out.txt');
+    const regen = commit(t, repo, ['-qm', 'regenerated']);
+    expect(regen.code, regen.out).toBe(0);
+  });
+
+  it('a hung daemon holds a commit only for hooks.timeoutMs, then onUnavailable decides', async () => {
+    writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES + 'hooks:\n  timeoutMs: 1000\n');
+    writeFiles(repo, { 'src/app.txt': 'v2\n' });
+    gitIn(t, repo, 'add', '-A');
+    expect(commit(t, repo, ['-qm', 'timeout config']).code).toBe(0); // the daemon refreshes the hook settings
+    const pid = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      writeFiles(repo, { 'src/app.txt': 'v3\n' });
+      gitIn(t, repo, 'add', '-A');
+      const c = commit(t, repo, ['-qm', 'while hung', '--no-post-rewrite']);
+      expect(c.code, c.out).toBe(0);
+      expect(c.out).toContain('did not answer within 1000 ms');
+      expect(c.out).toContain('goes ahead unchecked');
+      expect(c.ms).toBeLessThan(8_000);
+
+      writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES + 'hooks:\n  timeoutMs: 1000\n  onUnavailable: block\n');
+      writeFiles(repo, { 'src/app.txt': 'v4\n' });
+      gitIn(t, repo, 'add', 'src/app.txt');
+      const blocked = commit(t, repo, ['-qm', 'blocked']);
+      expect(blocked.code).toBe(1);
+      expect(blocked.out).toContain('this commit is stopped');
+      expect(blocked.ms).toBeLessThan(8_000);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
+  it('a daemon that is down is started by the hook', async () => {
+    await t.cli(['stop'], { cwd: repo });
+    writeFiles(repo, { 'src/app.txt': 'key AKIAABCDEFGHIJKLMNOP\n' });
+    gitIn(t, repo, 'add', 'src/app.txt');
+    const c = commit(t, repo, ['-qm', 'cold']);
+    expect(c.code).toBe(1);
+    expect(c.out).toContain('no-aws-keys');
+    expect((await t.cli(['status'], { cwd: repo })).code).toBe(0);
+  });
+});
