@@ -65,10 +65,15 @@ describe('the real daemon under abuse keeps serving', () => {
   });
 
   it('refuses an oversized body with 413', async () => {
-    const big = Buffer.alloc(5 * 1024 * 1024, 'a');
-    const r = await rawExchange(socket, Buffer.concat([Buffer.from(`POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`), big]));
-    expect(r).toMatch(/^HTTP\/1.1 413/);
-    expect(r).toContain('payload-too-large');
+    // Declared too large: refused before the body is read.
+    const declared = await rawExchange(socket, `POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{"a":`);
+    expect(declared).toMatch(/^HTTP\/1.1 413/);
+    expect(declared).toContain('payload-too-large');
+    // Sent chunked without a length: refused once the limit is crossed.
+    const chunk = Buffer.alloc(1024 * 1024, 'a');
+    const body = Buffer.concat(Array.from({ length: 5 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])));
+    const chunked = await rawExchange(socket, Buffer.concat([Buffer.from('POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n'), body, Buffer.from('0\r\n\r\n')]));
+    expect(chunked === '' || /^HTTP\/1.1 413/.test(chunked)).toBe(true);
   });
 
   it('closes garbage bytes with a 400 and keeps going', async () => {

@@ -168,8 +168,9 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       const { status: s, wire } = errorToWire(err);
       status = s;
       if (s >= 500) daemon.log.error('handler failed', { url: req.url, error: String((err as Error)?.stack ?? err) });
+      // The rest of an oversized body is never read: answer, then close the connection.
+      if (err instanceof PayloadTooLarge && !res.headersSent) res.setHeader('connection', 'close');
       sendJson(res, s, { error: wire });
-      if (err instanceof PayloadTooLarge) req.socket.destroySoon?.();
     } finally {
       daemon.busy--;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
