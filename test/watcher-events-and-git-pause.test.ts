@@ -124,6 +124,19 @@ describe('repository watcher', () => {
     await waitForKind('authority', 600);
   });
 
+  it('acts on nothing while one of the daemon\'s hooks runs, then reports once released', async () => {
+    const w = await start();
+    w.hold('hook pre-commit');
+    seen = [];
+    writeFileSync(join(root, 'AGENTS.md'), 'rules during a hook');
+    await sleep(300);
+    expect(seen).toEqual([]);
+    expect(w.state()).toMatchObject({ state: 'paused', pausedBy: 'hook pre-commit' });
+    w.release('hook pre-commit');
+    await waitForKind('authority', 300);
+    expect(w.state().state).toBe('ready');
+  });
+
   it('follows a new subdirectory chain given by a session cwd', async () => {
     const w = await start();
     writeFiles(root, { 'pkg/lib/x.ts': 'x' });

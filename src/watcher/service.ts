@@ -37,7 +37,15 @@ export function startWatcher(ctx: DaemonContext): Promise<void> {
     onError: (err) => ctx.log.warn('watcher error', { error: String(err) }),
   });
   slot.watcher = watcher;
-  ctx.onClose(() => watcher.close());
+  const onHookStart = (e?: { hook?: string }) => watcher.hold(`hook ${e?.hook ?? ''}`.trim());
+  const onHookEnd = (e?: { hook?: string }) => watcher.release(`hook ${e?.hook ?? ''}`.trim());
+  ctx.events.on('hook-start', onHookStart);
+  ctx.events.on('hook-end', onHookEnd);
+  ctx.onClose(() => {
+    ctx.events.off('hook-start', onHookStart);
+    ctx.events.off('hook-end', onHookEnd);
+    return watcher.close();
+  });
   ctx.statusExtras.set(KEY, () => (slot.error ? { state: 'error', error: slot.error } : { ...watcher.state(), inotifyWatches: inotifyWatchCount() ?? null }));
   slot.started = watcher.start().then(
     () => {

@@ -255,8 +255,31 @@ export class RepoWatcher {
     this.opts.onChange(kinds);
   }
 
-  /** What git is in the middle of, if anything. */
+  private readonly holds = new Map<string, number>();
+
+  /**
+   * Holds back every change until `release(reason)`: the daemon's own hook runs save, clean
+   * and restore the work tree, and nothing they do in between is a change to act on.
+   */
+  hold(reason: string): void {
+    this.holds.set(reason, (this.holds.get(reason) ?? 0) + 1);
+  }
+
+  release(reason: string): void {
+    const n = (this.holds.get(reason) ?? 0) - 1;
+    if (n > 0) this.holds.set(reason, n);
+    else this.holds.delete(reason);
+    if (this.holds.size === 0 && this.status === 'paused' && !this.gitBusy()) {
+      clearTimeout(this.pauseTimer);
+      this.status = 'ready';
+      this.pending.add('workspace');
+      this.flush();
+    }
+  }
+
+  /** What git (or a running hook) is in the middle of, if anything. */
   gitBusy(): string | undefined {
+    if (this.holds.size > 0) return [...this.holds.keys()][0];
     if (existsSync(join(this.opts.gitDir, 'index.lock'))) return 'index.lock';
     return gitOperation(this.opts.gitDir);
   }
