@@ -5,16 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/daemon/client.js';
-import { CLI, makeEnv, type TestEnv } from './helpers/env.js';
+import { CLI, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
 import { startFakeModel, type ChatRequest, type FakeModel } from './helpers/fake-model.js';
-
-async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function spawnCli(t: TestEnv, args: string[], cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...t.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,25 +1,7 @@
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeEnv, type TestEnv } from './helpers/env.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { alive, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
 
 describe('daemon lifecycle', () => {
   let t: TestEnv;
@@ -152,6 +134,7 @@ describe('daemon lifecycle', () => {
     await t.cli(['start'], { cwd: repo });
     const r = await t.cli(['logs'], { cwd: repo });
     expect(r.stdout).toContain('daemon started');
-    writeFileSync(join(repo, 'x'), '');
+    const tail = await t.cli(['logs', '-n', '1'], { cwd: repo });
+    expect(tail.stdout.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@
  * `cleanup()` (call it in afterEach/afterAll).
  */
 import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,4 +121,24 @@ export function makeEnv(): TestEnv {
       rmSync(base, { recursive: true, force: true });
     },
   };
+}
+
+/** True while `pid` runs (a zombie awaiting its reaper counts as gone). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `cond` until it holds; throws after `ms`. */
+export async function waitFor(cond: () => boolean, ms = 10_000, everyMs = 20): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
