@@ -29,6 +29,9 @@ for (let n = 0; Number(count) === 0 || n < Number(count); n++) {
   const id = db.appendMessage(s.id, { role: n % 2 ? 'assistant' : 'user', content: label + ' message ' + n + ' ' + 'lorem ipsum '.repeat(n % 20) });
   if (n % 25 === 0) db.createSession({ repo: '/work/' + label, source: 'hook', parentSessionId: s.id });
   process.stdout.write('ack ' + id + ' ' + n + '\\n');
+  // Give up the CPU now and then: on a loaded machine one writer could otherwise finish
+  // its whole run in one time slice, and nothing would collide.
+  if (n % 10 === 9) await new Promise((r) => setTimeout(r, 2));
 }
 db.close();
 `;
