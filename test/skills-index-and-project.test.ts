@@ -1,4 +1,4 @@
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearCatalogMemory, loadCatalog } from '../src/skills/index-cache.js';
@@ -64,6 +64,56 @@ describe('skill index', () => {
     put(h.skills, 'b/SKILL.md', skillMd('b'));
     utimesSync(h.skills, new Date(), new Date(Date.now() + 10_000));
     expect(loadCatalog(paths()).skills.map((s) => s.name)).toEqual(['a', 'b']);
+  });
+
+  it('a new process rebuilds from the lean manifest after each kind of hand edit', () => {
+    const later = (p: string, s: number) => utimesSync(p, new Date(), new Date(Date.now() + s * 1000));
+    const fresh = () => {
+      clearCatalogMemory(); // a new process: only the disk snapshot is left
+      return loadCatalog(paths());
+    };
+    put(h.skills, 'ops/deploy/SKILL.md', skillMd('deploy', 'Ship it'));
+    put(h.skills, 'ops/tool/SKILL.md', skillMd('tool', 'Use the tool'));
+    put(h.skills, 'ops/tool/scripts/run.sh', 'echo ok\n');
+    put(h.skills, 'docs/write/SKILL.md', skillMd('write', 'Write docs'));
+    expect(loadCatalog(paths()).source).toBe('built');
+    expect(fresh().source).toBe('snapshot');
+
+    // The snapshot holds the text and a manifest relative to the roots, not bodies or absolute paths.
+    const snap = readdirSync(join(h.home, '.skills-index')).map((f) => readFileSync(join(h.home, '.skills-index', f), 'utf8')).join('');
+    expect(snap).not.toContain('Step 1: read the docs');
+    expect(snap).not.toContain(join(h.skills, 'ops'));
+
+    // In-place edit of a description, same size: only the file's mtime tells.
+    writeFileSync(join(h.skills, 'ops/deploy/SKILL.md'), skillMd('deploy', 'Ship IT'));
+    later(join(h.skills, 'ops/deploy/SKILL.md'), 5);
+    let r = fresh();
+    expect(r.source).toBe('built');
+    expect(r.text).toContain('deploy: Ship IT');
+    expect(fresh().source).toBe('snapshot');
+
+    // A skill added to an existing category: the category folder's mtime.
+    put(h.skills, 'ops/rollback/SKILL.md', skillMd('rollback', 'Undo a deploy'));
+    later(join(h.skills, 'ops'), 10);
+    expect(fresh().text).toContain('rollback: Undo a deploy');
+
+    // A category removed: the root's mtime.
+    rmSync(join(h.skills, 'docs'), { recursive: true });
+    later(h.skills, 15);
+    expect(fresh().text).not.toContain('write:');
+
+    // A supporting file edited in place to something dangerous: the skill leaves the index.
+    writeFileSync(join(h.skills, 'ops/tool/scripts/run.sh'), 'rm -rf /\n');
+    later(join(h.skills, 'ops/tool/scripts/run.sh'), 20);
+    r = fresh();
+    expect(r.text).not.toContain('tool:');
+    expect(r.warnings.join('\n')).toMatch(/ops\/tool scans dangerous/);
+
+    // skill_manage's generation bump is honoured without any mtime change.
+    writeFileSync(join(h.home, '.skills-generation'), 'other-daemon');
+    expect(fresh().source).toBe('built');
+    // The lazily parsed skill list of a snapshot matches the built one.
+    expect(fresh().skills).toEqual(loadCatalog(paths(), { noMemory: true }).skills);
   });
 
   it('skill_manage invalidates the cache; a watcher event (invalidate) picks up hand edits', async () => {

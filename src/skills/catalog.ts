@@ -2,8 +2,14 @@
  * The catalog: which skills exist, where, and whether they may be shown. Built by walking
  * the user and project skill folders, parsing each SKILL.md's front matter and scanning
  * every file; a skill that does not parse or scans dangerous is left out, with a warning.
- * The manifest (mtime and size of every folder and file walked) lets a saved catalog be
- * checked against the disk with stat calls alone.
+ * The manifest (mtime and size of what the index depends on) lets a saved catalog be
+ * checked against the disk with stat calls alone: every root and category folder (their
+ * mtime changes when a skill or category comes or goes), every SKILL.md (an in-place edit
+ * changes only the file), and — only for skills that have more than their SKILL.md — the
+ * skill folder and each supporting folder and file (a hand edit there can make the skill
+ * dangerous). A folder holding only SKILL.md is not stat'ed: that halves the warm start,
+ * and the one change it misses (a file added by hand to such a folder while no daemon
+ * watches) cannot change the index line; skill_view re-scans the folder before loading it.
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -110,7 +116,8 @@ function scanFolder(dir: string, top: Dirent[], w: Walk): { findings: Finding[];
 
 function loadSkill(dir: string, entries: Dirent[], name: string, category: string | null, scope: SkillScope, w: Walk): SkillInfo | undefined {
   const where = `${scope} skill ${category ? category + '/' : ''}${name}`;
-  statEntry(dir, true, w);
+  const onlySkillFile = entries.length === 1 && entries[0]!.name === SKILL_FILE && entries[0]!.isFile();
+  if (!onlySkillFile) statEntry(dir, true, w);
   if (!SKILL_NAME_PATTERN.test(name) || (category !== null && !SKILL_NAME_PATTERN.test(category))) {
     w.warnings.push(`${where}: folder name is not a valid skill name; skipped.`);
     return undefined;
@@ -180,16 +187,6 @@ export function buildCatalog(userRoot: string, projectRoot?: string): Catalog {
   }
   const skills = [...seen.values()].sort((a, b) => (a.category ?? '').localeCompare(b.category ?? '') || a.name.localeCompare(b.name));
   return { skills, warnings: w.warnings, manifest: w.manifest };
-}
-
-/** True when every folder and file recorded in the manifest still has the same mtime and size. */
-export function manifestFresh(manifest: ManifestEntry[]): boolean {
-  for (const [path, mtime, size] of manifest) {
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (!st) return false;
-    if (st.mtimeMs !== mtime || (size !== -1 && st.size !== size)) return false;
-  }
-  return true;
 }
 
 /** The uncategorised skills' heading in the index. */

@@ -5,19 +5,23 @@
  * snapshot is trusted only while its manifest of mtimes and sizes still matches the disk;
  * the LRU is trusted until an invalidation: this process's own change, a 'skills-changed'
  * event, or another process's change (seen through the generation file every change bumps).
+ *
+ * The snapshot is laid out for the warm start, whose cost is the manifest check: one JSON
+ * header line (generation, warnings, the manifest as paths relative to the skill roots),
+ * then the rendered index text, then the skill list as compact JSON that is parsed only
+ * when something asks for the list (the prompt needs the text alone).
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { buildCatalog, manifestFresh, renderIndex, type Catalog } from './catalog.js';
+import { buildCatalog, renderIndex, type Catalog, type ManifestEntry, type SkillInfo, type SkillScope } from './catalog.js';
+import type { Verdict } from './scan.js';
 
 /** Several work trees (and so several project folders) may be served by one process. */
 export const INDEX_LRU_ENTRIES = 16;
 /** Bumped when the snapshot's shape changes, so an old snapshot is rebuilt instead of misread. */
-const SNAPSHOT_VERSION = 1;
-
-export type CachedCatalog = Catalog & { text: string; generation: string };
+const SNAPSHOT_VERSION = 2;
 
 export type CatalogPaths = {
   /** `$HERMES_HOME/skills` */
@@ -30,14 +34,57 @@ export type CatalogPaths = {
   generationFile: string;
 };
 
-const lru = new Map<string, CachedCatalog>();
+export type LoadSource = 'memory' | 'snapshot' | 'built';
+
+export type LoadedCatalog = Catalog & { text: string; generation: string; source: LoadSource };
+
+/** A skill in the snapshot: [name, category, description, scope, verdict]; its folder is derived. */
+type CompactSkill = [string, string | null, string, 'u' | 'p', Verdict];
+
+type SnapshotHeader = {
+  version: number;
+  key: string;
+  generation: string;
+  warnings: string[];
+  /** The skill roots the manifest paths are relative to (index into this list). */
+  roots: string[];
+  /** Flat [rootIndex, relPath, mtimeMs, size, …]; rootIndex -1 means relPath is absolute. */
+  manifest: Array<number | string>;
+  /** Length of the index text that follows the header line. */
+  textLength: number;
+};
+
+/** One cached catalog; the skill list and the absolute manifest are materialised on demand. */
+class Entry {
+  private skillList: SkillInfo[] | undefined;
+  private absManifest: ManifestEntry[] | undefined;
+  constructor(
+    readonly text: string,
+    readonly warnings: string[],
+    readonly generation: string,
+    private readonly skillsOf: SkillInfo[] | (() => SkillInfo[]),
+    private readonly manifestOf: ManifestEntry[] | (() => ManifestEntry[]),
+  ) {}
+  get skills(): SkillInfo[] {
+    return (this.skillList ??= typeof this.skillsOf === 'function' ? this.skillsOf() : this.skillsOf);
+  }
+  get manifest(): ManifestEntry[] {
+    return (this.absManifest ??= typeof this.manifestOf === 'function' ? this.manifestOf() : this.manifestOf);
+  }
+}
+
+const lru = new Map<string, Entry>();
 
 function keyOf(p: CatalogPaths): string {
   return `${p.userRoot}\0${p.projectRoot ?? ''}`;
 }
 
+function rootsOf(p: CatalogPaths): string[] {
+  return p.projectRoot ? [p.projectRoot, p.userRoot] : [p.userRoot];
+}
+
 function snapshotPath(p: CatalogPaths): string {
-  return join(p.snapshotDir, createHash('sha256').update(keyOf(p)).digest('hex').slice(0, 16) + '.json');
+  return join(p.snapshotDir, createHash('sha256').update(keyOf(p)).digest('hex').slice(0, 16) + '.snap');
 }
 
 export function readGeneration(file: string): string {
@@ -60,51 +107,138 @@ export function invalidateCatalog(p: CatalogPaths): void {
   rmSync(snapshotPath(p), { force: true });
 }
 
-export type LoadSource = 'memory' | 'snapshot' | 'built';
+function compactManifest(manifest: ManifestEntry[], roots: string[]): Array<number | string> {
+  const out: Array<number | string> = [];
+  for (const [path, mtime, size] of manifest) {
+    const i = roots.findIndex((r) => path === r || path.startsWith(r + sep));
+    if (i === -1) out.push(-1, path, mtime, size);
+    else out.push(i, path.slice(roots[i]!.length), mtime, size);
+  }
+  return out;
+}
+
+function expandManifest(flat: Array<number | string>, roots: string[]): ManifestEntry[] {
+  const out: ManifestEntry[] = [];
+  for (let i = 0; i < flat.length; i += 4) {
+    const r = flat[i] as number;
+    out.push([(r === -1 ? '' : roots[r]!) + (flat[i + 1] as string), flat[i + 2] as number, flat[i + 3] as number]);
+  }
+  return out;
+}
+
+/**
+ * True when every path of the compact manifest still has the same mtime (and, for files,
+ * size). This loop is the warm start: one stat per entry, no allocation beyond the path.
+ */
+function compactFresh(flat: Array<number | string>, roots: string[]): boolean {
+  const opts = { throwIfNoEntry: false } as const;
+  for (let i = 0; i < flat.length; i += 4) {
+    const r = flat[i] as number;
+    const st = statSync((r === -1 ? '' : roots[r]!) + (flat[i + 1] as string), opts);
+    if (!st || st.mtimeMs !== flat[i + 2] || (flat[i + 3] !== -1 && st.size !== flat[i + 3])) return false;
+  }
+  return true;
+}
+
+function compactSkills(skills: SkillInfo[]): CompactSkill[] {
+  return skills.map((s) => [s.name, s.category, s.description, s.scope === 'project' ? 'p' : 'u', s.verdict]);
+}
+
+function expandSkills(json: string, p: CatalogPaths): SkillInfo[] {
+  return (JSON.parse(json) as CompactSkill[]).map(([name, category, description, sc, verdict]) => {
+    const scope: SkillScope = sc === 'p' ? 'project' : 'user';
+    const root = scope === 'project' ? p.projectRoot! : p.userRoot;
+    return { name, category, description, scope, verdict, dir: category === null ? join(root, name) : join(root, category, name) };
+  });
+}
+
+function readSnapshot(p: CatalogPaths, key: string, generation: string): Entry | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync(snapshotPath(p), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const nl = raw.indexOf('\n');
+    const head = JSON.parse(raw.slice(0, nl)) as SnapshotHeader;
+    const roots = rootsOf(p);
+    if (head.version !== SNAPSHOT_VERSION || head.key !== key || head.generation !== generation) return undefined;
+    if (head.roots.length !== roots.length || head.roots.some((r, i) => r !== roots[i])) return undefined;
+    const textEnd = nl + 1 + head.textLength;
+    if (textEnd > raw.length) return undefined;
+    if (!compactFresh(head.manifest, roots)) return undefined;
+    const skillsJson = raw.slice(textEnd);
+    return new Entry(raw.slice(nl + 1, textEnd), head.warnings, generation, () => expandSkills(skillsJson, p), () => expandManifest(head.manifest, roots));
+  } catch {
+    // a torn or foreign snapshot: rebuild
+    return undefined;
+  }
+}
+
+function writeSnapshot(p: CatalogPaths, key: string, e: Entry, catalog: Catalog): void {
+  const roots = rootsOf(p);
+  const head: SnapshotHeader = {
+    version: SNAPSHOT_VERSION,
+    key,
+    generation: e.generation,
+    warnings: e.warnings,
+    roots,
+    manifest: compactManifest(catalog.manifest, roots),
+    textLength: e.text.length,
+  };
+  const file = snapshotPath(p);
+  try {
+    mkdirSync(p.snapshotDir, { recursive: true });
+    // A cache, not state: rename for atomicity, but no fsync (a lost snapshot is only a cold start).
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(head)}\n${e.text}${JSON.stringify(compactSkills(catalog.skills))}`);
+    renameSync(tmp, file);
+  } catch {
+    // a read-only home still gets an index, only not a warm start
+  }
+}
+
+function loaded(e: Entry, source: LoadSource): LoadedCatalog {
+  return {
+    text: e.text,
+    warnings: e.warnings,
+    generation: e.generation,
+    get skills() {
+      return e.skills;
+    },
+    get manifest() {
+      return e.manifest;
+    },
+    source,
+  };
+}
 
 /** The catalog and its rendered index, from the cheapest place that is still valid. */
-export function loadCatalog(p: CatalogPaths, opts: { noMemory?: boolean } = {}): CachedCatalog & { source: LoadSource } {
+export function loadCatalog(p: CatalogPaths, opts: { noMemory?: boolean } = {}): LoadedCatalog {
   const key = keyOf(p);
   const generation = readGeneration(p.generationFile);
   const hit = opts.noMemory ? undefined : lru.get(key);
   if (hit && hit.generation === generation) {
     lru.delete(key);
     lru.set(key, hit);
-    return { ...hit, source: 'memory' };
+    return loaded(hit, 'memory');
   }
-  const file = snapshotPath(p);
-  let cached: CachedCatalog | undefined;
+  let entry = readSnapshot(p, key, generation);
   let source: LoadSource = 'snapshot';
-  try {
-    const snap = JSON.parse(readFileSync(file, 'utf8')) as { version: number; key: string } & CachedCatalog;
-    if (snap.version === SNAPSHOT_VERSION && snap.key === key && snap.generation === generation && manifestFresh(snap.manifest)) {
-      cached = { skills: snap.skills, warnings: snap.warnings, manifest: snap.manifest, text: snap.text, generation };
-    }
-  } catch {
-    // no snapshot, or a torn/foreign one: rebuild
-  }
-  if (!cached) {
+  if (!entry) {
     source = 'built';
     const catalog = buildCatalog(p.userRoot, p.projectRoot);
-    cached = { ...catalog, text: renderIndex(catalog.skills), generation };
-    try {
-      mkdirSync(p.snapshotDir, { recursive: true });
-      // A cache, not state: rename for atomicity, but no fsync (a lost snapshot is only a cold start).
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ version: SNAPSHOT_VERSION, key, ...cached }));
-      renameSync(tmp, file);
-    } catch {
-      // a read-only home still gets an index, only not a warm start
-    }
+    entry = new Entry(renderIndex(catalog.skills), catalog.warnings, generation, catalog.skills, catalog.manifest);
+    writeSnapshot(p, key, entry, catalog);
   }
   lru.delete(key);
-  lru.set(key, cached);
+  lru.set(key, entry);
   while (lru.size > INDEX_LRU_ENTRIES) lru.delete(lru.keys().next().value!);
-  return { ...cached, source };
+  return loaded(entry, source);
 }
 
 /** Test and benchmark hook: forget every in-process entry. */
 export function clearCatalogMemory(): void {
   lru.clear();
 }
-
