@@ -18,7 +18,7 @@ const TOTAL_MESSAGES = Number(process.env.BENCH_SESSIONS_MESSAGES ?? 1_000_000);
 const MESSAGES_PER_SESSION = 50;
 const SESSIONS_PER_COMMIT = 200;
 const INGEST_SAMPLE_MESSAGES = 20_000;
-const INGEST_ROUNDS = 6;
+const INGEST_ROUNDS = 8;
 const RUNS_PER_TERM = 20;
 const TERMS_PER_CLASS = 4;
 const REPOS = ['/work/api', '/work/web', '/work/infra', '/work/cli', '/work/docs'];
@@ -61,7 +61,7 @@ function vocabulary(size: number, rand: () => number): string[] {
 }
 
 /** Generates ~200-byte messages whose words follow a Zipf law (s = 1) over the vocabulary. */
-class TextGen {
+export class TextGen {
   private readonly rand = rng(42);
   readonly words = vocabulary(40_000, this.rand);
   private readonly cdf: Float64Array;
@@ -162,6 +162,64 @@ function ingestOurs(db: SessionDB, batches: NewMessage[][], prefix: string, offs
   return Number(process.hrtime.bigint() - t) / 1e9;
 }
 
+/** Sessions generated and written per transaction by the bulk loader (50,000 messages). */
+const BULK_SESSIONS_PER_COMMIT = 1_000;
+
+/**
+ * Fills `path` (a fresh SessionDB file) with `sessions` × MESSAGES_PER_SESSION generated
+ * messages, fast: bench-only, not the product's write path. The message triggers are dropped
+ * while loading and each chunk's rows are indexed with one INSERT … SELECT per FTS table
+ * (the same values the triggers would insert), then the triggers are restored from their
+ * stored SQL. Row-by-row trigger inserts flush FTS5's pending terms once per commit and keep
+ * merging small segments; the bulk insert tokenises 50,000 rows at a time, ~4× faster.
+ * Session counters are written directly instead of by the triggers' UPDATE.
+ */
+export function bulkLoad(path: string, gen: TextGen, sessions: number, onChunk?: (genMs: number) => void): void {
+  new SessionDB(path).close(); // schema
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = OFF');
+    db.pragma(`cache_size = -${4 * CACHE_KIB}`);
+    const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages'").all() as Array<{ name: string; sql: string }>;
+    for (const t of triggers) db.exec(`DROP TRIGGER ${t.name}`);
+    const insS = db.prepare('INSERT INTO sessions (id, repo, source, started_at, ended_at, end_reason, message_count, tool_call_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insM = db.prepare('INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const indexFts = db.prepare('INSERT INTO messages_fts (rowid, content, tool_name, tool_args) SELECT id, content, tool_name, tool_args FROM messages_search WHERE id > ?');
+    const indexTrigram = db.prepare('INSERT INTO messages_trigram (rowid, content) SELECT id, content FROM messages WHERE id > ?');
+    const lastId = db.prepare('SELECT coalesce(max(id), 0) AS n FROM messages').pluck();
+    // One message a second, one session after another, ending now.
+    const t0 = Date.now() - sessions * MESSAGES_PER_SESSION * 1000;
+    const iso = (i: number) => new Date(t0 + i * 1000).toISOString();
+    const chunk = db.transaction((from: number, batches: NewMessage[][]) => {
+      const before = lastId.get() as number;
+      batches.forEach((batch, j) => {
+        const k = from + j;
+        const id = `big-${k}`;
+        const first = k * MESSAGES_PER_SESSION;
+        const calls = batch.reduce((n, m) => n + (m.toolCalls?.length ?? 0), 0);
+        insS.run(id, REPOS[k % REPOS.length], 'cli', iso(first), iso(first + batch.length), 'completed', batch.length, calls);
+        batch.forEach((m, i) =>
+          insM.run(id, m.role, m.content ?? '', null, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.toolName ?? null, m.toolCallId ?? null, iso(first + i)),
+        );
+      });
+      indexFts.run(before);
+      indexTrigram.run(before);
+    });
+    for (let s = 0; s < sessions; s += BULK_SESSIONS_PER_COMMIT) {
+      const g = Date.now();
+      const batches: NewMessage[][] = [];
+      for (let k = s; k < Math.min(sessions, s + BULK_SESSIONS_PER_COMMIT); k++) batches.push(Array.from({ length: MESSAGES_PER_SESSION }, (_, i) => gen.message(k * MESSAGES_PER_SESSION + i)));
+      onChunk?.(Date.now() - g);
+      chunk.immediate(s, batches);
+    }
+    for (const t of triggers) db.exec(t.sql);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+}
+
 function pickTerms(gen: TextGen, lo: number, hi: number, target: number): Array<{ term: string; docs: number }> {
   const n = gen.messages;
   const cands: Array<{ term: string; docs: number }> = [];
@@ -181,50 +239,59 @@ async function run(): Promise<void> {
     for (let s = 0; s < INGEST_SAMPLE_MESSAGES / MESSAGES_PER_SESSION; s++) {
       sampleBatches.push(Array.from({ length: MESSAGES_PER_SESSION }, (_, i) => sample.message(s * MESSAGES_PER_SESSION + i)));
     }
-    // Alternating order and several short rounds: the machine is shared, so take medians.
+    // Alternating order and several short rounds: the machine is shared, so each round's raw
+    // and SessionDB runs sit next to each other in time; the ratio is taken per round and the
+    // median of those ratios reported (a slow moment hurts one pair, not the comparison).
     const rawRates: number[] = [];
     const ourRates: number[] = [];
+    const ratios: number[] = [];
     for (let round = 0; round < INGEST_ROUNDS; round++) {
-      const raw = () => rawRates.push(INGEST_SAMPLE_MESSAGES / ingestRaw(join(home, `raw${round}.db`), sampleBatches));
+      const raw = () => INGEST_SAMPLE_MESSAGES / ingestRaw(join(home, `raw${round}.db`), sampleBatches);
       const ours = () => {
         const db = new SessionDB(join(home, `ours${round}.db`));
-        ourRates.push(INGEST_SAMPLE_MESSAGES / ingestOurs(db, sampleBatches, 'ours'));
-        db.close();
+        try {
+          return INGEST_SAMPLE_MESSAGES / ingestOurs(db, sampleBatches, 'ours');
+        } finally {
+          db.close();
+        }
       };
+      let r: number;
+      let o: number;
       if (round % 2) {
-        ours();
-        raw();
+        o = ours();
+        r = raw();
       } else {
-        raw();
-        ours();
+        r = raw();
+        o = ours();
       }
+      rawRates.push(r);
+      ourRates.push(o);
+      ratios.push(o / r);
+      for (const f of [`raw${round}.db`, `ours${round}.db`]) for (const suffix of ['', '-wal', '-shm']) rmSync(join(home, f + suffix), { force: true });
     }
-    const rawRate = median(rawRates);
-    const ourRate = median(ourRates);
-    printTable(`SessionDB ingest (median of ${INGEST_ROUNDS} alternating rounds of ${INGEST_SAMPLE_MESSAGES.toLocaleString('en')} messages, ${MESSAGES_PER_SESSION}/session, ${SESSIONS_PER_COMMIT} sessions per commit, word + trigram FTS triggers)`, [
-      { 'write path': 'raw better-sqlite3 prepared INSERTs', 'rows/s': Math.round(rawRate), 'relative': '100%' },
-      { 'write path': 'SessionDB createSession + appendMessages', 'rows/s': Math.round(ourRate), 'relative': `${Math.round((100 * ourRate) / rawRate)}%` },
+    const pct = (x: number) => `${Math.round(100 * x)}%`;
+    printTable(`SessionDB ingest (${INGEST_ROUNDS} alternating rounds of ${INGEST_SAMPLE_MESSAGES.toLocaleString('en')} messages, ${MESSAGES_PER_SESSION}/session, ${SESSIONS_PER_COMMIT} sessions per commit, word + trigram FTS triggers; medians)`, [
+      { 'write path': 'raw better-sqlite3 prepared INSERTs', 'rows/s': Math.round(median(rawRates)), 'relative (median of per-round ratios)': '100%', 'per-round range': '' },
+      {
+        'write path': 'SessionDB createSession + appendMessages',
+        'rows/s': Math.round(median(ourRates)),
+        'relative (median of per-round ratios)': pct(median(ratios)),
+        'per-round range': `${pct(Math.min(...ratios))}–${pct(Math.max(...ratios))}`,
+      },
     ]);
 
-    // ---- the big database, through our write path ---------------------------------------------
+    // ---- the big database: bulk-loaded (bench-only fast path, see bulkLoad) ------------------
     const gen = new TextGen();
-    const db = new SessionDB(join(home, 'state.db'));
     const sessions = Math.ceil(TOTAL_MESSAGES / MESSAGES_PER_SESSION);
     const t0 = Date.now();
     let genMs = 0;
-    for (let s = 0; s < sessions; s += SESSIONS_PER_COMMIT) {
-      const g = Date.now();
-      const chunk: NewMessage[][] = [];
-      for (let k = s; k < Math.min(sessions, s + SESSIONS_PER_COMMIT); k++) chunk.push(Array.from({ length: MESSAGES_PER_SESSION }, (_, i) => gen.message(k * MESSAGES_PER_SESSION + i)));
-      genMs += Date.now() - g;
-      ingestOurs(db, chunk, 'big', s);
-    }
-    db.checkpoint();
+    bulkLoad(join(home, 'state.db'), gen, sessions, (ms) => (genMs += ms));
     const buildSecs = (Date.now() - t0) / 1000;
     process.stdout.write(
       `\nbuilt ${gen.messages.toLocaleString('en')} messages in ${sessions.toLocaleString('en')} sessions in ${buildSecs.toFixed(1)} s ` +
-        `(${(genMs / 1000).toFixed(1)} s of it generating text; ${Math.round(gen.messages / (buildSecs - genMs / 1000))} rows/s written)\n`,
+        `(${(genMs / 1000).toFixed(1)} s of it generating text; ${Math.round(gen.messages / (buildSecs - genMs / 1000))} rows/s written and indexed)\n`,
     );
+    const db = new SessionDB(join(home, 'state.db'));
 
     const classes = [
       { name: 'rare', terms: pickTerms(gen, 5 / gen.messages, 60 / gen.messages, 20 / gen.messages) },

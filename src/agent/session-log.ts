@@ -70,23 +70,17 @@ export function sessionLog(db: SessionDB, repo: string): SessionLog {
 
 /**
  * Evidence for a request from earlier sessions of this repository, best first. Only the
- * request's rarest words are searched (document counts from the FTS vocabulary), so a
- * request made of common words recalls nothing rather than noise, and recall stays fast.
+ * request's rarest words are searched (message counts from SessionDB.termFrequency, capped at
+ * RECALL_MAX_TERM_DOCS so a common word costs no more than a rare one), so a request made of
+ * common words recalls nothing rather than noise, and recall stays fast.
  */
 export function recallFrom(db: SessionDB, repo: string): (text: string, exclude: ReadonlySet<string>) => RecallHit[] {
-  let docsOf: ((term: string) => number) | undefined;
-  try {
-    const stmt = db.db.prepare('SELECT doc FROM messages_vocab WHERE term = ?');
-    docsOf = (term) => (stmt.get(term) as { doc: number } | undefined)?.doc ?? 0;
-  } catch {
-    // No vocabulary table (an older schema): search the words unranked by rarity.
-  }
   return (text, exclude) => {
-    let terms = recallTerms(text);
-    if (docsOf) {
-      const counted = terms.map((t) => ({ t, n: docsOf!(t) })).filter((x) => x.n > 0 && x.n <= RECALL_MAX_TERM_DOCS);
-      terms = counted.sort((a, b) => a.n - b.n).map((x) => x.t);
-    }
+    const terms = recallTerms(text)
+      .map((t) => ({ t, n: db.termFrequency(t, RECALL_MAX_TERM_DOCS) }))
+      .filter((x) => x.n > 0 && x.n <= RECALL_MAX_TERM_DOCS)
+      .sort((a, b) => a.n - b.n)
+      .map((x) => x.t);
     const query = recallQuery(terms);
     if (!query) return [];
     const { results } = db.search(query, { repo, limit: RECALL_CANDIDATES });
