@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redactSecrets } from '../src/guard/secrets.js';
 import { SessionDB } from '../src/sessions/db.js';
-import { redactForStorage, SECRET_CANDIDATE } from '../src/sessions/redact.js';
+import { redactForStorage, SECRET_CANDIDATE } from '../src/guard/prefilter.js';
 
 const SECRET_SHAPED = [
   'aws_access_key_id = AKIA' + 'Q3EGRV7YXH2MZK4P',

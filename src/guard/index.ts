@@ -1,6 +1,7 @@
 /** Guardrails no tool call can talk its way around: protected paths, git policy, secrets, skipped hooks. */
 export { gitPolicyOf, protectMatcher, GIT_POLICY_NAMES, type GitPolicy, type GitPolicyName, type GuardConfig, type PolicyValue } from './config.js';
 export { isSecretPath, secretPathMessage, redactSecrets, secretValuesIn, shannonEntropy, type Redaction, type RedactResult, type SecretPathHit } from './secrets.js';
+export { redactForStorage, SECRET_CANDIDATE } from './prefilter.js';
 export { snapshotProtected, restoreProtected, discardSnapshot, describeProtectedChanges, type ProtectedChange, type ProtectedSnapshot } from './protect.js';
 export { judgeGit, type GitProbe, type Judgement } from './git-policy.js';
 export { findRealGit } from './git.js';

@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { NotFound, UsageError } from '../errors/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { excerpt, phraseQuery, termPattern, toFtsQuery } from './query.js';
-import { redactForStorage } from './redact.js';
+import { redactForStorage } from '../guard/prefilter.js';
 import { sessionSearch, type SessionSearchContext } from './search-tool.js';
 
 /** How long SQLite itself waits for another writer before reporting SQLITE_BUSY. */

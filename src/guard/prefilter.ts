@@ -1,5 +1,5 @@
 /**
- * Redaction on the SessionDB write path. Every stored message goes through the guard's
+ * A fast path for redaction where it runs on every write (the SessionDB). Every stored message goes through the guard's
  * `redactSecrets` (issue 9), which runs a dozen regular expressions over the text: ~11 µs for
  * a 200-byte message, a tenth of the whole cost of an insert with its two FTS indexes. Almost
  * no message holds anything secret-shaped, so one cheap pre-test decides whether the full
@@ -7,11 +7,11 @@
  *
  * SECRET_CANDIDATE must match every text in which `redactSecrets` (without `known` values)
  * could change anything: each alternative is the literal part that a pattern of
- * src/guard/secrets.ts cannot match without, case-insensitively (a superset, never narrower).
- * test/sessions-redaction-pretest.test.ts holds it to that. When a pattern is added to the
+ * secrets.ts cannot match without, case-insensitively (a superset, never narrower).
+ * test/sessions-write-and-filter-paths.test.ts holds it to that. When a pattern is added to the
  * guard, add its anchor here.
  */
-import { redactSecrets } from '../guard/secrets.js';
+import { redactSecrets } from './secrets.js';
 
 export const SECRET_CANDIDATE = new RegExp(
   [
