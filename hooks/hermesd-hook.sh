@@ -1,16 +1,54 @@
 # hermesd git hook runner (POSIX sh). `hermesd init` writes this file, after a header of
 # baked settings (HERMESD_NODE, HERMESD_CLI, HERMESD_ROOT, HERMESD_ROOT_HASH, HERMESD_GIT_DIR,
-# HERMESD_PREV_HOOKS, HERMESD_UID, HERMESD_TIMEOUT_MS), to <husky-dir>/_/hermesd; each
-# <husky-dir>/<hook> calls it as: hermesd <hook-name> [args...]
+# HERMESD_COMMON_DIR, HERMESD_PREV_HOOKS, HERMESD_UID, HERMESD_TIMEOUT_MS), to <husky-dir>/_/hermesd.
+# It runs two ways:
+#  - direct (the husky layout hermesd created): git runs <husky-dir>/_/<hook>, which sets
+#    hermesd_direct=1 and sources this file. It does what husky's runner `h` does (HUSKY=0,
+#    HUSKY=2, ~/.config/husky/init.sh, <husky-dir>/<hook> with `sh -e`) without its forks:
+#    hermesd's part when <husky-dir>/<hook> holds our block, then your commands in it.
+#  - from our block in <husky-dir>/<hook> (a project's own husky setup): hermesd <hook> [args...]
 #
-# Fast path: a warm daemon answers over its Unix socket through curl (no Node start).
+# Fast path: a warm daemon answers over its Unix socket through one curl (no Node start).
 # Fallback: `node <cli> hook <name>`, which starts a daemon that is down and applies
 # hooks.onUnavailable when none answers in time. A daemon that does not answer within
 # HERMESD_TIMEOUT_MS (hung, SIGSTOPped) never holds the commit longer than about that.
-# Every fork costs milliseconds on a busy machine: the fast path uses builtins only, plus curl.
+# Every fork costs milliseconds on a busy machine: the common path uses sh builtins only,
+# plus curl (no $(…), no pipes, no sha256sum: the socket's hash is baked in).
 
-hermesd_hook=$1
-shift
+hermesd_own=
+if [ -n "${hermesd_direct:-}" ]; then
+  hermesd_hook=${0##*/}
+  [ "${HUSKY:-}" = 2 ] && set -x
+  hermesd_dir=${0%/*}
+  hermesd_user=${hermesd_dir%/*}/$hermesd_hook
+  # As husky: no <husky-dir>/<hook>, no hook.
+  [ -f "$hermesd_user" ] || exit 0
+  hermesd_l=${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh
+  [ -f "$hermesd_l" ] && . "$hermesd_l"
+  [ "${HUSKY-}" = 0 ] && exit 0
+  # What <husky-dir>/<hook> holds: our block (hermesd runs), commands of yours (run after it).
+  hermesd_block=
+  hermesd_in=
+  while read -r hermesd_l || [ -n "$hermesd_l" ]; do
+    case $hermesd_l in
+      '# >>> hermesd '*) hermesd_in=1 hermesd_block=1 ;;
+      '# <<< hermesd <<<') hermesd_in= ;;
+      ''|'#'*) ;;
+      *) [ -n "$hermesd_in" ] || hermesd_own=1 ;;
+    esac
+  done < "$hermesd_user"
+  if [ -z "$hermesd_block" ]; then
+    # You took hermesd out of this hook: husky's behaviour, nothing of ours.
+    [ -n "$hermesd_own" ] || exit 0
+    PATH="node_modules/.bin:$PATH" sh -e "$hermesd_user" "$@"
+    hermesd_rc=$?
+    [ "$hermesd_rc" = 0 ] || echo "husky - $hermesd_hook script failed (code $hermesd_rc)"
+    exit "$hermesd_rc"
+  fi
+else
+  hermesd_hook=$1
+  shift
+fi
 
 # Settings the daemon refreshes from .hermes/config.yaml (hooks.timeoutMs, whether the
 # pre-commit may run long), newer than the baked ones.
@@ -38,14 +76,31 @@ hermesd_prev() {
   return 0
 }
 
+# After hermesd's part: the previous hook, then (direct) your commands in <husky-dir>/<hook>,
+# run as husky runs them; HERMESD_BLOCK_DONE tells our block in there not to run hermesd again.
+hermesd_after() {
+  hermesd_prev "$@" || return $?
+  [ -n "$hermesd_own" ] || return 0
+  if [ -n "$hermesd_has_stdin" ]; then
+    printf '%s' "$hermesd_stdin" | HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_user" "$@"
+  else
+    HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_user" "$@"
+  fi
+  hermesd_rc=$?
+  [ "$hermesd_rc" = 0 ] && return 0
+  echo "husky - $hermesd_hook script failed (code $hermesd_rc)"
+  [ "$hermesd_rc" = 127 ] && echo "husky - command not found in PATH=node_modules/.bin:$PATH"
+  return "$hermesd_rc"
+}
+
 case $hermesd_hook in
   pre-commit|post-commit|post-merge|post-checkout|post-rewrite) ;;
   # commit-msg and the rest: nothing for hermesd to judge; the chained hook keeps running.
-  *) hermesd_prev "$@"; exit $? ;;
+  *) hermesd_after "$@"; exit $? ;;
 esac
 
 if [ "${HERMESD_SKIP:-}" = 1 ]; then
-  hermesd_prev "$@"
+  hermesd_after "$@"
   exit $?
 fi
 
@@ -94,6 +149,28 @@ hermesd_fast() {
     done
     hermesd_body="$hermesd_body,\"stdin\":[$hermesd_lines]"
   fi
+  case $hermesd_hook in
+    # Where git is now, read with builtins: the evidence names this commit even when the
+    # daemon gets to it after git has moved on (the post-* hooks run in the background).
+    post-*)
+      hermesd_l=
+      read -r hermesd_l 2>/dev/null < "$HERMESD_GIT_DIR/HEAD"
+      hermesd_head=
+      hermesd_branch=
+      case $hermesd_l in
+        'ref: refs/heads/'*)
+          hermesd_branch=${hermesd_l#ref: refs/heads/}
+          read -r hermesd_head 2>/dev/null < "${HERMESD_COMMON_DIR:-$HERMESD_GIT_DIR}/${hermesd_l#ref: }" ;;
+        'ref: '*) ;;
+        *) hermesd_head=$hermesd_l ;;
+      esac
+      # A packed ref, reftable, an odd branch name: the daemon asks git instead.
+      case ${#hermesd_head} in 40|64) ;; *) hermesd_head= ;; esac
+      case $hermesd_head$hermesd_branch in *\"*|*\\*|*[[:cntrl:]]*) hermesd_head= ;; esac
+      case $hermesd_head in *[!0-9a-f]*) hermesd_head= ;; esac
+      [ -n "$hermesd_head" ] && hermesd_body="$hermesd_body,\"head\":\"$hermesd_head\",\"branch\":\"$hermesd_branch\""
+      ;;
+  esac
   hermesd_body="$hermesd_body}"
 
   hermesd_ms=${HERMESD_TIMEOUT_MS:-10000}
@@ -170,7 +247,7 @@ hermesd_slow() {
 # command; the next pre-commit tries it again.
 hermesd_stuck=$HERMESD_GIT_DIR/hermesd/unresponsive
 if [ "$hermesd_hook" != pre-commit ] && [ -f "$hermesd_stuck" ]; then
-  hermesd_prev "$@"
+  hermesd_after "$@"
   exit $?
 fi
 
@@ -200,7 +277,7 @@ if [ -n "$hermesd_background" ]; then
       hermesd_slow "$@" >/dev/null 2>&1
     fi
   ) </dev/null >/dev/null 2>&1 &
-  hermesd_prev "$@"
+  hermesd_after "$@"
   exit $?
 fi
 
@@ -219,4 +296,4 @@ if [ "$hermesd_rc" -ge 100 ]; then
 fi
 [ "$hermesd_rc" = 0 ] || exit "$hermesd_rc"
 [ "$hermesd_hook" = pre-commit ] && { echo 1 > "$hermesd_ran"; } 2>/dev/null
-hermesd_prev "$@"
+hermesd_after "$@"

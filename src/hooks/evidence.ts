@@ -31,11 +31,15 @@ export async function branch(root: string): Promise<string> {
   return (await run(root, ['symbolic-ref', '--short', '-q', 'HEAD'])) || '(detached HEAD)';
 }
 
-async function commitText(root: string, rev: string): Promise<{ sha: string; subject: string; body: string; files: string }> {
-  const [log, files] = await Promise.all([run(root, ['log', '-1', '--format=%H%x00%s%x00%b', rev]), run(root, ['diff-tree', '--root', '--no-commit-id', '--name-status', '-r', '-M', rev])]);
-  const [sha = '', subject = '', body = ''] = log.split('\0');
-  return { sha, subject, body: body.trim(), files };
+export type CommitInfo = { sha: string; tree: string; subject: string; body: string; files: string };
+
+/** A commit's id, tree, message and changed files: two git processes, run side by side. */
+export async function readCommit(root: string, rev: string): Promise<CommitInfo> {
+  const [log, files] = await Promise.all([run(root, ['log', '-1', '--format=%H%x00%T%x00%s%x00%b', rev]), run(root, ['diff-tree', '--root', '--no-commit-id', '--name-status', '-r', '-M', rev])]);
+  const [sha = '', tree = '', subject = '', body = ''] = log.split('\0');
+  return { sha, tree, subject, body: body.trim(), files };
 }
+
 
 /** Where git was when the hook ran; evidence may be written after git has moved on. */
 export type Place = { head: string; branch: string };
@@ -45,8 +49,8 @@ export async function placeOf(root: string): Promise<Place> {
   return { head: head || 'HEAD', branch: b };
 }
 
-export async function postCommitEvidence(root: string, at: Place): Promise<Evidence> {
-  const c = await commitText(root, at.head);
+export async function postCommitEvidence(root: string, at: Place, commit?: CommitInfo): Promise<Evidence> {
+  const c = commit ?? (await readCommit(root, at.head));
   const b = at.branch;
   return {
     title: `commit ${c.sha.slice(0, 10)} ${c.subject}`.slice(0, 120),
@@ -57,7 +61,7 @@ export async function postCommitEvidence(root: string, at: Place): Promise<Evide
 export async function postMergeEvidence(root: string, args: string[], at: Place): Promise<Evidence> {
   const squash = args[0] === '1';
   const b = at.branch;
-  const [c, files] = await Promise.all([commitText(root, at.head), run(root, ['diff', '--name-status', '-M', `${at.head}^1`, at.head])]);
+  const [c, files] = await Promise.all([readCommit(root, at.head), run(root, ['diff', '--name-status', '-M', `${at.head}^1`, at.head])]);
   return {
     title: `merge into ${b}${squash ? ' (squash)' : ''}: ${c.subject}`.slice(0, 120),
     text: [`git merge${squash ? ' --squash' : ''} into ${b}, now at ${c.sha}: ${c.subject}`, 'files changed by the merge:', fileList(files)].join('\n'),

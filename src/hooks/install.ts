@@ -30,6 +30,18 @@ const BLOCK_BEGIN = '# >>> hermesd (added by `hermesd init`; `hermesd init --uni
 const BLOCK_END = '# <<< hermesd <<<';
 const RUNNER = 'hermesd';
 const STUB = '#!/usr/bin/env sh\n. "$(dirname "$0")/h"';
+/**
+ * What init writes in place of husky's stub in a husky layout it created: husky's runner `h`
+ * costs each hook four forks (dirname, basename, dirname, dirname) and two more `sh` starts
+ * before hermesd's own; this one sources hermesd's runner in the shell git started, which
+ * does what `h` does (see hooks/hermesd-hook.sh). Without the runner, husky's `h` as before.
+ */
+export const DIRECT_STUB = [
+  '#!/bin/sh',
+  '# Written by `hermesd init` in place of husky\'s stub (`. "$(dirname "$0")/h"`): the same, without its forks.',
+  'if [ -f "${0%/*}/hermesd" ]; then hermesd_direct=1; . "${0%/*}/hermesd"; else . "${0%/*}/h"; fi',
+  '',
+].join('\n');
 /** Default of hooks.timeoutMs baked into the runner until the daemon refreshes hook-settings. */
 const BAKED_TIMEOUT_MS = 10_000;
 
@@ -110,6 +122,7 @@ export function runnerScript(repo: Repo, opts: { nodePath: string; cliPath: stri
     `HERMESD_ROOT=${shQuote(repo.root)}`,
     `HERMESD_ROOT_HASH=${hash}`,
     `HERMESD_GIT_DIR=${shQuote(repo.gitDir)}`,
+    `HERMESD_COMMON_DIR=${shQuote(repo.commonDir)}`,
     `HERMESD_PREV_HOOKS=${shQuote(opts.chainDir ?? '')}`,
     `HERMESD_UID=${uid}`,
     `HERMESD_TIMEOUT_MS=${opts.timeoutMs}`,
@@ -117,8 +130,9 @@ export function runnerScript(repo: Repo, opts: { nodePath: string; cliPath: stri
   ].join('\n');
 }
 
+/** HERMESD_BLOCK_DONE: the direct stub ran hermesd already and now runs this file for your commands. */
 function block(hook: string): string {
-  return `${BLOCK_BEGIN}\nif [ -x "\${0%/*}/_/${RUNNER}" ]; then "\${0%/*}/_/${RUNNER}" ${hook} "$@"; fi\n${BLOCK_END}\n`;
+  return `${BLOCK_BEGIN}\nif [ -x "\${0%/*}/_/${RUNNER}" ] && [ "\${HERMESD_BLOCK_DONE:-}" != "$PPID" ]; then "\${0%/*}/_/${RUNNER}" ${hook} "$@"; fi\n${BLOCK_END}\n`;
 }
 
 /** Removes our block from a hook file's text; returns undefined when there was none. */
@@ -247,7 +261,11 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   }
   for (const hook of hooks) {
     const stub = join(internal, hook);
-    if (!existsSync(stub)) writeFileSync(stub, STUB, { mode: 0o755 });
+    // A husky layout of ours gets the direct stub; a project's own keeps husky's runner.
+    if (state.createdHuskyInternal) {
+      if (!existsSync(stub) || readFileSync(stub, 'utf8') !== DIRECT_STUB) writeFileSync(stub, DIRECT_STUB, { mode: 0o755 });
+      chmodSync(stub, 0o755);
+    } else if (!existsSync(stub)) writeFileSync(stub, STUB, { mode: 0o755 });
     const file = join(huskyAbs, hook);
     const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
     if (before === undefined && !state.createdFiles.includes(hook)) state.createdFiles.push(hook);

@@ -8,18 +8,21 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { configOf } from '../config/service.js';
 import { postCommitAudit } from '../guard/audit.js';
-import { recordStagedPass } from '../guard/precommit-marker.js';
+import { precommitPassed, recordPrecommitPass, recordStagedPass } from '../guard/precommit-marker.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { checkStaged } from '../rules/engine.js';
 import { sessionsOf } from '../sessions/service.js';
 import { tasksOf } from '../agent/service.js';
 import { NotFound, UsageError } from '../errors/index.js';
 import { backupsDir, keptBackupDir, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from './backup.js';
-import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, type Evidence } from './evidence.js';
+import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from './evidence.js';
+import { indexTreeOf } from './git.js';
 import { HERMESD_HOOKS, writeHookSettings, type HookName } from './install.js';
+import type { HermesConfig } from '../config/schema.js';
 import { runPreCommit, type HookOutcome } from './precommit.js';
 
-export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[] };
+/** `head`/`branch`: where git was when a post-* hook ran, as the sh hook read it (it runs in the background). */
+export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string };
 
 export type HookResult = HookOutcome & { hook: string; sessionId?: string };
 
@@ -53,11 +56,7 @@ export class HookService {
   private async dispatch(hook: HookName, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
     const { root, paths } = this.ctx;
     const config = configOf(this.ctx);
-    const pre = config.hooks['pre-commit'];
-    writeHookSettings(paths.gitDir, {
-      timeoutMs: config.hooks.timeoutMs,
-      longPreCommit: pre.checks.length > 0 || (pre.rules && config.rules.some((r) => r.generator !== undefined)),
-    });
+    this.refreshSettings(config);
     switch (hook) {
       case 'pre-commit': {
         const pending = pendingBackups(paths.gitDir);
@@ -89,16 +88,24 @@ export class HookService {
           },
         });
         // hermesd guard (issue 9): vouch for the tree this pass judged, so post-commit can tell a skipped hook.
-        if (outcome.exitCode === 0) recordStagedPass(root, paths.gitDir, indexFile);
+        // The index's own cache tree names it without a `git write-tree` (~5 ms) on the commit's path.
+        if (outcome.exitCode === 0) {
+          const tree = indexTreeOf(indexFile);
+          if (tree) recordPrecommitPass(paths.gitDir, tree);
+          else recordStagedPass(root, paths.gitDir, indexFile);
+        }
         const sessionId = outcome.violations?.length || outcome.checks?.length ? this.recordPreCommit(outcome) : undefined;
         return { hook, ...outcome, sessionId };
       }
       case 'commit-msg':
         return { hook, ok: true, exitCode: 0, message: '' };
       case 'post-commit': {
+        const at = await this.placeOf(req);
+        const commit = await readCommit(root, at.head);
+        const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
+        // The pre-commit hook judged this tree: nothing for the audit to find.
+        if (commit.tree && precommitPassed(paths.gitDir, commit.tree)) return evidence;
         // hermesd guard (issue 9): a commit the pre-commit hook never judged is re-checked, recorded and said loudly.
-        const at = await placeOf(root);
-        const evidence = this.later(hook, () => postCommitEvidence(root, at));
         const audit = await postCommitAudit(root, config, { gitDir: paths.gitDir });
         if (!audit.notice) return evidence;
         const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} skipped the pre-commit hook`, [
@@ -108,15 +115,15 @@ export class HookService {
         return { ...evidence, message: audit.notice, sessionId };
       }
       case 'post-merge': {
-        const at = await placeOf(root);
+        const at = await this.placeOf(req);
         return this.later(hook, () => postMergeEvidence(root, req.args, at));
       }
       case 'post-checkout': {
-        const at = await placeOf(root);
+        const at = await this.placeOf(req);
         return this.later(hook, () => postCheckoutEvidence(root, req.args, at));
       }
       case 'post-rewrite': {
-        const at = await placeOf(root);
+        const at = await this.placeOf(req);
         return this.later(hook, () => postRewriteEvidence(root, req.args, req.stdin ?? [], at));
       }
     }
@@ -141,6 +148,21 @@ export class HookService {
   }
 
   private evidenceQueue: Promise<void> = Promise.resolve();
+
+  /** Where git was: as the hook read it (no git process), else asked now. */
+  private placeOf(req: HookRequest): Promise<Place> {
+    if (req.head && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(req.head)) return Promise.resolve({ head: req.head, branch: req.branch || '(detached HEAD)' });
+    return placeOf(this.ctx.root);
+  }
+
+  /** What the sh hook sources before talking to the daemon (it cannot read YAML). */
+  refreshSettings(config: HermesConfig): void {
+    const pre = config.hooks['pre-commit'];
+    writeHookSettings(this.ctx.paths.gitDir, {
+      timeoutMs: config.hooks.timeoutMs,
+      longPreCommit: pre.checks.length > 0 || (pre.rules && config.rules.some((r) => r.generator !== undefined)),
+    });
+  }
 
   private indexFileOf(req: HookRequest): string {
     if (!req.indexFile) return join(this.ctx.paths.gitDir, 'index');
@@ -212,6 +234,14 @@ export class HookService {
 export function hooksOf(ctx: DaemonContext): HookService {
   return ctx.service('hooks', () => {
     const service = new HookService(ctx);
+    // A config that gains checks or generators: the next pre-commit already streams (bounds silence, not the run).
+    ctx.events.on('config-changed', () => {
+      try {
+        service.refreshSettings(configOf(ctx));
+      } catch {
+        // an invalid config is reported by the next hook
+      }
+    });
     // Aborted hooks put the user's work back on their way out; the daemon waits for that.
     ctx.onClose(() => Promise.allSettled([...service.inflight]));
     ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id) }));

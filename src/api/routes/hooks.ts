@@ -20,6 +20,9 @@ const HookBody = z.strictObject({
   indexFile: z.string().optional(),
   /** Lines git gave the hook on stdin (post-rewrite). */
   stdin: z.array(z.string()).optional(),
+  /** Where git was when a post-* hook ran (HEAD's commit and branch), as the sh hook read them. */
+  head: z.string().optional(),
+  branch: z.string().optional(),
   /** Which client sent it ('sh' or 'node'), for the log. */
   via: z.string().optional(),
 });

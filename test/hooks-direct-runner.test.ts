@@ -1,0 +1,106 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { indexTreeOf } from '../src/hooks/git.js';
+import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+
+function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+function commit(t: TestEnv, repo: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync('git', ['commit', ...args], { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8' });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
+}
+
+const RULES = 'rules:\n  - id: no-todo\n    message: No TODO markers.\n    forbid: "TODO"\n';
+
+describe('the husky layout hermesd creates runs hooks without husky runner forks', () => {
+  let t: TestEnv;
+  let repo: string;
+  beforeEach(async () => {
+    t = makeEnv();
+    repo = t.repo({ 'a.txt': 'a\n' });
+    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES);
+    await t.cli(['start'], { cwd: repo });
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it('runs hermesd once, then your commands in .husky/<hook>; HUSKY=0 and a removed block are honoured', async () => {
+    const stub = readFileSync(join(repo, '.husky', '_', 'pre-commit'), 'utf8');
+    expect(stub).toContain('hermesd_direct=1');
+    // no command substitution (a fork) on the way to hermesd's runner
+    expect(stub.split('\n').filter((l) => !l.startsWith('#')).join('\n')).not.toContain('$(');
+    const userHook = join(repo, '.husky', 'pre-commit');
+    writeFileSync(userHook, readFileSync(userHook, 'utf8') + 'echo "user $HERMESD_SKIP" >> user-hook-ran\n');
+
+    writeFiles(repo, { 'b.txt': 'TODO later\n' });
+    gitIn(t, repo, 'add', 'b.txt');
+    const refused = commit(t, repo, ['-qm', 'todo']);
+    expect(refused.code).toBe(1);
+    expect(refused.out.split('no-todo').length - 1).toBe(1);
+    expect(existsSync(join(repo, 'user-hook-ran'))).toBe(false);
+
+    // HUSKY=0 skips every hook of a husky layout, hermesd's too (husky's own convention).
+    expect(commit(t, repo, ['-qm', 'todo'], { HUSKY: '0' }).code).toBe(0);
+    expect(existsSync(join(repo, 'user-hook-ran'))).toBe(false);
+
+    writeFiles(repo, { 'c.txt': 'fine\n' });
+    gitIn(t, repo, 'add', 'c.txt');
+    const ok = commit(t, repo, ['-qm', 'fine']);
+    expect(ok.code, ok.out).toBe(0);
+    expect(readFileSync(join(repo, 'user-hook-ran'), 'utf8')).toBe('user \n');
+
+    // Your command failing stops the commit, as with husky.
+    writeFileSync(userHook, readFileSync(userHook, 'utf8') + 'exit 3\n');
+    writeFiles(repo, { 'd.txt': 'd\n' });
+    gitIn(t, repo, 'add', 'd.txt');
+    const failed = commit(t, repo, ['-qm', 'd']);
+    expect(failed.code).not.toBe(0);
+    expect(failed.out).toContain('pre-commit script failed (code 3)');
+
+    // Our block taken out: your commands alone run, hermesd judges nothing.
+    writeFileSync(userHook, 'echo alone >> user-hook-ran\n');
+    writeFiles(repo, { 'e.txt': 'TODO again\n' });
+    gitIn(t, repo, 'add', 'e.txt');
+    const alone = commit(t, repo, ['-qm', 'e']);
+    expect(alone.code, alone.out).toBe(0);
+    expect(readFileSync(join(repo, 'user-hook-ran'), 'utf8')).toBe('user \nuser \nalone\n');
+  });
+
+  it('post-commit evidence names the commit it ran for, even when git has moved on', async () => {
+    writeFiles(repo, { 'q.txt': 'q\n' });
+    gitIn(t, repo, 'add', 'q.txt');
+    gitIn(t, repo, 'commit', '-qm', 'Add the quokka');
+    const first = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
+    writeFiles(repo, { 'w.txt': 'w\n' });
+    gitIn(t, repo, 'add', 'w.txt');
+    gitIn(t, repo, 'commit', '-qm', 'Add the wombat');
+    const end = Date.now() + 10_000;
+    let text = '';
+    while (!text && Date.now() < end) {
+      const r = await t.cli(['sessions', 'search', 'quokka', '--json'], { cwd: repo });
+      const hit = r.code === 0 ? (r.json().results as Array<{ sessionId: string }>)[0] : undefined;
+      if (hit) text = (await t.cli(['sessions', 'show', hit.sessionId, '--json'], { cwd: repo })).json().messages[0].content;
+      else await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(text).toContain(`git commit ${first} on main: Add the quokka`);
+    expect(text).toContain('q.txt');
+  });
+
+  it('reads the staged tree from the index cache tree as git write-tree does', () => {
+    writeFiles(repo, { 'dir/x.txt': 'x\n', 'dir/sub/y.txt': 'y\n' });
+    gitIn(t, repo, 'add', '-A');
+    // git add leaves the changed parts of the cache tree invalid: no answer, ask git
+    expect(indexTreeOf(join(repo, '.git', 'index'))).toBeUndefined();
+    const tree = gitIn(t, repo, 'write-tree').trim();
+    expect(indexTreeOf(join(repo, '.git', 'index'))).toBe(tree);
+    expect(indexTreeOf(join(repo, '.git', 'no-such-index'))).toBeUndefined();
+  });
+});
