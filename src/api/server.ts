@@ -107,9 +107,19 @@ export type ApiServer = {
 
 export type ApiServerOptions = { headersTimeoutMs?: number; requestTimeoutMs?: number; maxBodyBytes?: number };
 
-export function createApiServer(daemon: DaemonContext, routes: Route[], options: ApiServerOptions = {}): ApiServer {
+/**
+ * `routes` answer at once; `more`, when given, is the rest of the table still loading: a
+ * request that only it can answer waits for it. The daemon binds with the status routes
+ * and loads every subsystem (SQLite, the model client, the watcher) right after, so the
+ * first answer does not wait for modules it does not need.
+ */
+export function createApiServer(daemon: DaemonContext, routes: Route[], options: ApiServerOptions = {}, more?: Promise<Route[]>): ApiServer {
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const compiled = compileRoutes(routes);
+  let compiled = compileRoutes(routes);
+  let pending = more?.then((extra) => {
+    compiled = compileRoutes([...routes, ...extra]);
+    pending = undefined;
+  });
   const live = new Set<AbortController>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -124,7 +134,11 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
     let status = 200;
     try {
       const url = new URL(req.url ?? '/', 'http://hermesd');
-      const found = match(compiled, req.method ?? 'GET', url.pathname);
+      let found = match(compiled, req.method ?? 'GET', url.pathname);
+      if (found === undefined && pending) {
+        await pending;
+        found = match(compiled, req.method ?? 'GET', url.pathname);
+      }
       if (found === undefined) throw new NotFound(`No route ${req.method} ${url.pathname}. See the README for the routes under /v1/.`);
       if (found === 'method') {
         const e = new UsageError(`Method ${req.method} is not allowed on ${url.pathname}.`);

@@ -6,14 +6,11 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { createApiServer } from '../api/server.js';
-import { routes as allRoutes } from '../api/routes/index.js';
+import { statusRoutes } from '../api/routes/status.js';
 import { ConfigError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
 import { VERSION } from '../version.js';
-import { startWatcher } from '../watcher/service.js';
-import { configOf } from '../config/service.js';
-import { skillsOf } from '../skills/service.js';
 import { DaemonContext } from './context.js';
 import { fileLogger } from './log.js';
 import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from './paths.js';
@@ -52,8 +49,9 @@ export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean>
 }
 
 /** HERMESD_IDLE_TIMEOUT_MS (tests, ops) wins over `daemon.idleTimeoutMinutes` from config. */
-function idleTimeoutMs(ctx: DaemonContext, env: NodeJS.ProcessEnv): number {
+async function idleTimeoutMs(ctx: DaemonContext, env: NodeJS.ProcessEnv): Promise<number> {
   if (Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0) return Number(env.HERMESD_IDLE_TIMEOUT_MS);
+  const { configOf } = await import('../config/service.js');
   try {
     return configOf(ctx).daemon.idleTimeoutMinutes * 60_000;
   } catch {
@@ -90,7 +88,9 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
 
   const home = hermesHome(env);
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
-  const api = createApiServer(ctx, allRoutes);
+  // Every other route, and the subsystems behind them, load while the socket already answers.
+  const allRoutes = import('../api/routes/index.js').then((m) => m.routes.filter((r) => !statusRoutes.includes(r)));
+  const api = createApiServer(ctx, statusRoutes, {}, allRoutes);
   let lastActivity = Date.now();
   api.server.on('request', () => {
     lastActivity = Date.now();
@@ -111,11 +111,13 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const info: DaemonInfo = { pid: process.pid, version: VERSION, root: paths.root, socket: paths.socket, startedAt: ctx.startedAt.toISOString() };
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
-  void startWatcher(ctx);
-  // Registered now so `status` reports hand-edited dangerous skills from the start.
-  skillsOf(ctx);
+  void allRoutes.then(async () => {
+    const [{ startWatcher }, { skillsOf }] = await Promise.all([import('../watcher/service.js'), import('../skills/service.js')]);
+    void startWatcher(ctx);
+    // Registered now so `status` reports hand-edited dangerous skills from the start.
+    skillsOf(ctx);
+  });
 
-  const idleMs = idleTimeoutMs(ctx, env);
   let stopping = false;
   const timers: NodeJS.Timeout[] = [];
 
@@ -164,6 +166,8 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     log.error('unhandled rejection', { error: String((err as Error)?.stack ?? err) });
   });
 
+  const idleMs = await idleTimeoutMs(ctx, env);
+  if (stopping) return;
   timers.push(
     setInterval(() => {
       if (ctx.busy === 0 && Date.now() - lastActivity > idleMs) void shutdown(`idle for ${Math.round(idleMs / 1000)} s`);

@@ -15,8 +15,8 @@ import { writeFileAtomicSync } from '../storage/atomic.js';
 import { git, gitTry } from './git.js';
 
 /** The hooks the daemon answers. */
-export const HERMESD_HOOKS = ['pre-commit', 'commit-msg', 'post-commit', 'post-merge', 'post-checkout', 'post-rewrite'] as const;
-export type HookName = (typeof HERMESD_HOOKS)[number];
+import { HERMESD_HOOKS, type HookName } from './names.js';
+export { HERMESD_HOOKS, type HookName };
 /**
  * The hooks init installs. commit-msg has nothing to judge yet, and every installed hook
  * costs each commit a few shell starts; it is installed when the repository had one to chain.

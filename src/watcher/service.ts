@@ -15,6 +15,7 @@ const EVENT_OF: Record<ChangeKind, string> = {
 };
 
 const KEY = 'watcher';
+const INOTIFY_COUNT_TTL_MS = 1_000;
 
 /** The daemon's watcher, if it was started. */
 export function watcherOf(ctx: DaemonContext): RepoWatcher | undefined {
@@ -46,7 +47,13 @@ export function startWatcher(ctx: DaemonContext): Promise<void> {
     ctx.events.off('hook-end', onHookEnd);
     return watcher.close();
   });
-  ctx.statusExtras.set(KEY, () => (slot.error ? { state: 'error', error: slot.error } : { ...watcher.state(), inotifyWatches: inotifyWatchCount() ?? null }));
+  // Counting watches reads /proc/self/fdinfo (~0.15 ms); status is polled, so count at most once a second.
+  let watches: { at: number; n: number | null } = { at: 0, n: null };
+  const watchCount = () => {
+    if (Date.now() - watches.at > INOTIFY_COUNT_TTL_MS) watches = { at: Date.now(), n: inotifyWatchCount() ?? null };
+    return watches.n;
+  };
+  ctx.statusExtras.set(KEY, () => (slot.error ? { state: 'error', error: slot.error } : { ...watcher.state(), inotifyWatches: watchCount() }));
   slot.started = watcher.start().then(
     () => {
       ctx.log.info('watcher ready', { ms: watcher.state().readyMs, tree: watcher.state().tree });

@@ -11,13 +11,11 @@
 import { request } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
-import { HOOK_TIMEOUT_MS } from '../../config/schema.js';
 import { DaemonClient } from '../../daemon/client.js';
 import { ensureDaemon } from '../../daemon/lifecycle.js';
 import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
 import { DaemonUnavailable, RemoteError, UsageError, type ErrorWire } from '../../errors/index.js';
-import { HERMESD_HOOKS } from '../../hooks/install.js';
+import { HERMESD_HOOKS } from '../../hooks/names.js';
 import { action, daemon, globals, output, repo } from '../runtime.js';
 
 type HookBody = { args: string[]; indexFile?: string; stdin?: string[]; via: string };
@@ -69,7 +67,10 @@ function streamHook(socket: string, hook: string, body: HookBody, silenceMs: num
   });
 }
 
-function hookSettings(paths: RepoPaths): { timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string } {
+async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string }> {
+  // Loaded here, not at the top: the config schema (zod, yaml) costs every other command ~40 ms of start-up.
+  const { loadConfig } = await import('../../config/load.js');
+  const { HOOK_TIMEOUT_MS } = await import('../../config/schema.js');
   try {
     const c = loadConfig({ root: paths.root, home: hermesHome() });
     return { timeoutMs: c.hooks.timeoutMs, onUnavailable: c.hooks.onUnavailable };
@@ -101,7 +102,7 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
 async function runGitHook(name: string, args: string[], unreachable: string | undefined): Promise<number> {
   if (process.env.HERMESD_SKIP === '1') return 0;
   const paths = repo();
-  const settings = hookSettings(paths);
+  const settings = await hookSettings(paths);
   const blocking = name === 'pre-commit' || name === 'commit-msg';
   const unavailable = (why: string): number => {
     const block = blocking && settings.onUnavailable === 'block';

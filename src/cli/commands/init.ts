@@ -4,9 +4,7 @@
  * daemon, and works in any git repository, with or without package.json.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
 import { findRepo, hermesHome } from '../../daemon/paths.js';
-import { installHooks, uninstallHooks } from '../../hooks/install.js';
 import { CLI_ENTRY } from '../../version.js';
 import { action, globals, output } from '../runtime.js';
 
@@ -18,6 +16,9 @@ export function register(program: Command): void {
     .action(
       action(async (opts: { uninstall?: boolean }, cmd: Command) => {
         const repo = findRepo(process.cwd());
+        // The installer (husky) and the config schema load only for this command.
+        const { installHooks, uninstallHooks } = await import('../../hooks/install.js');
+        const { loadConfig } = await import('../../config/load.js');
         if (opts.uninstall) {
           const r = uninstallHooks(repo);
           output(globals(cmd), r, () =>
