@@ -3,7 +3,7 @@
  * many have been applied; a database is migrated inside one `BEGIN IMMEDIATE` transaction,
  * so two daemons opening a fresh file at once cannot both apply the same step.
  *
- * docs/sessions.md shows the resulting schema for people who open state.db with sqlite3 or
+ * The README (Sessions › Schema) shows the resulting schema for people who open state.db with sqlite3 or
  * Datasette; keep the two in step.
  */
 
