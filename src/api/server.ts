@@ -147,7 +147,9 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
         sendJson(res, 405, { error: e.toWire() });
         return;
       }
-      const raw = await readBody(req, maxBody);
+      // Most calls (GET status, lists) carry no body: skip the stream round trip for them.
+      const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
+      const raw = hasBody ? await readBody(req, maxBody) : (req.resume(), Buffer.alloc(0));
       let body: unknown;
       if (raw.length > 0) {
         try {
