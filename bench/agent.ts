@@ -22,6 +22,7 @@ import { runToolCall, TOOLS } from '../src/agent/tools/index.js';
 import { ContextBuilder } from '../src/context/builder.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { SkillStore } from '../src/skills/store.js';
+import { rng } from './sessions.js';
 import { median, ms, percentile, printTable, timeRuns, type Bench, type Row } from './table.js';
 
 const TOTAL_MESSAGES = Number(process.env.BENCH_AGENT_MESSAGES ?? 1_000_000);
@@ -31,17 +32,6 @@ const TASKS = 30;
 /** Model calls per benchmark task: two with a tool call each, then the answer. */
 const TURNS_PER_TASK = 3;
 const GOAL_MS = 20;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'test build error failed parser tokenizer config module import export function return value string number ' +

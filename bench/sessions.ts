@@ -24,7 +24,7 @@ const TERMS_PER_CLASS = 4;
 const REPOS = ['/work/api', '/work/web', '/work/infra', '/work/cli', '/work/docs'];
 
 /** mulberry32: small, fast, seeded — the same data every run. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -73,8 +73,16 @@ export class DaemonClient {
   /**
    * Sends a request to a streaming route and calls `onEvent` for each NDJSON line. Resolves
    * with the last line of type "result"; throws the daemon's error for a line of type "error".
+   * `silenceMs` fails the call when the daemon sends nothing for that long (routes that
+   * heartbeat while they work, e.g. the git hooks); unbounded without it.
    */
-  stream<T = Record<string, unknown>>(method: string, path: string, body: unknown, onEvent: (event: Record<string, unknown>) => void, opts: { signal?: AbortSignal } = {}): Promise<T> {
+  stream<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body: unknown,
+    onEvent: (event: Record<string, unknown>) => void,
+    opts: { signal?: AbortSignal; silenceMs?: number } = {},
+  ): Promise<T> {
     return new Promise((resolve, reject) => {
       const payload = JSON.stringify(body ?? {});
       const req = request(
@@ -132,8 +140,10 @@ export class DaemonClient {
           res.on('error', reject);
         },
       );
+      const silenceMs = opts.silenceMs;
+      if (silenceMs !== undefined) req.setTimeout(silenceMs, () => req.destroy(new DaemonUnavailable(`The daemon did not answer within ${silenceMs} ms (hung or stopped?).`)));
       req.on('error', (err: NodeJS.ErrnoException) => {
-        if (err.name === 'AbortError') reject(err);
+        if (err instanceof DaemonUnavailable || err.name === 'AbortError') reject(err);
         else reject(new DaemonUnavailable(`Could not reach the daemon at ${this.socket}: ${err.code ?? err.message}.`));
       });
       req.write(payload);

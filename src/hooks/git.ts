@@ -6,23 +6,16 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-
-/** Variables that would point git at another repository or index than the one we name. */
-const REPO_LOCATING_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_PREFIX', 'GIT_NAMESPACE'];
+import { gitEnv } from '../rules/git.js';
 
 export type GitOptions = { cwd: string; indexFile?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv };
 
 /** Largest output a git call may produce here (a binary diff of a big fix). */
 const GIT_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
 
+/** A hook's environment may carry GIT_DIR, GIT_INDEX_FILE… from the outer git; we pass what we mean explicitly. */
 function envFor(opts: GitOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...(opts.env ?? process.env) };
-  // A hook's environment may carry these from the outer git; we pass what we mean explicitly.
-  for (const k of REPO_LOCATING_ENV) delete env[k];
-  // Reads never take index.lock from under the commit that runs the hook.
-  env.GIT_OPTIONAL_LOCKS = '0';
-  if (opts.indexFile) env.GIT_INDEX_FILE = opts.indexFile;
-  return env;
+  return gitEnv({ indexFile: opts.indexFile }, opts.env ?? process.env);
 }
 
 export function git(args: string[], opts: GitOptions): string {

@@ -17,7 +17,6 @@ import { charCount, containsSeparatorLine, decodeFile, dedupe, formatCount, pars
 import { FILE_OF, renderBlock, sanitizeEntries, type MemoryTarget } from './snapshot.js';
 
 export type { MemoryTarget } from './snapshot.js';
-export const MEMORY_TARGETS: readonly MemoryTarget[] = ['memory', 'user'];
 
 /** Default budget of MEMORY.md in characters (seed 004: `MemoryStore(memory_char_limit=2200)`). */
 export const MEMORY_CHAR_LIMIT = 2200;

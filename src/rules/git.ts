@@ -16,8 +16,9 @@ export type GitOptions = {
   signal?: AbortSignal;
 };
 
-export function gitEnv(opts: GitOptions = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+/** `base` (default: this process's environment) without the repo-locating variables; reads take no optional locks. */
+export function gitEnv(opts: GitOptions = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
   for (const k of REPO_LOCATING_ENV) delete env[k];
   env.GIT_OPTIONAL_LOCKS = '0'; // reading must never take index.lock from under a running commit
   if (opts.indexFile) env.GIT_INDEX_FILE = opts.indexFile;

@@ -19,13 +19,3 @@ export const skillManageArgs = z.object({
 });
 
 export type SkillManageArgs = z.infer<typeof skillManageArgs>;
-
-/** Hermes' guidance for when to write a skill (tools/skill_manager_tool.py SKILL_MANAGE_SCHEMA). */
-export const SKILL_MANAGE_DESCRIPTION =
-  'Create when: complex task succeeded (5+ calls), errors overcome, user-corrected approach worked, ' +
-  'non-trivial workflow discovered, or user asks you to remember a procedure.\n' +
-  'Update when: instructions stale/wrong, OS-specific failures, missing steps or pitfalls found during use. ' +
-  "If you used a skill and hit issues not covered by it, patch it immediately with skill_manage(action='patch') " +
-  "— don't wait to be asked.\n" +
-  'Every accepted change is a git commit; a change that fails the security scan is rolled back and the reason returned. ' +
-  'Project skills ([project]) are read-only.';

@@ -7,7 +7,3 @@ import writeFileAtomic from 'write-file-atomic';
 export function writeFileAtomicSync(path: string, data: string | Buffer, mode = 0o600): void {
   writeFileAtomic.sync(path, data, { mode, fsync: true });
 }
-
-export async function writeFileAtomicAsync(path: string, data: string | Buffer, mode = 0o600): Promise<void> {
-  await writeFileAtomic(path, data, { mode, fsync: true });
-}

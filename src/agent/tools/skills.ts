@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SKILL_MANAGE_ACTIONS } from '../../skills/schema.js';
 import { defineTool } from './types.js';
 
 export const skillsList = defineTool({
@@ -35,7 +36,7 @@ export const skillManage = defineTool({
     '(file_path, file_content), remove_file (file_path). Every accepted change is scanned for threats and ' +
     'committed; project skills are read-only.',
   parameters: z.strictObject({
-    action: z.enum(['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file']),
+    action: z.enum(SKILL_MANAGE_ACTIONS),
     name: z.string().min(1),
     content: z.string().optional(),
     category: z.string().optional(),

@@ -16,15 +16,6 @@ const KILL_GRACE_MS = 1_000;
 /** After the shell exits, how long its pipes may stay open (background children) before the group is killed. */
 const EXIT_DRAIN_MS = 200;
 
-/** Keeps the head and tail of `text` within `max` chars, saying how much was left out. */
-export function capOutput(text: string, max = TERMINAL_OUTPUT_MAX_CHARS): { text: string; truncated: boolean } {
-  if (text.length <= max) return { text, truncated: false };
-  const head = Math.floor(max * HEAD_SHARE);
-  const tail = max - head;
-  const omitted = text.length - head - tail;
-  return { text: `${text.slice(0, head)}\n… [${omitted} chars of output omitted] …\n${text.slice(text.length - tail)}`, truncated: true };
-}
-
 export type ShellResult = { exitCode: number | null; signal: string | null; output: string; truncated: boolean; timedOut: boolean; cancelled: boolean; durationMs: number };
 
 /**

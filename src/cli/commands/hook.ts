@@ -8,64 +8,16 @@
  * Also: `hermesd hook backups` lists the backups interrupted hooks left, and
  * `hermesd hook restore [id]` puts one back.
  */
-import { request } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DaemonClient } from '../../daemon/client.js';
 import { ensureDaemon } from '../../daemon/lifecycle.js';
 import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
-import { DaemonUnavailable, RemoteError, UsageError, type ErrorWire } from '../../errors/index.js';
+import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.js';
 import { HERMESD_HOOKS } from '../../hooks/names.js';
 import { action, daemon, globals, output, repo } from '../runtime.js';
 
 type HookBody = { args: string[]; indexFile?: string; stdin?: string[]; via: string };
-
-/** Streams POST /v1/hooks/:name, failing when the daemon sends nothing for `silenceMs` (it heartbeats while it works). */
-function streamHook(socket: string, hook: string, body: HookBody, silenceMs: number, onProgress: (msg: string) => void): Promise<Record<string, unknown>> {
-  return new Promise((resolvePromise, reject) => {
-    const payload = JSON.stringify(body);
-    const req = request(
-      { socketPath: socket, method: 'POST', path: `/v1/hooks/${encodeURIComponent(hook)}`, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-      (res) => {
-        let buf = '';
-        let result: Record<string, unknown> | undefined;
-        let failure: Error | undefined;
-        const onLine = (l: string) => {
-          if (!l.trim()) return;
-          let ev: Record<string, unknown>;
-          try {
-            ev = JSON.parse(l) as Record<string, unknown>;
-          } catch {
-            return;
-          }
-          if ((res.statusCode ?? 200) >= 400 && ev.error) failure = new RemoteError(ev.error as ErrorWire, res.statusCode ?? 500);
-          else if (ev.type === 'result') result = ev;
-          else if (ev.type === 'error') failure = new RemoteError(ev.error as ErrorWire, 500);
-          else if (ev.type === 'progress') onProgress(String(ev.message));
-        };
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let i: number;
-          while ((i = buf.indexOf('\n')) >= 0) {
-            onLine(buf.slice(0, i));
-            buf = buf.slice(i + 1);
-          }
-        });
-        res.on('end', () => {
-          onLine(buf);
-          if (failure) reject(failure);
-          else if (result) resolvePromise(result);
-          else reject(new DaemonUnavailable(`The daemon closed the ${hook} hook's stream without a result. See: hermesd logs`));
-        });
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(silenceMs, () => req.destroy(new DaemonUnavailable(`The daemon did not answer within ${silenceMs} ms (hung or stopped?).`)));
-    req.on('error', (err: NodeJS.ErrnoException) => reject(err instanceof DaemonUnavailable ? err : new DaemonUnavailable(`Could not reach the daemon: ${err.code ?? err.message}.`)));
-    req.end(payload);
-  });
-}
 
 async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string }> {
   // Loaded here, not at the top: the config schema (zod, yaml) costs every other command ~40 ms of start-up.
@@ -119,7 +71,11 @@ async function runGitHook(name: string, args: string[], unreachable: string | un
   const body: HookBody = { args, via: 'node', ...(idx ? { indexFile: isAbsolute(idx) ? idx : resolve(process.cwd(), idx) } : {}), ...(stdin ? { stdin } : {}) };
   try {
     await withDeadline(ensureDaemon(paths), Math.max(settings.timeoutMs, 2_000), `the daemon did not start within ${Math.max(settings.timeoutMs, 2_000)} ms.`);
-    const result = await streamHook(paths.socket, name, body, settings.timeoutMs, (msg) => process.stderr.write(msg + '\n'));
+    const showProgress = (ev: Record<string, unknown>): void => {
+      if (ev.type === 'progress') process.stderr.write(String(ev.message) + '\n');
+    };
+    // The daemon heartbeats while a hook works, so silence for hooks.timeoutMs means it hung.
+    const result = await new DaemonClient(paths.socket).stream('POST', `/v1/hooks/${encodeURIComponent(name)}`, body, showProgress, { silenceMs: settings.timeoutMs });
     if (result.message) process.stderr.write(String(result.message) + '\n');
     return Number(result.exitCode ?? 1);
   } catch (err) {
@@ -172,4 +128,3 @@ export function register(program: Command): void {
     );
 }
 
-export { DaemonClient };
