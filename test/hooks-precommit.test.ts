@@ -112,6 +112,14 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
       expect(blocked.code).toBe(1);
       expect(blocked.out).toContain('this commit is stopped');
       expect(blocked.ms).toBeLessThan(8_000);
+
+      // The Node fallback (no curl fast path) is bounded the same way: it may not wait out the
+      // daemon start deadline (10 s) once its verdict is known.
+      const started = Date.now();
+      const fallback = await t.cli(['hook', 'pre-commit'], { cwd: repo });
+      expect(fallback.code, fallback.stderr).toBe(1);
+      expect(fallback.stderr).toContain('this commit is stopped');
+      expect(Date.now() - started).toBeLessThan(6_000);
     } finally {
       process.kill(pid, 'SIGCONT');
     }

@@ -124,6 +124,9 @@ export function register(program: Command): void {
         }
         if (!(HERMESD_HOOKS as readonly string[]).includes(name)) throw new UsageError(`Unknown hook "${name}". hermesd handles: ${HERMESD_HOOKS.join(', ')} (and: hook backups, hook restore [id]).`);
         process.exitCode = await runGitHook(name, args, opts.unreachable);
+        // The verdict is final: do not let a daemon start still polling in the background
+        // (a frozen daemon keeps ensureDaemon busy for its whole deadline) hold the commit.
+        process.exit(process.exitCode);
       }),
     );
 }
