@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { checkSocketPath, findRepo, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../daemon/paths.js';
+import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../daemon/paths.js';
 import { probe } from '../../daemon/lifecycle.js';
 import { action, color, globals, output } from '../runtime.js';
 
@@ -90,8 +90,46 @@ async function daemonCheck(): Promise<Check> {
   }
 }
 
+/** Bound on the model endpoint probe: doctor must answer quickly even when the endpoint hangs. */
+const MODEL_PROBE_TIMEOUT_MS = 3_000;
+
+/** Asks the configured OpenAI-compatible endpoint for its model list (GET /models). */
+async function modelCheck(): Promise<Check> {
+  const [{ loadConfig }, { modelSettings }] = await Promise.all([import('../../config/load.js'), import('../../agent/model.js')]);
+  let root: string | undefined;
+  try {
+    root = findRepo().root;
+  } catch {
+    root = undefined;
+  }
+  let settings;
+  try {
+    settings = modelSettings(loadConfig({ root, home: hermesHome() }).model);
+  } catch (err) {
+    return { name: 'config', status: 'fail', detail: (err as Error).message, fix: 'Fix the file and line named above.' };
+  }
+  const where = `${settings.baseUrl} (model ${settings.name})`;
+  try {
+    const res = await fetch(`${settings.baseUrl}/models`, {
+      headers: { authorization: `Bearer ${settings.apiKey}` },
+      signal: AbortSignal.timeout(MODEL_PROBE_TIMEOUT_MS),
+    });
+    if (res.status === 401 || res.status === 403)
+      return { name: 'model', status: 'fail', detail: `${where}: HTTP ${res.status}, the API key was refused`, fix: 'Set OPENAI_API_KEY (or model.apiKey in config.yaml).' };
+    if (!res.ok) return { name: 'model', status: 'warn', detail: `${where}: GET /models answered HTTP ${res.status}`, fix: 'Check OPENAI_BASE_URL; it should end in /v1 for most servers.' };
+    const body = (await res.json().catch(() => ({}))) as { data?: Array<{ id?: string }> };
+    const ids = (body.data ?? []).map((m) => m.id);
+    if (ids.length > 0 && !ids.includes(settings.name))
+      return { name: 'model', status: 'warn', detail: `${where}: reachable, but it does not list ${settings.name}`, fix: `Set HERMESD_MODEL to one of: ${ids.slice(0, 5).join(', ')}` };
+    return { name: 'model', status: 'ok', detail: `${where}: reachable` };
+  } catch (err) {
+    const why = (err as Error).name === 'TimeoutError' ? `no answer within ${MODEL_PROBE_TIMEOUT_MS} ms` : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
+    return { name: 'model', status: 'warn', detail: `${where}: unreachable (${why})`, fix: 'Set OPENAI_BASE_URL (and OPENAI_API_KEY, HERMESD_MODEL) to your endpoint; everything but `hermesd run` and fix requests works without one.' };
+  }
+}
+
 export async function runDoctor(): Promise<Check[]> {
-  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), await daemonCheck()];
+  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), await daemonCheck(), await modelCheck()];
   for (const extra of doctorChecks) {
     try {
       const r = await extra();
