@@ -7,6 +7,7 @@
  */
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import { redactSecrets } from '../guard/secrets.js';
 import { scanText, type ThreatHit } from '../security/scan.js';
 import { listFiles } from './tree.js';
 
@@ -166,6 +167,41 @@ export function scanSkillDir(dir: string): ScanReport {
     }
   }
   return { verdict: verdictOf(findings), findings };
+}
+
+/**
+ * Secret-shaped values in the text files of a skill folder, one finding per file and kind
+ * (issue 9). Skills are committed to git and shown to every later session, so a value the
+ * guard would redact from a tool result must not be stored in one. The guard's own
+ * `redactSecrets` decides, so its look-alikes (`sk-learn`, `API_KEY=changeme`, `${VAR}`)
+ * pass here too. Findings carry no excerpt: the value itself must not travel further.
+ */
+export function secretFindings(dir: string): Finding[] {
+  const out: Finding[] = [];
+  for (const rel of listFiles(dir)) {
+    let data: Buffer;
+    try {
+      // Symlinks are skipped: one inside the folder points at a file listed here anyway.
+      if (!lstatSync(join(dir, rel)).isFile()) continue;
+      data = readFileSync(join(dir, rel));
+    } catch {
+      continue;
+    }
+    if (isBinary(data)) continue;
+    const kinds = [...new Set(redactSecrets(data.toString('utf8')).redactions.map((r) => r.kind))];
+    for (const kind of kinds) {
+      out.push({ file: rel, id: `secret:${kind}`, category: 'secret', severity: 'dangerous', description: `contains a secret-shaped value (${kind})` });
+    }
+  }
+  return out;
+}
+
+/** The refusal for `secretFindings`, worded like memory's: what was found, where, and what to do instead. */
+export function describeSecretFindings(findings: Finding[]): string {
+  const byFile = new Map<string, string[]>();
+  for (const f of findings) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f.id.replace(/^secret:/, '')]);
+  const where = [...byFile].map(([file, kinds]) => `${file} contains a secret-shaped value (${kinds.join(', ')})`).join('; ');
+  return `Blocked: ${where}; skills are shared and versioned in git — reference an environment variable instead.`;
 }
 
 /** One sentence for the model: why the change was refused. */

@@ -2,11 +2,12 @@
  * SkillStore: procedures the agent keeps for itself, as `[category/]name/SKILL.md` folders.
  * User skills live in `$HERMES_HOME/skills`, a git repository this store owns: every
  * accepted change is exactly one commit naming the action, the skill and the session.
- * Every change is security-scanned after it is written; a dangerous verdict puts every
- * byte back and commits nothing. Project skills (`<repo>/.hermes/skills`) are shown as
- * [project], win name collisions, and are read-only here (they change through the
- * repository's own commits). Several daemons share one home, so each change holds a
- * cross-process lock from the first read to the commit.
+ * Every change is security-scanned after it is written; a dangerous verdict, or a
+ * secret-shaped value in any text file of the folder, puts every byte back and commits
+ * nothing. Project skills (`<repo>/.hermes/skills`) are shown as [project], win name
+ * collisions, and are read-only here (they change through the repository's own commits).
+ * Several daemons share one home, so each change holds a cross-process lock from the first
+ * read to the commit.
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -17,7 +18,7 @@ import { SKILL_FILE, type SkillScope } from './catalog.js';
 import { SkillRepo, type Commit } from './git.js';
 import { bumpGeneration, invalidateCatalog, loadCatalog, type CatalogPaths } from './index-cache.js';
 import { skillManageArgs, type SkillManageArgs } from './schema.js';
-import { describeFindings, scanSkillDir, type Finding, type Verdict } from './scan.js';
+import { describeFindings, describeSecretFindings, scanSkillDir, secretFindings, type Finding, type Verdict } from './scan.js';
 import { removeEmptyDirs, restoreTree, snapshotTree, listFiles, type TreeSnapshot } from './tree.js';
 import {
   checkCategory,
@@ -437,8 +438,9 @@ export class SkillStore {
   }
 
   /**
-   * Snapshot → change → scan → commit. A dangerous scan, or any failure before the commit
-   * lands, restores every snapshotted folder byte for byte and removes folders it created.
+   * Snapshot → change → secret check → scan → commit. A secret-shaped value, a dangerous
+   * scan, or any failure before the commit lands, restores every snapshotted folder byte
+   * for byte and removes folders it created.
    */
   private async transact(dirs: string[], mutate: () => void, message: string, scan: boolean): Promise<{ commit: string | null; verdict: Verdict; findings?: Finding[] }> {
     const snaps: TreeSnapshot[] = dirs.map(snapshotTree);
@@ -453,6 +455,12 @@ export class SkillStore {
     try {
       mutate();
       if (scan) {
+        // Secret values first (issue 9): whatever lands in the folder is committed, so the whole folder is checked.
+        const secrets = dirs.flatMap((d) => (existsSync(d) ? secretFindings(d) : []));
+        if (secrets.length > 0) {
+          await undo();
+          throw new Failure('refused', `${describeSecretFindings(secrets)} The change was rolled back (files restored, nothing committed).`, secrets);
+        }
         for (const d of dirs) {
           if (!existsSync(d)) continue;
           const r = scanSkillDir(d);
