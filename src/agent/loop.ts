@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { HermesError } from '../errors/index.js';
-import { Cancelled, type ChatMessage, type ModelClient, type ToolCall } from './model.js';
+import { Cancelled, type ChatMessage, type ModelClient, type TokenUsage, type ToolCall } from './model.js';
 import { composeUserApiContent, recallBlock, safeHits, turnContextBlock, type RecallHit } from './recall.js';
 import { runToolCall, shortArgs, toolSpecs, type Tool, type ToolContext } from './tools/index.js';
 
@@ -44,6 +44,8 @@ export interface SessionLog {
   start(input: { source: string; model: string; systemPrompt: string; parentSessionId?: string; title: string }): string;
   append(sessionId: string, message: LoggedMessage): number;
   end(sessionId: string, reason: string): void;
+  /** Adds one model call's token usage to the session's totals. */
+  usage(sessionId: string, usage: TokenUsage): void;
   /** The stored system prompt of a session, for a continuation that replays it. */
   promptOf(sessionId: string): string | undefined;
   /** Messages of a session and its ancestors, oldest first, for a continuation. */
@@ -175,6 +177,13 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
       }
       turns++;
       const reply = await deps.model.complete({ messages, tools: specs, signal, onText: (delta) => emit({ type: 'text', delta }) });
+      if (reply.usage) {
+        try {
+          deps.log.usage(sessionId, reply.usage);
+        } catch {
+          // Token totals are bookkeeping: losing one call's count must not fail the task.
+        }
+      }
       const calls: ToolCall[] = reply.toolCalls;
       const wireCalls = calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
       deps.log.append(sessionId, { role: 'assistant', content: reply.content, ...(calls.length ? { toolCalls: wireCalls } : {}) });

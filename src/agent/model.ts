@@ -13,7 +13,15 @@ import { HermesError } from '../errors/index.js';
 export type ChatMessage = ChatCompletionMessageParam;
 export type ToolSpec = ChatCompletionTool;
 export type ToolCall = { id: string; name: string; arguments: string };
-export type AssistantTurn = { content: string; toolCalls: ToolCall[]; finishReason: string | null };
+/** Tokens of one model call, as the endpoint reported them. */
+export type TokenUsage = { inputTokens: number; outputTokens: number };
+export type AssistantTurn = {
+  content: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  /** Absent when the endpoint reports no usage (many local servers, or a stream without a usage chunk). */
+  usage?: TokenUsage;
+};
 
 export type CompleteRequest = {
   messages: ChatMessage[];
@@ -93,10 +101,35 @@ export function modelSettings(config: ModelConfig | undefined, env: NodeJS.Proce
 
 export function createModelClient(settings: ModelSettings): ModelClient {
   const sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs });
+  // Streams ask for a final usage chunk; an endpoint that rejects the option (rather than
+  // ignoring it) is asked again without it, and this client stops sending it.
+  let streamUsage = settings.stream;
+  const once = (req: CompleteRequest) => withRetries(settings, req.signal, (signal) => attempt(sdk, settings, req, signal, streamUsage));
   return {
     settings,
-    complete: (req) => withRetries(settings, req.signal, (signal) => attempt(sdk, settings, req, signal)),
+    complete: async (req) => {
+      try {
+        return await once(req);
+      } catch (err) {
+        if (!streamUsage || !rejectsStreamOptions(err)) throw err;
+        streamUsage = false;
+        return once(req);
+      }
+    },
   };
+}
+
+function rejectsStreamOptions(err: unknown): boolean {
+  return err instanceof ModelError && err.code === 'model-bad-request' && /stream_options|include_usage/i.test(err.message);
+}
+
+/** Usage in the API's shape → ours; undefined when the endpoint sent none or nothing usable. */
+function usageOf(u: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): TokenUsage | undefined {
+  if (!u) return undefined;
+  const inputTokens = Number(u.prompt_tokens ?? 0);
+  const outputTokens = Number(u.completion_tokens ?? 0);
+  if (!Number.isFinite(inputTokens) || !Number.isFinite(outputTokens)) return undefined;
+  return { inputTokens, outputTokens };
 }
 
 async function withRetries<T>(settings: ModelSettings, signal: AbortSignal | undefined, once: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -131,7 +164,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** One request with its own deadline; the deadline restarts on every stream chunk. */
-async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteRequest, outer: AbortSignal): Promise<AssistantTurn> {
+async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteRequest, outer: AbortSignal, streamUsage: boolean): Promise<AssistantTurn> {
   const controller = new AbortController();
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
@@ -154,14 +187,21 @@ async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteReques
       const calls = (choice.message.tool_calls ?? []).flatMap((c) =>
         c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' }] : [],
       );
-      return { content: choice.message.content ?? '', toolCalls: calls, finishReason: choice.finish_reason ?? null };
+      const usage = usageOf(res.usage);
+      return { content: choice.message.content ?? '', toolCalls: calls, finishReason: choice.finish_reason ?? null, ...(usage ? { usage } : {}) };
     }
-    const stream = await sdk.chat.completions.create({ ...base, stream: true }, { signal: controller.signal });
+    const stream = await sdk.chat.completions.create(
+      { ...base, stream: true, ...(streamUsage ? { stream_options: { include_usage: true } } : {}) },
+      { signal: controller.signal },
+    );
     let content = '';
     let finishReason: string | null = null;
+    let usage: TokenUsage | undefined;
     const calls: Array<{ id: string; name: string; arguments: string }> = [];
     for await (const chunk of stream) {
       arm();
+      // The usage chunk (choices: []) comes last; servers that repeat running totals on every chunk end with the full count.
+      usage = usageOf(chunk.usage) ?? usage;
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       const delta = choice.delta ?? {};
@@ -179,7 +219,7 @@ async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteReques
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
     const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
-    return { content, toolCalls, finishReason };
+    return { content, toolCalls, finishReason, ...(usage ? { usage } : {}) };
   } catch (err) {
     if (timedOut && !outer.aborted) {
       throw new ModelError(

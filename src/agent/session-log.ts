@@ -33,6 +33,7 @@ export function sessionLog(db: SessionDB, repo: string): SessionLog {
         toolName: m.toolName ?? null,
         toolCallId: m.toolCallId ?? null,
       }),
+    usage: (sessionId, usage) => db.addUsage(sessionId, usage),
     end: (sessionId, reason) => {
       db.endSession(sessionId, reason);
     },

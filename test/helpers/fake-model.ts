@@ -21,7 +21,10 @@
  * - `{hang: true}`: holds the request open (for timeout and cancellation tests).
  * When the request has `stream: true` the reply is sent as SSE chunks (`data: {...}\n\n`): content
  * in two pieces, each tool call's arguments split across two deltas sharing one index, a final
- * chunk with finish_reason, then `data: [DONE]`. A request after the script is exhausted gets a
+ * chunk with finish_reason, then `data: [DONE]`. Usage (`prompt_tokens` = request messages JSON
+ * length / 4, `completion_tokens` = reply JSON length / 4, both at least 1) is in every plain
+ * answer, and in a stream as a last `choices: []` chunk only when the request asks for it with
+ * `stream_options: {include_usage: true}`; a reply with `usage: false` reports none. A request after the script is exhausted gets a
  * 500 saying so. `requests` records every request body (parsed JSON), in order, including those
  * answered with errors; `model.push(...steps)` appends steps; GET /v1/models lists one model.
  */
@@ -29,7 +32,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 export type FakeToolCall = { id?: string; name: string; arguments: string | Record<string, unknown> };
-export type FakeReply = { content?: string; tool_calls?: FakeToolCall[]; delayMs?: number; finish_reason?: string };
+export type FakeReply = { content?: string; tool_calls?: FakeToolCall[]; delayMs?: number; finish_reason?: string; usage?: false };
 export type FakeError = { status: number; body?: unknown; headers?: Record<string, string> };
 export type FakeHang = { hang: true };
 export type ChatRequest = {
@@ -122,6 +125,9 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
     }));
     const finish = reply.finish_reason ?? (calls.length ? 'tool_calls' : 'stop');
     const created = Math.floor(Date.now() / 1000);
+    const prompt_tokens = Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
+    const completion_tokens = Math.max(1, Math.ceil(JSON.stringify({ content: reply.content ?? '', calls }).length / 4));
+    const usage = reply.usage === false ? undefined : { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
     if (!body.stream) {
       const text = JSON.stringify({
         id,
@@ -129,7 +135,7 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
         created,
         model: body.model,
         choices: [{ index: 0, message: { role: 'assistant', content: reply.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) }, finish_reason: finish }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        ...(usage ? { usage } : {}),
       });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
@@ -152,6 +158,8 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
       chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
     });
     chunk({}, finish);
+    const options = body.stream_options as { include_usage?: boolean } | undefined;
+    if (usage && options?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
   });
 

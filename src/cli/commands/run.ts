@@ -1,6 +1,8 @@
 /**
  * `hermesd run "<task>"`: runs an agent task through the daemon (POST /v1/tasks). Progress
- * goes to stderr, the answer to stdout; `--json` prints `{sessionId, status, answer}`.
+ * goes to stderr — with a streaming model (model.stream, the default) the text as the model
+ * types it — and the answer to stdout; `--json` prints `{sessionId, status, answer}` and
+ * nothing else.
  * Exit 1 unless the task completed. Ctrl-C asks the daemon to cancel the task and waits
  * for its result; a second Ctrl-C drops the connection (which cancels it too) and exits.
  */
@@ -35,8 +37,17 @@ export function register(program: Command): void {
         let taskId: string | undefined;
         let interrupts = 0;
         let pendingAssistant = '';
+        // Streamed text is on stderr already; `midLine` says the cursor is after it, so the next line starts fresh.
+        let streamedTurn = false;
+        let midLine = false;
+        const endStream = () => {
+          if (midLine) process.stderr.write('\n');
+          midLine = false;
+        };
         const progress = (line: string) => {
-          if (!json) process.stderr.write(line + '\n');
+          if (json) return;
+          endStream();
+          process.stderr.write(line + '\n');
         };
         const onSigint = () => {
           interrupts++;
@@ -68,9 +79,21 @@ export function register(program: Command): void {
                     taskId = String(e.taskId ?? taskId);
                     progress(color.dim(`session ${e.sessionId}${e.parentSessionId ? ` (continues ${e.parentSessionId})` : ''}`));
                     break;
+                  case 'text': {
+                    if (json) break;
+                    const delta = String(e.delta ?? '');
+                    if (!delta) break;
+                    process.stderr.write(color.dim(delta));
+                    midLine = !delta.endsWith('\n');
+                    streamedTurn = true;
+                    break;
+                  }
                   case 'assistant':
-                    // The last assistant text is the answer (stdout); earlier ones are narration.
-                    pendingAssistant = String(e.text ?? '');
+                    // The last assistant text is the answer (stdout); earlier ones are narration,
+                    // shown on stderr unless the stream showed them already.
+                    pendingAssistant = streamedTurn ? '' : String(e.text ?? '');
+                    streamedTurn = false;
+                    endStream();
                     break;
                   case 'tool_call':
                     if (pendingAssistant.trim()) progress(color.dim(pendingAssistant.trim()));
@@ -93,6 +116,8 @@ export function register(program: Command): void {
               return;
             }
             throw err;
+          } finally {
+            if (!json) endStream();
           }
           if (json) {
             const out = { sessionId: result.sessionId, status: result.status, answer: result.answer, ...(result.taskId ? { taskId: result.taskId } : {}), ...(result.turns !== undefined ? { turns: result.turns } : {}), ...(result.error ? { error: result.error } : {}) };
