@@ -4,14 +4,14 @@
  *   - search: raw FTS5 bm25 over all matches (and with snippet()) vs SessionDB.search,
  *     for rare, mid-frequency and very common terms;
  *   - ingest: SessionDB's write path vs raw better-sqlite3 inserts into the same schema
- *     (same FTS triggers), on identical generated rows.
+ *     (same FTS triggers, the same tool_args column values), on identical generated rows.
  * `BENCH_SESSIONS_MESSAGES=200000 npm run bench -- sessions` for a quicker run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CACHE_KIB, SessionDB, type NewMessage } from '../src/sessions/db.js';
+import { CACHE_KIB, SessionDB, toolArgsText, type NewMessage } from '../src/sessions/db.js';
 import { median, ms, percentile, printTable, timeRuns, type Bench, type Row } from './table.js';
 
 const TOTAL_MESSAGES = Number(process.env.BENCH_SESSIONS_MESSAGES ?? 1_000_000);
@@ -133,14 +133,18 @@ function ingestRaw(path: string, batches: NewMessage[][]): number {
   db.pragma('foreign_keys = ON');
   db.pragma(`cache_size = -${CACHE_KIB}`);
   const insS = db.prepare('INSERT INTO sessions (id, repo, source, started_at) VALUES (?, ?, ?, ?)');
-  const insM = db.prepare('INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insM = db.prepare(
+    'INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_args, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const now = new Date().toISOString();
   const t = process.hrtime.bigint();
   const commit = db.transaction((from: number, to: number) => {
     for (let s = from; s < to; s++) {
       const id = `raw-${s}`;
       insS.run(id, REPOS[s % REPOS.length], 'cli', now);
-      for (const m of batches[s]!) insM.run(id, m.role, m.content ?? '', null, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.toolName ?? null, m.toolCallId ?? null, now);
+      for (const m of batches[s]!) {
+        insM.run(id, m.role, m.content ?? '', null, m.toolCalls ? JSON.stringify(m.toolCalls) : null, toolArgsText(m.toolCalls), m.toolName ?? null, m.toolCallId ?? null, now);
+      }
     }
   });
   for (let s = 0; s < batches.length; s += SESSIONS_PER_COMMIT) commit.immediate(s, Math.min(batches.length, s + SESSIONS_PER_COMMIT));
@@ -184,8 +188,10 @@ export function bulkLoad(path: string, gen: TextGen, sessions: number, onChunk?:
     const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages'").all() as Array<{ name: string; sql: string }>;
     for (const t of triggers) db.exec(`DROP TRIGGER ${t.name}`);
     const insS = db.prepare('INSERT INTO sessions (id, repo, source, started_at, ended_at, end_reason, message_count, tool_call_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    const insM = db.prepare('INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    const indexFts = db.prepare('INSERT INTO messages_fts (rowid, content, tool_name, tool_args) SELECT id, content, tool_name, tool_args FROM messages_search WHERE id > ?');
+    const insM = db.prepare(
+      'INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_args, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const indexFts = db.prepare('INSERT INTO messages_fts (rowid, content, tool_name, tool_args) SELECT id, content, tool_name, tool_args FROM messages WHERE id > ?');
     const indexTrigram = db.prepare('INSERT INTO messages_trigram (rowid, content) SELECT id, content FROM messages WHERE id > ?');
     const lastId = db.prepare('SELECT coalesce(max(id), 0) AS n FROM messages').pluck();
     // One message a second, one session after another, ending now.
@@ -200,7 +206,7 @@ export function bulkLoad(path: string, gen: TextGen, sessions: number, onChunk?:
         const calls = batch.reduce((n, m) => n + (m.toolCalls?.length ?? 0), 0);
         insS.run(id, REPOS[k % REPOS.length], 'cli', iso(first), iso(first + batch.length), 'completed', batch.length, calls);
         batch.forEach((m, i) =>
-          insM.run(id, m.role, m.content ?? '', null, m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.toolName ?? null, m.toolCallId ?? null, iso(first + i)),
+          insM.run(id, m.role, m.content ?? '', null, m.toolCalls ? JSON.stringify(m.toolCalls) : null, toolArgsText(m.toolCalls), m.toolName ?? null, m.toolCallId ?? null, iso(first + i)),
         );
       });
       indexFts.run(before);

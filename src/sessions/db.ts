@@ -202,6 +202,21 @@ function toMessage(r: Row): Message {
   return m;
 }
 
+/**
+ * The searchable text of tool calls (`messages.tool_args`): their `arguments` strings joined
+ * by spaces, null for no calls. The v2 migration's SQL backfill computes the same for older rows.
+ */
+export function toolArgsText(calls: readonly ToolCall[] | null | undefined): string | null {
+  if (!calls || calls.length === 0) return null;
+  return calls
+    .map((c) => {
+      if (typeof c !== 'object' || c === null) return '';
+      const args = (c.function as { arguments?: unknown } | undefined)?.arguments ?? (c as { arguments?: unknown }).arguments;
+      return args == null ? '' : typeof args === 'string' ? args : JSON.stringify(args);
+    })
+    .join(' ');
+}
+
 /** Makes sure the file exists with mode 0600 before SQLite creates it with the umask's. */
 function preparePrivateFile(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -236,7 +251,7 @@ export class SessionDB {
       this.migrate();
       for (const suffix of ['-wal', '-shm']) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
       this.insertMessageStmt = this.db.prepare(
-        'INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_args, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
     } catch (err) {
       this.db.close();
@@ -419,9 +434,13 @@ export class SessionDB {
     const apiRaw = m.apiContent == null ? null : redactForStorage(m.apiContent);
     const api = apiRaw === null || apiRaw === content ? null : apiRaw;
     const calls = m.toolCalls && m.toolCalls.length ? redactForStorage(JSON.stringify(m.toolCalls)) : null;
+    // Redacted as the plain text that gets indexed, not derived from the redacted JSON, whose
+    // escaping (\" inside arguments) the secret patterns see differently.
+    const argsText = toolArgsText(m.toolCalls);
+    const args = argsText === null ? null : redactForStorage(argsText);
     try {
       return Number(
-        this.insertMessageStmt.run(sessionId, m.role, content, api, calls, m.toolName ?? null, m.toolCallId ?? null, m.createdAt ?? new Date().toISOString()).lastInsertRowid,
+        this.insertMessageStmt.run(sessionId, m.role, content, api, calls, args, m.toolName ?? null, m.toolCallId ?? null, m.createdAt ?? new Date().toISOString()).lastInsertRowid,
       );
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFound(`No session ${sessionId}.`);
