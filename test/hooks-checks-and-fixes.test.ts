@@ -1,17 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeModel, type FakeModel } from './helpers/fake-model.js';
-import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 /** git with the test's environment: a hook it triggers must talk to the test daemon, never the real HERMES_HOME. */
-function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
 /** Async: the fake model answers from this process, so the test must not block while git runs. */
 function commit(t: TestEnv, repo: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {

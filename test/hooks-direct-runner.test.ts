@@ -1,20 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { indexTreeOf } from '../src/hooks/git.js';
-import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
-
-function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
-function commit(t: TestEnv, repo: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync('git', ['commit', ...args], { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8' });
-  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
-}
+import { gitIn, commitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const RULES = 'rules:\n  - id: no-todo\n    message: No TODO markers.\n    forbid: "TODO"\n';
 
@@ -42,18 +30,18 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
 
     writeFiles(repo, { 'b.txt': 'TODO later\n' });
     gitIn(t, repo, 'add', 'b.txt');
-    const refused = commit(t, repo, ['-qm', 'todo']);
+    const refused = commitIn(t, repo, ['-qm', 'todo']);
     expect(refused.code).toBe(1);
     expect(refused.out.split('no-todo').length - 1).toBe(1);
     expect(existsSync(join(repo, 'user-hook-ran'))).toBe(false);
 
     // HUSKY=0 skips every hook of a husky layout, hermesd's too (husky's own convention).
-    expect(commit(t, repo, ['-qm', 'todo'], { HUSKY: '0' }).code).toBe(0);
+    expect(commitIn(t, repo, ['-qm', 'todo'], { HUSKY: '0' }).code).toBe(0);
     expect(existsSync(join(repo, 'user-hook-ran'))).toBe(false);
 
     writeFiles(repo, { 'c.txt': 'fine\n' });
     gitIn(t, repo, 'add', 'c.txt');
-    const ok = commit(t, repo, ['-qm', 'fine']);
+    const ok = commitIn(t, repo, ['-qm', 'fine']);
     expect(ok.code, ok.out).toBe(0);
     expect(readFileSync(join(repo, 'user-hook-ran'), 'utf8')).toBe('user \n');
 
@@ -61,7 +49,7 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
     writeFileSync(userHook, readFileSync(userHook, 'utf8') + 'exit 3\n');
     writeFiles(repo, { 'd.txt': 'd\n' });
     gitIn(t, repo, 'add', 'd.txt');
-    const failed = commit(t, repo, ['-qm', 'd']);
+    const failed = commitIn(t, repo, ['-qm', 'd']);
     expect(failed.code).not.toBe(0);
     expect(failed.out).toContain('pre-commit script failed (code 3)');
 
@@ -69,7 +57,7 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
     writeFileSync(userHook, 'echo alone >> user-hook-ran\n');
     writeFiles(repo, { 'e.txt': 'TODO again\n' });
     gitIn(t, repo, 'add', 'e.txt');
-    const alone = commit(t, repo, ['-qm', 'e']);
+    const alone = commitIn(t, repo, ['-qm', 'e']);
     expect(alone.code, alone.out).toBe(0);
     expect(readFileSync(join(repo, 'user-hook-ran'), 'utf8')).toBe('user \nuser \nalone\n');
   });

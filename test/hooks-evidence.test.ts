@@ -1,14 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 /** git with the test's environment: the hooks it triggers talk to the test daemon. */
-function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
 async function searchUntilFound(t: TestEnv, repo: string, query: string): Promise<Array<{ sessionId: string; snippet: string }>> {
   const end = Date.now() + 10_000;
   for (;;) {

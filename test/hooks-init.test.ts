@@ -2,20 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeEnv, type TestEnv } from './helpers/env.js';
+import { gitIn, commitIn, makeEnv, type TestEnv } from './helpers/env.js';
 
 /** git with the test's environment: a hook it triggers must talk to the test daemon, never the real HERMES_HOME. */
-function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
-function commit(t: TestEnv, repo: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync('git', ['commit', ...args], { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8' });
-  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
-}
-
 function hooksPath(repo: string): string | null {
   const r = spawnSync('git', ['config', '--local', '--get', 'core.hooksPath'], { cwd: repo, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : null;
@@ -57,7 +46,7 @@ describe('hermesd init installs hooks with husky and keeps the old ones running'
 
     writeFileSync(join(repo, 'main.go'), 'package main\n// change\n');
     gitIn(t, repo, 'add', 'main.go');
-    const c = commit(t, repo, ['-qm', 'change']);
+    const c = commitIn(t, repo, ['-qm', 'change']);
     expect(c.code, c.out).toBe(0);
     expect(readFileSync(marker, 'utf8')).toBe('ran\n');
 
@@ -71,7 +60,7 @@ describe('hermesd init installs hooks with husky and keeps the old ones running'
     // The old hook runs from .git/hooks again, on its own.
     writeFileSync(join(repo, 'main.go'), 'package main\n// change 2\n');
     gitIn(t, repo, 'add', 'main.go');
-    expect(commit(t, repo, ['-qm', 'change 2']).code).toBe(0);
+    expect(commitIn(t, repo, ['-qm', 'change 2']).code).toBe(0);
     expect(readFileSync(marker, 'utf8')).toBe('ran\nran\n');
   });
 
@@ -94,7 +83,7 @@ describe('hermesd init installs hooks with husky and keeps the old ones running'
     gitIn(t, repo, 'add', 'package.json');
     writeFileSync(join(repo, 'a.txt'), 'a\n');
     gitIn(t, repo, 'add', 'a.txt');
-    const c = commit(t, repo, ['-qm', 'a']);
+    const c = commitIn(t, repo, ['-qm', 'a']);
     expect(c.code, c.out).toBe(0);
     expect(readFileSync(join(repo, 'project-hook-ran'), 'utf8')).toBe('project-hook\n');
 
@@ -133,11 +122,11 @@ describe('hermesd init installs hooks with husky and keeps the old ones running'
     }
     const noNode = { PATH: bin };
     expect(spawnSync(join(bin, 'sh'), ['-c', 'command -v node'], { env: noNode }).status).not.toBe(0);
-    const refused = commit(t, repo, ['-qm', 'todo'], noNode);
+    const refused = commitIn(t, repo, ['-qm', 'todo'], noNode);
     expect(refused.code).toBe(1);
     expect(refused.out).toContain('a.txt:1');
     expect(refused.out).toContain('no-todo');
-    const skipped = commit(t, repo, ['-qm', 'todo'], { ...noNode, HERMESD_SKIP: '1' });
+    const skipped = commitIn(t, repo, ['-qm', 'todo'], { ...noNode, HERMESD_SKIP: '1' });
     expect(skipped.code, skipped.out).toBe(0);
     expect(skipped.out).not.toContain('hermesd');
   });

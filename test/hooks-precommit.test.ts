@@ -2,21 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { gitIn, commitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 /** git with the test's environment: a hook it triggers must talk to the test daemon, never the real HERMES_HOME. */
-function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
-function commit(t: TestEnv, repo: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const started = Date.now();
-  const r = spawnSync('git', ['commit', ...args], { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}`, ms: Date.now() - started };
-}
-
 const RULES = `rules:
   - id: no-aws-keys
     message: Never commit credentials.
@@ -42,7 +30,7 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     expect(init.code, init.stderr).toBe(0);
     writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES);
     gitIn(t, repo, 'add', '.hermes/config.yaml');
-    expect(commit(t, repo, ['-qm', 'config']).code).toBe(0);
+    expect(commitIn(t, repo, ['-qm', 'config']).code).toBe(0);
   });
   afterEach(async () => {
     await t.cleanup();
@@ -51,7 +39,7 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
   it('refuses forbidden content on added lines with file:line, rule id, message and the bypass', () => {
     writeFiles(repo, { 'src/app.txt': 'app\nkey = AKIAABCDEFGHIJKLMNOP\n' });
     gitIn(t, repo, 'add', 'src/app.txt');
-    const c = commit(t, repo, ['-qm', 'leak']);
+    const c = commitIn(t, repo, ['-qm', 'leak']);
     expect(c.code).toBe(1);
     expect(c.out).toContain('src/app.txt:2');
     expect(c.out).toContain('no-aws-keys');
@@ -63,19 +51,19 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     writeFiles(repo, { 'src/app.txt': 'app\nclean\n' });
     gitIn(t, repo, 'add', 'src/app.txt');
     writeFiles(repo, { 'src/app.txt': 'app\nclean\nAKIAABCDEFGHIJKLMNOP\n' });
-    const ok = commit(t, repo, ['-qm', 'clean']);
+    const ok = commitIn(t, repo, ['-qm', 'clean']);
     expect(ok.code, ok.out).toBe(0);
     // git commit -a hands the hook another index (index.lock): that one is judged.
-    const all = commit(t, repo, ['-qam', 'all']);
+    const all = commitIn(t, repo, ['-qam', 'all']);
     expect(all.code).toBe(1);
     expect(all.out).toContain('src/app.txt:3');
-    expect(commit(t, repo, ['-qam', 'all'], { HERMESD_SKIP: '1' }).code).toBe(0);
+    expect(commitIn(t, repo, ['-qam', 'all'], { HERMESD_SKIP: '1' }).code).toBe(0);
   });
 
   it('refuses a hand edit of a protected file but accepts what the generator reproduces', () => {
     writeFiles(repo, { 'gen/out.txt': 'HAND EDIT\n' });
     gitIn(t, repo, 'add', 'gen/out.txt');
-    const hand = commit(t, repo, ['-qm', 'hand']);
+    const hand = commitIn(t, repo, ['-qm', 'hand']);
     expect(hand.code).toBe(1);
     expect(hand.out).toContain('gen/out.txt');
     expect(hand.out).toContain('generated-files');
@@ -85,7 +73,7 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     spawnSync('sh', ['gen.sh'], { cwd: repo });
     expect(readFileSync(join(repo, 'gen', 'out.txt'), 'utf8')).toBe('ONE\nTWO\n');
     gitIn(t, repo, 'add', 'schema.txt', 'gen/out.txt');
-    const regen = commit(t, repo, ['-qm', 'regenerated']);
+    const regen = commitIn(t, repo, ['-qm', 'regenerated']);
     expect(regen.code, regen.out).toBe(0);
   });
 
@@ -93,13 +81,13 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES + 'hooks:\n  timeoutMs: 1000\n');
     writeFiles(repo, { 'src/app.txt': 'v2\n' });
     gitIn(t, repo, 'add', '-A');
-    expect(commit(t, repo, ['-qm', 'timeout config']).code).toBe(0); // the daemon refreshes the hook settings
+    expect(commitIn(t, repo, ['-qm', 'timeout config']).code).toBe(0); // the daemon refreshes the hook settings
     const pid = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
     process.kill(pid, 'SIGSTOP');
     try {
       writeFiles(repo, { 'src/app.txt': 'v3\n' });
       gitIn(t, repo, 'add', '-A');
-      const c = commit(t, repo, ['-qm', 'while hung', '--no-post-rewrite']);
+      const c = commitIn(t, repo, ['-qm', 'while hung', '--no-post-rewrite']);
       expect(c.code, c.out).toBe(0);
       expect(c.out).toContain('did not answer within 1000 ms');
       expect(c.out).toContain('goes ahead unchecked');
@@ -108,7 +96,7 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
       writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES + 'hooks:\n  timeoutMs: 1000\n  onUnavailable: block\n');
       writeFiles(repo, { 'src/app.txt': 'v4\n' });
       gitIn(t, repo, 'add', 'src/app.txt');
-      const blocked = commit(t, repo, ['-qm', 'blocked']);
+      const blocked = commitIn(t, repo, ['-qm', 'blocked']);
       expect(blocked.code).toBe(1);
       expect(blocked.out).toContain('this commit is stopped');
       expect(blocked.ms).toBeLessThan(8_000);
@@ -129,7 +117,7 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     await t.cli(['stop'], { cwd: repo });
     writeFiles(repo, { 'src/app.txt': 'key AKIAABCDEFGHIJKLMNOP\n' });
     gitIn(t, repo, 'add', 'src/app.txt');
-    const c = commit(t, repo, ['-qm', 'cold']);
+    const c = commitIn(t, repo, ['-qm', 'cold']);
     expect(c.code).toBe(1);
     expect(c.out).toContain('no-aws-keys');
     expect((await t.cli(['status'], { cwd: repo })).code).toBe(0);

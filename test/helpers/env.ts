@@ -3,7 +3,7 @@
  * and the real CLI run as a child process. Every daemon a test starts is stopped in
  * `cleanup()` (call it in afterEach/afterAll).
  */
-import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -141,4 +141,18 @@ export async function waitFor(cond: () => boolean, ms = 10_000, everyMs = 20): P
     if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** Runs git in `cwd` with the test environment (so hooks reach the test daemon); throws on failure. */
+export function gitIn(t: TestEnv, cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, env: t.env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** `git commit …` with the test environment: exit code, stdout+stderr, and how long it took. */
+export function commitIn(t: TestEnv, repo: string, args: string[], env: NodeJS.ProcessEnv = {}): { code: number; out: string; ms: number } {
+  const started = Date.now();
+  const r = spawnSync('git', ['commit', ...args], { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}`, ms: Date.now() - started };
 }
