@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ZodError, type z } from 'zod';
-import { errorToWire, NotFound, PayloadTooLarge, UsageError } from '../errors/index.js';
+import { errorToWire, MethodNotAllowed, NotFound, PayloadTooLarge, UsageError } from '../errors/index.js';
 import type { DaemonContext } from '../daemon/context.js';
 import type { Route, RequestContext } from './types.js';
 
@@ -140,13 +140,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
         found = match(compiled, req.method ?? 'GET', url.pathname);
       }
       if (found === undefined) throw new NotFound(`No route ${req.method} ${url.pathname}. See the README for the routes under /v1/.`);
-      if (found === 'method') {
-        const e = new UsageError(`Method ${req.method} is not allowed on ${url.pathname}.`);
-        (e as { code: string }).code = 'method-not-allowed';
-        status = 405;
-        sendJson(res, 405, { error: e.toWire() });
-        return;
-      }
+      if (found === 'method') throw new MethodNotAllowed(`Method ${req.method} is not allowed on ${url.pathname}.`);
       // Most calls (GET status, lists) carry no body: skip the stream round trip for them.
       const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
       const raw = hasBody ? await readBody(req, maxBody) : (req.resume(), Buffer.alloc(0));

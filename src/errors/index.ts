@@ -57,6 +57,13 @@ export class NotFound extends HermesError {
   override readonly exitCode = 1;
 }
 
+/** The route exists but not for this HTTP method. */
+export class MethodNotAllowed extends HermesError {
+  override readonly code = 'method-not-allowed';
+  override readonly httpStatus = 405;
+  override readonly exitCode = 2;
+}
+
 /** The request conflicts with current state (e.g. ambiguous match, busy resource). */
 export class Conflict extends HermesError {
   override readonly code: string = 'conflict';
