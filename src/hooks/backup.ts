@@ -161,11 +161,11 @@ export function checkoutIndex(state: WorkState): void {
     // A tracked file replaced by a directory: the directory's files are saved as untracked.
     if (e.kind === 'dir') rmSync(join(state.root, e.path), { recursive: true, force: true });
   }
-  git(['checkout-index', '-f', '-z', '--stdin'], { cwd: state.root, indexFile: refIndex(state), input: paths.join('\0') + '\0' });
+  git(['checkout-index', '-f', '-z', '--stdin'], { cwd: state.root, indexFile: savedIndexFile(state), input: paths.join('\0') + '\0' });
 }
 
-/** The saved copy of the index: the reference for "what the staged snapshot was". */
-function refIndex(state: WorkState): string {
+/** The saved copy of the index: the reference for "what the staged snapshot was" (read-only use). */
+export function savedIndexFile(state: WorkState): string {
   return join(state.dir, 'index');
 }
 
@@ -270,7 +270,7 @@ export function restoreWorkState(state: WorkState, opts: { restoreIndex?: boolea
   for (const e of [...state.dirty, ...state.untracked]) saved.set(e.path, e);
 
   // What differs now from the saved snapshot (the index copy is the reference).
-  const now = state.hasIndex ? changedPaths(root, refIndex(state), dir) : { dirty: [], untracked: [] };
+  const now = state.hasIndex ? changedPaths(root, savedIndexFile(state), dir) : { dirty: [], untracked: [] };
   const tracked = new Set([...state.dirty.map((e) => e.path), ...now.dirty]);
   const nowDirty = new Set(now.dirty);
   const all = new Set([...saved.keys(), ...now.dirty]);
@@ -296,19 +296,19 @@ export function restoreWorkState(state: WorkState, opts: { restoreIndex?: boolea
     }
   }
   if (toCheckout.length > 0) {
-    git(['checkout-index', '-f', '-z', '--stdin'], { cwd: root, indexFile: refIndex(state), input: toCheckout.join('\0') + '\0' });
+    git(['checkout-index', '-f', '-z', '--stdin'], { cwd: root, indexFile: savedIndexFile(state), input: toCheckout.join('\0') + '\0' });
   }
   // Which files are "untracked, not ignored" depends on the .gitignore files just restored:
   // a hook that changed one must not make the user's ignored files look new.
   if (state.hasIndex) {
-    const again = changedPaths(root, refIndex(state), dir).untracked.filter((p) => !saved.has(p));
+    const again = changedPaths(root, savedIndexFile(state), dir).untracked.filter((p) => !saved.has(p));
     for (const path of again) {
       if (displace(root, displacedDir, path) && !known.has(path)) displaced.push(path);
     }
   }
   if (opts.restoreIndex !== false && state.hasIndex && (opts.restoreIndex || state.mainIndex)) {
     const tmp = `${state.indexFile}.hermesd-${process.pid}`;
-    copyFileSync(refIndex(state), tmp);
+    copyFileSync(savedIndexFile(state), tmp);
     renameSync(tmp, state.indexFile);
   }
   let kept: string | undefined;
@@ -349,7 +349,7 @@ export function readWorkState(dir: string): WorkState | undefined {
 }
 
 /** Backups whose hook is no longer running: interrupted (Ctrl-C of a daemon, kill -9, power loss). */
-export function pendingBackups(gitDir: string, opts: { includeLive?: boolean } = {}): WorkState[] {
+export function pendingBackups(gitDir: string): WorkState[] {
   const base = backupsDir(gitDir);
   let names: string[];
   try {
@@ -372,8 +372,8 @@ export function pendingBackups(gitDir: string, opts: { includeLive?: boolean } =
     }
     const state = readWorkState(dir);
     if (!state) continue;
-    if (!opts.includeLive && state.pid !== process.pid && pidAlive(state.pid)) continue;
-    if (!opts.includeLive && state.pid === process.pid) continue;
+    // Ours or another live process's: a hook still running, not an interrupted one.
+    if (state.pid === process.pid || pidAlive(state.pid)) continue;
     out.push(state);
   }
   return out;
@@ -388,7 +388,7 @@ export function recoverBackup(gitDir: string, id: string): RestoreResult & { saf
   if (!state) throw new Error(`No backup ${id} under ${backupsDir(gitDir)} or ${join(runtimeDirOf(gitDir), 'kept')}.`);
   const safety = saveWorkState({ root: state.root, gitDir, indexFile: state.mainIndex ? state.indexFile : undefined, reason: `before restoring ${id}` });
   // The safety backup is not an interrupted hook: mark it as kept, not pending.
-  const keptDir = join(runtimeDirOf(gitDir), 'kept', safety.id);
+  const keptDir = keptBackupDir(gitDir, safety.id);
   mkdirSync(dirname(keptDir), { recursive: true });
   renameSync(safety.dir, keptDir);
   const result = restoreWorkState(state, { restoreIndex: state.mainIndex });
@@ -417,7 +417,7 @@ export function pendingNotice(states: WorkState[]): string {
  */
 export function changedSinceSave(state: WorkState): string[] {
   const saved = new Map(state.untracked.map((e) => [e.path, e] as const));
-  const now = changedPaths(state.root, refIndex(state), state.dir);
+  const now = changedPaths(state.root, savedIndexFile(state), state.dir);
   const out = new Set(now.dirty);
   for (const p of now.untracked) {
     const e = saved.get(p);
@@ -430,9 +430,4 @@ export function changedSinceSave(state: WorkState): string[] {
 /** True when the user had their own (unstaged or untracked) version of `path` when the state was saved. */
 export function userHadChanges(state: WorkState, path: string): boolean {
   return state.dirty.some((e) => e.path === path) || state.untracked.some((e) => e.path === path);
-}
-
-/** The saved copy of the index, as a git index file path (read-only use). */
-export function savedIndexFile(state: WorkState): string {
-  return refIndex(state);
 }

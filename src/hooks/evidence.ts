@@ -4,6 +4,7 @@
  * search` finds later. Plain functions over git; the service stores the result.
  */
 import { execFile } from 'node:child_process';
+import { gitEnv } from '../rules/git.js';
 
 /** Files listed per event; a branch switch across a big refactor needs no thousand lines. */
 export const EVIDENCE_MAX_FILES = 200;
@@ -11,12 +12,9 @@ export const EVIDENCE_MAX_FILES = 200;
 export type Evidence = { title: string; text: string };
 
 /** Async, so that recording evidence never stalls the daemon's answers to the next hook. */
-export function run(root: string, args: string[]): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
-  delete env.GIT_INDEX_FILE;
-  delete env.GIT_DIR;
+function run(root: string, args: string[]): Promise<string> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd: root, env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => resolve(err ? '' : String(stdout).trim()));
+    execFile('git', args, { cwd: root, env: gitEnv(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => resolve(err ? '' : String(stdout).trim()));
   });
 }
 
@@ -27,7 +25,7 @@ function fileList(out: string): string {
   return shown.join('\n');
 }
 
-export async function branch(root: string): Promise<string> {
+async function branch(root: string): Promise<string> {
   return (await run(root, ['symbolic-ref', '--short', '-q', 'HEAD'])) || '(detached HEAD)';
 }
 
@@ -39,7 +37,6 @@ export async function readCommit(root: string, rev: string): Promise<CommitInfo>
   const [sha = '', tree = '', subject = '', body = ''] = log.split('\0');
   return { sha, tree, subject, body: body.trim(), files };
 }
-
 
 /** Where git was when the hook ran; evidence may be written after git has moved on. */
 export type Place = { head: string; branch: string };

@@ -9,15 +9,14 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, s
 import { dirname, join } from 'node:path';
 import type { Check, HermesConfig } from '../config/schema.js';
 import type { CheckResult } from '../rules/engine.js';
-import { formatViolations } from '../rules/format.js';
+import { BYPASS_HINT, formatViolations } from '../rules/format.js';
 import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, runtimeDirOf, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
-import { git, gitBuffer, gitTry } from './git.js';
+import { git, gitBuffer, gitTry, splitZ } from './git.js';
 
 /** A check that runs longer than this is stopped and counts as failed (10 min: a full test suite). */
 export const CHECK_TIMEOUT_MS = 10 * 60 * 1000;
 /** Output kept per check run for the message and the fix request (the tail matters most). */
 export const CHECK_OUTPUT_MAX_CHARS = 20_000;
-const BYPASS = 'To commit anyway (once): HERMESD_SKIP=1 git commit …  or  git commit --no-verify';
 
 export type CheckRun = { id: string; run: string; ok: boolean; exitCode: number | null; output: string; ms: number; timedOut?: boolean };
 
@@ -126,7 +125,9 @@ function saveFix(state: WorkState, paths: string[]): { dir: string; patch: strin
   const dir = join(runtimeDirOf(gitDirOfBackup(state.dir)), 'fixes', state.id);
   mkdirSync(join(dir, 'files'), { recursive: true });
   const parts: Buffer[] = [];
-  const tracked = paths.filter((p) => gitTry(['ls-files', '--error-unmatch', '--', p], { cwd: state.root, indexFile: savedIndexFile(state) }).status === 0);
+  // One git for all paths; literal, so a path with glob characters names only itself.
+  const listed = new Set(splitZ(git(['--literal-pathspecs', 'ls-files', '-z', '--', ...paths], { cwd: state.root, indexFile: savedIndexFile(state) })));
+  const tracked = paths.filter((p) => listed.has(p));
   if (tracked.length) {
     parts.push(gitBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }));
   }
@@ -308,6 +309,6 @@ function describe(o: HookOutcome): string {
     } else if (f.patch && !f.staged) lines.push(`  the whole fix is also saved as ${f.patch}`);
   }
   if (o.displaced) lines.push(`hermesd: files created or changed while the checks ran were moved to ${o.displaced.dir}: ${o.displaced.paths.join(', ')}`);
-  if (!o.ok && !f?.staged) lines.push(BYPASS);
+  if (!o.ok && !f?.staged) lines.push(BYPASS_HINT);
   return lines.join('\n');
 }

@@ -34,6 +34,8 @@ export type CheckResult = {
 
 /** Added lines judged per file: past this, a file is reported in `warnings`, not read further (1 MiB). */
 export const MAX_ADDED_BYTES_PER_FILE = 1024 * 1024;
+/** The empty tree of a SHA-1 repository: the base a root commit is compared with. */
+const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** One file repeating a forbidden pattern does not need a thousand lines of report. */
 export const MAX_VIOLATIONS_PER_FILE_RULE = 50;
 
@@ -264,7 +266,7 @@ export async function checkCommit(root: string, config: HermesConfig, commit = '
   const judge = new ForbidJudge(rules);
   const parent = await git(root, ['rev-parse', '--verify', '-q', `${commit}^1`], opts)
     .then((b) => b.toString('utf8').trim())
-    .catch(() => '4b825dc642cb6eb9a060e54bf8d69288fbee4904');
+    .catch(() => EMPTY_TREE_SHA1);
   const changes = await diffAndJudge(root, [parent, commit], judge, opts);
   const protect: Violation[] = [];
   for (const [c, found] of protectViolations(rules, changes)) {
@@ -303,7 +305,7 @@ async function headOrEmptyTree(root: string, opts: GitOptions): Promise<string> 
     await git(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], opts);
     return 'HEAD';
   } catch {
-    const out = await git(root, ['hash-object', '-t', 'tree', '--stdin'], opts).catch(() => Buffer.from('4b825dc642cb6eb9a060e54bf8d69288fbee4904'));
+    const out = await git(root, ['hash-object', '-t', 'tree', '--stdin'], opts).catch(() => Buffer.from(EMPTY_TREE_SHA1));
     return out.toString('utf8').trim();
   }
 }

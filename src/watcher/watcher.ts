@@ -95,7 +95,7 @@ export class RepoWatcher {
     w.on('error', (err) => this.opts.onError?.(err));
     const ready = new Promise<void>((resolve) => w.once('ready', () => resolve()));
     if (this.opts.tree !== false) {
-      this.tree = new TreeSentinel(this.opts.root, (rel) => this.onTree(rel));
+      this.tree = new TreeSentinel(this.opts.root, () => this.onTree());
       await Promise.all([ready, this.tree.start()]);
     } else {
       await ready;
@@ -209,10 +209,9 @@ export class RepoWatcher {
     if (kind) this.note(kind);
   }
 
-  private onTree(rel: string): void {
+  /** Any tree change (a .gitignore too: the dirty counts are git's to recompute) makes the workspace stale. */
+  private onTree(): void {
     this.note('workspace');
-    // A new .gitignore can hide or reveal whole trees; the dirty counts follow from git anyway.
-    if (basename(rel) === '.gitignore') this.note('workspace');
   }
 
   private note(kind: ChangeKind): void {
