@@ -81,6 +81,11 @@ export type TaskInput = {
 /** Title of a session: the first line of the task, short. */
 const TITLE_CHARS = 80;
 
+/** The first line of a task, cut to TITLE_CHARS: a session's title and a task's label. */
+export function taskTitle(task: string): string {
+  return task.split('\n')[0]!.slice(0, TITLE_CHARS);
+}
+
 /**
  * Replays logged messages as API messages: the `api_content` sidecar when there is one (the
  * bytes that were sent), and a placeholder result for a tool call the log never answered
@@ -146,7 +151,7 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
     model: deps.model.settings.name,
     systemPrompt: system,
     parentSessionId: input.continueFrom,
-    title: input.task.split('\n')[0]!.slice(0, TITLE_CHARS),
+    title: taskTitle(input.task),
   });
   emit({ type: 'session', sessionId, ...(input.continueFrom ? { parentSessionId: input.continueFrom } : {}), promptSha256: promptSha });
 
@@ -168,6 +173,7 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
     const messages: ChatMessage[] = [{ role: 'system', content: system }, ...replayMessages(history.messages), { role: 'user', content: apiContent }];
     const specs = toolSpecs(deps.tools);
     const signal = input.signal;
+    const ctx = deps.toolContext(sessionId, signal);
 
     for (;;) {
       if (signal.aborted) throw new Cancelled('The task was cancelled.');
@@ -195,7 +201,6 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
         break;
       }
       if (reply.content) emit({ type: 'assistant', text: reply.content });
-      const ctx = deps.toolContext(sessionId, signal);
       for (const call of calls) {
         if (signal.aborted) {
           // Answer every call the model made, so a continuation of this session is a valid conversation.

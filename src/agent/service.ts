@@ -9,14 +9,12 @@ import type { HermesConfig } from '../config/schema.js';
 import { promptOf } from '../context/service.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { memoryOf } from '../memory/service.js';
-import { protectedBy } from '../rules/index.js';
-import { sessionSearch } from '../sessions/search-tool.js';
 import { sessionsOf } from '../sessions/service.js';
 import { skillsOf } from '../skills/service.js';
 import { runTask, type AgentDeps } from './loop.js';
 import { createModelClient, modelSettings, type ModelClient } from './model.js';
 import type { AgentServices } from './services.js';
-import { skillsPort } from './standalone.js';
+import { agentServicesOver } from './standalone.js';
 import { recallFrom, sessionLog } from './session-log.js';
 import { TaskRunner, type TaskSpec } from './tasks.js';
 import { TOOLS } from './tools/index.js';
@@ -25,16 +23,8 @@ import { TOOLS } from './tools/index.js';
 export const TASK_SHUTDOWN_GRACE_MS = 2_000;
 
 /** The services the tools of one task use, with the config in force when it started. */
-export async function agentServicesOf(ctx: DaemonContext, config: HermesConfig): Promise<AgentServices> {
-  const db = sessionsOf(ctx);
-  return {
-    config,
-    protectedBy: (rel) => protectedBy(config, rel),
-    memory: memoryOf(ctx),
-    sessions: db,
-    sessionSearch: (args, opts) => sessionSearch(db, args, { repo: opts.repo, currentSessionId: opts.sessionId }),
-    skills: skillsPort(skillsOf(ctx)),
-  };
+export function agentServicesOf(ctx: DaemonContext, config: HermesConfig): AgentServices {
+  return agentServicesOver(config, { db: sessionsOf(ctx), memory: memoryOf(ctx), skills: skillsOf(ctx) });
 }
 
 const modelCache = new WeakMap<DaemonContext, { key: string; client: ModelClient }>();
@@ -53,7 +43,7 @@ function modelOf(ctx: DaemonContext, config: HermesConfig): ModelClient {
 export async function agentDepsOf(ctx: DaemonContext): Promise<AgentDeps> {
   const config = configOf(ctx);
   const model = modelOf(ctx, config);
-  const services = await agentServicesOf(ctx, config);
+  const services = agentServicesOf(ctx, config);
   const db = services.sessions;
   return {
     model,

@@ -7,22 +7,10 @@
 import type { HermesConfig } from '../config/schema.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { SessionDB } from '../sessions/db.js';
+import type { SessionSearchArgs } from '../sessions/search-tool.js';
+import type { SkillManageArgs } from '../skills/schema.js';
 
 export type ProtectingRule = { id: string; message: string };
-
-export type SkillManageArgs = {
-  action: 'create' | 'edit' | 'patch' | 'delete' | 'write_file' | 'remove_file';
-  name: string;
-  content?: string;
-  category?: string;
-  file_path?: string;
-  file_content?: string;
-  old_string?: string;
-  new_string?: string;
-  replace_all?: boolean;
-};
-
-export type SessionSearchArgs = { query?: string; session_id?: string; around_message_id?: number; window?: number; limit?: number };
 
 /** The skill operations the three skill tools call; results are returned to the model as JSON. */
 export interface SkillsPort {

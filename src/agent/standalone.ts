@@ -21,19 +21,27 @@ export function skillsPort(store: SkillStore): SkillsPort {
   };
 }
 
+/** The services over given stores: the one place both the daemon (service.ts) and standalone callers build them. */
+export function agentServicesOver(config: HermesConfig, stores: { memory: MemoryStore; db: SessionDB; skills: SkillStore }): AgentServices {
+  const { db } = stores;
+  return {
+    config,
+    protectedBy: (rel) => protectedBy(config, rel),
+    memory: stores.memory,
+    sessions: db,
+    sessionSearch: (args, o) => sessionSearch(db, args, { repo: o.repo, currentSessionId: o.sessionId }),
+    skills: skillsPort(stores.skills),
+  };
+}
+
 export type StandaloneOptions = { root: string; home: string; env?: NodeJS.ProcessEnv; config?: HermesConfig; db?: SessionDB };
 
 /** Services over `home` ($HERMES_HOME) and the work tree `root`; close the returned db when done. */
 export function createAgentServices(opts: StandaloneOptions): AgentServices {
   const config = opts.config ?? loadConfig({ root: opts.root, home: opts.home, env: opts.env ?? {} });
-  const db = opts.db ?? new SessionDB(join(opts.home, 'state.db'));
-
-  return {
-    config,
-    protectedBy: (rel) => protectedBy(config, rel),
+  return agentServicesOver(config, {
     memory: new MemoryStore(join(opts.home, 'memories'), config.memory),
-    sessions: db,
-    sessionSearch: (args, o) => sessionSearch(db, args, { repo: o.repo, currentSessionId: o.sessionId }),
-    skills: skillsPort(new SkillStore({ home: opts.home, repoRoot: opts.root })),
-  };
+    db: opts.db ?? new SessionDB(join(opts.home, 'state.db')),
+    skills: new SkillStore({ home: opts.home, repoRoot: opts.root }),
+  });
 }

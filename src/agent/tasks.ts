@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Conflict } from '../errors/index.js';
-import type { AgentEvent, TaskResult } from './loop.js';
+import { taskTitle, type AgentEvent, type TaskResult } from './loop.js';
 
 /** Tasks running at once; the rest queue. Small: each one holds a model connection and maybe a shell. */
 export const MAX_CONCURRENT_TASKS = 4;
@@ -69,7 +69,7 @@ export class TaskRunner {
     }
     const id = `task-${randomBytes(4).toString('hex')}`;
     const abort = new AbortController();
-    const info: TaskInfo = { id, state: 'queued', source: spec.source, task: spec.task.split('\n')[0]!.slice(0, 80), sessionId: null, createdAt: new Date().toISOString(), startedAt: null };
+    const info: TaskInfo = { id, state: 'queued', source: spec.source, task: taskTitle(spec.task), sessionId: null, createdAt: new Date().toISOString(), startedAt: null };
     const emit = (e: TaskEvent) => {
       try {
         spec.onEvent?.(e);

@@ -40,7 +40,17 @@ export type ProtectMatcher = {
   empty: boolean;
 };
 
+/** Compiled once per config object: the terminal guard asks on every command (snapshot and restore). */
+const matcherCache = new WeakMap<GuardConfig, ProtectMatcher>();
+
 export function protectMatcher(config: GuardConfig | undefined): ProtectMatcher {
+  if (!config) return compileProtect(undefined);
+  let m = matcherCache.get(config);
+  if (!m) matcherCache.set(config, (m = compileProtect(config)));
+  return m;
+}
+
+function compileProtect(config: GuardConfig | undefined): ProtectMatcher {
   const rules = (config?.rules ?? [])
     .filter((r) => r.protect && r.protect.length > 0)
     .map((r) => ({

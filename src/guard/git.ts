@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { gitEnv } from '../rules/git.js';
 
 export type GitResult = { code: number; stdout: string; stderr: string };
 
@@ -66,13 +67,12 @@ export function gitOut(gitBin: string, args: string[], cwd: string, env?: NodeJS
   return r.code === 0 ? r.stdout.replace(/\n$/, '') : undefined;
 }
 
-/** The environment a guard-internal git query runs in: none of the agent's config overrides. */
+/**
+ * The environment a guard-internal git query runs in: the rule engine's (no repo-locating
+ * variables, no optional locks) and, beyond it, none of the agent's config overrides.
+ */
 export function cleanGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (/^GIT_(CONFIG|DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES|COMMON_DIR|PREFIX)/.test(k)) continue;
-    out[k] = v;
-  }
-  out.GIT_OPTIONAL_LOCKS = '0';
+  const out = gitEnv({}, env);
+  for (const k of Object.keys(out)) if (/^GIT_(CONFIG|CEILING_DIRECTORIES)/.test(k)) delete out[k];
   return out;
 }

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
 import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
 import { cleanGitEnv, runGit } from './git.js';
 
@@ -165,8 +166,6 @@ export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?:
   return changes;
 }
 
-/** A generator gets this long to reproduce its files before the change counts as a hand edit. */
-export const GENERATOR_TIMEOUT_MS = 120_000;
 
 /**
  * Rules whose changed files are exactly what their `generator` produces from the current

@@ -217,9 +217,11 @@ export function verifyRepoState(before: RepoState, policy: GitPolicy): GitViolat
   }
 
   if (policy.rewritePushed === 'refuse') {
+    // Read after the noVerify undo above (it may have moved HEAD's branch); each move below touches only its own ref.
+    const current = readRefs(before.gitBin, before.root);
     for (const [ref, old] of before.refs) {
       if (!ref.startsWith('refs/heads/')) continue;
-      const now = readRefs(before.gitBin, before.root).get(ref);
+      const now = current.get(ref);
       if (!now || now === old || isAncestor(before, old, now) || !isPushed(before, old)) continue;
       moveRef(before, ref, old, now);
       const isHead = ref === before.headRef;

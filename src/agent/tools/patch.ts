@@ -26,8 +26,9 @@ export const patch = defineTool({
     if (!target.exists) throw new ToolError(`${args.path} does not exist. Use write_file to create a file.`);
     const st = statSync(target.abs);
     if (st.isDirectory()) throw new ToolError(`${args.path} is a directory; give a file path.`);
-    if (st.size > READ_MAX_FILE_BYTES || looksBinary(target.abs)) throw new ToolError(`${args.path} is binary or too large to patch.`);
-    const before = readFileSync(target.abs, 'utf8');
+    const bytes = st.size > READ_MAX_FILE_BYTES ? undefined : readFileSync(target.abs);
+    if (!bytes || looksBinary(bytes)) throw new ToolError(`${args.path} is binary or too large to patch.`);
+    const before = bytes.toString('utf8');
     const r = fuzzyFindAndReplace(before, args.old_string, args.new_string, args.replace_all ?? false);
     if ('error' in r) throw new ToolError(`${args.path}: ${r.error}`);
     if (Buffer.byteLength(r.content) > WRITE_MAX_BYTES) throw new ToolError(`the patched file would exceed ${WRITE_MAX_BYTES} bytes.`);

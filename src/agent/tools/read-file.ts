@@ -1,4 +1,4 @@
-import { openSync, readSync, closeSync, statSync, readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { confine, refuseSecret } from './confine.js';
 import { defineTool, ToolError } from './types.js';
@@ -14,15 +14,9 @@ export const READ_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Bytes sniffed for a NUL to tell a binary file. */
 const BINARY_SNIFF_BYTES = 8_192;
 
-export function looksBinary(abs: string): boolean {
-  const fd = openSync(abs, 'r');
-  try {
-    const buf = Buffer.alloc(BINARY_SNIFF_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).includes(0);
-  } finally {
-    closeSync(fd);
-  }
+/** A NUL in the first bytes: binary. The file tools read a file once and sniff the bytes they hold. */
+export function looksBinary(buf: Buffer): boolean {
+  return buf.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
 export const readFile = defineTool({
@@ -43,8 +37,9 @@ export const readFile = defineTool({
     const st = statSync(target.abs);
     if (st.isDirectory()) throw new ToolError(`${args.path} is a directory. Use search_files or terminal (ls) to list it.`);
     if (st.size > READ_MAX_FILE_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes, over the ${READ_MAX_FILE_BYTES}-byte limit for read_file. Use search_files or terminal (head, sed -n) on it.`);
-    if (looksBinary(target.abs)) throw new ToolError(`${args.path} is a binary file (${st.size} bytes); read_file only reads text.`);
-    const lines = readFileSync(target.abs, 'utf8').split('\n');
+    const bytes = readFileSync(target.abs);
+    if (looksBinary(bytes)) throw new ToolError(`${args.path} is a binary file (${st.size} bytes); read_file only reads text.`);
+    const lines = bytes.toString('utf8').split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const offset = args.offset ?? 1;
     const limit = args.limit ?? READ_DEFAULT_LIMIT_LINES;

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { z } from 'zod';
 import { isSecretPath } from '../../guard/secrets.js';
 import { confine } from './confine.js';
+import { looksBinary } from './read-file.js';
 import { defineTool, ToolError } from './types.js';
 
 const run = promisify(execFile);
@@ -71,7 +72,7 @@ export const searchFiles = defineTool({
         // Symlinks are not followed: their target may be outside the repository.
         if (!st.isFile() || st.size > SEARCH_MAX_FILE_BYTES) continue;
         const buf = readFileSync(abs);
-        if (buf.subarray(0, 8192).includes(0)) continue;
+        if (looksBinary(buf)) continue;
         text = buf.toString('utf8');
       } catch {
         continue;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { prepareTerminalGuard } from '../../guard/terminal.js';
+import { prepareTerminalGuard, type GuardReport } from '../../guard/terminal.js';
 import { defineTool } from './types.js';
 
 /** Default time a command may run (s): builds and test suites, not servers. */
@@ -121,12 +121,12 @@ export const terminal = defineTool({
     // hermesd guard (issue 9): protected files restored, git policy enforced, secrets redacted.
     const guard = prepareTerminalGuard(ctx.root, ctx.config);
     let r: ShellResult;
+    let report: GuardReport;
     try {
       r = await runShell(args.command, { cwd: ctx.root, timeoutMs: (args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S) * 1000, signal: ctx.signal, env: guard.env });
     } finally {
-      guard.finish();
+      report = guard.finish();
     }
-    const report = guard.finish();
     return {
       exit_code: r.exitCode,
       output: guard.redact(r.output).text,
