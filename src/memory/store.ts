@@ -9,6 +9,8 @@
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+// The default budgets are the config's defaults (seed 004: memory_char_limit=2200, user_char_limit=1375).
+import { MEMORY_CHAR_LIMIT, USER_CHAR_LIMIT } from '../config/schema.js';
 import { redactSecrets } from '../guard/secrets.js';
 import { scanText } from '../security/scan.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -18,10 +20,6 @@ import { FILE_OF, renderBlock, sanitizeEntries, type MemoryTarget } from './snap
 
 export type { MemoryTarget } from './snapshot.js';
 
-/** Default budget of MEMORY.md in characters (seed 004: `MemoryStore(memory_char_limit=2200)`). */
-export const MEMORY_CHAR_LIMIT = 2200;
-/** Default budget of USER.md in characters (seed 004: `user_char_limit=1375`). */
-export const USER_CHAR_LIMIT = 1375;
 /** How long a mutation waits for another process's lock before giving up; critical sections take milliseconds. */
 export const MEMORY_LOCK_TIMEOUT_MS = 10_000;
 
@@ -316,10 +314,11 @@ export class MemoryStore {
           return { success: false, target, reason, error, ...(matches ? { matches } : {}), entries, usage: { chars: usageOf(entries), limit } } satisfies MemoryResult;
         }
         const next = dedupe(outcome.entries);
+        const text = serializeEntries(next);
         // A no-op (duplicate add) leaves the file alone, whatever its shape.
-        if (serializeEntries(next) !== serializeEntries(entries)) {
+        if (text !== serializeEntries(entries)) {
           this.removeStaleTemps(target);
-          writeFileAtomicSync(path, serializeEntries(next), 0o600);
+          writeFileAtomicSync(path, text, 0o600);
         }
         return { success: true, target, message: outcome.message, entries: next, usage: { chars: usageOf(next), limit } } satisfies MemoryResult;
       },

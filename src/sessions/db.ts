@@ -17,7 +17,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { NotFound, UsageError } from '../errors/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
-import { excerpt, phraseQuery, termPattern, toFtsQuery } from './query.js';
+import { excerpt, phraseQuery, termPattern, toFtsQuery, WORD_PARTS } from './query.js';
 import { redactForStorage } from '../guard/prefilter.js';
 import { sessionSearch, type SessionSearchContext } from './search-tool.js';
 
@@ -431,7 +431,8 @@ export class SessionDB {
     if (!(ROLES as readonly string[]).includes(m.role)) throw new UsageError(`Unknown message role "${m.role}"; expected one of ${ROLES.join(', ')}.`);
     // hermesd guard (issue 9): secret-shaped values are redacted before anything is persisted.
     const content = redactForStorage(m.content ?? '');
-    const apiRaw = m.apiContent == null ? null : redactForStorage(m.apiContent);
+    // The common case, the model saw exactly `content`, needs no second redaction pass.
+    const apiRaw = m.apiContent == null || m.apiContent === m.content ? null : redactForStorage(m.apiContent);
     const api = apiRaw === null || apiRaw === content ? null : apiRaw;
     const calls = m.toolCalls && m.toolCalls.length ? redactForStorage(JSON.stringify(m.toolCalls)) : null;
     // Redacted as the plain text that gets indexed, not derived from the redacted JSON, whose
@@ -569,7 +570,7 @@ export class SessionDB {
           // fall through
         }
       }
-      if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw err;
+      if (isBusy(err)) throw err;
       return { rows: [], strategy: 'none', matches: 0 };
     }
   }
@@ -622,7 +623,7 @@ export class SessionDB {
    * million messages). 0 for text with no word in it.
    */
   termFrequency(term: string, cap: number = FULL_RANK_MAX_MATCHES): number {
-    const words = String(term ?? '').normalize('NFC').match(/[\p{L}\p{N}\p{M}\p{Co}]+/gu);
+    const words = String(term ?? '').normalize('NFC').match(WORD_PARTS);
     if (!words) return 0;
     const max = Math.max(0, Math.trunc(cap));
     const expr = `"${words.join(' ')}"`;
@@ -640,19 +641,18 @@ export class SessionDB {
     try {
       return this.stmt(sql).all(...substrings.map((s) => `%${s}%`), ...args, limit) as Array<{ id: number; rank: number }>;
     } catch (err) {
-      if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw err;
+      if (isBusy(err)) throw err;
       return [];
     }
   }
 
   private hydrateHits(ranked: Array<{ id: number; rank: number }>, pattern: RegExp | undefined): SearchHit[] {
     if (ranked.length === 0) return [];
-    const rows = this.db
-      .prepare(
-        `SELECT m.id, m.session_id, m.role, m.content, m.tool_name, m.tool_calls, m.created_at, s.repo, s.source
+    // One cached statement per list length (at most SEARCH_LIMIT_MAX of them), not a prepare per search.
+    const rows = this.stmt(
+      `SELECT m.id, m.session_id, m.role, m.content, m.tool_name, m.tool_calls, m.created_at, s.repo, s.source
          FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN (${ranked.map(() => '?').join(',')})`,
-      )
-      .all(...ranked.map((r) => r.id)) as Row[];
+    ).all(...ranked.map((r) => r.id)) as Row[];
     const byId = new Map(rows.map((r) => [r.id as number, r]));
     const hits: SearchHit[] = [];
     for (const { id, rank } of ranked) {

@@ -37,7 +37,8 @@ export type FtsQuery = {
 
 type Item = { kind: 'term'; term: QueryTerm } | { kind: 'op'; op: 'AND' | 'OR' | 'NOT' };
 
-const WORD_PARTS = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** A word as FTS5's unicode61 tokenizer splits it (letters, digits, marks, private use). */
+export const WORD_PARTS = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const COLUMN_FILTER = /^[\p{L}_][\p{L}\p{N}_]*:(?=.)/u;
 

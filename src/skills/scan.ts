@@ -87,7 +87,8 @@ const EXECUTABLE_MAGIC: Array<{ magic: Buffer; what: string }> = [
   { magic: Buffer.from([0xca, 0xfe, 0xba, 0xbe]), what: 'Mach-O universal binary or Java class' },
 ];
 
-function isBinary(data: Buffer): boolean {
+/** A NUL byte in the first 8,000 bytes (git's own test): not text a person or model can review. */
+export function isBinary(data: Buffer): boolean {
   return data.subarray(0, 8000).includes(0);
 }
 

@@ -12,13 +12,13 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { withLock } from '../storage/lock.js';
+import { LockTimeout, withLock } from '../storage/lock.js';
 import { fuzzyFindAndReplace } from '../text/fuzzy-replace.js';
 import { SKILL_FILE, type SkillScope } from './catalog.js';
 import { SkillRepo, type Commit } from './git.js';
 import { bumpGeneration, invalidateCatalog, loadCatalog, type CatalogPaths } from './index-cache.js';
 import { skillManageArgs, type SkillManageArgs } from './schema.js';
-import { describeFindings, describeSecretFindings, scanSkillDir, secretFindings, type Finding, type Verdict } from './scan.js';
+import { describeFindings, describeSecretFindings, isBinary, scanSkillDir, secretFindings, verdictOf, type Finding, type Verdict } from './scan.js';
 import { removeEmptyDirs, restoreTree, snapshotTree, listFiles, type TreeSnapshot } from './tree.js';
 import {
   checkCategory,
@@ -204,7 +204,7 @@ export class SkillStore {
         const root = realpathSync(found.dir);
         if (!real.startsWith(root + sep)) throw new Failure('refused', `${rel} points outside the skill folder.`);
         const data = readFileSync(real);
-        if (data.subarray(0, 8000).includes(0)) return { success: true, name, filePath: rel, binary: true, bytes: data.length };
+        if (isBinary(data)) return { success: true, name, filePath: rel, binary: true, bytes: data.length };
         return { success: true, name, filePath: rel, content: data.toString('utf8'), bytes: data.length };
       }
       const text = readFileSync(join(found.dir, SKILL_FILE), 'utf8');
@@ -466,7 +466,7 @@ export class SkillStore {
           const r = scanSkillDir(d);
           findings.push(...r.findings);
         }
-        verdict = findings.some((f) => f.severity === 'dangerous') ? 'dangerous' : findings.length ? 'caution' : 'safe';
+        verdict = verdictOf(findings);
         if (verdict === 'dangerous') {
           await undo();
           throw new Failure(
@@ -511,7 +511,7 @@ function failureOf(err: unknown): ManageFailure {
   if (err instanceof Failure) return { success: false, kind: err.kind, error: err.message, ...(err.findings ? { findings: err.findings } : {}) };
   if (err instanceof SkillValidationError) return { success: false, kind: 'invalid', error: err.message };
   // Another daemon held the skills lock for the whole timeout: busy, not broken.
-  if (err instanceof Error && err.message.startsWith('Timed out after')) return { success: false, kind: 'conflict', error: `Skills are busy: ${err.message} Try again.` };
+  if (err instanceof LockTimeout) return { success: false, kind: 'conflict', error: `Skills are busy: ${err.message} Try again.` };
   throw err;
 }
 

@@ -81,6 +81,14 @@ export function tryLock(path: string): { release: () => void } | { owner: number
   return { owner: owner ?? -1 };
 }
 
+/** Another process held the lock for the whole wait: the caller may call that busy, not broken. */
+export class LockTimeout extends Error {
+  override readonly name = 'LockTimeout';
+  constructor(path: string, timeoutMs: number, owner: number) {
+    super(`Timed out after ${timeoutMs} ms waiting for lock ${path} (held by pid ${owner}).`);
+  }
+}
+
 /** Waits for the lock (polling with jitter) up to `timeoutMs`, runs `fn`, and releases. */
 export async function withLock<T>(path: string, fn: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -94,7 +102,7 @@ export async function withLock<T>(path: string, fn: () => T | Promise<T>, timeou
       }
     }
     if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for lock ${path} (held by pid ${got.owner}).`);
+      throw new LockTimeout(path, timeoutMs, got.owner);
     }
     await sleep(5 + Math.random() * 20);
   }
@@ -114,7 +122,7 @@ export function withLockSync<T>(path: string, fn: () => T, timeoutMs = 10_000): 
       }
     }
     if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for lock ${path} (held by pid ${got.owner}).`);
+      throw new LockTimeout(path, timeoutMs, got.owner);
     }
     Atomics.wait(waiter, 0, 0, 5 + Math.floor(Math.random() * 20));
   }

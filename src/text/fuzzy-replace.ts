@@ -214,15 +214,14 @@ function blockAnchor(content: string, old: string): Range[] {
   const lines = splitLines(content);
   const trimmed = lines.map((l) => l.text.trim());
   const middle = pat.slice(1, -1);
-  const found: Array<Range & { score: number }> = [];
+  const found: Range[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (trimmed[i] !== pat[0]) continue;
     const maxEnd = Math.min(lines.length - 1, i + Math.max(pat.length * BLOCK_ANCHOR_MAX_STRETCH, pat.length + 2));
     for (let j = i + 2; j <= maxEnd; j++) {
       if (trimmed[j] !== pat[pat.length - 1]) continue;
       const between = trimmed.slice(i + 1, j);
-      const score = similarity(between.join('\n'), middle.join('\n'));
-      if (score >= BLOCK_ANCHOR_MIN_SIMILARITY) found.push({ start: lines[i]!.start, end: lines[j]!.end, score });
+      if (similarity(between.join('\n'), middle.join('\n')) >= BLOCK_ANCHOR_MIN_SIMILARITY) found.push({ start: lines[i]!.start, end: lines[j]!.end });
       break;
     }
   }
@@ -277,6 +276,9 @@ const FINDERS: Record<FuzzyStrategy, Finder> = {
   'context-aware': contextAware,
 };
 
+/** "exact, line-trimmed, … and context-aware": kept in step with FUZZY_STRATEGIES. */
+const TRIED = `${FUZZY_STRATEGIES.slice(0, -1).join(', ')} and ${FUZZY_STRATEGIES[FUZZY_STRATEGIES.length - 1]}`;
+
 function lineOf(content: string, offset: number): number {
   let n = 1;
   for (let i = content.indexOf('\n'); i !== -1 && i < offset; i = content.indexOf('\n', i + 1)) n++;
@@ -304,9 +306,5 @@ export function fuzzyFindAndReplace(content: string, old: string, replacement: s
     for (const m of [...matches].sort((a, b) => b.start - a.start)) out = out.slice(0, m.start) + newText + out.slice(m.end);
     return { content: out, count: matches.length, strategy };
   }
-  return {
-    error:
-      'old_string was not found (tried exact, line-trimmed, whitespace-normalised, indentation-flexible, escape-normalised, ' +
-      'trimmed-boundary, unicode-normalised, block-anchor and context-aware matching). Read the file again and quote it exactly.',
-  };
+  return { error: `old_string was not found (tried ${TRIED} matching). Read the file again and quote it exactly.` };
 }
