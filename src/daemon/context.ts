@@ -17,8 +17,10 @@ export class DaemonContext {
   busy = 0;
   /** Set by the daemon process: starts the single shutdown path. */
   requestShutdown: (reason: string) => void = () => {};
-  /** Extra fields for GET /v1/status (watcher state, warnings), contributed by services. */
+  /** Extra fields for GET /v1/status (watcher state, counts), contributed by services. */
   readonly statusExtras = new Map<string, () => unknown>();
+  /** Each service that can warn the user adds a source; status joins them into `warnings`. */
+  readonly warningSources: Array<() => string[]> = [];
 
   constructor(
     readonly paths: RepoPaths,

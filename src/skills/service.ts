@@ -21,12 +21,7 @@ export function skillsOf(ctx: DaemonContext): SkillStore {
       }
     };
     ctx.statusExtras.set('skillWarnings', skillWarnings);
-    // `warnings` is shared with other services: keep theirs, add ours.
-    const previous = ctx.statusExtras.get('warnings');
-    ctx.statusExtras.set('warnings', () => {
-      const before = previous ? previous() : [];
-      return [...(Array.isArray(before) ? before : [before]), ...skillWarnings().map((w) => `skills: ${w}`)];
-    });
+    ctx.warningSources.push(() => skillWarnings().map((w) => `skills: ${w}`));
     return store;
   });
 }

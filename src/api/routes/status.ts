@@ -24,6 +24,15 @@ export function statusOf(daemon: DaemonContext): Status {
     rssBytes: process.memoryUsage.rss(),
     home: daemon.home,
   };
+  const warnings: string[] = [];
+  for (const source of daemon.warningSources) {
+    try {
+      warnings.push(...source());
+    } catch (err) {
+      warnings.push(String(err));
+    }
+  }
+  status.warnings = warnings;
   for (const [key, get] of daemon.statusExtras) {
     try {
       status[key] = get();
