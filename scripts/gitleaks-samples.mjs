@@ -82,6 +82,7 @@ function expandClass(body) {
       continue;
     }
     let c = body[i];
+    let escaped = false;
     if (c === '\\') {
       const e = body[i + 1];
       i += 2;
@@ -90,15 +91,17 @@ function expandClass(body) {
         continue;
       }
       c = e;
+      escaped = true;
     } else i++;
-    if (body[i] === '-' && i + 1 < body.length) {
+    // `\\-_` (Square's sample regex) is read as the literals, not the range \\…_: tokens hold no backslash.
+    if (body[i] === '-' && i + 1 < body.length && !escaped) {
       let hi = body[i + 1];
       i += 2;
       if (hi === '\\') hi = body[i++];
       for (let k = c.charCodeAt(0); k <= hi.charCodeAt(0); k++) chars += String.fromCharCode(k);
     } else chars += c;
   }
-  return chars;
+  return chars.replaceAll('\\', '');
 }
 
 export function generate(re) {
@@ -310,9 +313,9 @@ function evaluate(tokens, env) {
         expect('{');
         const items = [];
         while (peek().v !== '}') {
-          expr();
+          const path = expr();
           expect(':');
-          items.push(...asList(expr()));
+          items.push(...asList(expr()).map((s) => ({ ...s, path })));
           if (peek().v === ',') p++;
         }
         expect('}');
@@ -560,8 +563,12 @@ for (const file of readdirSync(rulesDir).filter((f) => f.endsWith('.go')).sort()
     if (values.length) out.values = values;
     if (single.length) out.singleValues = single;
     if (lines.length) out.lines = lines;
-    const fpLines = asList(fps).map((s) => s.text ?? SINGLE_TEMPLATE.replace('{i}', s.identifier).replace('{s}', s.value));
+    const fpText = (s) => s.text ?? SINGLE_TEMPLATE.replace('{i}', s.identifier).replace('{s}', s.value);
+    // A negative only because of its file path (ValidateWithPaths) says nothing about text.
+    const fpLines = asList(fps).filter((s) => s.path === undefined).map(fpText);
+    const fpPaths = asList(fps).filter((s) => s.path !== undefined).map((s) => ({ path: s.path, text: fpText(s) }));
     if (fpLines.length) out.fps = fpLines;
+    if (fpPaths.length) out.pathFps = fpPaths;
     rules.push(out);
   }
 }
@@ -578,7 +585,8 @@ writeFileSync(target, JSON.stringify(data, null, 1) + '\n');
 const count = (k) => rules.reduce((n, r) => n + (r[k]?.length ?? 0), 0);
 process.stdout.write(
   `wrote ${target}: ${rules.length} rules, ${count('values')} values × ${Object.keys(TEMPLATES).length} templates, ` +
-    `${count('singleValues')} single-template values, ${count('lines')} literal lines, ${count('fps')} false positives; ` +
+    `${count('singleValues')} single-template values, ${count('lines')} literal lines, ${count('fps')} false positives ` +
+    `(+${count('pathFps')} negative only by file path); ` +
     `${skipped} statements skipped\n`,
 );
 for (const [k, v] of skippedWhy) process.stdout.write(`  skipped ${k}: ${v}\n`);
