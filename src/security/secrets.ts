@@ -167,6 +167,18 @@ const PASSWORD_MIN_ENTROPY = 2.5;
 /** A value of letters only, or digits only, needs more evidence: identifiers and numbers look alike. */
 const SINGLE_CLASS_MIN_CHARS = 20;
 const SINGLE_CLASS_MIN_ENTROPY = 3.5;
+/** Ten symbols top out at 3.32 bits/char; 20 random digits sit near 3.0, a timestamp's digits lower. */
+const DIGITS_MIN_ENTROPY = 2.9;
+
+/**
+ * camelCase, PascalCase or snake_case made of words (`getApiKeyFromEnvironment`): every piece
+ * is a lower-case run or a capital followed by two or more lower-case letters. Random mixed-case
+ * letters almost always hold a lone capital or a one-letter piece.
+ */
+function identifierLike(value: string): boolean {
+  const pieces = value.split(/[_.\-]+|(?=[A-Z])/).filter(Boolean);
+  return pieces.length > 1 && pieces.every((p) => /^[a-z]{2,}$|^[A-Z][a-z]{2,}$|^[A-Z]{2,5}$/.test(p));
+}
 
 function classes(s: string): number {
   return [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((r) => r.test(s)).length;
@@ -191,10 +203,10 @@ function looksGenerated(value: string, name: NameClass, quoted = false): boolean
     // A quoted password with spaces is a passphrase only when it is not a sentence.
     return name === 'password' && value.length >= 12 && classes(value) >= 3 && h >= 3.5 && !/^[A-Z]?[a-z]+(?: [a-z]+){2,}[.!?]?$/.test(value);
   }
-  if (!hasDigit || !hasLetter) {
-    if (value.length < SINGLE_CLASS_MIN_CHARS || h < SINGLE_CLASS_MIN_ENTROPY) return false;
-    if (!hasDigit && /^[A-Za-z]+$/.test(value)) return caseFlips(value) >= 0.3;
-    return hasDigit ? /^\d+$/.test(value) && h >= 3.1 : classes(value) >= 2;
+  if (!hasLetter) return /^\d+$/.test(value) && value.length >= SINGLE_CLASS_MIN_CHARS && h >= DIGITS_MIN_ENTROPY;
+  if (!hasDigit) {
+    // Letters (and separators) only: a generated value when long, varied and not made of words.
+    return value.length >= SINGLE_CLASS_MIN_CHARS && h >= SINGLE_CLASS_MIN_ENTROPY && /[a-z]/.test(value) && /[A-Z]/.test(value) && caseFlips(value) >= 0.3 && !identifierLike(value);
   }
   if (name === 'password') return value.length >= PASSWORD_MIN_CHARS && h >= PASSWORD_MIN_ENTROPY && classes(value) >= 2;
   return value.length >= ASSIGNMENT_MIN_CHARS && h >= ASSIGNMENT_MIN_ENTROPY && classes(value) >= 2;
