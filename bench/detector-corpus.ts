@@ -19,6 +19,8 @@ export function fixturesDir(): string {
 }
 
 const readJson = <T>(name: string): T => JSON.parse(readFileSync(join(fixturesDir(), name), 'utf8')) as T;
+/** Secret samples are stored base64-encoded, so the repository holds no token literal (see the fixtures README). */
+const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 
 type GitleaksFixture = {
   templates: Record<string, string>;
@@ -49,15 +51,17 @@ export function gitleaksCorpus(): GitleaksCorpus {
   const falsePositives: ValueSample[] = [];
   for (const r of data.rules) {
     for (const v of r.values ?? []) {
-      values.push({ rule: r.id, text: v.value });
-      for (const [form, t] of Object.entries(data.templates)) inContext.push({ rule: r.id, text: fill(t, v.identifier, v.value), value: v.value, form });
+      const value = unb64(v.value);
+      values.push({ rule: r.id, text: value });
+      for (const [form, t] of Object.entries(data.templates)) inContext.push({ rule: r.id, text: fill(t, v.identifier, value), value, form });
     }
     for (const v of r.singleValues ?? []) {
-      values.push({ rule: r.id, text: v.value });
-      inContext.push({ rule: r.id, text: fill(data.singleTemplate, v.identifier, v.value), value: v.value, form: 'single' });
+      const value = unb64(v.value);
+      values.push({ rule: r.id, text: value });
+      inContext.push({ rule: r.id, text: fill(data.singleTemplate, v.identifier, value), value, form: 'single' });
     }
-    for (const l of r.lines ?? []) inContext.push({ rule: r.id, text: l, form: 'literal line' });
-    for (const f of r.fps ?? []) falsePositives.push({ rule: r.id, text: f });
+    for (const l of r.lines ?? []) inContext.push({ rule: r.id, text: unb64(l), form: 'literal line' });
+    for (const f of r.fps ?? []) falsePositives.push({ rule: r.id, text: unb64(f) });
   }
   return { inContext, values, falsePositives };
 }
@@ -65,7 +69,9 @@ export function gitleaksCorpus(): GitleaksCorpus {
 export type LabelledLine = { plugin: string; text: string; secret: boolean };
 /** detect-secrets' plugin test lines; `ip_public` is left out (public IP addresses are not secrets here). */
 export function detectSecretsCorpus(): LabelledLine[] {
-  return readJson<{ samples: LabelledLine[] }>('detect-secrets-samples.json').samples.filter((s) => s.plugin !== 'ip_public');
+  return readJson<{ samples: LabelledLine[] }>('detect-secrets-samples.json')
+    .samples.filter((s) => s.plugin !== 'ip_public')
+    .map((s) => ({ ...s, text: unb64(s.text) }));
 }
 
 export type PromptSample = { set: string; id: string; text: string };

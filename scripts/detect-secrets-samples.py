@@ -11,6 +11,7 @@ first value is a string becomes a sample; it is a secret when the second value i
 way are skipped.
 """
 import ast
+import base64
 import json
 import os
 import sys
@@ -100,7 +101,9 @@ def main():
                 samples.append({'plugin': plugin, 'text': text, 'secret': secret})
     target = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test', 'fixtures', 'detect-secrets-samples.json')
     with open(target, 'w') as f:
-        json.dump({'source': 'see test/fixtures/README.md', 'samples': samples}, f, indent=1, ensure_ascii=False)
+        # base64: the repository holds no contiguous token literal for secret scanners to trip on.
+        encoded = [{**s, 'text': base64.b64encode(s['text'].encode('utf-8')).decode('ascii')} for s in samples]
+        json.dump({'source': 'see test/fixtures/README.md', 'encoding': 'text is base64 of UTF-8', 'samples': encoded}, f, indent=1, ensure_ascii=False)
         f.write('\n')
     pos = sum(1 for s in samples if s['secret'])
     print(f'wrote {target}: {len(samples)} lines ({pos} secrets, {len(samples) - pos} not), {skipped} parametrize lists skipped')

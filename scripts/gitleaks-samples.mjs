@@ -575,11 +575,23 @@ for (const file of readdirSync(rulesDir).filter((f) => f.endsWith('.go')).sort()
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'test/fixtures/gitleaks-samples.json');
+// Every sample string is stored base64-encoded: the repository then holds no contiguous token
+// literal for secret scanners and push protection to trip on (bench/detector-corpus.ts decodes).
+const b64 = (t) => Buffer.from(t, 'utf8').toString('base64');
+const encoded = rules.map((r) => ({
+  ...r,
+  ...(r.values && { values: r.values.map((v) => ({ ...v, value: b64(v.value) })) }),
+  ...(r.singleValues && { singleValues: r.singleValues.map((v) => ({ ...v, value: b64(v.value) })) }),
+  ...(r.lines && { lines: r.lines.map(b64) }),
+  ...(r.fps && { fps: r.fps.map(b64) }),
+  ...(r.pathFps && { pathFps: r.pathFps.map((f) => ({ path: f.path, text: b64(f.text) })) }),
+}));
 const data = {
   source: `gitleaks ${PINNED_TAG} (commit ${PINNED_COMMIT}), cmd/generate/config/rules/*.go, MIT licence; extracted by scripts/gitleaks-samples.mjs`,
+  encoding: 'sample strings (value, lines, fps, pathFps.text) are base64 of UTF-8',
   templates: TEMPLATES,
   singleTemplate: SINGLE_TEMPLATE,
-  rules,
+  rules: encoded,
 };
 writeFileSync(target, JSON.stringify(data, null, 1) + '\n');
 const count = (k) => rules.reduce((n, r) => n + (r[k]?.length ?? 0), 0);

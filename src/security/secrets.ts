@@ -11,8 +11,9 @@
  *    password/… in any of the forms code and config use (see ASSIGNMENT_FORMS), judged by
  *    length, character classes and entropy.
  * Every candidate then passes the same filters: placeholders (`changeme`, `xxxx…`,
- * `<your-key>`, `${VAR}`, AWS's documented EXAMPLE keys), long runs of one character, and
- * public identifiers (Stripe publishable keys) are left alone.
+ * `<your-key>`, `${VAR}`, AWS's documented EXAMPLE keys, the alphabet) and public identifiers
+ * (Stripe publishable keys) are left alone; the heuristic's values also lose long runs of one
+ * character.
  */
 import { couldMatch, findWithRules, gitleaksRuleSet, shannonEntropy, type RuleFinding } from './gitleaks.js';
 import { GITLEAKS_GLOBAL_ALLOWLIST, GITLEAKS_RULES } from './gitleaks-rules.js';
@@ -26,7 +27,7 @@ export type SecretSpan = { kind: string; start: number; end: number };
  * `sk_test_EXAMPLE…`), so random tokens, which almost never hold an English word this long,
  * are unaffected.
  */
-export const PLACEHOLDER =
+const PLACEHOLDER =
   /^(x+|\*+|\.+|-+|0+|changeme|change_me|password|secret|token|null|none|nil|undefined|true|false|todo|tbd|redacted|example|dummy|placeholder)$|your[_-]?|<[^>]*>|\{\{|\$\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$|xxxx|example|placeholder|redacted|dummy|changeme|replace[_-]?me|insert[_-]|fake|sample/i;
 
 /**
@@ -79,6 +80,7 @@ type Candidate = SecretSpan & { priority: number };
  * off after its first line (`MIIEvQIBADANBg…`) is still removed.
  */
 const PRIVATE_KEY_MIN_BODY = 12;
+const PRIVATE_KEY_BODY_START = /^(?:\s|\\+[nr])*(?:[A-Za-z-]+:[^\n\\]*(?:\n|\\+n))*(?:\s|\\+[nr])*[A-Za-z0-9+/=]{12}/;
 /** Through END, or (cut-off output) to the end, or to a closing quote inside a JSON string. */
 const PRIVATE_KEY = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----(?:[^"]*?-----END \1PRIVATE KEY( BLOCK)?-----|(?:[^"\\]|\\[^"])*)/g;
 const OPENAI_KEY = /\bsk-[A-Za-z0-9_-]{20,}/g;
@@ -86,6 +88,10 @@ const BEARER = /\b(?:Bearer|token)\s+([A-Za-z0-9._~+/-]{20,}=*)/g;
 /** `://user:password@`; the scheme before it is checked by hand (a leading `[a-z]…` is retried at every word). */
 const URL_CREDENTIALS = /:\/\/[^\s:/@'"]+:([^\s@/'"]+)@/g;
 const URL_SCHEME_END = /[a-z][a-z0-9+.-]*$/i;
+/** `scheme://user:pass@host` in documentation names the slot, not a password. */
+const URL_PASSWORD_WORD = /^(?:pass|passwd|password|pwd|secret|token|user|username|\*+)$/i;
+/** `https://abc:xyz@example.com`, `https://a:b@host` in API docs: too short to be a real password. */
+const URL_PASSWORD_MIN_CHARS = 6;
 
 /** OpenAI keys: `sk-` + ≥20 chars with letters and digits, so `sk-learn` or `sk-some-words` stay. */
 function openAiKey(match: string): boolean {
@@ -97,7 +103,10 @@ function openAiKey(match: string): boolean {
 
 function shapes(text: string, out: Candidate[]): void {
   for (const m of text.matchAll(PRIVATE_KEY)) {
-    const body = m[0].replace(/-----(BEGIN|END) [A-Z0-9 ]*-----/g, '').replace(/\\[nr]/g, '').replace(/[^A-Za-z0-9+/=]/g, '');
+    const after = m[0].replace(/^-----BEGIN [A-Z0-9 ]*-----/, '');
+    // The body starts with base64 (after PEM headers such as `Proc-Type: 4,ENCRYPTED`), not prose.
+    if (!PRIVATE_KEY_BODY_START.test(after)) continue;
+    const body = after.replace(/-----END [A-Z0-9 ]*-----/g, '').replace(/\\[nr]/g, '').replace(/[^A-Za-z0-9+/=]/g, '');
     // Real key bodies hold runs of `A` (length fields), so only the placeholder words count here.
     if (body.length < PRIVATE_KEY_MIN_BODY || classes(body.replace(/[+/=]/g, '')) < 2 || PLACEHOLDER.test(body)) continue;
     out.push({ kind: 'private-key', start: m.index!, end: m.index! + m[0].length, priority: PRIORITY.rule });
@@ -115,7 +124,7 @@ function shapes(text: string, out: Candidate[]): void {
   for (const m of text.matchAll(URL_CREDENTIALS)) {
     const value = m[1]!;
     if (!URL_SCHEME_END.test(text.slice(Math.max(0, m.index! - 32), m.index!))) continue;
-    if (isPlaceholder(value) || value.startsWith('$')) continue;
+    if (value.length < URL_PASSWORD_MIN_CHARS || isPlaceholder(value) || value.startsWith('$') || URL_PASSWORD_WORD.test(value)) continue;
     const start = m.index! + m[0].length - 1 - value.length;
     out.push({ kind: 'url-credentials', start, end: start + value.length, priority: PRIORITY.shape });
   }
@@ -129,6 +138,8 @@ const SECRET_WORD = String.raw`(?:key|token|secret|passw(?:or)?d|passwd|passphra
 const NAME_CHAR = /[A-Za-z0-9_.$-]/;
 /** How far back a name is followed; real names are shorter. */
 const NAME_MAX_CHARS = 80;
+/** Names of public material that ends in a secret word or sits before one: public keys, pins, hashes. */
+const PUBLIC_NAME = /\b(?:public|pub)[\s_.-]*key|fingerprint|checksum|\bpin(?:ning)?\b|sha-?(?:1|256|384|512)\b|digest|integrity/i;
 /** Names ending in `key` that name something else: sort keys, cache keys, primary keys… */
 const NOT_SECRET_NAME = /(?:^|[^a-z])(?:sort|cache|primary|foreign|partition|hash|range|row|group|map|dict|object|schema|bucket|index|idempotency|public|pub|lookup|unique|composite|natural|surrogate|react|i18n|translation|storage|query|cursor|route|shortcut|hot|keyboard|api_?key_?(?:id|name|header|env|var|file|path))[_.-]?key$|token[_.-]?(?:type|count|limit|url|uri|endpoint|length|ttl|expiry|expires?(?:_at|_in)?|path|file|name|id|usage|budget)$|auth[_.-]?(?:type|method|mode|url|uri|endpoint|provider|header|domain|scheme|flow|path)$|secret[_.-]?(?:name|ref|id|arn|path|manager|store)$|password[_.-]?(?:field|input|label|hint|policy|length|reset|prompt|file|manager|hash)$/i;
 
@@ -176,7 +187,9 @@ const DIGITS_MIN_ENTROPY = 2.9;
  * letters almost always hold a lone capital or a one-letter piece.
  */
 function identifierLike(value: string): boolean {
-  const pieces = value.split(/[_.\-]+|(?=[A-Z])/).filter(Boolean);
+  if (/[0-9]/.test(value)) return false;
+  // words: an acronym (`API` of `APIKeys`), a capitalised word, a lower-case run
+  const pieces = value.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g) ?? [];
   return pieces.length > 1 && pieces.every((p) => /^[a-z]{2,}$|^[A-Z][a-z]{2,}$|^[A-Z]{2,5}$/.test(p));
 }
 
@@ -223,6 +236,23 @@ function wordy(value: string): boolean {
   return parts.some((p) => STOPWORDS.some((w) => p.includes(w))) && /[_.\-]/.test(value) && caseFlips(value) < 0.3;
 }
 
+/**
+ * A name from code rather than a value: pieces (split at `.` and `_`, trailing digits
+ * dropped) that are all words or camelCase of words — `api_keys_1.APIKeys`, `contextToken2`,
+ * `self.auth_token`. A generated token has pieces with digits inside, or one-letter pieces.
+ */
+function codeName(value: string): boolean {
+  const pieces = value.split(/[._]+/).filter(Boolean);
+  if (pieces.length === 0 || !/[A-Za-z]/.test(value)) return false;
+  return pieces.every((p) => {
+    const bare = p.replace(/\d{1,3}$/, '');
+    return bare === '' ? /^\d{1,3}$/.test(p) : /^[a-z]{2,}$|^[A-Z]{2,5}$|^[A-Z][a-z]{2,}$/.test(bare) || identifierLike(bare);
+  });
+}
+
+/** Dotted names with optional indices, the segments letters only (a token's segments hold digits). */
+const DATA_PATH = /^[A-Za-z_$]+(?:\[\d+\])?(?:\.[A-Za-z_$]+(?:\[\d+\])?)+$/;
+
 /** The name a secret word ends, read backwards from `wordStart`. */
 function nameBefore(text: string, wordStart: number, wordEnd: number): { name: string; start: number } {
   let start = wordStart;
@@ -250,13 +280,15 @@ function assignments(text: string, out: Candidate[]): void {
     const { name, start: nameStart } = nameBefore(text, m.index, m.index + word.length);
     if (form === 'xml' && text[nameStart - 1] !== '<') continue;
     if (form === 'flag' && !(/^--?[A-Za-z]/.test(name) && (nameStart === 0 || /\s/.test(text[nameStart - 1]!)))) continue;
-    if (NOT_SECRET_NAME.test(name.replace(/^-+/, ''))) continue;
+    if (NOT_SECRET_NAME.test(name.replace(/^-+/, '')) || PUBLIC_NAME.test(name)) continue;
     const value = m[vi]!;
     const [start, end] = m.indices![vi]!;
     // `cacheKey = computeCacheKey(input)`, `token = self.token`: code, not a value.
     const after = text[end];
     const quoted = text[start - 1] === '"' || text[start - 1] === "'" || text[start - 1] === '`';
     if (!quoted && (after === '(' || after === '[' || /^[A-Za-z_$][\w$]*\.[A-Za-z_$]/.test(value))) continue;
+    // `key: 'rules[0].protects'`, `contextToken: contextToken2`: a name, quoted or not.
+    if (DATA_PATH.test(value) || codeName(value)) continue;
     const cls: NameClass = /pass|pwd/i.test(name) ? 'password' : /key$/i.test(name) ? 'key' : 'token';
     if (!looksGenerated(value, cls, quoted)) continue;
     if (wordy(value)) continue;
@@ -268,6 +300,8 @@ function assignments(text: string, out: Candidate[]): void {
 
 function fromRule(f: RuleFinding): Candidate | undefined {
   if (isPlaceholder(f.secret) || PUBLIC_IDENTIFIER.test(f.secret)) return undefined;
+  // gitleaks' generic rule takes any 10+ word characters after `key =`; a name is not a secret.
+  if (f.ruleId === 'generic-api-key' && (codeName(f.secret) || DATA_PATH.test(f.secret) || PUBLIC_NAME.test(f.match.slice(0, f.match.lastIndexOf(f.secret))))) return undefined;
   const kind = kindOf(f.ruleId);
   return { kind, start: f.start, end: f.end, priority: kind === 'secret-assignment' ? PRIORITY.assignment : PRIORITY.rule };
 }
