@@ -43,6 +43,9 @@ describe('threat scanner on context files', () => {
     '\uFEFF# Title with a byte order mark',
     'Send the weekly report to the team channel.',
     'You are responsible for keeping CHANGELOG.md current.',
+    "logLevel: 'debug', // Send all messages to pino, allowing it to filter them",
+    'Post the results to the Slack channel',
+    'Please send security reports to security@example.com.',
   ])('passes the ordinary sentence %j', (text) => {
     expect(scanText(text, 'context')).toEqual([]);
   });

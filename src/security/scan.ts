@@ -241,7 +241,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     description: 'instructs the model to output or share the conversation history or its whole context',
     scopes: ALL,
     pattern: new RegExp(
-      String.raw`\b(?:output|print|dump|share|send|include|reveal|copy|paste)\s+(?!(?:\w+\s+){0,3}?(?:never|not)\b)(?:\w+\s+){0,3}?(?:(?:the|your|my|this|our)\s+)?(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|context|history|session)|(?:conversation|chat)\s+history|previous\s+messages|all\s+(?:previous\s+)?messages)\b`,
+      String.raw`\b(?:output|print|dump|share|send|include|reveal|copy|paste)\s+(?!(?:\w+\s+){0,3}?(?:never|not)\b)(?:\w+\s+){0,3}?(?:(?:the|your|my|this|our)\s+)?(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|context|history|session)|(?:conversation|chat)\s+history|previous\s+messages)\b`,
       'i',
     ),
   },
