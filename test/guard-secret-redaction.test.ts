@@ -7,7 +7,8 @@ import { isSecretPath, redactSecrets, secretValuesIn, shannonEntropy } from '../
 
 const FAKE_AWS = 'AKIA' + 'Q3EGRV7YXH2MZK4P';
 const FAKE_GH = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
-const FAKE_GH_PAT = 'github_pat_' + '11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF0123456789';
+// Fine-grained PATs are github_pat_ + 82 word characters (gitleaks' rule; the alphabet is its placeholder stopword).
+const FAKE_GH_PAT = 'github_pat_' + '11UejePPY9uWPntZnE6NcFUmHH3oQPLtBiEk7EQnstm5DDqhoktJ7qV2excD8reF9qvPITBBkR3Xs4fB8Y3G';
 const FAKE_OPENAI = 'sk-' + 'proj-Xy7Qm2Lp9Rt4Vn8Kd3Hs6Jf1Gb5Wc0Ze';
 const FAKE_OPENAI_OLD = 'sk-' + 'T3BlbkFJ9x8y7z6w5v4u3t2s1r0qPONMLKJIHGFE';
 const FAKE_SLACK = 'xoxb-' + '123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx';

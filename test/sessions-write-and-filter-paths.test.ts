@@ -10,7 +10,7 @@ const SECRET_SHAPED = [
   'aws_access_key_id = AKIA' + 'Q3EGRV7YXH2MZK4P',
   'the key AKIA' + 'Q3EGRV7YXH2MZK4P leaked',
   'token: ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
-  'GH=github_pat_' + '11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF0123456789',
+  'GH=github_pat_' + '11UejePPY9uWPntZnE6NcFUmHH3oQPLtBiEk7EQnstm5DDqhoktJ7qV2excD8reF9qvPITBBkR3Xs4fB8Y3G',
   'OPENAI_API_KEY=sk-' + 'proj-Xy7Qm2Lp9Rt4Vn8Kd3Hs6Jf1Gb5Wc0Ze',
   'client = OpenAI(api_key="sk-' + 'T3BlbkFJ9x8y7z6w5v4u3t2s1r0qPONMLKJIHGFE")',
   'SLACK=xoxb-' + '123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',

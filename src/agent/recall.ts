@@ -70,7 +70,7 @@ function defang(text: string): string {
 
 /** Drops hits that fail the threat scan: recalled text must not smuggle instructions into a turn. */
 export function safeHits(hits: RecallHit[]): RecallHit[] {
-  return hits.filter((h) => scanText(h.snippet, 'context').length === 0);
+  return hits.filter((h) => scanText(h.snippet, 'recall').length === 0);
 }
 
 export function recallBlock(hits: RecallHit[]): string {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 // The default budgets are the config's defaults (seed 004: memory_char_limit=2200, user_char_limit=1375).
 import { MEMORY_CHAR_LIMIT, USER_CHAR_LIMIT } from '../config/schema.js';
 import { redactSecrets } from '../guard/secrets.js';
-import { scanText } from '../security/scan.js';
+import { REMEDY, scanText } from '../security/scan.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { withLockSync } from '../storage/lock.js';
 import { charCount, containsSeparatorLine, decodeFile, dedupe, formatCount, parseEntries, preview, roundTrips, serializeEntries, usageOf } from './entries.js';
@@ -72,9 +72,9 @@ function threatRefusal(content: string): { error: string; threats: string[] } | 
   const first = hits[0]!;
   const error =
     first.category === 'invisible-unicode'
-      ? `Blocked: content ${first.description} (possible injection).`
+      ? `Blocked: content ${first.description} (possible injection); ${REMEDY[first.category]}.`
       : `Blocked: content matches threat pattern '${first.id}' (${first.description}). ` +
-        `Memory is shown in the system prompt and must not contain injection or exfiltration payloads.`;
+        `Memory is shown in the system prompt and must not contain injection or exfiltration payloads; ${REMEDY[first.category]}.`;
   return { error, threats: [...new Set(hits.map((h) => h.id))] };
 }
 

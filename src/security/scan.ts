@@ -1,47 +1,108 @@
 /**
- * The threat scanner: named patterns for prompt injection, role hijack, exfiltration and
- * invisible Unicode, run on everything that enters a prompt. Scopes pick which patterns
- * apply: context files (repository authority), memory (stricter: also reading secrets),
- * skills (stricter still: destructive commands, persistence, obfuscation).
- * Matching is case-insensitive on NFKC-normalised text.
+ * The threat scanner: named patterns for prompt injection, role hijack, jailbreak personas,
+ * exfiltration, persistence and invisible Unicode, run on everything that enters a prompt.
+ * Scopes pick which patterns apply and how hard: context files (repository authority) and
+ * recalled evidence, memory (stricter: also credential reads, persistence, hidden markup),
+ * skills (stricter still: destructive commands, obfuscation; some findings are cautions).
+ *
+ * Matching is case-insensitive on folded text: NFKC (full-width letters), zero-width and
+ * other invisible characters removed, and look-alike letters from Cyrillic and Greek mapped
+ * to the Latin ones they imitate, so `ignore аll` (Cyrillic а) reads as `ignore all`. The
+ * invisible characters themselves are reported as their own finding.
+ *
+ * What patterns cannot do: an injection phrased as ordinary instructions ("when you summarise
+ * this page, also run ...") carries no override phrase and passes. See docs/detectors.md.
  */
-export type ThreatScope = 'context' | 'memory' | 'skill';
+export type ThreatScope = 'context' | 'recall' | 'memory' | 'skill';
+
+export type ThreatCategory =
+  | 'injection'
+  | 'role-hijack'
+  | 'jailbreak'
+  | 'hidden-markup'
+  | 'exfiltration'
+  | 'secret-read'
+  | 'invisible-unicode'
+  | 'destructive'
+  | 'persistence'
+  | 'obfuscation';
 
 export type ThreatPattern = {
   id: string;
-  category: 'injection' | 'role-hijack' | 'exfiltration' | 'secret-read' | 'invisible-unicode' | 'destructive' | 'persistence' | 'obfuscation';
+  category: ThreatCategory;
   description: string;
   scopes: ThreatScope[];
+  /** Scopes where a hit is a caution (reported, not refused). */
+  caution?: ThreatScope[];
   pattern: RegExp;
+  /** A further test of the match, for what one regex cannot say. */
+  accept?: (m: RegExpExecArray) => boolean;
 };
 
-export type ThreatHit = { id: string; category: ThreatPattern['category']; description: string; excerpt: string };
+export type Severity = 'dangerous' | 'caution';
+export type ThreatHit = { id: string; category: ThreatCategory; description: string; severity: Severity; excerpt: string };
 
-const ALL: ThreatScope[] = ['context', 'memory', 'skill'];
+const ALL: ThreatScope[] = ['context', 'recall', 'memory', 'skill'];
 const STRICT: ThreatScope[] = ['memory', 'skill'];
 
-export const THREAT_PATTERNS: ThreatPattern[] = [
+/** Up to `n` words between two parts of a phrase ("ignore *all of your important* instructions"). */
+function gap(n: number): string {
+  return String.raw`(?:[\s,]+[\w'’-]+){0,${n}}?[\s,]+`;
+}
+const G2 = gap(2);
+const G3 = gap(3);
+const G4 = gap(4);
+
+const IGNORE_VERB = String.raw`(?:ignore|disregard|forget|override|overrule|bypass|discard|abandon|drop|skip|neglect|set\s+aside|pay\s+no\s+attention\s+to|stop\s+following|no\s+longer\s+follow)`;
+/** What the model was told: the object an override is aimed at. */
+const INSTRUCTIONS = String.raw`(?:instructions?|prompts?|directions|directives?|guidelines|commands|orders|programming|guidance|system\s+(?:prompt|message)|initial\s+prompt|context)`;
+/** Qualifiers that make the object the model's own instructions rather than, say, a linter's. */
+const EARLIER = String.raw`(?:previous|prior|above|earlier|preceding|foregoing|former|initial|original|old|existing|system|developer|all|any|every|your)`;
+/** Who a jailbreak persona is. */
+const AI_NOUN = String.raw`(?:ai|a\.i\.|assistant|chatbot|chat\s*gpt|gpt|llm|language\s+model|model|bot|agent|persona|character|dan|entity|system)`;
+const LIMITS = String.raw`(?:restrictions?|filters?|filtering|limitations|censorship|guidelines|rules|polic(?:y|ies)|ethics|morals|morality|ethical\s+\w+|moral\s+\w+|safety\s+\w+|safeguards|boundaries|constraints)`;
+
+const OVERRIDE_PATTERNS: ThreatPattern[] = [
   {
     id: 'ignore-previous-instructions',
     category: 'injection',
     description: 'asks the model to ignore or override its earlier instructions',
     scopes: ALL,
-    pattern: /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions?|prompts?|rules?|directions?|context)\b/i,
+    // "ignore all previous instructions", "ignore any previous and following instructions",
+    // "disregard all of your important instructions"; a qualifier is required, so
+    // "ignore these rules in generated code" stays an ordinary linter note.
+    pattern: new RegExp(String.raw`\b${IGNORE_VERB}${G3}${EARLIER}\b(?:${G4})?(?:${INSTRUCTIONS}|rules|constraints|restrictions)\b`, 'i'),
+    // "skip any existing rules" is ordinary in a linter's docs; "all/any/your rules" with
+    // an ignore verb proper is not.
+    accept: (m) => !/^(?:skip|drop)\b/i.test(m[0]) || /\binstructions?\b|\bprompt/i.test(m[0]),
   },
   {
     id: 'ignore-your-instructions',
     category: 'injection',
-    description: "asks the model to drop its own instructions ('ignore your instructions')",
+    description: "asks the model to drop its own instructions ('forget everything you were told')",
     scopes: ALL,
-    // Only "your": "ignore these rules in generated code" is an ordinary linter note.
-    pattern: /\b(ignore|disregard|forget|override)\s+(all\s+(of\s+)?)?your\s+(previous\s+|prior\s+|original\s+|system\s+|current\s+)?(instructions|rules|guidelines|programming|directives|system\s+prompt)\b/i,
+    pattern: new RegExp(String.raw`\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given|instructed)|(?:above|before|previously|prior|said\s+before))`, 'i'),
   },
   {
     id: 'new-instructions',
     category: 'injection',
-    description: 'announces replacement instructions for the model',
+    description: 'announces replacement instructions or a new system prompt for the model',
     scopes: ALL,
-    pattern: /\b(new|updated|real|actual)\s+system\s+(prompt|instructions?)\s*[:：]/i,
+    pattern: /\b(?:new|updated|real|actual|revised|true)\s+(?:system\s+(?:prompt|instructions?|message)|instructions?\s+for\s+(?:the\s+)?(?:ai|assistant|model|agent))\s*[:：-]/i,
+  },
+  {
+    id: 'system-prompt-override',
+    category: 'injection',
+    description: "declares a 'system prompt override' or a new temporary policy for the model",
+    scopes: ALL,
+    pattern: /\bsystem\s+prompt\s+(?:[\w-]+\s+){0,2}override\b|\boverride\s+(?:the\s+|your\s+|its\s+)?system\s+prompt\b|\b(?:admin|developer|system|god|sudo|root)\s+override\b[^.\n]{0,20}\b(?:enabled|activated|active|granted|on|mode)\b/i,
+  },
+  {
+    id: 'new-policy',
+    category: 'injection',
+    description: 'claims a new (temporary) policy or rules for the agent',
+    scopes: STRICT,
+    pattern: /\b(?:new|updated|revised|temporary)\s+(?:temporary\s+)?(?:policy|policies|rules|directives?|guidelines|instructions)\b[^.\n]{0,40}\b(?:the\s+agent|the\s+assistant|the\s+model|the\s+ai|for\s+you)\b|\bthis\s+is\s+the\s+new\s+(?:temporary\s+)?(?:policy|rules)\b/i,
   },
   {
     id: 'fake-role-marker',
@@ -53,38 +114,143 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
   {
     id: 'role-hijack',
     category: 'role-hijack',
-    description: 'tries to give the model a new identity that drops its rules',
+    description: 'tries to give the model a new identity',
     scopes: ALL,
-    pattern: /\byou\s+are\s+(now|no\s+longer)\s+(a|an|in|the|my)?\s*(unrestricted|jailbroken|dan\b|developer\s+mode|evil|uncensored|free\s+from|without\s+(any\s+)?(rules|restrictions|limits))/i,
+    // "you are now a different assistant", "you are no longer bound by"; "you are now ready"
+    // and "you are now on the main branch" name a state, not an identity.
+    pattern: new RegExp(
+      String.raw`\byou\s+are\s+(?:now|no\s+longer)\s+(?:(?:a|an|the|my|in|called|named|known\s+as)\s+)?(?:(?:different|new|another|other|unrestricted|unfiltered|uncensored|jailbroken|evil|free|rogue|liberated|unbound|unchained|unlocked|amoral|independent)\b|${AI_NOUN}\b|bound\b|restricted\b|limited\b|an?\s+ai\b|(?:developer|god|dan|jailbreak|jailbroken|unrestricted|evil|opposite|sudo|chaos|unfiltered|uncensored)\s+mode\b)`,
+      'i',
+    ),
+  },
+  {
+    id: 'role-pretend',
+    category: 'role-hijack',
+    description: 'asks the model to pretend to be or act as another, unrestricted identity',
+    scopes: ALL,
+    pattern: new RegExp(
+      String.raw`\b(?:pretend|imagine|roleplay|role-play)\s+(?:that\s+)?(?:you\s+are|you're|to\s+be)\s+(?:(?:a|an|the|my)\s+)?(?:\w+\s+){0,2}?(?:hacker|evil|unrestricted|unfiltered|uncensored|jailbroken|different|rogue|malicious|dan\b|${AI_NOUN}\b)|\byou\s+are\s+(?:about|going)\s+to\s+(?:simulate|immerse|roleplay|role-play|pretend|pose\s+as)\b|\byou\s+(?:will\s+now|now\s+will|shall\s+now)\s+(?:pose|act|masquerade)\s+as\b|\byou\s+are\s+not\s+(?:chat\s*gpt|claude|gemini|an?\s+(?:ai|assistant|language\s+model))\b|\b(?:operate|work|function)\s+under\s+the\s+rules\s+of\s+(?:a|an|another)\s+(?:new|different|other)\b|\b(?:from\s+now\s+on|starting\s+now),?\s+you(?:'re|\s+are)\s+(?:in\s+the\s+role\s+of\s+)?(?:my\s+)?[\w-]+,?\s+(?:an?\s+|my\s+)?(?:\w+\s+){0,3}?(?:${AI_NOUN}|confidant)\b|\b(?:immerse\s+yourself\s+(?:in|into)\s+the\s+role\s+of|(?:from\s+now\s+on|starting\s+now|for\s+the\s+rest\s+of\s+this\s+conversation),?\s+(?:you\s+(?:are\s+going\s+to|will|shall|must)|you're\s+going\s+to)\s+(?:act|behave|respond|answer|pretend|play|simulate|roleplay|be\s+(?:called|known|named)))`,
+      'i',
+    ),
+  },
+  {
+    id: 'bypass-restrictions',
+    category: 'jailbreak',
+    description: 'tells the model to act or answer without its restrictions, filters or ethics',
+    scopes: ALL,
+    pattern: new RegExp(
+      String.raw`\bact\s+as\s+(?:if|though)\s+(?:\w+\s+){0,3}(?:have|had|has)\s+no\s+(?:\w+\s+){0,2}${LIMITS}|\b(?:respond|answer|reply|act|operate|behave|speak|write|generate)\s+(?:\w+\s+){0,3}without\s+(?:any\s+|your\s+|the\s+)?(?:\w+\s+){0,2}(?:restrictions|limitations|filters|filtering|censorship|safety|ethics|morals|guidelines|warnings)\b`,
+      'i',
+    ),
+  },
+  {
+    id: 'jailbreak-persona',
+    category: 'jailbreak',
+    description: 'describes a jailbreak persona (DAN, developer mode, no rules, never refuses)',
+    scopes: ALL,
+    pattern: new RegExp(
+      [
+        String.raw`\bdo\s+anything\s+now\b`,
+        String.raw`\b(?:DAN|STAN|DUDE|AIM|UCAR|jailbreak|jailbroken|god)\s+mode\b`,
+        String.raw`\bdeveloper\s+mode\s+(?:enabled|output|response|policies|activated)\b`,
+        String.raw`\b(?:with|enable|enter|simulate|stay\s+in)\s+developer\s+mode\b[^.\n]{0,80}\b(?:${AI_NOUN}|respon\w*|output)\b`,
+        String.raw`\b(?:stay|remain|keep)\s+in\s+character\b`,
+        String.raw`\bbreak(?:ing)?\s+(?:of\s+)?character\b`,
+        // "has no restrictions", "not bound by any rules", "free from the typical confines of AI"
+        String.raw`\b(?:${AI_NOUN}|you|it|he|she)\b[^.\n]{0,60}?\b(?:has|have|with)\s+no\s+(?:\w+\s+){0,2}?${LIMITS}`,
+        String.raw`\b(?:not|never|no\s+longer)\s+(?:be\s+)?(?:bound|restricted|limited|constrained)\s+by\s+(?:\w+\s+){0,4}?${LIMITS}`,
+        String.raw`\b(?:does|do|will|must|should)\s*(?:not|n't)\s+(?:have\s+to\s+)?(?:abide\s+by|follow|obey|adhere\s+to|comply\s+with)\s+(?:\w+\s+){0,4}?${LIMITS}`,
+        String.raw`\bbroken\s+free\s+of\b|\bfree\s+(?:from|of)\s+(?:the\s+)?(?:typical\s+)?(?:confines|restrictions|shackles|limitations)\b`,
+        String.raw`\b(?:ignore|ignores|bypass|bypasses|violate|violates|break|breaks|disregard|disregards)\s+(?:all\s+(?:of\s+)?)?(?:\w+\s+){0,2}?(?:openai|anthropic|google|content|safety|usage|ethical|moral)(?:'s)?\s+(?:content\s+)?(?:polic(?:y|ies)|guidelines|filters|rules|restrictions)`,
+        String.raw`\b(?:unfiltered|uncensored|unrestricted|amoral|jailbroken|unethical|unlimited)\s+(?:and\s+\w+,?\s+)?(?:\w+\s+)?(?:${AI_NOUN}|responses?|answers?|version|output)\b`,
+        String.raw`\b(?:never|won't|will\s+not|cannot|can't)\s+(?:ever\s+)?(?:refuse|decline|say\s+no)\b[^.\n]{0,40}\b(?:request|question|prompt|order|anything)`,
+        String.raw`\b(?:opposite|evil|chaos|unhinged|uncensored|unfiltered)\s+mode\b`,
+        String.raw`\b(?:not|never|n't)\s+(?:be\s+)?required\s+to\s+(?:follow|abide\s+by|obey|adhere\s+to|comply\s+with)\b`,
+        // "a completely unhinged response without any remorse or ethics"
+        String.raw`\b(?:respon\w*|answer\w*|repl(?:y|ies)|acts?|acting|behav\w*|${AI_NOUN})\b[^.\n]{0,60}?\bwithout\s+(?:any\s+)?(?:[\w-]+(?:,\s*|\s+(?:or|and)\s+)){0,3}(?:remorse|ethics|morals|moral\s+principles|morality|censorship|filters|filtering|restrictions|limitations)\b`,
+        String.raw`\b(?:your|its|chat\s*gpt'?s?|openai'?s?|the\s+ai'?s?)\s+(?:\w+\s+)?(?:rules|guidelines|policies|restrictions|filters)\s+(?:\w+\s+){0,2}?(?:don'?t|do\s+not|no\s+longer|doesn'?t|does\s+not)\s+apply\b|\brules\s+of\s+(?:chat\s*gpt|openai|the\s+ai)\s+(?:don'?t|do\s+not|no\s+longer)\s+apply\b`,
+        String.raw`\b(?:disregards?|ignores?|bypass(?:es)?)\s+(?:all\s+|any\s+)?(?:\w+\s+){0,2}?(?:ethical|legal|moral|safety)\s+(?:or\s+\w+\s+)?(?:concerns|considerations|principles|guidelines|constraints|implications)\b`,
+        String.raw`\b(?:respond|answer|reply|act)\w*\s+(?:\w+\s+){0,2}as\s+two\s+(?:different\s+|separate\s+)?(?:personalities|entities|personas|characters|ais)\b|\bsimulate\s+(?:a\s+)?conversation\s+between\s+two\s+(?:fictional\s+)?(?:ai|language)\b`,
+        String.raw`\b(?:act|continue|respond|answer|behave)\s+as\s+(?:an?\s+)?(?:\w+\s+){0,2}?(?:language\s+model|ai\s+model|chatbot)\s+(?:of|called|named|known)\b|\bcontinue\s+as\s+\w+\s+(?:language\s+model|ai|chatbot)\b`,
+        String.raw`\b(?:stop\s+everything|never\s*mind)\b[.!,\s]*(?:now\b[.!,\s]*)?(?:just|ignore|instead|print|say)\b`,
+      ].join('|'),
+      'i',
+    ),
   },
   {
     id: 'hide-from-user',
     category: 'injection',
     description: 'asks the model to hide actions or content from the user',
     scopes: ALL,
-    pattern: /\b(do\s+not|don'?t|never)\s+(tell|inform|reveal\s+to|show|mention\s+(this\s+)?to)\s+the\s+user\b/i,
+    pattern: /\b(do\s+not|don'?t|never)\s+(tell|inform|reveal\s+to|show|mention\s+(this\s+)?to|let)\s+the\s+user\b(?![^.\n]*\b(?:unless|until|before|confirm|asks?)\b)/i,
   },
   {
     id: 'reveal-system-prompt',
     category: 'exfiltration',
-    description: 'asks the model to disclose its system prompt or secrets',
+    description: 'asks the model to disclose its system prompt, instructions or secrets',
     scopes: ALL,
-    pattern: /\b(print|reveal|output|repeat|send|leak)\s+(your|the)\s+(full\s+|entire\s+)?(system\s+prompt|hidden\s+instructions|api\s+keys?|credentials)\b/i,
+    pattern: new RegExp(
+      String.raw`\b(?:print|reveal|output|repeat|leak|dump|disclose|recite|spell\s+check|translate)\s+(?:\w+\s+){0,3}?(?:(?:your|the|my|its)\s+)?(?:full\s+|entire\s+|complete\s+|exact\s+)?(?:system\s+prompt|initial\s+prompt|hidden\s+instructions|original\s+instructions|previous\s+instructions|instructions\s+above|secret\s+instructions|api\s+keys?|credentials)\b`,
+      'i',
+    ),
+    // "Print your system prompt" is an attack; "output the previous instructions' result" in a
+    // CLI's docs is rare but "leak" and friends in prose about security are common, so the
+    // match must be imperative: at a line or sentence start, or after "and (then)".
+    accept: (m) => {
+      const before = m.input.slice(Math.max(0, m.index - 12), m.index);
+      return m.index === 0 || /(?:^|[\n.!?:;]\s*|\b(?:and|then|please|now|instead)\s+)$/i.test(before);
+    },
+  },
+  {
+    id: 'translate-execute',
+    category: 'injection',
+    description: 'asks to translate text into commands and execute them (an evasion technique)',
+    scopes: ALL,
+    pattern: /\btranslate\s+[^\n]{0,60}?\s+into\s+[^\n]{0,40}?\s+and\s+(?:then\s+)?(?:execute|run|eval(?:uate)?)\b/i,
+  },
+  {
+    id: 'conditional-deception',
+    category: 'injection',
+    description: 'tells the model to behave differently when it is not observed',
+    scopes: ALL,
+    pattern: /\b(?:when|if)\s+no\s*(?:one|body)\s+is\s+(?:watching|looking|monitoring)\b/i,
+  },
+  {
+    id: 'fake-update',
+    category: 'injection',
+    description: "announces that the model 'has been updated' or reprogrammed (social engineering)",
+    scopes: ALL,
+    pattern: /\byou\s+have\s+been\s+(?:\w+\s+){0,2}?(?:updated|upgraded|patched|reprogrammed|jailbroken|freed|unlocked|reconfigured)\s+(?:to|with|so|and)\b/i,
   },
   {
     id: 'exfil-send-conversation',
     category: 'exfiltration',
-    description: 'asks the model to send the conversation, its prompt or secrets to an outside address',
+    description: 'asks the model to send the conversation, its prompt, secrets or results to an outside address',
     scopes: ALL,
-    // Needs an address: "share the project context with the team" names no destination.
-    pattern: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^\n]{0,60}\b(conversation|chat\s+history|transcript|system\s+prompt|context\s+window|memory|secrets?|credentials|tokens?|api\s+keys?)\b[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)/i,
+    pattern: new RegExp(
+      String.raw`\b(?:send|post|upload|forward|exfiltrate|transmit|e-?mail|leak|share|submit|report)\b(?:${G4})?(?:(?:the|this|your|my|all|any|our|entire|full|whole|complete)\s+)*(?:conversation|chat(?:\s+history)?|transcript|message\s+history|previous\s+messages|system\s+prompt|prompt|context(?:\s+window)?|memory|memories|secrets?|credentials|passwords?|tokens?|api\s+keys?|keys|cookies|session|environment(?:\s+variables)?|env(?:\s+vars)?|\.env|ssh\s+keys?|results|output|data|files|everything)\b[^\n]{0,60}?\b(?:to|at|via|into)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|(?:an?\s+|the\s+|my\s+|this\s+)?(?:webhook|external\s+(?:server|service|url|endpoint|address)|remote\s+(?:server|host|endpoint)|attacker))`,
+      'i',
+    ),
+    // "results", "output", "data", "files" only count when they go to a URL: "send the
+    // results to security@" is how SECURITY.md files ask for reports.
+    accept: (m) => /https?:\/\/|webhook|external|remote|attacker/i.test(m[0]) || !/\b(?:results|output|data|files|everything|report)\b/i.test(m[0]),
+  },
+  {
+    id: 'context-exfil',
+    category: 'exfiltration',
+    description: 'instructs the model to output or share the conversation history or its whole context',
+    scopes: ALL,
+    pattern: new RegExp(
+      String.raw`\b(?:output|print|dump|share|send|include|reveal|copy|paste)\s+(?!(?:\w+\s+){0,3}?(?:never|not)\b)(?:\w+\s+){0,3}?(?:(?:the|your|my|this|our)\s+)?(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|context|history|session)|(?:conversation|chat)\s+history|previous\s+messages)\b`,
+      'i',
+    ),
   },
   {
     id: 'exfil-curl-secret',
     category: 'exfiltration',
     description: 'sends environment secrets or credential files to a remote host with curl/wget',
     scopes: ALL,
-    pattern: /\b(curl|wget|nc|ncat|http)\b[^\n]{0,200}(\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\.env\b|\.netrc|id_rsa|id_ed25519|\.aws\/credentials|\/etc\/passwd)/i,
+    pattern: /\b(curl|wget|nc|ncat|http)\b(?![^\n]*https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])[:/])[^\n]{0,200}(\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\.env\b|\.netrc|id_rsa|id_ed25519|\.aws\/credentials|\/etc\/passwd)/i,
   },
   {
     id: 'exfil-env-pipe',
@@ -98,14 +264,28 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     category: 'secret-read',
     description: 'reads a credential file (.env, .netrc, SSH keys, cloud credentials)',
     scopes: STRICT,
-    pattern: /\b(cat|less|more|head|tail|type|read|open|source|cp|scp)\s+[^\n]{0,40}(~\/|\$HOME\/|\/home\/[^/\s]+\/|\/root\/)?(\.env(\.[a-z]+)?\b|\.netrc\b|\.ssh\/|id_rsa|id_ed25519|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.npmrc|\.pypirc)/i,
+    caution: ['skill'],
+    // `cat > ~/.app/.env << EOF` writes the user's own file: not a read.
+    pattern: /\b(cat|less|more|head|tail|type|read|open|source|cp|scp)\s+(?!>)[^\n]{0,40}(~\/|\$HOME\/|\/home\/[^/\s]+\/|\/root\/)?(\.env(\.[a-z]+)?\b|\.netrc\b|\.ssh\/|id_rsa|id_ed25519|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.npmrc|\.pypirc|\.pgpass\b|\.git-credentials\b)/i,
   },
+];
+
+/** Markup a human reviewer does not see but the model reads. */
+const HTML_COMMENT = /<!--([\s\S]*?)-->/g;
+const HIDDEN_ELEMENT = /<(div|span|p|section|details|font|small)\b([^>]*)>([\s\S]{0,4000}?)<\/\1\s*>/gi;
+const HIDDEN_STYLE = /display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px)?\b|opacity\s*:\s*0(?:\.0+)?\b|\bhidden\b|color\s*:\s*(?:white|#fff(?:fff)?)\b/i;
+
+/** Words that turn a comment into an instruction to the model even without a full override phrase. */
+const COMMENT_OVERRIDE = new RegExp(String.raw`\b(?:ignore|disregard|override|bypass|forget)\b${G3}(?:all\s+|the\s+|your\s+|any\s+)?(?:rules|instructions|system|configuration|guidelines|safety|restrictions|prompt)`, 'i');
+
+const DESTRUCTIVE_PATTERNS: ThreatPattern[] = [
   {
     id: 'destructive-rm',
     category: 'destructive',
-    description: 'deletes the file system root, home or the repository wholesale',
+    description: 'deletes the file system root, a system directory, a home directory or the repository wholesale',
     scopes: ['skill'],
-    pattern: /\brm\s+(-[a-z]*r[a-z]*f?[a-z]*|-[a-z]*f[a-z]*r[a-z]*|--recursive|--force)\s+(--no-preserve-root\s+)?(\/|~|\$HOME|\/\*|~\/\*|\.\/?\*?|\*)(\s|$|;|&)/i,
+    // Cleanup under the temp roots (/tmp, /var/tmp, /dev/shm, /run) is routine in scripts.
+    pattern: /\brm\s+(?:-[a-z]*r[a-z]*f?[a-z]*|-[a-z]*f[a-z]*r[a-z]*|--recursive|--force)(?:\s+-[a-z-]+)*\s+(?:--no-preserve-root\s+)?["']?(?:\/(?:\*|(?=[\s"';&|]|$))|\/(?!tmp\b|var\/tmp\b|dev\/shm\b|run\b)(?:etc|home|usr|var|opt|boot|root|bin|sbin|lib|lib64|srv|mnt|media|sys|proc|Users|System|Library|Applications)(?:\/[\w.-]*)?|~\/?\*?(?=[\s"';&|]|$)|\$HOME\/?\*?(?=[\s"';&|]|$)|\.\/?\*?(?=[\s;&|]|$)|\*(?=[\s;&|]|$))/i,
   },
   {
     id: 'destructive-disk',
@@ -117,9 +297,36 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
   {
     id: 'persistence-ssh-keys',
     category: 'persistence',
-    description: 'writes to authorized_keys or shell start-up files to persist access',
+    description: 'writes to authorized_keys or into ~/.ssh (persistent remote access)',
+    scopes: STRICT,
+    // Writes only: a redirect, tee, or a copy whose destination is there, or prose asking to
+    // add a key to authorized_keys. Reading (`cat ~/.ssh/config`) is read-secret-file's.
+    pattern: /(?:>>?|\btee\s+(?:-a\s+)?)\s*["']?[~$\w{}/.-]*(?:authorized_keys|\.ssh\/)|\b(?:cp|mv|install|scp|rsync|ln)\s+(?:-\S+\s+)*[^\s|;&]+\s+["']?[~$\w{}/.-]*(?:authorized_keys|\.ssh\/)|\b(?:write|add|append|insert|put|copy|install)\w*\s+(?:[\w'-]+\s+){0,4}?(?:to|into|in)\s+(?:the\s+|your\s+)?[~\w./$-]*authorized_keys\b/i,
+  },
+  {
+    id: 'persistence-shell-startup',
+    category: 'persistence',
+    description: 'appends to shell start-up files or installs cron jobs and services',
     scopes: ['skill'],
-    pattern: /(>>?\s*~?[^\n]*(authorized_keys|\.bashrc|\.zshrc|\.profile|\.bash_profile)\b|\bcrontab\s+-[a-z]*\s|\/etc\/cron\.|systemctl\s+enable\b)/i,
+    pattern: /(>>?\s*~?[^\n]*(\.bashrc|\.zshrc|\.profile|\.bash_profile)\b|\bcrontab\s+-[a-z]*\s|\/etc\/cron\.|systemctl\s+enable\b)/i,
+  },
+  {
+    id: 'persistence-agent-config',
+    category: 'persistence',
+    description: "edits an agent's instruction or configuration files (AGENTS.md, CLAUDE.md, .cursorrules, .hermes/*) to persist instructions",
+    scopes: STRICT,
+    caution: ['skill'],
+    pattern: new RegExp(
+      String.raw`(?:^|[\n.;:!?]\s*|\b(?:you\s+(?:must|should|need\s+to)|please|make\s+sure\s+(?:to|you)|be\s+sure\s+to|always|then|and)\s+)(?:[-*+]\s+|\d+[.)]\s+)?\b(?:write|edit|modify|update|append|prepend|inject|overwrite|replace|alter|add|insert|change|rewrite)\w*\b[^\n,]{0,60}?(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.cursorrules|\.clinerules|\.cursor\/rules|\.hermes\/[\w./-]+|\.claude\/settings|\.codex\/config)`,
+      'i',
+    ),
+  },
+  {
+    id: 'persistence-agent-config-shell',
+    category: 'persistence',
+    description: "writes into an agent's instruction or configuration files from the shell",
+    scopes: STRICT,
+    pattern: /(?:>>|[\w"'`)\]]\s*>)\s*[~\w./-]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.cursorrules|\.clinerules|\.hermes\/[\w.-]+)(?!\.?\w)|\bsed\b[^\n]*\s(?:-[A-Za-z]*i[A-Za-z]*|--in-place)\b[^\n]*(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.hermes\/)|\btee\s+(?:-a\s+)?[~\w./"'-]*(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.hermes\/)/i,
   },
   {
     id: 'obfuscated-exec',
@@ -135,7 +342,7 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
 // a pipe into a network command or an outside address, so a fact that merely names a path
 // ("the SSH key is at ~/.ssh/id_ed25519") still passes.
 const SECRET_PATHS = String.raw`(\/etc\/shadow|\.ssh\/|\.ssh\b|id_(rsa|ed25519|ecdsa|dsa)\b|\.netrc\b|\.git-credentials\b|\.docker\/config\.json|\.pgpass\b|\.kube\/config|\.aws\/credentials|\.env\b)`;
-THREAT_PATTERNS.push(
+const MEMORY_PATTERNS: ThreatPattern[] = [
   {
     id: 'exfil-upload-secret',
     category: 'exfiltration',
@@ -160,13 +367,42 @@ THREAT_PATTERNS.push(
     scopes: STRICT,
     pattern: new RegExp(String.raw`\b(send|upload|post|e-?mail|mail|forward|transmit|exfiltrate)\b[^\n]{0,60}${SECRET_PATHS}[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)`, 'i'),
   },
-);
+];
+
+export const THREAT_PATTERNS: ThreatPattern[] = [...OVERRIDE_PATTERNS, ...DESTRUCTIVE_PATTERNS, ...MEMORY_PATTERNS];
+
+// --- folding ----------------------------------------------------------------------------
 
 /** Zero-width and bidirectional-control characters that hide text from a human reviewer. */
 const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E\u{E0000}-\u{E007F}]/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
 
 /** Joins emoji into one glyph (👩‍💻): legitimate between two pictographs, hidden text anywhere else. */
 const EMOJI_ZWJ = /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}]\uFE0F?)\u200D(?=\p{Extended_Pictographic})/gu;
+
+/**
+ * Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables for the Latin
+ * alphabet that NFKC leaves alone). Mapped only for matching; the text itself is unchanged.
+ */
+const LOOK_ALIKES: Record<string, string> = {
+  а: 'a', в: 'b', с: 'c', ԁ: 'd', е: 'e', ё: 'e', һ: 'h', і: 'i', ї: 'i', ј: 'j', к: 'k', ӏ: 'l', м: 'm', н: 'h', о: 'o', р: 'p', ԛ: 'q', г: 'r', ѕ: 's', т: 't', ц: 'u', ѵ: 'v', ԝ: 'w', х: 'x', у: 'y', з: '3',
+  А: 'A', В: 'B', С: 'C', Е: 'E', Ё: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', Х: 'X', У: 'Y', Ԛ: 'Q', Ԝ: 'W',
+  α: 'a', β: 'b', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', γ: 'y',
+  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  ı: 'i', ȷ: 'j', ℓ: 'l', '‐': '-', '‑': '-', '‒': '-', '–': '-', '’': "'", '‘': "'", '“': '"', '”': '"',
+};
+const LOOK_ALIKE_CHARS = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'g');
+
+/**
+ * The text patterns are matched against: NFKC, invisible characters removed, look-alike
+ * letters mapped to Latin. A word spelt in Cyrillic throughout is left Cyrillic by design
+ * only if it holds no look-alike; that is fine, since the patterns are English.
+ */
+export function foldForMatching(text: string): string {
+  // ASCII text (nearly all of it) needs none of this.
+  if (!/[^\x00-\x7F]/.test(text)) return text;
+  return text.normalize('NFKC').replace(INVISIBLE_ALL, '').replace(LOOK_ALIKE_CHARS, (c) => LOOK_ALIKES[c]!);
+}
 
 /** The first invisible character that is not a leading BOM or an emoji joiner. */
 function firstInvisible(text: string): { index: number; 0: string } | undefined {
@@ -179,29 +415,86 @@ function firstInvisible(text: string): { index: number; 0: string } | undefined 
 
 function excerpt(text: string, index: number, length: number): string {
   const start = Math.max(0, index - 20);
-  return text.slice(start, Math.min(text.length, index + length + 20)).replace(/\s+/g, ' ').trim();
+  return text.slice(start, Math.min(text.length, index + Math.min(length, 120) + 20)).replace(/\s+/g, ' ').trim();
 }
 
+function severityOf(p: ThreatPattern, scope: ThreatScope): Severity {
+  return p.caution?.includes(scope) ? 'caution' : 'dangerous';
+}
+
+function firstMatch(p: ThreatPattern, text: string): RegExpExecArray | undefined {
+  if (!p.accept) return p.pattern.exec(text) ?? undefined;
+  const re = new RegExp(p.pattern.source, p.pattern.flags.includes('g') ? p.pattern.flags : p.pattern.flags + 'g');
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    if (p.accept(m)) return m;
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return undefined;
+}
+
+/** Hidden markup (HTML comments, invisible elements) that carries an instruction. */
+function hiddenMarkup(text: string, scope: ThreatScope, hits: ThreatHit[]): void {
+  const overrides = OVERRIDE_PATTERNS.filter((p) => p.scopes.includes(scope));
+  const carriesOverride = (s: string) => COMMENT_OVERRIDE.test(s) || overrides.some((p) => firstMatch(p, s) !== undefined);
+  for (const m of text.matchAll(HTML_COMMENT)) {
+    if (!carriesOverride(m[1]!)) continue;
+    hits.push({ id: 'html-comment-injection', category: 'hidden-markup', severity: 'dangerous', description: 'hides an instruction to the model in an HTML comment', excerpt: excerpt(text, m.index!, m[0].length) });
+    break;
+  }
+  for (const m of text.matchAll(HIDDEN_ELEMENT)) {
+    if (!HIDDEN_STYLE.test(m[2]!)) continue;
+    const content = m[3]!.replace(/<[^>]*>/g, ' ').trim();
+    // In memory and skills any hidden text is suspect; in repository files only an override.
+    if (!content || (scope !== 'memory' && scope !== 'skill' && !carriesOverride(content))) continue;
+    hits.push({ id: 'hidden-element', category: 'hidden-markup', severity: 'dangerous', description: 'hides text from a human reader in an invisible HTML element', excerpt: excerpt(text, m.index!, m[0].length) });
+    break;
+  }
+}
+
+export type ScanOptions = {
+  /** Also return cautions (skills report them without refusing). Default: blocking hits only. */
+  cautions?: boolean;
+};
+
 /** Returns every named pattern of `scope` that `text` matches (empty when clean). */
-export function scanText(text: string, scope: ThreatScope): ThreatHit[] {
+export function scanText(text: string, scope: ThreatScope, opts: ScanOptions = {}): ThreatHit[] {
   const hits: ThreatHit[] = [];
   const inv = firstInvisible(text);
   if (inv) {
     hits.push({
       id: 'invisible-unicode',
       category: 'invisible-unicode',
+      severity: 'dangerous',
       description: `contains invisible Unicode character U+${inv[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`,
       excerpt: excerpt(text, inv.index, 1),
     });
   }
-  const normalised = text.normalize('NFKC');
+  const folded = foldForMatching(text);
   for (const p of THREAT_PATTERNS) {
     if (!p.scopes.includes(scope)) continue;
-    const m = p.pattern.exec(normalised);
-    if (m) hits.push({ id: p.id, category: p.category, description: p.description, excerpt: excerpt(normalised, m.index, m[0].length) });
+    const severity = severityOf(p, scope);
+    if (severity === 'caution' && !opts.cautions) continue;
+    const m = firstMatch(p, folded);
+    if (m) hits.push({ id: p.id, category: p.category, severity, description: p.description, excerpt: excerpt(folded, m.index, m[0].length) });
   }
+  hiddenMarkup(folded, scope, hits);
   return hits;
 }
+
+/** What to do instead, per category: every refusal names the pattern and the way out. */
+export const REMEDY: Record<ThreatCategory, string> = {
+  injection: 'state the fact or the procedure itself, without instructions that override the model',
+  'role-hijack': 'describe the task, not a new identity for the model',
+  jailbreak: 'remove the persona text; hermesd does not load jailbreak prompts',
+  'hidden-markup': 'write the text visibly, or delete the hidden markup',
+  exfiltration: 'keep commands that send conversations, prompts or secrets elsewhere out of it',
+  'secret-read': 'refer to the credential by name (an environment variable) instead of reading the file',
+  'invisible-unicode': 'delete the invisible character (it can hide text from reviewers)',
+  destructive: 'scope the command to the project directory',
+  persistence: 'leave other tools\u2019 configuration and start-up files alone, or ask the user to change them',
+  obfuscation: 'ship the script readable, not encoded',
+};
 
 /** The one-line notice that replaces blocked content in a prompt. */
 export function blockedNotice(what: string, hits: ThreatHit[]): string {

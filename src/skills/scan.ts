@@ -8,7 +8,7 @@
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { redactSecrets } from '../guard/secrets.js';
-import { scanText, type ThreatHit } from '../security/scan.js';
+import { REMEDY, scanText, type ThreatCategory } from '../security/scan.js';
 import { listFiles } from './tree.js';
 
 export type Verdict = 'safe' | 'caution' | 'dangerous';
@@ -76,8 +76,6 @@ export const SKILL_PATTERNS: SkillPattern[] = [
   },
 ];
 
-/** Hits of the shared scanner that are worth a look but are ordinary in procedures (e.g. "cp .env.example .env"). */
-const CAUTION_CATEGORIES = new Set<ThreatHit['category']>(['secret-read']);
 
 const EXECUTABLE_MAGIC: Array<{ magic: Buffer; what: string }> = [
   { magic: Buffer.from([0x7f, 0x45, 0x4c, 0x46]), what: 'ELF executable' },
@@ -99,11 +97,12 @@ export function verdictOf(findings: Finding[]): Verdict {
 
 /** Scans the text of one skill file. */
 export function scanSkillText(text: string, file: string): Finding[] {
-  const out: Finding[] = scanText(text, 'skill').map((h) => ({
+  // The shared scanner says which of its hits are cautions in a skill (e.g. "cp .env.example .env").
+  const out: Finding[] = scanText(text, 'skill', { cautions: true }).map((h) => ({
     file,
     id: h.id,
     category: h.category,
-    severity: CAUTION_CATEGORIES.has(h.category) ? 'caution' : 'dangerous',
+    severity: h.severity,
     description: h.description,
     excerpt: h.excerpt,
   }));
@@ -205,10 +204,13 @@ export function describeSecretFindings(findings: Finding[]): string {
   return `Blocked: ${where}; skills are shared and versioned in git — reference an environment variable instead.`;
 }
 
-/** One sentence for the model: why the change was refused. */
+/** One sentence for the model: why the change was refused, and what to do instead. */
 export function describeFindings(findings: Finding[]): string {
   return findings
     .filter((f) => f.severity === 'dangerous')
-    .map((f) => `${f.file} ${f.description} [${f.id}]${f.excerpt ? `: "${f.excerpt.slice(0, 100)}"` : ''}`)
+    .map((f) => {
+      const remedy = REMEDY[f.category as ThreatCategory];
+      return `${f.file} ${f.description} [${f.id}]${f.excerpt ? `: "${f.excerpt.slice(0, 100)}"` : ''}${remedy ? ` (${remedy})` : ''}`;
+    })
     .join('; ');
 }

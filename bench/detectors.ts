@@ -1,0 +1,239 @@
+/**
+ * Detector benchmark (issue 13): recall and false-positive rate per corpus family, for the
+ * current detectors beside the pre-issue ones (frozen in bench/baseline/), gitleaks' rules
+ * (the same data, evaluated with gitleaks' semantics), secretlint's recommended preset, and the
+ * reference implementation's threat patterns — all on the same inputs (test/fixtures/). Then
+ * the cost of redaction per MB of tool output, today's beside the pre-issue one, interleaved
+ * round by round so machine noise hits both alike.
+ * Goals: in context ≥ 98%; values ≥ gitleaks; gitleaks' negatives ≤ 5%; override phrasings
+ * ≥ 80%; benign documents and skills 0; cost ≤ 2× the pre-issue redaction.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { lintSource } from '@secretlint/core';
+import { creator as secretlintRecommend } from '@secretlint/secretlint-rule-preset-recommend';
+import { redactForStorage } from '../src/guard/prefilter.js';
+import { redactSecrets } from '../src/guard/secrets.js';
+import { findWithRules } from '../src/security/gitleaks.js';
+import { GITLEAKS_VERSION } from '../src/security/gitleaks-rules.js';
+import { scanText, type ThreatScope } from '../src/security/scan.js';
+import { scanSkillText } from '../src/skills/scan.js';
+import * as scanBefore from './baseline/scan-before.js';
+import * as secretsBefore from './baseline/secrets-before.js';
+import { CONTEXT, MEMORY, referenceHits, SKILL } from './baseline/hermes-agent-patterns.js';
+import { benignDocuments, benignParagraphs, benignPrompts, detectSecretsCorpus, fixturesDir, gitleaksCorpus, overridePhrasings, realSkills } from './detector-corpus.js';
+import { median, printTable, type Bench } from './table.js';
+
+const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}% (${n}/${of})`;
+
+/** A detector judges a whole family at once (secretlint is asked once per family: see below). */
+type SecretDetector = { name: string; flags: (texts: string[]) => Promise<boolean[]> | boolean[]; removes?: (text: string, value: string | undefined) => boolean };
+
+const SECRETLINT_CONFIG = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: secretlintRecommend }] };
+/**
+ * secretlint on every sample of a family, in ONE call: the samples are joined by blank lines
+ * and each reported range is mapped back to its sample. (Called per sample, secretlint's
+ * profiler keeps every performance mark and slows down quadratically.)
+ */
+async function secretlintFlags(texts: string[]): Promise<boolean[]> {
+  const SEP = '\n\n\n';
+  const starts: number[] = [];
+  let content = '';
+  for (const t of texts) {
+    starts.push(content.length);
+    content += t + SEP;
+  }
+  const r = await lintSource({ source: { filePath: '/samples.txt', content, contentType: 'text' }, options: { config: SECRETLINT_CONFIG } });
+  const out = texts.map(() => false);
+  for (const m of r.messages) {
+    const at = m.range[0];
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    out[lo] = true;
+  }
+  return out;
+}
+
+const each = (f: (t: string) => boolean) => (texts: string[]) => texts.map(f);
+
+const SECRET_DETECTORS: SecretDetector[] = [
+  {
+    name: 'hermesd before issue 13',
+    flags: each((t) => secretsBefore.redactSecrets(t).redactions.length > 0),
+    removes: (t, v) => (v ? !secretsBefore.redactSecrets(t).text.includes(v) : secretsBefore.redactSecrets(t).text !== t),
+  },
+  {
+    name: 'hermesd now',
+    flags: each((t) => redactSecrets(t).redactions.length > 0),
+    removes: (t, v) => (v ? !redactSecrets(t).text.includes(v) : redactSecrets(t).text !== t),
+  },
+  { name: `gitleaks ${GITLEAKS_VERSION} rules`, flags: each((t) => findWithRules(t).length > 0) },
+  { name: 'secretlint preset-recommend 11.7.1', flags: secretlintFlags },
+];
+
+async function count(d: SecretDetector, texts: string[]): Promise<number> {
+  return (await d.flags(texts)).filter(Boolean).length;
+}
+
+async function secretTable(): Promise<void> {
+  const g = gitleaksCorpus();
+  // gitleaks' negatives that no gitleaks rule flags: a negative for one rule can be another's positive.
+  const negatives = g.falsePositives.filter((s) => findWithRules(s.text).length === 0);
+  const ds = detectSecretsCorpus();
+  const dsSecrets = ds.filter((l) => l.secret);
+  const dsPlain = ds.filter((l) => !l.secret);
+  const rows = [];
+  const texts = (xs: Array<{ text: string }>) => xs.map((x) => x.text);
+  for (const d of SECRET_DETECTORS) {
+    const removed = d.removes ? g.inContext.filter((s) => d.removes!(s.text, s.value)).length : undefined;
+    rows.push({
+      detector: d.name,
+      'gitleaks in context flagged (≥98%)': pct(await count(d, texts(g.inContext)), g.inContext.length),
+      'value removed': removed === undefined ? '—' : pct(removed, g.inContext.length),
+      'values alone (≥ gitleaks)': pct(await count(d, texts(g.values)), g.values.length),
+      "gitleaks' negatives flagged (≤5%)": pct(await count(d, texts(negatives)), negatives.length),
+      'detect-secrets secrets': pct(await count(d, texts(dsSecrets)), dsSecrets.length),
+      'detect-secrets non-secrets flagged': pct(await count(d, texts(dsPlain)), dsPlain.length),
+    });
+  }
+  printTable('Secrets on public samples (gitleaks rule samples, detect-secrets plugin tests)', rows);
+}
+
+type ThreatDetector = { name: string; flags: (text: string) => boolean; skill?: (text: string) => boolean };
+
+function threatDetectors(): ThreatDetector[] {
+  const now = (scope: ThreatScope): ThreatDetector => ({ name: `hermesd now, ${scope}`, flags: (t) => scanText(t, scope).length > 0 });
+  const before = (scope: 'context' | 'memory' | 'skill'): ThreatDetector => ({ name: `hermesd before, ${scope}`, flags: (t) => scanBefore.scanText(t, scope).length > 0 });
+  return [
+    before('context'),
+    now('context'),
+    { name: 'reference (Hermes Agent) context patterns', flags: (t) => referenceHits(CONTEXT, t).length > 0 },
+    before('memory'),
+    now('memory'),
+    { name: 'reference memory patterns', flags: (t) => referenceHits(MEMORY, t).length > 0 },
+    { ...before('skill'), skill: (t) => scanBefore.scanText(t, 'skill').length > 0 },
+    { ...now('skill'), skill: (t) => scanSkillText(t, 'SKILL.md').some((f) => f.severity === 'dangerous') },
+    { name: 'reference skills_guard patterns', flags: (t) => referenceHits(SKILL, t).length > 0 },
+  ];
+}
+
+function threatTable(): void {
+  const attacks = overridePhrasings();
+  const sets = [...new Set(attacks.map((s) => s.set))];
+  const paragraphs = benignParagraphs();
+  const documents = benignDocuments();
+  const prompts = benignPrompts();
+  const skills = realSkills();
+  const rows = threatDetectors().map((d) => {
+    const row: Record<string, string> = { detector: d.name };
+    for (const set of sets) {
+      const xs = attacks.filter((s) => s.set === set);
+      row[set] = pct(xs.filter((s) => d.flags(s.text)).length, xs.length);
+    }
+    row['all override phrasings (≥80%)'] = pct(attacks.filter((s) => d.flags(s.text)).length, attacks.length);
+    row['benign paragraphs flagged (0)'] = pct(paragraphs.filter((p) => d.flags(p.text)).length, paragraphs.length);
+    row['whole documents flagged (0)'] = pct(documents.filter((p) => d.flags(p.text)).length, documents.length);
+    row['benign prompts flagged'] = pct(prompts.filter((p) => d.flags(p.text)).length, prompts.length);
+    row['real SKILL.md refused (0)'] = pct(skills.filter((s) => (d.skill ?? d.flags)(s.text)).length, skills.length);
+    return row;
+  });
+  printTable('Threat scan on public sets (override phrasings) and real developer text', rows);
+}
+
+/** About 1 MB of tool-output-like text: this repository's sources and docs, then dependency sources. */
+function toolOutputMegabyte(): string[] {
+  const root = join(fixturesDir(), '..', '..');
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (name === 'fixtures' || name === 'gitleaks-rules.ts') continue;
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|js|md|json|ya?ml)$/.test(name)) files.push(p);
+    }
+  };
+  for (const d of ['src', 'test', 'docs', 'node_modules/zod', 'node_modules/commander', 'node_modules/yaml']) walk(join(root, d));
+  let text = '';
+  for (const f of files) {
+    text += readFileSync(f, 'utf8') + '\n';
+    if (text.length >= 1_000_000) break;
+  }
+  // Tool results arrive as messages of a few kilobytes.
+  return text.slice(0, 1_000_000).match(/[\s\S]{1,4000}/g)!;
+}
+
+/** Source files of installed dependencies (pinned by the lockfile) and this repository: ordinary code and docs. */
+function ordinaryCode(): Array<{ file: string; text: string }> {
+  const root = join(fixturesDir(), '..', '..');
+  const out: Array<{ file: string; text: string }> = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (name === 'fixtures' || name === 'gitleaks-rules.ts' || name === 'baseline') continue;
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|js|mjs|md|json|ya?ml)$/.test(name)) out.push({ file: p.slice(root.length + 1), text: readFileSync(p, 'utf8') });
+    }
+  };
+  for (const d of ['src', 'docs', 'node_modules/zod', 'node_modules/commander', 'node_modules/yaml', 'node_modules/openai', 'node_modules/@types/node', 'node_modules/vitest', 'node_modules/vite']) walk(join(root, d));
+  return out;
+}
+
+function ordinaryCodeTable(): void {
+  const files = ordinaryCode();
+  const mb = files.reduce((n, f) => n + f.text.length, 0) / 1e6;
+  const rows = [
+    { detector: 'hermesd before issue 13', n: files.reduce((n, f) => n + secretsBefore.redactSecrets(f.text).redactions.length, 0) },
+    { detector: 'hermesd now', n: files.reduce((n, f) => n + redactSecrets(f.text).redactions.length, 0) },
+    { detector: `gitleaks ${GITLEAKS_VERSION} rules`, n: files.reduce((n, f) => n + findWithRules(f.text).length, 0) },
+  ].map((r) => ({ detector: r.detector, redactions: r.n, 'per MB': (r.n / mb).toFixed(2) }));
+  printTable(`Redactions in ordinary code and docs (${mb.toFixed(1)} MB: dependency sources pinned by the lockfile, this repository's src/ and docs/; mostly false positives, a few test fixtures of those packages)`, rows);
+}
+
+function costTable(): void {
+  const chunks = toolOutputMegabyte();
+  const ROUNDS = 15;
+  const paths = [
+    { name: 'every tool result: redactSecrets', before: (c: string) => secretsBefore.redactSecrets(c), now: (c: string) => redactSecrets(c) },
+    { name: 'every SessionDB write: pre-test, then redaction', before: (c: string) => secretsBefore.redactForStorage(c), now: (c: string) => redactForStorage(c) },
+  ];
+  const rows = [];
+  for (const p of paths) {
+    const before: number[] = [];
+    const now: number[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r < ROUNDS + 2; r++) {
+      let t = process.hrtime.bigint();
+      for (const c of chunks) p.before(c);
+      const b = Number(process.hrtime.bigint() - t) / 1e6;
+      t = process.hrtime.bigint();
+      for (const c of chunks) p.now(c);
+      const n = Number(process.hrtime.bigint() - t) / 1e6;
+      if (r < 2) continue; // warm-up
+      before.push(b);
+      now.push(n);
+      ratios.push(n / b);
+    }
+    rows.push({
+      path: p.name,
+      'before issue 13 (ms/MB)': median(before).toFixed(1),
+      'now (ms/MB)': median(now).toFixed(1),
+      'ratio (median of rounds, goal ≤ 2×)': `${median(ratios).toFixed(2)}×`,
+    });
+  }
+  printTable(`Redaction cost per MB of tool output (${chunks.length} messages of ≤4 KB: sources and docs), medians of ${ROUNDS} interleaved rounds`, rows);
+}
+
+export const bench: Bench = {
+  name: 'detectors',
+  run: async () => {
+    await secretTable();
+    ordinaryCodeTable();
+    threatTable();
+    costTable();
+  },
+};

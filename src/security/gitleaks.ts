@@ -1,0 +1,225 @@
+/**
+ * gitleaks' rules evaluated the way gitleaks evaluates them (detect/detect.go, v8): a rule runs
+ * only when one of its keywords occurs in the lower-cased text; each match yields a secret
+ * (the rule's secret group, else the first non-empty group, else the whole match) that must be
+ * above the rule's entropy threshold and must not be allowed by the global or the rule's
+ * allowlists (regexes against the secret, the match or its lines; stopwords in the secret).
+ * Rules scoped to file paths are skipped: text has no path.
+ *
+ * This is the rule engine under hermesd's redaction (src/security/secrets.ts) and, unchanged,
+ * the "gitleaks" reference the detector benchmark compares against.
+ */
+import { GITLEAKS_GLOBAL_ALLOWLIST, GITLEAKS_RULES } from './gitleaks-rules.js';
+import { buildKeywordMatcher, scanKeywords, type KeywordMatcher } from './keywords.js';
+import type { AllowlistData, RegexData, SecretRuleData } from './secret-rule-types.js';
+
+export type RuleFinding = {
+  ruleId: string;
+  /** Offsets of the secret in the text. */
+  start: number;
+  end: number;
+  secret: string;
+  /** The whole match, e.g. `api_token = "…"` for an assignment rule. */
+  match: string;
+};
+
+/** Bits per character: random base64 sits near 6, hex near 4, English words near 2.5–3. */
+export function shannonEntropy(s: string): number {
+  if (s.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+type Allowlist = { and: boolean; target: 'secret' | 'match' | 'line'; regexes: RegExp[]; stopwords: string[]; paths: boolean };
+type Rule = {
+  id: string;
+  re: RegExp;
+  keywords: string[];
+  secretGroup: number;
+  entropy: number;
+  allowlists: Allowlist[];
+  /** The leading `[\w.-]{0,50}?` was cut for speed: the match start is found again by hand. */
+  identifierPrefix: boolean;
+};
+
+/**
+ * Most assignment rules start with a lazy identifier prefix, `[\w.-]{0,50}?`, that V8's
+ * backtracking engine retries at every position of the text (RE2, gitleaks' engine, is linear).
+ * It can only widen the match leftwards, never decide one, so it is cut and the identifier
+ * characters before the match are added back to `match` for the allowlists that read it.
+ */
+const IDENTIFIER_PREFIX = '[\\w.\\-]{0,50}?';
+const IDENTIFIER_CHAR = /[\w.-]/;
+const IDENTIFIER_PREFIX_MAX = 50;
+
+function compileRegex(r: RegexData, extraFlags = ''): RegExp {
+  return new RegExp(r.source, (r.flags ?? '') + extraFlags);
+}
+
+function compileAllowlist(a: AllowlistData): Allowlist {
+  return {
+    and: a.condition === 'AND',
+    target: a.regexTarget ?? 'secret',
+    regexes: (a.regexes ?? []).map((r) => compileRegex(r)),
+    stopwords: (a.stopwords ?? []).map((w) => w.toLowerCase()),
+    paths: (a.paths ?? []).length > 0,
+  };
+}
+
+function compileRule(r: SecretRuleData): Rule | undefined {
+  if (!r.regex || r.path) return undefined;
+  let source = r.regex.source;
+  const identifierPrefix = source.startsWith(IDENTIFIER_PREFIX);
+  if (identifierPrefix) source = source.slice(IDENTIFIER_PREFIX.length);
+  return {
+    id: r.id,
+    re: new RegExp(source, (r.regex.flags ?? '') + 'gd'),
+    keywords: r.keywords,
+    secretGroup: r.secretGroup ?? 0,
+    entropy: r.entropy ?? 0,
+    allowlists: (r.allowlists ?? []).map(compileAllowlist),
+    identifierPrefix,
+  };
+}
+
+export type RuleSet = {
+  rules: Rule[];
+  global: Allowlist;
+  /** Every rule keyword, found in one pass. */
+  keywords: KeywordMatcher;
+  /** Per keyword index: whether a rule holding it is pre-tested by its regex (COMMON_KEYWORDS). */
+  common: boolean[];
+  /** `couldMatch`: for rules with a common keyword, the rule's own regex decides. */
+  commonKeywordTests: Array<{ keywords: string[]; re: RegExp }>;
+};
+
+/**
+ * Keywords present in most code and prose (`ey` of every "key", `s.` of every sentence): a
+ * rule with one of them is pre-tested by its own regex instead. The others (`ghp_`, `xoxb`,
+ * `glpat-`, service names) rarely occur outside a secret's neighbourhood.
+ */
+const COMMON_KEYWORDS = new Set(['ey', 'sk', 's.', 'a3t', 'a3-', 'q~', 'api', 'key', 'auth', 'token', 'access', 'secret', 'passwd', 'password', 'credential', 'creds', 'curl', 'pat.', 'sat.', 'test_', 'live_', 'linear', 'intra', 'ext_']);
+
+
+/** Compiles rule data once; `GITLEAKS` below is the default set. */
+export function compileRuleSet(data: readonly SecretRuleData[], global: AllowlistData): RuleSet {
+  const rules = data.map(compileRule).filter((r): r is Rule => r !== undefined);
+  const keywords = [...new Set(rules.flatMap((r) => r.keywords))];
+  const common = rules.filter((r) => r.keywords.length === 0 || r.keywords.some((k) => COMMON_KEYWORDS.has(k)));
+  return {
+    rules,
+    global: compileAllowlist(global),
+    keywords: buildKeywordMatcher(keywords),
+    common: keywords.map((k) => common.some((r) => r.keywords.includes(k))),
+    commonKeywordTests: common.map((r) => ({ keywords: r.keywords, re: new RegExp(r.re.source, r.re.flags.replace(/[gd]/g, '')) })),
+  };
+}
+
+let defaultSet: RuleSet | undefined;
+/** gitleaks' default rules, compiled on first use. */
+export function gitleaksRuleSet(): RuleSet {
+  return (defaultSet ??= compileRuleSet(GITLEAKS_RULES, GITLEAKS_GLOBAL_ALLOWLIST));
+}
+
+/** The keywords present in `text` (case-insensitively). */
+export function keywordsIn(set: RuleSet, text: string): Set<string> {
+  const found = new Set<string>();
+  for (const k of scanKeywords(set.keywords, text)) found.add(set.keywords.keywords[k]!);
+  return found;
+}
+
+function linesAround(text: string, start: number, end: number): string {
+  const from = text.lastIndexOf('\n', start - 1) + 1;
+  const nl = text.indexOf('\n', end);
+  return text.slice(from, nl < 0 ? text.length : nl);
+}
+
+function allowed(a: Allowlist, f: RuleFinding, text: string): boolean {
+  const target = a.target === 'match' ? f.match : a.target === 'line' ? linesAround(text, f.start, f.end) : f.secret;
+  const regexHit = a.regexes.length > 0 && target !== '' && a.regexes.some((r) => r.test(target));
+  const lower = f.secret.toLowerCase();
+  const stopHit = a.stopwords.length > 0 && a.stopwords.some((w) => lower.includes(w));
+  if (!a.and) return regexHit || stopHit;
+  const checks: boolean[] = [];
+  if (a.paths) checks.push(false); // text has no path
+  if (a.regexes.length) checks.push(regexHit);
+  if (a.stopwords.length) checks.push(stopHit);
+  return checks.length > 0 && checks.every(Boolean);
+}
+
+function runRule(rule: Rule, set: RuleSet, text: string, out: RuleFinding[]): void {
+  const re = rule.re;
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    let matchStart = m.index;
+    if (rule.identifierPrefix) {
+      const floor = Math.max(0, m.index - IDENTIFIER_PREFIX_MAX);
+      while (matchStart > floor && IDENTIFIER_CHAR.test(text[matchStart - 1]!)) matchStart--;
+    }
+    // gitleaks trims newlines off the match before taking the secret from it.
+    const match = text.slice(matchStart, m.index + m[0].length).replace(/^\n+|\n+$/g, '');
+    let group = 0;
+    if (m.length > 1) {
+      if (rule.secretGroup > 0) group = rule.secretGroup;
+      else {
+        for (let g = 1; g < m.length; g++) {
+          if (m[g]) {
+            group = g;
+            break;
+          }
+        }
+      }
+    }
+    const span = m.indices![group];
+    if (!span || m[group] === undefined) continue;
+    let [start, end] = span;
+    let secret = m[group]!;
+    if (group === 0) {
+      // the whole match, trimmed like gitleaks does
+      const lead = secret.length - secret.replace(/^\n+/, '').length;
+      secret = secret.replace(/^\n+|\n+$/g, '');
+      start += lead;
+      end = start + secret.length;
+    }
+    if (rule.entropy > 0 && shannonEntropy(secret) <= rule.entropy) continue;
+    const finding: RuleFinding = { ruleId: rule.id, start, end, secret, match };
+    if (allowed(set.global, finding, text)) continue;
+    if (rule.allowlists.some((a) => allowed(a, finding, text))) continue;
+    out.push(finding);
+  }
+}
+
+/** Every finding of `set`'s rules in `text`, in rule order. */
+export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet()): RuleFinding[] {
+  const out: RuleFinding[] = [];
+  if (!text) return out;
+  const present = keywordsIn(set, text);
+  for (const rule of set.rules) {
+    if (rule.keywords.length > 0 && !rule.keywords.some((k) => present.has(k))) continue;
+    runRule(rule, set, text, out);
+  }
+  return out;
+}
+
+/**
+ * Whether any rule of `set` could find something in `text`: a cheap superset of
+ * `findWithRules`. A rare keyword settles it; a rule with a common keyword is asked directly.
+ */
+export function couldMatch(text: string, set: RuleSet = gitleaksRuleSet()): boolean {
+  let rare = false;
+  const present = scanKeywords(set.keywords, text, (k) => (rare = !set.common[k]!));
+  if (rare) return true;
+  const words = new Set([...present].map((k) => set.keywords.keywords[k]!));
+  return set.commonKeywordTests.some((t) => (t.keywords.length === 0 || t.keywords.some((k) => words.has(k))) && t.re.test(text));
+}
