@@ -256,35 +256,43 @@ function literalControls(view: CallerView, region: string): CallerView {
   return neu === view.new ? view : { old: view.old, new: neu };
 }
 
-function lineEnding(content: string, region: string): '\r\n' | '\n' {
-  if (region.includes('\r\n')) return '\r\n';
-  if (region.includes('\n')) return '\n';
+/** What applyEdit needs to know about the whole file, computed once per patch. */
+export type FileLineEndings = { dominant: '\r\n' | '\n'; lfOnly: boolean };
+
+export function fileLineEndings(content: string): FileLineEndings {
   const all = content.split('\n').length - 1;
   const crlf = content.split('\r\n').length - 1;
-  return crlf > all - crlf ? '\r\n' : '\n';
+  return { dominant: crlf > all - crlf ? '\r\n' : '\n', lfOnly: crlf === 0 };
+}
+
+/** The span's own line ending, or the file's when the span is one line. */
+function lineEnding(file: FileLineEndings, region: string): '\r\n' | '\n' {
+  if (region.includes('\r\n')) return '\r\n';
+  if (region.includes('\n')) return '\n';
+  return file.dominant;
 }
 
 /**
  * new_string written with old_string's line endings (or, when old_string is one line, the
  * span's), so the diff between them sees only the caller's edit, not a CRLF/LF mix.
  */
-function sameLineEndings(view: CallerView, content: string, region: string): CallerView {
+function sameLineEndings(view: CallerView, file: FileLineEndings, region: string): CallerView {
   let crlf: boolean;
   if (view.old.includes('\n')) crlf = !/(^|[^\r])\n/.test(view.old);
-  else crlf = lineEnding(content, region) === '\r\n';
+  else crlf = lineEnding(file, region) === '\r\n';
   const neu = crlf ? view.new.replace(/\r?\n/g, '\r\n') : view.new.replace(/\r\n/g, '\n');
   return neu === view.new ? view : { old: view.old, new: neu };
 }
 
 /** The text that replaces `content[range]`: the caller's edit applied to the file's own characters. */
-export function applyEdit(content: string, range: Range, caller: CallerView): string {
+export function applyEdit(content: string, range: Range, caller: CallerView, eols: FileLineEndings = fileLineEndings(content)): string {
   const region = content.slice(range.start, range.end);
   const atLineStart = range.start === 0 || content[range.start - 1] === '\n';
-  const view = reindent(literalControls(sameLineEndings(caller, content, region), region), region, atLineStart);
+  const view = reindent(literalControls(sameLineEndings(caller, eols, region), region), region, atLineStart);
   const { kept, ins } = editMarks(view.old, view.new);
   const old = view.old;
-  const eol = lineEnding(content, region);
-  const lfOnly = !content.includes('\r\n');
+  const eol = lineEnding(eols, region);
+  const lfOnly = eols.lfOnly;
   let out = '';
   const file = (text: string) => {
     out += text;

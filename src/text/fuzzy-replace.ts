@@ -15,7 +15,7 @@
  * outside the span is touched (DESIGN.md §8).
  */
 
-import { applyEdit, callerView, closestLines, escapeDrift, rogueIndent } from './fuzzy-apply.js';
+import { applyEdit, callerView, closestLines, escapeDrift, fileLineEndings, rogueIndent } from './fuzzy-apply.js';
 import {
   allIndexes,
   collapseBlanks,
@@ -230,9 +230,15 @@ export function fuzzyFindAndReplace(content: string, old: string, replacement: s
       const refusal = escapeDrift(content, matches, view) ?? rogueIndent(view);
       if (refusal) return { error: refusal };
     }
-    let out = content;
-    for (const m of [...matches].sort((a, b) => b.start - a.start)) out = out.slice(0, m.start) + applyEdit(content, m, view) + out.slice(m.end);
-    return { content: out, count: matches.length, strategy };
+    const eols = fileLineEndings(content);
+    const parts: string[] = [];
+    let at = 0;
+    for (const m of [...matches].sort((a, b) => a.start - b.start)) {
+      parts.push(content.slice(at, m.start), applyEdit(content, m, view, eols));
+      at = m.end;
+    }
+    parts.push(content.slice(at));
+    return { content: parts.join(''), count: matches.length, strategy };
   }
   const hint = closestLines(content, old);
   return {
