@@ -160,13 +160,16 @@ function align(old: string, region: string): Atom[] {
     }
     const ol = old.slice(a.start, a.contentEnd);
     const fl = region.slice(b.start, b.contentEnd);
-    const oi = leading(ol).length;
-    const fi = leading(fl).length;
-    const ot = ol.length - oi - /[ \t]*$/.exec(ol.slice(oi))![0].length;
-    const ft = fl.length - fi - /[ \t]*$/.exec(fl.slice(fi))![0].length;
-    if (oi || fi) atoms.push({ s: a.start, e: a.start + oi, fs: b.start, fe: b.start + fi });
-    bodyAtoms(old, a.start + oi, a.start + oi + ot, region, b.start + fi, b.start + fi + ft, atoms);
-    if (oi + ot < ol.length || fi + ft < fl.length) atoms.push({ s: a.start + oi + ot, e: a.contentEnd, fs: b.start + fi + ft, fe: b.contentEnd });
+    // Each line: indentation, body, trailing blanks, line ending; a blank line is all indentation.
+    const oIndent = leading(ol).length;
+    const fIndent = leading(fl).length;
+    const oBody = ol.length - oIndent - /[ \t]*$/.exec(ol.slice(oIndent))![0].length;
+    const fBody = fl.length - fIndent - /[ \t]*$/.exec(fl.slice(fIndent))![0].length;
+    if (oIndent || fIndent) atoms.push({ s: a.start, e: a.start + oIndent, fs: b.start, fe: b.start + fIndent });
+    bodyAtoms(old, a.start + oIndent, a.start + oIndent + oBody, region, b.start + fIndent, b.start + fIndent + fBody, atoms);
+    if (oIndent + oBody < ol.length || fIndent + fBody < fl.length) {
+      atoms.push({ s: a.start + oIndent + oBody, e: a.contentEnd, fs: b.start + fIndent + fBody, fe: b.contentEnd });
+    }
     if (a.contentEnd < a.end || b.contentEnd < b.end) atoms.push({ s: a.contentEnd, e: a.end, fs: b.contentEnd, fe: b.end });
   }
   return atoms;
