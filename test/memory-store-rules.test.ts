@@ -242,7 +242,7 @@ describe('memory store rules', () => {
     it('add still appends to a file that does not round-trip (nothing the user wrote is lost)', () => {
       seed('alpha\n§\n  beta  \n');
       expect(store.add('memory', 'gamma')).toMatchObject({ success: true });
-      expect(disk()).toBe(`alpha${SEP}beta${SEP}gamma`);
+      expect(disk()).toBe(`alpha${SEP}  beta  ${SEP}gamma`);
     });
 
     it('a store a hand edit put over budget can still shrink, never grow', () => {

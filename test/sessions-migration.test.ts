@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionDB, toolArgsText, type ToolCall } from '../src/sessions/db.js';
-import { SCHEMA_VERSION, V1 } from '../src/sessions/schema.js';
+import { SCHEMA_VERSION, V1, V2 } from '../src/sessions/schema.js';
 
 const REPO = '/work/a';
 const NOW = '2026-11-29T10:00:00.000Z';
@@ -63,7 +63,7 @@ function writeV1Database(path: string): void {
 
 const ids = (db: SessionDB, q: string) => db.search(q, { all: true }).results.map((h) => h.messageId).sort((a, b) => a - b);
 
-describe('SessionDB schema migration v1 → v2', () => {
+describe('SessionDB schema migrations (v1 → v2 → v3)', () => {
   let home: string;
   let path: string;
   beforeEach(() => {
@@ -79,23 +79,24 @@ describe('SessionDB schema migration v1 → v2', () => {
     const db = new SessionDB(path);
     try {
       expect(db.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(2);
+      expect(SCHEMA_VERSION).toBe(3);
       expect(db.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'messages_search'").pluck().get()).toBe(0);
 
-      // The backfill: the same text SessionDB computes for new rows.
+      // The backfill: the same text SessionDB computes for new rows (since v3 with each call's name).
       const rows = db.db.prepare('SELECT id, tool_calls, tool_args FROM messages ORDER BY id').all() as Array<{ id: number; tool_calls: string | null; tool_args: string | null }>;
       expect(rows.map((r) => r.tool_args)).toEqual([
         null,
-        '{"command":"kubectl rollout status marsupial-api"} {"path":"deploy/wombat.yaml"}',
+        'terminal {"command":"kubectl rollout status marsupial-api"} read_file {"path":"deploy/wombat.yaml"}',
         null,
-        '{"q":"platypus"} ',
+        '{"q":"platypus"} noop',
         null, // invalid JSON: no calls, as v1 indexed it
       ]);
       for (const r of rows.slice(0, 4)) expect(r.tool_args).toBe(toolArgsText(r.tool_calls ? (JSON.parse(r.tool_calls) as ToolCall[]) : null));
 
       // Content, tool names and tool arguments are all found, as before the migration.
       expect(ids(db, 'quokka')).toEqual([1]);
-      expect(ids(db, 'terminal')).toEqual([3]);
+      // A tool's name finds the result it produced and, since v3, the call that asked for it.
+      expect(ids(db, 'terminal')).toEqual([2, 3]);
       expect(ids(db, 'marsupial')).toEqual([2]);
       expect(ids(db, 'wombat')).toEqual([2]);
       expect(ids(db, 'platypus')).toEqual([4]);
@@ -126,13 +127,47 @@ describe('SessionDB schema migration v1 → v2', () => {
     } finally {
       db.close();
     }
-    // Reopening a v2 database migrates nothing again.
+    // Reopening a migrated database migrates nothing again.
     const again = new SessionDB(path);
     try {
       expect(again.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(ids(again, 'echidna')).toHaveLength(1);
     } finally {
       again.close();
+    }
+  });
+
+  it('migrates a v2 database: tool-call function names become searchable, arguments stay searchable', () => {
+    const v2 = new Database(path);
+    try {
+      v2.pragma('journal_mode = WAL');
+      v2.exec(V1);
+      v2.exec(V2);
+      v2.pragma('user_version = 2');
+      v2.prepare('INSERT INTO sessions (id, repo, source, started_at) VALUES (?, ?, ?, ?)').run('s1', REPO, 'cli', NOW);
+      const calls = [call('c1', 'skill_view', '{"name":"regen-api-client"}')];
+      // As v2 wrote it: tool_args held the arguments only.
+      v2.prepare('INSERT INTO messages (session_id, role, content, tool_calls, tool_args, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+        's1',
+        'assistant',
+        'checking the skill',
+        JSON.stringify(calls),
+        '{"name":"regen-api-client"}',
+        NOW,
+      );
+    } finally {
+      v2.close();
+    }
+    const db = new SessionDB(path);
+    try {
+      expect(db.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(ids(db, 'skill_view')).toEqual([1]);
+      expect(ids(db, 'regen')).toEqual([1]);
+      expect(db.search('skill_view', { all: true }).results[0]?.snippet).toContain('skill_view(');
+      expect(db.db.prepare('SELECT tool_args FROM messages WHERE id = 1').pluck().get()).toBe(toolArgsText([call('c1', 'skill_view', '{"name":"regen-api-client"}')]));
+      expect(db.integrityCheck()).toBe('ok');
+    } finally {
+      db.close();
     }
   });
 

@@ -11,19 +11,19 @@ const CASES: Case[] = [
     content: 'steps:  \n  one \t\n  two\n',
     old: 'steps:\n  one',
     replacement: 'steps:\n  zero',
-    expected: 'steps:\n  zero\n  two\n',
+    expected: 'steps:  \n  zero\n  two\n',
   },
-  { strategy: 'whitespace-normalised', content: 'x\nconst  a =\t\t1;\ny\n', old: 'const a = 1;', replacement: 'const a = 2;', expected: 'x\nconst a = 2;\ny\n' },
+  { strategy: 'whitespace-normalised', content: 'x\nconst  a =\t\t1;\ny\n', old: 'const a = 1;', replacement: 'const a = 2;', expected: 'x\nconst  a =\t\t2;\ny\n' },
   {
     strategy: 'indentation-flexible',
     content: 'def f():\n        if x:\n            go()\nend\n',
     old: 'if x:\ngo()',
-    replacement: '        if y:\n            stop()',
+    replacement: 'if y:\nstop()',
     expected: 'def f():\n        if y:\n            stop()\nend\n',
   },
   { strategy: 'escape-normalised', content: 'first\nsecond\nthird\n', old: 'first\\nsecond', replacement: 'one\\ntwo', expected: 'one\ntwo\nthird\n' },
   { strategy: 'trimmed-boundary', content: 'call deploy(now) please\n', old: '\n\ndeploy(now)\n\n', replacement: 'deploy(later)', expected: 'call deploy(later) please\n' },
-  { strategy: 'unicode-normalised', content: 'Say \u201chello\u201d \u2014 then wait\u2026\n', old: 'Say "hello" - then wait...', replacement: 'Say "bye"', expected: 'Say "bye"\n' },
+  { strategy: 'unicode-normalised', content: 'Say \u201chello\u201d \u2014 then wait\u2026\n', old: 'Say "hello" - then wait...', replacement: 'Say "bye"', expected: 'Say \u201cbye\u201d\n' },
   {
     strategy: 'block-anchor',
     content: 'start\n  step one\n  step two: build it\n  step three\nfinish\nafter\n',
@@ -34,7 +34,7 @@ const CASES: Case[] = [
   {
     strategy: 'context-aware',
     content: 'header\nalpha()\nbeta()\ngamma()\nomega\n',
-    old: 'HEADER CHANGED\nalpha()\nbeta()\ngamma-typo()',
+    old: 'headers\nalpha()\nbeta()\ngamma()',
     replacement: 'replaced',
     expected: 'replaced\nomega\n',
   },
@@ -66,6 +66,7 @@ describe('fuzzy find-and-replace', () => {
 
   it('says what it tried when nothing matches, and refuses empty or no-op patches', () => {
     expect(fuzzyFindAndReplace('abc', 'zzz', 'y')).toEqual({ error: expect.stringMatching(/not found .*context-aware/) });
+    expect(fuzzyFindAndReplace('abc', '  \n ', 'y')).toEqual({ error: expect.stringMatching(/only whitespace/) });
     expect(fuzzyFindAndReplace('abc', '', 'y')).toEqual({ error: expect.stringMatching(/empty/) });
     expect(fuzzyFindAndReplace('abc', 'b', 'b')).toEqual({ error: expect.stringMatching(/identical/) });
   });

@@ -9,6 +9,7 @@ import OpenAI, { APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { MODEL_MAX_TURNS, MODEL_TIMEOUT_MS } from '../config/schema.js';
 import { HermesError } from '../errors/index.js';
+import { argumentsText, ToolCallAssembler, type ToolCallDelta } from './tool-call-stream.js';
 
 export type ChatMessage = ChatCompletionMessageParam;
 export type ToolSpec = ChatCompletionTool;
@@ -184,9 +185,12 @@ async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteReques
       const res = await sdk.chat.completions.create({ ...base, stream: false }, { signal: controller.signal });
       const choice = res.choices?.[0];
       if (!choice) throw new ModelError('model-bad-response', `The model endpoint ${settings.baseUrl} answered without any choice.`);
-      const calls = (choice.message.tool_calls ?? []).flatMap((c) =>
-        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' }] : [],
-      );
+      // Some servers leave out `type` or send `arguments` as an object (TGI, llama.cpp server).
+      const calls = (choice.message.tool_calls ?? []).flatMap((c, i) => {
+        const fn = (c as { function?: { name?: unknown; arguments?: unknown } }).function;
+        if ((c.type !== undefined && c.type !== 'function') || !fn || typeof fn.name !== 'string') return [];
+        return [{ id: c.id || `call_${i}`, name: fn.name, arguments: argumentsText(fn.arguments) }];
+      });
       const usage = usageOf(res.usage);
       return { content: choice.message.content ?? '', toolCalls: calls, finishReason: choice.finish_reason ?? null, ...(usage ? { usage } : {}) };
     }
@@ -197,7 +201,7 @@ async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteReques
     let content = '';
     let finishReason: string | null = null;
     let usage: TokenUsage | undefined;
-    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    const calls = new ToolCallAssembler();
     for await (const chunk of stream) {
       arm();
       // The usage chunk (choices: []) comes last; servers that repeat running totals on every chunk end with the full count.
@@ -209,17 +213,12 @@ async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteReques
         content += delta.content;
         req.onText?.(delta.content);
       }
-      for (const tc of delta.tool_calls ?? []) {
-        // Fragments of one call share an index; id and name arrive once, arguments in pieces.
-        const slot = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
-        if (tc.id) slot.id = tc.id;
-        if (tc.function?.name) slot.name += tc.function.name;
-        if (tc.function?.arguments) slot.arguments += tc.function.arguments;
-      }
+      // The SDK does not validate chunks: what the server sent is what arrives, dialects and all.
+      calls.add(delta.tool_calls as ToolCallDelta[] | undefined);
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
-    const toolCalls = calls.filter(Boolean).map((c, i) => ({ ...c, id: c.id || `call_${i}` }));
-    return { content, toolCalls, finishReason, ...(usage ? { usage } : {}) };
+    const offered = new Set((req.tools ?? []).flatMap((t) => (t.type === 'function' ? [t.function.name] : [])));
+    return { content, toolCalls: calls.result(offered), finishReason, ...(usage ? { usage } : {}) };
   } catch (err) {
     if (timedOut && !outer.aborted) {
       throw new ModelError(

@@ -10,7 +10,7 @@ import { scanText } from '../security/scan.js';
 export const RECALL_MAX_HITS = 3;
 /** Characters of one recalled snippet. */
 export const RECALL_SNIPPET_CHARS = 300;
-/** Words of the request used as search terms (OR-ed): the rarest ones, not all. */
+/** Words of the request used as search terms: the rarest ones, not all. */
 export const RECALL_MAX_TERMS = 4;
 /**
  * A word found in more messages than this is too common to point at specific evidence, and
@@ -55,12 +55,26 @@ export function recallTerms(text: string): string[] {
   return picked;
 }
 
-/** An OR query over the given words, for SessionDB search ('' when none). */
+/** A query for messages holding every one of the given words (FTS5 AND), for SessionDB search ('' when none). */
 export function recallQuery(terms: readonly string[]): string {
   return terms
     .slice(0, RECALL_MAX_TERMS)
     .map((w) => `"${w.replace(/"/g, '')}"`)
-    .join(' OR ');
+    .join(' ');
+}
+
+/**
+ * The queries recall tries, strictest first, for words sorted rarest first: all of them, then
+ * dropping the commonest one at a time, so every query holds the rarest word still in play.
+ * Only when the rarest word alone finds nothing usable does the next-rarest take its place.
+ */
+export function recallQueries(rarestFirst: readonly string[]): string[] {
+  const words = rarestFirst.slice(0, RECALL_MAX_TERMS);
+  const out: string[] = [];
+  for (let first = 0; first < words.length; first++) {
+    for (let end = words.length; end > first; end--) out.push(recallQuery(words.slice(first, end)));
+  }
+  return out;
 }
 
 /** Neutralises our fence markers inside recalled text, so a snippet cannot close the block early. */
@@ -68,9 +82,14 @@ function defang(text: string): string {
   return text.replace(/<\/?(recalled-context|turn-context)>/gi, (m) => m.replace('<', '‹').replace('>', '›'));
 }
 
-/** Drops hits that fail the threat scan: recalled text must not smuggle instructions into a turn. */
+/** Whether a hit passes the threat scan: recalled text must not smuggle instructions into a turn. */
+export function isSafeHit(hit: { snippet: string }): boolean {
+  return scanText(hit.snippet, 'recall').length === 0;
+}
+
+/** Drops hits that fail the threat scan. */
 export function safeHits(hits: RecallHit[]): RecallHit[] {
-  return hits.filter((h) => scanText(h.snippet, 'recall').length === 0);
+  return hits.filter(isSafeHit);
 }
 
 export function recallBlock(hits: RecallHit[]): string {

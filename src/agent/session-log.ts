@@ -6,7 +6,7 @@
 import { NotFound, UsageError } from '../errors/index.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { LoggedMessage, SessionLog } from './loop.js';
-import { recallQuery, recallTerms, RECALL_MAX_HITS, RECALL_MAX_TERM_DOCS, type RecallHit } from './recall.js';
+import { isSafeHit, recallQueries, recallTerms, RECALL_MAX_HITS, RECALL_MAX_TERM_DOCS, type RecallHit } from './recall.js';
 
 /** Ancestors replayed by a continuation at most: a chain longer than this is a loop in the data. */
 const MAX_LINEAGE = 100;
@@ -74,20 +74,27 @@ export function sessionLog(db: SessionDB, repo: string): SessionLog {
  * request's rarest words are searched (message counts from SessionDB.termFrequency, capped at
  * RECALL_MAX_TERM_DOCS so a common word costs no more than a rare one), so a request made of
  * common words recalls nothing rather than noise, and recall stays fast.
+ *
+ * Every hit holds the rarest of those words: messages with all of them are asked for first,
+ * then with fewer (the commonest dropped first), and only a query that finds nothing usable is
+ * relaxed — a word as rare as the subject cannot pull in unrelated messages by itself. Hits of
+ * the asking lineage and hits that fail the threat scan are dropped before the best are
+ * taken, so an unsafe hit lets the next one in instead of shrinking recall.
  */
 export function recallFrom(db: SessionDB, repo: string): (text: string, exclude: ReadonlySet<string>) => RecallHit[] {
   return (text, exclude) => {
-    const terms = recallTerms(text)
+    const rarestFirst = recallTerms(text)
       .map((t) => ({ t, n: db.termFrequency(t, RECALL_MAX_TERM_DOCS) }))
       .filter((x) => x.n > 0 && x.n <= RECALL_MAX_TERM_DOCS)
       .sort((a, b) => a.n - b.n)
       .map((x) => x.t);
-    const query = recallQuery(terms);
-    if (!query) return [];
-    const { results } = db.search(query, { repo, limit: RECALL_CANDIDATES });
-    return results
-      .filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '')
-      .slice(0, RECALL_MAX_HITS)
-      .map((h) => ({ sessionId: h.sessionId, messageId: h.messageId, role: h.role, snippet: h.snippet, createdAt: h.createdAt }));
+    for (const query of recallQueries(rarestFirst)) {
+      const usable = db.search(query, { repo, limit: RECALL_CANDIDATES }).results.filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '' && isSafeHit(h));
+      if (usable.length === 0) continue;
+      return usable
+        .slice(0, RECALL_MAX_HITS)
+        .map((h) => ({ sessionId: h.sessionId, messageId: h.messageId, role: h.role, snippet: h.snippet, createdAt: h.createdAt }));
+    }
+    return [];
   };
 }

@@ -15,7 +15,7 @@ import { redactSecrets } from '../guard/secrets.js';
 import { REMEDY, scanText } from '../security/scan.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { withLockSync } from '../storage/lock.js';
-import { charCount, containsSeparatorLine, decodeFile, dedupe, formatCount, parseEntries, preview, roundTrips, serializeEntries, usageOf } from './entries.js';
+import { charCount, containsSeparatorLine, decodeFile, dedupe, ENTRY_SEPARATOR, formatCount, parseEntries, preview, roundTrips, serializeEntries, usageOf } from './entries.js';
 import { FILE_OF, renderBlock, sanitizeEntries, type MemoryTarget } from './snapshot.js';
 
 export type { MemoryTarget } from './snapshot.js';
@@ -29,7 +29,15 @@ export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { memoryCharLimit: MEMORY_CHA
 export type MemoryUsage = { chars: number; limit: number };
 
 /** Why a write was refused; the API sends it as `details.reason`. */
-export type MemoryRefusal = 'empty' | 'invalid' | 'threat' | 'over-budget' | 'no-match' | 'ambiguous' | 'drift';
+export type MemoryRefusal = 'empty' | 'invalid' | 'threat' | 'over-budget' | 'no-match' | 'ambiguous' | 'drift' | 'would-empty';
+
+/**
+ * Options of a write that removes entries. `allowEmpty`: the caller means to leave the store
+ * with no entries (the CLI's --allow-empty, the API's allow_empty); without it a write that
+ * would empty a non-empty store is refused, because that is how a careless batch or a model
+ * "tidying up" silently wipes a profile.
+ */
+export type MemoryWriteOptions = { allowEmpty?: boolean };
 
 /** One operation; loose on purpose (tool calls and API bodies arrive with fields missing), checked by the store. */
 export type MemoryOp = { action: string; content?: string | null; old_text?: string | null };
@@ -93,12 +101,40 @@ function locate(entries: readonly string[], oldText: string): { index: number } 
   return { index: hits[0]! };
 }
 
+/** The refusal of a write that would leave a non-empty store with no entries, unless asked for. */
+function emptiesStore(before: readonly string[], after: readonly string[], target: MemoryTarget, opts: MemoryWriteOptions): Outcome | undefined {
+  if (after.length > 0 || before.length === 0 || opts.allowEmpty) return undefined;
+  return refuse(
+    'would-empty',
+    `This would remove every entry of ${FILE_OF[target]}, leaving it empty. A store is emptied only on purpose: ` +
+      'the user can do it with `hermesd memory remove <old_text> --allow-empty` (API: "allow_empty": true). ' +
+      'To change what an entry says, use replace instead.',
+  );
+}
+
 function checkContent(content: string, what = 'Content'): Outcome | undefined {
   if (!content) return refuse('empty', `${what} cannot be empty.`);
   if (containsSeparatorLine(content)) {
     return refuse('invalid', `${what} cannot contain a line holding only "§": that line separates entries in the file.`);
   }
   return undefined;
+}
+
+/** Why a file on disk may not be rewritten from its parsed entries. */
+type Drift = 'encoding' | 'shape' | { entry: string };
+
+/**
+ * Bytes that are not UTF-8 would be lost by any rewrite. A replace/remove rewrites the whole
+ * file, so it also needs the file to round-trip through the parser within the store's budget:
+ * an entry longer than the whole budget is not one the store wrote, but hand-appended text
+ * that lacks its "§" line (the reference implementation's drift guard, #26045).
+ */
+function driftOf(file: { text: string; validUtf8: boolean }, entries: readonly string[], limit: number, rewrites: boolean): Drift | undefined {
+  if (!file.validUtf8) return 'encoding';
+  if (!rewrites) return undefined;
+  if (!roundTrips(file.text)) return 'shape';
+  const long = entries.find((e) => charCount(e) > limit);
+  return long === undefined ? undefined : { entry: long };
 }
 
 export class MemoryStore {
@@ -195,14 +231,15 @@ export class MemoryStore {
     });
   }
 
-  remove(target: MemoryTarget, oldText: string): MemoryResult {
+  remove(target: MemoryTarget, oldText: string, opts: MemoryWriteOptions = {}): MemoryResult {
     const old = (oldText ?? '').trim();
     if (!old) return this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
     return this.mutate(target, true, (entries) => {
       const found = locate(entries, old);
       if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to remove.`);
       if ('several' in found) return refuse('ambiguous', `Multiple entries matched '${old}'. Be more specific.`, found.several);
-      return { entries: entries.filter((_, i) => i !== found.index), message: 'Entry removed.' };
+      const next = entries.filter((_, i) => i !== found.index);
+      return emptiesStore(entries, next, target, opts) ?? { entries: next, message: 'Entry removed.' };
     });
   }
 
@@ -211,7 +248,7 @@ export class MemoryStore {
    * earlier ones left, the budget only against the final state (so one call can free room and
    * add), and nothing is written unless every operation succeeds.
    */
-  apply(target: MemoryTarget, operations: readonly MemoryOp[]): MemoryResult {
+  apply(target: MemoryTarget, operations: readonly MemoryOp[], opts: MemoryWriteOptions = {}): MemoryResult {
     if (!Array.isArray(operations) || operations.length === 0) return this.refusedNow(target, refuse('empty', 'The operations list is empty.'));
     const batch = (msg: string) => `${msg} No operations were applied (a batch is all-or-nothing).`;
     for (const [i, op] of operations.entries()) {
@@ -245,6 +282,8 @@ export class MemoryStore {
           return refuse('invalid', batch(`${pos}: unknown action. Use add, replace or remove.`));
         }
       }
+      const emptied = emptiesStore(entries, working, target, opts);
+      if (emptied && 'refuse' in emptied) return refuse(emptied.refuse.reason, batch(emptied.refuse.error));
       const total = usageOf(working);
       if (overBudget(total, usageOf(entries), limit)) {
         return refuse(
@@ -292,31 +331,28 @@ export class MemoryStore {
         const file = this.read(target);
         const entries = parseEntries(file?.text ?? '');
         const limit = this.limitOf(target);
-        // Bytes that are not UTF-8 would be lost by any rewrite; other shapes only by a replace/remove.
-        if (file && (!file.validUtf8 || (needsRoundTrip && !roundTrips(file.text)))) {
-          const backup = this.backup(target, file.bytes);
-          return {
-            success: false,
-            target,
-            reason: 'drift',
-            error:
-              `Refusing to rewrite ${FILE_OF[target]}: the file on disk is not in the shape the memory store writes ` +
-              `(entries separated by a line holding only "§", no blank or duplicate entries), so rewriting it could lose what was edited by hand. ` +
-              `A copy was saved to ${backup}. Rewrite the file as a clean §-separated list of entries, then retry.`,
-            backup,
-            entries,
-            usage: { chars: usageOf(entries), limit },
-          } satisfies MemoryResult;
-        }
+        const drift = file ? driftOf(file, entries, limit, needsRoundTrip) : undefined;
+        if (drift) return this.refuseDrift(target, file!.bytes, drift, entries, limit);
         const outcome = change(entries, limit);
         if ('refuse' in outcome) {
           const { reason, error, matches } = outcome.refuse;
           return { success: false, target, reason, error, ...(matches ? { matches } : {}), entries, usage: { chars: usageOf(entries), limit } } satisfies MemoryResult;
         }
         const next = dedupe(outcome.entries);
-        const text = serializeEntries(next);
+        let text = serializeEntries(next);
+        if (file && !needsRoundTrip && !roundTrips(file.text)) {
+          // An add to a file this store did not write appends to its bytes instead of rewriting
+          // them from the parsed entries, so whitespace and blank entries edited by hand stay.
+          const appended = next.slice(entries.length);
+          const raw = file.text.replace(/\n+$/, '');
+          text = appended.length ? [raw, ...appended].join(ENTRY_SEPARATOR) : file.text;
+          const reread = parseEntries(text);
+          if (reread.length !== next.length || reread.some((e, i) => e !== next[i])) {
+            return this.refuseDrift(target, file.bytes, 'shape', entries, limit);
+          }
+        }
         // A no-op (duplicate add) leaves the file alone, whatever its shape.
-        if (text !== serializeEntries(entries)) {
+        if (next.length !== entries.length || next.some((e, i) => e !== entries[i])) {
           this.removeStaleTemps(target);
           writeFileAtomicSync(path, text, 0o600);
         }
@@ -324,6 +360,35 @@ export class MemoryStore {
       },
       MEMORY_LOCK_TIMEOUT_MS,
     );
+  }
+
+  private refuseDrift(target: MemoryTarget, bytes: Buffer, drift: Drift, entries: string[], limit: number): MemoryResult {
+    const backup = this.backup(target, bytes);
+    const name = FILE_OF[target];
+    const how =
+      `A copy was saved to ${backup}. Rewrite the file as a clean §-separated list of entries ` +
+      `(a line holding only "§" between two facts, each entry under ${formatCount(limit)} characters; ` +
+      `longer notes belong in a skill or a file of the repository), then retry. \`hermesd memory list\` shows how it reads now.`;
+    let why: string;
+    if (drift === 'encoding') why = 'its bytes are not UTF-8, so any rewrite would change them';
+    else if (drift === 'shape') {
+      why =
+        'the file on disk is not in the shape the memory store writes (entries separated by a line holding only "§", ' +
+        'no blank or duplicate entries), so rewriting it could lose what was edited by hand';
+    } else {
+      why =
+        `one entry (${preview(drift.entry, 40)}) is ${formatCount(charCount(drift.entry))} characters, over the store's whole budget of ${formatCount(limit)}: ` +
+        'text added by hand without a "§" line reads as part of one entry, and rewriting that entry would lose it';
+    }
+    return {
+      success: false,
+      target,
+      reason: 'drift',
+      error: `Refusing to rewrite ${name}: ${why}. ${how}`,
+      backup,
+      entries,
+      usage: { chars: usageOf(entries), limit },
+    };
   }
 
   private ensureDir(): void {

@@ -19,6 +19,7 @@ import { NotFound, UsageError } from '../errors/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { excerpt, phraseQuery, termPattern, toFtsQuery, WORD_PARTS } from './query.js';
 import { redactForStorage } from '../guard/prefilter.js';
+import { stripAnsi } from '../text/ansi.js';
 import { sessionSearch, type SessionSearchContext } from './search-tool.js';
 
 /** How long SQLite itself waits for another writer before reporting SQLITE_BUSY. */
@@ -115,6 +116,8 @@ export type SearchOptions = {
   all?: boolean;
   role?: string;
   source?: string;
+  /** Leave out sessions of these sources (session_search asks for people's sessions first). */
+  excludeSources?: readonly string[];
   limit?: number;
 };
 
@@ -203,16 +206,21 @@ function toMessage(r: Row): Message {
 }
 
 /**
- * The searchable text of tool calls (`messages.tool_args`): their `arguments` strings joined
- * by spaces, null for no calls. The v2 migration's SQL backfill computes the same for older rows.
+ * The searchable text of tool calls (`messages.tool_args`): each call's function name and its
+ * `arguments` string, calls joined by spaces; null for no calls. The name is there so that
+ * "when did we run terminal" finds the calls, not only their results. The v3 migration's SQL
+ * backfill (TOOL_TEXT_SQL in schema.ts) computes the same for older rows.
  */
 export function toolArgsText(calls: readonly ToolCall[] | null | undefined): string | null {
   if (!calls || calls.length === 0) return null;
   return calls
     .map((c) => {
       if (typeof c !== 'object' || c === null) return '';
-      const args = (c.function as { arguments?: unknown } | undefined)?.arguments ?? (c as { arguments?: unknown }).arguments;
-      return args == null ? '' : typeof args === 'string' ? args : JSON.stringify(args);
+      const fn = c.function as { name?: unknown; arguments?: unknown } | undefined;
+      const name = typeof fn?.name === 'string' ? fn.name : (c as { name?: unknown }).name;
+      const args = fn?.arguments ?? (c as { arguments?: unknown }).arguments;
+      const argText = args == null ? '' : typeof args === 'string' ? args : JSON.stringify(args);
+      return [typeof name === 'string' ? name : '', argText].filter((p) => p !== '').join(' ');
     })
     .join(' ');
 }
@@ -313,8 +321,13 @@ export class SessionDB {
 
   /** `PRAGMA integrity_check` plus FTS5's own structure check of both indexes; 'ok' when all pass. */
   integrityCheck(): string {
+    const tables = ['messages_fts', 'messages_trigram'];
+    // Both checks trust the segment list FTS5 cached in this connection; a query (one token, a
+    // plain term to either index) re-reads it when another connection changed the index (a
+    // `rebuild` run in sqlite3), so segments that connection removed are not reported as corruption.
+    for (const table of tables) this.db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH 'zzq' LIMIT 1`).get();
     const problems = (this.db.pragma('integrity_check') as Array<{ integrity_check: string }>).map((r) => r.integrity_check).filter((r) => r !== 'ok');
-    for (const table of ['messages_fts', 'messages_trigram']) {
+    for (const table of tables) {
       try {
         this.db.prepare(`INSERT INTO ${table}(${table}) VALUES ('integrity-check')`).run();
       } catch (err) {
@@ -525,6 +538,11 @@ export class SessionDB {
       where.push('s.source = ?');
       args.push(opts.source);
     }
+    if (opts.excludeSources?.length) {
+      needSession = true;
+      where.push(`s.source NOT IN (${opts.excludeSources.map(() => '?').join(', ')})`);
+      args.push(...opts.excludeSources);
+    }
     if (opts.role) {
       where.push('m.role = ?');
       args.push(opts.role);
@@ -668,7 +686,7 @@ export class SessionDB {
         sessionId: r.session_id as string,
         messageId: id,
         role: r.role as Role,
-        snippet: excerpt(text, pattern),
+        snippet: excerpt(stripAnsi(text), pattern),
         repo: (r.repo as string | null) ?? null,
         source: r.source as string,
         createdAt: r.created_at as string,

@@ -119,7 +119,7 @@ END;
  * are dropped; the column is added and backfilled (json_each in an UPDATE is fine), and the
  * indexes are recreated and rebuilt from the table, all in the migration's one transaction.
  */
-const V2 = `
+export const V2 = `
 DROP TRIGGER messages_ai;
 DROP TRIGGER messages_ad;
 DROP TRIGGER messages_au;
@@ -174,7 +174,28 @@ INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
 INSERT INTO messages_trigram(messages_trigram) VALUES ('rebuild');
 `;
 
+/**
+ * Tool calls as searchable text since v3: per call its function name, a space, its
+ * `arguments` (either left out when empty), calls joined by spaces. Must agree with
+ * toolArgsText in db.ts, which computes it for new rows.
+ */
+const TOOL_TEXT_SQL = (col: string) => {
+  const name = `coalesce(json_extract(value, '$.function.name'), json_extract(value, '$.name'), '')`;
+  const args = `coalesce(json_extract(value, '$.function.arguments'), json_extract(value, '$.arguments'), '')`;
+  return `(SELECT group_concat(CASE WHEN ${name} = '' THEN ${args} WHEN ${args} = '' THEN ${name} ELSE ${name} || ' ' || ${args} END, ' ')
+    FROM json_each(CASE WHEN json_valid(${col}) THEN ${col} ELSE '[]' END))`;
+};
+
+/**
+ * v3: tool-call function names become searchable. `tool_args` is recomputed with each call's
+ * name before its arguments; the v2 update trigger re-indexes each changed row, so only rows
+ * with tool calls are touched.
+ */
+export const V3 = `
+UPDATE messages SET tool_args = ${TOOL_TEXT_SQL('tool_calls')} WHERE tool_calls IS NOT NULL;
+`;
+
 /** Migration i (0-based) takes the database from user_version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [V1, V2];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -12,15 +12,35 @@
  */
 import { z } from 'zod';
 import { NotFound, UsageError } from '../errors/index.js';
+import { stripAnsi } from '../text/ansi.js';
 import type { Message, SessionDB, Session } from './db.js';
 
+/** Hits of discover and sessions of browse returned at most (and by default): each discover hit carries up to 17 messages. */
+export const SESSION_SEARCH_LIMIT_MAX = 20;
+export const DISCOVER_LIMIT_DEFAULT = 5;
+export const BROWSE_LIMIT_DEFAULT = 10;
+/** Messages on each side of the anchor in scroll mode: 25 + 1 + 25 capped messages is a page, not a dump. */
+export const SCROLL_WINDOW_DEFAULT = 5;
+export const SCROLL_WINDOW_MAX = 25;
+
+/**
+ * The arguments of session_search, declared once: the agent tool's parameters (and the JSON
+ * schema the model sees), the API body of POST /v1/sessions/tool and the parser of both. A
+ * value outside a bound is refused the same way everywhere, naming the bound.
+ */
 export const sessionSearchArgsSchema = z
   .object({
-    query: z.string().max(2000).optional(),
-    session_id: z.string().min(1).max(200).optional(),
-    around_message_id: z.coerce.number().int().positive().optional(),
-    window: z.coerce.number().int().min(0).max(100).optional(),
-    limit: z.coerce.number().int().min(1).max(100).optional(),
+    query: z.string().max(2000).optional().describe('words to search for (discover mode)'),
+    session_id: z.string().min(1).max(200).optional().describe('a session to read, or to scroll in with around_message_id'),
+    around_message_id: z.coerce.number().int().positive().optional().describe('a message id from an earlier result: show the messages around it'),
+    window: z.coerce.number().int().min(0).max(SCROLL_WINDOW_MAX).optional().describe(`messages to show on each side of around_message_id (default ${SCROLL_WINDOW_DEFAULT})`),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(SESSION_SEARCH_LIMIT_MAX)
+      .optional()
+      .describe(`hits (discover, default ${DISCOVER_LIMIT_DEFAULT}) or sessions (browse, default ${BROWSE_LIMIT_DEFAULT}) to return`),
   })
   .strict();
 
@@ -37,8 +57,12 @@ export type SessionSearchContext = {
 export const DISCOVER_WINDOW = 5;
 /** Messages from the start and from the end of a hit's session, for what it was about and how it ended. */
 export const BOOKEND_MESSAGES = 3;
-export const DISCOVER_LIMIT_DEFAULT = 5;
-export const DISCOVER_LIMIT_MAX = 20;
+/**
+ * Sources whose sessions machinery writes, not a person: hook runs and their fix tasks,
+ * scheduled jobs. Their evidence repeats the same words on every run, so bm25 ranks it above
+ * the one conversation a person had about the subject; discover lists people's sessions first.
+ */
+export const AUTOMATED_SOURCES: readonly string[] = ['hook', 'cron'];
 /** Content of a message in discover/scroll/browse is cut here: a tool result is prompt space. */
 export const MESSAGE_CHARS_MAX = 800;
 /** In read mode a message may be longer, but not unbounded (a 1 MB tool output). */
@@ -47,10 +71,6 @@ export const READ_MESSAGE_CHARS_MAX = 4_000;
 export const READ_TRIM_OVER = 30;
 export const READ_HEAD = 20;
 export const READ_TAIL = 10;
-export const SCROLL_WINDOW_DEFAULT = 5;
-export const SCROLL_WINDOW_MAX = 25;
-export const BROWSE_LIMIT_DEFAULT = 10;
-export const BROWSE_LIMIT_MAX = 50;
 
 export type ToolMessage = {
   id: number;
@@ -75,7 +95,9 @@ export type SessionSummary = {
   messageCount: number;
 };
 
-function cap(text: string, max: number): string {
+/** Stored text as it leaves the tool: terminal escapes stripped, then cut at `max`. */
+function cap(raw: string, max: number): string {
+  const text = stripAnsi(raw);
   if (text.length <= max) return text;
   return `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
@@ -93,7 +115,7 @@ function summary(s: Session): SessionSummary {
     id: s.id,
     repo: s.repo,
     source: s.source,
-    title: s.title,
+    title: s.title === null ? null : stripAnsi(s.title),
     parentSessionId: s.parentSessionId,
     startedAt: s.startedAt,
     endedAt: s.endedAt,
@@ -113,10 +135,10 @@ export function sessionSearch(db: SessionDB, rawArgs: unknown, ctx: SessionSearc
   return browse(db, args.limit, ctx);
 }
 
-function discover(db: SessionDB, query: string, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
-  const limit = Math.min(limitArg ?? DISCOVER_LIMIT_DEFAULT, DISCOVER_LIMIT_MAX);
+/** Lineage roots, looked up once per session id (a continuation counts as its first session). */
+function lineageRoots(db: SessionDB): (id: string) => string {
   const roots = new Map<string, string>();
-  const rootOf = (id: string) => {
+  return (id) => {
     let r = roots.get(id);
     if (r === undefined) {
       r = db.lineageRoot(id);
@@ -124,16 +146,26 @@ function discover(db: SessionDB, query: string, limitArg: number | undefined, ct
     }
     return r;
   };
+}
+
+function discover(db: SessionDB, query: string, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
+  const limit = limitArg ?? DISCOVER_LIMIT_DEFAULT;
+  const rootOf = lineageRoots(db);
   const skipRoot = ctx.currentSessionId ? rootOf(ctx.currentSessionId) : undefined;
   // Over-fetch: several hits usually come from one session or one lineage.
   const fetch = limit * 8;
+  const find = (scopeOpts: { repo?: string | null; all: boolean }) => {
+    // People's sessions first, then what hooks and jobs recorded: demoted, never left out.
+    const people = db.search(query, { ...scopeOpts, excludeSources: AUTOMATED_SOURCES, limit: fetch }).results.filter((h) => rootOf(h.sessionId) !== skipRoot);
+    if (new Set(people.map((h) => rootOf(h.sessionId))).size >= limit) return people;
+    const machines = db.search(query, { ...scopeOpts, limit: fetch }).results.filter((h) => AUTOMATED_SOURCES.includes(h.source) && rootOf(h.sessionId) !== skipRoot);
+    return [...people, ...machines];
+  };
   let scope: 'repo' | 'all' = ctx.repo !== undefined ? 'repo' : 'all';
-  let found = db.search(query, { repo: ctx.repo, all: scope === 'all', limit: fetch });
-  let hits = found.results.filter((h) => rootOf(h.sessionId) !== skipRoot);
+  let hits = find({ repo: ctx.repo, all: scope === 'all' });
   if (hits.length === 0 && scope === 'repo') {
     scope = 'all';
-    found = db.search(query, { all: true, limit: fetch });
-    hits = found.results.filter((h) => rootOf(h.sessionId) !== skipRoot);
+    hits = find({ all: true });
   }
   const seen = new Set<string>();
   const results: Array<Record<string, unknown>> = [];
@@ -201,7 +233,7 @@ function scroll(db: SessionDB, args: SessionSearchArgs): Record<string, unknown>
     throw new NotFound(`session_search: no message ${args.around_message_id}${args.session_id ? ` in session ${args.session_id}` : ''}.`);
   }
   const session = db.getSession(anchor.sessionId)!;
-  const w = Math.min(args.window ?? SCROLL_WINDOW_DEFAULT, SCROLL_WINDOW_MAX);
+  const w = args.window ?? SCROLL_WINDOW_DEFAULT;
   const before = db.getMessages(session.id, { beforeId: anchor.id, last: w });
   const after = db.getMessages(session.id, { afterId: anchor.id, limit: w });
   const messages = [...before, anchor, ...after];
@@ -217,12 +249,24 @@ function scroll(db: SessionDB, args: SessionSearchArgs): Record<string, unknown>
 }
 
 function browse(db: SessionDB, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
-  const limit = Math.min(limitArg ?? BROWSE_LIMIT_DEFAULT, BROWSE_LIMIT_MAX);
+  const limit = limitArg ?? BROWSE_LIMIT_DEFAULT;
+  const rootOf = lineageRoots(db);
+  const skipRoot = ctx.currentSessionId ? rootOf(ctx.currentSessionId) : undefined;
+  // The asking session and its lineage are what the model already has in context: not "recent".
+  const list = (repo: string | null | undefined) => {
+    const out: Session[] = [];
+    for (let fetch = limit + 5; ; fetch *= 4) {
+      const page = db.listSessions({ repo, limit: fetch });
+      out.length = 0;
+      for (const s of page) if (rootOf(s.id) !== skipRoot && out.length < limit) out.push(s);
+      if (out.length >= limit || page.length < fetch || fetch >= 1000) return out;
+    }
+  };
   let scope: 'repo' | 'all' = ctx.repo !== undefined ? 'repo' : 'all';
-  let sessions = db.listSessions({ repo: scope === 'repo' ? ctx.repo : undefined, limit });
+  let sessions = list(scope === 'repo' ? ctx.repo : undefined);
   if (sessions.length === 0 && scope === 'repo') {
     scope = 'all';
-    sessions = db.listSessions({ limit });
+    sessions = list(undefined);
   }
   return {
     mode: 'browse',

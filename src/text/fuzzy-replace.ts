@@ -7,7 +7,29 @@
  * loosest and the first strategy that finds anything decides. Several matches without
  * `replaceAll` are refused with their line numbers, because guessing which one was meant
  * silently edits the wrong place.
+ *
+ * Normalisation only decides *where* the match is. What is written is the file's own text
+ * with the caller's edit applied to it (see ./fuzzy-apply.ts): characters of the span that
+ * `new_string` leaves unchanged keep the file's spelling (em dashes, tabs, CRLF, trailing
+ * blanks), lines the caller adds are indented relative to the matched block, and nothing
+ * outside the span is touched (DESIGN.md §8).
  */
+
+import { applyEdit, callerView, closestLines, escapeDrift, fileLineEndings, rogueIndent } from './fuzzy-apply.js';
+import {
+  allIndexes,
+  collapseBlanks,
+  foldUnicode,
+  lineWindows,
+  mappedMatches,
+  patternLines,
+  similarity,
+  splitLines,
+  UNICODE_FOLDS,
+  withoutCrBeforeLf,
+  type Line,
+  type Range,
+} from './fuzzy-match.js';
 
 export type FuzzyStrategy =
   | 'exact'
@@ -32,227 +54,91 @@ export const FUZZY_STRATEGIES: FuzzyStrategy[] = [
   'context-aware',
 ];
 
+/**
+ * Strategies that accept a block which only resembles `old_string`. Safe for one unique
+ * replacement the caller pointed at; never for replace_all ("replace every approximate
+ * match" rewrites text that does not occur in the file), nor for a short `old_string`.
+ */
+const SIMILARITY_STRATEGIES: ReadonlySet<FuzzyStrategy> = new Set(['block-anchor', 'context-aware']);
+
+/**
+ * Below three non-blank lines or twenty non-blank characters, a similarity score is decided
+ * by a couple of characters (`a = 1` vs `a = 2` is 80 % similar), so a similarity match would
+ * be a coincidence, not a recollection of the block.
+ */
+const SIMILARITY_MIN_LINES = 3;
+const SIMILARITY_MIN_CHARS = 20;
+
+/** Block-anchor: share of the middle that must be similar when first and last lines match (one candidate / several). */
+const BLOCK_ANCHOR_MIN_SIMILARITY = 0.5;
+const BLOCK_ANCHOR_MIN_SIMILARITY_AMONG_SEVERAL = 0.7;
+/** Context-aware: every non-blank line of `old_string` must be at least this similar to the line it lands on. */
+const CONTEXT_AWARE_MIN_LINE_SIMILARITY = 0.8;
+/** Ambiguity errors quote this many of the matches. */
+const AMBIGUOUS_MATCHES_SHOWN = 5;
+
 export type FuzzyResult = { content: string; count: number; strategy: FuzzyStrategy } | { error: string };
 
-/** A match is a half-open character range of the original content. */
-type Range = { start: number; end: number };
-
-/** Block-anchor: share of the middle lines that must be similar when the first and last lines match. */
-const BLOCK_ANCHOR_MIN_SIMILARITY = 0.5;
-/** Context-aware: share of the non-blank pattern lines that must appear, in place, in the window. */
-const CONTEXT_AWARE_MIN_LINE_RATIO = 0.5;
-/** Block-anchor may match a block this many times longer than the pattern (lines added in between). */
-const BLOCK_ANCHOR_MAX_STRETCH = 2;
-
 // ---------------------------------------------------------------------------------------------
-// Line geometry
+// Strategies
 
-type Line = { text: string; start: number; end: number };
-
-function splitLines(content: string): Line[] {
-  const lines: Line[] = [];
-  let pos = 0;
-  for (;;) {
-    const nl = content.indexOf('\n', pos);
-    if (nl === -1) {
-      lines.push({ text: content.slice(pos), start: pos, end: content.length });
-      return lines;
-    }
-    lines.push({ text: content.slice(pos, nl), start: pos, end: nl });
-    pos = nl + 1;
-  }
-}
-
-function patternLines(old: string): string[] {
-  const lines = old.split('\n');
-  // A pattern that ends with a newline means "these whole lines"; the empty tail is not a line.
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-/** Finds windows of content lines whose normalised text equals the pattern's, line for line. */
-function lineWindows(content: string, old: string, norm: (line: string) => string): Range[] {
+function blockAnchor(content: string, old: string): Range[] {
+  const pat = patternLines(old).map((l) => foldUnicode(l, 0).trim());
+  if (pat.length < 3 || !pat[0] || !pat[pat.length - 1]) return [];
   const lines = splitLines(content);
-  const pat = patternLines(old).map(norm);
-  const out: Range[] = [];
-  const trailingNewline = old.endsWith('\n');
+  const trimmed = lines.map((l) => foldUnicode(l.text, 0).trim());
+  const candidates: number[] = [];
   for (let i = 0; i + pat.length <= lines.length; i++) {
+    if (trimmed[i] === pat[0] && trimmed[i + pat.length - 1] === pat[pat.length - 1]) candidates.push(i);
+  }
+  const threshold = candidates.length === 1 ? BLOCK_ANCHOR_MIN_SIMILARITY : BLOCK_ANCHOR_MIN_SIMILARITY_AMONG_SEVERAL;
+  const middle = pat.slice(1, -1).join('\n');
+  return candidates
+    .filter((i) => similarity(trimmed.slice(i + 1, i + pat.length - 1).join('\n'), middle) >= threshold)
+    .map((i) => windowRange(content, lines, i, pat.length, old));
+}
+
+function contextAware(content: string, old: string): Range[] {
+  const pat = patternLines(old).map((l) => l.trim());
+  const lines = splitLines(content);
+  const trimmed = lines.map((l) => l.text.trim());
+  const out: Range[] = [];
+  for (let i = 0; i + pat.length <= lines.length; i++) {
+    // The anchors first: cheap, and they rule out almost every window.
+    if (similarity(pat[0]!, trimmed[i]!) < CONTEXT_AWARE_MIN_LINE_SIMILARITY) continue;
+    if (similarity(pat[pat.length - 1]!, trimmed[i + pat.length - 1]!) < CONTEXT_AWARE_MIN_LINE_SIMILARITY) continue;
     let ok = true;
-    for (let k = 0; k < pat.length; k++) {
-      if (norm(lines[i + k]!.text) !== pat[k]) {
-        ok = false;
-        break;
-      }
+    for (let k = 1; k < pat.length - 1 && ok; k++) {
+      if (pat[k] && similarity(pat[k]!, trimmed[i + k]!) < CONTEXT_AWARE_MIN_LINE_SIMILARITY) ok = false;
     }
     if (!ok) continue;
-    const last = lines[i + pat.length - 1]!;
-    const end = trailingNewline && last.end < content.length ? last.end + 1 : last.end;
-    out.push({ start: lines[i]!.start, end });
+    out.push(windowRange(content, lines, i, pat.length, old));
     i += pat.length - 1;
   }
   return out;
 }
 
-function allIndexes(haystack: string, needle: string): number[] {
-  const out: number[] = [];
-  if (!needle) return out;
-  let i = haystack.indexOf(needle);
-  while (i !== -1) {
-    out.push(i);
-    i = haystack.indexOf(needle, i + needle.length);
-  }
-  return out;
+function windowRange(content: string, lines: Line[], first: number, count: number, old: string): Range {
+  const last = lines[first + count - 1]!;
+  const end = old.endsWith('\n') && last.end < content.length ? last.end + 1 : last.end;
+  return { start: lines[first]!.start, end };
 }
 
-/**
- * Normalises `text` character by character and keeps, for every character of the result,
- * the offset of the original character it came from, so a match found in the normalised
- * text maps back to an exact range of the original.
- */
-function normaliseWithMap(text: string, map: (ch: string, prev: string) => string): { norm: string; offsets: number[] } {
-  let norm = '';
-  const offsets: number[] = [];
-  let prev = '';
-  for (let i = 0; i < text.length; ) {
-    const cp = text.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    const out = map(ch, prev);
-    for (let k = 0; k < out.length; k++) offsets.push(i);
-    norm += out;
-    if (out.length) prev = out[out.length - 1]!;
-    i += ch.length;
+const ASCII = /^[\x00-\x7f]*$/;
+
+function unicodeNormalised(content: string, old: string): Range[] {
+  // Folding leaves ASCII as it is: on ASCII text this strategy would only repeat stricter ones.
+  if (ASCII.test(content) && ASCII.test(old)) return [];
+  for (let variant = 0; variant < UNICODE_FOLDS; variant++) {
+    const fold = (ch: string) => foldUnicode(ch, variant);
+    const found = mappedMatches(content, old, fold);
+    if (found.length) return found;
   }
-  offsets.push(text.length);
-  return { norm, offsets };
-}
-
-function mappedMatches(content: string, old: string, map: (ch: string, prev: string) => string): Range[] {
-  const c = normaliseWithMap(content, map);
-  const p = normaliseWithMap(old, map).norm;
-  if (!p.trim()) return [];
-  return allIndexes(c.norm, p).map((i) => {
-    const start = c.offsets[i]!;
-    // The end is just past the original character that produced the last matched one.
-    const lastOrig = c.offsets[i + p.length - 1]!;
-    const cp = content.codePointAt(lastOrig)!;
-    return { start, end: lastOrig + String.fromCodePoint(cp).length };
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Strategies
-
-const collapseBlanks = (ch: string, prev: string) => (ch === ' ' || ch === '\t' ? (prev === ' ' ? '' : ' ') : ch);
-
-const UNICODE_LOOKALIKES: Record<string, string> = {
-  '\u2018': "'",
-  '\u2019': "'",
-  '\u201A': "'",
-  '\u201B': "'",
-  '\u2032': "'",
-  '\u201C': '"',
-  '\u201D': '"',
-  '\u201E': '"',
-  '\u201F': '"',
-  '\u2033': '"',
-  '\u00AB': '"',
-  '\u00BB': '"',
-  '\u2010': '-',
-  '\u2011': '-',
-  '\u2012': '-',
-  '\u2013': '-',
-  '\u2014': '-',
-  '\u2015': '-',
-  '\u2212': '-',
-  '\u00A0': ' ',
-  '\u2007': ' ',
-  '\u202F': ' ',
-  '\u2026': '...',
-  '\u200B': '',
-  '\uFEFF': '',
-};
-const unicodeFold = (ch: string) => UNICODE_LOOKALIKES[ch] ?? ch.normalize('NFKC');
-
-function unescapeModelText(s: string): string {
-  return s.replace(/\\(r\\n|n|t|r|"|'|\\)/g, (_m, e: string) => {
-    switch (e) {
-      case 'n':
-        return '\n';
-      case 'r\\n':
-        return '\n';
-      case 't':
-        return '\t';
-      case 'r':
-        return '\r';
-      case '\\':
-        return '\\';
-      default:
-        return e;
-    }
-  });
-}
-
-function similarity(a: string, b: string): number {
-  if (a === b) return 1;
-  const n = a.length;
-  const m = b.length;
-  if (n === 0 || m === 0) return 0;
-  let prev = Array.from({ length: m + 1 }, (_, j) => j);
-  for (let i = 1; i <= n; i++) {
-    const cur = [i];
-    for (let j = 1; j <= m; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
+  for (let variant = 0; variant < UNICODE_FOLDS; variant++) {
+    const found = lineWindows(content, old, (l) => foldUnicode(l, variant).trim());
+    if (found.length) return found;
   }
-  return 1 - prev[m]! / Math.max(n, m);
-}
-
-function blockAnchor(content: string, old: string): Range[] {
-  const pat = patternLines(old).map((l) => l.trim());
-  if (pat.length < 3 || !pat[0] || !pat[pat.length - 1]) return [];
-  const lines = splitLines(content);
-  const trimmed = lines.map((l) => l.text.trim());
-  const middle = pat.slice(1, -1);
-  const found: Range[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (trimmed[i] !== pat[0]) continue;
-    const maxEnd = Math.min(lines.length - 1, i + Math.max(pat.length * BLOCK_ANCHOR_MAX_STRETCH, pat.length + 2));
-    for (let j = i + 2; j <= maxEnd; j++) {
-      if (trimmed[j] !== pat[pat.length - 1]) continue;
-      const between = trimmed.slice(i + 1, j);
-      if (similarity(between.join('\n'), middle.join('\n')) >= BLOCK_ANCHOR_MIN_SIMILARITY) found.push({ start: lines[i]!.start, end: lines[j]!.end });
-      break;
-    }
-  }
-  return found;
-}
-
-function contextAware(content: string, old: string): Range[] {
-  const pat = patternLines(old).map((l) => l.trim());
-  const meaningful = pat.filter(Boolean).length;
-  if (pat.length < 2 || meaningful < 2) return [];
-  const lines = splitLines(content);
-  const trimmed = lines.map((l) => l.text.trim());
-  let best = 0;
-  const scored: Array<Range & { ratio: number; first: number }> = [];
-  for (let i = 0; i + pat.length <= lines.length; i++) {
-    let same = 0;
-    for (let k = 0; k < pat.length; k++) if (pat[k] && trimmed[i + k] === pat[k]) same++;
-    const ratio = same / meaningful;
-    if (ratio < CONTEXT_AWARE_MIN_LINE_RATIO) continue;
-    best = Math.max(best, ratio);
-    scored.push({ start: lines[i]!.start, end: lines[i + pat.length - 1]!.end, ratio, first: i });
-  }
-  // Keep only the best-scoring windows that do not overlap each other.
-  const out: Range[] = [];
-  let lastLine = -1;
-  for (const s of scored) {
-    if (s.ratio !== best || s.first <= lastLine) continue;
-    out.push({ start: s.start, end: s.end });
-    lastLine = s.first + pat.length - 1;
-  }
-  return out;
+  return [];
 }
 
 type Finder = (content: string, old: string) => Range[];
@@ -262,16 +148,19 @@ const FINDERS: Record<FuzzyStrategy, Finder> = {
   // Trailing spaces, tabs and CRs are invisible in most editors and often lost in quoting.
   'line-trimmed': (c, o) => lineWindows(c, o, (l) => l.trimEnd()),
   'whitespace-normalised': (c, o) => mappedMatches(c, o, collapseBlanks),
-  'indentation-flexible': (c, o) => lineWindows(c, o, (l) => l.trimStart().trimEnd()),
+  'indentation-flexible': (c, o) => lineWindows(c, o, (l) => l.trim()),
   'escape-normalised': (c, o) => {
-    const u = unescapeModelText(o);
-    return u === o ? [] : allIndexes(c, u).map((i) => ({ start: i, end: i + u.length }));
+    const u = callerView('escape-normalised', o, '').old;
+    if (u === o) return [];
+    const exact = allIndexes(c, u).map((i) => ({ start: i, end: i + u.length }));
+    // A literal "\r\n" typed for a file with LF endings, or "\n" for a CRLF file.
+    return exact.length ? exact : mappedMatches(c, u, withoutCrBeforeLf);
   },
   'trimmed-boundary': (c, o) => {
     const t = o.trim();
     return t === o || !t ? [] : allIndexes(c, t).map((i) => ({ start: i, end: i + t.length }));
   },
-  'unicode-normalised': (c, o) => mappedMatches(c, o, (ch) => unicodeFold(ch)),
+  'unicode-normalised': unicodeNormalised,
   'block-anchor': blockAnchor,
   'context-aware': contextAware,
 };
@@ -279,32 +168,82 @@ const FINDERS: Record<FuzzyStrategy, Finder> = {
 /** "exact, line-trimmed, … and context-aware": kept in step with FUZZY_STRATEGIES. */
 const TRIED = `${FUZZY_STRATEGIES.slice(0, -1).join(', ')} and ${FUZZY_STRATEGIES[FUZZY_STRATEGIES.length - 1]}`;
 
+function longEnoughForSimilarity(old: string): boolean {
+  const lines = old.split('\n').filter((l) => l.trim());
+  return lines.length >= SIMILARITY_MIN_LINES && old.replace(/\s+/g, '').length >= SIMILARITY_MIN_CHARS;
+}
+
 function lineOf(content: string, offset: number): number {
   let n = 1;
   for (let i = content.indexOf('\n'); i !== -1 && i < offset; i = content.indexOf('\n', i + 1)) n++;
   return n;
 }
 
+function describeMatches(content: string, matches: Range[]): string {
+  const rows = matches.slice(0, AMBIGUOUS_MATCHES_SHOWN).map((m) => {
+    const lineStart = content.lastIndexOf('\n', m.start - 1) + 1;
+    const nl = content.indexOf('\n', lineStart);
+    const text = content.slice(lineStart, nl === -1 ? content.length : nl).trim();
+    return `  L${lineOf(content, m.start)}: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`;
+  });
+  if (matches.length > AMBIGUOUS_MATCHES_SHOWN) rows.push(`  … and ${matches.length - AMBIGUOUS_MATCHES_SHOWN} more`);
+  return rows.join('\n');
+}
+
+/**
+ * A line-based match in a CRLF file ends between the CR and the LF of its last line; the CR
+ * belongs to the line ending after the span, not to the quoted text.
+ */
+function withoutLineEndCr(content: string, m: Range, old: string): Range {
+  const cr = m.end - 1 > m.start && content[m.end] === '\n' && content[m.end - 1] === '\r' && !old.endsWith('\r');
+  return cr ? { start: m.start, end: m.end - 1 } : m;
+}
+
 /** Finds `old` in `content` with the first strategy that matches, and replaces it with `replacement`. */
 export function fuzzyFindAndReplace(content: string, old: string, replacement: string, replaceAll = false): FuzzyResult {
   if (old === '') return { error: 'old_string is empty; give the exact text to replace.' };
+  if (!old.trim()) return { error: 'old_string is only whitespace, which matches blank lines anywhere; give non-blank text to replace.' };
   if (old === replacement) return { error: 'old_string and new_string are identical; nothing would change.' };
+  const similarityAllowed = longEnoughForSimilarity(old);
   for (const strategy of FUZZY_STRATEGIES) {
-    const matches = FINDERS[strategy](content, old);
+    const similar = SIMILARITY_STRATEGIES.has(strategy);
+    if (similar && !similarityAllowed) continue;
+    const matches = FINDERS[strategy](content, old).map((m) => withoutLineEndCr(content, m, old));
     if (matches.length === 0) continue;
+    if (similar && replaceAll) {
+      return {
+        error:
+          `old_string only resembles ${matches.length === 1 ? 'one block' : `${matches.length} blocks`} of the file (strategy ${strategy}); ` +
+          'replace_all applies only to text that occurs in the file. Quote the text exactly (whitespace included), or patch one place at a time.',
+      };
+    }
     if (matches.length > 1 && !replaceAll) {
       const lines = matches.map((m) => lineOf(content, m.start));
       return {
         error:
           `old_string matches ${matches.length} places (lines ${lines.join(', ')}; strategy ${strategy}). ` +
-          'Include more surrounding context to make it unique, or set replace_all to replace every one.',
+          `Include more surrounding context to make it unique, or set replace_all to replace every one.\n${describeMatches(content, matches)}`,
       };
     }
-    let newText = replacement;
-    if (strategy === 'escape-normalised' && !replacement.includes('\n')) newText = unescapeModelText(replacement);
-    let out = content;
-    for (const m of [...matches].sort((a, b) => b.start - a.start)) out = out.slice(0, m.start) + newText + out.slice(m.end);
-    return { content: out, count: matches.length, strategy };
+    const view = callerView(strategy, old, replacement);
+    if (strategy !== 'exact') {
+      const refusal = escapeDrift(content, matches, view) ?? rogueIndent(view);
+      if (refusal) return { error: refusal };
+    }
+    const eols = fileLineEndings(content);
+    const parts: string[] = [];
+    let at = 0;
+    for (const m of [...matches].sort((a, b) => a.start - b.start)) {
+      parts.push(content.slice(at, m.start), applyEdit(content, m, view, eols));
+      at = m.end;
+    }
+    parts.push(content.slice(at));
+    return { content: parts.join(''), count: matches.length, strategy };
   }
-  return { error: `old_string was not found (tried ${TRIED} matching). Read the file again and quote it exactly.` };
+  const hint = closestLines(content, old);
+  return {
+    error:
+      `old_string was not found (tried ${TRIED} matching). Read the file again and quote it exactly.` +
+      (hint ? `\nClosest lines in the file:\n${hint}` : ''),
+  };
 }

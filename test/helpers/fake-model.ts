@@ -26,13 +26,43 @@
  * answer, and in a stream as a last `choices: []` chunk only when the request asks for it with
  * `stream_options: {include_usage: true}`; a reply with `usage: false` reports none. A request after the script is exhausted gets a
  * 500 saying so. `requests` records every request body (parsed JSON), in order, including those
- * answered with errors; `model.push(...steps)` appends steps; GET /v1/models lists one model.
+ * answered with errors; `model.push(...steps)` appends steps, `model.clear()` drops the unconsumed
+ * ones; GET /v1/models lists one model.
+ *
+ * Dialects: real OpenAI-compatible servers stream tool calls in shapes OpenAI does not (see
+ * src/agent/tool-call-stream.ts for who sends what). A reply's `dialect`, or the default given
+ * as `startFakeModel(script, { dialect })`, makes the fake speak one:
+ *   { index: 'omit' }                        no `index` on tool-call deltas (Gemini, Ollama < 0.5, mistral.rs)
+ *   { index: 'zero' }                        `index: 0` for every call (Ollama parallel calls)
+ *   { name: 'every' | 'split' | 'last' }     name on every fragment (MiniMax via NIM) / split in two (Gemini) / after the arguments (SGLang)
+ *   { laterId: 'empty' | 'repeat' | 'change' } id on later fragments: "" (Qwen) / repeated (koog) / a different one (Poolside)
+ *   { argumentChunks: n }                    arguments in n pieces (1 = whole in one chunk)
+ *   { argumentsAsObject: true }              arguments as a JSON object, not a string (llama.cpp, MiniMax; plain answers too)
+ *   { resendArguments: 'cumulative' | 'final' } every piece carries the arguments so far (DeepSeek) / the whole arguments again at the end (GLM)
+ *   { toolCallsWithFinish: true }            the last tool-call delta carries finish_reason (use with `finish_reason: 'stop'`)
+ *   { contentWithToolCalls: true }           the last content piece rides in the first tool-call delta
+ *   { reasoning: {field, text} }             reasoning streamed in `reasoning_content` / `reasoning` first (DeepSeek, vLLM)
+ *   { omitType: true }                       tool calls without `type` (plain answers and deltas)
+ * Without a dialect the stream is OpenAI's: index on every delta, id and name on the first,
+ * arguments in two pieces.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type FakeToolCall = { id?: string; name: string; arguments: string | Record<string, unknown> };
-export type FakeReply = { content?: string; tool_calls?: FakeToolCall[]; delayMs?: number; finish_reason?: string; usage?: false };
+export type StreamDialect = {
+  index?: 'each' | 'omit' | 'zero';
+  laterId?: 'omit' | 'empty' | 'repeat' | 'change';
+  name?: 'once' | 'every' | 'split' | 'last';
+  argumentChunks?: number;
+  argumentsAsObject?: boolean;
+  resendArguments?: 'cumulative' | 'final';
+  toolCallsWithFinish?: boolean;
+  contentWithToolCalls?: boolean;
+  reasoning?: { field: 'reasoning_content' | 'reasoning'; text: string };
+  omitType?: boolean;
+};
+export type FakeReply = { content?: string; tool_calls?: FakeToolCall[]; delayMs?: number; finish_reason?: string; usage?: false; dialect?: StreamDialect };
 export type FakeError = { status: number; body?: unknown; headers?: Record<string, string> };
 export type FakeHang = { hang: true };
 export type ChatRequest = {
@@ -52,6 +82,8 @@ export type FakeModel = {
   /** Authorization headers received, one per request. */
   authHeaders: Array<string | undefined>;
   push(...steps: FakeStep[]): void;
+  /** Drops the steps not yet consumed (a test that failed midway leaves none for the next). */
+  clear(): void;
   close(): Promise<void>;
 };
 
@@ -80,7 +112,35 @@ function sendError(res: ServerResponse, step: FakeError): void {
   res.end(text);
 }
 
-export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel> {
+export type FakeModelOptions = { /** The dialect of every reply that names none. */ dialect?: StreamDialect };
+
+/** The fragments one tool call is streamed as, in a dialect: which carry the name, which the arguments. */
+function fragmentsOf(call: { name: string; args: string; object?: unknown }, d: StreamDialect): Array<{ name?: string; args?: unknown }> {
+  let pieces: unknown[];
+  if (d.argumentsAsObject && call.object !== undefined) pieces = [call.object];
+  else {
+    const n = Math.max(1, d.argumentChunks ?? 2);
+    const size = Math.ceil(call.args.length / n) || 1;
+    const cuts: string[] = [];
+    for (let i = 0; i < call.args.length; i += size) cuts.push(call.args.slice(i, i + size));
+    if (!cuts.length) cuts.push('');
+    pieces = d.resendArguments === 'cumulative' ? cuts.map((_, i) => cuts.slice(0, i + 1).join('')) : cuts;
+    if (d.resendArguments === 'final') pieces.push(call.args);
+  }
+  const frags: Array<{ name?: string; args?: unknown }> = pieces.map((args) => ({ args }));
+  const name = d.name ?? 'once';
+  if (name === 'once') frags[0]!.name = call.name;
+  else if (name === 'every') frags.forEach((f) => (f.name = call.name));
+  else if (name === 'split') {
+    if (frags.length < 2) frags.unshift({});
+    const half = Math.ceil(call.name.length / 2);
+    frags[0]!.name = call.name.slice(0, half);
+    frags[1]!.name = call.name.slice(half);
+  } else frags.push({ name: call.name });
+  return frags;
+}
+
+export async function startFakeModel(script: FakeStep[] = [], options: FakeModelOptions = {}): Promise<FakeModel> {
   const steps = [...script];
   const requests: ChatRequest[] = [];
   const authHeaders: Array<string | undefined> = [];
@@ -115,6 +175,7 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
       return;
     }
     const reply = step;
+    const dialect = reply.dialect ?? options.dialect ?? {};
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     const id = `chatcmpl-${++counter}`;
@@ -122,7 +183,13 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
       id: c.id ?? `call_${counter}_${i}`,
       type: 'function' as const,
       function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+      object: typeof c.arguments === 'string' ? undefined : c.arguments,
     }));
+    const wireCall = (c: (typeof calls)[number]) => ({
+      id: c.id,
+      ...(dialect.omitType ? {} : { type: c.type }),
+      function: { name: c.function.name, arguments: dialect.argumentsAsObject && c.object !== undefined ? c.object : c.function.arguments },
+    });
     const finish = reply.finish_reason ?? (calls.length ? 'tool_calls' : 'stop');
     const created = Math.floor(Date.now() / 1000);
     const prompt_tokens = Math.max(1, Math.ceil(JSON.stringify(body.messages ?? []).length / 4));
@@ -134,7 +201,7 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
         object: 'chat.completion',
         created,
         model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: reply.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) }, finish_reason: finish }],
+        choices: [{ index: 0, message: { role: 'assistant', content: reply.content ?? null, ...(calls.length ? { tool_calls: calls.map(wireCall) } : {}) }, finish_reason: finish }],
         ...(usage ? { usage } : {}),
       });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -145,21 +212,40 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
     const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) =>
       res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
     chunk({ role: 'assistant', content: '' });
-    const content = reply.content ?? '';
-    if (content) {
-      const half = Math.ceil(content.length / 2);
-      chunk({ content: content.slice(0, half) });
-      if (content.length > half) chunk({ content: content.slice(half) });
+    if (dialect.reasoning) {
+      const r = dialect.reasoning;
+      const half = Math.ceil(r.text.length / 2);
+      chunk({ content: null, [r.field]: r.text.slice(0, half) });
+      chunk({ content: null, [r.field]: r.text.slice(half) });
     }
+    const content = reply.content ?? '';
+    const contentPieces = content ? [content.slice(0, Math.ceil(content.length / 2)), content.slice(Math.ceil(content.length / 2))].filter(Boolean) : [];
+    // With contentWithToolCalls the last content piece waits for the first tool-call delta.
+    const carried = dialect.contentWithToolCalls && calls.length ? contentPieces.pop() : undefined;
+    for (const piece of contentPieces) chunk({ content: piece });
+    const deltas: Array<Record<string, unknown>> = [];
     calls.forEach((c, i) => {
-      const args = c.function.arguments;
-      const half = Math.ceil(args.length / 2);
-      chunk({ tool_calls: [{ index: i, id: c.id, type: 'function', function: { name: c.function.name, arguments: args.slice(0, half) } }] });
-      chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(half) } }] });
+      fragmentsOf({ name: c.function.name, args: c.function.arguments, object: c.object }, dialect).forEach((f, k) => {
+        const tc: Record<string, unknown> = {};
+        if (dialect.index !== 'omit') tc.index = dialect.index === 'zero' ? 0 : i;
+        const later = dialect.laterId ?? 'omit';
+        if (k === 0) tc.id = c.id;
+        else if (later === 'empty') tc.id = '';
+        else if (later === 'repeat') tc.id = c.id;
+        else if (later === 'change') tc.id = `${c.id}_${k}`;
+        if (k === 0 && !dialect.omitType) tc.type = 'function';
+        const fn: Record<string, unknown> = {};
+        if (f.name !== undefined) fn.name = f.name;
+        if (f.args !== undefined) fn.arguments = f.args;
+        tc.function = fn;
+        deltas.push({ tool_calls: [tc] });
+      });
     });
-    chunk({}, finish);
-    const options = body.stream_options as { include_usage?: boolean } | undefined;
-    if (usage && options?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
+    if (carried !== undefined && deltas[0]) deltas[0] = { content: carried, ...deltas[0] };
+    deltas.forEach((d, k) => chunk(d, dialect.toolCallsWithFinish && k === deltas.length - 1 ? finish : null));
+    if (!(dialect.toolCallsWithFinish && deltas.length)) chunk({}, finish);
+    const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
+    if (usage && streamOptions?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
   });
 
@@ -171,6 +257,9 @@ export async function startFakeModel(script: FakeStep[] = []): Promise<FakeModel
     requests,
     authHeaders,
     push: (...more) => steps.push(...more),
+    clear: () => {
+      steps.length = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of open) res.destroy();

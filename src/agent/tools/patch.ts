@@ -11,8 +11,10 @@ export const patch = defineTool({
   description:
     'Edit a file by replacing `old_string` with `new_string`. Matching is fuzzy (tolerates differences ' +
     'in indentation, trailing whitespace, quotes and escapes) but must be unambiguous: include enough ' +
-    'surrounding lines to identify one place, or set replace_all to change every match. Paths protected ' +
-    'by a repository rule are refused with the rule that protects them.',
+    'surrounding lines to identify one place, or set replace_all to change every match. Only what you ' +
+    'change between old_string and new_string is written; the rest of the matched text keeps the ' +
+    "file's characters, indentation and line endings. Paths protected by a repository rule are refused " +
+    'with the rule that protects them.',
   parameters: z.strictObject({
     path: z.string().min(1).describe('file path relative to the repository root'),
     old_string: z.string().min(1).describe('the text to find (copy it from read_file output)'),

@@ -1,6 +1,6 @@
 /**
  * The memory stores over the API. A refused write (empty, threat, budget, no/ambiguous
- * match, hand-edited file) is a 409 `memory-refused` whose message is the reason and whose
+ * match, hand-edited file, emptying a store without allow_empty) is a 409 `memory-refused` whose message is the reason and whose
  * details carry the store as it is, so the caller can consolidate and retry.
  */
 import { z } from 'zod';
@@ -23,8 +23,11 @@ const Operation = z.strictObject({
   old_text: z.string().optional(),
 });
 
-const SingleBody = Operation.extend({ target: Target.default('memory') });
-const BatchBody = z.strictObject({ target: Target.default('memory'), operations: z.array(Operation).min(1) });
+/** Emptying a non-empty store (removing its last entry, or a batch removing all) is refused unless this is true. */
+const AllowEmpty = z.boolean().default(false);
+
+const SingleBody = Operation.extend({ target: Target.default('memory'), allow_empty: AllowEmpty });
+const BatchBody = z.strictObject({ target: Target.default('memory'), operations: z.array(Operation).min(1), allow_empty: AllowEmpty });
 
 export type MemoryWriteBody = z.infer<typeof SingleBody> | z.infer<typeof BatchBody>;
 
@@ -65,14 +68,15 @@ export const memoryRoutes: Route[] = [
     handler: ({ daemon, body }) => {
       const req = parseWriteBody(body);
       const store = memoryOf(daemon);
-      if ('operations' in req) return answer(store.apply(req.target, req.operations));
+      const opts = { allowEmpty: req.allow_empty };
+      if ('operations' in req) return answer(store.apply(req.target, req.operations, opts));
       switch (req.action) {
         case 'add':
           return answer(store.add(req.target, req.content ?? ''));
         case 'replace':
           return answer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
         case 'remove':
-          return answer(store.remove(req.target, req.old_text ?? ''));
+          return answer(store.remove(req.target, req.old_text ?? '', opts));
       }
     },
   },

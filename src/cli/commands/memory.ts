@@ -1,5 +1,5 @@
 /**
- * `hermesd memory list|add|replace|remove [--target memory|user]`: a client of /v1/memory.
+ * `hermesd memory list|add|replace|remove [--target memory|user] [--allow-empty]`: a client of /v1/memory.
  * A refused write exits 1 with the reason on stderr (and, in human form, the entries or
  * matches the reason refers to).
  */
@@ -93,5 +93,10 @@ export function register(program: Command): void {
     .description('remove the one entry containing <old_text>')
     .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins)')
     .addOption(targetOption())
-    .action(action(async (oldText: string, _opts: unknown, cmd: Command) => write(cmd, { action: 'remove', old_text: oldText })));
+    .option('--allow-empty', 'allow removing the last entry, leaving the store empty')
+    .action(
+      action(async (oldText: string, opts: { allowEmpty?: boolean }, cmd: Command) =>
+        write(cmd, { action: 'remove', old_text: oldText, ...(opts.allowEmpty ? { allow_empty: true } : {}) }),
+      ),
+    );
 }
