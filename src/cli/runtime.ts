@@ -38,8 +38,9 @@ export function repo(): RepoPaths {
 export async function daemon(): Promise<DaemonClient> {
   const paths = repo();
   noticePendingBackups(paths);
-  await ensureDaemon(paths);
-  return new DaemonClient(paths.socket);
+  const { status } = await ensureDaemon(paths);
+  // The socket the daemon answered on: recorded in the repository, whatever this environment computes.
+  return new DaemonClient(String(status.socket));
 }
 
 /** Tells the user, once per command, that an interrupted hook left a backup of their work (hooks). */
