@@ -142,6 +142,14 @@ if [ "${HERMESD_SKIP:-}" = 1 ]; then
   exit $?
 fi
 
+# The pre-commit framework runs this stub as pre-commit.legacy before its own hooks; when its
+# config runs hermesd too (hermesd init put it there), that entry judges, once, at the end.
+if [ "${PRE_COMMIT_RUNNING_LEGACY:-}" = 1 ] && [ "$hermesd_hook" = pre-commit ] && [ -f .pre-commit-config.yaml ]; then
+  while IFS= read -r hermesd_l; do
+    case $hermesd_l in *'/hermesd/hook"'*) hermesd_after "$@"; exit $? ;; esac
+  done < .pre-commit-config.yaml
+fi
+
 # The git command this hook runs in (src/hooks/attempt.ts): the nearest `git` above us, as
 # "<pid>:<start time in clock ticks>", read from /proc with builtins. Empty without /proc.
 hermesd_att=

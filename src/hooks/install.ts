@@ -592,6 +592,25 @@ export function uninstallHooks(repo: Repo): UninstallReport {
   };
 
   if (state) {
+    // A manager installed over one of our stubs keeps it beside its own hook (the pre-commit
+    // framework as <hook>.legacy, which it runs; lefthook as <hook>.old): the user's own hook,
+    // if we had moved one aside, goes there instead, else our stub just goes.
+    for (const change of state.files) {
+      const abs = absPath(repo.root, change.path);
+      for (const side of [`${abs}.legacy`, `${abs}.old`]) {
+        const text = readText(side);
+        if (text === undefined || !isGitStub(text)) continue;
+        const moved = state.moved.find((m) => m.from === abs);
+        if (moved && existsSync(moved.to)) {
+          renameSync(moved.to, side);
+          state.moved = state.moved.filter((m) => m !== moved);
+          report.restoredFiles.push(relOrAbs(repo.root, side));
+        } else {
+          rmSync(side);
+          report.removedFiles.push(relOrAbs(repo.root, side));
+        }
+      }
+    }
     for (const change of [...state.files].reverse()) tally(change.path, undoChange(repo.root, change, stripOurs));
     for (const m of [...state.moved].reverse()) {
       // Put a moved hook back where it was, unless something new sits there now.
