@@ -83,6 +83,26 @@ export class Changes {
     return true;
   }
 
+  /** Records `path` as it is before another program (a hook manager's installer) writes it; `settle` then notes what it wrote. */
+  track(path: string): { settle: () => void } {
+    const abs = absPath(this.root, path);
+    const key = isAbsolute(path) ? relKey(this.root, abs) : path;
+    const known = this.list.find((x) => x.path === key);
+    const c = known ?? this.record(abs, key);
+    return {
+      settle: () => {
+        try {
+          c.after = sha256(readFileSync(abs));
+        } catch {
+          c.after = '';
+        }
+        // Nothing changed after all: nothing to give back.
+        if (!known && c.before !== null && sha256(Buffer.from(c.before, 'base64')) === c.after) this.list.splice(this.list.indexOf(c), 1);
+        if (!known && c.before === null && c.after === '') this.list.splice(this.list.indexOf(c), 1);
+      },
+    };
+  }
+
   /** Removes `path` (recording its bytes) when it exists. */
   remove(path: string): void {
     const abs = absPath(this.root, path);

@@ -349,6 +349,12 @@ function runHuskyInstaller(repo: Repo, huskyDir: string): void {
   if (message) throw new ConfigError(`husky could not install the hooks in ${repo.root}: ${message}${message.includes('HUSKY=0') ? ' (unset HUSKY to let hermesd init install them)' : ''}`);
 }
 
+/** lefthook's executable as its own hook script finds it: $LEFTHOOK_BIN, node_modules, PATH. */
+function lefthookBinary(root: string): string | undefined {
+  const candidates = [process.env.LEFTHOOK_BIN, join(root, 'node_modules', '.bin', 'lefthook'), ...(process.env.PATH ?? '').split(':').filter(Boolean).map((d) => join(d, 'lefthook'))];
+  return candidates.find((p): p is string => !!p && isExecutableFile(p));
+}
+
 /** `<cmd> --version`, or undefined when it is not installed. */
 function versionOf(cmd: string): string | undefined {
   const r = spawnSync(cmd, ['--version'], { encoding: 'utf8', timeout: 10_000 });
@@ -502,6 +508,19 @@ function installLefthook(c: Ctx): void {
   const installed = hookOwner(hooksDir, 'pre-commit') === 'lefthook';
   if (!installed) {
     c.notes.push("lefthook's hooks are not installed in this clone; until `lefthook install` runs, hermesd's own stub in .git/hooks judges commits (lefthook then takes over and runs hermesd from " + found.file + ')');
+  } else {
+    // lefthook writes a git hook per config section, but syncs only when its config looks changed
+    // to the second: install the new prepare-commit-msg now, as `lefthook install` would.
+    const bin = lefthookBinary(repo.root);
+    const hook = join(hooksDir, 'prepare-commit-msg');
+    if (bin && hookOwner(hooksDir, 'prepare-commit-msg') !== 'lefthook') {
+      const tracked = c.changes.track(hook);
+      const r = spawnSync(bin, ['install'], { cwd: repo.root, encoding: 'utf8', timeout: 60_000 });
+      tracked.settle();
+      if (r.status !== 0) c.notes.push(`\`lefthook install\` failed (${(r.stderr || r.stdout).trim().split('\n').pop()}); run it yourself so lefthook runs hermesd's re-check in prepare-commit-msg`);
+    } else if (!bin && hookOwner(hooksDir, 'prepare-commit-msg') !== 'lefthook') {
+      c.notes.push("run `lefthook install` once, so lefthook installs the prepare-commit-msg hook hermesd's re-check runs in (lefthook also does it by itself at the next commit after its config changed)");
+    }
   }
   installGit(c, { onlyHooks: INSTALLED_HOOKS.filter((h) => !viaLefthook.includes(h) || (h === 'pre-commit' && !installed)) });
 }
