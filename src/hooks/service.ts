@@ -19,6 +19,7 @@ import { BackupGone, backupsDir, keptBackupDir, pendingBackups, pendingNotice, r
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from './evidence.js';
 import { attemptStart, isAttemptId, processStart } from './attempt.js';
 import { gitTry, indexTreeOf } from './git.js';
+import { hookHealth, type HookHealth } from './health.js';
 import { HERMESD_HOOKS, type HookName } from './names.js';
 import { writeHookSettings } from './settings.js';
 import type { HermesConfig } from '../config/schema.js';
@@ -321,6 +322,9 @@ export class HookService {
   }
 }
 
+/** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
+const HEALTH_TTL_MS = 2_000;
+
 export function hooksOf(ctx: DaemonContext): HookService {
   return ctx.service('hooks', () => {
     const service = new HookService(ctx);
@@ -334,7 +338,18 @@ export function hooksOf(ctx: DaemonContext): HookService {
     });
     // Aborted hooks put the user's work back on their way out; the daemon waits for that.
     ctx.onClose(() => Promise.allSettled([...service.inflight]));
-    ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id) }));
+    // Whether git still runs hermesd (a manager reinstalled over it, core.hooksPath unset…): read at most every few seconds.
+    let health: { at: number; value: HookHealth } | undefined;
+    const healthNow = () => {
+      if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
+      return health.value;
+    };
+    ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
+    ctx.warningSources.push(() => {
+      const h = healthNow();
+      const pending = pendingBackups(ctx.paths.gitDir);
+      return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
+    });
     return service;
   });
 }
