@@ -145,6 +145,9 @@ export class HookService {
       }
       case 'post-checkout': {
         const at = await this.placeOf(req);
+        // A checkout of files (`git checkout -- file`, `git restore`) does not move HEAD: a run of
+        // them at one commit is one session, not one each.
+        if (req.args[2] === '0') return this.later(hook, () => postCheckoutEvidence(root, req.args, at), { group: `files@${at.head}` });
         return this.later(hook, () => postCheckoutEvidence(root, req.args, at));
       }
       case 'post-rewrite': {
@@ -221,10 +224,12 @@ export class HookService {
    * Evidence is written after git has its answer: a post-* hook costs git one round trip,
    * not the SessionDB write. Writes are queued, so they land in the order git ran them.
    */
-  private later(hook: string, evidence: () => Promise<Evidence>): HookResult {
+  private later(hook: string, evidence: () => Promise<Evidence>, opts: { group?: string } = {}): HookResult {
     const job = this.evidenceQueue.then(async () => {
       try {
-        this.record(hook, await evidence());
+        const e = await evidence();
+        if (opts.group) this.recordGrouped(hook, opts.group, e);
+        else this.record(hook, e);
       } catch (err) {
         this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
       }
@@ -255,6 +260,28 @@ export class HookService {
   private indexFileOf(req: HookRequest): string {
     if (!req.indexFile) return join(this.ctx.paths.gitDir, 'index');
     return isAbsolute(req.indexFile) ? req.indexFile : resolve(this.ctx.root, req.indexFile);
+  }
+
+  /** The open group of evidence (file checkouts at one commit): its session, when it last grew, how many. */
+  private group: { key: string; sessionId: string; at: number; count: number } | undefined;
+
+  /** Evidence that joins the session of the same kind made within EVIDENCE_GROUP_MS, instead of a session each. */
+  private recordGrouped(hook: string, key: string, evidence: Evidence): void {
+    const g = this.group;
+    if (g && g.key === key && Date.now() - g.at < EVIDENCE_GROUP_MS) {
+      try {
+        const db = sessionsOf(this.ctx);
+        g.count++;
+        g.at = Date.now();
+        db.appendMessage(g.sessionId, { role: 'user', content: `${evidence.text} (${g.count} in a row)` });
+        db.updateSession(g.sessionId, { title: `${hook}: ${evidence.title} (${g.count}×)`.slice(0, 200) });
+        return;
+      } catch (err) {
+        this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
+      }
+    }
+    const sessionId = this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
+    this.group = sessionId ? { key, sessionId, at: Date.now(), count: 1 } : undefined;
   }
 
   private record(hook: string, evidence: Evidence): HookResult {
@@ -321,6 +348,9 @@ export class HookService {
     }
   }
 }
+
+/** File checkouts at one commit within this long of each other share one session (an agent restoring files one by one). */
+const EVIDENCE_GROUP_MS = 10 * 60 * 1000;
 
 /** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
 const HEALTH_TTL_MS = 2_000;
