@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitIn, gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { REPO_ROOT, commitIn, gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 import { hasPreCommitFramework, sh, toolEnv } from './helpers/hook-managers.js';
 
 const FRAMEWORK_CONFIG = `# The project's own hooks
@@ -148,6 +148,14 @@ describe('the pre-commit framework and hermesd, installed in either order', () =
     await commitsAreJudged();
     await uninstallAfterCommit();
   }, 120_000);
+
+  it('the .pre-commit-hooks.yaml this package ships is valid for the framework and runs what init writes', async () => {
+    const shipped = join(REPO_ROOT, '.pre-commit-hooks.yaml');
+    expect(sh('pre-commit', ['validate-manifest', shipped], repo, t.env)).toBe('');
+    await hermesdInit();
+    const entryOf = (text: string) => [...text.matchAll(/entry: ('(?:[^']|'')*')/g)].at(-1)![1];
+    expect(entryOf(readFileSync(shipped, 'utf8'))).toBe(entryOf(readFileSync(join(repo, '.pre-commit-config.yaml'), 'utf8')));
+  }, 60_000);
 
   it('a repository without the framework or any manager gets no .husky/ and no pre-commit config', async () => {
     const plain = t.repo({ 'main.py': 'print(1)\n' });
