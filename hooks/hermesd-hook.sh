@@ -178,14 +178,19 @@ hermesd_attempt
 # re-check at the end of a hook chain); the record that counts is in the daemon's memory.
 hermesd_flag=$hermesd_rt/precommit-attempt
 hermesd_judged=
-if [ -n "$hermesd_att" ] && [ -f "$hermesd_flag" ]; then
-  read -r hermesd_l < "$hermesd_flag" 2>/dev/null && [ "$hermesd_l" = "$hermesd_att" ] && hermesd_judged=1
-fi
+case $hermesd_hook in
+  post-commit|pre-commit-final)
+    if [ -n "$hermesd_att" ] && [ -f "$hermesd_flag" ]; then
+      read -r hermesd_l < "$hermesd_flag" 2>/dev/null && [ "$hermesd_l" = "$hermesd_att" ] && hermesd_judged=1
+    fi
+    ;;
+esac
 
 hermesd_fast() {
   command -v curl >/dev/null 2>&1 || { hermesd_why=no-curl; return 100; }
   [ -n "$hermesd_gd" ] || { hermesd_why=no-git-dir; return 100; }
-  # The live daemon's socket, from daemon.json ("socket": "<path>", on a line of its own).
+  # The live daemon's socket, from daemon.json ("socket": "<path>", on a line of its own; the
+  # daemon writes it first, so one or two lines are read).
   hermesd_sock=
   if [ -f "$hermesd_rt/daemon.json" ]; then
     while IFS= read -r hermesd_l; do
@@ -193,6 +198,7 @@ hermesd_fast() {
         *'"socket": "'*)
           hermesd_sock=${hermesd_l#*'"socket": "'}
           hermesd_sock=${hermesd_sock%\"*}
+          break
           ;;
       esac
     done < "$hermesd_rt/daemon.json"

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitIn, commitIn, makeEnv, type TestEnv } from './helpers/env.js';
@@ -113,6 +113,33 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     expect(hooksPath(repo2)).toBe('githooks');
     expect(existsSync(join(repo2, '.git', 'hermesd', 'hooks'))).toBe(false);
   });
+
+  it('one install in .git/hooks serves a linked worktree too: its commits are judged by its own daemon, and the last uninstall removes the runner', async () => {
+    const repo = t.repo({ 'a.txt': 'a\n', '.hermes/config.yaml': 'rules:\n  - id: no-todo\n    message: No TODO markers.\n    forbid: "TODO"\n' });
+    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    const linked = join(repo, '..', 'linked');
+    gitIn(t, repo, 'worktree', 'add', '-q', '-b', 'side', linked);
+    writeFileSync(join(linked, 'b.txt'), 'TODO later\n');
+    gitIn(t, linked, 'add', 'b.txt');
+    const refused = commitIn(t, linked, ['-qm', 'todo']);
+    expect(refused.code, refused.out).toBe(1);
+    expect(refused.out).toContain('b.txt:1');
+    // The linked worktree's own daemon judged it (its runtime dir is in .git/worktrees/linked/hermesd).
+    const linkedStatus = await t.cli(['status', '--json'], { cwd: linked });
+    const mainStatus = await t.cli(['status', '--json'], { cwd: repo });
+    expect(linkedStatus.json().root).toBe(realpathSync(linked));
+    expect(linkedStatus.json().pid).not.toBe(mainStatus.code === 0 ? mainStatus.json().pid : -1);
+
+    // Installed in the linked worktree too; uninstalling there keeps the runner the main one still uses.
+    expect((await t.cli(['init'], { cwd: linked })).code).toBe(0);
+    expect((await t.cli(['init', '--uninstall'], { cwd: linked })).code).toBe(0);
+    expect(existsSync(join(repo, '.git', 'hermesd', 'hook'))).toBe(true);
+    expect(commitIn(t, linked, ['-qm', 'todo']).code).toBe(1);
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    expect(existsSync(join(repo, '.git', 'hermesd', 'hook'))).toBe(false);
+    expect(commitIn(t, linked, ['-qm', 'todo']).code).toBe(0);
+    await t.cli(['stop'], { cwd: linked });
+  }, 60_000);
 
   it('hooks find the hermesd that installed them without node on PATH, and HERMESD_SKIP=1 makes them do nothing', async () => {
     const repo = t.repo();

@@ -108,7 +108,8 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   chmodSync(paths.socket, 0o600);
   const socketIno = statSync(paths.socket).ino;
 
-  const info: DaemonInfo = { pid: process.pid, version: VERSION, root: paths.root, socket: paths.socket, startedAt: ctx.startedAt.toISOString() };
+  // The socket first: the sh hooks read it with builtins, line by line, and stop there.
+  const info: DaemonInfo = { socket: paths.socket, pid: process.pid, version: VERSION, root: paths.root, startedAt: ctx.startedAt.toISOString() };
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   void allRoutes.then(async () => {

@@ -212,7 +212,9 @@ function gitStub(hook: string, runner: string, chainDir: string): string {
     '#!/bin/sh',
     `${GIT_STUB_MARK} (written by \`hermesd init\`; \`hermesd init --uninstall\` puts back what was here)`,
     `hermesd_stub=git hermesd_hook_name=${hook} hermesd_prev_dir=${shQuote(chainDir)}`,
-    `if [ -f ${shQuote(runner)} ]; then . ${shQuote(runner)}; elif [ -x "$hermesd_prev_dir/${hook}" ]; then exec "$hermesd_prev_dir/${hook}" "$@"; fi`,
+    `if [ -f ${shQuote(runner)} ]; then . ${shQuote(runner)}; exit $?; fi`,
+    `echo "hermesd: its hook runner ${runner.replace(/["$`\\]/g, '')} is gone, so this hook judged nothing; run hermesd init (or hermesd init --uninstall)" >&2`,
+    `if [ -x "$hermesd_prev_dir/${hook}" ]; then exec "$hermesd_prev_dir/${hook}" "$@"; fi`,
     '',
   ].join('\n');
 }
@@ -593,6 +595,17 @@ function isCommitted(repo: Repo, rel: string, same = false): boolean {
   return blob === now;
 }
 
+/** Whether another worktree of this clone has hermesd installed (and uses the shared runner). */
+function otherInstalls(repo: Repo): boolean {
+  const candidates = [join(repo.commonDir, 'hermesd', 'install.json')];
+  try {
+    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(join(repo.commonDir, 'worktrees', w, 'hermesd', 'install.json'));
+  } catch {
+    // no linked worktrees
+  }
+  return candidates.some((f) => f !== statePath(repo) && existsSync(f));
+}
+
 function relOrAbs(root: string, abs: string): string {
   const r = relative(root, abs);
   return r && !r.startsWith('..') && !isAbsolute(r) ? r : abs;
@@ -668,7 +681,8 @@ export function uninstallHooks(repo: Repo): UninstallReport {
     else git(['config', '--local', 'core.hooksPath', state.previousHooksPath], { cwd: repo.root });
     report.hooksPath = state.previousHooksPath;
   }
-  if (state && state.manager !== 'husky') {
+  if (state && state.manager !== 'husky' && !otherInstalls(repo)) {
+    // The runner is shared by the worktrees of this clone: the last one to uninstall removes it.
     rmSync(state.runner, { force: true });
     for (const dir of [join(repo.commonDir, 'hermesd', 'chained'), join(repo.commonDir, 'hermesd', 'hooks')]) {
       if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
