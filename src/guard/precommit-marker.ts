@@ -83,11 +83,6 @@ export function precommitPassed(gitDir: string, tree: string, opts: { sinceMs?: 
   return ledgerOf(gitDir, now).trees.some((p) => p.tree === tree && p.at >= since - 1000);
 }
 
-/** Forgets every record of `gitDir` (tests; a daemon's records die with it anyway). */
-export function forgetPrecommitRecords(gitDir: string): void {
-  ledgers.delete(gitDir);
-}
-
 /**
  * Records the tree of the index `indexFile` (the hook's GIT_INDEX_FILE) as passed, asking
  * git for it (`git write-tree`).

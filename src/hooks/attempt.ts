@@ -53,13 +53,6 @@ export function isAttemptId(id: unknown): id is string {
   return typeof id === 'string' && ATTEMPT_RE.test(id);
 }
 
-/** Whether the attempt's git process still runs (same pid, same start time). */
-export function attemptRunning(id: string): boolean {
-  const m = ATTEMPT_RE.exec(id);
-  if (!m) return false;
-  return procStat(Number(m[1]))?.start === Number(m[2]);
-}
-
 /** The attempt's start, in clock ticks since boot; comparable with `processStart()`. */
 export function attemptStart(id: string): number | undefined {
   const m = ATTEMPT_RE.exec(id);

@@ -102,15 +102,6 @@ export class Changes {
       },
     };
   }
-
-  /** Removes `path` (recording its bytes) when it exists. */
-  remove(path: string): void {
-    const abs = absPath(this.root, path);
-    if (!existsSync(abs)) return;
-    const c = this.record(abs, isAbsolute(path) ? relKey(this.root, abs) : path);
-    rmSync(abs, { force: true });
-    c.after = '';
-  }
 }
 
 /** Paths inside the work tree are kept relative (the work tree may move); others absolute. */

@@ -82,10 +82,6 @@ export function withoutConfigEntry(text: string): string | undefined {
   return found ? out : undefined;
 }
 
-export function hasConfigEntry(text: string): boolean {
-  return text.includes(CONFIG_BEGIN);
-}
-
 // --- the pre-commit framework -------------------------------------------------------------
 
 /** Stage names changed in pre-commit 3.2 (`commit` became `pre-commit`); 3.0 refuses the new ones. */
