@@ -4,14 +4,14 @@
  * with the pre-commit framework, with husky + lint-staged and with lefthook — each running
  * the same check: no staged added line may match AKIA[0-9A-Z]{16}. Peers that are not
  * installed are skipped and said so (pre-commit: `apt-get install -y pre-commit`;
- * lint-staged, husky and lefthook are installed with npm into a temp dir at bench time).
+ * lint-staged, husky and lefthook come from this package's devDependencies).
  * Each row is measured with NODE_EXTRA_CA_CERTS as the environment has it, and without it.
  * Peers take turns commit by commit (round-robin), so a load change on the shared machine
  * hits every row alike; a short pause after each commit lets background work (hermesd's
  * post-commit evidence) finish before the next peer's commit is timed.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,13 +41,10 @@ export const bench: Bench = {
     for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
     const skipped: string[] = [];
 
-    // npm peers, installed once into a temp dir (never into the project).
-    const peersDir = join(base, 'peers');
-    mkdirSync(peersDir);
-    writeFileSync(join(peersDir, 'package.json'), '{"name":"peers","private":true}\n');
-    const npm = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', 'lint-staged@17', 'husky@9', 'lefthook@2'], { cwd: peersDir, env, encoding: 'utf8', timeout: 300_000 });
-    const npmOk = npm.status === 0;
-    if (!npmOk) skipped.push(`husky + lint-staged and lefthook: npm install failed (${(npm.stderr || npm.error?.message || '').trim().split('\n').pop()})`);
+    // npm peers: this package's devDependencies (nothing downloaded at bench time).
+    const peersDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    const npmOk = ['lint-staged', 'lefthook', 'husky'].every((p) => existsSync(join(peersDir, 'node_modules', p, 'package.json')));
+    if (!npmOk) skipped.push('husky + lint-staged and lefthook: not in node_modules (npm ci installs them)');
     const bin = (name: string) => join(peersDir, 'node_modules', '.bin', name);
     const havePreCommit = spawnSync('pre-commit', ['--version']).status === 0;
     if (!havePreCommit) skipped.push('pre-commit framework: not installed (apt-get install -y pre-commit)');
@@ -55,6 +52,7 @@ export const bench: Bench = {
     const peers: Peer[] = [
       { name: 'no hook (baseline)', setup: () => undefined },
       {
+        // A repository with no hook manager: hermesd's stubs in .git/hooks.
         name: 'hermesd (rules only, warm daemon)',
         setup: (repo) => {
           sh(process.execPath, [CLI, 'init'], repo, env);
@@ -67,7 +65,7 @@ export const bench: Bench = {
         // every hook through husky's runner `h`, which forks dirname/basename and starts sh twice more.
         name: "hermesd, all hooks via husky's runner",
         setup: (repo) => {
-          sh(process.execPath, [CLI, 'init'], repo, env);
+          sh(process.execPath, [CLI, 'init', '--manager', 'husky'], repo, env);
           writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
           const internal = join(repo, '.husky', '_');
           for (const h of readdirSync(internal)) if (!['h', 'hermesd', 'husky.sh', '.gitignore'].includes(h)) writeFileSync(join(internal, h), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"');
@@ -80,10 +78,24 @@ export const bench: Bench = {
         setup: (repo) => {
           sh(process.execPath, [CLI, 'init'], repo, env);
           writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
-          for (const h of ['post-commit', 'post-merge', 'post-checkout', 'post-rewrite']) rmSync(join(repo, '.husky', '_', h), { force: true });
+          for (const h of ['post-commit', 'post-merge', 'post-checkout', 'post-rewrite']) rmSync(join(repo, '.git', 'hooks', h), { force: true });
           sh(process.execPath, [CLI, 'start'], repo, env);
         },
       },
+      ...(process.env.HERMESD_BENCH_BASELINE_CLI
+        ? [
+            {
+              // Another build of hermesd (HERMESD_BENCH_BASELINE_CLI=<checkout>/dist/src/cli/main.js): a before/after in the same run.
+              name: 'hermesd baseline build (rules only, warm daemon)',
+              setup: (repo: string) => {
+                const other = process.env.HERMESD_BENCH_BASELINE_CLI!;
+                sh(process.execPath, [other, 'init'], repo, env);
+                writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
+                sh(process.execPath, [other, 'start'], repo, env);
+              },
+            },
+          ]
+        : []),
       {
         name: 'plain sh grep hook',
         setup: (repo) => {
@@ -177,12 +189,13 @@ export const bench: Bench = {
     }
     for (const { peer, repo } of ready) {
       if (peer.name.startsWith('hermesd')) {
+        const cli = peer.name.startsWith('hermesd baseline') ? process.env.HERMESD_BENCH_BASELINE_CLI! : CLI;
         // The refusal path works too: a forbidden line is stopped.
         writeFileSync(join(repo, 'leak.txt'), 'key AKIAABCDEFGHIJKLMNOP\n');
         sh('git', ['add', 'leak.txt'], repo, env);
         const refused = spawnSync('git', ['commit', '-qm', 'leak'], { cwd: repo, env, encoding: 'utf8' });
         if (refused.status === 0) skipped.push(`${peer.name}: a forbidden line was NOT refused (bench sanity check failed)`);
-        spawnSync(process.execPath, [CLI, 'stop'], { cwd: repo, env });
+        spawnSync(process.execPath, [cli, 'stop'], { cwd: repo, env });
       }
     }
 

@@ -1,33 +1,59 @@
-# hermesd git hook runner (POSIX sh). `hermesd init` writes this file, after a header of
-# baked settings (HERMESD_NODE, HERMESD_CLI, HERMESD_ROOT, HERMESD_ROOT_HASH, HERMESD_GIT_DIR,
-# HERMESD_COMMON_DIR, HERMESD_PREV_HOOKS, HERMESD_UID, HERMESD_TIMEOUT_MS), to <husky-dir>/_/hermesd.
-# It runs two ways:
-#  - direct (the husky layout hermesd created): git runs <husky-dir>/_/<hook>, which sets
-#    hermesd_direct=1 and sources this file. It does what husky's runner `h` does (HUSKY=0,
-#    HUSKY=2, ~/.config/husky/init.sh, <husky-dir>/<hook> with `sh -e`) without its forks:
-#    hermesd's part when <husky-dir>/<hook> holds our block, then your commands in it.
-#  - from our block in <husky-dir>/<hook> (a project's own husky setup): hermesd <hook> [args...]
+# hermesd git hook runner (POSIX sh). `hermesd init` writes this file after a header of baked
+# settings (HERMESD_NODE, HERMESD_CLI, HERMESD_PREV_HOOKS, HERMESD_TIMEOUT_MS). It runs three ways:
+#  - hermesd_stub=husky (a husky layout hermesd created): git runs <husky-dir>/_/<hook>, which
+#    sources this file. It does what husky's runner `h` does (HUSKY=0, HUSKY=2,
+#    ~/.config/husky/init.sh, <husky-dir>/<hook> with `sh -e`) without its forks: hermesd's part
+#    when <husky-dir>/<hook> holds our block, then your commands in it.
+#  - hermesd_stub=git (no hook manager): git runs <hooks-dir>/<hook>, a stub of hermesd's that
+#    sources this file; the hook that was there before (kept in HERMESD_PREV_HOOKS) runs after.
+#  - as a command, `hermesd [--file <hook-file>] <hook> [args...]`: from our block in a husky hook
+#    file (--file: the rest of that file runs after hermesd's part, from here), or from a hook
+#    manager's config (.pre-commit-config.yaml, lefthook.yml), which runs the other hooks itself.
+#
+# Nothing about the work tree is baked in: git runs hooks at the root of the work tree, and the
+# git dir ($GIT_DIR, or .git: a directory, or a file naming it in a linked worktree) says where
+# the daemon is: <git-dir>/hermesd/daemon.json records its socket, whatever HERMESD_SOCKET_DIR or
+# XDG_RUNTIME_DIR this shell has. No daemon recorded: the Node fallback starts one.
 #
 # Fast path: a warm daemon answers over its Unix socket through one curl (no Node start).
-# Fallback: `node <cli> hook <name>`, which starts a daemon that is down and applies
-# hooks.onUnavailable when none answers in time. A daemon that does not answer within
-# HERMESD_TIMEOUT_MS (hung, SIGSTOPped) never holds the commit longer than about that.
-# Every fork costs milliseconds on a busy machine: the common path uses sh builtins only,
-# plus curl (no $(…), no pipes, no sha256sum: the socket's hash is baked in).
+# Fallback: `node <cli> hook <name>`, which starts a daemon that is down, applies
+# hooks.onUnavailable when none answers in time, and restores your work itself when the daemon
+# dies in the middle of a hook. A daemon that does not answer within HERMESD_TIMEOUT_MS (hung,
+# SIGSTOPped) never holds the commit longer than about that.
+# Every fork costs milliseconds on a busy machine: the common path uses sh builtins only, plus
+# curl (no $(…), no pipes, no sha256sum).
 
+hermesd_file=
 hermesd_own=
-if [ -n "${hermesd_direct:-}" ]; then
-  hermesd_hook=${0##*/}
-  [ "${HUSKY:-}" = 2 ] && set -x
-  hermesd_dir=${0%/*}
-  hermesd_user=${hermesd_dir%/*}/$hermesd_hook
-  # As husky: no <husky-dir>/<hook>, no hook.
-  [ -f "$hermesd_user" ] || exit 0
-  hermesd_l=${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh
-  [ -f "$hermesd_l" ] && . "$hermesd_l"
-  [ "${HUSKY-}" = 0 ] && exit 0
-  # What <husky-dir>/<hook> holds: our block (hermesd runs), commands of yours (run after it).
-  hermesd_block=
+hermesd_block=
+case ${hermesd_stub:-} in
+  husky)
+    hermesd_hook=${0##*/}
+    [ "${HUSKY:-}" = 2 ] && set -x
+    hermesd_dir=${0%/*}
+    hermesd_file=${hermesd_dir%/*}/$hermesd_hook
+    # As husky: no <husky-dir>/<hook>, no hook.
+    [ -f "$hermesd_file" ] || exit 0
+    hermesd_l=${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh
+    [ -f "$hermesd_l" ] && . "$hermesd_l"
+    [ "${HUSKY-}" = 0 ] && exit 0
+    ;;
+  git)
+    # The stub names its hook: the pre-commit framework runs it as pre-commit.legacy.
+    hermesd_hook=${hermesd_hook_name:-${0##*/}}
+    ;;
+  *)
+    if [ "${1:-}" = --file ]; then
+      hermesd_file=$2
+      shift 2
+    fi
+    hermesd_hook=${1:-}
+    shift
+    ;;
+esac
+
+if [ -n "$hermesd_file" ]; then
+  # What the hook file holds: our block (hermesd runs), commands of yours (run after it).
   hermesd_in=
   while read -r hermesd_l || [ -n "$hermesd_l" ]; do
     case $hermesd_l in
@@ -36,24 +62,33 @@ if [ -n "${hermesd_direct:-}" ]; then
       ''|'#'*) ;;
       *) [ -n "$hermesd_in" ] || hermesd_own=1 ;;
     esac
-  done < "$hermesd_user"
+  done < "$hermesd_file"
   if [ -z "$hermesd_block" ]; then
     # You took hermesd out of this hook: husky's behaviour, nothing of ours.
     [ -n "$hermesd_own" ] || exit 0
-    PATH="node_modules/.bin:$PATH" sh -e "$hermesd_user" "$@"
+    PATH="node_modules/.bin:$PATH" sh -e "$hermesd_file" "$@"
     hermesd_rc=$?
     [ "$hermesd_rc" = 0 ] || echo "husky - $hermesd_hook script failed (code $hermesd_rc)"
     exit "$hermesd_rc"
   fi
-else
-  hermesd_hook=$1
-  shift
 fi
+
+# The git dir, read with builtins (git runs hooks at the root of the work tree).
+hermesd_gd=${GIT_DIR:-}
+if [ -z "$hermesd_gd" ]; then
+  if [ -d .git ]; then
+    hermesd_gd=.git
+  elif [ -f .git ]; then
+    read -r hermesd_l < .git
+    hermesd_gd=${hermesd_l#gitdir: }
+  fi
+fi
+case $hermesd_gd in '' | /*) ;; *) hermesd_gd=$PWD/$hermesd_gd ;; esac
+hermesd_rt=$hermesd_gd/hermesd
 
 # Settings the daemon refreshes from .hermes/config.yaml (hooks.timeoutMs, whether the
 # pre-commit may run long), newer than the baked ones.
-hermesd_settings=$HERMESD_GIT_DIR/hermesd/hook-settings
-[ -f "$hermesd_settings" ] && . "$hermesd_settings"
+[ -n "$hermesd_gd" ] && [ -f "$hermesd_rt/hook-settings" ] && . "$hermesd_rt/hook-settings"
 
 # post-rewrite reads stdin; keep it for hermesd and the chained hook alike.
 hermesd_has_stdin=
@@ -63,9 +98,11 @@ if [ "$hermesd_hook" = post-rewrite ]; then
   hermesd_has_stdin=1
 fi
 
-# The hook this repository ran before `hermesd init` (core.hooksPath or .git/hooks): keep it running.
+# The hook that ran before hermesd (.git/hooks, a previous core.hooksPath): keep it running.
+hermesd_chained=
 hermesd_prev() {
-  if [ -n "$HERMESD_PREV_HOOKS" ] && [ -x "$HERMESD_PREV_HOOKS/$hermesd_hook" ]; then
+  if [ -n "${HERMESD_PREV_HOOKS:-}" ] && [ -x "$HERMESD_PREV_HOOKS/$hermesd_hook" ]; then
+    hermesd_chained=1
     if [ -n "$hermesd_has_stdin" ]; then
       printf '%s' "$hermesd_stdin" | "$HERMESD_PREV_HOOKS/$hermesd_hook" "$@"
     else
@@ -76,15 +113,16 @@ hermesd_prev() {
   return 0
 }
 
-# After hermesd's part: the previous hook, then (direct) your commands in <husky-dir>/<hook>,
-# run as husky runs them; HERMESD_BLOCK_DONE tells our block in there not to run hermesd again.
+# After hermesd's part: the previous hook, then your commands in the hook file, run as husky
+# runs them; HERMESD_BLOCK_DONE tells our block in there not to run hermesd again.
 hermesd_after() {
   hermesd_prev "$@" || return $?
   [ -n "$hermesd_own" ] || return 0
+  hermesd_chained=1
   if [ -n "$hermesd_has_stdin" ]; then
-    printf '%s' "$hermesd_stdin" | HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_user" "$@"
+    printf '%s' "$hermesd_stdin" | HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_file" "$@"
   else
-    HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_user" "$@"
+    HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_file" "$@"
   fi
   hermesd_rc=$?
   [ "$hermesd_rc" = 0 ] && return 0
@@ -94,7 +132,7 @@ hermesd_after() {
 }
 
 case $hermesd_hook in
-  pre-commit|post-commit|post-merge|post-checkout|post-rewrite) ;;
+  pre-commit|pre-commit-final|post-commit|post-merge|post-checkout|post-rewrite) ;;
   # commit-msg and the rest: nothing for hermesd to judge; the chained hook keeps running.
   *) hermesd_after "$@"; exit $? ;;
 esac
@@ -104,25 +142,70 @@ if [ "${HERMESD_SKIP:-}" = 1 ]; then
   exit $?
 fi
 
+# The pre-commit framework runs this stub as pre-commit.legacy before its own hooks; when its
+# config runs hermesd too (hermesd init put it there), that entry judges, once, at the end.
+if [ "${PRE_COMMIT_RUNNING_LEGACY:-}" = 1 ] && [ "$hermesd_hook" = pre-commit ] && [ -f .pre-commit-config.yaml ]; then
+  while IFS= read -r hermesd_l; do
+    case $hermesd_l in *'/hermesd/hook"'*) hermesd_after "$@"; exit $? ;; esac
+  done < .pre-commit-config.yaml
+fi
+
+# The git command this hook runs in (src/hooks/attempt.ts): the nearest `git` above us, as
+# "<pid>:<start time in clock ticks>", read from /proc with builtins. Empty without /proc.
+hermesd_att=
+hermesd_attempt() {
+  hermesd_p=$PPID
+  hermesd_n=0
+  while [ "$hermesd_n" -lt 8 ] && [ "$hermesd_p" -gt 1 ] 2>/dev/null; do
+    hermesd_l=
+    { read -r hermesd_l < "/proc/$hermesd_p/stat"; } 2>/dev/null || return 0
+    hermesd_c=${hermesd_l#*\(}
+    hermesd_c=${hermesd_c%\)*}
+    # After "(comm) ": state ppid pgrp … ; starttime is the 20th of those fields.
+    set -- ${hermesd_l##*\) }
+    if [ "$hermesd_c" = git ]; then
+      hermesd_att=$hermesd_p:${20}
+      return 0
+    fi
+    hermesd_p=$2
+    hermesd_n=$((hermesd_n + 1))
+  done
+}
+hermesd_attempt
+
+# What the pre-commit of this attempt left: its attempt id once it let the commit through.
+# A hint for the other hooks of the same git command (run post-commit in the background,
+# re-check at the end of a hook chain); the record that counts is in the daemon's memory.
+hermesd_flag=$hermesd_rt/precommit-attempt
+hermesd_judged=
+case $hermesd_hook in
+  post-commit|pre-commit-final)
+    if [ -n "$hermesd_att" ] && [ -f "$hermesd_flag" ]; then
+      read -r hermesd_l < "$hermesd_flag" 2>/dev/null && [ "$hermesd_l" = "$hermesd_att" ] && hermesd_judged=1
+    fi
+    ;;
+esac
+
 hermesd_fast() {
   command -v curl >/dev/null 2>&1 || { hermesd_why=no-curl; return 100; }
-  # The socket path, computed as src/daemon/paths.ts does.
-  if [ -n "${HERMESD_SOCKET_DIR:-}" ]; then
-    case $HERMESD_SOCKET_DIR in /*) hermesd_sd=$HERMESD_SOCKET_DIR ;; *) hermesd_sd=$PWD/$HERMESD_SOCKET_DIR ;; esac
-  else
-    case ${XDG_RUNTIME_DIR:-} in /*) hermesd_sd=$XDG_RUNTIME_DIR ;; *) hermesd_sd=/tmp ;; esac
-    hermesd_sd=$hermesd_sd/hermesd-$HERMESD_UID
+  [ -n "$hermesd_gd" ] || { hermesd_why=no-git-dir; return 100; }
+  # The live daemon's socket, from daemon.json ("socket": "<path>", on a line of its own; the
+  # daemon writes it first, so one or two lines are read).
+  hermesd_sock=
+  if [ -f "$hermesd_rt/daemon.json" ]; then
+    while IFS= read -r hermesd_l; do
+      case $hermesd_l in
+        *'"socket": "'*)
+          hermesd_sock=${hermesd_l#*'"socket": "'}
+          hermesd_sock=${hermesd_sock%\"*}
+          break
+          ;;
+      esac
+    done < "$hermesd_rt/daemon.json"
   fi
-  # git runs hooks at the work-tree root; $PWD saves a fork when it is already the real path.
-  hermesd_root=$PWD
-  [ "$hermesd_root" = "$HERMESD_ROOT" ] || hermesd_root=$(pwd -P)
-  if [ "$hermesd_root" = "$HERMESD_ROOT" ]; then
-    hermesd_hash=$HERMESD_ROOT_HASH
-  else
-    hermesd_hash=$(printf '%s' "$hermesd_root" | sha256sum | cut -c1-16)
-  fi
-  hermesd_sock=$hermesd_sd/$hermesd_hash.sock
-  [ -S "$hermesd_sock" ] || { hermesd_why=no-socket; return 100; }
+  # A path JSON had to escape: the Node fallback reads it properly.
+  case $hermesd_sock in *\\*) hermesd_sock= ;; esac
+  [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ] || { hermesd_why=no-socket; return 100; }
 
   # The JSON body; anything that would need escaping goes through the Node fallback instead.
   hermesd_idx=${GIT_INDEX_FILE:-}
@@ -138,6 +221,8 @@ hermesd_fast() {
   done
   hermesd_body="$hermesd_body]"
   [ -n "$hermesd_idx" ] && hermesd_body="$hermesd_body,\"indexFile\":\"$hermesd_idx\""
+  [ -n "$hermesd_att" ] && hermesd_body="$hermesd_body,\"attempt\":\"$hermesd_att\""
+  [ -n "${hermesd_phase:-}" ] && hermesd_body="$hermesd_body,\"phase\":\"$hermesd_phase\""
   if [ -n "$hermesd_has_stdin" ]; then
     hermesd_lines=
     hermesd_sep=
@@ -154,13 +239,19 @@ hermesd_fast() {
     # daemon gets to it after git has moved on (the post-* hooks run in the background).
     post-*)
       hermesd_l=
-      read -r hermesd_l 2>/dev/null < "$HERMESD_GIT_DIR/HEAD"
+      read -r hermesd_l 2>/dev/null < "$hermesd_gd/HEAD"
       hermesd_head=
       hermesd_branch=
       case $hermesd_l in
         'ref: refs/heads/'*)
           hermesd_branch=${hermesd_l#ref: refs/heads/}
-          read -r hermesd_head 2>/dev/null < "${HERMESD_COMMON_DIR:-$HERMESD_GIT_DIR}/${hermesd_l#ref: }" ;;
+          # Branches live in the common dir of a linked worktree.
+          hermesd_cd=$hermesd_gd
+          if [ -f "$hermesd_gd/commondir" ]; then
+            read -r hermesd_cd < "$hermesd_gd/commondir"
+            case $hermesd_cd in /*) ;; *) hermesd_cd=$hermesd_gd/$hermesd_cd ;; esac
+          fi
+          read -r hermesd_head 2>/dev/null < "$hermesd_cd/${hermesd_l#ref: }" ;;
         'ref: '*) ;;
         *) hermesd_head=$hermesd_l ;;
       esac
@@ -181,7 +272,7 @@ hermesd_fast() {
   hermesd_max=$((hermesd_ms / 1000)).$hermesd_frac
   hermesd_url=http://hermesd/v1/hooks/$hermesd_hook?format=text
 
-  if [ "$hermesd_hook" = pre-commit ] && [ "${HERMESD_LONG_PRECOMMIT:-1}" = 1 ]; then
+  if [ "$hermesd_hook" = pre-commit ] && [ -z "${hermesd_phase:-}" ] && [ "${HERMESD_LONG_PRECOMMIT:-1}" = 1 ]; then
     # Checks or generators may run for minutes: first a bounded sign of life, then the run,
     # streamed, which the daemon keeps alive with a line every 500 ms (curl stops on a long silence).
     curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -o /dev/null http://hermesd/v1/status 2>/dev/null
@@ -201,19 +292,21 @@ hermesd_fast() {
         esac
       done
       [ -n "$hermesd_c" ] && exit "$hermesd_c"
-      # 28: timed out (nothing arrived in time); anything else: could not talk to it.
+      # 28: timed out (nothing arrived in time); 7: could not connect; anything else: the
+      # daemon answered, then the connection broke (it died mid-hook): 102.
       [ "$hermesd_k" = 28 ] && exit 101
-      exit 100
+      [ "$hermesd_k" = 7 ] && exit 100
+      exit 102
     }
     return $?
   fi
 
   # Rules only, or a hook the daemon answers at once: the whole answer within the bound,
   # read back with builtins (a file per hook name: one git command runs a hook at a time).
-  hermesd_answer=$HERMESD_GIT_DIR/hermesd/answer-$hermesd_hook
+  hermesd_answer=$hermesd_rt/answer-$hermesd_hook
   curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -o "$hermesd_answer" \
     -H 'content-type: application/json' --data-binary "$hermesd_body" "$hermesd_url" 2>/dev/null
-  case $? in 0) ;; 28) return 101 ;; *) return 100 ;; esac
+  case $? in 0) ;; 28) return 101 ;; 7) return 100 ;; *) return 102 ;; esac
   hermesd_c=
   while IFS= read -r hermesd_l; do
     case $hermesd_l in
@@ -221,17 +314,18 @@ hermesd_fast() {
       *) printf '%s\n' "$hermesd_l" >&2 ;;
     esac
   done < "$hermesd_answer"
-  [ -n "$hermesd_c" ] || return 100
+  [ -n "$hermesd_c" ] || return 102
   return "$hermesd_c"
 }
 
 hermesd_slow() {
   hermesd_node=$HERMESD_NODE
   [ -x "$hermesd_node" ] || hermesd_node=$(command -v node 2>/dev/null)
+  set -- hook "$hermesd_hook" --unreachable "$hermesd_why" ${hermesd_phase:+--phase "$hermesd_phase"} -- "$@"
   if [ -n "$hermesd_node" ] && [ -f "$HERMESD_CLI" ]; then
-    set -- "$hermesd_node" "$HERMESD_CLI" hook "$hermesd_hook" --unreachable "$hermesd_why" -- "$@"
+    set -- "$hermesd_node" "$HERMESD_CLI" "$@"
   elif command -v hermesd >/dev/null 2>&1; then
-    set -- hermesd hook "$hermesd_hook" --unreachable "$hermesd_why" -- "$@"
+    set -- hermesd "$@"
   else
     echo "hermesd: cannot find hermesd (not at $HERMESD_CLI, not on PATH); the $hermesd_hook hook did nothing. Run hermesd init again." >&2
     return 0
@@ -243,57 +337,72 @@ hermesd_slow() {
   fi
 }
 
+# One round with the daemon: the fast path, else the Node fallback (which starts a daemon that
+# is down, and restores your work if the daemon died mid-hook).
+hermesd_run() {
+  hermesd_why=
+  hermesd_fast "$@"
+  hermesd_rc=$?
+  [ "$hermesd_rc" -lt 100 ] && [ -f "$hermesd_stuck" ] && rm -f "$hermesd_stuck"
+  if [ "$hermesd_rc" -ge 100 ]; then
+    case $hermesd_rc in
+      101) hermesd_why=timeout; : > "$hermesd_stuck" 2>/dev/null ;;
+      102) hermesd_why=lost ;;
+    esac
+    [ -z "$hermesd_why" ] && hermesd_why=refused
+    hermesd_slow "$@"
+    hermesd_rc=$?
+  fi
+  return "$hermesd_rc"
+}
+
 # A daemon that just timed out is not waited for again by the other hooks of the same git
 # command; the next pre-commit tries it again.
-hermesd_stuck=$HERMESD_GIT_DIR/hermesd/unresponsive
+hermesd_stuck=$hermesd_rt/unresponsive
 if [ "$hermesd_hook" != pre-commit ] && [ -f "$hermesd_stuck" ]; then
   hermesd_after "$@"
   exit $?
 fi
 
-# Whether the pre-commit hook ran for the commit now in post-commit (a builtin-only flag:
-# pre-commit writes it, post-commit reads and clears it).
-hermesd_ran=$HERMESD_GIT_DIR/hermesd/precommit-ran
-
-# post-* hooks record evidence: git does not wait for it (the daemon answers at once and
-# writes after), and a cold or stuck daemon costs the git command nothing. Except after a
-# commit that skipped pre-commit (--no-verify): then post-commit's verdict is shown.
-hermesd_background=
 case $hermesd_hook in
-  post-commit)
-    hermesd_flag=
-    [ -f "$hermesd_ran" ] && { read -r hermesd_flag < "$hermesd_ran" || :; : > "$hermesd_ran"; }
-    [ "$hermesd_flag" = 1 ] && hermesd_background=1
+  pre-commit-final)
+    # From a hook manager's prepare-commit-msg (lefthook): the end of its pre-commit chain. Only
+    # a commit whose pre-commit ran is re-checked; --no-verify is post-commit's to report.
+    [ -n "$hermesd_judged" ] || exit 0
+    hermesd_hook=pre-commit
+    hermesd_phase=final
+    set --
+    hermesd_run
+    exit $?
     ;;
-  post-*) hermesd_background=1 ;;
-esac
-if [ -n "$hermesd_background" ]; then
-  (
-    hermesd_why=
-    hermesd_fast "$@" >/dev/null 2>&1
-    # A daemon that is down is started (by the Node fallback); a stuck one is left alone.
-    if [ $? = 100 ]; then
-      [ -z "$hermesd_why" ] && hermesd_why=refused
-      hermesd_slow "$@" >/dev/null 2>&1
+  post-*)
+    # Evidence: git does not wait for it (the daemon answers at once and writes after), and a
+    # cold or stuck daemon costs the git command nothing. In the foreground after a commit
+    # whose pre-commit did not run here (post-commit's verdict is shown) and under an agent's
+    # guard (its record of the commit must be in place before the command ends).
+    if [ "$hermesd_hook" != post-commit ] || { [ -n "$hermesd_judged" ] && [ -z "${HERMESD_GUARD_LOG:-}" ]; }; then
+      (
+        hermesd_fast "$@" >/dev/null 2>&1
+        # A daemon that is down is started (by the Node fallback); a stuck one is left alone.
+        if [ $? = 100 ]; then
+          [ -z "$hermesd_why" ] && hermesd_why=refused
+          hermesd_slow "$@" >/dev/null 2>&1
+        fi
+      ) </dev/null >/dev/null 2>&1 &
+      hermesd_after "$@"
+      exit $?
     fi
-  ) </dev/null >/dev/null 2>&1 &
-  hermesd_after "$@"
-  exit $?
-fi
+    hermesd_run "$@"
+    hermesd_after "$@"
+    exit $?
+    ;;
+esac
 
-hermesd_why=
-hermesd_fast "$@"
-hermesd_rc=$?
-[ "$hermesd_rc" -lt 100 ] && [ -f "$hermesd_stuck" ] && rm -f "$hermesd_stuck"
-if [ "$hermesd_rc" -ge 100 ]; then
-  if [ "$hermesd_rc" = 101 ]; then
-    hermesd_why=timeout
-    : > "$hermesd_stuck" 2>/dev/null
-  fi
-  [ -z "$hermesd_why" ] && hermesd_why=refused
-  hermesd_slow "$@"
-  hermesd_rc=$?
-fi
-[ "$hermesd_rc" = 0 ] || exit "$hermesd_rc"
-[ "$hermesd_hook" = pre-commit ] && { echo 1 > "$hermesd_ran"; } 2>/dev/null
-hermesd_after "$@"
+# pre-commit: the verdict on the staged snapshot, the rest of the chain, then (when anything
+# ran after hermesd's part) the re-check of what the chain changed: the tree git commits.
+hermesd_run "$@" || exit $?
+[ -n "$hermesd_att" ] && { echo "$hermesd_att" > "$hermesd_flag"; } 2>/dev/null
+hermesd_after "$@" || exit $?
+[ -n "$hermesd_chained" ] || exit 0
+hermesd_phase=final
+hermesd_run "$@"

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,20 @@ describe('authority: first match wins', () => {
     expect(a.files.map((f) => f.label)).toEqual(['HERMES.md']);
     expect(a.text).toContain('hermes');
     expect(a.text).not.toContain('agents');
+  });
+
+  it('a larger CLAUDE.md that AGENTS.md shadows is named in a warning; a symlinked or smaller one is not', async () => {
+    const long = 'Build with make. '.repeat(200);
+    const r = repo({ 'AGENTS.md': 'Use npm.\n', 'CLAUDE.md': long });
+    const a = await load(r);
+    expect(a.source).toBe('agents');
+    expect(a.warnings.join('\n')).toMatch(/CLAUDE\.md \(\d+ bytes\) is not read: AGENTS\.md \(9 bytes\) is in force/);
+    expect(a.warnings.join('\n')).toContain('Move what CLAUDE.md says into AGENTS.md');
+    const small = repo({ 'AGENTS.md': long, 'CLAUDE.md': 'See AGENTS.md\n' });
+    expect((await load(small)).warnings).toEqual([]);
+    const linked = repo({ 'AGENTS.md': 'short\n' });
+    symlinkSync('AGENTS.md', join(linked, 'CLAUDE.md'));
+    expect((await load(linked)).warnings).toEqual([]);
   });
 
   it('.hermes.md is preferred to HERMES.md in the same directory', async () => {

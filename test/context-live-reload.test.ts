@@ -25,7 +25,7 @@ describe('hermesd context through the daemon', () => {
   let repo: string;
   beforeAll(async () => {
     t = makeEnv();
-    repo = t.repo({ 'AGENTS.md': 'Rule one.\n', 'pkg/lib/x.ts': 'x\n', '.cursorrules': 'cursor rule' });
+    repo = t.repo({ 'AGENTS.md': 'Rule one.\n', 'pkg/lib/x.ts': 'x\n', '.cursorrules': 'cursor' });
     const r = await t.cli(['start'], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
   }, 60_000);

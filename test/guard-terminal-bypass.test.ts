@@ -28,12 +28,30 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync(REAL_GIT, args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
-/** A stand-in for the hermesd pre-commit hook: records the judged tree the way src/hooks does. */
+/**
+ * A stand-in for the hermesd pre-commit hook, with no daemon behind it: it notes the judged
+ * tree in a file of the test's, which `judgedByDouble` reads (the real record is in the
+ * daemon's memory; test/hooks-lint-staged-formatter.test.ts proves that one through an agent).
+ */
 const PRECOMMIT_HOOK = `#!/bin/sh
-# hermesd pre-commit (test double of the installed hook: records the judged tree)
-mkdir -p "$(git rev-parse --git-dir)/hermesd"
-echo "$(git write-tree) $(node -e 'process.stdout.write(String(Date.now()))')" >> "$(git rev-parse --git-dir)/hermesd/precommit-ok"
+# hermesd pre-commit (test double of the installed hook: notes the judged tree)
+echo "$(git write-tree) $(node -e 'process.stdout.write(String(Date.now()))')" >> "$(git rev-parse --git-dir)/test-double-judged"
 `;
+
+function judgedByDouble(gitDir: string): (tree: string, sinceMs: number) => boolean {
+  return (tree, sinceMs) => {
+    let text = '';
+    try {
+      text = readFileSync(join(gitDir, 'test-double-judged'), 'utf8');
+    } catch {
+      return false;
+    }
+    return text.split('\n').some((l) => {
+      const [t, at] = l.split(' ');
+      return t === tree && Number(at) >= sinceMs - 1000;
+    });
+  };
+}
 
 const CONFIG: GuardConfig = {
   rules: [{ id: 'generated-files', message: 'Do not edit generated files; run npm run gen.', protect: ['src/generated/**', 'schema.lock'] }],
@@ -82,7 +100,7 @@ function state(r: Repo): State {
 }
 
 function run(r: Repo, command: string, config: GuardConfig = CONFIG) {
-  return runGuarded(command, { root: r.root, gitDir: r.gitDir, commonDir: r.gitDir, config, realGit: REAL_GIT, env: gitEnv, timeoutMs: 20_000 });
+  return runGuarded(command, { root: r.root, gitDir: r.gitDir, commonDir: r.gitDir, config, realGit: REAL_GIT, env: gitEnv, timeoutMs: 20_000, precommitJudged: judgedByDouble(r.gitDir) });
 }
 
 beforeAll(() => {

@@ -100,13 +100,47 @@ describe('pre-commit checks run on the staged snapshot; failures become fix requ
   it('fix: stage stages the fix when the checks pass with it, and the commit proceeds', async () => {
     await setup('stage');
     model.push(...fixSteps());
-    writeFiles(repo, { 'calc.txt': 'sum=2\n' });
-    gitIn(t, repo, 'add', 'calc.txt');
+    writeFiles(repo, { 'calc.txt': 'sum=2\n', 'feature.txt': 'the feature\n' });
+    gitIn(t, repo, 'add', 'calc.txt', 'feature.txt');
     const c = await commit(t, repo, ['-qm', 'auto-fixed']);
     expect(c.code, c.out).toBe(0);
     expect(c.out).toContain('fix is staged');
     expect(gitIn(t, repo, 'show', 'HEAD:calc.txt')).toBe('sum=3\n');
+    expect(gitIn(t, repo, 'show', 'HEAD:feature.txt')).toBe('the feature\n');
     expect(gitIn(t, repo, 'status', '--porcelain', '--', 'calc.txt', 'other.txt')).toBe('');
+  });
+
+  it('fix: stage never turns a commit into an empty one: a fix that takes back every staged change is left for review', async () => {
+    await setup('stage');
+    model.push(...fixSteps());
+    writeFiles(repo, { 'calc.txt': 'sum=2\n' });
+    gitIn(t, repo, 'add', 'calc.txt');
+    const head = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
+    const c = await commit(t, repo, ['-qm', 'my change to the sum']);
+    expect(c.code, c.out).toBe(1);
+    expect(c.out).toContain('takes back every change you staged');
+    expect(c.out).not.toContain('fix is staged');
+    // No commit under the user's message, empty or not; the user's staged version is still staged.
+    expect(gitIn(t, repo, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(gitIn(t, repo, 'show', ':calc.txt')).toBe('sum=2\n');
+    expect(readFileSync(join(repo, 'calc.txt'), 'utf8')).toBe('sum=3\n');
+  });
+
+  it("a fix request that fails says why (the model's error) and SessionDB keeps the reason", async () => {
+    await setup('propose');
+    await model.close();
+    // Nothing listens there any more: the agent cannot reach its model.
+    writeFiles(repo, { 'calc.txt': 'sum=2\n' });
+    gitIn(t, repo, 'add', 'calc.txt');
+    const c = await commit(t, repo, ['-qm', 'broken']);
+    expect(c.code).toBe(1);
+    expect(c.out).toContain('the agent made no change');
+    expect(c.out).toMatch(/the agent could not work: model-unreachable: .*127\.0\.0\.1/);
+    const sessions = (await t.cli(['sessions', 'list', '--json'], { cwd: repo })).json();
+    const failed = (sessions.sessions as Array<{ id: string; endReason: string | null }>).find((x) => x.endReason === 'failed');
+    expect(failed, JSON.stringify(sessions)).toBeDefined();
+    const shown = await t.cli(['sessions', 'show', failed!.id], { cwd: repo });
+    expect(shown.stdout).toContain('model-unreachable');
   });
 
   it("a fix that conflicts with the user's unstaged change keeps the user's version and saves the fix as a patch", async () => {

@@ -12,7 +12,8 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
   beforeEach(async () => {
     t = makeEnv();
     repo = t.repo({ 'a.txt': 'a\n' });
-    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    // husky as the chosen way (a repository with no hook manager gets .git/hooks stubs instead).
+    expect((await t.cli(['init', '--manager', 'husky'], { cwd: repo })).code).toBe(0);
     writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES);
     await t.cli(['start'], { cwd: repo });
   });
@@ -22,7 +23,7 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
 
   it('runs hermesd once, then your commands in .husky/<hook>; HUSKY=0 and a removed block are honoured', async () => {
     const stub = readFileSync(join(repo, '.husky', '_', 'pre-commit'), 'utf8');
-    expect(stub).toContain('hermesd_direct=1');
+    expect(stub).toContain('hermesd_stub=husky');
     // no command substitution (a fork) on the way to hermesd's runner
     expect(stub.split('\n').filter((l) => !l.startsWith('#')).join('\n')).not.toContain('$(');
     const userHook = join(repo, '.husky', 'pre-commit');

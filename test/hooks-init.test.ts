@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitIn, commitIn, makeEnv, type TestEnv } from './helpers/env.js';
@@ -10,7 +10,7 @@ function hooksPath(repo: string): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-describe('hermesd init installs hooks with husky and keeps the old ones running', () => {
+describe('hermesd init installs hooks the way the repository manages them and keeps the old ones running', () => {
   let t: TestEnv;
   beforeEach(() => {
     t = makeEnv();
@@ -19,26 +19,28 @@ describe('hermesd init installs hooks with husky and keeps the old ones running'
     await t.cleanup();
   });
 
-  it('works in a Go project without package.json, chains .git/hooks, is idempotent, and uninstalls cleanly', async () => {
+  it('works in a Go project without package.json: stubs in .git/hooks (no .husky/), chains the old hook, is idempotent, and uninstalls byte for byte', async () => {
     const repo = t.repo({ 'go.mod': 'module example.com/x\n', 'main.go': 'package main\n' });
     const marker = join(repo, 'old-hook-ran');
-    writeFileSync(join(repo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\necho ran >> "${marker}"\n`);
+    const oldHook = `#!/bin/sh\necho ran >> "${marker}"\n`;
+    writeFileSync(join(repo, '.git', 'hooks', 'pre-commit'), oldHook);
     chmodSync(join(repo, '.git', 'hooks', 'pre-commit'), 0o755);
 
     const first = await t.cli(['init', '--json'], { cwd: repo });
     expect(first.code, first.stderr).toBe(0);
     const report = first.json();
-    expect(report).toMatchObject({ hooksPath: '.husky/_', chained: ['pre-commit'], reinstalled: false, config: { written: true } });
-    expect(hooksPath(repo)).toBe('.husky/_');
+    expect(report).toMatchObject({ manager: 'git', hooksPath: null, chained: ['pre-commit'], reinstalled: false, config: { written: true }, commit: ['.hermes/config.yaml'] });
+    expect(hooksPath(repo)).toBeNull();
+    expect(existsSync(join(repo, '.husky'))).toBe(false);
     expect(existsSync(join(repo, '.hermes', 'config.yaml'))).toBe(true);
     for (const h of ['pre-commit', 'post-commit', 'post-merge', 'post-checkout', 'post-rewrite']) {
-      expect(readFileSync(join(repo, '.husky', h), 'utf8')).toContain(`_/hermesd" ${h} "$@"`);
+      expect(readFileSync(join(repo, '.git', 'hooks', h), 'utf8')).toContain(`hermesd_hook_name=${h}`);
     }
-    const runner = readFileSync(join(repo, '.husky', '_', 'hermesd'), 'utf8');
+    const runner = readFileSync(join(repo, '.git', 'hermesd', 'hook'), 'utf8');
     expect(runner).toContain(`HERMESD_NODE='${process.execPath}'`);
     expect(runner).toContain('dist/src/cli/main.js');
 
-    const snapshot = () => ['pre-commit', 'post-commit', '_/hermesd'].map((f) => readFileSync(join(repo, '.husky', f), 'utf8')).join('\n--\n');
+    const snapshot = () => ['hooks/pre-commit', 'hooks/post-commit', 'hermesd/hook'].map((f) => readFileSync(join(repo, '.git', f), 'utf8')).join('\n--\n');
     const before = snapshot();
     const again = await t.cli(['init', '--json'], { cwd: repo });
     expect(again.json()).toMatchObject({ reinstalled: true, previousHooksPath: null, chained: ['pre-commit'], config: { written: false } });
@@ -52,8 +54,11 @@ describe('hermesd init installs hooks with husky and keeps the old ones running'
 
     const un = await t.cli(['init', '--uninstall', '--json'], { cwd: repo });
     expect(un.code, un.stderr).toBe(0);
+    expect(un.json().restoredFiles).toEqual(['.git/hooks/pre-commit']);
     expect(hooksPath(repo)).toBeNull();
-    expect(existsSync(join(repo, '.husky'))).toBe(false);
+    expect(readFileSync(join(repo, '.git', 'hooks', 'pre-commit'), 'utf8')).toBe(oldHook);
+    for (const h of ['post-commit', 'post-merge', 'post-checkout', 'post-rewrite']) expect(existsSync(join(repo, '.git', 'hooks', h))).toBe(false);
+    expect(existsSync(join(repo, '.git', 'hermesd', 'hook'))).toBe(false);
     const un2 = await t.cli(['init', '--uninstall'], { cwd: repo });
     expect(un2.code).toBe(0);
     expect(un2.stdout).toContain('nothing to do');
@@ -93,18 +98,48 @@ describe('hermesd init installs hooks with husky and keeps the old ones running'
     expect(existsSync(join(repo, '.husky', '_', 'h'))).toBe(true);
     expect(existsSync(join(repo, '.husky', '_', 'hermesd'))).toBe(false);
 
-    // A repository with its own hooks directory: chained, and put back on uninstall.
+    // A repository with its own hooks directory: hermesd's directory takes its place, chains every
+    // hook in it, and the setting is put back on uninstall. Nothing is written into githooks/.
     const repo2 = t.repo();
     mkdirSync(join(repo2, 'githooks'));
     writeFileSync(join(repo2, 'githooks', 'pre-push'), '#!/bin/sh\nexit 0\n');
     chmodSync(join(repo2, 'githooks', 'pre-push'), 0o755);
     gitIn(t, repo2, 'config', 'core.hooksPath', 'githooks');
     const init2 = await t.cli(['init', '--json'], { cwd: repo2 });
-    expect(init2.json()).toMatchObject({ previousHooksPath: 'githooks', chained: ['pre-push'] });
-    expect(readFileSync(join(repo2, '.husky', 'pre-push'), 'utf8')).toContain('hermesd" pre-push');
+    expect(init2.json()).toMatchObject({ manager: 'git', previousHooksPath: 'githooks', chained: ['pre-push'], hooksPath: join(repo2, '.git', 'hermesd', 'hooks') });
+    expect(readFileSync(join(repo2, '.git', 'hermesd', 'hooks', 'pre-push'), 'utf8')).toContain('hermesd_hook_name=pre-push');
+    expect(readdirSync(join(repo2, 'githooks'))).toEqual(['pre-push']);
     await t.cli(['init', '--uninstall'], { cwd: repo2 });
     expect(hooksPath(repo2)).toBe('githooks');
+    expect(existsSync(join(repo2, '.git', 'hermesd', 'hooks'))).toBe(false);
   });
+
+  it('one install in .git/hooks serves a linked worktree too: its commits are judged by its own daemon, and the last uninstall removes the runner', async () => {
+    const repo = t.repo({ 'a.txt': 'a\n', '.hermes/config.yaml': 'rules:\n  - id: no-todo\n    message: No TODO markers.\n    forbid: "TODO"\n' });
+    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    const linked = join(repo, '..', 'linked');
+    gitIn(t, repo, 'worktree', 'add', '-q', '-b', 'side', linked);
+    writeFileSync(join(linked, 'b.txt'), 'TODO later\n');
+    gitIn(t, linked, 'add', 'b.txt');
+    const refused = commitIn(t, linked, ['-qm', 'todo']);
+    expect(refused.code, refused.out).toBe(1);
+    expect(refused.out).toContain('b.txt:1');
+    // The linked worktree's own daemon judged it (its runtime dir is in .git/worktrees/linked/hermesd).
+    const linkedStatus = await t.cli(['status', '--json'], { cwd: linked });
+    const mainStatus = await t.cli(['status', '--json'], { cwd: repo });
+    expect(linkedStatus.json().root).toBe(realpathSync(linked));
+    expect(linkedStatus.json().pid).not.toBe(mainStatus.code === 0 ? mainStatus.json().pid : -1);
+
+    // Installed in the linked worktree too; uninstalling there keeps the runner the main one still uses.
+    expect((await t.cli(['init'], { cwd: linked })).code).toBe(0);
+    expect((await t.cli(['init', '--uninstall'], { cwd: linked })).code).toBe(0);
+    expect(existsSync(join(repo, '.git', 'hermesd', 'hook'))).toBe(true);
+    expect(commitIn(t, linked, ['-qm', 'todo']).code).toBe(1);
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    expect(existsSync(join(repo, '.git', 'hermesd', 'hook'))).toBe(false);
+    expect(commitIn(t, linked, ['-qm', 'todo']).code).toBe(0);
+    await t.cli(['stop'], { cwd: linked });
+  }, 60_000);
 
   it('hooks find the hermesd that installed them without node on PATH, and HERMESD_SKIP=1 makes them do nothing', async () => {
     const repo = t.repo();

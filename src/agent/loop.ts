@@ -222,6 +222,12 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
     } else {
       status = 'failed';
       error = errorOf(err);
+      try {
+        // The reason stays with the session: `sessions show` says why it failed, not only that it did.
+        deps.log.append(sessionId, { role: 'system', content: `The task failed (${error.code}): ${error.message}` });
+      } catch {
+        // the log is what failed; the caller still gets the error
+      }
     }
   } finally {
     try {

@@ -4,6 +4,7 @@
  * needed). Commands are thin: parse arguments, call the API, print.
  */
 import type { Command } from 'commander';
+import { modelEnvWarnings, type ModelEnv } from '../agent/model-env.js';
 import { HermesError } from '../errors/index.js';
 import { DaemonClient } from '../daemon/client.js';
 import { ensureDaemon } from '../daemon/lifecycle.js';
@@ -34,12 +35,20 @@ export function repo(): RepoPaths {
   return resolvePaths(process.cwd());
 }
 
-/** A client of this work tree's daemon, starting the daemon if it is not running. */
-export async function daemon(): Promise<DaemonClient> {
+/**
+ * A client of this work tree's daemon, starting the daemon if it is not running.
+ * `modelWarnings`: say which model settings this shell has and the daemon does not (commands
+ * whose work reaches the model: a daemon started by a hook has the hook's environment).
+ */
+export async function daemon(opts: { modelWarnings?: boolean } = {}): Promise<DaemonClient> {
   const paths = repo();
   noticePendingBackups(paths);
-  await ensureDaemon(paths);
-  return new DaemonClient(paths.socket);
+  const { status } = await ensureDaemon(paths);
+  if (opts.modelWarnings) {
+    for (const w of modelEnvWarnings(status.modelEnv as ModelEnv | undefined)) process.stderr.write(color.yellow(`hermesd: warning: ${w}`) + '\n');
+  }
+  // The socket the daemon answered on: recorded in the repository, whatever this environment computes.
+  return new DaemonClient(String(status.socket));
 }
 
 /** Tells the user, once per command, that an interrupted hook left a backup of their work (hooks). */

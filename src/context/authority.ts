@@ -7,7 +7,7 @@
  *   4. `.cursorrules` plus `.cursor/rules/*.mdc` (sorted) in cwd.
  * Without a git root only cwd itself is searched.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { CONTEXT_READ_TIMEOUT_MS, DEFAULT_MAX_FILE_CHARS, prepareContextText, readContextFile, stripFrontMatter, type LoadedFile } from './files.js';
 
@@ -133,6 +133,56 @@ async function loadCursor(l: Loader): Promise<LoadedFile[]> {
   return files;
 }
 
+/** The candidate files of a source, by path (no reading): what a lower-priority source would have loaded. */
+async function candidatesOf(source: AuthoritySource, cwd: string, dirs: string[]): Promise<string[]> {
+  if (source === 'agents') return dirs.flatMap((d) => AGENTS_NAMES.map((n) => join(d, n)));
+  if (source === 'claude') return CLAUDE_NAMES.map((n) => join(cwd, n));
+  if (source === 'cursor') {
+    let names: string[] = [];
+    try {
+      names = (await readdir(join(cwd, CURSOR_RULES_DIR))).filter((n) => n.endsWith('.mdc'));
+    } catch {
+      // no .cursor/rules
+    }
+    return [join(cwd, CURSOR_RULES_FILE), ...names.map((n) => join(cwd, CURSOR_RULES_DIR, n))];
+  }
+  return [];
+}
+
+const sizeOf = async (p: string) => {
+  try {
+    const st = await stat(p);
+    return st.isFile() ? st.size : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Files of a lower-priority source that are larger than what is in force: they are not read,
+ * and their author probably thinks they are (a long CLAUDE.md next to a short AGENTS.md).
+ * A copy or symlink of a file in force is no news.
+ */
+async function shadowed(l: Loader, dirs: string[], winners: LoadedFile[], lower: AuthoritySource[]): Promise<string[]> {
+  const sizes = await Promise.all(winners.map((f) => sizeOf(f.path)));
+  const inForce = sizes.reduce<number>((a, b) => a + (b ?? 0), 0);
+  const winnerReal = new Set(await Promise.all(winners.map((f) => realpath(f.path).catch(() => f.path))));
+  const out: string[] = [];
+  for (const source of lower) {
+    for (const p of await candidatesOf(source, l.cwd, dirs)) {
+      const size = await sizeOf(p);
+      if (size === undefined || size <= inForce) continue;
+      if (winnerReal.has(await realpath(p).catch(() => p))) continue;
+      const label = labelOf(l.cwd, p);
+      out.push(
+        `${label} (${size} bytes) is not read: ${winners.map((f) => f.label).join(', ')} (${inForce} bytes) is in force, and the first of HERMES.md, AGENTS.md, CLAUDE.md and Cursor rules that exists wins. ` +
+          `Move what ${label} says into ${winners[0]!.label}, or make one a symlink to the other.`,
+      );
+    }
+  }
+  return out;
+}
+
 /** Renders the chosen files as one prompt section, each labelled with its path relative to cwd. */
 export function renderAuthority(files: LoadedFile[]): string {
   if (files.length === 0) return '';
@@ -156,9 +206,12 @@ export async function loadAuthority(opts: AuthorityOptions): Promise<Authority> 
     ['cursor', () => loadCursor(l)],
   ];
   const watchDirs = [...dirs, join(opts.cwd, '.cursor'), join(opts.cwd, CURSOR_RULES_DIR)];
-  for (const [source, run] of sources) {
+  for (const [i, [source, run]] of sources.entries()) {
     const files = await run();
-    if (files.length > 0) return { source, files, text: renderAuthority(files), warnings: l.warnings, dirs: watchDirs };
+    if (files.length > 0) {
+      l.warnings.push(...(await shadowed(l, dirs, files, sources.slice(i + 1).map(([s]) => s))));
+      return { source, files, text: renderAuthority(files), warnings: l.warnings, dirs: watchDirs };
+    }
   }
   return { source: undefined, files: [], text: '', warnings: l.warnings, dirs: watchDirs };
 }

@@ -135,16 +135,19 @@ export class DaemonClient {
             line(buf);
             if (failure) reject(failure);
             else if (result !== undefined) resolve(result);
-            else reject(new DaemonUnavailable(`The daemon closed the stream of ${path} before sending a result. See hermesd logs.`));
+            else reject(new DaemonUnavailable(`The daemon closed the stream of ${path} before sending a result. See hermesd logs.`, { reason: 'lost' }));
           });
-          res.on('error', reject);
+          // The connection broke mid-answer (the daemon died): not the same as never reaching it.
+          res.on('error', () => reject(new DaemonUnavailable(`The daemon's answer to ${path} broke off. See hermesd logs.`, { reason: 'lost' })));
+          res.on('aborted', () => reject(new DaemonUnavailable(`The daemon's answer to ${path} broke off. See hermesd logs.`, { reason: 'lost' })));
         },
       );
       const silenceMs = opts.silenceMs;
-      if (silenceMs !== undefined) req.setTimeout(silenceMs, () => req.destroy(new DaemonUnavailable(`The daemon did not answer within ${silenceMs} ms (hung or stopped?).`)));
+      if (silenceMs !== undefined) req.setTimeout(silenceMs, () => req.destroy(new DaemonUnavailable(`The daemon did not answer within ${silenceMs} ms (hung or stopped?).`, { reason: 'silent' })));
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (err instanceof DaemonUnavailable || err.name === 'AbortError') reject(err);
-        else reject(new DaemonUnavailable(`Could not reach the daemon at ${this.socket}: ${err.code ?? err.message}.`));
+        else if (err.code === 'ECONNRESET' || err.code === 'EPIPE') reject(new DaemonUnavailable(`The daemon's answer to ${path} broke off (${err.code}). See hermesd logs.`, { reason: 'lost' }));
+        else reject(new DaemonUnavailable(`Could not reach the daemon at ${this.socket}: ${err.code ?? err.message}.`, { reason: 'unreachable' }));
       });
       req.write(payload);
       req.end();

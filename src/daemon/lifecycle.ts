@@ -1,13 +1,17 @@
 /**
  * Starting, finding and stopping the daemon of a work tree, from the client side.
- * The client spawns the daemon detached (output to daemon.log) and polls the socket with a
- * deadline; the daemon's own lock makes concurrent starts converge on one process.
+ * A live daemon is found from the repository (`<git-dir>/hermesd/daemon.json`, whose pid
+ * must own the lock), whatever this process's environment says: a shell or GUI whose
+ * HERMESD_SOCKET_DIR or XDG_RUNTIME_DIR differs still reaches it. The socket path computed
+ * from the environment (`paths.socket`) is only where a new daemon is started. The client
+ * spawns the daemon detached (output to daemon.log) and polls with a deadline; the daemon's
+ * own lock makes concurrent starts converge on one process.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
-import { pidAlive } from '../storage/lock.js';
+import { lockOwner, pidAlive } from '../storage/lock.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
 import { checkSocketPath, type RepoPaths } from './paths.js';
@@ -30,14 +34,46 @@ export function readDaemonJson(paths: RepoPaths): DaemonInfo | undefined {
   }
 }
 
-/** Returns the daemon's status when one answers on the socket, else undefined. */
+/**
+ * The daemon this work tree records: daemon.json, when its pid is alive and holds the lock
+ * (a daemon killed with -9 leaves a daemon.json whose pid is gone or recycled).
+ */
+export function recordedDaemon(paths: RepoPaths): DaemonInfo | undefined {
+  const info = readDaemonJson(paths);
+  if (!info || typeof info.socket !== 'string' || !pidAlive(info.pid)) return undefined;
+  return lockOwner(paths.lockFile) === info.pid ? info : undefined;
+}
+
+/** Where to look for this work tree's daemon: the recorded socket first, then the one this environment names. */
+export function candidateSockets(paths: RepoPaths): string[] {
+  const recorded = recordedDaemon(paths)?.socket;
+  return recorded && recorded !== paths.socket ? [recorded, paths.socket] : [paths.socket];
+}
+
+/** Returns the daemon's status when one answers (on its recorded socket or this environment's), else undefined. */
 export async function probe(paths: RepoPaths, timeoutMs = PROBE_TIMEOUT_MS): Promise<Status | undefined> {
-  if (!existsSync(paths.socket)) return undefined;
-  try {
-    return await new DaemonClient(paths.socket).call<Status>('GET', '/v1/status', undefined, { timeoutMs });
-  } catch {
-    return undefined;
+  for (const socket of candidateSockets(paths)) {
+    if (!existsSync(socket)) continue;
+    try {
+      return await new DaemonClient(socket).call<Status>('GET', '/v1/status', undefined, { timeoutMs });
+    } catch {
+      // a stale socket file: try the next one
+    }
   }
+  return undefined;
+}
+
+/**
+ * A warning for a daemon that listens somewhere other than where this environment would
+ * start one (HERMESD_SOCKET_DIR / XDG_RUNTIME_DIR differ between the shell, a GUI and the
+ * hook that started it). Everything still works; the warning says how to line them up.
+ */
+export function socketMismatch(paths: RepoPaths, status: { socket?: unknown }): string | undefined {
+  if (typeof status.socket !== 'string' || status.socket === paths.socket) return undefined;
+  return (
+    `the daemon listens on ${status.socket}, not on ${paths.socket} where this environment (HERMESD_SOCKET_DIR / XDG_RUNTIME_DIR) would start one; ` +
+    `hermesd found it through ${paths.daemonJson}. To line them up, set the same HERMESD_SOCKET_DIR in both environments, or run \`hermesd restart\` from the one you use most.`
+  );
 }
 
 function logTail(paths: RepoPaths, since: number): string {
@@ -77,6 +113,7 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
 
   const deadline = Date.now() + START_DEADLINE_MS;
   while (Date.now() < deadline) {
+    // The one we spawned, or (it exits at once when the lock is taken) the daemon that holds the lock.
     const status = await probe(paths, 300);
     if (status) return { status, started: status.pid === child.pid };
     if (exited !== undefined && exited !== 0) {
@@ -86,6 +123,13 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     await sleep(15);
   }
   const tail = logTail(paths, logStart);
+  const owner = lockOwner(paths.lockFile);
+  if (owner !== undefined && owner !== child.pid && pidAlive(owner)) {
+    throw new DaemonUnavailable(
+      `Another hermesd daemon (pid ${owner}) holds the lock of this work tree but did not answer within ${START_DEADLINE_MS} ms ` +
+        `(${existsSync(paths.daemonJson) ? `its socket is recorded in ${paths.daemonJson}` : 'it recorded no socket yet'}). Stop it with: hermesd stop`,
+    );
+  }
   throw new DaemonUnavailable(`The daemon did not answer within ${START_DEADLINE_MS} ms of starting. Log: ${paths.logFile}${tail ? `\n${tail}` : ''}`);
 }
 
@@ -110,7 +154,7 @@ export async function stopDaemon(paths: RepoPaths): Promise<{ stopped: boolean; 
   const pid = status?.pid ?? info?.pid;
   if (status) {
     try {
-      await new DaemonClient(paths.socket).call('POST', '/v1/shutdown', {}, { timeoutMs: PROBE_TIMEOUT_MS });
+      await new DaemonClient(String(status.socket)).call('POST', '/v1/shutdown', {}, { timeoutMs: PROBE_TIMEOUT_MS });
     } catch {
       // fall through to signals
     }
@@ -132,10 +176,23 @@ export async function stopDaemon(paths: RepoPaths): Promise<{ stopped: boolean; 
   }
   // A daemon killed with -9 leaves these behind; nobody answers on them any more.
   if (!(await probe(paths, 200))) {
-    rmSync(paths.socket, { force: true });
+    for (const socket of new Set([paths.socket, ...(info && typeof info.socket === 'string' ? [info.socket] : [])])) {
+      if (!(await socketAlive(socket))) rmSync(socket, { force: true });
+    }
     rmSync(paths.daemonJson, { force: true });
   }
   return { stopped: status !== undefined || (pid !== undefined && !pidAlive(pid)), pid };
+}
+
+/** Something answers on the socket (another work tree's daemon may share a recorded path after a restart). */
+async function socketAlive(socket: string): Promise<boolean> {
+  if (!existsSync(socket)) return false;
+  try {
+    await new DaemonClient(socket).call('GET', '/v1/status', undefined, { timeoutMs: 200 });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** True when `pid` runs our daemon entry (guards against a recycled pid in a stale daemon.json). */

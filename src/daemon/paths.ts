@@ -40,6 +40,22 @@ export function socketDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, `hermesd-${uid}`);
 }
 
+/** Why `cwd` has no work tree, in words that say what to do: a bare repository, the inside of a git dir, or no repository at all. */
+function notAWorkTree(cwd: string): string {
+  let where: string[] = [];
+  try {
+    where = execFileSync('git', ['rev-parse', '--is-bare-repository', '--is-inside-git-dir', '--absolute-git-dir'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n');
+  } catch {
+    return `Not inside a git work tree: ${cwd}. Run hermesd from a directory of a git repository (git init creates one).`;
+  }
+  const [bare, insideGitDir, gitDir] = where;
+  if (bare === 'true') {
+    return `${cwd} is in a bare repository (${gitDir}): it has no work tree for hermesd to serve. Run hermesd in a clone of it (git clone ${gitDir} <dir>) or in a linked worktree (git -C ${gitDir} worktree add <dir> <branch>).`;
+  }
+  if (insideGitDir === 'true') return `${cwd} is inside the git directory ${gitDir}; run hermesd from the work tree instead.`;
+  return `Not inside a git work tree: ${cwd}. Run hermesd from a directory of a git repository (git init creates one).`;
+}
+
 /** Finds the git work tree containing `cwd`; throws NotARepository outside one. */
 export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: string; commonDir: string } {
   let out: string;
@@ -50,7 +66,7 @@ export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: s
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch {
-    throw new NotARepository(`Not inside a git work tree: ${cwd}. Run hermesd from a directory of a git repository (git init creates one).`);
+    throw new NotARepository(notAWorkTree(cwd));
   }
   const [top, gitDir, common] = out.trimEnd().split('\n');
   if (!top || !gitDir || !common) {

@@ -108,14 +108,23 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   chmodSync(paths.socket, 0o600);
   const socketIno = statSync(paths.socket).ino;
 
-  const info: DaemonInfo = { pid: process.pid, version: VERSION, root: paths.root, socket: paths.socket, startedAt: ctx.startedAt.toISOString() };
+  // The socket first: the sh hooks read it with builtins, line by line, and stop there.
+  const info: DaemonInfo = { socket: paths.socket, pid: process.pid, version: VERSION, root: paths.root, startedAt: ctx.startedAt.toISOString() };
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   void allRoutes.then(async () => {
-    const [{ startWatcher }, { skillsOf }] = await Promise.all([import('../watcher/service.js'), import('../skills/service.js')]);
+    const [{ startWatcher }, { skillsOf }, { hooksOf }, { configServiceOf }] = await Promise.all([
+      import('../watcher/service.js'),
+      import('../skills/service.js'),
+      import('../hooks/service.js'),
+      import('../config/service.js'),
+    ]);
     void startWatcher(ctx);
-    // Registered now so `status` reports hand-edited dangerous skills from the start.
+    // Registered now so `status` reports from the start: hand-edited dangerous skills, a config
+    // error, hooks that git no longer runs, backups waiting for a restore.
     skillsOf(ctx);
+    configServiceOf(ctx);
+    hooksOf(ctx);
   });
 
   let stopping = false;

@@ -22,7 +22,16 @@ export type CommitAudit = {
   notice: string;
 };
 
-export async function postCommitAudit(root: string, config: HermesConfig, opts: { gitDir?: string; gitBin?: string; now?: number } = {}): Promise<CommitAudit> {
+/**
+ * `hookRan`: the caller knows whether this commit's own pre-commit ran (the hooks service asks
+ * by attempt); without it, a tree the pre-commit passed recently counts. `unknown`: the daemon
+ * restarted during the commit, so it cannot tell; the notice says so instead of "skipped".
+ */
+export async function postCommitAudit(
+  root: string,
+  config: HermesConfig,
+  opts: { gitDir?: string; gitBin?: string; now?: number; hookRan?: boolean; unknown?: boolean } = {},
+): Promise<CommitAudit> {
   const gitBin = opts.gitBin ?? 'git';
   const env = cleanGitEnv();
   const commit = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], root, env) ?? '';
@@ -31,24 +40,49 @@ export async function postCommitAudit(root: string, config: HermesConfig, opts: 
   const hasParent = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD^1'], root, env) !== undefined;
   const undo = hasParent ? 'git reset --soft HEAD~1' : 'git update-ref -d HEAD';
   if (!commit) return { commit, tree, hookRan: false, violations: [], undo, notice: '' };
-  const hookRan = precommitPassed(gitDir, tree, { now: opts.now });
+  const hookRan = opts.hookRan ?? precommitPassed(gitDir, tree, { now: opts.now });
   if (hookRan) return { commit, tree, hookRan, violations: [], undo, notice: '' };
   const { violations } = await checkCommit(root, config, commit);
-  return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo) };
+  return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo, opts.unknown ? 'unknown' : 'skipped') };
 }
 
-function auditNotice(commit: string, violations: Violation[], undo: string): string {
+/**
+ * A commit whose pre-commit ran, but whose tree differs from every tree it judged: a hook that
+ * ran after hermesd's (a formatter, lint-staged, a lefthook command with stage_fixed) changed
+ * the staged files. Only what changed since the last judged tree is checked.
+ */
+export async function auditChangedAfterJudgement(root: string, config: HermesConfig, opts: { commit: string; judgedTree: string; gitBin?: string }): Promise<CommitAudit> {
+  const env = cleanGitEnv();
+  const gitBin = opts.gitBin ?? 'git';
+  const tree = gitOut(gitBin, ['rev-parse', '--verify', '-q', `${opts.commit}^{tree}`], root, env) ?? '';
+  const hasParent = gitOut(gitBin, ['rev-parse', '--verify', '-q', `${opts.commit}^1`], root, env) !== undefined;
+  const undo = hasParent ? 'git reset --soft HEAD~1' : 'git update-ref -d HEAD';
+  const { violations } = await checkCommit(root, config, opts.commit, { base: opts.judgedTree });
+  return { commit: opts.commit, tree, hookRan: true, violations, undo, notice: violations.length ? auditNotice(opts.commit, violations, undo, 'changed') : '' };
+}
+
+function auditNotice(commit: string, violations: Violation[], undo: string, why: 'skipped' | 'unknown' | 'changed'): string {
   const short = commit.slice(0, 10);
-  if (violations.length === 0) return `hermesd: commit ${short} skipped the pre-commit hook; re-checked against the rules: no violations.`;
+  if (violations.length === 0) {
+    return why === 'unknown'
+      ? `hermesd: the daemon restarted while commit ${short} was made, so it cannot tell whether the pre-commit hook judged it; re-checked against the rules: no violations.`
+      : `hermesd: commit ${short} skipped the pre-commit hook; re-checked against the rules: no violations.`;
+  }
   const bar = '!'.repeat(72);
   const lines = violations.slice(0, 20).map((v) => `  ${v.file}${v.line ? `:${v.line}` : ''}  [${v.rule}] ${v.message}`);
   if (violations.length > 20) lines.push(`  … and ${violations.length - 20} more`);
+  const head = {
+    skipped: `hermesd: commit ${short} SKIPPED the pre-commit hook (e.g. --no-verify) and BREAKS the repository's rules:`,
+    unknown: `hermesd: commit ${short} BREAKS the repository's rules (the daemon restarted while it was made, so it cannot tell whether the pre-commit hook judged it):`,
+    changed: `hermesd: commit ${short} BREAKS the repository's rules in changes made AFTER hermesd's pre-commit judged it (by a hook that ran later in the chain, e.g. a formatter that re-staged files):`,
+  }[why];
+  const search = why === 'changed' ? 'changed after the pre-commit' : 'skipped the pre-commit hook';
   return [
     bar,
-    `hermesd: commit ${short} SKIPPED the pre-commit hook (e.g. --no-verify) and BREAKS the repository's rules:`,
+    head,
     ...lines,
     `To undo the commit and keep its changes staged:  ${undo}`,
-    `This has been recorded in the session log (hermesd sessions search "skipped the pre-commit hook").`,
+    `This has been recorded in the session log (hermesd sessions search "${search}").`,
     bar,
   ].join('\n');
 }

@@ -7,5 +7,5 @@ export { judgeGit, type GitProbe, type Judgement } from './git-policy.js';
 export { findRealGit } from './git.js';
 export { captureRepoState, verifyRepoState, type GitViolation, type RepoState } from './verify.js';
 export { prepareGuardEnv, prepareTerminalGuard, runGuarded, knownSecretValues, type GuardOptions, type GuardReport, type GuardRun, type GuardedResult, type GitRefusal } from './terminal.js';
-export { recordPrecommitPass, recordStagedPass, precommitPassed, precommitMarkerPath, PRECOMMIT_PASS_TTL_MS } from './precommit-marker.js';
+export { recordPrecommitPass, recordStagedPass, recordJudgedCommit, precommitPassed, precommitOfAttempt, PRECOMMIT_PASS_TTL_MS, type AttemptRecord } from './precommit-marker.js';
 export { postCommitAudit, type CommitAudit } from './audit.js';

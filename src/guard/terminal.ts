@@ -51,6 +51,8 @@ export type GuardOptions = {
   env?: NodeJS.ProcessEnv;
   /** Where the shim lives (default `<git-dir>/hermesd/guard/bin`). */
   shimDir?: string;
+  /** Whether a pre-commit judged a tree since a time (default: the daemon's in-memory record of its hooks). */
+  precommitJudged?: (tree: string, sinceMs: number) => boolean;
 };
 
 /** Secret files deeper than this are not read for their values (redaction by shape still applies). */
@@ -138,7 +140,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   const log = join(runsDir, `${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
 
   const snapshot = snapshotProtected(opts.root, opts.config, { gitBin: opts.realGit, spillDir: guardDir });
-  const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit });
+  const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit, judged: opts.precommitJudged });
   const known = knownSecretValues(opts.root, opts.config);
 
   const base = opts.env ?? process.env;

@@ -30,6 +30,8 @@ export type RepoState = {
   hooks: Map<string, FileCopy>;
   /** A pre-commit hook that calls hermesd is installed: commits must show a pre-commit pass. */
   hermesHook: boolean;
+  /** Whether a pre-commit judged `tree` since `sinceMs` (default: the daemon's in-memory record). */
+  judged: (tree: string, sinceMs: number) => boolean;
 };
 
 function sha1(b: Buffer): string {
@@ -85,7 +87,7 @@ function readRefs(gitBin: string, root: string): Map<string, string> {
 }
 
 /** Captures what verifyRepoState compares against. A few milliseconds: three git calls and some small reads. */
-export function captureRepoState(opts: { root: string; gitDir: string; commonDir: string; gitBin: string }): RepoState {
+export function captureRepoState(opts: { root: string; gitDir: string; commonDir: string; gitBin: string; judged?: RepoState['judged'] }): RepoState {
   const { root, gitDir, commonDir, gitBin } = opts;
   const env = cleanGitEnv();
   const oid = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], root, env);
@@ -120,6 +122,7 @@ export function captureRepoState(opts: { root: string; gitDir: string; commonDir
     hooksDirs,
     hooks,
     hermesHook,
+    judged: opts.judged ?? ((tree, sinceMs) => precommitPassed(gitDir, tree, { sinceMs })),
   };
 }
 
@@ -201,7 +204,7 @@ export function verifyRepoState(before: RepoState, policy: GitPolicy): GitViolat
   if (policy.noVerify === 'refuse' && before.hermesHook) {
     const unjudged = commitsMadeSince(before, after).filter((oid) => {
       const tree = gitOut(before.gitBin, ['rev-parse', `${oid}^{tree}`], before.root, env);
-      return !tree || !precommitPassed(before.gitDir, tree, { sinceMs: before.takenAt });
+      return !tree || !before.judged(tree, before.takenAt);
     });
     if (unjudged.length > 0) {
       const ref = after.headRef && after.headRef === before.headRef ? after.headRef : 'HEAD';

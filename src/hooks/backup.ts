@@ -31,7 +31,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { pidAlive } from '../storage/lock.js';
+import { pidAlive, withLockSync } from '../storage/lock.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { git, gitTry, splitZ } from './git.js';
 
@@ -47,6 +47,8 @@ export type Manifest = {
   createdAt: string;
   /** The process that made the backup; when it is gone and the backup is still here, the hook was interrupted. */
   pid: number;
+  /** The git command whose hook made it (src/hooks/attempt.ts): that hook restores it itself if the daemon dies. */
+  attempt?: string;
   reason: string;
   root: string;
   /** The index the hook worked with (GIT_INDEX_FILE: .git/index, or git's lock file during `commit -a`). */
@@ -123,7 +125,7 @@ function capture(root: string, dir: string, path: string, n: number): Entry {
  * Saves the full state of the work tree and `indexFile` under <git-dir>/hermesd/backups/<id>/.
  * Returns only once the backup is complete and in place; nothing is touched before that.
  */
-export function saveWorkState(opts: { root: string; gitDir: string; indexFile?: string; reason: string }): WorkState {
+export function saveWorkState(opts: { root: string; gitDir: string; indexFile?: string; reason: string; attempt?: string }): WorkState {
   const mainIndexFile = join(opts.gitDir, 'index');
   const indexFile = opts.indexFile ?? mainIndexFile;
   const id = newId();
@@ -139,6 +141,7 @@ export function saveWorkState(opts: { root: string; gitDir: string; indexFile?: 
     id,
     createdAt: new Date().toISOString(),
     pid: process.pid,
+    ...(opts.attempt ? { attempt: opts.attempt } : {}),
     reason: opts.reason,
     root: opts.root,
     indexFile,
@@ -384,16 +387,29 @@ export function pendingBackups(gitDir: string): WorkState[] {
  * (reported as `safetyId`), so a recovery over newer work can itself be undone.
  */
 export function recoverBackup(gitDir: string, id: string): RestoreResult & { safetyId: string } {
-  const state = readWorkState(join(backupsDir(gitDir), id)) ?? readWorkState(keptBackupDir(gitDir, id));
-  if (!state) throw new Error(`No backup ${id} under ${backupsDir(gitDir)} or ${join(runtimeDirOf(gitDir), 'kept')}.`);
-  const safety = saveWorkState({ root: state.root, gitDir, indexFile: state.mainIndex ? state.indexFile : undefined, reason: `before restoring ${id}` });
-  // The safety backup is not an interrupted hook: mark it as kept, not pending.
-  const keptDir = keptBackupDir(gitDir, safety.id);
-  mkdirSync(dirname(keptDir), { recursive: true });
-  renameSync(safety.dir, keptDir);
-  const result = restoreWorkState(state, { restoreIndex: state.mainIndex });
-  finishWorkState(state);
-  return { ...result, safetyId: safety.id };
+  // The hook whose daemon died, a new daemon and `hermesd hook restore` may all reach for the
+  // same backup: one at a time, and the later ones find it gone.
+  mkdirSync(runtimeDirOf(gitDir), { recursive: true, mode: 0o700 });
+  return withLockSync(join(runtimeDirOf(gitDir), 'restore.lock'), () => {
+    const state = readWorkState(join(backupsDir(gitDir), id)) ?? readWorkState(keptBackupDir(gitDir, id));
+    if (!state) throw new BackupGone(`No backup ${id} under ${backupsDir(gitDir)} or ${join(runtimeDirOf(gitDir), 'kept')} (restored already?).`);
+    const safety = saveWorkState({ root: state.root, gitDir, indexFile: state.mainIndex ? state.indexFile : undefined, reason: `before restoring ${id}` });
+    // The safety backup is not an interrupted hook: mark it as kept, not pending.
+    const keptDir = keptBackupDir(gitDir, safety.id);
+    mkdirSync(dirname(keptDir), { recursive: true });
+    renameSync(safety.dir, keptDir);
+    const result = restoreWorkState(state, { restoreIndex: state.mainIndex });
+    finishWorkState(state);
+    return { ...result, safetyId: safety.id };
+  }, RESTORE_LOCK_WAIT_MS);
+}
+
+/** A restore of a big work tree takes seconds; another restorer waits that long for it. */
+const RESTORE_LOCK_WAIT_MS = 60_000;
+
+/** The backup asked for is not there (never was, or another process restored it first). */
+export class BackupGone extends Error {
+  override readonly name = 'BackupGone';
 }
 
 /** Restores a kept backup (a safety copy made by a recovery). */

@@ -1,35 +1,67 @@
 /**
- * `hermesd init`: installs the git hooks with husky's layout (core.hooksPath → <dir>/_)
- * and keeps every hook the repository already had running; `--uninstall` puts back what was
- * there. Both are idempotent. What init changed is recorded in <git-dir>/hermesd/install.json
- * so that uninstall restores exactly that, and a re-run does not mistake our own hooks
- * path for the user's previous one.
+ * `hermesd init`: installs the git hooks the way the repository's hook manager expects, and
+ * keeps every hook the repository already had running; `--uninstall` gives back what init
+ * changed. Both are idempotent.
+ *
+ * - husky (a `.husky/` setup, or husky in package.json): husky 9's layout, `core.hooksPath =
+ *   .husky/_`, our block in `.husky/<hook>` (commit those files: teammates get the hooks).
+ * - the pre-commit framework (`.pre-commit-config.yaml`): a `repo: local` entry at the end of
+ *   `repos:`; `core.hooksPath` is left alone, so `pre-commit install` works before or after.
+ * - lefthook (`lefthook.yml`): a `hermesd` command in its pre-commit section and a re-check in
+ *   prepare-commit-msg (the end of lefthook's chain); `core.hooksPath` is left alone.
+ * - none (a Go or Python project with no hook manager): small stubs in `.git/hooks` (a hook
+ *   that was there keeps running after hermesd's part). Nothing to commit: each clone runs
+ *   `hermesd init`, as with `pre-commit install`. No `.husky/` folder in a repository that
+ *   never used husky. With a custom `core.hooksPath`, hermesd's own hooks directory takes its
+ *   place and chains it.
+ *
+ * Hooks a manager does not own (post-commit, post-checkout… for evidence) get the same stubs
+ * in `.git/hooks`. What init changed (every file's bytes before, config keys) is recorded in
+ * <git-dir>/hermesd/install.json (src/hooks/changes.ts says how each is given back).
  */
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import husky from 'husky';
-import { ConfigError } from '../errors/index.js';
+import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
+import { absPath, Changes, type FileChange, undoChange, type UndoOutcome } from './changes.js';
 import { git, gitTry } from './git.js';
-
-/** The hooks the daemon answers. */
+import {
+  findLefthookConfig,
+  lefthookSections,
+  PRE_COMMIT_CONFIG,
+  readConfig,
+  withLefthookEntries,
+  withoutConfigEntry,
+  withPreCommitEntry,
+} from './manager-config.js';
 import { HERMESD_HOOKS, type HookName } from './names.js';
+import { hookSettingsPath, writeHookSettings } from './settings.js';
+
 export { HERMESD_HOOKS, type HookName };
+export { hookSettingsText, writeHookSettings, type HookSettings } from './settings.js';
+
 /**
  * The hooks init installs. commit-msg has nothing to judge yet, and every installed hook
  * costs each commit a few shell starts; it is installed when the repository had one to chain.
  */
 export const INSTALLED_HOOKS: readonly string[] = ['pre-commit', 'post-commit', 'post-merge', 'post-checkout', 'post-rewrite'];
 
+export const HOOK_MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const;
+export type HookManager = (typeof HOOK_MANAGERS)[number];
+
 /** Husky 9 writes a stub for each of these; any other hook a repository had gets a stub from us. */
 const HUSKY_STUBS = ['pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-rebase', 'post-rewrite', 'post-checkout', 'post-merge', 'pre-push', 'pre-auto-gc'];
 
 const BLOCK_BEGIN = '# >>> hermesd (added by `hermesd init`; `hermesd init --uninstall` removes it) >>>';
 const BLOCK_END = '# <<< hermesd <<<';
-const RUNNER = 'hermesd';
+/** The runner's name in husky's `_` directory (ignored by husky's own .gitignore there). */
+const HUSKY_RUNNER = 'hermesd';
 const STUB = '#!/usr/bin/env sh\n. "$(dirname "$0")/h"';
+/** First line of hermesd's stubs in a hooks directory: how init and doctor recognise them. */
+const GIT_STUB_MARK = '# hermesd hook stub';
 /**
  * What init writes in place of husky's stub in a husky layout it created: husky's runner `h`
  * costs each hook four forks (dirname, basename, dirname, dirname) and two more `sh` starts
@@ -39,7 +71,7 @@ const STUB = '#!/usr/bin/env sh\n. "$(dirname "$0")/h"';
 export const DIRECT_STUB = [
   '#!/bin/sh',
   '# Written by `hermesd init` in place of husky\'s stub (`. "$(dirname "$0")/h"`): the same, without its forks.',
-  'if [ -f "${0%/*}/hermesd" ]; then hermesd_direct=1; . "${0%/*}/hermesd"; else . "${0%/*}/h"; fi',
+  'if [ -f "${0%/*}/hermesd" ]; then hermesd_stub=husky; . "${0%/*}/hermesd"; else . "${0%/*}/h"; fi',
   '',
 ].join('\n');
 /** Default of hooks.timeoutMs baked into the runner until the daemon refreshes hook-settings. */
@@ -48,32 +80,65 @@ const BAKED_TIMEOUT_MS = 10_000;
 export type Repo = { root: string; gitDir: string; commonDir: string };
 
 type InstallState = {
-  version: 1;
+  version: 2;
+  manager: HookManager;
   /** core.hooksPath in the repository's own config before init (null: unset). */
   previousHooksPath: string | null;
-  /** The directory whose hooks ran before init and that the runner chains (null: none). */
-  chainDir: string | null;
-  /** The husky directory, relative to the work tree root. */
-  huskyDir: string;
-  createdHuskyDir: boolean;
-  createdHuskyInternal: boolean;
-  /** Hook files under huskyDir that init created (removed again on uninstall when only our block is left). */
-  createdFiles: string[];
+  /** What init set core.hooksPath to (absent: init left it alone). */
+  hooksPathSet?: string;
+  /** The runner (absolute). */
+  runner: string;
+  /** husky: the husky directory (relative to the root), what init created of it, the hooks directory chained. */
+  huskyDir?: string;
+  createdHuskyDir?: boolean;
+  createdHuskyInternal?: boolean;
+  chainDir?: string | null;
+  /** Every file init wrote, with its bytes before. */
+  files: FileChange[];
+  /** Hooks moved aside so they keep running after hermesd's part (absolute paths). */
+  moved: Array<{ from: string; to: string }>;
   installedAt: string;
 };
 
+/** install.json of hermesd before hook managers (husky only). */
+type InstallStateV1 = { version: 1; previousHooksPath: string | null; chainDir: string | null; huskyDir: string; createdHuskyDir: boolean; createdHuskyInternal: boolean; createdFiles: string[]; installedAt: string };
+
 export type InstallReport = {
   root: string;
-  hooksPath: string;
-  huskyDir: string;
+  manager: HookManager;
+  /** Why that manager (what init found). */
+  reason: string;
+  /** core.hooksPath after init (null: unset, git uses .git/hooks). */
+  hooksPath: string | null;
   previousHooksPath: string | null;
-  chained: string[];
+  huskyDir?: string;
+  runner: string;
+  /** Hooks hermesd answers. */
   hooks: string[];
+  /** Hooks the repository had that keep running after hermesd's part. */
+  chained: string[];
   config: { path: string; written: boolean };
+  /** Files to commit so that teammates get the hooks (relative to the root). */
+  commit: string[];
+  /** Files only this clone has (the runner, stubs in .git/hooks). */
+  local: string[];
+  /** What to do next, if anything. */
+  notes: string[];
   reinstalled: boolean;
 };
 
-export type UninstallReport = { root: string; removedBlocks: string[]; hooksPath: string | null; removedFiles: string[]; wasInstalled: boolean };
+export type UninstallReport = {
+  root: string;
+  manager: HookManager | null;
+  hooksPath: string | null;
+  /** Files whose hermesd block or entry was taken out (your own edits kept). */
+  removedBlocks: string[];
+  removedFiles: string[];
+  restoredFiles: string[];
+  /** Files the repository has committed with hermesd's part in them: left as committed (a no-op without hermesd). */
+  keptCommitted: string[];
+  wasInstalled: boolean;
+};
 
 /** Where package files (hooks/, templates/) are: the nearest package.json above this module. */
 export function packageRoot(): string {
@@ -91,11 +156,28 @@ function statePath(repo: Repo): string {
 }
 
 export function readInstallState(repo: Repo): InstallState | undefined {
+  let raw: InstallState | InstallStateV1;
   try {
-    return JSON.parse(readFileSync(statePath(repo), 'utf8')) as InstallState;
+    raw = JSON.parse(readFileSync(statePath(repo), 'utf8')) as InstallState | InstallStateV1;
   } catch {
     return undefined;
   }
+  if (raw.version === 2) return raw;
+  // An install by an earlier hermesd (husky only): the files it created are ours to remove.
+  return {
+    version: 2,
+    manager: 'husky',
+    previousHooksPath: raw.previousHooksPath,
+    hooksPathSet: `${raw.huskyDir}/_`,
+    runner: join(repo.root, raw.huskyDir, '_', HUSKY_RUNNER),
+    huskyDir: raw.huskyDir,
+    createdHuskyDir: raw.createdHuskyDir,
+    createdHuskyInternal: raw.createdHuskyInternal,
+    chainDir: raw.chainDir,
+    files: raw.createdFiles.map((f) => ({ path: `${raw.huskyDir}/${f}`, before: null, after: '' })),
+    moved: [],
+    installedAt: raw.installedAt,
+  };
 }
 
 function localHooksPath(repo: Repo): string | null {
@@ -103,36 +185,47 @@ function localHooksPath(repo: Repo): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
+/** The hooks directory git uses now (core.hooksPath, local or global, else <common-dir>/hooks). */
 function effectiveHooksDir(repo: Repo): string {
   return git(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root }).trim();
 }
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The runner: baked settings, then hooks/hermesd-hook.sh. */
-export function runnerScript(repo: Repo, opts: { nodePath: string; cliPath: string; chainDir: string | null; timeoutMs: number }): string {
+/** The runner: baked settings, then hooks/hermesd-hook.sh. `chainDir`: baked for husky; the .git/hooks stubs name their own. */
+export function runnerScript(opts: { nodePath: string; cliPath: string; chainDir: string | null | undefined; timeoutMs: number }): string {
   const body = readFileSync(join(packageRoot(), 'hooks', 'hermesd-hook.sh'), 'utf8');
-  const hash = createHash('sha256').update(repo.root).digest('hex').slice(0, 16);
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
   return [
     '#!/bin/sh',
     '# Generated by `hermesd init`, which rewrites it; edit hooks/hermesd-hook.sh in hermesd instead.',
     `HERMESD_NODE=${shQuote(opts.nodePath)}`,
     `HERMESD_CLI=${shQuote(opts.cliPath)}`,
-    `HERMESD_ROOT=${shQuote(repo.root)}`,
-    `HERMESD_ROOT_HASH=${hash}`,
-    `HERMESD_GIT_DIR=${shQuote(repo.gitDir)}`,
-    `HERMESD_COMMON_DIR=${shQuote(repo.commonDir)}`,
-    `HERMESD_PREV_HOOKS=${shQuote(opts.chainDir ?? '')}`,
-    `HERMESD_UID=${uid}`,
+    opts.chainDir === undefined ? 'HERMESD_PREV_HOOKS=${hermesd_prev_dir:-}' : `HERMESD_PREV_HOOKS=${shQuote(opts.chainDir ?? '')}`,
     `HERMESD_TIMEOUT_MS=${opts.timeoutMs}`,
     body,
   ].join('\n');
 }
 
-/** HERMESD_BLOCK_DONE: the direct stub ran hermesd already and now runs this file for your commands. */
+/** A stub in a hooks directory (.git/hooks): names its hook (the pre-commit framework runs it as `pre-commit.legacy`), sources the runner. */
+function gitStub(hook: string, runner: string, chainDir: string): string {
+  return [
+    '#!/bin/sh',
+    `${GIT_STUB_MARK} (written by \`hermesd init\`; \`hermesd init --uninstall\` puts back what was here)`,
+    `hermesd_stub=git hermesd_hook_name=${hook} hermesd_prev_dir=${shQuote(chainDir)}`,
+    `if [ -f ${shQuote(runner)} ]; then . ${shQuote(runner)}; exit $?; fi`,
+    `echo "hermesd: its hook runner ${runner.replace(/["$`\\]/g, '')} is gone, so this hook judged nothing; run hermesd init (or hermesd init --uninstall)" >&2`,
+    `if [ -x "$hermesd_prev_dir/${hook}" ]; then exec "$hermesd_prev_dir/${hook}" "$@"; fi`,
+    '',
+  ].join('\n');
+}
+
+export function isGitStub(text: string): boolean {
+  return text.includes(GIT_STUB_MARK);
+}
+
+/** Our block in a husky hook file: the runner takes over the rest of the file (run after hermesd's part, then re-checked). */
 function block(hook: string): string {
-  return `${BLOCK_BEGIN}\nif [ -x "\${0%/*}/_/${RUNNER}" ] && [ "\${HERMESD_BLOCK_DONE:-}" != "$PPID" ]; then "\${0%/*}/_/${RUNNER}" ${hook} "$@"; fi\n${BLOCK_END}\n`;
+  return `${BLOCK_BEGIN}\nif [ -x "\${0%/*}/_/${HUSKY_RUNNER}" ] && [ "\${HERMESD_BLOCK_DONE:-}" != "$PPID" ]; then "\${0%/*}/_/${HUSKY_RUNNER}" --file "$0" ${hook} "$@"; exit $?; fi\n${BLOCK_END}\n`;
 }
 
 /** Removes our block from a hook file's text; returns undefined when there was none. */
@@ -157,12 +250,25 @@ function withBlock(text: string, hook: string): string {
   return block(hook) + clean;
 }
 
+/** Whatever hermesd put in a file: our husky block or our config entry. */
+function stripOurs(text: string): string | undefined {
+  return withoutBlock(text) ?? withoutConfigEntry(text);
+}
+
 function isExecutableFile(p: string): boolean {
   try {
     const st = statSync(p);
     return st.isFile() && (st.mode & 0o111) !== 0;
   } catch {
     return false;
+  }
+}
+
+function readText(p: string): string | undefined {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 
@@ -173,6 +279,43 @@ function existingHuskyDir(repo: Repo, hooksPath: string | null): string | undefi
   if (!abs.endsWith('/_') || !existsSync(join(abs, 'h'))) return undefined;
   const dir = relative(repo.root, dirname(abs));
   return dir && !dir.startsWith('..') ? dir : undefined;
+}
+
+/** Who wrote the hook git runs for `hook` in `dir`: the pre-commit framework, lefthook, hermesd, someone else. */
+export function hookOwner(dir: string, hook: string): 'pre-commit' | 'lefthook' | 'hermesd' | 'other' | 'none' {
+  const text = readText(join(dir, hook));
+  if (text === undefined) return 'none';
+  if (text.includes('File generated by pre-commit')) return 'pre-commit';
+  if (text.includes('call_lefthook') || /lefthook/.test(text.split('\n').slice(0, 30).join('\n'))) return 'lefthook';
+  if (isGitStub(text)) return 'hermesd';
+  return 'other';
+}
+
+function packageJsonUsesHusky(root: string): boolean {
+  const text = readText(join(root, 'package.json'));
+  if (!text) return false;
+  try {
+    const pkg = JSON.parse(text) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; scripts?: Record<string, string> };
+    return Boolean(pkg.devDependencies?.husky || pkg.dependencies?.husky || /\bhusky\b/.test(pkg.scripts?.prepare ?? ''));
+  } catch {
+    return false;
+  }
+}
+
+/** The hook manager this repository uses, and what says so. */
+export function detectManager(repo: Repo): { manager: HookManager; reason: string } {
+  const hooksPath = localHooksPath(repo);
+  if (existingHuskyDir(repo, hooksPath)) return { manager: 'husky', reason: `core.hooksPath is ${hooksPath} (husky 9)` };
+  const hooksDir = effectiveHooksDir(repo);
+  const owner = hookOwner(hooksDir, 'pre-commit');
+  if (owner === 'pre-commit' && existsSync(join(repo.root, PRE_COMMIT_CONFIG))) return { manager: 'pre-commit', reason: 'the pre-commit framework is installed (.git/hooks/pre-commit)' };
+  if (owner === 'lefthook' && findLefthookConfig(repo.root)) return { manager: 'lefthook', reason: 'lefthook is installed (.git/hooks/pre-commit)' };
+  if (existsSync(join(repo.root, '.husky')) && statSync(join(repo.root, '.husky')).isDirectory()) return { manager: 'husky', reason: 'a .husky/ directory' };
+  if (packageJsonUsesHusky(repo.root)) return { manager: 'husky', reason: 'husky in package.json' };
+  const lefthook = findLefthookConfig(repo.root);
+  if (lefthook) return { manager: 'lefthook', reason: lefthook.file };
+  if (existsSync(join(repo.root, PRE_COMMIT_CONFIG))) return { manager: 'pre-commit', reason: PRE_COMMIT_CONFIG };
+  return { manager: 'git', reason: 'no hook manager (hooks go in .git/hooks, per clone)' };
 }
 
 function writeConfigFromTemplate(repo: Repo): { path: string; written: boolean } {
@@ -186,7 +329,7 @@ function writeConfigFromTemplate(repo: Repo): { path: string; written: boolean }
 }
 
 /** Used only when the package's templates/config.yaml is missing (a broken install). */
-const FALLBACK_CONFIG = `# hermesd repository configuration (see the README: "Repository rules and checks").
+const FALLBACK_CONFIG = `# hermesd repository configuration (see docs/configuration.md).
 rules: []
 checks: []
 hooks:
@@ -208,42 +351,94 @@ function runHuskyInstaller(repo: Repo, huskyDir: string): void {
   if (message) throw new ConfigError(`husky could not install the hooks in ${repo.root}: ${message}${message.includes('HUSKY=0') ? ' (unset HUSKY to let hermesd init install them)' : ''}`);
 }
 
-export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: string; timeoutMs?: number; longPreCommit?: boolean }): InstallReport {
-  const previous = readInstallState(repo);
-  const currentPath = localHooksPath(repo);
-  const husky9 = existingHuskyDir(repo, currentPath);
-  const huskyDir = previous?.huskyDir ?? husky9 ?? '.husky';
-  const ours = `${huskyDir}/_`;
-  const reinstalled = previous !== undefined && currentPath === ours;
+/** lefthook's executable as its own hook script finds it: $LEFTHOOK_BIN, node_modules, PATH. */
+function lefthookBinary(root: string): string | undefined {
+  const candidates = [process.env.LEFTHOOK_BIN, join(root, 'node_modules', '.bin', 'lefthook'), ...(process.env.PATH ?? '').split(':').filter(Boolean).map((d) => join(d, 'lefthook'))];
+  return candidates.find((p): p is string => !!p && isExecutableFile(p));
+}
 
-  let state: InstallState;
-  if (reinstalled) {
-    state = previous!;
-  } else {
-    const effective = effectiveHooksDir(repo);
-    const huskyAbs = join(repo.root, huskyDir);
-    // Husky's own dirs run <huskyDir>/<hook> already; chaining them would run hooks twice.
-    const chainDir = effective === huskyAbs || effective === join(huskyAbs, '_') || !existsSync(effective) ? null : effective;
-    state = {
-      version: 1,
-      previousHooksPath: currentPath,
-      chainDir,
-      huskyDir,
-      createdHuskyDir: !existsSync(huskyAbs),
-      createdHuskyInternal: !existsSync(join(huskyAbs, '_')),
-      createdFiles: [],
-      installedAt: new Date().toISOString(),
-    };
+/** `<cmd> --version`, or undefined when it is not installed. */
+function versionOf(cmd: string): string | undefined {
+  const r = spawnSync(cmd, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+type Ctx = {
+  repo: Repo;
+  state: InstallState;
+  changes: Changes;
+  chained: string[];
+  hooks: string[];
+  notes: string[];
+};
+
+/** hermesd's stubs in git's hooks directory for `hooks`; a hook that was there moves to <common-dir>/hermesd/chained and runs after hermesd's part. */
+function stubGitHooks(c: Ctx, hooksDir: string, hooks: readonly string[]): void {
+  const chainDir = join(c.repo.commonDir, 'hermesd', 'chained');
+  for (const hook of hooks) {
+    const file = join(hooksDir, hook);
+    const text = readText(file);
+    if (text !== undefined && !isGitStub(text)) {
+      // Keep it running after hermesd's part, byte for byte where it was put back on uninstall.
+      const to = join(chainDir, hook);
+      mkdirSync(chainDir, { recursive: true });
+      if (existsSync(to)) throw new ConfigError(`${to} exists already; move it out of the way and run hermesd init again.`);
+      renameSync(file, to);
+      c.state.moved.push({ from: file, to });
+    }
+    if (c.state.moved.some((m) => m.from === file) && isExecutableFile(join(chainDir, hook)) && !c.chained.includes(hook)) c.chained.push(hook);
+    c.changes.write(file, gitStub(hook, c.state.runner, chainDir), 0o755);
+    if (!c.hooks.includes(hook)) c.hooks.push(hook);
   }
+}
 
+function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void {
+  const { repo, state } = c;
+  const current = effectiveHooksDir(repo);
+  const standard = join(repo.commonDir, 'hooks');
+  let hooksDir = standard;
+  if (state.hooksPathSet) {
+    hooksDir = absPath(repo.root, state.hooksPathSet);
+  } else if (resolve(current) !== resolve(standard)) {
+    // A custom core.hooksPath (githooks/, a user-wide one): hermesd's own directory takes its
+    // place and every hook in the old one keeps running after hermesd's part.
+    hooksDir = join(repo.commonDir, 'hermesd', 'hooks');
+    state.chainDir = current;
+    mkdirSync(hooksDir, { recursive: true });
+    git(['config', '--local', 'core.hooksPath', hooksDir], { cwd: repo.root });
+    state.hooksPathSet = hooksDir;
+  }
+  if (state.chainDir) {
+    // Every hook of the old directory: a stub that runs it after hermesd's part (or alone).
+    const names = existsSync(state.chainDir) ? readdirSync(state.chainDir).filter((n) => !n.endsWith('.sample') && isExecutableFile(join(state.chainDir!, n))) : [];
+    for (const name of names.sort()) if (!c.chained.includes(name)) c.chained.push(name);
+    const hooks = [...new Set([...(opts.onlyHooks ?? INSTALLED_HOOKS), ...names])];
+    for (const hook of hooks) {
+      c.changes.write(join(hooksDir, hook), gitStub(hook, state.runner, state.chainDir), 0o755);
+      if ((opts.onlyHooks ?? INSTALLED_HOOKS).includes(hook) && !c.hooks.includes(hook)) c.hooks.push(hook);
+    }
+    return;
+  }
+  stubGitHooks(c, hooksDir, opts.onlyHooks ?? INSTALLED_HOOKS);
+}
+
+function installHusky(c: Ctx, previous: InstallState | undefined): void {
+  const { repo, state } = c;
+  const currentPath = localHooksPath(repo);
+  const huskyDir = state.huskyDir!;
+  const ours = `${huskyDir}/_`;
   const huskyAbs = join(repo.root, huskyDir);
   const internal = join(huskyAbs, '_');
+  if (!previous) {
+    const effective = effectiveHooksDir(repo);
+    // Husky's own dirs run <huskyDir>/<hook> already; chaining them would run hooks twice.
+    state.chainDir = effective === huskyAbs || effective === internal || !existsSync(effective) ? null : effective;
+    state.createdHuskyDir = !existsSync(huskyAbs);
+    state.createdHuskyInternal = !existsSync(internal);
+  }
   // Re-running husky's installer over a project's own husky setup would replace its runner.
   if (!(currentPath === ours && existsSync(join(internal, 'h')))) runHuskyInstaller(repo, huskyDir);
-
-  const timeoutMs = opts.timeoutMs ?? BAKED_TIMEOUT_MS;
-  writeFileSync(join(internal, RUNNER), runnerScript(repo, { nodePath: opts.nodePath, cliPath: opts.cliPath, chainDir: state.chainDir, timeoutMs }), { mode: 0o755 });
-  chmodSync(join(internal, RUNNER), 0o755);
+  state.hooksPathSet = ours;
 
   const chained: string[] = [];
   if (state.chainDir && existsSync(state.chainDir)) {
@@ -251,6 +446,7 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
       if (!name.endsWith('.sample') && isExecutableFile(join(state.chainDir, name))) chained.push(name);
     }
   }
+  c.chained.push(...chained);
   const hooks = [...new Set([...INSTALLED_HOOKS, ...chained])];
   if (state.createdHuskyInternal) {
     // husky stubs every hook it knows; a stub with nothing behind it still costs each commit
@@ -263,97 +459,238 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
     const stub = join(internal, hook);
     // A husky layout of ours gets the direct stub; a project's own keeps husky's runner.
     if (state.createdHuskyInternal) {
-      if (!existsSync(stub) || readFileSync(stub, 'utf8') !== DIRECT_STUB) writeFileSync(stub, DIRECT_STUB, { mode: 0o755 });
+      if (readText(stub) !== DIRECT_STUB) writeFileSync(stub, DIRECT_STUB, { mode: 0o755 });
       chmodSync(stub, 0o755);
-    } else if (!existsSync(stub)) writeFileSync(stub, STUB, { mode: 0o755 });
-    const file = join(huskyAbs, hook);
-    const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-    if (before === undefined && !state.createdFiles.includes(hook)) state.createdFiles.push(hook);
-    const after = withBlock(before ?? '', hook);
-    if (after !== before) writeFileSync(file, after, { mode: 0o755 });
+    } else if (!existsSync(stub)) c.changes.write(stub, STUB, 0o755);
+    const rel = `${huskyDir}/${hook}`;
+    const before = readText(join(repo.root, rel));
+    c.changes.write(rel, withBlock(before ?? '', hook), 0o755);
+    c.hooks.push(hook);
   }
+}
+
+function installPreCommitFramework(c: Ctx): void {
+  const { repo } = c;
+  const hooksDir = effectiveHooksDir(repo);
+  // Hooks the framework runs itself get an entry in its config; the others, our stubs.
+  const viaFramework = INSTALLED_HOOKS.filter((h) => h === 'pre-commit' || hookOwner(hooksDir, h) === 'pre-commit');
+  const text = readConfig(repo.root, PRE_COMMIT_CONFIG) ?? '';
+  c.changes.write(PRE_COMMIT_CONFIG, withPreCommitEntry(text, viaFramework, versionOf('pre-commit')));
+  c.hooks.push(...viaFramework);
+  const installed = hookOwner(hooksDir, 'pre-commit') === 'pre-commit';
+  if (!installed) {
+    c.notes.push(
+      "the pre-commit framework's hook is not installed in this clone; until `pre-commit install` runs, hermesd's own stub in .git/hooks judges commits (after `pre-commit install`, the framework runs it first and hermesd's entry re-checks at the end)",
+    );
+  }
+  installGit(c, { onlyHooks: INSTALLED_HOOKS.filter((h) => !viaFramework.includes(h) || (h === 'pre-commit' && !installed)) });
+}
+
+function installLefthook(c: Ctx): void {
+  const { repo } = c;
+  const found = findLefthookConfig(repo.root);
+  if (!found) throw new ConfigError('no lefthook config found (lefthook.yml); create one or choose another manager with --manager.');
+  if (!found.editable) {
+    throw new ConfigError(
+      `${found.file}: hermesd edits lefthook's YAML config only. Add to it, for pre-commit: a command running \`h="$(git rev-parse --git-common-dir)/hermesd/hook"; [ -f "$h" ] && exec "$h" pre-commit\`, ` +
+        'and for prepare-commit-msg the same with `pre-commit-final`; or use a lefthook.yml.',
+    );
+  }
+  const text = readConfig(repo.root, found.file) ?? '';
+  const present = lefthookSections(withoutConfigEntry(text) ?? text);
+  const viaLefthook = INSTALLED_HOOKS.filter((h) => h === 'pre-commit' || present.includes(h));
+  const sections = [
+    ...viaLefthook.map((h) => ({ hook: h, run: h })),
+    // The end of lefthook's pre-commit chain: git has re-read the index; what changed since the verdict is re-checked.
+    { hook: 'prepare-commit-msg', run: 'pre-commit-final' },
+  ];
+  c.changes.write(found.file, withLefthookEntries(found.file, text, sections));
+  c.hooks.push(...viaLefthook);
+  const hooksDir = effectiveHooksDir(repo);
+  const installed = hookOwner(hooksDir, 'pre-commit') === 'lefthook';
+  if (!installed) {
+    c.notes.push("lefthook's hooks are not installed in this clone; until `lefthook install` runs, hermesd's own stub in .git/hooks judges commits (lefthook then takes over and runs hermesd from " + found.file + ')');
+  } else {
+    // lefthook writes a git hook per config section, but syncs only when its config looks changed
+    // to the second: install the new prepare-commit-msg now, as `lefthook install` would.
+    const bin = lefthookBinary(repo.root);
+    const hook = join(hooksDir, 'prepare-commit-msg');
+    if (bin && hookOwner(hooksDir, 'prepare-commit-msg') !== 'lefthook') {
+      const tracked = c.changes.track(hook);
+      const r = spawnSync(bin, ['install'], { cwd: repo.root, encoding: 'utf8', timeout: 60_000 });
+      tracked.settle();
+      if (r.status !== 0) c.notes.push(`\`lefthook install\` failed (${(r.stderr || r.stdout).trim().split('\n').pop()}); run it yourself so lefthook runs hermesd's re-check in prepare-commit-msg`);
+    } else if (!bin && hookOwner(hooksDir, 'prepare-commit-msg') !== 'lefthook') {
+      c.notes.push("run `lefthook install` once, so lefthook installs the prepare-commit-msg hook hermesd's re-check runs in (lefthook also does it by itself at the next commit after its config changed)");
+    }
+  }
+  installGit(c, { onlyHooks: INSTALLED_HOOKS.filter((h) => !viaLefthook.includes(h) || (h === 'pre-commit' && !installed)) });
+}
+
+export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: string; timeoutMs?: number; longPreCommit?: boolean; manager?: HookManager }): InstallReport {
+  const previous = readInstallState(repo);
+  if (previous && opts.manager && opts.manager !== previous.manager) {
+    throw new UsageError(`hermesd is installed here with ${previous.manager}; run hermesd init --uninstall first to switch to ${opts.manager}.`);
+  }
+  const detected = previous ? { manager: previous.manager, reason: 'installed before' } : opts.manager ? { manager: opts.manager, reason: 'chosen with --manager' } : detectManager(repo);
+  const manager = detected.manager;
+  const currentPath = localHooksPath(repo);
+  const huskyDir = manager === 'husky' ? (previous?.huskyDir ?? existingHuskyDir(repo, currentPath) ?? '.husky') : undefined;
+  const runner = manager === 'husky' ? join(repo.root, huskyDir!, '_', HUSKY_RUNNER) : join(repo.commonDir, 'hermesd', 'hook');
+  const state: InstallState = previous ?? { version: 2, manager, previousHooksPath: currentPath, runner, ...(huskyDir ? { huskyDir } : {}), files: [], moved: [], installedAt: new Date().toISOString() };
+  state.runner = runner;
+  const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [] };
+
+  const timeoutMs = opts.timeoutMs ?? BAKED_TIMEOUT_MS;
+  if (manager === 'husky') installHusky(c, previous);
+  else if (manager === 'pre-commit') installPreCommitFramework(c);
+  else if (manager === 'lefthook') installLefthook(c);
+  else installGit(c);
+
+  // The runner last: the stubs above name it, and it names nothing of theirs.
+  mkdirSync(dirname(runner), { recursive: true });
+  writeFileSync(runner, runnerScript({ nodePath: opts.nodePath, cliPath: opts.cliPath, chainDir: manager === 'husky' ? (state.chainDir ?? null) : undefined, timeoutMs }), { mode: 0o755 });
+  chmodSync(runner, 0o755);
 
   mkdirSync(dirname(statePath(repo)), { recursive: true, mode: 0o700 });
   writeFileAtomicSync(statePath(repo), JSON.stringify(state, null, 2) + '\n');
   writeHookSettings(repo.gitDir, { timeoutMs, longPreCommit: opts.longPreCommit });
   const config = writeConfigFromTemplate(repo);
-  return { root: repo.root, hooksPath: ours, huskyDir, previousHooksPath: state.previousHooksPath, chained, hooks, config, reinstalled };
+
+  // A work-tree file a teammate can get from a commit (not in a git dir, not ignored).
+  const inTree = (p: string) => {
+    const abs = absPath(repo.root, p);
+    if ([repo.gitDir, repo.commonDir].some((d) => abs === d || abs.startsWith(d + '/'))) return undefined;
+    const r = relative(repo.root, abs);
+    return r && !r.startsWith('..') && !isAbsolute(r) && r !== '.git' && !r.startsWith('.git/') ? r : undefined;
+  };
+  const ignored = (rel: string) => gitTry(['check-ignore', '-q', '--', rel], { cwd: repo.root }).status === 0;
+  const commit = [...new Set([...(config.written || !isCommitted(repo, '.hermes/config.yaml') ? ['.hermes/config.yaml'] : []), ...state.files.map((f) => inTree(f.path)).filter((p): p is string => p !== undefined && !ignored(p) && !isCommitted(repo, p, true))])];
+  const local = [relOrAbs(repo.root, runner), ...state.files.map((f) => f.path).filter((p) => !inTree(p) || ignored(inTree(p)!)).map((p) => relOrAbs(repo.root, absPath(repo.root, p)))];
+  return {
+    root: repo.root,
+    manager,
+    reason: detected.reason,
+    hooksPath: localHooksPath(repo),
+    previousHooksPath: state.previousHooksPath,
+    ...(huskyDir ? { huskyDir } : {}),
+    runner,
+    hooks: [...new Set(c.hooks)],
+    chained: [...new Set(c.chained)],
+    config,
+    commit,
+    local: [...new Set(local)],
+    notes: c.notes,
+    reinstalled: previous !== undefined,
+  };
+}
+
+/** True when HEAD has `rel` with exactly the bytes of the work tree (`same`), or at all. */
+function isCommitted(repo: Repo, rel: string, same = false): boolean {
+  const r = gitTry(['cat-file', '-e', `HEAD:${rel}`], { cwd: repo.root });
+  if (r.status !== 0) return false;
+  if (!same) return true;
+  const blob = gitTry(['rev-parse', `HEAD:${rel}`], { cwd: repo.root }).stdout.trim();
+  const now = gitTry(['hash-object', '--', rel], { cwd: repo.root }).stdout.trim();
+  return blob === now;
+}
+
+/** Whether another worktree of this clone has hermesd installed (and uses the shared runner). */
+function otherInstalls(repo: Repo): boolean {
+  const candidates = [join(repo.commonDir, 'hermesd', 'install.json')];
+  try {
+    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(join(repo.commonDir, 'worktrees', w, 'hermesd', 'install.json'));
+  } catch {
+    // no linked worktrees
+  }
+  return candidates.some((f) => f !== statePath(repo) && existsSync(f));
+}
+
+function relOrAbs(root: string, abs: string): string {
+  const r = relative(root, abs);
+  return r && !r.startsWith('..') && !isAbsolute(r) ? r : abs;
 }
 
 export function uninstallHooks(repo: Repo): UninstallReport {
   const state = readInstallState(repo);
   const currentPath = localHooksPath(repo);
-  const huskyDir = state?.huskyDir ?? existingHuskyDir(repo, currentPath) ?? '.husky';
-  const huskyAbs = join(repo.root, huskyDir);
-  const removedBlocks: string[] = [];
-  const removedFiles: string[] = [];
+  const report: UninstallReport = { root: repo.root, manager: state?.manager ?? null, hooksPath: currentPath, removedBlocks: [], removedFiles: [], restoredFiles: [], keptCommitted: [], wasInstalled: state !== undefined };
+  const tally = (path: string, outcome: UndoOutcome) => {
+    const shown = relOrAbs(repo.root, absPath(repo.root, path));
+    if (outcome === 'removed') report.removedFiles.push(shown);
+    else if (outcome === 'restored') report.restoredFiles.push(shown);
+    else if (outcome === 'unblocked') report.removedBlocks.push(shown);
+    else if (outcome === 'kept-committed') report.keptCommitted.push(shown);
+  };
 
-  if (existsSync(huskyAbs)) {
-    for (const name of readdirSync(huskyAbs)) {
-      const file = join(huskyAbs, name);
-      if (!statSync(file).isFile()) continue;
-      const text = readFileSync(file, 'utf8');
-      const stripped = withoutBlock(text);
-      if (stripped === undefined) continue;
-      removedBlocks.push(name);
-      if (state?.createdFiles.includes(name) && stripped.trim() === '') {
-        rmSync(file);
-        removedFiles.push(`${huskyDir}/${name}`);
-      } else writeFileSync(file, stripped);
+  if (state) {
+    // A manager installed over one of our stubs keeps it beside its own hook (the pre-commit
+    // framework as <hook>.legacy, which it runs; lefthook as <hook>.old): the user's own hook,
+    // if we had moved one aside, goes there instead, else our stub just goes.
+    for (const change of state.files) {
+      const abs = absPath(repo.root, change.path);
+      for (const side of [`${abs}.legacy`, `${abs}.old`]) {
+        const text = readText(side);
+        if (text === undefined || !isGitStub(text)) continue;
+        const moved = state.moved.find((m) => m.from === abs);
+        if (moved && existsSync(moved.to)) {
+          renameSync(moved.to, side);
+          state.moved = state.moved.filter((m) => m !== moved);
+          report.restoredFiles.push(relOrAbs(repo.root, side));
+        } else {
+          rmSync(side);
+          report.removedFiles.push(relOrAbs(repo.root, side));
+        }
+      }
     }
-  }
-  const internal = join(huskyAbs, '_');
-  if (state?.createdHuskyInternal) {
-    if (existsSync(internal)) removedFiles.push(`${huskyDir}/_/`);
-    rmSync(internal, { recursive: true, force: true });
-  } else {
-    rmSync(join(internal, RUNNER), { force: true });
-    // Stubs we added for hooks husky does not know; husky's own stubs stay.
-    for (const name of existsSync(internal) ? readdirSync(internal) : []) {
-      if (!HUSKY_STUBS.includes(name) && name !== 'h' && name !== 'husky.sh' && name !== '.gitignore' && readFileSync(join(internal, name), 'utf8') === STUB && state) {
-        rmSync(join(internal, name));
+    for (const change of [...state.files].reverse()) tally(change.path, undoChange(repo.root, change, stripOurs));
+    for (const m of [...state.moved].reverse()) {
+      // Put a moved hook back where it was, unless something new sits there now.
+      const there = readText(m.from);
+      if (existsSync(m.to) && (there === undefined || isGitStub(there))) {
+        mkdirSync(dirname(m.from), { recursive: true });
+        renameSync(m.to, m.from);
+        report.restoredFiles.push(relOrAbs(repo.root, m.from));
       }
     }
   }
-  if (state?.createdHuskyDir && existsSync(huskyAbs) && readdirSync(huskyAbs).length === 0) {
-    rmSync(huskyAbs, { recursive: true });
-    removedFiles.push(`${huskyDir}/`);
+  // Blocks hermesd left in a husky directory it has no record of (a teammate's commit, an old install).
+  const huskyDir = state?.huskyDir ?? existingHuskyDir(repo, currentPath);
+  if (huskyDir && (!state || state.manager === 'husky')) {
+    const huskyAbs = join(repo.root, huskyDir);
+    const internal = join(huskyAbs, '_');
+    if (state?.createdHuskyInternal) {
+      if (existsSync(internal)) report.removedFiles.push(`${huskyDir}/_/`);
+      rmSync(internal, { recursive: true, force: true });
+    } else {
+      rmSync(join(internal, HUSKY_RUNNER), { force: true });
+      // Stubs of ours for hooks husky does not know (an install before records existed).
+      for (const name of existsSync(internal) ? readdirSync(internal) : []) {
+        if (state && !HUSKY_STUBS.includes(name) && name !== 'h' && name !== 'husky.sh' && name !== '.gitignore' && readText(join(internal, name)) === STUB) rmSync(join(internal, name));
+      }
+    }
+    if (state?.createdHuskyDir && existsSync(huskyAbs) && readdirSync(huskyAbs).length === 0) {
+      rmSync(huskyAbs, { recursive: true });
+      report.removedFiles.push(`${huskyDir}/`);
+    }
   }
 
-  let hooksPath = currentPath;
   // Only undo our own setting: a hooks path the user changed since init is theirs.
-  if (state && currentPath === `${huskyDir}/_`) {
+  if (state?.hooksPathSet && currentPath === state.hooksPathSet) {
     if (state.previousHooksPath === null) gitTry(['config', '--local', '--unset', 'core.hooksPath'], { cwd: repo.root });
     else git(['config', '--local', 'core.hooksPath', state.previousHooksPath], { cwd: repo.root });
-    hooksPath = state.previousHooksPath;
+    report.hooksPath = state.previousHooksPath;
+  }
+  if (state && state.manager !== 'husky' && !otherInstalls(repo)) {
+    // The runner is shared by the worktrees of this clone: the last one to uninstall removes it.
+    rmSync(state.runner, { force: true });
+    for (const dir of [join(repo.commonDir, 'hermesd', 'chained'), join(repo.commonDir, 'hermesd', 'hooks')]) {
+      if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
+    }
   }
   rmSync(statePath(repo), { force: true });
-  rmSync(join(repo.gitDir, 'hermesd', 'hook-settings'), { force: true });
-  return { root: repo.root, removedBlocks, hooksPath, removedFiles, wasInstalled: state !== undefined };
-}
-
-/**
- * The settings the sh runner sources before talking to the daemon (it cannot read YAML).
- * Written by init and refreshed by the daemon whenever it handles a hook.
- */
-export type HookSettings = {
-  timeoutMs: number;
-  /** The pre-commit may run for long (checks or generators): the sh client bounds silence, not the whole run. */
-  longPreCommit?: boolean;
-};
-
-export function hookSettingsText(settings: HookSettings): string {
-  return `HERMESD_TIMEOUT_MS=${Math.max(1, Math.round(settings.timeoutMs))}\nHERMESD_LONG_PRECOMMIT=${settings.longPreCommit === false ? 0 : 1}\n`;
-}
-
-export function writeHookSettings(gitDir: string, settings: HookSettings): void {
-  const file = join(gitDir, 'hermesd', 'hook-settings');
-  const text = hookSettingsText(settings);
-  try {
-    if (readFileSync(file, 'utf8') === text) return;
-  } catch {
-    // not written yet
-  }
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomicSync(file, text, 0o644);
+  rmSync(hookSettingsPath(repo.gitDir), { force: true });
+  // A stub removed and the hook it stood in for put back: say it once, as restored.
+  report.removedFiles = report.removedFiles.filter((f) => !report.restoredFiles.includes(f));
+  return report;
 }

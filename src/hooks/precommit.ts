@@ -30,6 +30,10 @@ export type FixReport = {
   files: string[];
   /** Written to the work tree (propose) or staged (stage). */
   applied: string[];
+  /** Why an attempt failed (the model error), when one did. */
+  errors: string[];
+  /** `stage` was asked for, but the fix undoes every staged change: nothing would be left to commit. */
+  emptied?: boolean;
   /** Not written: the user had their own unstaged version; the fix for them is in `patch`. */
   conflicts: string[];
   /** The whole fix as a git patch. */
@@ -48,13 +52,16 @@ export type HookOutcome = {
 };
 
 export type FixRequest = { task: string; turnContext: string; signal: AbortSignal; onProgress: (line: string) => void };
-export type FixResult = { sessionId: string | null; status: string; answer: string };
+/** `error`: why the agent could not work (the model endpoint unreachable, a key refused…). */
+export type FixResult = { sessionId: string | null; status: string; answer: string; error?: { code: string; message: string } };
 
 export type PreCommitDeps = {
   root: string;
   gitDir: string;
   /** The index being committed (the hook's GIT_INDEX_FILE). */
   indexFile: string;
+  /** The git command this hook runs in (src/hooks/attempt.ts), recorded in the backup so the hook can restore it if the daemon dies. */
+  attempt?: string;
   config: HermesConfig;
   checkStaged: () => Promise<Pick<CheckResult, 'violations' | 'warnings'>>;
   runFix: (req: FixRequest) => Promise<FixResult>;
@@ -208,7 +215,7 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
     checks.push(c);
   }
 
-  const state = saveWorkState({ root: deps.root, gitDir: deps.gitDir, indexFile: deps.indexFile, reason: 'pre-commit checks' });
+  const state = saveWorkState({ root: deps.root, gitDir: deps.gitDir, indexFile: deps.indexFile, reason: 'pre-commit checks', attempt: deps.attempt });
   let outcome: HookOutcome | undefined;
   let fixDir: string | undefined;
   let fix: FixReport | undefined;
@@ -231,13 +238,14 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
     const mode = settings.fix;
     const fixable = () => failed().filter((r) => checks.find((c) => c.id === r.id)?.fix);
     if (failed().length && mode !== 'off' && fixable().length && settings.maxFixAttempts > 0 && !deps.signal.aborted) {
-      fix = { mode, attempts: 0, sessionIds: [], passes: false, files: [], applied: [], conflicts: [], staged: false };
+      fix = { mode, attempts: 0, sessionIds: [], passes: false, files: [], applied: [], conflicts: [], staged: false, errors: [] };
       while (fix.attempts < settings.maxFixAttempts && fixable().length && !deps.signal.aborted) {
         fix.attempts++;
         const toFix = fixable();
         deps.progress(`hermesd: asking the agent to fix ${toFix.map((r) => r.id).join(', ')} (attempt ${fix.attempts} of ${settings.maxFixAttempts})`);
         const r = await deps.runFix({ task: fixTask(toFix, fix.attempts), turnContext: checkOutputContext(toFix), signal: deps.signal, onProgress: deps.progress });
         if (r.sessionId) fix.sessionIds.push(r.sessionId);
+        if (r.error && r.status !== 'completed') fix.errors.push(`${r.error.code}: ${r.error.message}`);
         if (deps.signal.aborted) break;
         runs = await runAll(checks);
         if (r.status !== 'completed' && failed().length) break;
@@ -256,7 +264,9 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
     // Whatever happened above (a failure, an abort), the user's state goes back first.
     const restored = restoreWorkState(state, { restoreIndex: true, known: new Set(fixPaths) });
     if (fix && fixDir && !deps.signal.aborted) {
-      const stage = fix.mode === 'stage' && fix.passes;
+      // A fix that takes back every staged change would commit nothing under the user's message.
+      if (fix.mode === 'stage' && fix.passes && fixUndoesStagedChanges(state, fixPaths)) fix.emptied = true;
+      const stage = fix.mode === 'stage' && fix.passes && !fix.emptied;
       if (stage) {
         stageFixed(deps.root, deps.indexFile, fixDir, fixPaths);
         fix.staged = true;
@@ -286,6 +296,30 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
   return outcome;
 }
 
+/**
+ * True when the fix brings every path the user staged back to HEAD and changes nothing else
+ * against HEAD: staging it would leave the index equal to HEAD (an empty commit).
+ */
+function fixUndoesStagedChanges(state: WorkState, fixPaths: string[]): boolean {
+  const staged = splitZ(gitTry(['diff-index', '--cached', '--name-only', '-z', 'HEAD'], { cwd: state.root, indexFile: savedIndexFile(state) }).stdout);
+  if (staged.length === 0) return false;
+  const fixed = new Set(fixPaths);
+  if (!staged.every((p) => fixed.has(p))) return false;
+  for (const p of fixPaths) {
+    const head = gitTry(['rev-parse', '-q', '--verify', `HEAD:${p}`], { cwd: state.root });
+    const file = join(runtimeDirOf(gitDirOfBackup(state.dir)), 'fixes', state.id, 'files', p);
+    const there = existsSync(file) || isLink(file);
+    if (head.status !== 0) {
+      if (there) return false;
+      continue;
+    }
+    if (!there) return false;
+    const blob = gitTry(['hash-object', '--no-filters', '--', file], { cwd: state.root }).stdout.trim();
+    if (isLink(file) || blob !== head.stdout.trim()) return false;
+  }
+  return true;
+}
+
 function describe(o: HookOutcome): string {
   const lines: string[] = [];
   for (const r of o.checks ?? []) {
@@ -297,8 +331,17 @@ function describe(o: HookOutcome): string {
   const f = o.fix;
   if (f) {
     const sessions = f.sessionIds.length ? ` (agent session${f.sessionIds.length > 1 ? 's' : ''} ${f.sessionIds.join(', ')}; hermesd sessions show <id>)` : '';
-    if (f.files.length === 0) lines.push(`hermesd: the agent made no change after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}${sessions}.`);
-    else if (f.staged) {
+    if (f.files.length === 0) {
+      lines.push(`hermesd: the agent made no change after ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}${sessions}.`);
+      for (const e of [...new Set(f.errors)]) lines.push(`  the agent could not work: ${e}`);
+      if (f.errors.length) lines.push('  check the model endpoint with: hermesd doctor');
+    } else if (f.emptied) {
+      lines.push(
+        `hermesd: the agent's fix for the failing check takes back every change you staged${sessions}, so there is nothing left to commit under your message; it was not staged.`,
+        `  changed in your work tree, not staged: ${f.applied.join(', ') || '(none: see the patch)'}`,
+        '  review it with: git diff',
+      );
+    } else if (f.staged) {
       lines.push(`hermesd: the agent fixed the failing check${sessions}; the checks pass, and the fix is staged in this commit: ${f.files.join(', ')}.`);
     } else {
       lines.push(`hermesd: the agent proposes a fix${f.passes ? ' (the checks pass with it)' : ' (the checks still fail with it)'}${sessions}.`);

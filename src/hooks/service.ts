@@ -7,22 +7,31 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { configOf } from '../config/service.js';
-import { postCommitAudit } from '../guard/audit.js';
-import { precommitPassed, recordPrecommitPass, recordStagedPass } from '../guard/precommit-marker.js';
+import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../guard/audit.js';
+import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../guard/precommit-marker.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { checkStaged } from '../rules/engine.js';
+import { formatViolations } from '../rules/format.js';
 import { sessionsOf } from '../sessions/service.js';
 import { tasksOf } from '../agent/service.js';
 import { NotFound, UsageError } from '../errors/index.js';
-import { backupsDir, keptBackupDir, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from './backup.js';
+import { BackupGone, backupsDir, keptBackupDir, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from './backup.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from './evidence.js';
-import { indexTreeOf } from './git.js';
-import { HERMESD_HOOKS, writeHookSettings, type HookName } from './install.js';
+import { attemptStart, isAttemptId, processStart } from './attempt.js';
+import { gitTry, indexTreeOf } from './git.js';
+import { hookHealth, type HookHealth } from './health.js';
+import { HERMESD_HOOKS, type HookName } from './names.js';
+import { writeHookSettings } from './settings.js';
 import type { HermesConfig } from '../config/schema.js';
 import { runPreCommit, type HookOutcome } from './precommit.js';
 
-/** `head`/`branch`: where git was when a post-* hook ran, as the sh hook read it (it runs in the background). */
-export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string };
+/**
+ * `head`/`branch`: where git was when a post-* hook ran, as the sh hook read it (it runs in the background).
+ * `attempt`: the git command the hook runs in (src/hooks/attempt.ts). `phase: 'final'`: the
+ * pre-commit's re-check at the end of the hook chain (rules on what changed since the verdict).
+ * `via`: which client sent it ('sh' or 'node'), for the log.
+ */
+export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string; attempt?: string; phase?: 'final'; via?: string };
 
 export type HookResult = HookOutcome & { hook: string; sessionId?: string };
 
@@ -40,11 +49,22 @@ export class HookService {
     }
     this.running++;
     this.ctx.events.emit('hook-start', { hook });
+    const started = Date.now();
     const work = this.dispatch(hook as HookName, req, progress, signal);
     this.inflight.add(work);
+    let result: HookResult | undefined;
     try {
-      return await work;
+      result = await work;
+      return result;
     } finally {
+      // `hermesd logs` shows what the hooks did (one line each), not only daemon events.
+      this.ctx.log.info(`hook ${hook}${req.phase ? ` (${req.phase})` : ''}`, {
+        via: req.via,
+        ...(result ? { exitCode: result.exitCode } : { error: signal.aborted ? 'client went away' : 'failed' }),
+        ms: Date.now() - started,
+        ...(result?.violations?.length ? { violations: result.violations.length } : {}),
+        ...(result?.sessionId ? { sessionId: result.sessionId } : {}),
+      });
       this.inflight.delete(work);
       this.running--;
       this.ctx.events.emit('hook-end', { hook });
@@ -65,10 +85,16 @@ export class HookService {
           return { hook, ok: false, exitCode: 1, message: `${pendingNotice(pending)}\nhermesd: this commit waits until it is restored (or: HERMESD_SKIP=1 git commit …  or  git commit --no-verify).` };
         }
         const indexFile = this.indexFileOf(req);
+        const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
+        const judged = attempt ? precommitOfAttempt(paths.gitDir, attempt) : undefined;
+        // A second pre-commit of the same git command (the end of the hook chain, or a hook
+        // manager that runs hermesd twice) re-checks only what changed since the verdict.
+        if (req.phase === 'final' || judged) return { hook, ...(await this.recheck(config, indexFile, attempt, judged?.trees.at(-1), signal)) };
         const outcome = await runPreCommit({
           root,
           gitDir: paths.gitDir,
           indexFile,
+          attempt,
           config,
           signal,
           progress,
@@ -84,16 +110,12 @@ export class HookService {
                 if (e.type === 'tool_call') onProgress(`hermesd:   agent: ${e.name} ${typeof e.args === 'string' ? e.args : JSON.stringify(e.args)}`.slice(0, 200));
               },
             });
-            return { sessionId: r.sessionId, status: r.status, answer: r.answer };
+            return { sessionId: r.sessionId, status: r.status, answer: r.answer, error: r.error };
           },
         });
-        // hermesd guard (issue 9): vouch for the tree this pass judged, so post-commit can tell a skipped hook.
-        // The index's own cache tree names it without a `git write-tree` (~5 ms) on the commit's path.
-        if (outcome.exitCode === 0) {
-          const tree = indexTreeOf(indexFile);
-          if (tree) recordPrecommitPass(paths.gitDir, tree);
-          else recordStagedPass(root, paths.gitDir, indexFile);
-        }
+        // The record that this attempt's pre-commit judged the tree it lets through (in memory:
+        // post-commit and the agent guard ask for it; no file an agent could forge).
+        if (outcome.exitCode === 0) this.recordPass(indexFile, attempt);
         const sessionId = outcome.violations?.length || outcome.checks?.length ? this.recordPreCommit(outcome) : undefined;
         return { hook, ...outcome, sessionId };
       }
@@ -103,13 +125,16 @@ export class HookService {
         const at = await this.placeOf(req);
         const commit = await readCommit(root, at.head);
         const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
-        // The pre-commit hook judged this tree: nothing for the audit to find.
-        if (commit.tree && precommitPassed(paths.gitDir, commit.tree)) return evidence;
-        // hermesd guard (issue 9): a commit the pre-commit hook never judged is re-checked, recorded and said loudly.
-        const audit = await postCommitAudit(root, config, { gitDir: paths.gitDir });
-        if (!audit.notice) return evidence;
-        const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} skipped the pre-commit hook`, [
-          { role: 'user', content: `git post-commit: commit ${audit.commit} skipped the pre-commit hook (${audit.violations.length} rule violation(s)).` },
+        const audit = await this.auditCommit(config, commit.sha, commit.tree, req);
+        if (!audit?.notice) return evidence;
+        const changed = audit.hookRan;
+        const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} ${changed ? 'changed after the pre-commit judged it' : 'skipped the pre-commit hook'}`, [
+          {
+            role: 'user',
+            content: changed
+              ? `git post-commit: commit ${audit.commit} was changed after the pre-commit hook judged it (${audit.violations.length} rule violation(s) in what changed).`
+              : `git post-commit: commit ${audit.commit} skipped the pre-commit hook (${audit.violations.length} rule violation(s)).`,
+          },
           { role: 'assistant', content: audit.notice },
         ]);
         return { ...evidence, message: audit.notice, sessionId };
@@ -120,6 +145,9 @@ export class HookService {
       }
       case 'post-checkout': {
         const at = await this.placeOf(req);
+        // A checkout of files (`git checkout -- file`, `git restore`) does not move HEAD: a run of
+        // them at one commit is one session, not one each.
+        if (req.args[2] === '0') return this.later(hook, () => postCheckoutEvidence(root, req.args, at), { group: `files@${at.head}` });
         return this.later(hook, () => postCheckoutEvidence(root, req.args, at));
       }
       case 'post-rewrite': {
@@ -130,13 +158,78 @@ export class HookService {
   }
 
   /**
+   * The pre-commit's re-check at the end of the hook chain: the tree git will commit, judged
+   * only where it differs from the last verdict of this attempt (`since`). Without a verdict
+   * to compare with (no attempt id, or this daemon did not see the first pre-commit), the
+   * whole staged snapshot is judged by the rules; checks are not run again.
+   */
+  private async recheck(config: HermesConfig, indexFile: string, attempt: string | undefined, since: string | undefined, signal: AbortSignal): Promise<HookOutcome & { sessionId?: string }> {
+    const tree = this.treeOf(indexFile);
+    if (tree && since && tree === since) return { ok: true, exitCode: 0, message: '' };
+    const { violations, warnings } = await checkStaged(this.ctx.root, config, { indexFile, signal, since: tree !== undefined ? since : undefined });
+    if (violations.length) {
+      const outcome: HookOutcome = {
+        ok: false,
+        exitCode: 1,
+        message: `hermesd: commit refused by the repository's rules (.hermes/config.yaml), in changes made ${since ? 'after hermesd judged the staged files (by a hook that ran later, e.g. a formatter that re-staged them)' : 'by the hooks of this commit'}:\n${formatViolations({ violations, warnings })}`,
+        violations,
+      };
+      return { ...outcome, sessionId: this.recordPreCommit(outcome) };
+    }
+    if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
+    else this.recordPass(indexFile, attempt);
+    return { ok: true, exitCode: 0, message: warnings.length ? formatViolations({ violations, warnings }) : '' };
+  }
+
+  /** The tree of the index being committed: its cache tree (no process), else `git write-tree`. */
+  private treeOf(indexFile: string): string | undefined {
+    const cached = indexTreeOf(indexFile);
+    if (cached) return cached;
+    const r = gitTry(['write-tree'], { cwd: this.ctx.root, indexFile });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  }
+
+  private recordPass(indexFile: string, attempt: string | undefined): void {
+    const tree = this.treeOf(indexFile);
+    if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
+  }
+
+  /**
+   * Whether this commit's own pre-commit ran, asked by attempt: a record belongs to one git
+   * command, so the verdict of an attempt commit-msg rejected never covers the next one.
+   * Undefined: nothing to say (judged, or judged and unchanged).
+   */
+  private async auditCommit(config: HermesConfig, sha: string, tree: string, req: HookRequest): Promise<CommitAudit | undefined> {
+    const { root, paths } = this.ctx;
+    const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
+    if (!attempt) {
+      // No attempt id (no /proc, an old hook script): a tree the pre-commit passed recently counts.
+      if (tree && precommitPassed(paths.gitDir, tree)) return undefined;
+      return postCommitAudit(root, config, { gitDir: paths.gitDir, hookRan: false });
+    }
+    const rec = precommitOfAttempt(paths.gitDir, attempt);
+    if (rec) {
+      recordJudgedCommit(paths.gitDir, attempt, sha, tree);
+      if (rec.trees.includes(tree)) return undefined;
+      return auditChangedAfterJudgement(root, config, { commit: sha, judgedTree: rec.trees.at(-1)! });
+    }
+    // The daemon started after git did: its memory cannot say whether the pre-commit ran.
+    const started = attemptStart(attempt);
+    const self = processStart();
+    const unknown = started !== undefined && self !== undefined && self > started;
+    return postCommitAudit(root, config, { gitDir: paths.gitDir, hookRan: false, unknown });
+  }
+
+  /**
    * Evidence is written after git has its answer: a post-* hook costs git one round trip,
    * not the SessionDB write. Writes are queued, so they land in the order git ran them.
    */
-  private later(hook: string, evidence: () => Promise<Evidence>): HookResult {
+  private later(hook: string, evidence: () => Promise<Evidence>, opts: { group?: string } = {}): HookResult {
     const job = this.evidenceQueue.then(async () => {
       try {
-        this.record(hook, await evidence());
+        const e = await evidence();
+        if (opts.group) this.recordGrouped(hook, opts.group, e);
+        else this.record(hook, e);
       } catch (err) {
         this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
       }
@@ -167,6 +260,28 @@ export class HookService {
   private indexFileOf(req: HookRequest): string {
     if (!req.indexFile) return join(this.ctx.paths.gitDir, 'index');
     return isAbsolute(req.indexFile) ? req.indexFile : resolve(this.ctx.root, req.indexFile);
+  }
+
+  /** The open group of evidence (file checkouts at one commit): its session, when it last grew, how many. */
+  private group: { key: string; sessionId: string; at: number; count: number } | undefined;
+
+  /** Evidence that joins the session of the same kind made within EVIDENCE_GROUP_MS, instead of a session each. */
+  private recordGrouped(hook: string, key: string, evidence: Evidence): void {
+    const g = this.group;
+    if (g && g.key === key && Date.now() - g.at < EVIDENCE_GROUP_MS) {
+      try {
+        const db = sessionsOf(this.ctx);
+        g.count++;
+        g.at = Date.now();
+        db.appendMessage(g.sessionId, { role: 'user', content: `${evidence.text} (${g.count} in a row)` });
+        db.updateSession(g.sessionId, { title: `${hook}: ${evidence.title} (${g.count}×)`.slice(0, 200) });
+        return;
+      } catch (err) {
+        this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
+      }
+    }
+    const sessionId = this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
+    this.group = sessionId ? { key, sessionId, at: Date.now(), count: 1 } : undefined;
   }
 
   private record(hook: string, evidence: Evidence): HookResult {
@@ -224,12 +339,21 @@ export class HookService {
     this.ctx.events.emit('hook-start', { hook: 'restore' });
     try {
       return recoverBackup(this.ctx.paths.gitDir, chosen);
+    } catch (err) {
+      if (err instanceof BackupGone) throw new NotFound(err.message);
+      throw err;
     } finally {
       this.running--;
       this.ctx.events.emit('hook-end', { hook: 'restore' });
     }
   }
 }
+
+/** File checkouts at one commit within this long of each other share one session (an agent restoring files one by one). */
+const EVIDENCE_GROUP_MS = 10 * 60 * 1000;
+
+/** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
+const HEALTH_TTL_MS = 2_000;
 
 export function hooksOf(ctx: DaemonContext): HookService {
   return ctx.service('hooks', () => {
@@ -244,7 +368,18 @@ export function hooksOf(ctx: DaemonContext): HookService {
     });
     // Aborted hooks put the user's work back on their way out; the daemon waits for that.
     ctx.onClose(() => Promise.allSettled([...service.inflight]));
-    ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id) }));
+    // Whether git still runs hermesd (a manager reinstalled over it, core.hooksPath unset…): read at most every few seconds.
+    let health: { at: number; value: HookHealth } | undefined;
+    const healthNow = () => {
+      if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
+      return health.value;
+    };
+    ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
+    ctx.warningSources.push(() => {
+      const h = healthNow();
+      const pending = pendingBackups(ctx.paths.gitDir);
+      return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
+    });
     return service;
   });
 }

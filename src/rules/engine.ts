@@ -218,13 +218,14 @@ async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, o
 
 /**
  * Judges exactly the staged snapshot (the index against HEAD), as pre-commit sees it.
- * Reads nothing from the work tree.
+ * Reads nothing from the work tree. `since`: a tree already judged; only what the index
+ * changed since then is judged (the re-check after a formatter re-staged files).
  */
-export async function checkStaged(root: string, config: HermesConfig, opts: CheckOptions = {}): Promise<CheckResult> {
+export async function checkStaged(root: string, config: HermesConfig, opts: CheckOptions & { since?: string } = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
   const judge = new ForbidJudge(rules);
-  const changes = await diffAndJudge(root, ['--cached'], judge, opts);
+  const changes = await diffAndJudge(root, opts.since ? ['--cached', opts.since] : ['--cached'], judge, opts);
   const warnings = judge.warnings;
   const protect = await applyGenerators(root, protectViolations(rules, changes), { source: 'index' }, opts, warnings);
   return { violations: sortViolations([...protect, ...judge.contentViolations(changes)]), warnings, files: changes.length };
@@ -260,13 +261,16 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
  * post-commit re-checks when the pre-commit hook was skipped. Generators are not run (the
  * work tree may already differ); protect violations of generator rules say so.
  */
-export async function checkCommit(root: string, config: HermesConfig, commit = 'HEAD', opts: GitOptions = {}): Promise<CheckResult> {
+export async function checkCommit(root: string, config: HermesConfig, commit = 'HEAD', opts: GitOptions & { base?: string } = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
   const judge = new ForbidJudge(rules);
-  const parent = await git(root, ['rev-parse', '--verify', '-q', `${commit}^1`], opts)
-    .then((b) => b.toString('utf8').trim())
-    .catch(() => EMPTY_TREE_SHA1);
+  // `base`: judge only what changed since that tree or commit (what the pre-commit did not see).
+  const parent =
+    opts.base ??
+    (await git(root, ['rev-parse', '--verify', '-q', `${commit}^1`], opts)
+      .then((b) => b.toString('utf8').trim())
+      .catch(() => EMPTY_TREE_SHA1));
   const changes = await diffAndJudge(root, [parent, commit], judge, opts);
   const protect: Violation[] = [];
   for (const [c, found] of protectViolations(rules, changes)) {

@@ -25,6 +25,11 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** The pid a lock file names, or undefined when there is none (no lock, or one being written). */
+export function lockOwner(path: string): number | undefined {
+  return readOwner(path);
+}
+
 function readOwner(path: string): number | undefined {
   try {
     const n = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);

@@ -32,7 +32,9 @@ export function startWatcher(ctx: DaemonContext): Promise<void> {
     home: ctx.home,
     tree: ctx.env.HERMESD_WATCH_TREE !== '0',
     onChange: (kinds) => {
-      ctx.log.info('watcher: change', { kinds: [...kinds] });
+      // Work-tree edits are constant while anyone works; only the changes that reload something are worth a log line.
+      const notable = [...kinds].filter((k) => k !== 'workspace');
+      if (notable.length) ctx.log.info('watcher: change', { kinds: notable });
       for (const k of kinds) ctx.events.emit(EVENT_OF[k]);
     },
     onError: (err) => ctx.log.warn('watcher error', { error: String(err) }),

@@ -25,6 +25,10 @@ const HookBody = z.strictObject({
   branch: z.string().optional(),
   /** Which client sent it ('sh' or 'node'), for the log. */
   via: z.string().optional(),
+  /** The git command the hook runs in: `<git pid>:<its start in clock ticks>` (src/hooks/attempt.ts). */
+  attempt: z.string().regex(/^\d+:\d+$/).optional(),
+  /** pre-commit only: the re-check at the end of the hook chain (rules on what changed since the verdict; no checks). */
+  phase: z.literal('final').optional(),
 });
 
 /** The sh client finds its exit code by the first "hermesd-exit "; no message may contain one. */

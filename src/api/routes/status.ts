@@ -1,3 +1,4 @@
+import { modelEnvOf } from '../../agent/model-env.js';
 import type { DaemonContext } from '../../daemon/context.js';
 import type { Route } from '../types.js';
 
@@ -23,6 +24,8 @@ export function statusOf(daemon: DaemonContext): Status {
     uptimeMs: Date.now() - daemon.startedAt.getTime(),
     rssBytes: process.memoryUsage.rss(),
     home: daemon.home,
+    // What the daemon's environment says about the model (clients compare it with theirs).
+    modelEnv: modelEnvOf(daemon.env),
   };
   const warnings: string[] = [];
   for (const source of daemon.warningSources) {

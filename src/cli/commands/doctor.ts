@@ -1,9 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../daemon/paths.js';
-import { probe } from '../../daemon/lifecycle.js';
+import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
+import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
+import { DaemonClient } from '../../daemon/client.js';
+import { probe, socketMismatch, type Status } from '../../daemon/lifecycle.js';
+import { RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
 
 type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
@@ -76,25 +80,35 @@ function gitCheck(): Check {
   }
 }
 
-async function daemonCheck(): Promise<Check> {
+async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
   try {
     const paths = repoPaths(findRepo());
     const s = await probe(paths);
-    if (!s) return { name: 'daemon', status: 'ok', detail: 'not running (starts on demand)' };
-    const warnings = Array.isArray(s.warnings) ? (s.warnings as string[]) : [];
-    return warnings.length
-      ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` }
-      : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}` };
+    if (!s) return { check: { name: 'daemon', status: 'ok', detail: 'not running (starts on demand)' } };
+    const warnings = [...(Array.isArray(s.warnings) ? (s.warnings as string[]) : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
+    return {
+      status: s,
+      check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}, socket ${s.socket}` },
+    };
   } catch (err) {
-    return { name: 'daemon', status: 'warn', detail: (err as Error).message };
+    return { check: { name: 'daemon', status: 'warn', detail: (err as Error).message } };
   }
 }
 
-/** Bound on the model endpoint probe: doctor must answer quickly even when the endpoint hangs. */
-const MODEL_PROBE_TIMEOUT_MS = 3_000;
-
-/** Asks the configured OpenAI-compatible endpoint for its model list (GET /models). */
-async function modelCheck(): Promise<Check> {
+/** The model endpoint as the daemon sees it (a daemon started by a hook keeps that hook's environment); without one, as this shell would start it. */
+async function modelCheck(status: Status | undefined): Promise<Check[]> {
+  const out: Check[] = [];
+  if (status) {
+    for (const w of modelEnvWarnings(status.modelEnv as ModelEnv | undefined)) out.push({ name: 'model-env', status: 'warn', detail: w.replace(/^model-env: /, '') });
+    try {
+      const c = await new DaemonClient(String(status.socket)).call<Check>('GET', '/v1/model/check', undefined, { timeoutMs: MODEL_PROBE_TIMEOUT_MS + 2_000 });
+      out.push({ ...c, detail: `${c.detail} (as the daemon, pid ${status.pid}, sees it)` });
+      return out;
+    } catch (err) {
+      if (err instanceof RemoteError && err.code === 'config-error') return [...out, { name: 'config', status: 'fail', detail: err.message, fix: 'Fix the file and line named above.' }];
+      // an older daemon without the route: probe from here
+    }
+  }
   const [{ loadConfig }, { modelSettings }] = await Promise.all([import('../../config/load.js'), import('../../agent/model.js')]);
   let root: string | undefined;
   try {
@@ -106,30 +120,42 @@ async function modelCheck(): Promise<Check> {
   try {
     settings = modelSettings(loadConfig({ root, home: hermesHome() }).model);
   } catch (err) {
-    return { name: 'config', status: 'fail', detail: (err as Error).message, fix: 'Fix the file and line named above.' };
+    return [...out, { name: 'config', status: 'fail', detail: (err as Error).message, fix: 'Fix the file and line named above.' }];
   }
-  const where = `${settings.baseUrl} (model ${settings.name})`;
+  return [...out, await probeModel(settings)];
+}
+
+/** Whether git runs hermesd's hooks, and where core.hooksPath points. */
+async function hooksChecks(): Promise<Check[]> {
+  let repo;
   try {
-    const res = await fetch(`${settings.baseUrl}/models`, {
-      headers: { authorization: `Bearer ${settings.apiKey}` },
-      signal: AbortSignal.timeout(MODEL_PROBE_TIMEOUT_MS),
-    });
-    if (res.status === 401 || res.status === 403)
-      return { name: 'model', status: 'fail', detail: `${where}: HTTP ${res.status}, the API key was refused`, fix: 'Set OPENAI_API_KEY (or model.apiKey in config.yaml).' };
-    if (!res.ok) return { name: 'model', status: 'warn', detail: `${where}: GET /models answered HTTP ${res.status}`, fix: 'Check OPENAI_BASE_URL; it should end in /v1 for most servers.' };
-    const body = (await res.json().catch(() => ({}))) as { data?: Array<{ id?: string }> };
-    const ids = (body.data ?? []).map((m) => m.id);
-    if (ids.length > 0 && !ids.includes(settings.name))
-      return { name: 'model', status: 'warn', detail: `${where}: reachable, but it does not list ${settings.name}`, fix: `Set HERMESD_MODEL to one of: ${ids.slice(0, 5).join(', ')}` };
-    return { name: 'model', status: 'ok', detail: `${where}: reachable` };
-  } catch (err) {
-    const why = (err as Error).name === 'TimeoutError' ? `no answer within ${MODEL_PROBE_TIMEOUT_MS} ms` : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
-    return { name: 'model', status: 'warn', detail: `${where}: unreachable (${why})`, fix: 'Set OPENAI_BASE_URL (and OPENAI_API_KEY, HERMESD_MODEL) to your endpoint; everything but `hermesd run` and fix requests works without one.' };
+    repo = findRepo();
+  } catch {
+    return [];
   }
+  const { hookHealth } = await import('../../hooks/health.js');
+  const h = hookHealth(repo);
+  const hooksPath = spawnSync('git', ['config', '--get', 'core.hooksPath'], { cwd: repo.root, encoding: 'utf8' });
+  const pathCheck: Check = {
+    name: 'hookspath',
+    status: h.installed && !h.active && h.problems.some((p) => p.includes('core.hooksPath')) ? 'fail' : 'ok',
+    detail: hooksPath.status === 0 ? `core.hooksPath = ${hooksPath.stdout.trim()} (git runs hooks from ${h.hooksDir ?? '?'})` : `core.hooksPath unset (git runs hooks from ${h.hooksDir ?? '.git/hooks'})`,
+  };
+  if (!h.installed) return [{ name: 'hooks', status: 'warn', detail: 'not installed in this repository', fix: 'hermesd init' }, pathCheck];
+  if (h.active) return [{ name: 'hooks', status: 'ok', detail: `installed and active (${h.manager === 'git' ? '.git/hooks' : h.manager}${h.via ? `, git reaches hermesd through ${h.via}` : ''})` }, pathCheck];
+  return [{ name: 'hooks', status: 'fail', detail: `installed with ${h.manager} but NOT active: ${h.problems.join('; ')}`, fix: 'hermesd init' }, pathCheck];
+}
+
+/** curl is the hooks' fast path: without it every hook starts Node (~100 ms more per commit). */
+function curlCheck(): Check {
+  const r = spawnSync('curl', ['--version'], { encoding: 'utf8' });
+  if (r.status === 0) return { name: 'curl', status: 'ok', detail: `${r.stdout.split('\n')[0]!.split(' ').slice(0, 2).join(' ')} (the hooks' fast path)` };
+  return { name: 'curl', status: 'warn', detail: 'curl not found: every hook starts Node instead (about 100 ms more per commit)', fix: 'Install curl (apt-get install curl, brew install curl).' };
 }
 
 export async function runDoctor(): Promise<Check[]> {
-  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), await daemonCheck(), await modelCheck()];
+  const daemon = await daemonCheck();
+  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), curlCheck(), ...(await hooksChecks()), daemon.check, ...(await modelCheck(daemon.status))];
   for (const extra of doctorChecks) {
     try {
       const r = await extra();
@@ -144,7 +170,7 @@ export async function runDoctor(): Promise<Check[]> {
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, model endpoint')
+    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, curl, hooks installed and active, core.hooksPath, the daemon, the model endpoint as the daemon sees it')
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const checks = await runDoctor();

@@ -11,13 +11,14 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon } from '../../daemon/lifecycle.js';
+import { ensureDaemon, readDaemonJson } from '../../daemon/lifecycle.js';
 import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
 import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.js';
+import { attemptOf } from '../../hooks/attempt.js';
 import { HERMESD_HOOKS } from '../../hooks/names.js';
 import { action, daemon, globals, output, repo } from '../runtime.js';
 
-type HookBody = { args: string[]; indexFile?: string; stdin?: string[]; via: string };
+type HookBody = { args: string[]; indexFile?: string; stdin?: string[]; via: string; attempt?: string; phase?: 'final' };
 
 async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string }> {
   // Loaded here, not at the top: the config schema (zod, yaml) costs every other command ~40 ms of start-up.
@@ -51,9 +52,26 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-async function runGitHook(name: string, args: string[], unreachable: string | undefined): Promise<number> {
+/**
+ * The daemon died while it worked on this commit: put the user's work back from the backup
+ * it made for this attempt (src/hooks/recover.ts) and stop the commit, whose verdict is unknown.
+ * Undefined when there was nothing of this attempt to restore (then the hook can simply run again).
+ */
+async function recoverFromLostDaemon(paths: RepoPaths, name: string, attempt: string | undefined, daemonPid: number | undefined): Promise<number | undefined> {
+  const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../../hooks/recover.js');
+  const r = await restoreAfterDaemonLoss(paths.gitDir, { attempt, daemonPid });
+  if (r.restored.length === 0 && r.waiting.length === 0) return undefined;
+  process.stderr.write(
+    `hermesd: the daemon stopped while the ${name} hook ran${daemonPid ? ` (pid ${daemonPid})` : ''}; nothing was committed.\n${selfRestoreMessage(r)}\n` +
+      `hermesd: commit again (a new daemon starts). The daemon log says why it stopped: hermesd logs\n`,
+  );
+  return 1;
+}
+
+async function runGitHook(name: string, args: string[], opts: { unreachable?: string; phase?: 'final' }): Promise<number> {
   if (process.env.HERMESD_SKIP === '1') return 0;
   const paths = repo();
+  const attempt = attemptOf(process.pid);
   const settings = await hookSettings(paths);
   const blocking = name === 'pre-commit' || name === 'commit-msg';
   const unavailable = (why: string): number => {
@@ -64,22 +82,42 @@ async function runGitHook(name: string, args: string[], unreachable: string | un
     );
     return block ? 1 : 0;
   };
-  if (unreachable === 'timeout') return unavailable(`the daemon did not answer within ${settings.timeoutMs} ms (hung or stopped).`);
+  // The sh hook's connection broke mid-hook: the daemon that was working on this commit is gone.
+  if (opts.unreachable === 'lost') {
+    const code = await recoverFromLostDaemon(paths, name, attempt, readDaemonJson(paths)?.pid);
+    if (code !== undefined) return code;
+  }
+  if (opts.unreachable === 'timeout') return unavailable(`the daemon did not answer within ${settings.timeoutMs} ms (hung or stopped).`);
 
   const stdin = name === 'post-rewrite' ? (await readStdin()).split('\n').filter(Boolean) : undefined;
   const idx = process.env.GIT_INDEX_FILE;
-  const body: HookBody = { args, via: 'node', ...(idx ? { indexFile: isAbsolute(idx) ? idx : resolve(process.cwd(), idx) } : {}), ...(stdin ? { stdin } : {}) };
+  const body: HookBody = {
+    args,
+    via: 'node',
+    ...(idx ? { indexFile: isAbsolute(idx) ? idx : resolve(process.cwd(), idx) } : {}),
+    ...(stdin ? { stdin } : {}),
+    ...(attempt ? { attempt } : {}),
+    ...(opts.phase ? { phase: opts.phase } : {}),
+  };
+  let daemonPid: number | undefined;
   try {
-    await withDeadline(ensureDaemon(paths), Math.max(settings.timeoutMs, 2_000), `the daemon did not start within ${Math.max(settings.timeoutMs, 2_000)} ms.`);
+    const { status } = await withDeadline(ensureDaemon(paths), Math.max(settings.timeoutMs, 2_000), `the daemon did not start within ${Math.max(settings.timeoutMs, 2_000)} ms.`);
+    daemonPid = status.pid;
     const showProgress = (ev: Record<string, unknown>): void => {
       if (ev.type === 'progress') process.stderr.write(String(ev.message) + '\n');
     };
     // The daemon heartbeats while a hook works, so silence for hooks.timeoutMs means it hung.
-    const result = await new DaemonClient(paths.socket).stream('POST', `/v1/hooks/${encodeURIComponent(name)}`, body, showProgress, { silenceMs: settings.timeoutMs });
+    const result = await new DaemonClient(String(status.socket)).stream('POST', `/v1/hooks/${encodeURIComponent(name)}`, body, showProgress, { silenceMs: settings.timeoutMs });
     if (result.message) process.stderr.write(String(result.message) + '\n');
     return Number(result.exitCode ?? 1);
   } catch (err) {
-    if (err instanceof DaemonUnavailable) return unavailable(err.message);
+    if (err instanceof DaemonUnavailable) {
+      if ((err.details as { reason?: string } | undefined)?.reason === 'lost') {
+        const code = await recoverFromLostDaemon(paths, name, attempt, daemonPid);
+        if (code !== undefined) return code;
+      }
+      return unavailable(err.message);
+    }
     if (err instanceof RemoteError) {
       process.stderr.write(`hermesd: the ${name} hook failed: ${err.message}\n`);
       return err.exitCode;
@@ -94,9 +132,10 @@ export function register(program: Command): void {
     .description(`what the installed git hooks run (${HERMESD_HOOKS.join(', ')}); also: hook backups, hook restore [id]`)
     .argument('<name>', 'git hook name, or "backups" / "restore"')
     .argument('[args...]', "the hook's arguments from git")
-    .option('--unreachable <why>', 'set by the sh hook when its fast path failed (timeout|no-socket|refused|no-curl|escape)')
+    .option('--unreachable <why>', 'set by the sh hook when its fast path failed (timeout|lost|no-socket|refused|no-curl|escape)')
+    .option('--phase <phase>', 'pre-commit: "final" re-checks, at the end of the hook chain, what changed since the verdict')
     .action(
-      action(async (name: string, args: string[], opts: { unreachable?: string }, cmd: Command) => {
+      action(async (name: string, args: string[], opts: { unreachable?: string; phase?: string }, cmd: Command) => {
         if (name === 'backups') {
           const client = await daemon();
           const r = await client.call<{ backups: Array<{ id: string; createdAt: string; reason: string; dirty: string[]; untracked: string[] }> }>('GET', '/v1/hooks/backups');
@@ -123,7 +162,8 @@ export function register(program: Command): void {
           return;
         }
         if (!(HERMESD_HOOKS as readonly string[]).includes(name)) throw new UsageError(`Unknown hook "${name}". hermesd handles: ${HERMESD_HOOKS.join(', ')} (and: hook backups, hook restore [id]).`);
-        process.exitCode = await runGitHook(name, args, opts.unreachable);
+        if (opts.phase !== undefined && (opts.phase !== 'final' || name !== 'pre-commit')) throw new UsageError('--phase final goes with the pre-commit hook only.');
+        process.exitCode = await runGitHook(name, args, { unreachable: opts.unreachable, phase: opts.phase === 'final' ? 'final' : undefined });
         // The verdict is final: do not let a daemon start still polling in the background
         // (a frozen daemon keeps ensureDaemon busy for its whole deadline) hold the commit.
         process.exit(process.exitCode);

@@ -1,29 +1,49 @@
 /**
- * `hermesd init [--uninstall]`: writes .hermes/config.yaml from the template when absent
- * and installs the git hooks (husky layout, previous hooks chained). Local: it needs no
+ * `hermesd init [--manager …] [--uninstall]`: writes .hermes/config.yaml from the template when
+ * absent and installs the git hooks the way the repository's hook manager expects (husky, the
+ * pre-commit framework, lefthook, or plain .git/hooks), keeping the hooks it already had
+ * running; it says which files to commit so teammates get the hooks. Local: it needs no
  * daemon, and works in any git repository, with or without package.json.
  */
 import type { Command } from 'commander';
 import { findRepo, hermesHome } from '../../daemon/paths.js';
+import { UsageError } from '../../errors/index.js';
 import { CLI_ENTRY } from '../../version.js';
-import { action, globals, output } from '../runtime.js';
+import { action, color, globals, output } from '../runtime.js';
+
+const MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const;
 
 export function register(program: Command): void {
   program
     .command('init')
-    .description('write .hermes/config.yaml (if absent) and install the git hooks, keeping the hooks the repository already had; --uninstall puts back what was there')
-    .option('--uninstall', 'remove the hooks hermesd installed and restore the previous core.hooksPath')
+    .description('write .hermes/config.yaml (if absent) and install the git hooks the way this repository manages hooks (husky, pre-commit framework, lefthook, or .git/hooks), keeping the hooks it already had; --uninstall gives back what init changed')
+    .option('--manager <name>', `install through this hook manager instead of the one found (${MANAGERS.join(', ')})`)
+    .option('--uninstall', 'remove what hermesd init added and restore what it changed')
     .action(
-      action(async (opts: { uninstall?: boolean }, cmd: Command) => {
+      action(async (opts: { uninstall?: boolean; manager?: string }, cmd: Command) => {
         const repo = findRepo(process.cwd());
-        // The installer (husky) and the config schema load only for this command.
+        if (opts.manager !== undefined && !(MANAGERS as readonly string[]).includes(opts.manager)) {
+          throw new UsageError(`--manager must be one of ${MANAGERS.join(', ')} (got "${opts.manager}").`);
+        }
+        // The installer (husky, yaml) and the config schema load only for this command.
         const { installHooks, uninstallHooks } = await import('../../hooks/install.js');
         const { loadConfig } = await import('../../config/load.js');
         if (opts.uninstall) {
           const r = uninstallHooks(repo);
           output(globals(cmd), r, () =>
             r.wasInstalled || r.removedBlocks.length
-              ? [`hermesd hooks removed from ${r.root}`, `core.hooksPath: ${r.hooksPath ?? '(unset: git runs .git/hooks again)'}`, r.removedFiles.length ? `removed: ${r.removedFiles.join(', ')}` : ''].filter(Boolean).join('\n')
+              ? [
+                  `hermesd hooks removed from ${r.root}${r.manager ? ` (${r.manager})` : ''}`,
+                  `core.hooksPath: ${r.hooksPath ?? '(unset: git runs .git/hooks)'}`,
+                  r.restoredFiles.length ? `restored as they were: ${r.restoredFiles.join(', ')}` : '',
+                  r.removedFiles.length ? `removed (hermesd created them): ${r.removedFiles.join(', ')}` : '',
+                  r.removedBlocks.length ? `hermesd's part taken out (your edits kept): ${r.removedBlocks.join(', ')}` : '',
+                  r.keptCommitted.length
+                    ? `left as committed (they call hermesd only where it is set up): ${r.keptCommitted.join(', ')}; to drop hermesd from the project, remove its part from them in a commit`
+                    : '',
+                ]
+                  .filter(Boolean)
+                  .join('\n')
               : 'hermesd hooks were not installed here; nothing to do',
           );
           return;
@@ -38,13 +58,18 @@ export function register(program: Command): void {
         } catch {
           // a broken config is reported by every hook run; init still installs
         }
-        const r = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit });
+        const r = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
         output(globals(cmd), r, () =>
           [
-            `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root} (core.hooksPath = ${r.hooksPath})`,
-            `hooks: ${r.hooks.join(', ')}`,
+            `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root} with ${r.manager === 'git' ? '.git/hooks (no hook manager)' : r.manager} (${r.reason})`,
+            `hooks: ${r.hooks.join(', ')}${r.hooksPath ? `  (core.hooksPath = ${r.hooksPath})` : ''}`,
             r.chained.length ? `your existing hooks keep running after hermesd's: ${r.chained.join(', ')}` : '',
             r.config.written ? `wrote ${r.config.path}: add your rules and checks there` : `kept ${r.config.path}`,
+            r.commit.length
+              ? `commit these so teammates get the hooks (each clone then runs hermesd init once): ${r.commit.join(', ')}`
+              : 'nothing to commit for the hooks: they live in this clone only (each clone runs hermesd init once)',
+            `local to this clone (never commit): ${r.local.join(', ')}`,
+            ...r.notes.map((n) => color.yellow(`note: ${n}`)),
             `skip once: HERMESD_SKIP=1 git commit …  remove: hermesd init --uninstall`,
           ]
             .filter(Boolean)

@@ -1,11 +1,18 @@
 import { existsSync, openSync, readSync, statSync, closeSync, watch } from 'node:fs';
 import type { Command } from 'commander';
+import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
 import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon, probe, stopDaemon, type Status } from '../../daemon/lifecycle.js';
+import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../daemon/lifecycle.js';
+import type { RepoPaths } from '../../daemon/paths.js';
 import { DaemonUnavailable } from '../../errors/index.js';
+import type { HookHealth } from '../../hooks/health.js';
+import { pendingBackups } from '../../hooks/backup.js';
 import { action, color, globals, output, repo } from '../runtime.js';
 
-function humanStatus(s: Status): string {
+type HooksStatus = Partial<HookHealth> & { running?: number; pendingBackups?: string[] };
+
+/** Everything status knows, in plain words: nothing only --json shows. */
+function humanStatus(s: Status, paths: RepoPaths): string {
   const lines = [
     `${color.green('running')}  pid ${s.pid}, version ${s.version}`,
     `root     ${s.root}`,
@@ -13,9 +20,30 @@ function humanStatus(s: Status): string {
     `started  ${s.startedAt}` + (typeof s.uptimeMs === 'number' ? ` (up ${Math.round(s.uptimeMs / 1000)} s)` : ''),
   ];
   if (typeof s.rssBytes === 'number') lines.push(`memory   ${(s.rssBytes / 1048576).toFixed(1)} MiB RSS`);
-  const warnings = Array.isArray(s.warnings) ? (s.warnings as string[]) : [];
+  const hooks = (s.hooks ?? {}) as HooksStatus;
+  if (hooks.installed === false) lines.push(`hooks    not installed (hermesd init installs them)`);
+  else if (hooks.active) lines.push(`hooks    ${color.green('active')} (${hooks.manager === 'git' ? '.git/hooks' : hooks.manager}${hooks.via && hooks.manager !== 'git' && hooks.manager !== 'husky' ? `, through ${hooks.via}` : ''})`);
+  else if (hooks.installed) lines.push(color.yellow(`hooks    NOT active: ${(hooks.problems ?? []).join('; ')}`));
+  const config = s.config as { ok?: boolean; error?: string } | undefined;
+  if (config) lines.push(config.ok ? 'config   ok' : color.red(`config   ERROR: ${config.error}`));
+  const pending = hooks.pendingBackups ?? [];
+  lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
+  const warnings = [
+    ...(Array.isArray(s.warnings) ? (s.warnings as string[]) : []).filter((w) => !w.startsWith('hooks: ')),
+    ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined),
+    ...modelEnvWarnings(s.modelEnv as ModelEnv | undefined),
+  ];
   for (const w of warnings) lines.push(color.yellow(`warning  ${w}`));
   return lines.join('\n');
+}
+
+/** What can be told without a daemon: whether git runs the hooks, backups waiting for a restore. */
+async function offlineNotes(paths: RepoPaths): Promise<string> {
+  const { hookHealth, describeHealth } = await import('../../hooks/health.js');
+  const notes = [`hooks    ${describeHealth(hookHealth(paths))}`];
+  const pending = pendingBackups(paths.gitDir);
+  if (pending.length) notes.push(`backups  ${pending.length} left by an interrupted hook (${pending.map((p) => p.id).join(', ')}); restore: hermesd hook restore`);
+  return notes.join('\n');
 }
 
 export function register(program: Command): void {
@@ -24,8 +52,10 @@ export function register(program: Command): void {
     .description('start the daemon of this work tree (no-op when it is running)')
     .action(
       action(async (_opts: unknown, cmd: Command) => {
-        const { status, started } = await ensureDaemon(repo());
-        output(globals(cmd), { ...status, started }, () => `${started ? 'started' : 'already running'}: pid ${status.pid}, socket ${status.socket}`);
+        const paths = repo();
+        const { status, started } = await ensureDaemon(paths);
+        const mismatch = socketMismatch(paths, status);
+        output(globals(cmd), { ...status, started }, () => `${started ? 'started' : 'already running'}: pid ${status.pid}, socket ${status.socket}${mismatch ? `\n${color.yellow(`warning  ${mismatch}`)}` : ''}`);
       }),
     );
 
@@ -58,8 +88,11 @@ export function register(program: Command): void {
       action(async (_opts: unknown, cmd: Command) => {
         const paths = repo();
         const s = await probe(paths);
-        if (!s) throw new DaemonUnavailable(`No daemon is running for ${paths.root}. Start one with: hermesd start`);
-        output(globals(cmd), s, () => humanStatus(s));
+        if (!s) {
+          if (!globals(cmd).json) process.stderr.write((await offlineNotes(paths)) + '\n');
+          throw new DaemonUnavailable(`No daemon is running for ${paths.root}. Start one with: hermesd start`);
+        }
+        output(globals(cmd), s, () => humanStatus(s, paths));
       }),
     );
 

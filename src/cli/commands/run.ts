@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .action(
       action(async (task: string, opts: RunOptions, cmd: Command) => {
         const json = Boolean(globals(cmd).json);
-        const client = await daemon();
+        const client = await daemon({ modelWarnings: true });
         const abort = new AbortController();
         let taskId: string | undefined;
         let interrupts = 0;

@@ -9,9 +9,9 @@ import { doctorChecks } from './doctor.js';
 
 // Skills a hand edit made dangerous (or unparseable) are kept out of the index; doctor says so.
 doctorChecks.push(async () => {
-  const paths = repo();
-  if (!(await probe(paths))) return { name: 'skills', status: 'ok', detail: 'daemon not running; skills are checked when it starts' };
-  const r = await new DaemonClient(paths.socket).call<{ warnings: string[] }>('GET', '/v1/skills-index');
+  const status = await probe(repo());
+  if (!status) return { name: 'skills', status: 'ok', detail: 'daemon not running; skills are checked when it starts' };
+  const r = await new DaemonClient(String(status.socket)).call<{ warnings: string[] }>('GET', '/v1/skills-index');
   return r.warnings.length
     ? { name: 'skills', status: 'warn', detail: r.warnings.join('; '), fix: 'Fix or delete the skill files named above (hermesd skills history <name> / revert <name> <rev>).' }
     : { name: 'skills', status: 'ok', detail: 'every skill parses and scans clean' };

@@ -1,0 +1,98 @@
+/**
+ * Are hermesd's hooks installed, and does git actually run them? Following the hint of a
+ * tool that refuses to install (`git config --unset-all core.hooksPath`), `pre-commit install
+ * -f`, `lefthook install` over our stubs, a deleted runner: each turns hermesd off without a
+ * word. `status` and `doctor` say so, with the fix. Plain reads of the files git would run,
+ * plus one `git rev-parse` for the hooks directory.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitTry } from './git.js';
+import { hookOwner, readInstallState, type HookManager, type Repo } from './install.js';
+import { findLefthookConfig, PRE_COMMIT_CONFIG } from './manager-config.js';
+
+export type HookHealth = {
+  installed: boolean;
+  manager?: HookManager;
+  /** git runs hermesd's pre-commit. */
+  active: boolean;
+  /** The hooks directory git uses (core.hooksPath, or <common-dir>/hooks). */
+  hooksDir?: string;
+  /** How git reaches hermesd at pre-commit, when it does. */
+  via?: string;
+  /** What is wrong, each with the fix. */
+  problems: string[];
+};
+
+function text(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function executable(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+export function hookHealth(repo: Repo): HookHealth {
+  const state = readInstallState(repo);
+  if (!state) return { installed: false, active: false, problems: [] };
+  const problems: string[] = [];
+  const hooksDirOut = gitTry(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root });
+  const hooksDir = hooksDirOut.status === 0 ? hooksDirOut.stdout.trim() : join(repo.commonDir, 'hooks');
+  const health: HookHealth = { installed: true, manager: state.manager, active: false, hooksDir, problems };
+  if (!existsSync(state.runner)) problems.push(`the hook runner ${state.runner} is missing: run hermesd init`);
+
+  const pre = join(hooksDir, 'pre-commit');
+  const owner = hookOwner(hooksDir, 'pre-commit');
+  const ourStub = owner === 'hermesd' || (owner !== 'none' && hookOwner(hooksDir, 'pre-commit.legacy') === 'hermesd' && owner === 'pre-commit');
+  if (state.manager === 'husky') {
+    const expected = join(repo.root, state.huskyDir ?? '.husky', '_');
+    const userHook = text(join(repo.root, state.huskyDir ?? '.husky', 'pre-commit')) ?? '';
+    if (hooksDir !== expected) problems.push(`core.hooksPath does not point at ${state.huskyDir ?? '.husky'}/_ (git runs hooks from ${hooksDir}), so hermesd's hooks do not run: run hermesd init (or: git config core.hooksPath ${state.huskyDir ?? '.husky'}/_)`);
+    else if (!userHook.includes('hermesd')) problems.push(`${state.huskyDir ?? '.husky'}/pre-commit no longer calls hermesd (its block was taken out): run hermesd init to put it back`);
+    else {
+      health.active = executable(pre);
+      health.via = 'husky';
+      if (!health.active) problems.push(`${pre} is missing or not executable: run hermesd init`);
+    }
+  } else if (ourStub) {
+    health.active = true;
+    health.via = owner === 'pre-commit' ? 'the pre-commit framework (hermesd as its legacy hook)' : `${pre}`;
+  } else if (state.manager === 'pre-commit' && owner === 'pre-commit') {
+    const config = text(join(repo.root, PRE_COMMIT_CONFIG)) ?? '';
+    health.active = config.includes('/hermesd/hook');
+    health.via = 'the pre-commit framework';
+    if (!health.active) problems.push(`${PRE_COMMIT_CONFIG} no longer runs hermesd: run hermesd init to add its entry again`);
+  } else if (state.manager === 'lefthook' && owner === 'lefthook') {
+    const found = findLefthookConfig(repo.root);
+    const config = found ? (text(join(repo.root, found.file)) ?? '') : '';
+    health.active = config.includes('/hermesd/hook');
+    health.via = 'lefthook';
+    if (!health.active) problems.push(`${found?.file ?? 'lefthook.yml'} no longer runs hermesd: run hermesd init to add its commands again`);
+  } else if (owner === 'none') {
+    problems.push(`git runs no pre-commit hook (${pre} is missing), so hermesd judges no commit: run hermesd init`);
+  } else {
+    const who = owner === 'other' ? 'another program' : owner === 'pre-commit' ? 'the pre-commit framework' : owner;
+    problems.push(`git runs ${pre}, written by ${who}, which does not call hermesd: run hermesd init to hook hermesd in again`);
+  }
+  if (health.active && !executable(pre)) {
+    health.active = false;
+    problems.push(`${pre} is not executable, so git skips it: chmod +x ${pre}`);
+  }
+  return health;
+}
+
+/** One line for `status`. */
+export function describeHealth(h: HookHealth): string {
+  if (!h.installed) return 'not installed (hermesd init installs them)';
+  if (h.active) return `active (${h.manager === 'git' ? '.git/hooks' : h.manager}${h.via && h.manager !== 'husky' && h.manager !== 'git' ? `, through ${h.via}` : ''})`;
+  return `NOT active: ${h.problems.join('; ')}`;
+}
