@@ -7,11 +7,14 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { HermesConfig } from '../config/schema.js';
+import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy, GitPolicyName } from './config.js';
 import { cleanGitEnv, gitOut, runGit } from './git.js';
 import { precommitPassed } from './precommit-marker.js';
 
-export type GitViolation = { policy: GitPolicyName; message: string; undone: boolean };
+/** `policy` 'rules': a new commit broke repository rules (issue 20: judged by content); `rules` names them. */
+export type GitViolation = { policy: GitPolicyName | 'rules'; message: string; undone: boolean; rules?: string[] };
 
 type FileCopy = { sha: string; bytes: Buffer; mode: number };
 
@@ -76,7 +79,8 @@ function readHooks(dirs: string[]): Map<string, FileCopy> {
 
 function readRefs(gitBin: string, root: string): Map<string, string> {
   const refs = new Map<string, string>();
-  const out = gitOut(gitBin, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/remotes', 'refs/tags'], root, cleanGitEnv()) ?? '';
+  // Every ref, not only branches and tags: a commit parked under refs/anything can be merged or pushed later (issue 20).
+  const out = gitOut(gitBin, ['for-each-ref', '--format=%(objectname) %(refname)'], root, cleanGitEnv()) ?? '';
   for (const line of out.split('\n')) {
     const at = line.indexOf(' ');
     if (at > 0) refs.set(line.slice(at + 1), line.slice(0, at));
@@ -288,4 +292,59 @@ function newlyStagedIgnored(before: RepoState): string[] {
     }
   }
   return now.filter((f) => !was.has(f));
+}
+
+// --- issue 20: commits judged by content ---------------------------------------------------
+
+/** Refs whose new commits are judged: everything but remote-tracking refs (those hold what others pushed). */
+const isRemoteRef = (ref: string) => ref.startsWith('refs/remotes/');
+
+/**
+ * Every commit a ref reaches now that no ref reached before (nor any remote-tracking ref
+ * now), judged by content: one that breaks a rule — and that the pre-commit hook did not
+ * pass — takes every ref that reaches it back where it was (a new ref is deleted), and the
+ * index too when HEAD's branch moves back. Whatever made the commits; the reflog is not read.
+ */
+export async function undoBadCommits(before: RepoState, config: HermesConfig, opts: { judged?: (tree: string) => boolean; always?: HermesConfig } = {}): Promise<GitViolation[]> {
+  const now = readRefs(before.gitBin, before.root);
+  const headNow = gitOut(before.gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], before.root, cleanGitEnv());
+  const moved: Array<{ ref: string; old?: string; now: string }> = [];
+  for (const [ref, oid] of now) if (!isRemoteRef(ref) && before.refs.get(ref) !== oid) moved.push({ ref, old: before.refs.get(ref), now: oid });
+  let detachedHead = false;
+  if (!before.headRef && headNow && headNow !== before.headOid) {
+    moved.push({ ref: 'HEAD', old: before.headOid, now: headNow });
+    detachedHead = true;
+  }
+  if (moved.length === 0) return [];
+  const base = [
+    ...[...before.refs].filter(([r]) => /^refs\/(heads|tags|remotes)\//.test(r)).map(([, o]) => o),
+    ...[...now].filter(([r]) => isRemoteRef(r)).map(([, o]) => o),
+    ...(before.headOid ? [before.headOid] : []),
+  ];
+  const fresh = commitsBetween(before.root, moved.map((m) => m.now), base, before.gitBin);
+  if (fresh.length === 0) return [];
+  const bad = await judgeCommits(before.root, config, fresh, { gitBin: before.gitBin, judged: opts.judged, always: opts.always });
+  if (bad.length === 0) return [];
+  const badSet = new Set(bad.map((b) => b.commit));
+  const undone: string[] = [];
+  let indexBack = false;
+  for (const m of moved) {
+    const reaches = commitsBetween(before.root, [m.now], base, before.gitBin).some((c) => badSet.has(c.commit));
+    if (!reaches) continue;
+    moveRef(before, m.ref, m.old, m.now);
+    undone.push(m.ref === 'HEAD' ? 'HEAD' : m.ref.replace(/^refs\/(heads|tags)\//, ''));
+    if (m.ref === before.headRef || (m.ref === 'HEAD' && detachedHead)) indexBack = true;
+  }
+  if (indexBack) restoreIndex(before);
+  const rules = [...new Set(bad.flatMap((b) => b.violations.map((v) => v.rule)))];
+  return [
+    {
+      policy: 'rules',
+      undone: undone.length > 0,
+      rules,
+      message:
+        `New commits break repository rules (judged by their content, however they were made):\n${describeBadCommits(bad)}\n` +
+        (undone.length > 0 ? `${undone.join(', ')} ${undone.length === 1 ? 'has' : 'have'} been put back where ${undone.length === 1 ? 'it was' : 'they were'}${indexBack ? ', with the index' : ''}. Make the change the rules allow and commit with plain \`git commit\`.` : ''),
+    },
+  ];
 }

@@ -260,13 +260,16 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
  * post-commit re-checks when the pre-commit hook was skipped. Generators are not run (the
  * work tree may already differ); protect violations of generator rules say so.
  */
-export async function checkCommit(root: string, config: HermesConfig, commit = 'HEAD', opts: GitOptions = {}): Promise<CheckResult> {
+export async function checkCommit(root: string, config: HermesConfig, commit = 'HEAD', opts: GitOptions & { parent?: string } = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
   const judge = new ForbidJudge(rules);
-  const parent = await git(root, ['rev-parse', '--verify', '-q', `${commit}^1`], opts)
-    .then((b) => b.toString('utf8').trim())
-    .catch(() => EMPTY_TREE_SHA1);
+  // `parent`: judge against another parent of a merge (issue 20: a merge's own changes are those against every parent).
+  const parent =
+    opts.parent ??
+    (await git(root, ['rev-parse', '--verify', '-q', `${commit}^1`], opts)
+      .then((b) => b.toString('utf8').trim())
+      .catch(() => EMPTY_TREE_SHA1));
   const changes = await diffAndJudge(root, [parent, commit], judge, opts);
   const protect: Violation[] = [];
   for (const [c, found] of protectViolations(rules, changes)) {

@@ -1,6 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { guardOwnedPath } from '../../guard/sandbox-plan.js';
 import { writeFileAtomicSync } from '../../storage/atomic.js';
 import { confine, type Confined } from './confine.js';
 import { defineTool, ToolError, ToolRefused, type ToolContext } from './types.js';
@@ -13,6 +14,13 @@ const NEW_FILE_MODE = 0o644;
 /** Throws a ToolRefused quoting the rule when a repository rule protects the path (or its symlink target). */
 export function refuseProtected(ctx: ToolContext, target: Confined, verb: string): void {
   for (const rel of new Set([target.rel, target.realRel])) {
+    // hermesd guard (issue 20): what the guard reads is the user's to change, never a tool's.
+    if (guardOwnedPath(rel)) {
+      throw new ToolRefused(
+        `Refused to ${verb} ${rel}: hermesd's guard reads this file (repository config, git hooks, agents' hooks); only the user changes it, and a change that loosens the guard applies only after \`hermesd config approve\`.`,
+        { path: rel },
+      );
+    }
     const rule = ctx.services.protectedBy(rel);
     if (rule) {
       throw new ToolRefused(`Refused to ${verb} ${rel}: it is protected by repository rule "${rule.id}": ${rule.message}`, { rule: rule.id, path: rel });

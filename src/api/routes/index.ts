@@ -8,6 +8,7 @@ import { skillsRoutes } from './skills.js';
 import { rulesRoutes } from './rules.js';
 import { tasksRoutes } from './tasks.js';
 import { hooksRoutes } from './hooks.js';
+import { guardRoutes } from './guard.js';
 
 export const routes: Route[] = [
   ...statusRoutes,
@@ -18,4 +19,5 @@ export const routes: Route[] = [
   ...rulesRoutes,
   ...tasksRoutes,
   ...hooksRoutes,
+  ...guardRoutes,
 ];

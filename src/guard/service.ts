@@ -1,0 +1,67 @@
+/**
+ * Daemon glue of the guard: the repository's known secret values (redacted from tool
+ * results and from everything SessionDB stores), the agent socket sandboxed commands reach
+ * the daemon through, and the port the terminal tool uses. Core guard modules know nothing
+ * of the daemon; this file composes them.
+ */
+import { configOf } from '../config/service.js';
+import type { DaemonContext } from '../daemon/context.js';
+import type { GuardConfig } from './config.js';
+import { SecretValues } from './secret-values.js';
+import type { GuardPort } from './terminal.js';
+
+const KEY = 'guard';
+
+type GuardState = { secrets: SecretValues; socket?: Promise<string | undefined>; port: GuardPort };
+
+function configOrEmpty(ctx: DaemonContext): { config: GuardConfig; apiKey?: string } {
+  try {
+    const config = configOf(ctx);
+    return { config, apiKey: config.model.apiKey };
+  } catch {
+    // An invalid config is reported by every command; the secret scan goes on with the built-in names.
+    return { config: {} };
+  }
+}
+
+function stateOf(ctx: DaemonContext): GuardState {
+  return ctx.service<GuardState>(KEY, () => {
+    const { config, apiKey } = configOrEmpty(ctx);
+    const secrets = new SecretValues({ root: ctx.root, config, env: ctx.env, extra: apiKey ? [apiKey] : [] });
+    ctx.events.on('config-changed', () => {
+      const next = configOrEmpty(ctx);
+      secrets.update({ config: next.config, extra: next.apiKey ? [next.apiKey] : [] });
+    });
+    const state: GuardState = {
+      secrets,
+      port: {
+        secrets,
+        home: ctx.home,
+        env: ctx.env,
+        socketDir: ctx.paths.socketDir,
+        socket: ctx.paths.socket,
+        agentSocket: () => {
+          state.socket ??= import('../api/agent-socket.js').then(
+            (m) => m.startAgentSocket(ctx),
+            (err: unknown) => {
+              ctx.log.warn('agent socket not started', { error: String(err) });
+              return undefined;
+            },
+          );
+          return state.socket;
+        },
+      },
+    };
+    return state;
+  });
+}
+
+/** The terminal tool's view of this daemon's guard. */
+export function guardPortOf(ctx: DaemonContext): GuardPort {
+  return stateOf(ctx).port;
+}
+
+/** This repository's known secret values (files at any depth, their history, the daemon's environment). */
+export function secretValuesOf(ctx: DaemonContext): SecretValues {
+  return stateOf(ctx).secrets;
+}
