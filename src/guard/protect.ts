@@ -185,10 +185,10 @@ export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?:
     }
     return found;
   };
-  let found = diff();
+  const found = diff();
   const { accepted, ran } = generatorAccepted(snap, found, opts.generatorEnv, opts.runGenerator);
   // A generator is a program: what it wrote besides its own rule's files is judged like the command's writes.
-  if (ran) found = diff();
+  if (ran) for (const f of diff()) if (!found.some((x) => x.file === f.file)) found.push(f);
   const changes: ProtectedChange[] = [];
   for (const f of found) {
     if (accepted.has(f.rule)) continue;

@@ -89,7 +89,7 @@ const ENV_ALLOW = new Set([
  * The environment of a sandboxed (or unsandboxed) command: the allowed names from `base`,
  * the configured extra names, TMPDIR, and what git hooks need to find the daemon.
  */
-export function sandboxEnv(base: NodeJS.ProcessEnv, opts: { extra?: string[]; home: string; socketDir: string }): NodeJS.ProcessEnv {
+export function sandboxEnv(base: NodeJS.ProcessEnv, opts: { extra?: string[]; home: string; socketDir?: string }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   const extra = new Set(opts.extra ?? []);
   for (const [k, v] of Object.entries(base)) {
@@ -100,7 +100,7 @@ export function sandboxEnv(base: NodeJS.ProcessEnv, opts: { extra?: string[]; ho
   env.TMPDIR = '/tmp';
   env.HERMES_HOME = opts.home;
   // Hooks compute the socket path from this; inside the sandbox the agent socket sits there.
-  env.HERMESD_SOCKET_DIR = opts.socketDir;
+  if (opts.socketDir) env.HERMESD_SOCKET_DIR = opts.socketDir;
   return env;
 }
 
@@ -130,7 +130,7 @@ export type PlanInput = {
   empty: string;
   /** Read-only file binds (the git shim over git binaries, the real git at its hidden path). */
   files: Array<[string, string]>;
-  socketDir: string;
+  socketDir?: string;
   socket?: [string, string];
   /** Paths commands must be able to read even under /tmp (the hermesd package, node). */
   alsoVisible: string[];
@@ -207,7 +207,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     tmp: input.tmp,
     empty: input.empty,
     files: input.files,
-    hide: [input.socketDir],
+    hide: input.socketDir ? [input.socketDir] : [],
     socket: input.socket,
     network: sandbox.network === true,
   };

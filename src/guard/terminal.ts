@@ -78,7 +78,8 @@ export type SandboxSetup = {
   tmp: string;
   home: string;
   userHome?: string;
-  socketDir: string;
+  /** The daemon's socket directory, hidden inside (undefined: no daemon, a standalone run). */
+  socketDir?: string;
   /** [host path of the agent socket, the daemon socket path it is bound at]. */
   socket?: [string, string];
 };
@@ -167,7 +168,7 @@ export async function prepareTerminalGuard(root: string, config: GuardConfig, op
       warning = unsandboxedWarning(availability.reason, availability.install);
     } else {
       const home = port?.home ?? env.HERMES_HOME ?? join(env.HOME ?? '', '.hermes');
-      const socketDir = port?.socketDir ?? join(dirs.gitDir, 'hermesd', 'no-daemon');
+      const socketDir = port?.socketDir;
       const agent = port ? await port.agentSocket() : undefined;
       sandbox = {
         availability,
@@ -289,6 +290,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     });
     logHost = join(sandbox.tmp, logName);
     env = { ...sandboxEnv(base, { extra: opts.config.guard?.sandbox?.env, home: sandbox.home, socketDir: sandbox.socketDir }), HERMESD_GUARD_LOG: join('/tmp', logName) };
+    if (!sandbox.socketDir) delete env.HERMESD_SOCKET_DIR;
     if (sandbox.availability.kind === 'sandbox-exec') Object.assign(env, { HERMESD_GUARD_LOG: logHost, HERMESD_SANDBOX: '1' });
     recordDaemonNamespace(opts.gitDir);
     command = (cmd) => sandboxCommand(sandbox.availability, plan, cmd);
@@ -436,5 +438,5 @@ export async function runGuarded(
 export function standaloneSandbox(gitDir: string, env: NodeJS.ProcessEnv = process.env): SandboxSetup | undefined {
   const availability = sandboxAvailability(env);
   if (availability.kind === 'none') return undefined;
-  return { availability, tmp: sessionTmp(gitDir, 'standalone'), home: env.HERMES_HOME ?? join(env.HOME ?? '', '.hermes'), userHome: env.HOME, socketDir: join(gitDir, 'hermesd', 'no-daemon') };
+  return { availability, tmp: sessionTmp(gitDir, 'standalone'), home: env.HERMES_HOME ?? join(env.HOME ?? '', '.hermes'), userHome: env.HOME };
 }
