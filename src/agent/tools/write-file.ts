@@ -1,9 +1,7 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import { guardOwnedPath } from '../../guard/sandbox-plan.js';
-import { writeFileAtomicSync } from '../../storage/atomic.js';
 import { confine, type Confined } from './confine.js';
+import { withHandles } from './handles.js';
 import { defineTool, ToolError, ToolRefused, type ToolContext } from './types.js';
 
 /** Biggest file write_file takes in one call (bytes): source files, not data dumps. */
@@ -28,17 +26,22 @@ export function refuseProtected(ctx: ToolContext, target: Confined, verb: string
   }
 }
 
-/** Writes `content` to a confined path atomically, keeping the mode of an existing file. */
+/**
+ * Writes `content` to a confined path atomically, keeping the mode of an existing file. The
+ * path is walked from the root through directory handles (handles.ts): a directory swapped
+ * for a symbolic link meanwhile fails the write instead of redirecting it (issue 20).
+ */
 export function writeConfined(target: Confined, content: string): void {
-  let mode = NEW_FILE_MODE;
-  if (target.exists) {
-    const st = statSync(target.abs);
-    if (st.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path.`);
-    mode = st.mode & 0o7777;
-  } else {
-    mkdirSync(dirname(target.abs), { recursive: true });
-  }
-  writeFileAtomicSync(target.abs, content, mode);
+  withHandles(target.root, (h) => {
+    let mode = NEW_FILE_MODE;
+    const st = h.lstat(target.realRel);
+    if (st) {
+      if (st.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path.`);
+      if (!st.isFile()) throw new ToolError(`${target.rel} is not a regular file.`);
+      mode = st.mode & 0o7777;
+    }
+    h.writeFileAtomic(target.realRel, content, mode);
+  });
 }
 
 export const writeFile = defineTool({
