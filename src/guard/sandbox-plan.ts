@@ -130,6 +130,8 @@ export type PlanInput = {
   empty: string;
   /** Read-only file binds (the git shim over git binaries, the real git at its hidden path). */
   files: Array<[string, string]>;
+  /** Writable file binds into read-only directories (the hooks' answer files). */
+  scratch?: Array<[string, string]>;
   socketDir?: string;
   socket?: [string, string];
   /** Paths commands must be able to read even under /tmp (the hermesd package, node). */
@@ -207,6 +209,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     tmp: input.tmp,
     empty: input.empty,
     files: input.files,
+    scratch: input.scratch ?? [],
     hide: input.socketDir ? [input.socketDir] : [],
     socket: input.socket,
     network: sandbox.network === true,

@@ -39,6 +39,8 @@ export type SandboxPlan = {
   empty: string;
   /** Read-only file binds, [source, target]: the git shim over git binaries, the real git at its hidden path. */
   files: Array<[string, string]>;
+  /** Writable file binds, [source, target]: scratch files a hook writes inside a read-only directory. */
+  scratch?: Array<[string, string]>;
   /** Directories replaced by an empty one (the daemon's socket directory). */
   hide: string[];
   /** The agent socket, [host path, path inside]: git hooks and the push broker reach the daemon here. */
@@ -49,33 +51,34 @@ export type SandboxPlan = {
 /** Debian/Ubuntu, Fedora, Arch: how to get bubblewrap. */
 export const BWRAP_INSTALL = 'install bubblewrap: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)';
 
-let cached: SandboxAvailability | undefined;
+const cache = new Map<string, SandboxAvailability>();
 
-/** Which sandbox this machine offers (probed once: bubblewrap must be able to create its namespaces). */
+/**
+ * Which sandbox this machine offers (probed once: bubblewrap must be able to create its
+ * namespaces). HERMESD_BWRAP names the bwrap binary to use, or `none` for no sandbox.
+ */
 export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
-  if (cached) return cached;
+  const key = env.HERMESD_BWRAP ?? '';
+  let found = cache.get(key);
+  if (!found) cache.set(key, (found = probeSandbox(env)));
+  return found;
+}
+
+function probeSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
+  if (env.HERMESD_BWRAP === 'none') return { kind: 'none', reason: 'HERMESD_BWRAP=none turns the sandbox off', install: 'unset HERMESD_BWRAP in the environment the daemon starts from' };
   if (process.platform === 'darwin') {
-    cached = existsSync('/usr/bin/sandbox-exec') ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' } : { kind: 'none', reason: 'sandbox-exec is missing', install: 'sandbox-exec ships with macOS' };
-    return cached;
+    return existsSync('/usr/bin/sandbox-exec') ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' } : { kind: 'none', reason: 'sandbox-exec is missing', install: 'sandbox-exec ships with macOS' };
   }
-  if (process.platform !== 'linux') {
-    cached = { kind: 'none', reason: `no sandbox on ${process.platform}`, install: 'run hermesd on Linux (bubblewrap) or macOS (sandbox-exec)' };
-    return cached;
-  }
-  const bwrap = findOnPath('bwrap', env);
-  if (!bwrap) {
-    cached = { kind: 'none', reason: 'bubblewrap (bwrap) is not installed', install: BWRAP_INSTALL };
-    return cached;
-  }
+  if (process.platform !== 'linux') return { kind: 'none', reason: `no sandbox on ${process.platform}`, install: 'run hermesd on Linux (bubblewrap) or macOS (sandbox-exec)' };
+  const bwrap = env.HERMESD_BWRAP ? realOf(env.HERMESD_BWRAP) : findOnPath('bwrap', env);
+  if (!bwrap) return { kind: 'none', reason: 'bubblewrap (bwrap) is not installed', install: BWRAP_INSTALL };
   const probe = (extra: string[]) => spawnSync(bwrap, ['--unshare-user', ...extra, '--ro-bind', '/', '/', '--unshare-pid', '--die-with-parent', '/bin/true'], { stdio: 'pipe', timeout: 10_000 });
   const full = probe(['--disable-userns']);
-  if (full.status === 0) cached = { kind: 'bwrap', path: bwrap, disableUserns: true };
-  else if (probe([]).status === 0) cached = { kind: 'bwrap', path: bwrap, disableUserns: false };
-  else {
-    const why = String(full.stderr ?? '').trim().split('\n')[0] || `exit ${full.status}`;
-    cached = { kind: 'none', reason: `bubblewrap cannot create its namespaces here (${why})`, install: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)' };
-  }
-  return cached;
+  if (full.status === 0) return { kind: 'bwrap', path: bwrap, disableUserns: true };
+  // bubblewrap before 0.8 has no --disable-userns: the rest of the sandbox still holds.
+  if (probe([]).status === 0) return { kind: 'bwrap', path: bwrap, disableUserns: false };
+  const why = String(full.stderr ?? '').trim().split('\n')[0] || `exit ${full.status}`;
+  return { kind: 'none', reason: `bubblewrap cannot create its namespaces here (${why})`, install: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)' };
 }
 
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -125,6 +128,7 @@ export function bwrapArgs(avail: Extract<SandboxAvailability, { kind: 'bwrap' }>
   for (const p of plan.maskDirs) add('--ro-bind', p, plan.empty, 5);
   for (const p of plan.maskFiles) add('--ro-bind', p, '/dev/null', 5);
   for (const [src, dest] of plan.files) add('--ro-bind', dest, src, 6);
+  for (const [src, dest] of plan.scratch ?? []) add('--bind', dest, src, 6);
   if (plan.socket) add('--ro-bind', plan.socket[1], plan.socket[0], 7);
   // Shallower first, and at one depth in plan order: a later mount lands on an earlier one.
   const depth = (p: string) => (p === '/' ? 0 : p.split(sep).length);

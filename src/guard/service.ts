@@ -7,12 +7,15 @@
 import { configOf } from '../config/service.js';
 import type { DaemonContext } from '../daemon/context.js';
 import type { GuardConfig } from './config.js';
+import { cleanGitEnv, findRealGit, gitOut } from './git.js';
 import { SecretValues } from './secret-values.js';
 import type { GuardPort } from './terminal.js';
 
 const KEY = 'guard';
 
-type GuardState = { secrets: SecretValues; socket?: Promise<string | undefined>; port: GuardPort };
+type GuardState = { secrets: SecretValues; socket?: Promise<string | undefined>; port: GuardPort; tips?: string[] };
+
+const REAL_GIT = findRealGit();
 
 function configOrEmpty(ctx: DaemonContext): { config: GuardConfig; apiKey?: string } {
   try {
@@ -64,4 +67,17 @@ export function guardPortOf(ctx: DaemonContext): GuardPort {
 /** This repository's known secret values (files at any depth, their history, the daemon's environment). */
 export function secretValuesOf(ctx: DaemonContext): SecretValues {
   return stateOf(ctx).secrets;
+}
+
+/**
+ * The ref tips (branches, tags, remote-tracking) at the previous call, and records the
+ * current ones: post-commit judges every commit HEAD reaches beyond them (issue 20), not
+ * only HEAD. Undefined the first time (then only HEAD is judged).
+ */
+export function refTipsSinceLastLook(ctx: DaemonContext): string[] | undefined {
+  const state = stateOf(ctx);
+  const previous = state.tips;
+  const out = gitOut(REAL_GIT, ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags', 'refs/remotes'], ctx.root, cleanGitEnv());
+  if (out !== undefined) state.tips = [...new Set(out.split('\n').filter(Boolean))];
+  return previous;
 }

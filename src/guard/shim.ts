@@ -1,14 +1,15 @@
 /**
  * The directory holding the `git` shim that the terminal tool puts first on its child's
- * PATH: a POSIX sh script (read-only commands go straight to the real git; the rest are
- * judged by git-shim.js under Node) and the policy it enforces.
+ * PATH (unsandboxed) or binds over every git binary (in the sandbox): a POSIX sh script
+ * (commands the policy does not judge go straight to the real git; the rest are judged by
+ * git-shim.js under Node) and the policy it enforces.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GitPolicy } from './config.js';
-import { READ_ONLY_COMMANDS } from './git-policy.js';
+import { UNJUDGED_COMMANDS } from './git-policy.js';
 import type { ShimSettings } from './git-shim.js';
 import { SHIM_MARKER } from './git.js';
 
@@ -33,7 +34,7 @@ function shimScript(realGit: string, nodeBin: string, entry: string, dir: string
     'hermesd_me=${0##*/}',
     'case $hermesd_me in git-*) set -- "${hermesd_me#git-}" "$@" ;; esac',
     'case "$1" in',
-    `  ${READ_ONLY_COMMANDS.join('|')}) exec ${sq(realGit)} "$@" ;;`,
+    `  ${UNJUDGED_COMMANDS.join('|')}) exec ${sq(realGit)} "$@" ;;`,
     'esac',
     `exec ${sq(nodeBin)} ${sq(entry)} ${sq(dir)} "$@"`,
     '',

@@ -12,10 +12,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { SandboxUnavailable } from '../errors/index.js';
+import { HERMESD_HOOKS } from '../hooks/names.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
 import { cleanGitEnv, findRealGit, gitOut, runGit } from './git.js';
 import { precommitPassed } from './precommit-marker.js';
@@ -190,6 +191,24 @@ export async function prepareTerminalGuard(root: string, config: GuardConfig, op
   return warning ? { ...run, warning } : run;
 }
 
+/**
+ * Files the sh git hook writes in <git-dir>/hermesd (its answer from the daemon, whether
+ * pre-commit ran): read-only in the sandbox, so each gets a scratch file bound over it and
+ * the hook keeps its fast path (curl) instead of falling back to a Node start per hook.
+ */
+const HOOK_SCRATCH = [...HERMESD_HOOKS.map((h) => `answer-${h}`), 'precommit-ran'];
+
+function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
+  const dir = join(tmp, '.hermesd-hook');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return HOOK_SCRATCH.map((name) => {
+    const target = join(gitDir, 'hermesd', name);
+    const scratch = join(dir, name);
+    for (const f of [target, scratch]) if (!existsSync(f)) writeFileSync(f, '');
+    return [scratch, target];
+  });
+}
+
 /** The /tmp of one session's commands, kept between them; other sessions' idle ones are removed. */
 function sessionTmp(gitDir: string, sessionId: string): string {
   const base = join(gitDir, 'hermesd', 'sandbox', 'tmp');
@@ -272,6 +291,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     const files: Array<[string, string]> = [[opts.realGit, realInside], ...gitBinariesToShadow(opts.realGit, base).map((b) => [shim, b] as [string, string])];
     const protectedFiles = [...snapshot.entries.keys()].map((rel) => ({ rel, generator: snapshot.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) }));
     const plan = sandboxPlan({
+      scratch: hookScratch(opts.gitDir, sandbox.tmp),
       root: opts.root,
       gitDir: opts.gitDir,
       commonDir: opts.commonDir,

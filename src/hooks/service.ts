@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { configOf } from '../config/service.js';
 import { postCommitAudit } from '../guard/audit.js';
+import { refTipsSinceLastLook } from '../guard/service.js';
 import { precommitPassed, recordPrecommitPass, recordStagedPass } from '../guard/precommit-marker.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { checkStaged } from '../rules/engine.js';
@@ -103,10 +104,12 @@ export class HookService {
         const at = await this.placeOf(req);
         const commit = await readCommit(root, at.head);
         const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
-        // The pre-commit hook judged this tree: nothing for the audit to find.
-        if (commit.tree && precommitPassed(paths.gitDir, commit.tree)) return evidence;
+        // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
+        const since = refTipsSinceLastLook(this.ctx);
+        // The pre-commit hook judged this tree and nothing else is new: nothing for the audit to find.
+        if (commit.tree && precommitPassed(paths.gitDir, commit.tree) && !since) return evidence;
         // hermesd guard (issue 9): a commit the pre-commit hook never judged is re-checked, recorded and said loudly.
-        const audit = await postCommitAudit(root, config, { gitDir: paths.gitDir });
+        const audit = await postCommitAudit(root, config, { gitDir: paths.gitDir, since });
         if (!audit.notice) return evidence;
         const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} skipped the pre-commit hook`, [
           { role: 'user', content: `git post-commit: commit ${audit.commit} skipped the pre-commit hook (${audit.violations.length} rule violation(s)).` },
