@@ -366,13 +366,18 @@ export type Redactor = { redact(text: string): { text: string; count: number } }
  * wrapped output (base64 -w76, xxd -p) is found too.
  */
 export function compileRedactor(values: readonly string[]): Redactor | undefined {
+  const exact = new Set<string>();
   const plain = new Set<string>();
   const spaced = new Set<string>();
   for (const value of values) {
     if (value.length < SECRET_VALUE_MIN_CHARS) continue;
     const compact = value.replace(/\s+/g, '');
+    // A short value is only removed as written: spaced out or encoded it would collide with ordinary text.
+    if (compact.length < ENCODED_MIN_CHARS) {
+      exact.add(value);
+      continue;
+    }
     plain.add(compact);
-    if (compact.length < ENCODED_MIN_CHARS) continue;
     const reversed = [...compact].reverse().join('');
     plain.add(reversed);
     const hex = Buffer.from(value, 'utf8').toString('hex');
@@ -384,7 +389,8 @@ export function compileRedactor(values: readonly string[]): Redactor | undefined
       if (bare.length >= ENCODED_MIN_CHARS) spaced.add(bare);
     }
   }
-  if (plain.size === 0) return undefined;
+  if (plain.size === 0 && exact.size === 0) return undefined;
+  const exactMatcher = new Matcher(exact);
   const plainMatcher = new Matcher(plain);
   const spacedMatcher = new Matcher(spaced);
   return {
@@ -400,8 +406,12 @@ export function compileRedactor(values: readonly string[]): Redactor | undefined
       let p = 0;
       let q = 0;
       const spans: Array<[number, number]> = [];
+      let e = 0;
       for (let i = 0; i < text.length; i++) {
         const c = text.charCodeAt(i);
+        e = exactMatcher.step(e, c);
+        const le = exactMatcher.match(e);
+        if (le > 0) spans.push([i + 1 - le, i + 1]);
         if (c === BACKSLASH && isEscapeLetter(text.charCodeAt(i + 1))) {
           i++;
           continue;
