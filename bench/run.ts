@@ -12,6 +12,7 @@ const modules: Record<string, () => Promise<{ bench: Bench }>> = {
   context: () => import('./context.js'),
   rules: () => import('./rules.js'),
   sessions: () => import('./sessions.js'),
+  sandbox: () => import('./sandbox.js'),
 };
 
 const wanted = process.argv.slice(2);

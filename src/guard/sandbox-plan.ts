@@ -159,7 +159,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
   };
   ro(join(root, '.hermes'));
   for (const f of [...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS]) ro(join(root, f));
-  for (const f of ['config', 'hooks', 'info']) ro(join(commonDir, f));
+  for (const f of ['config', 'hooks']) ro(join(commonDir, f));
   for (const f of ['config.worktree', 'hermesd']) ro(join(gitDir, f));
   if (input.hooksPath) ro(resolve(root, input.hooksPath));
   // Protected paths whose rule has no generator can be read-only outright; a generator's

@@ -101,7 +101,7 @@ export class SecretValues {
    * Re-reads what may have changed: the secret files (one stat per directory when nothing
    * did), the history when refs moved, the environment. Returns the known values.
    */
-  refresh(): string[] {
+  refresh(tips?: Iterable<string>): string[] {
     this.lastRefresh = Date.now();
     const files = this.walk();
     this.secretFileList = files;
@@ -112,7 +112,7 @@ export class SecretValues {
       for (const v of this.valuesOfFile(abs)) values.add(v);
     }
     for (const k of this.fileValues.keys()) if (!live.has(k)) this.fileValues.delete(k);
-    for (const v of this.historyValues()) values.add(v);
+    for (const v of this.historyValues(tips)) values.add(v);
     for (const v of envSecretValues(this.opts.env ?? {})) values.add(v);
     for (const v of this.opts.extra ?? []) if (v && v.length >= SECRET_VALUE_MIN_CHARS) values.add(v);
     this.values = [...values].sort((a, b) => b.length - a.length);
@@ -193,14 +193,18 @@ export class SecretValues {
     return out;
   }
 
-  /** Values of every version of a secret file that git history holds (incremental as refs move). */
-  private historyValues(): Set<string> {
+  /** Values of every version of a secret file that git history holds (incremental as refs move). `known`: the ref tips, when the caller has read them. */
+  private historyValues(known?: Iterable<string>): Set<string> {
     const { root } = this.opts;
     const gitBin = this.opts.gitBin ?? 'git';
     const env = cleanGitEnv();
-    const refs = spawnSync(gitBin, ['for-each-ref', '--format=%(objectname)'], { cwd: root, env, encoding: 'utf8', timeout: HISTORY_TIMEOUT_MS });
-    if (refs.status !== 0) return this.history?.values ?? new Set();
-    const tips = [...new Set(refs.stdout.split('\n').filter(Boolean))].sort();
+    let listed = known ? [...known] : undefined;
+    if (!listed) {
+      const refs = spawnSync(gitBin, ['for-each-ref', '--format=%(objectname)'], { cwd: root, env, encoding: 'utf8', timeout: HISTORY_TIMEOUT_MS });
+      if (refs.status !== 0) return this.history?.values ?? new Set();
+      listed = refs.stdout.split('\n').filter(Boolean);
+    }
+    const tips = [...new Set(listed)].sort();
     const refsKey = createHash('sha1').update(tips.join('\n')).digest('hex');
     if (this.history && this.history.refsKey === refsKey) return this.history.values;
     const values = new Set(this.history?.values ?? []);

@@ -16,7 +16,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync,
 import { dirname, join } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { SandboxUnavailable } from '../errors/index.js';
-import { HERMESD_HOOKS } from '../hooks/names.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
 import { cleanGitEnv, findRealGit, gitOut, runGit } from './git.js';
 import { precommitPassed } from './precommit-marker.js';
@@ -26,7 +25,7 @@ import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from 
 import { SecretValues } from './secret-values.js';
 import { redactSecrets, type RedactResult } from './secrets.js';
 import { installShim, shimEntry } from './shim.js';
-import { captureRepoState, undoBadCommits, verifyRepoState, type GitViolation } from './verify.js';
+import { captureRepoState, undoBadCommits, verifyRepoStateWith, type GitViolation } from './verify.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
 
@@ -105,8 +104,6 @@ export type GuardOptions = {
 
 /** A `terminal` command's scratch /tmp is removed once its session has been idle this long. */
 const SESSION_TMP_TTL_MS = 6 * 60 * 60 * 1000;
-/** git's builtins the policy judges, bound over by the shim in the sandbox when git ships them as dashed binaries. */
-const JUDGED_DASHED = ['commit', 'push', 'send-pack', 'merge', 'pull', 'rebase', 'am', 'config', 'add', 'stage', 'reset', 'filter-branch'];
 
 /** The real git, resolved when the daemon loaded the guard (before any shim dir is on a PATH). */
 const REAL_GIT_AT_START = findRealGit();
@@ -194,9 +191,10 @@ export async function prepareTerminalGuard(root: string, config: GuardConfig, op
 /**
  * Files the sh git hook writes in <git-dir>/hermesd (its answer from the daemon, whether
  * pre-commit ran): read-only in the sandbox, so each gets a scratch file bound over it and
- * the hook keeps its fast path (curl) instead of falling back to a Node start per hook.
+ * the hooks a commit waits for keep their fast path (curl) instead of a Node start each.
+ * (The other post-* hooks run in the background; a mount each would cost every command.)
  */
-const HOOK_SCRATCH = [...HERMESD_HOOKS.map((h) => `answer-${h}`), 'precommit-ran'];
+const HOOK_SCRATCH = ['answer-pre-commit', 'answer-post-commit', 'precommit-ran'];
 
 function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
   const dir = join(tmp, '.hermesd-hook');
@@ -242,7 +240,11 @@ export const GUARD_FILES_RULE = {
 
 let gitBinaries: string[] | undefined;
 
-/** Every git binary a command could run by name or path: on PATH, in git's exec-path, and the dashed builtins the policy judges. */
+/**
+ * The git binaries a command runs by name or by the usual paths: on PATH and in git's
+ * exec-path. (Not the dashed builtins git-core also holds, nor a copy of the binary: a mount
+ * each costs every command; what those do is judged after the command all the same.)
+ */
 function gitBinariesToShadow(realGit: string, env: NodeJS.ProcessEnv): string[] {
   if (gitBinaries) return gitBinaries;
   const out = new Set<string>();
@@ -255,10 +257,6 @@ function gitBinariesToShadow(realGit: string, env: NodeJS.ProcessEnv): string[] 
   if (execPath) {
     const inCore = realOf(join(execPath, 'git'));
     if (inCore) out.add(inCore);
-    for (const sub of JUDGED_DASHED) {
-      const p = join(execPath, `git-${sub}`);
-      if (realOf(p)) out.add(p);
-    }
   }
   gitBinaries = [...out];
   return gitBinaries;
@@ -269,7 +267,6 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   const guardDir = join(opts.gitDir, 'hermesd', 'guard');
   const base = opts.env ?? process.env;
   const secrets = opts.secrets ?? new SecretValues({ root: opts.root, config: opts.config, env: base });
-  secrets.refresh();
   const sandbox = opts.sandbox;
   const logName = `.hermesd-guard-${process.pid}-${randomBytes(6).toString('hex')}.jsonl`;
   let logHost: string;
@@ -278,6 +275,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   const snapshotConfig: GuardConfig = sandbox ? opts.config : { ...opts.config, rules: [...(opts.config.rules ?? []), GUARD_FILES_RULE] };
   const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guardDir });
   const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit });
+  secrets.refresh(before.refs.values());
 
   if (sandbox) {
     // The shim the sandbox binds over every git binary; the real git is bound at a path inside the read-only runtime dir.
@@ -347,9 +345,11 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     finish() {
       report ??= (async () => {
         const changes = restoreProtected(snapshot, { generatorEnv: env, runGenerator });
-        const git = verifyRepoState(before, policy);
-        const rules = { ...(opts.config as HermesConfig), rules: (opts.config.rules ?? []) as HermesConfig['rules'] };
-        git.push(...(await undoBadCommits(before, rules, { judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })));
+        const { violations: git, refsMoved } = verifyRepoStateWith(before, policy);
+        if (refsMoved) {
+          const rules = { ...(opts.config as HermesConfig), rules: (opts.config.rules ?? []) as HermesConfig['rules'] };
+          git.push(...(await undoBadCommits(before, rules, { judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })));
+        }
         changes.push(...restoreProtectedIndex(snapshot, opts.gitDir, before.index));
         discardSnapshot(snapshot);
         const refusals = readRefusals(logHost);

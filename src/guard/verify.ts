@@ -170,8 +170,21 @@ function commitsMadeSince(before: RepoState, after: RepoState): string[] {
  * violation per finding; `undone` says whether it was rolled back.
  */
 export function verifyRepoState(before: RepoState, policy: GitPolicy): GitViolation[] {
-  const v: GitViolation[] = [];
+  return verifyRepoStateWith(before, policy).violations;
+}
+
+/**
+ * verifyRepoState, also saying whether any ref or HEAD moved during the command (issue 20:
+ * only then are new commits looked for, so a command that moved nothing costs no more git).
+ */
+export function verifyRepoStateWith(before: RepoState, policy: GitPolicy): { violations: GitViolation[]; refsMoved: boolean } {
   const after = captureRepoState(before);
+  const refsMoved = !(before.headOid === after.headOid && before.refs.size === after.refs.size && [...before.refs].every(([r, o]) => after.refs.get(r) === o));
+  return { violations: verifyAgainst(before, after, policy), refsMoved };
+}
+
+function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): GitViolation[] {
+  const v: GitViolation[] = [];
   const env = cleanGitEnv();
 
   if (policy.hookConfig === 'refuse') {
@@ -296,6 +309,18 @@ function newlyStagedIgnored(before: RepoState): string[] {
 
 // --- issue 20: commits judged by content ---------------------------------------------------
 
+/** HEAD's commit from the HEAD file and the refs just read (no git process): a branch's tip, or a detached id. */
+function headOf(gitDir: string, refs: Map<string, string>): string | undefined {
+  try {
+    const text = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    const m = /^ref:\s*(\S+)/.exec(text);
+    if (m) return refs.get(m[1]!);
+    return /^[0-9a-f]{40,64}$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Refs whose new commits are judged: everything but remote-tracking refs (those hold what others pushed). */
 const isRemoteRef = (ref: string) => ref.startsWith('refs/remotes/');
 
@@ -307,7 +332,7 @@ const isRemoteRef = (ref: string) => ref.startsWith('refs/remotes/');
  */
 export async function undoBadCommits(before: RepoState, config: HermesConfig, opts: { judged?: (tree: string) => boolean; always?: HermesConfig } = {}): Promise<GitViolation[]> {
   const now = readRefs(before.gitBin, before.root);
-  const headNow = gitOut(before.gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], before.root, cleanGitEnv());
+  const headNow = headOf(before.gitDir, now);
   const moved: Array<{ ref: string; old?: string; now: string }> = [];
   for (const [ref, oid] of now) if (!isRemoteRef(ref) && before.refs.get(ref) !== oid) moved.push({ ref, old: before.refs.get(ref), now: oid });
   let detachedHead = false;
