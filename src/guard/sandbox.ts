@@ -187,7 +187,7 @@ export function sandboxCommand(avail: SandboxAvailability, plan: SandboxPlan, co
   throw new Error(`no sandbox: ${avail.reason}`);
 }
 
-/** Paths that exist, resolved to their real path, without duplicates and without those inside another one of the list when `collapse`. */
+/** The real paths of those of `paths` that exist, without duplicates. */
 export function existingReal(paths: Iterable<string>): string[] {
   const out = new Set<string>();
   for (const p of paths) {
@@ -195,17 +195,6 @@ export function existingReal(paths: Iterable<string>): string[] {
     if (r) out.add(r);
   }
   return [...out];
-}
-
-/** The parent directories of `path` up to (not including) `top`. */
-export function parentsUpTo(path: string, top: string): string[] {
-  const out: string[] = [];
-  let cur = dirname(path);
-  while (cur !== top && within(top, cur) && cur !== dirname(cur)) {
-    out.push(cur);
-    cur = dirname(cur);
-  }
-  return out;
 }
 
 /**

@@ -304,7 +304,8 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
       files,
       socketDir: sandbox.socketDir,
       socket: sandbox.socket,
-      alsoVisible: [dirname(dirname(dirname(shimEntry()))), dirname(process.execPath)],
+      // The hermesd package (<pkg>/dist/src/guard/git-shim.js → <pkg>: the shim, the hooks' CLI, its node_modules) and node.
+      alsoVisible: [dirname(dirname(dirname(dirname(shimEntry())))), dirname(process.execPath)],
     });
     logHost = join(sandbox.tmp, logName);
     env = { ...sandboxEnv(base, { extra: opts.config.guard?.sandbox?.env, home: sandbox.home, socketDir: sandbox.socketDir }), HERMESD_GUARD_LOG: join('/tmp', logName) };
