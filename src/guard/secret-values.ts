@@ -35,6 +35,12 @@ const HISTORY_MAX_BLOBS = 500;
 const HISTORY_TIMEOUT_MS = 10_000;
 /** Redactions triggered by SessionDB writes re-check the files at most this often. */
 const LAZY_REFRESH_MS = 1_000;
+/**
+ * A walk that took longer than this (a tree of tens of thousands of directories) is reused
+ * for up to WALK_REUSE_MS: one stat per directory per command would cost more than the sandbox.
+ */
+const SLOW_WALK_MS = 20;
+const WALK_REUSE_MS = 2_000;
 
 /** Environment variable names whose values are secrets (the daemon's own keys): …KEY, …TOKEN, …SECRET, …PASSWORD, … */
 const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIALS?|AUTH|PRIVATE|COOKIE|SESSION)([_-]|$)/i;
@@ -78,6 +84,7 @@ export class SecretValues {
   private lastRefresh = 0;
   private secretFileList: string[] = [];
   private values: string[] = [];
+  private lastWalk = { at: 0, ms: 0 };
 
   constructor(private opts: SecretValuesOptions) {}
 
@@ -103,8 +110,12 @@ export class SecretValues {
    */
   refresh(tips?: Iterable<string>): string[] {
     this.lastRefresh = Date.now();
-    const files = this.walk();
-    this.secretFileList = files;
+    if (this.lastWalk.ms <= SLOW_WALK_MS || Date.now() - this.lastWalk.at > WALK_REUSE_MS) {
+      const t = performance.now();
+      this.secretFileList = this.walk();
+      this.lastWalk = { at: Date.now(), ms: performance.now() - t };
+    }
+    const files = this.secretFileList;
     const values = new Set<string>();
     const live = new Set<string>();
     for (const abs of files) {
