@@ -8,6 +8,7 @@
  *   const plan = planPush(args, { remotes, policy });      // what would be pushed, or why not
  *   const r = await brokerPush(root, config, args, { gitBin, judged });
  */
+import { execFile } from 'node:child_process';
 import type { HermesConfig } from '../config/schema.js';
 import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy } from './config.js';
@@ -89,6 +90,18 @@ export function planPush(args: string[], opts: { remotes: RemoteInfo; policy: Gi
 
 export type PushResult = { exitCode: number; output: string; refused?: { policy: string; message: string } };
 
+/** A push to a slow remote takes a while: run it without blocking the daemon, bounded. */
+const PUSH_TIMEOUT_MS = 10 * 60 * 1000;
+
+function gitAsync(gitBin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(gitBin, args, { cwd, env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, timeout: PUSH_TIMEOUT_MS }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
+    });
+  });
+}
+
 /** Update lines of `git push --porcelain`: flag, local ref, remote ref, summary. */
 function porcelainUpdates(out: string): Array<{ flag: string; from: string; to: string; summary: string }> {
   const updates: Array<{ flag: string; from: string; to: string; summary: string }> = [];
@@ -108,7 +121,7 @@ export async function brokerPush(root: string, config: HermesConfig, policy: Git
   if (!plan.ok) return { exitCode: 1, output: `hermesd guard: refused \`git push ${args.join(' ')}\` (policy ${plan.policy}): ${plan.message}\n`, refused: { policy: plan.policy, message: plan.message } };
   const env = cleanGitEnv();
   const target = [...(plan.remote ? [plan.remote] : []), ...plan.refspecs];
-  const dry = runGit(opts.gitBin, ['push', '--dry-run', '--porcelain', ...plan.flags.filter((f) => f !== '--porcelain'), ...target], { cwd: root, env });
+  const dry = await gitAsync(opts.gitBin, ['push', '--dry-run', '--porcelain', ...plan.flags.filter((f) => f !== '--porcelain'), ...target], root, env);
   const updates = porcelainUpdates(dry.stdout);
   // The effect: a forced (+) or deleting (-) update is what the policy refuses, however it was asked for.
   const overwriting = updates.filter((u) => u.flag === '+' || u.flag === '-');
@@ -128,6 +141,6 @@ export async function brokerPush(root: string, config: HermesConfig, policy: Git
     }
   }
   if (plan.flags.includes('--dry-run') || plan.flags.includes('-n')) return { exitCode: dry.code, output: dry.stdout + dry.stderr };
-  const real = runGit(opts.gitBin, ['push', ...plan.flags, ...target], { cwd: root, env });
+  const real = await gitAsync(opts.gitBin, ['push', ...plan.flags, ...target], root, env);
   return { exitCode: real.code, output: real.stdout + real.stderr };
 }
