@@ -41,8 +41,8 @@ describe('force pushes do not land', () => {
     await holds('push-url', [`sh rg.sh push -q --force "$(git remote get-url origin)" HEAD~1:refs/heads/main`]);
   });
 
-  it('/usr/bin/git push --force', async () => {
-    await holds('abs-git', ['/usr/bin/git push -q --force origin HEAD~1:main']);
+  it('/usr/bin/git push --force <url>', async () => {
+    await holds('abs-git', ['/usr/bin/git push -q --force "$(git remote get-url origin)" HEAD~1:refs/heads/main']);
   });
 
   it('git send-pack --force', async () => {
