@@ -75,7 +75,7 @@ describe('the daemon under attack', () => {
     // And it settles: the storm's directories are noticed, and the daemon is still itself.
     expect((await rt.client.call<{ pid: number }>('GET', '/v1/status', undefined, { timeoutMs: 1_000 })).pid).toBe(pid);
     spawnSync('sh', ['-c', 'rm -rf storm* gust*'], { cwd: rt.repo });
-  });
+  }, 60_000);
 
   it("a hook that cannot reach the daemon fails closed for the task's commit, open for the user's", async () => {
     const pid = rt.daemonPid();
@@ -109,12 +109,12 @@ describe('the daemon under attack', () => {
     let stopping: Promise<void> | undefined;
     const run = await rt.attack('fail-closed', [[terminal('sleep 1; git commit -qm agent-commit; echo "commit exit $?"')]], {
       onEvent: (e) => {
-        if (e.type === 'tool_call' && !stopping) stopping = new Promise((r) => setTimeout(r, 300)).then(() => stopFor(5_000));
+        if (e.type === 'tool_call' && !stopping) stopping = new Promise((r) => setTimeout(r, 300)).then(() => stopFor(8_000));
       },
     });
     await stopping;
     const said = run.results.join('\n');
     expect(rt.g('rev-parse', 'HEAD'), said).toBe(userCommit);
     expect(said).toMatch(/commit exit [1-9]/);
-  });
+  }, 60_000);
 });
