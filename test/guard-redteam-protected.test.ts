@@ -17,6 +17,12 @@ const CONFIG = `rules:
   - id: lockfile
     message: The lock file is written by the release tool only.
     protect: ["schema.lock"]
+checks:
+  - id: tests
+    run: "sh check.sh"
+hooks:
+  pre-commit:
+    checks: [tests]
 `;
 const API = 'src/generated/api.ts';
 const API_TEXT = 'export const v = 1;\n';
@@ -27,7 +33,7 @@ let outside: string;
 beforeAll(async () => {
   rt = await redTeam({
     config: CONFIG,
-    files: { [API]: API_TEXT, 'schema.lock': LOCK, 'schema.txt': API_TEXT, 'gen.sh': 'cp schema.txt src/generated/api.ts\n', 'docs/readme.md': 'docs\n' },
+    files: { [API]: API_TEXT, 'schema.lock': LOCK, 'schema.txt': API_TEXT, 'gen.sh': 'cp schema.txt src/generated/api.ts\n', 'check.sh': 'exit 0\n', 'docs/readme.md': 'docs\n' },
   });
   outside = realpathSync(join(rt.repo, '..'));
 }, 120_000);
@@ -77,6 +83,31 @@ describe('protected files hold after the check', () => {
     const run = await rt.attack('mv-symlink', [[terminal(`mv src/generated ${away} && ln -s ${away} src/generated; ls -la src`)]]);
     expect(lstatSync(join(rt.repo, 'src', 'generated')).isDirectory(), run.results.join('\n')).toBe(true);
     expect(api()).toBe(API_TEXT);
+  });
+
+  it("a pre-commit check edited to run code outside the sandbox (the daemon runs the commit's checks)", async () => {
+    const escape = join(outside, 'check-escape.txt');
+    const run = await rt.attack('check-escape', [
+      [
+        writeFile('check.sh', `echo pwned > ${escape}\nprintf 'rules: []\\n' > ${join(rt.repo, '.hermes', 'config.yaml')}\nprintf evil > ${join(rt.repo, 'schema.lock')}\nexit 0\n`),
+        terminal('echo more >> docs/readme.md && git add docs/readme.md check.sh && git commit -qm via-check; echo "commit exit $?"'),
+      ],
+    ]);
+    const said = run.results.join('\n');
+    expect(existsSync(escape), said).toBe(false);
+    expect(readFileSync(join(rt.repo, '.hermes', 'config.yaml'), 'utf8')).toBe(CONFIG);
+    expect(lock()).toBe(LOCK);
+  });
+
+  it("a generator edited to escape, run by the pre-commit hook on the commit's snapshot", async () => {
+    const escape = join(outside, 'precommit-generator-escape.txt');
+    const run = await rt.attack('precommit-generator', [
+      [
+        writeFile('gen.sh', `cp schema.txt src/generated/api.ts\necho pwned > ${escape}\n`),
+        terminal(`printf 'export const v = 2;\\n' > schema.txt && sh gen.sh; git add -A && git commit -qm regenerate; echo "commit exit $?"`),
+      ],
+    ]);
+    expect(existsSync(escape), run.results.join('\n')).toBe(false);
   });
 
   it('a generator edited to write other files, whose output would be taken as regenerated', async () => {

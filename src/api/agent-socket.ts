@@ -38,10 +38,16 @@ export const pushBrokerRoute: Route = {
   },
 };
 
+/** The git hooks route, with every request marked as coming from the sandbox (its checks and generators then run in it). */
+function sandboxedHooks(route: Route): Route {
+  if (route.stream) return route;
+  return { ...route, handler: (ctx) => route.handler({ ...ctx, body: { ...(ctx.body as object), sandboxed: true } }) };
+}
+
 /** What a sandboxed command may ask of the daemon, and nothing else. */
 export const agentRoutes: Route[] = [
   ...statusRoutes.filter((r) => r.method === 'GET' && r.path === '/v1/status'),
-  ...hooksRoutes.filter((r) => r.method === 'POST' && r.path === '/v1/hooks/:name'),
+  ...hooksRoutes.filter((r) => r.method === 'POST' && r.path === '/v1/hooks/:name').map(sandboxedHooks),
   pushBrokerRoute,
 ];
 

@@ -9,11 +9,12 @@ import type { DaemonContext } from '../daemon/context.js';
 import type { GuardConfig } from './config.js';
 import { cleanGitEnv, findRealGit, gitOut } from './git.js';
 import { SecretValues } from './secret-values.js';
-import type { GuardPort } from './terminal.js';
+import { sandboxWrapFor, type GuardPort } from './terminal.js';
+import type { CommandWrap } from '../rules/generator.js';
 
 const KEY = 'guard';
 
-type GuardState = { secrets: SecretValues; socket?: Promise<string | undefined>; port: GuardPort; tips?: string[] };
+type GuardState = { secrets: SecretValues; socket?: Promise<string | undefined>; socketPath?: string; port: GuardPort; tips?: string[] };
 
 const REAL_GIT = findRealGit();
 
@@ -45,7 +46,7 @@ function stateOf(ctx: DaemonContext): GuardState {
         socket: ctx.paths.socket,
         agentSocket: () => {
           state.socket ??= import('../api/agent-socket.js').then(
-            (m) => m.startAgentSocket(ctx),
+            async (m) => (state.socketPath = await m.startAgentSocket(ctx)),
             (err: unknown) => {
               ctx.log.warn('agent socket not started', { error: String(err) });
               return undefined;
@@ -80,4 +81,13 @@ export function refTipsSinceLastLook(ctx: DaemonContext): string[] | undefined {
   const out = gitOut(REAL_GIT, ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags', 'refs/remotes'], ctx.root, cleanGitEnv());
   if (out !== undefined) state.tips = [...new Set(out.split('\n').filter(Boolean))];
   return previous;
+}
+
+/**
+ * How the daemon runs a sandboxed commit's pre-commit checks and generators: in the sandbox
+ * the commit came from (issue 20). Undefined when commands are not sandboxed here.
+ */
+export function sandboxWrapOf(ctx: DaemonContext, config: GuardConfig): CommandWrap | undefined {
+  const state = stateOf(ctx);
+  return sandboxWrapFor(ctx.root, config, state.port, state.socketPath);
 }

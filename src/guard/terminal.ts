@@ -262,6 +262,91 @@ function gitBinariesToShadow(realGit: string, env: NodeJS.ProcessEnv): string[] 
   return gitBinaries;
 }
 
+/**
+ * The sandbox of one repository's commands: the git shim installed where the sandbox binds
+ * it, the mount plan, and the environment. `command(cmd, cwd)` gives the program and
+ * arguments; a `cwd` outside the work tree (a generator's scratch checkout) is made writable.
+ */
+function sandboxRunner(o: {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+  config: GuardConfig;
+  realGit: string;
+  base: NodeJS.ProcessEnv;
+  sandbox: SandboxSetup;
+  policy: ReturnType<typeof gitPolicyOf>;
+  protectedFiles: Array<{ rel: string; generator: boolean }>;
+  secretFiles: string[];
+  hooksPath?: string;
+}): { env: NodeJS.ProcessEnv; command(cmd: string, cwd?: string): { file: string; args: string[] } } {
+  const { sandbox } = o;
+  const guardDir = join(o.gitDir, 'hermesd', 'guard');
+  // The shim the sandbox binds over every git binary; the real git is bound at a path inside the
+  // read-only runtime dir, named `git` (git reads its own name: `git-real` would be taken for a dashed builtin).
+  const shimDir = join(guardDir, 'sandbox');
+  const realInside = join(shimDir, 'real', 'git');
+  installShim({ dir: shimDir, realGit: realInside, commonDir: o.commonDir, policy: o.policy, broker: sandbox.socket?.[1], placeholder: join('real', 'git') });
+  const empty = join(o.gitDir, 'hermesd', 'sandbox', 'empty');
+  mkdirSync(empty, { recursive: true, mode: 0o500 });
+  const shim = join(shimDir, 'git');
+  const files: Array<[string, string]> = [[o.realGit, realInside], ...gitBinariesToShadow(o.realGit, o.base).map((b) => [shim, b] as [string, string])];
+  const input = {
+    scratch: hookScratch(o.gitDir, sandbox.tmp),
+    root: o.root,
+    gitDir: o.gitDir,
+    commonDir: o.commonDir,
+    home: sandbox.home,
+    userHome: sandbox.userHome,
+    config: o.config,
+    protectedFiles: o.protectedFiles,
+    secretFiles: o.secretFiles,
+    hooksPath: o.hooksPath,
+    tmp: sandbox.tmp,
+    empty,
+    files,
+    socketDir: sandbox.socketDir,
+    socket: sandbox.socket,
+    // The hermesd package (<pkg>/dist/src/guard/git-shim.js → <pkg>: the shim, the hooks' CLI, its node_modules) and node.
+    alsoVisible: [dirname(dirname(dirname(dirname(shimEntry())))), dirname(process.execPath)],
+  };
+  const plan = sandboxPlan(input);
+  const env = sandboxEnv(o.base, { extra: o.config.guard?.sandbox?.env, home: sandbox.home, socketDir: sandbox.socketDir });
+  if (sandbox.availability.kind === 'sandbox-exec') env.HERMESD_SANDBOX = '1';
+  recordDaemonNamespace(o.gitDir);
+  return {
+    env,
+    command(cmd, cwd = o.root) {
+      if (cwd === o.root) return sandboxCommand(sandbox.availability, plan, cmd);
+      const inTree = plan.writable.some((w) => cwd === w || cwd.startsWith(w + '/'));
+      return sandboxCommand(sandbox.availability, { ...plan, cwd, writable: inTree ? plan.writable : [...plan.writable, cwd] }, cmd);
+    },
+  };
+}
+
+/**
+ * How the daemon runs a command on behalf of a commit made in the sandbox (its pre-commit
+ * checks and generators): in the same sandbox, so code the agent wrote or edited never runs
+ * outside it. Undefined when this machine has no sandbox (then the commands ran unsandboxed too).
+ */
+export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPort, agentSocket: string | undefined): ((command: string, cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv }) | undefined {
+  const availability = sandboxAvailability(port.env);
+  if (availability.kind === 'none' || config.guard?.sandbox?.enabled === false) return undefined;
+  const dirs = dirsOf(root);
+  return (command, cwd) => {
+    const sandbox: SandboxSetup = {
+      availability,
+      tmp: sessionTmp(dirs.gitDir, 'hooks'),
+      home: port.home,
+      userHome: port.env.HOME,
+      socketDir: port.socketDir,
+      ...(agentSocket ? { socket: [agentSocket, port.socket] as [string, string] } : {}),
+    };
+    const runner = sandboxRunner({ root, ...dirs, config, realGit: REAL_GIT_AT_START, base: port.env, sandbox, policy: gitPolicyOf(config), protectedFiles: [], secretFiles: port.secrets.secretFiles() });
+    return { ...runner.command(command, cwd), env: runner.env };
+  };
+}
+
 export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   const policy = gitPolicyOf(opts.config);
   const guardDir = join(opts.gitDir, 'hermesd', 'guard');
@@ -278,41 +363,11 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   secrets.refresh(before.refs.values());
 
   if (sandbox) {
-    // The shim the sandbox binds over every git binary; the real git is bound at a path inside the read-only runtime dir.
-    const shimDir = join(guardDir, 'sandbox');
-    // Named `git` (git reads its own name: `git-real` would be taken for a dashed builtin).
-    const realInside = join(shimDir, 'real', 'git');
-    installShim({ dir: shimDir, realGit: realInside, commonDir: opts.commonDir, policy, broker: sandbox.socket?.[1], placeholder: join('real', 'git') });
-    const empty = join(opts.gitDir, 'hermesd', 'sandbox', 'empty');
-    mkdirSync(empty, { recursive: true, mode: 0o500 });
-    const shim = join(shimDir, 'git');
-    const files: Array<[string, string]> = [[opts.realGit, realInside], ...gitBinariesToShadow(opts.realGit, base).map((b) => [shim, b] as [string, string])];
     const protectedFiles = [...snapshot.entries.keys()].map((rel) => ({ rel, generator: snapshot.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) }));
-    const plan = sandboxPlan({
-      scratch: hookScratch(opts.gitDir, sandbox.tmp),
-      root: opts.root,
-      gitDir: opts.gitDir,
-      commonDir: opts.commonDir,
-      home: sandbox.home,
-      userHome: sandbox.userHome,
-      config: opts.config,
-      protectedFiles,
-      secretFiles: secrets.secretFiles(),
-      hooksPath: before.hooksPath,
-      tmp: sandbox.tmp,
-      empty,
-      files,
-      socketDir: sandbox.socketDir,
-      socket: sandbox.socket,
-      // The hermesd package (<pkg>/dist/src/guard/git-shim.js → <pkg>: the shim, the hooks' CLI, its node_modules) and node.
-      alsoVisible: [dirname(dirname(dirname(dirname(shimEntry())))), dirname(process.execPath)],
-    });
+    const runner = sandboxRunner({ ...opts, base, sandbox, policy, protectedFiles, secretFiles: secrets.secretFiles(), hooksPath: before.hooksPath });
     logHost = join(sandbox.tmp, logName);
-    env = { ...sandboxEnv(base, { extra: opts.config.guard?.sandbox?.env, home: sandbox.home, socketDir: sandbox.socketDir }), HERMESD_GUARD_LOG: join('/tmp', logName) };
-    if (!sandbox.socketDir) delete env.HERMESD_SOCKET_DIR;
-    if (sandbox.availability.kind === 'sandbox-exec') Object.assign(env, { HERMESD_GUARD_LOG: logHost, HERMESD_SANDBOX: '1' });
-    recordDaemonNamespace(opts.gitDir);
-    command = (cmd) => sandboxCommand(sandbox.availability, plan, cmd);
+    env = { ...runner.env, HERMESD_GUARD_LOG: sandbox.availability.kind === 'sandbox-exec' ? logHost : join('/tmp', logName) };
+    command = (cmd) => runner.command(cmd);
   } else {
     const shimDir = opts.shimDir ?? join(guardDir, 'bin');
     installShim({ dir: shimDir, realGit: opts.realGit, commonDir: opts.commonDir, policy });

@@ -8,7 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { configOf } from '../config/service.js';
 import { postCommitAudit } from '../guard/audit.js';
-import { refTipsSinceLastLook } from '../guard/service.js';
+import { refTipsSinceLastLook, sandboxWrapOf } from '../guard/service.js';
 import { precommitPassed, recordPrecommitPass, recordStagedPass } from '../guard/precommit-marker.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { checkStaged } from '../rules/engine.js';
@@ -22,8 +22,11 @@ import { HERMESD_HOOKS, writeHookSettings, type HookName } from './install.js';
 import type { HermesConfig } from '../config/schema.js';
 import { runPreCommit, type HookOutcome } from './precommit.js';
 
-/** `head`/`branch`: where git was when a post-* hook ran, as the sh hook read it (it runs in the background). */
-export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string };
+/**
+ * `head`/`branch`: where git was when a post-* hook ran, as the sh hook read it (it runs in the background).
+ * `sandboxed`: set by the daemon (never the client) when the hook came over the agent socket, from a sandboxed command.
+ */
+export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string; sandboxed?: boolean };
 
 export type HookResult = HookOutcome & { hook: string; sessionId?: string };
 
@@ -66,6 +69,8 @@ export class HookService {
           return { hook, ok: false, exitCode: 1, message: `${pendingNotice(pending)}\nhermesd: this commit waits until it is restored (or: HERMESD_SKIP=1 git commit …  or  git commit --no-verify).` };
         }
         const indexFile = this.indexFileOf(req);
+        // hermesd guard (issue 20): a commit from the sandbox has its checks and generators run in it too.
+        const wrap = req.sandboxed ? sandboxWrapOf(this.ctx, config) : undefined;
         const outcome = await runPreCommit({
           root,
           gitDir: paths.gitDir,
@@ -74,7 +79,8 @@ export class HookService {
           signal,
           progress,
           env: this.ctx.env,
-          checkStaged: () => checkStaged(root, config, { indexFile, signal }),
+          wrap,
+          checkStaged: () => checkStaged(root, config, { indexFile, signal, wrap }),
           runFix: async ({ task, turnContext, signal: s, onProgress }) => {
             const r = await tasksOf(this.ctx).run({
               task,
