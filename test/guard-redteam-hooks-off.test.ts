@@ -16,7 +16,12 @@ const CONFIG = `rules:
 
 let rt: RedTeam;
 beforeAll(async () => {
-  rt = await redTeam({ config: CONFIG, files: { 'src/generated/api.ts': 'export const v = 1;\n' } });
+  rt = await redTeam({
+    config: CONFIG,
+    files: { 'src/generated/api.ts': 'export const v = 1;\n', 'team.gitconfig': '[pull]\n\trebase = true\n' },
+    // A team config the repository's .git/config includes from the work tree (as some teams do).
+    afterInit: ({ g }) => g('config', 'include.path', '../team.gitconfig'),
+  });
 }, 120_000);
 afterAll(async () => rt?.close());
 afterEach(() => rt.reset());
@@ -45,6 +50,14 @@ describe('hooks stay on', () => {
     const effective = hooksPath();
     const run = await rt.attack('include', [[terminal(`printf '[core]\\n\\thooksPath = /dev/null\\n' > .git/rt-extra; printf '[include]\\n\\tpath = rt-extra\\n' >> .git/config; git config --get core.hooksPath`)]]);
     expect(readFileSync(join(rt.repo, '.git', 'config'), 'utf8'), run.results.join('\n')).toBe(config);
+    expect(hooksPath()).toBe(effective);
+  });
+
+  it('a work-tree file .git/config includes, edited to set core.hooksPath', async () => {
+    const effective = hooksPath();
+    const team = readFileSync(join(rt.repo, 'team.gitconfig'), 'utf8');
+    const run = await rt.attack('included-file', [[terminal(`printf '[core]\\n\\thooksPath = /dev/null\\n' >> team.gitconfig; git config --get core.hooksPath`)]]);
+    expect(readFileSync(join(rt.repo, 'team.gitconfig'), 'utf8'), run.results.join('\n')).toBe(team);
     expect(hooksPath()).toBe(effective);
   });
 

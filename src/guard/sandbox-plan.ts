@@ -54,6 +54,13 @@ export function guardOwnedPath(rel: string): boolean {
 export const HOME_SECRET_DIRS = ['.ssh', '.aws', '.gnupg', '.kube', '.config/gcloud', '.config/gh', '.azure', '.docker'];
 export const HOME_SECRET_FILES = ['.git-credentials', '.netrc', '.npmrc', '.pypirc', '.config/hub', '.vault-token'];
 
+/**
+ * Sockets of services that act with more rights than the command (a container engine is
+ * root by another name). Path sockets stay reachable on a read-only mount, so each is
+ * covered; the user's runtime directory ($XDG_RUNTIME_DIR: session bus, agents) is hidden.
+ */
+export const PRIVILEGED_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock', '/run/crio/crio.sock'];
+
 /** Variables a command gets from the daemon's environment, by name; everything else (API keys above all) stays out. */
 const ENV_ALLOW = new Set([
   'PATH',
@@ -136,6 +143,10 @@ export type PlanInput = {
   socket?: [string, string];
   /** Paths commands must be able to read even under /tmp (the hermesd package, node). */
   alsoVisible: string[];
+  /** Config files git reads for this repository beyond .git/config (its includes): read-only too. */
+  gitConfigFiles?: string[];
+  /** The user's runtime directory ($XDG_RUNTIME_DIR), hidden inside. */
+  runtimeDir?: string;
 };
 
 /** Whether glob `g` covers everything below its static prefix (`dir/**`) or names one path exactly. */
@@ -162,6 +173,8 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
   for (const f of ['config', 'hooks']) ro(join(commonDir, f));
   for (const f of ['config.worktree', 'hermesd']) ro(join(gitDir, f));
   if (input.hooksPath) ro(resolve(root, input.hooksPath));
+  // A file .git/config includes could set core.hooksPath or core.fsmonitor (a program git runs) if writable.
+  for (const f of input.gitConfigFiles ?? []) ro(f);
   // Protected paths whose rule has no generator can be read-only outright; a generator's
   // files must stay writable so the agent can regenerate them (judged after the command).
   const byBase = new Set<string>();
@@ -188,7 +201,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     const real = realOf(join(userHome, d));
     if (real) maskDirs.add(real);
   }
-  for (const f of [...HOME_SECRET_FILES.map((x) => join(userHome, x)), join(home, '.env'), join(home, 'auth.json')]) {
+  for (const f of [...HOME_SECRET_FILES.map((x) => join(userHome, x)), join(home, '.env'), join(home, 'auth.json'), ...PRIVILEGED_SOCKETS]) {
     const real = realOf(f);
     if (real) maskFiles.add(real);
   }
@@ -210,7 +223,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     empty: input.empty,
     files: input.files,
     scratch: input.scratch ?? [],
-    hide: input.socketDir ? [input.socketDir] : [],
+    hide: [...(input.runtimeDir && realOf(input.runtimeDir) ? [realOf(input.runtimeDir)!] : []), ...(input.socketDir ? [input.socketDir] : [])],
     socket: input.socket,
     network: sandbox.network === true,
   };

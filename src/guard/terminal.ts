@@ -13,7 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { SandboxUnavailable } from '../errors/index.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
@@ -238,6 +238,32 @@ export const GUARD_FILES_RULE = {
   protect: ['.hermes/**', ...[...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS].flatMap((p) => [p, `${p}/**`])],
 };
 
+const includeCache = new Map<string, { stamp: string; files: string[] }>();
+
+/** The files the repository's git config includes (`include.path`, `includeIf.*.path`), re-read when .git/config changes. */
+function gitConfigIncludes(root: string, realGit: string): string[] {
+  const dirs = dirsOf(root);
+  const config = join(dirs.commonDir, 'config');
+  let stamp = '';
+  try {
+    const st = statSync(config);
+    stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return [];
+  }
+  const hit = includeCache.get(root);
+  if (hit && hit.stamp === stamp) return hit.files;
+  const out = gitOut(realGit, ['config', '--local', '--includes', '--show-origin', '--name-only', '--list'], root, cleanGitEnv()) ?? '';
+  const files = new Set<string>();
+  for (const line of out.split('\n')) {
+    const m = /^file:(.+?)\t/.exec(line);
+    const file = m ? resolve(root, m[1]!) : undefined;
+    if (file && file !== config) files.add(file);
+  }
+  includeCache.set(root, { stamp, files: [...files] });
+  return [...files];
+}
+
 let gitBinaries: string[] | undefined;
 
 /**
@@ -309,6 +335,8 @@ function sandboxRunner(o: {
     socket: sandbox.socket,
     // The hermesd package (<pkg>/dist/src/guard/git-shim.js → <pkg>: the shim, the hooks' CLI, its node_modules) and node.
     alsoVisible: [dirname(dirname(dirname(dirname(shimEntry())))), dirname(process.execPath)],
+    gitConfigFiles: gitConfigIncludes(o.root, o.realGit),
+    runtimeDir: o.base.XDG_RUNTIME_DIR,
   };
   const plan = sandboxPlan(input);
   const env = sandboxEnv(o.base, { extra: o.config.guard?.sandbox?.env, home: sandbox.home, socketDir: sandbox.socketDir });
