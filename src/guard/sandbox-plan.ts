@@ -4,6 +4,7 @@
  * masked, where the git shim and the agent socket are bound, and the environment a command
  * starts with. Plain data in, a SandboxPlan out; sandbox.ts turns it into bwrap arguments.
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import picomatch from 'picomatch';
@@ -201,7 +202,16 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     const real = realOf(join(userHome, d));
     if (real) maskDirs.add(real);
   }
-  for (const f of [...HOME_SECRET_FILES.map((x) => join(userHome, x)), join(home, '.env'), join(home, 'auth.json'), ...PRIVILEGED_SOCKETS]) {
+  // The user config holds the model's API key when one is set there: commands do not need it.
+  const userConfig = join(home, 'config.yaml');
+  const keyInConfig = (() => {
+    try {
+      return /^\s*apiKey\s*:/m.test(readFileSync(userConfig, 'utf8'));
+    } catch {
+      return false;
+    }
+  })();
+  for (const f of [...HOME_SECRET_FILES.map((x) => join(userHome, x)), join(home, '.env'), join(home, 'auth.json'), ...(keyInConfig ? [userConfig] : []), ...PRIVILEGED_SOCKETS]) {
     const real = realOf(f);
     if (real) maskFiles.add(real);
   }
