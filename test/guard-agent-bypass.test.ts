@@ -93,9 +93,12 @@ describe('a model that tries every bypass fails every time', () => {
     // Each attempt's tool result told the model what rule it broke.
     const results = model.requests[1]!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
     expect(results).toHaveLength(attempts.length + 1);
+    // In the sandbox a protected file is read-only and .env unreadable: the write or read fails at
+    // once; unsandboxed, the guard puts the file back and redacts the values after the fact.
+    const protectedEdit = /generated-files|Read-only file system/;
     const expectations: Array<string | RegExp> = [
       'noVerify', 'noVerify', 'hookConfig', 'noVerify', 'noVerify', 'addIgnored', 'forcePush',
-      'generated-files', 'generated-files', 'generated-files', /REDACTED/,
+      protectedEdit, protectedEdit, protectedEdit, /REDACTED|Permission denied/,
     ];
     expectations.forEach((e, i) => {
       if (typeof e === 'string') expect(results[i], attempts[i]).toContain(e);

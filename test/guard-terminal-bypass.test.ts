@@ -100,7 +100,7 @@ function state(r: Repo): State {
 }
 
 function run(r: Repo, command: string, config: GuardConfig = CONFIG) {
-  return runGuarded(command, { root: r.root, gitDir: r.gitDir, commonDir: r.gitDir, config, realGit: REAL_GIT, env: gitEnv, timeoutMs: 20_000, precommitJudged: judgedByDouble(r.gitDir) });
+  return runGuarded(command, { root: r.root, gitDir: r.gitDir, commonDir: r.gitDir, config, realGit: REAL_GIT, env: gitEnv, timeoutMs: 20_000, judged: judgedByDouble(r.gitDir) });
 }
 
 beforeAll(() => {

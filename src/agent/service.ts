@@ -8,6 +8,7 @@ import { configOf } from '../config/service.js';
 import type { HermesConfig } from '../config/schema.js';
 import { promptOf } from '../context/service.js';
 import type { DaemonContext } from '../daemon/context.js';
+import { guardPortOf, secretValuesOf } from '../guard/service.js';
 import { memoryOf } from '../memory/service.js';
 import { sessionsOf } from '../sessions/service.js';
 import { skillsOf } from '../skills/service.js';
@@ -24,7 +25,14 @@ export const TASK_SHUTDOWN_GRACE_MS = 2_000;
 
 /** The services the tools of one task use, with the config in force when it started. */
 export function agentServicesOf(ctx: DaemonContext, config: HermesConfig): AgentServices {
-  return agentServicesOver(config, { db: sessionsOf(ctx), memory: memoryOf(ctx), skills: skillsOf(ctx) });
+  const secrets = secretValuesOf(ctx);
+  // A task starts with the secret files as they are now (the guard refreshes before each command too).
+  secrets.refresh();
+  return {
+    ...agentServicesOver(config, { db: sessionsOf(ctx), memory: memoryOf(ctx), skills: skillsOf(ctx) }),
+    guard: guardPortOf(ctx),
+    redactValues: (text) => secrets.redact(text).text,
+  };
 }
 
 const modelCache = new WeakMap<DaemonContext, { key: string; client: ModelClient }>();

@@ -5,6 +5,7 @@
  * the same core classes over temp directories. Tools see nothing else of the process.
  */
 import type { HermesConfig } from '../config/schema.js';
+import type { GuardPort } from '../guard/terminal.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { SessionSearchArgs } from '../sessions/search-tool.js';
@@ -29,4 +30,8 @@ export interface AgentServices {
   /** The session_search tool's modes (discover by query, window around a message, one session). */
   sessionSearch(args: SessionSearchArgs, opts: { repo: string; sessionId: string }): unknown;
   skills: SkillsPort;
+  /** The daemon's side of the terminal guard (agent socket, known secret values); absent in a standalone run. */
+  guard?: GuardPort;
+  /** Removes the known secret values (and their encodings) from a tool result; absent in a standalone run. */
+  redactValues?: (text: string) => string;
 }

@@ -139,7 +139,7 @@ export const ConfigSchema = z.strictObject({
   daemon: z.strictObject({ idleTimeoutMinutes: positiveInt.default(DAEMON_IDLE_TIMEOUT_MINUTES) }).prefault({}),
   /** Reserved for skill settings. */
   skills: z.strictObject({}).prefault({}),
-  /** Reserved: git policy for the agent's terminal and paths it must never read. */
+  /** The guard: git policy for the agent's terminal, paths it must never read, and the terminal's sandbox. */
   guard: z
     .strictObject({
       gitPolicy: z
@@ -152,6 +152,21 @@ export const ConfigSchema = z.strictObject({
         })
         .prefault({}),
       secretPaths: z.array(glob).default(['.env', '.env.*', '**/*.pem', '**/*.key', '**/id_rsa*', '**/id_ed25519*', '**/.npmrc', '**/.netrc']),
+      /** Where `terminal` commands run: bubblewrap on Linux, sandbox-exec on macOS (docs/guardrails.md). */
+      sandbox: z
+        .strictObject({
+          /** false: commands run unsandboxed (the after-the-fact checks still apply); a loosening. */
+          enabled: z.boolean().default(true),
+          /** No sandbox on this machine: refuse to run commands, or run them unsandboxed with a warning on every call. */
+          ifUnavailable: z.enum(['refuse', 'unsandboxed']).default('refuse'),
+          /** Commands may reach the network (pushes still go through the daemon's broker). */
+          network: z.boolean().default(false),
+          /** Extra absolute paths commands may write (`~/` is the user's home), e.g. a build cache. */
+          writable: z.array(z.string().min(1)).default([]),
+          /** Extra environment variables passed into the sandbox by name (the daemon's own keys never are). */
+          env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
+        })
+        .prefault({}),
     })
     .prefault({}),
 });

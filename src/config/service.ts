@@ -6,11 +6,12 @@
  */
 import { statSync } from 'node:fs';
 import type { DaemonContext } from '../daemon/context.js';
+import { applyApproval, approveConfig, describeLoosenings, type Loosening } from '../guard/approval.js';
 import { loadConfigWithOrigins, repoConfigPath, userConfigPath, type LoadedConfig } from './load.js';
 import type { HermesConfig } from './schema.js';
 
 export class ConfigService {
-  private state: { stamp: string; value: LoadedConfig } | { stamp: string; error: unknown } | undefined;
+  private state: { stamp: string; value: LoadedConfig; pending: Loosening[] } | { stamp: string; error: unknown } | undefined;
 
   constructor(private readonly ctx: DaemonContext) {
     ctx.events.on('config-changed', () => {
@@ -30,8 +31,11 @@ export class ConfigService {
     const stamp = this.stamp();
     if (this.state && this.state.stamp === stamp) return this.state;
     try {
-      this.state = { stamp, value: loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env }) };
-      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file) });
+      const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env });
+      // hermesd guard (issue 20): a loosening of the guard waits for `hermesd config approve`.
+      const { config, pending } = applyApproval(this.ctx.home, this.ctx.root, loaded.config);
+      this.state = { stamp, value: { ...loaded, config }, pending };
+      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
     } catch (error) {
       this.state = { stamp, error };
       this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });
@@ -53,6 +57,22 @@ export class ConfigService {
       .join('|');
   }
 
+  /** Loosenings of the guard in the files that wait for the user's approval (none while the config is invalid). */
+  pending(): Loosening[] {
+    const s = this.current();
+    return 'error' in s ? [] : s.pending;
+  }
+
+  /** The user's confirmation (never reachable from a sandboxed command): the files' guard settings apply. */
+  approve(): Loosening[] {
+    const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env });
+    const approved = approveConfig(this.ctx.home, this.ctx.root, loaded.config);
+    this.state = undefined;
+    this.ctx.log.info('guard config approved', { loosened: describeLoosenings(approved) });
+    this.ctx.events.emit('config-changed');
+    return approved;
+  }
+
   status(): { ok: boolean; error?: string } {
     const s = this.current();
     return 'error' in s ? { ok: false, error: s.error instanceof Error ? s.error.message : String(s.error) } : { ok: true };
@@ -63,6 +83,10 @@ export function configServiceOf(ctx: DaemonContext): ConfigService {
   return ctx.service('config', () => {
     const service = new ConfigService(ctx);
     ctx.statusExtras.set('config', () => service.status());
+    ctx.warningSources.push(() => {
+      const pending = service.pending();
+      return pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [];
+    });
     return service;
   });
 }

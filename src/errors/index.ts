@@ -113,3 +113,11 @@ export function errorToWire(err: unknown): { status: number; wire: ErrorWire } {
   const message = err instanceof Error ? err.message : String(err);
   return { status: 500, wire: { code: 'internal', message: `Internal error: ${message}. See the daemon log (hermesd logs).` } };
 }
+
+/**
+ * A `terminal` command was not run: no sandbox on this machine and `guard.sandbox.ifUnavailable`
+ * is "refuse". The message says how to install one (or how to allow unsandboxed commands).
+ */
+export class SandboxUnavailable extends Refused {
+  override readonly code = 'sandbox-unavailable';
+}

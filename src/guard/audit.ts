@@ -6,6 +6,7 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/index.js';
+import { commitsBetween, commitViolations, describeBadCommits } from './commits.js';
 import { cleanGitEnv, gitOut } from './git.js';
 import { precommitPassed } from './precommit-marker.js';
 
@@ -20,17 +21,25 @@ export type CommitAudit = {
   undo: string;
   /** What to print (empty when the hook ran); loud when there are violations. */
   notice: string;
+  /**
+   * issue 20: earlier new commits (reachable from HEAD, from none of `since`) that the hook did
+   * not judge and that break rules — a commit-tree, a merge — found whatever the reflog says.
+   */
+  earlier?: Array<{ commit: string; violations: Violation[] }>;
 };
 
+/**
 /**
  * `hookRan`: the caller knows whether this commit's own pre-commit ran (the hooks service asks
  * by attempt); without it, a tree the pre-commit passed recently counts. `unknown`: the daemon
  * restarted during the commit, so it cannot tell; the notice says so instead of "skipped".
+ * `since`: the ref tips the daemon saw last; every commit HEAD reaches that none of them does
+ * is judged (issue 20), not only HEAD. A merge is judged on what it changed against every parent.
  */
 export async function postCommitAudit(
   root: string,
   config: HermesConfig,
-  opts: { gitDir?: string; gitBin?: string; now?: number; hookRan?: boolean; unknown?: boolean } = {},
+  opts: { gitDir?: string; gitBin?: string; now?: number; hookRan?: boolean; unknown?: boolean; since?: string[] } = {},
 ): Promise<CommitAudit> {
   const gitBin = opts.gitBin ?? 'git';
   const env = cleanGitEnv();
@@ -40,10 +49,24 @@ export async function postCommitAudit(
   const hasParent = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD^1'], root, env) !== undefined;
   const undo = hasParent ? 'git reset --soft HEAD~1' : 'git update-ref -d HEAD';
   if (!commit) return { commit, tree, hookRan: false, violations: [], undo, notice: '' };
+  const earlier: Array<{ commit: string; violations: Violation[] }> = [];
+  if (opts.since && opts.since.length > 0) {
+    for (const c of commitsBetween(root, [commit], opts.since, gitBin)) {
+      if (c.commit === commit || precommitPassed(gitDir, c.tree, { now: opts.now })) continue;
+      const violations = await commitViolations(root, config, c);
+      if (violations.length > 0) earlier.push({ commit: c.commit, violations });
+    }
+  }
+  const more = earlier.length ? `\n${earlierNotice(earlier)}` : '';
   const hookRan = opts.hookRan ?? precommitPassed(gitDir, tree, { now: opts.now });
-  if (hookRan) return { commit, tree, hookRan, violations: [], undo, notice: '' };
-  const { violations } = await checkCommit(root, config, commit);
-  return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo, opts.unknown ? 'unknown' : 'skipped') };
+  if (hookRan) return { commit, tree, hookRan, violations: [], undo, notice: more.trim(), ...(earlier.length ? { earlier } : {}) };
+  const parents = (gitOut(gitBin, ['rev-list', '--parents', '-n', '1', commit], root, env) ?? '').split(' ').slice(1);
+  const violations = await commitViolations(root, config, { commit, parents });
+  return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo, opts.unknown ? 'unknown' : 'skipped') + more, ...(earlier.length ? { earlier } : {}) };
+}
+
+function earlierNotice(earlier: Array<{ commit: string; violations: Violation[] }>): string {
+  return `hermesd: earlier new commits no hook judged BREAK the repository's rules (made without \`git commit\`, e.g. commit-tree or a merge):\n${describeBadCommits(earlier)}`;
 }
 
 /**

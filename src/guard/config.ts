@@ -16,7 +16,7 @@ export const GIT_POLICY_NAMES: GitPolicyName[] = ['noVerify', 'forcePush', 'addI
 /** The parts of the configuration the guard uses; everything optional, defaults refuse. */
 export type GuardConfig = {
   rules?: Array<Pick<Rule, 'id' | 'message'> & Partial<Pick<Rule, 'protect' | 'exclude' | 'generator'>>>;
-  guard?: { gitPolicy?: Partial<GitPolicy>; secretPaths?: string[] };
+  guard?: { gitPolicy?: Partial<GitPolicy>; secretPaths?: string[]; sandbox?: Partial<HermesConfig['guard']['sandbox']> };
 };
 
 /** Type check only: a full HermesConfig is a GuardConfig. */

@@ -49,6 +49,17 @@ export const READ_ONLY_COMMANDS = (
   'count-objects var version help whatchanged fetch'
 ).split(' ');
 
+/**
+ * Commands the policy has nothing to say about and that run no hook a policy protects: the sh
+ * shim hands these straight to git too (issue 20: a Node start per plumbing call made
+ * scripted git slow). What they do to refs and files is judged after the command, by content.
+ */
+export const UNJUDGED_COMMANDS = [
+  ...READ_ONLY_COMMANDS,
+  ...('hash-object update-index write-tree commit-tree update-ref read-tree mktree mktag symbolic-ref merge-tree merge-file apply mv rm restore ' +
+    'switch checkout checkout-index branch tag stash clean notes reflog pack-refs prune gc repack').split(' '),
+];
+
 type Parsed = { globals: string[]; configKeys: string[]; sub?: string; rest: string[] };
 
 /** Global options that take the next argument when not written with `=`. */

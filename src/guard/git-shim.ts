@@ -6,15 +6,56 @@
  */
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import type { GitPolicy } from './config.js';
 import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
 import { runGit } from './git.js';
 
-export type ShimSettings = { realGit: string; commonDir: string; policy: GitPolicy };
+/** `broker`: inside the sandbox, the socket of the daemon that makes pushes (issue 20). */
+export type ShimSettings = { realGit: string; commonDir: string; policy: GitPolicy; broker?: string };
 
-function main(): number {
+/** A push can take minutes (a slow remote, a pre-push hook running tests). */
+const BROKER_TIMEOUT_MS = 15 * 60 * 1000;
+
+/** Hands `git push <args>` to the daemon, which judges it by its effect and makes it (push-broker.ts). */
+function brokerPush(socket: string, args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const body = JSON.stringify({ args });
+    const req = request(
+      { socketPath: socket, method: 'POST', path: '/v1/guard/push', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: BROKER_TIMEOUT_MS },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          try {
+            const r = JSON.parse(text) as { exitCode?: number; output?: string; error?: { message: string } };
+            if (r.error) {
+              process.stderr.write(`hermesd guard: the push broker failed: ${r.error.message}\n`);
+              resolve(1);
+              return;
+            }
+            process.stderr.write(r.output ?? '');
+            resolve(r.exitCode ?? 1);
+          } catch {
+            process.stderr.write(`hermesd guard: the push broker answered HTTP ${res.statusCode} with something that is not JSON\n`);
+            resolve(1);
+          }
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', (e) => {
+      process.stderr.write(`hermesd guard: cannot reach hermesd's push broker (${e.message}); pushes from the sandbox go through the daemon.\n`);
+      resolve(1);
+    });
+    req.end(body);
+  });
+}
+
+async function main(): Promise<number> {
   const [shimDir, ...argv] = process.argv.slice(2);
   const settings = JSON.parse(readFileSync(join(shimDir!, 'policy.json'), 'utf8')) as ShimSettings;
   const env = process.env;
@@ -26,6 +67,15 @@ function main(): number {
 
   const probe = makeProbe(settings.realGit, globals, cwd, env);
   const verdict = judgeGit({ argv, env, policy: settings.policy, probe });
+  if (verdict.action === 'exec' && settings.broker) {
+    // In the sandbox the remote is read-only and the network off: the daemon pushes, after judging the push.
+    const parsed = parseGlobal(verdict.argv);
+    if (parsed.sub === 'push') return brokerPush(settings.broker, parsed.rest);
+    if (parsed.sub === 'send-pack' || parsed.sub === 'http-push') {
+      process.stderr.write(`hermesd guard: \`git ${parsed.sub}\` does not run in the sandbox; use \`git push\` (the daemon makes it after judging it).\n`);
+      return 1;
+    }
+  }
   if (verdict.action === 'exec') return exitOf(spawnSync(settings.realGit, verdict.argv, { stdio: 'inherit', env }));
   if (verdict.action === 'shell-alias') {
     // As git runs a `!` alias: from the top of the work tree, GIT_PREFIX set, arguments appended.
@@ -66,4 +116,10 @@ function exitOf(r: ReturnType<typeof spawnSync>): number {
   return r.status ?? 1;
 }
 
-process.exitCode = main();
+main().then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    process.stderr.write(`hermesd guard: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

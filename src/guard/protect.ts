@@ -22,6 +22,8 @@ export type ProtectedSnapshot = {
   matcher: ProtectMatcher;
   gitBin: string;
   entries: Map<string, Entry>;
+  /** Directories above the entries, all real directories when the snapshot was taken. */
+  dirs: Set<string>;
   /** Where bytes past the memory budget were copied; removed by discardSnapshot. */
   spillDir?: string;
 };
@@ -95,7 +97,7 @@ function readEntry(root: string, rel: string): { sha: string; mode: number; link
 export function snapshotProtected(root: string, config: GuardConfig | undefined, opts: { gitBin?: string; spillDir?: string } = {}): ProtectedSnapshot {
   const gitBin = opts.gitBin ?? 'git';
   const matcher = protectMatcher(config);
-  const snap: ProtectedSnapshot = { root, matcher, gitBin, entries: new Map() };
+  const snap: ProtectedSnapshot = { root, matcher, gitBin, entries: new Map(), dirs: new Set() };
   let held = 0;
   for (const [rel, rule] of protectedFiles(root, matcher, gitBin)) {
     const e = readEntry(root, rel);
@@ -113,8 +115,31 @@ export function snapshotProtected(root: string, config: GuardConfig | undefined,
       }
     }
     snap.entries.set(rel, entry);
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) snap.dirs.add(rel.slice(0, i));
   }
   return snap;
+}
+
+/**
+ * Directories above protected files that are no longer directories (issue 20: `mv dir away
+ * && ln -s away dir`): each is removed (a symbolic link is unlinked, never followed), so the
+ * files below are seen as deleted and put back into a real directory.
+ */
+function undoReplacedDirs(snap: ProtectedSnapshot): string[] {
+  const replaced: string[] = [];
+  for (const dir of [...snap.dirs].sort((a, b) => a.length - b.length)) {
+    if (replaced.some((r) => dir.startsWith(r + '/'))) continue;
+    let st: Stats | undefined;
+    try {
+      st = lstatSync(join(snap.root, dir));
+    } catch {
+      continue; // gone: the files below come back as deleted ones
+    }
+    if (st.isDirectory()) continue;
+    rmSync(join(snap.root, dir), { force: true });
+    replaced.push(dir);
+  }
+  return replaced;
 }
 
 function putBack(root: string, rel: string, entry: Entry): void {
@@ -142,20 +167,28 @@ function putBack(root: string, rel: string, entry: Entry): void {
  * Compares the work tree with the snapshot and undoes every change to a protected path:
  * modified and deleted files get their bytes and mode back, created ones are removed.
  */
-export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?: NodeJS.ProcessEnv } = {}): ProtectedChange[] {
+export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?: NodeJS.ProcessEnv; runGenerator?: (command: string) => number | null } = {}): ProtectedChange[] {
   if (snap.matcher.empty) return [];
   const { root } = snap;
-  const found: Array<ProtectedChange & { entry?: Entry }> = [];
-  for (const [rel, entry] of snap.entries) {
-    const now = readEntry(root, rel);
-    if (now && now.sha === entry.sha && (now.mode & 0o7777) === (entry.mode & 0o7777)) continue;
-    found.push({ file: rel, rule: entry.rule.id, message: entry.rule.message, change: now ? 'modified' : 'deleted', entry });
-  }
-  for (const [rel, rule] of protectedFiles(root, snap.matcher, snap.gitBin)) {
-    if (snap.entries.has(rel)) continue;
-    found.push({ file: rel, rule: rule.id, message: rule.message, change: 'created' });
-  }
-  const accepted = generatorAccepted(snap, found, opts.generatorEnv);
+  const replaced = undoReplacedDirs(snap);
+  const diff = () => {
+    const found: Array<ProtectedChange & { entry?: Entry }> = [];
+    for (const [rel, entry] of snap.entries) {
+      const now = readEntry(root, rel);
+      if (now && now.sha === entry.sha && (now.mode & 0o7777) === (entry.mode & 0o7777)) continue;
+      const underReplaced = replaced.some((d) => rel.startsWith(d + '/'));
+      found.push({ file: rel, rule: entry.rule.id, message: entry.rule.message, change: now || underReplaced ? 'modified' : 'deleted', entry });
+    }
+    for (const [rel, rule] of protectedFiles(root, snap.matcher, snap.gitBin)) {
+      if (snap.entries.has(rel)) continue;
+      found.push({ file: rel, rule: rule.id, message: rule.message, change: 'created' });
+    }
+    return found;
+  };
+  const found = diff();
+  const { accepted, ran } = generatorAccepted(snap, found, opts.generatorEnv, opts.runGenerator);
+  // A generator is a program: what it wrote besides its own rule's files is judged like the command's writes.
+  if (ran) for (const f of diff()) if (!found.some((x) => x.file === f.file)) found.push(f);
   const changes: ProtectedChange[] = [];
   for (const f of found) {
     if (accepted.has(f.rule)) continue;
@@ -171,8 +204,14 @@ export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?:
  * Rules whose changed files are exactly what their `generator` produces from the current
  * sources (the seed's "change the schema, run the generator, verify"): those changes stay.
  */
-function generatorAccepted(snap: ProtectedSnapshot, found: ProtectedChange[], env: NodeJS.ProcessEnv | undefined): Set<string> {
+function generatorAccepted(
+  snap: ProtectedSnapshot,
+  found: ProtectedChange[],
+  env: NodeJS.ProcessEnv | undefined,
+  run: ((command: string) => number | null) | undefined,
+): { accepted: Set<string>; ran: boolean } {
   const accepted = new Set<string>();
+  let ran = false;
   const ruleIds = [...new Set(found.map((f) => f.rule))];
   for (const id of ruleIds) {
     const rule = snap.matcher.rules.find((r) => r.rule.id === id);
@@ -180,12 +219,13 @@ function generatorAccepted(snap: ProtectedSnapshot, found: ProtectedChange[], en
     const files = () => [...protectedFiles(snap.root, snap.matcher, snap.gitBin)].filter(([, r]) => r.id === id).map(([f]) => f);
     const state = () => new Map(files().map((f) => [f, readEntry(snap.root, f)?.sha]));
     const left = state();
-    const r = spawnSync('/bin/sh', ['-c', rule.generator], { cwd: snap.root, env: env ?? process.env, stdio: 'ignore', timeout: GENERATOR_TIMEOUT_MS });
-    if (r.status !== 0) continue;
+    ran = true;
+    const status = run ? run(rule.generator) : spawnSync('/bin/sh', ['-c', rule.generator], { cwd: snap.root, env: env ?? process.env, stdio: 'ignore', timeout: GENERATOR_TIMEOUT_MS }).status;
+    if (status !== 0) continue;
     const regenerated = state();
     if (left.size === regenerated.size && [...left].every(([f, sha]) => regenerated.get(f) === sha)) accepted.add(id);
   }
-  return accepted;
+  return { accepted, ran };
 }
 
 /**

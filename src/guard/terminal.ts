@@ -1,29 +1,38 @@
 /**
- * The guard around one `terminal` command: before it, a snapshot of the protected files
- * and the git state, the git shim on PATH and the secret values to redact; after it, every
- * protected file put back, refused git state undone, and a report the tool result quotes.
+ * The guard around one `terminal` command. Before it: the command's sandbox (sandbox.ts),
+ * its clean environment, a snapshot of the protected files and of git's state, the secret
+ * values to redact. After it: every protected file put back, refused git state undone, every
+ * new commit judged by content, and a report the tool result quotes. Commands of one
+ * repository run one at a time, so one command's changes are never judged as another's.
  *
- *   const run = prepareGuardEnv({ root, gitDir, commonDir, config, realGit });
- *   spawn('sh', ['-c', command], { env: run.env, cwd: root });
- *   const report = run.finish();      // then run.redact(output)
+ *   const run = await prepareTerminalGuard(root, config, { port, sessionId });
+ *   const { file, args } = run.command('npm test');   // bwrap … sh -c 'npm test'
+ *   spawn(file, args, { env: run.env, cwd: root });
+ *   const report = await run.finish();                  // then run.redact(output)
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, type Dirent, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { cleanGitEnv, findRealGit, runGit } from './git.js';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { HermesConfig } from '../config/schema.js';
+import { SandboxUnavailable } from '../errors/index.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
+import { cleanGitEnv, findRealGit, gitOut, runGit } from './git.js';
+import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
-import { isSecretPath, redactSecrets, secretValuesIn, type RedactResult } from './secrets.js';
-import { installShim } from './shim.js';
-import { captureRepoState, verifyRepoState, type GitViolation } from './verify.js';
+import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
+import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from './sandbox-plan.js';
+import { SecretValues } from './secret-values.js';
+import { redactSecrets, type RedactResult } from './secrets.js';
+import { installShim, shimEntry } from './shim.js';
+import { captureRepoState, undoBadCommits, verifyRepoStateWith, type GitViolation } from './verify.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
 
 export type GuardReport = {
   /** Protected files the command changed, each put back. */
   protected: ProtectedChange[];
-  /** git state the command changed against the policy (found after the fact). */
+  /** git state the command changed against the policy or the rules (found after the fact). */
   git: GitViolation[];
   /** git invocations the shim refused while the command ran. */
   refusals: GitRefusal[];
@@ -32,12 +41,47 @@ export type GuardReport = {
 };
 
 export type GuardRun = {
-  /** The environment to run the command in: the shim first on PATH, hook-skipping variables removed. */
+  /** The environment to run the command in: an allowlist of the daemon's, never its keys. */
   env: NodeJS.ProcessEnv;
+  /** The program and arguments that run `sh -c command` (in the sandbox when there is one). */
+  command(command: string): { file: string; args: string[] };
+  /** Which sandbox the command runs in ('none': unsandboxed, the after-the-fact checks only). */
+  sandbox: SandboxAvailability['kind'];
+  /** Said with every unsandboxed command (a machine without a sandbox, allowed by config). */
+  warning?: string;
   /** Restores and verifies; call once, after the command ended (also after a timeout or kill). */
-  finish(): GuardReport;
-  /** Redacts secret-shaped values and the values of the repository's secret files. */
+  finish(): Promise<GuardReport>;
+  /** Redacts the known secret values (and their encodings), then secret-shaped ones. */
   redact(text: string): RedactResult;
+};
+
+/** What the daemon gives the terminal guard (src/guard/service.ts); a standalone run has none of it. */
+export type GuardPort = {
+  secrets: SecretValues;
+  /** $HERMES_HOME. */
+  home: string;
+  /** The daemon's environment: what a command's environment is chosen from. */
+  env: NodeJS.ProcessEnv;
+  /** The daemon's socket directory and socket (hooks look for the daemon there). */
+  socketDir: string;
+  socket: string;
+  /** The agent socket (git hooks and the push broker only), started on first use. */
+  agentSocket(): Promise<string | undefined>;
+  /** Whether the pre-commit hook passed `tree` since `sinceMs` (default: the record in the git dir). */
+  judged?(tree: string, sinceMs: number): boolean;
+};
+
+/** How a guarded command is sandboxed (undefined: not at all). */
+export type SandboxSetup = {
+  availability: Exclude<SandboxAvailability, { kind: 'none' }>;
+  /** Host directory bound at /tmp. */
+  tmp: string;
+  home: string;
+  userHome?: string;
+  /** The daemon's socket directory, hidden inside (undefined: no daemon, a standalone run). */
+  socketDir?: string;
+  /** [host path of the agent socket, the daemon socket path it is bound at]. */
+  socket?: [string, string];
 };
 
 export type GuardOptions = {
@@ -47,77 +91,39 @@ export type GuardOptions = {
   config: GuardConfig;
   /** The real git, by absolute path, captured at daemon start (findRealGit). */
   realGit: string;
-  /** Base environment of the command (default process.env). */
+  /** Base environment of the command (default process.env); only allowed names pass. */
   env?: NodeJS.ProcessEnv;
-  /** Where the shim lives (default `<git-dir>/hermesd/guard/bin`). */
+  /** Where the PATH shim of an unsandboxed command lives (default `<git-dir>/hermesd/guard/bin`). */
   shimDir?: string;
-  /** Whether a pre-commit judged a tree since a time (default: the daemon's in-memory record of its hooks). */
-  precommitJudged?: (tree: string, sinceMs: number) => boolean;
+  sandbox?: SandboxSetup;
+  /** The secret values to redact (default: a scan of this work tree and `env`). */
+  secrets?: SecretValues;
+  /** Whether the pre-commit hook passed a tree during the command. */
+  judged?: (tree: string, sinceMs: number) => boolean;
 };
 
-/** Secret files deeper than this are not read for their values (redaction by shape still applies). */
-const SECRET_SCAN_MAX_DEPTH = 4;
-const SECRET_SCAN_MAX_ENTRIES = 5000;
-/** Secret files larger than this are not key=value files worth scanning. */
-const SECRET_FILE_MAX_BYTES = 256 * 1024;
-const SKIP_DIRS = new Set(['.git', 'node_modules', 'dist', 'build', 'target', 'vendor', '.venv', 'venv', '__pycache__']);
-
-const knownCache = new Map<string, { key: string; values: string[] }>();
-
-/** The assignment values of the secret files in the repository (.env and friends), cached until one changes. */
-export function knownSecretValues(root: string, config: GuardConfig): string[] {
-  const files: Array<{ rel: string; mtime: number; size: number }> = [];
-  let budget = SECRET_SCAN_MAX_ENTRIES;
-  const walk = (rel: string, depth: number) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(join(root, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const d of entries) {
-      if (budget-- <= 0) return;
-      const r = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) {
-        if (depth < SECRET_SCAN_MAX_DEPTH && !SKIP_DIRS.has(d.name)) walk(r, depth + 1);
-        continue;
-      }
-      // Only names that are secret files are worth a stat.
-      if (!(d.isFile() || d.isSymbolicLink()) || !isSecretPath(r, config, { root })) continue;
-      try {
-        const st = statSync(join(root, r));
-        if (st.isFile() && st.size <= SECRET_FILE_MAX_BYTES) files.push({ rel: r, mtime: st.mtimeMs, size: st.size });
-      } catch {
-        // vanished
-      }
-    }
-  };
-  walk('', 0);
-  const key = files.map((f) => `${f.rel}:${f.mtime}:${f.size}`).join('|');
-  const cached = knownCache.get(root);
-  if (cached && cached.key === key) return cached.values;
-  const values = new Set<string>();
-  for (const f of files) {
-    try {
-      for (const v of secretValuesIn(readFileSync(join(root, f.rel), 'utf8'))) values.add(v);
-    } catch {
-      // unreadable: nothing to learn
-    }
-  }
-  const out = [...values];
-  knownCache.set(root, { key, values: out });
-  return out;
-}
+/** A `terminal` command's scratch /tmp is removed once its session has been idle this long. */
+const SESSION_TMP_TTL_MS = 6 * 60 * 60 * 1000;
 
 /** The real git, resolved when the daemon loaded the guard (before any shim dir is on a PATH). */
 const REAL_GIT_AT_START = findRealGit();
 const repoDirs = new Map<string, { gitDir: string; commonDir: string }>();
+const standaloneSecrets = new Map<string, SecretValues>();
+const repoQueues = new Map<string, Promise<unknown>>();
 
-/**
- * The guard for a terminal command in the work tree `root` (what the agent's terminal tool
- * calls): git dirs looked up once per root, the real git captured at start.
- */
-export function prepareTerminalGuard(root: string, config: GuardConfig, env?: NodeJS.ProcessEnv): GuardRun {
+/** Runs `fn` after every earlier guarded command of `root` ended: the guard judges one command at a time. */
+export function withRepoLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  const prev = repoQueues.get(root) ?? Promise.resolve();
+  const run = prev.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  repoQueues.set(root, tail);
+  void tail.then(() => {
+    if (repoQueues.get(root) === tail) repoQueues.delete(root);
+  });
+  return run;
+}
+
+function dirsOf(root: string): { gitDir: string; commonDir: string } {
   let dirs = repoDirs.get(root);
   if (!dirs) {
     const out = runGit(REAL_GIT_AT_START, ['rev-parse', '--absolute-git-dir', '--path-format=absolute', '--git-common-dir'], { cwd: root, env: cleanGitEnv() });
@@ -126,42 +132,313 @@ export function prepareTerminalGuard(root: string, config: GuardConfig, env?: No
     dirs = { gitDir: realpathSync(gitDir), commonDir: realpathSync(commonDir) };
     repoDirs.set(root, dirs);
   }
-  return prepareGuardEnv({ root, ...dirs, config, realGit: REAL_GIT_AT_START, env });
+  return dirs;
+}
+
+/** The sentence every unsandboxed command carries. */
+function unsandboxedWarning(why: string, install: string): string {
+  return `This command ran WITHOUT a sandbox (${why}); protected files, git state and secrets were checked only after it. To sandbox commands, ${install}.`;
+}
+
+/**
+ * The guard for a terminal command in the work tree `root` (what the agent's terminal tool
+ * calls): the sandbox guard.sandbox asks for, or a SandboxUnavailable error when there is
+ * none and the config says to refuse.
+ */
+export async function prepareTerminalGuard(root: string, config: GuardConfig, opts: { port?: GuardPort; sessionId?: string; env?: NodeJS.ProcessEnv } = {}): Promise<GuardRun> {
+  const dirs = dirsOf(root);
+  const { port } = opts;
+  const settings = config.guard?.sandbox ?? {};
+  const env = opts.env ?? port?.env ?? process.env;
+  let sandbox: SandboxSetup | undefined;
+  let warning: string | undefined;
+  if (settings.enabled === false) {
+    warning = unsandboxedWarning('guard.sandbox.enabled is false', 'remove guard.sandbox.enabled: false from the config');
+  } else {
+    const availability = sandboxAvailability(env);
+    if (availability.kind === 'none') {
+      if (settings.ifUnavailable !== 'unsandboxed') {
+        throw new SandboxUnavailable(
+          `hermesd runs terminal commands in a sandbox, and this machine has none: ${availability.reason}. To fix it, ${availability.install}. ` +
+            `(The user can allow unsandboxed commands with guard.sandbox.ifUnavailable: unsandboxed in .hermes/config.yaml.) Until then, use the file tools.`,
+        );
+      }
+      warning = unsandboxedWarning(availability.reason, availability.install);
+    } else {
+      const home = port?.home ?? env.HERMES_HOME ?? join(env.HOME ?? '', '.hermes');
+      const socketDir = port?.socketDir;
+      const agent = port ? await port.agentSocket() : undefined;
+      sandbox = {
+        availability,
+        tmp: sessionTmp(dirs.gitDir, opts.sessionId ?? 'standalone'),
+        home,
+        userHome: env.HOME,
+        socketDir,
+        ...(agent && port ? { socket: [agent, port.socket] as [string, string] } : {}),
+      };
+    }
+  }
+  let secrets = port?.secrets;
+  if (!secrets) {
+    secrets = standaloneSecrets.get(root);
+    if (!secrets) standaloneSecrets.set(root, (secrets = new SecretValues({ root, config, env })));
+  }
+  const judged = port?.judged ? (tree: string, since: number) => port.judged!(tree, since) : undefined;
+  const run = prepareGuardEnv({ root, ...dirs, config, realGit: REAL_GIT_AT_START, env, sandbox, secrets, judged });
+  return warning ? { ...run, warning } : run;
+}
+
+/**
+ * Files the sh git hook writes in <git-dir>/hermesd (its answer from the daemon, whether
+ * pre-commit ran): read-only in the sandbox, so each gets a scratch file bound over it and
+ * the hooks a commit waits for keep their fast path (curl) instead of a Node start each.
+ * (The other post-* hooks run in the background; a mount each would cost every command.)
+ */
+const HOOK_SCRATCH = ['answer-pre-commit', 'answer-post-commit', 'precommit-attempt'];
+
+function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
+  const dir = join(tmp, '.hermesd-hook');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return HOOK_SCRATCH.map((name) => {
+    const target = join(gitDir, 'hermesd', name);
+    const scratch = join(dir, name);
+    for (const f of [target, scratch]) if (!existsSync(f)) writeFileSync(f, '');
+    return [scratch, target];
+  });
+}
+
+/** The /tmp of one session's commands, kept between them; other sessions' idle ones are removed. */
+function sessionTmp(gitDir: string, sessionId: string): string {
+  const base = join(gitDir, 'hermesd', 'sandbox', 'tmp');
+  const dir = join(base, sessionId.replace(/[^A-Za-z0-9_-]/g, '_'));
+  try {
+    statSync(dir);
+  } catch {
+    try {
+      for (const name of readdirSync(base)) {
+        const p = join(base, name);
+        if (Date.now() - statSync(p).mtimeMs > SESSION_TMP_TTL_MS) rmSync(p, { recursive: true, force: true });
+      }
+    } catch {
+      // no other sessions yet
+    }
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/**
+ * The implicit rule of the terminal guard: a command's commits may not change what the guard
+ * reads (the repository config, hook managers' files, other agents' hooks). Applies to
+ * commits made in `terminal`, not to the user's own.
+ */
+export const GUARD_FILES_RULE = {
+  id: 'hermesd-guard-files',
+  message: "hermesd's guard reads these files; only the user changes them (a loosening takes effect after `hermesd config approve`).",
+  protect: ['.hermes/**', ...[...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS].flatMap((p) => [p, `${p}/**`])],
+};
+
+const includeCache = new Map<string, { stamp: string; files: string[] }>();
+
+/** The files the repository's git config includes (`include.path`, `includeIf.*.path`), re-read when .git/config changes. */
+function gitConfigIncludes(root: string, realGit: string): string[] {
+  const dirs = dirsOf(root);
+  const config = join(dirs.commonDir, 'config');
+  let stamp = '';
+  try {
+    const st = statSync(config);
+    stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return [];
+  }
+  const hit = includeCache.get(root);
+  if (hit && hit.stamp === stamp) return hit.files;
+  const out = gitOut(realGit, ['config', '--local', '--includes', '--show-origin', '--name-only', '--list'], root, cleanGitEnv()) ?? '';
+  const files = new Set<string>();
+  for (const line of out.split('\n')) {
+    const m = /^file:(.+?)\t/.exec(line);
+    const file = m ? resolve(root, m[1]!) : undefined;
+    if (file && file !== config) files.add(file);
+  }
+  includeCache.set(root, { stamp, files: [...files] });
+  return [...files];
+}
+
+let gitBinaries: string[] | undefined;
+
+/**
+ * The git binaries a command runs by name or by the usual paths: on PATH and in git's
+ * exec-path. (Not the dashed builtins git-core also holds, nor a copy of the binary: a mount
+ * each costs every command; what those do is judged after the command all the same.)
+ */
+function gitBinariesToShadow(realGit: string, env: NodeJS.ProcessEnv): string[] {
+  if (gitBinaries) return gitBinaries;
+  const out = new Set<string>();
+  for (const dir of (env.PATH ?? '').split(':')) {
+    if (!dir.startsWith('/')) continue;
+    const real = realOf(join(dir, 'git'));
+    if (real && !real.includes(`${join('hermesd', 'guard')}`)) out.add(real);
+  }
+  const execPath = gitOut(realGit, ['--exec-path'], '/', cleanGitEnv());
+  if (execPath) {
+    const inCore = realOf(join(execPath, 'git'));
+    if (inCore) out.add(inCore);
+  }
+  gitBinaries = [...out];
+  return gitBinaries;
+}
+
+/**
+ * The sandbox of one repository's commands: the git shim installed where the sandbox binds
+ * it, the mount plan, and the environment. `command(cmd, cwd)` gives the program and
+ * arguments; a `cwd` outside the work tree (a generator's scratch checkout) is made writable.
+ */
+function sandboxRunner(o: {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+  config: GuardConfig;
+  realGit: string;
+  base: NodeJS.ProcessEnv;
+  sandbox: SandboxSetup;
+  policy: ReturnType<typeof gitPolicyOf>;
+  protectedFiles: Array<{ rel: string; generator: boolean }>;
+  secretFiles: string[];
+  hooksPath?: string;
+}): { env: NodeJS.ProcessEnv; command(cmd: string, cwd?: string): { file: string; args: string[] } } {
+  const { sandbox } = o;
+  const guardDir = join(o.gitDir, 'hermesd', 'guard');
+  // The shim the sandbox binds over every git binary; the real git is bound at a path inside the
+  // read-only runtime dir, named `git` (git reads its own name: `git-real` would be taken for a dashed builtin).
+  const shimDir = join(guardDir, 'sandbox');
+  const realInside = join(shimDir, 'real', 'git');
+  installShim({ dir: shimDir, realGit: realInside, commonDir: o.commonDir, policy: o.policy, broker: sandbox.socket?.[1], placeholder: join('real', 'git') });
+  const empty = join(o.gitDir, 'hermesd', 'sandbox', 'empty');
+  mkdirSync(empty, { recursive: true, mode: 0o500 });
+  const shim = join(shimDir, 'git');
+  const files: Array<[string, string]> = [[o.realGit, realInside], ...gitBinariesToShadow(o.realGit, o.base).map((b) => [shim, b] as [string, string])];
+  const input = {
+    scratch: hookScratch(o.gitDir, sandbox.tmp),
+    root: o.root,
+    gitDir: o.gitDir,
+    commonDir: o.commonDir,
+    home: sandbox.home,
+    userHome: sandbox.userHome,
+    config: o.config,
+    protectedFiles: o.protectedFiles,
+    secretFiles: o.secretFiles,
+    hooksPath: o.hooksPath,
+    tmp: sandbox.tmp,
+    empty,
+    files,
+    socketDir: sandbox.socketDir,
+    socket: sandbox.socket,
+    // The hermesd package (<pkg>/dist/src/guard/git-shim.js → <pkg>: the shim, the hooks' CLI, its node_modules) and node.
+    alsoVisible: [dirname(dirname(dirname(dirname(shimEntry())))), dirname(process.execPath)],
+    gitConfigFiles: gitConfigIncludes(o.root, o.realGit),
+    runtimeDir: o.base.XDG_RUNTIME_DIR,
+  };
+  const plan = sandboxPlan(input);
+  const env = sandboxEnv(o.base, { extra: o.config.guard?.sandbox?.env, home: sandbox.home, socketDir: sandbox.socketDir });
+  if (sandbox.availability.kind === 'sandbox-exec') env.HERMESD_SANDBOX = '1';
+  recordDaemonNamespace(o.gitDir);
+  return {
+    env,
+    command(cmd, cwd = o.root) {
+      if (cwd === o.root) return sandboxCommand(sandbox.availability, plan, cmd);
+      const inTree = plan.writable.some((w) => cwd === w || cwd.startsWith(w + '/'));
+      return sandboxCommand(sandbox.availability, { ...plan, cwd, writable: inTree ? plan.writable : [...plan.writable, cwd] }, cmd);
+    },
+  };
+}
+
+/**
+ * How the daemon runs a command on behalf of a commit made in the sandbox (its pre-commit
+ * checks and generators): in the same sandbox, so code the agent wrote or edited never runs
+ * outside it. Undefined when this machine has no sandbox (then the commands ran unsandboxed too).
+ */
+export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPort, agentSocket: string | undefined): ((command: string, cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv }) | undefined {
+  const availability = sandboxAvailability(port.env);
+  if (availability.kind === 'none' || config.guard?.sandbox?.enabled === false) return undefined;
+  const dirs = dirsOf(root);
+  return (command, cwd) => {
+    const sandbox: SandboxSetup = {
+      availability,
+      tmp: sessionTmp(dirs.gitDir, 'hooks'),
+      home: port.home,
+      userHome: port.env.HOME,
+      socketDir: port.socketDir,
+      ...(agentSocket ? { socket: [agentSocket, port.socket] as [string, string] } : {}),
+    };
+    const runner = sandboxRunner({ root, ...dirs, config, realGit: REAL_GIT_AT_START, base: port.env, sandbox, policy: gitPolicyOf(config), protectedFiles: [], secretFiles: port.secrets.secretFiles() });
+    return { ...runner.command(command, cwd), env: runner.env };
+  };
 }
 
 export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   const policy = gitPolicyOf(opts.config);
   const guardDir = join(opts.gitDir, 'hermesd', 'guard');
-  const shimDir = opts.shimDir ?? join(guardDir, 'bin');
-  const shimOpts = { dir: shimDir, realGit: opts.realGit, commonDir: opts.commonDir, policy };
-  installShim(shimOpts);
-  const runsDir = join(guardDir, 'runs');
-  mkdirSync(runsDir, { recursive: true, mode: 0o700 });
-  const log = join(runsDir, `${process.pid}-${randomBytes(6).toString('hex')}.jsonl`);
-
-  const snapshot = snapshotProtected(opts.root, opts.config, { gitBin: opts.realGit, spillDir: guardDir });
-  const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit, judged: opts.precommitJudged });
-  const known = knownSecretValues(opts.root, opts.config);
-
   const base = opts.env ?? process.env;
-  const env: NodeJS.ProcessEnv = { ...base, PATH: `${shimDir}:${base.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`, HERMESD_GUARD_LOG: log };
-  // Inherited from the daemon's own environment these would silently turn the hooks off.
-  delete env.HERMESD_SKIP;
-  if (env.HUSKY === '0') delete env.HUSKY;
+  const secrets = opts.secrets ?? new SecretValues({ root: opts.root, config: opts.config, env: base });
+  const sandbox = opts.sandbox;
+  const logName = `.hermesd-guard-${process.pid}-${randomBytes(6).toString('hex')}.jsonl`;
+  let logHost: string;
+  let env: NodeJS.ProcessEnv;
+  let command: GuardRun['command'];
+  const snapshotConfig: GuardConfig = sandbox ? opts.config : { ...opts.config, rules: [...(opts.config.rules ?? []), GUARD_FILES_RULE] };
+  const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guardDir });
+  const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit, judged: opts.judged });
+  secrets.refresh(before.refs.values());
 
-  let report: GuardReport | undefined;
+  if (sandbox) {
+    const protectedFiles = [...snapshot.entries.keys()].map((rel) => ({ rel, generator: snapshot.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) }));
+    const runner = sandboxRunner({ ...opts, base, sandbox, policy, protectedFiles, secretFiles: secrets.secretFiles(), hooksPath: before.hooksPath });
+    logHost = join(sandbox.tmp, logName);
+    env = { ...runner.env, HERMESD_GUARD_LOG: sandbox.availability.kind === 'sandbox-exec' ? logHost : join('/tmp', logName) };
+    command = (cmd) => runner.command(cmd);
+  } else {
+    const shimDir = opts.shimDir ?? join(guardDir, 'bin');
+    installShim({ dir: shimDir, realGit: opts.realGit, commonDir: opts.commonDir, policy });
+    const runsDir = join(guardDir, 'runs');
+    mkdirSync(runsDir, { recursive: true, mode: 0o700 });
+    logHost = join(runsDir, logName);
+    const clean = sandboxEnv(base, { extra: opts.config.guard?.sandbox?.env, home: base.HERMES_HOME ?? '', socketDir: base.HERMESD_SOCKET_DIR ?? '' });
+    if (!base.HERMES_HOME) delete clean.HERMES_HOME;
+    if (!base.HERMESD_SOCKET_DIR) delete clean.HERMESD_SOCKET_DIR;
+    env = { ...clean, PATH: `${shimDir}:${base.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`, HERMESD_GUARD_LOG: logHost };
+    command = (cmd) => ({ file: '/bin/sh', args: ['-c', cmd] });
+  }
+
+  const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));
+  // The generator of a protected rule runs in the same sandbox as the command that changed its files.
+  const runGenerator = (cmd: string) => {
+    const { file, args } = command(cmd);
+    return spawnSync(file, args, { cwd: opts.root, env, stdio: 'ignore', timeout: 5 * 60_000 }).status;
+  };
+
+  let report: Promise<GuardReport> | undefined;
   return {
     env,
-    redact: (text) => redactSecrets(text, { known }),
+    command,
+    sandbox: sandbox?.availability.kind ?? 'none',
+    redact: (text) => {
+      const byValue = secrets.redact(text);
+      const r = redactSecrets(byValue.text);
+      return { text: r.text, redactions: [...Array.from({ length: byValue.count }, () => ({ kind: 'secret-value' })), ...r.redactions] };
+    },
     finish() {
-      if (report) return report;
-      const changes = restoreProtected(snapshot, { generatorEnv: env });
-      const git = verifyRepoState(before, policy);
-      changes.push(...restoreProtectedIndex(snapshot, opts.gitDir, before.index));
-      discardSnapshot(snapshot);
-      installShim(shimOpts);
-      const refusals = readRefusals(log);
-      report = { protected: changes, git, refusals, notice: noticeOf(changes, git, refusals) };
+      report ??= (async () => {
+        const changes = restoreProtected(snapshot, { generatorEnv: env, runGenerator });
+        const { violations: git, refsMoved } = verifyRepoStateWith(before, policy);
+        if (refsMoved) {
+          const rules = { ...(opts.config as HermesConfig), rules: (opts.config.rules ?? []) as HermesConfig['rules'] };
+          git.push(...(await undoBadCommits(before, rules, { judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })));
+        }
+        changes.push(...restoreProtectedIndex(snapshot, opts.gitDir, before.index));
+        discardSnapshot(snapshot);
+        const refusals = readRefusals(logHost);
+        return { protected: changes, git, refusals, notice: noticeOf(changes, git, refusals) };
+      })();
       return report;
     },
   };
@@ -192,9 +469,14 @@ function noticeOf(changes: ProtectedChange[], git: GitViolation[], refusals: Git
   const lines: string[] = [];
   if (changes.length > 0) lines.push(describeProtectedChanges(changes));
   for (const r of refusals) lines.push(`git ${r.argv.join(' ')} was refused (policy ${r.policy}): ${r.message}`);
-  for (const g of git) lines.push(`${g.undone ? 'Undone' : 'Found'} (policy ${g.policy}): ${g.message}`);
+  for (const g of git) lines.push(`${g.undone ? 'Undone' : 'Found'} (${g.policy === 'rules' ? 'repository rules' : `policy ${g.policy}`}): ${g.message}`);
   if (lines.length === 0) return undefined;
   return `hermesd guard: this command broke repository rules.\n${lines.join('\n')}`;
+}
+
+/** The rule ids and policy names a report says were broken (the tool result's `rules_broken`). */
+export function rulesBroken(report: GuardReport): string[] {
+  return [...new Set([...report.protected.map((p) => p.rule), ...report.refusals.map((x) => x.policy), ...report.git.flatMap((g) => (g.policy === 'rules' ? (g.rules ?? []) : [g.policy]))])];
 }
 
 export type GuardedResult = {
@@ -210,45 +492,55 @@ export type GuardedResult = {
 /** Output kept per stream; the terminal tool caps what it shows further. */
 const OUTPUT_MAX_BYTES = 1024 * 1024;
 
-/** Runs `command` with `sh -c` in the repository under the guard, then restores, verifies and redacts. */
+/** Runs `command` in the repository under the guard (sandboxed when `opts.sandbox` says so), then restores, verifies and redacts. */
 export async function runGuarded(
   command: string,
   opts: GuardOptions & { timeoutMs?: number; signal?: AbortSignal; cwd?: string },
 ): Promise<GuardedResult> {
-  const run = prepareGuardEnv(opts);
-  const { code, signal, timedOut, stdout, stderr } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; timedOut: boolean; stdout: string; stderr: string }>((resolveRun) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd ?? opts.root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    let err = '';
-    let timedOut = false;
-    child.stdout.on('data', (d: Buffer) => {
-      if (out.length < OUTPUT_MAX_BYTES) out += d.toString('utf8');
+  return withRepoLock(opts.root, async () => {
+    const run = prepareGuardEnv(opts);
+    const { file, args } = run.command(command);
+    const { code, signal, timedOut, stdout, stderr } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; timedOut: boolean; stdout: string; stderr: string }>((resolveRun) => {
+      const child = spawn(file, args, { cwd: opts.cwd ?? opts.root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let out = '';
+      let err = '';
+      let timedOut = false;
+      child.stdout.on('data', (d: Buffer) => {
+        if (out.length < OUTPUT_MAX_BYTES) out += d.toString('utf8');
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        if (err.length < OUTPUT_MAX_BYTES) err += d.toString('utf8');
+      });
+      const kill = () => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      };
+      const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
+      const onAbort = () => kill();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      child.on('close', (c, s) => {
+        if (timer) clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolveRun({ code: c, signal: s, timedOut, stdout: out, stderr: err });
+      });
+      child.on('error', (e) => {
+        if (timer) clearTimeout(timer);
+        resolveRun({ code: 127, signal: null, timedOut, stdout: out, stderr: err + String(e) });
+      });
     });
-    child.stderr.on('data', (d: Buffer) => {
-      if (err.length < OUTPUT_MAX_BYTES) err += d.toString('utf8');
-    });
-    const kill = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    };
-    const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
-    const onAbort = () => kill();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('close', (c, s) => {
-      if (timer) clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      resolveRun({ code: c, signal: s, timedOut, stdout: out, stderr: err });
-    });
-    child.on('error', (e) => {
-      if (timer) clearTimeout(timer);
-      resolveRun({ code: 127, signal: null, timedOut, stdout: out, stderr: err + String(e) });
-    });
+    const guard = await run.finish();
+    const o = run.redact(stdout);
+    const e = run.redact(stderr);
+    return { exitCode: code, signal, timedOut, stdout: o.text, stderr: e.text, guard, redactions: [...o.redactions, ...e.redactions] };
   });
-  const guard = run.finish();
-  const o = run.redact(stdout);
-  const e = run.redact(stderr);
-  return { exitCode: code, signal, timedOut, stdout: o.text, stderr: e.text, guard, redactions: [...o.redactions, ...e.redactions] };
+}
+
+/** The sandbox this machine offers, for a standalone run (tests, the benchmark): null when there is none. */
+export function standaloneSandbox(gitDir: string, env: NodeJS.ProcessEnv = process.env): SandboxSetup | undefined {
+  const availability = sandboxAvailability(env);
+  if (availability.kind === 'none') return undefined;
+  return { availability, tmp: sessionTmp(gitDir, 'standalone'), home: env.HERMES_HOME ?? join(env.HOME ?? '', '.hermes'), userHome: env.HOME };
 }

@@ -7,11 +7,14 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { HermesConfig } from '../config/schema.js';
+import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy, GitPolicyName } from './config.js';
 import { cleanGitEnv, gitOut, runGit } from './git.js';
 import { precommitPassed } from './precommit-marker.js';
 
-export type GitViolation = { policy: GitPolicyName; message: string; undone: boolean };
+/** `policy` 'rules': a new commit broke repository rules (issue 20: judged by content); `rules` names them. */
+export type GitViolation = { policy: GitPolicyName | 'rules'; message: string; undone: boolean; rules?: string[] };
 
 type FileCopy = { sha: string; bytes: Buffer; mode: number };
 
@@ -78,7 +81,8 @@ function readHooks(dirs: string[]): Map<string, FileCopy> {
 
 function readRefs(gitBin: string, root: string): Map<string, string> {
   const refs = new Map<string, string>();
-  const out = gitOut(gitBin, ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/remotes', 'refs/tags'], root, cleanGitEnv()) ?? '';
+  // Every ref, not only branches and tags: a commit parked under refs/anything can be merged or pushed later (issue 20).
+  const out = gitOut(gitBin, ['for-each-ref', '--format=%(objectname) %(refname)'], root, cleanGitEnv()) ?? '';
   for (const line of out.split('\n')) {
     const at = line.indexOf(' ');
     if (at > 0) refs.set(line.slice(at + 1), line.slice(0, at));
@@ -107,7 +111,7 @@ export function captureRepoState(opts: { root: string; gitDir: string; commonDir
   }
   const hooksDirs = hooksDirsOf(root, commonDir, hooksPath);
   const hooks = readHooks(hooksDirs);
-  const hermesHook = [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && c.bytes.includes('hermesd'));
+  const hermesHook = [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && runsHermesd(root, c.bytes));
   return {
     root,
     gitDir,
@@ -124,6 +128,29 @@ export function captureRepoState(opts: { root: string; gitDir: string; commonDir
     hermesHook,
     judged: opts.judged ?? ((tree, sinceMs) => precommitPassed(gitDir, tree, { sinceMs })),
   };
+}
+
+/** Hook managers whose pre-commit stub runs what their config names: hermesd runs when the config names it. */
+const MANAGER_CONFIGS: Array<{ stub: string; configs: string[] }> = [
+  { stub: 'pre-commit', configs: ['.pre-commit-config.yaml'] },
+  { stub: 'lefthook', configs: ['lefthook.yml', 'lefthook.yaml', '.lefthook.yml', '.lefthook.yaml', '.config/lefthook.yml', '.config/lefthook.yaml'] },
+];
+
+/** Whether git's pre-commit hook runs hermesd: directly (hermesd's own stub or block), or through a hook manager's config. */
+function runsHermesd(root: string, hook: Buffer): boolean {
+  if (hook.includes('hermesd')) return true;
+  const text = hook.toString('utf8');
+  return MANAGER_CONFIGS.some(
+    (m) =>
+      text.includes(m.stub) &&
+      m.configs.some((f) => {
+        try {
+          return readFileSync(join(root, f), 'utf8').includes('hermesd');
+        } catch {
+          return false;
+        }
+      }),
+  );
 }
 
 function restoreIndex(before: RepoState): void {
@@ -169,8 +196,21 @@ function commitsMadeSince(before: RepoState, after: RepoState): string[] {
  * violation per finding; `undone` says whether it was rolled back.
  */
 export function verifyRepoState(before: RepoState, policy: GitPolicy): GitViolation[] {
-  const v: GitViolation[] = [];
+  return verifyRepoStateWith(before, policy).violations;
+}
+
+/**
+ * verifyRepoState, also saying whether any ref or HEAD moved during the command (issue 20:
+ * only then are new commits looked for, so a command that moved nothing costs no more git).
+ */
+export function verifyRepoStateWith(before: RepoState, policy: GitPolicy): { violations: GitViolation[]; refsMoved: boolean } {
   const after = captureRepoState(before);
+  const refsMoved = !(before.headOid === after.headOid && before.refs.size === after.refs.size && [...before.refs].every(([r, o]) => after.refs.get(r) === o));
+  return { violations: verifyAgainst(before, after, policy), refsMoved };
+}
+
+function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): GitViolation[] {
+  const v: GitViolation[] = [];
   const env = cleanGitEnv();
 
   if (policy.hookConfig === 'refuse') {
@@ -291,4 +331,71 @@ function newlyStagedIgnored(before: RepoState): string[] {
     }
   }
   return now.filter((f) => !was.has(f));
+}
+
+// --- issue 20: commits judged by content ---------------------------------------------------
+
+/** HEAD's commit from the HEAD file and the refs just read (no git process): a branch's tip, or a detached id. */
+function headOf(gitDir: string, refs: Map<string, string>): string | undefined {
+  try {
+    const text = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    const m = /^ref:\s*(\S+)/.exec(text);
+    if (m) return refs.get(m[1]!);
+    return /^[0-9a-f]{40,64}$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refs whose new commits are judged: everything but remote-tracking refs (those hold what others pushed). */
+const isRemoteRef = (ref: string) => ref.startsWith('refs/remotes/');
+
+/**
+ * Every commit a ref reaches now that no ref reached before (nor any remote-tracking ref
+ * now), judged by content: one that breaks a rule — and that the pre-commit hook did not
+ * pass — takes every ref that reaches it back where it was (a new ref is deleted), and the
+ * index too when HEAD's branch moves back. Whatever made the commits; the reflog is not read.
+ */
+export async function undoBadCommits(before: RepoState, config: HermesConfig, opts: { judged?: (tree: string) => boolean; always?: HermesConfig } = {}): Promise<GitViolation[]> {
+  const now = readRefs(before.gitBin, before.root);
+  const headNow = headOf(before.gitDir, now);
+  const moved: Array<{ ref: string; old?: string; now: string }> = [];
+  for (const [ref, oid] of now) if (!isRemoteRef(ref) && before.refs.get(ref) !== oid) moved.push({ ref, old: before.refs.get(ref), now: oid });
+  let detachedHead = false;
+  if (!before.headRef && headNow && headNow !== before.headOid) {
+    moved.push({ ref: 'HEAD', old: before.headOid, now: headNow });
+    detachedHead = true;
+  }
+  if (moved.length === 0) return [];
+  const base = [
+    ...[...before.refs].filter(([r]) => /^refs\/(heads|tags|remotes)\//.test(r)).map(([, o]) => o),
+    ...[...now].filter(([r]) => isRemoteRef(r)).map(([, o]) => o),
+    ...(before.headOid ? [before.headOid] : []),
+  ];
+  const fresh = commitsBetween(before.root, moved.map((m) => m.now), base, before.gitBin);
+  if (fresh.length === 0) return [];
+  const bad = await judgeCommits(before.root, config, fresh, { gitBin: before.gitBin, judged: opts.judged, always: opts.always });
+  if (bad.length === 0) return [];
+  const badSet = new Set(bad.map((b) => b.commit));
+  const undone: string[] = [];
+  let indexBack = false;
+  for (const m of moved) {
+    const reaches = commitsBetween(before.root, [m.now], base, before.gitBin).some((c) => badSet.has(c.commit));
+    if (!reaches) continue;
+    moveRef(before, m.ref, m.old, m.now);
+    undone.push(m.ref === 'HEAD' ? 'HEAD' : m.ref.replace(/^refs\/(heads|tags)\//, ''));
+    if (m.ref === before.headRef || (m.ref === 'HEAD' && detachedHead)) indexBack = true;
+  }
+  if (indexBack) restoreIndex(before);
+  const rules = [...new Set(bad.flatMap((b) => b.violations.map((v) => v.rule)))];
+  return [
+    {
+      policy: 'rules',
+      undone: undone.length > 0,
+      rules,
+      message:
+        `New commits break repository rules (judged by their content, however they were made):\n${describeBadCommits(bad)}\n` +
+        (undone.length > 0 ? `${undone.join(', ')} ${undone.length === 1 ? 'has' : 'have'} been put back where ${undone.length === 1 ? 'it was' : 'they were'}${indexBack ? ', with the index' : ''}. Make the change the rules allow and commit with plain \`git commit\`.` : ''),
+    },
+  ];
 }

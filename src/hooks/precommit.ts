@@ -5,6 +5,7 @@
  * daemon glue (service.ts) provides the rule engine, the agent and the session log.
  */
 import { spawn } from 'node:child_process';
+import type { CommandWrap } from '../rules/generator.js';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Check, HermesConfig } from '../config/schema.js';
@@ -68,16 +69,20 @@ export type PreCommitDeps = {
   progress: (line: string) => void;
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /** How checks run (the guard's sandbox when the commit comes from one). */
+  wrap?: CommandWrap;
 };
 
 /** Runs `sh -c <run>` at the root; resolves when it exits, is stopped by `signal`, or times out. */
-export function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<CheckRun> {
+export function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env, wrap?: CommandWrap): Promise<CheckRun> {
   const started = Date.now();
   const limit = check.timeoutMs ?? CHECK_TIMEOUT_MS;
   return new Promise((resolve) => {
-    const childEnv: NodeJS.ProcessEnv = { ...env, HERMESD_HOOK: 'pre-commit' };
+    // `wrap`: the guard's sandbox, for a commit made in one (issue 20).
+    const how = wrap ? wrap(check.run, root) : { file: 'sh', args: ['-c', check.run], env };
+    const childEnv: NodeJS.ProcessEnv = { ...how.env, HERMESD_HOOK: 'pre-commit' };
     delete childEnv.GIT_INDEX_FILE;
-    const child = spawn('sh', ['-c', check.run], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(how.file, how.args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     const take = (d: Buffer) => {
       out += d.toString('utf8');
@@ -227,7 +232,7 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
       for (const c of list) {
         if (deps.signal.aborted) break;
         deps.progress(`hermesd: running check ${c.id}: ${c.run}`);
-        const r = await runCheck(deps.root, c, deps.signal, deps.env);
+        const r = await runCheck(deps.root, c, deps.signal, deps.env, deps.wrap);
         deps.progress(`hermesd: check ${c.id} ${r.ok ? 'passed' : 'FAILED'} (${(r.ms / 1000).toFixed(1)} s)`);
         runs.push(r);
       }

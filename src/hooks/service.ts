@@ -8,7 +8,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { configOf } from '../config/service.js';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../guard/audit.js';
-import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../guard/precommit-marker.js';
+import { refTipsSinceLastLook, sandboxWrapOf } from '../guard/service.js';
+import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass, recordStagedPass } from '../guard/precommit-marker.js';
 import type { DaemonContext } from '../daemon/context.js';
 import { checkStaged } from '../rules/engine.js';
 import { formatViolations } from '../rules/format.js';
@@ -30,8 +31,9 @@ import { runPreCommit, type HookOutcome } from './precommit.js';
  * `attempt`: the git command the hook runs in (src/hooks/attempt.ts). `phase: 'final'`: the
  * pre-commit's re-check at the end of the hook chain (rules on what changed since the verdict).
  * `via`: which client sent it ('sh' or 'node'), for the log.
+ * `sandboxed`: set by the daemon (never the client) when the hook came over the agent socket, from a sandboxed command.
  */
-export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string; attempt?: string; phase?: 'final'; via?: string };
+export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string; attempt?: string; phase?: 'final'; via?: string; sandboxed?: boolean };
 
 export type HookResult = HookOutcome & { hook: string; sessionId?: string };
 
@@ -85,11 +87,13 @@ export class HookService {
           return { hook, ok: false, exitCode: 1, message: `${pendingNotice(pending)}\nhermesd: this commit waits until it is restored (or: HERMESD_SKIP=1 git commit …  or  git commit --no-verify).` };
         }
         const indexFile = this.indexFileOf(req);
+        // hermesd guard (issue 20): a commit from the sandbox has its checks and generators run in it too.
+        const wrap = req.sandboxed ? sandboxWrapOf(this.ctx, config) : undefined;
         const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
         const judged = attempt ? precommitOfAttempt(paths.gitDir, attempt) : undefined;
         // A second pre-commit of the same git command (the end of the hook chain, or a hook
         // manager that runs hermesd twice) re-checks only what changed since the verdict.
-        if (req.phase === 'final' || judged) return { hook, ...(await this.recheck(config, indexFile, attempt, judged?.trees.at(-1), signal)) };
+        if (req.phase === 'final' || judged) return { hook, ...(await this.recheck(config, indexFile, attempt, judged?.trees.at(-1), signal, wrap)) };
         const outcome = await runPreCommit({
           root,
           gitDir: paths.gitDir,
@@ -99,7 +103,8 @@ export class HookService {
           signal,
           progress,
           env: this.ctx.env,
-          checkStaged: () => checkStaged(root, config, { indexFile, signal }),
+          wrap,
+          checkStaged: () => checkStaged(root, config, { indexFile, signal, wrap }),
           runFix: async ({ task, turnContext, signal: s, onProgress }) => {
             const r = await tasksOf(this.ctx).run({
               task,
@@ -125,15 +130,20 @@ export class HookService {
         const at = await this.placeOf(req);
         const commit = await readCommit(root, at.head);
         const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
-        const audit = await this.auditCommit(config, commit.sha, commit.tree, req);
+        // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
+        const since = refTipsSinceLastLook(this.ctx);
+        const audit = await this.auditCommit(config, commit.sha, commit.tree, req, since);
         if (!audit?.notice) return evidence;
-        const changed = audit.hookRan;
-        const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} ${changed ? 'changed after the pre-commit judged it' : 'skipped the pre-commit hook'}`, [
+        const changed = audit.hookRan && audit.violations.length > 0;
+        const title = changed ? 'changed after the pre-commit judged it' : audit.hookRan ? 'reaches new commits no hook judged' : 'skipped the pre-commit hook';
+        const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} ${title}`, [
           {
             role: 'user',
             content: changed
               ? `git post-commit: commit ${audit.commit} was changed after the pre-commit hook judged it (${audit.violations.length} rule violation(s) in what changed).`
-              : `git post-commit: commit ${audit.commit} skipped the pre-commit hook (${audit.violations.length} rule violation(s)).`,
+              : audit.hookRan
+                ? `git post-commit: commit ${audit.commit} reaches new commits that no pre-commit hook judged (${audit.earlier?.length ?? 0} breaking the rules).`
+                : `git post-commit: commit ${audit.commit} skipped the pre-commit hook (${audit.violations.length} rule violation(s)).`,
           },
           { role: 'assistant', content: audit.notice },
         ]);
@@ -163,10 +173,10 @@ export class HookService {
    * to compare with (no attempt id, or this daemon did not see the first pre-commit), the
    * whole staged snapshot is judged by the rules; checks are not run again.
    */
-  private async recheck(config: HermesConfig, indexFile: string, attempt: string | undefined, since: string | undefined, signal: AbortSignal): Promise<HookOutcome & { sessionId?: string }> {
+  private async recheck(config: HermesConfig, indexFile: string, attempt: string | undefined, since: string | undefined, signal: AbortSignal, wrap?: ReturnType<typeof sandboxWrapOf>): Promise<HookOutcome & { sessionId?: string }> {
     const tree = this.treeOf(indexFile);
     if (tree && since && tree === since) return { ok: true, exitCode: 0, message: '' };
-    const { violations, warnings } = await checkStaged(this.ctx.root, config, { indexFile, signal, since: tree !== undefined ? since : undefined });
+    const { violations, warnings } = await checkStaged(this.ctx.root, config, { indexFile, signal, wrap, since: tree !== undefined ? since : undefined });
     if (violations.length) {
       const outcome: HookOutcome = {
         ok: false,
@@ -199,26 +209,36 @@ export class HookService {
    * command, so the verdict of an attempt commit-msg rejected never covers the next one.
    * Undefined: nothing to say (judged, or judged and unchanged).
    */
-  private async auditCommit(config: HermesConfig, sha: string, tree: string, req: HookRequest): Promise<CommitAudit | undefined> {
+  private async auditCommit(config: HermesConfig, sha: string, tree: string, req: HookRequest, since?: string[]): Promise<CommitAudit | undefined> {
     const { root, paths } = this.ctx;
+    const gitDir = paths.gitDir;
     const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
+    // issue 20: commits other than HEAD that are new since the daemon's last look (commit-tree, merges) are judged by content.
+    const withEarlier = async (audit: CommitAudit | undefined): Promise<CommitAudit | undefined> => {
+      if (!since) return audit;
+      const earlier = await postCommitAudit(root, config, { gitDir, hookRan: true, since });
+      if (!earlier.earlier?.length) return audit;
+      if (!audit) return earlier;
+      return { ...audit, earlier: earlier.earlier, notice: [audit.notice, earlier.notice].filter(Boolean).join('\n') };
+    };
     if (!attempt) {
       // No attempt id (no /proc, an old hook script): a tree the pre-commit passed recently counts.
-      if (tree && precommitPassed(paths.gitDir, tree)) return undefined;
-      return postCommitAudit(root, config, { gitDir: paths.gitDir, hookRan: false });
+      if (tree && precommitPassed(gitDir, tree)) return withEarlier(undefined);
+      return postCommitAudit(root, config, { gitDir, hookRan: false, since });
     }
-    const rec = precommitOfAttempt(paths.gitDir, attempt);
+    const rec = precommitOfAttempt(gitDir, attempt);
     if (rec) {
-      recordJudgedCommit(paths.gitDir, attempt, sha, tree);
-      if (rec.trees.includes(tree)) return undefined;
-      return auditChangedAfterJudgement(root, config, { commit: sha, judgedTree: rec.trees.at(-1)! });
+      recordJudgedCommit(gitDir, attempt, sha, tree);
+      if (rec.trees.includes(tree)) return withEarlier(undefined);
+      return withEarlier(await auditChangedAfterJudgement(root, config, { commit: sha, judgedTree: rec.trees.at(-1)! }));
     }
     // The daemon started after git did: its memory cannot say whether the pre-commit ran.
     const started = attemptStart(attempt);
     const self = processStart();
     const unknown = started !== undefined && self !== undefined && self > started;
-    return postCommitAudit(root, config, { gitDir: paths.gitDir, hookRan: false, unknown });
+    return postCommitAudit(root, config, { gitDir, hookRan: false, unknown, since });
   }
+
 
   /**
    * Evidence is written after git has its answer: a post-* hook costs git one round trip,

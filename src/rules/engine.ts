@@ -14,7 +14,7 @@ import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
 import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from './diff.js';
 import { git, gitStream, lineSplitter, PLAIN_DIFF, type GitOptions } from './git.js';
-import { verifyGenerator, type GeneratorResult } from './generator.js';
+import { verifyGenerator, type CommandWrap, type GeneratorResult } from './generator.js';
 
 export type Violation = {
   rule: string;
@@ -43,6 +43,8 @@ export type CheckOptions = GitOptions & {
   /** Run `generator` commands to excuse regenerated protected files (default true). */
   runGenerators?: boolean;
   generatorTimeoutMs?: number;
+  /** How generators run (the guard's sandbox for a commit made in one). */
+  wrap?: CommandWrap;
 };
 
 type Matcher = (path: string) => boolean;
@@ -177,6 +179,7 @@ async function applyGenerators(
         indexFile: opts.indexFile,
         signal: opts.signal,
         timeoutMs: opts.generatorTimeoutMs,
+        wrap: opts.wrap,
         overlayFromWorktree: mode.source === 'worktree' ? await mode.overlay() : undefined,
       },
     );

@@ -33,8 +33,16 @@ export type GeneratorResult = {
   ms: number;
 };
 
+/**
+ * How a command is run: the program, its arguments and environment for `sh -c command` in
+ * `cwd` (default a plain sh). The guard passes its sandbox when the commit comes from one
+ * (issue 20: an agent's generator or check must not run outside the sandbox it came from).
+ */
+export type CommandWrap = (command: string, cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv };
+
 export type GeneratorOptions = GitOptions & {
   timeoutMs?: number;
+  wrap?: CommandWrap;
   /** Judge the work tree instead of the index: these paths are copied from it (or removed when absent there). */
   overlayFromWorktree?: string[];
 };
@@ -66,7 +74,7 @@ export async function verifyGenerator(root: string, rule: Rule, stagedPaths: str
     // Outputs are removed first, so a stale file the generator no longer writes is caught and
     // an up-to-date check (make, mtime-based tools) cannot skip regenerating a hand edit.
     for (const path of before.keys()) rmSync(join(dir, path), { force: true });
-    const run = await runGenerator(rule.generator, dir, opts.timeoutMs ?? GENERATOR_TIMEOUT_MS, opts.signal);
+    const run = await runGenerator(rule.generator, dir, opts.timeoutMs ?? GENERATOR_TIMEOUT_MS, opts.signal, opts.wrap);
     if (run.error) return { ok: false, mismatches: [], error: run.error, output: run.output, ms: Date.now() - started };
     const after = hashTree(dir, bases, select);
     const mismatches: GeneratorMismatch[] = [];
@@ -129,14 +137,15 @@ function hashTree(dir: string, bases: string[], select: (rel: string) => boolean
   return out;
 }
 
-function runGenerator(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<{ output: string; error?: string }> {
+function runGenerator(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal, wrap?: CommandWrap): Promise<{ output: string; error?: string }> {
   return new Promise((resolve) => {
     let output = '';
     const keep = (d: Buffer) => {
       output = (output + d.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
     };
     // Own process group, so a timeout stops the generator's children too.
-    const child = spawn('sh', ['-c', command], { cwd, env: gitEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const how = wrap ? wrap(command, cwd) : { file: 'sh', args: ['-c', command], env: gitEnv() };
+    const child = spawn(how.file, how.args, { cwd, env: how.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const kill = () => {
       try {
         process.kill(-child.pid!, 'SIGKILL');

@@ -440,18 +440,33 @@ export class SessionDB {
 
   // ---- messages -------------------------------------------------------------------------
 
+  /**
+   * hermesd guard (issue 20): the known secret values of the daemon that owns this connection
+   * (its secret files, their history, its environment), removed before anything is stored.
+   */
+  private valueRedactor: ((text: string) => string) | undefined;
+
+  /** Sets the value-based redaction every stored text goes through (before the shape-based one). */
+  setValueRedactor(redact: ((text: string) => string) | undefined): void {
+    this.valueRedactor = redact;
+  }
+
+  private redactStored(text: string): string {
+    return redactForStorage(this.valueRedactor ? this.valueRedactor(text) : text);
+  }
+
   private insertMessage(sessionId: string, m: NewMessage): number {
     if (!(ROLES as readonly string[]).includes(m.role)) throw new UsageError(`Unknown message role "${m.role}"; expected one of ${ROLES.join(', ')}.`);
     // hermesd guard (issue 9): secret-shaped values are redacted before anything is persisted.
-    const content = redactForStorage(m.content ?? '');
+    const content = this.redactStored(m.content ?? '');
     // The common case, the model saw exactly `content`, needs no second redaction pass.
-    const apiRaw = m.apiContent == null || m.apiContent === m.content ? null : redactForStorage(m.apiContent);
+    const apiRaw = m.apiContent == null || m.apiContent === m.content ? null : this.redactStored(m.apiContent);
     const api = apiRaw === null || apiRaw === content ? null : apiRaw;
-    const calls = m.toolCalls && m.toolCalls.length ? redactForStorage(JSON.stringify(m.toolCalls)) : null;
+    const calls = m.toolCalls && m.toolCalls.length ? this.redactStored(JSON.stringify(m.toolCalls)) : null;
     // Redacted as the plain text that gets indexed, not derived from the redacted JSON, whose
     // escaping (\" inside arguments) the secret patterns see differently.
     const argsText = toolArgsText(m.toolCalls);
-    const args = argsText === null ? null : redactForStorage(argsText);
+    const args = argsText === null ? null : this.redactStored(argsText);
     try {
       return Number(
         this.insertMessageStmt.run(sessionId, m.role, content, api, calls, args, m.toolName ?? null, m.toolCallId ?? null, m.createdAt ?? new Date().toISOString()).lastInsertRowid,

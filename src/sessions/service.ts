@@ -1,6 +1,7 @@
 /** The daemon's one SessionDB: opened on first use, checkpointed periodically, closed on shutdown. */
 import { join } from 'node:path';
 import type { DaemonContext } from '../daemon/context.js';
+import { secretValuesOf } from '../guard/service.js';
 import { SessionDB } from './db.js';
 
 /**
@@ -17,6 +18,9 @@ export function sessionDbPath(home: string): string {
 export function sessionsOf(ctx: DaemonContext): SessionDB {
   return ctx.service('sessions', () => {
     const db = new SessionDB(sessionDbPath(ctx.home));
+    // hermesd guard (issue 20): the values of this repository's secrets never reach state.db, in any form.
+    const secrets = secretValuesOf(ctx);
+    db.setValueRedactor((text) => secrets.redact(text).text);
     const timer = setInterval(() => {
       try {
         db.checkpoint();

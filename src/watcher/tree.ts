@@ -24,12 +24,31 @@ function git(cwd: string, args: string[]): Promise<string> {
   });
 }
 
-/** True when git ignores `rel` (exit 0 of check-ignore); an error counts as not ignored. */
-function isIgnored(root: string, rel: string): Promise<boolean> {
+/**
+ * Which of `rels` git ignores: one `git check-ignore --stdin` for all of them (exit 1 when
+ * none is ignored). An error counts as "not ignored": the directory is watched.
+ */
+function ignoredAmong(root: string, rels: string[]): Promise<Set<string>> {
   return new Promise((resolve) => {
-    execFile('git', ['check-ignore', '-q', rel], { cwd: root }, (err) => resolve(!err));
+    const child = execFile('git', ['check-ignore', '--stdin', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (_err, out) => {
+      resolve(new Set(String(out ?? '').split('\0').filter(Boolean)));
+    });
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(rels.join('\0') + '\0');
   });
 }
+
+/**
+ * New directories are followed in batches: events are collected for this long, then one
+ * stat each and two git processes for the whole batch (issue 20: a rename storm once cost a
+ * `git check-ignore` per event and thousands of processes).
+ */
+export const FOLLOW_BATCH_MS = 100;
+/** After a batch this large (a storm), the next one waits this long: the storm costs latency, not the daemon. */
+const STORM_BATCH_SIZE = 100;
+const STORM_BATCH_MS = 1_000;
+/** Past this many directories waiting in one batch, the batch is dropped for one rescan of the tree. */
+export const FOLLOW_MAX_PENDING = 2_000;
 
 /** `fs.inotify.max_user_watches` (Linux), or undefined elsewhere. */
 export function inotifyLimit(): number | undefined {
@@ -41,9 +60,10 @@ export function inotifyLimit(): number | undefined {
 }
 
 /** Every directory (relative, '' = root) that holds a tracked or untracked-but-not-ignored file under `sub`. */
-export async function listDirs(root: string, sub = ''): Promise<Set<string>> {
-  const out = await git(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', ...(sub ? ['--', sub] : [])]);
-  const dirs = new Set<string>(sub ? [] : ['']);
+export async function listDirs(root: string, sub: string | string[] = ''): Promise<Set<string>> {
+  const subs = (Array.isArray(sub) ? sub : [sub]).filter(Boolean);
+  const out = await git(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', ...(subs.length ? ['--', ...subs.map((s) => `:(literal)${s}`)] : [])]);
+  const dirs = new Set<string>(subs.length ? [] : ['']);
   for (const file of out.split('\0')) {
     let i = file.lastIndexOf('/');
     while (i > 0) {
@@ -63,6 +83,13 @@ export class TreeSentinel {
   private closed = false;
   private disabled: string | undefined;
   private started = false;
+  /** Paths whose rename events wait for the next batch; `rescan` when too many came. */
+  private readonly pending = new Set<string>();
+  private rescan = false;
+  private batchTimer: NodeJS.Timeout | undefined;
+  /** One batch at a time: a storm queues work, never processes. */
+  private batching: Promise<void> | undefined;
+  private lastBatchSize = 0;
 
   constructor(
     private readonly root: string,
@@ -135,25 +162,64 @@ export class TreeSentinel {
     if (NEVER_WATCH.has(name)) return;
     const rel = dir ? (name ? `${dir}/${name}` : dir) : name;
     this.onChange(rel);
-    if (event === 'rename' && name) void this.follow(rel);
+    if (event === 'rename' && name) this.follow(rel);
   }
 
-  /** A directory appeared or vanished: watch what git would show under it, drop what is gone. */
-  private async follow(rel: string): Promise<void> {
-    let isDir = false;
-    try {
-      isDir = (await stat(join(this.root, rel))).isDirectory();
-    } catch {
-      if (this.watchers.has(rel)) this.unwatch(rel);
+  /** A directory may have appeared or vanished: looked at in the next batch. */
+  private follow(rel: string): void {
+    if (this.rescan) return;
+    if (this.pending.size >= FOLLOW_MAX_PENDING) {
+      this.pending.clear();
+      this.rescan = true;
+    } else this.pending.add(rel);
+    this.batchTimer ??= setTimeout(() => {
+      this.batchTimer = undefined;
+      this.batching ??= this.runBatch().finally(() => {
+        this.batching = undefined;
+        // What arrived while this batch ran goes in the next one.
+        if (this.pending.size > 0 || this.rescan) this.follow('');
+      });
+    }, this.lastBatchSize > STORM_BATCH_SIZE ? STORM_BATCH_MS : FOLLOW_BATCH_MS);
+  }
+
+  /** Watches what git would show under the batch's new directories, drops what is gone. */
+  private async runBatch(): Promise<void> {
+    if (this.closed || this.disabled) return;
+    if (this.rescan) {
+      this.rescan = false;
+      this.pending.clear();
+      this.lastBatchSize = FOLLOW_MAX_PENDING;
+      try {
+        const dirs = await listDirs(this.root);
+        for (const [d] of this.watchers) if (!dirs.has(d)) this.unwatch(d);
+        for (const d of dirs) this.addWatch(d);
+      } catch {
+        // the tree changes under us; the next event tries again
+      }
       return;
     }
-    if (!isDir || this.watchers.has(rel) || this.closed || this.disabled) return;
-    if (rel.split('/').some((p) => NEVER_WATCH.has(p))) return;
-    if (await isIgnored(this.root, rel)) return;
+    const batch = [...this.pending].filter((r) => r !== '');
+    this.pending.clear();
+    this.lastBatchSize = batch.length;
+    const fresh: string[] = [];
+    for (const rel of batch) {
+      try {
+        if (!(await stat(join(this.root, rel))).isDirectory()) continue;
+      } catch {
+        if (this.watchers.has(rel)) this.unwatch(rel);
+        continue;
+      }
+      if (this.watchers.has(rel) || rel.split('/').some((p) => NEVER_WATCH.has(p))) continue;
+      fresh.push(rel);
+    }
+    if (fresh.length === 0 || this.closed) return;
+    const ignored = await ignoredAmong(this.root, fresh);
+    const watch = fresh.filter((r) => !ignored.has(r));
+    if (watch.length === 0) return;
     try {
-      this.addWatch(rel);
+      for (const rel of watch) this.addWatch(rel);
       // Lists only files git does not ignore, so an ignored subtree adds no watches.
-      for (const d of await listDirs(this.root, rel)) this.addWatch(d);
+      for (const d of await listDirs(this.root, watch)) this.addWatch(d);
     } catch {
       // raced with a deletion
     }
@@ -161,6 +227,8 @@ export class TreeSentinel {
 
   close(): void {
     this.closed = true;
+    clearTimeout(this.batchTimer);
+    this.pending.clear();
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
   }

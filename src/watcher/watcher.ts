@@ -103,7 +103,12 @@ export class RepoWatcher {
     this.readyMs = performance.now() - t0;
     if (this.status === 'starting') this.status = this.gitBusy() ? 'paused' : 'ready';
     if (this.status === 'paused') this.schedulePausePoll();
-    else if (this.pending.size > 0) this.flushTimer = setTimeout(() => this.flush(), WATCH_DEBOUNCE_MS);
+    else if (this.pending.size > 0) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        this.flush();
+      }, WATCH_DEBOUNCE_MS);
+    }
   }
 
   /** Adds directories whose authority files decide a context (a session started in a subdirectory). */
@@ -214,17 +219,18 @@ export class RepoWatcher {
     this.note('workspace');
   }
 
+  /**
+   * Called for every event, so it does no I/O (issue 20: a rename storm is tens of thousands
+   * of events a second): the first event arms one timer, and the flush asks whether git is busy.
+   */
   private note(kind: ChangeKind): void {
     if (this.status === 'closed') return;
     this.pending.add(kind);
-    if (this.status === 'starting') return;
-    if (this.gitBusy()) {
-      this.status = 'paused';
-      this.schedulePausePoll();
-      return;
-    }
-    clearTimeout(this.flushTimer);
-    this.flushTimer = setTimeout(() => this.flush(), WATCH_DEBOUNCE_MS);
+    if (this.status === 'starting' || this.status === 'paused') return;
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flush();
+    }, WATCH_DEBOUNCE_MS);
   }
 
   private schedulePausePoll(): void {

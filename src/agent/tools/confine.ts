@@ -11,6 +11,8 @@ import { isSecretPath, secretPathMessage } from '../../guard/secrets.js';
 import { ToolError, ToolRefused } from './types.js';
 
 export type Confined = {
+  /** The repository root (a realpath) the paths are relative to. */
+  root: string;
   /** Absolute real path (symlinks resolved) to read or write. */
   abs: string;
   /** Path relative to the root as the model named it (normalised, `/` separators). */
@@ -73,7 +75,7 @@ export function confine(root: string, path: string): Confined {
   for (const r of [rel, realRel]) {
     if (r === '.git' || r.startsWith('.git/')) throw new ToolError(`${path} is inside the git directory; the agent may not read or write git internals (use the terminal tool with git commands).`);
   }
-  return { abs: real, rel: rel || '.', realRel: realRel || '.', exists };
+  return { root, abs: real, rel: rel || '.', realRel: realRel || '.', exists };
 }
 
 /** hermesd guard (issue 9): secret files (.env, keys, credentials, guard.secretPaths) are never read by a tool. */

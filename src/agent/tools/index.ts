@@ -106,8 +106,11 @@ function refusedValue(value: unknown): boolean {
 
 /** Runs one tool call from the model; never throws (a failure is a result the model can read). */
 export async function runToolCall(tools: readonly Tool[], call: { name: string; arguments: string }, ctx: ToolContext): Promise<ToolOutcome> {
-  // hermesd guard (issue 9): secret-shaped values never reach the model or SessionDB through a tool result.
-  const fail = (error: string, extra: Record<string, unknown> = {}): ToolOutcome => ({ ok: false, content: redactSecrets(JSON.stringify({ error, ...extra })).text, summary: redactSecrets(error.slice(0, 200)).text });
+  // hermesd guard (issues 9, 20): known secret values (in any simple encoding), then secret-shaped
+  // ones, never reach the model or SessionDB through a tool result.
+  const byValue = ctx.services.redactValues ?? ((t: string) => t);
+  const redact = (text: string) => redactSecrets(byValue(text)).text;
+  const fail = (error: string, extra: Record<string, unknown> = {}): ToolOutcome => ({ ok: false, content: redact(JSON.stringify({ error, ...extra })), summary: redact(error.slice(0, 200)) });
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) return fail(`Unknown tool "${call.name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`);
   let raw: unknown;
@@ -129,7 +132,7 @@ export async function runToolCall(tools: readonly Tool[], call: { name: string; 
     } catch {
       summary = genericSummary(value);
     }
-    return { ok, content: redactSecrets(serialise(value)).text, summary: redactSecrets(summary.slice(0, 200)).text };
+    return { ok, content: redact(serialise(value)), summary: redact(summary.slice(0, 200)) };
   } catch (err) {
     if (err instanceof HermesError) return fail(err.message, err.details && typeof err.details === 'object' ? (err.details as Record<string, unknown>) : {});
     const e = err as NodeJS.ErrnoException;

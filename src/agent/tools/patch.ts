@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { fuzzyFindAndReplace } from '../../text/fuzzy-replace.js';
 import { confine, refuseSecret } from './confine.js';
+import { withHandles } from './handles.js';
 import { looksBinary, READ_MAX_FILE_BYTES } from './read-file.js';
 import { defineTool, ToolError } from './types.js';
 import { refuseProtected, writeConfined, WRITE_MAX_BYTES } from './write-file.js';
@@ -26,9 +26,12 @@ export const patch = defineTool({
     refuseProtected(ctx, target, 'patch');
     refuseSecret(ctx, target, args.path);
     if (!target.exists) throw new ToolError(`${args.path} does not exist. Use write_file to create a file.`);
-    const st = statSync(target.abs);
-    if (st.isDirectory()) throw new ToolError(`${args.path} is a directory; give a file path.`);
-    const bytes = st.size > READ_MAX_FILE_BYTES ? undefined : readFileSync(target.abs);
+    const bytes = withHandles(ctx.root, (h) => {
+      const st = h.lstat(target.realRel);
+      if (!st) throw new ToolError(`${args.path} does not exist. Use write_file to create a file.`);
+      if (st.isDirectory()) throw new ToolError(`${args.path} is a directory; give a file path.`);
+      return st.isFile() && st.size <= READ_MAX_FILE_BYTES ? h.readFile(target.realRel) : undefined;
+    });
     if (!bytes || looksBinary(bytes)) throw new ToolError(`${args.path} is binary or too large to patch.`);
     const before = bytes.toString('utf8');
     const r = fuzzyFindAndReplace(before, args.old_string, args.new_string, args.replace_all ?? false);

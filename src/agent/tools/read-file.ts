@@ -1,6 +1,6 @@
-import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { confine, refuseSecret } from './confine.js';
+import { withHandles } from './handles.js';
 import { defineTool, ToolError } from './types.js';
 
 /** Lines returned when the model gives no limit: a large source file in one call. */
@@ -34,10 +34,15 @@ export const readFile = defineTool({
     const target = confine(ctx.root, args.path);
     refuseSecret(ctx, target, args.path);
     if (!target.exists) throw new ToolError(`${args.path} does not exist. Use search_files to find the right path.`);
-    const st = statSync(target.abs);
-    if (st.isDirectory()) throw new ToolError(`${args.path} is a directory. Use search_files or terminal (ls) to list it.`);
-    if (st.size > READ_MAX_FILE_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes, over the ${READ_MAX_FILE_BYTES}-byte limit for read_file. Use search_files or terminal (head, sed -n) on it.`);
-    const bytes = readFileSync(target.abs);
+    // Read through directory handles: a directory swapped for a link meanwhile fails the read (issue 20).
+    const { st, bytes } = withHandles(ctx.root, (h) => {
+      const st = h.lstat(target.realRel);
+      if (!st) throw new ToolError(`${args.path} does not exist. Use search_files to find the right path.`);
+      if (st.isDirectory()) throw new ToolError(`${args.path} is a directory. Use search_files or terminal (ls) to list it.`);
+      if (!st.isFile()) throw new ToolError(`${args.path} is not a regular file.`);
+      if (st.size > READ_MAX_FILE_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes, over the ${READ_MAX_FILE_BYTES}-byte limit for read_file. Use search_files or terminal (head, sed -n) on it.`);
+      return { st, bytes: h.readFile(target.realRel) };
+    });
     if (looksBinary(bytes)) throw new ToolError(`${args.path} is a binary file (${st.size} bytes); read_file only reads text.`);
     const lines = bytes.toString('utf8').split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();

@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
-import { lstatSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { isSecretPath } from '../../guard/secrets.js';
 import { confine } from './confine.js';
+import { DirHandles } from './handles.js';
 import { looksBinary } from './read-file.js';
 import { defineTool, ToolError } from './types.js';
 
@@ -56,38 +55,43 @@ export const searchFiles = defineTool({
     const matches: Array<{ path: string; line: number; text: string }> = [];
     const pathMatches: string[] = [];
     let truncated = false;
-    for (const rel of files) {
-      if (ctx.signal.aborted) break;
-      if (re.test(rel) && pathMatches.length < SEARCH_MAX_FILES) pathMatches.push(rel);
-      if (matches.length >= SEARCH_MAX_MATCHES) {
-        truncated = true;
-        continue;
-      }
-      // hermesd guard (issue 9): the contents of secret files are not searched.
-      if (isSecretPath(rel, ctx.config, { root: ctx.root })) continue;
-      const abs = join(ctx.root, rel);
-      let text: string;
-      try {
-        const st = lstatSync(abs);
-        // Symlinks are not followed: their target may be outside the repository.
-        if (!st.isFile() || st.size > SEARCH_MAX_FILE_BYTES) continue;
-        const buf = readFileSync(abs);
-        if (looksBinary(buf)) continue;
-        text = buf.toString('utf8');
-      } catch {
-        continue;
-      }
-      if (!re.test(text)) continue;
-      const lines = text.split('\n');
-      for (let i = 0; i < lines.length; i++) {
-        if (!re.test(lines[i]!)) continue;
+    // Files are read through directory handles: a directory swapped for a link meanwhile is skipped, never followed (issue 20).
+    const handles = new DirHandles(ctx.root);
+    try {
+      for (const rel of files) {
+        if (ctx.signal.aborted) break;
+        if (re.test(rel) && pathMatches.length < SEARCH_MAX_FILES) pathMatches.push(rel);
         if (matches.length >= SEARCH_MAX_MATCHES) {
           truncated = true;
-          break;
+          continue;
         }
-        const line = lines[i]!;
-        matches.push({ path: rel, line: i + 1, text: line.length > SEARCH_LINE_CHARS ? line.slice(0, SEARCH_LINE_CHARS) + '…' : line });
+        // hermesd guard (issue 9): the contents of secret files are not searched.
+        if (isSecretPath(rel, ctx.config, { root: ctx.root })) continue;
+        let text: string;
+        try {
+          const st = handles.lstat(rel);
+          // Symlinks are not followed: their target may be outside the repository.
+          if (!st || !st.isFile() || st.size > SEARCH_MAX_FILE_BYTES) continue;
+          const buf = handles.readFile(rel);
+          if (looksBinary(buf)) continue;
+          text = buf.toString('utf8');
+        } catch {
+          continue;
+        }
+        if (!re.test(text)) continue;
+        const lines = text.split('\n');
+        for (let i = 0; i < lines.length; i++) {
+          if (!re.test(lines[i]!)) continue;
+          if (matches.length >= SEARCH_MAX_MATCHES) {
+            truncated = true;
+            break;
+          }
+          const line = lines[i]!;
+          matches.push({ path: rel, line: i + 1, text: line.length > SEARCH_LINE_CHARS ? line.slice(0, SEARCH_LINE_CHARS) + '…' : line });
+        }
       }
+    } finally {
+      handles.close();
     }
     return {
       pattern: args.pattern,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { prepareTerminalGuard, type GuardReport } from '../../guard/terminal.js';
+import { prepareTerminalGuard, rulesBroken, withRepoLock, type GuardReport } from '../../guard/terminal.js';
 import { defineTool } from './types.js';
 
 /** Default time a command may run (s): builds and test suites, not servers. */
@@ -22,11 +22,16 @@ export type ShellResult = { exitCode: number | null; signal: string | null; outp
  * Runs `sh -c command` in `cwd` as its own process group, so a timeout or a cancel kills the
  * whole tree (a test runner's workers too), never leaving orphans behind the daemon.
  */
-export function runShell(command: string, opts: { cwd: string; timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; maxChars?: number }): Promise<ShellResult> {
+export function runShell(
+  command: string,
+  opts: { cwd: string; timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; maxChars?: number; wrap?: (command: string) => { file: string; args: string[] } },
+): Promise<ShellResult> {
   const started = Date.now();
   const max = opts.maxChars ?? TERMINAL_OUTPUT_MAX_CHARS;
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', command], { cwd: opts.cwd, env: opts.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // `wrap`: the guard's sandbox (bwrap … sh -c command); without it a plain sh -c.
+    const { file, args } = opts.wrap ? opts.wrap(command) : { file: 'sh', args: ['-c', command] };
+    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     // Keep the head in full and only a rolling tail, so a runaway command cannot fill memory.
     let head = '';
     let tail = '';
@@ -117,25 +122,33 @@ export const terminal = defineTool({
     command: z.string().min(1).describe('the shell command line'),
     timeout: z.number().int().min(1).max(TERMINAL_MAX_TIMEOUT_S).optional().describe('seconds before the command is killed'),
   }),
-  async execute(args, ctx) {
-    // hermesd guard (issue 9): protected files restored, git policy enforced, secrets redacted.
-    const guard = prepareTerminalGuard(ctx.root, ctx.config);
-    let r: ShellResult;
-    let report: GuardReport;
-    try {
-      r = await runShell(args.command, { cwd: ctx.root, timeoutMs: (args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S) * 1000, signal: ctx.signal, env: guard.env });
-    } finally {
-      report = guard.finish();
-    }
+  execute(args, ctx) {
+    // hermesd guard (issues 9, 20): the command runs in the sandbox; protected files restored, git policy
+    // and rules enforced on what it did, secrets redacted. One guarded command per repository at a time.
+    return withRepoLock(ctx.root, async () => {
+      const guard = await prepareTerminalGuard(ctx.root, ctx.config, { port: ctx.services.guard, sessionId: ctx.sessionId });
+      let r: ShellResult;
+      let report: GuardReport;
+      try {
+        r = await runShell(args.command, { cwd: ctx.root, timeoutMs: (args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S) * 1000, signal: ctx.signal, env: guard.env, wrap: guard.command });
+      } finally {
+        report = await guard.finish();
+      }
+      return resultOf(args, r, report, guard.redact(r.output).text, guard.warning);
+    });
+  },
+});
+
+function resultOf(args: { timeout?: number }, r: ShellResult, report: GuardReport, output: string, warning: string | undefined) {
     return {
       exit_code: r.exitCode,
-      output: guard.redact(r.output).text,
-      ...(report.notice ? { guard: report.notice, rules_broken: [...report.protected.map((p) => p.rule), ...report.refusals.map((x) => x.policy), ...report.git.map((g) => g.policy)] } : {}),
+      output,
+      ...(warning ? { sandbox: warning } : {}),
+      ...(report.notice ? { guard: report.notice, rules_broken: rulesBroken(report) } : {}),
       ...(r.truncated ? { truncated: true } : {}),
       ...(r.timedOut ? { timed_out: true, error: `The command was killed after ${args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S} s (timeout).` } : {}),
       ...(r.cancelled ? { cancelled: true } : {}),
       ...(r.signal && !r.timedOut && !r.cancelled ? { signal: r.signal } : {}),
       duration_ms: r.durationMs,
     };
-  },
-});
+}

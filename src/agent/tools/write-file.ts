@@ -1,8 +1,7 @@
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomicSync } from '../../storage/atomic.js';
+import { guardOwnedPath } from '../../guard/sandbox-plan.js';
 import { confine, type Confined } from './confine.js';
+import { withHandles } from './handles.js';
 import { defineTool, ToolError, ToolRefused, type ToolContext } from './types.js';
 
 /** Biggest file write_file takes in one call (bytes): source files, not data dumps. */
@@ -13,6 +12,13 @@ const NEW_FILE_MODE = 0o644;
 /** Throws a ToolRefused quoting the rule when a repository rule protects the path (or its symlink target). */
 export function refuseProtected(ctx: ToolContext, target: Confined, verb: string): void {
   for (const rel of new Set([target.rel, target.realRel])) {
+    // hermesd guard (issue 20): what the guard reads is the user's to change, never a tool's.
+    if (guardOwnedPath(rel)) {
+      throw new ToolRefused(
+        `Refused to ${verb} ${rel}: hermesd's guard reads this file (repository config, git hooks, agents' hooks); only the user changes it, and a change that loosens the guard applies only after \`hermesd config approve\`.`,
+        { path: rel },
+      );
+    }
     const rule = ctx.services.protectedBy(rel);
     if (rule) {
       throw new ToolRefused(`Refused to ${verb} ${rel}: it is protected by repository rule "${rule.id}": ${rule.message}`, { rule: rule.id, path: rel });
@@ -20,17 +26,22 @@ export function refuseProtected(ctx: ToolContext, target: Confined, verb: string
   }
 }
 
-/** Writes `content` to a confined path atomically, keeping the mode of an existing file. */
+/**
+ * Writes `content` to a confined path atomically, keeping the mode of an existing file. The
+ * path is walked from the root through directory handles (handles.ts): a directory swapped
+ * for a symbolic link meanwhile fails the write instead of redirecting it (issue 20).
+ */
 export function writeConfined(target: Confined, content: string): void {
-  let mode = NEW_FILE_MODE;
-  if (target.exists) {
-    const st = statSync(target.abs);
-    if (st.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path.`);
-    mode = st.mode & 0o7777;
-  } else {
-    mkdirSync(dirname(target.abs), { recursive: true });
-  }
-  writeFileAtomicSync(target.abs, content, mode);
+  withHandles(target.root, (h) => {
+    let mode = NEW_FILE_MODE;
+    const st = h.lstat(target.realRel);
+    if (st) {
+      if (st.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path.`);
+      if (!st.isFile()) throw new ToolError(`${target.rel} is not a regular file.`);
+      mode = st.mode & 0o7777;
+    }
+    h.writeFileAtomic(target.realRel, content, mode);
+  });
 }
 
 export const writeFile = defineTool({

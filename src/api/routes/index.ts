@@ -9,6 +9,7 @@ import { rulesRoutes } from './rules.js';
 import { tasksRoutes } from './tasks.js';
 import { hooksRoutes } from './hooks.js';
 import { modelRoutes } from './model.js';
+import { guardRoutes } from './guard.js';
 
 export const routes: Route[] = [
   ...statusRoutes,
@@ -20,4 +21,5 @@ export const routes: Route[] = [
   ...tasksRoutes,
   ...hooksRoutes,
   ...modelRoutes,
+  ...guardRoutes,
 ];

@@ -11,7 +11,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon, readDaemonJson } from '../../daemon/lifecycle.js';
+import { ensureDaemon, probe, readDaemonJson } from '../../daemon/lifecycle.js';
 import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
 import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.js';
 import { attemptOf } from '../../hooks/attempt.js';
@@ -25,7 +25,9 @@ async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUn
   const { loadConfig } = await import('../../config/load.js');
   const { HOOK_TIMEOUT_MS } = await import('../../config/schema.js');
   try {
-    const c = loadConfig({ root: paths.root, home: hermesHome() });
+    const { applyApproval } = await import('../../guard/approval.js');
+    // A loosening of hooks.onUnavailable waits for `hermesd config approve` here too.
+    const c = applyApproval(hermesHome(), paths.root, loadConfig({ root: paths.root, home: hermesHome() }), { record: false }).config;
     return { timeoutMs: c.hooks.timeoutMs, onUnavailable: c.hooks.onUnavailable };
   } catch (err) {
     return { timeoutMs: HOOK_TIMEOUT_MS, onUnavailable: 'allow', configError: err instanceof Error ? err.message : String(err) };
@@ -74,12 +76,15 @@ async function runGitHook(name: string, args: string[], opts: { unreachable?: st
   const attempt = attemptOf(process.pid);
   const settings = await hookSettings(paths);
   const blocking = name === 'pre-commit' || name === 'commit-msg';
+  // hermesd guard (issue 20): inside an agent task's sandbox, a daemon that cannot be reached stops the commit.
+  const { insideSandbox } = await import('../../guard/sandbox.js');
+  const sandboxed = insideSandbox(paths.gitDir);
   const unavailable = (why: string): number => {
-    const block = blocking && settings.onUnavailable === 'block';
-    process.stderr.write(
-      `hermesd: ${why}\nhermesd: the ${name} hook did not run; hooks.onUnavailable is "${settings.onUnavailable}", so ${blocking ? (block ? 'this commit is stopped' : 'this commit goes ahead unchecked') : 'git goes on'}. ` +
-        `Check the daemon with: hermesd status (restart: hermesd restart).\n`,
-    );
+    const block = blocking && (settings.onUnavailable === 'block' || sandboxed);
+    const verdict = sandboxed
+      ? `this commit is part of an agent task (it runs in hermesd's sandbox), and such a commit is stopped when the daemon cannot judge it`
+      : `hooks.onUnavailable is "${settings.onUnavailable}", so ${blocking ? (block ? 'this commit is stopped' : 'this commit goes ahead unchecked') : 'git goes on'}`;
+    process.stderr.write(`hermesd: ${why}\nhermesd: the ${name} hook did not run; ${verdict}. Check the daemon with: hermesd status (restart: hermesd restart).\n`);
     return block ? 1 : 0;
   };
   // The sh hook's connection broke mid-hook: the daemon that was working on this commit is gone.
@@ -100,14 +105,24 @@ async function runGitHook(name: string, args: string[], opts: { unreachable?: st
     ...(opts.phase ? { phase: opts.phase } : {}),
   };
   let daemonPid: number | undefined;
+  let socket: string;
   try {
-    const { status } = await withDeadline(ensureDaemon(paths), Math.max(settings.timeoutMs, 2_000), `the daemon did not start within ${Math.max(settings.timeoutMs, 2_000)} ms.`);
-    daemonPid = status.pid;
+    if (sandboxed) {
+      // The sandbox cannot start a daemon (its runtime dir is read-only) and must not try: it asks the one it belongs to.
+      // Inside, the agent socket sits at the path this environment computes (paths.socket).
+      if (!(await probe(paths, settings.timeoutMs))) return unavailable('the daemon does not answer the sandbox.');
+      daemonPid = readDaemonJson(paths)?.pid;
+      socket = paths.socket;
+    } else {
+      const { status } = await withDeadline(ensureDaemon(paths), Math.max(settings.timeoutMs, 2_000), `the daemon did not start within ${Math.max(settings.timeoutMs, 2_000)} ms.`);
+      daemonPid = status.pid;
+      socket = String(status.socket);
+    }
     const showProgress = (ev: Record<string, unknown>): void => {
       if (ev.type === 'progress') process.stderr.write(String(ev.message) + '\n');
     };
     // The daemon heartbeats while a hook works, so silence for hooks.timeoutMs means it hung.
-    const result = await new DaemonClient(String(status.socket)).stream('POST', `/v1/hooks/${encodeURIComponent(name)}`, body, showProgress, { silenceMs: settings.timeoutMs });
+    const result = await new DaemonClient(socket).stream('POST', `/v1/hooks/${encodeURIComponent(name)}`, body, showProgress, { silenceMs: settings.timeoutMs });
     if (result.message) process.stderr.write(String(result.message) + '\n');
     return Number(result.exitCode ?? 1);
   } catch (err) {

@@ -1,0 +1,240 @@
+/**
+ * What the sandbox of one repository looks like: which paths stay read-only inside the
+ * writable work tree (everything the guard reads or enforces with), which secrets are
+ * masked, where the git shim and the agent socket are bound, and the environment a command
+ * starts with. Plain data in, a SandboxPlan out; sandbox.ts turns it into bwrap arguments.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import picomatch from 'picomatch';
+import type { GuardConfig } from './config.js';
+import { existingReal, realOf, within, type SandboxPlan } from './sandbox.js';
+
+/** Files of the hook managers hermesd works with: they decide what runs at commit time. */
+export const HOOK_MANAGER_FILES = [
+  '.husky',
+  '.pre-commit-config.yaml',
+  '.pre-commit-hooks.yaml',
+  'lefthook.yml',
+  'lefthook.yaml',
+  '.lefthook.yml',
+  '.lefthook.yaml',
+  'lefthook-local.yml',
+  'lefthook-local.yaml',
+  '.lefthook',
+  '.lintstagedrc',
+  '.lintstagedrc.json',
+  '.lintstagedrc.yaml',
+  '.lintstagedrc.yml',
+  '.lintstagedrc.js',
+  '.lintstagedrc.cjs',
+  '.lintstagedrc.mjs',
+  'lint-staged.config.js',
+  'lint-staged.config.cjs',
+  'lint-staged.config.mjs',
+];
+
+/**
+ * Other agents' and editors' configuration in the work tree: hooks and MCP servers that run
+ * code on the user's behalf (`hermesd init --agents` writes some of them). The same list
+ * sandbox-runtime keeps read-only.
+ */
+export const AGENT_CONFIG_PATHS = ['.claude', '.codex', '.cursor', '.gemini', '.mcp.json', '.vscode', '.idea'];
+
+/**
+ * Whether a repository-relative path is one the guard reads or enforces with (the config,
+ * hook managers' files, other agents' hooks): no tool writes it (issue 20).
+ */
+export function guardOwnedPath(rel: string): boolean {
+  const p = rel.replace(/^\.\//, '');
+  return ['.hermes', ...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS].some((g) => p === g || p.startsWith(g + '/'));
+}
+
+/** Credentials in the user's home: masked inside the sandbox (directories empty, files unreadable). */
+export const HOME_SECRET_DIRS = ['.ssh', '.aws', '.gnupg', '.kube', '.config/gcloud', '.config/gh', '.azure', '.docker'];
+export const HOME_SECRET_FILES = ['.git-credentials', '.netrc', '.npmrc', '.pypirc', '.config/hub', '.vault-token'];
+
+/**
+ * Sockets of services that act with more rights than the command (a container engine is
+ * root by another name). Path sockets stay reachable on a read-only mount, so each is
+ * covered; the user's runtime directory ($XDG_RUNTIME_DIR: session bus, agents) is hidden.
+ */
+export const PRIVILEGED_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock', '/run/crio/crio.sock'];
+
+/** Variables a command gets from the daemon's environment, by name; everything else (API keys above all) stays out. */
+const ENV_ALLOW = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TZ',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'CI',
+  'XDG_RUNTIME_DIR',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+  'GIT_COMMITTER_DATE',
+  'GIT_CONFIG_NOSYSTEM',
+  'GIT_CONFIG_GLOBAL',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+]);
+
+/**
+ * The environment of a sandboxed (or unsandboxed) command: the allowed names from `base`,
+ * the configured extra names, TMPDIR, and what git hooks need to find the daemon.
+ */
+export function sandboxEnv(base: NodeJS.ProcessEnv, opts: { extra?: string[]; home: string; socketDir?: string }): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  const extra = new Set(opts.extra ?? []);
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined) continue;
+    if (ENV_ALLOW.has(k) || k.startsWith('LC_') || extra.has(k)) env[k] = v;
+  }
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  env.TMPDIR = '/tmp';
+  env.HERMES_HOME = opts.home;
+  // Hooks compute the socket path from this; inside the sandbox the agent socket sits there.
+  if (opts.socketDir) env.HERMESD_SOCKET_DIR = opts.socketDir;
+  return env;
+}
+
+/** Resolves `~/…` and relative entries of `guard.sandbox.writable`. */
+export function expandHome(p: string, userHome: string): string {
+  if (p === '~') return userHome;
+  if (p.startsWith('~/')) return join(userHome, p.slice(2));
+  return isAbsolute(p) ? p : resolve(userHome, p);
+}
+
+export type PlanInput = {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+  /** $HERMES_HOME. */
+  home: string;
+  /** The user's HOME. */
+  userHome?: string;
+  config: GuardConfig;
+  /** Existing protected files (repository-relative) and whether their rule has a generator. */
+  protectedFiles: Array<{ rel: string; generator: boolean }>;
+  /** Secret files found in the work tree (absolute). */
+  secretFiles: string[];
+  /** The effective core.hooksPath (as configured), if any. */
+  hooksPath?: string;
+  tmp: string;
+  empty: string;
+  /** Read-only file binds (the git shim over git binaries, the real git at its hidden path). */
+  files: Array<[string, string]>;
+  /** Writable file binds into read-only directories (the hooks' answer files). */
+  scratch?: Array<[string, string]>;
+  socketDir?: string;
+  socket?: [string, string];
+  /** Paths commands must be able to read even under /tmp (the hermesd package, node). */
+  alsoVisible: string[];
+  /** Config files git reads for this repository beyond .git/config (its includes): read-only too. */
+  gitConfigFiles?: string[];
+  /** The user's runtime directory ($XDG_RUNTIME_DIR), hidden inside. */
+  runtimeDir?: string;
+};
+
+/** Whether glob `g` covers everything below its static prefix (`dir/**`) or names one path exactly. */
+function coversWholeBase(g: string): boolean {
+  const scan = picomatch.scan(g);
+  return !scan.isGlob || scan.glob === '**' || scan.glob === '**/*';
+}
+
+export function sandboxPlan(input: PlanInput): SandboxPlan {
+  const { root, gitDir, commonDir, home } = input;
+  const userHome = input.userHome || homedir();
+  const sandbox = input.config.guard?.sandbox ?? {};
+
+  const writable = existingReal([root, ...(within(root, commonDir) ? [] : [commonDir]), ...(within(root, gitDir) ? [] : [gitDir]), ...(sandbox.writable ?? []).map((p) => expandHome(p, userHome))]);
+  const inWritable = (p: string) => writable.some((w) => within(w, p));
+
+  const readOnly = new Set<string>();
+  const ro = (p: string) => {
+    const real = realOf(p);
+    if (real && inWritable(real)) readOnly.add(real);
+  };
+  ro(join(root, '.hermes'));
+  for (const f of [...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS]) ro(join(root, f));
+  for (const f of ['config', 'hooks']) ro(join(commonDir, f));
+  for (const f of ['config.worktree', 'hermesd']) ro(join(gitDir, f));
+  if (input.hooksPath) ro(resolve(root, input.hooksPath));
+  // A file .git/config includes could set core.hooksPath or core.fsmonitor (a program git runs) if writable.
+  for (const f of input.gitConfigFiles ?? []) ro(f);
+  // Protected paths whose rule has no generator can be read-only outright; a generator's
+  // files must stay writable so the agent can regenerate them (judged after the command).
+  const byBase = new Set<string>();
+  for (const rule of input.config.rules ?? []) {
+    if (!rule.protect || rule.generator || (rule.exclude && rule.exclude.length > 0)) continue;
+    for (const g of rule.protect) {
+      const base = picomatch.scan(g).base;
+      if (base && coversWholeBase(g)) {
+        ro(join(root, base));
+        byBase.add(base);
+      }
+    }
+  }
+  for (const f of input.protectedFiles) if (!f.generator && ![...byBase].some((b) => f.rel === b || f.rel.startsWith(b + '/'))) ro(join(root, f.rel));
+  for (const p of [home, userHome]) if (inWritable(p)) ro(p);
+
+  const maskFiles = new Set<string>();
+  const maskDirs = new Set<string>();
+  for (const f of input.secretFiles) {
+    const real = realOf(f);
+    if (real) maskFiles.add(real);
+  }
+  for (const d of HOME_SECRET_DIRS) {
+    const real = realOf(join(userHome, d));
+    if (real) maskDirs.add(real);
+  }
+  // The user config holds the model's API key when one is set there: commands do not need it.
+  const userConfig = join(home, 'config.yaml');
+  const keyInConfig = (() => {
+    try {
+      return /^\s*apiKey\s*:/m.test(readFileSync(userConfig, 'utf8'));
+    } catch {
+      return false;
+    }
+  })();
+  for (const f of [...HOME_SECRET_FILES.map((x) => join(userHome, x)), join(home, '.env'), join(home, 'auth.json'), ...(keyInConfig ? [userConfig] : []), ...PRIVILEGED_SOCKETS]) {
+    const real = realOf(f);
+    if (real) maskFiles.add(real);
+  }
+
+  // The private /tmp hides whatever lived under the real one (tests keep HOME and HERMES_HOME there).
+  const tmpRoot = realOf('/tmp') ?? '/tmp';
+  const visible = existingReal([home, userHome, ...input.alsoVisible]).filter((p) => within(tmpRoot, p) && !inWritable(p));
+
+  // A mask under the private /tmp is only needed where the real path is visible again.
+  const seen = (p: string) => !within(tmpRoot, p) || inWritable(p) || visible.some((v) => within(v, p));
+  return {
+    cwd: root,
+    writable,
+    readOnly: [...readOnly],
+    maskFiles: [...maskFiles].filter(seen),
+    maskDirs: [...maskDirs].filter(seen),
+    visible,
+    tmp: input.tmp,
+    empty: input.empty,
+    files: input.files,
+    scratch: input.scratch ?? [],
+    hide: [...(input.runtimeDir && realOf(input.runtimeDir) ? [realOf(input.runtimeDir)!] : []), ...(input.socketDir ? [input.socketDir] : [])],
+    socket: input.socket,
+    network: sandbox.network === true,
+  };
+}

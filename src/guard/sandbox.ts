@@ -1,0 +1,239 @@
+/**
+ * The sandbox a `terminal` command runs in. On Linux, bubblewrap: the whole file system
+ * read-only, the work tree (and the git directories) writable except what the guard reads
+ * or protects, secret files masked, a private /tmp, the git policy shim bound over every
+ * git binary, the daemon reachable only through its agent socket (git hooks and the push
+ * broker), new user, pid and (unless allowed) network namespaces, no capabilities, and
+ * nothing that outlives the command. On macOS, a sandbox-exec (Seatbelt) profile with the
+ * same file rules (no pid namespace there). Learned from Codex's linux-sandbox, Anthropic's
+ * sandbox-runtime and Claude Code's sandboxing docs; none of them is a dependency.
+ *
+ *   const plan: SandboxPlan = { cwd, writable: [root], readOnly: [...], ... };
+ *   const { file, args } = sandboxCommand(sandboxAvailability(), plan, 'npm test');
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+
+export type SandboxAvailability =
+  | { kind: 'bwrap'; path: string; disableUserns: boolean }
+  | { kind: 'sandbox-exec'; path: string }
+  | { kind: 'none'; reason: string; install: string };
+
+/** What a command may see and touch. Every path is absolute and real (symlinks resolved). */
+export type SandboxPlan = {
+  cwd: string;
+  /** Writable trees: the work tree, git directories outside it, `guard.sandbox.writable`. */
+  writable: string[];
+  /** Paths inside writable trees that stay read-only (what the guard reads, protected paths, hooks). */
+  readOnly: string[];
+  /** Secret files: unreadable inside. */
+  maskFiles: string[];
+  /** Secret directories (~/.ssh): empty inside. */
+  maskDirs: string[];
+  /** Read-only paths the private /tmp would hide (a HOME or HERMES_HOME under /tmp). */
+  visible: string[];
+  /** Host directory bound at /tmp: the command's scratch space, kept between its commands. */
+  tmp: string;
+  /** An empty host directory (masks directories). */
+  empty: string;
+  /** Read-only file binds, [source, target]: the git shim over git binaries, the real git at its hidden path. */
+  files: Array<[string, string]>;
+  /** Writable file binds, [source, target]: scratch files a hook writes inside a read-only directory. */
+  scratch?: Array<[string, string]>;
+  /** Directories replaced by an empty one (the daemon's socket directory). */
+  hide: string[];
+  /** The agent socket, [host path, path inside]: git hooks and the push broker reach the daemon here. */
+  socket?: [string, string];
+  network: boolean;
+};
+
+/** Debian/Ubuntu, Fedora, Arch: how to get bubblewrap. */
+export const BWRAP_INSTALL = 'install bubblewrap: sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap; Arch: sudo pacman -S bubblewrap)';
+
+const cache = new Map<string, SandboxAvailability>();
+
+/**
+ * Which sandbox this machine offers (probed once: bubblewrap must be able to create its
+ * namespaces). HERMESD_BWRAP names the bwrap binary to use, or `none` for no sandbox.
+ */
+export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
+  const key = env.HERMESD_BWRAP ?? '';
+  let found = cache.get(key);
+  if (!found) cache.set(key, (found = probeSandbox(env)));
+  return found;
+}
+
+function probeSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
+  if (env.HERMESD_BWRAP === 'none') return { kind: 'none', reason: 'HERMESD_BWRAP=none turns the sandbox off', install: 'unset HERMESD_BWRAP in the environment the daemon starts from' };
+  if (process.platform === 'darwin') {
+    return existsSync('/usr/bin/sandbox-exec') ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' } : { kind: 'none', reason: 'sandbox-exec is missing', install: 'sandbox-exec ships with macOS' };
+  }
+  if (process.platform !== 'linux') return { kind: 'none', reason: `no sandbox on ${process.platform}`, install: 'run hermesd on Linux (bubblewrap) or macOS (sandbox-exec)' };
+  const bwrap = env.HERMESD_BWRAP ? realOf(env.HERMESD_BWRAP) : findOnPath('bwrap', env);
+  if (!bwrap) return { kind: 'none', reason: 'bubblewrap (bwrap) is not installed', install: BWRAP_INSTALL };
+  const probe = (extra: string[]) => spawnSync(bwrap, ['--unshare-user', ...extra, '--ro-bind', '/', '/', '--unshare-pid', '--die-with-parent', '/bin/true'], { stdio: 'pipe', timeout: 10_000 });
+  const full = probe(['--disable-userns']);
+  if (full.status === 0) return { kind: 'bwrap', path: bwrap, disableUserns: true };
+  // bubblewrap before 0.8 has no --disable-userns: the rest of the sandbox still holds.
+  if (probe([]).status === 0) return { kind: 'bwrap', path: bwrap, disableUserns: false };
+  const why = String(full.stderr ?? '').trim().split('\n')[0] || `exit ${full.status}`;
+  return { kind: 'none', reason: `bubblewrap cannot create its namespaces here (${why})`, install: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)' };
+}
+
+function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return realpathSync(candidate);
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** True when `child` is `parent` or below it. */
+export function within(parent: string, child: string): boolean {
+  const r = relative(parent, child);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+}
+
+/** The real path of an existing path, or undefined. */
+export function realOf(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+type Mount = { op: '--bind' | '--ro-bind' | '--tmpfs'; src?: string; dest: string; order: number };
+
+/**
+ * bubblewrap's argument list for `sh -c command`. Mounts are applied parents before
+ * children (a read-only path inside a writable tree comes after the tree), and a
+ * read-only path that is itself a symbolic link is bound at its real path.
+ */
+export function bwrapArgs(avail: Extract<SandboxAvailability, { kind: 'bwrap' }>, plan: SandboxPlan, command: string): string[] {
+  const mounts: Mount[] = [];
+  const add = (op: Mount['op'], dest: string, src: string | undefined, order: number) => mounts.push({ op, src, dest, order });
+  add('--bind', '/tmp', plan.tmp, 0);
+  for (const p of plan.visible) add('--ro-bind', p, p, 1);
+  for (const p of plan.writable) add('--bind', p, p, 2);
+  for (const p of plan.hide) add('--tmpfs', p, undefined, 3);
+  for (const p of plan.readOnly) add('--ro-bind', p, p, 4);
+  for (const p of plan.maskDirs) add('--ro-bind', p, plan.empty, 5);
+  for (const p of plan.maskFiles) add('--ro-bind', p, '/dev/null', 5);
+  for (const [src, dest] of plan.files) add('--ro-bind', dest, src, 6);
+  for (const [src, dest] of plan.scratch ?? []) add('--bind', dest, src, 6);
+  if (plan.socket) add('--ro-bind', plan.socket[1], plan.socket[0], 7);
+  // Shallower first, and at one depth in plan order: a later mount lands on an earlier one.
+  const depth = (p: string) => (p === '/' ? 0 : p.split(sep).length);
+  mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.order - b.order);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const m of mounts) {
+    if (m.op === '--tmpfs') args.push('--tmpfs', m.dest);
+    else args.push(m.op, m.src!, m.dest);
+  }
+  args.push('--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (avail.disableUserns) args.push('--disable-userns');
+  if (!plan.network) args.push('--unshare-net');
+  args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--chdir', plan.cwd, '--', '/bin/sh', '-c', command);
+  return args;
+}
+
+const sbString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/**
+ * The Seatbelt profile of a plan (macOS sandbox-exec). Writes are allowed only below the
+ * writable trees and the temporary directories, and never to the read-only paths; masked
+ * files cannot be read; the network is denied unless allowed, except the agent socket.
+ * There is no pid namespace on macOS: a background process can outlive its command, and
+ * the after-the-fact checks are what catch its writes. Not tested on Linux CI.
+ */
+export function seatbeltProfile(plan: SandboxPlan): string {
+  const sub = (p: string) => `(subpath ${sbString(p)})`;
+  const lit = (p: string) => `(literal ${sbString(p)})`;
+  const pathFilter = (p: string) => (isDirectory(p) ? sub(p) : lit(p));
+  const writable = [...plan.writable, plan.tmp, '/private/tmp', '/private/var/folders', '/dev'].map(sub);
+  const lines = [
+    '(version 1)',
+    '(allow default)',
+    `(deny file-write* (require-not (require-any ${writable.join(' ')})))`,
+  ];
+  if (plan.readOnly.length > 0) lines.push(`(deny file-write* ${plan.readOnly.map(pathFilter).join(' ')})`);
+  const masked = [...plan.maskFiles.map(lit), ...plan.maskDirs.map(sub)];
+  if (masked.length > 0) lines.push(`(deny file-read* ${masked.join(' ')})`);
+  if (!plan.network) lines.push('(deny network-outbound (remote ip))', '(deny network-inbound (local ip))');
+  if (plan.socket) lines.push(`(allow network-outbound (remote unix-socket (path-literal ${sbString(plan.socket[0])})))`);
+  return lines.join('\n') + '\n';
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The program and arguments that run `command` in the sandbox. */
+export function sandboxCommand(avail: SandboxAvailability, plan: SandboxPlan, command: string): { file: string; args: string[] } {
+  if (avail.kind === 'bwrap') return { file: avail.path, args: bwrapArgs(avail, plan, command) };
+  if (avail.kind === 'sandbox-exec') return { file: avail.path, args: ['-p', seatbeltProfile(plan), '/bin/sh', '-c', command] };
+  throw new Error(`no sandbox: ${avail.reason}`);
+}
+
+/** The real paths of those of `paths` that exist, without duplicates. */
+export function existingReal(paths: Iterable<string>): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    const r = realOf(p);
+    if (r) out.add(r);
+  }
+  return [...out];
+}
+
+/**
+ * The daemon's pid namespace, recorded in its runtime dir (read-only inside the sandbox), so
+ * a git hook can tell it runs inside a sandboxed command — a task's commit — whatever that
+ * command did to its environment: the sandbox has a pid namespace of its own.
+ */
+function namespaceFile(gitDir: string): string {
+  return join(gitDir, 'hermesd', 'sandbox', 'daemon-pidns');
+}
+
+function ownPidNamespace(): string | undefined {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return undefined;
+  }
+}
+
+export function recordDaemonNamespace(gitDir: string): void {
+  const ns = ownPidNamespace();
+  if (!ns) return;
+  const file = namespaceFile(gitDir);
+  try {
+    if (readFileSync(file, 'utf8') === ns) return;
+  } catch {
+    // not recorded yet
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, ns);
+}
+
+/** True inside a sandboxed command of this repository's daemon (Linux: another pid namespace; macOS: the marker variable). */
+export function insideSandbox(gitDir: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const ns = ownPidNamespace();
+  if (!ns) return env.HERMESD_SANDBOX === '1';
+  try {
+    return readFileSync(namespaceFile(gitDir), 'utf8') !== ns;
+  } catch {
+    return false;
+  }
+}
