@@ -137,7 +137,7 @@ export async function redTeam(opts: RedTeamOptions): Promise<RedTeam> {
   const init = await t.cli(['init'], { cwd: repo, env });
   if (init.code !== 0) throw new Error(`hermesd init failed: ${init.stderr}`);
   g('add', '-A');
-  g('commit', '-q', '--no-verify', '-m', 'hermesd init');
+  g('commit', '-q', '--no-verify', '--allow-empty', '-m', 'hermesd init');
   g('push', '-q', 'origin', 'main');
   opts.afterInit?.({ repo, g });
 
