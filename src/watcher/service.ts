@@ -1,7 +1,8 @@
 /**
  * Daemon glue of the watcher: one RepoWatcher per daemon, started after the API listens,
  * turning file changes into `ctx.events` ('authority-changed', 'config-changed',
- * 'skills-changed', 'workspace-changed') that the other services reload on.
+ * 'skills-changed', 'memory-changed', 'workspace-changed') that the other services reload on
+ * and the event stream (GET /v1/events) hands to clients.
  */
 import type { DaemonContext } from '../daemon/context.js';
 import { inotifyWatchCount } from './inotify.js';
@@ -11,6 +12,7 @@ const EVENT_OF: Record<ChangeKind, string> = {
   authority: 'authority-changed',
   config: 'config-changed',
   skills: 'skills-changed',
+  memory: 'memory-changed',
   workspace: 'workspace-changed',
 };
 
