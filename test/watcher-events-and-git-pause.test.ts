@@ -83,6 +83,13 @@ describe('repository watcher', () => {
     seen = [];
     writeFileSync(join(home, 'memories', 'USER.md'), 'Prefers short answers');
     await waitForKind('memory');
+    // The store's first write creates the folder and the file at once, before the folder has a watch.
+    rmSync(join(home, 'memories'), { recursive: true, force: true });
+    await sleep(100);
+    seen = [];
+    mkdirSync(join(home, 'memories'));
+    writeFileSync(join(home, 'memories', 'MEMORY.md'), 'First fact');
+    await waitForKind('memory');
   });
 
   it('watches at most one inotify watch per directory, none under ignored trees', async () => {

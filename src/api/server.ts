@@ -127,6 +127,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
     const abort = new AbortController();
     live.add(abort);
     daemon.busy++;
+    let counted = true;
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new Error('client disconnected'));
       live.delete(abort);
@@ -153,6 +154,10 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
         }
       }
       const { route, params } = found;
+      if (route.stream && route.background) {
+        daemon.busy--;
+        counted = false;
+      }
       if (route.body) body = parseWith(route.body, body ?? {});
       const ctx: RequestContext = { daemon, params, query: url.searchParams, body, signal: abort.signal, req, res };
       if (route.stream) {
@@ -182,7 +187,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       if (err instanceof PayloadTooLarge && !res.headersSent) res.setHeader('connection', 'close');
       sendJson(res, s, { error: wire });
     } finally {
-      daemon.busy--;
+      if (counted) daemon.busy--;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (ms > 1000 || status >= 500) daemon.log.info('request', { method: req.method, url: req.url, status, ms: Math.round(ms) });
     }

@@ -204,7 +204,8 @@ export class RepoWatcher {
     if (path === join(home, 'config.yaml') || path === join(this.hermesDir, 'config.yaml')) return 'config';
     if (path === join(home, 'SOUL.md')) return 'authority';
     // Any daemon (another repository's, the CLI's) may write the shared stores: the file is the truth.
-    if (dirname(path) === this.memories && MEMORY_FILES.has(basename(path))) return 'memory';
+    // The folder appears with the first write, before its own watch can report that write.
+    if (path === this.memories || (dirname(path) === this.memories && MEMORY_FILES.has(basename(path)))) return 'memory';
     if (under(path, root)) {
       const name = basename(path);
       if (AUTHORITY_FILE_NAMES.has(name) || name.endsWith('.mdc') || name === '.cursor' || name === 'rules') return 'authority';

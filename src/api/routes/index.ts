@@ -8,6 +8,8 @@ import { skillsRoutes } from './skills.js';
 import { rulesRoutes } from './rules.js';
 import { tasksRoutes } from './tasks.js';
 import { hooksRoutes } from './hooks.js';
+import { eventsRoutes } from './events.js';
+import { toolsRoutes } from './tools.js';
 
 export const routes: Route[] = [
   ...statusRoutes,
@@ -18,4 +20,6 @@ export const routes: Route[] = [
   ...rulesRoutes,
   ...tasksRoutes,
   ...hooksRoutes,
+  ...eventsRoutes,
+  ...toolsRoutes,
 ];
