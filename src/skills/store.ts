@@ -67,7 +67,8 @@ export type SkillView = {
   /** Supporting files by folder, as paths relative to the skill (pass one as file_path). */
   files: Record<(typeof SUPPORTING_DIRS)[number], string[]>;
 };
-export type SkillFileView = { success: true; name: string; filePath: string; content?: string; binary?: boolean; bytes: number };
+/** A skill file: `content` for text; for a binary file `binary` and, when asked for, its bytes as `base64`. */
+export type SkillFileView = { success: true; name: string; filePath: string; content?: string; binary?: boolean; base64?: string; bytes: number };
 
 export type SkillStoreOptions = {
   /** $HERMES_HOME */
@@ -210,10 +211,10 @@ export class SkillStore {
    * One file of a skill as it is on disk, SKILL.md included: skill_view hands the model a
    * parsed SKILL.md, a client that addresses files one by one (MCP resources) wants the bytes.
    */
-  readFile(name: string, filePath: string): SkillFileView | ManageFailure {
+  readFile(name: string, filePath: string, opts: { base64?: boolean } = {}): SkillFileView | ManageFailure {
     try {
       const found = this.loadable(name);
-      return readSkillFile(found.dir, name, filePath === SKILL_FILE ? SKILL_FILE : checkSupportingPath(filePath));
+      return readSkillFile(found.dir, name, filePath === SKILL_FILE ? SKILL_FILE : checkSupportingPath(filePath), opts.base64);
     } catch (err) {
       return failureOf(err);
     }
@@ -527,7 +528,7 @@ function supportingFiles(dir: string): string[] {
 }
 
 /** Reads `rel` (already checked) of a skill folder, refusing a link that leads out of it. */
-function readSkillFile(dir: string, name: string, rel: string): SkillFileView {
+function readSkillFile(dir: string, name: string, rel: string, base64 = false): SkillFileView {
   let real: string;
   try {
     real = realpathSync(join(dir, rel));
@@ -537,7 +538,7 @@ function readSkillFile(dir: string, name: string, rel: string): SkillFileView {
   if (!real.startsWith(realpathSync(dir) + sep)) throw new Failure('refused', `${rel} points outside the skill folder.`);
   if (!statSync(real).isFile()) throw new Failure('not-found', `${rel} in skill "${name}" is a folder, not a file; skill_view lists the files.`);
   const data = readFileSync(real);
-  if (isBinary(data)) return { success: true, name, filePath: rel, binary: true, bytes: data.length };
+  if (isBinary(data)) return { success: true, name, filePath: rel, binary: true, bytes: data.length, ...(base64 ? { base64: data.toString('base64') } : {}) };
   return { success: true, name, filePath: rel, content: data.toString('utf8'), bytes: data.length };
 }
 

@@ -72,7 +72,8 @@ export const skillsRoutes: Route[] = [
     handler: ({ daemon, params, query }) => {
       const path = query.get('path');
       if (!path) throw new UsageError('Give the file as path, e.g. /v1/skills/<name>/file?path=SKILL.md or ?path=references/api.md');
-      return orThrow(skillsOf(daemon).readFile(params.name!, path));
+      // ?encoding=base64 also sends a binary file's bytes (an asset); text always comes as content.
+      return orThrow(skillsOf(daemon).readFile(params.name!, path, { base64: query.get('encoding') === 'base64' }));
     },
   },
   {
