@@ -13,6 +13,7 @@ const modules: Record<string, () => Promise<{ bench: Bench }>> = {
   rules: () => import('./rules.js'),
   sessions: () => import('./sessions.js'),
   detectors: () => import('./detectors.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 const wanted = process.argv.slice(2);
