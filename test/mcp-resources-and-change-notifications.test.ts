@@ -13,6 +13,7 @@ import { git, makeEnv, waitFor, writeFiles, type TestEnv } from './helpers/env.j
 import { connectMcp, json, type McpSession } from './helpers/mcp.js';
 import { skillMd } from './helpers/skills.js';
 
+const FAKE_GH = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 function textOf(r: { contents: Array<{ text?: unknown; blob?: unknown }> }): string {
@@ -35,6 +36,7 @@ describe('hermesd mcp resources and notifications', () => {
       'packages/web/AGENTS.md': '# Web\nComponents live in src/components.\n',
       '.hermes/skills/release/SKILL.md': skillMd('release', 'Cut a release of this repository.'),
       '.hermes/skills/release/references/checklist.md': '1. bump\n2. tag\n',
+      '.hermes/skills/release/references/ci.md': `CI reads the token from GITHUB_TOKEN=${FAKE_GH}\n`,
     });
     writeFiles(repo, { '.hermes/skills/release/assets/logo.png': PNG });
     git(repo, 'add', '-A');
@@ -63,6 +65,7 @@ describe('hermesd mcp resources and notifications', () => {
         'hermesd://skills/release/SKILL.md',
         'hermesd://skills/release/assets/logo.png',
         'hermesd://skills/release/references/checklist.md',
+        'hermesd://skills/release/references/ci.md',
       ].sort(),
     );
     const { resourceTemplates } = await a.client.listResourceTemplates();
@@ -85,6 +88,11 @@ describe('hermesd mcp resources and notifications', () => {
     expect(textOf(await a.client.readResource({ uri: 'hermesd://skills/deploy/SKILL.md' }))).toBe(readFileSync(join(t.home, 'skills', 'deploy', 'SKILL.md'), 'utf8'));
     expect(textOf(await a.client.readResource({ uri: 'hermesd://skills/deploy/references/hosts.md' }))).toBe('# Hosts\nstaging.example\n');
     expect(textOf(await a.client.readResource({ uri: 'hermesd://skills/release/references/checklist.md' }))).toBe('1. bump\n2. tag\n');
+    // Secret-shaped values are redacted, as in skill_view's result.
+    const ci = textOf(await a.client.readResource({ uri: 'hermesd://skills/release/references/ci.md' }));
+    expect(ci).toBe('CI reads the token from GITHUB_TOKEN=[REDACTED:github-token]\n');
+    const viewed = json(await a.client.callTool({ name: 'skill_view', arguments: { name: 'release', file_path: 'references/ci.md' } }));
+    expect(viewed.content).toBe(ci);
     const logo = await a.client.readResource({ uri: 'hermesd://skills/release/assets/logo.png' });
     expect(logo.contents[0]).toMatchObject({ mimeType: 'application/octet-stream', blob: PNG.toString('base64') });
 

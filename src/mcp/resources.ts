@@ -141,7 +141,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
   {
     name: 'skill-file',
     title: 'A skill file',
-    description: "A skill's SKILL.md or one of its supporting files (references/, templates/, scripts/, assets/), as stored.",
+    description: "A skill's SKILL.md or one of its supporting files (references/, templates/, scripts/, assets/), as stored (secret-shaped values redacted, as skill_view does).",
     family: 'skills',
     template: 'hermesd://skills/{name}/{+path}',
     async list(ctx) {
@@ -158,7 +158,9 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
       const path = decodePath(vars.path ?? '');
       const f = await ctx.link.call<SkillFileView>('GET', `/v1/skills/${encodeURIComponent(name)}/file?path=${encodeURIComponent(path)}&encoding=base64`);
       if (f.binary) return [{ uri, mimeType: 'application/octet-stream', blob: f.base64 ?? '' }];
-      return [{ uri, mimeType: mimeOf(path), text: f.content ?? '' }];
+      // As skill_view shows it: the agent path redacts secret-shaped values in every tool result.
+      const { redactSecrets } = await import('../guard/secrets.js');
+      return [{ uri, mimeType: mimeOf(path), text: redactSecrets(f.content ?? '').text }];
     },
   },
 ];
