@@ -118,6 +118,9 @@ describe('hermesd mcp tools through the SDK client', () => {
     const tooMany = await mcp.client.callTool({ name: 'session_search', arguments: { query: 'x', limit: 500 } });
     expect(tooMany.isError).toBe(true);
     expect(texts(tooMany)[0]).toMatch(/Input validation error.*limit/s);
+    // The route under the MCP tools serves hermesd's state tools only, never the file or terminal tools.
+    await expect(api.call('POST', '/v1/tools/terminal', { command: 'id' })).rejects.toMatchObject({ httpStatus: 404, message: expect.stringContaining('No tool "terminal" is served here') });
+    await expect(api.call('POST', '/v1/tools/skills_list?session_id=a%20b', {})).rejects.toMatchObject({ httpStatus: 400 });
     const missing = await mcp.client.callTool({ name: 'session_search', arguments: { session_id: 'no-such-session' } });
     expect(missing.isError).toBe(true);
     expect(texts(missing)[0]).toContain('no session no-such-session');
