@@ -59,6 +59,8 @@ describe('GET /v1/events', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
 
+    expect((await api.call<{ eventStreams?: unknown }>('GET', '/v1/status')).eventStreams).toEqual({ 'test-all': 1, 'test-memory': 1 });
+
     const events = (s: Stream) => s.lines.filter((l) => l.type === 'event').map((l) => l.event as string);
     expect((await t.cli(['memory', 'add', 'CI is GitHub Actions'], { cwd: repo })).code).toBe(0);
     await waitFor(() => events(all).includes('memory-changed') && events(memoryOnly).includes('memory-changed'));

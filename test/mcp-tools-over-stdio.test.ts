@@ -207,7 +207,7 @@ describe('hermesd mcp tools through the SDK client', () => {
     expect(unknown.isError).toBe(true);
     expect(texts(unknown)[0]).toMatch(/Tool read_file not found/);
 
-    // 5 MB: read whole, refused by the daemon's body limit with its message.
+    // 5 MB: read whole, refused at the daemon's body limit (4 MiB) with the daemon's message.
     const big = await mcp.client.callTool({ name: 'skill_manage', arguments: { action: 'create', name: 'huge', content: 'x'.repeat(5 * 1024 * 1024) } });
     expect(big.isError).toBe(true);
     expect(texts(big)[0]).toMatch(/Request body is \d+ bytes; the limit is 4194304 bytes/);

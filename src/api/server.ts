@@ -8,10 +8,10 @@ import type { Socket } from 'node:net';
 import { ZodError, type z } from 'zod';
 import { errorToWire, MethodNotAllowed, NotFound, PayloadTooLarge, UsageError } from '../errors/index.js';
 import type { DaemonContext } from '../daemon/context.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from './limits.js';
 import type { Route, RequestContext } from './types.js';
 
-/** Bodies larger than this are refused with 413: the biggest legitimate body is a skill file (1 MiB) in JSON. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export { MAX_BODY_BYTES } from './limits.js';
 /** A client must send its headers within this time, or the connection is closed. */
 export const HEADERS_TIMEOUT_MS = 5_000;
 /** A plain (non-streaming) request must be fully received within this time. */
@@ -65,7 +65,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > limit) {
-      reject(new PayloadTooLarge(`Request body is ${declared} bytes; the limit is ${limit} bytes.`));
+      reject(new PayloadTooLarge(bodyTooLargeMessage(declared, limit)));
       return;
     }
     const chunks: Buffer[] = [];

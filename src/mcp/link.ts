@@ -8,11 +8,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../daemon/client.js';
 import { ensureDaemon, probe } from '../daemon/lifecycle.js';
+import type { StreamedEvent } from '../api/routes/events.js';
 import type { RepoPaths } from '../daemon/paths.js';
 import { DaemonUnavailable } from '../errors/index.js';
 
-/** The events the MCP resources depend on (see src/api/routes/events.ts). */
-export const FOLLOWED_EVENTS = ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed'] as const;
+/** The events the MCP resources depend on (of those GET /v1/events streams). */
+export const FOLLOWED_EVENTS = ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed'] as const satisfies readonly StreamedEvent[];
 export type FollowedEvent = (typeof FOLLOWED_EVENTS)[number];
 
 /** After the event stream ends, a restarting daemon (`hermesd restart`) is looked for this long before the line goes quiet. */

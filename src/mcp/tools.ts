@@ -57,6 +57,7 @@ function agentTool(tool: Tool, title: string, annotations: ToolAnnotations): Mcp
     async call(args, ctx) {
       const answer = await ctx.link.call<ToolAnswer>('POST', `/v1/tools/${tool.name}?session_id=${encodeURIComponent(ctx.sessionId())}`, args);
       if (answer.ok) return text(answer.content);
+      // The whole answer only when it says more than the message (a memory refusal carries the entries).
       const details = answer.content !== JSON.stringify({ error: answer.error }) ? answer.content : undefined;
       return refusal(answer.error ?? 'The tool call was refused.', details);
     },

@@ -11,10 +11,20 @@
  * the subscriber in the daemon log. The stream does not keep the daemon from its idle stop.
  */
 import { UsageError } from '../../errors/index.js';
-import type { Route } from '../types.js';
+import type { RequestContext, Route } from '../types.js';
 
 /** What a client may follow: the watcher's change kinds (see src/watcher/service.ts). */
 export const STREAMED_EVENTS = ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed', 'workspace-changed'] as const;
+export type StreamedEvent = (typeof STREAMED_EVENTS)[number];
+
+/** The subscribers of this daemon, by client name, for GET /v1/status (`eventStreams`). */
+function subscribers(daemon: RequestContext['daemon']): Map<string, number> {
+  return daemon.service('event-streams', () => {
+    const open = new Map<string, number>();
+    daemon.statusExtras.set('eventStreams', () => Object.fromEntries(open));
+    return open;
+  });
+}
 
 /** A client name is a log label, not free text. */
 const CLIENT_NAME_MAX_CHARS = 64;
@@ -40,10 +50,15 @@ export const eventsRoutes: Route[] = [
       return new Promise((resolve) => {
         const listeners = events.map((event) => [event, () => emit({ type: 'event', event, at: new Date().toISOString() })] as const);
         for (const [event, fn] of listeners) daemon.events.on(event, fn);
+        const open = subscribers(daemon);
+        open.set(client, (open.get(client) ?? 0) + 1);
         daemon.log.info('event stream opened', { client, events });
         emit({ type: 'ready', events, pid: process.pid });
         const close = () => {
           for (const [event, fn] of listeners) daemon.events.off(event, fn);
+          const left = (open.get(client) ?? 1) - 1;
+          if (left > 0) open.set(client, left);
+          else open.delete(client);
           const reason = signal.reason instanceof Error ? signal.reason.message : 'closed';
           daemon.log.info('event stream closed', { client, reason });
           resolve({ reason });
