@@ -14,6 +14,7 @@ const modules: Record<string, () => Promise<{ bench: Bench }>> = {
   sessions: () => import('./sessions.js'),
   detectors: () => import('./detectors.js'),
   sandbox: () => import('./sandbox.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,29 @@ describe('repository watcher', () => {
     seen = [];
     writeFileSync(join(root, 'src/d7/f.ts'), 'edited deep in the tree');
     await waitForKind('workspace');
+  });
+
+  it('reports memory store writes (by rename, as the store writes), also when memories/ appears after start', async () => {
+    rmSync(join(home, 'memories'), { recursive: true, force: true });
+    await start();
+    mkdirSync(join(home, 'memories'));
+    await sleep(100);
+    seen = [];
+    writeFileSync(join(home, 'memories', '.MEMORY.md.tmp'), 'Project uses pnpm');
+    await sleep(150);
+    expect(seen.flat()).not.toContain('memory');
+    renameSync(join(home, 'memories', '.MEMORY.md.tmp'), join(home, 'memories', 'MEMORY.md'));
+    await waitForKind('memory');
+    seen = [];
+    writeFileSync(join(home, 'memories', 'USER.md'), 'Prefers short answers');
+    await waitForKind('memory');
+    // The store's first write creates the folder and the file at once, before the folder has a watch.
+    rmSync(join(home, 'memories'), { recursive: true, force: true });
+    await sleep(100);
+    seen = [];
+    mkdirSync(join(home, 'memories'));
+    writeFileSync(join(home, 'memories', 'MEMORY.md'), 'First fact');
+    await waitForKind('memory');
   });
 
   it('watches at most one inotify watch per directory, none under ignored trees', async () => {

@@ -8,10 +8,10 @@ import type { Socket } from 'node:net';
 import { ZodError, type z } from 'zod';
 import { errorToWire, MethodNotAllowed, NotFound, PayloadTooLarge, UsageError } from '../errors/index.js';
 import type { DaemonContext } from '../daemon/context.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from './limits.js';
 import type { Route, RequestContext } from './types.js';
 
-/** Bodies larger than this are refused with 413: the biggest legitimate body is a skill file (1 MiB) in JSON. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export { MAX_BODY_BYTES } from './limits.js';
 /** A client must send its headers within this time, or the connection is closed. */
 export const HEADERS_TIMEOUT_MS = 5_000;
 /** A plain (non-streaming) request must be fully received within this time. */
@@ -65,7 +65,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > limit) {
-      reject(new PayloadTooLarge(`Request body is ${declared} bytes; the limit is ${limit} bytes.`));
+      reject(new PayloadTooLarge(bodyTooLargeMessage(declared, limit)));
       return;
     }
     const chunks: Buffer[] = [];
@@ -127,6 +127,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
     const abort = new AbortController();
     live.add(abort);
     daemon.busy++;
+    let counted = true;
     res.on('close', () => {
       if (!res.writableFinished) abort.abort(new Error('client disconnected'));
       live.delete(abort);
@@ -153,6 +154,10 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
         }
       }
       const { route, params } = found;
+      if (route.stream && route.background) {
+        daemon.busy--;
+        counted = false;
+      }
       if (route.body) body = parseWith(route.body, body ?? {});
       const ctx: RequestContext = { daemon, params, query: url.searchParams, body, signal: abort.signal, req, res };
       if (route.stream) {
@@ -182,7 +187,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       if (err instanceof PayloadTooLarge && !res.headersSent) res.setHeader('connection', 'close');
       sendJson(res, s, { error: wire });
     } finally {
-      daemon.busy--;
+      if (counted) daemon.busy--;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (ms > 1000 || status >= 500) daemon.log.info('request', { method: req.method, url: req.url, status, ms: Math.round(ms) });
     }

@@ -36,6 +36,11 @@ export type StreamRoute = {
   path: string;
   stream: true;
   body?: z.ZodType;
+  /**
+   * A subscription that stays open while its client lives (GET /v1/events): it is not work,
+   * so it does not keep the idle timer from stopping the daemon.
+   */
+  background?: true;
   /** Emits progress events; the returned value becomes the last line, `{"type":"result", ...}`. */
   handler: (ctx: RequestContext, emit: Emit) => Promise<Record<string, unknown>>;
 };

@@ -9,6 +9,7 @@ import type { DaemonContext } from '../daemon/context.js';
 import { memoryOf } from '../memory/service.js';
 import { skillsOf } from '../skills/service.js';
 import { watchAuthorityDirs, workspaceWatched } from '../watcher/service.js';
+import type { Authority } from './authority.js';
 import { ContextBuilder, type BuildOptions, type SessionPrompt } from './builder.js';
 import { DEFAULT_MAX_FILE_CHARS } from './files.js';
 import type { TierReport } from './tiers.js';
@@ -92,6 +93,13 @@ export class PromptService {
     const [prompt, authority] = await Promise.all([this.builder.build({ ...opts, cwd }), this.builder.authority(cwd)]);
     watchAuthorityDirs(this.ctx, authority.dirs);
     return prompt;
+  }
+
+  /** The authority files in force for `cwd`, as they enter the prompt (scanned, capped); the watcher follows their directories. */
+  async authority(cwd: string = this.ctx.root): Promise<Authority> {
+    const authority = await this.builder.authority(cwd);
+    watchAuthorityDirs(this.ctx, authority.dirs);
+    return authority;
   }
 
   async report(opts: BuildOptions = {}): Promise<ContextReport> {

@@ -3,7 +3,8 @@
  * this and nothing else; editors can do the same with curl --unix-socket.
  */
 import { Agent, request } from 'node:http';
-import { DaemonUnavailable, RemoteError, type ErrorWire } from '../errors/index.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../api/limits.js';
+import { DaemonUnavailable, PayloadTooLarge, RemoteError, type ErrorWire } from '../errors/index.js';
 
 export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal };
 
@@ -43,6 +44,13 @@ export class DaemonClient {
   raw(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
+      // Refused here as the daemon would refuse it: it answers 413 and closes at once, and a client
+      // still writing the body would see EPIPE instead of that answer.
+      const bytes = payload === undefined ? 0 : Buffer.byteLength(payload);
+      if (bytes > MAX_BODY_BYTES) {
+        reject(new PayloadTooLarge(bodyTooLargeMessage(bytes)));
+        return;
+      }
       const req = request(
         {
           socketPath: this.socket,

@@ -9,7 +9,7 @@ import type { Logger } from './log.js';
  */
 export class DaemonContext {
   readonly startedAt = new Date();
-  /** Events between services: 'authority-changed', 'config-changed', 'skills-changed', 'workspace-changed'. */
+  /** Events between services: 'authority-changed', 'config-changed', 'skills-changed', 'memory-changed', 'workspace-changed'. */
   readonly events = new EventEmitter();
   private readonly services = new Map<string, unknown>();
   private readonly closers: Array<() => unknown | Promise<unknown>> = [];

@@ -1,9 +1,9 @@
-/** The `skill_manage` tool's parameters (DESIGN.md §6), declared once for the tool, the API and the store. */
+/** The skill tools' parameters (DESIGN.md §6), declared once for the agent tools, the MCP tools, the API and the store. */
 import { z } from 'zod';
 
 export const SKILL_MANAGE_ACTIONS = ['create', 'edit', 'patch', 'delete', 'write_file', 'remove_file'] as const;
 
-export const skillManageArgs = z.object({
+export const skillManageArgs = z.strictObject({
   action: z.enum(SKILL_MANAGE_ACTIONS),
   name: z.string().describe('Skill name: lower case, digits, . _ -; at most 64 characters.'),
   content: z.string().optional().describe('create/edit: the full SKILL.md (YAML front matter with name and description, then the body).'),
@@ -19,3 +19,12 @@ export const skillManageArgs = z.object({
 });
 
 export type SkillManageArgs = z.infer<typeof skillManageArgs>;
+
+export const skillsListArgs = z.strictObject({});
+
+export const skillViewArgs = z.strictObject({
+  name: z.string().min(1),
+  file_path: z.string().optional().describe('a supporting file of the skill, relative to its folder'),
+});
+
+export type SkillViewArgs = z.infer<typeof skillViewArgs>;

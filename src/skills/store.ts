@@ -67,7 +67,8 @@ export type SkillView = {
   /** Supporting files by folder, as paths relative to the skill (pass one as file_path). */
   files: Record<(typeof SUPPORTING_DIRS)[number], string[]>;
 };
-export type SkillFileView = { success: true; name: string; filePath: string; content?: string; binary?: boolean; bytes: number };
+/** A skill file: `content` for text; for a binary file `binary` and, when asked for, its bytes as `base64`. */
+export type SkillFileView = { success: true; name: string; filePath: string; content?: string; binary?: boolean; base64?: string; bytes: number };
 
 export type SkillStoreOptions = {
   /** $HERMES_HOME */
@@ -185,31 +186,11 @@ export class SkillStore {
   /** skill_view: the body and front matter, or one supporting file with `filePath`. */
   view(name: string, filePath?: string): SkillView | SkillFileView | ManageFailure {
     try {
-      checkName(name);
-      const found = this.find(name);
-      if (!found) throw new Failure('not-found', `No skill named "${name}". skills_list shows the available skills.`);
-      const report = scanSkillDir(found.dir);
-      if (report.verdict === 'dangerous') {
-        throw new Failure('refused', `Skill "${name}" scans dangerous and is not loaded: ${describeFindings(report.findings)}.`, report.findings);
-      }
-      if (filePath !== undefined && filePath !== '' && filePath !== SKILL_FILE) {
-        const rel = checkSupportingPath(filePath);
-        const abs = join(found.dir, rel);
-        let real: string;
-        try {
-          real = realpathSync(abs);
-        } catch {
-          throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
-        }
-        const root = realpathSync(found.dir);
-        if (!real.startsWith(root + sep)) throw new Failure('refused', `${rel} points outside the skill folder.`);
-        const data = readFileSync(real);
-        if (isBinary(data)) return { success: true, name, filePath: rel, binary: true, bytes: data.length };
-        return { success: true, name, filePath: rel, content: data.toString('utf8'), bytes: data.length };
-      }
+      const found = this.loadable(name);
+      if (filePath !== undefined && filePath !== '' && filePath !== SKILL_FILE) return readSkillFile(found.dir, name, checkSupportingPath(filePath));
       const text = readFileSync(join(found.dir, SKILL_FILE), 'utf8');
       const parsed = parseSkillMd(text);
-      const all = listFiles(found.dir);
+      const all = supportingFiles(found.dir);
       const files = Object.fromEntries(SUPPORTING_DIRS.map((d) => [d, all.filter((f) => f.startsWith(d + '/'))])) as SkillView['files'];
       return {
         success: true,
@@ -224,6 +205,40 @@ export class SkillStore {
     } catch (err) {
       return failureOf(err);
     }
+  }
+
+  /**
+   * One file of a skill as it is on disk, SKILL.md included: skill_view hands the model a
+   * parsed SKILL.md, a client that addresses files one by one (MCP resources) wants the bytes.
+   */
+  readFile(name: string, filePath: string, opts: { base64?: boolean } = {}): SkillFileView | ManageFailure {
+    try {
+      const found = this.loadable(name);
+      return readSkillFile(found.dir, name, filePath === SKILL_FILE ? SKILL_FILE : checkSupportingPath(filePath), opts.base64);
+    } catch (err) {
+      return failureOf(err);
+    }
+  }
+
+  /** The files of a skill that `readFile` serves: SKILL.md, then its supporting files. */
+  files(name: string): string[] | ManageFailure {
+    try {
+      return [SKILL_FILE, ...supportingFiles(this.loadable(name).dir)];
+    } catch (err) {
+      return failureOf(err);
+    }
+  }
+
+  /** The skill `name`, refused when it is missing or scans dangerous (then nothing of it is served). */
+  private loadable(name: string): Located {
+    checkName(name);
+    const found = this.find(name);
+    if (!found) throw new Failure('not-found', `No skill named "${name}". skills_list shows the available skills.`);
+    const report = scanSkillDir(found.dir);
+    if (report.verdict === 'dangerous') {
+      throw new Failure('refused', `Skill "${name}" scans dangerous and is not loaded: ${describeFindings(report.findings)}.`, report.findings);
+    }
+    return found;
   }
 
   /** Commits that changed the user skill `name`, newest first. */
@@ -505,6 +520,26 @@ function describe(action: string, name: string): string {
     default:
       return `Removed a file of skill "${name}"`;
   }
+}
+
+/** Files under the supporting folders (references/, templates/, …), relative to the skill. */
+function supportingFiles(dir: string): string[] {
+  return listFiles(dir).filter((f) => SUPPORTING_DIRS.some((d) => f.startsWith(d + '/')));
+}
+
+/** Reads `rel` (already checked) of a skill folder, refusing a link that leads out of it. */
+function readSkillFile(dir: string, name: string, rel: string, base64 = false): SkillFileView {
+  let real: string;
+  try {
+    real = realpathSync(join(dir, rel));
+  } catch {
+    throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
+  }
+  if (!real.startsWith(realpathSync(dir) + sep)) throw new Failure('refused', `${rel} points outside the skill folder.`);
+  if (!statSync(real).isFile()) throw new Failure('not-found', `${rel} in skill "${name}" is a folder, not a file; skill_view lists the files.`);
+  const data = readFileSync(real);
+  if (isBinary(data)) return { success: true, name, filePath: rel, binary: true, bytes: data.length, ...(base64 ? { base64: data.toString('base64') } : {}) };
+  return { success: true, name, filePath: rel, content: data.toString('utf8'), bytes: data.length };
 }
 
 function failureOf(err: unknown): ManageFailure {

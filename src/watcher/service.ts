@@ -1,8 +1,10 @@
 /**
  * Daemon glue of the watcher: one RepoWatcher per daemon, started after the API listens,
  * turning file changes into `ctx.events` ('authority-changed', 'config-changed',
- * 'skills-changed', 'workspace-changed') that the other services reload on.
+ * 'skills-changed', 'memory-changed', 'workspace-changed') that the other services reload on
+ * and the event stream (GET /v1/events) hands to clients.
  */
+import { mkdirSync } from 'node:fs';
 import type { DaemonContext } from '../daemon/context.js';
 import { inotifyWatchCount } from './inotify.js';
 import { RepoWatcher, type ChangeKind } from './watcher.js';
@@ -11,6 +13,7 @@ const EVENT_OF: Record<ChangeKind, string> = {
   authority: 'authority-changed',
   config: 'config-changed',
   skills: 'skills-changed',
+  memory: 'memory-changed',
   workspace: 'workspace-changed',
 };
 
@@ -26,6 +29,12 @@ export function watcherOf(ctx: DaemonContext): RepoWatcher | undefined {
 export function startWatcher(ctx: DaemonContext): Promise<void> {
   const slot = ctx.service<{ watcher?: RepoWatcher; started?: Promise<void>; error?: string }>(KEY, () => ({}));
   if (slot.started) return slot.started;
+  // Memory and skills change under $HERMES_HOME: a home the first write creates would go unwatched.
+  try {
+    mkdirSync(ctx.home, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    ctx.log.warn('could not create HERMES_HOME for watching', { home: ctx.home, error: String(err) });
+  }
   const watcher = new RepoWatcher({
     root: ctx.root,
     gitDir: ctx.paths.gitDir,

@@ -2,7 +2,7 @@
  * Watches what the daemon's state depends on, and nothing else:
  *   - authority files in the directories a session's context was built from (depth 0),
  *   - `<root>/.hermes/config.yaml` and `<root>/.hermes/skills/**`,
- *   - `$HERMES_HOME/SOUL.md`, `config.yaml` and `skills/**`,
+ *   - `$HERMES_HOME/SOUL.md`, `config.yaml`, `skills/**` and the memory stores in `memories/`,
  *   - the git state files (HEAD, index, logs/HEAD, locks and operation markers),
  * with chokidar, whose `ignored` function is an allowlist so it never descends into the
  * tree; plus the per-directory TreeSentinel so dirty counts stay current.
@@ -14,9 +14,13 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { AUTHORITY_FILE_NAMES } from '../context/authority.js';
 import { gitOperation } from '../context/workspace.js';
+import { FILE_OF } from '../memory/snapshot.js';
 import { TreeSentinel, type TreeState } from './tree.js';
 
-export type ChangeKind = 'authority' | 'config' | 'skills' | 'workspace';
+export type ChangeKind = 'authority' | 'config' | 'skills' | 'memory' | 'workspace';
+
+/** The memory store files (written by rename, so their folder's watch reports them). */
+const MEMORY_FILES: ReadonlySet<string> = new Set(Object.values(FILE_OF));
 
 /** Changes are coalesced for this long before being reported (editors write a file in several steps). */
 export const WATCH_DEBOUNCE_MS = 40;
@@ -67,12 +71,14 @@ export class RepoWatcher {
   private readonly hermesDir: string;
   private readonly projectSkills: string;
   private readonly userSkills: string;
+  private readonly memories: string;
 
   constructor(private readonly opts: WatcherOptions) {
     this.authorityDirs.add(opts.root);
     this.hermesDir = join(opts.root, '.hermes');
     this.projectSkills = join(this.hermesDir, 'skills');
     this.userSkills = join(opts.home, 'skills');
+    this.memories = join(opts.home, 'memories');
   }
 
   /** Resolves once the initial scan is done and changes are being reported. */
@@ -167,7 +173,7 @@ export class RepoWatcher {
       return !(parent === join(gitDir, 'logs') && name === 'HEAD');
     }
     if (under(path, home)) {
-      if (path === home || path === join(home, 'SOUL.md') || path === join(home, 'config.yaml')) return false;
+      if (path === home || path === join(home, 'SOUL.md') || path === join(home, 'config.yaml') || path === this.memories) return false;
       return !(under(path, this.userSkills) && !this.inSkillJunk(path, this.userSkills));
     }
     if (under(path, root)) {
@@ -202,6 +208,9 @@ export class RepoWatcher {
     if (under(path, this.projectSkills)) return this.inSkillJunk(path, this.projectSkills) ? undefined : 'skills';
     if (path === join(home, 'config.yaml') || path === join(this.hermesDir, 'config.yaml')) return 'config';
     if (path === join(home, 'SOUL.md')) return 'authority';
+    // Any daemon (another repository's, the CLI's) may write the shared stores: the file is the truth.
+    // The folder appears with the first write, before its own watch can report that write.
+    if (path === this.memories || (dirname(path) === this.memories && MEMORY_FILES.has(basename(path)))) return 'memory';
     if (under(path, root)) {
       const name = basename(path);
       if (AUTHORITY_FILE_NAMES.has(name) || name.endsWith('.mdc') || name === '.cursor' || name === 'rules') return 'authority';

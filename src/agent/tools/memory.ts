@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { memoryToolArgs } from '../../memory/schema.js';
 import { forModel } from '../../memory/store.js';
 import { defineTool } from './types.js';
 
@@ -12,12 +12,7 @@ export const memory = defineTool({
     'have a small character budget; a write over budget, a duplicate or suspicious content is refused ' +
     'with the reason; so is removing the last entry of a store (only the user empties a store). Writes reach ' +
     'disk now and appear in the system prompt of the NEXT session, not this one.',
-  parameters: z.strictObject({
-    action: z.enum(['add', 'replace', 'remove']),
-    target: z.enum(['memory', 'user']),
-    content: z.string().optional().describe('the entry text (add, replace)'),
-    old_text: z.string().optional().describe('a unique part of the entry to replace or remove'),
-  }),
+  parameters: memoryToolArgs,
   summarize: (r) => {
     const m = r as { success?: boolean; message?: string; error?: string; usage?: { chars: number; limit: number } };
     return m.success ? `${m.message ?? 'ok'} (${m.usage?.chars}/${m.usage?.limit} chars)` : (m.error ?? 'refused');

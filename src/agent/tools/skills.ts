@@ -1,11 +1,10 @@
-import { z } from 'zod';
-import { SKILL_MANAGE_ACTIONS } from '../../skills/schema.js';
+import { skillManageArgs, skillsListArgs, skillViewArgs } from '../../skills/schema.js';
 import { defineTool } from './types.js';
 
 export const skillsList = defineTool({
   name: 'skills_list',
   description: 'List the available skills (reusable procedures): name, category, description, scope (user or project).',
-  parameters: z.strictObject({}),
+  parameters: skillsListArgs,
   execute(_args, ctx) {
     return ctx.services.skills.list();
   },
@@ -16,10 +15,7 @@ export const skillView = defineTool({
   description:
     'Load a skill: its SKILL.md body, or with `file_path` one of its supporting files (references/, templates/, ' +
     'scripts/). Load the skill whose description matches the task before starting it.',
-  parameters: z.strictObject({
-    name: z.string().min(1),
-    file_path: z.string().optional().describe('a supporting file of the skill, relative to its folder'),
-  }),
+  parameters: skillViewArgs,
   execute(args, ctx) {
     return ctx.services.skills.view(args.name, args.file_path);
   },
@@ -35,17 +31,7 @@ export const skillManage = defineTool({
     '(old_string, new_string, replace_all?, file_path? for a supporting file), delete, write_file ' +
     '(file_path, file_content), remove_file (file_path). Every accepted change is scanned for threats and ' +
     'committed; project skills are read-only.',
-  parameters: z.strictObject({
-    action: z.enum(SKILL_MANAGE_ACTIONS),
-    name: z.string().min(1),
-    content: z.string().optional(),
-    category: z.string().optional(),
-    file_path: z.string().optional(),
-    file_content: z.string().optional(),
-    old_string: z.string().optional(),
-    new_string: z.string().optional(),
-    replace_all: z.boolean().optional(),
-  }),
+  parameters: skillManageArgs,
   execute(args, ctx) {
     return ctx.services.skills.manage(args, { sessionId: ctx.sessionId });
   },

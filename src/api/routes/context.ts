@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { relative, isAbsolute } from 'node:path';
+import { relative, isAbsolute, sep } from 'node:path';
 import { promptOf } from '../../context/service.js';
 import { UsageError } from '../../errors/index.js';
 import type { DaemonContext } from '../../daemon/context.js';
@@ -27,4 +27,26 @@ export const contextRoutes: Route[] = [
     // ?cwd=<absolute dir> picks the session directory (the AGENTS chain runs from the root down to it).
     handler: ({ daemon, query }) => promptOf(daemon).report({ cwd: cwdOf(daemon, query.get('cwd')) }),
   },
+  {
+    method: 'GET',
+    path: '/v1/context/authority',
+    // The files in force, each as the prompt carries it: `path` from the work tree root, `label` from cwd.
+    handler: async ({ daemon, query }) => {
+      const a = await promptOf(daemon).authority(cwdOf(daemon, query.get('cwd')));
+      return {
+        source: a.source ?? null,
+        files: a.files.map((f) => ({
+          path: relative(daemon.root, f.path).split(sep).join('/'),
+          label: f.label,
+          text: f.text,
+          sha256: f.sha256,
+          truncated: f.truncated,
+          blocked: f.blocked.map((h) => h.id),
+        })),
+        text: a.text,
+        warnings: a.warnings,
+      };
+    },
+  },
 ];
+

@@ -10,6 +10,8 @@ import { tasksRoutes } from './tasks.js';
 import { hooksRoutes } from './hooks.js';
 import { modelRoutes } from './model.js';
 import { guardRoutes } from './guard.js';
+import { eventsRoutes } from './events.js';
+import { toolsRoutes } from './tools.js';
 
 export const routes: Route[] = [
   ...statusRoutes,
@@ -22,4 +24,6 @@ export const routes: Route[] = [
   ...hooksRoutes,
   ...modelRoutes,
   ...guardRoutes,
+  ...eventsRoutes,
+  ...toolsRoutes,
 ];

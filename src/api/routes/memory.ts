@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { Refused, UsageError } from '../../errors/index.js';
 import { parseWith } from '../server.js';
+import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
 import { memoryOf } from '../../memory/service.js';
 import type { MemoryResult, MemoryTarget } from '../../memory/store.js';
 import type { Route } from '../types.js';
@@ -15,19 +16,11 @@ export class MemoryRefused extends Refused {
   override readonly code = 'memory-refused';
 }
 
-const Target = z.enum(['memory', 'user']);
-
-const Operation = z.strictObject({
-  action: z.enum(['add', 'replace', 'remove']),
-  content: z.string().optional(),
-  old_text: z.string().optional(),
-});
-
 /** Emptying a non-empty store (removing its last entry, or a batch removing all) is refused unless this is true. */
 const AllowEmpty = z.boolean().default(false);
 
-const SingleBody = Operation.extend({ target: Target.default('memory'), allow_empty: AllowEmpty });
-const BatchBody = z.strictObject({ target: Target.default('memory'), operations: z.array(Operation).min(1), allow_empty: AllowEmpty });
+const SingleBody = memoryOperationSchema.extend({ target: memoryTargetSchema.default('memory'), allow_empty: AllowEmpty });
+const BatchBody = z.strictObject({ target: memoryTargetSchema.default('memory'), operations: z.array(memoryOperationSchema).min(1), allow_empty: AllowEmpty });
 
 export type MemoryWriteBody = z.infer<typeof SingleBody> | z.infer<typeof BatchBody>;
 
@@ -39,7 +32,7 @@ function parseWriteBody(body: unknown): MemoryWriteBody {
 
 function targetOf(query: URLSearchParams): MemoryTarget {
   const raw = query.get('target') ?? 'memory';
-  const parsed = Target.safeParse(raw);
+  const parsed = memoryTargetSchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(`Unknown memory target '${raw}'. Use target=memory or target=user.`);
   return parsed.data;
 }

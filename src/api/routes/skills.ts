@@ -1,4 +1,4 @@
-/** Skills over the local API: list, view, history, revert, skill_manage, and the prompt index. */
+/** Skills over the local API: list, view, raw files, history, revert, skill_manage, and the prompt index. */
 import { z } from 'zod';
 import { Conflict, NotFound, Refused, UsageError } from '../../errors/index.js';
 import { skillManageArgs } from '../../skills/schema.js';
@@ -24,6 +24,11 @@ function orThrow<T extends { success: boolean }>(r: T | ManageFailure): T {
   }
 }
 
+/** A skill that scans dangerous lists no files (none of it is served). */
+function withFiles(files: string[] | { success: false }): string[] {
+  return Array.isArray(files) ? files : [];
+}
+
 const manageBody = skillManageArgs.extend({ session_id: z.string().optional() });
 const revertBody = z.object({ rev: z.string().min(1), session_id: z.string().optional() });
 
@@ -31,7 +36,13 @@ export const skillsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/v1/skills',
-    handler: ({ daemon }) => ({ skills: skillsOf(daemon).list() }),
+    // ?files=1 adds each skill's files (SKILL.md first), the paths GET /v1/skills/:name/file serves.
+    handler: ({ daemon, query }) => {
+      const store = skillsOf(daemon);
+      const skills = store.list();
+      if (query.get('files') !== '1') return { skills };
+      return { skills: skills.map((s) => ({ ...s, files: withFiles(store.files(s.name)) })) };
+    },
   },
   {
     method: 'GET',
@@ -54,6 +65,16 @@ export const skillsRoutes: Route[] = [
     method: 'GET',
     path: '/v1/skills/:name',
     handler: ({ daemon, params, query }) => orThrow(skillsOf(daemon).view(params.name!, query.get('file') ?? undefined)),
+  },
+  {
+    method: 'GET',
+    path: '/v1/skills/:name/file',
+    handler: ({ daemon, params, query }) => {
+      const path = query.get('path');
+      if (!path) throw new UsageError('Give the file as path, e.g. /v1/skills/<name>/file?path=SKILL.md or ?path=references/api.md');
+      // ?encoding=base64 also sends a binary file's bytes (an asset); text always comes as content.
+      return orThrow(skillsOf(daemon).readFile(params.name!, path, { base64: query.get('encoding') === 'base64' }));
+    },
   },
   {
     method: 'GET',

@@ -1,0 +1,58 @@
+/**
+ * hermesd's own state tools for local clients (the MCP server, editors):
+ *
+ *   POST /v1/tools/:name   body: the tool's arguments → {ok, content, error?}
+ *
+ * The call runs exactly what the agent's call runs (runToolCall): the tool's own schema,
+ * threat scan, budgets, refusals, skill commits and rollback, secret redaction and result
+ * cap. `content` is the JSON string hermesd's model would read; `ok` is false when the tool
+ * refused or failed, and `error` then carries its message. Only the tools over hermesd's
+ * state are served: the file and terminal tools belong to hermesd's own sandboxed agent.
+ */
+import { z } from 'zod';
+import { agentServicesOf } from '../../agent/service.js';
+import { runToolCall, TOOLS, type Tool } from '../../agent/tools/index.js';
+import { configOf } from '../../config/service.js';
+import { NotFound } from '../../errors/index.js';
+import { parseWith } from '../server.js';
+import type { Route } from '../types.js';
+
+/** The agent tools a local client may call (DESIGN.md §6; the MCP tools of §7c). */
+export const SERVED_TOOLS = ['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage'] as const;
+
+const served: ReadonlyMap<string, Tool> = new Map(TOOLS.filter((t) => (SERVED_TOOLS as readonly string[]).includes(t.name)).map((t) => [t.name, t]));
+
+/** Names the caller in skill commits ("(session mcp:claude-code)") and in session_search's own-lineage filter. */
+const sessionIdSchema = z.string().regex(/^[\w.:@-]{1,128}$/, 'letters, digits and . _ : @ - only, at most 128');
+
+export type ToolAnswer = { ok: boolean; content: string; error?: string };
+
+export const toolsRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/tools',
+    handler: () => ({ tools: [...served.keys()] }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/tools/:name',
+    handler: async ({ daemon, params, query, body, signal }): Promise<ToolAnswer> => {
+      const tool = served.get(params.name!);
+      if (!tool) throw new NotFound(`No tool ${JSON.stringify(params.name)} is served here. Tools: ${[...served.keys()].join(', ')}.`);
+      const sessionId = parseWith(sessionIdSchema, query.get('session_id') ?? 'api', 'query session_id');
+      const config = configOf(daemon);
+      const services = agentServicesOf(daemon, config);
+      const ctx = { root: daemon.root, sessionId, signal, config, services };
+      const outcome = await runToolCall([tool], { name: tool.name, arguments: JSON.stringify(body ?? {}) }, ctx);
+      if (outcome.ok) return { ok: true, content: outcome.content };
+      let error = outcome.summary;
+      try {
+        const parsed = JSON.parse(outcome.content) as { error?: unknown };
+        if (typeof parsed.error === 'string') error = parsed.error;
+      } catch {
+        // the summary stands in
+      }
+      return { ok: false, content: outcome.content, error };
+    },
+  },
+];
