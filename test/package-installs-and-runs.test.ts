@@ -71,7 +71,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
 
     // A checkout as git has it (tracked and new files, nothing ignored), with the dependencies
     // `npm ci` installed; plus a stale build output that packing must not ship.
-    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO_ROOT, env: t.env, encoding: 'utf8' }).split('\0').filter(Boolean);
     for (const f of files) if (existsSync(join(REPO_ROOT, f))) cpSync(join(REPO_ROOT, f), join(checkout, f));
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'));
     writeFiles(checkout, { 'dist/src/removed-module/old.js': 'export {};\n' });
