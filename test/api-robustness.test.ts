@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createApiServer } from '../src/api/server.js';
 import type { Route } from '../src/api/types.js';
-import { DaemonClient } from '../src/daemon/client.js';
+import { DaemonClient } from '../src/client/client.js';
 import { DaemonContext } from '../src/daemon/context.js';
 import { silentLogger } from '../src/daemon/log.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

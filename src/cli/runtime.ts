@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import { modelEnvWarnings, type ModelEnv } from '../agent/model-env.js';
 import { HermesError } from '../errors/index.js';
-import { DaemonClient } from '../daemon/client.js';
-import { ensureDaemon } from '../daemon/lifecycle.js';
+import { DaemonClient } from '../client/client.js';
+import { ensureDaemon } from '../client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../daemon/paths.js';
 import { pendingBackups, pendingNotice } from '../hooks/backup.js';
 

@@ -6,8 +6,8 @@
  * call starts it again, and a restarted daemon is picked up on its own.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DaemonClient } from '../daemon/client.js';
-import { ensureDaemon, probe } from '../daemon/lifecycle.js';
+import { DaemonClient } from '../client/client.js';
+import { ensureDaemon, probe } from '../client/lifecycle.js';
 import type { StreamedEvent } from '../api/routes/events.js';
 import type { RepoPaths } from '../daemon/paths.js';
 import { DaemonUnavailable } from '../errors/index.js';

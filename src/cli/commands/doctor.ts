@@ -5,8 +5,8 @@ import type { Command } from 'commander';
 import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../daemon/paths.js';
 import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
-import { DaemonClient } from '../../daemon/client.js';
-import { probe, socketMismatch, type Status } from '../../daemon/lifecycle.js';
+import { DaemonClient } from '../../client/client.js';
+import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
 

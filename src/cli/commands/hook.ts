@@ -10,8 +10,8 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon, probe, readDaemonJson } from '../../daemon/lifecycle.js';
+import { DaemonClient } from '../../client/client.js';
+import { ensureDaemon, probe, readDaemonJson } from '../../client/lifecycle.js';
 import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
 import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.js';
 import { attemptOf } from '../../hooks/attempt.js';

@@ -1,8 +1,8 @@
 import { existsSync, openSync, readSync, statSync, closeSync, watch } from 'node:fs';
 import type { Command } from 'commander';
 import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
-import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../daemon/lifecycle.js';
+import { DaemonClient } from '../../client/client.js';
+import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../client/lifecycle.js';
 import type { RepoPaths } from '../../daemon/paths.js';
 import { DaemonUnavailable } from '../../errors/index.js';
 import type { HookHealth } from '../../hooks/health.js';

@@ -14,8 +14,8 @@ import { DaemonUnavailable } from '../errors/index.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
-import { checkSocketPath, type RepoPaths } from './paths.js';
-import type { DaemonInfo } from './process.js';
+import { checkSocketPath, type RepoPaths } from '../daemon/paths.js';
+import type { DaemonInfo } from '../daemon/process.js';
 
 /** How long a client waits for a daemon it started to answer. */
 export const START_DEADLINE_MS = 10_000;
