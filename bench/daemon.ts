@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
-import { resolvePaths } from '../src/daemon/paths.js';
+import { resolvePaths } from '../src/paths/index.js';
 import { CLI_ENTRY, DAEMON_ENTRY } from '../src/version.js';
 import { median, ms, printTable, timeRuns, type Bench } from './table.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configOf, configServiceOf } from '../src/config/service.js';
 import { DaemonContext } from '../src/daemon/context.js';
 import { silentLogger } from '../src/daemon/log.js';
-import { resolvePaths } from '../src/daemon/paths.js';
+import { resolvePaths } from '../src/paths/index.js';
 import { ConfigError } from '../src/errors/index.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 

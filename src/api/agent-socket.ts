@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { configOf } from '../config/service.js';
 import type { DaemonContext } from '../daemon/context.js';
-import { checkSocketPath } from '../daemon/paths.js';
+import { checkSocketPath } from '../paths/index.js';
 import { gitPolicyOf } from '../guard/config.js';
 import { findRealGit } from '../guard/git.js';
 import { precommitPassed } from '../guard/precommit-marker.js';

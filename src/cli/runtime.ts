@@ -8,7 +8,7 @@ import { modelEnvWarnings, type ModelEnv } from '../agent/model-env.js';
 import { HermesError } from '../errors/index.js';
 import { DaemonClient } from '../client/client.js';
 import { ensureDaemon } from '../client/lifecycle.js';
-import { resolvePaths, type RepoPaths } from '../daemon/paths.js';
+import { resolvePaths, type RepoPaths } from '../paths/index.js';
 import { pendingBackups, pendingNotice } from '../hooks/backup.js';
 
 export type GlobalOptions = { json?: boolean; debug?: boolean };

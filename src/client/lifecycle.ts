@@ -14,7 +14,7 @@ import { DaemonUnavailable } from '../errors/index.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
-import { checkSocketPath, type RepoPaths } from '../daemon/paths.js';
+import { checkSocketPath, type RepoPaths } from '../paths/index.js';
 import type { DaemonInfo } from '../daemon/process.js';
 
 /** How long a client waits for a daemon it started to answer. */

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { RepoPaths } from './paths.js';
+import type { RepoPaths } from '../paths/index.js';
 import type { Logger } from './log.js';
 
 /**

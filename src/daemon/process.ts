@@ -13,7 +13,7 @@ import { tryLock } from '../storage/lock.js';
 import { VERSION } from '../version.js';
 import { DaemonContext } from './context.js';
 import { fileLogger } from './log.js';
-import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from './paths.js';
+import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from '../paths/index.js';
 
 /** Default idle time before the daemon exits on its own; HERMESD_IDLE_TIMEOUT_MS overrides. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60 * 60 * 1000;

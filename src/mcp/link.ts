@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../client/client.js';
 import { ensureDaemon, probe } from '../client/lifecycle.js';
 import type { StreamedEvent } from '../api/routes/events.js';
-import type { RepoPaths } from '../daemon/paths.js';
+import type { RepoPaths } from '../paths/index.js';
 import { DaemonUnavailable } from '../errors/index.js';
 
 /** The events the MCP resources depend on (of those GET /v1/events streams). */

@@ -12,7 +12,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DaemonClient } from '../../client/client.js';
 import { ensureDaemon, probe, readDaemonJson } from '../../client/lifecycle.js';
-import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
+import { hermesHome, type RepoPaths } from '../../paths/index.js';
 import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.js';
 import { attemptOf } from '../../hooks/attempt.js';
 import { HERMESD_HOOKS } from '../../hooks/names.js';

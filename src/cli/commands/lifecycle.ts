@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
 import { DaemonClient } from '../../client/client.js';
 import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../client/lifecycle.js';
-import type { RepoPaths } from '../../daemon/paths.js';
+import type { RepoPaths } from '../../paths/index.js';
 import { DaemonUnavailable } from '../../errors/index.js';
 import type { HookHealth } from '../../hooks/health.js';
 import { pendingBackups } from '../../hooks/backup.js';
