@@ -7,7 +7,7 @@
 import { configOf } from '../config/service.js';
 import type { HermesConfig } from '../config/schema.js';
 import { promptOf } from '../context/service.js';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { guardPortOf, secretValuesOf } from '../guard/service.js';
 import { memoryOf } from '../memory/service.js';
 import { sessionsOf } from '../sessions/service.js';

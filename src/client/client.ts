@@ -3,7 +3,7 @@
  * this and nothing else; editors can do the same with curl --unix-socket.
  */
 import { Agent, request } from 'node:http';
-import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../api/limits.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import { DaemonUnavailable, PayloadTooLarge, RemoteError, type ErrorWire } from '../errors/index.js';
 
 export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal };

@@ -15,7 +15,7 @@ import { lockOwner, pidAlive } from '../storage/lock.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
 import { checkSocketPath, type RepoPaths } from '../paths/index.js';
-import type { DaemonInfo } from '../daemon/process.js';
+import type { DaemonInfo } from '../server/process.js';
 
 /** How long a client waits for a daemon it started to answer. */
 export const START_DEADLINE_MS = 10_000;
@@ -198,7 +198,9 @@ async function socketAlive(socket: string): Promise<boolean> {
 /** True when `pid` runs our daemon entry (guards against a recycled pid in a stale daemon.json). */
 function isOurDaemon(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('daemon/main.js');
+    // daemon/main.js: the entry of hermesd before 0.1's server/client split, still running after an upgrade.
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('server/main.js') || cmdline.includes('daemon/main.js');
   } catch {
     return false;
   }

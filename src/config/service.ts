@@ -5,7 +5,7 @@
  * thrown to every caller until it is fixed: the client sees a 400 config-error (exit 2).
  */
 import { statSync } from 'node:fs';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { applyApproval, approveConfig, describeLoosenings, type Loosening } from '../guard/approval.js';
 import { loadConfigWithOrigins, repoConfigPath, userConfigPath, type LoadedConfig } from './load.js';
 import type { HermesConfig } from './schema.js';

@@ -5,7 +5,7 @@
  * session; `report()` is what GET /v1/context and `hermesd context` show.
  */
 import { configOf } from '../config/service.js';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { memoryOf } from '../memory/service.js';
 import { skillsOf } from '../skills/service.js';
 import { watchAuthorityDirs, workspaceWatched } from '../watcher/service.js';

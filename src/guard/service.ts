@@ -5,7 +5,7 @@
  * of the daemon; this file composes them.
  */
 import { configOf } from '../config/service.js';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import type { GuardConfig } from './config.js';
 import { cleanGitEnv, findRealGit, gitOut } from './git.js';
 import { SecretValues } from './secret-values.js';
@@ -45,7 +45,7 @@ function stateOf(ctx: DaemonContext): GuardState {
         socketDir: ctx.paths.socketDir,
         socket: ctx.paths.socket,
         agentSocket: () => {
-          state.socket ??= import('../api/agent-socket.js').then(
+          state.socket ??= import('../server/agent-socket.js').then(
             async (m) => (state.socketPath = await m.startAgentSocket(ctx)),
             (err: unknown) => {
               ctx.log.warn('agent socket not started', { error: String(err) });

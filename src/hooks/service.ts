@@ -10,7 +10,7 @@ import { configOf } from '../config/service.js';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../guard/audit.js';
 import { refTipsSinceLastLook, sandboxWrapOf } from '../guard/service.js';
 import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass, recordStagedPass } from '../guard/precommit-marker.js';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { checkStaged } from '../rules/engine.js';
 import { formatViolations } from '../rules/format.js';
 import { sessionsOf } from '../sessions/service.js';

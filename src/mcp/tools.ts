@@ -10,7 +10,7 @@ import { memory } from '../agent/tools/memory.js';
 import { sessionSearch } from '../agent/tools/session-search.js';
 import { skillManage, skillsList, skillView } from '../agent/tools/skills.js';
 import type { Tool } from '../agent/tools/types.js';
-import type { ToolAnswer } from '../api/routes/tools.js';
+import type { ToolAnswer } from '../server/routes/tools.js';
 import type { ContextReport } from '../context/service.js';
 import type { Violation } from '../rules/engine.js';
 import { checkArgs } from '../rules/schema.js';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { configOf } from '../config/service.js';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { MemoryStore } from './store.js';
 
 export function memoriesDir(home: string): string {

@@ -1,6 +1,6 @@
 /** The daemon's one SessionDB: opened on first use, checkpointed periodically, closed on shutdown. */
 import { join } from 'node:path';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { secretValuesOf } from '../guard/service.js';
 import { SessionDB } from './db.js';
 

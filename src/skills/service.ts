@@ -3,7 +3,7 @@
  * skills of this work tree), its index cache dropped on the watcher's 'skills-changed',
  * and its warnings (skills kept out of the index) in status and doctor.
  */
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { SkillStore } from './store.js';
 
 export function skillsOf(ctx: DaemonContext): SkillStore {

@@ -5,7 +5,7 @@
  * and the event stream (GET /v1/events) hands to clients.
  */
 import { mkdirSync } from 'node:fs';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from '../server/context.js';
 import { inotifyWatchCount } from './inotify.js';
 import { RepoWatcher, type ChangeKind } from './watcher.js';
 

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { tasksOf } from '../../agent/service.js';
 import { NotFound } from '../../errors/index.js';
-import type { Route } from '../types.js';
+import type { Route } from '../route.js';
 
 /** A task text beyond this is a document, not a request; send it as a file the agent can read. */
 export const TASK_MAX_CHARS = 100_000;

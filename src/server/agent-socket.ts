@@ -9,16 +9,16 @@ import { chmodSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { configOf } from '../config/service.js';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from './context.js';
 import { checkSocketPath } from '../paths/index.js';
 import { gitPolicyOf } from '../guard/config.js';
 import { findRealGit } from '../guard/git.js';
 import { precommitPassed } from '../guard/precommit-marker.js';
 import { brokerPush } from '../guard/push-broker.js';
-import { createApiServer } from './server.js';
+import { createApiServer } from './http.js';
 import { hooksRoutes } from './routes/hooks.js';
 import { statusRoutes } from './routes/status.js';
-import type { Route } from './types.js';
+import type { Route } from './route.js';
 
 const PushBody = z.strictObject({ args: z.array(z.string()).max(200) });
 

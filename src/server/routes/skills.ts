@@ -5,7 +5,7 @@ import { skillManageArgs } from '../../skills/schema.js';
 import { skillsOf } from '../../skills/service.js';
 import { SkillValidationError } from '../../skills/validate.js';
 import type { ManageFailure, ManageResult } from '../../skills/store.js';
-import type { Route } from '../types.js';
+import type { Route } from '../route.js';
 
 /** A refused or invalid change becomes the API's named error; the message is the store's. */
 function orThrow<T extends { success: boolean }>(r: T | ManageFailure): T {

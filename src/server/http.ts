@@ -7,11 +7,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { ZodError, type z } from 'zod';
 import { errorToWire, MethodNotAllowed, NotFound, PayloadTooLarge, UsageError } from '../errors/index.js';
-import type { DaemonContext } from '../daemon/context.js';
-import { bodyTooLargeMessage, MAX_BODY_BYTES } from './limits.js';
-import type { Route, RequestContext } from './types.js';
+import type { DaemonContext } from './context.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
+import type { Route, RequestContext } from './route.js';
 
-export { MAX_BODY_BYTES } from './limits.js';
+export { MAX_BODY_BYTES } from '../protocol/limits.js';
 /** A client must send its headers within this time, or the connection is closed. */
 export const HEADERS_TIMEOUT_MS = 5_000;
 /** A plain (non-streaming) request must be fully received within this time. */

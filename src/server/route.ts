@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { DaemonContext } from '../daemon/context.js';
+import type { DaemonContext } from './context.js';
 
 export type RequestContext = {
   daemon: DaemonContext;

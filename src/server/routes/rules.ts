@@ -3,7 +3,7 @@ import { configServiceOf } from '../../config/service.js';
 import { redacted } from '../../config/load.js';
 import { checkStaged, checkWorktree } from '../../rules/engine.js';
 import { checkRequestSchema } from '../../rules/schema.js';
-import type { Route } from '../types.js';
+import type { Route } from '../route.js';
 
 export const rulesRoutes: Route[] = [
   {

@@ -5,11 +5,11 @@
  */
 import { z } from 'zod';
 import { Refused, UsageError } from '../../errors/index.js';
-import { parseWith } from '../server.js';
+import { parseWith } from '../http.js';
 import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
 import { memoryOf } from '../../memory/service.js';
 import type { MemoryResult, MemoryTarget } from '../../memory/store.js';
-import type { Route } from '../types.js';
+import type { Route } from '../route.js';
 
 /** A memory write the store refused; exit 1 in the CLI, with the reason on stderr. */
 export class MemoryRefused extends Refused {

@@ -1,4 +1,4 @@
-/** Entry point of the detached daemon process: `node dist/src/daemon/main.js <work-tree>`. */
+/** Entry point of the detached daemon process: `node dist/src/server/main.js <work-tree>`. */
 import { runDaemon } from './process.js';
 
 const cwd = process.argv[2] ?? process.cwd();

@@ -2,8 +2,8 @@ import { realpathSync } from 'node:fs';
 import { relative, isAbsolute, sep } from 'node:path';
 import { promptOf } from '../../context/service.js';
 import { UsageError } from '../../errors/index.js';
-import type { DaemonContext } from '../../daemon/context.js';
-import type { Route } from '../types.js';
+import type { DaemonContext } from '../context.js';
+import type { Route } from '../route.js';
 
 /** The session directory a client asks about: absolute, inside this daemon's work tree. */
 function cwdOf(daemon: DaemonContext, raw: string | null): string {

@@ -5,7 +5,7 @@
  *   POST /v1/config/approve   → {approved: [...]}: the files' guard settings apply from now on
  */
 import { configServiceOf } from '../../config/service.js';
-import type { Route } from '../types.js';
+import type { Route } from '../route.js';
 
 export const guardRoutes: Route[] = [
   {

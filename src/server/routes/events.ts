@@ -11,7 +11,7 @@
  * the subscriber in the daemon log. The stream does not keep the daemon from its idle stop.
  */
 import { UsageError } from '../../errors/index.js';
-import type { RequestContext, Route } from '../types.js';
+import type { RequestContext, Route } from '../route.js';
 
 /** What a client may follow: the watcher's change kinds (see src/watcher/service.ts). */
 export const STREAMED_EVENTS = ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed', 'workspace-changed'] as const;

@@ -2,7 +2,7 @@
 import { probeModel } from '../../agent/probe.js';
 import { modelSettings } from '../../agent/model.js';
 import { configOf } from '../../config/service.js';
-import type { Route } from '../types.js';
+import type { Route } from '../route.js';
 
 export const modelRoutes: Route[] = [
   {

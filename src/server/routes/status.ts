@@ -1,6 +1,6 @@
 import { modelEnvOf } from '../../agent/model-env.js';
-import type { DaemonContext } from '../../daemon/context.js';
-import type { Route } from '../types.js';
+import type { DaemonContext } from '../context.js';
+import type { Route } from '../route.js';
 
 export type Status = {
   pid: number;

@@ -14,8 +14,8 @@ import { agentServicesOf } from '../../agent/service.js';
 import { runToolCall, TOOLS, type Tool } from '../../agent/tools/index.js';
 import { configOf } from '../../config/service.js';
 import { NotFound } from '../../errors/index.js';
-import { parseWith } from '../server.js';
-import type { Route } from '../types.js';
+import { parseWith } from '../http.js';
+import type { Route } from '../route.js';
 
 /** The agent tools a local client may call (DESIGN.md §6; the MCP tools of §7c). */
 export const SERVED_TOOLS = ['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage'] as const;

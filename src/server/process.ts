@@ -5,8 +5,8 @@
  */
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
-import { createApiServer } from '../api/server.js';
-import { statusRoutes } from '../api/routes/status.js';
+import { createApiServer } from './http.js';
+import { statusRoutes } from './routes/status.js';
 import { ConfigError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
@@ -89,7 +89,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const home = hermesHome(env);
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
   // Every other route, and the subsystems behind them, load while the socket already answers.
-  const allRoutes = import('../api/routes/index.js').then((m) => m.routes.filter((r) => !statusRoutes.includes(r)));
+  const allRoutes = import('./routes/index.js').then((m) => m.routes.filter((r) => !statusRoutes.includes(r)));
   const api = createApiServer(ctx, statusRoutes, {}, allRoutes);
   let lastActivity = Date.now();
   api.server.on('request', () => {

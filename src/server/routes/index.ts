@@ -1,5 +1,5 @@
 /** Every route of the local API. Each noun owns one module; the README documents each route. */
-import type { Route } from '../types.js';
+import type { Route } from '../route.js';
 import { statusRoutes } from './status.js';
 import { contextRoutes } from './context.js';
 import { memoryRoutes } from './memory.js';
