@@ -11,7 +11,7 @@ import { sessionSearch } from '../agent/tools/session-search.js';
 import { skillManage, skillsList, skillView } from '../agent/tools/skills.js';
 import type { Tool } from '../agent/tools/types.js';
 import type { ToolAnswer } from '../server/routes/tools.js';
-import type { ContextReport } from '../context/service.js';
+import type { ContextReport } from '../server/services/context.js';
 import type { Violation } from '../rules/engine.js';
 import { checkArgs } from '../rules/schema.js';
 import type { DaemonLink } from './link.js';

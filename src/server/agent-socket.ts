@@ -8,7 +8,7 @@
 import { chmodSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { configOf } from '../config/service.js';
+import { configOf } from './services/config.js';
 import type { DaemonContext } from './context.js';
 import { checkSocketPath } from '../paths/index.js';
 import { gitPolicyOf } from '../guard/config.js';

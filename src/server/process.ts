@@ -51,7 +51,7 @@ export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean>
 /** HERMESD_IDLE_TIMEOUT_MS (tests, ops) wins over `daemon.idleTimeoutMinutes` from config. */
 async function idleTimeoutMs(ctx: DaemonContext, env: NodeJS.ProcessEnv): Promise<number> {
   if (Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0) return Number(env.HERMESD_IDLE_TIMEOUT_MS);
-  const { configOf } = await import('../config/service.js');
+  const { configOf } = await import('./services/config.js');
   try {
     return configOf(ctx).daemon.idleTimeoutMinutes * 60_000;
   } catch {
@@ -114,10 +114,10 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   void allRoutes.then(async () => {
     const [{ startWatcher }, { skillsOf }, { hooksOf }, { configServiceOf }] = await Promise.all([
-      import('../watcher/service.js'),
-      import('../skills/service.js'),
-      import('../hooks/service.js'),
-      import('../config/service.js'),
+      import('./services/watcher.js'),
+      import('./services/skills.js'),
+      import('./services/hooks.js'),
+      import('./services/config.js'),
     ]);
     void startWatcher(ctx);
     // Registered now so `status` reports from the start: hand-edited dangerous skills, a config

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { relative, isAbsolute, sep } from 'node:path';
-import { promptOf } from '../../context/service.js';
+import { promptOf } from '../services/context.js';
 import { UsageError } from '../../errors/index.js';
 import type { DaemonContext } from '../context.js';
 import type { Route } from '../route.js';

@@ -4,7 +4,7 @@
  *   GET  /v1/config/approval  → {pending: [{key, approved, requested}]}: loosenings held back
  *   POST /v1/config/approve   → {approved: [...]}: the files' guard settings apply from now on
  */
-import { configServiceOf } from '../../config/service.js';
+import { configServiceOf } from '../services/config.js';
 import type { Route } from '../route.js';
 
 export const guardRoutes: Route[] = [

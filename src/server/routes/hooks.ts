@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { errorToWire } from '../../errors/index.js';
-import { hooksOf } from '../../hooks/service.js';
+import { hooksOf } from '../services/hooks.js';
 import type { Route } from '../route.js';
 
 /** A sign of life at least this often while a hook works (the sh client's silence bound is ≥ 1 s). */

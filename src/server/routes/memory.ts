@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { Refused, UsageError } from '../../errors/index.js';
 import { parseWith } from '../http.js';
 import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
-import { memoryOf } from '../../memory/service.js';
+import { memoryOf } from '../services/memory.js';
 import type { MemoryResult, MemoryTarget } from '../../memory/store.js';
 import type { Route } from '../route.js';
 

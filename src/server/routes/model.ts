@@ -1,7 +1,7 @@
 /** GET /v1/model/check: the model endpoint as this daemon sees it (its config and environment). */
 import { probeModel } from '../../agent/probe.js';
 import { modelSettings } from '../../agent/model.js';
-import { configOf } from '../../config/service.js';
+import { configOf } from '../services/config.js';
 import type { Route } from '../route.js';
 
 export const modelRoutes: Route[] = [

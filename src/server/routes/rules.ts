@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configServiceOf } from '../../config/service.js';
+import { configServiceOf } from '../services/config.js';
 import { redacted } from '../../config/load.js';
 import { checkStaged, checkWorktree } from '../../rules/engine.js';
 import { checkRequestSchema } from '../../rules/schema.js';

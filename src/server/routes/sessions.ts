@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { NotFound, UsageError } from '../../errors/index.js';
 import { ROLES, SEARCH_LIMIT_MAX, type Message, type Session } from '../../sessions/db.js';
 import { sessionSearchArgsSchema } from '../../sessions/search-tool.js';
-import { sessionsOf } from '../../sessions/service.js';
+import { sessionsOf } from '../services/sessions.js';
 import type { RequestContext, Route } from '../route.js';
 
 const LIST_LIMIT_DEFAULT = 20;

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Conflict, NotFound, Refused, UsageError } from '../../errors/index.js';
 import { skillManageArgs } from '../../skills/schema.js';
-import { skillsOf } from '../../skills/service.js';
+import { skillsOf } from '../services/skills.js';
 import { SkillValidationError } from '../../skills/validate.js';
 import type { ManageFailure, ManageResult } from '../../skills/store.js';
 import type { Route } from '../route.js';

@@ -6,7 +6,7 @@
  * A client that disconnects cancels its task; the daemon carries on.
  */
 import { z } from 'zod';
-import { tasksOf } from '../../agent/service.js';
+import { tasksOf } from '../services/agent.js';
 import { NotFound } from '../../errors/index.js';
 import type { Route } from '../route.js';
 

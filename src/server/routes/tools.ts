@@ -10,9 +10,9 @@
  * state are served: the file and terminal tools belong to hermesd's own sandboxed agent.
  */
 import { z } from 'zod';
-import { agentServicesOf } from '../../agent/service.js';
+import { agentServicesOf } from '../services/agent.js';
 import { runToolCall, TOOLS, type Tool } from '../../agent/tools/index.js';
-import { configOf } from '../../config/service.js';
+import { configOf } from '../services/config.js';
 import { NotFound } from '../../errors/index.js';
 import { parseWith } from '../http.js';
 import type { Route } from '../route.js';

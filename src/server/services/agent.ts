@@ -4,21 +4,21 @@
  * builder, SessionDB, the memory and skill stores, and the rule engine for protected paths.
  * The hook subsystem runs fix tasks in-process with `tasksOf(ctx).run({task, source: 'hook', turnContext, onEvent})`.
  */
-import { configOf } from '../config/service.js';
-import type { HermesConfig } from '../config/schema.js';
-import { promptOf } from '../context/service.js';
-import type { DaemonContext } from '../server/context.js';
-import { guardPortOf, secretValuesOf } from '../guard/service.js';
-import { memoryOf } from '../memory/service.js';
-import { sessionsOf } from '../sessions/service.js';
-import { skillsOf } from '../skills/service.js';
-import { runTask, type AgentDeps } from './loop.js';
-import { createModelClient, modelSettings, type ModelClient } from './model.js';
-import type { AgentServices } from './services.js';
-import { agentServicesOver } from './standalone.js';
-import { recallFrom, sessionLog } from './session-log.js';
-import { TaskRunner, type TaskSpec } from './tasks.js';
-import { TOOLS } from './tools/index.js';
+import { configOf } from './config.js';
+import type { HermesConfig } from '../../config/schema.js';
+import { promptOf } from './context.js';
+import type { DaemonContext } from '../context.js';
+import { guardPortOf, secretValuesOf } from './guard.js';
+import { memoryOf } from './memory.js';
+import { sessionsOf } from './sessions.js';
+import { skillsOf } from './skills.js';
+import { runTask, type AgentDeps } from '../../agent/loop.js';
+import { createModelClient, modelSettings, type ModelClient } from '../../agent/model.js';
+import type { AgentServices } from '../../agent/services.js';
+import { agentServicesOver } from '../../agent/standalone.js';
+import { recallFrom, sessionLog } from '../../agent/session-log.js';
+import { TaskRunner, type TaskSpec } from '../../agent/tasks.js';
+import { TOOLS } from '../../agent/tools/index.js';
 
 /** How long shutdown waits for cancelled tasks to record their end in SessionDB. */
 export const TASK_SHUTDOWN_GRACE_MS = 2_000;

@@ -4,9 +4,9 @@
  * an invalid one is a ConfigError, exit 2, rather than a silently default budget).
  */
 import { join } from 'node:path';
-import { configOf } from '../config/service.js';
-import type { DaemonContext } from '../server/context.js';
-import { MemoryStore } from './store.js';
+import { configOf } from './config.js';
+import type { DaemonContext } from '../context.js';
+import { MemoryStore } from '../../memory/store.js';
 
 export function memoriesDir(home: string): string {
   return join(home, 'memories');

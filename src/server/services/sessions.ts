@@ -1,8 +1,8 @@
 /** The daemon's one SessionDB: opened on first use, checkpointed periodically, closed on shutdown. */
 import { join } from 'node:path';
-import type { DaemonContext } from '../server/context.js';
-import { secretValuesOf } from '../guard/service.js';
-import { SessionDB } from './db.js';
+import type { DaemonContext } from '../context.js';
+import { secretValuesOf } from './guard.js';
+import { SessionDB } from '../../sessions/db.js';
 
 /**
  * A passive checkpoint moves committed WAL pages into state.db without waiting for readers,

@@ -3,8 +3,8 @@
  * skills of this work tree), its index cache dropped on the watcher's 'skills-changed',
  * and its warnings (skills kept out of the index) in status and doctor.
  */
-import type { DaemonContext } from '../server/context.js';
-import { SkillStore } from './store.js';
+import type { DaemonContext } from '../context.js';
+import { SkillStore } from '../../skills/store.js';
 
 export function skillsOf(ctx: DaemonContext): SkillStore {
   return ctx.service('skills', () => {

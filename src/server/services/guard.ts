@@ -4,13 +4,13 @@
  * the daemon through, and the port the terminal tool uses. Core guard modules know nothing
  * of the daemon; this file composes them.
  */
-import { configOf } from '../config/service.js';
-import type { DaemonContext } from '../server/context.js';
-import type { GuardConfig } from './config.js';
-import { cleanGitEnv, findRealGit, gitOut } from './git.js';
-import { SecretValues } from './secret-values.js';
-import { sandboxWrapFor, type GuardPort } from './terminal.js';
-import type { CommandWrap } from '../rules/generator.js';
+import { configOf } from './config.js';
+import type { DaemonContext } from '../context.js';
+import type { GuardConfig } from '../../guard/config.js';
+import { cleanGitEnv, findRealGit, gitOut } from '../../guard/git.js';
+import { SecretValues } from '../../guard/secret-values.js';
+import { sandboxWrapFor, type GuardPort } from '../../guard/terminal.js';
+import type { CommandWrap } from '../../rules/generator.js';
 
 const KEY = 'guard';
 
@@ -45,7 +45,7 @@ function stateOf(ctx: DaemonContext): GuardState {
         socketDir: ctx.paths.socketDir,
         socket: ctx.paths.socket,
         agentSocket: () => {
-          state.socket ??= import('../server/agent-socket.js').then(
+          state.socket ??= import('../agent-socket.js').then(
             async (m) => (state.socketPath = await m.startAgentSocket(ctx)),
             (err: unknown) => {
               ctx.log.warn('agent socket not started', { error: String(err) });

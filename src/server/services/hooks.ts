@@ -6,25 +6,25 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { configOf } from '../config/service.js';
-import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../guard/audit.js';
-import { refTipsSinceLastLook, sandboxWrapOf } from '../guard/service.js';
-import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass, recordStagedPass } from '../guard/precommit-marker.js';
-import type { DaemonContext } from '../server/context.js';
-import { checkStaged } from '../rules/engine.js';
-import { formatViolations } from '../rules/format.js';
-import { sessionsOf } from '../sessions/service.js';
-import { tasksOf } from '../agent/service.js';
-import { NotFound, UsageError } from '../errors/index.js';
-import { BackupGone, backupsDir, keptBackupDir, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from './backup.js';
-import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from './evidence.js';
-import { attemptStart, isAttemptId, processStart } from './attempt.js';
-import { gitTry, indexTreeOf } from './git.js';
-import { hookHealth, type HookHealth } from './health.js';
-import { HERMESD_HOOKS, type HookName } from './names.js';
-import { writeHookSettings } from './settings.js';
-import type { HermesConfig } from '../config/schema.js';
-import { runPreCommit, type HookOutcome } from './precommit.js';
+import { configOf } from './config.js';
+import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../../guard/audit.js';
+import { refTipsSinceLastLook, sandboxWrapOf } from './guard.js';
+import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass, recordStagedPass } from '../../guard/precommit-marker.js';
+import type { DaemonContext } from '../context.js';
+import { checkStaged } from '../../rules/engine.js';
+import { formatViolations } from '../../rules/format.js';
+import { sessionsOf } from './sessions.js';
+import { tasksOf } from './agent.js';
+import { NotFound, UsageError } from '../../errors/index.js';
+import { BackupGone, backupsDir, keptBackupDir, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../hooks/backup.js';
+import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../hooks/evidence.js';
+import { attemptStart, isAttemptId, processStart } from '../../hooks/attempt.js';
+import { gitTry, indexTreeOf } from '../../hooks/git.js';
+import { hookHealth, type HookHealth } from '../../hooks/health.js';
+import { HERMESD_HOOKS, type HookName } from '../../hooks/names.js';
+import { writeHookSettings } from '../../hooks/settings.js';
+import type { HermesConfig } from '../../config/schema.js';
+import { runPreCommit, type HookOutcome } from '../../hooks/precommit.js';
 
 /**
  * `head`/`branch`: where git was when a post-* hook ran, as the sh hook read it (it runs in the background).

@@ -4,15 +4,15 @@
  * (src/skills). `promptOf(ctx).buildSessionPrompt()` is what the agent calls once per
  * session; `report()` is what GET /v1/context and `hermesd context` show.
  */
-import { configOf } from '../config/service.js';
-import type { DaemonContext } from '../server/context.js';
-import { memoryOf } from '../memory/service.js';
-import { skillsOf } from '../skills/service.js';
-import { watchAuthorityDirs, workspaceWatched } from '../watcher/service.js';
-import type { Authority } from './authority.js';
-import { ContextBuilder, type BuildOptions, type SessionPrompt } from './builder.js';
-import { DEFAULT_MAX_FILE_CHARS } from './files.js';
-import type { TierReport } from './tiers.js';
+import { configOf } from './config.js';
+import type { DaemonContext } from '../context.js';
+import { memoryOf } from './memory.js';
+import { skillsOf } from './skills.js';
+import { watchAuthorityDirs, workspaceWatched } from './watcher.js';
+import type { Authority } from '../../context/authority.js';
+import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../context/builder.js';
+import { DEFAULT_MAX_FILE_CHARS } from '../../context/files.js';
+import type { TierReport } from '../../context/tiers.js';
 
 export type ContextReport = {
   authority: string[];

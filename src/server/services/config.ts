@@ -5,10 +5,10 @@
  * thrown to every caller until it is fixed: the client sees a 400 config-error (exit 2).
  */
 import { statSync } from 'node:fs';
-import type { DaemonContext } from '../server/context.js';
-import { applyApproval, approveConfig, describeLoosenings, type Loosening } from '../guard/approval.js';
-import { loadConfigWithOrigins, repoConfigPath, userConfigPath, type LoadedConfig } from './load.js';
-import type { HermesConfig } from './schema.js';
+import type { DaemonContext } from '../context.js';
+import { applyApproval, approveConfig, describeLoosenings, type Loosening } from '../../guard/approval.js';
+import { loadConfigWithOrigins, repoConfigPath, userConfigPath, type LoadedConfig } from '../../config/load.js';
+import type { HermesConfig } from '../../config/schema.js';
 
 export class ConfigService {
   private state: { stamp: string; value: LoadedConfig; pending: Loosening[] } | { stamp: string; error: unknown } | undefined;
@@ -96,4 +96,4 @@ export function configOf(ctx: DaemonContext): HermesConfig {
   return configServiceOf(ctx).loaded().config;
 }
 
-export type { HermesConfig } from './schema.js';
+export type { HermesConfig } from '../../config/schema.js';

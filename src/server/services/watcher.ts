@@ -5,9 +5,9 @@
  * and the event stream (GET /v1/events) hands to clients.
  */
 import { mkdirSync } from 'node:fs';
-import type { DaemonContext } from '../server/context.js';
-import { inotifyWatchCount } from './inotify.js';
-import { RepoWatcher, type ChangeKind } from './watcher.js';
+import type { DaemonContext } from '../context.js';
+import { inotifyWatchCount } from '../../watcher/inotify.js';
+import { RepoWatcher, type ChangeKind } from '../../watcher/watcher.js';
 
 const EVENT_OF: Record<ChangeKind, string> = {
   authority: 'authority-changed',
