@@ -15,7 +15,7 @@ import { lockOwner, pidAlive } from '../storage/lock.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
 import { checkSocketPath, type RepoPaths } from '../paths/index.js';
-import type { DaemonInfo } from '../server/process.js';
+import type { DaemonInfo, Status } from '../protocol/daemon.js';
 
 /** How long a client waits for a daemon it started to answer. */
 export const START_DEADLINE_MS = 10_000;
@@ -24,7 +24,7 @@ export const STOP_DEADLINE_MS = 5_000;
 /** Bound on the status probe used to decide whether a daemon is alive. */
 export const PROBE_TIMEOUT_MS = 1_000;
 
-export type Status = DaemonInfo & Record<string, unknown>;
+export type { Status };
 
 export function readDaemonJson(paths: RepoPaths): DaemonInfo | undefined {
   try {

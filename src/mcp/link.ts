@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../client/client.js';
 import { ensureDaemon, probe } from '../client/lifecycle.js';
-import type { StreamedEvent } from '../server/routes/events.js';
+import type { StreamedEvent } from '../protocol/events.js';
 import type { RepoPaths } from '../paths/index.js';
 import { DaemonUnavailable } from '../errors/index.js';
 

@@ -10,6 +10,7 @@ import { statusRoutes } from './routes/status.js';
 import { ConfigError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
+import type { DaemonInfo } from '../protocol/daemon.js';
 import { VERSION } from '../version.js';
 import { DaemonContext } from './context.js';
 import { fileLogger } from './log.js';
@@ -59,8 +60,6 @@ async function idleTimeoutMs(ctx: DaemonContext, env: NodeJS.ProcessEnv): Promis
     return DEFAULT_IDLE_TIMEOUT_MS;
   }
 }
-
-export type DaemonInfo = { pid: number; version: string; root: string; socket: string; startedAt: string };
 
 export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const paths: RepoPaths = resolvePaths(cwd, env);

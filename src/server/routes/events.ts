@@ -11,11 +11,9 @@
  * the subscriber in the daemon log. The stream does not keep the daemon from its idle stop.
  */
 import { UsageError } from '../../errors/index.js';
+import { STREAMED_EVENTS } from '../../protocol/events.js';
 import type { RequestContext, Route } from '../route.js';
 
-/** What a client may follow: the watcher's change kinds (see src/watcher/service.ts). */
-export const STREAMED_EVENTS = ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed', 'workspace-changed'] as const;
-export type StreamedEvent = (typeof STREAMED_EVENTS)[number];
 
 /** The subscribers of this daemon, by client name, for GET /v1/status (`eventStreams`). */
 function subscribers(daemon: RequestContext['daemon']): Map<string, number> {

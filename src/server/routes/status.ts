@@ -1,18 +1,8 @@
 import { modelEnvOf } from '../../agent/model-env.js';
+import type { Status } from '../../protocol/daemon.js';
 import type { DaemonContext } from '../context.js';
 import type { Route } from '../route.js';
 
-export type Status = {
-  pid: number;
-  version: string;
-  root: string;
-  socket: string;
-  startedAt: string;
-  uptimeMs: number;
-  rssBytes: number;
-  home: string;
-  [extra: string]: unknown;
-};
 
 export function statusOf(daemon: DaemonContext): Status {
   const status: Status = {

@@ -14,18 +14,15 @@ import { agentServicesOf } from '../services/agent.js';
 import { runToolCall, TOOLS, type Tool } from '../../agent/tools/index.js';
 import { configOf } from '../services/config.js';
 import { NotFound } from '../../errors/index.js';
+import { SERVED_TOOLS, type ToolAnswer } from '../../protocol/tools.js';
 import { parseWith } from '../http.js';
 import type { Route } from '../route.js';
 
-/** The agent tools a local client may call (DESIGN.md §6; the MCP tools of §7c). */
-export const SERVED_TOOLS = ['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage'] as const;
 
 const served: ReadonlyMap<string, Tool> = new Map(TOOLS.filter((t) => (SERVED_TOOLS as readonly string[]).includes(t.name)).map((t) => [t.name, t]));
 
 /** Names the caller in skill commits ("(session mcp:claude-code)") and in session_search's own-lineage filter. */
 const sessionIdSchema = z.string().regex(/^[\w.:@-]{1,128}$/, 'letters, digits and . _ : @ - only, at most 128');
-
-export type ToolAnswer = { ok: boolean; content: string; error?: string };
 
 export const toolsRoutes: Route[] = [
   {

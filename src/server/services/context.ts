@@ -12,15 +12,8 @@ import { watchAuthorityDirs, workspaceWatched } from './watcher.js';
 import type { Authority } from '../../context/authority.js';
 import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../context/builder.js';
 import { DEFAULT_MAX_FILE_CHARS } from '../../context/files.js';
-import type { TierReport } from '../../context/tiers.js';
+import type { ContextReport } from '../../protocol/context.js';
 
-export type ContextReport = {
-  authority: string[];
-  tiers: { stable: TierReport; context: TierReport; volatile: TierReport };
-  warnings: string[];
-  /** sha256 of the joined system prompt. */
-  sha256: string;
-};
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

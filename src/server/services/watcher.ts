@@ -6,10 +6,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { DaemonContext } from '../context.js';
+import type { StreamedEvent } from '../../protocol/events.js';
 import { inotifyWatchCount } from '../../watcher/inotify.js';
 import { RepoWatcher, type ChangeKind } from '../../watcher/watcher.js';
 
-const EVENT_OF: Record<ChangeKind, string> = {
+const EVENT_OF: Record<ChangeKind, StreamedEvent> = {
   authority: 'authority-changed',
   config: 'config-changed',
   skills: 'skills-changed',
