@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
 
 /** Linux sun_path is 108 bytes including the terminating NUL; macOS allows 104. */
@@ -107,4 +107,19 @@ export function checkSocketPath(socket: string): void {
 
 export function resolvePaths(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): RepoPaths {
   return repoPaths(findRepo(cwd), env);
+}
+
+/** `$HERMES_HOME/memories`: MEMORY.md and USER.md. */
+export function memoriesDir(home: string): string {
+  return join(home, 'memories');
+}
+
+/** `$HERMES_HOME/state.db`: SessionDB, shared by every repository. */
+export function sessionDbPath(home: string): string {
+  return join(home, 'state.db');
+}
+
+/** `<socket dir>/<hash>.agent.sock`, next to the daemon's own socket (same private directory): sandboxed commands reach the daemon here. */
+export function agentSocketPath(paths: Pick<RepoPaths, 'socketDir' | 'socket'>): string {
+  return join(paths.socketDir, basename(paths.socket).replace(/\.sock$/, '.agent.sock'));
 }

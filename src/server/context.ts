@@ -3,16 +3,14 @@ import type { RepoPaths } from '../paths/index.js';
 import type { Logger } from './log.js';
 
 /**
- * What the daemon hands every route handler: where it is, how to log, and a memo of the
- * services (stores, watcher, agent runner) that route modules create on first use.
- * Core modules never import this; they take plain arguments.
+ * What every part of the server shares about this daemon: where it is, how to log, the
+ * events between services, and what GET /v1/status reports. The services themselves are
+ * built by the composition root (services/index.ts); subsystem code never sees this.
  */
 export class DaemonContext {
   readonly startedAt = new Date();
-  /** Events between services: 'authority-changed', 'config-changed', 'skills-changed', 'memory-changed', 'workspace-changed'. */
+  /** Events between services (the names in src/protocol/events.ts, and 'hook-start' / 'hook-end' / 'started'). */
   readonly events = new EventEmitter();
-  private readonly services = new Map<string, unknown>();
-  private readonly closers: Array<() => unknown | Promise<unknown>> = [];
   /** Counts requests in flight, so the idle timer never stops a daemon that is working. */
   busy = 0;
   /** Set by the daemon process: starts the single shutdown path. */
@@ -34,29 +32,5 @@ export class DaemonContext {
 
   get root(): string {
     return this.paths.root;
-  }
-
-  /** Returns the service registered under `key`, creating it with `create` the first time. */
-  service<T>(key: string, create: () => T): T {
-    if (!this.services.has(key)) {
-      this.services.set(key, create());
-    }
-    return this.services.get(key) as T;
-  }
-
-  /** Registers a cleanup run once on shutdown, last registered first. */
-  onClose(fn: () => unknown | Promise<unknown>): void {
-    this.closers.push(fn);
-  }
-
-  async close(): Promise<void> {
-    for (const fn of this.closers.reverse()) {
-      try {
-        await fn();
-      } catch (err) {
-        this.log.error('close hook failed', { error: String(err) });
-      }
-    }
-    this.closers.length = 0;
   }
 }

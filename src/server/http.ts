@@ -159,7 +159,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
         counted = false;
       }
       if (route.body) body = parseWith(route.body, body ?? {});
-      const ctx: RequestContext = { daemon, params, query: url.searchParams, body, signal: abort.signal, req, res };
+      const ctx: RequestContext = { params, query: url.searchParams, body, signal: abort.signal, req, res };
       if (route.stream) {
         res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
         const emit = (event: Record<string, unknown>) => {

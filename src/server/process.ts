@@ -7,6 +7,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, unlinkSy
 import { connect } from 'node:net';
 import { createApiServer } from './http.js';
 import { statusRoutes } from './routes/status.js';
+import type { Services } from './services/index.js';
 import { ConfigError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
@@ -16,8 +17,6 @@ import { DaemonContext } from './context.js';
 import { fileLogger } from './log.js';
 import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from '../paths/index.js';
 
-/** Default idle time before the daemon exits on its own; HERMESD_IDLE_TIMEOUT_MS overrides. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60 * 60 * 1000;
 /** How often the daemon checks that its work tree still exists. */
 export const WORKTREE_CHECK_MS = 2_000;
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
@@ -50,14 +49,15 @@ export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean>
 }
 
 /** HERMESD_IDLE_TIMEOUT_MS (tests, ops) wins over `daemon.idleTimeoutMinutes` from config. */
-async function idleTimeoutMs(ctx: DaemonContext, env: NodeJS.ProcessEnv): Promise<number> {
+async function idleTimeoutMs(services: Promise<Services>, env: NodeJS.ProcessEnv): Promise<number> {
   if (Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0) return Number(env.HERMESD_IDLE_TIMEOUT_MS);
-  const { configOf } = await import('./services/config.js');
+  const { config } = await services;
   try {
-    return configOf(ctx).daemon.idleTimeoutMinutes * 60_000;
+    return config.get().daemon.idleTimeoutMinutes * 60_000;
   } catch {
-    // A broken config file is reported by every command that reads it; the daemon still runs.
-    return DEFAULT_IDLE_TIMEOUT_MS;
+    // A broken config file is reported by every command that reads it; the daemon still runs, with the default.
+    const { DAEMON_IDLE_TIMEOUT_MINUTES } = await import('../config/schema.js');
+    return DAEMON_IDLE_TIMEOUT_MINUTES * 60_000;
   }
 }
 
@@ -87,9 +87,14 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
 
   const home = hermesHome(env);
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
-  // Every other route, and the subsystems behind them, load while the socket already answers.
-  const allRoutes = import('./routes/index.js').then((m) => m.routes.filter((r) => !statusRoutes.includes(r)));
-  const api = createApiServer(ctx, statusRoutes, {}, allRoutes);
+  // The services, and every route over them, load while the socket already answers.
+  const services = Promise.all([import('./services/index.js'), import('./agent-socket.js')]).then(([{ servicesOf }, { startAgentSocket }]) =>
+    servicesOf(ctx, { agentSocket: startAgentSocket }),
+  );
+  let loaded: Services | undefined;
+  void services.then((s) => (loaded = s));
+  const serviceRoutes = Promise.all([services, import('./routes/index.js')]).then(([s, { serviceRoutes }]) => serviceRoutes(s));
+  const api = createApiServer(ctx, statusRoutes(ctx), {}, serviceRoutes);
   let lastActivity = Date.now();
   api.server.on('request', () => {
     lastActivity = Date.now();
@@ -111,20 +116,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const info: DaemonInfo = { socket: paths.socket, pid: process.pid, version: VERSION, root: paths.root, startedAt: ctx.startedAt.toISOString() };
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
-  void allRoutes.then(async () => {
-    const [{ startWatcher }, { skillsOf }, { hooksOf }, { configServiceOf }] = await Promise.all([
-      import('./services/watcher.js'),
-      import('./services/skills.js'),
-      import('./services/hooks.js'),
-      import('./services/config.js'),
-    ]);
-    void startWatcher(ctx);
-    // Registered now so `status` reports from the start: hand-edited dangerous skills, a config
-    // error, hooks that git no longer runs, backups waiting for a restore.
-    skillsOf(ctx);
-    configServiceOf(ctx);
-    hooksOf(ctx);
-  });
+  void serviceRoutes.then(() => loaded?.start());
 
   let stopping = false;
   const timers: NodeJS.Timeout[] = [];
@@ -142,7 +134,8 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     force.unref();
     api.server.close();
     api.abortAll();
-    await ctx.close();
+    // Services that never loaded have nothing to close.
+    await loaded?.close();
     cleanup();
     log.info('daemon stopped', { reason });
     process.exit(code);
@@ -174,7 +167,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     log.error('unhandled rejection', { error: String((err as Error)?.stack ?? err) });
   });
 
-  const idleMs = await idleTimeoutMs(ctx, env);
+  const idleMs = await idleTimeoutMs(services, env);
   if (stopping) return;
   timers.push(
     setInterval(() => {

@@ -1,13 +1,17 @@
+/**
+ * A route of the local API: method, path, an optional zod schema of the body, and a handler.
+ * Route modules are functions of the services they use (`memoryRoutes(services)`), so a
+ * handler reaches typed services, never a bag looked up by name. Declare each route with
+ * `defineRoute`: the handler's `body` is then typed from the schema the server validates with.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { DaemonContext } from './context.js';
 
-export type RequestContext = {
-  daemon: DaemonContext;
+export type RequestContext<Body = unknown> = {
   params: Record<string, string>;
   query: URLSearchParams;
-  /** Parsed JSON body (undefined when none was sent). */
-  body: unknown;
+  /** The JSON body, parsed by the route's schema when it has one (else as sent; undefined when none was sent). */
+  body: Body;
   /** Aborted when the client goes away or the daemon shuts down. */
   signal: AbortSignal;
   req: IncomingMessage;
@@ -22,17 +26,19 @@ export type RequestContext = {
 /** Sends one NDJSON event line to the client of a streaming route. */
 export type Emit = (event: Record<string, unknown>) => void;
 
-export type JsonRoute = {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export type JsonRoute<Body = unknown> = {
+  method: Method;
   path: string;
   stream?: false;
   /** Validates the body before the handler runs; the error names the field. */
   body?: z.ZodType;
-  handler: (ctx: RequestContext) => unknown | Promise<unknown>;
+  handler(ctx: RequestContext<Body>): unknown;
 };
 
-export type StreamRoute = {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type StreamRoute<Body = unknown> = {
+  method: Method;
   path: string;
   stream: true;
   body?: z.ZodType;
@@ -42,7 +48,22 @@ export type StreamRoute = {
    */
   background?: true;
   /** Emits progress events; the returned value becomes the last line, `{"type":"result", ...}`. */
-  handler: (ctx: RequestContext, emit: Emit) => Promise<Record<string, unknown>>;
+  handler(ctx: RequestContext<Body>, emit: Emit): Promise<Record<string, unknown>>;
 };
 
 export type Route = JsonRoute | StreamRoute;
+
+/**
+ * Declares a route whose handler gets the body as its schema's output type:
+ *
+ *   defineRoute({ method: 'POST', path: '/v1/check', body: checkRequestSchema, handler: ({ body }) => body.staged })
+ *
+ * Without `body` the handler gets the parsed JSON as `unknown`.
+ */
+export function defineRoute<S extends z.ZodType>(route: Omit<JsonRoute<z.output<S>>, 'body'> & { body: S }): Route;
+export function defineRoute<S extends z.ZodType>(route: Omit<StreamRoute<z.output<S>>, 'body'> & { body: S }): Route;
+export function defineRoute(route: Omit<JsonRoute, 'body'>): Route;
+export function defineRoute(route: Omit<StreamRoute, 'body'>): Route;
+export function defineRoute(route: Route): Route {
+  return route;
+}

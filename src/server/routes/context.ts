@@ -1,9 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { relative, isAbsolute, sep } from 'node:path';
-import { promptOf } from '../services/context.js';
 import { UsageError } from '../../errors/index.js';
 import type { DaemonContext } from '../context.js';
-import type { Route } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
 
 /** The session directory a client asks about: absolute, inside this daemon's work tree. */
 function cwdOf(daemon: DaemonContext, raw: string | null): string {
@@ -20,33 +20,35 @@ function cwdOf(daemon: DaemonContext, raw: string | null): string {
   return real;
 }
 
-export const contextRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/context',
-    // ?cwd=<absolute dir> picks the session directory (the AGENTS chain runs from the root down to it).
-    handler: ({ daemon, query }) => promptOf(daemon).report({ cwd: cwdOf(daemon, query.get('cwd')) }),
-  },
-  {
-    method: 'GET',
-    path: '/v1/context/authority',
-    // The files in force, each as the prompt carries it: `path` from the work tree root, `label` from cwd.
-    handler: async ({ daemon, query }) => {
-      const a = await promptOf(daemon).authority(cwdOf(daemon, query.get('cwd')));
-      return {
-        source: a.source ?? null,
-        files: a.files.map((f) => ({
-          path: relative(daemon.root, f.path).split(sep).join('/'),
-          label: f.label,
-          text: f.text,
-          sha256: f.sha256,
-          truncated: f.truncated,
-          blocked: f.blocked.map((h) => h.id),
-        })),
-        text: a.text,
-        warnings: a.warnings,
-      };
-    },
-  },
-];
-
+export function contextRoutes(services: Services): Route[] {
+  const { daemon } = services;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/context',
+      // ?cwd=<absolute dir> picks the session directory (the AGENTS chain runs from the root down to it).
+      handler: ({ query }) => services.prompt.report({ cwd: cwdOf(daemon, query.get('cwd')) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/context/authority',
+      // The files in force, each as the prompt carries it: `path` from the work tree root, `label` from cwd.
+      handler: async ({ query }) => {
+        const a = await services.prompt.authority(cwdOf(daemon, query.get('cwd')));
+        return {
+          source: a.source ?? null,
+          files: a.files.map((f) => ({
+            path: relative(daemon.root, f.path).split(sep).join('/'),
+            label: f.label,
+            text: f.text,
+            sha256: f.sha256,
+            truncated: f.truncated,
+            blocked: f.blocked.map((h) => h.id),
+          })),
+          text: a.text,
+          warnings: a.warnings,
+        };
+      },
+    }),
+  ];
+}

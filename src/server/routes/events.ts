@@ -12,17 +12,8 @@
  */
 import { UsageError } from '../../errors/index.js';
 import { STREAMED_EVENTS } from '../../protocol/events.js';
-import type { RequestContext, Route } from '../route.js';
-
-
-/** The subscribers of this daemon, by client name, for GET /v1/status (`eventStreams`). */
-function subscribers(daemon: RequestContext['daemon']): Map<string, number> {
-  return daemon.service('event-streams', () => {
-    const open = new Map<string, number>();
-    daemon.statusExtras.set('eventStreams', () => Object.fromEntries(open));
-    return open;
-  });
-}
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
 
 /** A client name is a log label, not free text. */
 const CLIENT_NAME_MAX_CHARS = 64;
@@ -30,40 +21,50 @@ const CLIENT_NAME_MAX_CHARS = 64;
 function eventsOf(query: URLSearchParams): string[] {
   const raw = query.get('events');
   if (raw === null || raw.trim() === '') return [...STREAMED_EVENTS];
-  const names = [...new Set(raw.split(',').map((n) => n.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = names.filter((n) => !(STREAMED_EVENTS as readonly string[]).includes(n));
   if (unknown.length > 0) throw new UsageError(`Unknown event ${unknown.map((n) => JSON.stringify(n)).join(', ')}. Events: ${STREAMED_EVENTS.join(', ')}.`);
   return names;
 }
 
-export const eventsRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/events',
-    stream: true,
-    background: true,
-    handler: ({ daemon, query, signal }, emit) => {
-      const events = eventsOf(query);
-      const client = (query.get('client') ?? 'unnamed').replace(/[^\w.:@/-]/g, '_').slice(0, CLIENT_NAME_MAX_CHARS);
-      return new Promise((resolve) => {
-        const listeners = events.map((event) => [event, () => emit({ type: 'event', event, at: new Date().toISOString() })] as const);
-        for (const [event, fn] of listeners) daemon.events.on(event, fn);
-        const open = subscribers(daemon);
-        open.set(client, (open.get(client) ?? 0) + 1);
-        daemon.log.info('event stream opened', { client, events });
-        emit({ type: 'ready', events, pid: process.pid });
-        const close = () => {
-          for (const [event, fn] of listeners) daemon.events.off(event, fn);
-          const left = (open.get(client) ?? 1) - 1;
-          if (left > 0) open.set(client, left);
-          else open.delete(client);
-          const reason = signal.reason instanceof Error ? signal.reason.message : 'closed';
-          daemon.log.info('event stream closed', { client, reason });
-          resolve({ reason });
-        };
-        if (signal.aborted) close();
-        else signal.addEventListener('abort', close, { once: true });
-      });
-    },
-  },
-];
+export function eventsRoutes(services: Services): Route[] {
+  const { daemon } = services;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/events',
+      stream: true,
+      background: true,
+      handler: ({ query, signal }, emit) => {
+        const events = eventsOf(query);
+        const client = (query.get('client') ?? 'unnamed').replace(/[^\w.:@/-]/g, '_').slice(0, CLIENT_NAME_MAX_CHARS);
+        return new Promise((resolve) => {
+          const listeners = events.map((event) => [event, () => emit({ type: 'event', event, at: new Date().toISOString() })] as const);
+          for (const [event, fn] of listeners) daemon.events.on(event, fn);
+          const open = services.eventStreams;
+          open.set(client, (open.get(client) ?? 0) + 1);
+          daemon.log.info('event stream opened', { client, events });
+          emit({ type: 'ready', events, pid: process.pid });
+          const close = () => {
+            for (const [event, fn] of listeners) daemon.events.off(event, fn);
+            const left = (open.get(client) ?? 1) - 1;
+            if (left > 0) open.set(client, left);
+            else open.delete(client);
+            const reason = signal.reason instanceof Error ? signal.reason.message : 'closed';
+            daemon.log.info('event stream closed', { client, reason });
+            resolve({ reason });
+          };
+          if (signal.aborted) close();
+          else signal.addEventListener('abort', close, { once: true });
+        });
+      },
+    }),
+  ];
+}

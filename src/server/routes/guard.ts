@@ -4,18 +4,12 @@
  *   GET  /v1/config/approval  → {pending: [{key, approved, requested}]}: loosenings held back
  *   POST /v1/config/approve   → {approved: [...]}: the files' guard settings apply from now on
  */
-import { configServiceOf } from '../services/config.js';
-import type { Route } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
 
-export const guardRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/config/approval',
-    handler: ({ daemon }) => ({ pending: configServiceOf(daemon).pending() }),
-  },
-  {
-    method: 'POST',
-    path: '/v1/config/approve',
-    handler: ({ daemon }) => ({ approved: configServiceOf(daemon).approve() }),
-  },
-];
+export function guardRoutes(services: Services): Route[] {
+  return [
+    defineRoute({ method: 'GET', path: '/v1/config/approval', handler: () => ({ pending: services.config.pending() }) }),
+    defineRoute({ method: 'POST', path: '/v1/config/approve', handler: () => ({ approved: services.config.approve() }) }),
+  ];
+}

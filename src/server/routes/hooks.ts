@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import { errorToWire } from '../../errors/index.js';
-import { hooksOf } from '../services/hooks.js';
-import type { Route } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
 
 /** A sign of life at least this often while a hook works (the sh client's silence bound is ≥ 1 s). */
 export const HOOK_HEARTBEAT_MS = 500;
@@ -26,7 +26,10 @@ const HookBody = z.strictObject({
   /** Which client sent it ('sh' or 'node'), for the log. */
   via: z.string().optional(),
   /** The git command the hook runs in: `<git pid>:<its start in clock ticks>` (src/hooks/attempt.ts). */
-  attempt: z.string().regex(/^\d+:\d+$/).optional(),
+  attempt: z
+    .string()
+    .regex(/^\d+:\d+$/)
+    .optional(),
   /** pre-commit only: the re-check at the end of the hook chain (rules on what changed since the verdict; no checks). */
   phase: z.literal('final').optional(),
 });
@@ -36,34 +39,19 @@ const unmarked = (s: string) => s.replace(/hermesd-(exit|curl) /g, 'hermesd $1 '
 
 const exitFor = (status: number, code: string) => (code === 'config-error' || status === 400 ? 2 : 1);
 
-export const hooksRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/hooks/backups',
-    handler: ({ daemon }) => ({
-      backups: hooksOf(daemon)
-        .backups()
-        .map((b) => ({ id: b.id, createdAt: b.createdAt, reason: b.reason, pid: b.pid, indexFile: b.indexFile, dirty: b.dirty.map((e) => e.path), untracked: b.untracked.map((e) => e.path) })),
-    }),
-  },
-  {
-    method: 'POST',
-    path: '/v1/hooks/backups/:id/restore',
-    handler: ({ daemon, params }) => hooksOf(daemon).restore(params.id),
-  },
-  {
-    method: 'POST',
-    path: '/v1/hooks/restore',
-    handler: ({ daemon }) => hooksOf(daemon).restore(),
-  },
-  {
+/**
+ * POST /v1/hooks/:name, running every hook as `sandboxed` or not: the main socket serves it
+ * as sent, the agent socket marks each request as coming from a sandboxed command.
+ */
+export function hookRoute(services: Services, opts: { sandboxed: boolean }): Route {
+  return defineRoute({
     method: 'POST',
     path: '/v1/hooks/:name',
     body: HookBody,
-    handler: async ({ daemon, params, body, query, res, signal }) => {
+    handler: async ({ params, body, query, res, signal }) => {
       const format = query.get('format') ?? 'ndjson';
-      const req = body as z.infer<typeof HookBody>;
-      const hooks = hooksOf(daemon);
+      const req = opts.sandboxed ? { ...body, sandboxed: true } : body;
+      const hooks = services.hooks;
       if (format === 'json') return hooks.handle(params.name!, req, () => undefined, signal);
 
       const text = format === 'text';
@@ -89,7 +77,7 @@ export const hooksRoutes: Route[] = [
         else line({ type: 'result', ...result });
       } catch (err) {
         const { status, wire } = errorToWire(err);
-        if (status >= 500) daemon.log.error('hook failed', { hook: params.name, error: String((err as Error)?.stack ?? err) });
+        if (status >= 500) services.daemon.log.error('hook failed', { hook: params.name, error: String((err as Error)?.stack ?? err) });
         if (text) write(`hermesd: the ${params.name} hook failed: ${unmarked(wire.message)}\nhermesd-exit ${exitFor(status, wire.code)}\n`);
         else line({ type: 'error', error: wire });
       } finally {
@@ -98,5 +86,30 @@ export const hooksRoutes: Route[] = [
       }
       return undefined;
     },
-  },
-];
+  });
+}
+
+export function hooksRoutes(services: Services): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/hooks/backups',
+      handler: () => ({
+        backups: services.hooks
+          .backups()
+          .map((b) => ({ id: b.id, createdAt: b.createdAt, reason: b.reason, pid: b.pid, indexFile: b.indexFile, dirty: b.dirty.map((e) => e.path), untracked: b.untracked.map((e) => e.path) })),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/hooks/backups/:id/restore',
+      handler: ({ params }) => services.hooks.restore(params.id),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/hooks/restore',
+      handler: () => services.hooks.restore(),
+    }),
+    hookRoute(services, { sandboxed: false }),
+  ];
+}

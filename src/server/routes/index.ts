@@ -1,6 +1,10 @@
-/** Every route of the local API. Each noun owns one module; the README documents each route. */
+/**
+ * Every route of the local API over the daemon's services. Each noun owns one module, a
+ * function of the services it uses; docs/api.md documents each route. The status routes
+ * are not here: the daemon serves them before the services load (statusRoutes).
+ */
 import type { Route } from '../route.js';
-import { statusRoutes } from './status.js';
+import type { Services } from '../services/index.js';
 import { contextRoutes } from './context.js';
 import { memoryRoutes } from './memory.js';
 import { sessionsRoutes } from './sessions.js';
@@ -13,17 +17,18 @@ import { guardRoutes } from './guard.js';
 import { eventsRoutes } from './events.js';
 import { toolsRoutes } from './tools.js';
 
-export const routes: Route[] = [
-  ...statusRoutes,
-  ...contextRoutes,
-  ...memoryRoutes,
-  ...sessionsRoutes,
-  ...skillsRoutes,
-  ...rulesRoutes,
-  ...tasksRoutes,
-  ...hooksRoutes,
-  ...modelRoutes,
-  ...guardRoutes,
-  ...eventsRoutes,
-  ...toolsRoutes,
-];
+export function serviceRoutes(services: Services): Route[] {
+  return [
+    ...contextRoutes(services),
+    ...memoryRoutes(services),
+    ...sessionsRoutes(services),
+    ...skillsRoutes(services),
+    ...rulesRoutes(services),
+    ...tasksRoutes(services),
+    ...hooksRoutes(services),
+    ...modelRoutes(services),
+    ...guardRoutes(services),
+    ...eventsRoutes(services),
+    ...toolsRoutes(services),
+  ];
+}

@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { Refused, UsageError } from '../../errors/index.js';
 import { parseWith } from '../http.js';
 import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
-import { memoryOf } from '../services/memory.js';
 import type { MemoryResult, MemoryTarget } from '../../memory/store.js';
-import type { Route } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
 
 /** A memory write the store refused; exit 1 in the CLI, with the reason on stderr. */
 export class MemoryRefused extends Refused {
@@ -46,36 +46,38 @@ function answer(result: MemoryResult): Record<string, unknown> {
   return { ...result };
 }
 
-export const memoryRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/memory',
-    handler: ({ daemon, query }) => {
-      const { target, entries, usage } = memoryOf(daemon).list(targetOf(query));
-      return { target, entries, usage };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/memory',
-    handler: ({ daemon, body }) => {
-      const req = parseWriteBody(body);
-      const store = memoryOf(daemon);
-      const opts = { allowEmpty: req.allow_empty };
-      if ('operations' in req) return answer(store.apply(req.target, req.operations, opts));
-      switch (req.action) {
-        case 'add':
-          return answer(store.add(req.target, req.content ?? ''));
-        case 'replace':
-          return answer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
-        case 'remove':
-          return answer(store.remove(req.target, req.old_text ?? '', opts));
-      }
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/memory/snapshot',
-    handler: ({ daemon }) => memoryOf(daemon).snapshot(),
-  },
-];
+export function memoryRoutes(services: Services): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/memory',
+      handler: ({ query }) => {
+        const { target, entries, usage } = services.memory.list(targetOf(query));
+        return { target, entries, usage };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/memory',
+      handler: ({ body }) => {
+        const req = parseWriteBody(body);
+        const store = services.memory;
+        const opts = { allowEmpty: req.allow_empty };
+        if ('operations' in req) return answer(store.apply(req.target, req.operations, opts));
+        switch (req.action) {
+          case 'add':
+            return answer(store.add(req.target, req.content ?? ''));
+          case 'replace':
+            return answer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
+          case 'remove':
+            return answer(store.remove(req.target, req.old_text ?? '', opts));
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/memory/snapshot',
+      handler: () => services.memory.snapshot(),
+    }),
+  ];
+}

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { NotFound, UsageError } from '../../errors/index.js';
 import { ROLES, SEARCH_LIMIT_MAX, type Message, type Session } from '../../sessions/db.js';
 import { sessionSearchArgsSchema } from '../../sessions/search-tool.js';
-import { sessionsOf } from '../services/sessions.js';
-import type { RequestContext, Route } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
 
 const LIST_LIMIT_DEFAULT = 20;
 const LIST_LIMIT_MAX = 1000;
@@ -36,7 +36,10 @@ const appendSchema = z.union([newMessageSchema, z.object({ messages: z.array(new
 
 const createSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-" only, at most 128').optional(),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-" only, at most 128')
+      .optional(),
     /** Work tree root; defaults to this daemon's. `null` for evidence that belongs to no repository. */
     repo: z.string().nullable().optional(),
     source: z.string().min(1).max(64).default('socket'),
@@ -63,12 +66,6 @@ function limitOf(query: URLSearchParams, fallback: number, max: number): number 
   return Math.min(n, max);
 }
 
-/** Repository filter of a read: `all=1` → none; `repo=<root>` → that one; else this daemon's. */
-function repoOf({ query, daemon }: RequestContext): string | undefined {
-  if (flag(query, 'all')) return undefined;
-  return query.get('repo') || daemon.root;
-}
-
 export type SessionView = Session;
 
 export type MessageView = Pick<Message, 'id' | 'role' | 'content' | 'apiContent' | 'toolCalls' | 'toolName' | 'toolCallId' | 'createdAt'>;
@@ -78,97 +75,92 @@ function messageView(m: Message): MessageView {
   return rest;
 }
 
-export const sessionsRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/sessions',
-    handler: (ctx) => {
-      const repo = repoOf(ctx);
-      const sessions = sessionsOf(ctx.daemon).listSessions({
-        repo,
-        source: ctx.query.get('source') || undefined,
-        limit: limitOf(ctx.query, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX),
-      });
-      return { sessions };
-    },
-  },
-  // Before /v1/sessions/:id, which would otherwise take "search" for a session id.
-  {
-    method: 'GET',
-    path: '/v1/sessions/search',
-    handler: (ctx) => {
-      const q = ctx.query.get('q') ?? '';
-      if (!q.trim()) throw new UsageError('Give the words to search for as q, e.g. /v1/sessions/search?q=failed+test');
-      const role = ctx.query.get('role') || undefined;
-      if (role && !(ROLES as readonly string[]).includes(role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}, not "${role}".`);
-      const repo = repoOf(ctx);
-      return sessionsOf(ctx.daemon).search(q, {
-        repo,
-        all: repo === undefined,
-        role,
-        source: ctx.query.get('source') || undefined,
-        limit: limitOf(ctx.query, 20, SEARCH_LIMIT_MAX),
-      });
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/sessions/tool',
-    body: sessionSearchArgsSchema,
-    handler: (ctx) =>
-      sessionsOf(ctx.daemon).sessionSearch(ctx.body, {
-        repo: ctx.daemon.root,
-        currentSessionId: ctx.query.get('currentSessionId') || undefined,
-      }),
-  },
-  {
-    method: 'POST',
-    path: '/v1/sessions',
-    body: createSchema,
-    handler: (ctx) => {
-      const b = ctx.body as z.infer<typeof createSchema>;
-      const session = sessionsOf(ctx.daemon).createSession({
-        id: b.id,
-        repo: b.repo === undefined ? ctx.daemon.root : b.repo,
-        source: b.source,
-        model: b.model,
-        systemPrompt: b.systemPrompt,
-        parentSessionId: b.parentSessionId,
-        title: b.title,
-      });
-      return { session };
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/sessions/:id',
-    handler: (ctx) => {
-      const db = sessionsOf(ctx.daemon);
-      const session = db.getSession(ctx.params.id!);
-      if (!session) throw new NotFound(`No session ${ctx.params.id}. List sessions with: hermesd sessions list --all`);
-      const out: Record<string, unknown> = { session, messages: db.getMessages(session.id).map(messageView) };
-      if (flag(ctx.query, 'prompt') && session.systemPromptSha256) out.systemPrompt = db.getPrompt(session.systemPromptSha256) ?? null;
-      return out;
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/sessions/:id/messages',
-    body: appendSchema,
-    handler: (ctx) => {
-      const b = ctx.body as z.infer<typeof appendSchema>;
-      const db = sessionsOf(ctx.daemon);
-      if ('messages' in b) return { ids: db.appendMessages(ctx.params.id!, b.messages) };
-      return { id: db.appendMessage(ctx.params.id!, b) };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/sessions/:id/end',
-    body: endSchema,
-    handler: (ctx) => {
-      const b = ctx.body as z.infer<typeof endSchema>;
-      return { session: sessionsOf(ctx.daemon).endSession(ctx.params.id!, b.reason ?? 'completed') };
-    },
-  },
-];
+export function sessionsRoutes(services: Services): Route[] {
+  const { root } = services.daemon;
+  /** Repository filter of a read: `all=1` → none; `repo=<root>` → that one; else this daemon's. */
+  const repoOf = (query: URLSearchParams): string | undefined => (flag(query, 'all') ? undefined : query.get('repo') || root);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/sessions',
+      handler: ({ query }) => {
+        const sessions = services.sessions.listSessions({
+          repo: repoOf(query),
+          source: query.get('source') || undefined,
+          limit: limitOf(query, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX),
+        });
+        return { sessions };
+      },
+    }),
+    // Before /v1/sessions/:id, which would otherwise take "search" for a session id.
+    defineRoute({
+      method: 'GET',
+      path: '/v1/sessions/search',
+      handler: ({ query }) => {
+        const q = query.get('q') ?? '';
+        if (!q.trim()) throw new UsageError('Give the words to search for as q, e.g. /v1/sessions/search?q=failed+test');
+        const role = query.get('role') || undefined;
+        if (role && !(ROLES as readonly string[]).includes(role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}, not "${role}".`);
+        const repo = repoOf(query);
+        return services.sessions.search(q, {
+          repo,
+          all: repo === undefined,
+          role,
+          source: query.get('source') || undefined,
+          limit: limitOf(query, 20, SEARCH_LIMIT_MAX),
+        });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/sessions/tool',
+      body: sessionSearchArgsSchema,
+      handler: ({ body, query }) => services.sessions.sessionSearch(body, { repo: root, currentSessionId: query.get('currentSessionId') || undefined }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/sessions',
+      body: createSchema,
+      handler: ({ body: b }) => {
+        const session = services.sessions.createSession({
+          id: b.id,
+          repo: b.repo === undefined ? root : b.repo,
+          source: b.source,
+          model: b.model,
+          systemPrompt: b.systemPrompt,
+          parentSessionId: b.parentSessionId,
+          title: b.title,
+        });
+        return { session };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/sessions/:id',
+      handler: ({ params, query }) => {
+        const db = services.sessions;
+        const session = db.getSession(params.id!);
+        if (!session) throw new NotFound(`No session ${params.id}. List sessions with: hermesd sessions list --all`);
+        const out: Record<string, unknown> = { session, messages: db.getMessages(session.id).map(messageView) };
+        if (flag(query, 'prompt') && session.systemPromptSha256) out.systemPrompt = db.getPrompt(session.systemPromptSha256) ?? null;
+        return out;
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/sessions/:id/messages',
+      body: appendSchema,
+      handler: ({ body: b, params }) => {
+        const db = services.sessions;
+        if ('messages' in b) return { ids: db.appendMessages(params.id!, b.messages) };
+        return { id: db.appendMessage(params.id!, b) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/sessions/:id/end',
+      body: endSchema,
+      handler: ({ body, params }) => ({ session: services.sessions.endSession(params.id!, body.reason ?? 'completed') }),
+    }),
+  ];
+}

@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { Conflict, NotFound, Refused, UsageError } from '../../errors/index.js';
 import { skillManageArgs } from '../../skills/schema.js';
-import { skillsOf } from '../services/skills.js';
 import { SkillValidationError } from '../../skills/validate.js';
 import type { ManageFailure, ManageResult } from '../../skills/store.js';
-import type { Route } from '../route.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
 
 /** A refused or invalid change becomes the API's named error; the message is the store's. */
 function orThrow<T extends { success: boolean }>(r: T | ManageFailure): T {
@@ -32,69 +32,71 @@ function withFiles(files: string[] | { success: false }): string[] {
 const manageBody = skillManageArgs.extend({ session_id: z.string().optional() });
 const revertBody = z.object({ rev: z.string().min(1), session_id: z.string().optional() });
 
-export const skillsRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/v1/skills',
-    // ?files=1 adds each skill's files (SKILL.md first), the paths GET /v1/skills/:name/file serves.
-    handler: ({ daemon, query }) => {
-      const store = skillsOf(daemon);
-      const skills = store.list();
-      if (query.get('files') !== '1') return { skills };
-      return { skills: skills.map((s) => ({ ...s, files: withFiles(store.files(s.name)) })) };
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/skills-index',
-    handler: ({ daemon }) => {
-      const store = skillsOf(daemon);
-      return { text: store.indexText(), warnings: store.warnings() };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/skills/manage',
-    body: manageBody,
-    handler: async ({ daemon, body }) => {
-      const { session_id, ...args } = body as z.infer<typeof manageBody>;
-      return orThrow<ManageResult>(await skillsOf(daemon).manage(args, { sessionId: session_id ?? 'api' }));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/skills/:name',
-    handler: ({ daemon, params, query }) => orThrow(skillsOf(daemon).view(params.name!, query.get('file') ?? undefined)),
-  },
-  {
-    method: 'GET',
-    path: '/v1/skills/:name/file',
-    handler: ({ daemon, params, query }) => {
-      const path = query.get('path');
-      if (!path) throw new UsageError('Give the file as path, e.g. /v1/skills/<name>/file?path=SKILL.md or ?path=references/api.md');
-      // ?encoding=base64 also sends a binary file's bytes (an asset); text always comes as content.
-      return orThrow(skillsOf(daemon).readFile(params.name!, path, { base64: query.get('encoding') === 'base64' }));
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/skills/:name/history',
-    handler: async ({ daemon, params }) => {
-      try {
-        return await skillsOf(daemon).history(params.name!);
-      } catch (err) {
-        if (err instanceof SkillValidationError) throw new UsageError(err.message);
-        throw err;
-      }
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/skills/:name/revert',
-    body: revertBody,
-    handler: async ({ daemon, params, body }) => {
-      const { rev, session_id } = body as z.infer<typeof revertBody>;
-      return orThrow<ManageResult>(await skillsOf(daemon).revert(params.name!, rev, { sessionId: session_id ?? 'api' }));
-    },
-  },
-];
+export function skillsRoutes(services: Services): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/skills',
+      // ?files=1 adds each skill's files (SKILL.md first), the paths GET /v1/skills/:name/file serves.
+      handler: ({ query }) => {
+        const store = services.skills;
+        const skills = store.list();
+        if (query.get('files') !== '1') return { skills };
+        return { skills: skills.map((s) => ({ ...s, files: withFiles(store.files(s.name)) })) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/skills-index',
+      handler: () => {
+        const store = services.skills;
+        return { text: store.indexText(), warnings: store.warnings() };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/skills/manage',
+      body: manageBody,
+      handler: async ({ body }) => {
+        const { session_id, ...args } = body;
+        return orThrow<ManageResult>(await services.skills.manage(args, { sessionId: session_id ?? 'api' }));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/skills/:name',
+      handler: ({ params, query }) => orThrow(services.skills.view(params.name!, query.get('file') ?? undefined)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/skills/:name/file',
+      handler: ({ params, query }) => {
+        const path = query.get('path');
+        if (!path) throw new UsageError('Give the file as path, e.g. /v1/skills/<name>/file?path=SKILL.md or ?path=references/api.md');
+        // ?encoding=base64 also sends a binary file's bytes (an asset); text always comes as content.
+        return orThrow(services.skills.readFile(params.name!, path, { base64: query.get('encoding') === 'base64' }));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/skills/:name/history',
+      handler: async ({ params }) => {
+        try {
+          return await services.skills.history(params.name!);
+        } catch (err) {
+          if (err instanceof SkillValidationError) throw new UsageError(err.message);
+          throw err;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/skills/:name/revert',
+      body: revertBody,
+      handler: async ({ params, body }) => {
+        const { rev, session_id } = body;
+        return orThrow<ManageResult>(await services.skills.revert(params.name!, rev, { sessionId: session_id ?? 'api' }));
+      },
+    }),
+  ];
+}

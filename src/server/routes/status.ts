@@ -1,8 +1,7 @@
 import { modelEnvOf } from '../../agent/model-env.js';
 import type { Status } from '../../protocol/daemon.js';
 import type { DaemonContext } from '../context.js';
-import type { Route } from '../route.js';
-
+import { defineRoute, type Route } from '../route.js';
 
 export function statusOf(daemon: DaemonContext): Status {
   const status: Status = {
@@ -36,15 +35,18 @@ export function statusOf(daemon: DaemonContext): Status {
   return status;
 }
 
-export const statusRoutes: Route[] = [
-  { method: 'GET', path: '/v1/status', handler: ({ daemon }) => statusOf(daemon) },
-  {
-    method: 'POST',
-    path: '/v1/shutdown',
-    handler: ({ daemon }) => {
-      // Answer first, then stop: the client learns the shutdown was accepted.
-      setImmediate(() => daemon.requestShutdown('shutdown requested over the API'));
-      return { ok: true, pid: process.pid };
-    },
-  },
-];
+/** Served from the first moment the socket answers, before any other service loads. */
+export function statusRoutes(daemon: DaemonContext): Route[] {
+  return [
+    defineRoute({ method: 'GET', path: '/v1/status', handler: () => statusOf(daemon) }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/shutdown',
+      handler: () => {
+        // Answer first, then stop: the client learns the shutdown was accepted.
+        setImmediate(() => daemon.requestShutdown('shutdown requested over the API'));
+        return { ok: true, pid: process.pid };
+      },
+    }),
+  ];
+}

@@ -20,6 +20,11 @@ export class ConfigService {
     });
   }
 
+  /** The effective configuration; throws the file's ConfigError while it is invalid. */
+  get(): HermesConfig {
+    return this.loaded().config;
+  }
+
   /** The effective config with its origins; throws the file's ConfigError while it is invalid. */
   loaded(): LoadedConfig {
     const s = this.current();
@@ -79,21 +84,13 @@ export class ConfigService {
   }
 }
 
-export function configServiceOf(ctx: DaemonContext): ConfigService {
-  return ctx.service('config', () => {
-    const service = new ConfigService(ctx);
-    ctx.statusExtras.set('config', () => service.status());
-    ctx.warningSources.push(() => {
-      const pending = service.pending();
-      return pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [];
-    });
-    return service;
+/** The config service of a daemon, with its state in status and its pending approvals among the warnings. */
+export function createConfigService(ctx: DaemonContext): ConfigService {
+  const service = new ConfigService(ctx);
+  ctx.statusExtras.set('config', () => service.status());
+  ctx.warningSources.push(() => {
+    const pending = service.pending();
+    return pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [];
   });
+  return service;
 }
-
-/** This daemon's effective configuration (throws ConfigError while a config file is invalid). */
-export function configOf(ctx: DaemonContext): HermesConfig {
-  return configServiceOf(ctx).loaded().config;
-}
-
-export type { HermesConfig } from '../../config/schema.js';

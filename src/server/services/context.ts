@@ -1,14 +1,14 @@
 /**
- * Daemon glue of the context: one ContextBuilder per daemon whose caches are dropped on
- * watcher events, composing the memory snapshot (src/memory) and the skill index
- * (src/skills). `promptOf(ctx).buildSessionPrompt()` is what the agent calls once per
- * session; `report()` is what GET /v1/context and `hermesd context` show.
+ * The daemon's context: one ContextBuilder whose caches are dropped on watcher events,
+ * composing the memory snapshot (src/memory) and the skill index (src/skills).
+ * `buildSessionPrompt()` is what the agent calls once per session; `report()` is what
+ * GET /v1/context and `hermesd context` show.
  */
-import { configOf } from './config.js';
 import type { DaemonContext } from '../context.js';
-import { memoryOf } from './memory.js';
-import { skillsOf } from './skills.js';
-import { watchAuthorityDirs, workspaceWatched } from './watcher.js';
+import type { MemoryStore } from '../../memory/store.js';
+import type { SkillStore } from '../../skills/store.js';
+import type { ConfigService } from './config.js';
+import type { WatcherService } from './watcher.js';
 import type { Authority } from '../../context/authority.js';
 import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../context/builder.js';
 import { DEFAULT_MAX_FILE_CHARS } from '../../context/files.js';
@@ -22,7 +22,10 @@ function message(err: unknown): string {
 export class PromptService {
   readonly builder: ContextBuilder;
 
-  constructor(private readonly ctx: DaemonContext) {
+  constructor(
+    private readonly ctx: DaemonContext,
+    private readonly deps: { config: ConfigService; memory: MemoryStore; skills: SkillStore; watcher: WatcherService },
+  ) {
     this.builder = new ContextBuilder({
       root: ctx.root,
       gitDir: ctx.paths.gitDir,
@@ -30,7 +33,7 @@ export class PromptService {
       maxFileChars: () => this.maxFileChars(),
       memorySnapshot: () => {
         try {
-          return memoryOf(ctx).snapshot();
+          return deps.memory.snapshot();
         } catch (err) {
           ctx.log.warn('memory snapshot failed', { error: message(err) });
           return { memory: '', user: '' };
@@ -38,13 +41,13 @@ export class PromptService {
       },
       skillIndex: async () => {
         try {
-          return skillsOf(ctx).indexText();
+          return deps.skills.indexText();
         } catch (err) {
           ctx.log.warn('skill index failed', { error: message(err) });
           return '';
         }
       },
-      workspaceWatched: () => workspaceWatched(ctx),
+      workspaceWatched: () => deps.watcher.workspaceWatched(),
       extraWarnings: () => this.configWarnings(),
     });
     ctx.events.on('authority-changed', () => this.reloadAuthority('authority-changed'));
@@ -65,7 +68,7 @@ export class PromptService {
   // A broken config must not hide the repository's rules: the default cap applies and a warning says why.
   private maxFileChars(): number {
     try {
-      return configOf(this.ctx).context.maxFileChars;
+      return this.deps.config.get().context.maxFileChars;
     } catch {
       return DEFAULT_MAX_FILE_CHARS;
     }
@@ -73,7 +76,7 @@ export class PromptService {
 
   private configWarnings(): string[] {
     try {
-      configOf(this.ctx);
+      this.deps.config.get();
       return [];
     } catch (err) {
       return [`config not loaded (${message(err)}); context.maxFileChars is ${DEFAULT_MAX_FILE_CHARS} and memory is left out until it is fixed.`];
@@ -84,14 +87,14 @@ export class PromptService {
   async buildSessionPrompt(opts: BuildOptions = {}): Promise<SessionPrompt> {
     const cwd = opts.cwd ?? this.ctx.root;
     const [prompt, authority] = await Promise.all([this.builder.build({ ...opts, cwd }), this.builder.authority(cwd)]);
-    watchAuthorityDirs(this.ctx, authority.dirs);
+    this.deps.watcher.watchAuthorityDirs(authority.dirs);
     return prompt;
   }
 
   /** The authority files in force for `cwd`, as they enter the prompt (scanned, capped); the watcher follows their directories. */
   async authority(cwd: string = this.ctx.root): Promise<Authority> {
     const authority = await this.builder.authority(cwd);
-    watchAuthorityDirs(this.ctx, authority.dirs);
+    this.deps.watcher.watchAuthorityDirs(authority.dirs);
     return authority;
   }
 
@@ -99,8 +102,4 @@ export class PromptService {
     const p = await this.buildSessionPrompt(opts);
     return { authority: [...p.authority], tiers: { ...p.tiers }, warnings: [...p.warnings], sha256: p.sha256 };
   }
-}
-
-export function promptOf(ctx: DaemonContext): PromptService {
-  return ctx.service('context', () => new PromptService(ctx));
 }

@@ -6,15 +6,17 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { configOf } from './config.js';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../../guard/audit.js';
-import { refTipsSinceLastLook, sandboxWrapOf } from './guard.js';
 import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass, recordStagedPass } from '../../guard/precommit-marker.js';
 import type { DaemonContext } from '../context.js';
+import type { TaskRunner } from '../../agent/tasks.js';
+import type { CommandWrap } from '../../rules/generator.js';
+import type { SessionDB } from '../../sessions/db.js';
+import type { Built } from './built.js';
+import type { ConfigService } from './config.js';
+import type { GuardService } from './guard.js';
 import { checkStaged } from '../../rules/engine.js';
 import { formatViolations } from '../../rules/format.js';
-import { sessionsOf } from './sessions.js';
-import { tasksOf } from './agent.js';
 import { NotFound, UsageError } from '../../errors/index.js';
 import { BackupGone, backupsDir, keptBackupDir, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../hooks/backup.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../hooks/evidence.js';
@@ -43,7 +45,11 @@ export class HookService {
   /** Hooks in flight, so a shutdown waits for their restore to finish. */
   readonly inflight = new Set<Promise<unknown>>();
 
-  constructor(private readonly ctx: DaemonContext) {}
+  /** `sessions` and `tasks` are resolved on first use: a daemon that only answers post-* hooks starts no agent. */
+  constructor(
+    private readonly ctx: DaemonContext,
+    private readonly deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
+  ) {}
 
   async handle(hook: string, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
     if (!(HERMESD_HOOKS as readonly string[]).includes(hook)) {
@@ -77,7 +83,7 @@ export class HookService {
 
   private async dispatch(hook: HookName, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
     const { root, paths } = this.ctx;
-    const config = configOf(this.ctx);
+    const config = this.deps.config.get();
     this.refreshSettings(config);
     switch (hook) {
       case 'pre-commit': {
@@ -88,7 +94,7 @@ export class HookService {
         }
         const indexFile = this.indexFileOf(req);
         // hermesd guard (issue 20): a commit from the sandbox has its checks and generators run in it too.
-        const wrap = req.sandboxed ? sandboxWrapOf(this.ctx, config) : undefined;
+        const wrap = req.sandboxed ? this.deps.guard.sandboxWrap(config) : undefined;
         const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
         const judged = attempt ? precommitOfAttempt(paths.gitDir, attempt) : undefined;
         // A second pre-commit of the same git command (the end of the hook chain, or a hook
@@ -106,7 +112,7 @@ export class HookService {
           wrap,
           checkStaged: () => checkStaged(root, config, { indexFile, signal, wrap }),
           runFix: async ({ task, turnContext, signal: s, onProgress }) => {
-            const r = await tasksOf(this.ctx).run({
+            const r = await this.deps.tasks().run({
               task,
               turnContext,
               source: 'hook',
@@ -131,7 +137,7 @@ export class HookService {
         const commit = await readCommit(root, at.head);
         const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
         // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
-        const since = refTipsSinceLastLook(this.ctx);
+        const since = this.deps.guard.refTipsSinceLastLook();
         const audit = await this.auditCommit(config, commit.sha, commit.tree, req, since);
         if (!audit?.notice) return evidence;
         const changed = audit.hookRan && audit.violations.length > 0;
@@ -173,7 +179,7 @@ export class HookService {
    * to compare with (no attempt id, or this daemon did not see the first pre-commit), the
    * whole staged snapshot is judged by the rules; checks are not run again.
    */
-  private async recheck(config: HermesConfig, indexFile: string, attempt: string | undefined, since: string | undefined, signal: AbortSignal, wrap?: ReturnType<typeof sandboxWrapOf>): Promise<HookOutcome & { sessionId?: string }> {
+  private async recheck(config: HermesConfig, indexFile: string, attempt: string | undefined, since: string | undefined, signal: AbortSignal, wrap?: CommandWrap): Promise<HookOutcome & { sessionId?: string }> {
     const tree = this.treeOf(indexFile);
     if (tree && since && tree === since) return { ok: true, exitCode: 0, message: '' };
     const { violations, warnings } = await checkStaged(this.ctx.root, config, { indexFile, signal, wrap, since: tree !== undefined ? since : undefined });
@@ -290,7 +296,7 @@ export class HookService {
     const g = this.group;
     if (g && g.key === key && Date.now() - g.at < EVIDENCE_GROUP_MS) {
       try {
-        const db = sessionsOf(this.ctx);
+        const db = this.deps.sessions();
         g.count++;
         g.at = Date.now();
         db.appendMessage(g.sessionId, { role: 'user', content: `${evidence.text} (${g.count} in a row)` });
@@ -330,7 +336,7 @@ export class HookService {
 
   private store(hook: string, title: string, messages: Array<{ role: 'user' | 'assistant' | 'tool'; content: string; toolName?: string }>): string | undefined {
     try {
-      const db = sessionsOf(this.ctx);
+      const db = this.deps.sessions();
       const session = db.createSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) });
       for (const m of messages) db.appendMessage(session.id, m);
       db.endSession(session.id, 'completed');
@@ -375,31 +381,29 @@ const EVIDENCE_GROUP_MS = 10 * 60 * 1000;
 /** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
 const HEALTH_TTL_MS = 2_000;
 
-export function hooksOf(ctx: DaemonContext): HookService {
-  return ctx.service('hooks', () => {
-    const service = new HookService(ctx);
-    // A config that gains checks or generators: the next pre-commit already streams (bounds silence, not the run).
-    ctx.events.on('config-changed', () => {
-      try {
-        service.refreshSettings(configOf(ctx));
-      } catch {
-        // an invalid config is reported by the next hook
-      }
-    });
-    // Aborted hooks put the user's work back on their way out; the daemon waits for that.
-    ctx.onClose(() => Promise.allSettled([...service.inflight]));
-    // Whether git still runs hermesd (a manager reinstalled over it, core.hooksPath unset…): read at most every few seconds.
-    let health: { at: number; value: HookHealth } | undefined;
-    const healthNow = () => {
-      if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
-      return health.value;
-    };
-    ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
-    ctx.warningSources.push(() => {
-      const h = healthNow();
-      const pending = pendingBackups(ctx.paths.gitDir);
-      return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
-    });
-    return service;
+/** The hook service, with its health and pending backups in status and warnings. */
+export function createHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof HookService>[1]): Built<HookService> {
+  const service = new HookService(ctx, deps);
+  // A config that gains checks or generators: the next pre-commit already streams (bounds silence, not the run).
+  ctx.events.on('config-changed', () => {
+    try {
+      service.refreshSettings(deps.config.get());
+    } catch {
+      // an invalid config is reported by the next hook
+    }
   });
+  // Whether git still runs hermesd (a manager reinstalled over it, core.hooksPath unset…): read at most every few seconds.
+  let health: { at: number; value: HookHealth } | undefined;
+  const healthNow = () => {
+    if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
+    return health.value;
+  };
+  ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
+  ctx.warningSources.push(() => {
+    const h = healthNow();
+    const pending = pendingBackups(ctx.paths.gitDir);
+    return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
+  });
+  // Aborted hooks put the user's work back on their way out; the daemon waits for that.
+  return { value: service, close: () => Promise.allSettled([...service.inflight]) };
 }

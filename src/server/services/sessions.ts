@@ -1,8 +1,9 @@
 /** The daemon's one SessionDB: opened on first use, checkpointed periodically, closed on shutdown. */
-import { join } from 'node:path';
 import type { DaemonContext } from '../context.js';
-import { secretValuesOf } from './guard.js';
+import type { SecretValues } from '../../guard/secret-values.js';
+import { sessionDbPath } from '../../paths/index.js';
 import { SessionDB } from '../../sessions/db.js';
+import type { Built } from './built.js';
 
 /**
  * A passive checkpoint moves committed WAL pages into state.db without waiting for readers,
@@ -11,33 +12,28 @@ import { SessionDB } from '../../sessions/db.js';
  */
 export const CHECKPOINT_INTERVAL_MS = 60_000;
 
-export function sessionDbPath(home: string): string {
-  return join(home, 'state.db');
-}
-
-export function sessionsOf(ctx: DaemonContext): SessionDB {
-  return ctx.service('sessions', () => {
-    const db = new SessionDB(sessionDbPath(ctx.home));
-    // hermesd guard (issue 20): the values of this repository's secrets never reach state.db, in any form.
-    const secrets = secretValuesOf(ctx);
-    db.setValueRedactor((text) => secrets.redact(text).text);
-    const timer = setInterval(() => {
-      try {
-        db.checkpoint();
-      } catch (err) {
-        ctx.log.warn('session db checkpoint failed', { error: String(err) });
-      }
-    }, CHECKPOINT_INTERVAL_MS);
-    timer.unref();
-    ctx.onClose(() => {
+export function openSessions(ctx: DaemonContext, secrets: SecretValues): Built<SessionDB> {
+  const db = new SessionDB(sessionDbPath(ctx.home));
+  // hermesd guard (issue 20): the values of this repository's secrets never reach state.db, in any form.
+  db.setValueRedactor((text) => secrets.redact(text).text);
+  const timer = setInterval(() => {
+    try {
+      db.checkpoint();
+    } catch (err) {
+      ctx.log.warn('session db checkpoint failed', { error: String(err) });
+    }
+  }, CHECKPOINT_INTERVAL_MS);
+  timer.unref();
+  ctx.statusExtras.set('sessions', () => ({ db: db.path }));
+  return {
+    value: db,
+    close: () => {
       clearInterval(timer);
       try {
         db.checkpoint();
       } finally {
         db.close();
       }
-    });
-    ctx.statusExtras.set('sessions', () => ({ db: db.path }));
-    return db;
-  });
+    },
+  };
 }
