@@ -5,7 +5,7 @@
  * command that undoes the commit. The caller records the result in SessionDB (source 'hook').
  */
 import type { HermesConfig } from '../config/schema.js';
-import { checkCommit, type Violation } from '../rules/index.js';
+import { checkCommit, type Violation } from '../rules/engine.js';
 import { commitsBetween, commitViolations, describeBadCommits } from './commits.js';
 import { cleanGitEnv, gitOut } from './git.js';
 import { precommitPassed } from './precommit-marker.js';

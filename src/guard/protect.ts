@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
 import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
 import { cleanGitEnv, runGit } from './git.js';
+import { guardDir } from '../paths/index.js';
 
 /** `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`) and has been put back. */
 export type ProtectedChange = { file: string; rule: string; message: string; change: 'created' | 'modified' | 'deleted' | 'staged' };
@@ -253,7 +254,7 @@ export function restoreProtectedIndex(snap: ProtectedSnapshot, gitDir: string, b
   };
   let was = new Map<string, string>();
   if (beforeIndex) {
-    const tmp = join(gitDir, 'hermesd', 'guard', `index-protect-${process.pid}`);
+    const tmp = join(guardDir(gitDir), `index-protect-${process.pid}`);
     mkdirSync(dirname(tmp), { recursive: true });
     writeFileSync(tmp, beforeIndex);
     try {

@@ -26,6 +26,7 @@ import { SecretValues } from './secret-values.js';
 import { redactSecrets, type RedactResult } from './secrets.js';
 import { installShim, shimEntry } from './shim.js';
 import { captureRepoState, undoBadCommits, verifyRepoStateWith, type GitViolation } from './verify.js';
+import { guardDir, runtimeDirOf, sandboxDir } from '../paths/index.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
 
@@ -200,7 +201,7 @@ function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
   const dir = join(tmp, '.hermesd-hook');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return HOOK_SCRATCH.map((name) => {
-    const target = join(gitDir, 'hermesd', name);
+    const target = join(runtimeDirOf(gitDir), name);
     const scratch = join(dir, name);
     for (const f of [target, scratch]) if (!existsSync(f)) writeFileSync(f, '');
     return [scratch, target];
@@ -209,7 +210,7 @@ function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
 
 /** The /tmp of one session's commands, kept between them; other sessions' idle ones are removed. */
 function sessionTmp(gitDir: string, sessionId: string): string {
-  const base = join(gitDir, 'hermesd', 'sandbox', 'tmp');
+  const base = join(sandboxDir(gitDir), 'tmp');
   const dir = join(base, sessionId.replace(/[^A-Za-z0-9_-]/g, '_'));
   try {
     statSync(dir);
@@ -307,13 +308,13 @@ function sandboxRunner(o: {
   hooksPath?: string;
 }): { env: NodeJS.ProcessEnv; command(cmd: string, cwd?: string): { file: string; args: string[] } } {
   const { sandbox } = o;
-  const guardDir = join(o.gitDir, 'hermesd', 'guard');
+  const guard = guardDir(o.gitDir);
   // The shim the sandbox binds over every git binary; the real git is bound at a path inside the
   // read-only runtime dir, named `git` (git reads its own name: `git-real` would be taken for a dashed builtin).
-  const shimDir = join(guardDir, 'sandbox');
+  const shimDir = join(guard, 'sandbox');
   const realInside = join(shimDir, 'real', 'git');
   installShim({ dir: shimDir, realGit: realInside, commonDir: o.commonDir, policy: o.policy, broker: sandbox.socket?.[1], placeholder: join('real', 'git') });
-  const empty = join(o.gitDir, 'hermesd', 'sandbox', 'empty');
+  const empty = join(sandboxDir(o.gitDir), 'empty');
   mkdirSync(empty, { recursive: true, mode: 0o500 });
   const shim = join(shimDir, 'git');
   const files: Array<[string, string]> = [[o.realGit, realInside], ...gitBinariesToShadow(o.realGit, o.base).map((b) => [shim, b] as [string, string])];
@@ -377,7 +378,7 @@ export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPor
 
 export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   const policy = gitPolicyOf(opts.config);
-  const guardDir = join(opts.gitDir, 'hermesd', 'guard');
+  const guard = guardDir(opts.gitDir);
   const base = opts.env ?? process.env;
   const secrets = opts.secrets ?? new SecretValues({ root: opts.root, config: opts.config, env: base });
   const sandbox = opts.sandbox;
@@ -386,7 +387,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   let env: NodeJS.ProcessEnv;
   let command: GuardRun['command'];
   const snapshotConfig: GuardConfig = sandbox ? opts.config : { ...opts.config, rules: [...(opts.config.rules ?? []), GUARD_FILES_RULE] };
-  const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guardDir });
+  const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guard });
   const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit, judged: opts.judged });
   secrets.refresh(before.refs.values());
 
@@ -397,9 +398,9 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     env = { ...runner.env, HERMESD_GUARD_LOG: sandbox.availability.kind === 'sandbox-exec' ? logHost : join('/tmp', logName) };
     command = (cmd) => runner.command(cmd);
   } else {
-    const shimDir = opts.shimDir ?? join(guardDir, 'bin');
+    const shimDir = opts.shimDir ?? join(guard, 'bin');
     installShim({ dir: shimDir, realGit: opts.realGit, commonDir: opts.commonDir, policy });
-    const runsDir = join(guardDir, 'runs');
+    const runsDir = join(guard, 'runs');
     mkdirSync(runsDir, { recursive: true, mode: 0o700 });
     logHost = join(runsDir, logName);
     const clean = sandboxEnv(base, { extra: opts.config.guard?.sandbox?.env, home: base.HERMES_HOME ?? '', socketDir: base.HERMESD_SOCKET_DIR ?? '' });

@@ -12,6 +12,7 @@ import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy, GitPolicyName } from './config.js';
 import { cleanGitEnv, gitOut, runGit } from './git.js';
 import { precommitPassed } from './precommit-marker.js';
+import { guardDir } from '../paths/index.js';
 
 /** `policy` 'rules': a new commit broke repository rules (issue 20: judged by content); `rules` names them. */
 export type GitViolation = { policy: GitPolicyName | 'rules'; message: string; undone: boolean; rules?: string[] };
@@ -320,7 +321,7 @@ function newlyStagedIgnored(before: RepoState): string[] {
   if (now.length === 0) return [];
   let was = new Set<string>();
   if (before.index) {
-    const tmp = join(before.gitDir, 'hermesd', 'guard', `index-before-${process.pid}`);
+    const tmp = join(guardDir(before.gitDir), `index-before-${process.pid}`);
     mkdirSync(dirname(tmp), { recursive: true });
     writeFileSync(tmp, before.index);
     try {

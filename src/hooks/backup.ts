@@ -34,6 +34,7 @@ import { basename, dirname, join } from 'node:path';
 import { pidAlive, withLockSync } from '../storage/lock.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { git, gitTry, splitZ } from './git.js';
+import { backupsDir, displacedDirOf, keptBackupDir, restoreLockPath, runtimeDirOf } from '../paths/index.js';
 
 export type Entry =
   | { path: string; kind: 'file'; mode: number; blob: string; size: number }
@@ -72,14 +73,6 @@ export type RestoreResult = {
   displacedDir?: string;
   displaced: string[];
 };
-
-export function runtimeDirOf(gitDir: string): string {
-  return join(gitDir, 'hermesd');
-}
-
-export function backupsDir(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'backups');
-}
 
 function newId(): string {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -316,7 +309,7 @@ export function restoreWorkState(state: WorkState, opts: { restoreIndex?: boolea
   }
   let kept: string | undefined;
   if (displaced.length > 0) {
-    kept = join(runtimeDirOf(gitDirOfBackup(dir)), 'displaced', state.id);
+    kept = displacedDirOf(gitDirOfBackup(dir), state.id);
     mkdirSync(dirname(kept), { recursive: true });
     rmSync(kept, { recursive: true, force: true });
     renameSync(displacedDir, kept);
@@ -390,7 +383,7 @@ export function recoverBackup(gitDir: string, id: string): RestoreResult & { saf
   // The hook whose daemon died, a new daemon and `hermesd hook restore` may all reach for the
   // same backup: one at a time, and the later ones find it gone.
   mkdirSync(runtimeDirOf(gitDir), { recursive: true, mode: 0o700 });
-  return withLockSync(join(runtimeDirOf(gitDir), 'restore.lock'), () => {
+  return withLockSync(restoreLockPath(gitDir), () => {
     const state = readWorkState(join(backupsDir(gitDir), id)) ?? readWorkState(keptBackupDir(gitDir, id));
     if (!state) throw new BackupGone(`No backup ${id} under ${backupsDir(gitDir)} or ${join(runtimeDirOf(gitDir), 'kept')} (restored already?).`);
     const safety = saveWorkState({ root: state.root, gitDir, indexFile: state.mainIndex ? state.indexFile : undefined, reason: `before restoring ${id}` });
@@ -410,11 +403,6 @@ const RESTORE_LOCK_WAIT_MS = 60_000;
 /** The backup asked for is not there (never was, or another process restored it first). */
 export class BackupGone extends Error {
   override readonly name = 'BackupGone';
-}
-
-/** Restores a kept backup (a safety copy made by a recovery). */
-export function keptBackupDir(gitDir: string, id: string): string {
-  return join(runtimeDirOf(gitDir), 'kept', id);
 }
 
 /** One line a person can act on, for the notice printed by the next hermesd command. */

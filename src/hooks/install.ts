@@ -38,7 +38,8 @@ import {
   withPreCommitEntry,
 } from './manager-config.js';
 import { HERMESD_HOOKS, type HookName } from './names.js';
-import { hookSettingsPath, writeHookSettings } from './settings.js';
+import { writeHookSettings } from './settings.js';
+import { hookSettingsPath, installRecordPath, sharedRuntimeDirOf } from '../paths/index.js';
 
 export { HERMESD_HOOKS, type HookName };
 export { hookSettingsText, writeHookSettings, type HookSettings } from './settings.js';
@@ -152,7 +153,7 @@ export function packageRoot(): string {
 }
 
 function statePath(repo: Repo): string {
-  return join(repo.gitDir, 'hermesd', 'install.json');
+  return installRecordPath(repo.gitDir);
 }
 
 export function readInstallState(repo: Repo): InstallState | undefined {
@@ -374,7 +375,7 @@ type Ctx = {
 
 /** hermesd's stubs in git's hooks directory for `hooks`; a hook that was there moves to <common-dir>/hermesd/chained and runs after hermesd's part. */
 function stubGitHooks(c: Ctx, hooksDir: string, hooks: readonly string[]): void {
-  const chainDir = join(c.repo.commonDir, 'hermesd', 'chained');
+  const chainDir = join(sharedRuntimeDirOf(c.repo.commonDir), 'chained');
   for (const hook of hooks) {
     const file = join(hooksDir, hook);
     const text = readText(file);
@@ -402,7 +403,7 @@ function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void 
   } else if (resolve(current) !== resolve(standard)) {
     // A custom core.hooksPath (githooks/, a user-wide one): hermesd's own directory takes its
     // place and every hook in the old one keeps running after hermesd's part.
-    hooksDir = join(repo.commonDir, 'hermesd', 'hooks');
+    hooksDir = join(sharedRuntimeDirOf(repo.commonDir), 'hooks');
     state.chainDir = current;
     mkdirSync(hooksDir, { recursive: true });
     git(['config', '--local', 'core.hooksPath', hooksDir], { cwd: repo.root });
@@ -536,7 +537,7 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   const manager = detected.manager;
   const currentPath = localHooksPath(repo);
   const huskyDir = manager === 'husky' ? (previous?.huskyDir ?? existingHuskyDir(repo, currentPath) ?? '.husky') : undefined;
-  const runner = manager === 'husky' ? join(repo.root, huskyDir!, '_', HUSKY_RUNNER) : join(repo.commonDir, 'hermesd', 'hook');
+  const runner = manager === 'husky' ? join(repo.root, huskyDir!, '_', HUSKY_RUNNER) : join(sharedRuntimeDirOf(repo.commonDir), 'hook');
   const state: InstallState = previous ?? { version: 2, manager, previousHooksPath: currentPath, runner, ...(huskyDir ? { huskyDir } : {}), files: [], moved: [], installedAt: new Date().toISOString() };
   state.runner = runner;
   const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [] };
@@ -597,9 +598,9 @@ function isCommitted(repo: Repo, rel: string, same = false): boolean {
 
 /** Whether another worktree of this clone has hermesd installed (and uses the shared runner). */
 function otherInstalls(repo: Repo): boolean {
-  const candidates = [join(repo.commonDir, 'hermesd', 'install.json')];
+  const candidates = [installRecordPath(repo.commonDir)];
   try {
-    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(join(repo.commonDir, 'worktrees', w, 'hermesd', 'install.json'));
+    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(installRecordPath(join(repo.commonDir, 'worktrees', w)));
   } catch {
     // no linked worktrees
   }
@@ -684,7 +685,7 @@ export function uninstallHooks(repo: Repo): UninstallReport {
   if (state && state.manager !== 'husky' && !otherInstalls(repo)) {
     // The runner is shared by the worktrees of this clone: the last one to uninstall removes it.
     rmSync(state.runner, { force: true });
-    for (const dir of [join(repo.commonDir, 'hermesd', 'chained'), join(repo.commonDir, 'hermesd', 'hooks')]) {
+    for (const dir of [join(sharedRuntimeDirOf(repo.commonDir), 'chained'), join(sharedRuntimeDirOf(repo.commonDir), 'hooks')]) {
       if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
     }
   }

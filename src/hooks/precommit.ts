@@ -10,8 +10,9 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, s
 import { dirname, join } from 'node:path';
 import type { Check, HermesConfig } from '../config/schema.js';
 import type { CheckResult } from '../rules/engine.js';
+import { fixDir } from '../paths/index.js';
 import { BYPASS_HINT, formatViolations } from '../rules/format.js';
-import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, runtimeDirOf, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
+import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
 import { git, gitBuffer, gitTry, splitZ } from './git.js';
 
 /** A check that runs longer than this is stopped and counts as failed (10 min: a full test suite). */
@@ -134,7 +135,7 @@ function checkOutputContext(failed: CheckRun[]): string {
 
 /** Saves the fix (changed paths, their content, one git patch) under <git-dir>/hermesd/fixes/<id>/. */
 function saveFix(state: WorkState, paths: string[]): { dir: string; patch: string } {
-  const dir = join(runtimeDirOf(gitDirOfBackup(state.dir)), 'fixes', state.id);
+  const dir = fixDir(gitDirOfBackup(state.dir), state.id);
   mkdirSync(join(dir, 'files'), { recursive: true });
   const parts: Buffer[] = [];
   // One git for all paths; literal, so a path with glob characters names only itself.
@@ -312,7 +313,7 @@ function fixUndoesStagedChanges(state: WorkState, fixPaths: string[]): boolean {
   if (!staged.every((p) => fixed.has(p))) return false;
   for (const p of fixPaths) {
     const head = gitTry(['rev-parse', '-q', '--verify', `HEAD:${p}`], { cwd: state.root });
-    const file = join(runtimeDirOf(gitDirOfBackup(state.dir)), 'fixes', state.id, 'files', p);
+    const file = join(fixDir(gitDirOfBackup(state.dir), state.id), 'files', p);
     const there = existsSync(file) || isLink(file);
     if (head.status !== 0) {
       if (there) return false;

@@ -1,6 +1,7 @@
 /**
- * Every path the daemon and its clients use is computed here, and nowhere else:
- * repository discovery, the runtime folder in the git dir, the socket, the log.
+ * Every runtime path hermesd uses is computed here, and nowhere else: repository discovery,
+ * the runtime folders in the git dir (`<git-dir>/hermesd/`, and `<common-dir>/hermesd/` that
+ * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -79,7 +80,7 @@ export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: s
 }
 
 export function repoPaths(repo: { root: string; gitDir: string; commonDir: string }, env: NodeJS.ProcessEnv = process.env): RepoPaths {
-  const runtimeDir = join(repo.gitDir, 'hermesd');
+  const runtimeDir = runtimeDirOf(repo.gitDir);
   const dir = socketDir(env);
   const hash = createHash('sha256').update(repo.root).digest('hex').slice(0, 16);
   const socket = join(dir, `${hash}.sock`);
@@ -109,6 +110,36 @@ export function resolvePaths(cwd: string = process.cwd(), env: NodeJS.ProcessEnv
   return repoPaths(findRepo(cwd), env);
 }
 
+/** `$HERMES_HOME/config.yaml`: the user's configuration. */
+export function userConfigPath(home: string): string {
+  return join(home, 'config.yaml');
+}
+
+/** `<work tree>/.hermes/config.yaml`: the repository's configuration (tracked; wins over the user's). */
+export function repoConfigPath(root: string): string {
+  return join(root, '.hermes', 'config.yaml');
+}
+
+/** `$HERMES_HOME/SOUL.md`: the user's identity for the agent, the same in every repository. */
+export function soulPath(home: string): string {
+  return join(home, 'SOUL.md');
+}
+
+/** `$HERMES_HOME/skills`: the user's skills, a git repository the daemon owns. */
+export function userSkillsDir(home: string): string {
+  return join(home, 'skills');
+}
+
+/** `<work tree>/.hermes/skills`: the project's skills (tracked, read-only to the agent). */
+export function projectSkillsDir(root: string): string {
+  return join(root, '.hermes', 'skills');
+}
+
+/** `$HERMES_HOME/guard/approved`: the user's approvals of guard loosenings, one file per work tree, where no sandboxed command writes. */
+export function approvalsDir(home: string): string {
+  return join(home, 'guard', 'approved');
+}
+
 /** `$HERMES_HOME/memories`: MEMORY.md and USER.md. */
 export function memoriesDir(home: string): string {
   return join(home, 'memories');
@@ -122,4 +153,59 @@ export function sessionDbPath(home: string): string {
 /** `<socket dir>/<hash>.agent.sock`, next to the daemon's own socket (same private directory): sandboxed commands reach the daemon here. */
 export function agentSocketPath(paths: Pick<RepoPaths, 'socketDir' | 'socket'>): string {
   return join(paths.socketDir, basename(paths.socket).replace(/\.sock$/, '.agent.sock'));
+}
+
+/** `<git-dir>/hermesd`: this worktree's runtime folder (daemon.json, lock, log, hook settings, backups, guard scratch). */
+export function runtimeDirOf(gitDir: string): string {
+  return join(gitDir, 'hermesd');
+}
+
+/** `<common-dir>/hermesd`: what every worktree of the repository shares (the hook runner, chained hooks, a core.hooksPath folder). */
+export function sharedRuntimeDirOf(commonDir: string): string {
+  return join(commonDir, 'hermesd');
+}
+
+/** What the sh hook runner sources before it talks to the daemon (it cannot read YAML). */
+export function hookSettingsPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'hook-settings');
+}
+
+/** What `hermesd init` changed in this worktree, so `init --undo` can put it back. */
+export function installRecordPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'install.json');
+}
+
+/** The work-state backups of hooks in flight (one folder per backup). */
+export function backupsDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'backups');
+}
+
+/** A backup kept after a restore that could not put everything back. */
+export function keptBackupDir(gitDir: string, id: string): string {
+  return join(runtimeDirOf(gitDir), 'kept', id);
+}
+
+/** Content found in the work tree that the user did not have, moved aside by a restore. */
+export function displacedDirOf(gitDir: string, id: string): string {
+  return join(runtimeDirOf(gitDir), 'displaced', id);
+}
+
+/** Held while a backup is restored, by the daemon or by the hook itself. */
+export function restoreLockPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'restore.lock');
+}
+
+/** A pre-commit fix proposed by the agent: the changed files and one git patch. */
+export function fixDir(gitDir: string, id: string): string {
+  return join(runtimeDirOf(gitDir), 'fixes', id);
+}
+
+/** The guard's scratch (the git shim, scratch indexes); never writable from the sandbox. */
+export function guardDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'guard');
+}
+
+/** The sandbox's own folders (per-session /tmp, the empty directory masks are bound from, the daemon's pid namespace record). */
+export function sandboxDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'sandbox');
 }

@@ -7,7 +7,8 @@
 import { statSync } from 'node:fs';
 import type { DaemonContext } from '../context.js';
 import { applyApproval, approveConfig, describeLoosenings, type Loosening } from '../../guard/approval.js';
-import { loadConfigWithOrigins, repoConfigPath, userConfigPath, type LoadedConfig } from '../../config/load.js';
+import { loadConfigWithOrigins, type LoadedConfig } from '../../config/load.js';
+import { repoConfigPath, userConfigPath } from '../../paths/index.js';
 import type { HermesConfig } from '../../config/schema.js';
 
 export class ConfigService {
