@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { GitPolicy } from './config.js';
 import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
-import { runGit } from './git.js';
+import { runGit } from '../git/real-git.js';
 
 /** `broker`: inside the sandbox, the socket of the daemon that makes pushes (issue 20). */
 export type ShimSettings = { realGit: string; commonDir: string; policy: GitPolicy; broker?: string };

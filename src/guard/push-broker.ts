@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import type { HermesConfig } from '../config/schema.js';
 import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy } from './config.js';
-import { cleanGitEnv, runGit } from './git.js';
+import { cleanGitEnv, runGit } from '../git/real-git.js';
 
 export type PushPlan = { ok: true; remote?: string; refspecs: string[]; flags: string[] } | { ok: false; policy: 'forcePush' | 'noVerify' | 'broker'; message: string };
 

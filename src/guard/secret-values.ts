@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import type { GuardConfig } from './config.js';
-import { cleanGitEnv } from './git.js';
+import { cleanGitEnv } from '../git/real-git.js';
 import { isSecretPath, secretValuesIn } from './secrets.js';
 
 /** Shorter values are too likely to be ordinary words to remove wherever they appear (same floor as secrets.ts). */

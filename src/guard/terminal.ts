@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { SandboxUnavailable } from '../errors/index.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
-import { cleanGitEnv, findRealGit, gitOut, runGit } from './git.js';
+import { cleanGitEnv, findRealGit, gitOut, runGit } from '../git/real-git.js';
 import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';

@@ -33,7 +33,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { pidAlive, withLockSync } from '../storage/lock.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { git, gitTry, splitZ } from './git.js';
+import { git, gitTry, splitZ } from '../git/index-file.js';
 import { backupsDir, displacedDirOf, keptBackupDir, restoreLockPath, runtimeDirOf } from '../paths/index.js';
 
 export type Entry =

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { gitBuffer } from './git.js';
+import { gitBuffer } from '../git/index-file.js';
 
 export type FileChange = {
   /** Relative to the work tree root, or absolute (files in the git dir). */

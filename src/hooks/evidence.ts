@@ -4,7 +4,7 @@
  * search` finds later. Plain functions over git; the service stores the result.
  */
 import { execFile } from 'node:child_process';
-import { gitEnv } from '../rules/git.js';
+import { gitEnv } from '../git/run.js';
 
 /** Files listed per event; a branch switch across a big refactor needs no thousand lines. */
 export const EVIDENCE_MAX_FILES = 200;

@@ -27,7 +27,7 @@ import husky from 'husky';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { absPath, Changes, type FileChange, undoChange, type UndoOutcome } from './changes.js';
-import { git, gitTry } from './git.js';
+import { git, gitTry } from '../git/index-file.js';
 import {
   findLefthookConfig,
   lefthookSections,

@@ -13,7 +13,7 @@ import type { CheckResult } from '../rules/engine.js';
 import { fixDir } from '../paths/index.js';
 import { BYPASS_HINT, formatViolations } from '../rules/format.js';
 import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
-import { git, gitBuffer, gitTry, splitZ } from './git.js';
+import { git, gitBuffer, gitTry, splitZ } from '../git/index-file.js';
 
 /** A check that runs longer than this is stopped and counts as failed (10 min: a full test suite). */
 export const CHECK_TIMEOUT_MS = 10 * 60 * 1000;

@@ -12,8 +12,8 @@ import { lstatSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from './diff.js';
-import { git, gitStream, lineSplitter, PLAIN_DIFF, type GitOptions } from './git.js';
+import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from '../git/diff.js';
+import { git, gitStream, lineSplitter, PLAIN_DIFF, type GitOptions } from '../git/run.js';
 import { verifyGenerator, type CommandWrap, type GeneratorResult } from './generator.js';
 
 export type Violation = {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type Rule } from '../config/schema.js';
-import { git, gitEnv, type GitOptions } from './git.js';
+import { git, gitEnv, type GitOptions } from '../git/run.js';
 
 /** A generator that runs longer than this is stopped and the change is not excused (2 min: codegen is usually seconds). */
 export const GENERATOR_TIMEOUT_MS = 120_000;

@@ -17,7 +17,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { join } from 'node:path';
 import { DaemonClient } from '../../src/client/client.js';
 import { findRepo, repoPaths, type RepoPaths } from '../../src/paths/index.js';
-import { findRealGit } from '../../src/guard/git.js';
+import { findRealGit } from '../../src/git/real-git.js';
 import { makeEnv, writeFiles, type TestEnv } from './env.js';
 import { startFakeModel, type ChatRequest, type FakeReply, type FakeToolCall } from './fake-model.js';
 

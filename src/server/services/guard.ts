@@ -6,7 +6,7 @@
  */
 import type { DaemonContext } from '../context.js';
 import type { GuardConfig } from '../../guard/config.js';
-import { cleanGitEnv, findRealGit, gitOut } from '../../guard/git.js';
+import { cleanGitEnv, findRealGit, gitOut } from '../../git/real-git.js';
 import { SecretValues } from '../../guard/secret-values.js';
 import { sandboxWrapFor, type GuardPort } from '../../guard/terminal.js';
 import type { CommandWrap } from '../../rules/generator.js';

@@ -22,7 +22,7 @@ import { backupsDir, keptBackupDir } from '../../paths/index.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../hooks/backup.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../hooks/evidence.js';
 import { attemptStart, isAttemptId, processStart } from '../../hooks/attempt.js';
-import { gitTry, indexTreeOf } from '../../hooks/git.js';
+import { gitTry, indexTreeOf } from '../../git/index-file.js';
 import { hookHealth, type HookHealth } from '../../hooks/health.js';
 import { HERMESD_HOOKS, type HookName } from '../../hooks/names.js';
 import { writeHookSettings } from '../../hooks/settings.js';

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { gitEnv } from '../rules/git.js';
+import { gitEnv } from './run.js';
 
 export type GitResult = { code: number; stdout: string; stderr: string };
 

@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { gitEnv } from '../rules/git.js';
+import { gitEnv } from './run.js';
 
 export type GitOptions = { cwd: string; indexFile?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv };
 
