@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
+import { withoutGitInvocation } from '../git/env.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
@@ -102,7 +103,9 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     cwd: paths.root,
     detached: true,
     stdio: ['ignore', out, out],
-    env: daemonEnv(env),
+    // The daemon outlives the command that started it: inside a git hook, git's per-invocation
+    // variables (GIT_INDEX_FILE of `commit -a`, GIT_DIR, …) would point its later git calls at the wrong index.
+    env: withoutGitInvocation(env),
   });
   closeSync(out);
   let exited: number | null | undefined;
@@ -131,20 +134,6 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     );
   }
   throw new DaemonUnavailable(`The daemon did not answer within ${START_DEADLINE_MS} ms of starting. Log: ${paths.logFile}${tail ? `\n${tail}` : ''}`);
-}
-
-/**
- * The daemon outlives the command that started it. When that command runs inside a git hook,
- * git's per-invocation variables (GIT_INDEX_FILE of `commit -a`, GIT_DIR, …) would follow it
- * and point every later git call of the daemon at the wrong index; drop them.
- */
-export function daemonEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (/^GIT_(DIR|INDEX_FILE|WORK_TREE|PREFIX|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|EDITOR|EXEC_PATH|REFLOG_ACTION|QUARANTINE_PATH)$/.test(k)) continue;
-    out[k] = v;
-  }
-  return out;
 }
 
 /** Stops the daemon: asks over the API, then signals the pid, then cleans stale files. */

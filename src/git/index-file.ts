@@ -1,49 +1,8 @@
 /**
- * The few git invocations the hooks need, run synchronously with an explicit index file.
- * During pre-commit git hands the hook the index being committed (GIT_INDEX_FILE): for
- * `git commit -a` or `git commit <paths>` it is a lock file, not .git/index, so every call
- * that reads or writes "the staged snapshot" must name it.
+ * The index file, read without starting git: the tree it records for the staged snapshot.
+ * The index format: Documentation/gitformat-index.txt.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { gitEnv } from './run.js';
-
-export type GitOptions = { cwd: string; indexFile?: string; input?: string | Buffer; env?: NodeJS.ProcessEnv };
-
-/** Largest output a git call may produce here (a binary diff of a big fix). */
-const GIT_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
-
-/** A hook's environment may carry GIT_DIR, GIT_INDEX_FILE… from the outer git; we pass what we mean explicitly. */
-function envFor(opts: GitOptions): NodeJS.ProcessEnv {
-  return gitEnv({ indexFile: opts.indexFile }, opts.env ?? process.env);
-}
-
-export function git(args: string[], opts: GitOptions): string {
-  return gitBuffer(args, opts).toString('utf8');
-}
-
-export function gitBuffer(args: string[], opts: GitOptions): Buffer {
-  return execFileSync('git', args, {
-    cwd: opts.cwd,
-    env: envFor(opts),
-    input: opts.input,
-    maxBuffer: GIT_MAX_BUFFER_BYTES,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-}
-
-/** Runs git and returns status and output instead of throwing. */
-export function gitTry(args: string[], opts: GitOptions): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync('git', args, { cwd: opts.cwd, env: envFor(opts), input: opts.input, maxBuffer: GIT_MAX_BUFFER_BYTES, encoding: 'utf8' });
-  return { status: r.status ?? 1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
-}
-
-/** Splits NUL-separated git output (`-z`), dropping the empty tail. */
-export function splitZ(out: string): string[] {
-  const parts = out.split('\0');
-  if (parts[parts.length - 1] === '') parts.pop();
-  return parts;
-}
 
 /**
  * The tree of the staged snapshot, read from the index file's cache-tree ("TREE")

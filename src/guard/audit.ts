@@ -7,7 +7,8 @@
 import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/engine.js';
 import { commitsBetween, commitViolations, describeBadCommits } from './commits.js';
-import { cleanGitEnv, gitOut } from '../git/real-git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { gitOut } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 
 export type CommitAudit = {

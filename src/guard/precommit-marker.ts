@@ -13,7 +13,8 @@
  * judged since the command started. Records expire after PRECOMMIT_PASS_TTL_MS and die with
  * the daemon; a daemon that restarts mid-commit says it cannot tell (see the post-commit audit).
  */
-import { cleanGitEnv, gitOut } from '../git/real-git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { gitOut } from '../git/run.js';
 
 /** A record older than this no longer vouches for a commit (a commit follows its hook within seconds; agent commands within minutes). */
 export const PRECOMMIT_PASS_TTL_MS = 60 * 60 * 1000;

@@ -10,7 +10,8 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import { dirname, join } from 'node:path';
 import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
 import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
-import { cleanGitEnv, runGit } from '../git/real-git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { runGit } from '../git/run.js';
 import { guardDir } from '../paths/index.js';
 
 /** `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`) and has been put back. */

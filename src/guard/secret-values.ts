@@ -11,12 +11,13 @@
  *   secrets.refresh();                 // cheap when nothing changed (one stat per directory)
  *   secrets.redact(text).text
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import type { GuardConfig } from './config.js';
-import { cleanGitEnv } from '../git/real-git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { parseBatch } from '../git/parse.js';
+import { gitTry, gitTryBuffer } from '../git/run.js';
 import { isSecretPath, secretValuesIn } from './secrets.js';
 
 /** Shorter values are too likely to be ordinary words to remove wherever they appear (same floor as secrets.ts). */
@@ -33,6 +34,10 @@ const SECRET_FILE_MAX_BYTES = 256 * 1024;
 const HISTORY_MAX_BLOBS = 500;
 /** A history scan of a very large repository gives up after this long; the sandbox's masks still apply. */
 const HISTORY_TIMEOUT_MS = 10_000;
+/** The commit and path list of a history scan (paths of secret-looking files only). */
+const HISTORY_LOG_MAX_BYTES = 64 * 1024 * 1024;
+/** The blobs of one history scan: at most HISTORY_MAX_BLOBS files. */
+const HISTORY_BLOBS_MAX_BYTES = 256 * 1024 * 1024;
 /** Redactions triggered by SessionDB writes re-check the files at most this often. */
 const LAZY_REFRESH_MS = 1_000;
 /**
@@ -211,7 +216,7 @@ export class SecretValues {
     const env = cleanGitEnv();
     let listed = known ? [...known] : undefined;
     if (!listed) {
-      const refs = spawnSync(gitBin, ['for-each-ref', '--format=%(objectname)'], { cwd: root, env, encoding: 'utf8', timeout: HISTORY_TIMEOUT_MS });
+      const refs = gitTry(['for-each-ref', '--format=%(objectname)'], { bin: gitBin, cwd: root, env, timeoutMs: HISTORY_TIMEOUT_MS });
       if (refs.status !== 0) return this.history?.values ?? new Set();
       listed = refs.stdout.split('\n').filter(Boolean);
     }
@@ -223,22 +228,22 @@ export class SecretValues {
     if (newTips.length > 0) {
       const extra = (config: GuardConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
       const range = [...newTips, ...(this.history ? ['--not', ...this.history.tips] : [])];
-      const log = spawnSync(gitBin, ['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)], {
+      const log = gitTry(['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)], {
+        bin: gitBin,
         cwd: root,
         env,
-        encoding: 'utf8',
-        timeout: HISTORY_TIMEOUT_MS,
-        maxBuffer: 64 * 1024 * 1024,
+        timeoutMs: HISTORY_TIMEOUT_MS,
+        maxBuffer: HISTORY_LOG_MAX_BYTES,
       });
       const specs: string[] = [];
-      for (const block of (log.stdout ?? '').split('\0')) {
+      for (const block of log.stdout.split('\0')) {
         const [commit, ...paths] = block.split('\n').filter(Boolean);
         if (!commit) continue;
         for (const p of paths) if (specs.length < HISTORY_MAX_BLOBS && isSecretPath(p, this.opts.config)) specs.push(`${commit}:${p}`);
       }
       if (specs.length > 0) {
-        const cat = spawnSync(gitBin, ['cat-file', '--batch'], { cwd: root, env, input: specs.join('\n') + '\n', maxBuffer: 256 * 1024 * 1024, timeout: HISTORY_TIMEOUT_MS });
-        for (const blob of parseBatch(cat.stdout ?? Buffer.alloc(0))) {
+        const cat = gitTryBuffer(['cat-file', '--batch'], { bin: gitBin, cwd: root, env, input: specs.join('\n') + '\n', maxBuffer: HISTORY_BLOBS_MAX_BYTES, timeoutMs: HISTORY_TIMEOUT_MS });
+        for (const blob of parseBatch(cat.stdout)) {
           if (blob.length > SECRET_FILE_MAX_BYTES) continue;
           for (const v of secretFileValues(blob.toString('utf8'))) values.add(v);
         }
@@ -272,26 +277,6 @@ export function envSecretValues(env: NodeJS.ProcessEnv): string[] {
     out.push(value);
   }
   return out;
-}
-
-/** `git cat-file --batch` output: `<oid> <type> <size>\n<bytes>\n` per object, `<spec> missing` for none. */
-function parseBatch(out: Buffer): Buffer[] {
-  const blobs: Buffer[] = [];
-  let i = 0;
-  while (i < out.length) {
-    const nl = out.indexOf(10, i);
-    if (nl < 0) break;
-    const header = out.subarray(i, nl).toString('utf8');
-    const m = /^[0-9a-f]+ (\w+) (\d+)$/.exec(header);
-    if (!m) {
-      i = nl + 1;
-      continue;
-    }
-    const size = Number(m[2]);
-    if (m[1] === 'blob') blobs.push(out.subarray(nl + 1, nl + 1 + size));
-    i = nl + 1 + size + 1;
-  }
-  return blobs;
 }
 
 /** Characters a spaced-out value may be split with (`h u n t e r`, `h-u-n-t-e-r`, `de:ad:be:ef`). */

@@ -10,7 +10,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import type { HermesConfig } from '../config/schema.js';
 import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy, GitPolicyName } from './config.js';
-import { cleanGitEnv, gitOut, runGit } from '../git/real-git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { gitOut, runGit } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 import { guardDir } from '../paths/index.js';
 

@@ -33,7 +33,8 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { pidAlive, withLockSync } from '../storage/lock.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { git, gitTry, splitZ } from '../git/index-file.js';
+import { splitZ } from '../git/parse.js';
+import { gitSync, gitTry } from '../git/run.js';
 import { backupsDir, displacedDirOf, keptBackupDir, restoreLockPath, runtimeDirOf } from '../paths/index.js';
 
 export type Entry =
@@ -90,8 +91,8 @@ function changedPaths(root: string, indexFile: string, scratchDir: string): { di
     copyFileSync(indexFile, scratch);
     const opts = { cwd: root, indexFile: scratch };
     gitTry(['update-index', '-q', '--refresh', '--ignore-submodules'], opts);
-    const dirty = splitZ(git(['diff-files', '--name-only', '-z', '--ignore-submodules=all'], opts));
-    const untracked = splitZ(git(['ls-files', '--others', '--exclude-standard', '-z'], opts)).filter((p) => !p.endsWith('/'));
+    const dirty = splitZ(gitSync(['diff-files', '--name-only', '-z', '--ignore-submodules=all'], opts));
+    const untracked = splitZ(gitSync(['ls-files', '--others', '--exclude-standard', '-z'], opts)).filter((p) => !p.endsWith('/'));
     return { dirty, untracked };
   } finally {
     rmSync(scratch, { force: true });
@@ -157,7 +158,7 @@ export function checkoutIndex(state: WorkState): void {
     // A tracked file replaced by a directory: the directory's files are saved as untracked.
     if (e.kind === 'dir') rmSync(join(state.root, e.path), { recursive: true, force: true });
   }
-  git(['checkout-index', '-f', '-z', '--stdin'], { cwd: state.root, indexFile: savedIndexFile(state), input: paths.join('\0') + '\0' });
+  gitSync(['checkout-index', '-f', '-z', '--stdin'], { cwd: state.root, indexFile: savedIndexFile(state), input: paths.join('\0') + '\0' });
 }
 
 /** The saved copy of the index: the reference for "what the staged snapshot was" (read-only use). */
@@ -292,7 +293,7 @@ export function restoreWorkState(state: WorkState, opts: { restoreIndex?: boolea
     }
   }
   if (toCheckout.length > 0) {
-    git(['checkout-index', '-f', '-z', '--stdin'], { cwd: root, indexFile: savedIndexFile(state), input: toCheckout.join('\0') + '\0' });
+    gitSync(['checkout-index', '-f', '-z', '--stdin'], { cwd: root, indexFile: savedIndexFile(state), input: toCheckout.join('\0') + '\0' });
   }
   // Which files are "untracked, not ignored" depends on the .gitignore files just restored:
   // a hook that changed one must not make the user's ignored files look new.

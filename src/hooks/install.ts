@@ -27,7 +27,7 @@ import husky from 'husky';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { absPath, Changes, type FileChange, undoChange, type UndoOutcome } from './changes.js';
-import { git, gitTry } from '../git/index-file.js';
+import { gitSync, gitTry } from '../git/run.js';
 import {
   findLefthookConfig,
   lefthookSections,
@@ -188,7 +188,7 @@ function localHooksPath(repo: Repo): string | null {
 
 /** The hooks directory git uses now (core.hooksPath, local or global, else <common-dir>/hooks). */
 function effectiveHooksDir(repo: Repo): string {
-  return git(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root }).trim();
+  return gitSync(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root }).trim();
 }
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -406,7 +406,7 @@ function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void 
     hooksDir = join(sharedRuntimeDirOf(repo.commonDir), 'hooks');
     state.chainDir = current;
     mkdirSync(hooksDir, { recursive: true });
-    git(['config', '--local', 'core.hooksPath', hooksDir], { cwd: repo.root });
+    gitSync(['config', '--local', 'core.hooksPath', hooksDir], { cwd: repo.root });
     state.hooksPathSet = hooksDir;
   }
   if (state.chainDir) {
@@ -679,7 +679,7 @@ export function uninstallHooks(repo: Repo): UninstallReport {
   // Only undo our own setting: a hooks path the user changed since init is theirs.
   if (state?.hooksPathSet && currentPath === state.hooksPathSet) {
     if (state.previousHooksPath === null) gitTry(['config', '--local', '--unset', 'core.hooksPath'], { cwd: repo.root });
-    else git(['config', '--local', 'core.hooksPath', state.previousHooksPath], { cwd: repo.root });
+    else gitSync(['config', '--local', 'core.hooksPath', state.previousHooksPath], { cwd: repo.root });
     report.hooksPath = state.previousHooksPath;
   }
   if (state && state.manager !== 'husky' && !otherInstalls(repo)) {

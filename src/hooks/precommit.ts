@@ -13,7 +13,8 @@ import type { CheckResult } from '../rules/engine.js';
 import { fixDir } from '../paths/index.js';
 import { BYPASS_HINT, formatViolations } from '../rules/format.js';
 import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
-import { git, gitBuffer, gitTry, splitZ } from '../git/index-file.js';
+import { splitZ } from '../git/parse.js';
+import { gitSync, gitSyncBuffer, gitTry } from '../git/run.js';
 
 /** A check that runs longer than this is stopped and counts as failed (10 min: a full test suite). */
 export const CHECK_TIMEOUT_MS = 10 * 60 * 1000;
@@ -139,10 +140,10 @@ function saveFix(state: WorkState, paths: string[]): { dir: string; patch: strin
   mkdirSync(join(dir, 'files'), { recursive: true });
   const parts: Buffer[] = [];
   // One git for all paths; literal, so a path with glob characters names only itself.
-  const listed = new Set(splitZ(git(['--literal-pathspecs', 'ls-files', '-z', '--', ...paths], { cwd: state.root, indexFile: savedIndexFile(state) })));
+  const listed = new Set(splitZ(gitSync(['--literal-pathspecs', 'ls-files', '-z', '--', ...paths], { cwd: state.root, indexFile: savedIndexFile(state) })));
   const tracked = paths.filter((p) => listed.has(p));
   if (tracked.length) {
-    parts.push(gitBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }));
+    parts.push(gitSyncBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }));
   }
   for (const p of paths.filter((x) => !tracked.includes(x))) {
     if (!existsSync(join(state.root, p))) continue;
@@ -191,15 +192,15 @@ function stageFixed(root: string, indexFile: string, fixDir: string, paths: stri
   for (const p of paths) {
     const file = join(fixDir, 'files', p);
     if (!existsSync(file) && !isLink(file)) {
-      git(['update-index', '--force-remove', '--', p], { cwd: root, indexFile });
+      gitSync(['update-index', '--force-remove', '--', p], { cwd: root, indexFile });
       continue;
     }
     const link = isLink(file);
     const sha = link
-      ? git(['hash-object', '-w', '--stdin'], { cwd: root, input: readlinkSync(file) }).trim()
-      : git(['hash-object', '-w', '--no-filters', '--', file], { cwd: root }).trim();
+      ? gitSync(['hash-object', '-w', '--stdin'], { cwd: root, input: readlinkSync(file) }).trim()
+      : gitSync(['hash-object', '-w', '--no-filters', '--', file], { cwd: root }).trim();
     const mode = link ? '120000' : (lstatSync(file).mode & 0o111) !== 0 ? '100755' : '100644';
-    git(['update-index', '--add', '--cacheinfo', `${mode},${sha},${p}`], { cwd: root, indexFile });
+    gitSync(['update-index', '--add', '--cacheinfo', `${mode},${sha},${p}`], { cwd: root, indexFile });
   }
 }
 

@@ -3,12 +3,12 @@
  * the runtime folders in the git dir (`<git-dir>/hermesd/`, and `<common-dir>/hermesd/` that
  * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
+import { gitSync } from '../git/run.js';
 
 /** Linux sun_path is 108 bytes including the terminating NUL; macOS allows 104. */
 export const SOCKET_PATH_MAX_BYTES = process.platform === 'linux' ? 107 : 103;
@@ -45,7 +45,7 @@ export function socketDir(env: NodeJS.ProcessEnv = process.env): string {
 function notAWorkTree(cwd: string): string {
   let where: string[] = [];
   try {
-    where = execFileSync('git', ['rev-parse', '--is-bare-repository', '--is-inside-git-dir', '--absolute-git-dir'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n');
+    where = gitSync(['rev-parse', '--is-bare-repository', '--is-inside-git-dir', '--absolute-git-dir'], { cwd, env: process.env }).trim().split('\n');
   } catch {
     return `Not inside a git work tree: ${cwd}. Run hermesd from a directory of a git repository (git init creates one).`;
   }
@@ -61,11 +61,8 @@ function notAWorkTree(cwd: string): string {
 export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: string; commonDir: string } {
   let out: string;
   try {
-    out = execFileSync('git', ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // The caller's own environment: `hermesd` run from a hook or with GIT_DIR set finds what git would.
+    out = gitSync(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { cwd, env: process.env });
   } catch {
     throw new NotARepository(notAWorkTree(cwd));
   }

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type Rule } from '../config/schema.js';
-import { git, gitEnv, type GitOptions } from '../git/run.js';
+import { gitEnv } from '../git/env.js';
+import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 
 /** A generator that runs longer than this is stopped and the change is not excused (2 min: codegen is usually seconds). */
 export const GENERATOR_TIMEOUT_MS = 120_000;
@@ -61,7 +62,7 @@ export async function verifyGenerator(root: string, rule: Rule, stagedPaths: str
   }
   const dir = mkdtempSync(join(tmpdir(), 'hermesd-gen-'));
   try {
-    await git(root, ['checkout-index', '-a', '-f', `--prefix=${dir}/`], opts);
+    await gitAsync(['checkout-index', '-a', '-f', `--prefix=${dir}/`], plainGitCall(root, opts));
     if (opts.overlayFromWorktree) overlay(root, dir, opts.overlayFromWorktree);
     for (const name of LINKED_DEPENDENCY_DIRS) {
       if (existsSync(join(root, name)) && !existsSync(join(dir, name))) symlinkSync(join(root, name), join(dir, name));

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
@@ -9,6 +9,7 @@ import { DaemonClient } from '../../client/client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
+import { gitSync, gitTry } from '../../git/run.js';
 
 type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
 
@@ -71,7 +72,7 @@ function inotifyCheck(): Check {
 
 function gitCheck(): Check {
   try {
-    const v = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
+    const v = gitSync(['--version'], { cwd: process.cwd() }).trim();
     const m = /(\d+)\.(\d+)/.exec(v);
     const ok = m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 25));
     return ok ? { name: 'git', status: 'ok', detail: v } : { name: 'git', status: 'warn', detail: v, fix: 'Git 2.25 or newer is recommended.' };
@@ -135,7 +136,7 @@ async function hooksChecks(): Promise<Check[]> {
   }
   const { hookHealth } = await import('../../hooks/health.js');
   const h = hookHealth(repo);
-  const hooksPath = spawnSync('git', ['config', '--get', 'core.hooksPath'], { cwd: repo.root, encoding: 'utf8' });
+  const hooksPath = gitTry(['config', '--get', 'core.hooksPath'], { cwd: repo.root, env: process.env });
   const pathCheck: Check = {
     name: 'hookspath',
     status: h.installed && !h.active && h.problems.some((p) => p.includes('core.hooksPath')) ? 'fail' : 'ok',

@@ -6,7 +6,9 @@
  */
 import type { DaemonContext } from '../context.js';
 import type { GuardConfig } from '../../guard/config.js';
-import { cleanGitEnv, findRealGit, gitOut } from '../../git/real-git.js';
+import { cleanGitEnv } from '../../git/env.js';
+import { findRealGit } from '../../git/real-git.js';
+import { gitOut } from '../../git/run.js';
 import { SecretValues } from '../../guard/secret-values.js';
 import { sandboxWrapFor, type GuardPort } from '../../guard/terminal.js';
 import type { CommandWrap } from '../../rules/generator.js';
