@@ -5,7 +5,6 @@
  * the command text, so redirects, `sed -i`, scripts and `git checkout` are all caught.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
@@ -13,6 +12,10 @@ import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule
 import { cleanGitEnv } from '../git/env.js';
 import { runGit } from '../git/run.js';
 import { guardDir } from '../paths/index.js';
+import { runCommandSync, type CommandWrap } from '../process/run.js';
+
+/** The generator runs under /bin/sh, whatever `sh` a command's PATH would find first. */
+const binSh: CommandWrap = (command) => ({ file: '/bin/sh', args: ['-c', command] });
 
 /** `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`) and has been put back. */
 export type ProtectedChange = { file: string; rule: string; message: string; change: 'created' | 'modified' | 'deleted' | 'staged' };
@@ -222,7 +225,7 @@ function generatorAccepted(
     const state = () => new Map(files().map((f) => [f, readEntry(snap.root, f)?.sha]));
     const left = state();
     ran = true;
-    const status = run ? run(rule.generator) : spawnSync('/bin/sh', ['-c', rule.generator], { cwd: snap.root, env: env ?? process.env, stdio: 'ignore', timeout: GENERATOR_TIMEOUT_MS }).status;
+    const status = run ? run(rule.generator) : runCommandSync(rule.generator, { cwd: snap.root, env, wrap: binSh, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
     if (status !== 0) continue;
     const regenerated = state();
     if (left.size === regenerated.size && [...left].every(([f, sha]) => regenerated.get(f) === sha)) accepted.add(id);

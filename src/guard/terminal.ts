@@ -6,11 +6,10 @@
  * repository run one at a time, so one command's changes are never judged as another's.
  *
  *   const run = await prepareTerminalGuard(root, config, { port, sessionId });
- *   const { file, args } = run.command('npm test');   // bwrap … sh -c 'npm test'
- *   spawn(file, args, { env: run.env, cwd: root });
+ *   // bwrap … sh -c 'npm test'
+ *   const r = await runCommand('npm test', { cwd: root, env: run.env, wrap: (c) => run.command(c) });
  *   const report = await run.finish();                  // then run.redact(output)
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -20,6 +19,7 @@ import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { findRealGit } from '../git/real-git.js';
 import { gitOut, runGit } from '../git/run.js';
+import { runCommandSync, runCommand, type CommandWrap } from '../process/run.js';
 import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
@@ -104,6 +104,9 @@ export type GuardOptions = {
   /** Whether the pre-commit hook passed a tree during the command. */
   judged?: (tree: string, sinceMs: number) => boolean;
 };
+
+/** A generator the guard re-runs after a command (in the command's sandbox) is stopped after this long. */
+const GUARD_GENERATOR_TIMEOUT_MS = 5 * 60_000;
 
 /** A `terminal` command's scratch /tmp is removed once its session has been idle this long. */
 const SESSION_TMP_TTL_MS = 6 * 60 * 60 * 1000;
@@ -360,7 +363,7 @@ function sandboxRunner(o: {
  * checks and generators): in the same sandbox, so code the agent wrote or edited never runs
  * outside it. Undefined when this machine has no sandbox (then the commands ran unsandboxed too).
  */
-export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPort, agentSocket: string | undefined): ((command: string, cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv }) | undefined {
+export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPort, agentSocket: string | undefined): CommandWrap | undefined {
   const availability = sandboxAvailability(port.env);
   if (availability.kind === 'none' || config.guard?.sandbox?.enabled === false) return undefined;
   const dirs = dirsOf(root);
@@ -414,10 +417,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
 
   const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));
   // The generator of a protected rule runs in the same sandbox as the command that changed its files.
-  const runGenerator = (cmd: string) => {
-    const { file, args } = command(cmd);
-    return spawnSync(file, args, { cwd: opts.root, env, stdio: 'ignore', timeout: 5 * 60_000 }).status;
-  };
+  const runGenerator = (cmd: string) => runCommandSync(cmd, { cwd: opts.root, env, wrap: (c) => command(c), timeoutMs: GUARD_GENERATOR_TIMEOUT_MS }).status;
 
   let report: Promise<GuardReport> | undefined;
   return {
@@ -493,7 +493,7 @@ export type GuardedResult = {
 };
 
 /** Output kept per stream; the terminal tool caps what it shows further. */
-const OUTPUT_MAX_BYTES = 1024 * 1024;
+const OUTPUT_MAX_CHARS = 1024 * 1024;
 
 /** Runs `command` in the repository under the guard (sandboxed when `opts.sandbox` says so), then restores, verifies and redacts. */
 export async function runGuarded(
@@ -502,38 +502,12 @@ export async function runGuarded(
 ): Promise<GuardedResult> {
   return withRepoLock(opts.root, async () => {
     const run = prepareGuardEnv(opts);
-    const { file, args } = run.command(command);
-    const { code, signal, timedOut, stdout, stderr } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; timedOut: boolean; stdout: string; stderr: string }>((resolveRun) => {
-      const child = spawn(file, args, { cwd: opts.cwd ?? opts.root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      let out = '';
-      let err = '';
-      let timedOut = false;
-      child.stdout.on('data', (d: Buffer) => {
-        if (out.length < OUTPUT_MAX_BYTES) out += d.toString('utf8');
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        if (err.length < OUTPUT_MAX_BYTES) err += d.toString('utf8');
-      });
-      const kill = () => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
-      };
-      const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
-      const onAbort = () => kill();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      child.on('close', (c, s) => {
-        if (timer) clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
-        resolveRun({ code: c, signal: s, timedOut, stdout: out, stderr: err });
-      });
-      child.on('error', (e) => {
-        if (timer) clearTimeout(timer);
-        resolveRun({ code: 127, signal: null, timedOut, stdout: out, stderr: err + String(e) });
-      });
-    });
+    const r = await runCommand(command, { cwd: opts.cwd ?? opts.root, env: run.env, wrap: (c) => run.command(c), timeoutMs: opts.timeoutMs || undefined, signal: opts.signal, separateChars: OUTPUT_MAX_CHARS });
+    const code = r.error ? 127 : r.exitCode;
+    const signal = r.error ? null : r.signal;
+    const timedOut = r.timedOut;
+    const stdout = r.stdout.head;
+    const stderr = r.stderr.head + (r.error ? String(r.error) : '');
     const guard = await run.finish();
     const o = run.redact(stdout);
     const e = run.redact(stderr);

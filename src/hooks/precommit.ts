@@ -4,8 +4,6 @@
  * agent when a check with `fix: true` fails. Plain code over injected dependencies; the
  * daemon glue (service.ts) provides the rule engine, the agent and the session log.
  */
-import { spawn } from 'node:child_process';
-import type { CommandWrap } from '../rules/generator.js';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Check, HermesConfig } from '../config/schema.js';
@@ -14,6 +12,7 @@ import { fixDir } from '../paths/index.js';
 import { BYPASS_HINT, formatViolations } from '../rules/format.js';
 import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
 import { splitZ } from '../git/parse.js';
+import { plainShell, runCommand, type CommandWrap } from '../process/run.js';
 import { gitSync, gitSyncBuffer, gitTry } from '../git/run.js';
 
 /** A check that runs longer than this is stopped and counts as failed (10 min: a full test suite). */
@@ -76,48 +75,21 @@ export type PreCommitDeps = {
 };
 
 /** Runs `sh -c <run>` at the root; resolves when it exits, is stopped by `signal`, or times out. */
-export function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env, wrap?: CommandWrap): Promise<CheckRun> {
-  const started = Date.now();
+export async function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env, wrap?: CommandWrap): Promise<CheckRun> {
   const limit = check.timeoutMs ?? CHECK_TIMEOUT_MS;
-  return new Promise((resolve) => {
-    // `wrap`: the guard's sandbox, for a commit made in one (issue 20).
-    const how = wrap ? wrap(check.run, root) : { file: 'sh', args: ['-c', check.run], env };
-    const childEnv: NodeJS.ProcessEnv = { ...how.env, HERMESD_HOOK: 'pre-commit' };
+  // `wrap`: the guard's sandbox, for a commit made in one (issue 20). The check sees the hook's
+  // environment without the index of the commit (it runs on the staged snapshot itself).
+  const how: CommandWrap = (command, cwd) => {
+    const w = (wrap ?? plainShell)(command, cwd);
+    const childEnv: NodeJS.ProcessEnv = { ...(w.env ?? env), HERMESD_HOOK: 'pre-commit' };
     delete childEnv.GIT_INDEX_FILE;
-    const child = spawn(how.file, how.args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    const take = (d: Buffer) => {
-      out += d.toString('utf8');
-      if (out.length > 2 * CHECK_OUTPUT_MAX_CHARS) out = out.slice(-CHECK_OUTPUT_MAX_CHARS);
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    let timedOut = false;
-    // The check's whole process group goes: a test runner's workers must not outlive the hook.
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, limit);
-    const onAbort = () => kill();
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      const tail = out.length > CHECK_OUTPUT_MAX_CHARS ? '…' + out.slice(-CHECK_OUTPUT_MAX_CHARS) : out;
-      resolve({ id: check.id, run: check.run, ok: code === 0 && !timedOut, exitCode: code, output: timedOut ? `${tail}\n(stopped after ${limit} ms)` : tail, ms: Date.now() - started, timedOut });
-    });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ id: check.id, run: check.run, ok: false, exitCode: null, output: String(err), ms: Date.now() - started });
-    });
-  });
+    return { ...w, env: childEnv };
+  };
+  // The check's whole process group goes on a timeout: a test runner's workers must not outlive the hook.
+  const r = await runCommand(check.run, { cwd: root, wrap: how, timeoutMs: limit, signal, output: { tailChars: CHECK_OUTPUT_MAX_CHARS } });
+  if (r.error) return { id: check.id, run: check.run, ok: false, exitCode: null, output: String(r.error), ms: r.durationMs };
+  const tail = r.output.total > CHECK_OUTPUT_MAX_CHARS ? '…' + r.output.tail : r.output.tail;
+  return { id: check.id, run: check.run, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, output: r.timedOut ? `${tail}\n(stopped after ${limit} ms)` : tail, ms: r.durationMs, timedOut: r.timedOut };
 }
 
 function fixTask(failed: CheckRun[], attempt: number): string {

@@ -15,7 +15,8 @@ import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js'
 import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from '../git/diff.js';
 import { lineSplitter } from '../git/parse.js';
 import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from '../git/run.js';
-import { verifyGenerator, type CommandWrap, type GeneratorResult } from './generator.js';
+import type { CommandWrap } from '../process/run.js';
+import { verifyGenerator, type GeneratorResult } from './generator.js';
 
 export type Violation = {
   rule: string;

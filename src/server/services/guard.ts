@@ -11,7 +11,7 @@ import { findRealGit } from '../../git/real-git.js';
 import { gitOut } from '../../git/run.js';
 import { SecretValues } from '../../guard/secret-values.js';
 import { sandboxWrapFor, type GuardPort } from '../../guard/terminal.js';
-import type { CommandWrap } from '../../rules/generator.js';
+import type { CommandWrap } from '../../process/run.js';
 import type { ConfigService } from './config.js';
 
 /** The real git, by absolute path, resolved when the daemon loads its services (before any shim dir is on a PATH). */

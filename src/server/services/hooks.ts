@@ -10,7 +10,7 @@ import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '.
 import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass, recordStagedPass } from '../../guard/precommit-marker.js';
 import type { DaemonContext } from '../context.js';
 import type { TaskRunner } from '../../agent/tasks.js';
-import type { CommandWrap } from '../../rules/generator.js';
+import type { CommandWrap } from '../../process/run.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
