@@ -11,7 +11,7 @@ import type { GitPolicy } from './config.js';
 import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
 import { gitPassThrough, runGit, type Exit } from '../git/run.js';
-import { runCommandSync } from '../process/run.js';
+import { binShell, runCommandSync } from '../process/run.js';
 
 /** `broker`: inside the sandbox, the socket of the daemon that makes pushes (issue 20). */
 export type ShimSettings = { realGit: string; commonDir: string; policy: GitPolicy; broker?: string };
@@ -82,7 +82,7 @@ async function main(): Promise<number> {
     const top = runGit(settings.realGit, [...globals, 'rev-parse', '--show-toplevel', '--show-prefix'], { cwd, env });
     const [toplevel, prefix] = top.code === 0 ? top.stdout.split('\n') : [cwd, ''];
     const script = verdict.args.length > 0 ? `${verdict.command} "$@"` : verdict.command;
-    return exitOf(runCommandSync(script, { cwd: toplevel || cwd, env: { ...env, GIT_PREFIX: prefix ?? '' }, wrap: (c) => ({ file: '/bin/sh', args: ['-c', c] }), args: [verdict.command, ...verdict.args], stdio: 'inherit' }));
+    return exitOf(runCommandSync(script, { cwd: toplevel || cwd, env: { ...env, GIT_PREFIX: prefix ?? '' }, wrap: binShell, args: [verdict.command, ...verdict.args], stdio: 'inherit' }));
   }
   process.stderr.write(`hermesd guard: refused \`git ${argv.join(' ')}\` (policy ${verdict.policy}): ${verdict.message}\n`);
   const log = env.HERMESD_GUARD_LOG;

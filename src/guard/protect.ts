@@ -12,10 +12,7 @@ import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule
 import { cleanGitEnv } from '../git/env.js';
 import { runGit } from '../git/run.js';
 import { guardDir } from '../paths/index.js';
-import { runCommandSync, type CommandWrap } from '../process/run.js';
-
-/** The generator runs under /bin/sh, whatever `sh` a command's PATH would find first. */
-const binSh: CommandWrap = (command) => ({ file: '/bin/sh', args: ['-c', command] });
+import { binShell, runCommandSync } from '../process/run.js';
 
 /** `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`) and has been put back. */
 export type ProtectedChange = { file: string; rule: string; message: string; change: 'created' | 'modified' | 'deleted' | 'staged' };
@@ -225,7 +222,7 @@ function generatorAccepted(
     const state = () => new Map(files().map((f) => [f, readEntry(snap.root, f)?.sha]));
     const left = state();
     ran = true;
-    const status = run ? run(rule.generator) : runCommandSync(rule.generator, { cwd: snap.root, env, wrap: binSh, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
+    const status = run ? run(rule.generator) : runCommandSync(rule.generator, { cwd: snap.root, env, wrap: binShell, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
     if (status !== 0) continue;
     const regenerated = state();
     if (left.size === regenerated.size && [...left].every(([f, sha]) => regenerated.get(f) === sha)) accepted.add(id);

@@ -19,7 +19,7 @@ import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { findRealGit } from '../git/real-git.js';
 import { gitOut, runGit } from '../git/run.js';
-import { runCommandSync, runCommand, type CommandWrap } from '../process/run.js';
+import { binShell, runCommandSync, runCommand, type CommandWrap } from '../process/run.js';
 import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
@@ -412,7 +412,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     if (!base.HERMES_HOME) delete clean.HERMES_HOME;
     if (!base.HERMESD_SOCKET_DIR) delete clean.HERMESD_SOCKET_DIR;
     env = { ...clean, PATH: `${shimDir}:${base.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`, HERMESD_GUARD_LOG: logHost };
-    command = (cmd) => ({ file: '/bin/sh', args: ['-c', cmd] });
+    command = (cmd) => binShell(cmd, opts.root);
   }
 
   const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));

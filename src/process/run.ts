@@ -17,6 +17,9 @@ export type CommandWrap = (command: string, cwd: string) => { file: string; args
 /** A plain `sh -c command`. */
 export const plainShell: CommandWrap = (command) => ({ file: 'sh', args: ['-c', command] });
 
+/** `/bin/sh -c command`, whatever `sh` a command's PATH would find first (the guard's shim dir sits on it). */
+export const binShell: CommandWrap = (command) => ({ file: '/bin/sh', args: ['-c', command] });
+
 /** The output of a stream: its first `head` characters, the last characters after them, and how many there were. */
 export type Captured = { head: string; tail: string; total: number };
 
