@@ -159,7 +159,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
       const f = await ctx.link.call<SkillFileView>('GET', `/v1/skills/${encodeURIComponent(name)}/file?path=${encodeURIComponent(path)}&encoding=base64`);
       if (f.binary) return [{ uri, mimeType: 'application/octet-stream', blob: f.base64 ?? '' }];
       // As skill_view shows it: the agent path redacts secret-shaped values in every tool result.
-      const { redactSecrets } = await import('../guard/secrets.js');
+      const { redactSecrets } = await import('../security/redact.js');
       return [{ uri, mimeType: mimeOf(path), text: redactSecrets(f.content ?? '').text }];
     },
   },

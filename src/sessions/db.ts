@@ -18,7 +18,7 @@ import Database from 'better-sqlite3';
 import { NotFound, UsageError } from '../errors/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { excerpt, phraseQuery, termPattern, toFtsQuery, WORD_PARTS } from './query.js';
-import { redactForStorage } from '../guard/prefilter.js';
+import { redactForStorage } from '../security/prefilter.js';
 import { stripAnsi } from '../text/ansi.js';
 import { sessionSearch, type SessionSearchContext } from './search-tool.js';
 

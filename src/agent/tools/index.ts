@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { HermesError } from '../../errors/index.js';
-import { redactSecrets } from '../../guard/secrets.js';
+import { redactSecrets } from '../../security/redact.js';
 import type { ToolSpec } from '../model.js';
 import { memory } from './memory.js';
 import { patch } from './patch.js';

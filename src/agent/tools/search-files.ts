@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { isSecretPath } from '../../guard/secrets.js';
+import { isSecretPath } from '../../security/secret-paths.js';
 import { confine } from './confine.js';
 import { DirHandles } from './handles.js';
 import { looksBinary } from './read-file.js';

@@ -9,7 +9,7 @@ import type { GuardConfig } from '../../guard/config.js';
 import { cleanGitEnv } from '../../git/env.js';
 import { findRealGit } from '../../git/real-git.js';
 import { gitOut } from '../../git/run.js';
-import { SecretValues } from '../../guard/secret-values.js';
+import { SecretValues } from '../../security/secret-values.js';
 import { sandboxWrapFor, type GuardPort } from '../../guard/terminal.js';
 import type { CommandWrap } from '../../process/run.js';
 import type { ConfigService } from './config.js';

@@ -8,8 +8,8 @@
  * gitleaks' rare keywords, the own regex of rules whose keywords are common words, and the
  * anchors of the other detectors. test/sessions-write-and-filter-paths.test.ts holds it to that.
  */
-import { mightHoldSecret } from '../security/secrets.js';
-import { redactSecrets } from './secrets.js';
+import { mightHoldSecret } from './secrets.js';
+import { redactSecrets } from './redact.js';
 
 export const SECRET_CANDIDATE: { test(text: string): boolean } = { test: mightHoldSecret };
 

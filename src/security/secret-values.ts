@@ -4,7 +4,7 @@
  * its own secret environment variables, and removes them from text before the model or
  * SessionDB sees it — verbatim and in the simple encodings a command can produce (base64 at
  * any alignment, hex, reversed, spaced out, wrapped across lines). Shape-based redaction
- * (secrets.ts) runs after this; the sandbox's masks stop what neither can see (a value cut
+ * (redact.ts) runs after this; the sandbox's masks stop what neither can see (a value cut
  * in two, an encryption).
  *
  *   const secrets = new SecretValues({ root, config, env });
@@ -14,14 +14,12 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import type { GuardConfig } from './config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { parseBatch } from '../git/parse.js';
 import { gitTry, gitTryBuffer } from '../git/run.js';
-import { isSecretPath, secretValuesIn } from './secrets.js';
+import { KNOWN_SECRET_MIN_CHARS, secretValuesIn } from './redact.js';
+import { isSecretPath, type SecretPathsConfig } from './secret-paths.js';
 
-/** Shorter values are too likely to be ordinary words to remove wherever they appear (same floor as secrets.ts). */
-export const SECRET_VALUE_MIN_CHARS = 6;
 /** Encoded and spaced forms are only searched for values at least this long: a short value's encodings collide with ordinary text. */
 const ENCODED_MIN_CHARS = 8;
 /** Directories never walked for secret files: git's own, and installed packages (not the user's secrets). */
@@ -70,7 +68,7 @@ const SECRET_PATHSPECS = [
 
 export type SecretValuesOptions = {
   root: string;
-  config: GuardConfig;
+  config: SecretPathsConfig;
   /** The daemon's environment: its secret variables are known values too. */
   env?: NodeJS.ProcessEnv;
   /** Extra values (the configured model API key). */
@@ -130,7 +128,7 @@ export class SecretValues {
     for (const k of this.fileValues.keys()) if (!live.has(k)) this.fileValues.delete(k);
     for (const v of this.historyValues(tips)) values.add(v);
     for (const v of envSecretValues(this.opts.env ?? {})) values.add(v);
-    for (const v of this.opts.extra ?? []) if (v && v.length >= SECRET_VALUE_MIN_CHARS) values.add(v);
+    for (const v of this.opts.extra ?? []) if (v && v.length >= KNOWN_SECRET_MIN_CHARS) values.add(v);
     this.values = [...values].sort((a, b) => b.length - a.length);
     return this.values;
   }
@@ -226,7 +224,7 @@ export class SecretValues {
     const values = new Set(this.history?.values ?? []);
     const newTips = tips.filter((t) => !this.history?.tips.includes(t));
     if (newTips.length > 0) {
-      const extra = (config: GuardConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
+      const extra = (config: SecretPathsConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
       const range = [...newTips, ...(this.history ? ['--not', ...this.history.tips] : [])];
       const log = gitTry(['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)], {
         bin: gitBin,
@@ -370,7 +368,7 @@ export function compileRedactor(values: readonly string[]): Redactor | undefined
   const plain = new Set<string>();
   const spaced = new Set<string>();
   for (const value of values) {
-    if (value.length < SECRET_VALUE_MIN_CHARS) continue;
+    if (value.length < KNOWN_SECRET_MIN_CHARS) continue;
     const compact = value.replace(/\s+/g, '');
     // A short value is only removed as written: spaced out or encoded it would collide with ordinary text.
     if (compact.length < ENCODED_MIN_CHARS) {
