@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { NotFound, UsageError } from '../../errors/index.js';
-import { ROLES, SEARCH_LIMIT_MAX, type Message, type Session } from '../../sessions/db.js';
+import { SEARCH_LIMIT_MAX } from '../../sessions/db.js';
+import { newMessageSchema, newSessionSchema, ROLES, type Message, type Session } from '../../sessions/records.js';
 import { sessionSearchArgsSchema } from '../../sessions/search-tool.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
@@ -14,41 +15,7 @@ const LIST_LIMIT_MAX = 1000;
 /** One POST may append at most this many messages: a whole transcript, not a bulk import. */
 const APPEND_BATCH_MAX = 1000;
 
-const toolCallSchema = z.object({
-  id: z.string().optional(),
-  type: z.string().optional(),
-  function: z.object({ name: z.string(), arguments: z.string() }),
-});
-
-const newMessageSchema = z
-  .object({
-    role: z.enum(ROLES),
-    content: z.string().nullable().optional(),
-    apiContent: z.string().nullable().optional(),
-    toolCalls: z.array(toolCallSchema).nullable().optional(),
-    toolName: z.string().nullable().optional(),
-    toolCallId: z.string().nullable().optional(),
-    createdAt: z.string().datetime({ offset: true }).optional(),
-  })
-  .strict();
-
-const appendSchema = z.union([newMessageSchema, z.object({ messages: z.array(newMessageSchema).min(1).max(APPEND_BATCH_MAX) }).strict()]);
-
-const createSchema = z
-  .object({
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-" only, at most 128')
-      .optional(),
-    /** Work tree root; defaults to this daemon's. `null` for evidence that belongs to no repository. */
-    repo: z.string().nullable().optional(),
-    source: z.string().min(1).max(64).default('socket'),
-    model: z.string().nullable().optional(),
-    systemPrompt: z.string().optional(),
-    parentSessionId: z.string().nullable().optional(),
-    title: z.string().max(500).nullable().optional(),
-  })
-  .strict();
+const appendSchema = z.union([newMessageSchema, z.strictObject({ messages: z.array(newMessageSchema).min(1).max(APPEND_BATCH_MAX) })]);
 
 const endSchema = z.object({ reason: z.string().max(200).optional() }).strict();
 
@@ -120,7 +87,7 @@ export function sessionsRoutes(services: Services): Route[] {
     defineRoute({
       method: 'POST',
       path: '/v1/sessions',
-      body: createSchema,
+      body: newSessionSchema,
       handler: ({ body: b }) => {
         const session = services.sessions.createSession({
           id: b.id,
