@@ -4,7 +4,6 @@
  * environment (over both), and records where every effective value came from.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.js';

@@ -3,7 +3,7 @@
  * authority files per cwd, the identity, the workspace snapshot) until told it is stale.
  * Knows nothing about the daemon: the caller wires invalidation to its watcher.
  */
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { loadAuthority, type Authority } from './authority.js';
 import { DEFAULT_MAX_FILE_CHARS, prepareContextText, readContextFile, sha256 } from './files.js';
 import {

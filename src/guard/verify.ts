@@ -194,16 +194,10 @@ function commitsMadeSince(before: RepoState, after: RepoState): string[] {
 }
 
 /**
- * Compares the repository with `before` and undoes what the policy refuses. Returns one
- * violation per finding; `undone` says whether it was rolled back.
- */
-export function verifyRepoState(before: RepoState, policy: GitPolicy): GitViolation[] {
-  return verifyRepoStateWith(before, policy).violations;
-}
-
-/**
- * verifyRepoState, also saying whether any ref or HEAD moved during the command (issue 20:
- * only then are new commits looked for, so a command that moved nothing costs no more git).
+ * Compares the repository with `before` and undoes what the policy refuses: one violation
+ * per finding (`undone` says whether it was rolled back), and whether any ref or HEAD moved
+ * during the command (issue 20: only then are new commits looked for, so a command that
+ * moved nothing costs no more git).
  */
 export function verifyRepoStateWith(before: RepoState, policy: GitPolicy): { violations: GitViolation[]; refsMoved: boolean } {
   const after = captureRepoState(before);

@@ -37,12 +37,8 @@ import {
   withoutConfigEntry,
   withPreCommitEntry,
 } from './manager-config.js';
-import { HERMESD_HOOKS, type HookName } from './names.js';
 import { writeHookSettings } from './settings.js';
 import { hookSettingsPath, installRecordPath, sharedRuntimeDirOf } from '../paths/index.js';
-
-export { HERMESD_HOOKS, type HookName };
-export { hookSettingsText, writeHookSettings, type HookSettings } from './settings.js';
 
 /**
  * The hooks init installs. commit-msg has nothing to judge yet, and every installed hook

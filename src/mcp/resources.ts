@@ -43,11 +43,6 @@ export class ResourceMissing extends Error {}
 /** The digest of a resource that does not exist. */
 const GONE = 'gone';
 
-/** The resource does not exist (as opposed to: the daemon could not be asked). */
-export function isMissing(err: unknown): boolean {
-  return err instanceof ResourceMissing || (err instanceof RemoteError && err.httpStatus === 404);
-}
-
 type AuthorityAnswer = {
   source: string | null;
   files: Array<{ path: string; label: string; text: string; sha256: string; truncated: boolean; blocked: string[] }>;

@@ -11,7 +11,6 @@ import type { DaemonContext } from './context.js';
 import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import type { Route, RequestContext } from './route.js';
 
-export { MAX_BODY_BYTES } from '../protocol/limits.js';
 /** A client must send its headers within this time, or the connection is closed. */
 export const HEADERS_TIMEOUT_MS = 5_000;
 /** A plain (non-streaming) request must be fully received within this time. */

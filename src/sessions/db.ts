@@ -55,7 +55,7 @@ export const CACHE_KIB = 32 * 1024;
 
 /** The shapes of sessions and messages are records.ts'; SessionDB's callers import them from here too. */
 export { ROLES };
-export type { Message, NewMessage, NewSession, Role, SearchHit, SearchOptions, SearchResult, SearchStrategy, Session, ToolCall } from './records.js';
+export type { Message, NewMessage, NewSession, SearchHit, SearchOptions, SearchResult, SearchStrategy, Session, ToolCall } from './records.js';
 
 export type DbOptions = {
   /** 'full' fsyncs the WAL on every commit; 'normal' survives a process crash but not power loss. */

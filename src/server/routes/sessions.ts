@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { NotFound, UsageError } from '../../errors/index.js';
 import { SEARCH_LIMIT_MAX } from '../../sessions/db.js';
-import { newMessageSchema, newSessionSchema, ROLES, type Message, type Session } from '../../sessions/records.js';
+import { newMessageSchema, newSessionSchema, ROLES, type Message } from '../../sessions/records.js';
 import { sessionSearchArgsSchema } from '../../sessions/search-tool.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
@@ -32,8 +32,6 @@ function limitOf(query: URLSearchParams, fallback: number, max: number): number 
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`limit must be a positive integer, not "${raw}".`);
   return Math.min(n, max);
 }
-
-export type SessionView = Session;
 
 export type MessageView = Pick<Message, 'id' | 'role' | 'content' | 'apiContent' | 'toolCalls' | 'toolName' | 'toolCallId' | 'createdAt'>;
 

@@ -7,7 +7,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../../guard/audit.js';
-import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass, recordStagedPass } from '../../guard/precommit-marker.js';
+import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../../guard/precommit-marker.js';
 import type { DaemonContext } from '../context.js';
 import type { TaskRunner } from '../../agent/tasks.js';
 import type { CommandWrap } from '../../process/run.js';
