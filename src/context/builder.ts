@@ -5,7 +5,7 @@
  */
 import { relative, sep } from 'node:path';
 import { loadAuthority, type Authority } from './authority.js';
-import { DEFAULT_MAX_FILE_CHARS, prepareContextText, readContextFile, sha256 } from './files.js';
+import { prepareContextText, readContextFile, sha256 } from './files.js';
 import {
   ALL_TOOL_NAMES,
   contextTier,
@@ -20,6 +20,7 @@ import {
 } from './tiers.js';
 import { readWorkspace } from './workspace.js';
 import { soulPath } from '../paths/index.js';
+import { DEFAULTS } from '../config/schema.js';
 
 /** Without a tree watcher, a cached workspace snapshot is trusted this long. */
 export const WORKSPACE_TTL_MS = 2_000;
@@ -85,7 +86,7 @@ export class ContextBuilder {
   }
 
   private maxChars(): number {
-    return this.deps.maxFileChars?.() ?? DEFAULT_MAX_FILE_CHARS;
+    return this.deps.maxFileChars?.() ?? DEFAULTS.context.maxFileChars;
   }
 
   authority(cwd: string): Promise<Authority> {

@@ -39,6 +39,7 @@ import {
 } from './manager-config.js';
 import { writeHookSettings } from './settings.js';
 import { hookSettingsPath, installRecordPath, sharedRuntimeDirOf } from '../paths/index.js';
+import { DEFAULTS } from '../config/schema.js';
 
 /**
  * The hooks init installs. commit-msg has nothing to judge yet, and every installed hook
@@ -71,8 +72,6 @@ export const DIRECT_STUB = [
   'if [ -f "${0%/*}/hermesd" ]; then hermesd_stub=husky; . "${0%/*}/hermesd"; else . "${0%/*}/h"; fi',
   '',
 ].join('\n');
-/** Default of hooks.timeoutMs baked into the runner until the daemon refreshes hook-settings. */
-const BAKED_TIMEOUT_MS = 10_000;
 
 export type Repo = { root: string; gitDir: string; commonDir: string };
 
@@ -538,7 +537,8 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   state.runner = runner;
   const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [] };
 
-  const timeoutMs = opts.timeoutMs ?? BAKED_TIMEOUT_MS;
+  // The default of hooks.timeoutMs, baked into the runner until the daemon refreshes hook-settings.
+  const timeoutMs = opts.timeoutMs ?? DEFAULTS.hooks.timeoutMs;
   if (manager === 'husky') installHusky(c, previous);
   else if (manager === 'pre-commit') installPreCommitFramework(c);
   else if (manager === 'lefthook') installLefthook(c);

@@ -56,8 +56,8 @@ async function idleTimeoutMs(services: Promise<Services>, env: NodeJS.ProcessEnv
     return config.get().daemon.idleTimeoutMinutes * 60_000;
   } catch {
     // A broken config file is reported by every command that reads it; the daemon still runs, with the default.
-    const { DAEMON_IDLE_TIMEOUT_MINUTES } = await import('../config/schema.js');
-    return DAEMON_IDLE_TIMEOUT_MINUTES * 60_000;
+    const { DEFAULTS } = await import('../config/schema.js');
+    return DEFAULTS.daemon.idleTimeoutMinutes * 60_000;
   }
 }
 

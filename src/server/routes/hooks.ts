@@ -6,33 +6,13 @@
  * once and a heartbeat while the hook works, so a client can tell a busy daemon from a
  * hung one by silence alone.
  */
-import { z } from 'zod';
 import { errorToWire } from '../../errors/index.js';
+import { hookRequestSchema } from '../../protocol/hooks.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 
 /** A sign of life at least this often while a hook works (the sh client's silence bound is ≥ 1 s). */
 export const HOOK_HEARTBEAT_MS = 500;
-
-const HookBody = z.strictObject({
-  args: z.array(z.string()).default([]),
-  /** The hook's GIT_INDEX_FILE (absolute, or relative to the work tree root). */
-  indexFile: z.string().optional(),
-  /** Lines git gave the hook on stdin (post-rewrite). */
-  stdin: z.array(z.string()).optional(),
-  /** Where git was when a post-* hook ran (HEAD's commit and branch), as the sh hook read them. */
-  head: z.string().optional(),
-  branch: z.string().optional(),
-  /** Which client sent it ('sh' or 'node'), for the log. */
-  via: z.string().optional(),
-  /** The git command the hook runs in: `<git pid>:<its start in clock ticks>` (src/hooks/attempt.ts). */
-  attempt: z
-    .string()
-    .regex(/^\d+:\d+$/)
-    .optional(),
-  /** pre-commit only: the re-check at the end of the hook chain (rules on what changed since the verdict; no checks). */
-  phase: z.literal('final').optional(),
-});
 
 /** The sh client finds its exit code by the first "hermesd-exit "; no message may contain one. */
 const unmarked = (s: string) => s.replace(/hermesd-(exit|curl) /g, 'hermesd $1 ');
@@ -47,7 +27,7 @@ export function hookRoute(services: Services, opts: { sandboxed: boolean }): Rou
   return defineRoute({
     method: 'POST',
     path: '/v1/hooks/:name',
-    body: HookBody,
+    body: hookRequestSchema,
     handler: async ({ params, body, query, res, signal }) => {
       const format = query.get('format') ?? 'ndjson';
       const req = opts.sandboxed ? { ...body, sandboxed: true } : body;

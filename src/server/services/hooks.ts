@@ -28,16 +28,9 @@ import { hookHealth, type HookHealth } from '../../hooks/health.js';
 import { HERMESD_HOOKS, type HookName } from '../../hooks/names.js';
 import { writeHookSettings } from '../../hooks/settings.js';
 import type { HermesConfig } from '../../config/schema.js';
+import type { HookRequest } from '../../protocol/hooks.js';
 import { runPreCommit, type HookOutcome } from '../../hooks/precommit.js';
 
-/**
- * `head`/`branch`: where git was when a post-* hook ran, as the sh hook read it (it runs in the background).
- * `attempt`: the git command the hook runs in (src/hooks/attempt.ts). `phase: 'final'`: the
- * pre-commit's re-check at the end of the hook chain (rules on what changed since the verdict).
- * `via`: which client sent it ('sh' or 'node'), for the log.
- * `sandboxed`: set by the daemon (never the client) when the hook came over the agent socket, from a sandboxed command.
- */
-export type HookRequest = { args: string[]; indexFile?: string; stdin?: string[]; head?: string; branch?: string; attempt?: string; phase?: 'final'; via?: string; sandboxed?: boolean };
 
 export type HookResult = HookOutcome & { hook: string; sessionId?: string };
 
