@@ -4,17 +4,13 @@
  * details carry the store as it is, so the caller can consolidate and retry.
  */
 import { z } from 'zod';
-import { Refused, UsageError } from '../../errors/index.js';
+import { UsageError } from '../../errors/index.js';
 import { parseWith } from '../http.js';
 import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
-import type { MemoryResult, MemoryTarget } from '../../memory/store.js';
+import type { MemoryTarget } from '../../memory/store.js';
+import { memoryAnswer } from '../refusals.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
-
-/** A memory write the store refused; exit 1 in the CLI, with the reason on stderr. */
-export class MemoryRefused extends Refused {
-  override readonly code = 'memory-refused';
-}
 
 /** Emptying a non-empty store (removing its last entry, or a batch removing all) is refused unless this is true. */
 const AllowEmpty = z.boolean().default(false);
@@ -37,15 +33,6 @@ function targetOf(query: URLSearchParams): MemoryTarget {
   return parsed.data;
 }
 
-/** The success body, or the refusal as a MemoryRefused carrying the store's state. */
-function answer(result: MemoryResult): Record<string, unknown> {
-  if (!result.success) {
-    const { error, success: _s, ...details } = result;
-    throw new MemoryRefused(error ?? 'The memory write was refused.', details);
-  }
-  return { ...result };
-}
-
 export function memoryRoutes(services: Services): Route[] {
   return [
     defineRoute({
@@ -63,14 +50,14 @@ export function memoryRoutes(services: Services): Route[] {
         const req = parseWriteBody(body);
         const store = services.memory;
         const opts = { allowEmpty: req.allow_empty };
-        if ('operations' in req) return answer(store.apply(req.target, req.operations, opts));
+        if ('operations' in req) return memoryAnswer(store.apply(req.target, req.operations, opts));
         switch (req.action) {
           case 'add':
-            return answer(store.add(req.target, req.content ?? ''));
+            return memoryAnswer(store.add(req.target, req.content ?? ''));
           case 'replace':
-            return answer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
+            return memoryAnswer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
           case 'remove':
-            return answer(store.remove(req.target, req.old_text ?? '', opts));
+            return memoryAnswer(store.remove(req.target, req.old_text ?? '', opts));
         }
       },
     }),

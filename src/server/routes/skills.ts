@@ -1,28 +1,12 @@
 /** Skills over the local API: list, view, raw files, history, revert, skill_manage, and the prompt index. */
 import { z } from 'zod';
-import { Conflict, NotFound, Refused, UsageError } from '../../errors/index.js';
+import { UsageError } from '../../errors/index.js';
 import { skillManageArgs } from '../../skills/schema.js';
 import { SkillValidationError } from '../../skills/validate.js';
-import type { ManageFailure, ManageResult } from '../../skills/store.js';
+import type { ManageResult } from '../../skills/store.js';
+import { skillAnswer } from '../refusals.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
-
-/** A refused or invalid change becomes the API's named error; the message is the store's. */
-function orThrow<T extends { success: boolean }>(r: T | ManageFailure): T {
-  if (r.success) return r as T;
-  const f = r as ManageFailure;
-  const details = f.findings ? { findings: f.findings } : undefined;
-  switch (f.kind) {
-    case 'invalid':
-      throw new UsageError(f.error, details);
-    case 'not-found':
-      throw new NotFound(f.error, details);
-    case 'conflict':
-      throw new Conflict(f.error, details);
-    default:
-      throw new Refused(f.error, details);
-  }
-}
 
 /** A skill that scans dangerous lists no files (none of it is served). */
 function withFiles(files: string[] | { success: false }): string[] {
@@ -59,13 +43,13 @@ export function skillsRoutes(services: Services): Route[] {
       body: manageBody,
       handler: async ({ body }) => {
         const { session_id, ...args } = body;
-        return orThrow<ManageResult>(await services.skills.manage(args, { sessionId: session_id ?? 'api' }));
+        return skillAnswer<ManageResult>(await services.skills.manage(args, { sessionId: session_id ?? 'api' }));
       },
     }),
     defineRoute({
       method: 'GET',
       path: '/v1/skills/:name',
-      handler: ({ params, query }) => orThrow(services.skills.view(params.name!, query.get('file') ?? undefined)),
+      handler: ({ params, query }) => skillAnswer(services.skills.view(params.name!, query.get('file') ?? undefined)),
     }),
     defineRoute({
       method: 'GET',
@@ -74,7 +58,7 @@ export function skillsRoutes(services: Services): Route[] {
         const path = query.get('path');
         if (!path) throw new UsageError('Give the file as path, e.g. /v1/skills/<name>/file?path=SKILL.md or ?path=references/api.md');
         // ?encoding=base64 also sends a binary file's bytes (an asset); text always comes as content.
-        return orThrow(services.skills.readFile(params.name!, path, { base64: query.get('encoding') === 'base64' }));
+        return skillAnswer(services.skills.readFile(params.name!, path, { base64: query.get('encoding') === 'base64' }));
       },
     }),
     defineRoute({
@@ -95,7 +79,7 @@ export function skillsRoutes(services: Services): Route[] {
       body: revertBody,
       handler: async ({ params, body }) => {
         const { rev, session_id } = body;
-        return orThrow<ManageResult>(await services.skills.revert(params.name!, rev, { sessionId: session_id ?? 'api' }));
+        return skillAnswer<ManageResult>(await services.skills.revert(params.name!, rev, { sessionId: session_id ?? 'api' }));
       },
     }),
   ];
