@@ -37,6 +37,15 @@ module.exports = {
       to: { path: '^src/server/' },
     },
     {
+      name: 'processes-through-runners',
+      comment:
+        'git runs through src/git, shell commands through src/process. The other programs hermesd starts are named here: ' +
+        'the daemon (client/lifecycle), bubblewrap probes (guard/sandbox), hook managers (hooks/install), curl --version (cli doctor).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(git|process)/|^src/client/lifecycle\\.ts$|^src/guard/sandbox\\.ts$|^src/hooks/install\\.ts$|^src/cli/commands/doctor\\.ts$' },
+      to: { path: '^(node:)?child_process$' },
+    },
+    {
       name: 'no-test-code-in-src',
       comment: 'Shipped code never imports tests or benchmarks.',
       severity: 'error',
