@@ -88,9 +88,9 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const home = hermesHome(env);
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
   // The services, and every route over them, load while the socket already answers.
-  const services = Promise.all([import('./services/index.js'), import('./agent-socket.js')]).then(([{ servicesOf }, { startAgentSocket }]) =>
-    servicesOf(ctx, { agentSocket: startAgentSocket }),
-  );
+  // The agent socket loads with the first sandboxed command that needs it, as the guard it serves.
+  const agentSocket = async (s: Services) => (await import('./agent-socket.js')).startAgentSocket(s);
+  const services = import('./services/index.js').then(({ servicesOf }) => servicesOf(ctx, { agentSocket }));
   let loaded: Services | undefined;
   void services.then((s) => (loaded = s));
   const serviceRoutes = Promise.all([services, import('./routes/index.js')]).then(([s, { serviceRoutes }]) => serviceRoutes(s));
