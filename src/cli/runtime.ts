@@ -4,7 +4,7 @@
  * needed). Commands are thin: parse arguments, call the API, print.
  */
 import type { Command } from 'commander';
-import { modelEnvWarnings, type ModelEnv } from '../agent/model-env.js';
+import { modelEnvWarnings, type ModelEnv } from '../protocol/model-env.js';
 import { HermesError } from '../errors/index.js';
 import { DaemonClient } from '../client/client.js';
 import { ensureDaemon } from '../client/lifecycle.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
-import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
+import { modelEnvWarnings, type ModelEnv } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
 import { DaemonClient } from '../../client/client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';

@@ -1,6 +1,6 @@
 import { existsSync, openSync, readSync, statSync, closeSync, watch } from 'node:fs';
 import type { Command } from 'commander';
-import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
+import { modelEnvWarnings, type ModelEnv } from '../../protocol/model-env.js';
 import { DaemonClient } from '../../client/client.js';
 import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../client/lifecycle.js';
 import type { RepoPaths } from '../../paths/index.js';

@@ -1,4 +1,4 @@
-import { modelEnvOf } from '../../agent/model-env.js';
+import { modelEnvOf } from '../../protocol/model-env.js';
 import type { Status } from '../../protocol/daemon.js';
 import type { DaemonContext } from '../context.js';
 import { defineRoute, type Route } from '../route.js';
