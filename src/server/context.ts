@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { RepoPaths } from '../paths/index.js';
+import type { StatusFields } from '../protocol/daemon.js';
 import type { Logger } from './log.js';
 
 /**
@@ -15,7 +16,7 @@ export class DaemonContext {
   busy = 0;
   /** Set by the daemon process: starts the single shutdown path. */
   requestShutdown: (reason: string) => void = () => {};
-  /** Extra fields for GET /v1/status (watcher state, counts), contributed by services. */
+  /** Extra fields for GET /v1/status (watcher state, counts), contributed by services through `report`. */
   readonly statusExtras = new Map<string, () => unknown>();
   /** Each service that can warn the user adds a source; status joins them into `warnings`. */
   readonly warningSources: Array<() => string[]> = [];
@@ -32,5 +33,10 @@ export class DaemonContext {
 
   get root(): string {
     return this.paths.root;
+  }
+
+  /** Adds `key` to GET /v1/status, read when status is asked for; the fields clients read are typed by the protocol (StatusFields). */
+  report<K extends string>(key: K, get: () => K extends keyof StatusFields ? StatusFields[K] : unknown): void {
+    this.statusExtras.set(key, get);
   }
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
-import { modelEnvWarnings, type ModelEnv } from '../../protocol/model-env.js';
+import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
 import { DaemonClient } from '../../client/client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
@@ -86,7 +86,7 @@ async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
     const paths = repoPaths(findRepo());
     const s = await probe(paths);
     if (!s) return { check: { name: 'daemon', status: 'ok', detail: 'not running (starts on demand)' } };
-    const warnings = [...(Array.isArray(s.warnings) ? (s.warnings as string[]) : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
+    const warnings = [...(Array.isArray(s.warnings) ? s.warnings : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
     return {
       status: s,
       check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}, socket ${s.socket}` },
@@ -100,7 +100,7 @@ async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
 async function modelCheck(status: Status | undefined): Promise<Check[]> {
   const out: Check[] = [];
   if (status) {
-    for (const w of modelEnvWarnings(status.modelEnv as ModelEnv | undefined)) out.push({ name: 'model-env', status: 'warn', detail: w.replace(/^model-env: /, '') });
+    for (const w of modelEnvWarnings(status.modelEnv)) out.push({ name: 'model-env', status: 'warn', detail: w.replace(/^model-env: /, '') });
     try {
       const c = await new DaemonClient(String(status.socket)).call<Check>('GET', '/v1/model/check', undefined, { timeoutMs: MODEL_PROBE_TIMEOUT_MS + 2_000 });
       out.push({ ...c, detail: `${c.detail} (as the daemon, pid ${status.pid}, sees it)` });

@@ -4,6 +4,14 @@ import type { DaemonContext } from '../context.js';
 import { defineRoute, type Route } from '../route.js';
 
 export function statusOf(daemon: DaemonContext): Status {
+  const warnings: string[] = [];
+  for (const source of daemon.warningSources) {
+    try {
+      warnings.push(...source());
+    } catch (err) {
+      warnings.push(String(err));
+    }
+  }
   const status: Status = {
     pid: process.pid,
     version: daemon.version,
@@ -15,16 +23,8 @@ export function statusOf(daemon: DaemonContext): Status {
     home: daemon.home,
     // What the daemon's environment says about the model (clients compare it with theirs).
     modelEnv: modelEnvOf(daemon.env),
+    warnings,
   };
-  const warnings: string[] = [];
-  for (const source of daemon.warningSources) {
-    try {
-      warnings.push(...source());
-    } catch (err) {
-      warnings.push(String(err));
-    }
-  }
-  status.warnings = warnings;
   for (const [key, get] of daemon.statusExtras) {
     try {
       status[key] = get();

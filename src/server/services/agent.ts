@@ -76,6 +76,6 @@ export function createTaskRunner(ctx: DaemonContext, deps: { config: ConfigServi
     ctx.log.info('task ended', { sessionId: result.sessionId, source: spec.source, status: result.status, turns: result.turns, ...(result.error ? { error: result.error.message } : {}) });
     return result;
   });
-  ctx.statusExtras.set('tasks', () => runner.counts());
+  ctx.report('tasks', () => runner.counts());
   return { value: runner, close: () => runner.close(TASK_SHUTDOWN_GRACE_MS) };
 }

@@ -88,7 +88,7 @@ export class ConfigService {
 /** The config service of a daemon, with its state in status and its pending approvals among the warnings. */
 export function createConfigService(ctx: DaemonContext): ConfigService {
   const service = new ConfigService(ctx);
-  ctx.statusExtras.set('config', () => service.status());
+  ctx.report('config', () => service.status());
   ctx.warningSources.push(() => {
     const pending = service.pending();
     return pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [];

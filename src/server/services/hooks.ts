@@ -393,7 +393,7 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
     if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
     return health.value;
   };
-  ctx.statusExtras.set('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
+  ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
   ctx.warningSources.push(() => {
     const h = healthNow();
     const pending = pendingBackups(ctx.paths.gitDir);

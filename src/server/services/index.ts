@@ -123,7 +123,7 @@ export class Services {
   get eventStreams(): Map<string, number> {
     return this.build('eventStreams', () => {
       const open = new Map<string, number>();
-      this.daemon.statusExtras.set('eventStreams', () => Object.fromEntries(open));
+      this.daemon.report('eventStreams', () => Object.fromEntries(open));
       return { value: open };
     });
   }

@@ -24,7 +24,7 @@ export function openSessions(ctx: DaemonContext, secrets: SecretValues): Built<S
     }
   }, CHECKPOINT_INTERVAL_MS);
   timer.unref();
-  ctx.statusExtras.set('sessions', () => ({ db: db.path }));
+  ctx.report('sessions', () => ({ db: db.path }));
   return {
     value: db,
     close: () => {

@@ -19,7 +19,7 @@ export function openSkills(ctx: DaemonContext): Built<SkillStore> {
       return [`skills index could not be built: ${(err as Error).message}`];
     }
   };
-  ctx.statusExtras.set('skillWarnings', skillWarnings);
+  ctx.report('skillWarnings', skillWarnings);
   ctx.warningSources.push(() => skillWarnings().map((w) => `skills: ${w}`));
   return { value: store, close: () => ctx.events.off('skills-changed', onChange) };
 }

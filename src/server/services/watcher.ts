@@ -66,7 +66,7 @@ export class WatcherService {
       if (Date.now() - watches.at > INOTIFY_COUNT_TTL_MS) watches = { at: Date.now(), n: inotifyWatchCount() ?? null };
       return watches.n;
     };
-    ctx.statusExtras.set('watcher', () => (this.error ? { state: 'error', error: this.error } : { ...watcher.state(), inotifyWatches: watchCount() }));
+    ctx.report('watcher', () => (this.error ? { state: 'error', error: this.error } : { ...watcher.state(), inotifyWatches: watchCount() }));
     this.started = watcher.start().then(
       () => {
         ctx.log.info('watcher ready', { ms: watcher.state().readyMs, tree: watcher.state().tree });
