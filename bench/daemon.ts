@@ -9,9 +9,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DaemonClient } from '../src/daemon/client.js';
-import { probe, stopDaemon } from '../src/daemon/lifecycle.js';
-import { resolvePaths } from '../src/daemon/paths.js';
+import { DaemonClient } from '../src/client/client.js';
+import { probe, stopDaemon } from '../src/client/lifecycle.js';
+import { resolvePaths } from '../src/paths/index.js';
 import { CLI_ENTRY, DAEMON_ENTRY } from '../src/version.js';
 import { median, ms, printTable, timeRuns, type Bench } from './table.js';
 

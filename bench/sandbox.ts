@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ConfigSchema } from '../src/config/schema.js';
-import { findRealGit } from '../src/guard/git.js';
+import { findRealGit } from '../src/git/real-git.js';
 import { sandboxAvailability } from '../src/guard/sandbox.js';
 import { prepareGuardEnv, standaloneSandbox, withRepoLock } from '../src/guard/terminal.js';
 import { median, ms, printNote, printTable, timeRuns, type Bench } from './table.js';

@@ -10,7 +10,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { resolvePaths } from '../daemon/paths.js';
+import { resolvePaths } from '../paths/index.js';
 import { HermesError, RemoteError } from '../errors/index.js';
 import { VERSION } from '../version.js';
 import { DaemonLink } from './link.js';

@@ -6,7 +6,7 @@
  * daemon, and works in any git repository, with or without package.json.
  */
 import type { Command } from 'commander';
-import { findRepo, hermesHome } from '../../daemon/paths.js';
+import { findRepo, hermesHome } from '../../paths/index.js';
 import { UsageError } from '../../errors/index.js';
 import { CLI_ENTRY } from '../../version.js';
 import { action, color, globals, output } from '../runtime.js';
