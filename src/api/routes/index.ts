@@ -12,6 +12,7 @@ import { modelRoutes } from './model.js';
 import { guardRoutes } from './guard.js';
 import { eventsRoutes } from './events.js';
 import { toolsRoutes } from './tools.js';
+import { agentsRoutes } from './agents.js';
 
 export const routes: Route[] = [
   ...statusRoutes,
@@ -26,4 +27,5 @@ export const routes: Route[] = [
   ...guardRoutes,
   ...eventsRoutes,
   ...toolsRoutes,
+  ...agentsRoutes,
 ];

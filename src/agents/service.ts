@@ -1,0 +1,251 @@
+/**
+ * The daemon's side of other agents' hooks: a payload in, the agent's documented answer out.
+ * Before a tool call, the guard judges it (judge.ts) with this repository's config; at
+ * session start the memory snapshot and the skill index go out as context; at prompt submit,
+ * turn-only recall from SessionDB, fenced and labelled as hermesd's own agent gets it; after
+ * tool calls, at stop and at session end, the transcript is ingested (after the answer, so
+ * the agent never waits for it).
+ */
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ZodError } from 'zod';
+import { configOf } from '../config/service.js';
+import type { HermesConfig } from '../config/schema.js';
+import type { DaemonContext } from '../daemon/context.js';
+import { UsageError } from '../errors/index.js';
+import { cleanGitEnv, findRealGit } from '../guard/git.js';
+import { memoryOf } from '../memory/service.js';
+import { sessionsOf } from '../sessions/service.js';
+import { skillsOf } from '../skills/service.js';
+import { recallBlock } from '../agent/recall.js';
+import { recallFrom } from '../agent/session-log.js';
+import { writeFileAtomicSync } from '../storage/atomic.js';
+import { claude } from './claude.js';
+import { codex } from './codex.js';
+import { cursor } from './cursor.js';
+import { gemini } from './gemini.js';
+import { AGENT_NAMES, SOURCE_OF, type Adapter, type AgentEvent, type AgentName, type Answer } from './event.js';
+import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from './ingest.js';
+import { judgeTool, type JudgeContext } from './judge.js';
+
+export const ADAPTERS: Record<AgentName, Adapter> = { claude, codex, cursor, gemini };
+
+/**
+ * Context handed out at session start, at most (characters). Claude Code keeps hook output up
+ * to 10,000 characters in the conversation and replaces longer output by a file and a preview;
+ * Codex's default per-hook budget is about 2,500 tokens (≈ 10,000 characters).
+ */
+export const AGENT_CONTEXT_MAX_CHARS = 10_000;
+
+const CONTEXT_HEADER =
+  "hermesd: this repository's memory and skills, as of the start of this session. Memory holds durable facts; " +
+  "a skill is a procedure: when a task matches one, read it (hermesd's MCP tool skill_view) before starting. " +
+  'Changes made during the session (MCP tools memory, skill_manage) show in the next session.';
+
+export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'context' | 'none'; rule?: string };
+
+/** The sh runner's settings (it cannot read YAML): `<git-dir>/hermesd/agent-settings`. */
+export function agentSettingsPath(gitDir: string): string {
+  return join(gitDir, 'hermesd', 'agent-settings');
+}
+
+export function agentSettingsText(s: { timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
+  return `HERMESD_AGENT_TIMEOUT_MS=${Math.max(1, Math.round(s.timeoutMs))}\nHERMESD_AGENT_ON_UNAVAILABLE=${s.onUnavailable}\n`;
+}
+
+export function writeAgentSettings(gitDir: string, s: { timeoutMs: number; onUnavailable: 'allow' | 'block' }): void {
+  const file = agentSettingsPath(gitDir);
+  const text = agentSettingsText(s);
+  try {
+    if (readFileSync(file, 'utf8') === text) return;
+  } catch {
+    // not written yet
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileAtomicSync(file, text, 0o644);
+}
+
+export class AgentHookService {
+  /** Ingests in flight, per transcript path: one at a time per file; shutdown waits for them. */
+  private readonly ingests = new Map<string, Promise<void>>();
+  private readonly gitBin = findRealGit();
+  private readonly root: string;
+
+  constructor(private readonly ctx: DaemonContext) {
+    let root = ctx.root;
+    try {
+      root = realpathSync(ctx.root);
+    } catch {
+      // the work tree as given
+    }
+    this.root = root;
+  }
+
+  /** The adapter for a payload: Cursor's payloads are Cursor's, whichever agent's hook config ran them. */
+  adapterFor(agent: string, payload: Record<string, unknown>): Adapter {
+    if (cursor.recognises!(payload)) return cursor;
+    if (!(AGENT_NAMES as readonly string[]).includes(agent)) throw new UsageError(`Unknown agent "${agent}"; hermesd's agent hooks are for ${AGENT_NAMES.join(', ')}.`);
+    return ADAPTERS[agent as AgentName];
+  }
+
+  async handle(agent: string, payload: unknown): Promise<HandledHook> {
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new UsageError('The hook payload must be a JSON object (what the agent writes on the hook\'s stdin).');
+    const adapter = this.adapterFor(agent, payload as Record<string, unknown>);
+    let ev: AgentEvent;
+    try {
+      ev = adapter.parse(payload as Record<string, unknown>);
+    } catch (err) {
+      if (err instanceof ZodError) throw new UsageError(`Not a ${adapter.agent} hook payload: ${err.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
+      throw err;
+    }
+    ev.cwd = this.real(ev.cwd);
+    switch (ev.kind) {
+      case 'pre-tool':
+        return this.preTool(adapter, ev);
+      case 'session-start': {
+        this.ingestSoon(ev);
+        this.catchUp();
+        const text = this.sessionContext();
+        const answer = text ? adapter.context(ev, text) : undefined;
+        return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      }
+      case 'prompt': {
+        const text = this.recall(ev);
+        this.ingestSoon(ev);
+        const answer = text ? adapter.context(ev, text) : undefined;
+        return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      }
+      case 'post-tool':
+      case 'stop':
+      case 'session-end':
+        this.ingestSoon(ev);
+        return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      default:
+        return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    }
+  }
+
+  private real(p: string): string {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  }
+
+  private config(): HermesConfig {
+    return configOf(this.ctx);
+  }
+
+  private preTool(adapter: Adapter, ev: AgentEvent): HandledHook {
+    if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    const jc: JudgeContext = { root: this.root, config: this.config(), gitBin: this.gitBin, gitEnv: cleanGitEnv(this.ctx.env), home: this.ctx.env.HOME ?? homedir() };
+    const denial = judgeTool(jc, ev.tool.action, ev.cwd);
+    if (!denial) return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
+    return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
+  }
+
+  /** The memory snapshot and the skill index, as hermesd's own agent gets them in its prompt, within the context budget. */
+  sessionContext(): string {
+    const memory = memoryOf(this.ctx).snapshot();
+    let skills = '';
+    try {
+      skills = skillsOf(this.ctx).indexText();
+    } catch (err) {
+      this.ctx.log.warn('skill index not built for an agent session', { error: String(err) });
+    }
+    const fixed = [CONTEXT_HEADER, memory.memory, memory.user].map((p) => p.trim()).filter(Boolean);
+    if (fixed.length === 1 && !skills.trim()) return '';
+    const used = fixed.join('\n\n').length + 2;
+    const room = AGENT_CONTEXT_MAX_CHARS - used;
+    if (skills.length > room) {
+      const note = '\n… (skill index cut to fit; hermesd\'s MCP tool skills_list lists every skill)';
+      skills = room > note.length ? skills.slice(0, room - note.length).replace(/\n[^\n]*$/, '') + note : '';
+    }
+    return [...fixed, skills.trim()].filter(Boolean).join('\n\n');
+  }
+
+  /** Turn-only recall for a prompt: evidence from earlier sessions of this repository, this session's own left out. */
+  private recall(ev: AgentEvent): string {
+    if (!ev.prompt?.trim()) return '';
+    const db = sessionsOf(this.ctx);
+    const own = ev.transcriptPath ? sessionOfTranscript(db, ev.transcriptPath) : undefined;
+    const hits = recallFrom(db, this.ctx.root)(ev.prompt, new Set(own ? [own] : []));
+    return recallBlock(hits);
+  }
+
+  /** Ingests the event's transcript after the answer has gone out; SessionEnd also closes the session. */
+  private ingestSoon(ev: AgentEvent): void {
+    const path = ev.transcriptPath;
+    if (!path) return;
+    const problem = transcriptPathProblem(path);
+    if (problem) {
+      if (ev.kind !== 'session-start') this.ctx.log.info('agent transcript not read', { agent: ev.agent, reason: problem });
+      return;
+    }
+    this.queue(path, () => {
+      const db = sessionsOf(this.ctx);
+      const r = ingestTranscript(db, { path, agent: ev.agent, repo: this.ctx.root, ...(ev.sessionId ? { agentSessionId: ev.sessionId } : {}) });
+      if (r.stored || r.skipped) this.ctx.log.info('agent transcript read', { agent: ev.agent, session: r.sessionId, stored: r.stored, skipped: r.skipped });
+      if (ev.kind === 'session-end' && r.sessionId) db.endSession(r.sessionId, ev.reason ?? 'ended');
+    });
+  }
+
+  private queue(path: string, work: () => void): void {
+    const before = this.ingests.get(path) ?? Promise.resolve();
+    const next = before
+      .then(() => new Promise<void>((res) => setImmediate(res)))
+      .then(work)
+      .catch((err: unknown) => this.ctx.log.warn('agent transcript ingest failed', { path, error: String((err as Error)?.message ?? err) }))
+      .finally(() => {
+        if (this.ingests.get(path) === next) this.ingests.delete(path);
+      });
+    this.ingests.set(path, next);
+  }
+
+  /** Transcripts an agent wrote on while no hook reached the daemon (it was down when a session ended). */
+  private catchUp(): void {
+    let behind: Array<{ path: string; agent: AgentName }> = [];
+    try {
+      behind = transcriptsBehind(sessionsOf(this.ctx), this.ctx.root);
+    } catch (err) {
+      this.ctx.log.warn('agent transcripts not checked', { error: String(err) });
+    }
+    for (const t of behind) this.queue(t.path, () => void ingestTranscript(sessionsOf(this.ctx), { path: t.path, agent: t.agent, repo: this.ctx.root }));
+  }
+
+  /** Resolves when every ingest queued so far has finished. */
+  async settled(): Promise<void> {
+    while (this.ingests.size) await Promise.allSettled([...this.ingests.values()]);
+  }
+
+  stats(): Record<string, unknown> {
+    return { ...transcriptStats(sessionsOf(this.ctx), this.ctx.root), sources: Object.values(SOURCE_OF) };
+  }
+}
+
+export function agentHooksOf(ctx: DaemonContext): AgentHookService {
+  return ctx.service('agents', () => {
+    const service = new AgentHookService(ctx);
+    const refresh = () => {
+      try {
+        writeAgentSettings(ctx.paths.gitDir, configOf(ctx).agents);
+      } catch {
+        // an invalid config is reported by every command; the runner keeps its last settings
+      }
+    };
+    refresh();
+    ctx.events.on('config-changed', refresh);
+    ctx.onClose(() => service.settled());
+    ctx.statusExtras.set('agents', () => {
+      try {
+        return service.stats();
+      } catch {
+        return {};
+      }
+    });
+    return service;
+  });
+}
