@@ -191,7 +191,7 @@ function judgeReaches(jc: JudgeContext, reaches: Reach[], kind: 'write' | 'read'
   for (const r of reaches) {
     const targets = r.glob ? expandGlob(jc.root, r.path, budget).map((p) => join(jc.root, p)) : [r.path];
     for (const t of targets) {
-      const d = kind === 'write' ? judgeWriteTarget(jc, t, 'write', r.via, budget) : judgeRead(jc, t, r.via);
+      const d = kind === 'write' ? judgeWriteTarget(jc, t, r.delete ? 'delete' : 'write', r.via, budget) : judgeRead(jc, t, r.via);
       if (d) return d;
     }
   }

@@ -6,9 +6,8 @@
  * tool calls, at stop and at session end, the transcript is ingested (after the answer, so
  * the agent never waits for it).
  */
-import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { ZodError } from 'zod';
 import { configOf } from '../config/service.js';
 import type { HermesConfig } from '../config/schema.js';
@@ -20,7 +19,6 @@ import { sessionsOf } from '../sessions/service.js';
 import { skillsOf } from '../skills/service.js';
 import { recallBlock } from '../agent/recall.js';
 import { recallFrom } from '../agent/session-log.js';
-import { writeFileAtomicSync } from '../storage/atomic.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { cursor } from './cursor.js';
@@ -28,6 +26,7 @@ import { gemini } from './gemini.js';
 import { AGENT_NAMES, SOURCE_OF, type Adapter, type AgentEvent, type AgentName, type Answer } from './event.js';
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from './ingest.js';
 import { judgeTool, type JudgeContext } from './judge.js';
+import { writeAgentSettings } from './settings.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = { claude, codex, cursor, gemini };
 
@@ -44,27 +43,6 @@ const CONTEXT_HEADER =
   'Changes made during the session (MCP tools memory, skill_manage) show in the next session.';
 
 export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'context' | 'none'; rule?: string };
-
-/** The sh runner's settings (it cannot read YAML): `<git-dir>/hermesd/agent-settings`. */
-export function agentSettingsPath(gitDir: string): string {
-  return join(gitDir, 'hermesd', 'agent-settings');
-}
-
-export function agentSettingsText(s: { timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
-  return `HERMESD_AGENT_TIMEOUT_MS=${Math.max(1, Math.round(s.timeoutMs))}\nHERMESD_AGENT_ON_UNAVAILABLE=${s.onUnavailable}\n`;
-}
-
-export function writeAgentSettings(gitDir: string, s: { timeoutMs: number; onUnavailable: 'allow' | 'block' }): void {
-  const file = agentSettingsPath(gitDir);
-  const text = agentSettingsText(s);
-  try {
-    if (readFileSync(file, 'utf8') === text) return;
-  } catch {
-    // not written yet
-  }
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomicSync(file, text, 0o644);
-}
 
 export class AgentHookService {
   /** Ingests in flight, per transcript path: one at a time per file; shutdown waits for them. */

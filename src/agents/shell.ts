@@ -14,7 +14,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 /** A file a command would write or read: absolute path, and the part of the command that does it. */
-export type Reach = { path: string; via: string; glob?: boolean };
+export type Reach = { path: string; via: string; glob?: boolean; delete?: boolean };
 
 /** A git invocation: its arguments after `git`, the variables set for it, the directory it runs in. */
 export type GitCall = { argv: string[]; env: Record<string, string>; cwd: string; text: string };
@@ -338,10 +338,10 @@ function abs(ctx: Ctx, p: string): string {
   return isAbsolute(p) ? resolve(p) : resolve(ctx.cwd, p);
 }
 
-function reach(list: Reach[], ctx: Ctx, w: Word | undefined, via: string): void {
+function reach(list: Reach[], ctx: Ctx, w: Word | undefined, via: string, del = false): void {
   if (!w || !w.known || w.text === '' || w.text === '-') return;
   if (/^\/dev\/(null|std(in|out|err)|tty|fd\/\d+)$/.test(w.text)) return;
-  list.push({ path: abs(ctx, w.text), via, ...(w.glob ? { glob: true } : {}) });
+  list.push({ path: abs(ctx, w.text), via, ...(w.glob ? { glob: true } : {}), ...(del ? { delete: true } : {}) });
 }
 
 /** Option parsing for the commands below: positionals, and the value of each option that takes one. */
@@ -516,7 +516,8 @@ function command(words: Word[], ctx: Ctx, outer: Ctx, local: Record<string, stri
     return;
   }
   if (name === 'git') {
-    ctx.out.git.push({ argv: args.map((w) => w.text), env: { ...local }, cwd: ctx.cwd, text });
+    const shown = [...Object.entries(local).map(([k, v]) => `${k}=${v}`), text].join(' ');
+    ctx.out.git.push({ argv: args.map((w) => w.text), env: { ...local }, cwd: ctx.cwd, text: shown });
     gitWrites(args, ctx, text);
     return;
   }
@@ -544,7 +545,8 @@ function gitWrites(args: Word[], ctx: Ctx, text: string): void {
   const rest = args.slice(i + 1);
   const here = { ...ctx, cwd };
   if (sub === 'rm' || sub === 'mv') {
-    for (const w of operands(rest, '', ['--pathspec-from-file']).positionals) reach(ctx.out.writes, here, w, text);
+    const ps = operands(rest, '', ['--pathspec-from-file']).positionals;
+    ps.forEach((w, i) => reach(ctx.out.writes, here, w, text, sub === 'rm' || i < ps.length - 1));
   } else if (sub === 'restore') {
     for (const w of operands(rest, 's', ['--source', '--pathspec-from-file']).positionals) reach(ctx.out.writes, here, w, text);
   } else if (sub === 'checkout') {
@@ -564,7 +566,7 @@ function fileEffects(name: string, args: Word[], ctx: Ctx, text: string): void {
     case 'unlink':
     case 'rmdir':
     case 'shred':
-      for (const x of operands(args, name === 'shred' ? 'nsu' : '').positionals) reach(w, ctx, x, text);
+      for (const x of operands(args, name === 'shred' ? 'nsu' : '').positionals) reach(w, ctx, x, text, true);
       return;
     case 'truncate':
       for (const x of operands(args, 'sr', ['--size', '--reference']).positionals) reach(w, ctx, x, text);
@@ -582,7 +584,8 @@ function fileEffects(name: string, args: Word[], ctx: Ctx, text: string): void {
     case 'mv': {
       const o = operands(args, 'tS', ['--target-directory', '--suffix']);
       const target = o.values.get('-t')?.[0] ?? o.values.get('--target-directory')?.[0];
-      for (const x of o.positionals) reach(w, ctx, x, text);
+      // What is moved is gone from where it was.
+      o.positionals.forEach((x, i) => reach(w, ctx, x, text, !!target || i < o.positionals.length - 1));
       if (target) {
         reach(w, ctx, target, text);
         for (const x of o.positionals) if (x.known && target.known) reach(w, ctx, { ...x, text: `${target.text}/${basename(x.text)}` }, text);

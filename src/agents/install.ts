@@ -1,0 +1,623 @@
+/**
+ * `hermesd init --agents`: hermesd's hook entries and MCP registration in each agent's
+ * project config, merged into what is there, and `--uninstall`, which gives every file back.
+ *
+ * | agent       | hooks                                   | MCP server                          |
+ * |-------------|-----------------------------------------|-------------------------------------|
+ * | Claude Code | `.claude/settings.json` `hooks`         | `.mcp.json` `mcpServers.hermesd`    |
+ * | Codex       | `.codex/hooks.json` (or `[hooks]` in config.toml when that is where yours are) | `[mcp_servers.hermesd]` in `.codex/config.toml` |
+ * | Cursor      | `.cursor/hooks.json` (`version: 1`)     | `.cursor/mcp.json` `mcpServers.hermesd` |
+ * | Gemini CLI  | `.gemini/settings.json` `hooks`         | `.gemini/settings.json` `mcpServers.hermesd` |
+ *
+ * Every hook runs `.hermes/agent-hook <agent> <event>`, a small sh stub committed with the
+ * configs: in a clone where hermesd is set up it sources the runner in the git dir
+ * (hooks/hermesd-agent-hook.sh with this install's node and CLI baked in); elsewhere it does
+ * nothing. The entries never change between runs of init (Codex asks to trust a hook again
+ * when its hash changes, Gemini warns when its name or command does).
+ *
+ * What init added is recorded in `<git-dir>/hermesd/agents.json`: each file's bytes before
+ * (or that it did not exist) and the entries added. Uninstall puts a file back byte for byte
+ * when it is as init left it; when it was edited since, only hermesd's entries come out
+ * (and containers hermesd created, when they are empty again); a file hermesd created and
+ * that holds nothing else is removed.
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ConfigError, UsageError } from '../errors/index.js';
+import { packageRoot, type Repo } from '../hooks/install.js';
+import { sha256 } from '../hooks/changes.js';
+import { mcpLaunch } from '../mcp/launch.js';
+import { MCP_SERVER_NAME } from '../mcp/server.js';
+import { writeFileAtomicSync } from '../storage/atomic.js';
+import { AGENT_NAMES, type AgentName } from './event.js';
+import { insertInto, nodeAt, parseJsonc, removeFrom, toValue, type JsonNode } from './json-edit.js';
+import { agentSettingsPath, writeAgentSettings } from './settings.js';
+import { appendBlock, parseToml, tomlArray, tomlKey, tomlString, withoutBlock } from './toml-edit.js';
+
+/** The committed stub every hook command runs (relative to the work tree root). */
+export const AGENT_STUB = '.hermes/agent-hook';
+/** The agents' folders: an agent whose folder exists is set up by `init --agents` without a list. */
+export const AGENT_DIRS: Record<AgentName, string> = { claude: '.claude', codex: '.codex', cursor: '.cursor', gemini: '.gemini' };
+
+/**
+ * The agent's own bound on one hook run (seconds; Gemini: milliseconds). Above hermesd's own
+ * bound (agents.timeoutMs) plus a daemon start, so hermesd's onUnavailable decides, not the
+ * agent's timeout (which lets the call through).
+ */
+const AGENT_HOOK_TIMEOUT_S = 30;
+/** Codex caps SessionEnd hooks at 3 s; Claude Code waits for SessionEnd hooks before it exits. */
+const SESSION_END_TIMEOUT_S = { claude: 10, codex: 3 } as const;
+
+export type JsonEntry = { path: string[]; key?: string; value: unknown; created: string[][] };
+type FileRecord = {
+  /** Relative to the work tree root. */
+  path: string;
+  /** base64 of the bytes before init, null when hermesd created the file. */
+  before: string | null;
+  beforeMode?: number;
+  /** sha256 of what init left. */
+  after: string;
+  format: 'json' | 'toml' | 'file';
+  entries: JsonEntry[];
+  /** TOML: the block appended. */
+  inserted?: string;
+  /** Directories init created for the file (deepest last). */
+  createdDirs: string[];
+};
+
+type AgentsState = { version: 1; agents: AgentName[]; runner: string; files: FileRecord[]; installedAt: string };
+
+export type AgentsInstallReport = {
+  root: string;
+  agents: AgentName[];
+  /** Files written or changed now. */
+  changed: string[];
+  /** Files that already held hermesd's entries. */
+  unchanged: string[];
+  /** Files to commit so teammates' agents run the hooks. */
+  commit: string[];
+  runner: string;
+  notes: string[];
+};
+
+export type AgentsUninstallReport = { restored: string[]; removed: string[]; unblocked: string[]; kept: string[]; wasInstalled: boolean };
+
+function statePath(repo: Repo): string {
+  return join(repo.gitDir, 'hermesd', 'agents.json');
+}
+
+function readState(repo: Repo): AgentsState | undefined {
+  try {
+    const s = JSON.parse(readFileSync(statePath(repo), 'utf8')) as AgentsState;
+    return s.version === 1 ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The agents whose config folder exists in the work tree. */
+export function detectAgents(root: string): AgentName[] {
+  return AGENT_NAMES.filter((a) => {
+    try {
+      return statSync(join(root, AGENT_DIRS[a])).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `claude,codex` / `all` / '' (detect) → agent names; a clear error for anything else. */
+export function parseAgentList(list: string | true | undefined, root: string): AgentName[] {
+  if (list === undefined || list === true || list === '') return detectAgents(root);
+  const names = list
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.includes('all')) return [...AGENT_NAMES];
+  const aliases: Record<string, AgentName> = { 'claude-code': 'claude', 'gemini-cli': 'gemini' };
+  const out: AgentName[] = [];
+  for (const n of names) {
+    const a = (aliases[n] ?? n) as AgentName;
+    if (!(AGENT_NAMES as readonly string[]).includes(a)) throw new UsageError(`--agents: unknown agent "${n}"; use ${AGENT_NAMES.join(', ')} or all (comma-separated).`);
+    if (!out.includes(a)) out.push(a);
+  }
+  return out;
+}
+
+// ---- what each agent gets --------------------------------------------------------------
+
+/** The hook command for one agent and event: the committed stub, found the way each agent's docs say. */
+export function hookCommand(agent: AgentName, event: string): string {
+  switch (agent) {
+    case 'claude':
+      return `sh "$CLAUDE_PROJECT_DIR/${AGENT_STUB}" claude ${event}`;
+    case 'codex':
+      // Codex runs hooks in the session's directory, which may be below the root; no variable names the root.
+      return `sh "$(git rev-parse --show-toplevel)/${AGENT_STUB}" codex ${event}`;
+    case 'cursor':
+      // Cursor runs project hooks from the project root.
+      return `sh ${AGENT_STUB} cursor ${event}`;
+    case 'gemini':
+      // Gemini replaces $GEMINI_PROJECT_DIR in the command with the shell-quoted directory itself: no quotes around it.
+      return `sh $GEMINI_PROJECT_DIR/${AGENT_STUB} gemini ${event}`;
+  }
+}
+
+type Handler = Record<string, unknown>;
+const claudeHandler = (event: string, extra: Handler = {}): Handler => ({ type: 'command', command: hookCommand('claude', event), timeout: AGENT_HOOK_TIMEOUT_S, ...extra });
+const codexHandler = (event: string, timeout = AGENT_HOOK_TIMEOUT_S): Handler => ({ type: 'command', command: hookCommand('codex', event), timeout });
+const geminiHandler = (event: string): Handler => ({ name: 'hermesd', type: 'command', command: hookCommand('gemini', event), timeout: AGENT_HOOK_TIMEOUT_S * 1000 });
+
+/** Claude Code's tools whose calls the guard judges (the rest are not worth a hook run each). */
+const CLAUDE_JUDGED = 'Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep';
+const CODEX_JUDGED = '^(Bash|apply_patch)$';
+const GEMINI_JUDGED = 'run_shell_command|write_file|replace|read_file|read_many_files';
+
+/** Hook groups (matcher + handlers) per event, in the three-level form of Claude Code, Codex and Gemini CLI. */
+export function hookEntries(agent: AgentName): Array<{ event: string; value: unknown }> {
+  const group = (handler: Handler, matcher?: string) => (matcher ? { matcher, hooks: [handler] } : { hooks: [handler] });
+  switch (agent) {
+    case 'claude':
+      return [
+        { event: 'SessionStart', value: group(claudeHandler('SessionStart')) },
+        { event: 'UserPromptSubmit', value: group(claudeHandler('UserPromptSubmit')) },
+        { event: 'PreToolUse', value: group(claudeHandler('PreToolUse'), CLAUDE_JUDGED) },
+        // Reading the transcript after a call never needs to hold Claude up.
+        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse', { async: true })) },
+        { event: 'Stop', value: group(claudeHandler('Stop')) },
+        { event: 'SessionEnd', value: group({ ...claudeHandler('SessionEnd'), timeout: SESSION_END_TIMEOUT_S.claude }) },
+      ];
+    case 'codex':
+      return [
+        { event: 'SessionStart', value: group(codexHandler('SessionStart')) },
+        { event: 'UserPromptSubmit', value: group(codexHandler('UserPromptSubmit')) },
+        { event: 'PreToolUse', value: group(codexHandler('PreToolUse'), CODEX_JUDGED) },
+        { event: 'PostToolUse', value: group(codexHandler('PostToolUse')) },
+        { event: 'Stop', value: group(codexHandler('Stop')) },
+        { event: 'SessionEnd', value: group(codexHandler('SessionEnd', SESSION_END_TIMEOUT_S.codex)) },
+      ];
+    case 'cursor':
+      return ['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd'].map((event) => ({
+        event,
+        value: { command: hookCommand('cursor', event), timeout: AGENT_HOOK_TIMEOUT_S },
+      }));
+    case 'gemini':
+      return [
+        { event: 'SessionStart', value: group(geminiHandler('SessionStart')) },
+        { event: 'BeforeAgent', value: group(geminiHandler('BeforeAgent')) },
+        { event: 'BeforeTool', value: group(geminiHandler('BeforeTool'), GEMINI_JUDGED) },
+        { event: 'AfterTool', value: group(geminiHandler('AfterTool')) },
+        { event: 'AfterAgent', value: group(geminiHandler('AfterAgent')) },
+        { event: 'SessionEnd', value: group(geminiHandler('SessionEnd')) },
+      ];
+  }
+}
+
+/** Whether a config value is one of hermesd's hook entries for `agent` and `event` (of any hermesd version). */
+function isOurHook(value: unknown, agent: AgentName, event: string): boolean {
+  const text = JSON.stringify(value ?? null);
+  return text.includes(AGENT_STUB) && text.includes(` ${agent} ${event}`);
+}
+
+type JsonPlan = { file: string; additions: Array<{ path: string[]; key?: string; value: unknown; ours?: (v: unknown) => boolean }> };
+
+function mcpValue(agent: AgentName, env: NodeJS.ProcessEnv, nodePath: string, cliPath: string): Record<string, unknown> {
+  switch (agent) {
+    case 'claude': {
+      const l = mcpLaunch({ repo: '${CLAUDE_PROJECT_DIR:-.}', env, nodePath, cliPath });
+      return { type: 'stdio', command: l.command, args: l.args, env: l.env ?? {} };
+    }
+    case 'cursor': {
+      const l = mcpLaunch({ repo: '${workspaceFolder}', env, nodePath, cliPath });
+      return { command: l.command, args: l.args, env: l.env ?? {} };
+    }
+    default: {
+      // Gemini starts the server in its own working directory, the project: hermesd mcp serves that.
+      const l = mcpLaunch({ env, nodePath, cliPath });
+      return { command: l.command, args: l.args, ...(l.env ? { env: l.env } : {}) };
+    }
+  }
+}
+
+function jsonPlans(agent: AgentName, opts: { env: NodeJS.ProcessEnv; nodePath: string; cliPath: string; codexHooksInToml: boolean }): JsonPlan[] {
+  const hooks = (file: string, extra: JsonPlan['additions'] = []): JsonPlan => ({
+    file,
+    additions: [...extra, ...hookEntries(agent).map((e) => ({ path: ['hooks', e.event], value: e.value, ours: (v: unknown) => isOurHook(v, agent, e.event) }))],
+  });
+  const mcp = (): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(agent, opts.env, opts.nodePath, opts.cliPath) });
+  switch (agent) {
+    case 'claude':
+      return [hooks('.claude/settings.json'), { file: '.mcp.json', additions: [mcp()] }];
+    case 'codex':
+      return opts.codexHooksInToml ? [] : [hooks('.codex/hooks.json')];
+    case 'cursor':
+      return [hooks('.cursor/hooks.json', [{ path: [], key: 'version', value: 1 }]), { file: '.cursor/mcp.json', additions: [mcp()] }];
+    case 'gemini': {
+      const plan = hooks('.gemini/settings.json');
+      plan.additions.push(mcp());
+      return [plan];
+    }
+  }
+}
+
+/** Codex's `[mcp_servers.hermesd]` (and, when the user keeps Codex hooks in config.toml, hermesd's `[[hooks.…]]`), as TOML. */
+function codexTomlBody(opts: { env: NodeJS.ProcessEnv; nodePath: string; cliPath: string; hooks: boolean; mcp: boolean }): string {
+  const lines: string[] = [];
+  if (opts.mcp) {
+    const l = mcpLaunch({ env: opts.env, nodePath: opts.nodePath, cliPath: opts.cliPath });
+    lines.push(`[mcp_servers.${MCP_SERVER_NAME}]`, `command = ${tomlString(l.command)}`, `args = ${tomlArray(l.args)}`);
+    if (l.env) {
+      lines.push('', `[mcp_servers.${MCP_SERVER_NAME}.env]`);
+      for (const [k, v] of Object.entries(l.env)) lines.push(`${tomlKey(k)} = ${tomlString(v)}`);
+    }
+  }
+  if (opts.hooks) {
+    for (const e of hookEntries('codex')) {
+      const g = e.value as { matcher?: string; hooks: Handler[] };
+      lines.push('', `[[hooks.${e.event}]]`);
+      if (g.matcher) lines.push(`matcher = ${tomlString(g.matcher)}`);
+      for (const h of g.hooks) {
+        lines.push('', `[[hooks.${e.event}.hooks]]`);
+        for (const [k, v] of Object.entries(h)) lines.push(`${tomlKey(k)} = ${typeof v === 'string' ? tomlString(v) : String(v)}`);
+      }
+    }
+  }
+  return lines.join('\n').replace(/^\n+/, '') + '\n';
+}
+
+// ---- applying and undoing ----------------------------------------------------------------
+
+const readText = (abs: string): string | undefined => {
+  try {
+    return readFileSync(abs, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+const deepEqual = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Adds one entry to a JSON text (see json-edit.ts); undefined when it is there already. */
+function addJson(text: string, file: string, add: JsonPlan['additions'][number]): { text: string; entry: JsonEntry } | { present: true; differs: boolean } {
+  const { root } = parseJsonc(text, file);
+  let node: JsonNode = root;
+  let depth = 0;
+  const full = add.path;
+  while (depth < full.length) {
+    if (node.kind !== 'object') throw new ConfigError(`${file}: ${full.slice(0, depth).join('.') || 'the document'} is not an object, so hermesd cannot add ${full.join('.')} to it; fix the file or add the entries by hand (docs/agents.md).`);
+    const child: JsonNode | undefined = node.members.find((m) => m.key === full[depth])?.value;
+    if (!child) break;
+    node = child;
+    depth++;
+  }
+  if (node.kind !== 'object' && depth < full.length) throw new ConfigError(`${file}: ${full.slice(0, depth).join('.')} is not an object; hermesd cannot add its entries to it.`);
+  if (depth < full.length) {
+    let v: unknown = add.key !== undefined ? { [add.key]: add.value } : [add.value];
+    for (let k = full.length - 1; k > depth; k--) v = { [full[k]!]: v };
+    const created: string[][] = [];
+    for (let k = depth; k < full.length; k++) created.push(full.slice(0, k + 1));
+    return { text: insertInto(text, node, { key: full[depth]!, value: v }), entry: { path: add.path, ...(add.key !== undefined ? { key: add.key } : {}), value: add.value, created } };
+  }
+  if (add.key !== undefined) {
+    if (node.kind !== 'object') throw new ConfigError(`${file}: ${full.join('.')} is not an object; hermesd cannot add "${add.key}" to it.`);
+    const m = node.members.find((x) => x.key === add.key);
+    if (m) return { present: true, differs: !deepEqual(toValue(m.value), add.value) };
+    return { text: insertInto(text, node, { key: add.key, value: add.value }), entry: { path: add.path, key: add.key, value: add.value, created: [] } };
+  }
+  if (node.kind !== 'array') throw new ConfigError(`${file}: ${full.join('.')} is not a list; hermesd cannot add its hook to it.`);
+  if (node.items.some((it) => deepEqual(toValue(it), add.value) || add.ours?.(toValue(it)))) return { present: true, differs: false };
+  return { text: insertInto(text, node, { value: add.value }), entry: { path: add.path, value: add.value, created: [] } };
+}
+
+/** Takes hermesd's recorded entries out of a JSON text (the containers it created too, when empty again). */
+export function removeJsonEntries(text: string, file: string, entries: readonly JsonEntry[]): { text: string; missing: number } {
+  let missing = 0;
+  for (const e of [...entries].reverse()) {
+    const { root } = parseJsonc(text, file);
+    const node = nodeAt(root, e.path);
+    if (!node || node.kind === 'value') {
+      missing++;
+      continue;
+    }
+    const index = e.key !== undefined ? (node.kind === 'object' ? node.members.findIndex((m) => m.key === e.key && deepEqual(toValue(m.value), e.value)) : -1) : node.kind === 'array' ? node.items.findIndex((it) => deepEqual(toValue(it), e.value)) : -1;
+    if (index < 0) {
+      missing++;
+      continue;
+    }
+    text = removeFrom(text, node, index);
+  }
+  const created = entries.flatMap((e) => e.created).sort((a, b) => b.length - a.length);
+  for (const path of created) {
+    const { root } = parseJsonc(text, file);
+    const node = nodeAt(root, path);
+    if (!node || (node.kind === 'object' && node.members.length) || (node.kind === 'array' && node.items.length) || node.kind === 'value') continue;
+    const parent = nodeAt(root, path.slice(0, -1));
+    if (parent?.kind !== 'object') continue;
+    const index = parent.members.findIndex((m) => m.key === path[path.length - 1]);
+    if (index >= 0) text = removeFrom(text, parent, index);
+  }
+  return { text, missing };
+}
+
+/** Files to back up: records `before` once per file (its state before the first init). */
+function recordFor(state: AgentsState, root: string, rel: string, format: FileRecord['format']): FileRecord {
+  let rec = state.files.find((f) => f.path === rel);
+  if (!rec) {
+    const abs = join(root, rel);
+    let before: string | null = null;
+    let beforeMode: number | undefined;
+    try {
+      before = readFileSync(abs).toString('base64');
+      beforeMode = statSync(abs).mode & 0o777;
+    } catch {
+      before = null;
+    }
+    rec = { path: rel, before, ...(beforeMode !== undefined ? { beforeMode } : {}), after: '', format, entries: [], createdDirs: [] };
+    state.files.push(rec);
+  }
+  return rec;
+}
+
+function ensureDir(root: string, relDir: string, rec: FileRecord): void {
+  const missing: string[] = [];
+  let d = relDir;
+  while (d && d !== '.' && !existsSync(join(root, d))) {
+    missing.unshift(d);
+    d = dirname(d);
+  }
+  for (const m of missing) {
+    mkdirSync(join(root, m));
+    if (!rec.createdDirs.includes(m)) rec.createdDirs.push(m);
+  }
+}
+
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The runner: baked settings, then hooks/hermesd-agent-hook.sh. */
+export function agentRunnerScript(opts: { nodePath: string; cliPath: string; timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
+  const body = readFileSync(join(packageRoot(), 'hooks', 'hermesd-agent-hook.sh'), 'utf8');
+  return [
+    '#!/bin/sh',
+    '# Generated by `hermesd init --agents`, which rewrites it; edit hooks/hermesd-agent-hook.sh in hermesd instead.',
+    `HERMESD_NODE=${shQuote(opts.nodePath)}`,
+    `HERMESD_CLI=${shQuote(opts.cliPath)}`,
+    `HERMESD_AGENT_TIMEOUT_MS=${Math.max(1, Math.round(opts.timeoutMs))}`,
+    `HERMESD_AGENT_ON_UNAVAILABLE=${opts.onUnavailable}`,
+    body,
+  ].join('\n');
+}
+
+export function agentStubText(): string {
+  return readFileSync(join(packageRoot(), 'hooks', 'hermesd-agent-stub.sh'), 'utf8');
+}
+
+export function runnerPath(repo: Repo): string {
+  return join(repo.commonDir, 'hermesd', 'agent-hook');
+}
+
+export type AgentsInstallOptions = {
+  agents: AgentName[];
+  nodePath: string;
+  cliPath: string;
+  timeoutMs: number;
+  onUnavailable: 'allow' | 'block';
+  /** Where mcpLaunch reads HERMES_HOME and HERMESD_SOCKET_DIR (default: this process's environment). */
+  env?: NodeJS.ProcessEnv;
+};
+
+export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsInstallReport {
+  const previous = readState(repo);
+  const state: AgentsState = previous ?? { version: 1, agents: [], runner: runnerPath(repo), files: [], installedAt: new Date().toISOString() };
+  state.runner = runnerPath(repo);
+  const env = opts.env ?? process.env;
+  const report: AgentsInstallReport = { root: repo.root, agents: [], changed: [], unchanged: [], commit: [], runner: state.runner, notes: [] };
+  const root = repo.root;
+  const changedNow = new Set<string>();
+
+  // Plan everything first and check it (a parse error names the file), then write.
+  const writes = new Map<string, { rec: FileRecord; text: string }>();
+  const current = (rel: string, format: FileRecord['format']): { rec: FileRecord; text: string } => {
+    let w = writes.get(rel);
+    if (!w) {
+      const rec = recordFor(state, root, rel, format);
+      w = { rec, text: readText(join(root, rel)) ?? '' };
+      writes.set(rel, w);
+    }
+    return w;
+  };
+
+  for (const agent of opts.agents) {
+    let codexHooksInToml = false;
+    if (agent === 'codex') {
+      const toml = readText(join(root, '.codex/config.toml')) ?? '';
+      const parsed = parseToml(toml, '.codex/config.toml');
+      // Codex merges hooks.json and [hooks] of one folder with a warning at every start; join the form already there.
+      codexHooksInToml = 'hooks' in parsed && !existsSync(join(root, '.codex/hooks.json'));
+      const w = current('.codex/config.toml', 'toml');
+      const mcpServers = parsed.mcp_servers as Record<string, unknown> | undefined;
+      const hasMcp = !!mcpServers && typeof mcpServers === 'object' && MCP_SERVER_NAME in mcpServers;
+      if (hasMcp && !w.rec.inserted) report.notes.push(`kept your own [mcp_servers.${MCP_SERVER_NAME}] in .codex/config.toml`);
+      const hooksPresent = codexHooksInToml && JSON.stringify(parsed.hooks).includes(AGENT_STUB);
+      if (!w.rec.inserted && (!hasMcp || (codexHooksInToml && !hooksPresent))) {
+        const body = codexTomlBody({ env, nodePath: opts.nodePath, cliPath: opts.cliPath, hooks: codexHooksInToml && !hooksPresent, mcp: !hasMcp });
+        try {
+          const r = appendBlock(w.text, body, '.codex/config.toml');
+          w.text = r.text;
+          w.rec.inserted = r.inserted;
+        } catch (err) {
+          if (!codexHooksInToml) throw err;
+          // Your [hooks] cannot take new array entries (an inline table): hermesd's hooks go to hooks.json.
+          codexHooksInToml = false;
+          const r = appendBlock(w.text, codexTomlBody({ env, nodePath: opts.nodePath, cliPath: opts.cliPath, hooks: false, mcp: !hasMcp }), '.codex/config.toml');
+          w.text = r.text;
+          w.rec.inserted = r.inserted;
+          report.notes.push('your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)');
+        }
+      }
+      if (codexHooksInToml) report.notes.push("Codex: hermesd's hooks went to [hooks] in .codex/config.toml, where yours are (a .codex folder with both hooks.json and [hooks] makes Codex warn at every start)");
+    }
+    for (const plan of jsonPlans(agent, { env, nodePath: opts.nodePath, cliPath: opts.cliPath, codexHooksInToml })) {
+      const w = current(plan.file, 'json');
+      if (w.text.trim() === '' && w.rec.before === null) w.text = '{}\n';
+      for (const add of plan.additions) {
+        const r = addJson(w.text, plan.file, add);
+        if ('present' in r) {
+          if (r.differs && add.key === MCP_SERVER_NAME) {
+            const mine = w.rec.entries.find((e) => e.key === MCP_SERVER_NAME && deepEqual(e.path, add.path));
+            if (mine) {
+              // hermesd's own registration from an earlier init (another node or CLI path): replaced.
+              const removed = removeJsonEntries(w.text, plan.file, [{ ...mine, created: [] }]);
+              const again = addJson(removed.text, plan.file, add);
+              if (!('present' in again)) {
+                w.text = again.text;
+                mine.value = add.value;
+              }
+            } else report.notes.push(`kept your own "${MCP_SERVER_NAME}" server in ${plan.file}`);
+          }
+          continue;
+        }
+        w.text = r.text;
+        w.rec.entries.push(r.entry);
+      }
+      // What the merge did must be undone exactly by the uninstall path, on the parsed values.
+      const original = w.rec.before === null ? '{}' : Buffer.from(w.rec.before, 'base64').toString('utf8');
+      const undone = removeJsonEntries(w.text, plan.file, w.rec.entries).text;
+      if (!deepEqual(parseJsonc(undone, plan.file).value, parseJsonc(original.trim() === '' ? '{}' : original, plan.file).value)) {
+        throw new ConfigError(`hermesd could not merge its entries into ${plan.file} without changing yours; add them by hand (docs/agents.md shows them).`);
+      }
+    }
+    report.agents.push(agent);
+  }
+  const stub = current(AGENT_STUB, 'file');
+  const stubText = agentStubText();
+  if (stub.text !== stubText) stub.text = stubText;
+
+  for (const [rel, w] of writes) {
+    const abs = join(root, rel);
+    const before = readText(abs);
+    if (before === w.text && (rel !== AGENT_STUB || (statSync(abs).mode & 0o111) !== 0)) {
+      w.rec.after = sha256(w.text);
+      if (w.rec.before === null || w.rec.entries.length || w.rec.inserted || rel === AGENT_STUB) report.unchanged.push(rel);
+      else state.files.splice(state.files.indexOf(w.rec), 1);
+      continue;
+    }
+    ensureDir(root, dirname(rel), w.rec);
+    writeFileSync(abs, w.text, rel === AGENT_STUB ? { mode: 0o755 } : undefined);
+    if (rel === AGENT_STUB) chmodSync(abs, 0o755);
+    w.rec.after = sha256(w.text);
+    changedNow.add(rel);
+  }
+  report.changed = [...changedNow];
+  // Nothing to give back for a file init read and left alone.
+  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || f.path === AGENT_STUB || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
+
+  mkdirSync(dirname(state.runner), { recursive: true });
+  writeFileSync(state.runner, agentRunnerScript(opts), { mode: 0o755 });
+  chmodSync(state.runner, 0o755);
+  writeAgentSettings(repo.gitDir, { timeoutMs: opts.timeoutMs, onUnavailable: opts.onUnavailable });
+  state.agents = [...new Set([...state.agents, ...report.agents])];
+  mkdirSync(dirname(statePath(repo)), { recursive: true, mode: 0o700 });
+  writeFileAtomicSync(statePath(repo), JSON.stringify(state, null, 2) + '\n');
+
+  report.commit = state.files.map((f) => f.path).filter((p) => existsSync(join(root, p)));
+  for (const a of report.agents) report.notes.push(trustNote(a));
+  return report;
+}
+
+function trustNote(agent: AgentName): string {
+  switch (agent) {
+    case 'claude':
+      return 'Claude Code: the hooks run once the folder is trusted; it asks before it uses the project MCP server in .mcp.json';
+    case 'codex':
+      return 'Codex: trust the project (.codex/) and review the new hooks once in /hooks; they are skipped until then';
+    case 'cursor':
+      return 'Cursor: project hooks need workspace trust; enable the hermesd MCP server under Customize → MCPs';
+    case 'gemini':
+      return 'Gemini CLI: it shows a one-time warning for the new project hooks; in an untrusted folder it runs no project hooks or MCP servers';
+  }
+}
+
+function putBack(abs: string, rec: FileRecord): 'restored' | 'removed' {
+  if (rec.before === null) {
+    rmSync(abs, { force: true });
+    return 'removed';
+  }
+  mkdirSync(dirname(abs), { recursive: true });
+  writeFileSync(abs, Buffer.from(rec.before, 'base64'));
+  if (rec.beforeMode !== undefined) chmodSync(abs, rec.beforeMode);
+  return 'restored';
+}
+
+export function uninstallAgents(repo: Repo): AgentsUninstallReport {
+  const state = readState(repo);
+  const report: AgentsUninstallReport = { restored: [], removed: [], unblocked: [], kept: [], wasInstalled: state !== undefined };
+  if (!state) return report;
+  const root = repo.root;
+  for (const rec of [...state.files].reverse()) {
+    const abs = join(root, rec.path);
+    let current: Buffer | undefined;
+    try {
+      current = readFileSync(abs);
+    } catch {
+      current = undefined;
+    }
+    if (current === undefined) {
+      // Gone already (you removed it): a file that was there before comes back only if it was yours.
+      if (rec.before !== null) report.kept.push(rec.path);
+    } else if (sha256(current) === rec.after) {
+      (putBack(abs, rec) === 'removed' ? report.removed : report.restored).push(rec.path);
+    } else if (rec.format === 'json') {
+      const text = current.toString('utf8');
+      const { text: stripped } = removeJsonEntries(text, rec.path, rec.entries);
+      const left = parseJsonc(stripped, rec.path).value;
+      if (rec.before === null && deepEqual(left, {})) {
+        rmSync(abs, { force: true });
+        report.removed.push(rec.path);
+      } else if (stripped !== text) {
+        writeFileSync(abs, stripped);
+        report.unblocked.push(rec.path);
+      } else report.kept.push(rec.path);
+    } else if (rec.format === 'toml') {
+      const text = current.toString('utf8');
+      const stripped = withoutBlock(text, rec.inserted);
+      if (stripped === undefined) report.kept.push(rec.path);
+      else if (rec.before === null && stripped.trim() === '') {
+        rmSync(abs, { force: true });
+        report.removed.push(rec.path);
+      } else {
+        writeFileSync(abs, stripped);
+        report.unblocked.push(rec.path);
+      }
+    } else {
+      // The stub, edited since: it is hermesd's file all the same (the configs that ran it are gone).
+      (putBack(abs, rec) === 'removed' ? report.removed : report.restored).push(rec.path);
+    }
+    for (const d of [...rec.createdDirs].reverse()) {
+      try {
+        if (readdirSync(join(root, d)).length === 0) {
+          rmdirSync(join(root, d));
+          report.removed.push(d + '/');
+        }
+      } catch {
+        // not there, or not empty: left
+      }
+    }
+  }
+  const others = otherAgentInstalls(repo);
+  if (!others) rmSync(state.runner, { force: true });
+  rmSync(agentSettingsPath(repo.gitDir), { force: true });
+  rmSync(statePath(repo), { force: true });
+  return report;
+}
+
+/** Whether another worktree of this clone has agents' hooks installed (they share the runner). */
+function otherAgentInstalls(repo: Repo): boolean {
+  const candidates = [join(repo.commonDir, 'hermesd', 'agents.json')];
+  try {
+    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(join(repo.commonDir, 'worktrees', w, 'hermesd', 'agents.json'));
+  } catch {
+    // no linked worktrees
+  }
+  return candidates.some((f) => f !== statePath(repo) && existsSync(f));
+}
+
