@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseJsonc } from '../../src/agents/json-edit.js';
 import type { TestEnv } from './env.js';
 
 export type HookRun = { code: number; stdout: string; stderr: string; ms: number };
@@ -16,8 +17,8 @@ type Group = { matcher?: string; hooks: Array<{ command: string }> };
 export function hookCommands(root: string, agent: 'claude' | 'codex' | 'cursor' | 'gemini'): Record<string, string> {
   const file = { claude: '.claude/settings.json', codex: '.codex/hooks.json', cursor: '.cursor/hooks.json', gemini: '.gemini/settings.json' }[agent];
   const text = readFileSync(join(root, file), 'utf8');
-  // Gemini's settings may hold comments; the hook entries hermesd wrote are plain JSON.
-  const json = JSON.parse(text.replace(/^\s*\/\/.*$/gm, '')) as { hooks: Record<string, unknown[]> };
+  // Gemini's settings may hold comments: read as JSONC.
+  const json = parseJsonc(text).value as { hooks: Record<string, unknown[]> };
   const out: Record<string, string> = {};
   for (const [event, list] of Object.entries(json.hooks)) {
     for (const entry of list) {
