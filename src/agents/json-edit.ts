@@ -180,7 +180,8 @@ export function insertInto(text: string, node: JsonNode, entry: { key?: string; 
   const multiline = startsLine(text, last.start) || startsLine(text, first.start);
   if (!multiline) {
     // A one-line container: one more entry on that line, spaced as its neighbours are.
-    const sep = /,\s/.test(text.slice(first.end, children[1]?.start ?? first.end)) || children.length === 1 ? ', ' : ',';
+    // Minified stays minified; `{ "a": 1, "b": 2 }` gets its comma and space.
+    const sep = /[,:] /.test(text.slice(node.start, node.end)) ? ', ' : ',';
     return text.slice(0, last.end) + sep + keyText(true) + render(entry.value, '', style, true) + text.slice(last.end);
   }
   const indent = lineIndent(text, last.start);
