@@ -5,6 +5,7 @@
  */
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { createApiServer } from '../api/server.js';
 import { statusRoutes } from '../api/routes/status.js';
 import { ConfigError } from '../errors/index.js';
@@ -125,6 +126,8 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     skillsOf(ctx);
     configServiceOf(ctx);
     hooksOf(ctx);
+    // Other agents' hooks (init --agents): their sh runner's settings follow the config from the start.
+    if (existsSync(join(paths.gitDir, 'hermesd', 'agents.json'))) (await import('../agents/service.js')).agentHooksOf(ctx);
   });
 
   let stopping = false;
