@@ -157,7 +157,8 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
       const lastNl = buf.lastIndexOf(10, got - 1);
       let take: number;
       let skipLine = false;
-      if (lastNl >= 0) take = lastNl + 1;
+      if (offset + got >= st.size && lastNl < got - 1 && completeRecord(buf.subarray(lastNl + 1, got))) take = got;
+      else if (lastNl >= 0) take = lastNl + 1;
       else if (offset + got >= st.size) break; // a last line still being written: next time
       else if (chunkBytes < TRANSCRIPT_MAX_LINE_BYTES) {
         chunkBytes = Math.min(chunkBytes * 2, TRANSCRIPT_MAX_LINE_BYTES);
@@ -188,6 +189,21 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
     return report;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A last line without its newline is read when it is a whole JSON object already (a file
+ * that ends without one); a line still being written is never one (its braces do not close).
+ */
+function completeRecord(tail: Buffer): boolean {
+  const text = tail.toString('utf8').trim();
+  if (!text.startsWith('{') || !text.endsWith('}')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 
