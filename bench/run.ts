@@ -15,6 +15,7 @@ const modules: Record<string, () => Promise<{ bench: Bench }>> = {
   detectors: () => import('./detectors.js'),
   sandbox: () => import('./sandbox.js'),
   mcp: () => import('./mcp.js'),
+  'agent-hooks': () => import('./agent-hooks.js'),
 };
 
 const wanted = process.argv.slice(2);

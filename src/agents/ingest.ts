@@ -1,10 +1,10 @@
 /**
  * Incremental ingest of an agent's transcript into SessionDB: one hermesd session per
  * transcript file (source `claude-code`, `codex`, `cursor` or `gemini`), read from where the
- * last read stopped. How far a file was read, and the key of every record stored, are
- * written in the same transaction as the messages: a crash or a restart loses nothing and
- * stores nothing twice, and two hooks ingesting the same file at once (Cursor runs Claude
- * Code's hooks too) store each record once. Only complete lines are read: the agents write
+ * last read stopped. How far a file was read (and, where records are re-written, the key of
+ * every record stored) is written in the same transaction as the messages: a crash or a
+ * restart loses nothing and stores nothing twice, and two hooks ingesting the same file at
+ * once (Cursor runs Claude Code's hooks too) store each record once. Only complete lines are read: the agents write
  * transcripts asynchronously, and a half-written last line waits for the next event.
  * SessionDB redacts secrets from everything it stores.
  */
@@ -82,11 +82,29 @@ export function sessionOfTranscript(db: SessionDB, path: string): string | undef
 }
 
 /**
- * Stores what `parsed` holds that is not stored yet, and moves the file's read position to
- * `offset`, in one transaction. Creates the session on the first call for a path.
+ * How a transcript is kept from being stored twice. Append-only JSONL (Claude Code, Codex,
+ * Cursor): by the read position, moved in the transaction that stores the lines before it
+ * (a key per record costs ingest about a third of its speed). Gemini re-appends a record
+ * whole when it changes, and whole-file formats are read again from the start: by the key
+ * of each record, kept in agent_transcript_keys.
  */
-function store(db: SessionDB, opts: { path: string; agent: AgentName; repo: string | null; agentSessionId?: string }, parsed: ParsedChunk, pos: { offset: number; head: string; size: number; mtimeMs: number }): { sessionId: string; stored: number } {
-  return db.write(() => {
+function byKeys(agent: AgentName, whole: boolean): boolean {
+  return whole || agent === 'gemini';
+}
+
+/**
+ * Stores what `parsed` holds that is not stored yet, and moves the file's read position to
+ * `pos.offset`, in one transaction. Creates the session on the first call for a path.
+ * `from`: where this read started (a concurrent reader may have stored past it meanwhile);
+ * `reread`: the file was replaced, so its lines are compared with what the session holds.
+ */
+function store(
+  db: SessionDB,
+  opts: { path: string; agent: AgentName; repo: string | null; agentSessionId?: string },
+  parsed: ParsedChunk,
+  pos: { offset: number; head: string; size: number; mtimeMs: number; from: number; keys: boolean; reread: boolean },
+): { sessionId: string; stored: number } {
+  return db.batch((append) => {
     let row = transcriptRow(db, opts.path);
     if (!row) {
       const first = parsed.items.find((i) => i.message.createdAt)?.message.createdAt;
@@ -103,15 +121,25 @@ function store(db: SessionDB, opts: { path: string; agent: AgentName; repo: stri
       row = transcriptRow(db, opts.path)!;
     }
     const sessionId = row.session_id;
-    const addKey = db.db.prepare('INSERT OR IGNORE INTO agent_transcript_keys (session_id, key) VALUES (?, ?)');
-    const fresh = parsed.items.filter((item) => addKey.run(sessionId, item.key).changes === 1).map((i) => i.message);
-    if (fresh.length) db.appendMessages(sessionId, fresh);
+    let items = parsed.items;
+    if (pos.keys) {
+      const addKey = db.db.prepare('INSERT OR IGNORE INTO agent_transcript_keys (session_id, key) VALUES (?, ?)');
+      items = items.filter((item) => addKey.run(sessionId, item.key).changes === 1);
+    } else if (pos.reread) {
+      const seen = new Set(db.getMessages(sessionId).map((m) => `${m.role}\0${m.content}\0${m.toolCallId ?? ''}`));
+      items = items.filter((i) => !seen.has(`${i.message.role}\0${db.storedForm(i.message.content ?? '')}\0${i.message.toolCallId ?? ''}`));
+    } else if (row.offset > pos.from) {
+      // Another reader stored lines past where this read started: only what lies beyond them.
+      items = items.filter((i) => (i.offset ?? 0) >= row!.offset);
+    }
+    const fresh = items.map((i) => i.message);
+    if (fresh.length) append(sessionId, fresh);
     db.db
       .prepare(
-        `UPDATE agent_transcripts SET offset = max(offset, @offset), head = @head, size = @size, mtime_ms = @mtime, lines = lines + @lines,
-           stored = stored + @stored, skipped = skipped + @skipped, agent_session_id = coalesce(agent_session_id, @agentSession), updated_at = @now WHERE path = @path`,
+        `UPDATE agent_transcripts SET offset = CASE WHEN @reread THEN @offset ELSE max(offset, @offset) END, head = @head, size = @size, mtime_ms = @mtime,
+           lines = lines + @lines, stored = stored + @stored, skipped = skipped + @skipped, agent_session_id = coalesce(agent_session_id, @agentSession), updated_at = @now WHERE path = @path`,
       )
-      .run({ offset: pos.offset, head: pos.head, size: pos.size, mtime: Math.trunc(pos.mtimeMs), lines: parsed.lines, stored: fresh.length, skipped: parsed.skipped, agentSession: parsed.agentSessionId ?? opts.agentSessionId ?? null, now: new Date().toISOString(), path: opts.path });
+      .run({ reread: pos.reread ? 1 : 0, offset: pos.offset, head: pos.head, size: pos.size, mtime: Math.trunc(pos.mtimeMs), lines: parsed.lines, stored: fresh.length, skipped: parsed.skipped, agentSession: parsed.agentSessionId ?? opts.agentSessionId ?? null, now: new Date().toISOString(), path: opts.path });
     if (parsed.title || parsed.model) {
       db.db.prepare('UPDATE sessions SET title = coalesce(title, ?), model = coalesce(?, model) WHERE id = ?').run(parsed.title ?? null, parsed.model ?? null, sessionId);
     }
@@ -138,13 +166,18 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
       const buf = Buffer.alloc(st.size);
       const got = readSync(fd, buf, 0, st.size, 0);
       const parsed = parseWhole(opts.agent, buf.subarray(0, got).toString('utf8'));
-      const r = store(db, opts, parsed, { offset: got, head: headOf(fd, got), size: st.size, mtimeMs: st.mtimeMs });
+      const r = store(db, opts, parsed, { offset: got, head: headOf(fd, got), size: st.size, mtimeMs: st.mtimeMs, from: 0, keys: true, reread: false });
       return { ...report, sessionId: r.sessionId, stored: r.stored, skipped: parsed.skipped, lines: parsed.lines, offset: got };
     }
 
     // Read on from the last position, unless the file is not the one read before.
     let offset = row ? row.offset : 0;
-    if (row && (st.size < row.offset || (row.head !== null && row.offset > 0 && headOf(fd, Math.min(row.offset, HEAD_BYTES)) !== row.head))) offset = 0;
+    let reread = false;
+    if (row && (st.size < row.offset || (row.head !== null && row.offset > 0 && headOf(fd, Math.min(row.offset, HEAD_BYTES)) !== row.head))) {
+      offset = 0;
+      reread = true;
+    }
+    const keys = byKeys(opts.agent, false);
     report.sessionId = row?.session_id ?? '';
     report.offset = offset;
     const toolNames = new Map<string, string>();
@@ -172,7 +205,8 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
       }
       const parsed: ParsedChunk = skipLine ? { items: [], lines: 1, skipped: 1 } : parseLines(opts.agent, buf.subarray(0, take), offset, toolNames);
       const end = offset + take;
-      const r = store(db, opts, parsed, { offset: end, head: headOf(fd, Math.min(end, HEAD_BYTES)), size: st.size, mtimeMs: st.mtimeMs });
+      const r = store(db, opts, parsed, { offset: end, head: headOf(fd, Math.min(end, HEAD_BYTES)), size: st.size, mtimeMs: st.mtimeMs, from: offset, keys, reread });
+      reread = false;
       report.sessionId = r.sessionId;
       report.stored += r.stored;
       report.skipped += parsed.skipped;
@@ -183,7 +217,7 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
     }
     if (!report.sessionId) {
       // Nothing complete to read yet: the session exists from the first event on, so SessionEnd can close it.
-      const r = store(db, opts, { items: [], lines: 0, skipped: 0 }, { offset, head: headOf(fd, Math.min(offset, HEAD_BYTES)), size: st.size, mtimeMs: st.mtimeMs });
+      const r = store(db, opts, { items: [], lines: 0, skipped: 0 }, { offset, head: headOf(fd, Math.min(offset, HEAD_BYTES)), size: st.size, mtimeMs: st.mtimeMs, from: offset, keys, reread: false });
       report.sessionId = r.sessionId;
     }
     return report;

@@ -18,14 +18,15 @@
  *   `user:` / `assistant:` blocks (older builds); neither is documented.
  *
  * Every message carries a key that is stable for its record (a line's byte offset, a
- * record id): SessionDB stores a key once, so a re-read file, a re-appended record or a
- * second hook for the same call adds nothing twice.
+ * record id) and, from a JSONL file, the offset of its line: ingest.ts uses the offsets for
+ * append-only transcripts and the keys where records are re-written (Gemini, whole files).
  */
 import { createHash } from 'node:crypto';
 import type { NewMessage, ToolCall } from '../sessions/db.js';
 import type { AgentName } from './event.js';
 
-export type TranscriptItem = { key: string; message: NewMessage };
+/** A message with a key stable for its record, and (JSONL) the byte offset of the line it came from. */
+export type TranscriptItem = { key: string; message: NewMessage; offset?: number };
 
 export type ParsedChunk = {
   items: TranscriptItem[];
@@ -80,27 +81,6 @@ export function formatOf(agent: AgentName, path: string, head: string): Transcri
   if (agent === 'gemini' && path.endsWith('.json')) return 'whole';
   if (agent === 'cursor' && !head.trimStart().startsWith('{')) return 'whole';
   return 'lines';
-}
-
-/** The JSON lines of `buf` (complete lines only), each with its byte offset in the file. */
-function* jsonLines(buf: Buffer, startOffset: number): Generator<{ offset: number; value: unknown; ok: boolean; blank: boolean }> {
-  let at = 0;
-  while (at < buf.length) {
-    const nl = buf.indexOf(10, at);
-    const end = nl < 0 ? buf.length : nl;
-    const line = buf.toString('utf8', at, end);
-    const offset = startOffset + at;
-    at = end + 1;
-    if (line.trim() === '') {
-      yield { offset, value: undefined, ok: true, blank: true };
-      continue;
-    }
-    try {
-      yield { offset, value: JSON.parse(line), ok: true, blank: false };
-    } catch {
-      yield { offset, value: undefined, ok: false, blank: false };
-    }
-  }
 }
 
 type LineReader = (rec: Rec, offset: number, out: ParsedChunk, state: Map<string, string>) => void;
@@ -344,14 +324,29 @@ const LINE_READERS: Record<AgentName, LineReader> = { claude: claudeLine, codex:
 export function parseLines(agent: AgentName, buf: Buffer, startOffset: number, toolNames: Map<string, string> = new Map()): ParsedChunk {
   const out: ParsedChunk = { items: [], lines: 0, skipped: 0 };
   const read = LINE_READERS[agent];
-  for (const line of jsonLines(buf, startOffset)) {
-    if (line.blank) continue;
+  let at = 0;
+  while (at < buf.length) {
+    const nl = buf.indexOf(10, at);
+    const end = nl < 0 ? buf.length : nl;
+    const offset = startOffset + at;
+    const line = buf.toString('utf8', at, end);
+    at = end + 1;
+    if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === '')) continue;
     out.lines++;
-    if (!line.ok || !isRec(line.value)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
       out.skipped++;
       continue;
     }
-    read(line.value, line.offset, out, toolNames);
+    if (!isRec(value)) {
+      out.skipped++;
+      continue;
+    }
+    const from = out.items.length;
+    read(value, offset, out, toolNames);
+    for (let i = from; i < out.items.length; i++) out.items[i]!.offset = offset;
   }
   return out;
 }
