@@ -91,6 +91,9 @@ describe('agent hooks when the daemon is down, hung or gone', () => {
     await waitFor(() => !alive(pid));
     const r = await pre('src/generated/api.ts');
     expect([0, 2]).toContain(r.code);
+    // The first call after the crash started a new daemon (its payload went to the dead socket); once it answers, calls are judged.
+    const end = Date.now() + 20_000;
+    while ((await t.cli(['status', '--json'], { cwd: repo })).code !== 0 && Date.now() < end) await new Promise((res) => setTimeout(res, 100));
     const next = await pre('src/generated/api.ts');
     expect(next.code, next.stderr).toBe(2);
     expect(next.stderr).toContain('generated-files');

@@ -63,7 +63,7 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
 export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, unknown>, toolAction: (tool: string, ti: Record<string, unknown>, cwd: string) => ToolAction): AgentEvent {
   const p = ClaudeStylePayload.parse(raw);
   const cwd = p.cwd ?? process.cwd();
-  const kind = EVENTS[p.hook_event_name] ?? 'other';
+  const kind = (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other';
   const ev: AgentEvent = { agent, event: p.hook_event_name, kind, cwd };
   if (p.session_id) ev.sessionId = p.session_id;
   if (p.transcript_path) ev.transcriptPath = p.transcript_path;

@@ -11,6 +11,7 @@
  * a rejected output lets the call go ahead. Never `permissionDecision: "allow"`, which Codex
  * treats as an error without `updatedInput`.
  */
+import { resolve } from 'node:path';
 import { exitTwo, SILENT, type Adapter, type ToolAction } from './event.js';
 import { hookSpecificContext, parseClaudeStyle } from './claude.js';
 
@@ -40,7 +41,7 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
   }
   if (tool === 'Bash' || tool === 'shell' || tool === 'exec_command' || tool === 'local_shell') {
     const command = commandText(ti.command ?? ti.cmd);
-    const dir = typeof ti.workdir === 'string' ? ti.workdir : cwd;
+    const dir = typeof ti.workdir === 'string' ? resolve(cwd, ti.workdir) : cwd;
     return command !== undefined ? { kind: 'shell', command, cwd: dir } : { kind: 'other' };
   }
   return { kind: 'other' };

@@ -15,6 +15,7 @@
  * Cursor also runs Claude Code's project hooks (third-party configs), with its own payloads:
  * `recognises` tells them apart, so the same call gets the same (Cursor-form) answer twice.
  */
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
@@ -67,7 +68,7 @@ function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action
   const ti = input(p.tool_input);
   switch (p.tool_name) {
     case 'Shell': {
-      const dir = typeof ti.working_directory === 'string' ? ti.working_directory : cwd;
+      const dir = typeof ti.working_directory === 'string' ? resolve(cwd, ti.working_directory) : cwd;
       return { name: p.tool_name, action: typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: dir } : { kind: 'other' } };
     }
     case 'Write':
@@ -84,11 +85,11 @@ function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action
 
 export const cursor: Adapter = {
   agent: 'cursor',
-  recognises: (raw) => typeof raw.cursor_version === 'string' || (typeof raw.hook_event_name === 'string' && /^[a-z]/.test(raw.hook_event_name) && raw.hook_event_name in EVENTS),
+  recognises: (raw) => typeof raw.cursor_version === 'string' || (typeof raw.hook_event_name === 'string' && /^[a-z]/.test(raw.hook_event_name) && Object.hasOwn(EVENTS, raw.hook_event_name)),
   parse(raw) {
     const p = Payload.parse(raw);
     const cwd = p.cwd ?? p.workspace_roots?.[0] ?? process.cwd();
-    const ev: AgentEvent = { agent: 'cursor', event: p.hook_event_name, kind: EVENTS[p.hook_event_name] ?? 'other', cwd };
+    const ev: AgentEvent = { agent: 'cursor', event: p.hook_event_name, kind: (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other', cwd };
     const session = p.conversation_id ?? p.session_id;
     if (session) ev.sessionId = session;
     if (p.transcript_path) ev.transcriptPath = p.transcript_path;

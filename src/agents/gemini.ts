@@ -11,6 +11,7 @@
  * BeforeAgent is `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`. Never
  * exit with another non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { exitTwo, SILENT, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 import { hookSpecificContext } from './claude.js';
@@ -41,8 +42,8 @@ const path = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? [v] 
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
   switch (tool) {
     case 'run_shell_command': {
-      const dir = typeof ti.dir_path === 'string' && ti.dir_path !== '' ? ti.dir_path : '.';
-      return typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: `${cwd}/${dir}` } : { kind: 'other' };
+      const dir = typeof ti.dir_path === 'string' && ti.dir_path !== '' ? resolve(cwd, ti.dir_path) : cwd;
+      return typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: dir } : { kind: 'other' };
     }
     case 'write_file':
       return { kind: 'write', paths: path(ti.file_path), verb: 'write' };
@@ -64,7 +65,7 @@ export const gemini: Adapter = {
   parse(raw) {
     const p = Payload.parse(raw);
     const cwd = p.cwd ?? process.cwd();
-    const ev: AgentEvent = { agent: 'gemini', event: p.hook_event_name, kind: EVENTS[p.hook_event_name] ?? 'other', cwd };
+    const ev: AgentEvent = { agent: 'gemini', event: p.hook_event_name, kind: (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other', cwd };
     if (p.session_id) ev.sessionId = p.session_id;
     if (p.transcript_path) ev.transcriptPath = p.transcript_path;
     if (p.prompt !== undefined) ev.prompt = p.prompt;

@@ -95,6 +95,11 @@ function readState(repo: Repo): AgentsState | undefined {
   }
 }
 
+/** The agents `init --agents` set up in this work tree (none: undefined). */
+export function installedAgents(repo: Repo): AgentName[] | undefined {
+  return readState(repo)?.agents;
+}
+
 /** The agents whose config folder exists in the work tree. */
 export function detectAgents(root: string): AgentName[] {
   return AGENT_NAMES.filter((a) => {

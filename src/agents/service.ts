@@ -89,7 +89,8 @@ export class AgentHookService {
         return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
       }
       case 'prompt': {
-        const text = this.recall(ev);
+        // Cursor's beforeSubmitPrompt takes no context: no recall to compute.
+        const text = adapter.context(ev, '') ? this.recall(ev) : '';
         this.ingestSoon(ev);
         const answer = text ? adapter.context(ev, text) : undefined;
         return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };

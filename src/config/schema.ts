@@ -124,14 +124,6 @@ export const ConfigSchema = z.strictObject({
       onUnavailable: z.enum(['allow', 'block']).default('allow'),
     })
     .prefault({}),
-  /** Other agents' hooks (`hermesd init --agents`, docs/agents.md). */
-  agents: z
-    .strictObject({
-      timeoutMs: positiveInt.default(AGENT_HOOK_TIMEOUT_MS),
-      /** A tool call the daemon cannot judge (down, hung, timed out): let it run (default) or refuse it. */
-      onUnavailable: z.enum(['allow', 'block']).default('allow'),
-    })
-    .prefault({}),
   model: z
     .strictObject({
       /** OpenAI-compatible endpoint; unset = the openai package's default (api.openai.com). */
@@ -181,6 +173,14 @@ export const ConfigSchema = z.strictObject({
           env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
         })
         .prefault({}),
+    })
+    .prefault({}),
+  /** Other agents' hooks (`hermesd init --agents`, docs/agents.md). */
+  agents: z
+    .strictObject({
+      timeoutMs: positiveInt.default(AGENT_HOOK_TIMEOUT_MS),
+      /** A tool call the daemon cannot judge (down, hung, timed out): let it run (default) or refuse it. */
+      onUnavailable: z.enum(['allow', 'block']).default('allow'),
     })
     .prefault({}),
 });

@@ -103,7 +103,9 @@ export function register(program: Command): void {
           // a broken config is reported by every hook run; init still installs
         }
         const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
-        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents) : undefined;
+        // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
+        const before = opts.agents === undefined ? (await import('../../agents/install.js')).installedAgents(repo) : undefined;
+        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents) : before?.length ? await installAgentHooks(repo, before.join(',')) : undefined;
         const r = agents ? { ...hooks, agents } : hooks;
         output(globals(cmd), r, () =>
           [
