@@ -65,7 +65,7 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
     const hooks = JSON.parse(readFileSync(join(repo, '.cursor/hooks.json'), 'utf8'));
     expect(hooks.version).toBe(1);
     expect(Object.keys(hooks.hooks)).toEqual(['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd']);
-    expect(hooks.hooks.preToolUse[0]).toEqual({ command: 'sh .hermes/agent-hook cursor preToolUse', timeout: 30 });
+    expect(hooks.hooks.preToolUse[0]).toEqual({ command: '[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor preToolUse', timeout: 30 });
     const mcp = JSON.parse(readFileSync(join(repo, '.cursor/mcp.json'), 'utf8'));
     expect(mcp.mcpServers.hermesd.args).toEqual([join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'), 'mcp', '--repo', '${workspaceFolder}']);
   });

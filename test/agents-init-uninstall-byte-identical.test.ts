@@ -113,7 +113,7 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(Object.keys(toml.mcp_servers)).toEqual(['docs', 'hermesd']);
     const cursor = readFileSync(join(repo, '.cursor/hooks.json'), 'utf8');
     expect(cursor.split('\r\n').every((l) => !l.includes('\n'))).toBe(true);
-    expect(cursor).toContain('            { "command": "./format.sh" },\r\n            {\r\n                "command": "sh .hermes/agent-hook cursor afterFileEdit",');
+    expect(cursor).toContain('            { "command": "./format.sh" },\r\n            {\r\n                "command": "[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor afterFileEdit",');
     const gemini = readFileSync(join(repo, '.gemini/settings.json'), 'utf8');
     expect(gemini).toContain('  // Shared Gemini CLI settings\r\n');
     expect(gemini).toContain('"preferredEditor": "vim" /* the team editor */');
@@ -157,6 +157,28 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(gemini).toBe(GEMINI.replace('"preferredEditor": "vim"', '"preferredEditor": "nvim"'));
     expect(existsSync(join(repo, '.codex/hooks.json'))).toBe(false);
     expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(false);
+  });
+
+  it('keeps the stub while a config still runs it (an entry the user changed), and a command without its stub lets the call go on', async () => {
+    expect((await t.cli(['init', '--agents', 'claude,codex'], { cwd: repo })).code).toBe(0);
+    const hooks = join(repo, '.codex/hooks.json');
+    // The user raised the timeout of hermesd's PreToolUse entry: no longer hermesd's entry as written.
+    writeFileSync(hooks, readFileSync(hooks, 'utf8').replace(/"timeout": 30(\s*\}\s*\]\s*\}\s*\],\s*"PostToolUse")/, '"timeout": 60$1'));
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain('.hermes/agent-hook (still run by .codex/hooks.json');
+    expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(true);
+    // Claude's entries are gone; the stub without a runner does nothing.
+    expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).toBe(CLAUDE);
+    writeFileSync(hooks, '{}\n');
+    const again = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(again.code, again.stderr).toBe(0);
+    expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(false);
+
+    // A Claude command whose stub is missing: exit 0, the call goes on (sh on a missing file would exit 2, a refusal).
+    const { runHook } = await import('./helpers/agents.js');
+    const r = await runHook(t, '[ ! -f "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" ] || sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse', { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } } });
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('puts its Codex hooks in config.toml when that is where the user keeps theirs, and takes them out again', async () => {

@@ -131,20 +131,27 @@ export function parseAgentList(list: string | true | undefined, root: string): A
 
 // ---- what each agent gets --------------------------------------------------------------
 
-/** The hook command for one agent and event: the committed stub, found the way each agent's docs say. */
+/**
+ * The hook command for one agent and event: the committed stub, found the way each agent's
+ * docs say. Where it costs nothing, the command checks that the stub is there first: `sh`
+ * on a missing file exits 2, which every agent takes for a refusal of the call.
+ */
 export function hookCommand(agent: AgentName, event: string): string {
+  const guarded = (path: string) => `[ ! -f ${path} ] || sh ${path} ${agent} ${event}`;
   switch (agent) {
     case 'claude':
-      return `sh "$CLAUDE_PROJECT_DIR/${AGENT_STUB}" claude ${event}`;
+      return guarded(`"$CLAUDE_PROJECT_DIR/${AGENT_STUB}"`);
     case 'codex':
-      // Codex runs hooks in the session's directory, which may be below the root; no variable names the root.
+      // Codex runs hooks in the session's directory, which may be below the root, in the user's login shell; no
+      // variable names the root, and a second `git rev-parse` per call for the check is not worth it: uninstall
+      // keeps the stub while a config still runs it.
       return `sh "$(git rev-parse --show-toplevel)/${AGENT_STUB}" codex ${event}`;
     case 'cursor':
       // Cursor runs project hooks from the project root.
-      return `sh ${AGENT_STUB} cursor ${event}`;
+      return guarded(AGENT_STUB);
     case 'gemini':
       // Gemini replaces $GEMINI_PROJECT_DIR in the command with the shell-quoted directory itself: no quotes around it.
-      return `sh $GEMINI_PROJECT_DIR/${AGENT_STUB} gemini ${event}`;
+      return guarded(`$GEMINI_PROJECT_DIR/${AGENT_STUB}`);
   }
 }
 
@@ -558,13 +565,24 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
   const report: AgentsUninstallReport = { restored: [], removed: [], unblocked: [], kept: [], wasInstalled: state !== undefined };
   if (!state) return report;
   const root = repo.root;
-  for (const rec of [...state.files].reverse()) {
+  // The stub last: it stays while a config still runs it (an entry you changed is not taken out).
+  let keptStub: FileRecord | undefined;
+  const order = [...state.files].reverse().sort((a, b) => Number(a.path === AGENT_STUB) - Number(b.path === AGENT_STUB));
+  for (const rec of order) {
     const abs = join(root, rec.path);
     let current: Buffer | undefined;
     try {
       current = readFileSync(abs);
     } catch {
       current = undefined;
+    }
+    if (rec.path === AGENT_STUB && current !== undefined) {
+      const users = state.files.filter((f) => f.path !== AGENT_STUB && (readText(join(root, f.path)) ?? '').includes(AGENT_STUB)).map((f) => f.path);
+      if (users.length) {
+        report.kept.push(`${rec.path} (still run by ${users.join(', ')}: take hermesd's entries out of them, then run hermesd init --uninstall again)`);
+        keptStub = rec;
+        continue;
+      }
     }
     if (current === undefined) {
       // Gone already (you removed it): a file that was there before comes back only if it was yours.
@@ -611,7 +629,9 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
   const others = otherAgentInstalls(repo);
   if (!others) rmSync(state.runner, { force: true });
   rmSync(agentSettingsPath(repo.gitDir), { force: true });
-  rmSync(statePath(repo), { force: true });
+  // A kept stub stays on record, for the next uninstall (without its runner it does nothing).
+  if (keptStub) writeFileAtomicSync(statePath(repo), JSON.stringify({ ...state, agents: [], files: [keptStub] }, null, 2) + '\n');
+  else rmSync(statePath(repo), { force: true });
   return report;
 }
 
