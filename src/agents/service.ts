@@ -23,7 +23,7 @@ import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { cursor } from './cursor.js';
 import { gemini } from './gemini.js';
-import { AGENT_NAMES, SOURCE_OF, type Adapter, type AgentEvent, type AgentName, type Answer } from './event.js';
+import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from './event.js';
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from './ingest.js';
 import { judgeTool, type JudgeContext } from './judge.js';
 import { writeAgentSettings } from './settings.js';
@@ -200,8 +200,8 @@ export class AgentHookService {
     while (this.ingests.size) await Promise.allSettled([...this.ingests.values()]);
   }
 
-  stats(): Record<string, unknown> {
-    return { ...transcriptStats(sessionsOf(this.ctx), this.ctx.root), sources: Object.values(SOURCE_OF) };
+  stats(): { transcripts: number; stored: number; skipped: number } {
+    return transcriptStats(sessionsOf(this.ctx), this.ctx.root);
   }
 }
 

@@ -26,6 +26,10 @@ function humanStatus(s: Status, paths: RepoPaths): string {
   else if (hooks.installed) lines.push(color.yellow(`hooks    NOT active: ${(hooks.problems ?? []).join('; ')}`));
   const config = s.config as { ok?: boolean; error?: string } | undefined;
   if (config) lines.push(config.ok ? 'config   ok' : color.red(`config   ERROR: ${config.error}`));
+  const agents = s.agents as { transcripts?: number; stored?: number; skipped?: number } | undefined;
+  if (agents && typeof agents.transcripts === 'number') {
+    lines.push(`agents   ${agents.transcripts} transcript(s) read, ${agents.stored ?? 0} message(s) stored` + (agents.skipped ? color.yellow(`, ${agents.skipped} malformed line(s) skipped`) : ''));
+  }
   const pending = hooks.pendingBackups ?? [];
   lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
   const warnings = [
