@@ -9,9 +9,6 @@ export type AgentName = (typeof AGENT_NAMES)[number];
 /** SessionDB `source` of each agent's sessions (what `hermesd sessions list --source …` filters on). */
 export const SOURCE_OF: Record<AgentName, string> = { claude: 'claude-code', codex: 'codex', cursor: 'cursor', gemini: 'gemini' };
 
-/** The agents' product names, for messages. */
-export const TITLE_OF: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex', cursor: 'Cursor', gemini: 'Gemini CLI' };
-
 /** What an event is for hermesd, whatever the agent calls it. */
 export const EVENT_KINDS = ['session-start', 'prompt', 'pre-tool', 'post-tool', 'stop', 'session-end'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number] | 'other';
@@ -65,6 +62,3 @@ export type Adapter = {
   /** No decision, no context. */
   silent(ev: AgentEvent): Answer;
 };
-
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-export const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
