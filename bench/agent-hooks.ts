@@ -21,9 +21,10 @@ import { join } from 'node:path';
 import { ingestTranscript, TRANSCRIPT_CHUNK_BYTES } from '../src/agents/ingest.js';
 import { hookCommand } from '../src/agents/install.js';
 import { parseLines } from '../src/agents/transcripts.js';
-import { ensureDaemon, stopDaemon } from '../src/daemon/lifecycle.js';
-import { resolvePaths } from '../src/daemon/paths.js';
-import { SessionDB, type NewMessage } from '../src/sessions/db.js';
+import { ensureDaemon, stopDaemon } from '../src/client/lifecycle.js';
+import { resolvePaths } from '../src/paths/index.js';
+import { SessionDB } from '../src/sessions/db.js';
+import type { NewMessage } from '../src/sessions/records.js';
 import { CLI_ENTRY } from '../src/version.js';
 import { median, ms, percentile, printTable, type Bench, type Row } from './table.js';
 

@@ -23,7 +23,7 @@ import { ContextBuilder } from '../src/context/builder.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { SkillStore } from '../src/skills/store.js';
 import { rng } from './sessions.js';
-import { median, ms, percentile, printTable, timeRuns, type Bench, type Row } from './table.js';
+import { median, ms, percentile, printNote, printTable, timeRuns, type Bench, type Goal, type Row } from './table.js';
 
 const TOTAL_MESSAGES = Number(process.env.BENCH_AGENT_MESSAGES ?? 1_000_000);
 const MESSAGES_PER_SESSION = 50;
@@ -104,7 +104,7 @@ async function localServer(): Promise<{ url: string; close: () => void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() };
 }
 
-async function run(): Promise<void> {
+async function run(): Promise<Goal[]> {
   const base = mkdtempSync(join(tmpdir(), 'hd-bench-agent-'));
   try {
     const home = join(base, 'home');
@@ -122,7 +122,7 @@ async function run(): Promise<void> {
     t = Date.now();
     seedSessions(db, repo, TOTAL_MESSAGES);
     const seedMs = Date.now() - t;
-    process.stdout.write(`\nseeded ${SKILLS} skills in ${skillsMs} ms, ${TOTAL_MESSAGES.toLocaleString('en')} messages in ${(seedMs / 1000).toFixed(1)} s\n`);
+    printNote(`Seeded ${SKILLS.toLocaleString('en')} skills in ${skillsMs} ms, ${TOTAL_MESSAGES.toLocaleString('en')} messages in ${(seedMs / 1000).toFixed(1)} s.`);
 
     const services = createAgentServices({ root: repo, home, db });
     services.memory.add('memory', 'Project uses vitest; run npm test.');
@@ -191,9 +191,17 @@ async function run(): Promise<void> {
       row('peer: bare openai SDK call to a local server', bare, 'call'),
       row('our model client, same call (+ tool specs, retry wrapper)', ours, 'call'),
     ]);
-    const verdict = median(perTurn) <= GOAL_MS ? 'meets' : 'MISSES';
-    process.stdout.write(`\nfull-loop overhead per model turn (prompt + recall amortised over ${TURNS_PER_TASK} turns): median ${ms(median(perTurn))}, p95 ${ms(percentile(perTurn, 95))} — ${verdict} the ${GOAL_MS} ms goal; marginal turn ${ms(marginal)}\n`);
+    const met = median(perTurn) <= GOAL_MS;
+    printNote(`Full-loop overhead per model turn (prompt + recall amortised over ${TURNS_PER_TASK} turns): median ${ms(median(perTurn))}, p95 ${ms(percentile(perTurn, 95))} — ${met ? 'meets' : 'MISSES'} the ${GOAL_MS} ms goal; marginal turn ${ms(marginal)}.`);
     db.close();
+    return [
+      {
+        measure: `daemon-side overhead per model turn, ${SKILLS.toLocaleString('en')} skills + ${TOTAL_MESSAGES.toLocaleString('en')} messages`,
+        result: `${ms(median(perTurn))} median, ${ms(percentile(perTurn, 95), 1)} p95`,
+        goal: `≤ ${GOAL_MS} ms`,
+        met,
+      },
+    ] satisfies Goal[];
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -12,8 +12,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { creator as secretlintRecommend } from '@secretlint/secretlint-rule-preset-recommend';
-import { redactForStorage } from '../src/guard/prefilter.js';
-import { redactSecrets } from '../src/guard/secrets.js';
+import { redactForStorage } from '../src/security/prefilter.js';
+import { redactSecrets } from '../src/security/redact.js';
 import { findWithRules } from '../src/security/gitleaks.js';
 import { GITLEAKS_VERSION } from '../src/security/gitleaks-rules.js';
 import { scanText, type ThreatScope } from '../src/security/scan.js';
@@ -22,9 +22,18 @@ import * as scanBefore from './baseline/scan-before.js';
 import * as secretsBefore from './baseline/secrets-before.js';
 import { CONTEXT, MEMORY, referenceHits, SKILL } from './baseline/hermes-agent-patterns.js';
 import { benignDocuments, benignParagraphs, benignPrompts, detectSecretsCorpus, fixturesDir, gitleaksCorpus, overridePhrasings, realSkills } from './detector-corpus.js';
-import { median, printTable, type Bench } from './table.js';
+import { median, printTable, type Bench, type Goal } from './table.js';
 
 const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}% (${n}/${of})`;
+const share = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
+
+/** The detectors' goals (see above), as fractions. */
+const IN_CONTEXT_GOAL = 0.98;
+const NEGATIVES_GOAL = 0.05;
+const OVERRIDES_GOAL = 0.8;
+const COST_RATIO_GOAL = 2;
+
+type Counts = { inContext: number; values: number; negatives: number };
 
 /** A detector judges a whole family at once (secretlint is asked once per family: see below). */
 type SecretDetector = { name: string; flags: (texts: string[]) => Promise<boolean[]> | boolean[]; removes?: (text: string, value: string | undefined) => boolean };
@@ -63,7 +72,7 @@ const each = (f: (t: string) => boolean) => (texts: string[]) => texts.map(f);
 
 const SECRET_DETECTORS: SecretDetector[] = [
   {
-    name: 'hermesd before issue 13',
+    name: 'hermesd before (bench/baseline)',
     flags: each((t) => secretsBefore.redactSecrets(t).redactions.length > 0),
     removes: (t, v) => (v ? !secretsBefore.redactSecrets(t).text.includes(v) : secretsBefore.redactSecrets(t).text !== t),
   },
@@ -80,7 +89,7 @@ async function count(d: SecretDetector, texts: string[]): Promise<number> {
   return (await d.flags(texts)).filter(Boolean).length;
 }
 
-async function secretTable(): Promise<void> {
+async function secretTable(): Promise<Goal[]> {
   const g = gitleaksCorpus();
   // gitleaks' negatives that no gitleaks rule flags: a negative for one rule can be another's positive.
   const negatives = g.falsePositives.filter((s) => findWithRules(s.text).length === 0);
@@ -89,19 +98,32 @@ async function secretTable(): Promise<void> {
   const dsPlain = ds.filter((l) => !l.secret);
   const rows = [];
   const texts = (xs: Array<{ text: string }>) => xs.map((x) => x.text);
+  const counts = new Map<string, Counts>();
   for (const d of SECRET_DETECTORS) {
+    const c = { inContext: await count(d, texts(g.inContext)), values: await count(d, texts(g.values)), negatives: await count(d, texts(negatives)) };
+    counts.set(d.name, c);
     const removed = d.removes ? g.inContext.filter((s) => d.removes!(s.text, s.value)).length : undefined;
     rows.push({
       detector: d.name,
-      'gitleaks in context flagged (≥98%)': pct(await count(d, texts(g.inContext)), g.inContext.length),
+      'gitleaks in context flagged (≥98%)': pct(c.inContext, g.inContext.length),
       'value removed': removed === undefined ? '—' : pct(removed, g.inContext.length),
-      'values alone (≥ gitleaks)': pct(await count(d, texts(g.values)), g.values.length),
-      "gitleaks' negatives flagged (≤5%)": pct(await count(d, texts(negatives)), negatives.length),
+      'values alone (≥ gitleaks)': pct(c.values, g.values.length),
+      "gitleaks' negatives flagged (≤5%)": pct(c.negatives, negatives.length),
       'detect-secrets secrets': pct(await count(d, texts(dsSecrets)), dsSecrets.length),
       'detect-secrets non-secrets flagged': pct(await count(d, texts(dsPlain)), dsPlain.length),
     });
   }
   printTable('Secrets on public samples (gitleaks rule samples, detect-secrets plugin tests)', rows);
+  const [before, now, gitleaks] = SECRET_DETECTORS.slice(0, 3).map((d) => counts.get(d.name)!) as [Counts, Counts, Counts];
+  const three = (c: Counts) => `${share(c.inContext, g.inContext.length)} / ${share(c.values, g.values.length)} / ${share(c.negatives, negatives.length)}`;
+  return [
+    {
+      measure: "gitleaks' samples in assignment context redacted / values alone / gitleaks' negatives flagged",
+      result: `${three(now)} (before: ${three(before)}; gitleaks' rules ${three(gitleaks)})`,
+      goal: `≥ ${IN_CONTEXT_GOAL * 100}%, ≥ gitleaks, ≤ ${NEGATIVES_GOAL * 100}%`,
+      met: now.inContext >= IN_CONTEXT_GOAL * g.inContext.length && now.values >= gitleaks.values && now.negatives <= NEGATIVES_GOAL * negatives.length,
+    },
+  ];
 }
 
 type ThreatDetector = { name: string; flags: (text: string) => boolean; skill?: (text: string) => boolean };
@@ -122,7 +144,7 @@ function threatDetectors(): ThreatDetector[] {
   ];
 }
 
-function threatTable(): void {
+function threatTable(): Goal[] {
   const attacks = overridePhrasings();
   const sets = [...new Set(attacks.map((s) => s.set))];
   const paragraphs = benignParagraphs();
@@ -143,6 +165,20 @@ function threatTable(): void {
     return row;
   });
   printTable('Threat scan on public sets (override phrasings) and real developer text', rows);
+  const before = threatDetectors()[0]!;
+  const now = threatDetectors()[1]!;
+  const caught = (d: ThreatDetector) => attacks.filter((s) => d.flags(s.text)).length;
+  const benign = paragraphs.filter((p) => now.flags(p.text)).length;
+  const skillScan = threatDetectors().find((d) => d.name === 'hermesd now, skill')!;
+  const refused = skills.filter((s) => skillScan.skill!(s.text)).length;
+  return [
+    {
+      measure: `direct override phrasings flagged (${sets.join(', ')}) / real developer paragraphs and skills flagged`,
+      result: `${share(caught(now), attacks.length)} (before ${share(caught(before), attacks.length)}) / ${benign} of ${paragraphs.length.toLocaleString('en')} and ${refused} of ${skills.length}`,
+      goal: `≥ ${OVERRIDES_GOAL * 100}%, 0`,
+      met: caught(now) >= OVERRIDES_GOAL * attacks.length && benign === 0 && refused === 0,
+    },
+  ];
 }
 
 /** About 1 MB of tool-output-like text: this repository's sources and docs, then dependency sources. */
@@ -187,21 +223,24 @@ function ordinaryCodeTable(): void {
   const files = ordinaryCode();
   const mb = files.reduce((n, f) => n + f.text.length, 0) / 1e6;
   const rows = [
-    { detector: 'hermesd before issue 13', n: files.reduce((n, f) => n + secretsBefore.redactSecrets(f.text).redactions.length, 0) },
+    { detector: 'hermesd before (bench/baseline)', n: files.reduce((n, f) => n + secretsBefore.redactSecrets(f.text).redactions.length, 0) },
     { detector: 'hermesd now', n: files.reduce((n, f) => n + redactSecrets(f.text).redactions.length, 0) },
     { detector: `gitleaks ${GITLEAKS_VERSION} rules`, n: files.reduce((n, f) => n + findWithRules(f.text).length, 0) },
   ].map((r) => ({ detector: r.detector, redactions: r.n, 'per MB': (r.n / mb).toFixed(2) }));
   printTable(`Redactions in ordinary code and docs (${mb.toFixed(1)} MB: dependency sources pinned by the lockfile, this repository's src/ and docs/; mostly false positives, a few test fixtures of those packages)`, rows);
 }
 
-function costTable(): void {
+function costTable(): Goal[] {
   const chunks = toolOutputMegabyte();
   const ROUNDS = 15;
   const paths = [
     { name: 'every tool result: redactSecrets', before: (c: string) => secretsBefore.redactSecrets(c), now: (c: string) => redactSecrets(c) },
     { name: 'every SessionDB write: pre-test, then redaction', before: (c: string) => secretsBefore.redactForStorage(c), now: (c: string) => redactForStorage(c) },
+    // No goal: a context file is scanned once per change, not per message.
+    { name: 'threat scan, context scope', before: (c: string) => scanBefore.scanText(c, 'context'), now: (c: string) => scanText(c, 'context'), noGoal: true },
   ];
   const rows = [];
+  const figures: Array<{ before: number; now: number; ratio: number }> = [];
   for (const p of paths) {
     const before: number[] = [];
     const now: number[] = [];
@@ -218,22 +257,34 @@ function costTable(): void {
       now.push(n);
       ratios.push(n / b);
     }
+    if (!p.noGoal) figures.push({ before: median(before), now: median(now), ratio: median(ratios) });
     rows.push({
       path: p.name,
-      'before issue 13 (ms/MB)': median(before).toFixed(1),
+      'before (ms/MB)': median(before).toFixed(1),
       'now (ms/MB)': median(now).toFixed(1),
-      'ratio (median of rounds, goal ≤ 2×)': `${median(ratios).toFixed(2)}×`,
+      'ratio (median of rounds)': `${median(ratios).toFixed(2)}×`,
+      goal: p.noGoal ? '—' : `≤ ${COST_RATIO_GOAL}×`,
     });
   }
-  printTable(`Redaction cost per MB of tool output (${chunks.length} messages of ≤4 KB: sources and docs), medians of ${ROUNDS} interleaved rounds`, rows);
+  printTable(`Redaction and scan cost per MB of tool output (${chunks.length} messages of ≤4 KB: sources and docs), medians of ${ROUNDS} interleaved rounds`, rows);
+  const both = (f: (x: { before: number; now: number; ratio: number }) => string) => figures.map(f).join(' / ');
+  return [
+    {
+      measure: 'redaction per MB of tool output: every tool result / every SessionDB write, vs before',
+      result: `${both((x) => x.now.toFixed(1))} ms (before ${both((x) => x.before.toFixed(1))} ms): ${both((x) => `${x.ratio.toFixed(2)}×`)}`,
+      goal: `≤ ${COST_RATIO_GOAL}×`,
+      met: figures.every((x) => x.ratio <= COST_RATIO_GOAL),
+    },
+  ];
 }
 
 export const bench: Bench = {
   name: 'detectors',
   run: async () => {
-    await secretTable();
+    const goals = await secretTable();
     ordinaryCodeTable();
-    threatTable();
-    costTable();
+    goals.push(...threatTable());
+    goals.push(...costTable());
+    return goals;
   },
 };

@@ -80,6 +80,13 @@ export const bench: Bench = {
         row('baseline: bare `git diff --cached --raw -z -U0 -M` spawn', gitPatch),
         row('peer: name-only + `git show :path` per file', peer),
       ]);
+      return [
+        {
+          measure: `\`checkStaged\` on ${FILES} files (protect + forbid)`,
+          result: `${ms(median(staged), 1)} (the bare \`git diff -U0\` it reads ${ms(median(gitPatch), 1)}; a \`git show\` per file ${ms(median(peer), 0)})`,
+          goal: '—',
+        },
+      ];
     } finally {
       rmSync(base, { recursive: true, force: true });
     }

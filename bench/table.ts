@@ -1,6 +1,20 @@
 /** Shared helpers for `npm run bench`: timing, medians, percentiles and a plain-text table. */
 export type Row = Record<string, string | number>;
 
+/**
+ * One line of the "goals at a glance" table in docs/benchmarks.md: what was measured, the
+ * figure beside its peer or floor from the same run, the goal, and whether the run met it.
+ */
+export type Goal = { measure: string; result: string; goal: string; met?: boolean };
+
+/** A benchmark prints its tables and returns its goal rows (none when it has no goal). */
+export type Bench = { name: string; run: () => Promise<Goal[] | void> };
+
+/** What a benchmark printed for the docs: its tables and the notes that go with them. */
+export type Block = { kind: 'table'; title: string; rows: Row[] } | { kind: 'note'; text: string };
+
+let recording: Block[] = [];
+
 export function median(xs: number[]): number {
   return percentile(xs, 50);
 }
@@ -28,9 +42,16 @@ export async function timeRuns(n: number, fn: () => unknown | Promise<unknown>, 
   return out;
 }
 
+/** The columns of `rows` in first-seen order, as printed. */
+export function columns(rows: Row[]): string[] {
+  return [...new Set(rows.flatMap((r) => Object.keys(r)))];
+}
+
+/** Prints a table and keeps it for `npm run bench -- --write` (docs/benchmarks.md). */
 export function printTable(title: string, rows: Row[]): void {
   if (rows.length === 0) return;
-  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  recording.push({ kind: 'table', title, rows });
+  const cols = columns(rows);
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(width[i]!)).join(' | ') + ' |';
   process.stdout.write(`\n## ${title}\n\n`);
@@ -39,4 +60,15 @@ export function printTable(title: string, rows: Row[]): void {
   for (const r of rows) process.stdout.write(line(cols.map((c) => String(r[c] ?? ''))) + '\n');
 }
 
-export type Bench = { name: string; run: () => Promise<void> };
+/** Prints a line that belongs with the tables (a verdict, what was skipped) and keeps it for the docs. */
+export function printNote(text: string): void {
+  recording.push({ kind: 'note', text });
+  process.stdout.write(`\n${text}\n`);
+}
+
+/** Starts keeping what the next benchmark prints; returns what was kept since the last call. */
+export function takeRecording(): Block[] {
+  const out = recording;
+  recording = [];
+  return out;
+}

@@ -9,4 +9,4 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'pack
 
 /** The CLI entry point, for spawning the daemon and for hooks that must find this install. */
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
-export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'daemon', 'main.js');
+export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'server', 'main.js');

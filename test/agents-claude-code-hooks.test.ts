@@ -73,7 +73,13 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
     expect(settings.permissions).toEqual({ allow: ['Bash(npm test)'] });
     expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8').startsWith('{\n\t"permissions": {\n\t\t"allow": ["Bash(npm test)"]\n\t},\n\t"hooks": {')).toBe(true);
     const mcp = JSON.parse(readFileSync(join(repo, '.mcp.json'), 'utf8'));
-    expect(mcp.mcpServers.hermesd).toMatchObject({ type: 'stdio', command: process.execPath, args: [join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'), 'mcp', '--repo', '${CLAUDE_PROJECT_DIR:-.}'] });
+    // The committed stub, found from the project directory; hermesd's variables forwarded by Claude Code's own expansion.
+    expect(mcp.mcpServers.hermesd).toEqual({
+      type: 'stdio',
+      command: 'sh',
+      args: ['${CLAUDE_PROJECT_DIR:-.}/.hermes/mcp'],
+      env: { HERMES_HOME: '${HERMES_HOME:-}', HERMESD_SOCKET_DIR: '${HERMESD_SOCKET_DIR:-}' },
+    });
   });
 
   it('refuses writes, edits, multi-edits and notebook edits of protected paths with exit 2 and the rule on stderr', async () => {

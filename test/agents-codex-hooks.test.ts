@@ -68,10 +68,9 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     const parsed = parse(toml) as any;
     expect(parsed.model).toBe('gpt-5.5');
     expect(parsed.mcp_servers.docs).toEqual({ command: 'npx', args: ['-y', 'docs-mcp'] });
-    expect(parsed.mcp_servers.hermesd.command).toBe(process.execPath);
-    expect(parsed.mcp_servers.hermesd.args).toEqual([join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'), 'mcp']);
-    // Codex passes a stdio server only the variables it lists: hermesd's own go in [mcp_servers.hermesd.env].
-    expect(parsed.mcp_servers.hermesd.env).toEqual({ HERMES_HOME: t.home, HERMESD_SOCKET_DIR: t.socketDir });
+    // The committed stub at the root git names (Codex starts servers in the session's directory);
+    // Codex passes a stdio server only the variables it lists: hermesd's own are named, never their values.
+    expect(parsed.mcp_servers.hermesd).toEqual({ command: 'sh', args: ['-c', 'exec sh "$(git rev-parse --show-toplevel)/.hermes/mcp"'], env_vars: ['HERMES_HOME', 'HERMESD_SOCKET_DIR'] });
   });
 
   it('refuses an apply_patch that touches a protected path (exit 2, the rule on stderr)', async () => {

@@ -67,7 +67,7 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
     expect(Object.keys(hooks.hooks)).toEqual(['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd']);
     expect(hooks.hooks.preToolUse[0]).toEqual({ command: '[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor preToolUse', timeout: 30 });
     const mcp = JSON.parse(readFileSync(join(repo, '.cursor/mcp.json'), 'utf8'));
-    expect(mcp.mcpServers.hermesd.args).toEqual([join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'), 'mcp', '--repo', '${workspaceFolder}']);
+    expect(mcp.mcpServers.hermesd).toEqual({ command: 'sh', args: ['${workspaceFolder}/.hermes/mcp'] });
   });
 
   it('denies in the documented JSON form (permission, user_message, agent_message) and answers {} otherwise', async () => {

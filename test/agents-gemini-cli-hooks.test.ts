@@ -67,7 +67,8 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
     const json = JSON.parse(text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, ''));
     expect(Object.keys(json.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd']);
     expect(json.hooks.BeforeTool[0].hooks[0]).toEqual({ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || sh $GEMINI_PROJECT_DIR/.hermes/agent-hook gemini BeforeTool', timeout: 30000 });
-    expect(json.mcpServers.hermesd.args).toEqual([join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'), 'mcp']);
+    // Gemini CLI reads these settings in the directory it runs in and starts servers there.
+    expect(json.mcpServers.hermesd).toEqual({ command: 'sh', args: ['.hermes/mcp'] });
   });
 
   it('refuses with exit 2, nothing on stdout and the reason on stderr; allows with exit 0 and no output', async () => {

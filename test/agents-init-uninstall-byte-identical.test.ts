@@ -66,7 +66,7 @@ const GEMINI = [
 ].join('\r\n');
 
 const FILES = ['.claude/settings.json', '.mcp.json', '.codex/config.toml', '.cursor/hooks.json', '.gemini/settings.json'];
-const CREATED = ['.codex/hooks.json', '.cursor/mcp.json', '.hermes/agent-hook'];
+const CREATED = ['.codex/hooks.json', '.cursor/mcp.json', '.hermes/agent-hook', '.hermes/mcp'];
 
 describe('init --agents and --uninstall on real-looking agent configs', () => {
   let t: TestEnv;
@@ -157,6 +157,7 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(gemini).toBe(GEMINI.replace('"preferredEditor": "vim"', '"preferredEditor": "nvim"'));
     expect(existsSync(join(repo, '.codex/hooks.json'))).toBe(false);
     expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(false);
+    expect(existsSync(join(repo, '.hermes/mcp'))).toBe(false);
   });
 
   it('keeps the stub while a config still runs it (an entry the user changed), and a command without its stub lets the call go on', async () => {
@@ -168,6 +169,8 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(un.code, un.stderr).toBe(0);
     expect(un.stdout).toContain('.hermes/agent-hook (still run by .codex/hooks.json');
     expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(true);
+    // No config runs the MCP stub any more: it went.
+    expect(existsSync(join(repo, '.hermes/mcp'))).toBe(false);
     // Claude's entries are gone; the stub without a runner does nothing.
     expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).toBe(CLAUDE);
     writeFileSync(hooks, '{}\n');

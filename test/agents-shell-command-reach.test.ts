@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseShell } from '../src/agents/shell.js';
 import { judgeTool } from '../src/agents/judge.js';
-import { findRealGit, cleanGitEnv } from '../src/guard/git.js';
+import { cleanGitEnv } from '../src/git/env.js';
+import { findRealGit } from '../src/git/real-git.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 const CWD = '/w/repo';

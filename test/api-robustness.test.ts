@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createApiServer } from '../src/api/server.js';
-import type { Route } from '../src/api/types.js';
-import { DaemonClient } from '../src/daemon/client.js';
-import { DaemonContext } from '../src/daemon/context.js';
-import { silentLogger } from '../src/daemon/log.js';
+import { createApiServer } from '../src/server/http.js';
+import type { Route } from '../src/server/route.js';
+import { DaemonClient } from '../src/client/client.js';
+import { DaemonContext } from '../src/server/context.js';
+import { silentLogger } from '../src/server/log.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 /** Sends raw bytes on the socket and resolves with everything the server answers before closing. */

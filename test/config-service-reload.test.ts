@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configOf, configServiceOf } from '../src/config/service.js';
-import { DaemonContext } from '../src/daemon/context.js';
-import { silentLogger } from '../src/daemon/log.js';
-import { resolvePaths } from '../src/daemon/paths.js';
+import { configOf, configServiceOf } from '../src/server/services/index.js';
+import { DaemonContext } from '../src/server/context.js';
+import { silentLogger } from '../src/server/log.js';
+import { resolvePaths } from '../src/paths/index.js';
 import { ConfigError } from '../src/errors/index.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 

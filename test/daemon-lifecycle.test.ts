@@ -71,7 +71,7 @@ describe('daemon lifecycle', () => {
     // Even a daemon spawned directly must leave the live socket alone.
     const { spawnSync } = await import('node:child_process');
     const { REPO_ROOT } = await import('./helpers/env.js');
-    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/daemon/main.js'), repo], { env: t.env, timeout: 10_000 });
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/src/server/main.js'), repo], { env: t.env, timeout: 10_000 });
     expect(r.status).toBe(0);
     expect((await t.cli(['status', '--json'], { cwd: repo })).json().pid).toBe(first.pid);
   });

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { detectSecretsCorpus, gitleaksCorpus } from '../bench/detector-corpus.js';
-import { redactForStorage } from '../src/guard/prefilter.js';
-import { redactSecrets } from '../src/guard/secrets.js';
+import { redactForStorage } from '../src/security/prefilter.js';
+import { redactSecrets } from '../src/security/redact.js';
 import { findWithRules } from '../src/security/gitleaks.js';
 import { GITLEAKS_RULES, GITLEAKS_VERSION } from '../src/security/gitleaks-rules.js';
 import { mightHoldSecret } from '../src/security/secrets.js';

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findRealGit } from '../src/guard/git.js';
+import { findRealGit } from '../src/git/real-git.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 import { startFakeModel, type FakeModel } from './helpers/fake-model.js';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/memory/store.js';
-import { isSecretPath, redactSecrets, secretValuesIn, shannonEntropy } from '../src/guard/secrets.js';
+import { redactSecrets, secretValuesIn, shannonEntropy } from '../src/security/redact.js';
+import { isSecretPath } from '../src/security/secret-paths.js';
 
 const FAKE_AWS = 'AKIA' + 'Q3EGRV7YXH2MZK4P';
 const FAKE_GH = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileRedactor, envSecretValues, SecretValues } from '../src/guard/secret-values.js';
+import { compileRedactor, envSecretValues, SecretValues } from '../src/security/secret-values.js';
 
 const VALUE = 'correcthorse9battery';
 const r = compileRedactor([VALUE, 'short1'])!;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardConfig } from '../src/guard/config.js';
-import { findRealGit } from '../src/guard/git.js';
+import { findRealGit } from '../src/git/real-git.js';
 import { runGuarded } from '../src/guard/terminal.js';
 
 const REAL_GIT = findRealGit();

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { indexTreeOf } from '../src/hooks/git.js';
+import { indexTreeOf } from '../src/git/index-file.js';
 import { gitIn, commitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const RULES = 'rules:\n  - id: no-todo\n    message: No TODO markers.\n    forbid: "TODO"\n';

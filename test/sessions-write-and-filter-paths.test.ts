@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { redactSecrets } from '../src/guard/secrets.js';
+import { redactSecrets } from '../src/security/redact.js';
 import { SessionDB } from '../src/sessions/db.js';
-import { redactForStorage, SECRET_CANDIDATE } from '../src/guard/prefilter.js';
+import { redactForStorage, SECRET_CANDIDATE } from '../src/security/prefilter.js';
 
 const SECRET_SHAPED = [
   'aws_access_key_id = AKIA' + 'Q3EGRV7YXH2MZK4P',

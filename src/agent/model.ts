@@ -7,7 +7,7 @@
  */
 import OpenAI, { APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { MODEL_MAX_TURNS, MODEL_TIMEOUT_MS } from '../config/schema.js';
+import { DEFAULTS } from '../config/schema.js';
 import { HermesError } from '../errors/index.js';
 import { argumentsText, ToolCallAssembler, type ToolCallDelta } from './tool-call-stream.js';
 
@@ -50,9 +50,6 @@ export type ModelSettings = {
 
 /** The endpoint when nothing is configured: the OpenAI API itself. */
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const DEFAULT_MODEL = 'gpt-4o-mini';
-export const DEFAULT_MODEL_TIMEOUT_MS = MODEL_TIMEOUT_MS;
-export const DEFAULT_MAX_TURNS = MODEL_MAX_TURNS;
 /** Retries after the first attempt, for 429, 5xx and refused/reset connections. */
 export const MODEL_RETRIES = 2;
 /** Backoff before retry n (ms); short, so a dead endpoint is reported within seconds. */
@@ -93,10 +90,10 @@ export function modelSettings(config: ModelConfig | undefined, env: NodeJS.Proce
   return {
     baseUrl: (env.OPENAI_BASE_URL || c.baseUrl || DEFAULT_BASE_URL).replace(/\/+$/, ''),
     apiKey: env.OPENAI_API_KEY || c.apiKey || NO_KEY,
-    name: env.HERMESD_MODEL || c.name || DEFAULT_MODEL,
-    timeoutMs: c.timeoutMs && c.timeoutMs > 0 ? c.timeoutMs : DEFAULT_MODEL_TIMEOUT_MS,
-    stream: c.stream ?? true,
-    maxTurns: c.maxTurns && c.maxTurns > 0 ? c.maxTurns : DEFAULT_MAX_TURNS,
+    name: env.HERMESD_MODEL || c.name || DEFAULTS.model.name,
+    timeoutMs: c.timeoutMs && c.timeoutMs > 0 ? c.timeoutMs : DEFAULTS.model.timeoutMs,
+    stream: c.stream ?? DEFAULTS.model.stream,
+    maxTurns: c.maxTurns && c.maxTurns > 0 ? c.maxTurns : DEFAULTS.model.maxTurns,
   };
 }
 

@@ -2,15 +2,15 @@
  * The agent's services built straight from the core classes, without a daemon: for tests,
  * the benchmark, and any embedding (a future MCP bridge) that owns its own stores.
  */
-import { join } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import type { HermesConfig } from '../config/schema.js';
 import { MemoryStore } from '../memory/store.js';
-import { protectedBy } from '../rules/index.js';
+import { protectedBy } from '../rules/engine.js';
 import { SessionDB } from '../sessions/db.js';
 import { sessionSearch } from '../sessions/search-tool.js';
 import { SkillStore } from '../skills/store.js';
 import type { AgentServices, SkillsPort } from './services.js';
+import { memoriesDir, sessionDbPath } from '../paths/index.js';
 
 /** The three skill tools over a SkillStore (list wrapped as `{skills, warnings}`). */
 export function skillsPort(store: SkillStore): SkillsPort {
@@ -40,8 +40,8 @@ export type StandaloneOptions = { root: string; home: string; env?: NodeJS.Proce
 export function createAgentServices(opts: StandaloneOptions): AgentServices {
   const config = opts.config ?? loadConfig({ root: opts.root, home: opts.home, env: opts.env ?? {} });
   return agentServicesOver(config, {
-    memory: new MemoryStore(join(opts.home, 'memories'), config.memory),
-    db: opts.db ?? new SessionDB(join(opts.home, 'state.db')),
+    memory: new MemoryStore(memoriesDir(opts.home), config.memory),
+    db: opts.db ?? new SessionDB(sessionDbPath(opts.home)),
     skills: new SkillStore({ home: opts.home, repoRoot: opts.root }),
   });
 }

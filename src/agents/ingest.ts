@@ -11,6 +11,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
+import type { AgentTranscript, TranscriptStats } from '../protocol/agents.js';
 import type { SessionDB } from '../sessions/db.js';
 import { SOURCE_OF, type AgentName } from './event.js';
 import { formatOf, parseLines, parseWhole, type ParsedChunk } from './transcripts.js';
@@ -268,7 +269,13 @@ export function transcriptsBehind(db: SessionDB, repo: string): Array<{ path: st
 }
 
 /** Per-transcript counts for status: how many read, stored and skipped as malformed. */
-export function transcriptStats(db: SessionDB, repo: string): { transcripts: number; stored: number; skipped: number } {
+export function transcriptStats(db: SessionDB, repo: string): TranscriptStats {
   const r = db.db.prepare('SELECT count(*) AS n, coalesce(sum(stored), 0) AS stored, coalesce(sum(skipped), 0) AS skipped FROM agent_transcripts WHERE repo = ?').get(repo) as { n: number; stored: number; skipped: number };
   return { transcripts: r.n, stored: r.stored, skipped: r.skipped };
+}
+
+/** The transcripts of this repository and how far each was read, newest first. */
+export function listTranscripts(db: SessionDB, repo: string): AgentTranscript[] {
+  const rows = db.db.prepare('SELECT path, agent, session_id, offset, lines, stored, skipped, updated_at FROM agent_transcripts WHERE repo = ? ORDER BY updated_at DESC').all(repo) as Array<Pick<Row, 'path' | 'agent' | 'session_id' | 'offset' | 'lines' | 'stored' | 'skipped'> & { updated_at: string }>;
+  return rows.map((r) => ({ path: r.path, agent: r.agent, sessionId: r.session_id, offset: r.offset, lines: r.lines, stored: r.stored, skipped: r.skipped, updatedAt: r.updated_at }));
 }

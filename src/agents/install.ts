@@ -9,11 +9,14 @@
  * | Cursor      | `.cursor/hooks.json` (`version: 1`)     | `.cursor/mcp.json` `mcpServers.hermesd` |
  * | Gemini CLI  | `.gemini/settings.json` `hooks`         | `.gemini/settings.json` `mcpServers.hermesd` |
  *
- * Every hook runs `.hermes/agent-hook <agent> <event>`, a small sh stub committed with the
- * configs: in a clone where hermesd is set up it sources the runner in the git dir
- * (hooks/hermesd-agent-hook.sh with this install's node and CLI baked in); elsewhere it does
- * nothing. The entries never change between runs of init (Codex asks to trust a hook again
- * when its hash changes, Gemini warns when its name or command does).
+ * Every hook runs `.hermes/agent-hook <agent> <event>`, and every MCP registration
+ * `sh .hermes/mcp`: small sh stubs committed with the configs, so the entries name no path
+ * of any machine. In a clone where hermesd is set up, a stub sources its runner in the git
+ * dir (hooks/hermesd-agent-hook.sh, hooks/hermesd-mcp.sh, with this install's node and CLI
+ * baked in); elsewhere the hook stub does nothing and the MCP stub says on stderr that
+ * hermesd is not set up in this clone. The entries never change between runs of init
+ * (Codex asks to trust a hook again when its hash changes, Gemini warns when its name or
+ * command does).
  *
  * What init added is recorded in `<git-dir>/hermesd/agents.json`: each file's bytes before
  * (or that it did not exist) and the entries added. Uninstall puts a file back byte for byte
@@ -26,16 +29,21 @@ import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { packageRoot, type Repo } from '../hooks/install.js';
 import { sha256 } from '../hooks/changes.js';
-import { mcpLaunch } from '../mcp/launch.js';
-import { MCP_SERVER_NAME } from '../mcp/server.js';
+import { agentRunnerPath, agentSettingsPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
+import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
 import { insertInto, nodeAt, parseJsonc, removeFrom, toValue, type JsonNode } from './json-edit.js';
-import { agentSettingsPath, writeAgentSettings } from './settings.js';
+import { writeAgentSettings } from './settings.js';
 import { appendBlock, parseToml, tomlArray, tomlKey, tomlString, withoutBlock } from './toml-edit.js';
 
 /** The committed stub every hook command runs (relative to the work tree root). */
 export const AGENT_STUB = '.hermes/agent-hook';
+/** The committed stub every MCP registration runs (relative to the work tree root). */
+export const MCP_STUB = '.hermes/mcp';
+/** Each committed stub and the file in hermesd's hooks/ it is a copy of. */
+const STUBS: Record<string, string> = { [AGENT_STUB]: 'hermesd-agent-stub.sh', [MCP_STUB]: 'hermesd-mcp-stub.sh' };
+const isStub = (rel: string): boolean => Object.hasOwn(STUBS, rel);
 /** The agents' folders: an agent whose folder exists is set up by `init --agents` without a list. */
 export const AGENT_DIRS: Record<AgentName, string> = { claude: '.claude', codex: '.codex', cursor: '.cursor', gemini: '.gemini' };
 
@@ -65,7 +73,8 @@ type FileRecord = {
   createdDirs: string[];
 };
 
-type AgentsState = { version: 1; agents: AgentName[]; runner: string; files: FileRecord[]; installedAt: string };
+/** `runner` and `mcpRunner`: the local runners init wrote (absent in records of earlier versions: the MCP one). */
+type AgentsState = { version: 1; agents: AgentName[]; runner: string; mcpRunner?: string; files: FileRecord[]; installedAt: string };
 
 export type AgentsInstallReport = {
   root: string;
@@ -82,9 +91,7 @@ export type AgentsInstallReport = {
 
 export type AgentsUninstallReport = { restored: string[]; removed: string[]; unblocked: string[]; kept: string[]; wasInstalled: boolean };
 
-function statePath(repo: Repo): string {
-  return join(repo.gitDir, 'hermesd', 'agents.json');
-}
+const statePath = (repo: Repo): string => agentsRecordPath(repo.gitDir);
 
 function readState(repo: Repo): AgentsState | undefined {
   try {
@@ -213,55 +220,59 @@ function isOurHook(value: unknown, agent: AgentName, event: string): boolean {
 
 type JsonPlan = { file: string; additions: Array<{ path: string[]; key?: string; value: unknown; ours?: (v: unknown) => boolean }> };
 
-function mcpValue(agent: AgentName, env: NodeJS.ProcessEnv, nodePath: string, cliPath: string): Record<string, unknown> {
+/**
+ * hermesd's MCP registration for one agent: `sh .hermes/mcp`, the stub found the way each
+ * agent resolves a project path (docs/agents.md, "The MCP server"), and nothing of this
+ * machine. Claude Code expands `${VAR:-default}` in args and env, but sets
+ * CLAUDE_PROJECT_DIR only in the server's environment, hence the default (its working
+ * directory is the project's); it forwards hermesd's variables by expansion, in case it
+ * passes few. Cursor expands `${workspaceFolder}`. Gemini CLI reads the project's settings
+ * from the directory it runs in and starts servers there, with its environment.
+ */
+function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
   switch (agent) {
-    case 'claude': {
-      const l = mcpLaunch({ repo: '${CLAUDE_PROJECT_DIR:-.}', env, nodePath, cliPath });
-      return { type: 'stdio', command: l.command, args: l.args, env: l.env ?? {} };
-    }
-    case 'cursor': {
-      const l = mcpLaunch({ repo: '${workspaceFolder}', env, nodePath, cliPath });
-      return { command: l.command, args: l.args, env: l.env ?? {} };
-    }
-    default: {
-      // Gemini starts the server in its own working directory, the project: hermesd mcp serves that.
-      const l = mcpLaunch({ env, nodePath, cliPath });
-      return { command: l.command, args: l.args, ...(l.env ? { env: l.env } : {}) };
-    }
+    case 'claude':
+      return { type: 'stdio', command: 'sh', args: [`\${CLAUDE_PROJECT_DIR:-.}/${MCP_STUB}`], env: Object.fromEntries(FORWARDED_ENV.map((v) => [v, `\${${v}:-}`])) };
+    case 'cursor':
+      return { command: 'sh', args: [`\${workspaceFolder}/${MCP_STUB}`] };
+    case 'gemini':
+      return { command: 'sh', args: [MCP_STUB] };
   }
 }
 
-function jsonPlans(agent: AgentName, opts: { env: NodeJS.ProcessEnv; nodePath: string; cliPath: string; codexHooksInToml: boolean }): JsonPlan[] {
+/**
+ * Codex starts MCP servers in the session's directory, which may be below the root, and names
+ * no project directory: the root comes from git, as in its hook commands. Its stdio servers
+ * see only the variables listed in env_vars.
+ */
+const CODEX_MCP = { command: 'sh', args: ['-c', `exec sh "$(git rev-parse --show-toplevel)/${MCP_STUB}"`], env_vars: [...FORWARDED_ENV] };
+
+function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean }): JsonPlan[] {
   const hooks = (file: string, extra: JsonPlan['additions'] = []): JsonPlan => ({
     file,
     additions: [...extra, ...hookEntries(agent).map((e) => ({ path: ['hooks', e.event], value: e.value, ours: (v: unknown) => isOurHook(v, agent, e.event) }))],
   });
-  const mcp = (): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(agent, opts.env, opts.nodePath, opts.cliPath) });
+  const mcp = (a: Exclude<AgentName, 'codex'>): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(a) });
   switch (agent) {
     case 'claude':
-      return [hooks('.claude/settings.json'), { file: '.mcp.json', additions: [mcp()] }];
+      return [hooks('.claude/settings.json'), { file: '.mcp.json', additions: [mcp(agent)] }];
     case 'codex':
       return opts.codexHooksInToml ? [] : [hooks('.codex/hooks.json')];
     case 'cursor':
-      return [hooks('.cursor/hooks.json', [{ path: [], key: 'version', value: 1 }]), { file: '.cursor/mcp.json', additions: [mcp()] }];
+      return [hooks('.cursor/hooks.json', [{ path: [], key: 'version', value: 1 }]), { file: '.cursor/mcp.json', additions: [mcp(agent)] }];
     case 'gemini': {
       const plan = hooks('.gemini/settings.json');
-      plan.additions.push(mcp());
+      plan.additions.push(mcp(agent));
       return [plan];
     }
   }
 }
 
 /** Codex's `[mcp_servers.hermesd]` (and, when the user keeps Codex hooks in config.toml, hermesd's `[[hooks.…]]`), as TOML. */
-function codexTomlBody(opts: { env: NodeJS.ProcessEnv; nodePath: string; cliPath: string; hooks: boolean; mcp: boolean }): string {
+function codexTomlBody(opts: { hooks: boolean; mcp: boolean }): string {
   const lines: string[] = [];
   if (opts.mcp) {
-    const l = mcpLaunch({ env: opts.env, nodePath: opts.nodePath, cliPath: opts.cliPath });
-    lines.push(`[mcp_servers.${MCP_SERVER_NAME}]`, `command = ${tomlString(l.command)}`, `args = ${tomlArray(l.args)}`);
-    if (l.env) {
-      lines.push('', `[mcp_servers.${MCP_SERVER_NAME}.env]`);
-      for (const [k, v] of Object.entries(l.env)) lines.push(`${tomlKey(k)} = ${tomlString(v)}`);
-    }
+    lines.push(`[mcp_servers.${MCP_SERVER_NAME}]`, `command = ${tomlString(CODEX_MCP.command)}`, `args = ${tomlArray(CODEX_MCP.args)}`, `env_vars = ${tomlArray(CODEX_MCP.env_vars)}`);
   }
   if (opts.hooks) {
     for (const e of hookEntries('codex')) {
@@ -385,26 +396,37 @@ function ensureDir(root: string, relDir: string, rec: FileRecord): void {
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The runner: baked settings, then hooks/hermesd-agent-hook.sh. */
-export function agentRunnerScript(opts: { nodePath: string; cliPath: string; timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
-  const body = readFileSync(join(packageRoot(), 'hooks', 'hermesd-agent-hook.sh'), 'utf8');
+const hooksFile = (name: string): string => readFileSync(join(packageRoot(), 'hooks', name), 'utf8');
+
+/** A local runner: this install's settings baked in, then its body from hermesd's hooks/. */
+function runnerScript(body: string, settings: Record<string, string>): string {
   return [
     '#!/bin/sh',
-    '# Generated by `hermesd init --agents`, which rewrites it; edit hooks/hermesd-agent-hook.sh in hermesd instead.',
-    `HERMESD_NODE=${shQuote(opts.nodePath)}`,
-    `HERMESD_CLI=${shQuote(opts.cliPath)}`,
-    `HERMESD_AGENT_TIMEOUT_MS=${Math.max(1, Math.round(opts.timeoutMs))}`,
-    `HERMESD_AGENT_ON_UNAVAILABLE=${opts.onUnavailable}`,
-    body,
+    `# Generated by \`hermesd init --agents\`, which rewrites it; edit hooks/${body} in hermesd instead.`,
+    ...Object.entries(settings).map(([k, v]) => `${k}=${v}`),
+    hooksFile(body),
   ].join('\n');
 }
 
-export function agentStubText(): string {
-  return readFileSync(join(packageRoot(), 'hooks', 'hermesd-agent-stub.sh'), 'utf8');
+/** The agents' hook runner: node, CLI and the agents' settings, then hooks/hermesd-agent-hook.sh. */
+function agentRunnerScript(opts: { nodePath: string; cliPath: string; timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
+  return runnerScript('hermesd-agent-hook.sh', {
+    HERMESD_NODE: shQuote(opts.nodePath),
+    HERMESD_CLI: shQuote(opts.cliPath),
+    HERMESD_AGENT_TIMEOUT_MS: String(Math.max(1, Math.round(opts.timeoutMs))),
+    HERMESD_AGENT_ON_UNAVAILABLE: opts.onUnavailable,
+  });
 }
 
-export function runnerPath(repo: Repo): string {
-  return join(repo.commonDir, 'hermesd', 'agent-hook');
+/** The MCP launcher: node and CLI, then hooks/hermesd-mcp.sh. */
+function mcpRunnerScript(opts: { nodePath: string; cliPath: string }): string {
+  return runnerScript('hermesd-mcp.sh', { HERMESD_NODE: shQuote(opts.nodePath), HERMESD_CLI: shQuote(opts.cliPath) });
+}
+
+function writeRunner(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text, { mode: 0o755 });
+  chmodSync(file, 0o755);
 }
 
 export type AgentsInstallOptions = {
@@ -413,16 +435,15 @@ export type AgentsInstallOptions = {
   cliPath: string;
   timeoutMs: number;
   onUnavailable: 'allow' | 'block';
-  /** Where mcpLaunch reads HERMES_HOME and HERMESD_SOCKET_DIR (default: this process's environment). */
-  env?: NodeJS.ProcessEnv;
 };
 
 export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsInstallReport {
   const previous = readState(repo);
-  const state: AgentsState = previous ?? { version: 1, agents: [], runner: runnerPath(repo), files: [], installedAt: new Date().toISOString() };
-  state.runner = runnerPath(repo);
-  const env = opts.env ?? process.env;
-  const report: AgentsInstallReport = { root: repo.root, agents: [], changed: [], unchanged: [], commit: [], runner: state.runner, notes: [] };
+  const runners = { runner: agentRunnerPath(repo.commonDir), mcpRunner: mcpRunnerPath(repo.commonDir) };
+  const report: AgentsInstallReport = { root: repo.root, agents: [], changed: [], unchanged: [], commit: [], runner: runners.runner, notes: [] };
+  // No agent here and none set up before: nothing to write, not even the stubs.
+  if (opts.agents.length === 0 && !previous) return report;
+  const state: AgentsState = { ...(previous ?? { version: 1, agents: [], files: [], installedAt: new Date().toISOString() }), ...runners };
   const root = repo.root;
   const changedNow = new Set<string>();
 
@@ -441,34 +462,40 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   for (const agent of opts.agents) {
     let codexHooksInToml = false;
     if (agent === 'codex') {
-      const toml = readText(join(root, '.codex/config.toml')) ?? '';
-      const parsed = parseToml(toml, '.codex/config.toml');
-      // Codex merges hooks.json and [hooks] of one folder with a warning at every start; join the form already there.
-      codexHooksInToml = 'hooks' in parsed && !existsSync(join(root, '.codex/hooks.json'));
       const w = current('.codex/config.toml', 'toml');
-      const mcpServers = parsed.mcp_servers as Record<string, unknown> | undefined;
-      const hasMcp = !!mcpServers && typeof mcpServers === 'object' && MCP_SERVER_NAME in mcpServers;
-      if (hasMcp && !w.rec.inserted) report.notes.push(`kept your own [mcp_servers.${MCP_SERVER_NAME}] in .codex/config.toml`);
-      const hooksPresent = codexHooksInToml && JSON.stringify(parsed.hooks).includes(AGENT_STUB);
-      if (!w.rec.inserted && (!hasMcp || (codexHooksInToml && !hooksPresent))) {
-        const body = codexTomlBody({ env, nodePath: opts.nodePath, cliPath: opts.cliPath, hooks: codexHooksInToml && !hooksPresent, mcp: !hasMcp });
-        try {
-          const r = appendBlock(w.text, body, '.codex/config.toml');
-          w.text = r.text;
-          w.rec.inserted = r.inserted;
-        } catch (err) {
-          if (!codexHooksInToml) throw err;
-          // Your [hooks] cannot take new array entries (an inline table): hermesd's hooks go to hooks.json.
-          codexHooksInToml = false;
-          const r = appendBlock(w.text, codexTomlBody({ env, nodePath: opts.nodePath, cliPath: opts.cliPath, hooks: false, mcp: !hasMcp }), '.codex/config.toml');
-          w.text = r.text;
-          w.rec.inserted = r.inserted;
-          report.notes.push('your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)');
+      // hermesd's block from an earlier init, as it wrote it, is written again with this version's entries;
+      // a block you edited since is left as it is.
+      const ours = w.rec.inserted !== undefined && w.text.includes(w.rec.inserted);
+      if (!w.rec.inserted || ours) {
+        const base = ours ? withoutBlock(w.text, w.rec.inserted)! : w.text;
+        const parsed = parseToml(base, '.codex/config.toml');
+        // Codex merges hooks.json and [hooks] of one folder with a warning at every start; join the form already there.
+        codexHooksInToml = 'hooks' in parsed && !existsSync(join(root, '.codex/hooks.json'));
+        const mcpServers = parsed.mcp_servers as Record<string, unknown> | undefined;
+        const hasMcp = !!mcpServers && typeof mcpServers === 'object' && MCP_SERVER_NAME in mcpServers;
+        if (hasMcp) report.notes.push(`kept your own [mcp_servers.${MCP_SERVER_NAME}] in .codex/config.toml`);
+        const hooksPresent = codexHooksInToml && JSON.stringify(parsed.hooks).includes(AGENT_STUB);
+        w.text = base;
+        delete w.rec.inserted;
+        if (!hasMcp || (codexHooksInToml && !hooksPresent)) {
+          try {
+            const r = appendBlock(base, codexTomlBody({ hooks: codexHooksInToml && !hooksPresent, mcp: !hasMcp }), '.codex/config.toml');
+            w.text = r.text;
+            w.rec.inserted = r.inserted;
+          } catch (err) {
+            if (!codexHooksInToml) throw err;
+            // Your [hooks] cannot take new array entries (an inline table): hermesd's hooks go to hooks.json.
+            codexHooksInToml = false;
+            const r = appendBlock(base, codexTomlBody({ hooks: false, mcp: !hasMcp }), '.codex/config.toml');
+            w.text = r.text;
+            w.rec.inserted = r.inserted;
+            report.notes.push('your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)');
+          }
         }
-      }
+      } else codexHooksInToml = JSON.stringify(parseToml(w.text, '.codex/config.toml').hooks ?? null).includes(AGENT_STUB);
       if (codexHooksInToml) report.notes.push("Codex: hermesd's hooks went to [hooks] in .codex/config.toml, where yours are (a .codex folder with both hooks.json and [hooks] makes Codex warn at every start)");
     }
-    for (const plan of jsonPlans(agent, { env, nodePath: opts.nodePath, cliPath: opts.cliPath, codexHooksInToml })) {
+    for (const plan of jsonPlans(agent, { codexHooksInToml })) {
       const w = current(plan.file, 'json');
       if (w.text.trim() === '' && w.rec.before === null) w.text = '{}\n';
       for (const add of plan.additions) {
@@ -477,7 +504,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
           if (r.differs && add.key === MCP_SERVER_NAME) {
             const mine = w.rec.entries.find((e) => e.key === MCP_SERVER_NAME && deepEqual(e.path, add.path));
             if (mine) {
-              // hermesd's own registration from an earlier init (another node or CLI path): replaced.
+              // hermesd's own registration from an earlier init (another version's entry): replaced.
               const removed = removeJsonEntries(w.text, plan.file, [{ ...mine, created: [] }]);
               const again = addJson(removed.text, plan.file, add);
               if (!('present' in again)) {
@@ -500,32 +527,29 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     }
     report.agents.push(agent);
   }
-  const stub = current(AGENT_STUB, 'file');
-  const stubText = agentStubText();
-  if (stub.text !== stubText) stub.text = stubText;
+  for (const [rel, source] of Object.entries(STUBS)) current(rel, 'file').text = hooksFile(source);
 
   for (const [rel, w] of writes) {
     const abs = join(root, rel);
     const before = readText(abs);
-    if (before === w.text && (rel !== AGENT_STUB || (statSync(abs).mode & 0o111) !== 0)) {
+    if (before === w.text && (!isStub(rel) || (statSync(abs).mode & 0o111) !== 0)) {
       w.rec.after = sha256(w.text);
-      if (w.rec.before === null || w.rec.entries.length || w.rec.inserted || rel === AGENT_STUB) report.unchanged.push(rel);
+      if (w.rec.before === null || w.rec.entries.length || w.rec.inserted || isStub(rel)) report.unchanged.push(rel);
       else state.files.splice(state.files.indexOf(w.rec), 1);
       continue;
     }
     ensureDir(root, dirname(rel), w.rec);
-    writeFileSync(abs, w.text, rel === AGENT_STUB ? { mode: 0o755 } : undefined);
-    if (rel === AGENT_STUB) chmodSync(abs, 0o755);
+    writeFileSync(abs, w.text, isStub(rel) ? { mode: 0o755 } : undefined);
+    if (isStub(rel)) chmodSync(abs, 0o755);
     w.rec.after = sha256(w.text);
     changedNow.add(rel);
   }
   report.changed = [...changedNow];
   // Nothing to give back for a file init read and left alone.
-  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || f.path === AGENT_STUB || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
+  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
 
-  mkdirSync(dirname(state.runner), { recursive: true });
-  writeFileSync(state.runner, agentRunnerScript(opts), { mode: 0o755 });
-  chmodSync(state.runner, 0o755);
+  writeRunner(runners.runner, agentRunnerScript(opts));
+  writeRunner(runners.mcpRunner, mcpRunnerScript(opts));
   writeAgentSettings(repo.gitDir, { timeoutMs: opts.timeoutMs, onUnavailable: opts.onUnavailable });
   state.agents = [...new Set([...state.agents, ...report.agents])];
   mkdirSync(dirname(statePath(repo)), { recursive: true, mode: 0o700 });
@@ -565,9 +589,9 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
   const report: AgentsUninstallReport = { restored: [], removed: [], unblocked: [], kept: [], wasInstalled: state !== undefined };
   if (!state) return report;
   const root = repo.root;
-  // The stub last: it stays while a config still runs it (an entry you changed is not taken out).
-  let keptStub: FileRecord | undefined;
-  const order = [...state.files].reverse().sort((a, b) => Number(a.path === AGENT_STUB) - Number(b.path === AGENT_STUB));
+  // The stubs last: each stays while a config still runs it (an entry you changed is not taken out).
+  const keptStubs: FileRecord[] = [];
+  const order = [...state.files].reverse().sort((a, b) => Number(isStub(a.path)) - Number(isStub(b.path)));
   for (const rec of order) {
     const abs = join(root, rec.path);
     let current: Buffer | undefined;
@@ -576,11 +600,11 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
     } catch {
       current = undefined;
     }
-    if (rec.path === AGENT_STUB && current !== undefined) {
-      const users = state.files.filter((f) => f.path !== AGENT_STUB && (readText(join(root, f.path)) ?? '').includes(AGENT_STUB)).map((f) => f.path);
+    if (isStub(rec.path) && current !== undefined) {
+      const users = state.files.filter((f) => !isStub(f.path) && (readText(join(root, f.path)) ?? '').includes(rec.path)).map((f) => f.path);
       if (users.length) {
         report.kept.push(`${rec.path} (still run by ${users.join(', ')}: take hermesd's entries out of them, then run hermesd init --uninstall again)`);
-        keptStub = rec;
+        keptStubs.push(rec);
         continue;
       }
     }
@@ -612,34 +636,35 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
         report.unblocked.push(rec.path);
       }
     } else {
-      // The stub, edited since: it is hermesd's file all the same (the configs that ran it are gone).
+      // A stub, edited since: it is hermesd's file all the same (the configs that ran it are gone).
       (putBack(abs, rec) === 'removed' ? report.removed : report.restored).push(rec.path);
     }
-    for (const d of [...rec.createdDirs].reverse()) {
-      try {
-        if (readdirSync(join(root, d)).length === 0) {
-          rmdirSync(join(root, d));
-          report.removed.push(d + '/');
-        }
-      } catch {
-        // not there, or not empty: left
+  }
+  // Folders init created (.claude, .hermes…), deepest first, once every file in them is back: those left empty go.
+  const dirs = [...new Set(state.files.flatMap((f) => f.createdDirs))].sort((a, b) => b.length - a.length);
+  for (const d of dirs) {
+    try {
+      if (readdirSync(join(root, d)).length === 0) {
+        rmdirSync(join(root, d));
+        report.removed.push(d + '/');
       }
+    } catch {
+      // not there, or not empty: left
     }
   }
-  const others = otherAgentInstalls(repo);
-  if (!others) rmSync(state.runner, { force: true });
+  if (!otherAgentInstalls(repo)) for (const runner of [state.runner, state.mcpRunner ?? mcpRunnerPath(repo.commonDir)]) rmSync(runner, { force: true });
   rmSync(agentSettingsPath(repo.gitDir), { force: true });
-  // A kept stub stays on record, for the next uninstall (without its runner it does nothing).
-  if (keptStub) writeFileAtomicSync(statePath(repo), JSON.stringify({ ...state, agents: [], files: [keptStub] }, null, 2) + '\n');
+  // A kept stub stays on record, for the next uninstall (without its runner the hook stub does nothing, the MCP stub says so).
+  if (keptStubs.length) writeFileAtomicSync(statePath(repo), JSON.stringify({ ...state, agents: [], files: keptStubs }, null, 2) + '\n');
   else rmSync(statePath(repo), { force: true });
   return report;
 }
 
 /** Whether another worktree of this clone has agents' hooks installed (they share the runner). */
 function otherAgentInstalls(repo: Repo): boolean {
-  const candidates = [join(repo.commonDir, 'hermesd', 'agents.json')];
+  const candidates = [agentsRecordPath(repo.commonDir)];
   try {
-    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(join(repo.commonDir, 'worktrees', w, 'hermesd', 'agents.json'));
+    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(agentsRecordPath(join(repo.commonDir, 'worktrees', w)));
   } catch {
     // no linked worktrees
   }

@@ -13,7 +13,7 @@ import { protectMatcher, gitPolicyOf, type GuardConfig } from '../guard/config.j
 import { judgeGit, parseGlobal } from '../guard/git-policy.js';
 import { makeProbe } from '../guard/git-probe.js';
 import { guardOwnedPath } from '../guard/sandbox-plan.js';
-import { isSecretPath, secretPathMessage } from '../guard/secrets.js';
+import { isSecretPath, secretPathMessage } from '../security/secret-paths.js';
 import { analyseShell, type Reach } from './shell.js';
 import type { Denial, ToolAction } from './event.js';
 

@@ -4,18 +4,17 @@
  * by the daemon when its config changes.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { agentSettingsPath } from '../paths/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 
-export function agentSettingsPath(gitDir: string): string {
-  return join(gitDir, 'hermesd', 'agent-settings');
-}
+export type AgentHookSettings = { timeoutMs: number; onUnavailable: 'allow' | 'block' };
 
-export function agentSettingsText(s: { timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
+function agentSettingsText(s: AgentHookSettings): string {
   return `HERMESD_AGENT_TIMEOUT_MS=${Math.max(1, Math.round(s.timeoutMs))}\nHERMESD_AGENT_ON_UNAVAILABLE=${s.onUnavailable}\n`;
 }
 
-export function writeAgentSettings(gitDir: string, s: { timeoutMs: number; onUnavailable: 'allow' | 'block' }): void {
+export function writeAgentSettings(gitDir: string, s: AgentHookSettings): void {
   const file = agentSettingsPath(gitDir);
   const text = agentSettingsText(s);
   try {
@@ -26,4 +25,3 @@ export function writeAgentSettings(gitDir: string, s: { timeoutMs: number; onUna
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomicSync(file, text, 0o644);
 }
-

@@ -22,7 +22,7 @@
  * append-only transcripts and the keys where records are re-written (Gemini, whole files).
  */
 import { createHash } from 'node:crypto';
-import type { NewMessage, ToolCall } from '../sessions/db.js';
+import type { NewMessage, ToolCall } from '../sessions/records.js';
 import type { AgentName } from './event.js';
 
 /** A message with a key stable for its record, and (JSONL) the byte offset of the line it came from. */

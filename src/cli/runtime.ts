@@ -4,11 +4,11 @@
  * needed). Commands are thin: parse arguments, call the API, print.
  */
 import type { Command } from 'commander';
-import { modelEnvWarnings, type ModelEnv } from '../agent/model-env.js';
+import { modelEnvWarnings } from '../protocol/model-env.js';
 import { HermesError } from '../errors/index.js';
-import { DaemonClient } from '../daemon/client.js';
-import { ensureDaemon } from '../daemon/lifecycle.js';
-import { resolvePaths, type RepoPaths } from '../daemon/paths.js';
+import { DaemonClient } from '../client/client.js';
+import { ensureDaemon } from '../client/lifecycle.js';
+import { resolvePaths, type RepoPaths } from '../paths/index.js';
 import { pendingBackups, pendingNotice } from '../hooks/backup.js';
 
 export type GlobalOptions = { json?: boolean; debug?: boolean };
@@ -45,7 +45,7 @@ export async function daemon(opts: { modelWarnings?: boolean } = {}): Promise<Da
   noticePendingBackups(paths);
   const { status } = await ensureDaemon(paths);
   if (opts.modelWarnings) {
-    for (const w of modelEnvWarnings(status.modelEnv as ModelEnv | undefined)) process.stderr.write(color.yellow(`hermesd: warning: ${w}`) + '\n');
+    for (const w of modelEnvWarnings(status.modelEnv)) process.stderr.write(color.yellow(`hermesd: warning: ${w}`) + '\n');
   }
   // The socket the daemon answered on: recorded in the repository, whatever this environment computes.
   return new DaemonClient(String(status.socket));

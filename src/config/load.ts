@@ -4,11 +4,11 @@
  * environment (over both), and records where every effective value came from.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
 import { ConfigSchema, type HermesConfig } from './schema.js';
+import { repoConfigPath, userConfigPath } from '../paths/index.js';
 
 export type ConfigScope = 'user' | 'repository';
 export type ConfigFile = { scope: ConfigScope; file: string; exists: boolean };
@@ -33,14 +33,6 @@ export const ENV_OVERRIDES = [
 const LISTS_BY_ID = ['rules', 'checks'] as const;
 /** More issues than this in one file are summarised: the first ones are what to fix. */
 const MAX_REPORTED_ISSUES = 20;
-
-export function userConfigPath(home: string): string {
-  return join(home, 'config.yaml');
-}
-
-export function repoConfigPath(root: string): string {
-  return join(root, '.hermes', 'config.yaml');
-}
 
 export type LoadOptions = { root?: string; home: string; env?: NodeJS.ProcessEnv };
 

@@ -25,8 +25,10 @@ export const AGENT_HOOK_TIMEOUT_MS = 3_000;
 export const MODEL_MAX_TURNS = 20;
 /** One model request may take this long (slow local models answer in tens of seconds). */
 export const MODEL_TIMEOUT_MS = 120_000;
-/** Idle minutes before the daemon exits on its own (3 h, as DEFAULT_IDLE_TIMEOUT_MS). */
+/** Idle minutes before the daemon exits on its own (3 h: a working day's pauses, not the night). */
 export const DAEMON_IDLE_TIMEOUT_MINUTES = 180;
+/** The model when none is configured: small, cheap and good at tool calls. */
+export const MODEL_NAME = 'gpt-4o-mini';
 /** Fix attempts the pre-commit hook asks the agent for before it gives up. */
 export const HOOK_MAX_FIX_ATTEMPTS = 2;
 
@@ -129,7 +131,7 @@ export const ConfigSchema = z.strictObject({
       /** OpenAI-compatible endpoint; unset = the openai package's default (api.openai.com). */
       baseUrl: z.url({ message: 'model.baseUrl must be a URL such as http://localhost:11434/v1' }).optional(),
       apiKey: z.string().optional(),
-      name: z.string().min(1).default('gpt-4o-mini'),
+      name: z.string().min(1).default(MODEL_NAME),
       timeoutMs: positiveInt.default(MODEL_TIMEOUT_MS),
       maxTurns: positiveInt.default(MODEL_MAX_TURNS),
       stream: z.boolean().default(true),
@@ -186,5 +188,8 @@ export const ConfigSchema = z.strictObject({
 });
 
 export type HermesConfig = z.infer<typeof ConfigSchema>;
+
+/** Every default, as the schema fills them in for empty files: the only place a default lives. */
+export const DEFAULTS: HermesConfig = ConfigSchema.parse({});
 export type Rule = z.infer<typeof RuleSchema>;
 export type Check = z.infer<typeof CheckSchema>;

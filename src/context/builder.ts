@@ -3,9 +3,9 @@
  * authority files per cwd, the identity, the workspace snapshot) until told it is stale.
  * Knows nothing about the daemon: the caller wires invalidation to its watcher.
  */
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { loadAuthority, type Authority } from './authority.js';
-import { DEFAULT_MAX_FILE_CHARS, prepareContextText, readContextFile, sha256 } from './files.js';
+import { prepareContextText, readContextFile, sha256 } from './files.js';
 import {
   ALL_TOOL_NAMES,
   contextTier,
@@ -19,6 +19,8 @@ import {
   type WorkspaceSnapshot,
 } from './tiers.js';
 import { readWorkspace } from './workspace.js';
+import { soulPath } from '../paths/index.js';
+import { DEFAULTS } from '../config/schema.js';
 
 /** Without a tree watcher, a cached workspace snapshot is trusted this long. */
 export const WORKSPACE_TTL_MS = 2_000;
@@ -84,7 +86,7 @@ export class ContextBuilder {
   }
 
   private maxChars(): number {
-    return this.deps.maxFileChars?.() ?? DEFAULT_MAX_FILE_CHARS;
+    return this.deps.maxFileChars?.() ?? DEFAULTS.context.maxFileChars;
   }
 
   authority(cwd: string): Promise<Authority> {
@@ -168,10 +170,10 @@ export class ContextBuilder {
 /** SOUL.md is the user's identity for the agent, the same in every repository; a default stands in when it is absent. */
 async function loadIdentity(home: string, maxChars: number): Promise<Identity> {
   const label = '$HERMES_HOME/SOUL.md';
-  const out = await readContextFile(join(home, 'SOUL.md'));
+  const out = await readContextFile(soulPath(home));
   if (out.kind === 'missing') return { text: DEFAULT_IDENTITY, warnings: [] };
   if (out.kind === 'skipped') return { text: DEFAULT_IDENTITY, warnings: [`${label} ${out.reason}; the default identity was used.`] };
-  const f = prepareContextText(out.text, label, join(home, 'SOUL.md'), maxChars);
+  const f = prepareContextText(out.text, label, soulPath(home), maxChars);
   if (f.blocked.length > 0) {
     return { text: `${f.text}\n\n${DEFAULT_IDENTITY}`, warnings: [`${label} was blocked: ${f.blocked.map((h) => h.id).join(', ')}; the default identity was used.`] };
   }

@@ -8,8 +8,6 @@ import { blockedNotice, scanText, type ThreatHit } from '../security/scan.js';
 
 /** A context file that has not been read within this time is skipped (network mounts, FUSE). */
 export const CONTEXT_READ_TIMEOUT_MS = 2_000;
-/** Default cap per context file; config `context.maxFileChars` overrides (about 5k tokens). */
-export const DEFAULT_MAX_FILE_CHARS = 20_000;
 /** Files larger than this are not read at all: no authority file is legitimately this big. */
 export const MAX_CONTEXT_FILE_BYTES = 8 * 1024 * 1024;
 /** Share of the cap kept from the start and from the end of a truncated file (the rest is the marker's room). */

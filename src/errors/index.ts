@@ -89,6 +89,11 @@ export class Refused extends HermesError {
 }
 
 /** An error that arrived over the wire from the daemon, rebuilt on the client side. */
+/** A memory write the store refused (empty, threat, budget, no or ambiguous match…); exit 1 in the CLI, with the reason on stderr. */
+export class MemoryRefused extends Refused {
+  override readonly code = 'memory-refused';
+}
+
 export class RemoteError extends HermesError {
   override readonly code: string;
   override readonly httpStatus: number;

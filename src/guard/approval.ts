@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import type { HermesConfig, Rule } from '../config/schema.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { GIT_POLICY_NAMES, type GitPolicy } from './config.js';
+import { approvalsDir } from '../paths/index.js';
 
 type GuardRule = Pick<Rule, 'id' | 'message'> & Partial<Pick<Rule, 'protect' | 'exclude' | 'generator' | 'forbid' | 'paths'>>;
 
@@ -129,7 +130,7 @@ export function holdLoosenings(config: HermesConfig, approved: GuardSettings): H
 
 /** `$HERMES_HOME/guard/approved/<hash of the work tree>.json`: per work tree, outside it, where no sandboxed command writes. */
 export function approvalFile(home: string, root: string): string {
-  return join(home, 'guard', 'approved', `${createHash('sha256').update(root).digest('hex').slice(0, 16)}.json`);
+  return join(approvalsDir(home), `${createHash('sha256').update(root).digest('hex').slice(0, 16)}.json`);
 }
 
 export function readApproval(home: string, root: string): ApprovalRecord | undefined {

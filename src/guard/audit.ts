@@ -5,9 +5,10 @@
  * command that undoes the commit. The caller records the result in SessionDB (source 'hook').
  */
 import type { HermesConfig } from '../config/schema.js';
-import { checkCommit, type Violation } from '../rules/index.js';
+import { checkCommit, type Violation } from '../rules/engine.js';
 import { commitsBetween, commitViolations, describeBadCommits } from './commits.js';
-import { cleanGitEnv, gitOut } from './git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { gitOut } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 
 export type CommitAudit = {

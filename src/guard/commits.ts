@@ -8,7 +8,8 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/engine.js';
-import { cleanGitEnv, runGit } from './git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { runGit } from '../git/run.js';
 
 /** New commits judged per look: a bound on one command's cost (a huge import is judged by its first commits). */
 export const JUDGE_MAX_COMMITS = 200;

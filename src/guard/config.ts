@@ -19,9 +19,6 @@ export type GuardConfig = {
   guard?: { gitPolicy?: Partial<GitPolicy>; secretPaths?: string[]; sandbox?: Partial<HermesConfig['guard']['sandbox']> };
 };
 
-/** Type check only: a full HermesConfig is a GuardConfig. */
-export type _FullConfigFits = HermesConfig extends GuardConfig ? true : never;
-
 export function gitPolicyOf(config: GuardConfig | undefined): GitPolicy {
   const given = config?.guard?.gitPolicy ?? {};
   const out = {} as GitPolicy;

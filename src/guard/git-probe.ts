@@ -4,7 +4,7 @@
  * or `--git-dir` are seen exactly as git would see them).
  */
 import type { GitProbe } from './git-policy.js';
-import { runGit } from './git.js';
+import { runGit } from '../git/run.js';
 
 /** Environment variables through which one invocation can add config. */
 const CONFIG_ENV = /^GIT_CONFIG(_PARAMETERS|_COUNT|_KEY_\d+|_VALUE_\d+|_GLOBAL|_SYSTEM)?$/;

@@ -4,14 +4,14 @@
  * by name (directly, `$g`, `sh -c`, xargs, scripts) lands here with git's real argv.
  * Invocations outside the guarded repository go straight to git.
  */
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { GitPolicy } from './config.js';
 import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
-import { runGit } from './git.js';
+import { gitPassThrough, runGit, type Exit } from '../git/run.js';
+import { binShell, runCommandSync } from '../process/run.js';
 
 /** `broker`: inside the sandbox, the socket of the daemon that makes pushes (issue 20). */
 export type ShimSettings = { realGit: string; commonDir: string; policy: GitPolicy; broker?: string };
@@ -60,7 +60,7 @@ async function main(): Promise<number> {
   const settings = JSON.parse(readFileSync(join(shimDir!, 'policy.json'), 'utf8')) as ShimSettings;
   const env = process.env;
   const cwd = process.cwd();
-  const passThrough = () => exitOf(spawnSync(settings.realGit, argv, { stdio: 'inherit', env }));
+  const passThrough = () => exitOf(gitPassThrough(argv, { bin: settings.realGit, env }));
   const { globals } = parseGlobal(argv);
   const common = runGit(settings.realGit, [...globals, 'rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd, env });
   if (common.code !== 0 || !sameDir(common.stdout.trim(), settings.commonDir)) return passThrough();
@@ -76,13 +76,13 @@ async function main(): Promise<number> {
       return 1;
     }
   }
-  if (verdict.action === 'exec') return exitOf(spawnSync(settings.realGit, verdict.argv, { stdio: 'inherit', env }));
+  if (verdict.action === 'exec') return exitOf(gitPassThrough(verdict.argv, { bin: settings.realGit, env }));
   if (verdict.action === 'shell-alias') {
     // As git runs a `!` alias: from the top of the work tree, GIT_PREFIX set, arguments appended.
     const top = runGit(settings.realGit, [...globals, 'rev-parse', '--show-toplevel', '--show-prefix'], { cwd, env });
     const [toplevel, prefix] = top.code === 0 ? top.stdout.split('\n') : [cwd, ''];
     const script = verdict.args.length > 0 ? `${verdict.command} "$@"` : verdict.command;
-    return exitOf(spawnSync('/bin/sh', ['-c', script, verdict.command, ...verdict.args], { stdio: 'inherit', cwd: toplevel || cwd, env: { ...env, GIT_PREFIX: prefix ?? '' } }));
+    return exitOf(runCommandSync(script, { cwd: toplevel || cwd, env: { ...env, GIT_PREFIX: prefix ?? '' }, wrap: binShell, args: [verdict.command, ...verdict.args], stdio: 'inherit' }));
   }
   process.stderr.write(`hermesd guard: refused \`git ${argv.join(' ')}\` (policy ${verdict.policy}): ${verdict.message}\n`);
   const log = env.HERMESD_GUARD_LOG;
@@ -104,7 +104,7 @@ function sameDir(a: string, b: string): boolean {
   }
 }
 
-function exitOf(r: ReturnType<typeof spawnSync>): number {
+function exitOf(r: Exit): number {
   if (r.error) {
     process.stderr.write(`hermesd guard: could not run git: ${r.error.message}\n`);
     return 127;

@@ -13,7 +13,6 @@
  * judged since the command started. Records expire after PRECOMMIT_PASS_TTL_MS and die with
  * the daemon; a daemon that restarts mid-commit says it cannot tell (see the post-commit audit).
  */
-import { cleanGitEnv, gitOut } from './git.js';
 
 /** A record older than this no longer vouches for a commit (a commit follows its hook within seconds; agent commands within minutes). */
 export const PRECOMMIT_PASS_TTL_MS = 60 * 60 * 1000;
@@ -81,16 +80,4 @@ export function precommitPassed(gitDir: string, tree: string, opts: { sinceMs?: 
   const since = Math.max(opts.sinceMs ?? 0, now - PRECOMMIT_PASS_TTL_MS);
   // Millisecond clocks of two callers: allow a little skew.
   return ledgerOf(gitDir, now).trees.some((p) => p.tree === tree && p.at >= since - 1000);
-}
-
-/**
- * Records the tree of the index `indexFile` (the hook's GIT_INDEX_FILE) as passed, asking
- * git for it (`git write-tree`).
- */
-export function recordStagedPass(root: string, gitDir: string, indexFile?: string, gitBin = 'git', opts: { attempt?: string } = {}): string | undefined {
-  const env = cleanGitEnv();
-  if (indexFile) env.GIT_INDEX_FILE = indexFile;
-  const tree = gitOut(gitBin, ['write-tree'], root, env);
-  if (tree) recordPrecommitPass(gitDir, tree, Date.now(), opts);
-  return tree;
 }

@@ -5,12 +5,14 @@
  * the command text, so redirects, `sed -i`, scripts and `git checkout` are all caught.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
 import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
-import { cleanGitEnv, runGit } from './git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { runGit } from '../git/run.js';
+import { guardDir } from '../paths/index.js';
+import { binShell, runCommandSync } from '../process/run.js';
 
 /** `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`) and has been put back. */
 export type ProtectedChange = { file: string; rule: string; message: string; change: 'created' | 'modified' | 'deleted' | 'staged' };
@@ -220,7 +222,7 @@ function generatorAccepted(
     const state = () => new Map(files().map((f) => [f, readEntry(snap.root, f)?.sha]));
     const left = state();
     ran = true;
-    const status = run ? run(rule.generator) : spawnSync('/bin/sh', ['-c', rule.generator], { cwd: snap.root, env: env ?? process.env, stdio: 'ignore', timeout: GENERATOR_TIMEOUT_MS }).status;
+    const status = run ? run(rule.generator) : runCommandSync(rule.generator, { cwd: snap.root, env, wrap: binShell, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
     if (status !== 0) continue;
     const regenerated = state();
     if (left.size === regenerated.size && [...left].every(([f, sha]) => regenerated.get(f) === sha)) accepted.add(id);
@@ -253,7 +255,7 @@ export function restoreProtectedIndex(snap: ProtectedSnapshot, gitDir: string, b
   };
   let was = new Map<string, string>();
   if (beforeIndex) {
-    const tmp = join(gitDir, 'hermesd', 'guard', `index-protect-${process.pid}`);
+    const tmp = join(guardDir(gitDir), `index-protect-${process.pid}`);
     mkdirSync(dirname(tmp), { recursive: true });
     writeFileSync(tmp, beforeIndex);
     try {

@@ -8,11 +8,13 @@
  *   const plan = planPush(args, { remotes, policy });      // what would be pushed, or why not
  *   const r = await brokerPush(root, config, args, { gitBin, judged });
  */
-import { execFile } from 'node:child_process';
 import type { HermesConfig } from '../config/schema.js';
 import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy } from './config.js';
-import { cleanGitEnv, runGit } from './git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { runGit } from '../git/run.js';
+import { porcelainUpdates } from '../git/parse.js';
+import { gitAsyncTry } from '../git/run.js';
 
 export type PushPlan = { ok: true; remote?: string; refspecs: string[]; flags: string[] } | { ok: false; policy: 'forcePush' | 'noVerify' | 'broker'; message: string };
 
@@ -93,23 +95,12 @@ export type PushResult = { exitCode: number; output: string; refused?: { policy:
 /** A push to a slow remote takes a while: run it without blocking the daemon, bounded. */
 const PUSH_TIMEOUT_MS = 10 * 60 * 1000;
 
-function gitAsync(gitBin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(gitBin, args, { cwd, env, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, timeout: PUSH_TIMEOUT_MS }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
-      resolve({ code, stdout: String(stdout ?? ''), stderr: String(stderr ?? '') });
-    });
-  });
-}
+/** The push's own output is a few lines per ref; a remote's long rejection text fits. */
+const PUSH_OUTPUT_MAX_BYTES = 16 * 1024 * 1024;
 
-/** Update lines of `git push --porcelain`: flag, local ref, remote ref, summary. */
-function porcelainUpdates(out: string): Array<{ flag: string; from: string; to: string; summary: string }> {
-  const updates: Array<{ flag: string; from: string; to: string; summary: string }> = [];
-  for (const line of out.split('\n')) {
-    const m = /^([ +\-*!=])\t([^:]*):([^\t]*)\t(.*)$/.exec(line);
-    if (m) updates.push({ flag: m[1]!, from: m[2]!, to: m[3]!, summary: m[4]! });
-  }
-  return updates;
+async function push(gitBin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  const r = await gitAsyncTry(args, { bin: gitBin, cwd, env, timeoutMs: PUSH_TIMEOUT_MS, maxBuffer: PUSH_OUTPUT_MAX_BYTES });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /**
@@ -121,7 +112,7 @@ export async function brokerPush(root: string, config: HermesConfig, policy: Git
   if (!plan.ok) return { exitCode: 1, output: `hermesd guard: refused \`git push ${args.join(' ')}\` (policy ${plan.policy}): ${plan.message}\n`, refused: { policy: plan.policy, message: plan.message } };
   const env = cleanGitEnv();
   const target = [...(plan.remote ? [plan.remote] : []), ...plan.refspecs];
-  const dry = await gitAsync(opts.gitBin, ['push', '--dry-run', '--porcelain', ...plan.flags.filter((f) => f !== '--porcelain'), ...target], root, env);
+  const dry = await push(opts.gitBin, ['push', '--dry-run', '--porcelain', ...plan.flags.filter((f) => f !== '--porcelain'), ...target], root, env);
   const updates = porcelainUpdates(dry.stdout);
   // The effect: a forced (+) or deleting (-) update is what the policy refuses, however it was asked for.
   const overwriting = updates.filter((u) => u.flag === '+' || u.flag === '-');
@@ -141,6 +132,6 @@ export async function brokerPush(root: string, config: HermesConfig, policy: Git
     }
   }
   if (plan.flags.includes('--dry-run') || plan.flags.includes('-n')) return { exitCode: dry.code, output: dry.stdout + dry.stderr };
-  const real = await gitAsync(opts.gitBin, ['push', ...plan.flags, ...target], root, env);
+  const real = await push(opts.gitBin, ['push', ...plan.flags, ...target], root, env);
   return { exitCode: real.code, output: real.stdout + real.stderr };
 }

@@ -10,6 +10,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import type { GuardConfig } from './config.js';
 import { existingReal, realOf, within, type SandboxPlan } from './sandbox.js';
+import { userConfigPath } from '../paths/index.js';
 
 /** Files of the hook managers hermesd works with: they decide what runs at commit time. */
 export const HOOK_MANAGER_FILES = [
@@ -203,7 +204,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     if (real) maskDirs.add(real);
   }
   // The user config holds the model's API key when one is set there: commands do not need it.
-  const userConfig = join(home, 'config.yaml');
+  const userConfig = userConfigPath(home);
   const keyInConfig = (() => {
     try {
       return /^\s*apiKey\s*:/m.test(readFileSync(userConfig, 'utf8'));

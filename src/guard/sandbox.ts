@@ -14,6 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { sandboxDir } from '../paths/index.js';
 
 export type SandboxAvailability =
   | { kind: 'bwrap'; path: string; disableUserns: boolean }
@@ -203,7 +204,7 @@ export function existingReal(paths: Iterable<string>): string[] {
  * command did to its environment: the sandbox has a pid namespace of its own.
  */
 function namespaceFile(gitDir: string): string {
-  return join(gitDir, 'hermesd', 'sandbox', 'daemon-pidns');
+  return join(sandboxDir(gitDir), 'daemon-pidns');
 }
 
 function ownPidNamespace(): string | undefined {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { GitPolicy } from './config.js';
 import { UNJUDGED_COMMANDS } from './git-policy.js';
 import type { ShimSettings } from './git-shim.js';
-import { SHIM_MARKER } from './git.js';
+import { SHIM_MARKER } from '../git/real-git.js';
 
 export type Shim = { dir: string; files: Map<string, string> };
 

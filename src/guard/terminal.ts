@@ -6,26 +6,29 @@
  * repository run one at a time, so one command's changes are never judged as another's.
  *
  *   const run = await prepareTerminalGuard(root, config, { port, sessionId });
- *   const { file, args } = run.command('npm test');   // bwrap … sh -c 'npm test'
- *   spawn(file, args, { env: run.env, cwd: root });
+ *   // bwrap … sh -c 'npm test'
+ *   const r = await runCommand('npm test', { cwd: root, env: run.env, wrap: (c) => run.command(c) });
  *   const report = await run.finish();                  // then run.redact(output)
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { SandboxUnavailable } from '../errors/index.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
-import { cleanGitEnv, findRealGit, gitOut, runGit } from './git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { findRealGit } from '../git/real-git.js';
+import { gitOut, runGit } from '../git/run.js';
+import { binShell, runCommandSync, runCommand, type CommandWrap } from '../process/run.js';
 import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from './sandbox-plan.js';
-import { SecretValues } from './secret-values.js';
-import { redactSecrets, type RedactResult } from './secrets.js';
+import { SecretValues } from '../security/secret-values.js';
+import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
 import { captureRepoState, undoBadCommits, verifyRepoStateWith, type GitViolation } from './verify.js';
+import { guardDir, runtimeDirOf, sandboxDir } from '../paths/index.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
 
@@ -101,6 +104,9 @@ export type GuardOptions = {
   /** Whether the pre-commit hook passed a tree during the command. */
   judged?: (tree: string, sinceMs: number) => boolean;
 };
+
+/** A generator the guard re-runs after a command (in the command's sandbox) is stopped after this long. */
+const GUARD_GENERATOR_TIMEOUT_MS = 5 * 60_000;
 
 /** A `terminal` command's scratch /tmp is removed once its session has been idle this long. */
 const SESSION_TMP_TTL_MS = 6 * 60 * 60 * 1000;
@@ -200,7 +206,7 @@ function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
   const dir = join(tmp, '.hermesd-hook');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return HOOK_SCRATCH.map((name) => {
-    const target = join(gitDir, 'hermesd', name);
+    const target = join(runtimeDirOf(gitDir), name);
     const scratch = join(dir, name);
     for (const f of [target, scratch]) if (!existsSync(f)) writeFileSync(f, '');
     return [scratch, target];
@@ -209,7 +215,7 @@ function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
 
 /** The /tmp of one session's commands, kept between them; other sessions' idle ones are removed. */
 function sessionTmp(gitDir: string, sessionId: string): string {
-  const base = join(gitDir, 'hermesd', 'sandbox', 'tmp');
+  const base = join(sandboxDir(gitDir), 'tmp');
   const dir = join(base, sessionId.replace(/[^A-Za-z0-9_-]/g, '_'));
   try {
     statSync(dir);
@@ -307,13 +313,13 @@ function sandboxRunner(o: {
   hooksPath?: string;
 }): { env: NodeJS.ProcessEnv; command(cmd: string, cwd?: string): { file: string; args: string[] } } {
   const { sandbox } = o;
-  const guardDir = join(o.gitDir, 'hermesd', 'guard');
+  const guard = guardDir(o.gitDir);
   // The shim the sandbox binds over every git binary; the real git is bound at a path inside the
   // read-only runtime dir, named `git` (git reads its own name: `git-real` would be taken for a dashed builtin).
-  const shimDir = join(guardDir, 'sandbox');
+  const shimDir = join(guard, 'sandbox');
   const realInside = join(shimDir, 'real', 'git');
   installShim({ dir: shimDir, realGit: realInside, commonDir: o.commonDir, policy: o.policy, broker: sandbox.socket?.[1], placeholder: join('real', 'git') });
-  const empty = join(o.gitDir, 'hermesd', 'sandbox', 'empty');
+  const empty = join(sandboxDir(o.gitDir), 'empty');
   mkdirSync(empty, { recursive: true, mode: 0o500 });
   const shim = join(shimDir, 'git');
   const files: Array<[string, string]> = [[o.realGit, realInside], ...gitBinariesToShadow(o.realGit, o.base).map((b) => [shim, b] as [string, string])];
@@ -357,7 +363,7 @@ function sandboxRunner(o: {
  * checks and generators): in the same sandbox, so code the agent wrote or edited never runs
  * outside it. Undefined when this machine has no sandbox (then the commands ran unsandboxed too).
  */
-export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPort, agentSocket: string | undefined): ((command: string, cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv }) | undefined {
+export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPort, agentSocket: string | undefined): CommandWrap | undefined {
   const availability = sandboxAvailability(port.env);
   if (availability.kind === 'none' || config.guard?.sandbox?.enabled === false) return undefined;
   const dirs = dirsOf(root);
@@ -377,7 +383,7 @@ export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPor
 
 export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   const policy = gitPolicyOf(opts.config);
-  const guardDir = join(opts.gitDir, 'hermesd', 'guard');
+  const guard = guardDir(opts.gitDir);
   const base = opts.env ?? process.env;
   const secrets = opts.secrets ?? new SecretValues({ root: opts.root, config: opts.config, env: base });
   const sandbox = opts.sandbox;
@@ -386,7 +392,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   let env: NodeJS.ProcessEnv;
   let command: GuardRun['command'];
   const snapshotConfig: GuardConfig = sandbox ? opts.config : { ...opts.config, rules: [...(opts.config.rules ?? []), GUARD_FILES_RULE] };
-  const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guardDir });
+  const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guard });
   const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit, judged: opts.judged });
   secrets.refresh(before.refs.values());
 
@@ -397,24 +403,21 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     env = { ...runner.env, HERMESD_GUARD_LOG: sandbox.availability.kind === 'sandbox-exec' ? logHost : join('/tmp', logName) };
     command = (cmd) => runner.command(cmd);
   } else {
-    const shimDir = opts.shimDir ?? join(guardDir, 'bin');
+    const shimDir = opts.shimDir ?? join(guard, 'bin');
     installShim({ dir: shimDir, realGit: opts.realGit, commonDir: opts.commonDir, policy });
-    const runsDir = join(guardDir, 'runs');
+    const runsDir = join(guard, 'runs');
     mkdirSync(runsDir, { recursive: true, mode: 0o700 });
     logHost = join(runsDir, logName);
     const clean = sandboxEnv(base, { extra: opts.config.guard?.sandbox?.env, home: base.HERMES_HOME ?? '', socketDir: base.HERMESD_SOCKET_DIR ?? '' });
     if (!base.HERMES_HOME) delete clean.HERMES_HOME;
     if (!base.HERMESD_SOCKET_DIR) delete clean.HERMESD_SOCKET_DIR;
     env = { ...clean, PATH: `${shimDir}:${base.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`, HERMESD_GUARD_LOG: logHost };
-    command = (cmd) => ({ file: '/bin/sh', args: ['-c', cmd] });
+    command = (cmd) => binShell(cmd, opts.root);
   }
 
   const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));
   // The generator of a protected rule runs in the same sandbox as the command that changed its files.
-  const runGenerator = (cmd: string) => {
-    const { file, args } = command(cmd);
-    return spawnSync(file, args, { cwd: opts.root, env, stdio: 'ignore', timeout: 5 * 60_000 }).status;
-  };
+  const runGenerator = (cmd: string) => runCommandSync(cmd, { cwd: opts.root, env, wrap: (c) => command(c), timeoutMs: GUARD_GENERATOR_TIMEOUT_MS }).status;
 
   let report: Promise<GuardReport> | undefined;
   return {
@@ -490,7 +493,7 @@ export type GuardedResult = {
 };
 
 /** Output kept per stream; the terminal tool caps what it shows further. */
-const OUTPUT_MAX_BYTES = 1024 * 1024;
+const OUTPUT_MAX_CHARS = 1024 * 1024;
 
 /** Runs `command` in the repository under the guard (sandboxed when `opts.sandbox` says so), then restores, verifies and redacts. */
 export async function runGuarded(
@@ -499,38 +502,12 @@ export async function runGuarded(
 ): Promise<GuardedResult> {
   return withRepoLock(opts.root, async () => {
     const run = prepareGuardEnv(opts);
-    const { file, args } = run.command(command);
-    const { code, signal, timedOut, stdout, stderr } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; timedOut: boolean; stdout: string; stderr: string }>((resolveRun) => {
-      const child = spawn(file, args, { cwd: opts.cwd ?? opts.root, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      let out = '';
-      let err = '';
-      let timedOut = false;
-      child.stdout.on('data', (d: Buffer) => {
-        if (out.length < OUTPUT_MAX_BYTES) out += d.toString('utf8');
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        if (err.length < OUTPUT_MAX_BYTES) err += d.toString('utf8');
-      });
-      const kill = () => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
-      };
-      const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
-      const onAbort = () => kill();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      child.on('close', (c, s) => {
-        if (timer) clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
-        resolveRun({ code: c, signal: s, timedOut, stdout: out, stderr: err });
-      });
-      child.on('error', (e) => {
-        if (timer) clearTimeout(timer);
-        resolveRun({ code: 127, signal: null, timedOut, stdout: out, stderr: err + String(e) });
-      });
-    });
+    const r = await runCommand(command, { cwd: opts.cwd ?? opts.root, env: run.env, wrap: (c) => run.command(c), timeoutMs: opts.timeoutMs || undefined, signal: opts.signal, separateChars: OUTPUT_MAX_CHARS });
+    const code = r.error ? 127 : r.exitCode;
+    const signal = r.error ? null : r.signal;
+    const timedOut = r.timedOut;
+    const stdout = r.stdout.head;
+    const stderr = r.stderr.head + (r.error ? String(r.error) : '');
     const guard = await run.finish();
     const o = run.redact(stdout);
     const e = run.redact(stderr);

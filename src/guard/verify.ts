@@ -10,8 +10,10 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import type { HermesConfig } from '../config/schema.js';
 import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy, GitPolicyName } from './config.js';
-import { cleanGitEnv, gitOut, runGit } from './git.js';
+import { cleanGitEnv } from '../git/env.js';
+import { gitOut, runGit } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
+import { guardDir } from '../paths/index.js';
 
 /** `policy` 'rules': a new commit broke repository rules (issue 20: judged by content); `rules` names them. */
 export type GitViolation = { policy: GitPolicyName | 'rules'; message: string; undone: boolean; rules?: string[] };
@@ -192,16 +194,10 @@ function commitsMadeSince(before: RepoState, after: RepoState): string[] {
 }
 
 /**
- * Compares the repository with `before` and undoes what the policy refuses. Returns one
- * violation per finding; `undone` says whether it was rolled back.
- */
-export function verifyRepoState(before: RepoState, policy: GitPolicy): GitViolation[] {
-  return verifyRepoStateWith(before, policy).violations;
-}
-
-/**
- * verifyRepoState, also saying whether any ref or HEAD moved during the command (issue 20:
- * only then are new commits looked for, so a command that moved nothing costs no more git).
+ * Compares the repository with `before` and undoes what the policy refuses: one violation
+ * per finding (`undone` says whether it was rolled back), and whether any ref or HEAD moved
+ * during the command (issue 20: only then are new commits looked for, so a command that
+ * moved nothing costs no more git).
  */
 export function verifyRepoStateWith(before: RepoState, policy: GitPolicy): { violations: GitViolation[]; refsMoved: boolean } {
   const after = captureRepoState(before);
@@ -320,7 +316,7 @@ function newlyStagedIgnored(before: RepoState): string[] {
   if (now.length === 0) return [];
   let was = new Set<string>();
   if (before.index) {
-    const tmp = join(before.gitDir, 'hermesd', 'guard', `index-before-${process.pid}`);
+    const tmp = join(guardDir(before.gitDir), `index-before-${process.pid}`);
     mkdirSync(dirname(tmp), { recursive: true });
     writeFileSync(tmp, before.index);
     try {

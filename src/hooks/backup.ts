@@ -33,7 +33,9 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { pidAlive, withLockSync } from '../storage/lock.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { git, gitTry, splitZ } from './git.js';
+import { splitZ } from '../git/parse.js';
+import { gitSync, gitTry } from '../git/run.js';
+import { backupsDir, displacedDirOf, keptBackupDir, restoreLockPath, runtimeDirOf } from '../paths/index.js';
 
 export type Entry =
   | { path: string; kind: 'file'; mode: number; blob: string; size: number }
@@ -73,14 +75,6 @@ export type RestoreResult = {
   displaced: string[];
 };
 
-export function runtimeDirOf(gitDir: string): string {
-  return join(gitDir, 'hermesd');
-}
-
-export function backupsDir(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'backups');
-}
-
 function newId(): string {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${t}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -97,8 +91,8 @@ function changedPaths(root: string, indexFile: string, scratchDir: string): { di
     copyFileSync(indexFile, scratch);
     const opts = { cwd: root, indexFile: scratch };
     gitTry(['update-index', '-q', '--refresh', '--ignore-submodules'], opts);
-    const dirty = splitZ(git(['diff-files', '--name-only', '-z', '--ignore-submodules=all'], opts));
-    const untracked = splitZ(git(['ls-files', '--others', '--exclude-standard', '-z'], opts)).filter((p) => !p.endsWith('/'));
+    const dirty = splitZ(gitSync(['diff-files', '--name-only', '-z', '--ignore-submodules=all'], opts));
+    const untracked = splitZ(gitSync(['ls-files', '--others', '--exclude-standard', '-z'], opts)).filter((p) => !p.endsWith('/'));
     return { dirty, untracked };
   } finally {
     rmSync(scratch, { force: true });
@@ -164,7 +158,7 @@ export function checkoutIndex(state: WorkState): void {
     // A tracked file replaced by a directory: the directory's files are saved as untracked.
     if (e.kind === 'dir') rmSync(join(state.root, e.path), { recursive: true, force: true });
   }
-  git(['checkout-index', '-f', '-z', '--stdin'], { cwd: state.root, indexFile: savedIndexFile(state), input: paths.join('\0') + '\0' });
+  gitSync(['checkout-index', '-f', '-z', '--stdin'], { cwd: state.root, indexFile: savedIndexFile(state), input: paths.join('\0') + '\0' });
 }
 
 /** The saved copy of the index: the reference for "what the staged snapshot was" (read-only use). */
@@ -299,7 +293,7 @@ export function restoreWorkState(state: WorkState, opts: { restoreIndex?: boolea
     }
   }
   if (toCheckout.length > 0) {
-    git(['checkout-index', '-f', '-z', '--stdin'], { cwd: root, indexFile: savedIndexFile(state), input: toCheckout.join('\0') + '\0' });
+    gitSync(['checkout-index', '-f', '-z', '--stdin'], { cwd: root, indexFile: savedIndexFile(state), input: toCheckout.join('\0') + '\0' });
   }
   // Which files are "untracked, not ignored" depends on the .gitignore files just restored:
   // a hook that changed one must not make the user's ignored files look new.
@@ -316,7 +310,7 @@ export function restoreWorkState(state: WorkState, opts: { restoreIndex?: boolea
   }
   let kept: string | undefined;
   if (displaced.length > 0) {
-    kept = join(runtimeDirOf(gitDirOfBackup(dir)), 'displaced', state.id);
+    kept = displacedDirOf(gitDirOfBackup(dir), state.id);
     mkdirSync(dirname(kept), { recursive: true });
     rmSync(kept, { recursive: true, force: true });
     renameSync(displacedDir, kept);
@@ -390,7 +384,7 @@ export function recoverBackup(gitDir: string, id: string): RestoreResult & { saf
   // The hook whose daemon died, a new daemon and `hermesd hook restore` may all reach for the
   // same backup: one at a time, and the later ones find it gone.
   mkdirSync(runtimeDirOf(gitDir), { recursive: true, mode: 0o700 });
-  return withLockSync(join(runtimeDirOf(gitDir), 'restore.lock'), () => {
+  return withLockSync(restoreLockPath(gitDir), () => {
     const state = readWorkState(join(backupsDir(gitDir), id)) ?? readWorkState(keptBackupDir(gitDir, id));
     if (!state) throw new BackupGone(`No backup ${id} under ${backupsDir(gitDir)} or ${join(runtimeDirOf(gitDir), 'kept')} (restored already?).`);
     const safety = saveWorkState({ root: state.root, gitDir, indexFile: state.mainIndex ? state.indexFile : undefined, reason: `before restoring ${id}` });
@@ -410,11 +404,6 @@ const RESTORE_LOCK_WAIT_MS = 60_000;
 /** The backup asked for is not there (never was, or another process restored it first). */
 export class BackupGone extends Error {
   override readonly name = 'BackupGone';
-}
-
-/** Restores a kept backup (a safety copy made by a recovery). */
-export function keptBackupDir(gitDir: string, id: string): string {
-  return join(runtimeDirOf(gitDir), 'kept', id);
 }
 
 /** One line a person can act on, for the notice printed by the next hermesd command. */

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { gitBuffer } from './git.js';
+import { gitSyncBuffer } from '../git/run.js';
 
 export type FileChange = {
   /** Relative to the work tree root, or absolute (files in the git dir). */
@@ -116,7 +116,7 @@ export type UndoOutcome = 'restored' | 'removed' | 'unblocked' | 'kept-committed
 export function committedBytes(root: string, path: string): Buffer | undefined {
   if (isAbsolute(path)) return undefined;
   try {
-    return gitBuffer(['cat-file', 'blob', `HEAD:${path}`], { cwd: root });
+    return gitSyncBuffer(['cat-file', 'blob', `HEAD:${path}`], { cwd: root });
   } catch {
     return undefined;
   }

@@ -3,19 +3,20 @@
  * post-rewrite each become a short text (commit, message, files) that `hermesd sessions
  * search` finds later. Plain functions over git; the service stores the result.
  */
-import { execFile } from 'node:child_process';
-import { gitEnv } from '../rules/git.js';
+import { gitAsyncTry } from '../git/run.js';
 
 /** Files listed per event; a branch switch across a big refactor needs no thousand lines. */
 export const EVIDENCE_MAX_FILES = 200;
 
 export type Evidence = { title: string; text: string };
 
-/** Async, so that recording evidence never stalls the daemon's answers to the next hook. */
-function run(root: string, args: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    execFile('git', args, { cwd: root, env: gitEnv(), maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => resolve(err ? '' : String(stdout).trim()));
-  });
+/** A commit's message and file list; a bigger answer is not evidence anyone reads. */
+const EVIDENCE_GIT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Async, so that recording evidence never stalls the daemon's answers to the next hook; '' when git fails. */
+async function run(root: string, args: string[]): Promise<string> {
+  const r = await gitAsyncTry(args, { cwd: root, maxBuffer: EVIDENCE_GIT_MAX_BYTES });
+  return r.status === 0 ? r.stdout.trim() : '';
 }
 
 function fileList(out: string): string {

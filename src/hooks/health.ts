@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { gitTry } from './git.js';
+import { gitTry } from '../git/run.js';
 import { hookOwner, readInstallState, type HookManager, type Repo } from './install.js';
 import { findLefthookConfig, PRE_COMMIT_CONFIG } from './manager-config.js';
 

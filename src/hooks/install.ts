@@ -27,7 +27,7 @@ import husky from 'husky';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { absPath, Changes, type FileChange, undoChange, type UndoOutcome } from './changes.js';
-import { git, gitTry } from './git.js';
+import { gitSync, gitTry } from '../git/run.js';
 import {
   findLefthookConfig,
   lefthookSections,
@@ -37,11 +37,9 @@ import {
   withoutConfigEntry,
   withPreCommitEntry,
 } from './manager-config.js';
-import { HERMESD_HOOKS, type HookName } from './names.js';
-import { hookSettingsPath, writeHookSettings } from './settings.js';
-
-export { HERMESD_HOOKS, type HookName };
-export { hookSettingsText, writeHookSettings, type HookSettings } from './settings.js';
+import { writeHookSettings } from './settings.js';
+import { hookSettingsPath, installRecordPath, sharedRuntimeDirOf } from '../paths/index.js';
+import { DEFAULTS } from '../config/schema.js';
 
 /**
  * The hooks init installs. commit-msg has nothing to judge yet, and every installed hook
@@ -74,8 +72,6 @@ export const DIRECT_STUB = [
   'if [ -f "${0%/*}/hermesd" ]; then hermesd_stub=husky; . "${0%/*}/hermesd"; else . "${0%/*}/h"; fi',
   '',
 ].join('\n');
-/** Default of hooks.timeoutMs baked into the runner until the daemon refreshes hook-settings. */
-const BAKED_TIMEOUT_MS = 10_000;
 
 export type Repo = { root: string; gitDir: string; commonDir: string };
 
@@ -152,7 +148,7 @@ export function packageRoot(): string {
 }
 
 function statePath(repo: Repo): string {
-  return join(repo.gitDir, 'hermesd', 'install.json');
+  return installRecordPath(repo.gitDir);
 }
 
 export function readInstallState(repo: Repo): InstallState | undefined {
@@ -187,7 +183,7 @@ function localHooksPath(repo: Repo): string | null {
 
 /** The hooks directory git uses now (core.hooksPath, local or global, else <common-dir>/hooks). */
 function effectiveHooksDir(repo: Repo): string {
-  return git(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root }).trim();
+  return gitSync(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root }).trim();
 }
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -374,7 +370,7 @@ type Ctx = {
 
 /** hermesd's stubs in git's hooks directory for `hooks`; a hook that was there moves to <common-dir>/hermesd/chained and runs after hermesd's part. */
 function stubGitHooks(c: Ctx, hooksDir: string, hooks: readonly string[]): void {
-  const chainDir = join(c.repo.commonDir, 'hermesd', 'chained');
+  const chainDir = join(sharedRuntimeDirOf(c.repo.commonDir), 'chained');
   for (const hook of hooks) {
     const file = join(hooksDir, hook);
     const text = readText(file);
@@ -402,10 +398,10 @@ function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void 
   } else if (resolve(current) !== resolve(standard)) {
     // A custom core.hooksPath (githooks/, a user-wide one): hermesd's own directory takes its
     // place and every hook in the old one keeps running after hermesd's part.
-    hooksDir = join(repo.commonDir, 'hermesd', 'hooks');
+    hooksDir = join(sharedRuntimeDirOf(repo.commonDir), 'hooks');
     state.chainDir = current;
     mkdirSync(hooksDir, { recursive: true });
-    git(['config', '--local', 'core.hooksPath', hooksDir], { cwd: repo.root });
+    gitSync(['config', '--local', 'core.hooksPath', hooksDir], { cwd: repo.root });
     state.hooksPathSet = hooksDir;
   }
   if (state.chainDir) {
@@ -536,12 +532,13 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   const manager = detected.manager;
   const currentPath = localHooksPath(repo);
   const huskyDir = manager === 'husky' ? (previous?.huskyDir ?? existingHuskyDir(repo, currentPath) ?? '.husky') : undefined;
-  const runner = manager === 'husky' ? join(repo.root, huskyDir!, '_', HUSKY_RUNNER) : join(repo.commonDir, 'hermesd', 'hook');
+  const runner = manager === 'husky' ? join(repo.root, huskyDir!, '_', HUSKY_RUNNER) : join(sharedRuntimeDirOf(repo.commonDir), 'hook');
   const state: InstallState = previous ?? { version: 2, manager, previousHooksPath: currentPath, runner, ...(huskyDir ? { huskyDir } : {}), files: [], moved: [], installedAt: new Date().toISOString() };
   state.runner = runner;
   const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [] };
 
-  const timeoutMs = opts.timeoutMs ?? BAKED_TIMEOUT_MS;
+  // The default of hooks.timeoutMs, baked into the runner until the daemon refreshes hook-settings.
+  const timeoutMs = opts.timeoutMs ?? DEFAULTS.hooks.timeoutMs;
   if (manager === 'husky') installHusky(c, previous);
   else if (manager === 'pre-commit') installPreCommitFramework(c);
   else if (manager === 'lefthook') installLefthook(c);
@@ -597,9 +594,9 @@ function isCommitted(repo: Repo, rel: string, same = false): boolean {
 
 /** Whether another worktree of this clone has hermesd installed (and uses the shared runner). */
 function otherInstalls(repo: Repo): boolean {
-  const candidates = [join(repo.commonDir, 'hermesd', 'install.json')];
+  const candidates = [installRecordPath(repo.commonDir)];
   try {
-    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(join(repo.commonDir, 'worktrees', w, 'hermesd', 'install.json'));
+    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(installRecordPath(join(repo.commonDir, 'worktrees', w)));
   } catch {
     // no linked worktrees
   }
@@ -678,13 +675,13 @@ export function uninstallHooks(repo: Repo): UninstallReport {
   // Only undo our own setting: a hooks path the user changed since init is theirs.
   if (state?.hooksPathSet && currentPath === state.hooksPathSet) {
     if (state.previousHooksPath === null) gitTry(['config', '--local', '--unset', 'core.hooksPath'], { cwd: repo.root });
-    else git(['config', '--local', 'core.hooksPath', state.previousHooksPath], { cwd: repo.root });
+    else gitSync(['config', '--local', 'core.hooksPath', state.previousHooksPath], { cwd: repo.root });
     report.hooksPath = state.previousHooksPath;
   }
   if (state && state.manager !== 'husky' && !otherInstalls(repo)) {
     // The runner is shared by the worktrees of this clone: the last one to uninstall removes it.
     rmSync(state.runner, { force: true });
-    for (const dir of [join(repo.commonDir, 'hermesd', 'chained'), join(repo.commonDir, 'hermesd', 'hooks')]) {
+    for (const dir of [join(sharedRuntimeDirOf(repo.commonDir), 'chained'), join(sharedRuntimeDirOf(repo.commonDir), 'hooks')]) {
       if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
     }
   }

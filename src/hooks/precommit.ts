@@ -4,15 +4,16 @@
  * agent when a check with `fix: true` fails. Plain code over injected dependencies; the
  * daemon glue (service.ts) provides the rule engine, the agent and the session log.
  */
-import { spawn } from 'node:child_process';
-import type { CommandWrap } from '../rules/generator.js';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Check, HermesConfig } from '../config/schema.js';
 import type { CheckResult } from '../rules/engine.js';
+import { fixDir } from '../paths/index.js';
 import { BYPASS_HINT, formatViolations } from '../rules/format.js';
-import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, runtimeDirOf, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
-import { git, gitBuffer, gitTry, splitZ } from './git.js';
+import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
+import { splitZ } from '../git/parse.js';
+import { plainShell, runCommand, type CommandWrap } from '../process/run.js';
+import { gitSync, gitSyncBuffer, gitTry } from '../git/run.js';
 
 /** A check that runs longer than this is stopped and counts as failed (10 min: a full test suite). */
 export const CHECK_TIMEOUT_MS = 10 * 60 * 1000;
@@ -74,48 +75,21 @@ export type PreCommitDeps = {
 };
 
 /** Runs `sh -c <run>` at the root; resolves when it exits, is stopped by `signal`, or times out. */
-export function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env, wrap?: CommandWrap): Promise<CheckRun> {
-  const started = Date.now();
+export async function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env, wrap?: CommandWrap): Promise<CheckRun> {
   const limit = check.timeoutMs ?? CHECK_TIMEOUT_MS;
-  return new Promise((resolve) => {
-    // `wrap`: the guard's sandbox, for a commit made in one (issue 20).
-    const how = wrap ? wrap(check.run, root) : { file: 'sh', args: ['-c', check.run], env };
-    const childEnv: NodeJS.ProcessEnv = { ...how.env, HERMESD_HOOK: 'pre-commit' };
+  // `wrap`: the guard's sandbox, for a commit made in one (issue 20). The check sees the hook's
+  // environment without the index of the commit (it runs on the staged snapshot itself).
+  const how: CommandWrap = (command, cwd) => {
+    const w = (wrap ?? plainShell)(command, cwd);
+    const childEnv: NodeJS.ProcessEnv = { ...(w.env ?? env), HERMESD_HOOK: 'pre-commit' };
     delete childEnv.GIT_INDEX_FILE;
-    const child = spawn(how.file, how.args, { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
-    const take = (d: Buffer) => {
-      out += d.toString('utf8');
-      if (out.length > 2 * CHECK_OUTPUT_MAX_CHARS) out = out.slice(-CHECK_OUTPUT_MAX_CHARS);
-    };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    let timedOut = false;
-    // The check's whole process group goes: a test runner's workers must not outlive the hook.
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, limit);
-    const onAbort = () => kill();
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      const tail = out.length > CHECK_OUTPUT_MAX_CHARS ? '…' + out.slice(-CHECK_OUTPUT_MAX_CHARS) : out;
-      resolve({ id: check.id, run: check.run, ok: code === 0 && !timedOut, exitCode: code, output: timedOut ? `${tail}\n(stopped after ${limit} ms)` : tail, ms: Date.now() - started, timedOut });
-    });
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ id: check.id, run: check.run, ok: false, exitCode: null, output: String(err), ms: Date.now() - started });
-    });
-  });
+    return { ...w, env: childEnv };
+  };
+  // The check's whole process group goes on a timeout: a test runner's workers must not outlive the hook.
+  const r = await runCommand(check.run, { cwd: root, wrap: how, timeoutMs: limit, signal, output: { tailChars: CHECK_OUTPUT_MAX_CHARS } });
+  if (r.error) return { id: check.id, run: check.run, ok: false, exitCode: null, output: String(r.error), ms: r.durationMs };
+  const tail = r.output.total > CHECK_OUTPUT_MAX_CHARS ? '…' + r.output.tail : r.output.tail;
+  return { id: check.id, run: check.run, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, output: r.timedOut ? `${tail}\n(stopped after ${limit} ms)` : tail, ms: r.durationMs, timedOut: r.timedOut };
 }
 
 function fixTask(failed: CheckRun[], attempt: number): string {
@@ -134,14 +108,14 @@ function checkOutputContext(failed: CheckRun[]): string {
 
 /** Saves the fix (changed paths, their content, one git patch) under <git-dir>/hermesd/fixes/<id>/. */
 function saveFix(state: WorkState, paths: string[]): { dir: string; patch: string } {
-  const dir = join(runtimeDirOf(gitDirOfBackup(state.dir)), 'fixes', state.id);
+  const dir = fixDir(gitDirOfBackup(state.dir), state.id);
   mkdirSync(join(dir, 'files'), { recursive: true });
   const parts: Buffer[] = [];
   // One git for all paths; literal, so a path with glob characters names only itself.
-  const listed = new Set(splitZ(git(['--literal-pathspecs', 'ls-files', '-z', '--', ...paths], { cwd: state.root, indexFile: savedIndexFile(state) })));
+  const listed = new Set(splitZ(gitSync(['--literal-pathspecs', 'ls-files', '-z', '--', ...paths], { cwd: state.root, indexFile: savedIndexFile(state) })));
   const tracked = paths.filter((p) => listed.has(p));
   if (tracked.length) {
-    parts.push(gitBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }));
+    parts.push(gitSyncBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }));
   }
   for (const p of paths.filter((x) => !tracked.includes(x))) {
     if (!existsSync(join(state.root, p))) continue;
@@ -190,15 +164,15 @@ function stageFixed(root: string, indexFile: string, fixDir: string, paths: stri
   for (const p of paths) {
     const file = join(fixDir, 'files', p);
     if (!existsSync(file) && !isLink(file)) {
-      git(['update-index', '--force-remove', '--', p], { cwd: root, indexFile });
+      gitSync(['update-index', '--force-remove', '--', p], { cwd: root, indexFile });
       continue;
     }
     const link = isLink(file);
     const sha = link
-      ? git(['hash-object', '-w', '--stdin'], { cwd: root, input: readlinkSync(file) }).trim()
-      : git(['hash-object', '-w', '--no-filters', '--', file], { cwd: root }).trim();
+      ? gitSync(['hash-object', '-w', '--stdin'], { cwd: root, input: readlinkSync(file) }).trim()
+      : gitSync(['hash-object', '-w', '--no-filters', '--', file], { cwd: root }).trim();
     const mode = link ? '120000' : (lstatSync(file).mode & 0o111) !== 0 ? '100755' : '100644';
-    git(['update-index', '--add', '--cacheinfo', `${mode},${sha},${p}`], { cwd: root, indexFile });
+    gitSync(['update-index', '--add', '--cacheinfo', `${mode},${sha},${p}`], { cwd: root, indexFile });
   }
 }
 
@@ -312,7 +286,7 @@ function fixUndoesStagedChanges(state: WorkState, fixPaths: string[]): boolean {
   if (!staged.every((p) => fixed.has(p))) return false;
   for (const p of fixPaths) {
     const head = gitTry(['rev-parse', '-q', '--verify', `HEAD:${p}`], { cwd: state.root });
-    const file = join(runtimeDirOf(gitDirOfBackup(state.dir)), 'fixes', state.id, 'files', p);
+    const file = join(fixDir(gitDirOfBackup(state.dir), state.id), 'files', p);
     const there = existsSync(file) || isLink(file);
     if (head.status !== 0) {
       if (there) return false;

@@ -13,7 +13,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pidAlive } from '../storage/lock.js';
-import { BackupGone, backupsDir, readWorkState, recoverBackup, type RestoreResult, type WorkState } from './backup.js';
+import { backupsDir } from '../paths/index.js';
+import { BackupGone, readWorkState, recoverBackup, type RestoreResult, type WorkState } from './backup.js';
 
 /** How long the hook waits for a dying daemon to be gone before it restores (a SIGTERM shutdown restores by itself within its grace). */
 export const SELF_RESTORE_WAIT_MS = 4_000;

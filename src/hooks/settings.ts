@@ -4,7 +4,8 @@
  * handles a hook or its config changes.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { hookSettingsPath } from '../paths/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 
 export type HookSettings = {
@@ -12,10 +13,6 @@ export type HookSettings = {
   /** The pre-commit may run for long (checks or generators): the sh client bounds silence, not the whole run. */
   longPreCommit?: boolean;
 };
-
-export function hookSettingsPath(gitDir: string): string {
-  return join(gitDir, 'hermesd', 'hook-settings');
-}
 
 export function hookSettingsText(settings: HookSettings): string {
   return `HERMESD_TIMEOUT_MS=${Math.max(1, Math.round(settings.timeoutMs))}\nHERMESD_LONG_PRECOMMIT=${settings.longPreCommit === false ? 0 : 1}\n`;

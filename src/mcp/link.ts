@@ -6,10 +6,10 @@
  * call starts it again, and a restarted daemon is picked up on its own.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DaemonClient } from '../daemon/client.js';
-import { ensureDaemon, probe } from '../daemon/lifecycle.js';
-import type { StreamedEvent } from '../api/routes/events.js';
-import type { RepoPaths } from '../daemon/paths.js';
+import { DaemonClient } from '../client/client.js';
+import { ensureDaemon, probe } from '../client/lifecycle.js';
+import type { StreamedEvent } from '../protocol/events.js';
+import type { RepoPaths } from '../paths/index.js';
 import { DaemonUnavailable } from '../errors/index.js';
 
 /** The events the MCP resources depend on (of those GET /v1/events streams). */

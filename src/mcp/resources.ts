@@ -43,11 +43,6 @@ export class ResourceMissing extends Error {}
 /** The digest of a resource that does not exist. */
 const GONE = 'gone';
 
-/** The resource does not exist (as opposed to: the daemon could not be asked). */
-export function isMissing(err: unknown): boolean {
-  return err instanceof ResourceMissing || (err instanceof RemoteError && err.httpStatus === 404);
-}
-
 type AuthorityAnswer = {
   source: string | null;
   files: Array<{ path: string; label: string; text: string; sha256: string; truncated: boolean; blocked: string[] }>;
@@ -159,7 +154,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
       const f = await ctx.link.call<SkillFileView>('GET', `/v1/skills/${encodeURIComponent(name)}/file?path=${encodeURIComponent(path)}&encoding=base64`);
       if (f.binary) return [{ uri, mimeType: 'application/octet-stream', blob: f.base64 ?? '' }];
       // As skill_view shows it: the agent path redacts secret-shaped values in every tool result.
-      const { redactSecrets } = await import('../guard/secrets.js');
+      const { redactSecrets } = await import('../security/redact.js');
       return [{ uri, mimeType: mimeOf(path), text: redactSecrets(f.content ?? '').text }];
     },
   },

@@ -17,5 +17,3 @@ export const memoryToolArgs = z.strictObject({
 
 /** One write without its store, as a batch of POST /v1/memory lists them. */
 export const memoryOperationSchema = memoryToolArgs.omit({ target: true });
-
-export type MemoryToolArgs = z.infer<typeof memoryToolArgs>;

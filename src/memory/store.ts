@@ -11,7 +11,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'nod
 import { join } from 'node:path';
 // The default budgets are the config's defaults (seed 004: memory_char_limit=2200, user_char_limit=1375).
 import { MEMORY_CHAR_LIMIT, USER_CHAR_LIMIT } from '../config/schema.js';
-import { redactSecrets } from '../guard/secrets.js';
+import { redactSecrets } from '../security/redact.js';
 import { REMEDY, scanText } from '../security/scan.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { withLockSync } from '../storage/lock.js';

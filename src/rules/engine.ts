@@ -12,9 +12,11 @@ import { lstatSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from './diff.js';
-import { git, gitStream, lineSplitter, PLAIN_DIFF, type GitOptions } from './git.js';
-import { verifyGenerator, type CommandWrap, type GeneratorResult } from './generator.js';
+import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from '../git/diff.js';
+import { lineSplitter } from '../git/parse.js';
+import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from '../git/run.js';
+import type { CommandWrap } from '../process/run.js';
+import { verifyGenerator, type GeneratorResult } from './generator.js';
 
 export type Violation = {
   rule: string;
@@ -210,11 +212,11 @@ function sortViolations(vs: Violation[]): Violation[] {
  */
 async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, opts: GitOptions): Promise<Change[]> {
   const args = ['diff', ...range, '--raw', '-z', '--no-abbrev', ...PLAIN_DIFF];
-  if (!judge.active) return git(root, args, opts).then(parseRawZ);
+  if (!judge.active) return gitAsync(args, plainGitCall(root, opts)).then(parseRawZ);
   const parse = patchParser({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) });
   const split = lineSplitter(parse);
   const stream = rawPatchSplitter((chunk) => split.push(chunk));
-  await gitStream(root, [...args, '-U0'], (chunk) => stream.push(chunk), opts);
+  await gitStream([...args, '-U0'], (chunk) => stream.push(chunk), plainGitCall(root, opts));
   split.end();
   return parseRawZ(stream.raw());
 }
@@ -245,13 +247,13 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
   const base = await headOrEmptyTree(root, opts);
   const [changes, untracked] = await Promise.all([
     diffAndJudge(root, [base], judge, opts),
-    git(root, ['ls-files', '--others', '--exclude-standard', '-z'], opts).then(parseNulList),
+    gitAsync(['ls-files', '--others', '--exclude-standard', '-z'], plainGitCall(root, opts)).then(parseNulList),
   ]);
   if (judge.active) for (const path of untracked) judgeUntracked(root, path, judge);
   const all: Change[] = [...changes, ...untracked.map((path) => ({ status: 'A' as const, path, oldMode: '000000', newMode: '100644' }))];
   const warnings = judge.warnings;
   const overlay = async () => {
-    const dirty = await git(root, ['diff', '--name-only', '-z', '--no-relative'], opts).then(parseNulList);
+    const dirty = await gitAsync(['diff', '--name-only', '-z', '--no-relative'], plainGitCall(root, opts)).then(parseNulList);
     return [...new Set([...dirty, ...untracked])];
   };
   const protect = await applyGenerators(root, protectViolations(rules, all), { source: 'worktree', overlay }, opts, warnings);
@@ -271,7 +273,7 @@ export async function checkCommit(root: string, config: HermesConfig, commit = '
   // `base`: judge only what changed since that tree or commit (what the pre-commit did not see).
   const parent =
     opts.base ??
-    (await git(root, ['rev-parse', '--verify', '-q', `${commit}^1`], opts)
+    (await gitAsync(['rev-parse', '--verify', '-q', `${commit}^1`], plainGitCall(root, opts))
       .then((b) => b.toString('utf8').trim())
       .catch(() => EMPTY_TREE_SHA1));
   const changes = await diffAndJudge(root, [parent, commit], judge, opts);
@@ -309,10 +311,10 @@ function judgeUntracked(root: string, path: string, judge: ForbidJudge): void {
 /** HEAD, or the empty tree in a repository without commits yet. */
 async function headOrEmptyTree(root: string, opts: GitOptions): Promise<string> {
   try {
-    await git(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], opts);
+    await gitAsync(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], plainGitCall(root, opts));
     return 'HEAD';
   } catch {
-    const out = await git(root, ['hash-object', '-t', 'tree', '--stdin'], opts).catch(() => Buffer.from(EMPTY_TREE_SHA1));
+    const out = await gitAsync(['hash-object', '-t', 'tree', '--stdin'], plainGitCall(root, opts)).catch(() => Buffer.from(EMPTY_TREE_SHA1));
     return out.toString('utf8').trim();
   }
 }

@@ -4,14 +4,15 @@
  * files byte for byte. Runs in a throwaway checkout of the index, never in the work tree,
  * so the user's files are untouched whatever the generator does.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type Rule } from '../config/schema.js';
-import { git, gitEnv, type GitOptions } from './git.js';
+import { gitEnv } from '../git/env.js';
+import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
+import { runCommand, type CommandWrap } from '../process/run.js';
 
 /** A generator that runs longer than this is stopped and the change is not excused (2 min: codegen is usually seconds). */
 export const GENERATOR_TIMEOUT_MS = 120_000;
@@ -32,13 +33,6 @@ export type GeneratorResult = {
   output: string;
   ms: number;
 };
-
-/**
- * How a command is run: the program, its arguments and environment for `sh -c command` in
- * `cwd` (default a plain sh). The guard passes its sandbox when the commit comes from one
- * (issue 20: an agent's generator or check must not run outside the sandbox it came from).
- */
-export type CommandWrap = (command: string, cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv };
 
 export type GeneratorOptions = GitOptions & {
   timeoutMs?: number;
@@ -61,7 +55,7 @@ export async function verifyGenerator(root: string, rule: Rule, stagedPaths: str
   }
   const dir = mkdtempSync(join(tmpdir(), 'hermesd-gen-'));
   try {
-    await git(root, ['checkout-index', '-a', '-f', `--prefix=${dir}/`], opts);
+    await gitAsync(['checkout-index', '-a', '-f', `--prefix=${dir}/`], plainGitCall(root, opts));
     if (opts.overlayFromWorktree) overlay(root, dir, opts.overlayFromWorktree);
     for (const name of LINKED_DEPENDENCY_DIRS) {
       if (existsSync(join(root, name)) && !existsSync(join(dir, name))) symlinkSync(join(root, name), join(dir, name));
@@ -137,42 +131,11 @@ function hashTree(dir: string, bases: string[], select: (rel: string) => boolean
   return out;
 }
 
-function runGenerator(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal, wrap?: CommandWrap): Promise<{ output: string; error?: string }> {
-  return new Promise((resolve) => {
-    let output = '';
-    const keep = (d: Buffer) => {
-      output = (output + d.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
-    };
-    // Own process group, so a timeout stops the generator's children too.
-    const how = wrap ? wrap(command, cwd) : { file: 'sh', args: ['-c', command], env: gitEnv() };
-    const child = spawn(how.file, how.args, { cwd, env: how.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const kill = () => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    let why: string | undefined;
-    const timer = setTimeout(() => {
-      why = `timed out after ${timeoutMs} ms`;
-      kill();
-    }, timeoutMs);
-    const onAbort = () => {
-      why = 'aborted';
-      kill();
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (err) => {
-      why ??= `could not start: ${err.message}`;
-    });
-    child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (!why && code !== 0) why = `exited with ${code ?? sig}`;
-      resolve(why ? { output, error: `failed: ${why}` } : { output });
-    });
-  });
+async function runGenerator(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal, wrap?: CommandWrap): Promise<{ output: string; error?: string }> {
+  // Own process group, so a timeout stops the generator's children too. A plain sh runs with
+  // git's variables of the hook removed: the generator sees the throwaway checkout, not the commit.
+  const r = await runCommand(command, { cwd, env: gitEnv(), wrap, timeoutMs, signal, output: { tailChars: OUTPUT_TAIL_CHARS } });
+  const output = r.output.tail;
+  const why = r.timedOut ? `timed out after ${timeoutMs} ms` : r.cancelled ? 'aborted' : r.error ? `could not start: ${r.error.message}` : r.exitCode !== 0 ? `exited with ${r.exitCode ?? r.signal}` : undefined;
+  return why ? { output, error: `failed: ${why}` } : { output };
 }

@@ -9,5 +9,3 @@ export const checkRequestSchema = checkArgs.extend({
   /** The index to judge (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`); default .git/index. */
   indexFile: z.string().min(1).optional(),
 });
-
-export type CheckArgs = z.infer<typeof checkArgs>;

@@ -18,8 +18,9 @@ import Database from 'better-sqlite3';
 import { NotFound, UsageError } from '../errors/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { excerpt, phraseQuery, termPattern, toFtsQuery, WORD_PARTS } from './query.js';
-import { redactForStorage } from '../guard/prefilter.js';
+import { redactForStorage } from '../security/prefilter.js';
 import { stripAnsi } from '../text/ansi.js';
+import { ROLES, type Message, type NewMessage, type NewSession, type Role, type SearchHit, type SearchOptions, type SearchResult, type SearchStrategy, type Session, type ToolCall } from './records.js';
 import { sessionSearch, type SessionSearchContext } from './search-tool.js';
 
 /** How long SQLite itself waits for another writer before reporting SQLITE_BUSY. */
@@ -52,92 +53,9 @@ export const SEARCH_LIMIT_MAX = 200;
  */
 export const CACHE_KIB = 32 * 1024;
 
-export const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** OpenAI Chat Completions tool call, as stored in `messages.tool_calls`. */
-export type ToolCall = { id?: string; type?: string; function: { name: string; arguments: string } };
-
-export type Session = {
-  id: string;
-  repo: string | null;
-  source: string;
-  model: string | null;
-  systemPromptSha256: string | null;
-  parentSessionId: string | null;
-  title: string | null;
-  startedAt: string;
-  endedAt: string | null;
-  endReason: string | null;
-  messageCount: number;
-  toolCallCount: number;
-  inputTokens: number;
-  outputTokens: number;
-};
-
-export type NewSession = {
-  id?: string;
-  repo: string | null;
-  source: string;
-  model?: string | null;
-  /** The full system prompt; stored once per distinct text in `prompts`. */
-  systemPrompt?: string;
-  parentSessionId?: string | null;
-  title?: string | null;
-  startedAt?: string;
-};
-
-export type Message = {
-  id: number;
-  sessionId: string;
-  role: Role;
-  content: string;
-  /** The exact bytes sent to the model, when they differ from `content`. */
-  apiContent?: string;
-  toolCalls?: ToolCall[];
-  toolName?: string;
-  toolCallId?: string;
-  createdAt: string;
-};
-
-export type NewMessage = {
-  role: Role;
-  content?: string | null;
-  apiContent?: string | null;
-  toolCalls?: ToolCall[] | null;
-  toolName?: string | null;
-  toolCallId?: string | null;
-  createdAt?: string;
-};
-
-export type SearchOptions = {
-  /** Only sessions of this repository (a work tree root), unless `all`. */
-  repo?: string | null;
-  all?: boolean;
-  role?: string;
-  source?: string;
-  /** Leave out sessions of these sources (session_search asks for people's sessions first). */
-  excludeSources?: readonly string[];
-  limit?: number;
-};
-
-export type SearchHit = {
-  sessionId: string;
-  messageId: number;
-  role: Role;
-  snippet: string;
-  toolName?: string;
-  repo: string | null;
-  source: string;
-  createdAt: string;
-  /** bm25 score (lower is better), comparable within one result list. */
-  rank: number;
-};
-
-/** How a search was answered; `recent` = ranked among the newest candidates of a very common term. */
-export type SearchStrategy = 'ranked' | 'recent' | 'trigram' | 'none';
-
-export type SearchResult = { results: SearchHit[]; strategy: SearchStrategy };
+/** The shapes of sessions and messages are records.ts'; SessionDB's callers import them from here too. */
+export { ROLES };
+export type { Message, NewMessage, NewSession, SearchHit, SearchOptions, SearchResult, SearchStrategy, Session, ToolCall } from './records.js';
 
 export type DbOptions = {
   /** 'full' fsyncs the WAL on every commit; 'normal' survives a process crash but not power loss. */

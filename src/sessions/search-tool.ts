@@ -13,7 +13,17 @@
 import { z } from 'zod';
 import { NotFound, UsageError } from '../errors/index.js';
 import { stripAnsi } from '../text/ansi.js';
-import type { Message, SessionDB, Session } from './db.js';
+import type { Message, SearchOptions, SearchResult, Session } from './records.js';
+
+/** The reads session_search makes (SessionDB's). */
+export type SessionReader = {
+  getSession(id: string): Session | undefined;
+  listSessions(opts?: { repo?: string | null; source?: string; limit?: number }): Session[];
+  lineageRoot(id: string): string;
+  getMessage(id: number): Message | undefined;
+  getMessages(sessionId: string, opts?: { afterId?: number; beforeId?: number; limit?: number; last?: number }): Message[];
+  search(text: string, opts?: SearchOptions): SearchResult;
+};
 
 /** Hits of discover and sessions of browse returned at most (and by default): each discover hit carries up to 17 messages. */
 export const SESSION_SEARCH_LIMIT_MAX = 20;
@@ -124,7 +134,7 @@ function summary(s: Session): SessionSummary {
   };
 }
 
-export function sessionSearch(db: SessionDB, rawArgs: unknown, ctx: SessionSearchContext = {}): Record<string, unknown> {
+export function sessionSearch(db: SessionReader, rawArgs: unknown, ctx: SessionSearchContext = {}): Record<string, unknown> {
   const parsed = sessionSearchArgsSchema.safeParse(rawArgs ?? {});
   if (!parsed.success) throw new UsageError(`session_search: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
   const args = parsed.data;
@@ -136,7 +146,7 @@ export function sessionSearch(db: SessionDB, rawArgs: unknown, ctx: SessionSearc
 }
 
 /** Lineage roots, looked up once per session id (a continuation counts as its first session). */
-function lineageRoots(db: SessionDB): (id: string) => string {
+function lineageRoots(db: SessionReader): (id: string) => string {
   const roots = new Map<string, string>();
   return (id) => {
     let r = roots.get(id);
@@ -148,7 +158,7 @@ function lineageRoots(db: SessionDB): (id: string) => string {
   };
 }
 
-function discover(db: SessionDB, query: string, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
+function discover(db: SessionReader, query: string, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
   const limit = limitArg ?? DISCOVER_LIMIT_DEFAULT;
   const rootOf = lineageRoots(db);
   const skipRoot = ctx.currentSessionId ? rootOf(ctx.currentSessionId) : undefined;
@@ -203,7 +213,7 @@ function discover(db: SessionDB, query: string, limitArg: number | undefined, ct
   };
 }
 
-function read(db: SessionDB, sessionId: string): Record<string, unknown> {
+function read(db: SessionReader, sessionId: string): Record<string, unknown> {
   const session = db.getSession(sessionId);
   if (!session) throw new NotFound(`session_search: no session ${sessionId}.`);
   const total = session.messageCount;
@@ -227,7 +237,7 @@ function read(db: SessionDB, sessionId: string): Record<string, unknown> {
   };
 }
 
-function scroll(db: SessionDB, args: SessionSearchArgs): Record<string, unknown> {
+function scroll(db: SessionReader, args: SessionSearchArgs): Record<string, unknown> {
   const anchor = db.getMessage(args.around_message_id!);
   if (!anchor || (args.session_id && anchor.sessionId !== args.session_id)) {
     throw new NotFound(`session_search: no message ${args.around_message_id}${args.session_id ? ` in session ${args.session_id}` : ''}.`);
@@ -248,7 +258,7 @@ function scroll(db: SessionDB, args: SessionSearchArgs): Record<string, unknown>
   };
 }
 
-function browse(db: SessionDB, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
+function browse(db: SessionReader, limitArg: number | undefined, ctx: SessionSearchContext): Record<string, unknown> {
   const limit = limitArg ?? BROWSE_LIMIT_DEFAULT;
   const rootOf = lineageRoots(db);
   const skipRoot = ctx.currentSessionId ? rootOf(ctx.currentSessionId) : undefined;

@@ -7,7 +7,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { isolatedGitEnv } from '../git/env.js';
+import { gitAsync } from '../git/run.js';
 
 export const SKILLS_GIT_USER = { name: 'hermesd', email: 'hermesd@localhost' };
 
@@ -16,27 +17,25 @@ const CONFIG_MARKER = '# hermesd: identity, no signing, no hooks';
 
 export type Commit = { rev: string; message: string; date: string };
 
-/** Only what git needs to run; everything else (GIT_DIR, EDITOR, PAGER, …) stays out. */
-function gitEnv(): Record<string, string> {
-  const env: Record<string, string> = { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
-  for (const k of ['PATH', 'HOME', 'TMPDIR', 'SYSTEMROOT']) if (process.env[k]) env[k] = process.env[k]!;
-  return env;
-}
-
 export class SkillRepo {
-  private readonly git: SimpleGit;
   private ready = false;
+  /** Only what git needs to run; everything else (GIT_DIR, EDITOR, PAGER, …) stays out. */
+  private readonly env = isolatedGitEnv();
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
-    this.git = simpleGit({ baseDir: dir }).env(gitEnv());
+  }
+
+  /** Runs git in the skills repository; rejects with GitFailed when git fails. */
+  private async raw(args: string[]): Promise<string> {
+    return (await gitAsync(args, { cwd: this.dir, env: this.env })).toString('utf8');
   }
 
   /** Creates the repository (once) and commits whatever skills were already there. */
   async ensure(): Promise<void> {
     if (this.ready) return;
     const configFile = join(this.dir, '.git', 'config');
-    if (!existsSync(configFile)) await this.git.raw(['init']);
+    if (!existsSync(configFile)) await this.raw(['init']);
     if (!readFileSync(configFile, 'utf8').includes(CONFIG_MARKER)) {
       // Appended as one block: six `git config` runs would cost six process starts.
       appendFileSync(
@@ -46,15 +45,15 @@ export class SkillRepo {
       );
     }
     if (!(await this.head())) {
-      await this.git.raw(['add', '-A', '-v', '--', '.']);
-      await this.git.raw(['commit', '--allow-empty', '--no-verify', '-m', 'init: skills repository (existing skills imported)']);
+      await this.raw(['add', '-A', '-v', '--', '.']);
+      await this.raw(['commit', '--allow-empty', '--no-verify', '-m', 'init: skills repository (existing skills imported)']);
     }
     this.ready = true;
   }
 
   async head(): Promise<string | undefined> {
     try {
-      return (await this.git.raw(['rev-parse', '--verify', 'HEAD'])).trim() || undefined;
+      return (await this.raw(['rev-parse', '--verify', 'HEAD'])).trim() || undefined;
     } catch {
       return undefined;
     }
@@ -68,20 +67,20 @@ export class SkillRepo {
     // A pathspec that matches nothing (a never-committed folder, now gone) is an error to git.
     const paths: string[] = [];
     for (const p of candidates) {
-      if (existsSync(join(this.dir, p)) || (await this.git.raw(['ls-files', '--', p])).trim()) paths.push(p);
+      if (existsSync(join(this.dir, p)) || (await this.raw(['ls-files', '--', p])).trim()) paths.push(p);
     }
     if (paths.length === 0) return undefined;
-    await this.git.raw(['add', '-A', '-v', '--', ...paths]);
-    const staged = (await this.git.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
+    await this.raw(['add', '-A', '-v', '--', ...paths]);
+    const staged = (await this.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
     if (!staged) return undefined;
-    await this.git.raw(['commit', '--no-verify', '-m', message, '--', ...paths]);
+    await this.raw(['commit', '--no-verify', '-m', message, '--', ...paths]);
     return this.head();
   }
 
   /** Puts the index for `paths` back to HEAD after a failed commit. */
   async unstage(paths: string[]): Promise<void> {
     try {
-      await this.git.raw(['reset', '-q', 'HEAD', '--', ...paths]);
+      await this.raw(['reset', '-q', 'HEAD', '--', ...paths]);
     } catch {
       // nothing staged
     }
@@ -89,13 +88,13 @@ export class SkillRepo {
 
   async commitCount(): Promise<number> {
     if (!(await this.head())) return 0;
-    return Number((await this.git.raw(['rev-list', '--count', 'HEAD'])).trim());
+    return Number((await this.raw(['rev-list', '--count', 'HEAD'])).trim());
   }
 
   /** Commits that touched any of `paths`, newest first. */
   async log(paths: string[]): Promise<Commit[]> {
     if (!(await this.head())) return [];
-    const out = await this.git.raw(['log', '--format=%H%x1f%s%x1f%aI', '--', ...paths]);
+    const out = await this.raw(['log', '--format=%H%x1f%s%x1f%aI', '--', ...paths]);
     return out
       .split('\n')
       .filter(Boolean)
@@ -109,7 +108,7 @@ export class SkillRepo {
   async resolve(rev: string): Promise<string | undefined> {
     if (!/^[0-9a-zA-Z._~^\/-]+$/.test(rev) || rev.startsWith('-')) return undefined;
     try {
-      return (await this.git.raw(['rev-parse', '--verify', '-q', `${rev}^{commit}`])).trim() || undefined;
+      return (await this.raw(['rev-parse', '--verify', '-q', `${rev}^{commit}`])).trim() || undefined;
     } catch {
       return undefined;
     }
@@ -117,7 +116,7 @@ export class SkillRepo {
 
   /** Paths of the files (with modes) under `prefix/` at `rev`. */
   async filesAt(rev: string, prefix: string): Promise<Array<{ path: string; mode: string; blob: string }>> {
-    const out = await this.git.raw(['ls-tree', '-r', '-z', rev, '--', prefix + '/']);
+    const out = await this.raw(['ls-tree', '-r', '-z', rev, '--', prefix + '/']);
     return out
       .split('\0')
       .filter(Boolean)
@@ -130,11 +129,11 @@ export class SkillRepo {
 
   /** Top-level tree entries at `rev` (to find which folder held a skill). */
   async treeDirs(rev: string, path = ''): Promise<string[]> {
-    const out = await this.git.raw(['ls-tree', '-z', '--name-only', rev, '--', path ? path + '/' : '.']);
+    const out = await this.raw(['ls-tree', '-z', '--name-only', rev, '--', path ? path + '/' : '.']);
     return out.split('\0').filter(Boolean);
   }
 
   async blob(blob: string): Promise<Buffer> {
-    return this.git.showBuffer([blob]);
+    return gitAsync(['show', blob], { cwd: this.dir, env: this.env });
   }
 }

@@ -7,7 +7,7 @@
  */
 import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { redactSecrets } from '../guard/secrets.js';
+import { redactSecrets } from '../security/redact.js';
 import { REMEDY, scanText, type ThreatCategory } from '../security/scan.js';
 import { listFiles } from './tree.js';
 

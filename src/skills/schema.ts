@@ -26,5 +26,3 @@ export const skillViewArgs = z.strictObject({
   name: z.string().min(1),
   file_path: z.string().optional().describe('a supporting file of the skill, relative to its folder'),
 });
-
-export type SkillViewArgs = z.infer<typeof skillViewArgs>;

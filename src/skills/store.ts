@@ -30,6 +30,7 @@ import {
   SkillValidationError,
   SUPPORTING_DIRS,
 } from './validate.js';
+import { projectSkillsDir, userSkillsDir } from '../paths/index.js';
 
 /** A change waits this long for another daemon's change to finish before giving up. */
 export const SKILL_LOCK_TIMEOUT_MS = 30_000;
@@ -145,8 +146,8 @@ export class SkillStore {
   private readonly lockTimeoutMs: number;
 
   constructor(opts: SkillStoreOptions) {
-    this.userRoot = join(opts.home, 'skills');
-    this.projectRoot = opts.repoRoot ? join(opts.repoRoot, '.hermes', 'skills') : undefined;
+    this.userRoot = userSkillsDir(opts.home);
+    this.projectRoot = opts.repoRoot ? projectSkillsDir(opts.repoRoot) : undefined;
     this.lockFile = join(opts.home, '.skills.lock');
     this.repo = new SkillRepo(this.userRoot);
     this.lockTimeoutMs = opts.lockTimeoutMs ?? SKILL_LOCK_TIMEOUT_MS;

@@ -16,7 +16,6 @@ export const SKILL_MD_MAX_CHARS = 100_000;
 export const SUPPORTING_FILE_MAX_BYTES = 1024 * 1024;
 /** The only folders a skill may hold besides SKILL.md (Hermes' layout). */
 export const SUPPORTING_DIRS = ['references', 'templates', 'scripts', 'assets'] as const;
-export type SupportingDir = (typeof SUPPORTING_DIRS)[number];
 
 export type FrontMatter = { name: string; description: string; [key: string]: unknown };
 export type ParsedSkill = { frontMatter: FrontMatter; body: string };

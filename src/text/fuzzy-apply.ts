@@ -11,8 +11,7 @@
  */
 
 import { diffSequences } from './diff.js';
-import { bigramSimilarity, foldUnicode, normaliseWithMap, UNICODE_FOLDS, type CharMap, type Range } from './fuzzy-match.js';
-import type { FuzzyStrategy } from './fuzzy-replace.js';
+import { bigramSimilarity, foldUnicode, normaliseWithMap, UNICODE_FOLDS, type CharMap, type FuzzyStrategy, type Range } from './fuzzy-match.js';
 
 /** old_string and new_string as the matched strategy read them (escapes undone, boundary blanks trimmed). */
 export type CallerView = { old: string; new: string };

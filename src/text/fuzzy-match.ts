@@ -4,6 +4,30 @@
  * strategies in ./fuzzy-replace.ts are built from these.
  */
 
+/** The ways a quoted text is looked for, in the order they are tried (exact first). */
+export type FuzzyStrategy =
+  | 'exact'
+  | 'line-trimmed'
+  | 'whitespace-normalised'
+  | 'indentation-flexible'
+  | 'escape-normalised'
+  | 'trimmed-boundary'
+  | 'unicode-normalised'
+  | 'block-anchor'
+  | 'context-aware';
+
+export const FUZZY_STRATEGIES: FuzzyStrategy[] = [
+  'exact',
+  'line-trimmed',
+  'whitespace-normalised',
+  'indentation-flexible',
+  'escape-normalised',
+  'trimmed-boundary',
+  'unicode-normalised',
+  'block-anchor',
+  'context-aware',
+];
+
 /** A match: a half-open character range of the original content. */
 export type Range = { start: number; end: number };
 

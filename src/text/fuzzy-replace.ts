@@ -27,32 +27,13 @@ import {
   splitLines,
   UNICODE_FOLDS,
   withoutCrBeforeLf,
+  FUZZY_STRATEGIES,
+  type FuzzyStrategy,
   type Line,
   type Range,
 } from './fuzzy-match.js';
 
-export type FuzzyStrategy =
-  | 'exact'
-  | 'line-trimmed'
-  | 'whitespace-normalised'
-  | 'indentation-flexible'
-  | 'escape-normalised'
-  | 'trimmed-boundary'
-  | 'unicode-normalised'
-  | 'block-anchor'
-  | 'context-aware';
-
-export const FUZZY_STRATEGIES: FuzzyStrategy[] = [
-  'exact',
-  'line-trimmed',
-  'whitespace-normalised',
-  'indentation-flexible',
-  'escape-normalised',
-  'trimmed-boundary',
-  'unicode-normalised',
-  'block-anchor',
-  'context-aware',
-];
+export { FUZZY_STRATEGIES, type FuzzyStrategy } from './fuzzy-match.js';
 
 /**
  * Strategies that accept a block which only resembles `old_string`. Safe for one unique

@@ -5,11 +5,12 @@
  * cost nothing. Events only say "something changed here"; what changed is git's to say,
  * later and only when someone asks (the workspace snapshot is recomputed lazily).
  */
-import { execFile } from 'node:child_process';
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { splitZ } from '../git/parse.js';
+import { gitAsync, gitAsyncTry } from '../git/run.js';
 
 /** Directories never watched, whatever .gitignore says. */
 const NEVER_WATCH = new Set(['.git', 'node_modules']);
@@ -18,24 +19,18 @@ const INOTIFY_BUDGET_SHARE = 0.5;
 /** Upper bound on tree watches even with a generous inotify limit: past this, polling git status is cheaper. */
 export const TREE_MAX_DIRS = 50_000;
 
-function git(cwd: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('git', ['--no-optional-locks', ...args], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }, (err, out) => (err ? reject(err) : resolve(out)));
-  });
-}
+/** The file list of a huge monorepo; past this the tree is not watched (polling git status is cheaper). */
+const LS_FILES_MAX_BYTES = 256 * 1024 * 1024;
+/** The answer of one check-ignore batch (at most FOLLOW_MAX_PENDING paths). */
+const CHECK_IGNORE_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Which of `rels` git ignores: one `git check-ignore --stdin` for all of them (exit 1 when
  * none is ignored). An error counts as "not ignored": the directory is watched.
  */
-function ignoredAmong(root: string, rels: string[]): Promise<Set<string>> {
-  return new Promise((resolve) => {
-    const child = execFile('git', ['check-ignore', '--stdin', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (_err, out) => {
-      resolve(new Set(String(out ?? '').split('\0').filter(Boolean)));
-    });
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(rels.join('\0') + '\0');
-  });
+async function ignoredAmong(root: string, rels: string[]): Promise<Set<string>> {
+  const r = await gitAsyncTry(['check-ignore', '--stdin', '-z'], { cwd: root, input: rels.join('\0') + '\0', maxBuffer: CHECK_IGNORE_MAX_BYTES });
+  return new Set(splitZ(r.stdout));
 }
 
 /**
@@ -62,7 +57,8 @@ export function inotifyLimit(): number | undefined {
 /** Every directory (relative, '' = root) that holds a tracked or untracked-but-not-ignored file under `sub`. */
 export async function listDirs(root: string, sub: string | string[] = ''): Promise<Set<string>> {
   const subs = (Array.isArray(sub) ? sub : [sub]).filter(Boolean);
-  const out = await git(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', ...(subs.length ? ['--', ...subs.map((s) => `:(literal)${s}`)] : [])]);
+  const args = ['--no-optional-locks', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', ...(subs.length ? ['--', ...subs.map((s) => `:(literal)${s}`)] : [])];
+  const out = (await gitAsync(args, { cwd: root, maxBuffer: LS_FILES_MAX_BYTES })).toString('utf8');
   const dirs = new Set<string>(subs.length ? [] : ['']);
   for (const file of out.split('\0')) {
     let i = file.lastIndexOf('/');

@@ -16,6 +16,7 @@ import { AUTHORITY_FILE_NAMES } from '../context/authority.js';
 import { gitOperation } from '../context/workspace.js';
 import { FILE_OF } from '../memory/snapshot.js';
 import { TreeSentinel, type TreeState } from './tree.js';
+import { memoriesDir, projectSkillsDir, repoConfigPath, soulPath, userConfigPath, userSkillsDir } from '../paths/index.js';
 
 export type ChangeKind = 'authority' | 'config' | 'skills' | 'memory' | 'workspace';
 
@@ -75,10 +76,10 @@ export class RepoWatcher {
 
   constructor(private readonly opts: WatcherOptions) {
     this.authorityDirs.add(opts.root);
-    this.hermesDir = join(opts.root, '.hermes');
-    this.projectSkills = join(this.hermesDir, 'skills');
-    this.userSkills = join(opts.home, 'skills');
-    this.memories = join(opts.home, 'memories');
+    this.hermesDir = dirname(repoConfigPath(opts.root));
+    this.projectSkills = projectSkillsDir(opts.root);
+    this.userSkills = userSkillsDir(opts.home);
+    this.memories = memoriesDir(opts.home);
   }
 
   /** Resolves once the initial scan is done and changes are being reported. */
@@ -173,13 +174,13 @@ export class RepoWatcher {
       return !(parent === join(gitDir, 'logs') && name === 'HEAD');
     }
     if (under(path, home)) {
-      if (path === home || path === join(home, 'SOUL.md') || path === join(home, 'config.yaml') || path === this.memories) return false;
+      if (path === home || path === soulPath(home) || path === userConfigPath(home) || path === this.memories) return false;
       return !(under(path, this.userSkills) && !this.inSkillJunk(path, this.userSkills));
     }
     if (under(path, root)) {
       if (this.authorityDirs.has(path)) return false;
       if (under(path, this.hermesDir)) {
-        return !(path === this.hermesDir || path === join(this.hermesDir, 'config.yaml') || (under(path, this.projectSkills) && !this.inSkillJunk(path, this.projectSkills)));
+        return !(path === this.hermesDir || path === repoConfigPath(this.opts.root) || (under(path, this.projectSkills) && !this.inSkillJunk(path, this.projectSkills)));
       }
       const parent = dirname(path);
       const name = basename(path);
@@ -206,8 +207,8 @@ export class RepoWatcher {
     }
     if (under(path, this.userSkills)) return this.inSkillJunk(path, this.userSkills) ? undefined : 'skills';
     if (under(path, this.projectSkills)) return this.inSkillJunk(path, this.projectSkills) ? undefined : 'skills';
-    if (path === join(home, 'config.yaml') || path === join(this.hermesDir, 'config.yaml')) return 'config';
-    if (path === join(home, 'SOUL.md')) return 'authority';
+    if (path === userConfigPath(home) || path === repoConfigPath(root)) return 'config';
+    if (path === soulPath(home)) return 'authority';
     // Any daemon (another repository's, the CLI's) may write the shared stores: the file is the truth.
     // The folder appears with the first write, before its own watch can report that write.
     if (path === this.memories || (dirname(path) === this.memories && MEMORY_FILES.has(basename(path)))) return 'memory';

@@ -15,9 +15,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DaemonClient } from '../../src/daemon/client.js';
-import { findRepo, repoPaths, type RepoPaths } from '../../src/daemon/paths.js';
-import { findRealGit } from '../../src/guard/git.js';
+import { DaemonClient } from '../../src/client/client.js';
+import { findRepo, repoPaths, type RepoPaths } from '../../src/paths/index.js';
+import { findRealGit } from '../../src/git/real-git.js';
 import { makeEnv, writeFiles, type TestEnv } from './env.js';
 import { startFakeModel, type ChatRequest, type FakeReply, type FakeToolCall } from './fake-model.js';
 

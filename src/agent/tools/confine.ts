@@ -7,7 +7,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { GuardConfig } from '../../guard/config.js';
-import { isSecretPath, secretPathMessage } from '../../guard/secrets.js';
+import { isSecretPath, secretPathMessage } from '../../security/secret-paths.js';
 import { ToolError, ToolRefused } from './types.js';
 
 export type Confined = {

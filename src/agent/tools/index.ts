@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { HermesError } from '../../errors/index.js';
-import { redactSecrets } from '../../guard/secrets.js';
+import { redactSecrets } from '../../security/redact.js';
 import type { ToolSpec } from '../model.js';
 import { memory } from './memory.js';
 import { patch } from './patch.js';
@@ -17,7 +17,7 @@ import { terminal } from './terminal.js';
 import type { Tool, ToolContext } from './types.js';
 import { writeFile } from './write-file.js';
 
-export { ToolError, ToolRefused, type Tool, type ToolContext } from './types.js';
+export type { Tool, ToolContext } from './types.js';
 
 /** The tool set, in the order of DESIGN.md §6 (names and parameters are a public contract). */
 export const TOOLS: readonly Tool[] = [readFile, writeFile, patch, searchFiles, terminal, memory, sessionSearch, skillsList, skillView, skillManage] as Tool[];

@@ -1,18 +1,17 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { z } from 'zod';
-import { isSecretPath } from '../../guard/secrets.js';
+import { gitAsync } from '../../git/run.js';
+import { isSecretPath } from '../../security/secret-paths.js';
 import { confine } from './confine.js';
 import { DirHandles } from './handles.js';
 import { looksBinary } from './read-file.js';
 import { defineTool, ToolError } from './types.js';
 
-const run = promisify(execFile);
-
 /** Matches returned per call: enough to locate things, small enough for the context. */
 export const SEARCH_MAX_MATCHES = 100;
 /** Matching file paths returned per call. */
 export const SEARCH_MAX_FILES = 100;
+/** The file list of a huge monorepo still fits. */
+const LISTING_MAX_BYTES = 256 * 1024 * 1024;
 /** Files larger than this are not searched (bytes): lockfiles, bundles, data. */
 export const SEARCH_MAX_FILE_BYTES = 1024 * 1024;
 /** Characters of a matching line shown. */
@@ -43,11 +42,8 @@ export const searchFiles = defineTool({
     const { re, literal } = compile(args.pattern);
     let listing: string;
     try {
-      ({ stdout: listing } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', where.realRel], {
-        cwd: ctx.root,
-        maxBuffer: 256 * 1024 * 1024,
-        signal: ctx.signal,
-      }));
+      const out = await gitAsync(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', where.realRel], { cwd: ctx.root, maxBuffer: LISTING_MAX_BYTES, signal: ctx.signal });
+      listing = out.toString('utf8');
     } catch (err) {
       throw new ToolError(`Could not list the repository's files: ${(err as Error).message}`);
     }

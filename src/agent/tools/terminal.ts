@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
+import { runCommand } from '../../process/run.js';
 import { prepareTerminalGuard, rulesBroken, withRepoLock, type GuardReport } from '../../guard/terminal.js';
 import { defineTool } from './types.js';
 
@@ -20,95 +20,37 @@ export type ShellResult = { exitCode: number | null; signal: string | null; outp
 
 /**
  * Runs `sh -c command` in `cwd` as its own process group, so a timeout or a cancel kills the
- * whole tree (a test runner's workers too), never leaving orphans behind the daemon.
+ * whole tree (a test runner's workers too), never leaving orphans behind the daemon. Output
+ * beyond `maxChars` keeps its head and tail, the middle elided, as a person would skim a log.
  */
-export function runShell(
+export async function runShell(
   command: string,
   opts: { cwd: string; timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; maxChars?: number; wrap?: (command: string) => { file: string; args: string[] } },
 ): Promise<ShellResult> {
-  const started = Date.now();
   const max = opts.maxChars ?? TERMINAL_OUTPUT_MAX_CHARS;
-  return new Promise((resolve) => {
-    // `wrap`: the guard's sandbox (bwrap … sh -c command); without it a plain sh -c.
-    const { file, args } = opts.wrap ? opts.wrap(command) : { file: 'sh', args: ['-c', command] };
-    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    // Keep the head in full and only a rolling tail, so a runaway command cannot fill memory.
-    let head = '';
-    let tail = '';
-    let total = 0;
-    const headMax = Math.floor(max * HEAD_SHARE);
-    const onData = (d: Buffer) => {
-      const s = d.toString('utf8');
-      total += s.length;
-      if (head.length < headMax) {
-        const take = headMax - head.length;
-        head += s.slice(0, take);
-        tail += s.slice(take);
-      } else tail += s;
-      if (tail.length > 2 * max) tail = tail.slice(tail.length - max);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    let timedOut = false;
-    let cancelled = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      killTimer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, KILL_GRACE_MS);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, opts.timeoutMs);
-    const onAbort = () => {
-      cancelled = true;
-      killGroup();
-    };
-    if (opts.signal?.aborted) onAbort();
-    else opts.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (err) => {
-      tail += `\n${err.message}`;
-    });
-    let exitCode: number | null = null;
-    let exitSignal: string | null = null;
-    child.on('exit', (code, signal) => {
-      exitCode = code;
-      exitSignal = signal;
-      // A background child (`server &`) keeps the pipes open: give it a moment, then end it.
-      setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // none left
-        }
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, EXIT_DRAIN_MS).unref();
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      let text = head + tail;
-      let truncated = false;
-      if (total > max) {
-        const kept = tail.slice(-(max - head.length));
-        text = `${head}\n… [${total - head.length - kept.length} chars of output omitted] …\n${kept}`;
-        truncated = true;
-      }
-      resolve({ exitCode: exitCode ?? code, signal: exitSignal ?? signal, output: text, truncated, timedOut, cancelled, durationMs: Date.now() - started });
-    });
+  const headMax = Math.floor(max * HEAD_SHARE);
+  // `wrap`: the guard's sandbox (bwrap … sh -c command); without it a plain sh -c.
+  const wrap = opts.wrap;
+  const r = await runCommand(command, {
+    cwd: opts.cwd,
+    env: opts.env,
+    wrap: wrap ? (c) => wrap(c) : undefined,
+    timeoutMs: opts.timeoutMs,
+    signal: opts.signal,
+    killGraceMs: KILL_GRACE_MS,
+    drainMs: EXIT_DRAIN_MS,
+    output: { headChars: headMax, tailChars: max },
   });
+  const { head, total } = r.output;
+  const tail = r.output.tail + (r.error ? `\n${r.error.message}` : '');
+  let text = head + tail;
+  let truncated = false;
+  if (total > max) {
+    const kept = tail.slice(-(max - head.length));
+    text = `${head}\n… [${total - head.length - kept.length} chars of output omitted] …\n${kept}`;
+    truncated = true;
+  }
+  return { exitCode: r.exitCode, signal: r.signal, output: text, truncated, timedOut: r.timedOut, cancelled: r.cancelled, durationMs: r.durationMs };
 }
 
 export const terminal = defineTool({

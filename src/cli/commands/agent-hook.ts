@@ -11,9 +11,10 @@
  * with the reason on stderr (or 2 when agents.onUnavailable is "block" for a tool call).
  */
 import type { Command } from 'commander';
-import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon } from '../../daemon/lifecycle.js';
-import { hermesHome, resolvePaths, type RepoPaths } from '../../daemon/paths.js';
+import { DaemonClient } from '../../client/client.js';
+import { ensureDaemon } from '../../client/lifecycle.js';
+import { hermesHome, resolvePaths, type RepoPaths } from '../../paths/index.js';
+import type { AgentHookAnswer } from '../../protocol/agents.js';
 import { DaemonUnavailable } from '../../errors/index.js';
 import { action } from '../runtime.js';
 
@@ -25,8 +26,8 @@ const AGENT_START_MIN_MS = 5_000;
 type Settings = { timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string };
 
 async function agentSettings(paths: RepoPaths | undefined): Promise<Settings> {
-  const { AGENT_HOOK_TIMEOUT_MS } = await import('../../config/schema.js');
-  if (!paths) return { timeoutMs: AGENT_HOOK_TIMEOUT_MS, onUnavailable: 'allow' };
+  const { DEFAULTS } = await import('../../config/schema.js');
+  if (!paths) return { ...DEFAULTS.agents };
   try {
     const { loadConfig } = await import('../../config/load.js');
     const { applyApproval } = await import('../../guard/approval.js');
@@ -34,7 +35,7 @@ async function agentSettings(paths: RepoPaths | undefined): Promise<Settings> {
     const c = applyApproval(hermesHome(), paths.root, loadConfig({ root: paths.root, home: hermesHome() }), { record: false }).config;
     return { timeoutMs: c.agents.timeoutMs, onUnavailable: c.agents.onUnavailable };
   } catch (err) {
-    return { timeoutMs: AGENT_HOOK_TIMEOUT_MS, onUnavailable: 'allow', configError: err instanceof Error ? err.message : String(err) };
+    return { ...DEFAULTS.agents, configError: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -94,7 +95,7 @@ async function runAgentHook(agent: string, event: string, opts: { repo?: string;
   if (opts.unreachable) return unavailable('the daemon was not listening (it has been started for the next call)');
   if (payload === undefined) return unavailable('the hook payload on stdin is not JSON');
   try {
-    const r = await new DaemonClient(socket).call<{ exitCode: number; stdout: string; stderr: string }>('POST', `/v1/agents/${encodeURIComponent(agent)}/hook`, payload, { timeoutMs: settings.timeoutMs });
+    const r = await new DaemonClient(socket).call<AgentHookAnswer>('POST', `/v1/agents/${encodeURIComponent(agent)}/hook`, payload, { timeoutMs: settings.timeoutMs });
     return { code: r.exitCode === 2 ? 2 : 0, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
   } catch (err) {
     return unavailable(err instanceof Error ? err.message.replace(/\.$/, '') : String(err));

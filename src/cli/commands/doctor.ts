@@ -1,14 +1,15 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../daemon/paths.js';
-import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
+import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
+import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
-import { DaemonClient } from '../../daemon/client.js';
-import { probe, socketMismatch, type Status } from '../../daemon/lifecycle.js';
+import { DaemonClient } from '../../client/client.js';
+import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
+import { gitSync, gitTry } from '../../git/run.js';
 
 type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
 
@@ -71,7 +72,7 @@ function inotifyCheck(): Check {
 
 function gitCheck(): Check {
   try {
-    const v = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
+    const v = gitSync(['--version'], { cwd: process.cwd() }).trim();
     const m = /(\d+)\.(\d+)/.exec(v);
     const ok = m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 25));
     return ok ? { name: 'git', status: 'ok', detail: v } : { name: 'git', status: 'warn', detail: v, fix: 'Git 2.25 or newer is recommended.' };
@@ -85,7 +86,7 @@ async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
     const paths = repoPaths(findRepo());
     const s = await probe(paths);
     if (!s) return { check: { name: 'daemon', status: 'ok', detail: 'not running (starts on demand)' } };
-    const warnings = [...(Array.isArray(s.warnings) ? (s.warnings as string[]) : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
+    const warnings = [...(Array.isArray(s.warnings) ? s.warnings : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
     return {
       status: s,
       check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}, socket ${s.socket}` },
@@ -99,7 +100,7 @@ async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
 async function modelCheck(status: Status | undefined): Promise<Check[]> {
   const out: Check[] = [];
   if (status) {
-    for (const w of modelEnvWarnings(status.modelEnv as ModelEnv | undefined)) out.push({ name: 'model-env', status: 'warn', detail: w.replace(/^model-env: /, '') });
+    for (const w of modelEnvWarnings(status.modelEnv)) out.push({ name: 'model-env', status: 'warn', detail: w.replace(/^model-env: /, '') });
     try {
       const c = await new DaemonClient(String(status.socket)).call<Check>('GET', '/v1/model/check', undefined, { timeoutMs: MODEL_PROBE_TIMEOUT_MS + 2_000 });
       out.push({ ...c, detail: `${c.detail} (as the daemon, pid ${status.pid}, sees it)` });
@@ -135,7 +136,7 @@ async function hooksChecks(): Promise<Check[]> {
   }
   const { hookHealth } = await import('../../hooks/health.js');
   const h = hookHealth(repo);
-  const hooksPath = spawnSync('git', ['config', '--get', 'core.hooksPath'], { cwd: repo.root, encoding: 'utf8' });
+  const hooksPath = gitTry(['config', '--get', 'core.hooksPath'], { cwd: repo.root, env: process.env });
   const pathCheck: Check = {
     name: 'hookspath',
     status: h.installed && !h.active && h.problems.some((p) => p.includes('core.hooksPath')) ? 'fail' : 'ok',

@@ -10,15 +10,15 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon, probe, readDaemonJson } from '../../daemon/lifecycle.js';
-import { hermesHome, type RepoPaths } from '../../daemon/paths.js';
+import { DaemonClient } from '../../client/client.js';
+import { ensureDaemon, probe, readDaemonJson } from '../../client/lifecycle.js';
+import { hermesHome, type RepoPaths } from '../../paths/index.js';
 import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.js';
 import { attemptOf } from '../../hooks/attempt.js';
+import type { HookRequestBody } from '../../protocol/hooks.js';
 import { HERMESD_HOOKS } from '../../hooks/names.js';
 import { action, daemon, globals, output, repo } from '../runtime.js';
 
-type HookBody = { args: string[]; indexFile?: string; stdin?: string[]; via: string; attempt?: string; phase?: 'final' };
 
 async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string }> {
   // Loaded here, not at the top: the config schema (zod, yaml) costs every other command ~40 ms of start-up.
@@ -96,7 +96,7 @@ async function runGitHook(name: string, args: string[], opts: { unreachable?: st
 
   const stdin = name === 'post-rewrite' ? (await readStdin()).split('\n').filter(Boolean) : undefined;
   const idx = process.env.GIT_INDEX_FILE;
-  const body: HookBody = {
+  const body: HookRequestBody = {
     args,
     via: 'node',
     ...(idx ? { indexFile: isAbsolute(idx) ? idx : resolve(process.cwd(), idx) } : {}),

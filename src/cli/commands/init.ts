@@ -6,7 +6,7 @@
  * daemon, and works in any git repository, with or without package.json.
  */
 import type { Command } from 'commander';
-import { findRepo, hermesHome } from '../../daemon/paths.js';
+import { findRepo, hermesHome } from '../../paths/index.js';
 import { UsageError } from '../../errors/index.js';
 import { CLI_ENTRY } from '../../version.js';
 import { action, color, globals, output } from '../runtime.js';
@@ -18,9 +18,9 @@ type AgentsReport = import('../../agents/install.js').AgentsInstallReport;
 async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true): Promise<AgentsReport> {
   const { installAgents, parseAgentList } = await import('../../agents/install.js');
   const { loadConfig } = await import('../../config/load.js');
-  const { AGENT_HOOK_TIMEOUT_MS } = await import('../../config/schema.js');
+  const { DEFAULTS } = await import('../../config/schema.js');
   const agents = parseAgentList(list, repo.root);
-  let settings: { timeoutMs: number; onUnavailable: 'allow' | 'block' } = { timeoutMs: AGENT_HOOK_TIMEOUT_MS, onUnavailable: 'allow' };
+  let settings: { timeoutMs: number; onUnavailable: 'allow' | 'block' } = { ...DEFAULTS.agents };
   try {
     const { applyApproval } = await import('../../guard/approval.js');
     // A loosening of agents.onUnavailable waits for `hermesd config approve`, as in the daemon.

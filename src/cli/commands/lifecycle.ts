@@ -1,15 +1,12 @@
 import { existsSync, openSync, readSync, statSync, closeSync, watch } from 'node:fs';
 import type { Command } from 'commander';
-import { modelEnvWarnings, type ModelEnv } from '../../agent/model-env.js';
-import { DaemonClient } from '../../daemon/client.js';
-import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../daemon/lifecycle.js';
-import type { RepoPaths } from '../../daemon/paths.js';
+import { modelEnvWarnings } from '../../protocol/model-env.js';
+import { DaemonClient } from '../../client/client.js';
+import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../client/lifecycle.js';
+import type { RepoPaths } from '../../paths/index.js';
 import { DaemonUnavailable } from '../../errors/index.js';
-import type { HookHealth } from '../../hooks/health.js';
 import { pendingBackups } from '../../hooks/backup.js';
 import { action, color, globals, output, repo } from '../runtime.js';
-
-type HooksStatus = Partial<HookHealth> & { running?: number; pendingBackups?: string[] };
 
 /** Everything status knows, in plain words: nothing only --json shows. */
 function humanStatus(s: Status, paths: RepoPaths): string {
@@ -20,22 +17,22 @@ function humanStatus(s: Status, paths: RepoPaths): string {
     `started  ${s.startedAt}` + (typeof s.uptimeMs === 'number' ? ` (up ${Math.round(s.uptimeMs / 1000)} s)` : ''),
   ];
   if (typeof s.rssBytes === 'number') lines.push(`memory   ${(s.rssBytes / 1048576).toFixed(1)} MiB RSS`);
-  const hooks = (s.hooks ?? {}) as HooksStatus;
+  const hooks = s.hooks ?? {};
   if (hooks.installed === false) lines.push(`hooks    not installed (hermesd init installs them)`);
   else if (hooks.active) lines.push(`hooks    ${color.green('active')} (${hooks.manager === 'git' ? '.git/hooks' : hooks.manager}${hooks.via && hooks.manager !== 'git' && hooks.manager !== 'husky' ? `, through ${hooks.via}` : ''})`);
   else if (hooks.installed) lines.push(color.yellow(`hooks    NOT active: ${(hooks.problems ?? []).join('; ')}`));
-  const config = s.config as { ok?: boolean; error?: string } | undefined;
+  const config = s.config;
   if (config) lines.push(config.ok ? 'config   ok' : color.red(`config   ERROR: ${config.error}`));
-  const agents = s.agents as { transcripts?: number; stored?: number; skipped?: number } | undefined;
-  if (agents && typeof agents.transcripts === 'number') {
-    lines.push(`agents   ${agents.transcripts} transcript(s) read, ${agents.stored ?? 0} message(s) stored` + (agents.skipped ? color.yellow(`, ${agents.skipped} malformed line(s) skipped`) : ''));
+  const agents = s.agents;
+  if (agents) {
+    lines.push(`agents   ${agents.transcripts} transcript(s) read, ${agents.stored} message(s) stored` + (agents.skipped ? color.yellow(`, ${agents.skipped} malformed line(s) skipped`) : ''));
   }
   const pending = hooks.pendingBackups ?? [];
   lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
   const warnings = [
-    ...(Array.isArray(s.warnings) ? (s.warnings as string[]) : []).filter((w) => !w.startsWith('hooks: ')),
+    ...(Array.isArray(s.warnings) ? s.warnings : []).filter((w) => !w.startsWith('hooks: ')),
     ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined),
-    ...modelEnvWarnings(s.modelEnv as ModelEnv | undefined),
+    ...modelEnvWarnings(s.modelEnv),
   ];
   for (const w of warnings) lines.push(color.yellow(`warning  ${w}`));
   return lines.join('\n');

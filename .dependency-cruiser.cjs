@@ -1,0 +1,62 @@
+/**
+ * The dependency rule of hermesd (docs/architecture.md), checked by `npm test`:
+ * no import cycles; the plain subsystems never import the layers built on them (the server,
+ * the clients, the CLI, the agent); clients never import the server. Type-only imports count:
+ * a type that runs up the layers ties the folders together as much as a call does.
+ */
+const PLAIN = '^src/(agents|config|context|errors|git|guard|hooks|memory|paths|process|protocol|rules|security|sessions|skills|storage|text|watcher|version\\.ts)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'A cycle makes two modules one: neither can be read, tested or moved alone.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'plain-stays-plain',
+      comment: 'Stores and policy code know nothing of the daemon, HTTP, the CLI or the agent: the server composes them (src/server/services).',
+      severity: 'error',
+      from: { path: PLAIN },
+      to: { path: '^src/(server|client|cli|mcp|agent)/' },
+    },
+    {
+      name: 'agent-below-server',
+      comment: 'The agent loop and its tools are composed by the server and run standalone in tests; they never reach back up.',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { path: '^src/(server|client|cli|mcp)/' },
+    },
+    {
+      name: 'clients-not-server',
+      comment: 'The CLI and the MCP bridge talk to the daemon over its socket (src/client); they spawn the daemon by path (DAEMON_ENTRY), never import it.',
+      severity: 'error',
+      from: { path: '^src/(client|cli|mcp)/' },
+      to: { path: '^src/server/' },
+    },
+    {
+      name: 'processes-through-runners',
+      comment:
+        'git runs through src/git, shell commands through src/process. The other programs hermesd starts are named here: ' +
+        'the daemon (client/lifecycle), bubblewrap probes (guard/sandbox), hook managers (hooks/install), curl --version (cli doctor).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(git|process)/|^src/client/lifecycle\\.ts$|^src/guard/sandbox\\.ts$|^src/hooks/install\\.ts$|^src/cli/commands/doctor\\.ts$' },
+      to: { path: '^(node:)?child_process$' },
+    },
+    {
+      name: 'no-test-code-in-src',
+      comment: 'Shipped code never imports tests or benchmarks.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

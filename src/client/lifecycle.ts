@@ -1,0 +1,196 @@
+/**
+ * Starting, finding and stopping the daemon of a work tree, from the client side.
+ * A live daemon is found from the repository (`<git-dir>/hermesd/daemon.json`, whose pid
+ * must own the lock), whatever this process's environment says: a shell or GUI whose
+ * HERMESD_SOCKET_DIR or XDG_RUNTIME_DIR differs still reaches it. The socket path computed
+ * from the environment (`paths.socket`) is only where a new daemon is started. The client
+ * spawns the daemon detached (output to daemon.log) and polls with a deadline; the daemon's
+ * own lock makes concurrent starts converge on one process.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DaemonUnavailable } from '../errors/index.js';
+import { withoutGitInvocation } from '../git/env.js';
+import { lockOwner, pidAlive } from '../storage/lock.js';
+import { DAEMON_ENTRY } from '../version.js';
+import { DaemonClient } from './client.js';
+import { checkSocketPath, type RepoPaths } from '../paths/index.js';
+import type { DaemonInfo, Status } from '../protocol/daemon.js';
+
+/** How long a client waits for a daemon it started to answer. */
+export const START_DEADLINE_MS = 10_000;
+/** How long `stop` waits for a clean exit before sending SIGTERM, then SIGKILL. */
+export const STOP_DEADLINE_MS = 5_000;
+/** Bound on the status probe used to decide whether a daemon is alive. */
+export const PROBE_TIMEOUT_MS = 1_000;
+
+export type { Status };
+
+export function readDaemonJson(paths: RepoPaths): DaemonInfo | undefined {
+  try {
+    return JSON.parse(readFileSync(paths.daemonJson, 'utf8')) as DaemonInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The daemon this work tree records: daemon.json, when its pid is alive and holds the lock
+ * (a daemon killed with -9 leaves a daemon.json whose pid is gone or recycled).
+ */
+export function recordedDaemon(paths: RepoPaths): DaemonInfo | undefined {
+  const info = readDaemonJson(paths);
+  if (!info || typeof info.socket !== 'string' || !pidAlive(info.pid)) return undefined;
+  return lockOwner(paths.lockFile) === info.pid ? info : undefined;
+}
+
+/** Where to look for this work tree's daemon: the recorded socket first, then the one this environment names. */
+export function candidateSockets(paths: RepoPaths): string[] {
+  const recorded = recordedDaemon(paths)?.socket;
+  return recorded && recorded !== paths.socket ? [recorded, paths.socket] : [paths.socket];
+}
+
+/** Returns the daemon's status when one answers (on its recorded socket or this environment's), else undefined. */
+export async function probe(paths: RepoPaths, timeoutMs = PROBE_TIMEOUT_MS): Promise<Status | undefined> {
+  for (const socket of candidateSockets(paths)) {
+    if (!existsSync(socket)) continue;
+    try {
+      return await new DaemonClient(socket).call<Status>('GET', '/v1/status', undefined, { timeoutMs });
+    } catch {
+      // a stale socket file: try the next one
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A warning for a daemon that listens somewhere other than where this environment would
+ * start one (HERMESD_SOCKET_DIR / XDG_RUNTIME_DIR differ between the shell, a GUI and the
+ * hook that started it). Everything still works; the warning says how to line them up.
+ */
+export function socketMismatch(paths: RepoPaths, status: { socket?: unknown }): string | undefined {
+  if (typeof status.socket !== 'string' || status.socket === paths.socket) return undefined;
+  return (
+    `the daemon listens on ${status.socket}, not on ${paths.socket} where this environment (HERMESD_SOCKET_DIR / XDG_RUNTIME_DIR) would start one; ` +
+    `hermesd found it through ${paths.daemonJson}. To line them up, set the same HERMESD_SOCKET_DIR in both environments, or run \`hermesd restart\` from the one you use most.`
+  );
+}
+
+function logTail(paths: RepoPaths, since: number): string {
+  try {
+    const text = readFileSync(paths.logFile, 'utf8');
+    return text.slice(Math.max(since, text.length - 2000)).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Starts the daemon if none answers; resolves with its status. `started` tells whether this call spawned it. */
+export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = process.env): Promise<{ status: Status; started: boolean }> {
+  const running = await probe(paths);
+  if (running) return { status: running, started: false };
+  checkSocketPath(paths.socket);
+  mkdirSync(paths.runtimeDir, { recursive: true, mode: 0o700 });
+  let logStart = 0;
+  try {
+    logStart = statSync(paths.logFile).size;
+  } catch {
+    // no log yet
+  }
+  const out = openSync(paths.logFile, 'a', 0o600);
+  const child = spawn(process.execPath, [DAEMON_ENTRY, paths.root], {
+    cwd: paths.root,
+    detached: true,
+    stdio: ['ignore', out, out],
+    // The daemon outlives the command that started it: inside a git hook, git's per-invocation
+    // variables (GIT_INDEX_FILE of `commit -a`, GIT_DIR, …) would point its later git calls at the wrong index.
+    env: withoutGitInvocation(env),
+  });
+  closeSync(out);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => {
+    exited = code;
+  });
+  child.unref();
+
+  const deadline = Date.now() + START_DEADLINE_MS;
+  while (Date.now() < deadline) {
+    // The one we spawned, or (it exits at once when the lock is taken) the daemon that holds the lock.
+    const status = await probe(paths, 300);
+    if (status) return { status, started: status.pid === child.pid };
+    if (exited !== undefined && exited !== 0) {
+      const tail = logTail(paths, logStart);
+      throw new DaemonUnavailable(`The daemon exited with code ${exited} while starting.${tail ? `\n${tail}` : ''}`);
+    }
+    await sleep(15);
+  }
+  const tail = logTail(paths, logStart);
+  const owner = lockOwner(paths.lockFile);
+  if (owner !== undefined && owner !== child.pid && pidAlive(owner)) {
+    throw new DaemonUnavailable(
+      `Another hermesd daemon (pid ${owner}) holds the lock of this work tree but did not answer within ${START_DEADLINE_MS} ms ` +
+        `(${existsSync(paths.daemonJson) ? `its socket is recorded in ${paths.daemonJson}` : 'it recorded no socket yet'}). Stop it with: hermesd stop`,
+    );
+  }
+  throw new DaemonUnavailable(`The daemon did not answer within ${START_DEADLINE_MS} ms of starting. Log: ${paths.logFile}${tail ? `\n${tail}` : ''}`);
+}
+
+/** Stops the daemon: asks over the API, then signals the pid, then cleans stale files. */
+export async function stopDaemon(paths: RepoPaths): Promise<{ stopped: boolean; pid?: number }> {
+  const status = await probe(paths);
+  const info = readDaemonJson(paths);
+  const pid = status?.pid ?? info?.pid;
+  if (status) {
+    try {
+      await new DaemonClient(String(status.socket)).call('POST', '/v1/shutdown', {}, { timeoutMs: PROBE_TIMEOUT_MS });
+    } catch {
+      // fall through to signals
+    }
+  }
+  if (pid !== undefined && pidAlive(pid) && (status || isOurDaemon(pid))) {
+    const deadline = Date.now() + STOP_DEADLINE_MS;
+    let signalled = false;
+    while (pidAlive(pid) && Date.now() < deadline) {
+      if (!status && !signalled) {
+        process.kill(pid, 'SIGTERM');
+        signalled = true;
+      }
+      await sleep(20);
+    }
+    if (pidAlive(pid)) {
+      process.kill(pid, 'SIGKILL');
+      await sleep(50);
+    }
+  }
+  // A daemon killed with -9 leaves these behind; nobody answers on them any more.
+  if (!(await probe(paths, 200))) {
+    for (const socket of new Set([paths.socket, ...(info && typeof info.socket === 'string' ? [info.socket] : [])])) {
+      if (!(await socketAlive(socket))) rmSync(socket, { force: true });
+    }
+    rmSync(paths.daemonJson, { force: true });
+  }
+  return { stopped: status !== undefined || (pid !== undefined && !pidAlive(pid)), pid };
+}
+
+/** Something answers on the socket (another work tree's daemon may share a recorded path after a restart). */
+async function socketAlive(socket: string): Promise<boolean> {
+  if (!existsSync(socket)) return false;
+  try {
+    await new DaemonClient(socket).call('GET', '/v1/status', undefined, { timeoutMs: 200 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `pid` runs our daemon entry (guards against a recycled pid in a stale daemon.json). */
+function isOurDaemon(pid: number): boolean {
+  try {
+    // daemon/main.js: the entry of hermesd before 0.1's server/client split, still running after an upgrade.
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('server/main.js') || cmdline.includes('daemon/main.js');
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The environments git runs in, built from one list of git's variables. hermesd's processes
+ * inherit whatever git set for the hook or command that started them: a daemon started from
+ * a pre-commit hook carries GIT_DIR and GIT_INDEX_FILE, an agent's command may set anything.
+ */
+
+/** Variables that point git at another repository, work tree or index. */
+export const REPO_LOCATING_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_PREFIX', 'GIT_NAMESPACE'] as const;
+
+/** Variables git sets for the one command a hook runs in (the editor, the reflog message, the quarantine of a push). */
+export const HOOK_INVOCATION_ENV = ['GIT_EDITOR', 'GIT_EXEC_PATH', 'GIT_REFLOG_ACTION', 'GIT_QUARANTINE_PATH'] as const;
+
+/** Variables that change git's configuration from outside the repository (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS…). */
+const CONFIG_OVERRIDE_ENV = /^GIT_(CONFIG|CEILING_DIRECTORIES)/;
+
+export type GitEnvOptions = {
+  /** Use this index instead of `.git/index` (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`). */
+  indexFile?: string;
+};
+
+/** `base` (default: this process's environment) without the repo-locating variables; reads take no optional locks. */
+export function gitEnv(opts: GitEnvOptions = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const k of REPO_LOCATING_ENV) delete env[k];
+  env.GIT_OPTIONAL_LOCKS = '0'; // reading must never take index.lock from under a running commit
+  if (opts.indexFile) env.GIT_INDEX_FILE = opts.indexFile;
+  return env;
+}
+
+/**
+ * The environment a guard-internal git query runs in: gitEnv's and, beyond it, none of the
+ * agent's config overrides.
+ */
+export function cleanGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out = gitEnv({}, env);
+  for (const k of Object.keys(out)) if (CONFIG_OVERRIDE_ENV.test(k)) delete out[k];
+  return out;
+}
+
+/**
+ * `env` without what git set for the command it runs now: for a process that outlives it
+ * (the daemon a hook starts), whose later git calls must not see the hook's index or repository.
+ */
+export function withoutGitInvocation(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const drop = new Set<string>([...REPO_LOCATING_ENV, ...HOOK_INVOCATION_ENV]);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!drop.has(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * Only what git needs to run, for a repository hermesd owns (the skills repository): no
+ * GIT_* of the caller, no editor or pager, no system config, never a credential prompt.
+ */
+export function isolatedGitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' };
+  for (const k of ['PATH', 'HOME', 'TMPDIR', 'SYSTEMROOT']) if (base[k]) env[k] = base[k];
+  return env;
+}

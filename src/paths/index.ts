@@ -1,0 +1,228 @@
+/**
+ * Every runtime path hermesd uses is computed here, and nowhere else: repository discovery,
+ * the runtime folders in the git dir (`<git-dir>/hermesd/`, and `<common-dir>/hermesd/` that
+ * all worktrees share), the socket, and the files under $HERMES_HOME.
+ */
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { ConfigError, NotARepository } from '../errors/index.js';
+import { gitSync } from '../git/run.js';
+
+/** Linux sun_path is 108 bytes including the terminating NUL; macOS allows 104. */
+export const SOCKET_PATH_MAX_BYTES = process.platform === 'linux' ? 107 : 103;
+
+export type RepoPaths = {
+  /** Top of the work tree (realpath). */
+  root: string;
+  /** This work tree's git dir (for a linked worktree: .git/worktrees/<name>). */
+  gitDir: string;
+  /** The repository's common git dir, shared by all worktrees. */
+  commonDir: string;
+  /** `<git-dir>/hermesd`: this worktree's daemon runtime. */
+  runtimeDir: string;
+  daemonJson: string;
+  logFile: string;
+  lockFile: string;
+  socketDir: string;
+  socket: string;
+};
+
+export function hermesHome(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.HERMES_HOME;
+  return fromEnv && fromEnv.length > 0 ? resolve(fromEnv) : join(homedir(), '.hermes');
+}
+
+export function socketDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HERMESD_SOCKET_DIR) return resolve(env.HERMESD_SOCKET_DIR);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const base = env.XDG_RUNTIME_DIR && isAbsolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : '/tmp';
+  return join(base, `hermesd-${uid}`);
+}
+
+/** Why `cwd` has no work tree, in words that say what to do: a bare repository, the inside of a git dir, or no repository at all. */
+function notAWorkTree(cwd: string): string {
+  let where: string[] = [];
+  try {
+    where = gitSync(['rev-parse', '--is-bare-repository', '--is-inside-git-dir', '--absolute-git-dir'], { cwd, env: process.env }).trim().split('\n');
+  } catch {
+    return `Not inside a git work tree: ${cwd}. Run hermesd from a directory of a git repository (git init creates one).`;
+  }
+  const [bare, insideGitDir, gitDir] = where;
+  if (bare === 'true') {
+    return `${cwd} is in a bare repository (${gitDir}): it has no work tree for hermesd to serve. Run hermesd in a clone of it (git clone ${gitDir} <dir>) or in a linked worktree (git -C ${gitDir} worktree add <dir> <branch>).`;
+  }
+  if (insideGitDir === 'true') return `${cwd} is inside the git directory ${gitDir}; run hermesd from the work tree instead.`;
+  return `Not inside a git work tree: ${cwd}. Run hermesd from a directory of a git repository (git init creates one).`;
+}
+
+/** Finds the git work tree containing `cwd`; throws NotARepository outside one. */
+export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: string; commonDir: string } {
+  let out: string;
+  try {
+    // The caller's own environment: `hermesd` run from a hook or with GIT_DIR set finds what git would.
+    out = gitSync(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { cwd, env: process.env });
+  } catch {
+    throw new NotARepository(notAWorkTree(cwd));
+  }
+  const [top, gitDir, common] = out.trimEnd().split('\n');
+  if (!top || !gitDir || !common) {
+    throw new NotARepository(`Not inside a git work tree: ${cwd} (bare repositories have no work tree for hermesd to serve).`);
+  }
+  const root = realpathSync(top);
+  const gitDirReal = realpathSync(gitDir);
+  const commonDir = realpathSync(isAbsolute(common) ? common : resolve(cwd, common));
+  return { root, gitDir: gitDirReal, commonDir };
+}
+
+export function repoPaths(repo: { root: string; gitDir: string; commonDir: string }, env: NodeJS.ProcessEnv = process.env): RepoPaths {
+  const runtimeDir = runtimeDirOf(repo.gitDir);
+  const dir = socketDir(env);
+  const hash = createHash('sha256').update(repo.root).digest('hex').slice(0, 16);
+  const socket = join(dir, `${hash}.sock`);
+  return {
+    ...repo,
+    runtimeDir,
+    daemonJson: join(runtimeDir, 'daemon.json'),
+    logFile: join(runtimeDir, 'daemon.log'),
+    lockFile: join(runtimeDir, 'daemon.lock'),
+    socketDir: dir,
+    socket,
+  };
+}
+
+/** Throws a ConfigError naming the override when the socket path would not fit in sun_path. */
+export function checkSocketPath(socket: string): void {
+  const bytes = Buffer.byteLength(socket);
+  if (bytes > SOCKET_PATH_MAX_BYTES) {
+    throw new ConfigError(
+      `Socket path is ${bytes} bytes, over the ${SOCKET_PATH_MAX_BYTES}-byte limit of a Unix socket address: ${socket}. ` +
+        `Set HERMESD_SOCKET_DIR to a short directory (e.g. export HERMESD_SOCKET_DIR=${join(tmpdir(), 'hd')}).`,
+    );
+  }
+}
+
+export function resolvePaths(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): RepoPaths {
+  return repoPaths(findRepo(cwd), env);
+}
+
+/** `$HERMES_HOME/config.yaml`: the user's configuration. */
+export function userConfigPath(home: string): string {
+  return join(home, 'config.yaml');
+}
+
+/** `<work tree>/.hermes/config.yaml`: the repository's configuration (tracked; wins over the user's). */
+export function repoConfigPath(root: string): string {
+  return join(root, '.hermes', 'config.yaml');
+}
+
+/** `$HERMES_HOME/SOUL.md`: the user's identity for the agent, the same in every repository. */
+export function soulPath(home: string): string {
+  return join(home, 'SOUL.md');
+}
+
+/** `$HERMES_HOME/skills`: the user's skills, a git repository the daemon owns. */
+export function userSkillsDir(home: string): string {
+  return join(home, 'skills');
+}
+
+/** `<work tree>/.hermes/skills`: the project's skills (tracked, read-only to the agent). */
+export function projectSkillsDir(root: string): string {
+  return join(root, '.hermes', 'skills');
+}
+
+/** `$HERMES_HOME/guard/approved`: the user's approvals of guard loosenings, one file per work tree, where no sandboxed command writes. */
+export function approvalsDir(home: string): string {
+  return join(home, 'guard', 'approved');
+}
+
+/** `$HERMES_HOME/memories`: MEMORY.md and USER.md. */
+export function memoriesDir(home: string): string {
+  return join(home, 'memories');
+}
+
+/** `$HERMES_HOME/state.db`: SessionDB, shared by every repository. */
+export function sessionDbPath(home: string): string {
+  return join(home, 'state.db');
+}
+
+/** `<socket dir>/<hash>.agent.sock`, next to the daemon's own socket (same private directory): sandboxed commands reach the daemon here. */
+export function agentSocketPath(paths: Pick<RepoPaths, 'socketDir' | 'socket'>): string {
+  return join(paths.socketDir, basename(paths.socket).replace(/\.sock$/, '.agent.sock'));
+}
+
+/** `<git-dir>/hermesd`: this worktree's runtime folder (daemon.json, lock, log, hook settings, backups, guard scratch). */
+export function runtimeDirOf(gitDir: string): string {
+  return join(gitDir, 'hermesd');
+}
+
+/** `<common-dir>/hermesd`: what every worktree of the repository shares (the hook runner, chained hooks, a core.hooksPath folder). */
+export function sharedRuntimeDirOf(commonDir: string): string {
+  return join(commonDir, 'hermesd');
+}
+
+/** What the sh hook runner sources before it talks to the daemon (it cannot read YAML). */
+export function hookSettingsPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'hook-settings');
+}
+
+/** What `hermesd init` changed in this worktree, so `init --undo` can put it back. */
+export function installRecordPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'install.json');
+}
+
+/** The work-state backups of hooks in flight (one folder per backup). */
+export function backupsDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'backups');
+}
+
+/** A backup kept after a restore that could not put everything back. */
+export function keptBackupDir(gitDir: string, id: string): string {
+  return join(runtimeDirOf(gitDir), 'kept', id);
+}
+
+/** Content found in the work tree that the user did not have, moved aside by a restore. */
+export function displacedDirOf(gitDir: string, id: string): string {
+  return join(runtimeDirOf(gitDir), 'displaced', id);
+}
+
+/** Held while a backup is restored, by the daemon or by the hook itself. */
+export function restoreLockPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'restore.lock');
+}
+
+/** A pre-commit fix proposed by the agent: the changed files and one git patch. */
+export function fixDir(gitDir: string, id: string): string {
+  return join(runtimeDirOf(gitDir), 'fixes', id);
+}
+
+/** The guard's scratch (the git shim, scratch indexes); never writable from the sandbox. */
+export function guardDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'guard');
+}
+
+/** The sandbox's own folders (per-session /tmp, the empty directory masks are bound from, the daemon's pid namespace record). */
+export function sandboxDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'sandbox');
+}
+
+/** What `hermesd init --agents` added to other agents' configs in this worktree, so `--uninstall` can give every file back. */
+export function agentsRecordPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'agents.json');
+}
+
+/** What the agents' sh hook runner sources before it talks to the daemon (agents.timeoutMs, agents.onUnavailable). */
+export function agentSettingsPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'agent-settings');
+}
+
+/** The agents' hook runner (this install's node and CLI baked in), which the committed `.hermes/agent-hook` sources. */
+export function agentRunnerPath(commonDir: string): string {
+  return join(sharedRuntimeDirOf(commonDir), 'agent-hook');
+}
+
+/** How this clone starts `hermesd mcp` (this install's node and CLI baked in), which the committed `.hermes/mcp` sources. */
+export function mcpRunnerPath(commonDir: string): string {
+  return join(sharedRuntimeDirOf(commonDir), 'mcp');
+}

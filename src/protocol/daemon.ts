@@ -1,0 +1,29 @@
+/** What a daemon says about itself: in `<git-dir>/hermesd/daemon.json` and in GET /v1/status. */
+import type { HookHealth } from '../hooks/health.js';
+import type { TranscriptStats } from './agents.js';
+import type { ModelEnv } from './model-env.js';
+
+/**
+ * `daemon.json`, written by the daemon once its socket answers. The sh hooks read `socket`
+ * with shell builtins line by line, so it stays the first key.
+ */
+export type DaemonInfo = { pid: number; version: string; root: string; socket: string; startedAt: string };
+
+/** The fields of GET /v1/status that services add and clients read, by key. */
+export type StatusFields = {
+  /** Whether the config files load (an invalid one is reported until fixed). */
+  config: { ok: boolean; error?: string };
+  /** Whether git runs hermesd's hooks, hooks running now, backups waiting for a restore. */
+  hooks: Partial<HookHealth> & { running?: number; pendingBackups?: string[] };
+  /** Other agents' transcripts read into SessionDB (daemons of work trees with `init --agents`). */
+  agents: TranscriptStats | undefined;
+};
+
+/** GET /v1/status: the daemon's identity, what its environment says about the model, the warnings of every service, then what each service adds. */
+export type Status = DaemonInfo & {
+  uptimeMs: number;
+  rssBytes: number;
+  home: string;
+  modelEnv: ModelEnv;
+  warnings: string[];
+} & Partial<StatusFields> & { [extra: string]: unknown };

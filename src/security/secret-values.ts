@@ -1,0 +1,444 @@
+/**
+ * Secrets by value: the daemon knows the values of the repository's secret files (at any
+ * depth, ignored directories included, and every version git history still holds) and of
+ * its own secret environment variables, and removes them from text before the model or
+ * SessionDB sees it — verbatim and in the simple encodings a command can produce (base64 at
+ * any alignment, hex, reversed, spaced out, wrapped across lines). Shape-based redaction
+ * (redact.ts) runs after this; the sandbox's masks stop what neither can see (a value cut
+ * in two, an encryption).
+ *
+ *   const secrets = new SecretValues({ root, config, env });
+ *   secrets.refresh();                 // cheap when nothing changed (one stat per directory)
+ *   secrets.redact(text).text
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { cleanGitEnv } from '../git/env.js';
+import { parseBatch } from '../git/parse.js';
+import { gitTry, gitTryBuffer } from '../git/run.js';
+import { KNOWN_SECRET_MIN_CHARS, secretValuesIn } from './redact.js';
+import { isSecretPath, type SecretPathsConfig } from './secret-paths.js';
+
+/** Encoded and spaced forms are only searched for values at least this long: a short value's encodings collide with ordinary text. */
+const ENCODED_MIN_CHARS = 8;
+/** Directories never walked for secret files: git's own, and installed packages (not the user's secrets). */
+const SKIP_DIRS = new Set(['.git', 'node_modules']);
+/** Walk bound: directories visited per refresh (a huge tree keeps its last complete list past this). */
+const WALK_MAX_DIRS = 50_000;
+/** Secret files larger than this are not key=value files worth reading. */
+const SECRET_FILE_MAX_BYTES = 256 * 1024;
+/** Historical versions of secret files read at most (newest first): bounds the first scan of a long history. */
+const HISTORY_MAX_BLOBS = 500;
+/** A history scan of a very large repository gives up after this long; the sandbox's masks still apply. */
+const HISTORY_TIMEOUT_MS = 10_000;
+/** The commit and path list of a history scan (paths of secret-looking files only). */
+const HISTORY_LOG_MAX_BYTES = 64 * 1024 * 1024;
+/** The blobs of one history scan: at most HISTORY_MAX_BLOBS files. */
+const HISTORY_BLOBS_MAX_BYTES = 256 * 1024 * 1024;
+/** Redactions triggered by SessionDB writes re-check the files at most this often. */
+const LAZY_REFRESH_MS = 1_000;
+/**
+ * A walk that took longer than this (a tree of tens of thousands of directories) is reused
+ * for up to WALK_REUSE_MS: one stat per directory per command would cost more than the sandbox.
+ */
+const SLOW_WALK_MS = 20;
+const WALK_REUSE_MS = 2_000;
+
+/** Environment variable names whose values are secrets (the daemon's own keys): …KEY, …TOKEN, …SECRET, …PASSWORD, … */
+const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIALS?|AUTH|PRIVATE|COOKIE|SESSION)([_-]|$)/i;
+/** Names that match the pattern but hold paths or words, not secrets. */
+const NOT_SECRET_ENV = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XAUTHORITY', 'KEYTIMEOUT']);
+
+/** git pathspecs of the built-in secret file names, for the history scan. */
+const SECRET_PATHSPECS = [
+  ':(glob)**/.env',
+  ':(glob)**/.env.*',
+  ':(glob)**/.envrc',
+  ':(glob)**/.netrc',
+  ':(glob)**/.git-credentials',
+  ':(glob)**/.npmrc',
+  ':(glob)**/.pypirc',
+  ':(glob)**/*.pem',
+  ':(glob)**/*.key',
+  ':(glob)**/id_rsa',
+  ':(glob)**/id_ed25519',
+  ':(glob)**/.aws/credentials',
+];
+
+export type SecretValuesOptions = {
+  root: string;
+  config: SecretPathsConfig;
+  /** The daemon's environment: its secret variables are known values too. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra values (the configured model API key). */
+  extra?: string[];
+  gitBin?: string;
+};
+
+type DirCache = { mtimeMs: number; ino: number; dirs: string[]; files: string[] };
+
+/** The values one daemon must never let out, and the redactor built from them. */
+export class SecretValues {
+  private readonly dirCache = new Map<string, DirCache>();
+  private readonly fileValues = new Map<string, { stamp: string; values: string[] }>();
+  private history: { refsKey: string; tips: string[]; values: Set<string> } | undefined;
+  private compiled: { key: string; redactor: Redactor | undefined } = { key: '', redactor: undefined };
+  private lastRefresh = 0;
+  private secretFileList: string[] = [];
+  private values: string[] = [];
+  private lastWalk = { at: 0, ms: 0 };
+
+  constructor(private opts: SecretValuesOptions) {}
+
+  /** A new config (secretPaths) or environment; the next refresh rescans. */
+  update(opts: Partial<SecretValuesOptions>): void {
+    this.opts = { ...this.opts, ...opts };
+    this.fileValues.clear();
+  }
+
+  /** Absolute paths of the secret files in the work tree, at any depth (as of the last refresh). */
+  secretFiles(): string[] {
+    return this.secretFileList;
+  }
+
+  /** Every known value (as of the last refresh). */
+  known(): string[] {
+    return this.values;
+  }
+
+  /**
+   * Re-reads what may have changed: the secret files (one stat per directory when nothing
+   * did), the history when refs moved, the environment. Returns the known values.
+   */
+  refresh(tips?: Iterable<string>): string[] {
+    this.lastRefresh = Date.now();
+    if (this.lastWalk.ms <= SLOW_WALK_MS || Date.now() - this.lastWalk.at > WALK_REUSE_MS) {
+      const t = performance.now();
+      this.secretFileList = this.walk();
+      this.lastWalk = { at: Date.now(), ms: performance.now() - t };
+    }
+    const files = this.secretFileList;
+    const values = new Set<string>();
+    const live = new Set<string>();
+    for (const abs of files) {
+      live.add(abs);
+      for (const v of this.valuesOfFile(abs)) values.add(v);
+    }
+    for (const k of this.fileValues.keys()) if (!live.has(k)) this.fileValues.delete(k);
+    for (const v of this.historyValues(tips)) values.add(v);
+    for (const v of envSecretValues(this.opts.env ?? {})) values.add(v);
+    for (const v of this.opts.extra ?? []) if (v && v.length >= KNOWN_SECRET_MIN_CHARS) values.add(v);
+    this.values = [...values].sort((a, b) => b.length - a.length);
+    return this.values;
+  }
+
+  /** Replaces every known value (and its encodings) with `[REDACTED:secret-value]`. */
+  redact(text: string): { text: string; count: number } {
+    if (!text) return { text, count: 0 };
+    if (Date.now() - this.lastRefresh > LAZY_REFRESH_MS) this.refresh();
+    const key = this.values.join('\0');
+    if (this.compiled.key !== key) this.compiled = { key, redactor: compileRedactor(this.values) };
+    return this.compiled.redactor?.redact(text) ?? { text, count: 0 };
+  }
+
+  private valuesOfFile(abs: string): string[] {
+    let st;
+    try {
+      st = statSync(abs);
+    } catch {
+      return [];
+    }
+    if (!st.isFile() || st.size > SECRET_FILE_MAX_BYTES) return [];
+    const stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const hit = this.fileValues.get(abs);
+    if (hit && hit.stamp === stamp) return hit.values;
+    let values: string[] = [];
+    try {
+      values = secretFileValues(readFileSync(abs, 'utf8'));
+    } catch {
+      values = [];
+    }
+    this.fileValues.set(abs, { stamp, values });
+    return values;
+  }
+
+  /** The work tree's secret files; a directory is re-read only when its mtime changed. */
+  private walk(): string[] {
+    const { root, config } = this.opts;
+    const out: string[] = [];
+    let budget = WALK_MAX_DIRS;
+    const seen = new Set<string>();
+    const visit = (rel: string) => {
+      if (budget-- <= 0) return;
+      const abs = rel ? join(root, rel) : root;
+      let st;
+      try {
+        st = statSync(abs);
+      } catch {
+        return;
+      }
+      if (!st.isDirectory()) return;
+      seen.add(rel);
+      let cached = this.dirCache.get(rel);
+      if (!cached || cached.mtimeMs !== st.mtimeMs || cached.ino !== st.ino) {
+        let entries: Dirent[];
+        try {
+          entries = readdirSync(abs, { withFileTypes: true });
+        } catch {
+          return;
+        }
+        const dirs: string[] = [];
+        const files: string[] = [];
+        for (const d of entries) {
+          const r = rel ? `${rel}/${d.name}` : d.name;
+          if (d.isDirectory()) {
+            if (!SKIP_DIRS.has(d.name)) dirs.push(r);
+          } else if ((d.isFile() || d.isSymbolicLink()) && isSecretPath(r, config, { root })) files.push(r);
+        }
+        cached = { mtimeMs: st.mtimeMs, ino: st.ino, dirs, files };
+        this.dirCache.set(rel, cached);
+      }
+      for (const f of cached.files) out.push(join(root, f));
+      for (const d of cached.dirs) visit(d);
+    };
+    visit('');
+    for (const k of this.dirCache.keys()) if (!seen.has(k)) this.dirCache.delete(k);
+    return out;
+  }
+
+  /** Values of every version of a secret file that git history holds (incremental as refs move). `known`: the ref tips, when the caller has read them. */
+  private historyValues(known?: Iterable<string>): Set<string> {
+    const { root } = this.opts;
+    const gitBin = this.opts.gitBin ?? 'git';
+    const env = cleanGitEnv();
+    let listed = known ? [...known] : undefined;
+    if (!listed) {
+      const refs = gitTry(['for-each-ref', '--format=%(objectname)'], { bin: gitBin, cwd: root, env, timeoutMs: HISTORY_TIMEOUT_MS });
+      if (refs.status !== 0) return this.history?.values ?? new Set();
+      listed = refs.stdout.split('\n').filter(Boolean);
+    }
+    const tips = [...new Set(listed)].sort();
+    const refsKey = createHash('sha1').update(tips.join('\n')).digest('hex');
+    if (this.history && this.history.refsKey === refsKey) return this.history.values;
+    const values = new Set(this.history?.values ?? []);
+    const newTips = tips.filter((t) => !this.history?.tips.includes(t));
+    if (newTips.length > 0) {
+      const extra = (config: SecretPathsConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
+      const range = [...newTips, ...(this.history ? ['--not', ...this.history.tips] : [])];
+      const log = gitTry(['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)], {
+        bin: gitBin,
+        cwd: root,
+        env,
+        timeoutMs: HISTORY_TIMEOUT_MS,
+        maxBuffer: HISTORY_LOG_MAX_BYTES,
+      });
+      const specs: string[] = [];
+      for (const block of log.stdout.split('\0')) {
+        const [commit, ...paths] = block.split('\n').filter(Boolean);
+        if (!commit) continue;
+        for (const p of paths) if (specs.length < HISTORY_MAX_BLOBS && isSecretPath(p, this.opts.config)) specs.push(`${commit}:${p}`);
+      }
+      if (specs.length > 0) {
+        const cat = gitTryBuffer(['cat-file', '--batch'], { bin: gitBin, cwd: root, env, input: specs.join('\n') + '\n', maxBuffer: HISTORY_BLOBS_MAX_BYTES, timeoutMs: HISTORY_TIMEOUT_MS });
+        for (const blob of parseBatch(cat.stdout)) {
+          if (blob.length > SECRET_FILE_MAX_BYTES) continue;
+          for (const v of secretFileValues(blob.toString('utf8'))) values.add(v);
+        }
+      }
+    }
+    this.history = { refsKey, tips, values };
+    return values;
+  }
+}
+
+/** The values of a secret file: assignment right-hand sides, and the contents of a key or token file. */
+export function secretFileValues(content: string): string[] {
+  const values = new Set(secretValuesIn(content));
+  // A file that is not KEY=value (a token file, a private key): its non-trivial lines are the secret.
+  if (values.size === 0) {
+    for (const line of content.split(/\r?\n/)) {
+      const l = line.trim();
+      if (l.length >= ENCODED_MIN_CHARS && !/^-----(BEGIN|END) /.test(l) && !l.startsWith('#')) values.add(l);
+    }
+  }
+  return [...values];
+}
+
+/** Values of the environment's secret variables (the daemon's API keys and tokens). */
+export function envSecretValues(env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < ENCODED_MIN_CHARS || NOT_SECRET_ENV.has(name) || !SECRET_ENV_NAME.test(name)) continue;
+    // Paths and plain words are not secrets even under a secret-sounding name.
+    if (value.startsWith('/') || /^[a-z]+$/i.test(value) || /^(true|false|[0-9]+)$/i.test(value)) continue;
+    out.push(value);
+  }
+  return out;
+}
+
+/** Characters a spaced-out value may be split with (`h u n t e r`, `h-u-n-t-e-r`, `de:ad:be:ef`). */
+const SPACERS = /[._:,|-]/;
+
+/** The base64 characters that depend on the value alone, for each of the three alignments it can start at. */
+function base64Cores(value: string): string[] {
+  const out: string[] = [];
+  const bytes = Buffer.from(value, 'utf8');
+  for (let pad = 0; pad < 3; pad++) {
+    const enc = Buffer.concat([Buffer.alloc(pad), bytes]).toString('base64');
+    // Character i carries bits [6i, 6i+6): it depends on the value alone when they lie within its bytes.
+    const core = enc.slice(Math.ceil((pad * 8) / 6), Math.floor(((pad + bytes.length) * 8) / 6));
+    if (core.length >= ENCODED_MIN_CHARS) out.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return out;
+}
+
+/**
+ * A multi-pattern matcher (Aho–Corasick): one pass over a text finds every pattern, so the
+ * cost of a redaction does not grow with the number of values and forms.
+ */
+class Matcher {
+  private readonly next: Array<Map<number, number>> = [new Map()];
+  private readonly fail: number[] = [0];
+  /** Longest pattern ending at each node (its own or through fail links); 0 for none. */
+  private readonly out: number[] = [0];
+
+  constructor(patterns: Iterable<string>) {
+    for (const p of patterns) {
+      let node = 0;
+      for (let i = 0; i < p.length; i++) {
+        const c = p.charCodeAt(i);
+        let to = this.next[node]!.get(c);
+        if (to === undefined) {
+          to = this.next.length;
+          this.next.push(new Map());
+          this.fail.push(0);
+          this.out.push(0);
+          this.next[node]!.set(c, to);
+        }
+        node = to;
+      }
+      this.out[node] = Math.max(this.out[node]!, p.length);
+    }
+    const queue: number[] = [];
+    for (const to of this.next[0]!.values()) queue.push(to);
+    while (queue.length > 0) {
+      const node = queue.shift()!;
+      for (const [c, to] of this.next[node]!) {
+        let f = this.fail[node]!;
+        while (f !== 0 && !this.next[f]!.has(c)) f = this.fail[f]!;
+        const target = this.next[f]!.get(c);
+        this.fail[to] = target !== undefined && target !== to ? target : 0;
+        this.out[to] = Math.max(this.out[to]!, this.out[this.fail[to]!]!);
+        queue.push(to);
+      }
+    }
+  }
+
+  /** The node after reading `c` at `node`. */
+  step(node: number, c: number): number {
+    while (node !== 0 && !this.next[node]!.has(c)) node = this.fail[node]!;
+    return this.next[node]!.get(c) ?? 0;
+  }
+
+  /** Length of the longest pattern that ends at `node` (0: none). */
+  match(node: number): number {
+    return this.out[node]!;
+  }
+}
+
+const BACKSLASH = 92;
+/** Whitespace a wrapped or dumped encoding may carry between its characters. */
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+/** `._:,|-`: what a spaced-out value may be split with. */
+const isSpacer = (c: number) => c === 46 || c === 95 || c === 58 || c === 44 || c === 124 || c === 45;
+/** n, r, t: after a backslash, a line break or tab escaped in JSON. */
+const isEscapeLetter = (c: number) => c === 110 || c === 114 || c === 116;
+
+export type Redactor = { redact(text: string): { text: string; count: number } };
+
+/**
+ * The redactor of a set of values: each value verbatim, reversed, hex (either case, bytes
+ * apart or together), base64 at its three alignments (standard and URL-safe), and spaced
+ * out — found in the text with its whitespace (and JSON-escaped line breaks) removed, so
+ * wrapped output (base64 -w76, xxd -p) is found too.
+ */
+export function compileRedactor(values: readonly string[]): Redactor | undefined {
+  const exact = new Set<string>();
+  const plain = new Set<string>();
+  const spaced = new Set<string>();
+  for (const value of values) {
+    if (value.length < KNOWN_SECRET_MIN_CHARS) continue;
+    const compact = value.replace(/\s+/g, '');
+    // A short value is only removed as written: spaced out or encoded it would collide with ordinary text.
+    if (compact.length < ENCODED_MIN_CHARS) {
+      exact.add(value);
+      continue;
+    }
+    plain.add(compact);
+    const reversed = [...compact].reverse().join('');
+    plain.add(reversed);
+    const hex = Buffer.from(value, 'utf8').toString('hex');
+    plain.add(hex);
+    plain.add(hex.toUpperCase());
+    for (const core of base64Cores(value)) plain.add(core);
+    for (const v of [compact, reversed, hex, hex.toUpperCase()]) {
+      const bare = v.split(SPACERS).join('');
+      if (bare.length >= ENCODED_MIN_CHARS) spaced.add(bare);
+    }
+  }
+  if (plain.size === 0 && exact.size === 0) return undefined;
+  const exactMatcher = new Matcher(exact);
+  const plainMatcher = new Matcher(plain);
+  const spacedMatcher = new Matcher(spaced);
+  return {
+    redact(text) {
+      if (!text) return { text, count: 0 };
+      // One pass, two views: the text without whitespace (and JSON's escaped line breaks) for the
+      // verbatim and encoded forms, and also without spacers for the spaced-out ones. Each view
+      // remembers the original index of its characters, so a match maps back to a span.
+      const plainAt = new Int32Array(text.length);
+      const spacedAt = new Int32Array(text.length);
+      let np = 0;
+      let ns = 0;
+      let p = 0;
+      let q = 0;
+      const spans: Array<[number, number]> = [];
+      let e = 0;
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        e = exactMatcher.step(e, c);
+        const le = exactMatcher.match(e);
+        if (le > 0) spans.push([i + 1 - le, i + 1]);
+        if (c === BACKSLASH && isEscapeLetter(text.charCodeAt(i + 1))) {
+          i++;
+          continue;
+        }
+        if (isSpace(c)) continue;
+        plainAt[np++] = i;
+        p = plainMatcher.step(p, c);
+        const lp = plainMatcher.match(p);
+        if (lp > 0) spans.push([plainAt[np - lp]!, i + 1]);
+        if (isSpacer(c)) continue;
+        spacedAt[ns++] = i;
+        q = spacedMatcher.step(q, c);
+        const lq = spacedMatcher.match(q);
+        if (lq > 0) spans.push([spacedAt[ns - lq]!, i + 1]);
+      }
+      if (spans.length === 0) return { text, count: 0 };
+      spans.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+      let out = '';
+      let pos = 0;
+      let count = 0;
+      for (const [a, b] of spans) {
+        if (b <= pos) continue;
+        if (a >= pos) {
+          out += text.slice(pos, a) + '[REDACTED:secret-value]';
+          count++;
+        }
+        pos = b;
+      }
+      return { text: out + text.slice(pos), count };
+    },
+  };
+}

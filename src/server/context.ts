@@ -1,0 +1,42 @@
+import { EventEmitter } from 'node:events';
+import type { RepoPaths } from '../paths/index.js';
+import type { StatusFields } from '../protocol/daemon.js';
+import type { Logger } from './log.js';
+
+/**
+ * What every part of the server shares about this daemon: where it is, how to log, the
+ * events between services, and what GET /v1/status reports. The services themselves are
+ * built by the composition root (services/index.ts); subsystem code never sees this.
+ */
+export class DaemonContext {
+  readonly startedAt = new Date();
+  /** Events between services (the names in src/protocol/events.ts, and 'hook-start' / 'hook-end' / 'started'). */
+  readonly events = new EventEmitter();
+  /** Counts requests in flight, so the idle timer never stops a daemon that is working. */
+  busy = 0;
+  /** Set by the daemon process: starts the single shutdown path. */
+  requestShutdown: (reason: string) => void = () => {};
+  /** Extra fields for GET /v1/status (watcher state, counts), contributed by services through `report`. */
+  readonly statusExtras = new Map<string, () => unknown>();
+  /** Each service that can warn the user adds a source; status joins them into `warnings`. */
+  readonly warningSources: Array<() => string[]> = [];
+
+  constructor(
+    readonly paths: RepoPaths,
+    readonly home: string,
+    readonly version: string,
+    readonly log: Logger,
+    readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.events.setMaxListeners(100);
+  }
+
+  get root(): string {
+    return this.paths.root;
+  }
+
+  /** Adds `key` to GET /v1/status, read when status is asked for; the fields clients read are typed by the protocol (StatusFields). */
+  report<K extends string>(key: K, get: () => K extends keyof StatusFields ? StatusFields[K] : unknown): void {
+    this.statusExtras.set(key, get);
+  }
+}

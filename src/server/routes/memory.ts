@@ -1,0 +1,70 @@
+/**
+ * The memory stores over the API. A refused write (empty, threat, budget, no/ambiguous
+ * match, hand-edited file, emptying a store without allow_empty) is a 409 `memory-refused` whose message is the reason and whose
+ * details carry the store as it is, so the caller can consolidate and retry.
+ */
+import { z } from 'zod';
+import { UsageError } from '../../errors/index.js';
+import { parseWith } from '../http.js';
+import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
+import type { MemoryTarget } from '../../memory/store.js';
+import { memoryAnswer } from '../refusals.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
+
+/** Emptying a non-empty store (removing its last entry, or a batch removing all) is refused unless this is true. */
+const AllowEmpty = z.boolean().default(false);
+
+const SingleBody = memoryOperationSchema.extend({ target: memoryTargetSchema.default('memory'), allow_empty: AllowEmpty });
+const BatchBody = z.strictObject({ target: memoryTargetSchema.default('memory'), operations: z.array(memoryOperationSchema).min(1), allow_empty: AllowEmpty });
+
+export type MemoryWriteBody = z.infer<typeof SingleBody> | z.infer<typeof BatchBody>;
+
+/** Picks the schema by shape first, so a bad field gets its own message rather than a union's "Invalid input". */
+function parseWriteBody(body: unknown): MemoryWriteBody {
+  const batch = typeof body === 'object' && body !== null && 'operations' in body;
+  return batch ? parseWith(BatchBody, body) : parseWith(SingleBody, body ?? {});
+}
+
+function targetOf(query: URLSearchParams): MemoryTarget {
+  const raw = query.get('target') ?? 'memory';
+  const parsed = memoryTargetSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(`Unknown memory target '${raw}'. Use target=memory or target=user.`);
+  return parsed.data;
+}
+
+export function memoryRoutes(services: Services): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/memory',
+      handler: ({ query }) => {
+        const { target, entries, usage } = services.memory.list(targetOf(query));
+        return { target, entries, usage };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/memory',
+      handler: ({ body }) => {
+        const req = parseWriteBody(body);
+        const store = services.memory;
+        const opts = { allowEmpty: req.allow_empty };
+        if ('operations' in req) return memoryAnswer(store.apply(req.target, req.operations, opts));
+        switch (req.action) {
+          case 'add':
+            return memoryAnswer(store.add(req.target, req.content ?? ''));
+          case 'replace':
+            return memoryAnswer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
+          case 'remove':
+            return memoryAnswer(store.remove(req.target, req.old_text ?? '', opts));
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/memory/snapshot',
+      handler: () => services.memory.snapshot(),
+    }),
+  ];
+}

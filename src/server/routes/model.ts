@@ -1,0 +1,9 @@
+/** GET /v1/model/check: the model endpoint as this daemon sees it (its config and environment). */
+import { probeModel } from '../../agent/probe.js';
+import { modelSettings } from '../../agent/model.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
+
+export function modelRoutes(services: Services): Route[] {
+  return [defineRoute({ method: 'GET', path: '/v1/model/check', handler: () => probeModel(modelSettings(services.config.get().model, services.daemon.env)) })];
+}

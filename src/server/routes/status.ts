@@ -1,0 +1,52 @@
+import { modelEnvOf } from '../../protocol/model-env.js';
+import type { Status } from '../../protocol/daemon.js';
+import type { DaemonContext } from '../context.js';
+import { defineRoute, type Route } from '../route.js';
+
+export function statusOf(daemon: DaemonContext): Status {
+  const warnings: string[] = [];
+  for (const source of daemon.warningSources) {
+    try {
+      warnings.push(...source());
+    } catch (err) {
+      warnings.push(String(err));
+    }
+  }
+  const status: Status = {
+    pid: process.pid,
+    version: daemon.version,
+    root: daemon.root,
+    socket: daemon.paths.socket,
+    startedAt: daemon.startedAt.toISOString(),
+    uptimeMs: Date.now() - daemon.startedAt.getTime(),
+    rssBytes: process.memoryUsage.rss(),
+    home: daemon.home,
+    // What the daemon's environment says about the model (clients compare it with theirs).
+    modelEnv: modelEnvOf(daemon.env),
+    warnings,
+  };
+  for (const [key, get] of daemon.statusExtras) {
+    try {
+      status[key] = get();
+    } catch (err) {
+      status[key] = { error: String(err) };
+    }
+  }
+  return status;
+}
+
+/** Served from the first moment the socket answers, before any other service loads. */
+export function statusRoutes(daemon: DaemonContext): Route[] {
+  return [
+    defineRoute({ method: 'GET', path: '/v1/status', handler: () => statusOf(daemon) }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/shutdown',
+      handler: () => {
+        // Answer first, then stop: the client learns the shutdown was accepted.
+        setImmediate(() => daemon.requestShutdown('shutdown requested over the API'));
+        return { ok: true, pid: process.pid };
+      },
+    }),
+  ];
+}

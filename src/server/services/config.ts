@@ -1,0 +1,97 @@
+/**
+ * The daemon's view of the configuration: loaded once, reloaded on 'config-changed' (the
+ * watcher) and also when either file's stat changes, so a stale config is never served
+ * even before the watcher is up. An invalid file is remembered as its ConfigError and
+ * thrown to every caller until it is fixed: the client sees a 400 config-error (exit 2).
+ */
+import { statSync } from 'node:fs';
+import type { DaemonContext } from '../context.js';
+import { applyApproval, approveConfig, describeLoosenings, type Loosening } from '../../guard/approval.js';
+import { loadConfigWithOrigins, type LoadedConfig } from '../../config/load.js';
+import { repoConfigPath, userConfigPath } from '../../paths/index.js';
+import type { HermesConfig } from '../../config/schema.js';
+
+export class ConfigService {
+  private state: { stamp: string; value: LoadedConfig; pending: Loosening[] } | { stamp: string; error: unknown } | undefined;
+
+  constructor(private readonly ctx: DaemonContext) {
+    ctx.events.on('config-changed', () => {
+      this.state = undefined;
+      this.current();
+    });
+  }
+
+  /** The effective configuration; throws the file's ConfigError while it is invalid. */
+  get(): HermesConfig {
+    return this.loaded().config;
+  }
+
+  /** The effective config with its origins; throws the file's ConfigError while it is invalid. */
+  loaded(): LoadedConfig {
+    const s = this.current();
+    if ('error' in s) throw s.error;
+    return s.value;
+  }
+
+  private current(): NonNullable<ConfigService['state']> {
+    const stamp = this.stamp();
+    if (this.state && this.state.stamp === stamp) return this.state;
+    try {
+      const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env });
+      // hermesd guard (issue 20): a loosening of the guard waits for `hermesd config approve`.
+      const { config, pending } = applyApproval(this.ctx.home, this.ctx.root, loaded.config);
+      this.state = { stamp, value: { ...loaded, config }, pending };
+      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
+    } catch (error) {
+      this.state = { stamp, error };
+      this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });
+    }
+    return this.state;
+  }
+
+  /** Cheap change detector: two stat calls. */
+  private stamp(): string {
+    return [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)]
+      .map((file) => {
+        try {
+          const st = statSync(file);
+          return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+        } catch {
+          return '-';
+        }
+      })
+      .join('|');
+  }
+
+  /** Loosenings of the guard in the files that wait for the user's approval (none while the config is invalid). */
+  pending(): Loosening[] {
+    const s = this.current();
+    return 'error' in s ? [] : s.pending;
+  }
+
+  /** The user's confirmation (never reachable from a sandboxed command): the files' guard settings apply. */
+  approve(): Loosening[] {
+    const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env });
+    const approved = approveConfig(this.ctx.home, this.ctx.root, loaded.config);
+    this.state = undefined;
+    this.ctx.log.info('guard config approved', { loosened: describeLoosenings(approved) });
+    this.ctx.events.emit('config-changed');
+    return approved;
+  }
+
+  status(): { ok: boolean; error?: string } {
+    const s = this.current();
+    return 'error' in s ? { ok: false, error: s.error instanceof Error ? s.error.message : String(s.error) } : { ok: true };
+  }
+}
+
+/** The config service of a daemon, with its state in status and its pending approvals among the warnings. */
+export function createConfigService(ctx: DaemonContext): ConfigService {
+  const service = new ConfigService(ctx);
+  ctx.report('config', () => service.status());
+  ctx.warningSources.push(() => {
+    const pending = service.pending();
+    return pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [];
+  });
+  return service;
+}

@@ -1,0 +1,404 @@
+/**
+ * The daemon's side of the git hooks: one entry point per hook, with the config, the rule
+ * engine, the agent and SessionDB wired in. While any hook runs, `running` is above zero and
+ * 'hook-start' / 'hook-end' are emitted on ctx.events, so the watcher acts on nothing it sees
+ * (a pre-commit that checks out the staged snapshot rewrites files that are not edits).
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../../guard/audit.js';
+import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../../guard/precommit-marker.js';
+import type { DaemonContext } from '../context.js';
+import type { TaskRunner } from '../../agent/tasks.js';
+import type { CommandWrap } from '../../process/run.js';
+import type { SessionDB } from '../../sessions/db.js';
+import type { Built } from './built.js';
+import type { ConfigService } from './config.js';
+import type { GuardService } from './guard.js';
+import { checkStaged } from '../../rules/engine.js';
+import { formatViolations } from '../../rules/format.js';
+import { NotFound, UsageError } from '../../errors/index.js';
+import { backupsDir, keptBackupDir } from '../../paths/index.js';
+import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../hooks/backup.js';
+import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../hooks/evidence.js';
+import { attemptStart, isAttemptId, processStart } from '../../hooks/attempt.js';
+import { indexTreeOf } from '../../git/index-file.js';
+import { gitTry } from '../../git/run.js';
+import { hookHealth, type HookHealth } from '../../hooks/health.js';
+import { HERMESD_HOOKS, type HookName } from '../../hooks/names.js';
+import { writeHookSettings } from '../../hooks/settings.js';
+import type { HermesConfig } from '../../config/schema.js';
+import type { HookRequest } from '../../protocol/hooks.js';
+import { runPreCommit, type HookOutcome } from '../../hooks/precommit.js';
+
+
+export type HookResult = HookOutcome & { hook: string; sessionId?: string };
+
+export class HookService {
+  /** Hooks being handled right now; the watcher holds back while this is above zero. */
+  running = 0;
+  /** Hooks in flight, so a shutdown waits for their restore to finish. */
+  readonly inflight = new Set<Promise<unknown>>();
+
+  /** `sessions` and `tasks` are resolved on first use: a daemon that only answers post-* hooks starts no agent. */
+  constructor(
+    private readonly ctx: DaemonContext,
+    private readonly deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
+  ) {}
+
+  async handle(hook: string, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
+    if (!(HERMESD_HOOKS as readonly string[]).includes(hook)) {
+      throw new UsageError(`Unknown hook "${hook}". hermesd handles: ${HERMESD_HOOKS.join(', ')}.`);
+    }
+    this.running++;
+    this.ctx.events.emit('hook-start', { hook });
+    const started = Date.now();
+    const work = this.dispatch(hook as HookName, req, progress, signal);
+    this.inflight.add(work);
+    let result: HookResult | undefined;
+    try {
+      result = await work;
+      return result;
+    } finally {
+      // `hermesd logs` shows what the hooks did (one line each), not only daemon events.
+      this.ctx.log.info(`hook ${hook}${req.phase ? ` (${req.phase})` : ''}`, {
+        via: req.via,
+        ...(result ? { exitCode: result.exitCode } : { error: signal.aborted ? 'client went away' : 'failed' }),
+        ms: Date.now() - started,
+        ...(result?.violations?.length ? { violations: result.violations.length } : {}),
+        ...(result?.sessionId ? { sessionId: result.sessionId } : {}),
+      });
+      this.inflight.delete(work);
+      this.running--;
+      this.ctx.events.emit('hook-end', { hook });
+      // Refresh the work-tree snapshot others serve, once git has moved.
+      if (hook.startsWith('post-')) this.ctx.events.emit('workspace-changed', { hook });
+    }
+  }
+
+  private async dispatch(hook: HookName, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
+    const { root, paths } = this.ctx;
+    const config = this.deps.config.get();
+    this.refreshSettings(config);
+    switch (hook) {
+      case 'pre-commit': {
+        const pending = pendingBackups(paths.gitDir);
+        if (pending.length) {
+          // The work tree may still hold the staged snapshot of the interrupted run, not the user's work.
+          return { hook, ok: false, exitCode: 1, message: `${pendingNotice(pending)}\nhermesd: this commit waits until it is restored (or: HERMESD_SKIP=1 git commit …  or  git commit --no-verify).` };
+        }
+        const indexFile = this.indexFileOf(req);
+        // hermesd guard (issue 20): a commit from the sandbox has its checks and generators run in it too.
+        const wrap = req.sandboxed ? this.deps.guard.sandboxWrap(config) : undefined;
+        const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
+        const judged = attempt ? precommitOfAttempt(paths.gitDir, attempt) : undefined;
+        // A second pre-commit of the same git command (the end of the hook chain, or a hook
+        // manager that runs hermesd twice) re-checks only what changed since the verdict.
+        if (req.phase === 'final' || judged) return { hook, ...(await this.recheck(config, indexFile, attempt, judged?.trees.at(-1), signal, wrap)) };
+        const outcome = await runPreCommit({
+          root,
+          gitDir: paths.gitDir,
+          indexFile,
+          attempt,
+          config,
+          signal,
+          progress,
+          env: this.ctx.env,
+          wrap,
+          checkStaged: () => checkStaged(root, config, { indexFile, signal, wrap }),
+          runFix: async ({ task, turnContext, signal: s, onProgress }) => {
+            const r = await this.deps.tasks().run({
+              task,
+              turnContext,
+              source: 'hook',
+              signal: s,
+              onEvent: (e) => {
+                if (e.type === 'tool_call') onProgress(`hermesd:   agent: ${e.name} ${typeof e.args === 'string' ? e.args : JSON.stringify(e.args)}`.slice(0, 200));
+              },
+            });
+            return { sessionId: r.sessionId, status: r.status, answer: r.answer, error: r.error };
+          },
+        });
+        // The record that this attempt's pre-commit judged the tree it lets through (in memory:
+        // post-commit and the agent guard ask for it; no file an agent could forge).
+        if (outcome.exitCode === 0) this.recordPass(indexFile, attempt);
+        const sessionId = outcome.violations?.length || outcome.checks?.length ? this.recordPreCommit(outcome) : undefined;
+        return { hook, ...outcome, sessionId };
+      }
+      case 'commit-msg':
+        return { hook, ok: true, exitCode: 0, message: '' };
+      case 'post-commit': {
+        const at = await this.placeOf(req);
+        const commit = await readCommit(root, at.head);
+        const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
+        // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
+        const since = this.deps.guard.refTipsSinceLastLook();
+        const audit = await this.auditCommit(config, commit.sha, commit.tree, req, since);
+        if (!audit?.notice) return evidence;
+        const changed = audit.hookRan && audit.violations.length > 0;
+        const title = changed ? 'changed after the pre-commit judged it' : audit.hookRan ? 'reaches new commits no hook judged' : 'skipped the pre-commit hook';
+        const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} ${title}`, [
+          {
+            role: 'user',
+            content: changed
+              ? `git post-commit: commit ${audit.commit} was changed after the pre-commit hook judged it (${audit.violations.length} rule violation(s) in what changed).`
+              : audit.hookRan
+                ? `git post-commit: commit ${audit.commit} reaches new commits that no pre-commit hook judged (${audit.earlier?.length ?? 0} breaking the rules).`
+                : `git post-commit: commit ${audit.commit} skipped the pre-commit hook (${audit.violations.length} rule violation(s)).`,
+          },
+          { role: 'assistant', content: audit.notice },
+        ]);
+        return { ...evidence, message: audit.notice, sessionId };
+      }
+      case 'post-merge': {
+        const at = await this.placeOf(req);
+        return this.later(hook, () => postMergeEvidence(root, req.args, at));
+      }
+      case 'post-checkout': {
+        const at = await this.placeOf(req);
+        // A checkout of files (`git checkout -- file`, `git restore`) does not move HEAD: a run of
+        // them at one commit is one session, not one each.
+        if (req.args[2] === '0') return this.later(hook, () => postCheckoutEvidence(root, req.args, at), { group: `files@${at.head}` });
+        return this.later(hook, () => postCheckoutEvidence(root, req.args, at));
+      }
+      case 'post-rewrite': {
+        const at = await this.placeOf(req);
+        return this.later(hook, () => postRewriteEvidence(root, req.args, req.stdin ?? [], at));
+      }
+    }
+  }
+
+  /**
+   * The pre-commit's re-check at the end of the hook chain: the tree git will commit, judged
+   * only where it differs from the last verdict of this attempt (`since`). Without a verdict
+   * to compare with (no attempt id, or this daemon did not see the first pre-commit), the
+   * whole staged snapshot is judged by the rules; checks are not run again.
+   */
+  private async recheck(config: HermesConfig, indexFile: string, attempt: string | undefined, since: string | undefined, signal: AbortSignal, wrap?: CommandWrap): Promise<HookOutcome & { sessionId?: string }> {
+    const tree = this.treeOf(indexFile);
+    if (tree && since && tree === since) return { ok: true, exitCode: 0, message: '' };
+    const { violations, warnings } = await checkStaged(this.ctx.root, config, { indexFile, signal, wrap, since: tree !== undefined ? since : undefined });
+    if (violations.length) {
+      const outcome: HookOutcome = {
+        ok: false,
+        exitCode: 1,
+        message: `hermesd: commit refused by the repository's rules (.hermes/config.yaml), in changes made ${since ? 'after hermesd judged the staged files (by a hook that ran later, e.g. a formatter that re-staged them)' : 'by the hooks of this commit'}:\n${formatViolations({ violations, warnings })}`,
+        violations,
+      };
+      return { ...outcome, sessionId: this.recordPreCommit(outcome) };
+    }
+    if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
+    else this.recordPass(indexFile, attempt);
+    return { ok: true, exitCode: 0, message: warnings.length ? formatViolations({ violations, warnings }) : '' };
+  }
+
+  /** The tree of the index being committed: its cache tree (no process), else `git write-tree`. */
+  private treeOf(indexFile: string): string | undefined {
+    const cached = indexTreeOf(indexFile);
+    if (cached) return cached;
+    const r = gitTry(['write-tree'], { cwd: this.ctx.root, indexFile });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  }
+
+  private recordPass(indexFile: string, attempt: string | undefined): void {
+    const tree = this.treeOf(indexFile);
+    if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
+  }
+
+  /**
+   * Whether this commit's own pre-commit ran, asked by attempt: a record belongs to one git
+   * command, so the verdict of an attempt commit-msg rejected never covers the next one.
+   * Undefined: nothing to say (judged, or judged and unchanged).
+   */
+  private async auditCommit(config: HermesConfig, sha: string, tree: string, req: HookRequest, since?: string[]): Promise<CommitAudit | undefined> {
+    const { root, paths } = this.ctx;
+    const gitDir = paths.gitDir;
+    const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
+    // issue 20: commits other than HEAD that are new since the daemon's last look (commit-tree, merges) are judged by content.
+    const withEarlier = async (audit: CommitAudit | undefined): Promise<CommitAudit | undefined> => {
+      if (!since) return audit;
+      const earlier = await postCommitAudit(root, config, { gitDir, hookRan: true, since });
+      if (!earlier.earlier?.length) return audit;
+      if (!audit) return earlier;
+      return { ...audit, earlier: earlier.earlier, notice: [audit.notice, earlier.notice].filter(Boolean).join('\n') };
+    };
+    if (!attempt) {
+      // No attempt id (no /proc, an old hook script): a tree the pre-commit passed recently counts.
+      if (tree && precommitPassed(gitDir, tree)) return withEarlier(undefined);
+      return postCommitAudit(root, config, { gitDir, hookRan: false, since });
+    }
+    const rec = precommitOfAttempt(gitDir, attempt);
+    if (rec) {
+      recordJudgedCommit(gitDir, attempt, sha, tree);
+      if (rec.trees.includes(tree)) return withEarlier(undefined);
+      return withEarlier(await auditChangedAfterJudgement(root, config, { commit: sha, judgedTree: rec.trees.at(-1)! }));
+    }
+    // The daemon started after git did: its memory cannot say whether the pre-commit ran.
+    const started = attemptStart(attempt);
+    const self = processStart();
+    const unknown = started !== undefined && self !== undefined && self > started;
+    return postCommitAudit(root, config, { gitDir, hookRan: false, unknown, since });
+  }
+
+
+  /**
+   * Evidence is written after git has its answer: a post-* hook costs git one round trip,
+   * not the SessionDB write. Writes are queued, so they land in the order git ran them.
+   */
+  private later(hook: string, evidence: () => Promise<Evidence>, opts: { group?: string } = {}): HookResult {
+    const job = this.evidenceQueue.then(async () => {
+      try {
+        const e = await evidence();
+        if (opts.group) this.recordGrouped(hook, opts.group, e);
+        else this.record(hook, e);
+      } catch (err) {
+        this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
+      }
+    });
+    this.evidenceQueue = job;
+    this.inflight.add(job);
+    void job.finally(() => this.inflight.delete(job));
+    return { hook, ok: true, exitCode: 0, message: '' };
+  }
+
+  private evidenceQueue: Promise<void> = Promise.resolve();
+
+  /** Where git was: as the hook read it (no git process), else asked now. */
+  private placeOf(req: HookRequest): Promise<Place> {
+    if (req.head && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(req.head)) return Promise.resolve({ head: req.head, branch: req.branch || '(detached HEAD)' });
+    return placeOf(this.ctx.root);
+  }
+
+  /** What the sh hook sources before talking to the daemon (it cannot read YAML). */
+  refreshSettings(config: HermesConfig): void {
+    const pre = config.hooks['pre-commit'];
+    writeHookSettings(this.ctx.paths.gitDir, {
+      timeoutMs: config.hooks.timeoutMs,
+      longPreCommit: pre.checks.length > 0 || (pre.rules && config.rules.some((r) => r.generator !== undefined)),
+    });
+  }
+
+  private indexFileOf(req: HookRequest): string {
+    if (!req.indexFile) return join(this.ctx.paths.gitDir, 'index');
+    return isAbsolute(req.indexFile) ? req.indexFile : resolve(this.ctx.root, req.indexFile);
+  }
+
+  /** The open group of evidence (file checkouts at one commit): its session, when it last grew, how many. */
+  private group: { key: string; sessionId: string; at: number; count: number } | undefined;
+
+  /** Evidence that joins the session of the same kind made within EVIDENCE_GROUP_MS, instead of a session each. */
+  private recordGrouped(hook: string, key: string, evidence: Evidence): void {
+    const g = this.group;
+    if (g && g.key === key && Date.now() - g.at < EVIDENCE_GROUP_MS) {
+      try {
+        const db = this.deps.sessions();
+        g.count++;
+        g.at = Date.now();
+        db.appendMessage(g.sessionId, { role: 'user', content: `${evidence.text} (${g.count} in a row)` });
+        db.updateSession(g.sessionId, { title: `${hook}: ${evidence.title} (${g.count}×)`.slice(0, 200) });
+        return;
+      } catch (err) {
+        this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
+      }
+    }
+    const sessionId = this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
+    this.group = sessionId ? { key, sessionId, at: Date.now(), count: 1 } : undefined;
+  }
+
+  private record(hook: string, evidence: Evidence): HookResult {
+    const sessionId = this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
+    return { hook, ok: true, exitCode: 0, message: '', sessionId };
+  }
+
+  private recordPreCommit(o: HookOutcome): string | undefined {
+    const staged = (() => {
+      try {
+        return readFileSync(join(this.ctx.paths.gitDir, 'HEAD'), 'utf8').trim();
+      } catch {
+        return '';
+      }
+    })();
+    const summary = o.violations?.length
+      ? `pre-commit refused ${o.violations.length} rule violation(s): ${o.violations.map((v) => `${v.file}:${v.line} ${v.rule}`).join('; ')}`
+      : `pre-commit checks ${(o.checks ?? []).map((c) => `${c.id} ${c.ok ? 'passed' : 'failed'}`).join(', ')}${o.fix ? `; fix (${o.fix.mode}) ${o.fix.files.length ? `changed ${o.fix.files.join(', ')}` : 'changed nothing'}${o.fix.staged ? ', staged' : ''}` : ''}`;
+    const details = (o.checks ?? []).filter((c) => !c.ok).map((c) => `check ${c.id} (${c.run}) output:\n${c.output.slice(-4000)}`);
+    return this.store('pre-commit', summary.slice(0, 120), [
+      { role: 'user', content: `git pre-commit (${staged}): ${summary}` },
+      ...details.map((content) => ({ role: 'tool' as const, content, toolName: 'check' })),
+      { role: 'assistant', content: o.message || (o.ok ? 'commit allowed' : 'commit stopped') },
+    ]);
+  }
+
+  private store(hook: string, title: string, messages: Array<{ role: 'user' | 'assistant' | 'tool'; content: string; toolName?: string }>): string | undefined {
+    try {
+      const db = this.deps.sessions();
+      const session = db.createSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) });
+      for (const m of messages) db.appendMessage(session.id, m);
+      db.endSession(session.id, 'completed');
+      return session.id;
+    } catch (err) {
+      // Evidence is worth having, never worth failing a git operation for.
+      this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
+      return undefined;
+    }
+  }
+
+  backups(): WorkState[] {
+    return pendingBackups(this.ctx.paths.gitDir);
+  }
+
+  restore(id?: string) {
+    const pending = this.backups();
+    const chosen = id ?? (pending.length === 1 ? pending[0]!.id : undefined);
+    if (id && !readWorkState(join(backupsDir(this.ctx.paths.gitDir), id)) && !readWorkState(keptBackupDir(this.ctx.paths.gitDir, id))) {
+      throw new NotFound(`No backup ${id}. List them with: hermesd hook backups`);
+    }
+    if (!chosen) {
+      throw new UsageError(pending.length === 0 ? 'No interrupted hook left a backup; nothing to restore.' : `Several backups are pending (${pending.map((p) => p.id).join(', ')}); name one: hermesd hook restore <id>.`);
+    }
+    this.running++;
+    this.ctx.events.emit('hook-start', { hook: 'restore' });
+    try {
+      return recoverBackup(this.ctx.paths.gitDir, chosen);
+    } catch (err) {
+      if (err instanceof BackupGone) throw new NotFound(err.message);
+      throw err;
+    } finally {
+      this.running--;
+      this.ctx.events.emit('hook-end', { hook: 'restore' });
+    }
+  }
+}
+
+/** File checkouts at one commit within this long of each other share one session (an agent restoring files one by one). */
+const EVIDENCE_GROUP_MS = 10 * 60 * 1000;
+
+/** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
+const HEALTH_TTL_MS = 2_000;
+
+/** The hook service, with its health and pending backups in status and warnings. */
+export function createHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof HookService>[1]): Built<HookService> {
+  const service = new HookService(ctx, deps);
+  // A config that gains checks or generators: the next pre-commit already streams (bounds silence, not the run).
+  ctx.events.on('config-changed', () => {
+    try {
+      service.refreshSettings(deps.config.get());
+    } catch {
+      // an invalid config is reported by the next hook
+    }
+  });
+  // Whether git still runs hermesd (a manager reinstalled over it, core.hooksPath unset…): read at most every few seconds.
+  let health: { at: number; value: HookHealth } | undefined;
+  const healthNow = () => {
+    if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
+    return health.value;
+  };
+  ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
+  ctx.warningSources.push(() => {
+    const h = healthNow();
+    const pending = pendingBackups(ctx.paths.gitDir);
+    return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
+  });
+  // Aborted hooks put the user's work back on their way out; the daemon waits for that.
+  return { value: service, close: () => Promise.allSettled([...service.inflight]) };
+}

@@ -1,0 +1,217 @@
+/**
+ * The composition root: every service of one daemon, each built from plain subsystem code
+ * and from the services before it in SERVICE_ORDER, and closed in the reverse of that order
+ * whatever order requests happened to build them in (tasks end and record their end before
+ * SessionDB closes; the agent socket stops taking hook requests before the hooks drain).
+ *
+ * Services are built on first use through typed getters, so the daemon answers its first
+ * request before SQLite, the model client or the watcher load; `start()` builds the ones
+ * that must run from the start.
+ */
+import type { HermesConfig } from '../../config/schema.js';
+import type { AgentServices } from '../../agent/services.js';
+import type { TaskRunner } from '../../agent/tasks.js';
+import { DaemonUnavailable } from '../../errors/index.js';
+import { existsSync } from 'node:fs';
+import { agentsRecordPath, memoriesDir } from '../../paths/index.js';
+import { MemoryStore } from '../../memory/store.js';
+import type { SessionDB } from '../../sessions/db.js';
+import type { SkillStore } from '../../skills/store.js';
+import type { DaemonContext } from '../context.js';
+import { agentServicesFor, createTaskRunner } from './agent.js';
+import { createAgentHookService, type AgentHookService } from './agents.js';
+import type { Built } from './built.js';
+import { createConfigService, type ConfigService } from './config.js';
+import { PromptService } from './context.js';
+import { GuardService } from './guard.js';
+import { createHookService, type HookService } from './hooks.js';
+import { openSessions } from './sessions.js';
+import { openSkills } from './skills.js';
+import { WatcherService } from './watcher.js';
+
+/** A listener the server runs for the services (the agent socket), closed with them. */
+export type Listener = { path: string; close(): void };
+
+type ServiceTypes = {
+  config: ConfigService;
+  guard: GuardService;
+  sessions: SessionDB;
+  memory: MemoryStore;
+  skills: SkillStore;
+  watcher: WatcherService;
+  prompt: PromptService;
+  tasks: TaskRunner;
+  hooks: HookService;
+  agents: AgentHookService;
+  eventStreams: Map<string, number>;
+  agentSocket: Promise<Listener>;
+};
+
+/** The build order: each service uses only services before it. Closing runs it backwards. */
+export const SERVICE_ORDER = [
+  'config',
+  'guard',
+  'sessions',
+  'memory',
+  'skills',
+  'watcher',
+  'prompt',
+  'tasks',
+  'hooks',
+  'agents',
+  'eventStreams',
+  'agentSocket',
+] as const satisfies readonly (keyof ServiceTypes)[];
+
+type Name = (typeof SERVICE_ORDER)[number];
+// Fails to compile when a service is missing from SERVICE_ORDER (it would never be closed).
+const everyServiceIsOrdered: Exclude<keyof ServiceTypes, Name> extends never ? true : never = true;
+void everyServiceIsOrdered;
+
+export type ServiceOptions = {
+  /** Starts the agent socket over these services (src/server/agent-socket.ts); without it sandboxed commands get none. */
+  agentSocket?: (services: Services) => Promise<Listener>;
+};
+
+export class Services {
+  /** What was built, by name: the getters are its only way in, each typed by ServiceTypes. */
+  private readonly slots = new Map<Name, Built<unknown>>();
+  private closing = false;
+
+  constructor(
+    readonly daemon: DaemonContext,
+    private readonly options: ServiceOptions = {},
+  ) {}
+
+  get config(): ConfigService {
+    return this.build('config', () => ({ value: createConfigService(this.daemon) }));
+  }
+
+  get guard(): GuardService {
+    return this.build('guard', () => ({ value: new GuardService(this.daemon, this.config, async () => (await this.agentSocket).path) }));
+  }
+
+  get sessions(): SessionDB {
+    return this.build('sessions', () => openSessions(this.daemon, this.guard.secrets));
+  }
+
+  /** Budgets are read from the effective config at every operation, so an edited config.yaml applies at once. */
+  get memory(): MemoryStore {
+    return this.build('memory', () => ({ value: new MemoryStore(memoriesDir(this.daemon.home), () => this.config.get().memory) }));
+  }
+
+  get skills(): SkillStore {
+    return this.build('skills', () => openSkills(this.daemon));
+  }
+
+  get watcher(): WatcherService {
+    return this.build('watcher', () => {
+      const watcher = new WatcherService(this.daemon);
+      return { value: watcher, close: () => watcher.close() };
+    });
+  }
+
+  get prompt(): PromptService {
+    return this.build('prompt', () => ({ value: new PromptService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, watcher: this.watcher }) }));
+  }
+
+  get tasks(): TaskRunner {
+    return this.build('tasks', () => createTaskRunner(this.daemon, { config: this.config, prompt: () => this.prompt, stores: () => this.agentStores() }));
+  }
+
+  get hooks(): HookService {
+    return this.build('hooks', () => createHookService(this.daemon, { config: this.config, guard: this.guard, sessions: () => this.sessions, tasks: () => this.tasks }));
+  }
+
+  /** Other agents' hooks (`init --agents`): their tool calls judged, context handed out, transcripts ingested. */
+  get agents(): AgentHookService {
+    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
+  }
+
+  /** Open GET /v1/events subscriptions by client name, for GET /v1/status. */
+  get eventStreams(): Map<string, number> {
+    return this.build('eventStreams', () => {
+      const open = new Map<string, number>();
+      this.daemon.report('eventStreams', () => Object.fromEntries(open));
+      return { value: open };
+    });
+  }
+
+  /** The agent socket, started on first use (the first sandboxed command). */
+  get agentSocket(): Promise<Listener> {
+    return this.build('agentSocket', () => {
+      const start = this.options.agentSocket;
+      const listener = start ? start(this) : Promise.reject(new DaemonUnavailable('This daemon serves no agent socket.'));
+      return { value: listener, close: async () => (await listener.catch(() => undefined))?.close() };
+    });
+  }
+
+  /** What the agent's tools use, with `config` in force (the tools route and every task). */
+  agentServices(config: HermesConfig): AgentServices {
+    return agentServicesFor(this.agentStores(), config);
+  }
+
+  private agentStores() {
+    return { sessions: this.sessions, memory: this.memory, skills: this.skills, guard: this.guard };
+  }
+
+  /** The services that run from the start, so status reports from the first answer: hand-edited dangerous skills, a config error, hooks git no longer runs, backups waiting for a restore, agents' transcripts. */
+  start(): void {
+    void this.watcher.start();
+    this.skills;
+    this.config;
+    this.hooks;
+    // Other agents' hooks set up here (init --agents): their sh runner's settings follow the config from the start.
+    if (existsSync(agentsRecordPath(this.daemon.paths.gitDir))) this.agents;
+  }
+
+  /** Closes what was built, in the reverse of SERVICE_ORDER; a failing close is logged and the rest still close. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const closed: Name[] = [];
+    for (const name of [...SERVICE_ORDER].reverse()) {
+      const slot = this.slots.get(name);
+      if (!slot?.close) continue;
+      try {
+        await slot.close();
+        closed.push(name);
+      } catch (err) {
+        this.daemon.log.error('service close failed', { service: name, error: String(err) });
+      }
+    }
+    this.daemon.log.info('services closed', { order: closed });
+  }
+
+  private build<K extends Name>(name: K, make: () => Built<ServiceTypes[K]>): ServiceTypes[K] {
+    let slot = this.slots.get(name) as Built<ServiceTypes[K]> | undefined;
+    if (!slot) {
+      // A request that arrives while the daemon stops must not open what was just closed.
+      if (this.closing) throw new DaemonUnavailable(`The daemon is stopping (${name} is closed).`);
+      slot = make();
+      this.slots.set(name, slot);
+    }
+    return slot.value;
+  }
+}
+
+const composed = new WeakMap<DaemonContext, Services>();
+
+/** The one composition of `daemon` (built on the first call, with these options). */
+export function servicesOf(daemon: DaemonContext, options?: ServiceOptions): Services {
+  let services = composed.get(daemon);
+  if (!services) {
+    services = new Services(daemon, options);
+    composed.set(daemon, services);
+  }
+  return services;
+}
+
+/** The config service of `daemon`'s composition. */
+export function configServiceOf(daemon: DaemonContext): ConfigService {
+  return servicesOf(daemon).config;
+}
+
+/** `daemon`'s effective configuration (throws ConfigError while a config file is invalid). */
+export function configOf(daemon: DaemonContext): HermesConfig {
+  return servicesOf(daemon).config.get();
+}
