@@ -160,6 +160,24 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(existsSync(join(repo, '.hermes/mcp'))).toBe(false);
   });
 
+  it('keeps what changed between two inits: uninstall gives back the files as they are now, without hermesd', async () => {
+    expect((await t.cli(['init', '--agents', 'claude,codex'], { cwd: repo })).code).toBe(0);
+    // The user grants a permission (Claude Code rewrites its settings this way) and a merge drops hermesd's block from config.toml.
+    const path = join(repo, '.claude/settings.json');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"deny": ["Read(./secrets/**)"]', '"deny": ["Read(./secrets/**)", "Bash(curl *)"]'));
+    const toml = join(repo, '.codex/config.toml');
+    writeFileSync(toml, readFileSync(toml, 'utf8').replace(/\n\n# >>> hermesd[\s\S]*# <<< hermesd <<<\n/, '\n[tui]\nnotifications = true\n'));
+    // hermesd init again (doctor's fix): the block comes back, nothing of the user's goes.
+    expect((await t.cli(['init', '--agents', 'claude,codex'], { cwd: repo })).code).toBe(0);
+    expect((parse(readFileSync(toml, 'utf8')) as any).mcp_servers.hermesd).toBeDefined();
+    expect(JSON.stringify(parseJsonc(readFileSync(path, 'utf8')).value)).toContain('Bash(curl *)');
+
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(CLAUDE.replace('"deny": ["Read(./secrets/**)"]', '"deny": ["Read(./secrets/**)", "Bash(curl *)"]'));
+    expect(readFileSync(toml, 'utf8')).toBe(CODEX + '\n[tui]\nnotifications = true\n');
+  });
+
   it('keeps the stub while a config still runs it (an entry the user changed), and a command without its stub lets the call go on', async () => {
     expect((await t.cli(['init', '--agents', 'claude,codex'], { cwd: repo })).code).toBe(0);
     const hooks = join(repo, '.codex/hooks.json');

@@ -213,7 +213,7 @@ export function hookEntries(agent: AgentName): Array<{ event: string; value: unk
 }
 
 /** Whether a config value is one of hermesd's hook entries for `agent` and `event` (of any hermesd version). */
-function isOurHook(value: unknown, agent: AgentName, event: string): boolean {
+export function isOurHook(value: unknown, agent: AgentName, event: string): boolean {
   const text = JSON.stringify(value ?? null);
   return text.includes(AGENT_STUB) && text.includes(` ${agent} ${event}`);
 }
@@ -247,7 +247,7 @@ function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
  */
 const CODEX_MCP = { command: 'sh', args: ['-c', `exec sh "$(git rev-parse --show-toplevel)/${MCP_STUB}"`], env_vars: [...FORWARDED_ENV] };
 
-function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean }): JsonPlan[] {
+export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean }): JsonPlan[] {
   const hooks = (file: string, extra: JsonPlan['additions'] = []): JsonPlan => ({
     file,
     additions: [...extra, ...hookEntries(agent).map((e) => ({ path: ['hooks', e.event], value: e.value, ours: (v: unknown) => isOurHook(v, agent, e.event) }))],
@@ -381,6 +381,34 @@ function recordFor(state: AgentsState, root: string, rel: string, format: FileRe
   return rec;
 }
 
+/**
+ * A file changed since init wrote it (a hand edit, a merge, the agent rewriting its settings):
+ * what uninstall gives back becomes the file as it is now without hermesd's part, so a later
+ * uninstall keeps those changes instead of going back to the bytes before the first init.
+ * Entries no longer in the file are forgotten (init adds them again).
+ */
+function rebase(rec: FileRecord, text: string | undefined): void {
+  if (text === undefined) {
+    // Gone: init writes it anew, as a file of its own.
+    Object.assign(rec, { before: null, entries: [] });
+    delete rec.beforeMode;
+    delete rec.inserted;
+    return;
+  }
+  let base = text;
+  if (rec.format === 'json') {
+    rec.entries = rec.entries.filter((e) => removeJsonEntries(text, rec.path, [e]).missing === 0);
+    base = removeJsonEntries(text, rec.path, rec.entries).text;
+    if (rec.before === null && deepEqual(parseJsonc(base, rec.path).value, {})) return;
+  } else if (rec.format === 'toml') {
+    const without = withoutBlock(text, rec.inserted);
+    if (without === undefined) delete rec.inserted;
+    else base = without;
+    if (rec.before === null && base.trim() === '') return;
+  } else return;
+  rec.before = Buffer.from(base, 'utf8').toString('base64');
+}
+
 function ensureDir(root: string, relDir: string, rec: FileRecord): void {
   const missing: string[] = [];
   let d = relDir;
@@ -453,7 +481,9 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     let w = writes.get(rel);
     if (!w) {
       const rec = recordFor(state, root, rel, format);
-      w = { rec, text: readText(join(root, rel)) ?? '' };
+      const text = readText(join(root, rel));
+      if (rec.after && (text === undefined || sha256(text) !== rec.after)) rebase(rec, text);
+      w = { rec, text: text ?? '' };
       writes.set(rel, w);
     }
     return w;
