@@ -94,7 +94,7 @@ describe('prompt tiers', () => {
     expect(after.tiers.context.text).toContain('0 staged, 2 unstaged');
     // The session that began earlier still holds its frozen prompt.
     expect(before.tiers.context.text.endsWith('A rules')).toBe(true);
-    expect(before.tiers.context.text).not.toContain('v2');
+    expect(before.tiers.context.text).not.toContain('A rules v2');
     git(repoA, 'checkout', '-q', '--', '.');
   });
 });
