@@ -84,7 +84,8 @@ hermesd_nl='
 '
 hermesd_out=$(curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -H 'content-type: application/json' \
   --data-binary @- -w "${hermesd_nl}%{http_code}" "http://hermesd/v1/agents/$hermesd_agent/hook?format=sh&event=$hermesd_event" 2>/dev/null)
-case $? in
+hermesd_rc=$?
+case $hermesd_rc in
   0) ;;
   28)
     : > "$hermesd_stuck" 2>/dev/null
@@ -95,7 +96,12 @@ case $? in
     # payload went to curl, so it is judged by agents.onUnavailable.
     hermesd_node --unreachable refused </dev/null
     ;;
-  *) hermesd_unavailable "the daemon's answer broke off (see hermesd logs)" ;;
+  *)
+    # Connected, then the answer broke off (curl 52, 55, 56…): the daemon may have died
+    # mid-answer. The fallback starts one if none is running; this call is judged by
+    # agents.onUnavailable.
+    hermesd_node --unreachable "broke-off:$hermesd_rc" </dev/null
+    ;;
 esac
 hermesd_code=${hermesd_out##*"$hermesd_nl"}
 hermesd_body=${hermesd_out%"$hermesd_nl"*}

@@ -92,7 +92,14 @@ async function runAgentHook(agent: string, event: string, opts: { repo?: string;
   } catch (err) {
     return unavailable(err instanceof Error ? err.message.split('\n')[0]!.replace(/\.$/, '') : String(err));
   }
-  if (opts.unreachable) return unavailable('the daemon was not listening (it has been started for the next call)');
+  if (opts.unreachable) {
+    const curlExit = /^broke-off:(\d+)$/.exec(opts.unreachable)?.[1];
+    return unavailable(
+      curlExit
+        ? `the daemon's answer broke off (curl exit ${curlExit}; see hermesd logs; a daemon is running for the next call)`
+        : 'the daemon was not listening (it has been started for the next call)',
+    );
+  }
   if (payload === undefined) return unavailable('the hook payload on stdin is not JSON');
   try {
     const r = await new DaemonClient(socket).call<AgentHookAnswer>('POST', `/v1/agents/${encodeURIComponent(agent)}/hook`, payload, { timeoutMs: settings.timeoutMs });
