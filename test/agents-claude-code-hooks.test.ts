@@ -8,20 +8,10 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitIn, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { hookCommands, runHook, transcripts } from './helpers/agents.js';
+import { hookCommands, runHook, transcripts, until } from './helpers/agents.js';
 import { skillMd } from './helpers/skills.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('Claude Code hooks written by hermesd init --agents claude', () => {
   let t: TestEnv;

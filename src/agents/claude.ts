@@ -11,8 +11,7 @@
  * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`; otherwise nothing —
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
-import { z } from 'zod';
-import { exitTwo, SILENT, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, exitTwo, pathField, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
 const EVENTS: Record<string, EventKind> = {
   SessionStart: 'session-start',
@@ -25,43 +24,29 @@ const EVENTS: Record<string, EventKind> = {
   SessionEnd: 'session-end',
 };
 
-/** The payload fields hermesd reads; the agents send more (ignored). Shared by Codex, whose hooks follow the same form. */
-export const ClaudeStylePayload = z.looseObject({
-  hook_event_name: z.string(),
-  session_id: z.string().optional(),
-  transcript_path: z.string().nullish(),
-  cwd: z.string().optional(),
-  prompt: z.string().optional(),
-  reason: z.string().optional(),
-  tool_name: z.string().optional(),
-  tool_input: z.unknown().optional(),
-});
-
-const input = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const path = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? [v] : []);
 
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
   switch (tool) {
     case 'Bash':
       return typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd } : { kind: 'other' };
     case 'Write':
-      return { kind: 'write', paths: path(ti.file_path), verb: 'write' };
+      return { kind: 'write', paths: pathField(ti.file_path), verb: 'write' };
     case 'Edit':
     case 'MultiEdit':
-      return { kind: 'write', paths: path(ti.file_path), verb: 'edit' };
+      return { kind: 'write', paths: pathField(ti.file_path), verb: 'edit' };
     case 'NotebookEdit':
-      return { kind: 'write', paths: path(ti.notebook_path), verb: 'edit' };
+      return { kind: 'write', paths: pathField(ti.notebook_path), verb: 'edit' };
     case 'Read':
-      return { kind: 'read', paths: path(ti.file_path) };
+      return { kind: 'read', paths: pathField(ti.file_path) };
     case 'Grep':
-      return { kind: 'read', paths: path(ti.path) };
+      return { kind: 'read', paths: pathField(ti.path) };
     default:
       return { kind: 'other' };
   }
 }
 
 export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, unknown>, toolAction: (tool: string, ti: Record<string, unknown>, cwd: string) => ToolAction): AgentEvent {
-  const p = ClaudeStylePayload.parse(raw);
+  const p = CommonPayload.parse(raw);
   const cwd = p.cwd ?? process.cwd();
   const kind = (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other';
   const ev: AgentEvent = { agent, event: p.hook_event_name, kind, cwd };
@@ -69,7 +54,7 @@ export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, 
   if (p.transcript_path) ev.transcriptPath = p.transcript_path;
   if (p.prompt !== undefined) ev.prompt = p.prompt;
   if (p.reason) ev.reason = p.reason;
-  if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, input(p.tool_input), cwd) };
+  if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, toolInput(p.tool_input), cwd) };
   return ev;
 }
 

@@ -17,7 +17,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
 const EVENTS: Record<string, EventKind> = {
   sessionStart: 'session-start',
@@ -53,7 +53,6 @@ const Payload = z.looseObject({
   tool_input: z.unknown().optional(),
 });
 
-const input = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /** Cursor's tool input for Write/Read/Delete is not documented: the usual names of a path field. */
 function pathsOf(ti: Record<string, unknown>): string[] {
@@ -65,7 +64,7 @@ function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action
   if (p.hook_event_name === 'beforeReadFile' && p.file_path) return { name: 'Read', action: { kind: 'read', paths: [p.file_path] } };
   if (p.hook_event_name === 'afterFileEdit' && p.file_path) return { name: 'Write', action: { kind: 'write', paths: [p.file_path], verb: 'edit' } };
   if (!p.tool_name) return undefined;
-  const ti = input(p.tool_input);
+  const ti = toolInput(p.tool_input);
   switch (p.tool_name) {
     case 'Shell': {
       const dir = typeof ti.working_directory === 'string' ? resolve(cwd, ti.working_directory) : cwd;

@@ -3,6 +3,8 @@
  * documented fields into it), and the one shape of an answer (exit code, stdout, stderr)
  * each adapter writes in its agent's documented form.
  */
+import { z } from 'zod';
+
 export const AGENT_NAMES = ['claude', 'codex', 'cursor', 'gemini'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
@@ -62,3 +64,24 @@ export type Adapter = {
   /** No decision, no context. */
   silent(ev: AgentEvent): Answer;
 };
+
+/**
+ * The payload fields hermesd reads from Claude Code, Codex and Gemini CLI, which send the same
+ * common fields (the agents send more; ignored). Cursor's differ (cursor.ts).
+ */
+export const CommonPayload = z.looseObject({
+  hook_event_name: z.string(),
+  session_id: z.string().optional(),
+  transcript_path: z.string().nullish(),
+  cwd: z.string().optional(),
+  prompt: z.string().optional(),
+  reason: z.string().optional(),
+  tool_name: z.string().optional(),
+  tool_input: z.unknown().optional(),
+});
+
+/** A tool input as an object (anything else reads as empty). */
+export const toolInput = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** A path field as a list of one, or none when missing or empty. */
+export const pathField = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? [v] : []);

@@ -12,8 +12,7 @@
  * exit with another non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
 import { resolve } from 'node:path';
-import { z } from 'zod';
-import { exitTwo, SILENT, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, exitTwo, pathField, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 import { hookSpecificContext } from './claude.js';
 
 const EVENTS: Record<string, EventKind> = {
@@ -25,19 +24,6 @@ const EVENTS: Record<string, EventKind> = {
   SessionEnd: 'session-end',
 };
 
-const Payload = z.looseObject({
-  hook_event_name: z.string(),
-  session_id: z.string().optional(),
-  transcript_path: z.string().nullish(),
-  cwd: z.string().optional(),
-  prompt: z.string().optional(),
-  reason: z.string().optional(),
-  tool_name: z.string().optional(),
-  tool_input: z.unknown().optional(),
-});
-
-const input = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-const path = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? [v] : []);
 
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
   switch (tool) {
@@ -46,11 +32,11 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
       return typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: dir } : { kind: 'other' };
     }
     case 'write_file':
-      return { kind: 'write', paths: path(ti.file_path), verb: 'write' };
+      return { kind: 'write', paths: pathField(ti.file_path), verb: 'write' };
     case 'replace':
-      return { kind: 'write', paths: path(ti.file_path), verb: 'edit' };
+      return { kind: 'write', paths: pathField(ti.file_path), verb: 'edit' };
     case 'read_file':
-      return { kind: 'read', paths: path(ti.file_path) };
+      return { kind: 'read', paths: pathField(ti.file_path) };
     case 'read_many_files': {
       const include = Array.isArray(ti.include) ? ti.include : Array.isArray(ti.paths) ? ti.paths : [];
       return { kind: 'read', paths: include.filter((p): p is string => typeof p === 'string') };
@@ -63,14 +49,14 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
 export const gemini: Adapter = {
   agent: 'gemini',
   parse(raw) {
-    const p = Payload.parse(raw);
+    const p = CommonPayload.parse(raw);
     const cwd = p.cwd ?? process.cwd();
     const ev: AgentEvent = { agent: 'gemini', event: p.hook_event_name, kind: (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other', cwd };
     if (p.session_id) ev.sessionId = p.session_id;
     if (p.transcript_path) ev.transcriptPath = p.transcript_path;
     if (p.prompt !== undefined) ev.prompt = p.prompt;
     if (p.reason) ev.reason = p.reason;
-    if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, input(p.tool_input), cwd) };
+    if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd) };
     return ev;
   },
   deny: (_ev, d) => exitTwo(d),

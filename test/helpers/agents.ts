@@ -61,3 +61,14 @@ export async function transcripts(t: TestEnv, repo: string): Promise<Array<{ pat
   const { DaemonClient } = await import('../../src/client/client.js');
   return (await new DaemonClient(status.socket).call<{ transcripts: Array<{ path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number }> }>('GET', '/v1/agents/transcripts')).transcripts;
 }
+
+/** Polls an async reading until `ok` holds (a daemon ingests and answers in the background), failing with the last reading. */
+export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
