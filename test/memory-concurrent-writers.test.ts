@@ -46,7 +46,14 @@ const [dir, name, n, startAt] = process.argv.slice(2);
 const store = new MemoryStore(dir);
 while (Date.now() < Number(startAt)) {}
 const results = [];
-for (let i = 0; i < Number(n); i++) results.push(store.add('memory', name + ' learned fact number ' + i).success);
+for (let i = 0; i < Number(n); i++) {
+  try {
+    store.add('memory', name + ' learned fact number ' + i);
+    results.push(true);
+  } catch (err) {
+    results.push(err.message);
+  }
+}
 process.stdout.write(JSON.stringify(results));
 `,
     );

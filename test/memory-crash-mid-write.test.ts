@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseEntries, roundTrips } from '../src/memory/entries.js';
 import { MemoryStore } from '../src/memory/store.js';
 import { REPO_ROOT } from './helpers/env.js';
+import { settled } from './helpers/settled.js';
 
 const STORE_JS = join(REPO_ROOT, 'dist', 'src', 'memory', 'store.js');
 /** Big entries make each rewrite take long enough that most kills land inside a write. */
@@ -75,7 +76,7 @@ for (;;) {
     }
     // Whatever the writer left (a lock owned by a dead pid, a temp file), the next writer recovers.
     const store = new MemoryStore(dir, { memoryCharLimit: 50_000_000 });
-    expect(store.add('memory', entry(last))).toMatchObject({ success: true });
+    expect(settled(() => store.add('memory', entry(last)))).toMatchObject({ success: true });
     expect(checkState()).toBe(last + 1);
     expect(readdirSync(dir).sort()).toEqual(['MEMORY.md']);
     // Informational: how many kills landed between creating the temp file and the rename.
@@ -84,14 +85,14 @@ for (;;) {
 
   it('a temp file and lock left by a dead writer are recovered deterministically', () => {
     const store = new MemoryStore(dir);
-    store.add('memory', 'first fact');
-    store.add('memory', 'second fact');
+    settled(() => store.add('memory', 'first fact'));
+    settled(() => store.add('memory', 'second fact'));
     // What a writer killed after writing its temp file, before the rename, leaves behind.
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
     writeFileSync(join(dir, 'MEMORY.md.lock'), String(dead), { mode: 0o600 });
     writeFileSync(join(dir, 'MEMORY.md.2718281828'), 'first fact\n§\nsecond fa');
     expect(store.entries('memory')).toEqual(['first fact', 'second fact']);
-    expect(store.add('memory', 'third fact')).toMatchObject({ success: true, entries: ['first fact', 'second fact', 'third fact'] });
+    expect(settled(() => store.add('memory', 'third fact'))).toMatchObject({ success: true, entries: ['first fact', 'second fact', 'third fact'] });
     expect(readdirSync(dir).sort()).toEqual(['MEMORY.md']);
   });
 

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { DaemonClient } from '../src/client/client.js';
 import { MemoryStore, type MemoryTarget } from '../src/memory/store.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
+import { settled } from './helpers/settled.js';
 
 const SEP = '\n§\n';
 
@@ -45,11 +46,11 @@ describe('memory store: hand-written text is never rewritten away', () => {
   };
 
   it('a replace on a file whose hand-appended text makes one over-limit entry is refused, file untouched, backup kept', () => {
-    expect(store.add('memory', 'User likes brevity.')).toMatchObject({ success: true });
+    expect(settled(() => store.add('memory', 'User likes brevity.'))).toMatchObject({ success: true });
     plantDrift();
     const before = readFileSync(path());
     expect(before.length).toBeGreaterThan(2400);
-    const r = store.replace('memory', 'User likes', 'User prefers concise.');
+    const r = settled(() => store.replace('memory', 'User likes', 'User prefers concise.'));
     expect(r).toMatchObject({ success: false, reason: 'drift' });
     expect(readFileSync(path()).equals(before)).toBe(true);
     expect(readFileSync(r.backup!).equals(before)).toBe(true);
@@ -62,48 +63,48 @@ describe('memory store: hand-written text is never rewritten away', () => {
   });
 
   it('a remove and a batch on that file are refused the same way', () => {
-    store.add('memory', 'User likes brevity.');
+    settled(() => store.add('memory', 'User likes brevity.'));
     plantDrift();
     const before = readFileSync(path());
-    expect(store.remove('memory', 'Vendor')).toMatchObject({ success: false, reason: 'drift' });
-    expect(store.apply('memory', [{ action: 'replace', old_text: 'Pin Board', content: 'short' }])).toMatchObject({ success: false, reason: 'drift' });
+    expect(settled(() => store.remove('memory', 'Vendor'))).toMatchObject({ success: false, reason: 'drift' });
+    expect(settled(() => store.apply('memory', [{ action: 'replace', old_text: 'Pin Board', content: 'short' }]))).toMatchObject({ success: false, reason: 'drift' });
     expect(readFileSync(path()).equals(before)).toBe(true);
   });
 
   it('USER.md gets the same guarantee', () => {
-    store.add('user', 'Some preference.');
+    settled(() => store.add('user', 'Some preference.'));
     plantDrift('user');
     const before = readFileSync(path('user'));
-    expect(store.replace('user', 'Some preference', 'New preference.')).toMatchObject({ success: false, reason: 'drift' });
+    expect(settled(() => store.replace('user', 'Some preference', 'New preference.'))).toMatchObject({ success: false, reason: 'drift' });
     expect(readFileSync(path('user')).equals(before)).toBe(true);
   });
 
   it('an add to that file cannot grow it past the budget either', () => {
     plantDrift();
     const before = readFileSync(path());
-    expect(store.add('memory', 'one more fact')).toMatchObject({ success: false, reason: 'over-budget' });
+    expect(settled(() => store.add('memory', 'one more fact'))).toMatchObject({ success: false, reason: 'over-budget' });
     expect(readFileSync(path()).equals(before)).toBe(true);
   });
 
   it('an add appends to a hand-edited file under budget and keeps what was written by hand byte for byte', () => {
-    store.add('memory', 'Existing entry.');
+    settled(() => store.add('memory', 'Existing entry.'));
     writeFileSync(path(), readFileSync(path(), 'utf8') + '\nextra content no delimiter');
-    expect(store.add('memory', 'New entry under drift.')).toMatchObject({ success: true });
+    expect(settled(() => store.add('memory', 'New entry under drift.'))).toMatchObject({ success: true });
     expect(readFileSync(path(), 'utf8')).toBe(`Existing entry.\nextra content no delimiter${SEP}New entry under drift.`);
   });
 
   it('an add keeps blank lines and indentation the user put around entries', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path(), 'alpha\n§\n\n  beta, indented by hand\n\n');
-    expect(store.add('memory', 'gamma')).toMatchObject({ success: true, entries: ['alpha', 'beta, indented by hand', 'gamma'] });
+    expect(settled(() => store.add('memory', 'gamma'))).toMatchObject({ success: true, entries: ['alpha', 'beta, indented by hand', 'gamma'] });
     expect(readFileSync(path(), 'utf8')).toBe(`alpha\n§\n\n  beta, indented by hand${SEP}gamma`);
   });
 
   it('a clean §-separated file near the budget is rewritten normally', () => {
-    store.add('memory', 'Entry one \u2014 normal length.');
-    store.add('memory', 'Entry two \u2014 also normal.');
-    expect(store.add('memory', 'Entry three.')).toMatchObject({ success: true });
-    expect(store.replace('memory', 'Entry two', 'Entry two replaced.')).toMatchObject({ success: true });
+    settled(() => store.add('memory', 'Entry one \u2014 normal length.'));
+    settled(() => store.add('memory', 'Entry two \u2014 also normal.'));
+    expect(settled(() => store.add('memory', 'Entry three.'))).toMatchObject({ success: true });
+    expect(settled(() => store.replace('memory', 'Entry two', 'Entry two replaced.'))).toMatchObject({ success: true });
     expect(readFileSync(path(), 'utf8')).toBe(`Entry one \u2014 normal length.${SEP}Entry two replaced.${SEP}Entry three.`);
   });
 });
@@ -123,18 +124,18 @@ describe('memory store: emptying a store takes an explicit flag', () => {
     ['user', 'Name: Alice'],
     ['memory', 'fact A'],
   ] as const)('a batch removing every entry of %s is refused and writes nothing', (target, seed) => {
-    store.add(target, seed);
-    store.add(target, 'second entry here');
+    settled(() => store.add(target, seed));
+    settled(() => store.add(target, 'second entry here'));
     const before = readFileSync(file(target), 'utf8');
-    const r = store.apply(target, [
+    const r = settled(() => store.apply(target, [
       { action: 'remove', old_text: seed },
       { action: 'remove', old_text: 'second entry' },
-    ]);
+    ]));
     expect(r).toMatchObject({ success: false, reason: 'would-empty' });
     expect(r.error).toMatch(/No operations were applied/);
     expect(r.error).toMatch(/--allow-empty/);
     expect(readFileSync(file(target), 'utf8')).toBe(before);
-    expect(store.apply(target, [{ action: 'remove', old_text: seed }, { action: 'remove', old_text: 'second entry' }], { allowEmpty: true })).toMatchObject({
+    expect(settled(() => store.apply(target, [{ action: 'remove', old_text: seed }, { action: 'remove', old_text: 'second entry' }], { allowEmpty: true }))).toMatchObject({
       success: true,
       entries: [],
     });
@@ -142,24 +143,24 @@ describe('memory store: emptying a store takes an explicit flag', () => {
   });
 
   it('a batch that ends with entries left still succeeds', () => {
-    store.add('memory', 'fact A');
-    expect(store.apply('memory', [{ action: 'remove', old_text: 'fact A' }, { action: 'add', content: 'replacement entry here' }])).toMatchObject({
+    settled(() => store.add('memory', 'fact A'));
+    expect(settled(() => store.apply('memory', [{ action: 'remove', old_text: 'fact A' }, { action: 'add', content: 'replacement entry here' }]))).toMatchObject({
       success: true,
       entries: ['replacement entry here'],
     });
   });
 
   it('removing the last entry is refused without the flag and done with it', () => {
-    store.add('memory', 'the only fact');
-    expect(store.remove('memory', 'only')).toMatchObject({ success: false, reason: 'would-empty', entries: ['the only fact'] });
+    settled(() => store.add('memory', 'the only fact'));
+    expect(settled(() => store.remove('memory', 'only'))).toMatchObject({ success: false, reason: 'would-empty', entries: ['the only fact'] });
     expect(readFileSync(file('memory'), 'utf8')).toBe('the only fact');
-    expect(store.remove('memory', 'only', { allowEmpty: true })).toMatchObject({ success: true, entries: [] });
+    expect(settled(() => store.remove('memory', 'only', { allowEmpty: true }))).toMatchObject({ success: true, entries: [] });
   });
 
   it('removing one of several entries needs no flag', () => {
-    store.add('memory', 'one');
-    store.add('memory', 'two');
-    expect(store.remove('memory', 'one')).toMatchObject({ success: true, entries: ['two'] });
+    settled(() => store.add('memory', 'one'));
+    settled(() => store.add('memory', 'two'));
+    expect(settled(() => store.remove('memory', 'one'))).toMatchObject({ success: true, entries: ['two'] });
   });
 });
 

@@ -14,6 +14,7 @@ import { SkillStore } from '../src/skills/store.js';
 import { fuzzyFindAndReplace, type FuzzyResult } from '../src/text/fuzzy-replace.js';
 import { makeEnv } from './helpers/env.js';
 import { skillMd, tempHome } from './helpers/skills.js';
+import { settled } from './helpers/settled.js';
 
 const ok = (r: FuzzyResult) => {
   if ('error' in r) throw new Error(`expected a replacement, got: ${r.error}`);
@@ -380,15 +381,15 @@ describe('through skill_manage patch', () => {
     try {
       const store = new SkillStore({ home: h.home });
       const body = 'Steps:\n  1. Run \u201cnpm run gen\u201d \u2014 always from the root.\n  2. Check the diff.\n';
-      expect(await store.manage({ action: 'create', name: 'regen', content: skillMd('regen', 'Regenerate code', body) }, { sessionId: 's' })).toMatchObject({ success: true });
-      const r = await store.manage(
+      expect(await settled(() => store.manage({ action: 'create', name: 'regen', content: skillMd('regen', 'Regenerate code', body) }, { sessionId: 's' }))).toMatchObject({ success: true });
+      const r = await settled(() => store.manage(
         { action: 'patch', name: 'regen', old_string: '1. Run "npm run gen" -- always from the root.\n2. Check the diff.', new_string: '1. Run "npm run gen" -- always from the root.\n2. Check the diff for manual edits.' },
         { sessionId: 's' },
-      );
+      ));
       expect(r).toMatchObject({ success: true, replacements: 1 });
       const file = readFileSync(join(h.skills, 'regen', 'SKILL.md'), 'utf8');
       expect(file).toContain('Steps:\n  1. Run \u201cnpm run gen\u201d \u2014 always from the root.\n  2. Check the diff for manual edits.\n');
-      const miss = await store.manage({ action: 'patch', name: 'regen', old_string: '2. Check the dif for edits', new_string: 'x' }, { sessionId: 's' });
+      const miss = await settled(() => store.manage({ action: 'patch', name: 'regen', old_string: '2. Check the dif for edits', new_string: 'x' }, { sessionId: 's' }));
       expect(miss).toMatchObject({ success: false, kind: 'invalid' });
       expect((miss as { error: string }).error).toMatch(/not found/);
       expect((miss as { error: string }).error).toMatch(/7\|   2\. Check the diff for manual edits\./);

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/env.js';
 import { skillMd, tempHome } from './helpers/skills.js';
+import { settled } from './helpers/settled.js';
 
 const STORE_JS = join(REPO_ROOT, 'dist', 'src', 'skills', 'store.js');
 const CHANGES_PER_PROCESS = 6;
@@ -19,9 +20,9 @@ const md = (name, body) => '---\\nname: ' + name + '\\ndescription: made by ' + 
 const results = [];
 for (let i = 0; i < Number(n); i++) {
   const r = i % 2 === 0
-    ? await store.manage({ action: 'create', name: who + '-' + i, content: md(who + '-' + i, 'step ' + i) }, { sessionId: who })
-    : await store.manage({ action: 'patch', name: 'shared', old_string: 'line-' + who + '-' + (i === 1 ? 0 : i - 2), new_string: 'line-' + who + '-' + i }, { sessionId: who });
-  results.push(r.success ? 'ok' : r.error);
+    ? store.manage({ action: 'create', name: who + '-' + i, content: md(who + '-' + i, 'step ' + i) }, { sessionId: who })
+    : store.manage({ action: 'patch', name: 'shared', old_string: 'line-' + who + '-' + (i === 1 ? 0 : i - 2), new_string: 'line-' + who + '-' + i }, { sessionId: who });
+  results.push(await r.then(() => 'ok', (err) => err.message));
 }
 process.stdout.write(JSON.stringify(results));
 `;
@@ -49,7 +50,7 @@ describe('two processes changing skills at once', () => {
     const { SkillStore } = await import('../src/skills/store.js');
     const store = new SkillStore({ home: h.home });
     // The shared skill holds one line per process that each patch moves forward.
-    await store.manage({ action: 'create', name: 'shared', content: skillMd('shared', 'shared', 'line-p1-0\nline-p2-0\n') }, { sessionId: 'setup' });
+    await settled(() => store.manage({ action: 'create', name: 'shared', content: skillMd('shared', 'shared', 'line-p1-0\nline-p2-0\n') }, { sessionId: 'setup' }));
     const base = await store.commitCount();
     expect(store.indexText()).toContain('shared');
 

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearCatalogMemory, loadCatalog } from '../src/skills/index-cache.js';
 import { SkillStore } from '../src/skills/store.js';
 import { pictureOf, skillMd, tempHome } from './helpers/skills.js';
+import { settled } from './helpers/settled.js';
 
 const S = { sessionId: 's' };
 
@@ -117,15 +118,15 @@ describe('skill index', () => {
   });
 
   it('skill_manage invalidates the cache; a watcher event (invalidate) picks up hand edits', async () => {
-    await store.manage({ action: 'create', name: 'one', content: skillMd('one', 'first skill') }, S);
+    await settled(() => store.manage({ action: 'create', name: 'one', content: skillMd('one', 'first skill') }, S));
     expect(store.indexText()).toContain('one: first skill');
-    await store.manage({ action: 'create', name: 'two', content: skillMd('two', 'second skill') }, S);
+    await settled(() => store.manage({ action: 'create', name: 'two', content: skillMd('two', 'second skill') }, S));
     expect(store.indexText()).toContain('two: second skill');
-    await store.manage({ action: 'patch', name: 'one', old_string: 'first skill', new_string: 'patched skill' }, S);
+    await settled(() => store.manage({ action: 'patch', name: 'one', old_string: 'first skill', new_string: 'patched skill' }, S));
     expect(store.indexText()).toContain('one: patched skill');
     // Another store in another process would see the generation file change.
     const other = new SkillStore({ home: h.home });
-    await other.manage({ action: 'delete', name: 'two' }, S);
+    await settled(() => other.manage({ action: 'delete', name: 'two' }, S));
     expect(store.indexText()).not.toContain('two:');
     // A hand edit is not seen until the watcher says so (in-memory entry is trusted)...
     put(h.skills, 'three/SKILL.md', skillMd('three', 'by hand'));
@@ -146,8 +147,8 @@ describe('project skills', () => {
     put(join(repo, '.hermes/skills'), 'release/ship/SKILL.md', skillMd('ship', 'Project way to ship'));
     put(join(repo, '.hermes/skills'), 'lint/SKILL.md', skillMd('lint', 'Project lint'));
     const userOnly = new SkillStore({ home: h.home });
-    await userOnly.manage({ action: 'create', name: 'ship', content: skillMd('ship', 'My way to ship') }, S);
-    await userOnly.manage({ action: 'create', name: 'mine', content: skillMd('mine', 'Mine') }, S);
+    await settled(() => userOnly.manage({ action: 'create', name: 'ship', content: skillMd('ship', 'My way to ship') }, S));
+    await settled(() => userOnly.manage({ action: 'create', name: 'mine', content: skillMd('mine', 'Mine') }, S));
     store = new SkillStore({ home: h.home, repoRoot: repo });
   });
   afterEach(() => h.cleanup());
@@ -159,7 +160,7 @@ describe('project skills', () => {
       { name: 'ship', category: 'release', description: 'Project way to ship', scope: 'project' },
     ]);
     expect(store.indexText()).toContain('    - ship [project]: Project way to ship');
-    expect(store.view('ship')).toMatchObject({ success: true, scope: 'project', description: 'Project way to ship' });
+    expect(settled(() => store.view('ship'))).toMatchObject({ success: true, scope: 'project', description: 'Project way to ship' });
   });
 
   it('are read-only to the agent: every action is refused and nothing changes', async () => {
@@ -174,10 +175,10 @@ describe('project skills', () => {
       { action: 'create', name: 'lint', content: skillMd('lint') },
     ];
     for (const a of attempts) {
-      const r = await store.manage(a, S);
-      expect(r, a.action).toMatchObject({ success: false, kind: 'read-only', error: expect.stringMatching(/project skill/) });
+      const r = await settled(() => store.manage(a, S));
+      expect(r, a.action).toMatchObject({ success: false, kind: 'refused', error: expect.stringMatching(/project skill/) });
     }
-    expect(await store.revert('ship', 'HEAD')).toMatchObject({ success: false, kind: 'read-only' });
+    expect(await settled(() => store.revert('ship', 'HEAD'))).toMatchObject({ success: false, kind: 'refused', error: expect.stringMatching(/read-only/) });
     expect({ user: pictureOf(h.skills), project: pictureOf(join(repo, '.hermes/skills')) }).toEqual(before);
     expect(await store.commitCount()).toBe(commits);
   });

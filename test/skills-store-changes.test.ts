@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SkillStore } from '../src/skills/store.js';
 import { pictureOf, skillMd, tempHome } from './helpers/skills.js';
+import { settled } from './helpers/settled.js';
 
 const S = { sessionId: 'sess-42' };
 
@@ -34,7 +35,7 @@ describe('skill_manage actions, one commit each', () => {
     // The first change also creates the repository with its one 'init' commit.
     let count = 1;
     for (const [args, subject] of steps) {
-      const r = await store.manage(args, S);
+      const r = await settled(() => store.manage(args, S));
       expect(r, JSON.stringify(r)).toMatchObject({ success: true, verdict: 'safe' });
       expect(await store.commitCount()).toBe(++count);
       expect(subjects(h.skills)[0]).toMatch(subject);
@@ -45,9 +46,9 @@ describe('skill_manage actions, one commit each', () => {
   });
 
   it('view returns body, front matter and files by group; list and index show the skill', async () => {
-    await store.manage({ action: 'create', name: 'regen', category: 'devops', content: skillMd('regen', 'Regenerate', 'Body here.\n') }, S);
-    await store.manage({ action: 'write_file', name: 'regen', file_path: 'templates/t.txt', file_content: 'T' }, S);
-    expect(store.view('regen')).toEqual({
+    await settled(() => store.manage({ action: 'create', name: 'regen', category: 'devops', content: skillMd('regen', 'Regenerate', 'Body here.\n') }, S));
+    await settled(() => store.manage({ action: 'write_file', name: 'regen', file_path: 'templates/t.txt', file_content: 'T' }, S));
+    expect(settled(() => store.view('regen'))).toEqual({
       success: true,
       name: 'regen',
       category: 'devops',
@@ -57,24 +58,24 @@ describe('skill_manage actions, one commit each', () => {
       body: 'Body here.\n',
       files: { references: [], templates: ['templates/t.txt'], scripts: [], assets: [] },
     });
-    expect(store.view('regen', 'templates/t.txt')).toMatchObject({ success: true, content: 'T' });
-    expect(store.view('regen', '../x')).toMatchObject({ success: false, kind: 'invalid' });
-    expect(store.view('nope')).toMatchObject({ success: false, kind: 'not-found' });
+    expect(settled(() => store.view('regen', 'templates/t.txt'))).toMatchObject({ success: true, content: 'T' });
+    expect(settled(() => store.view('regen', '../x'))).toMatchObject({ success: false, kind: 'invalid' });
+    expect(settled(() => store.view('nope'))).toMatchObject({ success: false, kind: 'not-found' });
     expect(store.list()).toEqual([{ name: 'regen', category: 'devops', description: 'Regenerate', scope: 'user' }]);
   });
 
   it('an unchanged edit succeeds without a commit', async () => {
-    await store.manage({ action: 'create', name: 'a', content: skillMd('a') }, S);
+    await settled(() => store.manage({ action: 'create', name: 'a', content: skillMd('a') }, S));
     const n = await store.commitCount();
-    expect(await store.manage({ action: 'edit', name: 'a', content: skillMd('a') }, S)).toMatchObject({ success: true, commit: null });
+    expect(await settled(() => store.manage({ action: 'edit', name: 'a', content: skillMd('a') }, S))).toMatchObject({ success: true, commit: null });
     expect(await store.commitCount()).toBe(n);
   });
 
   it('history lists the commits of one skill; revert restores a version as a new commit', async () => {
-    await store.manage({ action: 'create', name: 'a', content: skillMd('a', 'v1') }, S);
-    await store.manage({ action: 'create', name: 'b', content: skillMd('b') }, S);
-    await store.manage({ action: 'write_file', name: 'a', file_path: 'assets/x.txt', file_content: 'x' }, S);
-    await store.manage({ action: 'edit', name: 'a', content: skillMd('a', 'v2') }, S);
+    await settled(() => store.manage({ action: 'create', name: 'a', content: skillMd('a', 'v1') }, S));
+    await settled(() => store.manage({ action: 'create', name: 'b', content: skillMd('b') }, S));
+    await settled(() => store.manage({ action: 'write_file', name: 'a', file_path: 'assets/x.txt', file_content: 'x' }, S));
+    await settled(() => store.manage({ action: 'edit', name: 'a', content: skillMd('a', 'v2') }, S));
     const { commits } = await store.history('a');
     expect(commits.map((c) => c.message)).toEqual(['edit a (session sess-42)', 'write_file a assets/x.txt (session sess-42)', 'create a (session sess-42)']);
     for (const c of commits) {
@@ -82,18 +83,18 @@ describe('skill_manage actions, one commit each', () => {
       expect(Number.isNaN(Date.parse(c.date))).toBe(false);
     }
     const n = await store.commitCount();
-    const r = await store.revert('a', commits[2]!.rev, { sessionId: 'cli' });
+    const r = await settled(() => store.revert('a', commits[2]!.rev, { sessionId: 'cli' }));
     expect(r).toMatchObject({ success: true, action: 'revert' });
     expect(await store.commitCount()).toBe(n + 1);
     expect(readFileSync(join(h.skills, 'a/SKILL.md'), 'utf8')).toBe(skillMd('a', 'v1'));
     expect(pictureOf(join(h.skills, 'a'))).not.toHaveProperty('assets/x.txt');
     expect((await store.history('a')).commits[0]!.message).toMatch(/^revert a to [0-9a-f]{12} \(session cli\)$/);
     // A deleted skill can be brought back from its history.
-    await store.manage({ action: 'delete', name: 'a' }, S);
-    expect(await store.revert('a', commits[0]!.rev)).toMatchObject({ success: true });
+    await settled(() => store.manage({ action: 'delete', name: 'a' }, S));
+    expect(await settled(() => store.revert('a', commits[0]!.rev))).toMatchObject({ success: true });
     expect(readFileSync(join(h.skills, 'a/SKILL.md'), 'utf8')).toBe(skillMd('a', 'v2'));
-    expect(await store.revert('a', 'deadbeef')).toMatchObject({ success: false, kind: 'not-found' });
-    expect(await store.revert('b', commits[2]!.rev)).toMatchObject({ success: false, kind: 'not-found', error: expect.stringMatching(/did not exist/) });
+    expect(await settled(() => store.revert('a', 'deadbeef'))).toMatchObject({ success: false, kind: 'not-found' });
+    expect(await settled(() => store.revert('b', commits[2]!.rev))).toMatchObject({ success: false, kind: 'not-found', error: expect.stringMatching(/did not exist/) });
   });
 
   it('works without any git identity in the environment', async () => {
@@ -114,9 +115,9 @@ describe('security scan rollback', () => {
   beforeEach(async () => {
     h = tempHome();
     store = new SkillStore({ home: h.home });
-    await store.manage({ action: 'create', name: 'tool', category: 'ops', content: skillMd('tool', 'A tool', 'Run the tool.\n') }, S);
-    await store.manage({ action: 'write_file', name: 'tool', file_path: 'scripts/run.sh', file_content: '#!/bin/sh\necho run\n' }, S);
-    await store.manage({ action: 'write_file', name: 'tool', file_path: 'references/r.md', file_content: 'notes\n' }, S);
+    await settled(() => store.manage({ action: 'create', name: 'tool', category: 'ops', content: skillMd('tool', 'A tool', 'Run the tool.\n') }, S));
+    await settled(() => store.manage({ action: 'write_file', name: 'tool', file_path: 'scripts/run.sh', file_content: '#!/bin/sh\necho run\n' }, S));
+    await settled(() => store.manage({ action: 'write_file', name: 'tool', file_path: 'references/r.md', file_content: 'notes\n' }, S));
   });
   afterEach(() => h.cleanup());
 
@@ -135,7 +136,7 @@ describe('security scan rollback', () => {
     const before = pictureOf(h.skills);
     const commits = await store.commitCount();
     const index = store.indexText();
-    const r = await store.manage(args, S);
+    const r = await settled(() => store.manage(args, S));
     expect(r.success).toBe(false);
     expect(!r.success && r.kind).toBe('refused');
     expect(!r.success && r.error).toMatch(/verdict: dangerous/);
@@ -151,16 +152,16 @@ describe('security scan rollback', () => {
     symlinkSync('/etc', join(h.skills, 'ops/tool/assets'));
     const before = pictureOf(h.skills);
     const commits = await store.commitCount();
-    const r = await store.manage({ action: 'patch', name: 'tool', old_string: 'Run the tool.', new_string: 'Run the tool twice.' }, S);
+    const r = await settled(() => store.manage({ action: 'patch', name: 'tool', old_string: 'Run the tool.', new_string: 'Run the tool twice.' }, S));
     expect(r).toMatchObject({ success: false, kind: 'refused', error: expect.stringMatching(/symlink-escape/) });
-    const w = await store.manage({ action: 'write_file', name: 'tool', file_path: 'assets/x', file_content: 'x' }, S);
+    const w = await settled(() => store.manage({ action: 'write_file', name: 'tool', file_path: 'assets/x', file_content: 'x' }, S));
     expect(w).toMatchObject({ success: false, error: expect.stringMatching(/symlink/) });
     expect(pictureOf(h.skills)).toEqual(before);
     expect(await store.commitCount()).toBe(commits);
   });
 
   it('caution findings are accepted and reported', async () => {
-    const r = await store.manage({ action: 'patch', name: 'tool', old_string: 'Run the tool.', new_string: 'Copy the example: cp .env.example .env' }, S);
+    const r = await settled(() => store.manage({ action: 'patch', name: 'tool', old_string: 'Run the tool.', new_string: 'Copy the example: cp .env.example .env' }, S));
     expect(r).toMatchObject({ success: true, verdict: 'caution', findings: [expect.objectContaining({ severity: 'caution' })] });
   });
 
@@ -172,7 +173,7 @@ describe('security scan rollback', () => {
     expect(store.list()).toEqual([]);
     expect(store.indexText()).toBe('');
     expect(store.warnings().join('\n')).toMatch(/user skill ops\/tool scans dangerous and is kept out of the index: scripts\/run.sh/);
-    expect(store.view('tool')).toMatchObject({ success: false, kind: 'refused' });
+    expect(settled(() => store.view('tool'))).toMatchObject({ success: false, kind: 'refused' });
     // Invalid SKILL.md by hand: also a warning.
     mkdirSync(join(h.skills, 'broken'));
     writeFileSync(join(h.skills, 'broken/SKILL.md'), 'no front matter\n');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SkillStore } from '../src/skills/store.js';
 import { skillMd, tempHome } from './helpers/skills.js';
+import { settled } from './helpers/settled.js';
 
 describe('skill validation messages', () => {
   let h: ReturnType<typeof tempHome>;
@@ -8,7 +9,7 @@ describe('skill validation messages', () => {
   beforeAll(async () => {
     h = tempHome();
     store = new SkillStore({ home: h.home });
-    expect((await store.manage({ action: 'create', name: 'base', content: skillMd('base') }, { sessionId: 't' })).success).toBe(true);
+    expect((await settled(() => store.manage({ action: 'create', name: 'base', content: skillMd('base') }, { sessionId: 't' }))).success).toBe(true);
   });
   afterAll(() => h.cleanup());
 
@@ -42,7 +43,7 @@ describe('skill validation messages', () => {
 
   it.each(cases)('%s', async (_label, args, message) => {
     const before = await store.commitCount();
-    const r = await store.manage(args, { sessionId: 't' });
+    const r = await settled(() => store.manage(args, { sessionId: 't' }));
     expect(r.success).toBe(false);
     expect(!r.success && r.error).toMatch(message);
     expect(await store.commitCount()).toBe(before);

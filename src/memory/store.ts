@@ -11,6 +11,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'nod
 import { join } from 'node:path';
 // The default budgets are the config's defaults (seed 004: memory_char_limit=2200, user_char_limit=1375).
 import { MEMORY_CHAR_LIMIT, USER_CHAR_LIMIT } from '../config/schema.js';
+import { MemoryRefused } from '../errors/index.js';
 import { redactSecrets } from '../security/redact.js';
 import { REMEDY, scanText } from '../security/scan.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -42,8 +43,12 @@ export type MemoryWriteOptions = { allowEmpty?: boolean };
 /** One operation; loose on purpose (tool calls and API bodies arrive with fields missing), checked by the store. */
 export type MemoryOp = { action: string; content?: string | null; old_text?: string | null };
 
+/**
+ * A write's (or a listing's) result. A refused write throws MemoryRefused instead; its details
+ * are a MemoryRefusalDetails (the store as it is, so the caller can consolidate and retry).
+ */
 export type MemoryResult = {
-  success: boolean;
+  success: true;
   target: MemoryTarget;
   /** On success: what happened ("Entry added.", "Entry already exists (no duplicate added)."). */
   message?: string;
@@ -60,6 +65,11 @@ export type MemoryResult = {
   /** Where the hand-edited file was copied when a replace/remove refused to rewrite it. */
   backup?: string;
 };
+
+/** What a MemoryRefused carries as `details`. */
+export type MemoryRefusalDetails = Pick<MemoryResult, 'target' | 'entries' | 'usage' | 'matches' | 'threats' | 'backup'> & { reason: MemoryRefusal };
+
+const refusal = (error: string, details: MemoryRefusalDetails) => new MemoryRefused(error, details);
 
 type Outcome =
   | { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } }
@@ -185,9 +195,9 @@ export class MemoryStore {
   add(target: MemoryTarget, content: string): MemoryResult {
     const text = (content ?? '').trim();
     const bad = checkContent(text);
-    if (bad) return this.refusedNow(target, bad);
+    if (bad) throw this.refusedNow(target, bad);
     const threat = threatRefusal(text);
-    if (threat) return { ...this.refusedNow(target, refuse('threat', threat.error)), threats: threat.threats };
+    if (threat) throw this.refusedNow(target, refuse('threat', threat.error), threat.threats);
     // Appending rewrites no entry, so a hand-edited file does not stop an add (as in the seed).
     return this.mutate(target, false, (entries, limit) => {
       if (entries.includes(text)) return { entries, message: 'Entry already exists (no duplicate added).' };
@@ -207,12 +217,12 @@ export class MemoryStore {
   replace(target: MemoryTarget, oldText: string, content: string): MemoryResult {
     const old = (oldText ?? '').trim();
     const text = (content ?? '').trim();
-    if (!old) return this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
-    if (!text) return this.refusedNow(target, refuse('empty', "New content cannot be empty. Use 'remove' to delete an entry."));
+    if (!old) throw this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
+    if (!text) throw this.refusedNow(target, refuse('empty', "New content cannot be empty. Use 'remove' to delete an entry."));
     const bad = checkContent(text);
-    if (bad) return this.refusedNow(target, bad);
+    if (bad) throw this.refusedNow(target, bad);
     const threat = threatRefusal(text);
-    if (threat) return { ...this.refusedNow(target, refuse('threat', threat.error)), threats: threat.threats };
+    if (threat) throw this.refusedNow(target, refuse('threat', threat.error), threat.threats);
     return this.mutate(target, true, (entries, limit) => {
       const found = locate(entries, old);
       if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to replace.`);
@@ -233,7 +243,7 @@ export class MemoryStore {
 
   remove(target: MemoryTarget, oldText: string, opts: MemoryWriteOptions = {}): MemoryResult {
     const old = (oldText ?? '').trim();
-    if (!old) return this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
+    if (!old) throw this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
     return this.mutate(target, true, (entries) => {
       const found = locate(entries, old);
       if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to remove.`);
@@ -249,13 +259,13 @@ export class MemoryStore {
    * add), and nothing is written unless every operation succeeds.
    */
   apply(target: MemoryTarget, operations: readonly MemoryOp[], opts: MemoryWriteOptions = {}): MemoryResult {
-    if (!Array.isArray(operations) || operations.length === 0) return this.refusedNow(target, refuse('empty', 'The operations list is empty.'));
+    if (!Array.isArray(operations) || operations.length === 0) throw this.refusedNow(target, refuse('empty', 'The operations list is empty.'));
     const batch = (msg: string) => `${msg} No operations were applied (a batch is all-or-nothing).`;
     for (const [i, op] of operations.entries()) {
       const content = (op?.content ?? '').trim();
       if ((op?.action === 'add' || op?.action === 'replace') && content) {
         const threat = threatRefusal(content);
-        if (threat) return { ...this.refusedNow(target, refuse('threat', batch(`Operation ${i + 1}: ${threat.error}`))), threats: threat.threats };
+        if (threat) throw this.refusedNow(target, refuse('threat', batch(`Operation ${i + 1}: ${threat.error}`)), threat.threats);
       }
     }
     const rewrites = operations.some((op) => op?.action !== 'add');
@@ -312,10 +322,10 @@ export class MemoryStore {
   }
 
   /** A refusal decided before touching the lock (bad input): reports the store as it is now. */
-  private refusedNow(target: MemoryTarget, outcome: Outcome): MemoryResult {
+  private refusedNow(target: MemoryTarget, outcome: Outcome, threats?: string[]): MemoryRefused {
     const entries = this.entries(target);
     const r = (outcome as { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } }).refuse;
-    return { success: false, target, error: r.error, reason: r.reason, ...(r.matches ? { matches: r.matches } : {}), entries, usage: this.usage(target, entries) };
+    return refusal(r.error, { target, reason: r.reason, ...(r.matches ? { matches: r.matches } : {}), ...(threats ? { threats } : {}), entries, usage: this.usage(target, entries) });
   }
 
   /**
@@ -332,11 +342,11 @@ export class MemoryStore {
         const entries = parseEntries(file?.text ?? '');
         const limit = this.limitOf(target);
         const drift = file ? driftOf(file, entries, limit, needsRoundTrip) : undefined;
-        if (drift) return this.refuseDrift(target, file!.bytes, drift, entries, limit);
+        if (drift) throw this.refuseDrift(target, file!.bytes, drift, entries, limit);
         const outcome = change(entries, limit);
         if ('refuse' in outcome) {
           const { reason, error, matches } = outcome.refuse;
-          return { success: false, target, reason, error, ...(matches ? { matches } : {}), entries, usage: { chars: usageOf(entries), limit } } satisfies MemoryResult;
+          throw refusal(error, { target, reason, ...(matches ? { matches } : {}), entries, usage: { chars: usageOf(entries), limit } });
         }
         const next = dedupe(outcome.entries);
         let text = serializeEntries(next);
@@ -348,7 +358,7 @@ export class MemoryStore {
           text = appended.length ? [raw, ...appended].join(ENTRY_SEPARATOR) : file.text;
           const reread = parseEntries(text);
           if (reread.length !== next.length || reread.some((e, i) => e !== next[i])) {
-            return this.refuseDrift(target, file.bytes, 'shape', entries, limit);
+            throw this.refuseDrift(target, file.bytes, 'shape', entries, limit);
           }
         }
         // A no-op (duplicate add) leaves the file alone, whatever its shape.
@@ -362,7 +372,7 @@ export class MemoryStore {
     );
   }
 
-  private refuseDrift(target: MemoryTarget, bytes: Buffer, drift: Drift, entries: string[], limit: number): MemoryResult {
+  private refuseDrift(target: MemoryTarget, bytes: Buffer, drift: Drift, entries: string[], limit: number): MemoryRefused {
     const backup = this.backup(target, bytes);
     const name = FILE_OF[target];
     const how =
@@ -380,15 +390,7 @@ export class MemoryStore {
         `one entry (${preview(drift.entry, 40)}) is ${formatCount(charCount(drift.entry))} characters, over the store's whole budget of ${formatCount(limit)}: ` +
         'text added by hand without a "§" line reads as part of one entry, and rewriting that entry would lose it';
     }
-    return {
-      success: false,
-      target,
-      reason: 'drift',
-      error: `Refusing to rewrite ${name}: ${why}. ${how}`,
-      backup,
-      entries,
-      usage: { chars: usageOf(entries), limit },
-    };
+    return refusal(`Refusing to rewrite ${name}: ${why}. ${how}`, { target, reason: 'drift', backup, entries, usage: { chars: usageOf(entries), limit } });
   }
 
   private ensureDir(): void {
@@ -433,17 +435,23 @@ export class MemoryStore {
 }
 
 /**
- * A result as the model should see it (the memory tool): entries that fail the strict scan
- * become their [BLOCKED: …] notice, so a poisoned entry the snapshot hid cannot re-enter the
- * conversation through a tool result; on success the entries are left out, as in the seed,
- * so the model is not invited to "tidy up" again after a write that is done.
+ * A result as the model should see it (the memory tool): on success the entries are left out,
+ * as in the seed, so the model is not invited to "tidy up" again after a write that is done.
  */
-export type ModelMemoryResult = Omit<MemoryResult, 'entries'> & { entries?: string[]; entryCount?: number };
+export type ModelMemoryResult = Omit<MemoryResult, 'entries'> & { entryCount: number };
 
 export function forModel(result: MemoryResult): ModelMemoryResult {
-  if (result.success) {
-    const { entries, ...rest } = result;
-    return { ...rest, entryCount: entries.length };
-  }
-  return { ...result, entries: sanitizeEntries(result.target, result.entries) };
+  const { entries, ...rest } = result;
+  return { ...rest, entryCount: entries.length };
+}
+
+/**
+ * A refusal as the model should see it, in the tool result's shape (`success: false`, the
+ * error, the entries so it can consolidate): entries that fail the strict scan appear as their
+ * [BLOCKED: …] notice, so a poisoned entry the snapshot hid cannot re-enter the conversation
+ * through a refusal.
+ */
+export function refusalForModel(err: MemoryRefused): MemoryRefusalDetails & { success: false; error: string } {
+  const d = err.details as MemoryRefusalDetails;
+  return { success: false, error: err.message, ...d, entries: sanitizeEntries(d.target, d.entries) };
 }

@@ -11,6 +11,7 @@
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
+import { Conflict, HermesError, NotFound, Refused } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { LockTimeout, withLock } from '../storage/lock.js';
 import { fuzzyFindAndReplace } from '../text/fuzzy-replace.js';
@@ -35,9 +36,6 @@ import { projectSkillsDir, userSkillsDir } from '../paths/index.js';
 /** A change waits this long for another daemon's change to finish before giving up. */
 export const SKILL_LOCK_TIMEOUT_MS = 30_000;
 
-/** Why a change failed; the API maps each to an HTTP status and the CLI to an exit code. */
-export type FailureKind = 'invalid' | 'not-found' | 'read-only' | 'conflict' | 'refused';
-
 export type ManageSuccess = {
   success: true;
   action: string;
@@ -52,8 +50,7 @@ export type ManageSuccess = {
   strategy?: string;
   replacements?: number;
 };
-export type ManageFailure = { success: false; error: string; kind: FailureKind; findings?: Finding[] };
-export type ManageResult = ManageSuccess | ManageFailure;
+export type ManageResult = ManageSuccess;
 
 export type SkillSummary = { name: string; category: string | null; description: string; scope: SkillScope };
 
@@ -81,15 +78,12 @@ export type SkillStoreOptions = {
 
 type Located = { dir: string; category: string | null; scope: SkillScope };
 
-class Failure extends Error {
-  constructor(
-    readonly kind: FailureKind,
-    message: string,
-    readonly findings?: Finding[],
-  ) {
-    super(message);
-  }
-}
+/**
+ * The store refuses by throwing hermesd's named errors: invalid input is a UsageError
+ * (SkillValidationError), a missing skill or file NotFound, a clash Conflict, a read-only
+ * project skill or a dangerous scan Refused (with the scan's findings as details).
+ */
+const refused = (message: string, findings?: Finding[]) => new Refused(message, findings ? { findings } : undefined);
 
 function isDir(p: string): boolean {
   try {
@@ -129,9 +123,9 @@ function checkNoSymlinkOnPath(skillDir: string, rel: string): void {
   for (const part of rel.split('/')) {
     p = join(p, part);
     try {
-      if (lstatSync(p).isSymbolicLink()) throw new Failure('invalid', `${rel} passes through the symlink ${relative(skillDir, p)}; skill files cannot be written through links.`);
+      if (lstatSync(p).isSymbolicLink()) throw new SkillValidationError(`${rel} passes through the symlink ${relative(skillDir, p)}; skill files cannot be written through links.`);
     } catch (err) {
-      if (err instanceof Failure) throw err;
+      if (err instanceof HermesError) throw err;
       return;
     }
   }
@@ -185,59 +179,47 @@ export class SkillStore {
   }
 
   /** skill_view: the body and front matter, or one supporting file with `filePath`. */
-  view(name: string, filePath?: string): SkillView | SkillFileView | ManageFailure {
-    try {
-      const found = this.loadable(name);
-      if (filePath !== undefined && filePath !== '' && filePath !== SKILL_FILE) return readSkillFile(found.dir, name, checkSupportingPath(filePath));
-      const text = readFileSync(join(found.dir, SKILL_FILE), 'utf8');
-      const parsed = parseSkillMd(text);
-      const all = supportingFiles(found.dir);
-      const files = Object.fromEntries(SUPPORTING_DIRS.map((d) => [d, all.filter((f) => f.startsWith(d + '/'))])) as SkillView['files'];
-      return {
-        success: true,
-        name,
-        category: found.category,
-        scope: found.scope,
-        description: parsed.frontMatter.description,
-        frontMatter: parsed.frontMatter,
-        body: parsed.body,
-        files,
-      };
-    } catch (err) {
-      return failureOf(err);
-    }
+  view(name: string, filePath?: string): SkillView | SkillFileView {
+    const found = this.loadable(name);
+    if (filePath !== undefined && filePath !== '' && filePath !== SKILL_FILE) return readSkillFile(found.dir, name, checkSupportingPath(filePath));
+    const text = readFileSync(join(found.dir, SKILL_FILE), 'utf8');
+    const parsed = parseSkillMd(text);
+    const all = supportingFiles(found.dir);
+    const files = Object.fromEntries(SUPPORTING_DIRS.map((d) => [d, all.filter((f) => f.startsWith(d + '/'))])) as SkillView['files'];
+    return {
+      success: true,
+      name,
+      category: found.category,
+      scope: found.scope,
+      description: parsed.frontMatter.description,
+      frontMatter: parsed.frontMatter,
+      body: parsed.body,
+      files,
+    };
   }
 
   /**
    * One file of a skill as it is on disk, SKILL.md included: skill_view hands the model a
    * parsed SKILL.md, a client that addresses files one by one (MCP resources) wants the bytes.
    */
-  readFile(name: string, filePath: string, opts: { base64?: boolean } = {}): SkillFileView | ManageFailure {
-    try {
-      const found = this.loadable(name);
-      return readSkillFile(found.dir, name, filePath === SKILL_FILE ? SKILL_FILE : checkSupportingPath(filePath), opts.base64);
-    } catch (err) {
-      return failureOf(err);
-    }
+  readFile(name: string, filePath: string, opts: { base64?: boolean } = {}): SkillFileView {
+    const found = this.loadable(name);
+    return readSkillFile(found.dir, name, filePath === SKILL_FILE ? SKILL_FILE : checkSupportingPath(filePath), opts.base64);
   }
 
   /** The files of a skill that `readFile` serves: SKILL.md, then its supporting files. */
-  files(name: string): string[] | ManageFailure {
-    try {
-      return [SKILL_FILE, ...supportingFiles(this.loadable(name).dir)];
-    } catch (err) {
-      return failureOf(err);
-    }
+  files(name: string): string[] {
+    return [SKILL_FILE, ...supportingFiles(this.loadable(name).dir)];
   }
 
   /** The skill `name`, refused when it is missing or scans dangerous (then nothing of it is served). */
   private loadable(name: string): Located {
     checkName(name);
     const found = this.find(name);
-    if (!found) throw new Failure('not-found', `No skill named "${name}". skills_list shows the available skills.`);
+    if (!found) throw new NotFound(`No skill named "${name}". skills_list shows the available skills.`);
     const report = scanSkillDir(found.dir);
     if (report.verdict === 'dangerous') {
-      throw new Failure('refused', `Skill "${name}" scans dangerous and is not loaded: ${describeFindings(report.findings)}.`, report.findings);
+      throw refused(`Skill "${name}" scans dangerous and is not loaded: ${describeFindings(report.findings)}.`, report.findings);
     }
     return found;
   }
@@ -262,7 +244,7 @@ export class SkillStore {
     const parsed = skillManageArgs.safeParse(rawArgs);
     if (!parsed.success) {
       const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-      return { success: false, kind: 'invalid', error: `Invalid skill_manage arguments: ${msg}.` };
+      throw new SkillValidationError(`Invalid skill_manage arguments: ${msg}.`);
     }
     const args = parsed.data;
     const session = opts.sessionId ?? 'unknown';
@@ -271,7 +253,7 @@ export class SkillStore {
       checkCategory(args.category);
       return await withLock(this.lockFile, () => this.change(args, session), this.lockTimeoutMs);
     } catch (err) {
-      return failureOf(err);
+      throw busyOr(err);
     }
   }
 
@@ -281,7 +263,7 @@ export class SkillStore {
       checkName(name);
       return await withLock(this.lockFile, () => this.revertLocked(name, rev, opts.sessionId ?? 'unknown'), this.lockTimeoutMs);
     } catch (err) {
-      return failureOf(err);
+      throw busyOr(err);
     }
   }
 
@@ -289,14 +271,12 @@ export class SkillStore {
     if (this.projectRoot) {
       const p = locate(this.projectRoot, name, 'project');
       if (p) {
-        throw new Failure(
-          'read-only',
-          `"${name}" is a project skill (${relative(dirname(dirname(this.projectRoot)), p.dir)}) and is read-only to the agent; it changes through the repository's own commits.`,
+        throw refused(`"${name}" is a project skill (${relative(dirname(dirname(this.projectRoot)), p.dir)}) and is read-only to the agent; it changes through the repository's own commits.`,
         );
       }
     }
     const found = locate(this.userRoot, name, 'user');
-    if (!found) throw new Failure('not-found', `No user skill named "${name}". Create it with action "create".`);
+    if (!found) throw new NotFound(`No user skill named "${name}". Create it with action "create".`);
     return found;
   }
 
@@ -311,13 +291,13 @@ export class SkillStore {
     switch (action) {
       case 'create': {
         if (this.projectRoot && locate(this.projectRoot, name, 'project')) {
-          throw new Failure('read-only', `A project skill named "${name}" exists and would hide a user skill of that name; choose another name.`);
+          throw refused(`A project skill named "${name}" exists and would hide a user skill of that name; choose another name.`);
         }
         const existing = locate(this.userRoot, name, 'user');
-        if (existing) throw new Failure('conflict', `Skill "${name}" already exists (${relative(this.userRoot, existing.dir)}); use edit or patch to change it.`);
+        if (existing) throw new Conflict(`Skill "${name}" already exists (${relative(this.userRoot, existing.dir)}); use edit or patch to change it.`);
         const category = checkCategory(args.category);
-        if (isDir(join(this.userRoot, name))) throw new Failure('conflict', `"${name}" is already a category folder; choose another skill name.`);
-        if (category && isFile(join(this.userRoot, category, SKILL_FILE))) throw new Failure('conflict', `Category "${category}" is the name of a skill; choose another category.`);
+        if (isDir(join(this.userRoot, name))) throw new Conflict(`"${name}" is already a category folder; choose another skill name.`);
+        if (category && isFile(join(this.userRoot, category, SKILL_FILE))) throw new Conflict(`Category "${category}" is the name of a skill; choose another category.`);
         const content = args.content;
         checkSkillMd(content, name);
         dir = category ? join(this.userRoot, category, name) : join(this.userRoot, name);
@@ -341,15 +321,15 @@ export class SkillStore {
         const rel = args.file_path && args.file_path !== SKILL_FILE ? checkSupportingPath(args.file_path) : SKILL_FILE;
         if (rel !== SKILL_FILE) checkNoSymlinkOnPath(dir, rel);
         const target = join(dir, rel);
-        if (!isFile(target)) throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
+        if (!isFile(target)) throw new NotFound(`Skill "${name}" has no file ${rel}.`);
         const before = readFileSync(target, 'utf8');
         const r = fuzzyFindAndReplace(before, args.old_string, args.new_string, args.replace_all ?? false);
-        if ('error' in r) throw new Failure('invalid', `patch of ${rel}: ${r.error}`);
+        if ('error' in r) throw new SkillValidationError(`patch of ${rel}: ${r.error}`);
         if (rel === SKILL_FILE) {
           try {
             checkSkillMd(r.content, name);
           } catch (err) {
-            throw new Failure('invalid', `The patch would break SKILL.md, so it was not applied: ${(err as Error).message}`);
+            throw new SkillValidationError(`The patch would break SKILL.md, so it was not applied: ${(err as Error).message}`);
           }
         } else checkSupportingContent(r.content, rel);
         detail = ` ${rel}`;
@@ -372,7 +352,7 @@ export class SkillStore {
         const content = checkSupportingContent(args.file_content, rel);
         checkNoSymlinkOnPath(dir, rel);
         const target = join(dir, rel);
-        if (isDir(target)) throw new Failure('conflict', `${rel} is a folder.`);
+        if (isDir(target)) throw new Conflict(`${rel} is a folder.`);
         detail = ` ${rel}`;
         mutate = () => {
           mkdirSync(dirname(target), { recursive: true });
@@ -389,9 +369,9 @@ export class SkillStore {
         try {
           st = lstatSync(target);
         } catch {
-          throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
+          throw new NotFound(`Skill "${name}" has no file ${rel}.`);
         }
-        if (st.isDirectory()) throw new Failure('invalid', `${rel} is a folder; remove its files one by one.`);
+        if (st.isDirectory()) throw new SkillValidationError(`${rel} is a folder; remove its files one by one.`);
         detail = ` ${rel}`;
         mutate = () => {
           unlinkSync(target);
@@ -410,12 +390,12 @@ export class SkillStore {
   private async revertLocked(name: string, revArg: string, session: string): Promise<ManageResult> {
     await this.repo.ensure();
     if (this.projectRoot && locate(this.projectRoot, name, 'project')) {
-      throw new Failure('read-only', `"${name}" is a project skill and is read-only to the agent; revert it with git in the repository.`);
+      throw refused(`"${name}" is a project skill and is read-only to the agent; revert it with git in the repository.`);
     }
     const rev = await this.repo.resolve(revArg);
-    if (!rev) throw new Failure('not-found', `"${revArg}" is not a commit of the skills repository (see hermesd skills history ${name}).`);
+    if (!rev) throw new NotFound(`"${revArg}" is not a commit of the skills repository (see hermesd skills history ${name}).`);
     const skillFiles = (await this.repo.treeDirs(rev)).length ? await this.findAt(rev, name) : undefined;
-    if (!skillFiles) throw new Failure('not-found', `Skill "${name}" did not exist at ${rev.slice(0, 12)}.`);
+    if (!skillFiles) throw new NotFound(`Skill "${name}" did not exist at ${rev.slice(0, 12)}.`);
     const current = locate(this.userRoot, name, 'user');
     const target = join(this.userRoot, skillFiles.prefix);
     const dirs = [...new Set([target, ...(current ? [current.dir] : [])])];
@@ -475,7 +455,7 @@ export class SkillStore {
         const secrets = dirs.flatMap((d) => (existsSync(d) ? secretFindings(d) : []));
         if (secrets.length > 0) {
           await undo();
-          throw new Failure('refused', `${describeSecretFindings(secrets)} The change was rolled back (files restored, nothing committed).`, secrets);
+          throw refused(`${describeSecretFindings(secrets)} The change was rolled back (files restored, nothing committed).`, secrets);
         }
         for (const d of dirs) {
           if (!existsSync(d)) continue;
@@ -485,8 +465,7 @@ export class SkillStore {
         verdict = verdictOf(findings);
         if (verdict === 'dangerous') {
           await undo();
-          throw new Failure(
-            'refused',
+          throw refused(
             `Security scan verdict: dangerous — ${describeFindings(findings)}. The change was rolled back (files restored, nothing committed). Rewrite the procedure without it.`,
             findings,
           );
@@ -500,7 +479,7 @@ export class SkillStore {
       }
       return { commit: commit ?? null, verdict, ...(findings.length ? { findings } : {}) };
     } catch (err) {
-      if (!(err instanceof Failure)) await undo().catch(() => undefined);
+      if (!(err instanceof HermesError)) await undo().catch(() => undefined);
       throw err;
     }
   }
@@ -534,20 +513,17 @@ function readSkillFile(dir: string, name: string, rel: string, base64 = false): 
   try {
     real = realpathSync(join(dir, rel));
   } catch {
-    throw new Failure('not-found', `Skill "${name}" has no file ${rel}.`);
+    throw new NotFound(`Skill "${name}" has no file ${rel}.`);
   }
-  if (!real.startsWith(realpathSync(dir) + sep)) throw new Failure('refused', `${rel} points outside the skill folder.`);
-  if (!statSync(real).isFile()) throw new Failure('not-found', `${rel} in skill "${name}" is a folder, not a file; skill_view lists the files.`);
+  if (!real.startsWith(realpathSync(dir) + sep)) throw refused(`${rel} points outside the skill folder.`);
+  if (!statSync(real).isFile()) throw new NotFound(`${rel} in skill "${name}" is a folder, not a file; skill_view lists the files.`);
   const data = readFileSync(real);
   if (isBinary(data)) return { success: true, name, filePath: rel, binary: true, bytes: data.length, ...(base64 ? { base64: data.toString('base64') } : {}) };
   return { success: true, name, filePath: rel, content: data.toString('utf8'), bytes: data.length };
 }
 
-function failureOf(err: unknown): ManageFailure {
-  if (err instanceof Failure) return { success: false, kind: err.kind, error: err.message, ...(err.findings ? { findings: err.findings } : {}) };
-  if (err instanceof SkillValidationError) return { success: false, kind: 'invalid', error: err.message };
-  // Another daemon held the skills lock for the whole timeout: busy, not broken.
-  if (err instanceof LockTimeout) return { success: false, kind: 'conflict', error: `Skills are busy: ${err.message} Try again.` };
-  throw err;
+/** Another daemon held the skills lock for the whole timeout: busy, not broken. */
+function busyOr(err: unknown): unknown {
+  return err instanceof LockTimeout ? new Conflict(`Skills are busy: ${err.message} Try again.`) : err;
 }
 

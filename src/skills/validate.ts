@@ -4,6 +4,7 @@
  */
 import { isAbsolute, posix } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { UsageError } from '../errors/index.js';
 
 /** Names are directory names and index keys: lower case, no spaces, no leading dot. */
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
@@ -20,10 +21,8 @@ export const SUPPORTING_DIRS = ['references', 'templates', 'scripts', 'assets'] 
 export type FrontMatter = { name: string; description: string; [key: string]: unknown };
 export type ParsedSkill = { frontMatter: FrontMatter; body: string };
 
-/** A validation failure: the message is what the model or user is shown. */
-export class SkillValidationError extends Error {
-  override readonly name = 'SkillValidationError';
-}
+/** A validation failure: the message is what the model or user is shown (a bad request: 400, exit 2). */
+export class SkillValidationError extends UsageError {}
 
 export function checkName(name: unknown, what = 'name'): string {
   if (typeof name !== 'string' || name.length === 0) throw new SkillValidationError(`${what} is required.`);

@@ -99,7 +99,7 @@ export function shortArgs(raw: string): Record<string, unknown> | string {
   }
 }
 
-/** Whether a successful return value still reports a refusal (the memory store answers `{success: false}`). */
+/** Whether a returned value still reports a failure (a memory refusal, a terminal command that timed out). */
 function refusedValue(value: unknown): boolean {
   return Boolean(value && typeof value === 'object' && ((value as { success?: unknown }).success === false || typeof (value as { error?: unknown }).error === 'string'));
 }

@@ -1,5 +1,6 @@
 import { memoryToolArgs } from '../../memory/schema.js';
-import { forModel } from '../../memory/store.js';
+import { MemoryRefused } from '../../errors/index.js';
+import { forModel, refusalForModel } from '../../memory/store.js';
 import { defineTool } from './types.js';
 
 export const memory = defineTool({
@@ -19,10 +20,14 @@ export const memory = defineTool({
   },
   execute(args, ctx) {
     const store = ctx.services.memory;
-    // forModel hides entries that failed the threat scan: a refusal lists the entries, and a
-    // poisoned one must not reach the model through the back door of an error message.
-    if (args.action === 'add') return forModel(store.add(args.target, args.content ?? ''));
-    if (args.action === 'replace') return forModel(store.replace(args.target, args.old_text ?? '', args.content ?? ''));
-    return forModel(store.remove(args.target, args.old_text ?? ''));
+    try {
+      if (args.action === 'add') return forModel(store.add(args.target, args.content ?? ''));
+      if (args.action === 'replace') return forModel(store.replace(args.target, args.old_text ?? '', args.content ?? ''));
+      return forModel(store.remove(args.target, args.old_text ?? ''));
+    } catch (err) {
+      // The model reads a refusal as a result it can act on (consolidate, retry), as in the seed.
+      if (err instanceof MemoryRefused) return refusalForModel(err);
+      throw err;
+    }
   },
 });

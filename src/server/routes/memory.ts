@@ -8,7 +8,6 @@ import { UsageError } from '../../errors/index.js';
 import { parseWith } from '../http.js';
 import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
 import type { MemoryTarget } from '../../memory/store.js';
-import { memoryAnswer } from '../refusals.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 
@@ -50,14 +49,14 @@ export function memoryRoutes(services: Services): Route[] {
         const req = parseWriteBody(body);
         const store = services.memory;
         const opts = { allowEmpty: req.allow_empty };
-        if ('operations' in req) return memoryAnswer(store.apply(req.target, req.operations, opts));
+        if ('operations' in req) return store.apply(req.target, req.operations, opts);
         switch (req.action) {
           case 'add':
-            return memoryAnswer(store.add(req.target, req.content ?? ''));
+            return store.add(req.target, req.content ?? '');
           case 'replace':
-            return memoryAnswer(store.replace(req.target, req.old_text ?? '', req.content ?? ''));
+            return store.replace(req.target, req.old_text ?? '', req.content ?? '');
           case 'remove':
-            return memoryAnswer(store.remove(req.target, req.old_text ?? '', opts));
+            return store.remove(req.target, req.old_text ?? '', opts);
         }
       },
     }),

@@ -1,16 +1,19 @@
 /** Skills over the local API: list, view, raw files, history, revert, skill_manage, and the prompt index. */
 import { z } from 'zod';
-import { UsageError } from '../../errors/index.js';
+import { Refused, UsageError } from '../../errors/index.js';
 import { skillManageArgs } from '../../skills/schema.js';
-import { SkillValidationError } from '../../skills/validate.js';
-import type { ManageResult } from '../../skills/store.js';
-import { skillAnswer } from '../refusals.js';
+import type { SkillStore } from '../../skills/store.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 
-/** A skill that scans dangerous lists no files (none of it is served). */
-function withFiles(files: string[] | { success: false }): string[] {
-  return Array.isArray(files) ? files : [];
+/** A skill's files; one that scans dangerous lists none (none of it is served). */
+function filesOf(store: SkillStore, name: string): string[] {
+  try {
+    return store.files(name);
+  } catch (err) {
+    if (err instanceof Refused) return [];
+    throw err;
+  }
 }
 
 const manageBody = skillManageArgs.extend({ session_id: z.string().optional() });
@@ -26,7 +29,7 @@ export function skillsRoutes(services: Services): Route[] {
         const store = services.skills;
         const skills = store.list();
         if (query.get('files') !== '1') return { skills };
-        return { skills: skills.map((s) => ({ ...s, files: withFiles(store.files(s.name)) })) };
+        return { skills: skills.map((s) => ({ ...s, files: filesOf(store, s.name) })) };
       },
     }),
     defineRoute({
@@ -43,13 +46,13 @@ export function skillsRoutes(services: Services): Route[] {
       body: manageBody,
       handler: async ({ body }) => {
         const { session_id, ...args } = body;
-        return skillAnswer<ManageResult>(await services.skills.manage(args, { sessionId: session_id ?? 'api' }));
+        return await services.skills.manage(args, { sessionId: session_id ?? 'api' });
       },
     }),
     defineRoute({
       method: 'GET',
       path: '/v1/skills/:name',
-      handler: ({ params, query }) => skillAnswer(services.skills.view(params.name!, query.get('file') ?? undefined)),
+      handler: ({ params, query }) => services.skills.view(params.name!, query.get('file') ?? undefined),
     }),
     defineRoute({
       method: 'GET',
@@ -58,19 +61,14 @@ export function skillsRoutes(services: Services): Route[] {
         const path = query.get('path');
         if (!path) throw new UsageError('Give the file as path, e.g. /v1/skills/<name>/file?path=SKILL.md or ?path=references/api.md');
         // ?encoding=base64 also sends a binary file's bytes (an asset); text always comes as content.
-        return skillAnswer(services.skills.readFile(params.name!, path, { base64: query.get('encoding') === 'base64' }));
+        return services.skills.readFile(params.name!, path, { base64: query.get('encoding') === 'base64' });
       },
     }),
     defineRoute({
       method: 'GET',
       path: '/v1/skills/:name/history',
       handler: async ({ params }) => {
-        try {
-          return await services.skills.history(params.name!);
-        } catch (err) {
-          if (err instanceof SkillValidationError) throw new UsageError(err.message);
-          throw err;
-        }
+        return await services.skills.history(params.name!);
       },
     }),
     defineRoute({
@@ -79,7 +77,7 @@ export function skillsRoutes(services: Services): Route[] {
       body: revertBody,
       handler: async ({ params, body }) => {
         const { rev, session_id } = body;
-        return skillAnswer<ManageResult>(await services.skills.revert(params.name!, rev, { sessionId: session_id ?? 'api' }));
+        return await services.skills.revert(params.name!, rev, { sessionId: session_id ?? 'api' });
       },
     }),
   ];
