@@ -45,7 +45,8 @@ describe('agent tools', () => {
     expect(props('patch')).toEqual(['new_string', 'old_string', 'path', 'replace_all']);
     expect(props('search_files')).toEqual(['path', 'pattern']);
     expect(props('terminal')).toEqual(['command', 'timeout']);
-    expect(props('memory')).toEqual(['action', 'content', 'old_text', 'target']);
+    expect(props('memory')).toEqual(['action', 'content', 'old_text', 'scope', 'target']);
+    expect(byName.memory.properties.scope.enum).toEqual(['global', 'repo']);
     expect(props('session_search')).toEqual(['around_message_id', 'limit', 'query', 'session_id', 'window']);
     expect(props('skills_list')).toEqual([]);
     expect(props('skill_view')).toEqual(['file_path', 'name']);

@@ -6,7 +6,7 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import type { GuardPort } from '../guard/terminal.js';
-import type { MemoryStore } from '../memory/store.js';
+import type { Memories } from '../memory/memories.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { SessionSearchArgs } from '../sessions/search-tool.js';
 import type { SkillManageArgs } from '../skills/schema.js';
@@ -25,7 +25,8 @@ export interface AgentServices {
   config: HermesConfig;
   /** The rule that protects `relPath` (repository-relative, `/` separators), if any. */
   protectedBy(relPath: string): ProtectingRule | undefined;
-  memory: MemoryStore;
+  /** The global MEMORY.md and USER.md, and this repository's MEMORY.md. */
+  memory: Memories;
   sessions: SessionDB;
   /** The session_search tool's modes (discover by query, window around a message, one session). */
   sessionSearch(args: SessionSearchArgs, opts: { repo: string; sessionId: string }): unknown;

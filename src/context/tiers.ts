@@ -37,7 +37,8 @@ const TOOL_GUIDANCE: Record<string, string> = {
     'You have persistent memory across sessions. Save durable facts with the memory tool: user preferences, environment details, tool quirks and stable conventions.',
     'Prioritise what reduces future steering: the most valuable memory prevents the user from having to correct or remind you again.',
     "Write memories as declarative facts, not instructions to yourself: 'User prefers concise responses' ✓ — 'Always respond concisely' ✗. 'Project uses pytest with xdist' ✓ — 'Run tests with pytest -n 4' ✗.",
-    'Repository rules belong to the repository\'s context file, not to memory; one-off task details belong to nobody.',
+    "Facts about this repository's environment go to its own memory (scope repo); the user's preferences to USER.md (target user); notes that hold in every repository to the global MEMORY.md.",
+    'Repository rules belong to the repository\'s context file, not to memory; procedures to skills; one-off task details to nobody.',
     'A memory write changes disk for the next session; the memory shown in this prompt stays as it was when the session began.',
   ].join('\n'),
   session_search: 'session_search searches the log of past sessions (full text, no summaries). Use it when the user refers to earlier work or you need evidence of what happened before; open a hit with session_id and around_message_id to read its surrounding messages.',
@@ -102,7 +103,7 @@ export function contextTier(input: ContextInput): string {
   return join([input.workspace, caller, input.authority]);
 }
 
-export type VolatileInput = { skillIndex: string; memory: string; user: string; date: Date };
+export type VolatileInput = { skillIndex: string; memory: string; repoMemory?: string; user: string; date: Date };
 
 /** Local calendar date: the prompt stays the same for a whole day. */
 export function dateOnly(d: Date): string {
@@ -111,7 +112,7 @@ export function dateOnly(d: Date): string {
 }
 
 export function volatileTier(input: VolatileInput): string {
-  return join([input.skillIndex, input.memory, input.user, `# Session\nDate: ${dateOnly(input.date)}`]);
+  return join([input.skillIndex, input.memory, input.repoMemory ?? '', input.user, `# Session\nDate: ${dateOnly(input.date)}`]);
 }
 
 function join(parts: string[]): string {

@@ -5,7 +5,7 @@
  * in-process with `tasks.run({task, source: 'hook', turnContext, onEvent})`.
  */
 import type { HermesConfig } from '../../config/schema.js';
-import type { MemoryStore } from '../../memory/store.js';
+import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import { runTask, type AgentDeps } from '../../agent/loop.js';
@@ -24,7 +24,7 @@ import type { GuardService } from './guard.js';
 /** How long shutdown waits for cancelled tasks to record their end in SessionDB. */
 export const TASK_SHUTDOWN_GRACE_MS = 2_000;
 
-export type AgentStores = { sessions: SessionDB; memory: MemoryStore; skills: SkillStore; guard: GuardService };
+export type AgentStores = { sessions: SessionDB; memory: Memories; skills: SkillStore; guard: GuardService };
 
 /** The services the tools of one task use, with the config in force when it started. */
 export function agentServicesFor(stores: AgentStores, config: HermesConfig): AgentServices {

@@ -12,8 +12,8 @@ import type { HermesConfig } from '../../config/schema.js';
 import type { AgentServices } from '../../agent/services.js';
 import type { TaskRunner } from '../../agent/tasks.js';
 import { DaemonUnavailable } from '../../errors/index.js';
-import { memoriesDir } from '../../paths/index.js';
-import { MemoryStore } from '../../memory/store.js';
+import { memoriesDir, projectDir } from '../../paths/index.js';
+import { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import type { DaemonContext } from '../context.js';
@@ -34,7 +34,7 @@ type ServiceTypes = {
   config: ConfigService;
   guard: GuardService;
   sessions: SessionDB;
-  memory: MemoryStore;
+  memory: Memories;
   skills: SkillStore;
   watcher: WatcherService;
   prompt: PromptService;
@@ -91,9 +91,14 @@ export class Services {
     return this.build('sessions', () => openSessions(this.daemon, this.guard.secrets));
   }
 
-  /** Budgets are read from the effective config at every operation, so an edited config.yaml applies at once. */
-  get memory(): MemoryStore {
-    return this.build('memory', () => ({ value: new MemoryStore(memoriesDir(this.daemon.home), () => this.config.get().memory) }));
+  /**
+   * The global MEMORY.md and USER.md, and this repository's MEMORY.md (keyed by the common git dir, so
+   * every worktree shares it). Budgets are read from the effective config at every operation, so an
+   * edited config.yaml applies at once.
+   */
+  get memory(): Memories {
+    const { home, paths } = this.daemon;
+    return this.build('memory', () => ({ value: new Memories({ globalDir: memoriesDir(home), repoDir: projectDir(home, paths.commonDir), limits: () => this.config.get().memory }) }));
   }
 
   get skills(): SkillStore {
