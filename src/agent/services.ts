@@ -10,6 +10,7 @@ import type { Memories } from '../memory/memories.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { SessionSearchArgs } from '../sessions/search-tool.js';
 import type { SkillManageArgs } from '../skills/schema.js';
+import type { PlacementAnswer } from '../placement/place.js';
 
 export type ProtectingRule = { id: string; message: string };
 
@@ -35,4 +36,6 @@ export interface AgentServices {
   guard?: GuardPort;
   /** Removes the known secret values (and their encodings) from a tool result; absent in a standalone run. */
   redactValues?: (text: string) => string;
+  /** remember: who owns a sentence, and a pending proposal for it (the daemon's placement service); absent in a standalone run. */
+  placement?: (sentence: string, opts: { sessionId: string; signal: AbortSignal }) => Promise<PlacementAnswer>;
 }

@@ -12,7 +12,7 @@ export const MEMORY_CHAR_LIMIT = 2200;
 /** Seed budget for USER.md (chars). */
 export const USER_CHAR_LIMIT = 1375;
 /** Budget of a repository's own MEMORY.md (chars): the same as the global one, for facts about one repository. */
-export const REPO_MEMORY_CHAR_LIMIT = MEMORY_CHAR_LIMIT;
+export const REPO_MEMORY_CHAR_LIMIT = 2200;
 /** A classification by the model may take this long before the rule-based classifier answers instead. */
 export const PLACEMENT_TIMEOUT_MS = 30_000;
 /** Post-task review: a session with fewer tool calls holds too little to learn from (the seed's skill nudge counts 5+ for a skill). */

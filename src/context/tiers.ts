@@ -25,6 +25,7 @@ export const ALL_TOOL_NAMES = [
   'skills_list',
   'skill_view',
   'skill_manage',
+  'remember',
 ] as const;
 
 const TOOL_GUIDANCE: Record<string, string> = {
@@ -48,6 +49,8 @@ const TOOL_GUIDANCE: Record<string, string> = {
     'skill_manage creates and updates skills. Create one when a complex task succeeded (5+ tool calls), you overcame errors, the user corrected your approach and it worked, or the user asks you to remember a procedure.',
     'If you used a skill and hit problems it does not cover, patch it right away (action "patch"). A skill is a procedure; a one-line fact or preference belongs in memory instead.',
   ].join('\n'),
+  remember:
+    'remember decides who owns what the user asks you to keep (the authority file, a config rule, USER.md, this repository\'s memory, a skill, or nobody) and records a proposal the user accepts. Use it when the user states a rule or a preference, or says "remember"; never write such rules into the repository\'s files yourself.',
 };
 
 const COMPLETION_RULES = [

@@ -16,6 +16,7 @@ import { modelRoutes } from './model.js';
 import { guardRoutes } from './guard.js';
 import { eventsRoutes } from './events.js';
 import { toolsRoutes } from './tools.js';
+import { placementRoutes } from './placement.js';
 
 export function serviceRoutes(services: Services): Route[] {
   return [
@@ -30,5 +31,6 @@ export function serviceRoutes(services: Services): Route[] {
     ...guardRoutes(services),
     ...eventsRoutes(services),
     ...toolsRoutes(services),
+    ...placementRoutes(services),
   ];
 }

@@ -25,6 +25,7 @@ import { GuardService } from './guard.js';
 import { createHookService, type HookService } from './hooks.js';
 import { openSessions } from './sessions.js';
 import { openSkills } from './skills.js';
+import { createPlacementService, type PlacementService } from './placement.js';
 import { WatcherService } from './watcher.js';
 
 /** A listener the server runs for the services (the agent socket), closed with them. */
@@ -38,6 +39,7 @@ type ServiceTypes = {
   skills: SkillStore;
   watcher: WatcherService;
   prompt: PromptService;
+  placement: PlacementService;
   tasks: TaskRunner;
   hooks: HookService;
   eventStreams: Map<string, number>;
@@ -53,6 +55,7 @@ export const SERVICE_ORDER = [
   'skills',
   'watcher',
   'prompt',
+  'placement',
   'tasks',
   'hooks',
   'eventStreams',
@@ -116,6 +119,11 @@ export class Services {
     return this.build('prompt', () => ({ value: new PromptService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, watcher: this.watcher }) }));
   }
 
+  /** remember, the proposals, and the post-task review queue (fed by the task runner's 'task-started' / 'task-ended'). */
+  get placement(): PlacementService {
+    return this.build('placement', () => createPlacementService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
+  }
+
   get tasks(): TaskRunner {
     return this.build('tasks', () => createTaskRunner(this.daemon, { config: this.config, prompt: () => this.prompt, stores: () => this.agentStores() }));
   }
@@ -148,7 +156,7 @@ export class Services {
   }
 
   private agentStores() {
-    return { sessions: this.sessions, memory: this.memory, skills: this.skills, guard: this.guard };
+    return { sessions: this.sessions, memory: this.memory, skills: this.skills, guard: this.guard, placement: this.placement };
   }
 
   /** The services that run from the start, so status reports from the first answer: hand-edited dangerous skills, a config error, hooks git no longer runs, backups waiting for a restore. */
@@ -157,6 +165,8 @@ export class Services {
     this.skills;
     this.config;
     this.hooks;
+    // Listens for the task runner's ends from the first task on (post-task review).
+    this.placement;
   }
 
   /** Closes what was built, in the reverse of SERVICE_ORDER; a failing close is logged and the rest still close. */
