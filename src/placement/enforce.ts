@@ -33,7 +33,9 @@ const PATH_TOKEN = /(?<![\w@:/])(`?)((?:\.{0,2}\/)?(?:[\w@*.-]+\/)+(?:[\w@*.-]+)
 function pathsIn(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(PATH_TOKEN)) {
-    const token = m[2]!;
+    // A sentence's full stop is not part of the path ("… in src/generated/.").
+    const token = m[2]!.replace(/(?<=\/)\.+$|\.+$(?<!\/\.+)/, '');
+    if (!token) continue;
     if (/^https?:|^\d+(\.\d+)+$/.test(token) || token.includes('//')) continue;
     out.push(token);
   }

@@ -80,13 +80,14 @@ export type Decided = { owner: Owner; reasons: Reasons; classifier: Classifier; 
 
 const words = (text: string) => new Set(text.toLowerCase().match(/[a-z0-9][a-z0-9_.-]*/g)?.filter((w) => w.length > 2) ?? []);
 
-function overlap(a: string, b: string): number {
+/** Shared words over the smaller set's (`contained`) or the larger set's (`same`): the first finds a related skill, the second a repeat. */
+function overlap(a: string, b: string, of: 'contained' | 'same' = 'contained'): number {
   const x = words(a);
   const y = words(b);
   if (x.size === 0 || y.size === 0) return 0;
   let both = 0;
   for (const w of x) if (y.has(w)) both++;
-  return both / Math.min(x.size, y.size);
+  return both / (of === 'same' ? Math.max(x.size, y.size) : Math.min(x.size, y.size));
 }
 
 const norm = (t: string) => t.toLowerCase().replace(/[`*_]/g, '').replace(/\s+/g, ' ').replace(/[.!;:,\s]+$/, '').trim();
@@ -98,7 +99,7 @@ function alreadySays(text: string, sentence: string): string | undefined {
   if (norm(text).includes(s)) return s;
   for (const line of text.split('\n')) {
     const l = line.replace(/^\s*([-*+]|\d+[.)])\s+/, '').trim();
-    if (l.length > 8 && overlap(l, s) >= DUPLICATE_MIN && overlap(s, l) >= DUPLICATE_MIN) return l;
+    if (l.length > 8 && overlap(l, s, 'same') >= DUPLICATE_MIN) return l;
   }
   return undefined;
 }
@@ -273,7 +274,7 @@ function memoryEntry(deps: PlacementDeps, d: Decided, sentence: string, authorit
   }
   const all = deps.memories.allEntries();
   const pool = [...all.user, ...all.memory, ...all.repo];
-  const dup = pool.find((e) => norm(e) === norm(entry) || (overlap(e, entry) >= DUPLICATE_MIN && overlap(entry, e) >= DUPLICATE_MIN));
+  const dup = pool.find((e) => norm(e) === norm(entry) || overlap(e, entry, 'same') >= DUPLICATE_MIN);
   if (dup) {
     notes.push(`Memory already has it ("${dup.slice(0, 120)}"); nothing to add.`);
     return { owner: d.owner };
