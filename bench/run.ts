@@ -29,6 +29,7 @@ const benches: Record<string, Entry> = {
   detectors: { load: () => import('./detectors.js') },
   sandbox: { load: () => import('./sandbox.js') },
   mcp: { load: () => import('./mcp.js') },
+  'agent-hooks': { load: () => import('./agent-hooks.js') },
 };
 
 /** docs/benchmarks.md of this checkout (this file runs as dist/bench/run.js). */

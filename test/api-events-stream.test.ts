@@ -83,7 +83,8 @@ describe('GET /v1/events', () => {
 
   it('an open stream does not keep an idle daemon alive; the stream ends with the result line', async () => {
     const repo = t.repo();
-    const status = (await t.cli(['start', '--json'], { cwd: repo, env: { HERMESD_IDLE_TIMEOUT_MS: '600' } })).json();
+    // Long enough that a loaded machine still connects the stream before the daemon goes idle.
+    const status = (await t.cli(['start', '--json'], { cwd: repo, env: { HERMESD_IDLE_TIMEOUT_MS: '2500' } })).json();
     const s = follow(status.socket, '?client=idle-test');
     await waitFor(() => s.lines.length > 0);
     await waitFor(() => s.ended(), 15_000);

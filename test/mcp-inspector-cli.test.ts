@@ -1,7 +1,8 @@
 /**
  * The MCP Inspector's CLI mode (@modelcontextprotocol/inspector, a pinned devDependency)
  * against `hermesd mcp`, started from an `.mcp.json`-shaped config whose entry is what
- * mcpLaunch() returns — the registration `hermesd init --agents` writes. Another client
+ * mcpLaunch() returns (this machine's node and CLI; the committed registrations of
+ * `hermesd init --agents` run the same server through `.hermes/mcp`). Another client
  * nobody here wrote lists and calls the tools and reads the resources.
  */
 import { spawn } from 'node:child_process';

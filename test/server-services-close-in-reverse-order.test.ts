@@ -28,8 +28,8 @@ describe('the composition root closes services in the reverse of their build ord
   it('whatever order requests built them in, and builds nothing once closing', async () => {
     const orders: string[][] = [];
     for (const touch of [
-      (s: Services) => [s.hooks, s.tasks, s.sessions, s.skills, s.watcher],
-      (s: Services) => [s.watcher, s.skills, s.sessions, s.tasks, s.hooks],
+      (s: Services) => [s.agents, s.hooks, s.tasks, s.sessions, s.skills, s.watcher],
+      (s: Services) => [s.watcher, s.skills, s.sessions, s.tasks, s.hooks, s.agents],
     ]) {
       const repo = t.repo();
       const logFile = join(repo, '.git', 'services.log');
@@ -39,13 +39,15 @@ describe('the composition root closes services in the reverse of their build ord
       await services.close();
       orders.push(closeOrder(logFile));
       // A late request must not reopen what shutdown closed.
-      expect(() => services.memory).toThrow(DaemonUnavailable);
+      expect(() => services.prompt).toThrow(DaemonUnavailable);
     }
-    const expected = [...SERVICE_ORDER].reverse().filter((n) => ['hooks', 'tasks', 'watcher', 'skills', 'sessions'].includes(n));
+    const expected = [...SERVICE_ORDER].reverse().filter((n) => ['agents', 'hooks', 'tasks', 'watcher', 'skills', 'sessions'].includes(n));
     expect(orders).toEqual([expected, expected]);
     // The hooks drain before the tasks they start; tasks record their end before SessionDB closes.
     expect(expected.indexOf('hooks')).toBeLessThan(expected.indexOf('tasks'));
     expect(expected.indexOf('tasks')).toBeLessThan(expected.indexOf('sessions'));
+    // Other agents' transcripts finish their ingest before SessionDB closes.
+    expect(expected.indexOf('agents')).toBeLessThan(expected.indexOf('sessions'));
   });
 
   it('a real daemon stopped over the API closes what its requests built, in that order', async () => {

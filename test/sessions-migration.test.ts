@@ -79,7 +79,7 @@ describe('SessionDB schema migrations (v1 → v2 → v3)', () => {
     const db = new SessionDB(path);
     try {
       expect(db.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      expect(SCHEMA_VERSION).toBe(3);
+      expect(SCHEMA_VERSION).toBe(4);
       expect(db.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'messages_search'").pluck().get()).toBe(0);
 
       // The backfill: the same text SessionDB computes for new rows (since v3 with each call's name).

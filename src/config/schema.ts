@@ -33,6 +33,12 @@ export const SKILL_ARCHIVE_AFTER_DAYS = 90;
 export const CONTEXT_MAX_FILE_CHARS = 20_000;
 /** How long a git hook waits for the daemon before applying `onUnavailable`: a commit must never hang. */
 export const HOOK_TIMEOUT_MS = 10_000;
+/**
+ * How long another agent's hook waits for the daemon before applying `agents.onUnavailable`:
+ * it runs before every tool call, so a hung daemon must cost little, and a warm one answers
+ * in milliseconds.
+ */
+export const AGENT_HOOK_TIMEOUT_MS = 3_000;
 /** Model turns per task before the loop stops: bounds a runaway agent. */
 export const MODEL_MAX_TURNS = 20;
 /** One model request may take this long (slow local models answer in tens of seconds). */
@@ -212,6 +218,14 @@ export const ConfigSchema = z.strictObject({
           env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
         })
         .prefault({}),
+    })
+    .prefault({}),
+  /** Other agents' hooks (`hermesd init --agents`, docs/agents.md). */
+  agents: z
+    .strictObject({
+      timeoutMs: positiveInt.default(AGENT_HOOK_TIMEOUT_MS),
+      /** A tool call the daemon cannot judge (down, hung, timed out): let it run (default) or refuse it. */
+      onUnavailable: z.enum(['allow', 'block']).default('allow'),
     })
     .prefault({}),
 });

@@ -25,6 +25,8 @@ export type GuardSettings = {
   sandbox: { enabled: boolean; ifUnavailable: 'refuse' | 'unsandboxed'; network: boolean; writable: string[]; env: string[] };
   preCommitRules: boolean;
   onUnavailable: 'allow' | 'block';
+  /** agents.onUnavailable (absent in records written before other agents' hooks). */
+  agentsOnUnavailable?: 'allow' | 'block';
 };
 
 /** One loosening: the dotted key, the approved value and the one the files ask for. */
@@ -44,6 +46,7 @@ export function guardSettingsOf(config: HermesConfig): GuardSettings {
     sandbox: { ...config.guard.sandbox, writable: [...config.guard.sandbox.writable], env: [...config.guard.sandbox.env] },
     preCommitRules: config.hooks['pre-commit'].rules,
     onUnavailable: config.hooks.onUnavailable,
+    agentsOnUnavailable: config.agents.onUnavailable,
   };
 }
 
@@ -86,6 +89,7 @@ export function loosenings(approved: GuardSettings, current: GuardSettings): Loo
   if (!subset(c.env, a.env)) out.push({ key: 'guard.sandbox.env', approved: show(a.env), requested: show(c.env) });
   if (approved.preCommitRules && !current.preCommitRules) out.push({ key: 'hooks.pre-commit.rules', approved: 'true', requested: 'false' });
   if (approved.onUnavailable === 'block' && current.onUnavailable === 'allow') out.push({ key: 'hooks.onUnavailable', approved: 'block', requested: 'allow' });
+  if (approved.agentsOnUnavailable === 'block' && current.agentsOnUnavailable === 'allow') out.push({ key: 'agents.onUnavailable', approved: 'block', requested: 'allow' });
   return out;
 }
 
@@ -120,6 +124,7 @@ export function holdLoosenings(config: HermesConfig, approved: GuardSettings): H
       'pre-commit': { ...config.hooks['pre-commit'], rules: config.hooks['pre-commit'].rules || approved.preCommitRules },
       onUnavailable: approved.onUnavailable === 'block' ? 'block' : config.hooks.onUnavailable,
     },
+    agents: { ...config.agents, onUnavailable: approved.agentsOnUnavailable === 'block' ? 'block' : config.agents.onUnavailable },
   };
 }
 

@@ -1,9 +1,11 @@
 /**
- * How an agent starts `hermesd mcp`: what `hermesd init --agents` writes into each agent's
- * MCP config (`.mcp.json`, `.cursor/mcp.json`, `.codex/config.toml`, `.gemini/settings.json`).
- * The command is this install's node and CLI by absolute path, as the git hooks bake them in:
- * an agent started from a GUI may not have `hermesd` (or this node) on its PATH.
+ * How this machine starts `hermesd mcp` directly: this install's node and CLI by absolute
+ * path, and hermesd's variables from the environment. For a client configured on this
+ * machine only (an editor's user settings, the tests, the benchmark). It is not what
+ * `hermesd init --agents` registers: those entries are committed, so they run the
+ * repository's stub `.hermes/mcp`, which finds this clone's hermesd (src/agents/install.ts).
  */
+import { FORWARDED_ENV } from '../protocol/mcp.js';
 import { CLI_ENTRY } from '../version.js';
 
 export type McpLaunch = {
@@ -13,20 +15,11 @@ export type McpLaunch = {
   env?: Record<string, string>;
 };
 
-/** hermesd's own variables an MCP server must see to reach the same state and daemon as the shell that registered it. */
-export const FORWARDED_ENV = ['HERMES_HOME', 'HERMESD_SOCKET_DIR'] as const;
-
 export type McpLaunchOptions = {
-  /**
-   * The repository to serve (`--repo`): an absolute path, or an agent's placeholder such as
-   * `${CLAUDE_PROJECT_DIR:-.}` or `${workspaceFolder}`. Omitted: the server serves the
-   * directory the agent starts it in.
-   */
+  /** The repository to serve (`--repo`); omitted: the directory the client starts the server in. */
   repo?: string;
   /** Where FORWARDED_ENV values are read (default: this process's environment); unset ones are left out. */
   env?: NodeJS.ProcessEnv;
-  nodePath?: string;
-  cliPath?: string;
 };
 
 export function mcpLaunch(opts: McpLaunchOptions = {}): McpLaunch {
@@ -37,8 +30,8 @@ export function mcpLaunch(opts: McpLaunchOptions = {}): McpLaunch {
     if (value) env[name] = value;
   }
   return {
-    command: opts.nodePath ?? process.execPath,
-    args: [opts.cliPath ?? CLI_ENTRY, 'mcp', ...(opts.repo ? ['--repo', opts.repo] : [])],
+    command: process.execPath,
+    args: [CLI_ENTRY, 'mcp', ...(opts.repo ? ['--repo', opts.repo] : [])],
     ...(Object.keys(env).length > 0 ? { env } : {}),
   };
 }

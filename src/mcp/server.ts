@@ -12,14 +12,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resolvePaths } from '../paths/index.js';
 import { HermesError, RemoteError } from '../errors/index.js';
+import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { VERSION } from '../version.js';
 import { DaemonLink } from './link.js';
 import { ALL_FAMILIES, familiesOf, kindOf, RESOURCE_KINDS, ResourceChanges, ResourceMissing, type Contents, type ResourceContext, type ResourceKind } from './resources.js';
 import { MCP_MESSAGE_MAX_BYTES, MessageLimit } from './stdio.js';
 import { MCP_TOOLS, refusal, type McpToolContext } from './tools.js';
-
-/** The server's name in `initialize` and in agents' configs (no underscore: Gemini CLI splits tool names on it). */
-export const MCP_SERVER_NAME = 'hermesd';
 
 /** MCP's "resource not found" (the spec's -32002; the SDK has no constant for it). */
 const RESOURCE_NOT_FOUND = -32002;

@@ -227,3 +227,23 @@ export function guardDir(gitDir: string): string {
 export function sandboxDir(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'sandbox');
 }
+
+/** What `hermesd init --agents` added to other agents' configs in this worktree, so `--uninstall` can give every file back. */
+export function agentsRecordPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'agents.json');
+}
+
+/** What the agents' sh hook runner sources before it talks to the daemon (agents.timeoutMs, agents.onUnavailable). */
+export function agentSettingsPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'agent-settings');
+}
+
+/** The agents' hook runner (this install's node and CLI baked in), which the committed `.hermes/agent-hook` sources. */
+export function agentRunnerPath(commonDir: string): string {
+  return join(sharedRuntimeDirOf(commonDir), 'agent-hook');
+}
+
+/** How this clone starts `hermesd mcp` (this install's node and CLI baked in), which the committed `.hermes/mcp` sources. */
+export function mcpRunnerPath(commonDir: string): string {
+  return join(sharedRuntimeDirOf(commonDir), 'mcp');
+}

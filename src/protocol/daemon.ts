@@ -1,5 +1,6 @@
 /** What a daemon says about itself: in `<git-dir>/hermesd/daemon.json` and in GET /v1/status. */
 import type { HookHealth } from '../hooks/health.js';
+import type { TranscriptStats } from './agents.js';
 import type { ModelEnv } from './model-env.js';
 
 /**
@@ -14,6 +15,8 @@ export type StatusFields = {
   config: { ok: boolean; error?: string };
   /** Whether git runs hermesd's hooks, hooks running now, backups waiting for a restore. */
   hooks: Partial<HookHealth> & { running?: number; pendingBackups?: string[] };
+  /** Other agents' transcripts read into SessionDB (daemons of work trees with `init --agents`). */
+  agents: TranscriptStats | undefined;
 };
 
 /** GET /v1/status: the daemon's identity, what its environment says about the model, the warnings of every service, then what each service adds. */

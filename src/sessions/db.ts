@@ -369,6 +369,11 @@ export class SessionDB {
     this.valueRedactor = redact;
   }
 
+  /** `text` as a message stores it (secrets redacted): what a caller compares with stored content. */
+  storedForm(text: string): string {
+    return this.redactStored(text);
+  }
+
   private redactStored(text: string): string {
     return redactForStorage(this.valueRedactor ? this.valueRedactor(text) : text);
   }
@@ -403,6 +408,16 @@ export class SessionDB {
   /** Appends several messages in one transaction (one commit); returns their ids in order. */
   appendMessages(sessionId: string, messages: NewMessage[]): number[] {
     return this.write(() => messages.map((m) => this.insertMessage(sessionId, m)));
+  }
+
+  /**
+   * Runs `fn` in one write transaction, with `append` to store messages in it directly:
+   * bookkeeping that must commit with the messages (an ingest's read position) without
+   * appendMessages' nested savepoint, which journals every page a big batch changes (a
+   * quarter of the time of a 15,000-message insert).
+   */
+  batch<T>(fn: (append: (sessionId: string, messages: NewMessage[]) => number[]) => T): T {
+    return this.write(() => fn((sessionId, messages) => messages.map((m) => this.insertMessage(sessionId, m))));
   }
 
   getMessage(id: number): Message | undefined {

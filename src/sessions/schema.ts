@@ -195,7 +195,39 @@ export const V3 = `
 UPDATE messages SET tool_args = ${TOOL_TEXT_SQL('tool_calls')} WHERE tool_calls IS NOT NULL;
 `;
 
+/**
+ * v4: other agents' transcripts (src/agents/ingest.ts). `agent_transcripts` remembers, per
+ * transcript file, the session its messages went to and how far the file was read;
+ * `agent_transcript_keys` holds the key of every record stored, so a re-read file or a
+ * re-appended record adds nothing twice. Both are written in the transaction that stores
+ * the messages.
+ */
+export const V4 = `
+CREATE TABLE agent_transcripts (
+  path              TEXT PRIMARY KEY,
+  agent             TEXT NOT NULL,
+  session_id        TEXT NOT NULL REFERENCES sessions(id),
+  agent_session_id  TEXT,
+  repo              TEXT,
+  offset            INTEGER NOT NULL DEFAULT 0,
+  head              TEXT,
+  size              INTEGER NOT NULL DEFAULT 0,
+  mtime_ms          INTEGER NOT NULL DEFAULT 0,
+  lines             INTEGER NOT NULL DEFAULT 0,
+  stored            INTEGER NOT NULL DEFAULT 0,
+  skipped           INTEGER NOT NULL DEFAULT 0,
+  updated_at        TEXT NOT NULL
+);
+CREATE INDEX agent_transcripts_by_repo ON agent_transcripts(repo, updated_at);
+
+CREATE TABLE agent_transcript_keys (
+  session_id  TEXT NOT NULL,
+  key         TEXT NOT NULL,
+  PRIMARY KEY (session_id, key)
+) WITHOUT ROWID;
+`;
+
 /** Migration i (0-based) takes the database from user_version i to i + 1. */
-export const MIGRATIONS: readonly string[] = [V1, V2, V3];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

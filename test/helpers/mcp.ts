@@ -1,6 +1,6 @@
 /**
  * MCP clients for tests: the SDK's own Client over its StdioClientTransport, spawning
- * `hermesd mcp` exactly as an agent would from mcpLaunch() (the built module, with the test
+ * `hermesd mcp` as a client configured on this machine would from mcpLaunch() (the built module, with the test
  * environment passed explicitly: the stdio transport forwards only HOME, PATH, SHELL, TERM,
  * USER and LOGNAME). Notifications and transport errors are recorded for assertions.
  */

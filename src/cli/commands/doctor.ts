@@ -147,6 +147,28 @@ async function hooksChecks(): Promise<Check[]> {
   return [{ name: 'hooks', status: 'fail', detail: `installed with ${h.manager} but NOT active: ${h.problems.join('; ')}`, fix: 'hermesd init' }, pathCheck];
 }
 
+/** Whether each agent set up with `init --agents` still has hermesd's hooks and MCP server in its configs. */
+async function agentsChecks(): Promise<Check[]> {
+  let repo;
+  try {
+    repo = findRepo();
+  } catch {
+    return [];
+  }
+  const { agentsHealth } = await import('../../agents/health.js');
+  const h = agentsHealth(repo);
+  if (h.unsetUp.length) {
+    return [{ name: 'agents', status: 'warn', detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`, fix: `hermesd init --agents ${h.unsetUp.join(',')}` }];
+  }
+  if (!h.installed.length) return [];
+  const fix = `hermesd init --agents ${h.installed.join(',')}`;
+  return h.agents.map((a): Check =>
+    a.problems.length
+      ? { name: a.agent, status: 'fail', detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`, fix }
+      : { name: a.agent, status: 'ok', detail: "hermesd's hooks and MCP server in its project configs" },
+  );
+}
+
 /** curl is the hooks' fast path: without it every hook starts Node (~100 ms more per commit). */
 function curlCheck(): Check {
   const r = spawnSync('curl', ['--version'], { encoding: 'utf8' });
@@ -156,7 +178,7 @@ function curlCheck(): Check {
 
 export async function runDoctor(): Promise<Check[]> {
   const daemon = await daemonCheck();
-  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), curlCheck(), ...(await hooksChecks()), daemon.check, ...(await modelCheck(daemon.status))];
+  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), curlCheck(), ...(await hooksChecks()), ...(await agentsChecks()), daemon.check, ...(await modelCheck(daemon.status))];
   for (const extra of doctorChecks) {
     try {
       const r = await extra();
@@ -171,7 +193,7 @@ export async function runDoctor(): Promise<Check[]> {
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, curl, hooks installed and active, core.hooksPath, the daemon, the model endpoint as the daemon sees it')
+    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, curl, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the daemon, the model endpoint as the daemon sees it')
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const checks = await runDoctor();

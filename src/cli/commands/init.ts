@@ -13,14 +13,43 @@ import { action, color, globals, output } from '../runtime.js';
 
 const MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const;
 
+type AgentsReport = import('../../agents/install.js').AgentsInstallReport;
+
+async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true): Promise<AgentsReport> {
+  const { installAgents, parseAgentList } = await import('../../agents/install.js');
+  const { loadConfig } = await import('../../config/load.js');
+  const { DEFAULTS } = await import('../../config/schema.js');
+  const agents = parseAgentList(list, repo.root);
+  let settings: { timeoutMs: number; onUnavailable: 'allow' | 'block' } = { ...DEFAULTS.agents };
+  try {
+    const { applyApproval } = await import('../../guard/approval.js');
+    // A loosening of agents.onUnavailable waits for `hermesd config approve`, as in the daemon.
+    settings = applyApproval(hermesHome(), repo.root, loadConfig({ root: repo.root, home: hermesHome() }), { record: false }).config.agents;
+  } catch {
+    // a broken config is reported by every hook run; the runner starts with the defaults
+  }
+  return installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings });
+}
+
+function agentLines(r: AgentsReport): string[] {
+  if (r.agents.length === 0) return [color.yellow('agents: no agent folder here (.claude, .codex, .cursor, .gemini); name them: hermesd init --agents claude,codex,cursor,gemini (or all)')];
+  return [
+    `agents: ${r.agents.join(', ')}: hooks (rules before tool calls, context at session start and prompt, transcripts into hermesd sessions) and the hermesd MCP server`,
+    r.changed.length ? `  wrote: ${r.changed.join(', ')}` : '  their configs already had hermesd',
+    `  commit these so teammates' agents run the hooks (a clone without hermesd init runs nothing): ${r.commit.join(', ')}`,
+    ...r.notes.map((n) => color.yellow(`  note: ${n}`)),
+  ];
+}
+
 export function register(program: Command): void {
   program
     .command('init')
     .description('write .hermes/config.yaml (if absent) and install the git hooks the way this repository manages hooks (husky, pre-commit framework, lefthook, or .git/hooks), keeping the hooks it already had; --uninstall gives back what init changed')
     .option('--manager <name>', `install through this hook manager instead of the one found (${MANAGERS.join(', ')})`)
+    .option('--agents [list]', "also write hermesd's hooks and MCP server into these agents' project configs: claude,codex,cursor,gemini or all (default: the agents whose folder exists here; docs/agents.md)")
     .option('--uninstall', 'remove what hermesd init added and restore what it changed')
     .action(
-      action(async (opts: { uninstall?: boolean; manager?: string }, cmd: Command) => {
+      action(async (opts: { uninstall?: boolean; manager?: string; agents?: string | true }, cmd: Command) => {
         const repo = findRepo(process.cwd());
         if (opts.manager !== undefined && !(MANAGERS as readonly string[]).includes(opts.manager)) {
           throw new UsageError(`--manager must be one of ${MANAGERS.join(', ')} (got "${opts.manager}").`);
@@ -29,7 +58,9 @@ export function register(program: Command): void {
         const { installHooks, uninstallHooks } = await import('../../hooks/install.js');
         const { loadConfig } = await import('../../config/load.js');
         if (opts.uninstall) {
-          const r = uninstallHooks(repo);
+          const { uninstallAgents } = await import('../../agents/install.js');
+          const agents = uninstallAgents(repo);
+          const r = { ...uninstallHooks(repo), agents };
           output(globals(cmd), r, () =>
             r.wasInstalled || r.removedBlocks.length
               ? [
@@ -46,6 +77,19 @@ export function register(program: Command): void {
                   .join('\n')
               : 'hermesd hooks were not installed here; nothing to do',
           );
+          if (!globals(cmd).json && agents.wasInstalled) {
+            process.stdout.write(
+              [
+                'agents: hermesd hooks and MCP server removed from their configs',
+                agents.restored.length ? `  restored as they were: ${agents.restored.join(', ')}` : '',
+                agents.removed.length ? `  removed (hermesd created them): ${agents.removed.join(', ')}` : '',
+                agents.unblocked.length ? `  hermesd's entries taken out (your edits kept): ${agents.unblocked.join(', ')}` : '',
+                agents.kept.length ? `  left as they are (changed or gone since init): ${agents.kept.join(', ')}` : '',
+              ]
+                .filter(Boolean)
+                .join('\n') + '\n',
+            );
+          }
           return;
         }
         let timeoutMs: number | undefined;
@@ -58,7 +102,11 @@ export function register(program: Command): void {
         } catch {
           // a broken config is reported by every hook run; init still installs
         }
-        const r = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
+        const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
+        // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
+        const before = opts.agents === undefined ? (await import('../../agents/install.js')).installedAgents(repo) : undefined;
+        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents) : before?.length ? await installAgentHooks(repo, before.join(',')) : undefined;
+        const r = agents ? { ...hooks, agents } : hooks;
         output(globals(cmd), r, () =>
           [
             `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root} with ${r.manager === 'git' ? '.git/hooks (no hook manager)' : r.manager} (${r.reason})`,
@@ -71,6 +119,7 @@ export function register(program: Command): void {
             `local to this clone (never commit): ${r.local.join(', ')}`,
             ...r.notes.map((n) => color.yellow(`note: ${n}`)),
             `skip once: HERMESD_SKIP=1 git commit …  remove: hermesd init --uninstall`,
+            ...(agents ? agentLines(agents) : []),
           ]
             .filter(Boolean)
             .join('\n'),

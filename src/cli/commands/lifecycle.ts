@@ -23,6 +23,10 @@ function humanStatus(s: Status, paths: RepoPaths): string {
   else if (hooks.installed) lines.push(color.yellow(`hooks    NOT active: ${(hooks.problems ?? []).join('; ')}`));
   const config = s.config;
   if (config) lines.push(config.ok ? 'config   ok' : color.red(`config   ERROR: ${config.error}`));
+  const agents = s.agents;
+  if (agents) {
+    lines.push(`agents   ${agents.transcripts} transcript(s) read, ${agents.stored} message(s) stored` + (agents.skipped ? color.yellow(`, ${agents.skipped} malformed line(s) skipped`) : ''));
+  }
   const pending = hooks.pendingBackups ?? [];
   lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
   const warnings = [

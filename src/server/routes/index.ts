@@ -17,6 +17,7 @@ import { guardRoutes } from './guard.js';
 import { eventsRoutes } from './events.js';
 import { toolsRoutes } from './tools.js';
 import { placementRoutes } from './placement.js';
+import { agentsRoutes } from './agents.js';
 
 export function serviceRoutes(services: Services): Route[] {
   return [
@@ -32,5 +33,6 @@ export function serviceRoutes(services: Services): Route[] {
     ...eventsRoutes(services),
     ...toolsRoutes(services),
     ...placementRoutes(services),
+    ...agentsRoutes(services),
   ];
 }

@@ -12,12 +12,14 @@ import type { HermesConfig } from '../../config/schema.js';
 import type { AgentServices } from '../../agent/services.js';
 import type { TaskRunner } from '../../agent/tasks.js';
 import { DaemonUnavailable } from '../../errors/index.js';
-import { memoriesDir, projectDir } from '../../paths/index.js';
+import { existsSync } from 'node:fs';
+import { agentsRecordPath, memoriesDir, projectDir } from '../../paths/index.js';
 import { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import type { DaemonContext } from '../context.js';
 import { agentServicesFor, createTaskRunner } from './agent.js';
+import { createAgentHookService, type AgentHookService } from './agents.js';
 import type { Built } from './built.js';
 import { createConfigService, type ConfigService } from './config.js';
 import { PromptService } from './context.js';
@@ -42,6 +44,7 @@ type ServiceTypes = {
   placement: PlacementService;
   tasks: TaskRunner;
   hooks: HookService;
+  agents: AgentHookService;
   eventStreams: Map<string, number>;
   agentSocket: Promise<Listener>;
 };
@@ -58,6 +61,7 @@ export const SERVICE_ORDER = [
   'placement',
   'tasks',
   'hooks',
+  'agents',
   'eventStreams',
   'agentSocket',
 ] as const satisfies readonly (keyof ServiceTypes)[];
@@ -132,6 +136,11 @@ export class Services {
     return this.build('hooks', () => createHookService(this.daemon, { config: this.config, guard: this.guard, sessions: () => this.sessions, tasks: () => this.tasks }));
   }
 
+  /** Other agents' hooks (`init --agents`): their tool calls judged, context handed out, transcripts ingested. */
+  get agents(): AgentHookService {
+    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
+  }
+
   /** Open GET /v1/events subscriptions by client name, for GET /v1/status. */
   get eventStreams(): Map<string, number> {
     return this.build('eventStreams', () => {
@@ -159,7 +168,7 @@ export class Services {
     return { sessions: this.sessions, memory: this.memory, skills: this.skills, guard: this.guard, placement: this.placement };
   }
 
-  /** The services that run from the start, so status reports from the first answer: hand-edited dangerous skills, a config error, hooks git no longer runs, backups waiting for a restore. */
+  /** The services that run from the start, so status reports from the first answer: hand-edited dangerous skills, a config error, hooks git no longer runs, backups waiting for a restore, agents' transcripts. */
   start(): void {
     void this.watcher.start();
     this.skills;
@@ -167,6 +176,8 @@ export class Services {
     this.hooks;
     // Listens for the task runner's ends from the first task on (post-task review).
     this.placement;
+    // Other agents' hooks set up here (init --agents): their sh runner's settings follow the config from the start.
+    if (existsSync(agentsRecordPath(this.daemon.paths.gitDir))) this.agents;
   }
 
   /** Closes what was built, in the reverse of SERVICE_ORDER; a failing close is logged and the rest still close. */

@@ -1,0 +1,243 @@
+/**
+ * `npm run bench -- agent-hooks` (issue 16): what hermesd's hook adds to an agent's tool call.
+ * Each hook is run as an agent runs it — spawned from Node through `sh -c <command>`, the
+ * payload written to its stdin, waited for — round robin with its peers, so they share the
+ * machine's noise: a `sh` hook that does nothing, a Python hook script that reads the
+ * payload and checks a path (the form most published guard hooks take), and hermesd's
+ * PreToolUse command as `init --agents claude` wrote it, allowed and refused, warm daemon.
+ * Goal: allowed ≤ 15 ms median and ≤ 1.5× the do-nothing sh hook.
+ *
+ * The Node fallback (no daemon listening; `hermesd agent-hook` starts one) is timed with
+ * NODE_EXTRA_CA_CERTS as the environment has it and without it (it costs every Node start).
+ *
+ * Transcript ingest: a Claude Code transcript read into a fresh SessionDB by ingestTranscript,
+ * beside the same messages inserted by SessionDB.appendMessages in batches of the same size
+ * (goal ≥ 80% of that speed).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ingestTranscript, TRANSCRIPT_CHUNK_BYTES } from '../src/agents/ingest.js';
+import { hookCommand } from '../src/agents/install.js';
+import { parseLines } from '../src/agents/transcripts.js';
+import { ensureDaemon, stopDaemon } from '../src/client/lifecycle.js';
+import { resolvePaths } from '../src/paths/index.js';
+import { SessionDB } from '../src/sessions/db.js';
+import type { NewMessage } from '../src/sessions/records.js';
+import { CLI_ENTRY } from '../src/version.js';
+import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+
+const RUNS = 150;
+const WARMUP = 10;
+const FALLBACK_RUNS = 12;
+const TRANSCRIPT_LINES = 20_000;
+const INGEST_ROUNDS = 6;
+/** Issue 16's goals: an allowed call's hook, warm daemon (median), against the do-nothing sh hook; ingest against raw inserts. */
+const ALLOWED_GOAL_MS = 15;
+const ALLOWED_GOAL_RATIO = 1.5;
+const INGEST_GOAL = 0.8;
+
+/** One hook run as an agent does it: spawn, write the payload, wait for exit. */
+function runHook(command: string, payload: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; code: number }> {
+  return new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - t) / 1e6, code: code ?? -1 }));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(payload);
+  });
+}
+
+const PYTHON_GUARD = `import json, sys
+data = json.load(sys.stdin)
+path = (data.get("tool_input") or {}).get("file_path", "")
+if "/src/generated/" in path:
+    print("Refused: generated file", file=sys.stderr)
+    sys.exit(2)
+sys.exit(0)
+`;
+
+/** `curl --version`, spawned as the hooks are: what the fast path pays before it sends a byte. */
+async function curlStart(cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const out: number[] = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const r = await runHook('curl --version', '', cwd, env);
+    if (i >= WARMUP) out.push(r.ms);
+  }
+  return median(out);
+}
+
+function setup() {
+  const base = mkdtempSync(join(tmpdir(), 'hd-bench-agents-'));
+  const repo = join(base, 'repo');
+  mkdirSync(join(repo, 'src', 'generated'), { recursive: true });
+  mkdirSync(join(repo, '.hermes'), { recursive: true });
+  mkdirSync(join(repo, '.claude'), { recursive: true });
+  execFileSync('git', ['init', '-q', repo]);
+  writeFileSync(join(repo, '.hermes', 'config.yaml'), 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n');
+  writeFileSync(join(repo, 'src', 'generated', 'api.ts'), 'x\n');
+  writeFileSync(join(repo, 'noop.sh'), '#!/bin/sh\nexit 0\n');
+  writeFileSync(join(repo, 'guard.py'), PYTHON_GUARD);
+  const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: join(base, 'home'), HERMESD_SOCKET_DIR: join(base, 's'), CLAUDE_PROJECT_DIR: repo };
+  execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', 'claude'], { cwd: repo, env, stdio: 'ignore' });
+  return { base, repo, env, paths: resolvePaths(repo, env) };
+}
+
+function transcriptText(): string {
+  const out: string[] = [];
+  for (let i = 0; i < TRANSCRIPT_LINES / 4; i++) {
+    const id = `u${i}`;
+    out.push(
+      JSON.stringify({ type: 'user', uuid: `${id}-p`, sessionId: 's', timestamp: '2026-11-01T10:00:00Z', message: { role: 'user', content: `Fix the flaky test number ${i} in the parser module and run the suite again` } }),
+      JSON.stringify({
+        type: 'assistant',
+        uuid: `${id}-a`,
+        sessionId: 's',
+        timestamp: '2026-11-01T10:00:01Z',
+        message: { role: 'assistant', model: 'claude-sonnet-5', content: [{ type: 'text', text: `Looking at test ${i}; the tokenizer drops the trailing quote.` }, { type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `npm test -- parser-${i}` } }] },
+      }),
+      JSON.stringify({ type: 'user', uuid: `${id}-r`, sessionId: 's', timestamp: '2026-11-01T10:00:02Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `PASS parser-${i} (12 tests) in 0.4 s` }] } }),
+      JSON.stringify({ type: 'progress', uuid: `${id}-x`, data: { note: 'ignored record type' } }),
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+export const bench: Bench = {
+  name: 'agent-hooks',
+  async run() {
+    const { base, repo, env, paths } = setup();
+    try {
+      await ensureDaemon(paths, env);
+      const command = hookCommand('claude', 'PreToolUse');
+      const payload = (tool: string, input: Record<string, unknown>) =>
+        JSON.stringify({ session_id: 'bench', transcript_path: join(base, 'none.jsonl'), cwd: repo, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: 'toolu_1' });
+      const variants: Array<{ label: string; command: string; payload: string; expect: number }> = [
+        { label: 'sh hook that does nothing', command: 'sh "$CLAUDE_PROJECT_DIR/noop.sh"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
+        { label: 'Python hook script (reads the payload, checks a path)', command: 'python3 "$CLAUDE_PROJECT_DIR/guard.py"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
+        { label: 'hermesd, allowed Write', command, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
+        { label: 'hermesd, allowed Bash `npm test`', command, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
+        { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 2 },
+        { label: 'hermesd, refused Bash `git push --force`', command, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
+      ];
+      const times = variants.map(() => [] as number[]);
+      for (let i = 0; i < WARMUP + RUNS; i++) {
+        for (const [k, v] of variants.entries()) {
+          const r = await runHook(v.command, v.payload, repo, env);
+          if (r.code !== v.expect) throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}`);
+          if (i >= WARMUP) times[k]!.push(r.ms);
+        }
+      }
+      const sh = median(times[0]!);
+      const rows: Row[] = variants.map((v, k) => ({
+        hook: v.label,
+        median: ms(median(times[k]!)),
+        p90: ms(percentile(times[k]!, 90)),
+        'vs sh hook': `${(median(times[k]!) / sh).toFixed(2)}×`,
+        'added over sh hook': ms(median(times[k]!) - sh),
+      }));
+      printTable(`A tool call's hook, spawned as an agent spawns it (sh -c, payload on stdin), warm daemon, ${RUNS} runs each, round robin`, rows);
+      const allowed = [median(times[2]!), median(times[3]!)];
+      const refused = [median(times[4]!), median(times[5]!)];
+      const curlAlone = await curlStart(repo, env);
+      printNote(`curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — the floor of the fast path, which the do-nothing sh hook does not pay.`);
+
+      // The Node fallback: the runner's curl path skipped, `hermesd agent-hook` asks the (warm) daemon.
+      const withoutCa = { ...env };
+      delete withoutCa.NODE_EXTRA_CA_CERTS;
+      const fallback = `"${process.execPath}" "${CLI_ENTRY}" agent-hook claude PreToolUse --repo "$CLAUDE_PROJECT_DIR"`;
+      const fbRows: Row[] = [];
+      const envs: Array<[string, NodeJS.ProcessEnv]> = [[env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS set' : 'NODE_EXTRA_CA_CERTS unset', env]];
+      if (env.NODE_EXTRA_CA_CERTS) envs.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
+      const fbTimes = envs.map(() => [] as number[]);
+      for (let i = 0; i < FALLBACK_RUNS + 2; i++) {
+        for (const [k, [, e]] of envs.entries()) {
+          const r = await runHook(fallback, variants[2]!.payload, repo, e);
+          if (r.code !== 0) throw new Error(`fallback: exit ${r.code}`);
+          if (i >= 2) fbTimes[k]!.push(r.ms);
+        }
+      }
+      for (const [k, [label]] of envs.entries()) fbRows.push({ path: `Node fallback (hermesd agent-hook), allowed Write, ${label}`, median: ms(median(fbTimes[k]!)), p90: ms(percentile(fbTimes[k]!, 90)) });
+      printTable(`The Node fallback with a warm daemon (what a hook costs without curl or with a daemon just started), ${FALLBACK_RUNS} runs each`, fbRows);
+      const fallbackMedians = fbTimes.map((x) => ms(median(x), 0)).join(' / ');
+
+      // Transcript ingest against raw inserts of the same messages.
+      const text = transcriptText();
+      const file = join(base, 'transcript.jsonl');
+      writeFileSync(file, text);
+      // The same messages in the same transactions as ingest stores them (one per read chunk, cut at a line end).
+      const buf = Buffer.from(text);
+      const chunks: NewMessage[][] = [];
+      for (let at = 0; at < buf.length; ) {
+        let end = Math.min(at + TRANSCRIPT_CHUNK_BYTES, buf.length);
+        if (end < buf.length) end = buf.lastIndexOf(10, end - 1) + 1;
+        chunks.push(parseLines('claude', buf.subarray(at, end), at).items.map((i) => i.message));
+        at = end;
+      }
+      const messages = chunks.flat();
+      const ingestMs: number[] = [];
+      const rawMs: number[] = [];
+      const ingestOnce = (round: number) => {
+        const a = new SessionDB(join(base, `ingest-${round}.db`));
+        const t = process.hrtime.bigint();
+        const r = ingestTranscript(a, { path: file, agent: 'claude', repo });
+        const took = Number(process.hrtime.bigint() - t) / 1e6;
+        a.close();
+        if (r.stored !== messages.length) throw new Error(`ingest stored ${r.stored}, expected ${messages.length}`);
+        return took;
+      };
+      const rawOnce = (round: number) => {
+        const b = new SessionDB(join(base, `raw-${round}.db`));
+        const t = process.hrtime.bigint();
+        const s = b.createSession({ repo, source: 'claude-code' });
+        for (const c of chunks) b.appendMessages(s.id, c);
+        const took = Number(process.hrtime.bigint() - t) / 1e6;
+        b.close();
+        return took;
+      };
+      // A round each to warm both paths up, then alternating which goes first.
+      ingestOnce(-1);
+      rawOnce(-1);
+      for (let round = 0; round < INGEST_ROUNDS; round++) {
+        if (round % 2) {
+          rawMs.push(rawOnce(round));
+          ingestMs.push(ingestOnce(round));
+        } else {
+          ingestMs.push(ingestOnce(round));
+          rawMs.push(rawOnce(round));
+        }
+      }
+      const ingestRate = messages.length / (median(ingestMs) / 1000);
+      const rawRate = messages.length / (median(rawMs) / 1000);
+      printTable(`Transcript ingest: ${TRANSCRIPT_LINES.toLocaleString('en')} JSONL lines (${messages.length.toLocaleString('en')} messages, ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB), fresh SessionDB, median of ${INGEST_ROUNDS}`, [
+        { path: 'raw SessionDB.appendMessages (messages parsed beforehand)', median: ms(median(rawMs), 0), 'messages/s': Math.round(rawRate).toLocaleString('en') },
+        { path: 'ingestTranscript (read, parse, read position)', median: ms(median(ingestMs), 0), 'messages/s': Math.round(ingestRate).toLocaleString('en'), 'of raw speed': `${((ingestRate / rawRate) * 100).toFixed(0)}%` },
+      ]);
+
+      const range = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
+      const worst = Math.max(...allowed);
+      return [
+        {
+          measure: "another agent's tool call, allowed (Write / Bash), through hermesd's hook as the agent spawns it, warm daemon",
+          result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(1)}×), curl alone ${curlAlone.toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refused)} ms`,
+          goal: `≤ ${ALLOWED_GOAL_MS} ms, ≤ ${ALLOWED_GOAL_RATIO}× sh`,
+          met: worst <= ALLOWED_GOAL_MS && worst <= ALLOWED_GOAL_RATIO * sh,
+        },
+        { measure: `the Node fallback (no daemon listening), ${envs.map(([l]) => l.replace('NODE_EXTRA_CA_CERTS ', '')).join(' / ')}`, result: `${fallbackMedians} median`, goal: '—' },
+        {
+          measure: 'transcript ingest vs `SessionDB.appendMessages` of the same messages in the same transactions',
+          result: `${((ingestRate / rawRate) * 100).toFixed(0)}% (${Math.round(ingestRate).toLocaleString('en')} vs ${Math.round(rawRate).toLocaleString('en')} messages/s)`,
+          goal: `≥ ${INGEST_GOAL * 100}%`,
+          met: ingestRate / rawRate >= INGEST_GOAL,
+        },
+      ] satisfies Goal[];
+    } finally {
+      await stopDaemon(paths).catch(() => undefined);
+      rmSync(base, { recursive: true, force: true });
+    }
+  },
+};

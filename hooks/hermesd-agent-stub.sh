@@ -1,0 +1,21 @@
+#!/bin/sh
+# hermesd: the hook command of Claude Code, Codex, Cursor and Gemini CLI in this repository
+# (their hook configs run `.hermes/agent-hook <agent> <event>`). Written by
+# `hermesd init --agents`; `hermesd init --uninstall` removes it. In a clone where hermesd
+# is set up (hermesd init --agents), it hands the call to hermesd; elsewhere it does
+# nothing and the agent goes on. Kept the same across hermesd versions (an agent asks to
+# trust a hook again when its command changes).
+case $0 in */*) hermesd_root=${0%/*}/.. ;; *) hermesd_root=.. ;; esac
+hermesd_gd=$hermesd_root/.git
+if [ -f "$hermesd_gd" ]; then
+  read -r hermesd_l < "$hermesd_gd"
+  hermesd_gd=${hermesd_l#gitdir: }
+  case $hermesd_gd in /*) ;; *) hermesd_gd=$hermesd_root/$hermesd_gd ;; esac
+fi
+hermesd_cd=$hermesd_gd
+if [ -f "$hermesd_gd/commondir" ]; then
+  read -r hermesd_l < "$hermesd_gd/commondir"
+  case $hermesd_l in /*) hermesd_cd=$hermesd_l ;; *) hermesd_cd=$hermesd_gd/$hermesd_l ;; esac
+fi
+[ -f "$hermesd_cd/hermesd/agent-hook" ] || exit 0
+. "$hermesd_cd/hermesd/agent-hook"

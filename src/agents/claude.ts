@@ -1,0 +1,88 @@
+/**
+ * Claude Code's hooks (`.claude/settings.json`; code.claude.com/docs/en/hooks). Stdin: common
+ * fields `session_id`, `transcript_path`, `cwd`, `hook_event_name`; `prompt` on
+ * UserPromptSubmit; `tool_name` / `tool_input` on PreToolUse and PostToolUse (Bash
+ * `{command}`, Write `{file_path, content}`, Edit `{file_path, old_string, new_string}`, the
+ * legacy MultiEdit `{file_path, edits}`, NotebookEdit `{notebook_path, …}`, Read
+ * `{file_path}`, Grep `{pattern, path?}`).
+ *
+ * Answers: a denial is exit 2 with the reason on stderr (blocks the call; the reason goes to
+ * Claude); context at SessionStart and UserPromptSubmit is
+ * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`; otherwise nothing —
+ * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
+ */
+import { z } from 'zod';
+import { exitTwo, SILENT, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+
+const EVENTS: Record<string, EventKind> = {
+  SessionStart: 'session-start',
+  UserPromptSubmit: 'prompt',
+  PreToolUse: 'pre-tool',
+  PostToolUse: 'post-tool',
+  PostToolUseFailure: 'post-tool',
+  Stop: 'stop',
+  SubagentStop: 'stop',
+  SessionEnd: 'session-end',
+};
+
+/** The payload fields hermesd reads; the agents send more (ignored). Shared by Codex, whose hooks follow the same form. */
+export const ClaudeStylePayload = z.looseObject({
+  hook_event_name: z.string(),
+  session_id: z.string().optional(),
+  transcript_path: z.string().nullish(),
+  cwd: z.string().optional(),
+  prompt: z.string().optional(),
+  reason: z.string().optional(),
+  tool_name: z.string().optional(),
+  tool_input: z.unknown().optional(),
+});
+
+const input = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const path = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? [v] : []);
+
+function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
+  switch (tool) {
+    case 'Bash':
+      return typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd } : { kind: 'other' };
+    case 'Write':
+      return { kind: 'write', paths: path(ti.file_path), verb: 'write' };
+    case 'Edit':
+    case 'MultiEdit':
+      return { kind: 'write', paths: path(ti.file_path), verb: 'edit' };
+    case 'NotebookEdit':
+      return { kind: 'write', paths: path(ti.notebook_path), verb: 'edit' };
+    case 'Read':
+      return { kind: 'read', paths: path(ti.file_path) };
+    case 'Grep':
+      return { kind: 'read', paths: path(ti.path) };
+    default:
+      return { kind: 'other' };
+  }
+}
+
+export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, unknown>, toolAction: (tool: string, ti: Record<string, unknown>, cwd: string) => ToolAction): AgentEvent {
+  const p = ClaudeStylePayload.parse(raw);
+  const cwd = p.cwd ?? process.cwd();
+  const kind = (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other';
+  const ev: AgentEvent = { agent, event: p.hook_event_name, kind, cwd };
+  if (p.session_id) ev.sessionId = p.session_id;
+  if (p.transcript_path) ev.transcriptPath = p.transcript_path;
+  if (p.prompt !== undefined) ev.prompt = p.prompt;
+  if (p.reason) ev.reason = p.reason;
+  if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, input(p.tool_input), cwd) };
+  return ev;
+}
+
+/** `hookSpecificOutput` context, for the events that take it. */
+export function hookSpecificContext(ev: AgentEvent, text: string, events: readonly string[]) {
+  if (!events.includes(ev.event)) return undefined;
+  return { exitCode: 0 as const, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: ev.event, additionalContext: text } }) + '\n', stderr: '' };
+}
+
+export const claude: Adapter = {
+  agent: 'claude',
+  parse: (raw) => parseClaudeStyle('claude', raw, action),
+  deny: (_ev, d) => exitTwo(d),
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit']),
+  silent: () => SILENT,
+};

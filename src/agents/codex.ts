@@ -1,0 +1,56 @@
+/**
+ * Codex CLI's hooks (`.codex/hooks.json`; developers.openai.com/codex/hooks). The payload
+ * has Claude Code's form (`session_id`, `transcript_path`, `cwd`, `hook_event_name`, plus
+ * `turn_id`, `model`, `permission_mode`); `tool_input` is `{command}` for both `Bash` (the
+ * shell and `exec_command`) and `apply_patch` (the raw patch text, file paths relative to
+ * the session's cwd).
+ *
+ * Answers: a denial is exit 2 with a non-empty reason on stderr (Codex blocks only then).
+ * Context at SessionStart and UserPromptSubmit is `hookSpecificOutput` with exactly
+ * `hookEventName` and `additionalContext`: Codex's output parser rejects unknown keys, and
+ * a rejected output lets the call go ahead. Never `permissionDecision: "allow"`, which Codex
+ * treats as an error without `updatedInput`.
+ */
+import { resolve } from 'node:path';
+import { exitTwo, SILENT, type Adapter, type ToolAction } from './event.js';
+import { hookSpecificContext, parseClaudeStyle } from './claude.js';
+
+/** The files an apply_patch patch adds, updates, deletes or moves to (`*** Add File: <path>` …). */
+export function patchPaths(patch: string): string[] {
+  const out: string[] = [];
+  for (const line of patch.split('\n')) {
+    const m = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/.exec(line);
+    if (m && !out.includes(m[1]!)) out.push(m[1]!);
+  }
+  return out;
+}
+
+const shq = (s: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** A command given as a string, or as argv (older Codex builds), as one shell line. */
+function commandText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return (v as string[]).map(shq).join(' ');
+  return undefined;
+}
+
+function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
+  if (tool === 'apply_patch') {
+    const patch = typeof ti.command === 'string' ? ti.command : typeof ti.input === 'string' ? ti.input : '';
+    return { kind: 'write', paths: patchPaths(patch), verb: 'patch' };
+  }
+  if (tool === 'Bash' || tool === 'shell' || tool === 'exec_command' || tool === 'local_shell') {
+    const command = commandText(ti.command ?? ti.cmd);
+    const dir = typeof ti.workdir === 'string' ? resolve(cwd, ti.workdir) : cwd;
+    return command !== undefined ? { kind: 'shell', command, cwd: dir } : { kind: 'other' };
+  }
+  return { kind: 'other' };
+}
+
+export const codex: Adapter = {
+  agent: 'codex',
+  parse: (raw) => parseClaudeStyle('codex', raw, action),
+  deny: (_ev, d) => exitTwo(d),
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit']),
+  silent: () => SILENT,
+};

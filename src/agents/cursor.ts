@@ -1,0 +1,108 @@
+/**
+ * Cursor's hooks (`.cursor/hooks.json`, `{"version": 1, "hooks": {event: [{command}]}}`;
+ * cursor.com/docs/hooks). Common stdin fields: `conversation_id`, `generation_id`,
+ * `hook_event_name` (camelCase), `cursor_version`, `workspace_roots`, `transcript_path`;
+ * `session_id` on sessionStart/sessionEnd; `cwd` on tool events. `preToolUse` carries
+ * `tool_name` (`Shell`, `Read`, `Write`, `Delete`, …) and `tool_input`;
+ * `beforeShellExecution` `{command, cwd}`; `beforeReadFile` `{file_path}`.
+ *
+ * Answers: a denial is `{"permission": "deny", "user_message", "agent_message"}` (the
+ * documented form that tells the agent why and what to do instead); context is
+ * `{"additional_context"}` at sessionStart only (beforeSubmitPrompt takes none). No decision
+ * is `{}`: Cursor is said to want JSON on every path, and `{}` holds no `permission`, so it
+ * is no "allow".
+ *
+ * Cursor also runs Claude Code's project hooks (third-party configs), with its own payloads:
+ * `recognises` tells them apart, so the same call gets the same (Cursor-form) answer twice.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+
+const EVENTS: Record<string, EventKind> = {
+  sessionStart: 'session-start',
+  beforeSubmitPrompt: 'prompt',
+  preToolUse: 'pre-tool',
+  beforeShellExecution: 'pre-tool',
+  beforeReadFile: 'pre-tool',
+  beforeMCPExecution: 'pre-tool',
+  postToolUse: 'post-tool',
+  postToolUseFailure: 'post-tool',
+  afterFileEdit: 'post-tool',
+  afterShellExecution: 'post-tool',
+  afterMCPExecution: 'post-tool',
+  afterAgentResponse: 'post-tool',
+  stop: 'stop',
+  subagentStop: 'stop',
+  sessionEnd: 'session-end',
+};
+
+const Payload = z.looseObject({
+  hook_event_name: z.string(),
+  conversation_id: z.string().nullish(),
+  session_id: z.string().nullish(),
+  cursor_version: z.string().nullish(),
+  workspace_roots: z.array(z.string()).nullish(),
+  transcript_path: z.string().nullish(),
+  cwd: z.string().nullish(),
+  prompt: z.string().nullish(),
+  reason: z.string().nullish(),
+  command: z.string().nullish(),
+  file_path: z.string().nullish(),
+  tool_name: z.string().nullish(),
+  tool_input: z.unknown().optional(),
+});
+
+const input = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** Cursor's tool input for Write/Read/Delete is not documented: the usual names of a path field. */
+function pathsOf(ti: Record<string, unknown>): string[] {
+  return ['file_path', 'path', 'target_file', 'filePath'].map((k) => ti[k]).filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
+function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action: ToolAction } | undefined {
+  if (p.hook_event_name === 'beforeShellExecution' && typeof p.command === 'string') return { name: 'Shell', action: { kind: 'shell', command: p.command, cwd } };
+  if (p.hook_event_name === 'beforeReadFile' && p.file_path) return { name: 'Read', action: { kind: 'read', paths: [p.file_path] } };
+  if (p.hook_event_name === 'afterFileEdit' && p.file_path) return { name: 'Write', action: { kind: 'write', paths: [p.file_path], verb: 'edit' } };
+  if (!p.tool_name) return undefined;
+  const ti = input(p.tool_input);
+  switch (p.tool_name) {
+    case 'Shell': {
+      const dir = typeof ti.working_directory === 'string' ? resolve(cwd, ti.working_directory) : cwd;
+      return { name: p.tool_name, action: typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: dir } : { kind: 'other' } };
+    }
+    case 'Write':
+    case 'Edit':
+      return { name: p.tool_name, action: { kind: 'write', paths: pathsOf(ti), verb: 'write' } };
+    case 'Delete':
+      return { name: p.tool_name, action: { kind: 'write', paths: pathsOf(ti), verb: 'delete' } };
+    case 'Read':
+      return { name: p.tool_name, action: { kind: 'read', paths: pathsOf(ti) } };
+    default:
+      return { name: p.tool_name, action: { kind: 'other' } };
+  }
+}
+
+export const cursor: Adapter = {
+  agent: 'cursor',
+  recognises: (raw) => typeof raw.cursor_version === 'string' || (typeof raw.hook_event_name === 'string' && /^[a-z]/.test(raw.hook_event_name) && Object.hasOwn(EVENTS, raw.hook_event_name)),
+  parse(raw) {
+    const p = Payload.parse(raw);
+    const cwd = p.cwd ?? p.workspace_roots?.[0] ?? process.cwd();
+    const ev: AgentEvent = { agent: 'cursor', event: p.hook_event_name, kind: (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other', cwd };
+    const session = p.conversation_id ?? p.session_id;
+    if (session) ev.sessionId = session;
+    if (p.transcript_path) ev.transcriptPath = p.transcript_path;
+    if (typeof p.prompt === 'string') ev.prompt = p.prompt;
+    if (p.reason) ev.reason = p.reason;
+    const tool = action(p, cwd);
+    if (tool) ev.tool = tool;
+    return ev;
+  },
+  deny(ev, d) {
+    const answer = ev.event === 'beforeReadFile' ? { permission: 'deny', user_message: d.message } : { permission: 'deny', user_message: d.message, agent_message: d.message };
+    return { exitCode: 0, stdout: JSON.stringify(answer) + '\n', stderr: '' };
+  },
+  context: (ev, text) => (ev.event === 'sessionStart' ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),
+  silent: () => ({ exitCode: 0, stdout: '{}\n', stderr: '' }),
+};

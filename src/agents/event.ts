@@ -1,0 +1,64 @@
+/**
+ * The one shape every agent's hook payload is read into (each adapter parses its agent's
+ * documented fields into it), and the one shape of an answer (exit code, stdout, stderr)
+ * each adapter writes in its agent's documented form.
+ */
+export const AGENT_NAMES = ['claude', 'codex', 'cursor', 'gemini'] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+/** SessionDB `source` of each agent's sessions (what `hermesd sessions list --source …` filters on). */
+export const SOURCE_OF: Record<AgentName, string> = { claude: 'claude-code', codex: 'codex', cursor: 'cursor', gemini: 'gemini' };
+
+/** What an event is for hermesd, whatever the agent calls it. */
+export const EVENT_KINDS = ['session-start', 'prompt', 'pre-tool', 'post-tool', 'stop', 'session-end'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number] | 'other';
+
+/** What a tool call would do, as far as the guard is concerned. */
+export type ToolAction =
+  | { kind: 'write'; paths: string[]; verb: 'write' | 'edit' | 'delete' | 'patch' }
+  | { kind: 'read'; paths: string[] }
+  | { kind: 'shell'; command: string; cwd: string }
+  | { kind: 'other' };
+
+export type AgentEvent = {
+  agent: AgentName;
+  /** The agent's own name for the event (`PreToolUse`, `beforeShellExecution`, `BeforeTool`…). */
+  event: string;
+  kind: EventKind;
+  /** The agent's session (conversation) id. */
+  sessionId?: string;
+  /** Where the agent is working (absolute). */
+  cwd: string;
+  transcriptPath?: string;
+  prompt?: string;
+  /** Why a session ended (SessionEnd, sessionEnd). */
+  reason?: string;
+  tool?: { name: string; action: ToolAction };
+};
+
+/** What the hook command prints and how it exits. */
+export type Answer = { exitCode: 0 | 2; stdout: string; stderr: string };
+
+/** A refusal: the rule (or policy) that decided and the sentence for the agent, which says what to do instead. */
+export type Denial = { rule: string; message: string };
+
+/** Nothing to say: exit 0, nothing printed (never an explicit "allow", which would skip the user's own prompts). */
+export const SILENT: Answer = { exitCode: 0, stdout: '', stderr: '' };
+
+/** The blocking form all four agents honour: exit 2, the reason on stderr, nothing on stdout. */
+export function exitTwo(d: Denial): Answer {
+  return { exitCode: 2, stdout: '', stderr: d.message + '\n' };
+}
+
+/** An agent's hook adapter: its payload into an AgentEvent, hermesd's answers into its documented output. */
+export type Adapter = {
+  agent: AgentName;
+  /** Whether this payload is this agent's (Cursor also runs Claude Code's hooks with its own payloads). */
+  recognises?(payload: Record<string, unknown>): boolean;
+  parse(payload: Record<string, unknown>): AgentEvent;
+  deny(ev: AgentEvent, d: Denial): Answer;
+  /** Additional context for the model, where this event takes it; undefined where it cannot. */
+  context(ev: AgentEvent, text: string): Answer | undefined;
+  /** No decision, no context. */
+  silent(ev: AgentEvent): Answer;
+};

@@ -1,0 +1,79 @@
+/**
+ * Gemini CLI's hooks (`hooks` in `.gemini/settings.json`; docs/hooks/reference.md of
+ * google-gemini/gemini-cli). Stdin: `session_id`, `transcript_path`, `cwd`,
+ * `hook_event_name`, `timestamp`; `prompt` on BeforeAgent; `tool_name` / `tool_input` on
+ * BeforeTool and AfterTool (`run_shell_command {command, dir_path?}`, `write_file
+ * {file_path, content}`, `replace {file_path, …}`, `read_file {file_path}`,
+ * `read_many_files {include, …}`; paths relative to `cwd` or absolute).
+ *
+ * Answers: a denial is exit 2 with nothing on stdout and the reason on stderr (Gemini reads
+ * stdout first; empty, it takes stderr as the reason of a deny). Context at SessionStart and
+ * BeforeAgent is `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`. Never
+ * exit with another non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { exitTwo, SILENT, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { hookSpecificContext } from './claude.js';
+
+const EVENTS: Record<string, EventKind> = {
+  SessionStart: 'session-start',
+  BeforeAgent: 'prompt',
+  BeforeTool: 'pre-tool',
+  AfterTool: 'post-tool',
+  AfterAgent: 'stop',
+  SessionEnd: 'session-end',
+};
+
+const Payload = z.looseObject({
+  hook_event_name: z.string(),
+  session_id: z.string().optional(),
+  transcript_path: z.string().nullish(),
+  cwd: z.string().optional(),
+  prompt: z.string().optional(),
+  reason: z.string().optional(),
+  tool_name: z.string().optional(),
+  tool_input: z.unknown().optional(),
+});
+
+const input = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const path = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? [v] : []);
+
+function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
+  switch (tool) {
+    case 'run_shell_command': {
+      const dir = typeof ti.dir_path === 'string' && ti.dir_path !== '' ? resolve(cwd, ti.dir_path) : cwd;
+      return typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: dir } : { kind: 'other' };
+    }
+    case 'write_file':
+      return { kind: 'write', paths: path(ti.file_path), verb: 'write' };
+    case 'replace':
+      return { kind: 'write', paths: path(ti.file_path), verb: 'edit' };
+    case 'read_file':
+      return { kind: 'read', paths: path(ti.file_path) };
+    case 'read_many_files': {
+      const include = Array.isArray(ti.include) ? ti.include : Array.isArray(ti.paths) ? ti.paths : [];
+      return { kind: 'read', paths: include.filter((p): p is string => typeof p === 'string') };
+    }
+    default:
+      return { kind: 'other' };
+  }
+}
+
+export const gemini: Adapter = {
+  agent: 'gemini',
+  parse(raw) {
+    const p = Payload.parse(raw);
+    const cwd = p.cwd ?? process.cwd();
+    const ev: AgentEvent = { agent: 'gemini', event: p.hook_event_name, kind: (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other', cwd };
+    if (p.session_id) ev.sessionId = p.session_id;
+    if (p.transcript_path) ev.transcriptPath = p.transcript_path;
+    if (p.prompt !== undefined) ev.prompt = p.prompt;
+    if (p.reason) ev.reason = p.reason;
+    if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, input(p.tool_input), cwd) };
+    return ev;
+  },
+  deny: (_ev, d) => exitTwo(d),
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent']),
+  silent: () => SILENT,
+};

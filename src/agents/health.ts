@@ -1,0 +1,130 @@
+/**
+ * Do the agents' configs still run hermesd? An agent's settings are edited by hand and by the
+ * agent itself (Claude Code rewrites .claude/settings.json when a permission is granted, Gemini
+ * CLI its settings.json), and a merge can drop an entry: each turns hermesd off for that agent
+ * without a word. `doctor` says so, with the fix. Plain reads of the files init wrote.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Repo } from '../hooks/install.js';
+import { agentRunnerPath, mcpRunnerPath } from '../paths/index.js';
+import { MCP_SERVER_NAME } from '../protocol/mcp.js';
+import { AGENT_NAMES, type AgentName } from './event.js';
+import { parseJsonc } from './json-edit.js';
+import { AGENT_STUB, hookEntries, installedAgents, isOurHook, jsonPlans, MCP_STUB } from './install.js';
+import { parseToml } from './toml-edit.js';
+
+export type AgentHealth = {
+  agent: AgentName;
+  /** What is missing or broken, each naming the file. */
+  problems: string[];
+};
+
+export type AgentsHealth = {
+  /** The agents `init --agents` set up in this work tree (none: not set up). */
+  installed: AgentName[];
+  agents: AgentHealth[];
+  /** Not set up here, but these agents' committed configs run hermesd (a teammate's init). */
+  unsetUp: AgentName[];
+};
+
+const CONFIG_FILES: Record<AgentName, string[]> = {
+  claude: ['.claude/settings.json', '.mcp.json'],
+  codex: ['.codex/hooks.json', '.codex/config.toml'],
+  cursor: ['.cursor/hooks.json', '.cursor/mcp.json'],
+  gemini: ['.gemini/settings.json'],
+};
+
+function read(root: string, rel: string): string | undefined {
+  try {
+    return readFileSync(join(root, rel), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value of a JSON(C) file, or why it has none. */
+function jsonOf(root: string, rel: string): { value: unknown } | { problem: string } {
+  const text = read(root, rel);
+  if (text === undefined) return { problem: `${rel} is gone` };
+  try {
+    return { value: parseJsonc(text, rel).value };
+  } catch (err) {
+    return { problem: (err as Error).message.split('\n')[0]! };
+  }
+}
+
+const hookList = (value: unknown, event: string): unknown[] => {
+  const list = (value as { hooks?: Record<string, unknown> } | null)?.hooks?.[event];
+  return Array.isArray(list) ? list : [];
+};
+
+/** The events of `agent` whose hermesd hook is not in `value` (a parsed hook config). */
+function missingHooks(agent: AgentName, value: unknown): string[] {
+  return hookEntries(agent)
+    .map((e) => e.event)
+    .filter((event) => !hookList(value, event).some((v) => isOurHook(v, agent, event)));
+}
+
+function checkAgent(root: string, agent: AgentName): string[] {
+  const problems: string[] = [];
+  const hooksMissing = (file: string, events: string[]) => {
+    if (events.length) problems.push(`${file} lacks hermesd's ${events.join(', ')} hook${events.length > 1 ? 's' : ''}`);
+  };
+  if (agent === 'codex') {
+    let toml: Record<string, unknown> | undefined;
+    const tomlText = read(root, '.codex/config.toml');
+    if (tomlText === undefined) problems.push('.codex/config.toml is gone');
+    else {
+      try {
+        toml = parseToml(tomlText, '.codex/config.toml');
+      } catch (err) {
+        problems.push((err as Error).message);
+      }
+    }
+    const servers = toml?.mcp_servers as Record<string, unknown> | undefined;
+    if (toml && !(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers)) problems.push(`.codex/config.toml lacks [mcp_servers.${MCP_SERVER_NAME}]`);
+    // hermesd's hooks are in hooks.json, or in [hooks] of config.toml where the user keeps theirs.
+    if (existsSync(join(root, '.codex/hooks.json'))) {
+      const j = jsonOf(root, '.codex/hooks.json');
+      if ('problem' in j) problems.push(j.problem);
+      else hooksMissing('.codex/hooks.json', missingHooks('codex', j.value));
+    } else if (toml) hooksMissing('.codex/config.toml', missingHooks('codex', toml));
+    return problems;
+  }
+  for (const plan of jsonPlans(agent, { codexHooksInToml: false })) {
+    const j = jsonOf(root, plan.file);
+    if ('problem' in j) {
+      problems.push(j.problem);
+      continue;
+    }
+    const events: string[] = [];
+    for (const add of plan.additions) {
+      if (add.ours) {
+        if (!hookList(j.value, add.path[1]!).some(add.ours)) events.push(add.path[1]!);
+      } else if (add.key === MCP_SERVER_NAME) {
+        const servers = (j.value as Record<string, unknown> | null)?.[add.path[0]!];
+        if (!(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers)) problems.push(`${plan.file} lacks the ${MCP_SERVER_NAME} MCP server (${add.path.join('.')}.${MCP_SERVER_NAME})`);
+      }
+    }
+    hooksMissing(plan.file, events);
+  }
+  return problems;
+}
+
+/** The agents whose committed configs run hermesd's stubs. */
+function agentsRunningHermesd(root: string): AgentName[] {
+  return AGENT_NAMES.filter((a) => CONFIG_FILES[a].some((f) => {
+    const text = read(root, f);
+    return text !== undefined && (text.includes(AGENT_STUB) || text.includes(MCP_STUB));
+  }));
+}
+
+export function agentsHealth(repo: Repo): AgentsHealth {
+  const installed = installedAgents(repo) ?? [];
+  if (installed.length === 0) return { installed, agents: [], unsetUp: agentsRunningHermesd(repo.root) };
+  const shared: string[] = [];
+  for (const stub of [AGENT_STUB, MCP_STUB]) if (!existsSync(join(repo.root, stub))) shared.push(`${stub} is gone`);
+  for (const runner of [agentRunnerPath(repo.commonDir), mcpRunnerPath(repo.commonDir)]) if (!existsSync(runner)) shared.push(`${runner} is gone`);
+  return { installed, agents: installed.map((agent) => ({ agent, problems: [...shared, ...checkAgent(repo.root, agent)] })), unsetUp: [] };
+}

@@ -1,0 +1,703 @@
+/**
+ * `hermesd init --agents`: hermesd's hook entries and MCP registration in each agent's
+ * project config, merged into what is there, and `--uninstall`, which gives every file back.
+ *
+ * | agent       | hooks                                   | MCP server                          |
+ * |-------------|-----------------------------------------|-------------------------------------|
+ * | Claude Code | `.claude/settings.json` `hooks`         | `.mcp.json` `mcpServers.hermesd`    |
+ * | Codex       | `.codex/hooks.json` (or `[hooks]` in config.toml when that is where yours are) | `[mcp_servers.hermesd]` in `.codex/config.toml` |
+ * | Cursor      | `.cursor/hooks.json` (`version: 1`)     | `.cursor/mcp.json` `mcpServers.hermesd` |
+ * | Gemini CLI  | `.gemini/settings.json` `hooks`         | `.gemini/settings.json` `mcpServers.hermesd` |
+ *
+ * Every hook runs `.hermes/agent-hook <agent> <event>`, and every MCP registration
+ * `sh .hermes/mcp`: small sh stubs committed with the configs, so the entries name no path
+ * of any machine. In a clone where hermesd is set up, a stub sources its runner in the git
+ * dir (hooks/hermesd-agent-hook.sh, hooks/hermesd-mcp.sh, with this install's node and CLI
+ * baked in); elsewhere the hook stub does nothing and the MCP stub says on stderr that
+ * hermesd is not set up in this clone. The entries never change between runs of init
+ * (Codex asks to trust a hook again when its hash changes, Gemini warns when its name or
+ * command does).
+ *
+ * What init added is recorded in `<git-dir>/hermesd/agents.json`: each file's bytes before
+ * (or that it did not exist) and the entries added. Uninstall puts a file back byte for byte
+ * when it is as init left it; when it was edited since, only hermesd's entries come out
+ * (and containers hermesd created, when they are empty again); a file hermesd created and
+ * that holds nothing else is removed.
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ConfigError, UsageError } from '../errors/index.js';
+import { packageRoot, type Repo } from '../hooks/install.js';
+import { sha256 } from '../hooks/changes.js';
+import { agentRunnerPath, agentSettingsPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
+import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
+import { writeFileAtomicSync } from '../storage/atomic.js';
+import { AGENT_NAMES, type AgentName } from './event.js';
+import { insertInto, nodeAt, parseJsonc, removeFrom, toValue, type JsonNode } from './json-edit.js';
+import { writeAgentSettings } from './settings.js';
+import { appendBlock, parseToml, tomlArray, tomlKey, tomlString, withoutBlock } from './toml-edit.js';
+
+/** The committed stub every hook command runs (relative to the work tree root). */
+export const AGENT_STUB = '.hermes/agent-hook';
+/** The committed stub every MCP registration runs (relative to the work tree root). */
+export const MCP_STUB = '.hermes/mcp';
+/** Each committed stub and the file in hermesd's hooks/ it is a copy of. */
+const STUBS: Record<string, string> = { [AGENT_STUB]: 'hermesd-agent-stub.sh', [MCP_STUB]: 'hermesd-mcp-stub.sh' };
+const isStub = (rel: string): boolean => Object.hasOwn(STUBS, rel);
+/** The agents' folders: an agent whose folder exists is set up by `init --agents` without a list. */
+export const AGENT_DIRS: Record<AgentName, string> = { claude: '.claude', codex: '.codex', cursor: '.cursor', gemini: '.gemini' };
+
+/**
+ * The agent's own bound on one hook run (seconds; Gemini: milliseconds). Above hermesd's own
+ * bound (agents.timeoutMs) plus a daemon start, so hermesd's onUnavailable decides, not the
+ * agent's timeout (which lets the call through).
+ */
+const AGENT_HOOK_TIMEOUT_S = 30;
+/** Codex caps SessionEnd hooks at 3 s; Claude Code waits for SessionEnd hooks before it exits. */
+const SESSION_END_TIMEOUT_S = { claude: 10, codex: 3 } as const;
+
+export type JsonEntry = { path: string[]; key?: string; value: unknown; created: string[][] };
+type FileRecord = {
+  /** Relative to the work tree root. */
+  path: string;
+  /** base64 of the bytes before init, null when hermesd created the file. */
+  before: string | null;
+  beforeMode?: number;
+  /** sha256 of what init left. */
+  after: string;
+  format: 'json' | 'toml' | 'file';
+  entries: JsonEntry[];
+  /** TOML: the block appended. */
+  inserted?: string;
+  /** Directories init created for the file (deepest last). */
+  createdDirs: string[];
+};
+
+/** `runner` and `mcpRunner`: the local runners init wrote (absent in records of earlier versions: the MCP one). */
+type AgentsState = { version: 1; agents: AgentName[]; runner: string; mcpRunner?: string; files: FileRecord[]; installedAt: string };
+
+export type AgentsInstallReport = {
+  root: string;
+  agents: AgentName[];
+  /** Files written or changed now. */
+  changed: string[];
+  /** Files that already held hermesd's entries. */
+  unchanged: string[];
+  /** Files to commit so teammates' agents run the hooks. */
+  commit: string[];
+  runner: string;
+  notes: string[];
+};
+
+export type AgentsUninstallReport = { restored: string[]; removed: string[]; unblocked: string[]; kept: string[]; wasInstalled: boolean };
+
+const statePath = (repo: Repo): string => agentsRecordPath(repo.gitDir);
+
+function readState(repo: Repo): AgentsState | undefined {
+  try {
+    const s = JSON.parse(readFileSync(statePath(repo), 'utf8')) as AgentsState;
+    return s.version === 1 ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The agents `init --agents` set up in this work tree (none: undefined). */
+export function installedAgents(repo: Repo): AgentName[] | undefined {
+  return readState(repo)?.agents;
+}
+
+/** The agents whose config folder exists in the work tree. */
+export function detectAgents(root: string): AgentName[] {
+  return AGENT_NAMES.filter((a) => {
+    try {
+      return statSync(join(root, AGENT_DIRS[a])).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `claude,codex` / `all` / '' (detect) → agent names; a clear error for anything else. */
+export function parseAgentList(list: string | true | undefined, root: string): AgentName[] {
+  if (list === undefined || list === true || list === '') return detectAgents(root);
+  const names = list
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.includes('all')) return [...AGENT_NAMES];
+  const aliases: Record<string, AgentName> = { 'claude-code': 'claude', 'gemini-cli': 'gemini' };
+  const out: AgentName[] = [];
+  for (const n of names) {
+    const a = (aliases[n] ?? n) as AgentName;
+    if (!(AGENT_NAMES as readonly string[]).includes(a)) throw new UsageError(`--agents: unknown agent "${n}"; use ${AGENT_NAMES.join(', ')} or all (comma-separated).`);
+    if (!out.includes(a)) out.push(a);
+  }
+  return out;
+}
+
+// ---- what each agent gets --------------------------------------------------------------
+
+/**
+ * The hook command for one agent and event: the committed stub, found the way each agent's
+ * docs say. Where it costs nothing, the command checks that the stub is there first: `sh`
+ * on a missing file exits 2, which every agent takes for a refusal of the call.
+ */
+export function hookCommand(agent: AgentName, event: string): string {
+  const guarded = (path: string) => `[ ! -f ${path} ] || sh ${path} ${agent} ${event}`;
+  switch (agent) {
+    case 'claude':
+      return guarded(`"$CLAUDE_PROJECT_DIR/${AGENT_STUB}"`);
+    case 'codex':
+      // Codex runs hooks in the session's directory, which may be below the root, in the user's login shell; no
+      // variable names the root, and a second `git rev-parse` per call for the check is not worth it: uninstall
+      // keeps the stub while a config still runs it.
+      return `sh "$(git rev-parse --show-toplevel)/${AGENT_STUB}" codex ${event}`;
+    case 'cursor':
+      // Cursor runs project hooks from the project root.
+      return guarded(AGENT_STUB);
+    case 'gemini':
+      // Gemini replaces $GEMINI_PROJECT_DIR in the command with the shell-quoted directory itself: no quotes around it.
+      return guarded(`$GEMINI_PROJECT_DIR/${AGENT_STUB}`);
+  }
+}
+
+type Handler = Record<string, unknown>;
+const claudeHandler = (event: string, extra: Handler = {}): Handler => ({ type: 'command', command: hookCommand('claude', event), timeout: AGENT_HOOK_TIMEOUT_S, ...extra });
+const codexHandler = (event: string, timeout = AGENT_HOOK_TIMEOUT_S): Handler => ({ type: 'command', command: hookCommand('codex', event), timeout });
+const geminiHandler = (event: string): Handler => ({ name: 'hermesd', type: 'command', command: hookCommand('gemini', event), timeout: AGENT_HOOK_TIMEOUT_S * 1000 });
+
+/** Claude Code's tools whose calls the guard judges (the rest are not worth a hook run each). */
+const CLAUDE_JUDGED = 'Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep';
+const CODEX_JUDGED = '^(Bash|apply_patch)$';
+const GEMINI_JUDGED = 'run_shell_command|write_file|replace|read_file|read_many_files';
+
+/** Hook groups (matcher + handlers) per event, in the three-level form of Claude Code, Codex and Gemini CLI. */
+export function hookEntries(agent: AgentName): Array<{ event: string; value: unknown }> {
+  const group = (handler: Handler, matcher?: string) => (matcher ? { matcher, hooks: [handler] } : { hooks: [handler] });
+  switch (agent) {
+    case 'claude':
+      return [
+        { event: 'SessionStart', value: group(claudeHandler('SessionStart')) },
+        { event: 'UserPromptSubmit', value: group(claudeHandler('UserPromptSubmit')) },
+        { event: 'PreToolUse', value: group(claudeHandler('PreToolUse'), CLAUDE_JUDGED) },
+        // Reading the transcript after a call never needs to hold Claude up.
+        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse', { async: true })) },
+        { event: 'Stop', value: group(claudeHandler('Stop')) },
+        { event: 'SessionEnd', value: group({ ...claudeHandler('SessionEnd'), timeout: SESSION_END_TIMEOUT_S.claude }) },
+      ];
+    case 'codex':
+      return [
+        { event: 'SessionStart', value: group(codexHandler('SessionStart')) },
+        { event: 'UserPromptSubmit', value: group(codexHandler('UserPromptSubmit')) },
+        { event: 'PreToolUse', value: group(codexHandler('PreToolUse'), CODEX_JUDGED) },
+        { event: 'PostToolUse', value: group(codexHandler('PostToolUse')) },
+        { event: 'Stop', value: group(codexHandler('Stop')) },
+        { event: 'SessionEnd', value: group(codexHandler('SessionEnd', SESSION_END_TIMEOUT_S.codex)) },
+      ];
+    case 'cursor':
+      return ['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd'].map((event) => ({
+        event,
+        value: { command: hookCommand('cursor', event), timeout: AGENT_HOOK_TIMEOUT_S },
+      }));
+    case 'gemini':
+      return [
+        { event: 'SessionStart', value: group(geminiHandler('SessionStart')) },
+        { event: 'BeforeAgent', value: group(geminiHandler('BeforeAgent')) },
+        { event: 'BeforeTool', value: group(geminiHandler('BeforeTool'), GEMINI_JUDGED) },
+        { event: 'AfterTool', value: group(geminiHandler('AfterTool')) },
+        { event: 'AfterAgent', value: group(geminiHandler('AfterAgent')) },
+        { event: 'SessionEnd', value: group(geminiHandler('SessionEnd')) },
+      ];
+  }
+}
+
+/** Whether a config value is one of hermesd's hook entries for `agent` and `event` (of any hermesd version). */
+export function isOurHook(value: unknown, agent: AgentName, event: string): boolean {
+  const text = JSON.stringify(value ?? null);
+  return text.includes(AGENT_STUB) && text.includes(` ${agent} ${event}`);
+}
+
+type JsonPlan = { file: string; additions: Array<{ path: string[]; key?: string; value: unknown; ours?: (v: unknown) => boolean }> };
+
+/**
+ * hermesd's MCP registration for one agent: `sh .hermes/mcp`, the stub found the way each
+ * agent resolves a project path (docs/agents.md, "The MCP server"), and nothing of this
+ * machine. Claude Code expands `${VAR:-default}` in args and env, but sets
+ * CLAUDE_PROJECT_DIR only in the server's environment, hence the default (its working
+ * directory is the project's); it forwards hermesd's variables by expansion, in case it
+ * passes few. Cursor expands `${workspaceFolder}`. Gemini CLI reads the project's settings
+ * from the directory it runs in and starts servers there, with its environment.
+ */
+function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
+  switch (agent) {
+    case 'claude':
+      return { type: 'stdio', command: 'sh', args: [`\${CLAUDE_PROJECT_DIR:-.}/${MCP_STUB}`], env: Object.fromEntries(FORWARDED_ENV.map((v) => [v, `\${${v}:-}`])) };
+    case 'cursor':
+      return { command: 'sh', args: [`\${workspaceFolder}/${MCP_STUB}`] };
+    case 'gemini':
+      return { command: 'sh', args: [MCP_STUB] };
+  }
+}
+
+/**
+ * Codex starts MCP servers in the session's directory, which may be below the root, and names
+ * no project directory: the root comes from git, as in its hook commands. Its stdio servers
+ * see only the variables listed in env_vars.
+ */
+const CODEX_MCP = { command: 'sh', args: ['-c', `exec sh "$(git rev-parse --show-toplevel)/${MCP_STUB}"`], env_vars: [...FORWARDED_ENV] };
+
+export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean }): JsonPlan[] {
+  const hooks = (file: string, extra: JsonPlan['additions'] = []): JsonPlan => ({
+    file,
+    additions: [...extra, ...hookEntries(agent).map((e) => ({ path: ['hooks', e.event], value: e.value, ours: (v: unknown) => isOurHook(v, agent, e.event) }))],
+  });
+  const mcp = (a: Exclude<AgentName, 'codex'>): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(a) });
+  switch (agent) {
+    case 'claude':
+      return [hooks('.claude/settings.json'), { file: '.mcp.json', additions: [mcp(agent)] }];
+    case 'codex':
+      return opts.codexHooksInToml ? [] : [hooks('.codex/hooks.json')];
+    case 'cursor':
+      return [hooks('.cursor/hooks.json', [{ path: [], key: 'version', value: 1 }]), { file: '.cursor/mcp.json', additions: [mcp(agent)] }];
+    case 'gemini': {
+      const plan = hooks('.gemini/settings.json');
+      plan.additions.push(mcp(agent));
+      return [plan];
+    }
+  }
+}
+
+/** Codex's `[mcp_servers.hermesd]` (and, when the user keeps Codex hooks in config.toml, hermesd's `[[hooks.…]]`), as TOML. */
+function codexTomlBody(opts: { hooks: boolean; mcp: boolean }): string {
+  const lines: string[] = [];
+  if (opts.mcp) {
+    lines.push(`[mcp_servers.${MCP_SERVER_NAME}]`, `command = ${tomlString(CODEX_MCP.command)}`, `args = ${tomlArray(CODEX_MCP.args)}`, `env_vars = ${tomlArray(CODEX_MCP.env_vars)}`);
+  }
+  if (opts.hooks) {
+    for (const e of hookEntries('codex')) {
+      const g = e.value as { matcher?: string; hooks: Handler[] };
+      lines.push('', `[[hooks.${e.event}]]`);
+      if (g.matcher) lines.push(`matcher = ${tomlString(g.matcher)}`);
+      for (const h of g.hooks) {
+        lines.push('', `[[hooks.${e.event}.hooks]]`);
+        for (const [k, v] of Object.entries(h)) lines.push(`${tomlKey(k)} = ${typeof v === 'string' ? tomlString(v) : String(v)}`);
+      }
+    }
+  }
+  return lines.join('\n').replace(/^\n+/, '') + '\n';
+}
+
+// ---- applying and undoing ----------------------------------------------------------------
+
+const readText = (abs: string): string | undefined => {
+  try {
+    return readFileSync(abs, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+const deepEqual = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Adds one entry to a JSON text (see json-edit.ts); undefined when it is there already. */
+function addJson(text: string, file: string, add: JsonPlan['additions'][number]): { text: string; entry: JsonEntry } | { present: true; differs: boolean } {
+  const { root } = parseJsonc(text, file);
+  let node: JsonNode = root;
+  let depth = 0;
+  const full = add.path;
+  while (depth < full.length) {
+    if (node.kind !== 'object') throw new ConfigError(`${file}: ${full.slice(0, depth).join('.') || 'the document'} is not an object, so hermesd cannot add ${full.join('.')} to it; fix the file or add the entries by hand (docs/agents.md).`);
+    const child: JsonNode | undefined = node.members.find((m) => m.key === full[depth])?.value;
+    if (!child) break;
+    node = child;
+    depth++;
+  }
+  if (node.kind !== 'object' && depth < full.length) throw new ConfigError(`${file}: ${full.slice(0, depth).join('.')} is not an object; hermesd cannot add its entries to it.`);
+  if (depth < full.length) {
+    let v: unknown = add.key !== undefined ? { [add.key]: add.value } : [add.value];
+    for (let k = full.length - 1; k > depth; k--) v = { [full[k]!]: v };
+    const created: string[][] = [];
+    for (let k = depth; k < full.length; k++) created.push(full.slice(0, k + 1));
+    return { text: insertInto(text, node, { key: full[depth]!, value: v }), entry: { path: add.path, ...(add.key !== undefined ? { key: add.key } : {}), value: add.value, created } };
+  }
+  if (add.key !== undefined) {
+    if (node.kind !== 'object') throw new ConfigError(`${file}: ${full.join('.')} is not an object; hermesd cannot add "${add.key}" to it.`);
+    const m = node.members.find((x) => x.key === add.key);
+    if (m) return { present: true, differs: !deepEqual(toValue(m.value), add.value) };
+    return { text: insertInto(text, node, { key: add.key, value: add.value }), entry: { path: add.path, key: add.key, value: add.value, created: [] } };
+  }
+  if (node.kind !== 'array') throw new ConfigError(`${file}: ${full.join('.')} is not a list; hermesd cannot add its hook to it.`);
+  if (node.items.some((it) => deepEqual(toValue(it), add.value) || add.ours?.(toValue(it)))) return { present: true, differs: false };
+  return { text: insertInto(text, node, { value: add.value }), entry: { path: add.path, value: add.value, created: [] } };
+}
+
+/** Takes hermesd's recorded entries out of a JSON text (the containers it created too, when empty again). */
+export function removeJsonEntries(text: string, file: string, entries: readonly JsonEntry[]): { text: string; missing: number } {
+  let missing = 0;
+  for (const e of [...entries].reverse()) {
+    const { root } = parseJsonc(text, file);
+    const node = nodeAt(root, e.path);
+    if (!node || node.kind === 'value') {
+      missing++;
+      continue;
+    }
+    const index = e.key !== undefined ? (node.kind === 'object' ? node.members.findIndex((m) => m.key === e.key && deepEqual(toValue(m.value), e.value)) : -1) : node.kind === 'array' ? node.items.findIndex((it) => deepEqual(toValue(it), e.value)) : -1;
+    if (index < 0) {
+      missing++;
+      continue;
+    }
+    text = removeFrom(text, node, index);
+  }
+  const created = entries.flatMap((e) => e.created).sort((a, b) => b.length - a.length);
+  for (const path of created) {
+    const { root } = parseJsonc(text, file);
+    const node = nodeAt(root, path);
+    if (!node || (node.kind === 'object' && node.members.length) || (node.kind === 'array' && node.items.length) || node.kind === 'value') continue;
+    const parent = nodeAt(root, path.slice(0, -1));
+    if (parent?.kind !== 'object') continue;
+    const index = parent.members.findIndex((m) => m.key === path[path.length - 1]);
+    if (index >= 0) text = removeFrom(text, parent, index);
+  }
+  return { text, missing };
+}
+
+/** Files to back up: records `before` once per file (its state before the first init). */
+function recordFor(state: AgentsState, root: string, rel: string, format: FileRecord['format']): FileRecord {
+  let rec = state.files.find((f) => f.path === rel);
+  if (!rec) {
+    const abs = join(root, rel);
+    let before: string | null = null;
+    let beforeMode: number | undefined;
+    try {
+      before = readFileSync(abs).toString('base64');
+      beforeMode = statSync(abs).mode & 0o777;
+    } catch {
+      before = null;
+    }
+    rec = { path: rel, before, ...(beforeMode !== undefined ? { beforeMode } : {}), after: '', format, entries: [], createdDirs: [] };
+    state.files.push(rec);
+  }
+  return rec;
+}
+
+/**
+ * A file changed since init wrote it (a hand edit, a merge, the agent rewriting its settings):
+ * what uninstall gives back becomes the file as it is now without hermesd's part, so a later
+ * uninstall keeps those changes instead of going back to the bytes before the first init.
+ * Entries no longer in the file are forgotten (init adds them again).
+ */
+function rebase(rec: FileRecord, text: string | undefined): void {
+  if (text === undefined) {
+    // Gone: init writes it anew, as a file of its own.
+    Object.assign(rec, { before: null, entries: [] });
+    delete rec.beforeMode;
+    delete rec.inserted;
+    return;
+  }
+  let base = text;
+  if (rec.format === 'json') {
+    rec.entries = rec.entries.filter((e) => removeJsonEntries(text, rec.path, [e]).missing === 0);
+    base = removeJsonEntries(text, rec.path, rec.entries).text;
+    if (rec.before === null && deepEqual(parseJsonc(base, rec.path).value, {})) return;
+  } else if (rec.format === 'toml') {
+    const without = withoutBlock(text, rec.inserted);
+    if (without === undefined) delete rec.inserted;
+    else base = without;
+    if (rec.before === null && base.trim() === '') return;
+  } else return;
+  rec.before = Buffer.from(base, 'utf8').toString('base64');
+}
+
+function ensureDir(root: string, relDir: string, rec: FileRecord): void {
+  const missing: string[] = [];
+  let d = relDir;
+  while (d && d !== '.' && !existsSync(join(root, d))) {
+    missing.unshift(d);
+    d = dirname(d);
+  }
+  for (const m of missing) {
+    mkdirSync(join(root, m));
+    if (!rec.createdDirs.includes(m)) rec.createdDirs.push(m);
+  }
+}
+
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+const hooksFile = (name: string): string => readFileSync(join(packageRoot(), 'hooks', name), 'utf8');
+
+/** A local runner: this install's settings baked in, then its body from hermesd's hooks/. */
+function runnerScript(body: string, settings: Record<string, string>): string {
+  return [
+    '#!/bin/sh',
+    `# Generated by \`hermesd init --agents\`, which rewrites it; edit hooks/${body} in hermesd instead.`,
+    ...Object.entries(settings).map(([k, v]) => `${k}=${v}`),
+    hooksFile(body),
+  ].join('\n');
+}
+
+/** The agents' hook runner: node, CLI and the agents' settings, then hooks/hermesd-agent-hook.sh. */
+function agentRunnerScript(opts: { nodePath: string; cliPath: string; timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
+  return runnerScript('hermesd-agent-hook.sh', {
+    HERMESD_NODE: shQuote(opts.nodePath),
+    HERMESD_CLI: shQuote(opts.cliPath),
+    HERMESD_AGENT_TIMEOUT_MS: String(Math.max(1, Math.round(opts.timeoutMs))),
+    HERMESD_AGENT_ON_UNAVAILABLE: opts.onUnavailable,
+  });
+}
+
+/** The MCP launcher: node and CLI, then hooks/hermesd-mcp.sh. */
+function mcpRunnerScript(opts: { nodePath: string; cliPath: string }): string {
+  return runnerScript('hermesd-mcp.sh', { HERMESD_NODE: shQuote(opts.nodePath), HERMESD_CLI: shQuote(opts.cliPath) });
+}
+
+function writeRunner(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text, { mode: 0o755 });
+  chmodSync(file, 0o755);
+}
+
+export type AgentsInstallOptions = {
+  agents: AgentName[];
+  nodePath: string;
+  cliPath: string;
+  timeoutMs: number;
+  onUnavailable: 'allow' | 'block';
+};
+
+export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsInstallReport {
+  const previous = readState(repo);
+  const runners = { runner: agentRunnerPath(repo.commonDir), mcpRunner: mcpRunnerPath(repo.commonDir) };
+  const report: AgentsInstallReport = { root: repo.root, agents: [], changed: [], unchanged: [], commit: [], runner: runners.runner, notes: [] };
+  // No agent here and none set up before: nothing to write, not even the stubs.
+  if (opts.agents.length === 0 && !previous) return report;
+  const state: AgentsState = { ...(previous ?? { version: 1, agents: [], files: [], installedAt: new Date().toISOString() }), ...runners };
+  const root = repo.root;
+  const changedNow = new Set<string>();
+
+  // Plan everything first and check it (a parse error names the file), then write.
+  const writes = new Map<string, { rec: FileRecord; text: string }>();
+  const current = (rel: string, format: FileRecord['format']): { rec: FileRecord; text: string } => {
+    let w = writes.get(rel);
+    if (!w) {
+      const rec = recordFor(state, root, rel, format);
+      const text = readText(join(root, rel));
+      if (rec.after && (text === undefined || sha256(text) !== rec.after)) rebase(rec, text);
+      w = { rec, text: text ?? '' };
+      writes.set(rel, w);
+    }
+    return w;
+  };
+
+  for (const agent of opts.agents) {
+    let codexHooksInToml = false;
+    if (agent === 'codex') {
+      const w = current('.codex/config.toml', 'toml');
+      // hermesd's block from an earlier init, as it wrote it, is written again with this version's entries;
+      // a block you edited since is left as it is.
+      const ours = w.rec.inserted !== undefined && w.text.includes(w.rec.inserted);
+      if (!w.rec.inserted || ours) {
+        const base = ours ? withoutBlock(w.text, w.rec.inserted)! : w.text;
+        const parsed = parseToml(base, '.codex/config.toml');
+        // Codex merges hooks.json and [hooks] of one folder with a warning at every start; join the form already there.
+        codexHooksInToml = 'hooks' in parsed && !existsSync(join(root, '.codex/hooks.json'));
+        const mcpServers = parsed.mcp_servers as Record<string, unknown> | undefined;
+        const hasMcp = !!mcpServers && typeof mcpServers === 'object' && MCP_SERVER_NAME in mcpServers;
+        if (hasMcp) report.notes.push(`kept your own [mcp_servers.${MCP_SERVER_NAME}] in .codex/config.toml`);
+        const hooksPresent = codexHooksInToml && JSON.stringify(parsed.hooks).includes(AGENT_STUB);
+        w.text = base;
+        delete w.rec.inserted;
+        if (!hasMcp || (codexHooksInToml && !hooksPresent)) {
+          try {
+            const r = appendBlock(base, codexTomlBody({ hooks: codexHooksInToml && !hooksPresent, mcp: !hasMcp }), '.codex/config.toml');
+            w.text = r.text;
+            w.rec.inserted = r.inserted;
+          } catch (err) {
+            if (!codexHooksInToml) throw err;
+            // Your [hooks] cannot take new array entries (an inline table): hermesd's hooks go to hooks.json.
+            codexHooksInToml = false;
+            const r = appendBlock(base, codexTomlBody({ hooks: false, mcp: !hasMcp }), '.codex/config.toml');
+            w.text = r.text;
+            w.rec.inserted = r.inserted;
+            report.notes.push('your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)');
+          }
+        }
+      } else codexHooksInToml = JSON.stringify(parseToml(w.text, '.codex/config.toml').hooks ?? null).includes(AGENT_STUB);
+      if (codexHooksInToml) report.notes.push("Codex: hermesd's hooks went to [hooks] in .codex/config.toml, where yours are (a .codex folder with both hooks.json and [hooks] makes Codex warn at every start)");
+    }
+    for (const plan of jsonPlans(agent, { codexHooksInToml })) {
+      const w = current(plan.file, 'json');
+      if (w.text.trim() === '' && w.rec.before === null) w.text = '{}\n';
+      for (const add of plan.additions) {
+        const r = addJson(w.text, plan.file, add);
+        if ('present' in r) {
+          if (r.differs && add.key === MCP_SERVER_NAME) {
+            const mine = w.rec.entries.find((e) => e.key === MCP_SERVER_NAME && deepEqual(e.path, add.path));
+            if (mine) {
+              // hermesd's own registration from an earlier init (another version's entry): replaced.
+              const removed = removeJsonEntries(w.text, plan.file, [{ ...mine, created: [] }]);
+              const again = addJson(removed.text, plan.file, add);
+              if (!('present' in again)) {
+                w.text = again.text;
+                mine.value = add.value;
+              }
+            } else report.notes.push(`kept your own "${MCP_SERVER_NAME}" server in ${plan.file}`);
+          }
+          continue;
+        }
+        w.text = r.text;
+        w.rec.entries.push(r.entry);
+      }
+      // What the merge did must be undone exactly by the uninstall path, on the parsed values.
+      const original = w.rec.before === null ? '{}' : Buffer.from(w.rec.before, 'base64').toString('utf8');
+      const undone = removeJsonEntries(w.text, plan.file, w.rec.entries).text;
+      if (!deepEqual(parseJsonc(undone, plan.file).value, parseJsonc(original.trim() === '' ? '{}' : original, plan.file).value)) {
+        throw new ConfigError(`hermesd could not merge its entries into ${plan.file} without changing yours; add them by hand (docs/agents.md shows them).`);
+      }
+    }
+    report.agents.push(agent);
+  }
+  for (const [rel, source] of Object.entries(STUBS)) current(rel, 'file').text = hooksFile(source);
+
+  for (const [rel, w] of writes) {
+    const abs = join(root, rel);
+    const before = readText(abs);
+    if (before === w.text && (!isStub(rel) || (statSync(abs).mode & 0o111) !== 0)) {
+      w.rec.after = sha256(w.text);
+      if (w.rec.before === null || w.rec.entries.length || w.rec.inserted || isStub(rel)) report.unchanged.push(rel);
+      else state.files.splice(state.files.indexOf(w.rec), 1);
+      continue;
+    }
+    ensureDir(root, dirname(rel), w.rec);
+    writeFileSync(abs, w.text, isStub(rel) ? { mode: 0o755 } : undefined);
+    if (isStub(rel)) chmodSync(abs, 0o755);
+    w.rec.after = sha256(w.text);
+    changedNow.add(rel);
+  }
+  report.changed = [...changedNow];
+  // Nothing to give back for a file init read and left alone.
+  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
+
+  writeRunner(runners.runner, agentRunnerScript(opts));
+  writeRunner(runners.mcpRunner, mcpRunnerScript(opts));
+  writeAgentSettings(repo.gitDir, { timeoutMs: opts.timeoutMs, onUnavailable: opts.onUnavailable });
+  state.agents = [...new Set([...state.agents, ...report.agents])];
+  mkdirSync(dirname(statePath(repo)), { recursive: true, mode: 0o700 });
+  writeFileAtomicSync(statePath(repo), JSON.stringify(state, null, 2) + '\n');
+
+  report.commit = state.files.map((f) => f.path).filter((p) => existsSync(join(root, p)));
+  for (const a of report.agents) report.notes.push(trustNote(a));
+  return report;
+}
+
+function trustNote(agent: AgentName): string {
+  switch (agent) {
+    case 'claude':
+      return 'Claude Code: the hooks run once the folder is trusted; it asks before it uses the project MCP server in .mcp.json';
+    case 'codex':
+      return 'Codex: trust the project (.codex/) and review the new hooks once in /hooks; they are skipped until then';
+    case 'cursor':
+      return 'Cursor: project hooks need workspace trust; enable the hermesd MCP server under Customize → MCPs';
+    case 'gemini':
+      return 'Gemini CLI: it shows a one-time warning for the new project hooks; in an untrusted folder it runs no project hooks or MCP servers';
+  }
+}
+
+function putBack(abs: string, rec: FileRecord): 'restored' | 'removed' {
+  if (rec.before === null) {
+    rmSync(abs, { force: true });
+    return 'removed';
+  }
+  mkdirSync(dirname(abs), { recursive: true });
+  writeFileSync(abs, Buffer.from(rec.before, 'base64'));
+  if (rec.beforeMode !== undefined) chmodSync(abs, rec.beforeMode);
+  return 'restored';
+}
+
+export function uninstallAgents(repo: Repo): AgentsUninstallReport {
+  const state = readState(repo);
+  const report: AgentsUninstallReport = { restored: [], removed: [], unblocked: [], kept: [], wasInstalled: state !== undefined };
+  if (!state) return report;
+  const root = repo.root;
+  // The stubs last: each stays while a config still runs it (an entry you changed is not taken out).
+  const keptStubs: FileRecord[] = [];
+  const order = [...state.files].reverse().sort((a, b) => Number(isStub(a.path)) - Number(isStub(b.path)));
+  for (const rec of order) {
+    const abs = join(root, rec.path);
+    let current: Buffer | undefined;
+    try {
+      current = readFileSync(abs);
+    } catch {
+      current = undefined;
+    }
+    if (isStub(rec.path) && current !== undefined) {
+      const users = state.files.filter((f) => !isStub(f.path) && (readText(join(root, f.path)) ?? '').includes(rec.path)).map((f) => f.path);
+      if (users.length) {
+        report.kept.push(`${rec.path} (still run by ${users.join(', ')}: take hermesd's entries out of them, then run hermesd init --uninstall again)`);
+        keptStubs.push(rec);
+        continue;
+      }
+    }
+    if (current === undefined) {
+      // Gone already (you removed it): a file that was there before comes back only if it was yours.
+      if (rec.before !== null) report.kept.push(rec.path);
+    } else if (sha256(current) === rec.after) {
+      (putBack(abs, rec) === 'removed' ? report.removed : report.restored).push(rec.path);
+    } else if (rec.format === 'json') {
+      const text = current.toString('utf8');
+      const { text: stripped } = removeJsonEntries(text, rec.path, rec.entries);
+      const left = parseJsonc(stripped, rec.path).value;
+      if (rec.before === null && deepEqual(left, {})) {
+        rmSync(abs, { force: true });
+        report.removed.push(rec.path);
+      } else if (stripped !== text) {
+        writeFileSync(abs, stripped);
+        report.unblocked.push(rec.path);
+      } else report.kept.push(rec.path);
+    } else if (rec.format === 'toml') {
+      const text = current.toString('utf8');
+      const stripped = withoutBlock(text, rec.inserted);
+      if (stripped === undefined) report.kept.push(rec.path);
+      else if (rec.before === null && stripped.trim() === '') {
+        rmSync(abs, { force: true });
+        report.removed.push(rec.path);
+      } else {
+        writeFileSync(abs, stripped);
+        report.unblocked.push(rec.path);
+      }
+    } else {
+      // A stub, edited since: it is hermesd's file all the same (the configs that ran it are gone).
+      (putBack(abs, rec) === 'removed' ? report.removed : report.restored).push(rec.path);
+    }
+  }
+  // Folders init created (.claude, .hermes…), deepest first, once every file in them is back: those left empty go.
+  const dirs = [...new Set(state.files.flatMap((f) => f.createdDirs))].sort((a, b) => b.length - a.length);
+  for (const d of dirs) {
+    try {
+      if (readdirSync(join(root, d)).length === 0) {
+        rmdirSync(join(root, d));
+        report.removed.push(d + '/');
+      }
+    } catch {
+      // not there, or not empty: left
+    }
+  }
+  if (!otherAgentInstalls(repo)) for (const runner of [state.runner, state.mcpRunner ?? mcpRunnerPath(repo.commonDir)]) rmSync(runner, { force: true });
+  rmSync(agentSettingsPath(repo.gitDir), { force: true });
+  // A kept stub stays on record, for the next uninstall (without its runner the hook stub does nothing, the MCP stub says so).
+  if (keptStubs.length) writeFileAtomicSync(statePath(repo), JSON.stringify({ ...state, agents: [], files: keptStubs }, null, 2) + '\n');
+  else rmSync(statePath(repo), { force: true });
+  return report;
+}
+
+/** Whether another worktree of this clone has agents' hooks installed (they share the runner). */
+function otherAgentInstalls(repo: Repo): boolean {
+  const candidates = [agentsRecordPath(repo.commonDir)];
+  try {
+    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(agentsRecordPath(join(repo.commonDir, 'worktrees', w)));
+  } catch {
+    // no linked worktrees
+  }
+  return candidates.some((f) => f !== statePath(repo) && existsSync(f));
+}
+

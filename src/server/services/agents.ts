@@ -1,0 +1,245 @@
+/**
+ * The daemon's side of other agents' hooks: a payload in, the agent's documented answer out.
+ * Before a tool call, the guard judges it (judge.ts) with this repository's config; at
+ * session start the memory snapshot and the skill index go out as context; at prompt submit,
+ * turn-only recall from SessionDB, fenced and labelled as hermesd's own agent gets it; after
+ * tool calls, at stop and at session end, the transcript is ingested (after the answer, so
+ * the agent never waits for it).
+ */
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { ZodError } from 'zod';
+import type { HermesConfig } from '../../config/schema.js';
+import { UsageError } from '../../errors/index.js';
+import { cleanGitEnv } from '../../git/env.js';
+import { findRealGit } from '../../git/real-git.js';
+import type { Memories } from '../../memory/memories.js';
+import type { SessionDB } from '../../sessions/db.js';
+import type { SkillStore } from '../../skills/store.js';
+import { recallBlock } from '../../agent/recall.js';
+import { recallFrom } from '../../agent/session-log.js';
+import { claude } from '../../agents/claude.js';
+import { codex } from '../../agents/codex.js';
+import { cursor } from '../../agents/cursor.js';
+import { gemini } from '../../agents/gemini.js';
+import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../agents/event.js';
+import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from '../../agents/ingest.js';
+import type { TranscriptStats } from '../../protocol/agents.js';
+import { judgeTool, type JudgeContext } from '../../agents/judge.js';
+import { writeAgentSettings } from '../../agents/settings.js';
+import type { DaemonContext } from '../context.js';
+import type { Built } from './built.js';
+import type { ConfigService } from './config.js';
+
+export const ADAPTERS: Record<AgentName, Adapter> = { claude, codex, cursor, gemini };
+
+/**
+ * Context handed out at session start, at most (characters). Claude Code keeps hook output up
+ * to 10,000 characters in the conversation and replaces longer output by a file and a preview;
+ * Codex's default per-hook budget is about 2,500 tokens (≈ 10,000 characters).
+ */
+export const AGENT_CONTEXT_MAX_CHARS = 10_000;
+
+const CONTEXT_HEADER =
+  "hermesd: this repository's memory and skills, as of the start of this session. Memory holds durable facts; " +
+  "a skill is a procedure: when a task matches one, read it (hermesd's MCP tool skill_view) before starting. " +
+  'Changes made during the session (MCP tools memory, skill_manage) show in the next session.';
+
+export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'context' | 'none'; rule?: string };
+
+export class AgentHookService {
+  /** Ingests in flight, per transcript path: one at a time per file; shutdown waits for them. */
+  private readonly ingests = new Map<string, Promise<void>>();
+  private readonly gitBin = findRealGit();
+  private readonly root: string;
+
+  /** SessionDB is resolved on first use: a daemon whose agents only ask about tool calls opens no database. */
+  constructor(
+    private readonly ctx: DaemonContext,
+    private readonly deps: { config: ConfigService; memory: Memories; skills: SkillStore; sessions: () => SessionDB },
+  ) {
+    let root = ctx.root;
+    try {
+      root = realpathSync(ctx.root);
+    } catch {
+      // the work tree as given
+    }
+    this.root = root;
+  }
+
+  /** The adapter for a payload: Cursor's payloads are Cursor's, whichever agent's hook config ran them. */
+  adapterFor(agent: string, payload: Record<string, unknown>): Adapter {
+    if (cursor.recognises!(payload)) return cursor;
+    if (!(AGENT_NAMES as readonly string[]).includes(agent)) throw new UsageError(`Unknown agent "${agent}"; hermesd's agent hooks are for ${AGENT_NAMES.join(', ')}.`);
+    return ADAPTERS[agent as AgentName];
+  }
+
+  async handle(agent: string, payload: unknown): Promise<HandledHook> {
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new UsageError('The hook payload must be a JSON object (what the agent writes on the hook\'s stdin).');
+    const adapter = this.adapterFor(agent, payload as Record<string, unknown>);
+    let ev: AgentEvent;
+    try {
+      ev = adapter.parse(payload as Record<string, unknown>);
+    } catch (err) {
+      if (err instanceof ZodError) throw new UsageError(`Not a ${adapter.agent} hook payload: ${err.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
+      throw err;
+    }
+    ev.cwd = this.real(ev.cwd);
+    switch (ev.kind) {
+      case 'pre-tool':
+        return this.preTool(adapter, ev);
+      case 'session-start': {
+        this.ingestSoon(ev);
+        this.catchUp();
+        const text = this.sessionContext();
+        const answer = text ? adapter.context(ev, text) : undefined;
+        return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      }
+      case 'prompt': {
+        // Cursor's beforeSubmitPrompt takes no context: no recall to compute.
+        const text = adapter.context(ev, '') ? this.recall(ev) : '';
+        this.ingestSoon(ev);
+        const answer = text ? adapter.context(ev, text) : undefined;
+        return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      }
+      case 'post-tool':
+      case 'stop':
+      case 'session-end':
+        this.ingestSoon(ev);
+        return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      default:
+        return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    }
+  }
+
+  private real(p: string): string {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  }
+
+  private config(): HermesConfig {
+    return this.deps.config.get();
+  }
+
+  private preTool(adapter: Adapter, ev: AgentEvent): HandledHook {
+    if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    const jc: JudgeContext = { root: this.root, config: this.config(), gitBin: this.gitBin, gitEnv: cleanGitEnv(this.ctx.env), home: this.ctx.env.HOME ?? homedir() };
+    const denial = judgeTool(jc, ev.tool.action, ev.cwd);
+    if (!denial) return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
+    return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
+  }
+
+  /** The memory snapshot and the skill index, as hermesd's own agent gets them in its prompt, within the context budget. */
+  sessionContext(): string {
+    const memory = this.deps.memory.snapshot();
+    let skills = '';
+    try {
+      skills = this.deps.skills.indexText();
+    } catch (err) {
+      this.ctx.log.warn('skill index not built for an agent session', { error: String(err) });
+    }
+    const fixed = [CONTEXT_HEADER, memory.memory, memory.repo, memory.user].map((p) => p.trim()).filter(Boolean);
+    if (fixed.length === 1 && !skills.trim()) return '';
+    const used = fixed.join('\n\n').length + 2;
+    const room = AGENT_CONTEXT_MAX_CHARS - used;
+    if (skills.length > room) {
+      const note = '\n… (skill index cut to fit; hermesd\'s MCP tool skills_list lists every skill)';
+      skills = room > note.length ? skills.slice(0, room - note.length).replace(/\n[^\n]*$/, '') + note : '';
+    }
+    return [...fixed, skills.trim()].filter(Boolean).join('\n\n');
+  }
+
+  /** Turn-only recall for a prompt: evidence from earlier sessions of this repository, this session's own left out. */
+  private recall(ev: AgentEvent): string {
+    if (!ev.prompt?.trim()) return '';
+    const db = this.deps.sessions();
+    const own = ev.transcriptPath ? sessionOfTranscript(db, ev.transcriptPath) : undefined;
+    const hits = recallFrom(db, this.ctx.root)(ev.prompt, new Set(own ? [own] : []));
+    return recallBlock(hits);
+  }
+
+  /** Ingests the event's transcript after the answer has gone out; SessionEnd also closes the session. */
+  private ingestSoon(ev: AgentEvent): void {
+    const path = ev.transcriptPath;
+    if (!path) return;
+    const problem = transcriptPathProblem(path);
+    if (problem) {
+      if (ev.kind !== 'session-start') this.ctx.log.info('agent transcript not read', { agent: ev.agent, reason: problem });
+      return;
+    }
+    this.queue(path, () => {
+      const db = this.deps.sessions();
+      const r = ingestTranscript(db, { path, agent: ev.agent, repo: this.ctx.root, ...(ev.sessionId ? { agentSessionId: ev.sessionId } : {}) });
+      if (r.stored || r.skipped) this.ctx.log.info('agent transcript read', { agent: ev.agent, session: r.sessionId, stored: r.stored, skipped: r.skipped });
+      if (ev.kind === 'session-end' && r.sessionId) db.endSession(r.sessionId, ev.reason ?? 'ended');
+    });
+  }
+
+  private queue(path: string, work: () => void): void {
+    const before = this.ingests.get(path) ?? Promise.resolve();
+    const next = before
+      .then(() => new Promise<void>((res) => setImmediate(res)))
+      .then(work)
+      .catch((err: unknown) => this.ctx.log.warn('agent transcript ingest failed', { path, error: String((err as Error)?.message ?? err) }))
+      .finally(() => {
+        if (this.ingests.get(path) === next) this.ingests.delete(path);
+      });
+    this.ingests.set(path, next);
+  }
+
+  /** Transcripts an agent wrote on while no hook reached the daemon (it was down when a session ended). */
+  private catchUp(): void {
+    let behind: Array<{ path: string; agent: AgentName }> = [];
+    try {
+      behind = transcriptsBehind(this.deps.sessions(), this.ctx.root);
+    } catch (err) {
+      this.ctx.log.warn('agent transcripts not checked', { error: String(err) });
+    }
+    for (const t of behind) this.queue(t.path, () => void ingestTranscript(this.deps.sessions(), { path: t.path, agent: t.agent, repo: this.ctx.root }));
+  }
+
+  /** Resolves when every ingest queued so far has finished. */
+  async settled(): Promise<void> {
+    while (this.ingests.size) await Promise.allSettled([...this.ingests.values()]);
+  }
+
+  stats(): TranscriptStats {
+    return transcriptStats(this.deps.sessions(), this.ctx.root);
+  }
+}
+
+/**
+ * The agents' hook service of a daemon: the runner's settings (<git-dir>/hermesd/agent-settings)
+ * follow the config, status reports the transcripts read, and closing waits for the ingests
+ * in flight.
+ */
+export function createAgentHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof AgentHookService>[1]): Built<AgentHookService> {
+  const service = new AgentHookService(ctx, deps);
+  const refresh = () => {
+    try {
+      writeAgentSettings(ctx.paths.gitDir, deps.config.get().agents);
+    } catch {
+      // an invalid config is reported by every command; the runner keeps its last settings
+    }
+  };
+  refresh();
+  ctx.events.on('config-changed', refresh);
+  ctx.report('agents', () => {
+    try {
+      return service.stats();
+    } catch {
+      return undefined;
+    }
+  });
+  return {
+    value: service,
+    close: async () => {
+      ctx.events.off('config-changed', refresh);
+      await service.settled();
+    },
+  };
+}

@@ -1,0 +1,243 @@
+/**
+ * `hermesd init --agents all` merges into agents' configs as people write them (tabs, CRLF,
+ * minified JSON, comments in JSONC and TOML, no final newline, hooks and MCP servers of
+ * their own) without changing a byte of theirs; a second init changes nothing; `--uninstall`
+ * gives every file back byte for byte and removes what hermesd created. A file edited since
+ * init loses only hermesd's entries.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'smol-toml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseJsonc } from '../src/agents/json-edit.js';
+import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
+
+const CLAUDE = `{
+\t"$schema": "https://json.schemastore.org/claude-code-settings.json",
+\t"permissions": {
+\t\t"allow": ["Bash(npm run lint)", "Read(~/notes/**)"],
+\t\t"deny": ["Read(./secrets/**)"]
+\t},
+\t"hooks": {
+\t\t"PreToolUse": [
+\t\t\t{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "\${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh" }] }
+\t\t],
+\t\t"Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }]
+\t},
+\t"env": { "GREETING": "héllo ✓" }
+}`;
+
+const MCP = '{"mcpServers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"]}}}';
+
+const CODEX = `# Codex project settings — reviewed by the platform team
+model = "gpt-5.5"
+approval_policy = "on-request"   # ask before running commands
+
+[sandbox_workspace_write]
+network_access = false
+writable_roots = [
+  "/tmp/build", # scratch
+]
+
+[mcp_servers.docs]
+command = "npx"
+args = ["-y", "docs-mcp"]
+env = { DOCS_TOKEN_FILE = "~/.docs-token" }
+
+[profiles.fast]
+model = 'gpt-5.5-mini'
+notes = """
+Used for quick
+questions."""`;
+
+const CURSOR = ['{', '    "version": 1,', '    "hooks": {', '        "afterFileEdit": [', '            { "command": "./format.sh" }', '        ]', '    }', '}', ''].join('\r\n');
+
+const GEMINI = [
+  '{',
+  '  // Shared Gemini CLI settings',
+  '  "general": {',
+  '    "preferredEditor": "vim" /* the team editor */',
+  '  },',
+  '  "mcpServers": {',
+  '    "sqlite": { "command": "uvx", "args": ["mcp-server-sqlite", "--db", "dev.db"] }',
+  '  }',
+  '}',
+  '',
+].join('\r\n');
+
+const FILES = ['.claude/settings.json', '.mcp.json', '.codex/config.toml', '.cursor/hooks.json', '.gemini/settings.json'];
+const CREATED = ['.codex/hooks.json', '.cursor/mcp.json', '.hermes/agent-hook', '.hermes/mcp'];
+
+describe('init --agents and --uninstall on real-looking agent configs', () => {
+  let t: TestEnv;
+  let repo: string;
+  const bytes = () => Object.fromEntries([...FILES, ...CREATED].map((f) => [f, existsSync(join(repo, f)) ? readFileSync(join(repo, f)).toString('base64') : null]));
+
+  beforeEach(() => {
+    t = makeEnv();
+    repo = t.repo({
+      '.hermes/config.yaml': 'rules: []\n',
+      '.claude/settings.json': CLAUDE,
+      '.mcp.json': MCP,
+      '.codex/config.toml': CODEX,
+      '.cursor/hooks.json': CURSOR,
+      '.gemini/settings.json': GEMINI,
+    });
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it('merges without touching the user bytes, is idempotent, and uninstall restores every file byte for byte', async () => {
+    const before = bytes();
+    const init = await t.cli(['init', '--agents', 'all'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+
+    // Every user byte is still there, ahead of hermesd's insertions; the values parse to the user's plus hermesd's.
+    const claude = readFileSync(join(repo, '.claude/settings.json'), 'utf8');
+    const claudeValue = parseJsonc(claude).value as any;
+    expect(claudeValue.permissions).toEqual({ allow: ['Bash(npm run lint)', 'Read(~/notes/**)'], deny: ['Read(./secrets/**)'] });
+    expect(claudeValue.env).toEqual({ GREETING: 'héllo ✓' });
+    expect(claudeValue.hooks.PreToolUse).toHaveLength(2);
+    expect(claudeValue.hooks.PreToolUse[0].hooks[0].command).toBe('${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh');
+    expect(claudeValue.hooks.Stop[0].hooks[0].command).toBe('say done');
+    expect(claude).toContain('\t\t"Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }, {"hooks":');
+    const mcp = readFileSync(join(repo, '.mcp.json'), 'utf8');
+    expect(mcp.startsWith('{"mcpServers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"]},"hermesd":')).toBe(true);
+    expect(mcp.includes('\n')).toBe(false);
+    const codex = readFileSync(join(repo, '.codex/config.toml'), 'utf8');
+    expect(codex.startsWith(CODEX + '\n\n# >>> hermesd')).toBe(true);
+    const toml = parse(codex) as any;
+    expect(toml.profiles.fast.notes).toBe('Used for quick\nquestions.');
+    expect(toml.mcp_servers.docs.env).toEqual({ DOCS_TOKEN_FILE: '~/.docs-token' });
+    expect(Object.keys(toml.mcp_servers)).toEqual(['docs', 'hermesd']);
+    const cursor = readFileSync(join(repo, '.cursor/hooks.json'), 'utf8');
+    expect(cursor.split('\r\n').every((l) => !l.includes('\n'))).toBe(true);
+    expect(cursor).toContain('            { "command": "./format.sh" },\r\n            {\r\n                "command": "[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor afterFileEdit",');
+    const gemini = readFileSync(join(repo, '.gemini/settings.json'), 'utf8');
+    expect(gemini).toContain('  // Shared Gemini CLI settings\r\n');
+    expect(gemini).toContain('"preferredEditor": "vim" /* the team editor */');
+    expect(Object.keys((parseJsonc(gemini).value as any).mcpServers)).toEqual(['sqlite', 'hermesd']);
+    expect(existsSync(join(repo, '.codex/hooks.json'))).toBe(true);
+    expect(existsSync(join(repo, '.cursor/mcp.json'))).toBe(true);
+
+    const afterFirst = bytes();
+    const again = await t.cli(['init', '--agents', 'all'], { cwd: repo });
+    expect(again.code, again.stderr).toBe(0);
+    expect(bytes()).toEqual(afterFirst);
+
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(bytes()).toEqual(before);
+    expect(gitIn(t, repo, 'status', '--porcelain')).toBe('');
+  });
+
+  it('takes only its own entries out of a file edited since init, and keeps the edits', async () => {
+    expect((await t.cli(['init', '--agents', 'claude,codex,gemini'], { cwd: repo })).code).toBe(0);
+    const path = join(repo, '.claude/settings.json');
+    // The user adds a permission and a hook of their own after init.
+    const edited = readFileSync(path, 'utf8').replace('"deny": ["Read(./secrets/**)"]', '"deny": ["Read(./secrets/**)", "Bash(curl *)"]').replace('"SessionEnd": [', '"SessionEnd": [\n\t\t\t{ "hooks": [{ "type": "command", "command": "./log-end.sh" }] },');
+    writeFileSync(path, edited);
+    const toml = join(repo, '.codex/config.toml');
+    writeFileSync(toml, readFileSync(toml, 'utf8') + '\n[tui]\nnotifications = true\n');
+    const gem = join(repo, '.gemini/settings.json');
+    writeFileSync(gem, readFileSync(gem, 'utf8').replace('"preferredEditor": "vim"', '"preferredEditor": "nvim"'));
+
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain("hermesd's entries taken out (your edits kept)");
+    const claude = parseJsonc(readFileSync(path, 'utf8')).value as any;
+    expect(claude.permissions.deny).toEqual(['Read(./secrets/**)', 'Bash(curl *)']);
+    expect(claude.hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: './log-end.sh' }] }]);
+    expect(Object.keys(claude.hooks)).toEqual(['PreToolUse', 'Stop', 'SessionEnd']);
+    expect(JSON.stringify(claude)).not.toContain('agent-hook');
+    const codex = readFileSync(toml, 'utf8');
+    expect(codex).toBe(CODEX + '\n[tui]\nnotifications = true\n');
+    const gemini = readFileSync(gem, 'utf8');
+    expect(gemini).toBe(GEMINI.replace('"preferredEditor": "vim"', '"preferredEditor": "nvim"'));
+    expect(existsSync(join(repo, '.codex/hooks.json'))).toBe(false);
+    expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(false);
+    expect(existsSync(join(repo, '.hermes/mcp'))).toBe(false);
+  });
+
+  it('keeps what changed between two inits: uninstall gives back the files as they are now, without hermesd', async () => {
+    expect((await t.cli(['init', '--agents', 'claude,codex'], { cwd: repo })).code).toBe(0);
+    // The user grants a permission (Claude Code rewrites its settings this way) and a merge drops hermesd's block from config.toml.
+    const path = join(repo, '.claude/settings.json');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"deny": ["Read(./secrets/**)"]', '"deny": ["Read(./secrets/**)", "Bash(curl *)"]'));
+    const toml = join(repo, '.codex/config.toml');
+    writeFileSync(toml, readFileSync(toml, 'utf8').replace(/\n\n# >>> hermesd[\s\S]*# <<< hermesd <<<\n/, '\n[tui]\nnotifications = true\n'));
+    // hermesd init again (doctor's fix): the block comes back, nothing of the user's goes.
+    expect((await t.cli(['init', '--agents', 'claude,codex'], { cwd: repo })).code).toBe(0);
+    expect((parse(readFileSync(toml, 'utf8')) as any).mcp_servers.hermesd).toBeDefined();
+    expect(JSON.stringify(parseJsonc(readFileSync(path, 'utf8')).value)).toContain('Bash(curl *)');
+
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(path, 'utf8')).toBe(CLAUDE.replace('"deny": ["Read(./secrets/**)"]', '"deny": ["Read(./secrets/**)", "Bash(curl *)"]'));
+    expect(readFileSync(toml, 'utf8')).toBe(CODEX + '\n[tui]\nnotifications = true\n');
+  });
+
+  it('keeps the stub while a config still runs it (an entry the user changed), and a command without its stub lets the call go on', async () => {
+    expect((await t.cli(['init', '--agents', 'claude,codex'], { cwd: repo })).code).toBe(0);
+    const hooks = join(repo, '.codex/hooks.json');
+    // The user raised the timeout of hermesd's PreToolUse entry: no longer hermesd's entry as written.
+    writeFileSync(hooks, readFileSync(hooks, 'utf8').replace(/"timeout": 30(\s*\}\s*\]\s*\}\s*\],\s*"PostToolUse")/, '"timeout": 60$1'));
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain('.hermes/agent-hook (still run by .codex/hooks.json');
+    expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(true);
+    // No config runs the MCP stub any more: it went.
+    expect(existsSync(join(repo, '.hermes/mcp'))).toBe(false);
+    // Claude's entries are gone; the stub without a runner does nothing.
+    expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).toBe(CLAUDE);
+    writeFileSync(hooks, '{}\n');
+    const again = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(again.code, again.stderr).toBe(0);
+    expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(false);
+
+    // A Claude command whose stub is missing: exit 0, the call goes on (sh on a missing file would exit 2, a refusal).
+    const { runHook } = await import('./helpers/agents.js');
+    const r = await runHook(t, '[ ! -f "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" ] || sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse', { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } } });
+    expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('puts its Codex hooks in config.toml when that is where the user keeps theirs, and takes them out again', async () => {
+    const withHooks = CODEX + '\n\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = \'/usr/bin/python3 "$(git rev-parse --show-toplevel)/.codex/hooks/policy.py"\'\ntimeout = 30\n';
+    writeFileSync(join(repo, '.codex/config.toml'), withHooks);
+    const init = await t.cli(['init', '--agents', 'codex'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    expect(existsSync(join(repo, '.codex/hooks.json'))).toBe(false);
+    const parsed = parse(readFileSync(join(repo, '.codex/config.toml'), 'utf8')) as any;
+    expect(parsed.hooks.PreToolUse).toHaveLength(2);
+    expect(parsed.hooks.PreToolUse[0].hooks[0].command).toContain('policy.py');
+    expect(parsed.hooks.PreToolUse[1]).toEqual({ matcher: '^(Bash|apply_patch)$', hooks: [{ type: 'command', command: 'sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse', timeout: 30 }] });
+    expect(Object.keys(parsed.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd']);
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    expect(readFileSync(join(repo, '.codex/config.toml'), 'utf8')).toBe(withHooks);
+  });
+
+  it('refuses a config it cannot read, naming the file, and writes nothing', async () => {
+    writeFileSync(join(repo, '.cursor/hooks.json'), '{ "version": 1, "hooks": { ');
+    const before = bytes();
+    const r = await t.cli(['init', '--agents', 'all'], { cwd: repo });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('.cursor/hooks.json is not valid JSON');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(bytes()).toEqual(before);
+  });
+
+  it('creates an agent folder that was not there when named, and removes it again', async () => {
+    const bare = t.repo({ '.hermes/config.yaml': 'rules: []\n' });
+    const none = await t.cli(['init', '--agents'], { cwd: bare });
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toContain('no agent folder here');
+    expect((await t.cli(['init', '--agents', 'codex,cursor'], { cwd: bare })).code).toBe(0);
+    expect(existsSync(join(bare, '.codex/config.toml'))).toBe(true);
+    expect(existsSync(join(bare, '.cursor/hooks.json'))).toBe(true);
+    expect((await t.cli(['init', '--uninstall'], { cwd: bare })).code).toBe(0);
+    expect(existsSync(join(bare, '.codex'))).toBe(false);
+    expect(existsSync(join(bare, '.cursor'))).toBe(false);
+    expect(gitIn(t, bare, 'status', '--porcelain')).toBe('');
+  });
+});
