@@ -2,7 +2,8 @@
  * The daemon's placement: `remember` (POST /v1/placement and the agent's tool), the pending
  * proposals and their accept / reject, and the post-task review queue. A delivered task of
  * hermesd's agent ('task-ended' with status completed) queues a review of its session; a task
- * starting ('task-started') preempts a review that is talking to the model.
+ * starting ('task-started') preempts a review that is talking to the model. Another agent's
+ * stop hook ('agent-stopped', once its transcript is ingested) queues its session's review too.
  */
 import type { HermesConfig } from '../../config/schema.js';
 import { Conflict } from '../../errors/index.js';
@@ -23,12 +24,16 @@ import type { SkillStore } from '../../skills/store.js';
 import type { DaemonContext } from '../context.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
+import type { AgentStopped } from './agents.js';
 
 /** What a task's end says, as the task runner emits it on ctx.events. */
 export type TaskEnded = { sessionId: string | null; source: string; status: string };
 
 /** Sources whose sessions are not reviewed: a review's own, and evidence that is no task. */
 const NOT_REVIEWED = new Set(['review']);
+
+/** Reviewed sessions remembered (to skip a second review of the same evidence): a day's sessions, a few bytes each. */
+const REVIEWED_KEPT = 1000;
 
 type ModelChoice = { model?: StructuredModel; noModel?: string };
 
@@ -38,6 +43,8 @@ export class PlacementService {
   readonly project: string;
   private runningTasks = 0;
   private structured: { key: string; model: StructuredModel } | undefined;
+  /** Sessions reviewed, by id, with their message count then (newest last; at most REVIEWED_KEPT). */
+  private readonly reviewedAt = new Map<string, number>();
 
   constructor(
     private readonly ctx: DaemonContext,
@@ -123,10 +130,44 @@ export class PlacementService {
 
   private async review(sessionId: string, signal: AbortSignal): Promise<void> {
     const config = this.deps.config.get();
-    const deps = { ...this.placementDeps(config), sessions: this.deps.sessions() };
+    const sessions = this.deps.sessions();
+    const messages = sessions.getSession(sessionId)?.messageCount;
+    if (messages !== undefined && this.reviewedAt.get(sessionId) === messages) {
+      this.ctx.log.info('review skipped', { sessionId, why: `reviewed already at ${messages} messages` });
+      return;
+    }
+    const deps = { ...this.placementDeps(config), sessions };
     const report = await reviewSession(deps, sessionId, config.review, signal);
+    if (messages !== undefined) this.rememberReviewed(sessionId, messages);
     const archived = await curate(this.deps.skills, this.proposals, config.skills.archiveAfterDays);
     this.ctx.log.info('review done', { ...report, ...(archived.length ? { archiveProposals: archived } : {}) });
+  }
+
+  /**
+   * Another agent delivered a turn or ended its session (its stop hook; transcript ingested):
+   * its session is reviewed like a task of hermesd's agent. A session reviewed at this many
+   * messages already is not reviewed again (a session end right after the last stop).
+   */
+  onAgentStopped(e: AgentStopped): void {
+    if (this.reviewEnabled()) this.enqueueReview(e.sessionId, e.source);
+  }
+
+  private reviewEnabled(): boolean {
+    try {
+      return this.deps.config.get().review.enabled;
+    } catch {
+      // an invalid config reviews nothing until it is fixed
+      return false;
+    }
+  }
+
+  private rememberReviewed(sessionId: string, messages: number): void {
+    this.reviewedAt.delete(sessionId);
+    this.reviewedAt.set(sessionId, messages);
+    for (const id of this.reviewedAt.keys()) {
+      if (this.reviewedAt.size <= REVIEWED_KEPT) break;
+      this.reviewedAt.delete(id);
+    }
   }
 
   /** The task runner's events: a delivered task queues its review; a starting task preempts one. */
@@ -137,13 +178,7 @@ export class PlacementService {
 
   onTaskEnded(e: TaskEnded): void {
     this.runningTasks = Math.max(0, this.runningTasks - 1);
-    let enabled = false;
-    try {
-      enabled = this.deps.config.get().review.enabled;
-    } catch {
-      // an invalid config reviews nothing until it is fixed
-    }
-    if (enabled && e.status === 'completed' && e.sessionId && !NOT_REVIEWED.has(e.source)) this.enqueueReview(e.sessionId, e.source);
+    if (this.reviewEnabled() && e.status === 'completed' && e.sessionId && !NOT_REVIEWED.has(e.source)) this.enqueueReview(e.sessionId, e.source);
   }
 }
 
@@ -153,6 +188,8 @@ export function createPlacementService(ctx: DaemonContext, deps: ConstructorPara
   const ended = (e: TaskEnded) => service.onTaskEnded(e);
   ctx.events.on('task-started', started);
   ctx.events.on('task-ended', ended);
+  const stopped = (e: AgentStopped) => service.onAgentStopped(e);
+  ctx.events.on('agent-stopped', stopped);
   ctx.report('review', () => service.queue.counts());
   ctx.report('proposals', () => ({ pending: service.list().length }));
   return {
@@ -160,6 +197,7 @@ export function createPlacementService(ctx: DaemonContext, deps: ConstructorPara
     close: () => {
       ctx.events.off('task-started', started);
       ctx.events.off('task-ended', ended);
+      ctx.events.off('agent-stopped', stopped);
       service.queue.close();
     },
   };
