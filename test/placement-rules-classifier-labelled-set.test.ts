@@ -1,6 +1,6 @@
 /**
  * The rule-based classifier on the labelled sentences (test/fixtures/placement/, sources and
- * licences in test/fixtures/README.md): at least 85% correct owners on each set — the
+ * licences in its README.md): at least 85% correct owners on each set — the
  * development set the rules were written against and the held-out set written afterwards and
  * never tuned on — and a repository rule is never placed in USER.md.
  */
@@ -38,6 +38,25 @@ describe.each([
   it('never places a repository rule in USER.md', () => {
     const leaked = set.filter((s) => (s.owner === 'authority' || s.owner === 'config-rule') && ruleOwner(s.sentence) === 'user');
     expect(leaked.map((s) => s.sentence)).toEqual([]);
+  });
+});
+
+describe('the labelled set', () => {
+  const all = [...load('sentences.json'), ...load('held-out.json')];
+  const owners = ['authority', 'config-rule', 'user', 'repo-memory', 'skill', 'none'];
+
+  it('holds at least 100 sentences, each with one of the five owners (authority split by enforceability) and a cited source', () => {
+    expect(all.length).toBeGreaterThanOrEqual(100);
+    const readme = readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'placement', 'README.md'), 'utf8');
+    const uncited = [...new Set(all.map((s) => s.source))].filter((src) => !readme.includes(`\`${src}\``));
+    expect(uncited).toEqual([]);
+    expect(all.filter((s) => !owners.includes(s.owner))).toEqual([]);
+  });
+
+  it('the rules place at least 85% of all of it, and no repository rule in USER.md', () => {
+    const right = all.filter((s) => ruleOwner(s.sentence) === s.owner).length;
+    expect(right / all.length).toBeGreaterThanOrEqual(0.85);
+    expect(all.filter((s) => (s.owner === 'authority' || s.owner === 'config-rule') && ruleOwner(s.sentence) === 'user')).toEqual([]);
   });
 });
 
