@@ -160,4 +160,19 @@ describe('remember and proposals (rule-based classifier)', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('Give the sentence to remember');
   });
+
+  it('plain output shows the state: proposals list --all names each one\'s status, status counts the pending ones', async () => {
+    const pending = await remember('Heads up: the snapshot tests in this repo require TZ=UTC.');
+    expect(pending.proposal.created).toBe(true);
+    const listed = await cli('proposals', 'list', '--all');
+    expect(listed.code, listed.stderr).toBe(0);
+    const line = (id: string) => listed.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
+    expect(line(pending.proposal.id)).toMatch(/^p-[0-9a-f]+ {2}pending +repo-memory/);
+    expect(listed.stdout).toMatch(/ rejected +repo-memory /);
+    expect(listed.stdout).toMatch(/ accepted +user /);
+    const open = (await cli('proposals', 'list', '--json')).json().proposals.length;
+    const status = await cli('status');
+    expect(status.stdout).toContain(`proposals ${open} pending: hermesd proposals list`);
+    expect((await cli('status', '--json')).json().proposals).toEqual({ pending: open });
+  });
 });

@@ -61,8 +61,8 @@ export type Proposal = z.infer<typeof proposalSchema>;
 export type ProposalDraft = Omit<Proposal, 'id' | 'createdAt' | 'fingerprint' | 'status' | 'decidedAt' | 'outcome'>;
 
 /** One line of `proposals list --json` (DESIGN.md §3). */
-export type ProposalSummary = Pick<Proposal, 'id' | 'owner' | 'summary' | 'source' | 'createdAt'> & { kind: Change['kind']; repo: string | null };
+export type ProposalSummary = Pick<Proposal, 'id' | 'owner' | 'summary' | 'source' | 'createdAt' | 'status'> & { kind: Change['kind']; repo: string | null };
 
 export function summaryOf(p: Proposal): ProposalSummary {
-  return { id: p.id, owner: p.owner, summary: p.summary, source: p.source, createdAt: p.createdAt, kind: p.change.kind, repo: p.repo };
+  return { id: p.id, owner: p.owner, summary: p.summary, source: p.source, createdAt: p.createdAt, status: p.status, kind: p.change.kind, repo: p.repo };
 }

@@ -37,7 +37,7 @@ function humanAnswer(a: PlacementAnswer): string {
 
 function humanList(list: ProposalSummary[], all: boolean): string {
   if (list.length === 0) return all ? 'no proposals' : 'no pending proposals (hermesd remember "<sentence>" makes one; so does the review after a task)';
-  return list.map((p) => `${p.id}  ${p.owner.padEnd(11)} ${p.source.padEnd(8)} ${p.createdAt.slice(0, 16).replace('T', ' ')}  ${p.summary}`).join('\n');
+  return list.map((p) => `${p.id}  ${all ? `${p.status.padEnd(9)} ` : ''}${p.owner.padEnd(11)} ${p.source.padEnd(8)} ${p.createdAt.slice(0, 16).replace('T', ' ')}  ${p.summary}`).join('\n');
 }
 
 function humanProposal(p: Proposal): string {
