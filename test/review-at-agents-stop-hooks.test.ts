@@ -166,13 +166,21 @@ describe('post-task review at other agents’ stop hooks', () => {
     });
   }
 
-  it('a second stop of the same session with nothing new proposes nothing again', async () => {
+  it('a second stop of the same session with nothing new queues no second review', async () => {
     const before = await listed();
     const counts = await client.call<{ done: number }>('GET', '/v1/review');
     const s = SESSIONS.claude;
     expect(await stop('claude', join(dir, s.file))).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    await until(async () => (await client.call<{ done: number; queued: number; running: number }>('GET', '/v1/review')).done > counts.done, 20_000);
+    // Something NOT happening: a bounded wait, well past the queue's 250 ms poll.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await client.call('GET', '/v1/review')).toMatchObject({ done: counts.done, queued: 0, running: 0 });
     expect(await listed()).toEqual(before);
+
+    // New messages in the same session: reviewed again.
+    const path = join(dir, s.file);
+    writeFileSync(path, s.text(s.fact) + jsonl([{ type: 'user', timestamp: '2026-11-30T10:01:00.000Z', sessionId: 'cc-review-1', message: { role: 'user', content: 'Thanks, that fixed it.' }, uuid: 'u9' }]));
+    expect(await stop('claude', path)).toMatchObject({ code: 0 });
+    await until(async () => (await client.call<{ done: number }>('GET', '/v1/review')).done > counts.done);
   });
 
   it('review.enabled: false queues nothing at a stop', async () => {

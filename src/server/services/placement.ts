@@ -132,10 +132,6 @@ export class PlacementService {
     const config = this.deps.config.get();
     const sessions = this.deps.sessions();
     const messages = sessions.getSession(sessionId)?.messageCount;
-    if (messages !== undefined && this.reviewedAt.get(sessionId) === messages) {
-      this.ctx.log.info('review skipped', { sessionId, why: `reviewed already at ${messages} messages` });
-      return;
-    }
     const deps = { ...this.placementDeps(config), sessions };
     const report = await reviewSession(deps, sessionId, config.review, signal);
     if (messages !== undefined) this.rememberReviewed(sessionId, messages);
@@ -149,7 +145,10 @@ export class PlacementService {
    * messages already is not reviewed again (a session end right after the last stop).
    */
   onAgentStopped(e: AgentStopped): void {
-    if (this.reviewEnabled()) this.enqueueReview(e.sessionId, e.source);
+    if (!this.reviewEnabled()) return;
+    const messages = this.deps.sessions().getSession(e.sessionId)?.messageCount;
+    if (messages !== undefined && this.reviewedAt.get(e.sessionId) === messages) return;
+    this.enqueueReview(e.sessionId, e.source);
   }
 
   private reviewEnabled(): boolean {
