@@ -55,7 +55,7 @@ describe('post-task review', () => {
 
   beforeAll(async () => {
     t = makeEnv();
-    model = await startFakeModel();
+    model = await startFakeModel([], { reviews: 'script' });
     writeFileSync(join(t.home, 'config.yaml'), 'review:\n  minToolCalls: 1\n  maxOutputTokens: 300\n');
     repo = t.repo({ 'README.md': '# demo\nEverything is documented here.\n' });
     const started = await t.cli(['start', '--json'], { cwd: repo, env: { OPENAI_BASE_URL: model.url } });

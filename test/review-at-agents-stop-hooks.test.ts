@@ -206,7 +206,7 @@ describe('a review waiting on the model never delays an agent hook', () => {
 
   beforeAll(async () => {
     t = makeEnv();
-    model = await startFakeModel();
+    model = await startFakeModel([], { reviews: 'script' });
     repo = t.repo({ 'README.md': '# app\n', '.hermes/config.yaml': 'rules:\n  - id: generated\n    message: Do not edit generated files.\n    protect: ["gen/**"]\n' });
     const init = await t.cli(['init', '--agents', 'claude'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
