@@ -4,7 +4,7 @@
  * the clients, the CLI, the agent); clients never import the server. Type-only imports count:
  * a type that runs up the layers ties the folders together as much as a call does.
  */
-const PLAIN = '^src/(agents|config|context|errors|git|guard|hooks|memory|paths|process|protocol|rules|security|sessions|skills|storage|text|watcher|version\\.ts)';
+const PLAIN = '^src/(agents|config|context|errors|git|guard|hooks|memory|paths|placement|process|proposals|protocol|review|rules|security|sessions|skills|storage|text|watcher|version\\.ts)';
 
 module.exports = {
   forbidden: [

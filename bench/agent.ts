@@ -125,7 +125,7 @@ async function run(): Promise<Goal[]> {
     printNote(`Seeded ${SKILLS.toLocaleString('en')} skills in ${skillsMs} ms, ${TOTAL_MESSAGES.toLocaleString('en')} messages in ${(seedMs / 1000).toFixed(1)} s.`);
 
     const services = createAgentServices({ root: repo, home, db });
-    services.memory.add('memory', 'Project uses vitest; run npm test.');
+    services.memory.global.add('memory', 'Project uses vitest; run npm test.');
     const skills = new SkillStore({ home, repoRoot: repo });
     const builder = new ContextBuilder({ root: repo, home, memorySnapshot: () => services.memory.snapshot(), skillIndex: () => skills.indexText() });
 

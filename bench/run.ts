@@ -30,6 +30,7 @@ const benches: Record<string, Entry> = {
   sandbox: { load: () => import('./sandbox.js') },
   mcp: { load: () => import('./mcp.js') },
   'agent-hooks': { load: () => import('./agent-hooks.js') },
+  placement: { load: () => import('./placement.js') },
 };
 
 /** docs/benchmarks.md of this checkout (this file runs as dist/bench/run.js). */

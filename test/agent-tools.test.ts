@@ -38,17 +38,19 @@ describe('agent tools', () => {
   it('declares the fixed tool names, each with a JSON schema of its parameters', () => {
     const specs = toolSpecs();
     const byName = Object.fromEntries(specs.map((s) => [(s as any).function.name, (s as any).function.parameters]));
-    expect(Object.keys(byName)).toEqual(['read_file', 'write_file', 'patch', 'search_files', 'terminal', 'memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage']);
+    expect(Object.keys(byName)).toEqual(['read_file', 'write_file', 'patch', 'search_files', 'terminal', 'memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'remember']);
     const props = (n: string) => Object.keys(byName[n].properties ?? {}).sort();
     expect(props('read_file')).toEqual(['limit', 'offset', 'path']);
     expect(props('write_file')).toEqual(['content', 'path']);
     expect(props('patch')).toEqual(['new_string', 'old_string', 'path', 'replace_all']);
     expect(props('search_files')).toEqual(['path', 'pattern']);
     expect(props('terminal')).toEqual(['command', 'timeout']);
-    expect(props('memory')).toEqual(['action', 'content', 'old_text', 'target']);
+    expect(props('memory')).toEqual(['action', 'content', 'old_text', 'scope', 'target']);
+    expect(byName.memory.properties.scope.enum).toEqual(['global', 'repo']);
     expect(props('session_search')).toEqual(['around_message_id', 'limit', 'query', 'session_id', 'window']);
     expect(props('skills_list')).toEqual([]);
     expect(props('skill_view')).toEqual(['file_path', 'name']);
+    expect(props('remember')).toEqual(['sentence']);
     expect(props('skill_manage')).toEqual(['action', 'category', 'content', 'file_content', 'file_path', 'name', 'new_string', 'old_string', 'replace_all']);
     expect(byName.memory.properties.action.enum).toEqual(['add', 'replace', 'remove']);
     expect(byName.read_file.required).toEqual(['path']);

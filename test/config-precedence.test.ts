@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, loadConfigWithOrigins } from '../src/config/load.js';
-import { MEMORY_CHAR_LIMIT } from '../src/config/schema.js';
+import { MEMORY_CHAR_LIMIT, REPO_MEMORY_CHAR_LIMIT, SKILL_ARCHIVE_AFTER_DAYS } from '../src/config/schema.js';
 import { REPO_ROOT } from './helpers/env.js';
 
 let base: string;
@@ -35,10 +35,12 @@ describe('config precedence', () => {
     expect(c.hooks).toEqual({ 'pre-commit': { rules: true, checks: [], fix: 'propose', maxFixAttempts: 2 }, timeoutMs: 10_000, onUnavailable: 'allow' });
     expect(c.model).toMatchObject({ maxTurns: 20, stream: true });
     expect(c.model.baseUrl).toBeUndefined();
-    expect(c.memory).toEqual({ memoryCharLimit: MEMORY_CHAR_LIMIT, userCharLimit: 1375 });
+    expect(c.memory).toEqual({ memoryCharLimit: MEMORY_CHAR_LIMIT, userCharLimit: 1375, repoCharLimit: REPO_MEMORY_CHAR_LIMIT });
     expect(c.context.maxFileChars).toBe(20_000);
     expect(c.guard.gitPolicy.hookConfig).toBe('refuse');
-    expect(c.skills).toEqual({});
+    expect(c.skills).toEqual({ archiveAfterDays: SKILL_ARCHIVE_AFTER_DAYS });
+    expect(c.review).toMatchObject({ enabled: true, minToolCalls: 2 });
+    expect(c.placement).toEqual({ classifier: 'auto', timeoutMs: 30_000 });
   });
 
   it('repository wins over user key by key; environment wins over both', () => {
@@ -46,7 +48,7 @@ describe('config precedence', () => {
     writeRepo('model:\n  name: repo-model\n  baseUrl: http://repo.example/v1\n');
     const fromFiles = loadConfig({ root, home, env: {} });
     expect(fromFiles.model).toMatchObject({ baseUrl: 'http://repo.example/v1', name: 'repo-model', maxTurns: 5 });
-    expect(fromFiles.memory).toEqual({ memoryCharLimit: MEMORY_CHAR_LIMIT, userCharLimit: 999 });
+    expect(fromFiles.memory).toEqual({ memoryCharLimit: MEMORY_CHAR_LIMIT, userCharLimit: 999, repoCharLimit: REPO_MEMORY_CHAR_LIMIT });
 
     const env = { OPENAI_BASE_URL: 'http://env.example/v1', OPENAI_API_KEY: 'sk-env', HERMESD_MODEL: 'env-model' };
     const loaded = loadConfigWithOrigins({ root, home, env });

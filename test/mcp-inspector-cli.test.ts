@@ -53,7 +53,7 @@ describe('the MCP Inspector CLI against hermesd mcp', () => {
   it('lists the tools and calls them, a refusal included', async () => {
     const list = await inspect('--method', 'tools/list');
     expect(list.code, list.stderr).toBe(0);
-    expect(list.json().tools.map((x: { name: string }) => x.name)).toEqual(['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'check', 'context']);
+    expect(list.json().tools.map((x: { name: string }) => x.name)).toEqual(['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'remember', 'check', 'context']);
 
     const add = await inspect('--method', 'tools/call', '--tool-name', 'memory', '--tool-arg', 'action=add', '--tool-arg', 'target=memory', '--tool-arg', 'content=Lint with eslint --max-warnings 0');
     expect(add.code, add.stderr).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * `hermesd mcp` seen by the MCP SDK's own client over stdio, against a real repository and
- * the real daemon the server starts: the seven tools with hermesd's schemas and truthful
+ * the real daemon the server starts: the eight tools with hermesd's schemas and truthful
  * annotations, every tool called (refusals included, each an isError result carrying
  * hermesd's message), and bad input — wrong types, unknown tools, huge arguments, garbage on
  * stdin — answered as MCP errors while the server stays up and stdout carries only protocol.
@@ -12,6 +12,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { memoryToolArgs } from '../src/memory/schema.js';
+import { rememberToolArgs } from '../src/placement/owners.js';
 import { checkArgs } from '../src/rules/schema.js';
 import { sessionSearchArgsSchema } from '../src/sessions/search-tool.js';
 import { skillManageArgs, skillsListArgs, skillViewArgs } from '../src/skills/schema.js';
@@ -27,7 +28,7 @@ const CONFIG = `rules:
     paths: ["src/**"]
 `;
 
-const TOOL_NAMES = ['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'check', 'context'];
+const TOOL_NAMES = ['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'remember', 'check', 'context'];
 
 describe('hermesd mcp tools through the SDK client', () => {
   let t: TestEnv;
@@ -44,7 +45,7 @@ describe('hermesd mcp tools through the SDK client', () => {
     await t.cleanup();
   });
 
-  it('lists the seven tools with the daemon tools’ schemas and truthful annotations', async () => {
+  it('lists the eight tools with the daemon tools’ schemas and truthful annotations', async () => {
     const { tools } = await mcp.client.listTools();
     expect(tools.map((x) => x.name)).toEqual(TOOL_NAMES);
     const byName = new Map(tools.map((x) => [x.name, x]));
@@ -55,6 +56,7 @@ describe('hermesd mcp tools through the SDK client', () => {
       skills_list: skillsListArgs,
       skill_view: skillViewArgs,
       skill_manage: skillManageArgs,
+      remember: rememberToolArgs,
       check: checkArgs,
       context: z.strictObject({}),
     };
@@ -73,6 +75,7 @@ describe('hermesd mcp tools through the SDK client', () => {
     }
     expect(byName.get('memory')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
     expect(byName.get('skill_manage')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+    expect(byName.get('remember')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
     const instructions = mcp.client.getInstructions() ?? '';
     expect(instructions.length).toBeGreaterThan(100);
     expect(instructions.length).toBeLessThanOrEqual(512);

@@ -30,6 +30,10 @@ export type CompleteRequest = {
   signal?: AbortSignal;
   /** Called with each streamed text fragment (streaming mode only). */
   onText?: (delta: string) => void;
+  /** Structured output: the endpoint is asked to hold the answer to this JSON schema (response_format json_schema, strict). */
+  responseFormat?: { name: string; schema: Record<string, unknown> };
+  /** Upper bound on the answer's tokens (max_tokens): background work must stay bounded. */
+  maxTokens?: number;
 };
 
 /** Anything that turns a conversation into the next assistant turn. The loop depends on this only. */
@@ -177,7 +181,13 @@ async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteReques
   outer.addEventListener('abort', onOuter, { once: true });
   arm();
   try {
-    const base = { model: settings.name, messages: req.messages, ...(req.tools?.length ? { tools: req.tools } : {}) };
+    const base = {
+      model: settings.name,
+      messages: req.messages,
+      ...(req.tools?.length ? { tools: req.tools } : {}),
+      ...(req.responseFormat ? { response_format: { type: 'json_schema' as const, json_schema: { name: req.responseFormat.name, schema: req.responseFormat.schema, strict: true } } } : {}),
+      ...(req.maxTokens ? { max_tokens: req.maxTokens } : {}),
+    };
     if (!settings.stream) {
       const res = await sdk.chat.completions.create({ ...base, stream: false }, { signal: controller.signal });
       const choice = res.choices?.[0];

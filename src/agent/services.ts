@@ -6,10 +6,11 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import type { GuardPort } from '../guard/terminal.js';
-import type { MemoryStore } from '../memory/store.js';
+import type { Memories } from '../memory/memories.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { SessionSearchArgs } from '../sessions/search-tool.js';
 import type { SkillManageArgs } from '../skills/schema.js';
+import type { PlacementAnswer } from '../placement/place.js';
 
 export type ProtectingRule = { id: string; message: string };
 
@@ -25,7 +26,8 @@ export interface AgentServices {
   config: HermesConfig;
   /** The rule that protects `relPath` (repository-relative, `/` separators), if any. */
   protectedBy(relPath: string): ProtectingRule | undefined;
-  memory: MemoryStore;
+  /** The global MEMORY.md and USER.md, and this repository's MEMORY.md. */
+  memory: Memories;
   sessions: SessionDB;
   /** The session_search tool's modes (discover by query, window around a message, one session). */
   sessionSearch(args: SessionSearchArgs, opts: { repo: string; sessionId: string }): unknown;
@@ -34,4 +36,6 @@ export interface AgentServices {
   guard?: GuardPort;
   /** Removes the known secret values (and their encodings) from a tool result; absent in a standalone run. */
   redactValues?: (text: string) => string;
+  /** remember: who owns a sentence, and a pending proposal for it (the daemon's placement service); absent in a standalone run. */
+  placement?: (sentence: string, opts: { sessionId: string; signal: AbortSignal }) => Promise<PlacementAnswer>;
 }

@@ -11,6 +11,24 @@ import { z } from 'zod';
 export const MEMORY_CHAR_LIMIT = 2200;
 /** Seed budget for USER.md (chars). */
 export const USER_CHAR_LIMIT = 1375;
+/** Budget of a repository's own MEMORY.md (chars): the same as the global one, for facts about one repository. */
+export const REPO_MEMORY_CHAR_LIMIT = 2200;
+/** A classification by the model may take this long before the rule-based classifier answers instead. */
+export const PLACEMENT_TIMEOUT_MS = 30_000;
+/** Post-task review: a session with fewer tool calls holds too little to learn from (the seed's skill nudge counts 5+ for a skill). */
+export const REVIEW_MIN_TOOL_CALLS = 2;
+/** Post-task review: characters of the session's messages the model reads (about 3,000 tokens). */
+export const REVIEW_MAX_INPUT_CHARS = 12_000;
+/** Post-task review: tokens the model may answer with (a handful of short candidates). */
+export const REVIEW_MAX_OUTPUT_TOKENS = 800;
+/** Post-task review: one review may take this long, model call included. */
+export const REVIEW_TIMEOUT_MS = 60_000;
+/** Post-task review: how long a review waits for the daemon to be idle before it is skipped (10 min). */
+export const REVIEW_DEFER_MS = 600_000;
+/** Post-task review: reviews waiting at once; the oldest is dropped past this (the newest session has the freshest evidence). */
+export const REVIEW_MAX_QUEUED = 8;
+/** A user skill unused (neither viewed nor changed) this many days is proposed for archiving. */
+export const SKILL_ARCHIVE_AFTER_DAYS = 90;
 /** A context file past this many chars is truncated head 70% / tail 20%. */
 export const CONTEXT_MAX_FILE_CHARS = 20_000;
 /** How long a git hook waits for the daemon before applying `onUnavailable`: a commit must never hang. */
@@ -141,12 +159,37 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       memoryCharLimit: positiveInt.default(MEMORY_CHAR_LIMIT),
       userCharLimit: positiveInt.default(USER_CHAR_LIMIT),
+      repoCharLimit: positiveInt.default(REPO_MEMORY_CHAR_LIMIT),
     })
     .prefault({}),
   context: z.strictObject({ maxFileChars: positiveInt.default(CONTEXT_MAX_FILE_CHARS) }).prefault({}),
   daemon: z.strictObject({ idleTimeoutMinutes: positiveInt.default(DAEMON_IDLE_TIMEOUT_MINUTES) }).prefault({}),
-  /** Reserved for skill settings. */
-  skills: z.strictObject({}).prefault({}),
+  skills: z
+    .strictObject({
+      /** Days without a view or a change before a user skill is proposed for archiving (fractions allowed); 0: never. */
+      archiveAfterDays: z.number().min(0).default(SKILL_ARCHIVE_AFTER_DAYS),
+    })
+    .prefault({}),
+  /** `hermesd remember` and POST /v1/placement: who decides the owner of a sentence (docs/placement.md). */
+  placement: z
+    .strictObject({
+      /** auto: the model when an endpoint is configured, else the rules; model: the model (the rules when it fails); rules: never the model. */
+      classifier: z.enum(['auto', 'model', 'rules']).default('auto'),
+      timeoutMs: positiveInt.default(PLACEMENT_TIMEOUT_MS),
+    })
+    .prefault({}),
+  /** Post-task review: after a delivered task, a background job proposes memory entries and skill patches (docs/placement.md). */
+  review: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      minToolCalls: z.number().int().min(0).default(REVIEW_MIN_TOOL_CALLS),
+      maxInputChars: positiveInt.default(REVIEW_MAX_INPUT_CHARS),
+      maxOutputTokens: positiveInt.default(REVIEW_MAX_OUTPUT_TOKENS),
+      timeoutMs: positiveInt.default(REVIEW_TIMEOUT_MS),
+      deferMs: z.number().int().min(0).default(REVIEW_DEFER_MS),
+      maxQueued: positiveInt.default(REVIEW_MAX_QUEUED),
+    })
+    .prefault({}),
   /** The guard: git policy for the agent's terminal, paths it must never read, and the terminal's sandbox. */
   guard: z
     .strictObject({

@@ -46,13 +46,16 @@ export type BuildOptions = {
   now?: Date;
 };
 
+/** The memory blocks of the volatile tier; `repo` is the repository's own MEMORY.md. */
+export type MemoryBlocks = { memory: string; user: string; repo?: string };
+
 export type BuilderDeps = {
   root: string;
   gitDir?: string;
   home: string;
   maxFileChars?: () => number;
-  /** The MEMORY.md and USER.md prompt blocks, as frozen at session start. */
-  memorySnapshot?: () => Promise<{ memory: string; user: string }> | { memory: string; user: string };
+  /** The global MEMORY.md, the repository's MEMORY.md and USER.md prompt blocks, as frozen at session start. */
+  memorySnapshot?: () => Promise<MemoryBlocks> | MemoryBlocks;
   /** The skill index of the volatile tier. */
   skillIndex?: () => Promise<string> | string;
   /** True while a watcher reports workspace changes; otherwise the snapshot expires after WORKSPACE_TTL_MS. */
@@ -148,13 +151,13 @@ export class ContextBuilder {
       this.identity(),
       this.authority(cwd),
       this.workspace(),
-      Promise.resolve(this.deps.memorySnapshot?.() ?? { memory: '', user: '' }),
+      Promise.resolve(this.deps.memorySnapshot?.() ?? { memory: '', user: '', repo: '' }),
       Promise.resolve(this.deps.skillIndex?.() ?? ''),
     ]);
     const cwdLabel = relative(this.deps.root, cwd).split(sep).join('/') || '.';
     const stable = stableTier({ identity: identity.text, toolNames: opts.toolNames ?? ALL_TOOL_NAMES });
     const context = contextTier({ workspace: workspaceText(ws, this.deps.root, cwdLabel), callerSystem: opts.callerSystem, authority: authority.text });
-    const volatile = volatileTier({ skillIndex, memory: memory.memory, user: memory.user, date: opts.now ?? new Date() });
+    const volatile = volatileTier({ skillIndex, memory: memory.memory, repoMemory: memory.repo, user: memory.user, date: opts.now ?? new Date() });
     const system = joinTiers({ stable, context, volatile });
     const prompt: SessionPrompt = {
       system,

@@ -25,6 +25,7 @@ export const ALL_TOOL_NAMES = [
   'skills_list',
   'skill_view',
   'skill_manage',
+  'remember',
 ] as const;
 
 const TOOL_GUIDANCE: Record<string, string> = {
@@ -37,7 +38,8 @@ const TOOL_GUIDANCE: Record<string, string> = {
     'You have persistent memory across sessions. Save durable facts with the memory tool: user preferences, environment details, tool quirks and stable conventions.',
     'Prioritise what reduces future steering: the most valuable memory prevents the user from having to correct or remind you again.',
     "Write memories as declarative facts, not instructions to yourself: 'User prefers concise responses' ✓ — 'Always respond concisely' ✗. 'Project uses pytest with xdist' ✓ — 'Run tests with pytest -n 4' ✗.",
-    'Repository rules belong to the repository\'s context file, not to memory; one-off task details belong to nobody.',
+    "Facts about this repository's environment go to its own memory (scope repo); the user's preferences to USER.md (target user); notes that hold in every repository to the global MEMORY.md.",
+    'Repository rules belong to the repository\'s context file, not to memory; procedures to skills; one-off task details to nobody.',
     'A memory write changes disk for the next session; the memory shown in this prompt stays as it was when the session began.',
   ].join('\n'),
   session_search: 'session_search searches the log of past sessions (full text, no summaries). Use it when the user refers to earlier work or you need evidence of what happened before; open a hit with session_id and around_message_id to read its surrounding messages.',
@@ -47,6 +49,8 @@ const TOOL_GUIDANCE: Record<string, string> = {
     'skill_manage creates and updates skills. Create one when a complex task succeeded (5+ tool calls), you overcame errors, the user corrected your approach and it worked, or the user asks you to remember a procedure.',
     'If you used a skill and hit problems it does not cover, patch it right away (action "patch"). A skill is a procedure; a one-line fact or preference belongs in memory instead.',
   ].join('\n'),
+  remember:
+    'remember decides who owns what the user asks you to keep (the authority file, a config rule, USER.md, this repository\'s memory, a skill, or nobody) and records a proposal the user accepts. Use it when the user states a rule or a preference, or says "remember"; never write such rules into the repository\'s files yourself.',
 };
 
 const COMPLETION_RULES = [
@@ -102,7 +106,7 @@ export function contextTier(input: ContextInput): string {
   return join([input.workspace, caller, input.authority]);
 }
 
-export type VolatileInput = { skillIndex: string; memory: string; user: string; date: Date };
+export type VolatileInput = { skillIndex: string; memory: string; repoMemory?: string; user: string; date: Date };
 
 /** Local calendar date: the prompt stays the same for a whole day. */
 export function dateOnly(d: Date): string {
@@ -111,7 +115,7 @@ export function dateOnly(d: Date): string {
 }
 
 export function volatileTier(input: VolatileInput): string {
-  return join([input.skillIndex, input.memory, input.user, `# Session\nDate: ${dateOnly(input.date)}`]);
+  return join([input.skillIndex, input.memory, input.repoMemory ?? '', input.user, `# Session\nDate: ${dateOnly(input.date)}`]);
 }
 
 function join(parts: string[]): string {

@@ -3,7 +3,7 @@
  *
  *   hermesd://authority                  the authority files in force, as the prompt carries them
  *   hermesd://authority/{+path}          one of them (path from the work tree root)
- *   hermesd://memory                     the memory snapshot (MEMORY.md and USER.md blocks)
+ *   hermesd://memory                     the memory snapshot (MEMORY.md, the repository's MEMORY.md and USER.md blocks)
  *   hermesd://skills                     the skill index
  *   hermesd://skills/{name}/{+path}      a skill's SKILL.md or one of its supporting files
  *
@@ -111,14 +111,16 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
   {
     name: 'memory',
     title: 'Memory snapshot',
-    description: "What the next session's prompt carries from MEMORY.md (environment and project facts) and USER.md (the user's preferences), with usage against the budgets. Write with the memory tool.",
+    description:
+      "What the next session's prompt carries from MEMORY.md (agent notes for every repository), this repository's own MEMORY.md (its environment facts) " +
+      "and USER.md (the user's preferences), each labelled, with usage against the budgets. Write with the memory tool (scope: repo for this repository).",
     family: 'memory',
     mimeType: MARKDOWN,
     uri: 'hermesd://memory',
     async read(ctx, uri) {
-      const s = await ctx.link.call<{ memory: string; user: string }>('GET', '/v1/memory/snapshot');
-      const text = [s.memory, s.user].map((b) => b.trim()).filter(Boolean).join('\n\n');
-      return [{ uri, mimeType: MARKDOWN, text: text || 'Both memory stores (MEMORY.md, USER.md) are empty.' }];
+      const s = await ctx.link.call<{ memory: string; user: string; repo?: string }>('GET', '/v1/memory/snapshot');
+      const text = [s.memory, s.repo ?? '', s.user].map((b) => b.trim()).filter(Boolean).join('\n\n');
+      return [{ uri, mimeType: MARKDOWN, text: text || "Every memory store (MEMORY.md, this repository's MEMORY.md, USER.md) is empty." }];
     },
   },
   {

@@ -7,6 +7,7 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { memory } from '../agent/tools/memory.js';
+import { remember } from '../agent/tools/remember.js';
 import { sessionSearch } from '../agent/tools/session-search.js';
 import { skillManage, skillsList, skillView } from '../agent/tools/skills.js';
 import type { Tool } from '../agent/tools/types.js';
@@ -73,6 +74,8 @@ function agentTool(tool: Tool, title: string, annotations: ToolAnnotations): Mcp
  * - skill_manage: edit, delete and remove_file discard content (each revertible from the
  *   skills' git history, but gone from the folder); a repeated patch with replace_all whose
  *   new text contains the old one changes the file again: not idempotent.
+ * - remember: records a pending proposal and changes nothing else (not destructive); the same
+ *   sentence again answers the same pending proposal (idempotent).
  * - session_search, skills_list, skill_view, check, context: read only; the same call gives the
  *   same answer while the state is unchanged. `check` runs a rule's generator in a throwaway
  *   checkout, never in the work tree.
@@ -86,6 +89,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   agentTool(skillsList, 'List skills', READ),
   agentTool(skillView, 'View a skill', READ),
   agentTool(skillManage, 'Create or change a skill', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }),
+  agentTool(remember, 'Decide who owns a piece of information (and propose it)', { readOnlyHint: false, destructiveHint: false, idempotentHint: true }),
   {
     name: 'check',
     title: 'Check the repository rules',

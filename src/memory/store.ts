@@ -17,9 +17,9 @@ import { REMEDY, scanText } from '../security/scan.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { withLockSync } from '../storage/lock.js';
 import { charCount, containsSeparatorLine, decodeFile, dedupe, ENTRY_SEPARATOR, formatCount, parseEntries, preview, roundTrips, serializeEntries, usageOf } from './entries.js';
-import { FILE_OF, renderBlock, sanitizeEntries, type MemoryTarget } from './snapshot.js';
+import { FILE_OF, kindOf, NAME_OF, renderBlock, sanitizeEntries, type MemoryScope, type MemoryTarget, type StoreKind } from './snapshot.js';
 
-export type { MemoryTarget } from './snapshot.js';
+export type { MemoryScope, MemoryTarget } from './snapshot.js';
 
 /** How long a mutation waits for another process's lock before giving up; critical sections take milliseconds. */
 export const MEMORY_LOCK_TIMEOUT_MS = 10_000;
@@ -50,6 +50,8 @@ export type MemoryOp = { action: string; content?: string | null; old_text?: str
 export type MemoryResult = {
   success: true;
   target: MemoryTarget;
+  /** Which MEMORY.md: the global one or this repository's. */
+  scope: MemoryScope;
   /** On success: what happened ("Entry added.", "Entry already exists (no duplicate added)."). */
   message?: string;
   /** On refusal: the reason, a sentence the caller can act on. */
@@ -67,7 +69,7 @@ export type MemoryResult = {
 };
 
 /** What a MemoryRefused carries as `details`. */
-export type MemoryRefusalDetails = Pick<MemoryResult, 'target' | 'entries' | 'usage' | 'matches' | 'threats' | 'backup'> & { reason: MemoryRefusal };
+export type MemoryRefusalDetails = Pick<MemoryResult, 'target' | 'scope' | 'entries' | 'usage' | 'matches' | 'threats' | 'backup'> & { reason: MemoryRefusal };
 
 const refusal = (error: string, details: MemoryRefusalDetails) => new MemoryRefused(error, details);
 
@@ -112,11 +114,11 @@ function locate(entries: readonly string[], oldText: string): { index: number } 
 }
 
 /** The refusal of a write that would leave a non-empty store with no entries, unless asked for. */
-function emptiesStore(before: readonly string[], after: readonly string[], target: MemoryTarget, opts: MemoryWriteOptions): Outcome | undefined {
+function emptiesStore(before: readonly string[], after: readonly string[], kind: StoreKind, opts: MemoryWriteOptions): Outcome | undefined {
   if (after.length > 0 || before.length === 0 || opts.allowEmpty) return undefined;
   return refuse(
     'would-empty',
-    `This would remove every entry of ${FILE_OF[target]}, leaving it empty. A store is emptied only on purpose: ` +
+    `This would remove every entry of ${NAME_OF[kind]}, leaving it empty. A store is emptied only on purpose: ` +
       'the user can do it with `hermesd memory remove <old_text> --allow-empty` (API: "allow_empty": true). ' +
       'To change what an entry says, use replace instead.',
   );
@@ -157,8 +159,14 @@ export class MemoryStore {
   constructor(
     readonly dir: string,
     limits: Partial<MemoryLimits> | (() => MemoryLimits) = DEFAULT_MEMORY_LIMITS,
+    /** `repo`: the store of one repository ($HERMES_HOME/projects/<id>/), labelled as such in its block and messages; it has no USER.md. */
+    readonly scope: MemoryScope = 'global',
   ) {
     this.limitsOf = typeof limits === 'function' ? limits : () => ({ ...DEFAULT_MEMORY_LIMITS, ...limits });
+  }
+
+  private kind(target: MemoryTarget): StoreKind {
+    return kindOf(target, this.scope);
   }
 
   pathOf(target: MemoryTarget): string {
@@ -177,7 +185,12 @@ export class MemoryStore {
 
   list(target: MemoryTarget): MemoryResult {
     const entries = this.entries(target);
-    return { success: true, target, entries, usage: { chars: usageOf(entries), limit: this.limitOf(target) } };
+    return { success: true, target, scope: this.scope, entries, usage: { chars: usageOf(entries), limit: this.limitOf(target) } };
+  }
+
+  /** The system-prompt block of one store, rendered from disk now (`''` when it is empty). */
+  block(target: MemoryTarget): string {
+    return renderBlock(this.kind(target), this.entries(target), this.limitOf(target));
   }
 
   /**
@@ -187,8 +200,8 @@ export class MemoryStore {
    */
   snapshot(): { memory: string; user: string } {
     return {
-      memory: renderBlock('memory', this.entries('memory'), this.limitOf('memory')),
-      user: renderBlock('user', this.entries('user'), this.limitOf('user')),
+      memory: this.block('memory'),
+      user: this.block('user'),
     };
   }
 
@@ -249,7 +262,7 @@ export class MemoryStore {
       if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to remove.`);
       if ('several' in found) return refuse('ambiguous', `Multiple entries matched '${old}'. Be more specific.`, found.several);
       const next = entries.filter((_, i) => i !== found.index);
-      return emptiesStore(entries, next, target, opts) ?? { entries: next, message: 'Entry removed.' };
+      return emptiesStore(entries, next, this.kind(target), opts) ?? { entries: next, message: 'Entry removed.' };
     });
   }
 
@@ -292,7 +305,7 @@ export class MemoryStore {
           return refuse('invalid', batch(`${pos}: unknown action. Use add, replace or remove.`));
         }
       }
-      const emptied = emptiesStore(entries, working, target, opts);
+      const emptied = emptiesStore(entries, working, this.kind(target), opts);
       if (emptied && 'refuse' in emptied) return refuse(emptied.refuse.reason, batch(emptied.refuse.error));
       const total = usageOf(working);
       if (overBudget(total, usageOf(entries), limit)) {
@@ -325,7 +338,7 @@ export class MemoryStore {
   private refusedNow(target: MemoryTarget, outcome: Outcome, threats?: string[]): MemoryRefused {
     const entries = this.entries(target);
     const r = (outcome as { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } }).refuse;
-    return refusal(r.error, { target, reason: r.reason, ...(r.matches ? { matches: r.matches } : {}), ...(threats ? { threats } : {}), entries, usage: this.usage(target, entries) });
+    return refusal(r.error, { target, scope: this.scope, reason: r.reason, ...(r.matches ? { matches: r.matches } : {}), ...(threats ? { threats } : {}), entries, usage: this.usage(target, entries) });
   }
 
   /**
@@ -346,7 +359,7 @@ export class MemoryStore {
         const outcome = change(entries, limit);
         if ('refuse' in outcome) {
           const { reason, error, matches } = outcome.refuse;
-          throw refusal(error, { target, reason, ...(matches ? { matches } : {}), entries, usage: { chars: usageOf(entries), limit } });
+          throw refusal(error, { target, scope: this.scope, reason, ...(matches ? { matches } : {}), entries, usage: { chars: usageOf(entries), limit } });
         }
         const next = dedupe(outcome.entries);
         let text = serializeEntries(next);
@@ -366,7 +379,7 @@ export class MemoryStore {
           this.removeStaleTemps(target);
           writeFileAtomicSync(path, text, 0o600);
         }
-        return { success: true, target, message: outcome.message, entries: next, usage: { chars: usageOf(next), limit } } satisfies MemoryResult;
+        return { success: true, target, scope: this.scope, message: outcome.message, entries: next, usage: { chars: usageOf(next), limit } } satisfies MemoryResult;
       },
       MEMORY_LOCK_TIMEOUT_MS,
     );
@@ -374,7 +387,7 @@ export class MemoryStore {
 
   private refuseDrift(target: MemoryTarget, bytes: Buffer, drift: Drift, entries: string[], limit: number): MemoryRefused {
     const backup = this.backup(target, bytes);
-    const name = FILE_OF[target];
+    const name = NAME_OF[this.kind(target)];
     const how =
       `A copy was saved to ${backup}. Rewrite the file as a clean §-separated list of entries ` +
       `(a line holding only "§" between two facts, each entry under ${formatCount(limit)} characters; ` +
@@ -390,7 +403,7 @@ export class MemoryStore {
         `one entry (${preview(drift.entry, 40)}) is ${formatCount(charCount(drift.entry))} characters, over the store's whole budget of ${formatCount(limit)}: ` +
         'text added by hand without a "§" line reads as part of one entry, and rewriting that entry would lose it';
     }
-    return refusal(`Refusing to rewrite ${name}: ${why}. ${how}`, { target, reason: 'drift', backup, entries, usage: { chars: usageOf(entries), limit } });
+    return refusal(`Refusing to rewrite ${name}: ${why}. ${how}`, { target, scope: this.scope, reason: 'drift', backup, entries, usage: { chars: usageOf(entries), limit } });
   }
 
   private ensureDir(): void {
@@ -453,5 +466,5 @@ export function forModel(result: MemoryResult): ModelMemoryResult {
  */
 export function refusalForModel(err: MemoryRefused): MemoryRefusalDetails & { success: false; error: string } {
   const d = err.details as MemoryRefusalDetails;
-  return { success: false, error: err.message, ...d, entries: sanitizeEntries(d.target, d.entries) };
+  return { success: false, error: err.message, ...d, entries: sanitizeEntries(kindOf(d.target, d.scope), d.entries) };
 }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
 import { gitSync } from '../git/run.js';
 
@@ -140,6 +140,27 @@ export function approvalsDir(home: string): string {
 /** `$HERMES_HOME/memories`: MEMORY.md and USER.md. */
 export function memoriesDir(home: string): string {
   return join(home, 'memories');
+}
+
+/**
+ * The id of a repository under `$HERMES_HOME/projects/`: its folder name (readable) and a hash
+ * of its common git dir (unique), so every linked worktree of one repository shares it and
+ * two clones of one project do not.
+ */
+export function projectId(commonDir: string): string {
+  const top = basename(commonDir) === '.git' ? basename(dirname(commonDir)) : basename(commonDir).replace(/\.git$/, '');
+  const slug = top.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 40) || 'repo';
+  return `${slug}-${createHash('sha256').update(commonDir).digest('hex').slice(0, 12)}`;
+}
+
+/** `$HERMES_HOME/projects/<id>`: what hermesd keeps about one repository outside it (its MEMORY.md), never committed with it. */
+export function projectDir(home: string, commonDir: string): string {
+  return join(home, 'projects', projectId(commonDir));
+}
+
+/** `$HERMES_HOME/proposals`: pending placement and review proposals, one JSON file each, and the rejected ones' fingerprints. */
+export function proposalsDir(home: string): string {
+  return join(home, 'proposals');
 }
 
 /** `$HERMES_HOME/state.db`: SessionDB, shared by every repository. */

@@ -17,6 +17,10 @@ export type StatusFields = {
   hooks: Partial<HookHealth> & { running?: number; pendingBackups?: string[] };
   /** Other agents' transcripts read into SessionDB (daemons of work trees with `init --agents`). */
   agents: TranscriptStats | undefined;
+  /** Proposals waiting for the user's accept or reject (this repository's and those of none). */
+  proposals: { pending: number };
+  /** The post-task review queue. */
+  review: { queued: number; running: number; done: number; skipped: number; failed: number };
 };
 
 /** GET /v1/status: the daemon's identity, what its environment says about the model, the warnings of every service, then what each service adds. */

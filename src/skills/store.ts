@@ -9,7 +9,7 @@
  * Several daemons share one home, so each change holds a cross-process lock from the first
  * read to the commit.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { Conflict, HermesError, NotFound, Refused } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -35,6 +35,10 @@ import { projectSkillsDir, userSkillsDir } from '../paths/index.js';
 
 /** A change waits this long for another daemon's change to finish before giving up. */
 export const SKILL_LOCK_TIMEOUT_MS = 30_000;
+/** Where archived skills go: inside the skills repository (so history keeps them), hidden from the index (dot folder). */
+export const ARCHIVE_DIR = '.archive';
+/** A skill's last view is rewritten at most this often: the curator counts days, and a view must stay a read. */
+const USAGE_RESOLUTION_MS = 60 * 60 * 1000;
 
 export type ManageSuccess = {
   success: true;
@@ -135,6 +139,8 @@ export class SkillStore {
   readonly userRoot: string;
   readonly projectRoot: string | undefined;
   readonly lockFile: string;
+  /** `$HERMES_HOME/.skills-usage.json`: when each skill was last viewed (by the agent, an MCP client, the CLI). */
+  private readonly usageFile: string;
   private readonly repo: SkillRepo;
   private readonly paths: CatalogPaths;
   private readonly lockTimeoutMs: number;
@@ -143,6 +149,7 @@ export class SkillStore {
     this.userRoot = userSkillsDir(opts.home);
     this.projectRoot = opts.repoRoot ? projectSkillsDir(opts.repoRoot) : undefined;
     this.lockFile = join(opts.home, '.skills.lock');
+    this.usageFile = join(opts.home, '.skills-usage.json');
     this.repo = new SkillRepo(this.userRoot);
     this.lockTimeoutMs = opts.lockTimeoutMs ?? SKILL_LOCK_TIMEOUT_MS;
     this.paths = {
@@ -178,9 +185,33 @@ export class SkillStore {
     return (this.projectRoot && locate(this.projectRoot, name, 'project')) || locate(this.userRoot, name, 'user');
   }
 
+  /** When each skill was last viewed (ISO times), as far as this home recorded it. */
+  lastViews(): Record<string, string> {
+    try {
+      const raw = JSON.parse(readFileSync(this.usageFile, 'utf8')) as unknown;
+      return raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, string>) : {};
+    } catch {
+      return {};
+    }
+  }
+
+  /** Records a view of `name` (best effort: a view never fails because its record could not be written). */
+  private noteView(name: string): void {
+    try {
+      const views = this.lastViews();
+      const last = Date.parse(views[name] ?? '');
+      if (Number.isFinite(last) && Date.now() - last < USAGE_RESOLUTION_MS) return;
+      views[name] = new Date().toISOString();
+      writeFileAtomicSync(this.usageFile, JSON.stringify(views, null, 2) + '\n', 0o600);
+    } catch {
+      // a read-only or vanished home: the curator then goes by the skill's last commit
+    }
+  }
+
   /** skill_view: the body and front matter, or one supporting file with `filePath`. */
   view(name: string, filePath?: string): SkillView | SkillFileView {
     const found = this.loadable(name);
+    this.noteView(name);
     if (filePath !== undefined && filePath !== '' && filePath !== SKILL_FILE) return readSkillFile(found.dir, name, checkSupportingPath(filePath));
     const text = readFileSync(join(found.dir, SKILL_FILE), 'utf8');
     const parsed = parseSkillMd(text);
@@ -255,6 +286,59 @@ export class SkillStore {
     } catch (err) {
       throw busyOr(err);
     }
+  }
+
+  /**
+   * Moves the user skill `name` into `.archive/` as one commit: it leaves the index and the
+   * prompt, nothing is deleted, and `revert <name> <the commit before>` brings it back.
+   */
+  async archive(name: string, opts: { sessionId?: string; reason?: string } = {}): Promise<ManageResult> {
+    try {
+      checkName(name);
+      return await withLock(
+        this.lockFile,
+        async () => {
+          await this.repo.ensure();
+          const found = this.userSkill(name);
+          const rel = relative(this.userRoot, found.dir);
+          const dest = join(this.userRoot, ARCHIVE_DIR, rel);
+          const mutate = () => {
+            rmSync(dest, { recursive: true, force: true });
+            mkdirSync(dirname(dest), { recursive: true });
+            renameSync(found.dir, dest);
+            removeEmptyDirs(dirname(found.dir), this.userRoot);
+          };
+          const why = opts.reason ? ` (${opts.reason})` : '';
+          const result = await this.transact([found.dir, dest], mutate, `archive ${name}${why} (session ${opts.sessionId ?? 'unknown'})`, false);
+          return {
+            success: true,
+            action: 'archive',
+            name,
+            path: relative(this.userRoot, dest),
+            ...result,
+            message: result.commit
+              ? `Archived skill "${name}" to ${ARCHIVE_DIR}/${rel}; committed ${result.commit.slice(0, 12)}. Undo: hermesd skills revert ${name} ${result.commit.slice(0, 12)}~1`
+              : `Skill "${name}" was already archived; nothing committed.`,
+          } satisfies ManageSuccess;
+        },
+        this.lockTimeoutMs,
+      );
+    } catch (err) {
+      throw busyOr(err);
+    }
+  }
+
+  /** Archived copies of `name` (`.archive/[category/]name`). */
+  private archived(name: string): string[] {
+    const root = join(this.userRoot, ARCHIVE_DIR);
+    const found = locate(root, name, 'user');
+    return found ? [found.dir] : [];
+  }
+
+  /** When the user skill `name` last changed (its newest commit), or undefined before its first commit. */
+  async lastChanged(name: string): Promise<string | undefined> {
+    const { commits } = await this.history(name);
+    return commits[0]?.date;
   }
 
   /** Restores the user skill `name` as it was at `rev`, as a new commit (after scanning it). */
@@ -398,7 +482,8 @@ export class SkillStore {
     if (!skillFiles) throw new NotFound(`Skill "${name}" did not exist at ${rev.slice(0, 12)}.`);
     const current = locate(this.userRoot, name, 'user');
     const target = join(this.userRoot, skillFiles.prefix);
-    const dirs = [...new Set([target, ...(current ? [current.dir] : [])])];
+    // An archived copy goes in the same commit: a revert of an archive leaves one skill, not two.
+    const dirs = [...new Set([target, ...(current ? [current.dir] : []), ...this.archived(name)])];
     const files = await Promise.all(skillFiles.files.map(async (f) => ({ ...f, data: await this.repo.blob(f.blob) })));
     const mutate = () => {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });

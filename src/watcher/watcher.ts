@@ -2,7 +2,8 @@
  * Watches what the daemon's state depends on, and nothing else:
  *   - authority files in the directories a session's context was built from (depth 0),
  *   - `<root>/.hermes/config.yaml` and `<root>/.hermes/skills/**`,
- *   - `$HERMES_HOME/SOUL.md`, `config.yaml`, `skills/**` and the memory stores in `memories/`,
+ *   - `$HERMES_HOME/SOUL.md`, `config.yaml`, `skills/**`, the memory stores in `memories/` and
+ *     this repository's MEMORY.md in `projects/<id>/`,
  *   - the git state files (HEAD, index, logs/HEAD, locks and operation markers),
  * with chokidar, whose `ignored` function is an allowlist so it never descends into the
  * tree; plus the per-directory TreeSentinel so dirty counts stay current.
@@ -40,6 +41,8 @@ export type WatcherOptions = {
   onError?: (err: unknown) => void;
   /** Watch every tracked directory for dirty counts (default true). */
   tree?: boolean;
+  /** `$HERMES_HOME/projects/<id>`: the repository's own MEMORY.md. */
+  projectMemoryDir?: string;
 };
 
 export type WatcherState = {
@@ -73,6 +76,9 @@ export class RepoWatcher {
   private readonly projectSkills: string;
   private readonly userSkills: string;
   private readonly memories: string;
+  /** The repository memory's folder and its parent (`projects/`), which reports the folder's creation. */
+  private readonly projectMemory: string | undefined;
+  private readonly projects: string | undefined;
 
   constructor(private readonly opts: WatcherOptions) {
     this.authorityDirs.add(opts.root);
@@ -80,6 +86,8 @@ export class RepoWatcher {
     this.projectSkills = projectSkillsDir(opts.root);
     this.userSkills = userSkillsDir(opts.home);
     this.memories = memoriesDir(opts.home);
+    this.projectMemory = opts.projectMemoryDir;
+    this.projects = opts.projectMemoryDir ? dirname(opts.projectMemoryDir) : undefined;
   }
 
   /** Resolves once the initial scan is done and changes are being reported. */
@@ -175,6 +183,7 @@ export class RepoWatcher {
     }
     if (under(path, home)) {
       if (path === home || path === soulPath(home) || path === userConfigPath(home) || path === this.memories) return false;
+      if (path === this.projects || path === this.projectMemory) return false;
       return !(under(path, this.userSkills) && !this.inSkillJunk(path, this.userSkills));
     }
     if (under(path, root)) {
@@ -212,6 +221,7 @@ export class RepoWatcher {
     // Any daemon (another repository's, the CLI's) may write the shared stores: the file is the truth.
     // The folder appears with the first write, before its own watch can report that write.
     if (path === this.memories || (dirname(path) === this.memories && MEMORY_FILES.has(basename(path)))) return 'memory';
+    if (this.projectMemory && (path === this.projectMemory || (dirname(path) === this.projectMemory && MEMORY_FILES.has(basename(path))))) return 'memory';
     if (under(path, root)) {
       const name = basename(path);
       if (AUTHORITY_FILE_NAMES.has(name) || name.endsWith('.mdc') || name === '.cursor' || name === 'rules') return 'authority';

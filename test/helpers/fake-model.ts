@@ -29,6 +29,11 @@
  * answered with errors; `model.push(...steps)` appends steps, `model.clear()` drops the unconsumed
  * ones; GET /v1/models lists one model.
  *
+ * Post-task reviews: the daemon reviews a delivered task in the background, asking the model
+ * with a `review` json_schema. Unless the test is about the review (`{ reviews: 'script' }`),
+ * such a request is answered `{"candidates": []}` outside the script and recorded in
+ * `reviewRequests`, not `requests`: a test scripting tasks keeps its steps and its indexes.
+ *
  * Dialects: real OpenAI-compatible servers stream tool calls in shapes OpenAI does not (see
  * src/agent/tool-call-stream.ts for who sends what). A reply's `dialect`, or the default given
  * as `startFakeModel(script, { dialect })`, makes the fake speak one:
@@ -79,6 +84,8 @@ export type FakeModel = {
   url: string;
   port: number;
   requests: ChatRequest[];
+  /** Post-task review requests answered outside the script (unless `reviews: 'script'`). */
+  reviewRequests: ChatRequest[];
   /** Authorization headers received, one per request. */
   authHeaders: Array<string | undefined>;
   push(...steps: FakeStep[]): void;
@@ -112,7 +119,14 @@ function sendError(res: ServerResponse, step: FakeError): void {
   res.end(text);
 }
 
-export type FakeModelOptions = { /** The dialect of every reply that names none. */ dialect?: StreamDialect };
+export type FakeModelOptions = {
+  /** The dialect of every reply that names none. */
+  dialect?: StreamDialect;
+  /** 'script': review requests take script steps like any other (tests of the review); default: answered with no candidates. */
+  reviews?: 'script' | 'none';
+};
+
+const isReviewRequest = (r: ChatRequest) => (r.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name === 'review';
 
 /** The fragments one tool call is streamed as, in a dialect: which carry the name, which the arguments. */
 function fragmentsOf(call: { name: string; args: string; object?: unknown }, d: StreamDialect): Array<{ name?: string; args?: unknown }> {
@@ -143,6 +157,7 @@ function fragmentsOf(call: { name: string; args: string; object?: unknown }, d: 
 export async function startFakeModel(script: FakeStep[] = [], options: FakeModelOptions = {}): Promise<FakeModel> {
   const steps = [...script];
   const requests: ChatRequest[] = [];
+  const reviewRequests: ChatRequest[] = [];
   const authHeaders: Array<string | undefined> = [];
   let counter = 0;
   const open = new Set<ServerResponse>();
@@ -160,6 +175,13 @@ export async function startFakeModel(script: FakeStep[] = [], options: FakeModel
       return;
     }
     const body = (await readJson(req)) as ChatRequest;
+    if (options.reviews !== 'script' && isReviewRequest(body)) {
+      reviewRequests.push(body);
+      const text = JSON.stringify({ id: 'fake-review', object: 'chat.completion', created: 0, model: 'fake-model', choices: [{ index: 0, message: { role: 'assistant', content: '{"candidates":[]}' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     const index = requests.length;
     requests.push(body);
     authHeaders.push(req.headers.authorization);
@@ -255,6 +277,7 @@ export async function startFakeModel(script: FakeStep[] = [], options: FakeModel
     url: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
+    reviewRequests,
     authHeaders,
     push: (...more) => steps.push(...more),
     clear: () => {

@@ -10,6 +10,7 @@ import type { ToolSpec } from '../model.js';
 import { memory } from './memory.js';
 import { patch } from './patch.js';
 import { readFile } from './read-file.js';
+import { remember } from './remember.js';
 import { searchFiles } from './search-files.js';
 import { sessionSearch } from './session-search.js';
 import { skillManage, skillsList, skillView } from './skills.js';
@@ -19,8 +20,8 @@ import { writeFile } from './write-file.js';
 
 export type { Tool, ToolContext } from './types.js';
 
-/** The tool set, in the order of DESIGN.md §6 (names and parameters are a public contract). */
-export const TOOLS: readonly Tool[] = [readFile, writeFile, patch, searchFiles, terminal, memory, sessionSearch, skillsList, skillView, skillManage] as Tool[];
+/** The tool set, in the order of DESIGN.md §6 (names and parameters are a public contract), then remember (issue 19). */
+export const TOOLS: readonly Tool[] = [readFile, writeFile, patch, searchFiles, terminal, memory, sessionSearch, skillsList, skillView, skillManage, remember] as Tool[];
 
 /** Largest tool result handed to the model (chars of JSON); bigger results are cut and say so. */
 export const TOOL_RESULT_MAX_CHARS = 60_000;

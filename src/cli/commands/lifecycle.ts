@@ -27,6 +27,12 @@ function humanStatus(s: Status, paths: RepoPaths): string {
   if (agents) {
     lines.push(`agents   ${agents.transcripts} transcript(s) read, ${agents.stored} message(s) stored` + (agents.skipped ? color.yellow(`, ${agents.skipped} malformed line(s) skipped`) : ''));
   }
+  if (s.proposals) {
+    const n = s.proposals.pending;
+    const r = s.review;
+    const reviews = r ? `; reviews: ${r.done} done${r.queued + r.running ? `, ${r.queued + r.running} waiting` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}${r.failed ? color.yellow(`, ${r.failed} failed (hermesd logs)`) : ''}` : '';
+    lines.push(`${n ? color.yellow(`proposals ${n} pending: hermesd proposals list`) : 'proposals none pending'}${reviews}`);
+  }
   const pending = hooks.pendingBackups ?? [];
   lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
   const warnings = [

@@ -1,26 +1,40 @@
 /**
- * `hermesd memory list|add|replace|remove [--target memory|user] [--allow-empty]`: a client of /v1/memory.
+ * `hermesd memory list|add|replace|remove [--target memory|user] [--scope global|repo] [--allow-empty]`: a client of /v1/memory.
+ * `--scope repo` is this repository's MEMORY.md (shared by its worktrees); USER.md has no repository scope.
  * A refused write exits 1 with the reason on stderr (and, in human form, the entries or
  * matches the reason refers to).
  */
 import { Option, type Command } from 'commander';
-import { RemoteError } from '../../errors/index.js';
+import { RemoteError, UsageError } from '../../errors/index.js';
 import { action, color, globals, output, daemon, type GlobalOptions } from '../runtime.js';
 
 type Target = 'memory' | 'user';
+type Scope = 'global' | 'repo';
 type Usage = { chars: number; limit: number };
-type Listing = { target: Target; entries: string[]; usage: Usage };
+type Listing = { target: Target; scope?: Scope; entries: string[]; usage: Usage; path?: string };
+type StoreOptions = GlobalOptions & { target: Target; scope: Scope };
 type WriteResult = Listing & { success: true; message?: string };
 type RefusalDetails = Partial<Listing> & { reason?: string; matches?: string[]; backup?: string };
 
 const targetOption = () => new Option('-t, --target <target>', 'which store').choices(['memory', 'user']).default('memory');
+const scopeOption = () =>
+  new Option('-s, --scope <scope>', "which MEMORY.md: global (every repository) or repo (this repository's own, shared by its worktrees)").choices(['global', 'repo']).default('global');
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-const title = (t: Target) => (t === 'user' ? 'USER' : 'MEMORY');
+const title = (t: Target, scope: Scope = 'global') => (t === 'user' ? 'USER' : scope === 'repo' ? 'REPOSITORY MEMORY' : 'MEMORY');
 
-function usageLine(target: Target, usage: Usage): string {
+function usageLine(target: Target, usage: Usage, scope?: Scope): string {
   const pct = usage.limit > 0 ? Math.min(100, Math.floor((usage.chars / usage.limit) * 100)) : 0;
-  return `${title(target)} [${pct}% — ${fmt(usage.chars)}/${fmt(usage.limit)} chars]`;
+  return `${title(target, scope)} [${pct}% — ${fmt(usage.chars)}/${fmt(usage.limit)} chars]`;
+}
+
+/** The store options, refused before any request when they name no store. */
+function storeOptions(cmd: Command): StoreOptions {
+  const opts = globals(cmd) as StoreOptions;
+  if (opts.target === 'user' && opts.scope === 'repo') {
+    throw new UsageError("USER.md has no repository scope: the user's preferences follow them into every repository. Use --target user alone, or --scope repo for this repository's MEMORY.md.");
+  }
+  return opts;
 }
 
 function entryLines(entries: string[]): string {
@@ -28,17 +42,18 @@ function entryLines(entries: string[]): string {
 }
 
 function humanList(l: Listing): string {
-  if (l.entries.length === 0) return `${usageLine(l.target, l.usage)}\n${color.dim('(no entries)')}`;
-  return `${usageLine(l.target, l.usage)}\n${entryLines(l.entries)}`;
+  const head = usageLine(l.target, l.usage, l.scope) + (l.path ? `\n${color.dim(l.path)}` : '');
+  if (l.entries.length === 0) return `${head}\n${color.dim('(no entries)')}`;
+  return `${head}\n${entryLines(l.entries)}`;
 }
 
 /** Sends a write; a refusal becomes exit 1 with the reason (and what it refers to) on stderr. */
 async function write(cmd: Command, body: Record<string, unknown>): Promise<void> {
-  const opts = globals(cmd) as GlobalOptions & { target: Target };
+  const opts = storeOptions(cmd);
   const client = await daemon();
   let result: WriteResult;
   try {
-    result = await client.call<WriteResult>('POST', '/v1/memory', { ...body, target: opts.target });
+    result = await client.call<WriteResult>('POST', '/v1/memory', { ...body, target: opts.target, scope: opts.scope });
   } catch (err) {
     if (err instanceof RemoteError && err.code === 'memory-refused') {
       const d = (err.details ?? {}) as RefusalDetails;
@@ -46,7 +61,7 @@ async function write(cmd: Command, body: Record<string, unknown>): Promise<void>
       if (!opts.json) {
         if (d.matches?.length) lines.push('Matching entries:', ...d.matches.map((m) => `  - ${m}`));
         else if ((d.reason === 'no-match' || d.reason === 'over-budget') && d.entries && d.usage) {
-          lines.push(`Current entries, ${usageLine(d.target ?? opts.target, d.usage)}:`, entryLines(d.entries) || '  (none)');
+          lines.push(`Current entries, ${usageLine(d.target ?? opts.target, d.usage, opts.scope)}:`, entryLines(d.entries) || '  (none)');
         }
       }
       process.stderr.write(lines.join('\n') + '\n');
@@ -55,21 +70,25 @@ async function write(cmd: Command, body: Record<string, unknown>): Promise<void>
     }
     throw err;
   }
-  output(opts, result, () => `${result.message ?? 'Done.'} ${usageLine(result.target, result.usage)}`);
+  output(opts, result, () => `${result.message ?? 'Done.'} ${usageLine(result.target, result.usage, opts.scope)}`);
 }
 
 export function register(program: Command): void {
-  const memory = program.command('memory').description('the memory stores: MEMORY.md (environment and agent facts) and USER.md (user preferences)');
+  const memory = program
+    .command('memory')
+    .description("the memory stores: MEMORY.md (agent notes; --scope repo: this repository's environment facts) and USER.md (user preferences)");
 
   memory
     .command('list')
     .description('print the entries of a store and its usage')
     .addOption(targetOption())
+    .addOption(scopeOption())
     .action(
       action(async (_opts: unknown, cmd: Command) => {
-        const opts = globals(cmd) as GlobalOptions & { target: Target };
-        const l = await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}`);
-        output(opts, { target: l.target, entries: l.entries, usage: l.usage }, () => humanList(l));
+        const opts = storeOptions(cmd);
+        const l = await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
+        const shown = opts.scope === 'repo' ? { target: l.target, scope: l.scope, entries: l.entries, usage: l.usage, path: l.path } : { target: l.target, entries: l.entries, usage: l.usage };
+        output(opts, shown, () => humanList(l));
       }),
     );
 
@@ -78,6 +97,7 @@ export function register(program: Command): void {
     .description('add an entry (a short declarative fact); refused when empty, over budget or failing the threat scan')
     .argument('<content>', 'the entry')
     .addOption(targetOption())
+    .addOption(scopeOption())
     .action(action(async (content: string, _opts: unknown, cmd: Command) => write(cmd, { action: 'add', content })));
 
   memory
@@ -86,6 +106,7 @@ export function register(program: Command): void {
     .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins)')
     .argument('<content>', 'the new entry')
     .addOption(targetOption())
+    .addOption(scopeOption())
     .action(action(async (oldText: string, content: string, _opts: unknown, cmd: Command) => write(cmd, { action: 'replace', old_text: oldText, content })));
 
   memory
@@ -93,6 +114,7 @@ export function register(program: Command): void {
     .description('remove the one entry containing <old_text>')
     .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins)')
     .addOption(targetOption())
+    .addOption(scopeOption())
     .option('--allow-empty', 'allow removing the last entry, leaving the store empty')
     .action(
       action(async (oldText: string, opts: { allowEmpty?: boolean }, cmd: Command) =>

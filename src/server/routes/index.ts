@@ -16,6 +16,7 @@ import { modelRoutes } from './model.js';
 import { guardRoutes } from './guard.js';
 import { eventsRoutes } from './events.js';
 import { toolsRoutes } from './tools.js';
+import { placementRoutes } from './placement.js';
 import { agentsRoutes } from './agents.js';
 
 export function serviceRoutes(services: Services): Route[] {
@@ -31,6 +32,7 @@ export function serviceRoutes(services: Services): Route[] {
     ...guardRoutes(services),
     ...eventsRoutes(services),
     ...toolsRoutes(services),
+    ...placementRoutes(services),
     ...agentsRoutes(services),
   ];
 }

@@ -1,21 +1,27 @@
 /**
- * The memory stores over the API. A refused write (empty, threat, budget, no/ambiguous
+ * The memory stores over the API: `target` memory|user, `scope` global|repo (repo: this
+ * repository's MEMORY.md; USER.md has no repository scope). A refused write (empty, threat, budget, no/ambiguous
  * match, hand-edited file, emptying a store without allow_empty) is a 409 `memory-refused` whose message is the reason and whose
  * details carry the store as it is, so the caller can consolidate and retry.
  */
 import { z } from 'zod';
 import { UsageError } from '../../errors/index.js';
 import { parseWith } from '../http.js';
-import { memoryOperationSchema, memoryTargetSchema } from '../../memory/schema.js';
-import type { MemoryTarget } from '../../memory/store.js';
+import { memoryOperationSchema, memoryScopeSchema, memoryTargetSchema } from '../../memory/schema.js';
+import { MemoryStore, type MemoryScope, type MemoryTarget } from '../../memory/store.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 
 /** Emptying a non-empty store (removing its last entry, or a batch removing all) is refused unless this is true. */
 const AllowEmpty = z.boolean().default(false);
 
-const SingleBody = memoryOperationSchema.extend({ target: memoryTargetSchema.default('memory'), allow_empty: AllowEmpty });
-const BatchBody = z.strictObject({ target: memoryTargetSchema.default('memory'), operations: z.array(memoryOperationSchema).min(1), allow_empty: AllowEmpty });
+const SingleBody = memoryOperationSchema.extend({ target: memoryTargetSchema.default('memory'), scope: memoryScopeSchema.default('global'), allow_empty: AllowEmpty });
+const BatchBody = z.strictObject({
+  target: memoryTargetSchema.default('memory'),
+  scope: memoryScopeSchema.default('global'),
+  operations: z.array(memoryOperationSchema).min(1),
+  allow_empty: AllowEmpty,
+});
 
 export type MemoryWriteBody = z.infer<typeof SingleBody> | z.infer<typeof BatchBody>;
 
@@ -32,14 +38,25 @@ function targetOf(query: URLSearchParams): MemoryTarget {
   return parsed.data;
 }
 
+function scopeOf(query: URLSearchParams): MemoryScope {
+  const raw = query.get('scope') ?? 'global';
+  const parsed = memoryScopeSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(`Unknown memory scope '${raw}'. Use scope=global or scope=repo.`);
+  return parsed.data;
+}
+
 export function memoryRoutes(services: Services): Route[] {
   return [
     defineRoute({
       method: 'GET',
       path: '/v1/memory',
       handler: ({ query }) => {
-        const { target, entries, usage } = services.memory.list(targetOf(query));
-        return { target, entries, usage };
+        const scope = scopeOf(query);
+        const store = services.memory.store(targetOf(query), scope);
+        if (!(store instanceof MemoryStore)) throw new UsageError(store.message);
+        const { target, entries, usage } = store.list(targetOf(query));
+        // The global listing keeps its documented shape; a repository's names its scope and where it lives.
+        return scope === 'repo' ? { target, scope, entries, usage, path: services.memory.repo?.pathOf('memory') } : { target, entries, usage };
       },
     }),
     defineRoute({
@@ -47,17 +64,18 @@ export function memoryRoutes(services: Services): Route[] {
       path: '/v1/memory',
       handler: ({ body }) => {
         const req = parseWriteBody(body);
-        const store = services.memory;
         const opts = { allowEmpty: req.allow_empty };
-        if ('operations' in req) return store.apply(req.target, req.operations, opts);
-        switch (req.action) {
-          case 'add':
-            return store.add(req.target, req.content ?? '');
-          case 'replace':
-            return store.replace(req.target, req.old_text ?? '', req.content ?? '');
-          case 'remove':
-            return store.remove(req.target, req.old_text ?? '', opts);
-        }
+        return services.memory.on(req.target, req.scope, (store) => {
+          if ('operations' in req) return store.apply(req.target, req.operations, opts);
+          switch (req.action) {
+            case 'add':
+              return store.add(req.target, req.content ?? '');
+            case 'replace':
+              return store.replace(req.target, req.old_text ?? '', req.content ?? '');
+            case 'remove':
+              return store.remove(req.target, req.old_text ?? '', opts);
+          }
+        });
       },
     }),
     defineRoute({

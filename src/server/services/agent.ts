@@ -5,7 +5,7 @@
  * in-process with `tasks.run({task, source: 'hook', turnContext, onEvent})`.
  */
 import type { HermesConfig } from '../../config/schema.js';
-import type { MemoryStore } from '../../memory/store.js';
+import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import { runTask, type AgentDeps } from '../../agent/loop.js';
@@ -20,11 +20,12 @@ import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
 import type { PromptService } from './context.js';
 import type { GuardService } from './guard.js';
+import type { PlacementService } from './placement.js';
 
 /** How long shutdown waits for cancelled tasks to record their end in SessionDB. */
 export const TASK_SHUTDOWN_GRACE_MS = 2_000;
 
-export type AgentStores = { sessions: SessionDB; memory: MemoryStore; skills: SkillStore; guard: GuardService };
+export type AgentStores = { sessions: SessionDB; memory: Memories; skills: SkillStore; guard: GuardService; placement: PlacementService };
 
 /** The services the tools of one task use, with the config in force when it started. */
 export function agentServicesFor(stores: AgentStores, config: HermesConfig): AgentServices {
@@ -35,6 +36,7 @@ export function agentServicesFor(stores: AgentStores, config: HermesConfig): Age
     ...agentServicesOver(config, { db: stores.sessions, memory: stores.memory, skills: stores.skills }),
     guard: stores.guard.port,
     redactValues: (text) => secrets.redact(text).text,
+    placement: (sentence, opts) => stores.placement.place(sentence, { sessionId: opts.sessionId, signal: opts.signal }),
   };
 }
 
@@ -64,15 +66,22 @@ export function createTaskRunner(ctx: DaemonContext, deps: { config: ConfigServi
     };
   };
   const runner = new TaskRunner(async (spec) => {
-    const result = await runTask(agentDeps(), {
-      task: spec.task,
-      system: spec.system,
-      continueFrom: spec.sessionId,
-      source: spec.source,
-      turnContext: spec.turnContext,
-      signal: spec.signal,
-      onEvent: spec.onEvent,
-    });
+    ctx.events.emit('task-started');
+    let result: Awaited<ReturnType<typeof runTask>> | undefined;
+    try {
+      result = await runTask(agentDeps(), {
+        task: spec.task,
+        system: spec.system,
+        continueFrom: spec.sessionId,
+        source: spec.source,
+        turnContext: spec.turnContext,
+        signal: spec.signal,
+        onEvent: spec.onEvent,
+      });
+    } finally {
+      // After the answer is settled: the post-task review is queued, never awaited (src/server/services/placement.ts).
+      ctx.events.emit('task-ended', { sessionId: result?.sessionId ?? null, source: spec.source, status: result?.status ?? 'failed' });
+    }
     ctx.log.info('task ended', { sessionId: result.sessionId, source: spec.source, status: result.status, turns: result.turns, ...(result.error ? { error: result.error.message } : {}) });
     return result;
   });

@@ -4,7 +4,8 @@
  * session start the memory snapshot and the skill index go out as context; at prompt submit,
  * turn-only recall from SessionDB, fenced and labelled as hermesd's own agent gets it; after
  * tool calls, at stop and at session end, the transcript is ingested (after the answer, so
- * the agent never waits for it).
+ * the agent never waits for it); once a stop's or a session end's transcript is in,
+ * 'agent-stopped' tells the placement service to queue the session's post-task review.
  */
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -13,7 +14,7 @@ import type { HermesConfig } from '../../config/schema.js';
 import { UsageError } from '../../errors/index.js';
 import { cleanGitEnv } from '../../git/env.js';
 import { findRealGit } from '../../git/real-git.js';
-import type { MemoryStore } from '../../memory/store.js';
+import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import { recallBlock } from '../../agent/recall.js';
@@ -22,7 +23,7 @@ import { claude } from '../../agents/claude.js';
 import { codex } from '../../agents/codex.js';
 import { cursor } from '../../agents/cursor.js';
 import { gemini } from '../../agents/gemini.js';
-import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../agents/event.js';
+import { AGENT_NAMES, SOURCE_OF, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../agents/event.js';
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from '../../agents/ingest.js';
 import type { TranscriptStats } from '../../protocol/agents.js';
 import { judgeTool, type JudgeContext } from '../../agents/judge.js';
@@ -45,6 +46,19 @@ const CONTEXT_HEADER =
   "a skill is a procedure: when a task matches one, read it (hermesd's MCP tool skill_view) before starting. " +
   'Changes made during the session (MCP tools memory, skill_manage) show in the next session.';
 
+/** What 'agent-stopped' says: an agent delivered a turn (or ended its session) and its transcript is in SessionDB. */
+export type AgentStopped = { sessionId: string; source: string; event: string };
+
+/**
+ * Whether the event ends a task the user waited for: the main agent's stop (Claude Code and
+ * Codex `Stop`, Cursor `stop`, Gemini CLI `AfterAgent`) or the session's end. A subagent's
+ * stop is not: its parent's turn goes on.
+ */
+function deliveredTask(ev: AgentEvent): boolean {
+  if (ev.kind === 'session-end') return true;
+  return ev.kind === 'stop' && !/^subagent/i.test(ev.event);
+}
+
 export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'context' | 'none'; rule?: string };
 
 export class AgentHookService {
@@ -56,7 +70,7 @@ export class AgentHookService {
   /** SessionDB is resolved on first use: a daemon whose agents only ask about tool calls opens no database. */
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly deps: { config: ConfigService; memory: MemoryStore; skills: SkillStore; sessions: () => SessionDB },
+    private readonly deps: { config: ConfigService; memory: Memories; skills: SkillStore; sessions: () => SessionDB },
   ) {
     let root = ctx.root;
     try {
@@ -142,7 +156,7 @@ export class AgentHookService {
     } catch (err) {
       this.ctx.log.warn('skill index not built for an agent session', { error: String(err) });
     }
-    const fixed = [CONTEXT_HEADER, memory.memory, memory.user].map((p) => p.trim()).filter(Boolean);
+    const fixed = [CONTEXT_HEADER, memory.memory, memory.repo, memory.user].map((p) => p.trim()).filter(Boolean);
     if (fixed.length === 1 && !skills.trim()) return '';
     const used = fixed.join('\n\n').length + 2;
     const room = AGENT_CONTEXT_MAX_CHARS - used;
@@ -176,6 +190,10 @@ export class AgentHookService {
       const r = ingestTranscript(db, { path, agent: ev.agent, repo: this.ctx.root, ...(ev.sessionId ? { agentSessionId: ev.sessionId } : {}) });
       if (r.stored || r.skipped) this.ctx.log.info('agent transcript read', { agent: ev.agent, session: r.sessionId, stored: r.stored, skipped: r.skipped });
       if (ev.kind === 'session-end' && r.sessionId) db.endSession(r.sessionId, ev.reason ?? 'ended');
+      if (r.sessionId && deliveredTask(ev)) {
+        const stopped: AgentStopped = { sessionId: r.sessionId, source: SOURCE_OF[ev.agent], event: ev.event };
+        this.ctx.events.emit('agent-stopped', stopped);
+      }
     });
   }
 

@@ -5,7 +5,7 @@
  * GET /v1/context and `hermesd context` show.
  */
 import type { DaemonContext } from '../context.js';
-import type { MemoryStore } from '../../memory/store.js';
+import type { Memories } from '../../memory/memories.js';
 import type { SkillStore } from '../../skills/store.js';
 import type { ConfigService } from './config.js';
 import type { WatcherService } from './watcher.js';
@@ -24,7 +24,7 @@ export class PromptService {
 
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly deps: { config: ConfigService; memory: MemoryStore; skills: SkillStore; watcher: WatcherService },
+    private readonly deps: { config: ConfigService; memory: Memories; skills: SkillStore; watcher: WatcherService },
   ) {
     this.builder = new ContextBuilder({
       root: ctx.root,
@@ -36,7 +36,7 @@ export class PromptService {
           return deps.memory.snapshot();
         } catch (err) {
           ctx.log.warn('memory snapshot failed', { error: message(err) });
-          return { memory: '', user: '' };
+          return { memory: '', user: '', repo: '' };
         }
       },
       skillIndex: async () => {

@@ -13,8 +13,8 @@ import type { AgentServices } from '../../agent/services.js';
 import type { TaskRunner } from '../../agent/tasks.js';
 import { DaemonUnavailable } from '../../errors/index.js';
 import { existsSync } from 'node:fs';
-import { agentsRecordPath, memoriesDir } from '../../paths/index.js';
-import { MemoryStore } from '../../memory/store.js';
+import { agentsRecordPath, memoriesDir, projectDir } from '../../paths/index.js';
+import { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import type { DaemonContext } from '../context.js';
@@ -27,6 +27,7 @@ import { GuardService } from './guard.js';
 import { createHookService, type HookService } from './hooks.js';
 import { openSessions } from './sessions.js';
 import { openSkills } from './skills.js';
+import { createPlacementService, type PlacementService } from './placement.js';
 import { WatcherService } from './watcher.js';
 
 /** A listener the server runs for the services (the agent socket), closed with them. */
@@ -36,10 +37,11 @@ type ServiceTypes = {
   config: ConfigService;
   guard: GuardService;
   sessions: SessionDB;
-  memory: MemoryStore;
+  memory: Memories;
   skills: SkillStore;
   watcher: WatcherService;
   prompt: PromptService;
+  placement: PlacementService;
   tasks: TaskRunner;
   hooks: HookService;
   agents: AgentHookService;
@@ -56,6 +58,7 @@ export const SERVICE_ORDER = [
   'skills',
   'watcher',
   'prompt',
+  'placement',
   'tasks',
   'hooks',
   'agents',
@@ -95,9 +98,14 @@ export class Services {
     return this.build('sessions', () => openSessions(this.daemon, this.guard.secrets));
   }
 
-  /** Budgets are read from the effective config at every operation, so an edited config.yaml applies at once. */
-  get memory(): MemoryStore {
-    return this.build('memory', () => ({ value: new MemoryStore(memoriesDir(this.daemon.home), () => this.config.get().memory) }));
+  /**
+   * The global MEMORY.md and USER.md, and this repository's MEMORY.md (keyed by the common git dir, so
+   * every worktree shares it). Budgets are read from the effective config at every operation, so an
+   * edited config.yaml applies at once.
+   */
+  get memory(): Memories {
+    const { home, paths } = this.daemon;
+    return this.build('memory', () => ({ value: new Memories({ globalDir: memoriesDir(home), repoDir: projectDir(home, paths.commonDir), limits: () => this.config.get().memory }) }));
   }
 
   get skills(): SkillStore {
@@ -113,6 +121,11 @@ export class Services {
 
   get prompt(): PromptService {
     return this.build('prompt', () => ({ value: new PromptService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, watcher: this.watcher }) }));
+  }
+
+  /** remember, the proposals, and the post-task review queue (fed by the task runner's 'task-started' / 'task-ended'). */
+  get placement(): PlacementService {
+    return this.build('placement', () => createPlacementService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
   }
 
   get tasks(): TaskRunner {
@@ -152,7 +165,7 @@ export class Services {
   }
 
   private agentStores() {
-    return { sessions: this.sessions, memory: this.memory, skills: this.skills, guard: this.guard };
+    return { sessions: this.sessions, memory: this.memory, skills: this.skills, guard: this.guard, placement: this.placement };
   }
 
   /** The services that run from the start, so status reports from the first answer: hand-edited dangerous skills, a config error, hooks git no longer runs, backups waiting for a restore, agents' transcripts. */
@@ -161,6 +174,8 @@ export class Services {
     this.skills;
     this.config;
     this.hooks;
+    // Listens for the task runner's ends from the first task on (post-task review).
+    this.placement;
     // Other agents' hooks set up here (init --agents): their sh runner's settings follow the config from the start.
     if (existsSync(agentsRecordPath(this.daemon.paths.gitDir))) this.agents;
   }

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import type { DaemonContext } from '../context.js';
 import type { StreamedEvent } from '../../protocol/events.js';
 import { inotifyWatchCount } from '../../watcher/inotify.js';
+import { projectDir } from '../../paths/index.js';
 import { RepoWatcher, type ChangeKind } from '../../watcher/watcher.js';
 
 const EVENT_OF: Record<ChangeKind, StreamedEvent> = {
@@ -44,6 +45,7 @@ export class WatcherService {
       gitDir: ctx.paths.gitDir,
       home: ctx.home,
       tree: ctx.env.HERMESD_WATCH_TREE !== '0',
+      projectMemoryDir: projectDir(ctx.home, ctx.paths.commonDir),
       onChange: (kinds) => {
         // Work-tree edits are constant while anyone works; only the changes that reload something are worth a log line.
         const notable = [...kinds].filter((k) => k !== 'workspace');
