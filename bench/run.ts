@@ -25,6 +25,7 @@ const benches: Record<string, Entry> = {
   skills: { load: () => import('./skills.js') },
   agent: { load: () => import('./agent.js') },
   hooks: { load: () => import('./hooks.js') },
+  scale: { load: () => import('./scale.js') },
   'hooks-trials': { load: () => import('./hooks-trials.js'), onlyWhenNamed: true },
   detectors: { load: () => import('./detectors.js') },
   sandbox: { load: () => import('./sandbox.js') },

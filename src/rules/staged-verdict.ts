@@ -34,7 +34,7 @@ export type StagedStats = {
   misses: number;
   /** Judgements made ahead of a commit, after the index changed. */
   ahead: number;
-  /** The snapshot judged last (digest prefix), for status. */
+  /** The digest of the snapshot judged last, for status (and a benchmark waiting for it). */
   judged?: string;
 };
 
@@ -133,8 +133,8 @@ export class StagedVerdicts {
       await this.inFlight.done;
       return;
     }
-    this.stats.ahead++;
     await this.judge(config, indexFile, key, {}).catch(() => undefined);
+    this.stats.ahead++;
   }
 
   /** Forgets the kept verdict (the daemon's authority or config moved: ask again). */
@@ -165,7 +165,7 @@ export class StagedVerdicts {
       (result) => {
         if (this.keyOf(indexFile) !== key) return undefined;
         this.kept = { key, config, result };
-        this.stats.judged = key.slice(0, 12);
+        this.stats.judged = key.split('|', 1)[0];
         return result;
       },
       () => undefined,
