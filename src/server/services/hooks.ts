@@ -441,11 +441,12 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
     if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
     return health.value;
   };
-  ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), staged: { ...service.staged.stats }, ...healthNow() }));
+  const pendingNow = ctx.oncePerStatus(() => pendingBackups(ctx.paths.gitDir));
+  ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingNow().map((b) => b.id), staged: { ...service.staged.stats }, ...healthNow() }));
   judgeAhead(ctx, service, deps.config);
   ctx.warningSources.push(() => {
     const h = healthNow();
-    const pending = pendingBackups(ctx.paths.gitDir);
+    const pending = pendingNow();
     return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
   });
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.
