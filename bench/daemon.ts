@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
-import { CLI_ENTRY, DAEMON_ENTRY } from '../src/version.js';
+import { CLI_ENTRY, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../src/version.js';
 import { median, ms, printTable, timeRuns, type Bench } from './table.js';
 
 /** A daemon worth starting on demand, and an API about as cheap as the socket under it. */
@@ -34,7 +34,7 @@ function setup() {
 
 async function coldStart(repo: string, env: NodeJS.ProcessEnv, paths: ReturnType<typeof resolvePaths>): Promise<{ ms: number; pid: number }> {
   const t = process.hrtime.bigint();
-  const child = spawn(process.execPath, [DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true });
   child.unref();
   for (;;) {
     const s = await probe(paths, 200);

@@ -19,6 +19,7 @@ type Entry = {
 
 const benches: Record<string, Entry> = {
   daemon: { load: () => import('./daemon.js') },
+  idle: { load: () => import('./idle.js') },
   context: { load: () => import('./context.js') },
   rules: { load: () => import('./rules.js') },
   sessions: { load: () => import('./sessions.js') },
