@@ -15,7 +15,7 @@ import { DaemonClient } from '../src/client/client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { CLI_ENTRY, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../src/version.js';
-import { median, ms, printTable, timeRuns, type Bench } from './table.js';
+import { median, ms, printTable, type Bench } from './table.js';
 
 /** A daemon worth starting on demand, and an API about as cheap as the socket under it. */
 const COLD_START_GOAL_MS = 300;
@@ -73,6 +73,19 @@ function rawPing(socket: string): Promise<void> {
   });
 }
 
+/** Times each of `fns` `n` times, taking turns call by call (after `warmup` rounds); durations in ms per function. */
+async function interleaved(n: number, warmup: number, fns: Array<() => Promise<unknown>>): Promise<number[][]> {
+  const out = fns.map(() => [] as number[]);
+  for (let i = -warmup; i < n; i++) {
+    for (let k = 0; k < fns.length; k++) {
+      const t = process.hrtime.bigint();
+      await fns[k]!();
+      if (i >= 0) out[k]!.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  return out;
+}
+
 function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : NaN;
@@ -102,25 +115,29 @@ export const bench: Bench = {
         if (i < 6) await stopDaemon(paths);
       }
       const client = new DaemonClient(paths.socket);
-      const status = await timeRuns(300, () => client.call('GET', '/v1/status'), 20);
+      // The six round trips take turns, call by call: a load change on the shared machine hits them alike.
       const pingSock = join(base, 's', 'ping.sock');
-      const keepAlive = new DaemonClient(paths.socket, { keepAlive: true });
-      const statusKa = await timeRuns(300, () => keepAlive.call('GET', '/v1/status'), 20);
-      keepAlive.close();
       const bareSock = join(base, 's', 'bare.sock');
       const stopBare = await bareHttpServer(bareSock);
-      const bareClient = new DaemonClient(bareSock);
-      const bare = await timeRuns(300, () => bareClient.call('GET', '/v1/status'), 20);
-      const bareKeepAlive = new DaemonClient(bareSock, { keepAlive: true });
-      const bareKa = await timeRuns(300, () => bareKeepAlive.call('GET', '/v1/status'), 20);
-      bareKeepAlive.close();
-      stopBare();
       const stopPing = await rawPingServer(pingSock);
-      const pings = await timeRuns(300, () => rawPing(pingSock), 20);
+      const keepAlive = new DaemonClient(paths.socket, { keepAlive: true });
+      const bareClient = new DaemonClient(bareSock);
+      const bareKeepAlive = new DaemonClient(bareSock, { keepAlive: true });
       const persistent = connect(pingSock);
       await new Promise((r) => persistent.once('connect', r));
-      const pingsKa = await timeRuns(300, () => new Promise<void>((r) => { persistent.once('data', () => r()); persistent.write('p'); }), 20);
+      const pingOnce = () => new Promise<void>((r) => { persistent.once('data', () => r()); persistent.write('p'); });
+      const [status, statusKa, bare, bareKa, pings, pingsKa] = await interleaved(300, 20, [
+        () => client.call('GET', '/v1/status'),
+        () => keepAlive.call('GET', '/v1/status'),
+        () => bareClient.call('GET', '/v1/status'),
+        () => bareKeepAlive.call('GET', '/v1/status'),
+        () => rawPing(pingSock),
+        pingOnce,
+      ]);
+      keepAlive.close();
+      bareKeepAlive.close();
       persistent.destroy();
+      stopBare();
       stopPing();
       await sleep(1000);
       const rss = rssOf(pid);
