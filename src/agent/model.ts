@@ -111,7 +111,13 @@ export function createModelClient(settings: ModelSettings): ModelClient {
   // Streams ask for a final usage chunk; an endpoint that rejects the option (rather than
   // ignoring it) is asked again without it, and this client stops sending it.
   let streamUsage = settings.stream;
-  const once = (req: CompleteRequest) => withRetries(settings, req.signal, async (signal) => attempt(await sdkClient(), settings, req, signal, streamUsage));
+  const once = (req: CompleteRequest) =>
+    withRetries(settings, req.signal, async (signal) => {
+      const sdk = await sdkClient();
+      // A cancel while the SDK loaded: the request's abort listener would never hear it.
+      if (signal.aborted) throw new Cancelled('The task was cancelled.');
+      return attempt(sdk, settings, req, signal, streamUsage);
+    });
   return {
     settings,
     complete: async (req) => {

@@ -45,6 +45,8 @@ export function runHook(t: TestEnv, command: string, opts: { cwd: string; payloa
       clearTimeout(timer);
       resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started });
     });
+    // A hook that exits without reading its payload (nothing to judge) closes the pipe first: not an error.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(typeof opts.payload === 'string' ? opts.payload : JSON.stringify(opts.payload));
   });
 }
