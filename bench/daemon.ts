@@ -1,7 +1,9 @@
 /**
  * Foundation benchmark (issue #2): daemon cold start to first answer, GET /v1/status round
- * trip next to a raw Unix-socket ping between two Node processes, `hermesd status` as a
- * whole process next to `node -e 0`, and the idle daemon's RSS.
+ * trip next to a raw Unix-socket ping between two Node processes and next to a bare Node
+ * HTTP server answering a small JSON (new connection and keep-alive: what the HTTP layer
+ * costs, and what the status answer adds), `hermesd status` as a whole process next to
+ * `node -e 0`, and the idle daemon's RSS.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,12 +14,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
-import { CLI_ENTRY, DAEMON_ENTRY } from '../src/version.js';
-import { median, ms, printTable, timeRuns, type Bench } from './table.js';
+import { CLI_ENTRY, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../src/version.js';
+import { median, ms, printTable, type Bench } from './table.js';
 
 /** A daemon worth starting on demand, and an API about as cheap as the socket under it. */
 const COLD_START_GOAL_MS = 300;
-const STATUS_OVER_PING_GOAL = 2;
+const STATUS_OVER_PING_GOAL = 1.5;
 
 const RUNS = 15;
 
@@ -32,7 +34,7 @@ function setup() {
 
 async function coldStart(repo: string, env: NodeJS.ProcessEnv, paths: ReturnType<typeof resolvePaths>): Promise<{ ms: number; pid: number }> {
   const t = process.hrtime.bigint();
-  const child = spawn(process.execPath, [DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true });
   child.unref();
   for (;;) {
     const s = await probe(paths, 200);
@@ -41,9 +43,20 @@ async function coldStart(repo: string, env: NodeJS.ProcessEnv, paths: ReturnType
   }
 }
 
-/** A raw ping: connect to a Unix socket served by another Node process, send a byte, read a byte. */
+/** A small JSON answer, about what a client of a bare server would read. */
+const SMALL_JSON = "JSON.stringify({ok:true,pid:process.pid})";
+
+/** A raw ping: connect to a Unix socket served by another Node process, send a byte, read a small JSON answer. */
 async function rawPingServer(socket: string): Promise<() => void> {
-  const code = `require('net').createServer(s=>s.on('data',d=>s.write(d))).listen(${JSON.stringify(socket)},()=>process.stdout.write('up'))`;
+  const code = `require('net').createServer(s=>s.on('data',()=>s.write(${SMALL_JSON}))).listen(${JSON.stringify(socket)},()=>process.stdout.write('up'))`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((r) => child.stdout!.once('data', r));
+  return () => child.kill();
+}
+
+/** The HTTP floor: a bare Node HTTP server on a Unix socket answering the same small JSON to any request. */
+async function bareHttpServer(socket: string): Promise<() => void> {
+  const code = `require('http').createServer((q,s)=>{const b=${SMALL_JSON};s.writeHead(200,{'content-type':'application/json','content-length':Buffer.byteLength(b)});s.end(b)}).listen(${JSON.stringify(socket)},()=>process.stdout.write('up'))`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] });
   await new Promise((r) => child.stdout!.once('data', r));
   return () => child.kill();
@@ -58,6 +71,19 @@ function rawPing(socket: string): Promise<void> {
     });
     s.once('error', reject);
   });
+}
+
+/** Times each of `fns` `n` times, taking turns call by call (after `warmup` rounds); durations in ms per function. */
+async function interleaved(n: number, warmup: number, fns: Array<() => Promise<unknown>>): Promise<number[][]> {
+  const out = fns.map(() => [] as number[]);
+  for (let i = -warmup; i < n; i++) {
+    for (let k = 0; k < fns.length; k++) {
+      const t = process.hrtime.bigint();
+      await fns[k]!();
+      if (i >= 0) out[k]!.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  return out;
 }
 
 function rssOf(pid: number): number {
@@ -89,17 +115,29 @@ export const bench: Bench = {
         if (i < 6) await stopDaemon(paths);
       }
       const client = new DaemonClient(paths.socket);
-      const status = await timeRuns(300, () => client.call('GET', '/v1/status'), 20);
+      // The six round trips take turns, call by call: a load change on the shared machine hits them alike.
       const pingSock = join(base, 's', 'ping.sock');
-      const keepAlive = new DaemonClient(paths.socket, { keepAlive: true });
-      const statusKa = await timeRuns(300, () => keepAlive.call('GET', '/v1/status'), 20);
-      keepAlive.close();
+      const bareSock = join(base, 's', 'bare.sock');
+      const stopBare = await bareHttpServer(bareSock);
       const stopPing = await rawPingServer(pingSock);
-      const pings = await timeRuns(300, () => rawPing(pingSock), 20);
+      const keepAlive = new DaemonClient(paths.socket, { keepAlive: true });
+      const bareClient = new DaemonClient(bareSock);
+      const bareKeepAlive = new DaemonClient(bareSock, { keepAlive: true });
       const persistent = connect(pingSock);
       await new Promise((r) => persistent.once('connect', r));
-      const pingsKa = await timeRuns(300, () => new Promise<void>((r) => { persistent.once('data', () => r()); persistent.write('p'); }), 20);
+      const pingOnce = () => new Promise<void>((r) => { persistent.once('data', () => r()); persistent.write('p'); });
+      const [status, statusKa, bare, bareKa, pings, pingsKa] = await interleaved(300, 20, [
+        () => client.call('GET', '/v1/status'),
+        () => keepAlive.call('GET', '/v1/status'),
+        () => bareClient.call('GET', '/v1/status'),
+        () => bareKeepAlive.call('GET', '/v1/status'),
+        () => rawPing(pingSock),
+        pingOnce,
+      ]);
+      keepAlive.close();
+      bareKeepAlive.close();
       persistent.destroy();
+      stopBare();
       stopPing();
       await sleep(1000);
       const rss = rssOf(pid);
@@ -120,6 +158,8 @@ export const bench: Bench = {
         { measure: 'cold start → first /v1/status answer', hermesd: ms(cold, 1), baseline: '—', ratio: '—', goal: `≤ ${COLD_START_GOAL_MS} ms` },
         { measure: 'GET /v1/status round trip (new connection)', hermesd: ms(median(status), 3), baseline: `raw Unix-socket ping ${ms(median(pings), 3)}`, ratio: `${statusRatio.toFixed(2)}×`, goal: `≤ ${STATUS_OVER_PING_GOAL}×` },
         { measure: 'GET /v1/status round trip (keep-alive connection)', hermesd: ms(median(statusKa), 3), baseline: `raw ping, one connection ${ms(median(pingsKa), 3)}`, ratio: `${(median(statusKa) / median(pingsKa)).toFixed(2)}×`, goal: '—' },
+        { measure: 'bare Node HTTP server, small JSON (new connection)', hermesd: ms(median(bare), 3), baseline: `raw Unix-socket ping ${ms(median(pings), 3)}`, ratio: `${(median(bare) / median(pings)).toFixed(2)}×`, goal: '— (the HTTP layer alone)' },
+        { measure: 'bare Node HTTP server, small JSON (keep-alive)', hermesd: ms(median(bareKa), 3), baseline: `raw ping, one connection ${ms(median(pingsKa), 3)}`, ratio: `${(median(bareKa) / median(pingsKa)).toFixed(2)}×`, goal: '—' },
         { measure: `hermesd status (process), NODE_EXTRA_CA_CERTS ${ca}`, hermesd: ms(median(cliStatus), 1), baseline: `node -e 0 ${ms(median(nodeBare), 1)}`, ratio: `+${(median(cliStatus) - median(nodeBare)).toFixed(1)} ms`, goal: '—' },
         { measure: 'hermesd status (process), NODE_EXTRA_CA_CERTS unset', hermesd: ms(median(cliStatusNoCa), 1), baseline: `node -e 0 ${ms(median(nodeBareNoCa), 1)}`, ratio: `+${(median(cliStatusNoCa) - median(nodeBareNoCa)).toFixed(1)} ms`, goal: '—' },
         { measure: 'idle daemon RSS', hermesd: `${(rss / 1048576).toFixed(1)} MiB`, baseline: '—', ratio: '—', goal: '—' },

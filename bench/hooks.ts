@@ -20,14 +20,14 @@ import { median, ms, percentile, printNote, printTable, type Bench, type Goal, t
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
 const FILES = 50;
 const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 15);
-const FORBID = 'AKIA[0-9A-Z]{16}';
+export const FORBID = 'AKIA[0-9A-Z]{16}';
 /** Pause after each timed commit: hermesd's background post-commit (one curl) ends well within it. */
 const SETTLE_MS = 60;
 /** What a commit may gain from hermesd with all its hooks: below what a person notices. */
 const ADDED_GOAL_MS = 40;
 /** …and at least this many times less than the usual hook managers running the same check. */
 const PEER_MULTIPLE_GOAL = 5;
-const GREP_HOOK = `#!/bin/sh\nif git diff --cached -U0 --no-color | grep '^+' | grep -qE '${FORBID}'; then echo 'forbidden content' >&2; exit 1; fi\nexit 0\n`;
+export const GREP_HOOK = `#!/bin/sh\nif git diff --cached -U0 --no-color | grep '^+' | grep -qE '${FORBID}'; then echo 'forbidden content' >&2; exit 1; fi\nexit 0\n`;
 
 type Peer = { name: string; setup: (repo: string) => void; note?: string };
 

@@ -19,12 +19,14 @@ type Entry = {
 
 const benches: Record<string, Entry> = {
   daemon: { load: () => import('./daemon.js') },
+  idle: { load: () => import('./idle.js') },
   context: { load: () => import('./context.js') },
   rules: { load: () => import('./rules.js') },
   sessions: { load: () => import('./sessions.js') },
   skills: { load: () => import('./skills.js') },
   agent: { load: () => import('./agent.js') },
   hooks: { load: () => import('./hooks.js') },
+  scale: { load: () => import('./scale.js') },
   'hooks-trials': { load: () => import('./hooks-trials.js'), onlyWhenNamed: true },
   detectors: { load: () => import('./detectors.js') },
   sandbox: { load: () => import('./sandbox.js') },

@@ -5,7 +5,7 @@
  * do, within a bounded time: our own small retry loop (the SDK's would honour a Retry-After
  * of up to a minute), a per-attempt timeout that for streams is an idle timeout.
  */
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { DEFAULTS } from '../config/schema.js';
 import { HermesError } from '../errors/index.js';
@@ -101,12 +101,27 @@ export function modelSettings(config: ModelConfig | undefined, env: NodeJS.Proce
   };
 }
 
+type SdkModule = typeof import('openai');
+/** The SDK (about 150 modules) loads with the first model call: a daemon that only answers hooks and tools never holds it. */
+let sdkModule: SdkModule | undefined;
+
+async function loadSdk(): Promise<SdkModule> {
+  return (sdkModule ??= await import('openai'));
+}
+
 export function createModelClient(settings: ModelSettings): ModelClient {
-  const sdk = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs });
+  let client: Promise<OpenAI> | undefined;
+  const sdkClient = () => (client ??= loadSdk().then((m) => new m.default({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs })));
   // Streams ask for a final usage chunk; an endpoint that rejects the option (rather than
   // ignoring it) is asked again without it, and this client stops sending it.
   let streamUsage = settings.stream;
-  const once = (req: CompleteRequest) => withRetries(settings, req.signal, (signal) => attempt(sdk, settings, req, signal, streamUsage));
+  const once = (req: CompleteRequest) =>
+    withRetries(settings, req.signal, async (signal) => {
+      const sdk = await sdkClient();
+      // A cancel while the SDK loaded: the request's abort listener would never hear it.
+      if (signal.aborted) throw new Cancelled('The task was cancelled.');
+      return attempt(sdk, settings, req, signal, streamUsage);
+    });
   return {
     settings,
     complete: async (req) => {
@@ -248,7 +263,7 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   return undefined;
 }
 
-function serverSays(err: APIError): string {
+function serverSays(err: InstanceType<SdkModule['APIError']>): string {
   const body = err.error as { message?: string } | undefined;
   const text = (body && typeof body.message === 'string' ? body.message : err.message).trim();
   return text ? `: ${text.slice(0, 300)}` : '';
@@ -257,9 +272,12 @@ function serverSays(err: APIError): string {
 /** Maps whatever the SDK or fetch threw to a ModelError that says what to check. */
 function classify(err: unknown, s: ModelSettings, signal: AbortSignal | undefined): unknown {
   if (err instanceof HermesError) return err;
-  if (signal?.aborted || err instanceof APIUserAbortError) return new Cancelled('The task was cancelled.');
+  // The SDK's errors come from the SDK, so it is loaded whenever one is thrown.
+  const sdk = sdkModule;
+  if (signal?.aborted || (sdk && err instanceof sdk.APIUserAbortError)) return new Cancelled('The task was cancelled.');
   const where = `The model endpoint ${s.baseUrl}`;
-  if (err instanceof APIError && typeof err.status === 'number') {
+  if (!sdk) return err;
+  if (err instanceof sdk.APIError && typeof err.status === 'number') {
     const st = err.status;
     if (st === 401 || st === 403) {
       return new ModelError('model-auth', `${where} refused the API key (HTTP ${st})${serverSays(err)}. Set OPENAI_API_KEY or model.apiKey in $HERMES_HOME/config.yaml.`);
@@ -277,7 +295,7 @@ function classify(err: unknown, s: ModelSettings, signal: AbortSignal | undefine
     }
     return new ModelError('model-bad-request', `${where} rejected the request (HTTP ${st})${serverSays(err)}.`);
   }
-  if (err instanceof APIError) {
+  if (err instanceof sdk.APIError) {
     // No status: the connection itself failed (refused, reset, DNS, TLS).
     const cause = (err as { cause?: { code?: string; message?: string; cause?: { code?: string } } }).cause;
     const code = cause?.code ?? cause?.cause?.code ?? cause?.message ?? err.message;

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
 import { withoutGitInvocation } from '../git/env.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
-import { DAEMON_ENTRY } from '../version.js';
+import { DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../version.js';
 import { DaemonClient } from './client.js';
 import { checkSocketPath, type RepoPaths } from '../paths/index.js';
 import type { DaemonInfo, Status } from '../protocol/daemon.js';
@@ -99,7 +99,7 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     // no log yet
   }
   const out = openSync(paths.logFile, 'a', 0o600);
-  const child = spawn(process.execPath, [DAEMON_ENTRY, paths.root], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, paths.root], {
     cwd: paths.root,
     detached: true,
     stdio: ['ignore', out, out],

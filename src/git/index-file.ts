@@ -1,7 +1,8 @@
 /**
- * The index file, read without starting git: the tree it records for the staged snapshot.
- * The index format: Documentation/gitformat-index.txt.
+ * The index file, read without starting git: the tree it records for the staged snapshot,
+ * and a digest of what it stages. The index format: Documentation/gitformat-index.txt.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /**
@@ -30,31 +31,54 @@ export function indexTreeOf(indexFile: string): string | undefined {
   return undefined;
 }
 
-/** The root tree from the TREE extension; undefined: no valid root; null: the walk did not fit this hash length. */
-function treeExtension(buf: Buffer, version: number, hashLen: number): string | undefined | null {
+/** Where an entry's fields sit: `at` its first byte (ctime), `path` its name, `flags` its flags word. */
+type EntryVisit = (at: number, path: Buffer, flags: number, extended: number) => void;
+
+/**
+ * Walks the entries and the extensions. Returns the root tree of the TREE extension
+ * (undefined: none valid), whether the index is split (a `link` extension: the entries are
+ * only part of the snapshot), or null when the walk does not fit this hash length.
+ */
+function walk(buf: Buffer, version: number, hashLen: number, visit?: EntryVisit): { tree: string | undefined; split: boolean } | null {
   const count = buf.readUInt32BE(8);
   const end = buf.length - hashLen;
   let at = 12;
+  // index v4 names an entry by what it keeps of the previous one's path
+  let previous = Buffer.alloc(0);
   for (let i = 0; i < count; i++) {
     const flagsAt = at + 40 + hashLen;
     if (flagsAt + 2 > end) return null;
     const flags = buf.readUInt16BE(flagsAt);
     let nameAt = flagsAt + 2;
-    if (version >= 3 && flags & 0x4000) nameAt += 2;
+    let extended = 0;
+    if (version >= 3 && flags & 0x4000) {
+      if (nameAt + 2 > end) return null;
+      extended = buf.readUInt16BE(nameAt);
+      nameAt += 2;
+    }
+    const entryAt = at;
+    let path: Buffer;
     if (version === 4) {
       // varint (bytes of the previous path to drop), then the NUL-terminated rest
       let p = nameAt;
-      while (p < end && buf[p]! & 0x80) p++;
+      let drop = buf[p]! & 0x7f;
+      while (p < end && buf[p]! & 0x80) {
+        p++;
+        drop = ((drop + 1) << 7) | (buf[p]! & 0x7f);
+      }
       const nul = buf.indexOf(0, p + 1);
-      if (nul < 0 || nul >= end) return null;
+      if (nul < 0 || nul >= end || drop > previous.length) return null;
+      path = previous = Buffer.concat([previous.subarray(0, previous.length - drop), buf.subarray(p + 1, nul)]);
       at = nul + 1;
     } else {
       const nameLen = flags & 0xfff;
       const nul = nameLen < 0xfff ? nameAt + nameLen : buf.indexOf(0, nameAt);
       if (nul < 0 || nul >= end || buf[nul] !== 0) return null;
+      path = buf.subarray(nameAt, nul);
       // entries are NUL-padded to a multiple of 8 bytes
       at += (nul - at + 8) & ~7;
     }
+    visit?.(entryAt, path, flags, extended);
   }
   let tree: string | undefined;
   let split = false;
@@ -75,5 +99,68 @@ function treeExtension(buf: Buffer, version: number, hashLen: number): string | 
   }
   // Only a walk that ends exactly at the checksum read the format right.
   if (at !== end) return null;
-  return split ? undefined : tree;
+  return { tree, split };
 }
+
+/** The root tree from the TREE extension; undefined: no valid root; null: the walk did not fit this hash length. */
+function treeExtension(buf: Buffer, version: number, hashLen: number): string | undefined | null {
+  const w = walk(buf, version, hashLen);
+  if (!w) return null;
+  return w.split ? undefined : w.tree;
+}
+
+/** What an index stages, as `git diff --cached` reads it: a digest of every entry's mode, object, stage and path. */
+export type StagedEntries = {
+  /** Same digest, same staged snapshot (whatever the stat data, cache tree or checksum say). */
+  digest: string;
+  /** Paths of the `.gitattributes` files the index holds: attributes decide how git diffs a path. */
+  attributes: string[];
+};
+
+/** Entry flags that change what is staged: the stage (a conflict) and, in the extended flags, intent-to-add. */
+const STAGE_MASK = 0x3000;
+const INTENT_TO_ADD = 0x2000;
+const ATTRIBUTES_FILE = Buffer.from('.gitattributes');
+
+/**
+ * The staged snapshot's identity, read without git. `git commit` rewrites the index before
+ * its pre-commit hook runs (fresh stat data, the cache tree: another checksum), and `commit
+ * -a` or `commit <paths>` hand the hook another file, so what counts is the entries, not the
+ * file. Undefined when the file cannot be read this way (missing, a split index, an unknown
+ * version or layout): then nothing is known about it.
+ */
+export function stagedEntriesOf(indexFile: string): StagedEntries | undefined {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(indexFile);
+  } catch {
+    return undefined;
+  }
+  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
+  const version = buf.readUInt32BE(4);
+  if (version < 2 || version > 4) return undefined;
+  for (const hashLen of [20, 32]) {
+    const hash = createHash('sha256');
+    const attributes: string[] = [];
+    const word = Buffer.alloc(4);
+    const w = walk(buf, version, hashLen, (at, path, flags, extended) => {
+      word.writeUInt16BE(flags & STAGE_MASK, 0);
+      word.writeUInt16BE(extended & INTENT_TO_ADD, 2);
+      // mode (4 bytes at 24), the object id, the flags that matter, the path
+      hash.update(buf.subarray(at + 24, at + 28));
+      hash.update(buf.subarray(at + 40, at + 40 + hashLen));
+      hash.update(word);
+      hash.update(path);
+      hash.update(NUL);
+      if (path.length >= ATTRIBUTES_FILE.length && path.subarray(path.length - ATTRIBUTES_FILE.length).equals(ATTRIBUTES_FILE) && (path.length === ATTRIBUTES_FILE.length || path[path.length - ATTRIBUTES_FILE.length - 1] === 0x2f)) {
+        attributes.push(path.toString('utf8'));
+      }
+    });
+    if (w === null) continue;
+    if (w.split) return undefined;
+    return { digest: `${version}:${hashLen}:${buf.readUInt32BE(8)}:${hash.digest('hex')}`, attributes };
+  }
+  return undefined;
+}
+
+const NUL = Buffer.from([0]);

@@ -14,7 +14,7 @@ export type StatusFields = {
   /** Whether the config files load (an invalid one is reported until fixed). */
   config: { ok: boolean; error?: string };
   /** Whether git runs hermesd's hooks, hooks running now, backups waiting for a restore. */
-  hooks: Partial<HookHealth> & { running?: number; pendingBackups?: string[] };
+  hooks: Partial<HookHealth> & { running?: number; pendingBackups?: string[]; staged?: { hits: number; misses: number; ahead: number; judged?: string } };
   /** Other agents' transcripts read into SessionDB (daemons of work trees with `init --agents`). */
   agents: TranscriptStats | undefined;
   /** Proposals waiting for the user's accept or reject (this repository's and those of none). */

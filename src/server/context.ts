@@ -35,6 +35,35 @@ export class DaemonContext {
     return this.paths.root;
   }
 
+  /** Counts status answers: a source that both a field and a warning read (config, skills, backups) reads its files once per answer. */
+  private statusRound = 0;
+  private readingStatus = false;
+
+  /** Reads one status answer (`read`), the sources made with `oncePerStatus` read once for all of it. */
+  readStatus<T>(read: () => T): T {
+    this.statusRound++;
+    this.readingStatus = true;
+    try {
+      return read();
+    } finally {
+      this.readingStatus = false;
+    }
+  }
+
+  /** `get`, read at most once per status answer (and every time outside one). */
+  oncePerStatus<T>(get: () => T): () => T {
+    let round = -1;
+    let value: T;
+    return () => {
+      if (!this.readingStatus) return get();
+      if (round !== this.statusRound) {
+        value = get();
+        round = this.statusRound;
+      }
+      return value;
+    };
+  }
+
   /** Adds `key` to GET /v1/status, read when status is asked for; the fields clients read are typed by the protocol (StatusFields). */
   report<K extends string>(key: K, get: () => K extends keyof StatusFields ? StatusFields[K] : unknown): void {
     this.statusExtras.set(key, get);

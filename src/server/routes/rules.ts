@@ -1,5 +1,6 @@
 import { redacted } from '../../config/load.js';
-import { checkStaged, checkWorktree } from '../../rules/engine.js';
+import { join, resolve } from 'node:path';
+import { checkWorktree } from '../../rules/engine.js';
 import { checkRequestSchema } from '../../rules/schema.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
@@ -15,7 +16,8 @@ export function rulesRoutes(services: Services): Route[] {
         const { staged, indexFile } = body;
         const config = services.config.get();
         const opts = { indexFile, signal };
-        const result = staged ? await checkStaged(root, config, opts) : await checkWorktree(root, config, opts);
+        // --staged: the verdict the daemon keeps ready for the pre-commit, when it judged this snapshot.
+        const result = staged ? await services.hooks.staged.check(config, indexFile ? resolve(root, indexFile) : join(services.daemon.paths.gitDir, 'index'), { signal }) : await checkWorktree(root, config, opts);
         return { violations: result.violations, warnings: result.warnings, staged: Boolean(staged) };
       },
     }),

@@ -4,6 +4,10 @@ import type { DaemonContext } from '../context.js';
 import { defineRoute, type Route } from '../route.js';
 
 export function statusOf(daemon: DaemonContext): Status {
+  return daemon.readStatus(() => read(daemon));
+}
+
+function read(daemon: DaemonContext): Status {
   const warnings: string[] = [];
   for (const source of daemon.warningSources) {
     try {

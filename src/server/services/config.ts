@@ -80,17 +80,23 @@ export class ConfigService {
   }
 
   status(): { ok: boolean; error?: string } {
+    return this.seen().status;
+  }
+
+  /** The status and the loosenings waiting for approval from one look at the files (GET /v1/status shows both). */
+  seen(): { status: { ok: boolean; error?: string }; pending: Loosening[] } {
     const s = this.current();
-    return 'error' in s ? { ok: false, error: s.error instanceof Error ? s.error.message : String(s.error) } : { ok: true };
+    return 'error' in s ? { status: { ok: false, error: s.error instanceof Error ? s.error.message : String(s.error) }, pending: [] } : { status: { ok: true }, pending: s.pending };
   }
 }
 
 /** The config service of a daemon, with its state in status and its pending approvals among the warnings. */
 export function createConfigService(ctx: DaemonContext): ConfigService {
   const service = new ConfigService(ctx);
-  ctx.report('config', () => service.status());
+  const seen = ctx.oncePerStatus(() => service.seen());
+  ctx.report('config', () => seen().status);
   ctx.warningSources.push(() => {
-    const pending = service.pending();
+    const pending = seen().pending;
     return pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [];
   });
   return service;

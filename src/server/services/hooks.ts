@@ -16,6 +16,7 @@ import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
 import type { GuardService } from './guard.js';
 import { checkStaged } from '../../rules/engine.js';
+import { StagedVerdicts } from '../../rules/staged-verdict.js';
 import { formatViolations } from '../../rules/format.js';
 import { NotFound, UsageError } from '../../errors/index.js';
 import { backupsDir, keptBackupDir } from '../../paths/index.js';
@@ -40,11 +41,16 @@ export class HookService {
   /** Hooks in flight, so a shutdown waits for their restore to finish. */
   readonly inflight = new Set<Promise<unknown>>();
 
+  /** The verdict on the staged snapshot, kept ready for the next pre-commit and `hermesd check --staged`. */
+  readonly staged: StagedVerdicts;
+
   /** `sessions` and `tasks` are resolved on first use: a daemon that only answers post-* hooks starts no agent. */
   constructor(
     private readonly ctx: DaemonContext,
     private readonly deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
-  ) {}
+  ) {
+    this.staged = new StagedVerdicts({ root: ctx.root, gitDir: ctx.paths.gitDir, commonDir: ctx.paths.commonDir, env: ctx.env });
+  }
 
   async handle(hook: string, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
     if (!(HERMESD_HOOKS as readonly string[]).includes(hook)) {
@@ -105,7 +111,7 @@ export class HookService {
           progress,
           env: this.ctx.env,
           wrap,
-          checkStaged: () => checkStaged(root, config, { indexFile, signal, wrap }),
+          checkStaged: () => this.staged.check(config, indexFile, { signal, wrap }),
           runFix: async ({ task, turnContext, signal: s, onProgress }) => {
             const r = await this.deps.tasks().run({
               task,
@@ -376,6 +382,48 @@ const EVIDENCE_GROUP_MS = 10 * 60 * 1000;
 /** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
 const HEALTH_TTL_MS = 2_000;
 
+/**
+ * Keeps the staged verdict ready: after the index or HEAD moved (the watcher's
+ * 'workspace-changed', a hook's end), the default index is judged in the background, one
+ * judgement at a time, so the next pre-commit finds its answer. Only where the pre-commit
+ * judges rules; a stat and HEAD's files decide whether anything moved.
+ */
+function judgeAhead(ctx: DaemonContext, service: HookService, config: ConfigService): void {
+  let running = false;
+  let again = false;
+  const run = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    let current: HermesConfig;
+    try {
+      current = config.get();
+    } catch {
+      return; // an invalid config is reported by the next hook
+    }
+    if (!current.hooks['pre-commit'].rules || current.rules.length === 0 || !service.staged.moved()) return;
+    running = true;
+    void service.staged
+      .judgeAhead(current)
+      .catch((err: unknown) => ctx.log.warn('staged verdict not judged ahead', { error: String(err) }))
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  ctx.events.on('workspace-changed', run);
+  const anew = () => {
+    service.staged.forget();
+    run();
+  };
+  ctx.events.on('config-changed', anew);
+  ctx.events.on('authority-changed', anew);
+}
+
 /** The hook service, with its health and pending backups in status and warnings. */
 export function createHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof HookService>[1]): Built<HookService> {
   const service = new HookService(ctx, deps);
@@ -393,10 +441,12 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
     if (!health || Date.now() - health.at > HEALTH_TTL_MS) health = { at: Date.now(), value: hookHealth(ctx.paths) };
     return health.value;
   };
-  ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingBackups(ctx.paths.gitDir).map((b) => b.id), ...healthNow() }));
+  const pendingNow = ctx.oncePerStatus(() => pendingBackups(ctx.paths.gitDir));
+  ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingNow().map((b) => b.id), staged: { ...service.staged.stats }, ...healthNow() }));
+  judgeAhead(ctx, service, deps.config);
   ctx.warningSources.push(() => {
     const h = healthNow();
-    const pending = pendingBackups(ctx.paths.gitDir);
+    const pending = pendingNow();
     return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
   });
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.

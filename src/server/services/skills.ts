@@ -12,13 +12,13 @@ export function openSkills(ctx: DaemonContext): Built<SkillStore> {
   const onChange = () => store.invalidate();
   ctx.events.on('skills-changed', onChange);
 
-  const skillWarnings = () => {
+  const skillWarnings = ctx.oncePerStatus(() => {
     try {
       return store.warnings();
     } catch (err) {
       return [`skills index could not be built: ${(err as Error).message}`];
     }
-  };
+  });
   ctx.report('skillWarnings', skillWarnings);
   ctx.warningSources.push(() => skillWarnings().map((w) => `skills: ${w}`));
   return { value: store, close: () => ctx.events.off('skills-changed', onChange) };

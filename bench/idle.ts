@@ -1,0 +1,137 @@
+/**
+ * The idle footprint (issue 18): a daemon that has served status, context, check, memory,
+ * session search and skills, then sat idle, beside a bare Node HTTP server on a Unix socket
+ * that served as many requests, both measured in the same run; then ten idle daemons
+ * together (ten work trees open) beside ten bare servers. RSS counts every page a process
+ * maps, the node binary's text included, which the processes share; PSS divides shared
+ * pages among their users, so the PSS of ten is what ten really cost.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DaemonClient } from '../src/client/client.js';
+import { probe, stopDaemon } from '../src/client/lifecycle.js';
+import { resolvePaths, type RepoPaths } from '../src/paths/index.js';
+import { DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../src/version.js';
+import { printNote, printTable, type Bench, type Goal } from './table.js';
+
+/** How long after its last request a process is measured: idle, its collections done. */
+const IDLE_MS = Number(process.env.HERMESD_BENCH_IDLE_MS ?? 5_000);
+const TEN = 10;
+/** The issue's goal: an idle daemon within a quarter of a bare Node HTTP server. */
+const RSS_OVER_BARE_GOAL = 1.25;
+
+type Memory = { rss: number; pss: number; anon: number };
+
+function memoryOf(pid: number): Memory {
+  const t = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(t)?.[1] ?? NaN) * 1024;
+  return { rss: kb('Rss'), pss: kb('Pss'), anon: kb('Anonymous') };
+}
+
+const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
+
+function makeRepo(base: string, name: string): string {
+  const repo = join(base, name);
+  mkdirSync(join(repo, '.hermes'), { recursive: true });
+  execFileSync('git', ['init', '-q', repo]);
+  writeFileSync(join(repo, 'AGENTS.md'), '# rules\nKeep changes small.\n');
+  writeFileSync(join(repo, '.hermes', 'config.yaml'), 'rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "AKIA[0-9A-Z]{16}"\n');
+  writeFileSync(join(repo, 'app.ts'), 'export const x = 1;\n');
+  execFileSync('git', ['add', '-A'], { cwd: repo });
+  return repo;
+}
+
+async function startDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<{ pid: number; paths: RepoPaths }> {
+  const paths = resolvePaths(repo, env);
+  spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true }).unref();
+  for (;;) {
+    const s = await probe(paths, 200);
+    if (s) return { pid: s.pid, paths };
+    await sleep(20);
+  }
+}
+
+/** What a working session asks a daemon: every kind of answer once, three times over. */
+async function workload(socket: string): Promise<void> {
+  const c = new DaemonClient(socket);
+  for (let i = 0; i < 3; i++) {
+    await c.call('GET', '/v1/status');
+    await c.call('GET', '/v1/context');
+    await c.call('POST', '/v1/check', { staged: true });
+    await c.call('POST', '/v1/check', { staged: false });
+    await c.call('GET', '/v1/memory');
+    await c.call('GET', '/v1/sessions/search?q=hello');
+    await c.call('GET', '/v1/skills');
+  }
+}
+
+/** A bare Node HTTP server on a Unix socket answering a small JSON, in its own process. */
+async function startBare(socket: string): Promise<{ pid: number; stop: () => void }> {
+  const code = `require('http').createServer((q,s)=>{const b=JSON.stringify({ok:true,url:q.url});s.writeHead(200,{'content-type':'application/json','content-length':Buffer.byteLength(b)});s.end(b)}).listen(${JSON.stringify(socket)},()=>process.stdout.write('up'))`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((r) => child.stdout!.once('data', r));
+  const c = new DaemonClient(socket);
+  for (let i = 0; i < 21; i++) await c.call('GET', '/v1/status');
+  return { pid: child.pid!, stop: () => child.kill() };
+}
+
+export const bench: Bench = {
+  name: 'idle',
+  async run() {
+    const base = mkdtempSync(join(tmpdir(), 'hd-bench-idle-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: join(base, 'home'), HERMESD_SOCKET_DIR: join(base, 's') };
+    for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
+    mkdirSync(join(base, 's'), { recursive: true, mode: 0o700 });
+    const daemons: RepoPaths[] = [];
+    const bares: Array<() => void> = [];
+    try {
+      // one of each
+      const one = await startDaemon(makeRepo(base, 'one'), env);
+      daemons.push(one.paths);
+      const bare = await startBare(join(base, 's', 'bare.sock'));
+      bares.push(bare.stop);
+      await workload(one.paths.socket);
+      await sleep(IDLE_MS);
+      const d = memoryOf(one.pid);
+      const b = memoryOf(bare.pid);
+
+      // ten of each (the first pair among them)
+      const pids = [one.pid];
+      const barePids = [bare.pid];
+      for (let i = 1; i < TEN; i++) {
+        const next = await startDaemon(makeRepo(base, `r${i}`), env);
+        daemons.push(next.paths);
+        pids.push(next.pid);
+        const nb = await startBare(join(base, 's', `bare${i}.sock`));
+        bares.push(nb.stop);
+        barePids.push(nb.pid);
+        await workload(next.paths.socket);
+      }
+      await sleep(IDLE_MS);
+      const sum = (list: number[]) => list.map(memoryOf).reduce((a, m) => ({ rss: a.rss + m.rss, pss: a.pss + m.pss, anon: a.anon + m.anon }), { rss: 0, pss: 0, anon: 0 });
+      const ten = sum(pids);
+      const tenBare = sum(barePids);
+
+      const ratio = d.rss / b.rss;
+      printTable(`idle footprint, ${IDLE_MS / 1000} s after the last request (same run)`, [
+        { process: 'hermesd daemon (after status, context, check, memory, search, skills)', RSS: mib(d.rss), PSS: mib(d.pss), anonymous: mib(d.anon), 'RSS ÷ bare': `${ratio.toFixed(2)}×` },
+        { process: 'bare Node HTTP server on a Unix socket', RSS: mib(b.rss), PSS: mib(b.pss), anonymous: mib(b.anon), 'RSS ÷ bare': '1.00×' },
+        { process: `${TEN} hermesd daemons together`, RSS: mib(ten.rss), PSS: mib(ten.pss), anonymous: mib(ten.anon), 'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×` },
+        { process: `${TEN} bare servers together`, RSS: mib(tenBare.rss), PSS: mib(tenBare.pss), anonymous: mib(tenBare.anon), 'RSS ÷ bare': '1.00×' },
+      ]);
+      printNote(`Daemon node flags: ${DAEMON_NODE_FLAGS.join(' ') || '(none)'}. The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share.`);
+      const goals: Goal[] = [
+        { measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket', result: `${mib(d.rss)} vs ${mib(b.rss)} = ${ratio.toFixed(2)}×`, goal: `≤ ${RSS_OVER_BARE_GOAL}×`, met: ratio <= RSS_OVER_BARE_GOAL },
+        { measure: `${TEN} idle daemons together (PSS)`, result: `${mib(ten.pss)} (${TEN} bare servers ${mib(tenBare.pss)})`, goal: '—' },
+      ];
+      return goals;
+    } finally {
+      for (const stop of bares) stop();
+      for (const p of daemons) await stopDaemon(p).catch(() => undefined);
+      rmSync(base, { recursive: true, force: true });
+    }
+  },
+};

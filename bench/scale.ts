@@ -1,0 +1,187 @@
+/**
+ * How the pre-commit's cost grows with the commit (issue 18): 5, 50, 500 and 5,000 staged
+ * files, each size committed with no hook, with hermesd (all its hooks installed, rules
+ * only, warm daemon, curl fast path) and with the `sh` floor: a plain hook doing the same
+ * forbidden-content check with one `git diff` and one `grep`. Peers take turns commit by
+ * commit. Between `git add` and `git commit` each peer gets the same pause, and hermesd's
+ * repository waits (untimed) until its daemon has judged the new index ahead: the staged
+ * verdict a person's commit finds, since people do not commit within milliseconds of
+ * `git add`. The table says how many of hermesd's answers came from that kept verdict.
+ * Measured with NODE_EXTRA_CA_CERTS as the environment has it and without it (no Node
+ * process starts on the fast path; the figure shows it).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DaemonClient } from '../src/client/client.js';
+import { resolvePaths } from '../src/paths/index.js';
+import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+import { FORBID, GREP_HOOK } from './hooks.js';
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+const SIZES = (process.env.HERMESD_BENCH_SIZES ?? '5,50,500,5000').split(',').map(Number);
+const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 9);
+/** Commits per peer at a size: a 5,000-file round writes 15,000 files, so fewer of them. */
+const runsAt = (size: number) => (size >= 5000 ? Math.min(RUNS, 5) : RUNS);
+/** Pause between `git add` and `git commit`, and after each commit (hermesd's background post-commit ends within it). */
+const SETTLE_MS = 60;
+/** How long hermesd's daemon may take to judge an index ahead before the commit goes anyway. */
+const JUDGE_WAIT_MS = 5_000;
+/** The issue's goals: hermesd's added time ÷ the sh floor's. */
+const GOAL_AT: Record<number, number> = { 50: 1.1, 5000: 1.5 };
+
+type Staged = { hits: number; misses: number; ahead: number; judged?: string };
+type Peer = { name: string; kind: 'none' | 'hermesd' | 'floor' };
+
+const PEERS: Peer[] = [
+  { name: 'no hook (baseline)', kind: 'none' },
+  { name: 'hermesd (all hooks, rules only, warm daemon)', kind: 'hermesd' },
+  { name: 'sh floor (git diff | grep)', kind: 'floor' },
+];
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
+  return execFileSync(cmd, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fileName = (i: number) => `d${i % 50}/f${i}.txt`;
+
+export const bench: Bench = {
+  name: 'scale',
+  async run() {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-scale-')));
+    const home = join(base, 'home');
+    mkdirSync(home);
+    const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home, HERMESD_SOCKET_DIR: join(base, 's'), GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e', GIT_CONFIG_NOSYSTEM: '1' };
+    for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
+    const withoutCa = { ...env };
+    delete withoutCa.NODE_EXTRA_CA_CERTS;
+    const variants: Array<[string, NodeJS.ProcessEnv]> = [[process.env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS set' : 'NODE_EXTRA_CA_CERTS unset', env]];
+    if (process.env.NODE_EXTRA_CA_CERTS) variants.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
+
+    const goals: Goal[] = [];
+    const problems: string[] = [];
+    let dropped = 0;
+    const rows: Record<string, Row[]> = {};
+    let n = 0;
+    for (const size of SIZES) {
+      const repos = PEERS.map((peer) => {
+        const repo = join(base, `r${n++}`);
+        mkdirSync(repo);
+        run('git', ['init', '-q', '-b', 'main'], repo, env);
+        for (let d = 0; d < Math.min(size, 50); d++) mkdirSync(join(repo, `d${d}`));
+        for (let i = 0; i < size; i++) writeFileSync(join(repo, fileName(i)), `file ${i}\n`);
+        run('git', ['add', '-A'], repo, env);
+        run('git', ['commit', '-qm', 'init', '--no-verify'], repo, env);
+        if (peer.kind === 'hermesd') {
+          run(process.execPath, [CLI, 'init'], repo, env);
+          writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
+          run(process.execPath, [CLI, 'start'], repo, env);
+        } else if (peer.kind === 'floor') {
+          writeFileSync(join(repo, '.git', 'hooks', 'pre-commit'), GREP_HOOK);
+          chmodSync(join(repo, '.git', 'hooks', 'pre-commit'), 0o755);
+        }
+        return { peer, repo };
+      });
+      const hermes = repos.find((r) => r.peer.kind === 'hermesd')!;
+      const client = new DaemonClient(resolvePaths(hermes.repo, env).socket);
+      const staged = async (): Promise<Staged | undefined> => {
+        // A daemon busy with a 15,000-file write storm may drop a new connection: ask again.
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return (await client.call<{ hooks?: { staged?: Staged } }>('GET', '/v1/status')).hooks?.staged;
+          } catch (err) {
+            if (attempt >= 5) throw err;
+            dropped++;
+            await sleep(100);
+          }
+        }
+      };
+      // the daemon answers status before its services have loaded
+      for (const deadline = Date.now() + JUDGE_WAIT_MS; !(await staged()) && Date.now() < deadline; ) await sleep(20);
+
+      let round = 0;
+      for (const [variant, venv] of variants) {
+        const times = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
+        const before = (await staged())!;
+        for (let r = -1; r < runsAt(size); r++) {
+          round++;
+          for (const { peer, repo } of repos) {
+            for (let i = 0; i < size; i++) writeFileSync(join(repo, fileName(i)), `file ${i}\nround ${round}\n`);
+            const judged = peer.kind === 'hermesd' ? (await staged())?.judged : undefined;
+            run('git', ['add', '-u'], repo, venv);
+            await sleep(SETTLE_MS);
+            if (peer.kind === 'hermesd') {
+              const deadline = Date.now() + JUDGE_WAIT_MS;
+              while ((await staged())?.judged === judged && Date.now() < deadline) await sleep(5);
+            }
+            const args = peer.kind === 'none' ? ['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', `r${round}`] : ['commit', '-qm', `r${round}`];
+            const t0 = process.hrtime.bigint();
+            const res = spawnSync('git', args, { cwd: repo, env: venv, encoding: 'utf8' });
+            const dt = Number(process.hrtime.bigint() - t0) / 1e6;
+            if (res.status !== 0) throw new Error(`${peer.name}, ${size} files: commit failed: ${(res.stderr || res.stdout).trim()}`);
+            if (r >= 0) times.get(peer.kind)!.push(dt);
+            await sleep(SETTLE_MS);
+          }
+        }
+        const after = (await staged())!;
+        const baseMed = median(times.get('none')!);
+        const added = (k: Peer['kind']) => median(times.get(k)!) - baseMed;
+        const ratio = added('hermesd') / added('floor');
+        (rows[variant] ??= []).push({
+          'staged files': size,
+          'no hook': ms(baseMed, 1),
+          'sh floor added': ms(added('floor'), 1),
+          'hermesd added': ms(added('hermesd'), 1),
+          'hermesd ÷ floor': `${ratio.toFixed(2)}×`,
+          'kept verdict served': `${after.hits - before.hits} of ${after.hits - before.hits + after.misses - before.misses}`,
+        });
+        const goal = GOAL_AT[size];
+        if (goal !== undefined) {
+          goals.push({
+            measure: `pre-commit added time, ${size} staged files, all hermesd hooks, ÷ the sh floor (${variant})`,
+            result: `${ratio.toFixed(2)}× (${added('hermesd').toFixed(1)} vs ${added('floor').toFixed(1)} ms)`,
+            goal: `≤ ${goal}×`,
+            met: ratio <= goal,
+          });
+        }
+      }
+
+      // The refusal path at this size: a forbidden line among the staged files is stopped.
+      writeFileSync(join(hermes.repo, fileName(0)), `key AKIAABCDEFGHIJKLMNOP\n`);
+      run('git', ['add', '-u'], hermes.repo, env);
+      if (spawnSync('git', ['commit', '-qm', 'leak'], { cwd: hermes.repo, env }).status === 0) problems.push(`${size} files: a forbidden line was NOT refused (bench sanity check failed)`);
+      spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.repo, env });
+      for (const { repo } of repos) rmSync(repo, { recursive: true, force: true });
+    }
+    // What each approach starts per commit: the floor's git, hermesd's curl (its fast path's one process).
+    const starts: Row[] = [];
+    for (const [what, argv] of [
+      ['git --version', ['git', '--version']],
+      ['curl --version', ['curl', '--version']],
+      ['sh -c "exit 0"', ['sh', '-c', 'exit 0']],
+    ] as const) {
+      const t: number[] = [];
+      for (let i = 0; i < 21; i++) {
+        const t0 = process.hrtime.bigint();
+        spawnSync(argv[0], argv.slice(1), { stdio: 'ignore' });
+        t.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      starts.push({ process: what, 'median start to exit': ms(median(t), 2) });
+    }
+    for (const [variant, r] of Object.entries(rows)) printTable(`pre-commit added time by commit size, ${SIZES.map((n) => `${runsAt(n)}`).join('/')} commits per peer at ${SIZES.join('/')} files, peers in turn (${variant})`, r);
+    printNote(`Added time = median commit − median hook-less commit of the same size in the same run. The sh floor: ${GREP_HOOK.split('\n')[1]}`);
+    printNote('hermesd answers the pre-commit with one curl to its daemon, which serves the verdict it judged when the index changed; "kept verdict served" counts those answers (the rest were judged in full).');
+    printTable('one process started and ended, 21 times each (what the two hooks cost before any work)', starts);
+    if (dropped) printNote(`${dropped} status request(s) of the bench itself were dropped by a busy daemon and asked again.`);
+    for (const p of problems) printNote(`Problem: ${p}`);
+    rmSync(base, { recursive: true, force: true });
+    return goals;
+  },
+};
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
+  await bench.run();
+}

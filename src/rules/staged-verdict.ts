@@ -1,0 +1,180 @@
+/**
+ * The staged verdict kept ready: `checkStaged`'s answer for the staged snapshot the daemon
+ * last judged, so a pre-commit (or `hermesd check --staged`) whose index stages exactly that
+ * snapshot is answered without a git process. Plain code over a repository's paths; the
+ * daemon decides when to judge ahead (after the index changed).
+ *
+ * The verdict is a function of what `git diff --cached` reads and the rules: the index's
+ * entries (mode, object, stage, path: `stagedEntriesOf`), the commit HEAD names, the config
+ * object, and what makes git diff differently (git config files, attributes files). The key
+ * holds all of them, computed the same way when the verdict is stored and when it is asked
+ * for, so a verdict is served only for the snapshot it judged. Anything this cannot read
+ * (a split index, reftable, generator rules, which run commands) is judged in full.
+ */
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { HermesConfig } from '../config/schema.js';
+import { stagedEntriesOf } from '../git/index-file.js';
+import { headCommitOf } from '../git/refs.js';
+import { checkStaged, type CheckOptions, type CheckResult } from './engine.js';
+
+export type StagedWhere = {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+  /** The daemon's environment: where git finds the user's config and attributes. */
+  env: NodeJS.ProcessEnv;
+};
+
+export type StagedStats = {
+  /** Answers served from a kept verdict (or the judgement of the same snapshot in flight). */
+  hits: number;
+  /** Answers judged in full: another snapshot, another config, or a snapshot this cannot key. */
+  misses: number;
+  /** Judgements made ahead of a commit, after the index changed. */
+  ahead: number;
+  /** The digest of the snapshot judged last, for status (and a benchmark waiting for it). */
+  judged?: string;
+};
+
+type Kept = { key: string; config: HermesConfig; result: CheckResult };
+type InFlight = { key: string; config: HermesConfig; done: Promise<CheckResult | undefined> };
+
+/** A file's identity for a key: changes with any write (rename, in place, touch). */
+function stamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {
+    return '-';
+  }
+}
+
+/** Whether a verdict under this config may be kept: generator rules run commands over the work tree, so theirs never is. */
+export function keepable(config: HermesConfig): boolean {
+  return !config.rules.some((r) => r.generator !== undefined);
+}
+
+export class StagedVerdicts {
+  private kept: Kept | undefined;
+  private inFlight: InFlight | undefined;
+  readonly stats: StagedStats = { hits: 0, misses: 0, ahead: 0 };
+
+  constructor(private readonly where: StagedWhere) {}
+
+  /**
+   * The identity of the staged snapshot in `indexFile` as the rule engine would judge it;
+   * undefined when it cannot be known without git.
+   */
+  keyOf(indexFile: string): string | undefined {
+    const { root, gitDir, commonDir, env } = this.where;
+    const entries = stagedEntriesOf(indexFile);
+    if (!entries) return undefined;
+    const head = headCommitOf(gitDir, commonDir);
+    if (!head) return undefined;
+    const home = env.HOME || homedir();
+    const xdg = env.XDG_CONFIG_HOME || join(home, '.config');
+    // What changes how git diffs: its config at every level, attributes files.
+    const files = [
+      join(commonDir, 'config'),
+      join(gitDir, 'config.worktree'),
+      join(commonDir, 'info', 'attributes'),
+      join(home, '.gitconfig'),
+      join(xdg, 'git', 'config'),
+      join(xdg, 'git', 'attributes'),
+      ...entries.attributes.map((p) => join(root, p)),
+    ];
+    const gitEnv = Object.keys(env)
+      .filter((k) => k.startsWith('GIT_CONFIG'))
+      .sort()
+      .map((k) => `${k}=${env[k]}`);
+    return [entries.digest, head, ...files.map(stamp), ...gitEnv].join('|');
+  }
+
+  /**
+   * `checkStaged` for the index in `indexFile`: the kept verdict when it judged this very
+   * snapshot under this config object, else a full judgement (kept for the next asker).
+   */
+  async check(config: HermesConfig, indexFile: string, opts: CheckOptions = {}): Promise<CheckResult & { kept: boolean }> {
+    if (!keepable(config)) return { ...(await checkStaged(this.where.root, config, { ...opts, indexFile })), kept: false };
+    const key = this.keyOf(indexFile);
+    if (key !== undefined) {
+      const kept = this.kept;
+      if (kept && kept.key === key && kept.config === config) {
+        this.stats.hits++;
+        return { ...kept.result, kept: true };
+      }
+      const pending = this.inFlight;
+      if (pending && pending.key === key && pending.config === config) {
+        const result = await pending.done;
+        if (result) {
+          this.stats.hits++;
+          return { ...result, kept: true };
+        }
+      }
+    }
+    this.stats.misses++;
+    const result = await this.judge(config, indexFile, key, opts);
+    return { ...result, kept: false };
+  }
+
+  /**
+   * Judges the default index ahead of the next question (after the index or HEAD moved).
+   * Resolves once the verdict is kept, or at once when it already is.
+   */
+  async judgeAhead(config: HermesConfig): Promise<void> {
+    if (!keepable(config)) return;
+    const indexFile = join(this.where.gitDir, 'index');
+    const key = this.keyOf(indexFile);
+    if (key === undefined) return;
+    if (this.kept?.key === key && this.kept.config === config) return;
+    if (this.inFlight?.key === key && this.inFlight.config === config) {
+      await this.inFlight.done;
+      return;
+    }
+    await this.judge(config, indexFile, key, {}).catch(() => undefined);
+    this.stats.ahead++;
+  }
+
+  /** Forgets the kept verdict (the daemon's authority or config moved: ask again). */
+  forget(): void {
+    this.kept = undefined;
+    this.inFlight = undefined;
+    this.look = undefined;
+  }
+
+  private look: string | undefined;
+
+  /** Whether the default index or HEAD moved since the last call: a stat and HEAD's files, not the whole index. */
+  moved(): boolean {
+    const look = `${stamp(join(this.where.gitDir, 'index'))}|${headCommitOf(this.where.gitDir, this.where.commonDir)}`;
+    if (look === this.look) return false;
+    this.look = look;
+    return true;
+  }
+
+  /**
+   * A full judgement. Its verdict is kept only when the snapshot had the same key before
+   * and after git read it: a snapshot that changed meanwhile is not the one git judged.
+   */
+  private async judge(config: HermesConfig, indexFile: string, key: string | undefined, opts: CheckOptions): Promise<CheckResult> {
+    const run = checkStaged(this.where.root, config, { ...opts, indexFile });
+    if (key === undefined) return run;
+    const done = run.then(
+      (result) => {
+        if (this.keyOf(indexFile) !== key) return undefined;
+        this.kept = { key, config, result };
+        this.stats.judged = key.split('|', 1)[0];
+        return result;
+      },
+      () => undefined,
+    );
+    const flight: InFlight = { key, config, done };
+    this.inFlight = flight;
+    void done.finally(() => {
+      if (this.inFlight === flight) this.inFlight = undefined;
+    });
+    return run;
+  }
+}
