@@ -15,8 +15,7 @@ import { DaemonClient } from '../../client/client.js';
 import { ensureDaemon } from '../../client/lifecycle.js';
 import { hermesHome, resolvePaths, type RepoPaths } from '../../paths/index.js';
 import type { AgentHookAnswer } from '../../protocol/agents.js';
-import { DaemonUnavailable } from '../../errors/index.js';
-import { action } from '../runtime.js';
+import { action, readStdin, withDeadline } from '../runtime.js';
 
 /** Events that come before a tool call: the ones agents.onUnavailable applies to. */
 const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'beforeMCPExecution', 'BeforeTool']);
@@ -36,25 +35,6 @@ async function agentSettings(paths: RepoPaths | undefined): Promise<Settings> {
     return { timeoutMs: c.agents.timeoutMs, onUnavailable: c.agents.onUnavailable };
   } catch (err) {
     return { ...DEFAULTS.agents, configError: err instanceof Error ? err.message : String(err) };
-  }
-}
-
-function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve('');
-  return new Promise((res) => {
-    const chunks: Buffer[] = [];
-    process.stdin.on('data', (d: Buffer) => chunks.push(d));
-    process.stdin.on('end', () => res(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', () => res(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
-async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new DaemonUnavailable(what)), ms)))]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

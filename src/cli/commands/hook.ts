@@ -17,7 +17,7 @@ import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.j
 import { attemptOf } from '../../hooks/attempt.js';
 import type { HookRequestBody } from '../../protocol/hooks.js';
 import { HERMESD_HOOKS } from '../../hooks/names.js';
-import { action, daemon, globals, output, repo } from '../runtime.js';
+import { action, daemon, globals, output, readStdin, repo, withDeadline } from '../runtime.js';
 
 
 async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUnavailable: 'allow' | 'block'; configError?: string }> {
@@ -31,26 +31,6 @@ async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUn
     return { timeoutMs: c.hooks.timeoutMs, onUnavailable: c.hooks.onUnavailable };
   } catch (err) {
     return { timeoutMs: HOOK_TIMEOUT_MS, onUnavailable: 'allow', configError: err instanceof Error ? err.message : String(err) };
-  }
-}
-
-function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve('');
-  return new Promise((res) => {
-    let s = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (d) => (s += d));
-    process.stdin.on('end', () => res(s));
-    process.stdin.on('error', () => res(s));
-  });
-}
-
-async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new DaemonUnavailable(what)), ms)))]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
