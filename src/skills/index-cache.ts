@@ -11,7 +11,7 @@
  * then the rendered index text, then the skill list as compact JSON that is parsed only
  * when something asks for the list (the prompt needs the text alone).
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -88,6 +88,8 @@ function snapshotPath(p: CatalogPaths): string {
 }
 
 export function readGeneration(file: string): string {
+  // Read on every status answer: a home that never changed a skill has no file, and an ENOENT error costs more than the check.
+  if (!existsSync(file)) return 'none';
   try {
     return readFileSync(file, 'utf8');
   } catch {

@@ -53,12 +53,9 @@ export class ConfigService {
   private stamp(): string {
     return [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)]
       .map((file) => {
-        try {
-          const st = statSync(file);
-          return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-        } catch {
-          return '-';
-        }
+        // No throw for a missing file: status reads this on every answer, and an ENOENT error costs more than the stat.
+        const st = statSync(file, { throwIfNoEntry: false });
+        return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
       })
       .join('|');
   }
