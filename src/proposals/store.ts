@@ -9,7 +9,7 @@
  * daemons share one home, so every change holds the folder's lock and writes atomically.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Conflict, NotFound } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -57,6 +57,23 @@ export function fingerprintOf(change: Change, project: string | null): string {
 
 export class ProposalStore {
   constructor(readonly dir: string) {}
+
+  /** The pending count status shows, re-read only when the folder changed (every write renames a file into it). */
+  private counted: { stamp: string; project: string | null | undefined; n: number } | undefined;
+
+  /**
+   * How many proposals are pending (for `project`, as `list` filters): read on every status
+   * answer, so the files are parsed again only after the folder changed.
+   */
+  pendingCount(project?: string | null): number {
+    const st = statSync(this.dir, { throwIfNoEntry: false });
+    if (!st) return 0;
+    const stamp = `${st.ino}:${st.mtimeMs}:${st.ctimeMs}`;
+    if (this.counted?.stamp === stamp && this.counted.project === project) return this.counted.n;
+    const n = this.list({ project }).length;
+    this.counted = { stamp, project, n };
+    return n;
+  }
 
   /**
    * Records a draft as a pending proposal. A pending proposal with the same fingerprint is

@@ -190,7 +190,7 @@ export function createPlacementService(ctx: DaemonContext, deps: ConstructorPara
   const stopped = (e: AgentStopped) => service.onAgentStopped(e);
   ctx.events.on('agent-stopped', stopped);
   ctx.report('review', () => service.queue.counts());
-  ctx.report('proposals', () => ({ pending: service.list().length }));
+  ctx.report('proposals', () => ({ pending: service.proposals.pendingCount(service.project) }));
   return {
     value: service,
     close: () => {
