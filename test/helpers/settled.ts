@@ -6,7 +6,6 @@
  */
 import { HermesError } from '../../src/errors/index.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Loose = { success: boolean; error?: any; code?: string; [key: string]: any };
 export type Settled<T> = T & Loose;
 
