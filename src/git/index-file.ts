@@ -14,6 +14,19 @@ import { readFileSync } from 'node:fs';
  * git. The index format: Documentation/gitformat-index.txt.
  */
 export function indexTreeOf(indexFile: string): string | undefined {
+  const index = readIndex(indexFile);
+  if (!index) return undefined;
+  const { buf, version } = index;
+  // SHA-1 or SHA-256 repository: only the right one walks to the checksum at the end.
+  for (const hashLen of [20, 32]) {
+    const tree = treeExtension(buf, version, hashLen);
+    if (tree !== null) return tree;
+  }
+  return undefined;
+}
+
+/** The index file's bytes and format version (2–4), or undefined when it is missing or not an index this reader knows. */
+function readIndex(indexFile: string): { buf: Buffer; version: number } | undefined {
   let buf: Buffer;
   try {
     buf = readFileSync(indexFile);
@@ -22,13 +35,7 @@ export function indexTreeOf(indexFile: string): string | undefined {
   }
   if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
   const version = buf.readUInt32BE(4);
-  if (version < 2 || version > 4) return undefined;
-  // SHA-1 or SHA-256 repository: only the right one walks to the checksum at the end.
-  for (const hashLen of [20, 32]) {
-    const tree = treeExtension(buf, version, hashLen);
-    if (tree !== null) return tree;
-  }
-  return undefined;
+  return version >= 2 && version <= 4 ? { buf, version } : undefined;
 }
 
 /** Where an entry's fields sit: `at` its first byte (ctime), `path` its name, `flags` its flags word. */
@@ -130,15 +137,9 @@ const ATTRIBUTES_FILE = Buffer.from('.gitattributes');
  * version or layout): then nothing is known about it.
  */
 export function stagedEntriesOf(indexFile: string): StagedEntries | undefined {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(indexFile);
-  } catch {
-    return undefined;
-  }
-  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
-  const version = buf.readUInt32BE(4);
-  if (version < 2 || version > 4) return undefined;
+  const index = readIndex(indexFile);
+  if (!index) return undefined;
+  const { buf, version } = index;
   for (const hashLen of [20, 32]) {
     const hash = createHash('sha256');
     const attributes: string[] = [];
