@@ -174,5 +174,8 @@ describe('remember and proposals (rule-based classifier)', () => {
     const status = await cli('status');
     expect(status.stdout).toContain(`proposals ${open} pending: hermesd proposals list`);
     expect((await cli('status', '--json')).json().proposals).toEqual({ pending: open });
+    // The count status keeps follows a decision made right after it was read.
+    expect((await cli('proposals', 'reject', pending.proposal.id)).code).toBe(0);
+    expect((await cli('status', '--json')).json().proposals).toEqual({ pending: open - 1 });
   });
 });
