@@ -5,8 +5,8 @@
  * socket left behind. The hook exits 0 or 2 and nothing else (Gemini CLI refuses a call on
  * any other non-zero exit).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alive, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
 import { hookCommands, runHook } from './helpers/agents.js';
@@ -82,6 +82,26 @@ describe('agent hooks when the daemon is down, hung or gone', () => {
     // Not a tool call: nothing to refuse, the session goes on.
     const start = await runHook(t, cmd.SessionStart!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { session_id: 's1', cwd: repo, hook_event_name: 'SessionStart', source: 'startup' } });
     expect(start).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('starts a new daemon when the answer broke off (the daemon died mid-answer), and lets that one call through', async () => {
+    await t.cli(['start'], { cwd: repo });
+    const pid = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !alive(pid));
+    // curl as it ends when the connection is reset after the request went out: exit 56.
+    const bin = join(dirname(t.home), 'reset-curl');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'curl'), '#!/bin/sh\nexit 56\n');
+    chmodSync(join(bin, 'curl'), 0o755);
+    const r = await runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, PATH: `${bin}:${process.env.PATH}` }, payload: write('src/generated/api.ts') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("the daemon's answer broke off (curl exit 56");
+    // The fallback started a daemon before it answered: the next call is judged at once.
+    expect((await t.cli(['status', '--json'], { cwd: repo })).code).toBe(0);
+    const next = await pre('src/generated/api.ts');
+    expect(next.code, next.stderr).toBe(2);
+    expect(next.stderr).toContain('generated-files');
   });
 
   it('starts a new daemon when the old one was killed and left its socket, and exits 0 or 2 only', async () => {
