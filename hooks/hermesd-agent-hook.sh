@@ -43,6 +43,8 @@ case $hermesd_agent in claude|codex|cursor|gemini) ;; *) hermesd_unavailable "un
 hermesd_node() {
   hermesd_n=${HERMESD_NODE:-}
   [ -x "$hermesd_n" ] || hermesd_n=$(command -v node 2>/dev/null)
+  # The payload, when the doorbell read it already.
+  [ -n "$hermesd_bin" ] && exec < "$hermesd_bin"
   if [ -n "$hermesd_n" ] && [ -f "${HERMESD_CLI:-}" ]; then
     exec "$hermesd_n" "$HERMESD_CLI" agent-hook "$hermesd_agent" "$hermesd_event" --repo "${hermesd_root:-.}" "$@"
   elif command -v hermesd >/dev/null 2>&1; then
@@ -50,6 +52,62 @@ hermesd_node() {
   fi
   hermesd_unavailable "cannot find hermesd (not at ${HERMESD_CLI:-?}, not on PATH); run hermesd init --agents again"
 }
+
+hermesd_ms=${HERMESD_AGENT_TIMEOUT_MS:-3000}
+# A daemon that timed out a moment ago is given a short bound until it answers again: a hung
+# daemon must not add the full bound to every tool call.
+hermesd_stuck=$hermesd_rt/agent-unresponsive
+[ -f "$hermesd_stuck" ] && [ "$hermesd_ms" -gt 500 ] && hermesd_ms=500
+hermesd_frac=$((hermesd_ms % 1000))
+[ "$hermesd_frac" -lt 100 ] && hermesd_frac=0$hermesd_frac
+[ "$hermesd_frac" -lt 10 ] && hermesd_frac=0$hermesd_frac
+hermesd_max=$((hermesd_ms / 1000)).$hermesd_frac
+
+# What the daemon answered (the doorbell or curl): 0 go on (print the text), 2 refused, u cannot judge.
+hermesd_answered() {
+  [ -f "$hermesd_stuck" ] && rm -f "$hermesd_stuck"
+  case $1 in
+    0)
+      [ -n "$2" ] && printf '%s\n' "$2"
+      exit 0
+      ;;
+    2)
+      printf '%s\n' "$2" >&2
+      exit 2
+      ;;
+    u) hermesd_unavailable "${2%%"$hermesd_nl"*}" ;;
+    *) hermesd_unavailable "the daemon's answer was not understood" ;;
+  esac
+}
+hermesd_nl='
+'
+
+# The doorbell first (no client process; hooks/hermesd-bell.sh), then curl.
+hermesd_bin=
+if [ -n "$hermesd_event" ]; then
+  hermesd_ring "$hermesd_agent" "$hermesd_event" "$hermesd_ms" "$hermesd_max"
+  case $? in
+    0)
+      [ -f "$hermesd_stuck" ] && rm -f "$hermesd_stuck"
+      case $hermesd_x in
+        0)
+          hermesd_bell_text
+          exit 0
+          ;;
+        2)
+          hermesd_bell_text >&2
+          exit 2
+          ;;
+        u) hermesd_unavailable "$(hermesd_bell_text -1)" ;;
+        *) hermesd_unavailable "the daemon's answer was not understood" ;;
+      esac
+      ;;
+    101)
+      : > "$hermesd_stuck" 2>/dev/null
+      hermesd_unavailable "the daemon did not answer within $hermesd_ms ms (hung or stopped)"
+      ;;
+  esac
+fi
 
 command -v curl >/dev/null 2>&1 || hermesd_node
 
@@ -70,20 +128,8 @@ fi
 case $hermesd_sock in *\\*) hermesd_sock= ;; esac
 [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ] || hermesd_node
 
-hermesd_ms=${HERMESD_AGENT_TIMEOUT_MS:-3000}
-# A daemon that timed out a moment ago is given a short bound until it answers again: a hung
-# daemon must not add the full bound to every tool call.
-hermesd_stuck=$hermesd_rt/agent-unresponsive
-[ -f "$hermesd_stuck" ] && [ "$hermesd_ms" -gt 500 ] && hermesd_ms=500
-hermesd_frac=$((hermesd_ms % 1000))
-[ "$hermesd_frac" -lt 100 ] && hermesd_frac=0$hermesd_frac
-[ "$hermesd_frac" -lt 10 ] && hermesd_frac=0$hermesd_frac
-hermesd_max=$((hermesd_ms / 1000)).$hermesd_frac
-
-hermesd_nl='
-'
 hermesd_out=$(curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -H 'content-type: application/json' \
-  --data-binary @- -w "${hermesd_nl}%{http_code}" "http://hermesd/v1/agents/$hermesd_agent/hook?format=sh&event=$hermesd_event" 2>/dev/null)
+  --data-binary "@${hermesd_bin:--}" -w "${hermesd_nl}%{http_code}" "http://hermesd/v1/agents/$hermesd_agent/hook?format=sh&event=$hermesd_event" 2>/dev/null)
 hermesd_rc=$?
 case $hermesd_rc in
   0) ;;
@@ -109,17 +155,4 @@ hermesd_body=${hermesd_out%"$hermesd_nl"*}
 hermesd_x=${hermesd_body%%"$hermesd_nl"*}
 hermesd_text=
 case $hermesd_body in *"$hermesd_nl"*) hermesd_text=${hermesd_body#*"$hermesd_nl"} ;; esac
-hermesd_text=${hermesd_text%"$hermesd_nl"}
-[ -f "$hermesd_stuck" ] && rm -f "$hermesd_stuck"
-case $hermesd_x in
-  0)
-    [ -n "$hermesd_text" ] && printf '%s\n' "$hermesd_text"
-    exit 0
-    ;;
-  2)
-    printf '%s\n' "$hermesd_text" >&2
-    exit 2
-    ;;
-  u) hermesd_unavailable "${hermesd_text%%"$hermesd_nl"*}" ;;
-  *) hermesd_unavailable "the daemon's answer was not understood" ;;
-esac
+hermesd_answered "$hermesd_x" "${hermesd_text%"$hermesd_nl"}"

@@ -187,26 +187,7 @@ case $hermesd_hook in
 esac
 
 hermesd_fast() {
-  command -v curl >/dev/null 2>&1 || { hermesd_why=no-curl; return 100; }
   [ -n "$hermesd_gd" ] || { hermesd_why=no-git-dir; return 100; }
-  # The live daemon's socket, from daemon.json ("socket": "<path>", on a line of its own; the
-  # daemon writes it first, so one or two lines are read).
-  hermesd_sock=
-  if [ -f "$hermesd_rt/daemon.json" ]; then
-    while IFS= read -r hermesd_l; do
-      case $hermesd_l in
-        *'"socket": "'*)
-          hermesd_sock=${hermesd_l#*'"socket": "'}
-          hermesd_sock=${hermesd_sock%\"*}
-          break
-          ;;
-      esac
-    done < "$hermesd_rt/daemon.json"
-  fi
-  # A path JSON had to escape: the Node fallback reads it properly.
-  case $hermesd_sock in *\\*) hermesd_sock= ;; esac
-  [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ] || { hermesd_why=no-socket; return 100; }
-
   # The JSON body; anything that would need escaping goes through the Node fallback instead.
   hermesd_idx=${GIT_INDEX_FILE:-}
   case $hermesd_idx in ''|/*) ;; *) hermesd_idx=$PWD/$hermesd_idx ;; esac
@@ -271,8 +252,43 @@ hermesd_fast() {
   [ "$hermesd_frac" -lt 10 ] && hermesd_frac=0$hermesd_frac
   hermesd_max=$((hermesd_ms / 1000)).$hermesd_frac
   hermesd_url=http://hermesd/v1/hooks/$hermesd_hook?format=text
+  hermesd_long=
+  [ "$hermesd_hook" = pre-commit ] && [ -z "${hermesd_phase:-}" ] && [ "${HERMESD_LONG_PRECOMMIT:-1}" = 1 ] && hermesd_long=1
 
-  if [ "$hermesd_hook" = pre-commit ] && [ -z "${hermesd_phase:-}" ] && [ "${HERMESD_LONG_PRECOMMIT:-1}" = 1 ]; then
+  # A hook the daemon answers within the bound: the doorbell first (no client process;
+  # hooks/hermesd-bell.sh). A pre-commit that may run for long streams its progress over curl.
+  if [ -z "$hermesd_long" ]; then
+    hermesd_ring git "$hermesd_hook" "$hermesd_ms" "$hermesd_max" "$hermesd_body"
+    case $? in
+      0)
+        hermesd_bell_text >&2
+        case $hermesd_x in [0-9] | [0-9][0-9]) return "$hermesd_x" ;; esac
+        return 102
+        ;;
+      101) return 101 ;;
+    esac
+  fi
+
+  command -v curl >/dev/null 2>&1 || { hermesd_why=no-curl; return 100; }
+  # The live daemon's socket, from daemon.json ("socket": "<path>", on a line of its own; the
+  # daemon writes it first, so one or two lines are read).
+  hermesd_sock=
+  if [ -f "$hermesd_rt/daemon.json" ]; then
+    while IFS= read -r hermesd_l; do
+      case $hermesd_l in
+        *'"socket": "'*)
+          hermesd_sock=${hermesd_l#*'"socket": "'}
+          hermesd_sock=${hermesd_sock%\"*}
+          break
+          ;;
+      esac
+    done < "$hermesd_rt/daemon.json"
+  fi
+  # A path JSON had to escape: the Node fallback reads it properly.
+  case $hermesd_sock in *\\*) hermesd_sock= ;; esac
+  [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ] || { hermesd_why=no-socket; return 100; }
+
+  if [ -n "$hermesd_long" ]; then
     # Checks or generators may run for minutes: first a bounded sign of life, then the run,
     # streamed, which the daemon keeps alive with a line every 500 ms (curl stops on a long silence).
     curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -o /dev/null http://hermesd/v1/status 2>/dev/null

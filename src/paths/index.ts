@@ -247,3 +247,8 @@ export function agentRunnerPath(commonDir: string): string {
 export function mcpRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'mcp');
 }
+
+/** The doorbell (src/server/doorbell.ts): requests the sh hooks leave for the daemon without a client process, and its answers. */
+export function bellDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'bell');
+}

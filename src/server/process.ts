@@ -116,7 +116,16 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const info: DaemonInfo = { socket: paths.socket, pid: process.pid, version: VERSION, root: paths.root, startedAt: ctx.startedAt.toISOString() };
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
-  void serviceRoutes.then(() => loaded?.start());
+  // The doorbell (hooks without a client process) once the services answer.
+  let bell: { close(): void } | undefined;
+  void serviceRoutes
+    .then(async () => {
+      loaded?.start();
+      if (!loaded || stopping) return;
+      const { startDoorbell } = await import('./doorbell.js');
+      if (!stopping) bell = startDoorbell(loaded, () => (lastActivity = Date.now()));
+    })
+    .catch((err: unknown) => log.error('doorbell failed to start', { error: String(err) }));
 
   let stopping = false;
   const timers: NodeJS.Timeout[] = [];
@@ -126,6 +135,12 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     stopping = true;
     log.info('daemon stopping', { reason });
     for (const t of timers) clearInterval(t);
+    // New hooks go to the socket (or the fallback) from here on.
+    try {
+      bell?.close();
+    } catch {
+      // runtime dir deleted with the work tree
+    }
     const force = setTimeout(() => {
       log.warn('shutdown grace exceeded; exiting');
       cleanup();
@@ -141,6 +156,11 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     process.exit(code);
   };
   const cleanup = () => {
+    try {
+      bell?.close();
+    } catch {
+      // runtime dir deleted with the work tree
+    }
     try {
       // Only remove the socket we bound; a successor may already have bound a new one.
       if (statSync(paths.socket).ino === socketIno) unlinkSync(paths.socket);

@@ -14,6 +14,21 @@ import type { AgentHookAnswer, AgentTranscript } from '../../protocol/agents.js'
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 
+/**
+ * The answer as the sh runner reads it (here and through the doorbell): `code` is the exit code,
+ * or `u` when the daemon cannot judge; `text` is what to print (stderr for 2, stdout for 0, why for u).
+ */
+export async function shAnswer(services: Services, agent: string, payload: unknown): Promise<{ code: string; text: string }> {
+  try {
+    const { answer } = await services.agents.handle(agent, payload);
+    return { code: String(answer.exitCode), text: answer.exitCode === 2 ? answer.stderr : answer.stdout };
+  } catch (err) {
+    const { status, wire } = errorToWire(err);
+    if (status >= 500) services.daemon.log.error('agent hook failed', { agent, error: String((err as Error)?.stack ?? err) });
+    return { code: 'u', text: `${wire.message}\n` };
+  }
+}
+
 export function agentsRoutes(services: Services): Route[] {
   return [
     defineRoute({
@@ -24,15 +39,8 @@ export function agentsRoutes(services: Services): Route[] {
           const h = await services.agents.handle(params.agent!, body);
           return { ...h.answer, agent: h.event.agent, event: h.event.event, kind: h.event.kind, decision: h.decision, ...(h.rule ? { rule: h.rule } : {}) };
         }
-        let text: string;
-        try {
-          const { answer } = await services.agents.handle(params.agent!, body);
-          text = `${answer.exitCode}\n${answer.exitCode === 2 ? answer.stderr : answer.stdout}`;
-        } catch (err) {
-          const { status, wire } = errorToWire(err);
-          if (status >= 500) services.daemon.log.error('agent hook failed', { agent: params.agent, error: String((err as Error)?.stack ?? err) });
-          text = `u\n${wire.message}\n`;
-        }
+        const sh = await shAnswer(services, params.agent!, body);
+        const text = `${sh.code}\n${sh.text}`;
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
         res.end(text);
         return undefined;

@@ -19,6 +19,13 @@ const unmarked = (s: string) => s.replace(/hermesd-(exit|curl) /g, 'hermesd $1 '
 
 const exitFor = (status: number, code: string) => (code === 'config-error' || status === 400 ? 2 : 1);
 
+/** A hook the daemon could not run, as the sh runner shows it (here and through the doorbell): the line to print and the exit code. */
+export function hookFailure(services: Services, name: string, err: unknown): { exitCode: number; message: string } {
+  const { status, wire } = errorToWire(err);
+  if (status >= 500) services.daemon.log.error('hook failed', { hook: name, error: String((err as Error)?.stack ?? err) });
+  return { exitCode: exitFor(status, wire.code), message: `hermesd: the ${name} hook failed: ${unmarked(wire.message)}` };
+}
+
 /**
  * POST /v1/hooks/:name, running every hook as `sandboxed` or not: the main socket serves it
  * as sent, the agent socket marks each request as coming from a sandboxed command.
@@ -56,10 +63,10 @@ export function hookRoute(services: Services, opts: { sandboxed: boolean }): Rou
         if (text) write((result.message ? unmarked(result.message) + '\n' : '') + `hermesd-exit ${result.exitCode}\n`);
         else line({ type: 'result', ...result });
       } catch (err) {
-        const { status, wire } = errorToWire(err);
-        if (status >= 500) services.daemon.log.error('hook failed', { hook: params.name, error: String((err as Error)?.stack ?? err) });
-        if (text) write(`hermesd: the ${params.name} hook failed: ${unmarked(wire.message)}\nhermesd-exit ${exitFor(status, wire.code)}\n`);
-        else line({ type: 'error', error: wire });
+        if (text) {
+          const failed = hookFailure(services, params.name!, err);
+          write(`${failed.message}\nhermesd-exit ${failed.exitCode}\n`);
+        } else line({ type: 'error', error: errorToWire(err).wire });
       } finally {
         if (beat) clearInterval(beat);
         res.end();

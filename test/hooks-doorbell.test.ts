@@ -1,0 +1,95 @@
+/**
+ * The doorbell (src/server/doorbell.ts, hooks/hermesd-bell.sh): a warm daemon answers the
+ * git hooks and the agents' hooks without a client process. A `curl` on PATH that records
+ * each start shows it is never run; the answers are the daemon's own. Twenty hooks at once
+ * each get their own answer. A bell file naming another live program (a recycled pid) is
+ * never signalled: the hook falls back to the socket, and that program lives on.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hookCommands, runHook } from './helpers/agents.js';
+import { alive, commitIn, gitIn, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
+
+const CONFIG = 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n';
+
+describe('the doorbell: hooks answered without a client process', () => {
+  let t: TestEnv;
+  let repo: string;
+  let cmd: Record<string, string>;
+  let curlLog: string;
+  let env: NodeJS.ProcessEnv;
+  const write = (file: string) => ({ session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, file), content: 'x' } });
+  const pre = (file: string) => runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...env }, payload: write(file) });
+  const curlRuns = () => (existsSync(curlLog) ? readFileSync(curlLog, 'utf8').split('--unix-socket').length - 1 : 0);
+
+  beforeEach(async () => {
+    t = makeEnv();
+    repo = t.repo({ '.hermes/config.yaml': CONFIG, 'src/generated/api.ts': 'x\n', '.claude/settings.json': '{}\n' });
+    expect((await t.cli(['init', '--agents'], { cwd: repo })).code).toBe(0);
+    cmd = hookCommands(repo, 'claude');
+    // A curl that records that it ran, then does what real curl does against no daemon.
+    const bin = join(dirname(t.home), 'recording-curl');
+    curlLog = join(bin, 'runs');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'curl'), `#!/bin/sh\necho "$*" >> '${curlLog}'\nexit 7\n`);
+    chmodSync(join(bin, 'curl'), 0o755);
+    env = { PATH: `${bin}:${process.env.PATH}` };
+    expect((await t.cli(['start'], { cwd: repo })).code).toBe(0);
+    await waitFor(() => existsSync(join(repo, '.git/hermesd/bell/daemon')));
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it("answers an agent's tool calls, allowed and refused, and a commit's hooks without curl", async () => {
+    const allowed = await pre('src/app.ts');
+    expect(allowed).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const refused = await pre('src/generated/api.ts');
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('generated-files');
+    expect(refused.stderr).toContain('npm run gen');
+
+    writeFileSync(join(repo, 'src/app.ts'), 'export const a = 1;\n');
+    gitIn(t, repo, 'add', 'src/app.ts');
+    const ok = commitIn(t, repo, ['-qm', 'app'], env);
+    expect(ok.code, ok.out).toBe(0);
+    writeFileSync(join(repo, 'src/generated/api.ts'), 'changed\n');
+    gitIn(t, repo, 'add', '-A');
+    const no = commitIn(t, repo, ['-qm', 'generated'], env);
+    expect(no.code).toBe(1);
+    expect(no.out).toContain('generated-files');
+    expect(curlRuns()).toBe(0);
+    // The daemon's record: each hook answered (post-commit's evidence included).
+    await waitFor(() => readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8').includes('hook post-commit'));
+    expect(readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8')).toContain('agent tool call refused');
+  });
+
+  it('gives each of twenty hooks at once its own answer', async () => {
+    const files = Array.from({ length: 20 }, (_, i) => (i % 2 ? `src/generated/f${i}.ts` : `src/f${i}.ts`));
+    const runs = await Promise.all(files.map((f) => pre(f)));
+    expect(runs.map((r) => r.code)).toEqual(files.map((_, i) => (i % 2 ? 2 : 0)));
+    for (const [i, r] of runs.entries()) if (i % 2) expect(r.stderr).toContain(`src/generated/f${i}.ts`);
+    expect(curlRuns()).toBe(0);
+  });
+
+  it('never signals a recycled pid: another program named in the bell file lives on, and the hook uses the socket', async () => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await waitFor(() => existsSync(`/proc/${other.pid}/stat`));
+      const bell = join(repo, '.git/hermesd/bell/daemon');
+      const real = readFileSync(bell, 'utf8');
+      // Its pid, with the start time the daemon had: a pid reused by another program.
+      writeFileSync(bell, `${other.pid} ${real.trim().split(' ')[1]}\n`);
+      const r = await pre('src/generated/api.ts');
+      expect(alive(other.pid!)).toBe(true);
+      // The recording curl stands for a socket nobody answers: the Node fallback judged the call.
+      expect(curlRuns()).toBe(1);
+      expect([0, 2]).toContain(r.code);
+    } finally {
+      other.kill();
+    }
+  });
+});
