@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- agent-hooks` (issue 16): what hermesd's hook adds to an agent's tool call.
  * Each hook is run as an agent runs it — spawned from Node through `sh -c <command>`, the
- * payload written to its stdin, waited for — round robin with its peers, so they share the
- * machine's noise: a `sh` hook that does nothing, a Python hook script that reads the
+ * payload written to its stdin, waited for — with its peers, each round in a new random
+ * order, so they share the machine's noise: a `sh` hook that does nothing, a Python hook script that reads the
  * payload and checks a path (the form most published guard hooks take), and hermesd's
  * PreToolUse command as `init --agents claude` wrote it, allowed and refused, warm daemon.
  * Goal: allowed ≤ 15 ms median and ≤ 1.5× the do-nothing sh hook.
@@ -125,8 +125,16 @@ export const bench: Bench = {
         { label: 'hermesd, refused Bash `git push --force`', command, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
       ];
       const times = variants.map(() => [] as number[]);
+      // Each round runs every hook once, in a new random order: no hook always follows the
+      // Python one (whose exit leaves the machine busy) or always comes first.
+      const order = variants.map((_, k) => k);
       for (let i = 0; i < WARMUP + RUNS; i++) {
-        for (const [k, v] of variants.entries()) {
+        for (let j = order.length - 1; j > 0; j--) {
+          const r = Math.floor(Math.random() * (j + 1));
+          [order[j], order[r]] = [order[r]!, order[j]!];
+        }
+        for (const k of order) {
+          const v = variants[k]!;
           const r = await runHook(v.command, v.payload, repo, env);
           if (r.code !== v.expect) throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}`);
           if (i >= WARMUP) times[k]!.push(r.ms);
@@ -140,7 +148,7 @@ export const bench: Bench = {
         'vs sh hook': `${(median(times[k]!) / sh).toFixed(2)}×`,
         'added over sh hook': ms(median(times[k]!) - sh),
       }));
-      printTable(`A tool call's hook, spawned as an agent spawns it (sh -c, payload on stdin), warm daemon, ${RUNS} runs each, round robin`, rows);
+      printTable(`A tool call's hook, spawned as an agent spawns it (sh -c, payload on stdin), warm daemon, ${RUNS} runs each, in a shuffled order each round`, rows);
       const allowed = [median(times[2]!), median(times[3]!)];
       const refused = [median(times[4]!), median(times[5]!)];
       const curlAlone = await curlStart(repo, env);

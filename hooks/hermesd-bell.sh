@@ -2,14 +2,15 @@
 # process. `hermesd init` puts this part in front of both hook runners. The daemon's side and
 # the protocol: src/server/doorbell.ts.
 #
-# The request is two files in <git-dir>/hermesd/bell, written with builtins: <pid>.in (the
-# body) and then <pid>=<kind>=<name>=<ms> (empty: "ready"), where <pid> is this shell's own
-# pid (read from /proc/self/stat: $$ is the parent's in a subshell). Then SIGUSR2 to the
-# daemon, whose pid and start time are in bell/daemon and are checked against /proc first, so
-# a pid reused by another program is never signalled. The answer is a signal back: USR2 = go
-# on, nothing to print; USR1 = the answer is in <pid>.a (the code on the first line, then what
-# to print). A background sleep bounds the wait; the traps end it, so an answer that comes
-# before `wait` begins is not missed. The daemon signals once, and never after <ms>.
+# Only when the daemon named in bell/daemon is alive (/proc), so a dead daemon costs no wait.
+# The request is two files in <git-dir>/hermesd/bell, written with builtins: <id>.in (the
+# body), then <id>=<kind>=<name>=<ms> (empty: "ready"; the daemon sees it through inotify).
+# <id> is <pid>-<n>, the nth question of this shell; <pid> is $$, or hermesd_me in a subshell,
+# where $$ is the parent's (the subshell sets it from /proc/self/stat). The answer is a signal
+# to <pid>: USR2 = go on, nothing to print; USR1 = the answer is in <id>.a (the code on the
+# first line, then what to print). A background sleep bounds the wait; the traps end it, so an
+# answer that comes before `wait` begins is not missed. The daemon signals once, and never
+# after <ms>.
 #
 # hermesd_ring <kind> <name> <ms> <seconds> [body]: the body, or this shell's stdin. Returns 0
 # with hermesd_x (the answer's code, or u) and hermesd_ba (the answer's file, when it has text);
@@ -19,22 +20,21 @@ hermesd_ring() {
   hermesd_bd=$hermesd_rt/bell
   [ -f "$hermesd_bd/daemon" ] || return 100
   hermesd_dp=
-  hermesd_ds=
-  { read -r hermesd_dp hermesd_ds < "$hermesd_bd/daemon"; } 2>/dev/null
-  hermesd_bl=
-  { read -r hermesd_bl < "/proc/$hermesd_dp/stat"; } 2>/dev/null || return 100
+  { read -r hermesd_dp hermesd_bl < "$hermesd_bd/daemon"; } 2>/dev/null
+  # Alive, and not a zombie (it has no program any more). A pid recycled by another program
+  # costs one wait for the bound: nothing is sent to it.
+  case $hermesd_dp in '' | *[!0-9]*) return 100 ;; esac
+  [ -e "/proc/$hermesd_dp/exe" ] || return 100
   hermesd_bk=$1 hermesd_bn=$2 hermesd_bms=$3 hermesd_bs=$4
   hermesd_bb=${5-}
   hermesd_bw=$#
   hermesd_ba=
-  # After "(comm) ": state ppid pgrp … ; the start time is the 20th of those fields. A killed
-  # daemon nobody has reaped yet (a zombie) still has both.
-  set -- ${hermesd_bl##*\) }
-  [ -n "$hermesd_ds" ] && [ "${20}" = "$hermesd_ds" ] || return 100
-  case $1 in Z | X) return 100 ;; esac
-  hermesd_bl=
-  { read -r hermesd_bl < /proc/self/stat; } 2>/dev/null
-  hermesd_bq=$hermesd_bd/${hermesd_bl%% *}
+  hermesd_bq=${hermesd_me:-$$}
+  # A subshell that could not read its pid: never $$, whose shell would not expect an answer.
+  case $hermesd_bq in *[!0-9]*) return 100 ;; esac
+  # The nth question of this shell: its files are its own.
+  hermesd_bseq=$((${hermesd_bseq:-0} + 1))
+  hermesd_bq=$hermesd_bd/$hermesd_bq-$hermesd_bseq
   if [ "$hermesd_bw" -ge 5 ]; then
     { printf '%s' "$hermesd_bb" > "$hermesd_bq.in"; } 2>/dev/null || return 100
   else
@@ -48,7 +48,7 @@ hermesd_ring() {
   # SIGPIPE, the one signal sh does not report ("Terminated") on stderr.
   trap 'hermesd_x=${hermesd_x:-0}; [ -n "$hermesd_bp" ] && kill -PIPE "$hermesd_bp" 2>/dev/null' USR2
   trap 'hermesd_x=${hermesd_x:-a}; [ -n "$hermesd_bp" ] && kill -PIPE "$hermesd_bp" 2>/dev/null' USR1
-  if ! { : > "$hermesd_bq=$hermesd_bk=$hermesd_bn=$hermesd_bms"; } 2>/dev/null || ! kill -USR2 "$hermesd_dp" 2>/dev/null; then
+  if ! { : > "$hermesd_bq=$hermesd_bk=$hermesd_bn=$hermesd_bms"; } 2>/dev/null; then
     kill -PIPE "$hermesd_bp" 2>/dev/null
     hermesd_bp=
     return 100

@@ -398,6 +398,9 @@ case $hermesd_hook in
     # guard (its record of the commit must be in place before the command ends).
     if [ "$hermesd_hook" != post-commit ] || { [ -n "$hermesd_judged" ] && [ -z "${HERMESD_GUARD_LOG:-}" ]; }; then
       (
+        # This subshell's own pid ($$ is the hook's): the doorbell's answer comes here.
+        hermesd_me=unknown
+        { read -r hermesd_me hermesd_l < /proc/self/stat; } 2>/dev/null
         hermesd_fast "$@" >/dev/null 2>&1
         # A daemon that is down is started (by the Node fallback); a stuck one is left alone.
         if [ $? = 100 ]; then

@@ -2,17 +2,17 @@
  * The doorbell (src/server/doorbell.ts, hooks/hermesd-bell.sh): a warm daemon answers the
  * git hooks and the agents' hooks without a client process. A `curl` on PATH that records
  * each start shows it is never run; the answers are the daemon's own. Twenty hooks at once
- * each get their own answer. A bell file naming another live program (a recycled pid) is
- * never signalled: the hook falls back to the socket, and that program lives on.
+ * each get their own answer. After a crash, a bell file naming another live program (a
+ * recycled pid) costs one bounded wait and sends that program nothing; a dead pid, no wait.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hookCommands, runHook } from './helpers/agents.js';
-import { alive, commitIn, gitIn, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
+import { alive, commitIn, gitIn, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
 
-const CONFIG = 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n';
+const CONFIG = 'agents:\n  timeoutMs: 800\nrules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n';
 
 describe('the doorbell: hooks answered without a client process', () => {
   let t: TestEnv;
@@ -75,21 +75,56 @@ describe('the doorbell: hooks answered without a client process', () => {
     expect(curlRuns()).toBe(0);
   });
 
-  it('never signals a recycled pid: another program named in the bell file lives on, and the hook uses the socket', async () => {
+  it('after a crash: a recycled pid in the bell file is sent nothing and costs one bounded wait; a dead one none', async () => {
+    const bell = join(repo, '.git/hermesd/bell/daemon');
+    const daemon = Number(readFileSync(bell, 'utf8').split(' ')[0]);
+    process.kill(daemon, 'SIGKILL');
+    await waitFor(() => !alive(daemon));
+    expect(existsSync(bell)).toBe(true);
     const other = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {
       await waitFor(() => existsSync(`/proc/${other.pid}/stat`));
-      const bell = join(repo, '.git/hermesd/bell/daemon');
-      const real = readFileSync(bell, 'utf8');
-      // Its pid, with the start time the daemon had: a pid reused by another program.
-      writeFileSync(bell, `${other.pid} ${real.trim().split(' ')[1]}\n`);
-      const r = await pre('src/generated/api.ts');
+      // The pid the dead daemon wrote, now another program's.
+      writeFileSync(bell, `${other.pid} 1\n`);
+      const waited = await pre('src/generated/api.ts');
       expect(alive(other.pid!)).toBe(true);
-      // The recording curl stands for a socket nobody answers: the Node fallback judged the call.
-      expect(curlRuns()).toBe(1);
-      expect([0, 2]).toContain(r.code);
+      expect(waited.code).toBe(0);
+      expect(waited.stderr).toContain('did not answer within 800 ms');
+      expect(waited.ms).toBeGreaterThanOrEqual(700);
+      expect(curlRuns()).toBe(0);
     } finally {
       other.kill();
     }
+    await waitFor(() => !alive(other.pid!));
+    // Nobody there: straight to the socket (the recording curl finds no daemon), no wait.
+    const r = await pre('src/generated/api.ts');
+    expect(curlRuns()).toBe(1);
+    expect([0, 2]).toContain(r.code);
+  });
+
+  it('never answers a hook that stopped waiting: the same shell asking again gets its own answer', async () => {
+    const rt = join(repo, '.git/hermesd');
+    const daemon = Number(readFileSync(join(rt, 'bell/daemon'), 'utf8').split(' ')[0]);
+    const body = (file: string) => JSON.stringify(write(file)).replace(/'/g, "'\\''");
+    // As the git runner does for the pre-commit and its re-check: two questions from one shell.
+    const script = [
+      `hermesd_rt='${rt}'`,
+      `. '${join(REPO_ROOT, 'hooks', 'hermesd-bell.sh')}'`,
+      `kill -STOP ${daemon}`,
+      `hermesd_ring claude PreToolUse 400 0.400 '${body('src/app.ts')}'`,
+      'echo "first=$?"',
+      `kill -CONT ${daemon}`,
+      `hermesd_ring claude PreToolUse 3000 3.000 '${body('src/generated/api.ts')}'`,
+      'echo "second=$? x=$hermesd_x"',
+    ].join('\n');
+    let out: string;
+    try {
+      out = spawnSync('sh', ['-c', script], { encoding: 'utf8', timeout: 20_000 }).stdout;
+    } finally {
+      process.kill(daemon, 'SIGCONT');
+    }
+    expect(out).toContain('first=101');
+    expect(out).toContain('second=0 x=2');
+    await waitFor(() => readFileSync(join(rt, 'daemon.log'), 'utf8').includes('doorbell: answered after the hook stopped waiting'));
   });
 });

@@ -1,26 +1,28 @@
 /**
- * The doorbell: how the sh hooks (git's and the agents') ask the daemon without starting a
+ * The doorbell: how the sh hooks (git's and the agents') ask a warm daemon without starting a
  * client process. A curl start costs more than a whole `sh` hook that does nothing; sh
  * builtins, files and signals cost almost nothing. Linux only (the hook checks the daemon
  * through /proc); elsewhere, and whenever anything here is missing, the hooks use the socket.
  *
  * The protocol (the hook's side: hooks/hermesd-bell.sh), in `<git-dir>/hermesd/bell` (0700):
  *   daemon                       "<pid> <start time in clock ticks>": written once the services
- *                                answer, removed first at shutdown. A hook signals only a live
- *                                process with that start time, so never a recycled pid.
- *   <pid>.in                     the request body: the agent's payload, or the git hook's JSON.
- *   <pid>=<kind>=<name>=<ms>     written after the body: the request is complete. kind is an
- *                                agent (claude, codex, cursor, gemini) or `git`; name is the event
- *                                or the hook; ms is the hook's bound. Then SIGUSR2 to the daemon.
- *   <pid>.a                      the answer when there is something to print: the code (or `u`:
+ *                                answer, removed first at shutdown. The hook rings only when
+ *                                that process is alive with that start time (not a zombie).
+ *   <id>.in                      the request body: the agent's payload, or the git hook's JSON.
+ *                                <id> is <pid>-<n>: the hook shell's pid, and its nth question.
+ *   <id>=<kind>=<name>=<ms>      created after the body: the request is complete (the daemon
+ *                                sees it through inotify). kind is an agent (claude, codex,
+ *                                cursor, gemini) or `git`; name is the event or the hook; ms is
+ *                                the hook's bound.
+ *   <id>.a                       the answer when there is something to print: the code (or `u`:
  *                                the daemon cannot judge) on the first line, then the text.
  * The daemon answers with a signal to <pid>: SIGUSR2 = exit 0, nothing to print; SIGUSR1 = read
- * <pid>.a. It signals once, only while <pid> is the same process (its start time), and never
- * after the hook's bound (the marker's mtime + ms, less a margin): by then the hook went on
- * without it. Requests from another mount namespace (a sandboxed command; the bell folder is
- * read-only there) are judged as sandboxed.
+ * <id>.a. It signals once, only while <pid> is the process that asked (its start time), and
+ * never after the hook's bound (the marker's mtime + ms, less a margin): by then the hook went
+ * on without it. Requests from another mount namespace (a sandboxed command; the bell folder
+ * is read-only there anyway) are judged as sandboxed.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { procStat } from '../hooks/attempt.js';
 import { bellDir } from '../paths/index.js';
@@ -30,16 +32,19 @@ import { shAnswer } from './routes/agents.js';
 import { hookFailure } from './routes/hooks.js';
 import type { Services } from './services/index.js';
 
-const MARKER = /^(\d{1,10})=(claude|codex|cursor|gemini|git)=([A-Za-z-]{1,40})=(\d{1,7})$/;
-/** A request or answer no hook came back for (the hook was killed, or timed out) is removed after this. */
+const MARKER = /^((\d{1,10})-\d{1,9})=(claude|codex|cursor|gemini|git)=([A-Za-z-]{1,40})=(\d{1,7})$/;
+/** Leftovers (a request whose hook was killed, answers read long ago) are removed after this. */
 const LEFTOVER_MS = 60_000;
-const SWEEP_EVERY_MS = 10_000;
+/** A request inotify did not report (its queue overflowed) is still found by a scan this often. */
+const SCAN_EVERY_MS = 2_000;
 /** How often a git hook in flight is checked for being alive (its work is abandoned when it is gone). */
 const ALIVE_CHECK_MS = 200;
+/** An answer that took longer than this checks again, just before the signal, that the hook is the same process. */
+const RECHECK_AFTER_MS = 1_000;
 
 export type Doorbell = { close(): void };
 
-type Request = { pid: number; start: number; kind: string; name: string; body: string; deadline: number; sandboxed: boolean };
+type Request = { id: string; pid: number; marker: string; kind: string; name: string; body: string; received: number; start: number; deadline: number; sandboxed: boolean };
 
 function mountNamespace(pid: number | 'self'): string | undefined {
   try {
@@ -56,59 +61,63 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
   if (process.platform !== 'linux' || !self) return undefined;
   const dir = bellDir(ctx.paths.gitDir);
   const ownNamespace = mountNamespace('self');
+  /** Markers being answered: inotify reports a marker's creation and, later, its removal. */
+  const taken = new Set<string>();
   let closed = false;
-  let lastSweep = Date.now();
 
   // Not recursive: a work tree deleted meanwhile must stay deleted (the daemon then stops).
   if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
   // What a previous daemon left: its hooks went on without an answer long ago.
   for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
 
-  const sweep = (now: number) => {
-    lastSweep = now;
-    for (const name of readdirSync(dir)) {
-      if (name === 'daemon') continue;
+  const remove = (...names: string[]) => {
+    for (const name of names) {
       try {
-        if (now - statSync(join(dir, name)).mtimeMs > LEFTOVER_MS) rmSync(join(dir, name), { force: true });
+        unlinkSync(join(dir, name));
       } catch {
-        // taken by a request being handled
+        // gone already
       }
     }
   };
 
-  /** The requests complete now: each marker is taken (unlinked) once, whatever else scans. */
-  const take = (): Request[] => {
-    const out: Request[] = [];
-    for (const name of readdirSync(dir)) {
-      const m = MARKER.exec(name);
-      if (!m) continue;
-      const marker = join(dir, name);
-      let mtime: number;
-      try {
-        mtime = statSync(marker).mtimeMs;
-        unlinkSync(marker);
-      } catch {
-        continue;
-      }
-      const pid = Number(m[1]);
-      const input = join(dir, `${pid}.in`);
-      let body = '';
-      try {
-        body = readFileSync(input, 'utf8');
-        unlinkSync(input);
-      } catch {
-        // no body: answered as a request the daemon cannot judge
-      }
-      const proc = procStat(pid);
-      if (!proc) continue;
-      const bound = Number(m[4]);
+  /** A marker's request: its body, who asked (start time), and when the hook stops waiting. */
+  const take = (name: string): Request | undefined => {
+    const m = MARKER.exec(name);
+    if (!m || taken.has(name)) return undefined;
+    const id = m[1]!;
+    const pid = Number(m[2]);
+    let body: string;
+    try {
+      body = readFileSync(join(dir, `${id}.in`), 'utf8');
+    } catch {
+      // Answered already (this is the marker's removal), or a marker without a body.
+      return undefined;
+    }
+    const proc = procStat(pid);
+    if (!proc) {
+      // The hook is gone (it stopped waiting, or was killed): nobody to answer.
+      remove(name, `${id}.in`);
+      return undefined;
+    }
+    taken.add(name);
+    const kind = m[3]!;
+    const bound = Number(m[5]);
+    const received = Date.now();
+    // The hook stops waiting <ms> after it made the marker (a shell may ask again then: the
+    // git runner's re-check), so the deadline counts from the marker's mtime.
+    let since = received;
+    try {
+      since = statSync(join(dir, name)).mtimeMs;
+    } catch {
+      // removed by a scan that took it first; the time it arrived
+    }
+    let sandboxed = false;
+    if (kind === 'git') {
       const ns = mountNamespace(pid);
-      out.push({ pid, start: proc.start, kind: m[2]!, name: m[3]!, body, deadline: mtime + bound - Math.min(50, 20 + bound / 20), sandboxed: ns !== undefined && ns !== ownNamespace });
+      sandboxed = ns !== undefined && ns !== ownNamespace;
     }
-    return out;
+    return { id, pid, marker: name, kind, name: m[4]!, body, received, start: proc.start, deadline: since + bound - Math.min(50, 20 + bound / 20), sandboxed };
   };
-
-  const sameProcess = (r: Request) => procStat(r.pid)?.start === r.start;
 
   const answerOf = async (r: Request): Promise<{ code: string; text: string }> => {
     if (r.kind !== 'git') {
@@ -122,7 +131,7 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
     }
     const abort = new AbortController();
     const alive = setInterval(() => {
-      if (!sameProcess(r)) abort.abort();
+      if (procStat(r.pid)?.start !== r.start) abort.abort();
     }, ALIVE_CHECK_MS);
     try {
       const parsed = hookRequestSchema.parse(JSON.parse(r.body));
@@ -145,42 +154,76 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
     } finally {
       ctx.busy--;
     }
-    if (Date.now() > r.deadline) {
-      ctx.log.warn('doorbell: answered after the hook stopped waiting', { kind: r.kind, name: r.name, pid: r.pid });
-      return;
-    }
-    if (!sameProcess(r)) return;
     try {
+      if (Date.now() > r.deadline) {
+        ctx.log.warn('doorbell: answered after the hook stopped waiting', { kind: r.kind, name: r.name, pid: r.pid });
+        return;
+      }
+      // A pid is recycled only after the kernel has gone round all the others: the start time
+      // read when the request came is enough for a quick answer, a slow one reads it again.
+      if ((Date.now() - r.received > RECHECK_AFTER_MS && procStat(r.pid)?.start !== r.start)) return;
       if (answer.code === '0' && answer.text === '') {
         process.kill(r.pid, 'SIGUSR2');
       } else {
-        writeFileSync(join(dir, `${r.pid}.a`), `${answer.code}\n${answer.text}`, { mode: 0o600 });
+        writeFileSync(join(dir, `${r.id}.a`), `${answer.code}\n${answer.text}`, { mode: 0o600 });
         process.kill(r.pid, 'SIGUSR1');
       }
     } catch (err) {
       ctx.log.warn('doorbell: could not answer', { kind: r.kind, name: r.name, pid: r.pid, error: String(err) });
+    } finally {
+      remove(r.marker, `${r.id}.in`);
+      taken.delete(r.marker);
     }
   };
 
-  // Installed for the life of the process: a hook that read `daemon` just before shutdown may
-  // still ring, and SIGUSR2's default would end the daemon in the middle of its cleanup.
-  process.on('SIGUSR2', () => {
+  const ring = (name: string) => {
     if (closed) return;
-    let requests: Request[];
+    const request = take(name);
+    if (request) void serve(request);
+  };
+
+  let watcher: FSWatcher;
+  try {
+    watcher = watch(dir, { persistent: false }, (_event, name) => {
+      if (name) ring(name.toString());
+    });
+  } catch (err) {
+    ctx.log.warn('doorbell: cannot watch its folder; hooks use the socket', { dir, error: String(err) });
+    return undefined;
+  }
+  watcher.on('error', (err) => ctx.log.warn('doorbell: its folder watch failed', { dir, error: String(err) }));
+
+  // What inotify may not have reported, and what nobody came back for.
+  const scan = setInterval(() => {
+    if (closed) return;
+    let names: string[];
     try {
-      const now = Date.now();
-      if (now - lastSweep > SWEEP_EVERY_MS) sweep(now);
-      requests = take();
-    } catch (err) {
-      ctx.log.warn('doorbell: cannot read its folder', { dir, error: String(err) });
-      return;
+      names = readdirSync(dir);
+    } catch {
+      return; // the folder went with the work tree; the daemon stops on its own
     }
-    for (const r of requests) void serve(r);
-  });
+    const now = Date.now();
+    for (const name of names) {
+      if (name === 'daemon' || taken.has(name)) continue;
+      if (MARKER.test(name)) {
+        ring(name);
+        continue;
+      }
+      try {
+        if (now - statSync(join(dir, name)).mtimeMs > LEFTOVER_MS) remove(name);
+      } catch {
+        // removed meanwhile
+      }
+    }
+  }, SCAN_EVERY_MS);
+  scan.unref();
+
   writeFileAtomicSync(join(dir, 'daemon'), `${process.pid} ${self.start}\n`, 0o600);
   return {
     close() {
       closed = true;
+      clearInterval(scan);
+      watcher.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

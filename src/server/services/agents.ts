@@ -66,6 +66,9 @@ export class AgentHookService {
   private readonly ingests = new Map<string, Promise<void>>();
   private readonly gitBin = findRealGit();
   private readonly root: string;
+  /** The daemon's environment does not change: what the judge's git calls run with, computed once. */
+  private readonly gitEnv: NodeJS.ProcessEnv;
+  private readonly home: string;
 
   /** SessionDB is resolved on first use: a daemon whose agents only ask about tool calls opens no database. */
   constructor(
@@ -79,6 +82,8 @@ export class AgentHookService {
       // the work tree as given
     }
     this.root = root;
+    this.gitEnv = cleanGitEnv(ctx.env);
+    this.home = ctx.env.HOME ?? homedir();
   }
 
   /** The adapter for a payload: Cursor's payloads are Cursor's, whichever agent's hook config ran them. */
@@ -140,7 +145,7 @@ export class AgentHookService {
 
   private preTool(adapter: Adapter, ev: AgentEvent): HandledHook {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
-    const jc: JudgeContext = { root: this.root, config: this.config(), gitBin: this.gitBin, gitEnv: cleanGitEnv(this.ctx.env), home: this.ctx.env.HOME ?? homedir() };
+    const jc: JudgeContext = { root: this.root, config: this.config(), gitBin: this.gitBin, gitEnv: this.gitEnv, home: this.home };
     const denial = judgeTool(jc, ev.tool.action, ev.cwd);
     if (!denial) return { answer: adapter.silent(ev), event: ev, decision: 'none' };
     this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
