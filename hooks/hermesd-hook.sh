@@ -152,8 +152,14 @@ fi
 
 # The git command this hook runs in (src/hooks/attempt.ts): the nearest `git` above us, as
 # "<pid>:<start time in clock ticks>", read from /proc with builtins. Empty without /proc.
+# Read where the sh needs it (the post-commit's "was this commit judged?", a body sent with
+# curl); the doorbell's daemon walks the same way from the hook's pid, in Node, at no cost
+# here (reading /proc/<pid>/stat with `read` is a system call per byte).
 hermesd_att=
+hermesd_walked=
 hermesd_attempt() {
+  [ -n "$hermesd_walked" ] && return 0
+  hermesd_walked=1
   hermesd_p=$PPID
   hermesd_n=0
   while [ "$hermesd_n" -lt 8 ] && [ "$hermesd_p" -gt 1 ] 2>/dev/null; do
@@ -171,7 +177,7 @@ hermesd_attempt() {
     hermesd_n=$((hermesd_n + 1))
   done
 }
-hermesd_attempt
+case $hermesd_hook in post-commit|pre-commit-final) hermesd_attempt ;; esac
 
 # What the pre-commit of this attempt left: its attempt id once it let the commit through.
 # A hint for the other hooks of the same git command (run post-commit in the background,
@@ -202,7 +208,6 @@ hermesd_fast() {
   done
   hermesd_body="$hermesd_body]"
   [ -n "$hermesd_idx" ] && hermesd_body="$hermesd_body,\"indexFile\":\"$hermesd_idx\""
-  [ -n "$hermesd_att" ] && hermesd_body="$hermesd_body,\"attempt\":\"$hermesd_att\""
   [ -n "${hermesd_phase:-}" ] && hermesd_body="$hermesd_body,\"phase\":\"$hermesd_phase\""
   if [ -n "$hermesd_has_stdin" ]; then
     hermesd_lines=
@@ -243,8 +248,6 @@ hermesd_fast() {
       [ -n "$hermesd_head" ] && hermesd_body="$hermesd_body,\"head\":\"$hermesd_head\",\"branch\":\"$hermesd_branch\""
       ;;
   esac
-  hermesd_body="$hermesd_body}"
-
   hermesd_ms=${HERMESD_TIMEOUT_MS:-10000}
   hermesd_secs=$(( (hermesd_ms + 999) / 1000 ))
   hermesd_frac=$((hermesd_ms % 1000))
@@ -258,7 +261,10 @@ hermesd_fast() {
   # A hook the daemon answers within the bound: the doorbell first (no client process;
   # hooks/hermesd-bell.sh). A pre-commit that may run for long streams its progress over curl.
   if [ -z "$hermesd_long" ]; then
-    hermesd_ring git "$hermesd_hook" "$hermesd_ms" "$hermesd_max" "$hermesd_body"
+    # The daemon reads the attempt from this shell's pid, and records a pre-commit it let through.
+    hermesd_l=
+    [ -n "$hermesd_att" ] && hermesd_l=",\"attempt\":\"$hermesd_att\""
+    hermesd_ring git "$hermesd_hook" "$hermesd_ms" "$hermesd_max" "$hermesd_body$hermesd_l}"
     case $? in
       0)
         hermesd_bell_text >&2
@@ -270,6 +276,9 @@ hermesd_fast() {
   fi
 
   command -v curl >/dev/null 2>&1 || { hermesd_why=no-curl; return 100; }
+  hermesd_attempt
+  [ -n "$hermesd_att" ] && hermesd_body="$hermesd_body,\"attempt\":\"$hermesd_att\""
+  hermesd_body="$hermesd_body}"
   # The live daemon's socket, from daemon.json ("socket": "<path>", on a line of its own; the
   # daemon writes it first, so one or two lines are read).
   hermesd_sock=

@@ -188,6 +188,11 @@ export function hookSettingsPath(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'hook-settings');
 }
 
+/** The attempt (git command) whose pre-commit hermesd let through: a hint for the other hooks of that commit (hooks/hermesd-hook.sh). */
+export function precommitAttemptPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'precommit-attempt');
+}
+
 /** What `hermesd init` changed in this worktree, so `init --undo` can put it back. */
 export function installRecordPath(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'install.json');

@@ -24,8 +24,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { procStat } from '../hooks/attempt.js';
-import { bellDir } from '../paths/index.js';
+import { attemptOf, procStat } from '../hooks/attempt.js';
+import { bellDir, precommitAttemptPath } from '../paths/index.js';
 import { hookRequestSchema } from '../protocol/hooks.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { shAnswer } from './routes/agents.js';
@@ -44,7 +44,21 @@ const RECHECK_AFTER_MS = 1_000;
 
 export type Doorbell = { close(): void };
 
-type Request = { id: string; pid: number; marker: string; kind: string; name: string; body: string; received: number; start: number; deadline: number; sandboxed: boolean };
+type Request = {
+  id: string;
+  pid: number;
+  marker: string;
+  kind: string;
+  name: string;
+  body: string;
+  received: number;
+  start: number;
+  deadline: number;
+  sandboxed: boolean;
+  /** git hooks: the attempt (the git command) the hook runs in, and whether a pre-commit let it through. */
+  attempt?: string;
+  passed?: boolean;
+};
 
 function mountNamespace(pid: number | 'self'): string | undefined {
   try {
@@ -135,7 +149,14 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
     }, ALIVE_CHECK_MS);
     try {
       const parsed = hookRequestSchema.parse(JSON.parse(r.body));
+      // The git command the hook runs in, read here from the hook's pid (the sh does not walk /proc for it).
+      if (!parsed.attempt) {
+        const attempt = attemptOf(r.pid);
+        if (attempt) parsed.attempt = attempt;
+      }
+      r.attempt = parsed.attempt;
       const result = await services.hooks.handle(r.name, r.sandboxed ? { ...parsed, sandboxed: true } : parsed, () => undefined, abort.signal);
+      r.passed = r.name === 'pre-commit' && !parsed.phase && result.exitCode === 0;
       return { code: String(result.exitCode), text: result.message ? `${result.message}\n` : '' };
     } catch (err) {
       const failed = hookFailure(services, r.name, err);
@@ -162,6 +183,8 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       // A pid is recycled only after the kernel has gone round all the others: the start time
       // read when the request came is enough for a quick answer, a slow one reads it again.
       if ((Date.now() - r.received > RECHECK_AFTER_MS && procStat(r.pid)?.start !== r.start)) return;
+      // What the sh runner writes after a pre-commit it asked with curl: the hint the other hooks of this commit read.
+      if (r.passed && r.attempt) writeFileSync(precommitAttemptPath(ctx.paths.gitDir), `${r.attempt}\n`);
       if (answer.code === '0' && answer.text === '') {
         process.kill(r.pid, 'SIGUSR2');
       } else {
