@@ -4,7 +4,9 @@
  * payload written to its stdin, waited for — with its peers, each round in a new random
  * order, so they share the machine's noise: a `sh` hook that does nothing, a Python hook script that reads the
  * payload and checks a path (the form most published guard hooks take), and hermesd's
- * PreToolUse command as `init --agents claude` wrote it, allowed and refused, warm daemon.
+ * PreToolUse command as `init --agents claude` wrote it, allowed and refused, warm daemon —
+ * through the doorbell (the default on Linux: no client process) and over curl
+ * (HERMESD_DOORBELL=0, the path where there is no /proc).
  * Goal: allowed ≤ 15 ms median and ≤ 1.5× the do-nothing sh hook.
  *
  * The Node fallback (no daemon listening; `hermesd agent-hook` starts one) is timed with
@@ -61,7 +63,7 @@ if "/src/generated/" in path:
 sys.exit(0)
 `;
 
-/** `curl --version`, spawned as the hooks are: what the fast path pays before it sends a byte. */
+/** `curl --version`, spawned as the hooks are: what the socket path pays before it sends a byte. */
 async function curlStart(cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
   const out: number[] = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
@@ -123,6 +125,7 @@ export const bench: Bench = {
         { label: 'hermesd, allowed Bash `npm test`', command, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
         { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 2 },
         { label: 'hermesd, refused Bash `git push --force`', command, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
+        { label: 'hermesd over curl (HERMESD_DOORBELL=0), allowed Write', command: `HERMESD_DOORBELL=0 ${command}`, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
       ];
       const times = variants.map(() => [] as number[]);
       // Each round runs every hook once, in a new random order: no hook always follows the
@@ -152,7 +155,7 @@ export const bench: Bench = {
       const allowed = [median(times[2]!), median(times[3]!)];
       const refused = [median(times[4]!), median(times[5]!)];
       const curlAlone = await curlStart(repo, env);
-      printNote(`curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — the floor of the fast path, which the do-nothing sh hook does not pay.`);
+      printNote(`curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — what the socket path pays before it sends a byte; the doorbell (the default on Linux) starts no client process.`);
 
       // The Node fallback: the runner's curl path skipped, `hermesd agent-hook` asks the (warm) daemon.
       const withoutCa = { ...env };
@@ -231,7 +234,7 @@ export const bench: Bench = {
       return [
         {
           measure: "another agent's tool call, allowed (Write / Bash), through hermesd's hook as the agent spawns it, warm daemon",
-          result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(1)}×), curl alone ${curlAlone.toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refused)} ms`,
+          result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(2)}×), over curl ${median(times[6]!).toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refused)} ms`,
           goal: `≤ ${ALLOWED_GOAL_MS} ms, ≤ ${ALLOWED_GOAL_RATIO}× sh`,
           met: worst <= ALLOWED_GOAL_MS && worst <= ALLOWED_GOAL_RATIO * sh,
         },

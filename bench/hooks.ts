@@ -1,6 +1,6 @@
 /**
  * Pre-commit cost, side by side in one run: a commit of 50 staged files with no hook, with
- * hermesd's rules-only pre-commit (warm daemon, curl fast path), with a plain sh grep hook,
+ * hermesd's rules-only pre-commit (warm daemon, the doorbell: no client process), with a plain sh grep hook,
  * with the pre-commit framework, with husky + lint-staged and with lefthook — each running
  * the same check: no staged added line may match AKIA[0-9A-Z]{16}. Peers that are not
  * installed are skipped and said so (pre-commit: `apt-get install -y pre-commit`;
@@ -21,7 +21,7 @@ const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'm
 const FILES = 50;
 const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 15);
 export const FORBID = 'AKIA[0-9A-Z]{16}';
-/** Pause after each timed commit: hermesd's background post-commit (one curl) ends well within it. */
+/** Pause after each timed commit: hermesd's background post-commit ends well within it. */
 const SETTLE_MS = 60;
 /** What a commit may gain from hermesd with all its hooks: below what a person notices. */
 const ADDED_GOAL_MS = 40;

@@ -1,7 +1,7 @@
 /**
  * How the pre-commit's cost grows with the commit (issue 18): 5, 50, 500 and 5,000 staged
  * files, each size committed with no hook, with hermesd (all its hooks installed, rules
- * only, warm daemon, curl fast path) and with the `sh` floor: a plain hook doing the same
+ * only, warm daemon, the doorbell: no client process) and with the `sh` floor: a plain hook doing the same
  * forbidden-content check with one `git diff` and one `grep`. Peers take turns commit by
  * commit. Between `git add` and `git commit` each peer gets the same pause, and hermesd's
  * repository waits (untimed) until its daemon has judged the new index ahead: the staged
@@ -156,7 +156,7 @@ export const bench: Bench = {
       spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.repo, env });
       for (const { repo } of repos) rmSync(repo, { recursive: true, force: true });
     }
-    // What each approach starts per commit: the floor's git, hermesd's curl (its fast path's one process).
+    // What each approach starts per commit: the floor's git; curl, which hermesd's hooks start only without the doorbell.
     const starts: Row[] = [];
     for (const [what, argv] of [
       ['git --version', ['git', '--version']],
@@ -173,8 +173,8 @@ export const bench: Bench = {
     }
     for (const [variant, r] of Object.entries(rows)) printTable(`pre-commit added time by commit size, ${SIZES.map((n) => `${runsAt(n)}`).join('/')} commits per peer at ${SIZES.join('/')} files, peers in turn (${variant})`, r);
     printNote(`Added time = median commit − median hook-less commit of the same size in the same run. The sh floor: ${GREP_HOOK.split('\n')[1]}`);
-    printNote('hermesd answers the pre-commit with one curl to its daemon, which serves the verdict it judged when the index changed; "kept verdict served" counts those answers (the rest were judged in full).');
-    printTable('one process started and ended, 21 times each (what the two hooks cost before any work)', starts);
+    printNote('hermesd\'s pre-commit asks its daemon through the doorbell (files and signals, no client process), and the daemon serves the verdict it judged when the index changed; "kept verdict served" counts those answers (the rest were judged in full).');
+    printTable('one process started and ended, 21 times each (what a hook pays per process it starts)', starts);
     if (dropped) printNote(`${dropped} status request(s) of the bench itself were dropped by a busy daemon and asked again.`);
     for (const p of problems) printNote(`Problem: ${p}`);
     rmSync(base, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  * recycled pid) costs one bounded wait and sends that program nothing; a dead pid, no wait.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hookCommands, runHook } from './helpers/agents.js';
@@ -65,6 +65,25 @@ describe('the doorbell: hooks answered without a client process', () => {
     // The daemon's record: each hook answered (post-commit's evidence included).
     await waitFor(() => readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8').includes('hook post-commit'));
     expect(readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8')).toContain('agent tool call refused');
+  });
+
+  it('gives the same answers over the socket with HERMESD_DOORBELL=0 (curl runs: the path where there is no /proc)', async () => {
+    const viaCurl = { ...env, HERMESD_DOORBELL: '0' };
+    const run = (file: string) => runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...viaCurl }, payload: write(file) });
+    // The recording curl stands in for no daemon here, so use the real one.
+    viaCurl.PATH = process.env.PATH;
+    const bell = join(repo, '.git/hermesd/bell');
+    expect(await run('src/app.ts')).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const refused = await run('src/generated/api.ts');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('generated-files');
+    writeFileSync(join(repo, 'src/generated/api.ts'), 'changed\n');
+    gitIn(t, repo, 'add', '-A');
+    const no = commitIn(t, repo, ['-qm', 'generated'], viaCurl);
+    expect(no.code).toBe(1);
+    expect(no.out).toContain('generated-files');
+    // Nothing went through the bell folder.
+    expect(readdirSync(bell)).toEqual(['daemon']);
   });
 
   it('gives each of twenty hooks at once its own answer', async () => {
