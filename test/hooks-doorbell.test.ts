@@ -65,6 +65,9 @@ describe('the doorbell: hooks answered without a client process', () => {
     // The daemon's record: each hook answered (post-commit's evidence included).
     await waitFor(() => readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8').includes('hook post-commit'));
     expect(readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8')).toContain('agent tool call refused');
+    // Plain doctor says how the hooks reach the daemon.
+    expect((await t.cli(['doctor'], { cwd: repo })).stdout).toMatch(/ok\s+doorbell\s+the hooks reach the daemon \(pid \d+\) without starting a process/);
+    expect((await t.cli(['doctor'], { cwd: repo, env: { HERMESD_DOORBELL: '0' } })).stdout).toMatch(/warn\s+doorbell\s+HERMESD_DOORBELL=0/);
   });
 
   it('gives the same answers over the socket with HERMESD_DOORBELL=0 (curl runs: the path where there is no /proc)', async () => {

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
+import { bellDir, checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
 import { DaemonClient } from '../../client/client.js';
@@ -169,16 +170,36 @@ async function agentsChecks(): Promise<Check[]> {
   );
 }
 
-/** curl is the hooks' fast path: without it every hook starts Node (~100 ms more per commit). */
+/** curl: how a hook asks the daemon where the doorbell cannot be used; without it that hook starts Node. */
 function curlCheck(): Check {
   const r = spawnSync('curl', ['--version'], { encoding: 'utf8' });
-  if (r.status === 0) return { name: 'curl', status: 'ok', detail: `${r.stdout.split('\n')[0]!.split(' ').slice(0, 2).join(' ')} (the hooks' fast path)` };
-  return { name: 'curl', status: 'warn', detail: 'curl not found: every hook starts Node instead (about 100 ms more per commit)', fix: 'Install curl (apt-get install curl, brew install curl).' };
+  if (r.status === 0) return { name: 'curl', status: 'ok', detail: `${r.stdout.split('\n')[0]!.split(' ').slice(0, 2).join(' ')} (the hooks' path over the socket, where the doorbell cannot be used)` };
+  return {
+    name: 'curl',
+    status: 'warn',
+    detail: 'curl not found: a hook the doorbell cannot answer (no /proc, a pre-commit with checks or generators, HERMESD_DOORBELL=0) starts Node instead (about 100-200 ms more)',
+    fix: 'Install curl (apt-get install curl, brew install curl).',
+  };
+}
+
+/** The doorbell (src/server/doorbell.ts): the hooks reach a warm daemon without starting a process. */
+function doorbellCheck(status: Status | undefined): Check[] {
+  if (!status) return [];
+  if (process.platform !== 'linux') return [{ name: 'doorbell', status: 'ok', detail: 'not on this system (no /proc): the hooks ask the daemon with curl' }];
+  if (process.env.HERMESD_DOORBELL === '0') return [{ name: 'doorbell', status: 'warn', detail: 'HERMESD_DOORBELL=0 in this shell: its hooks ask the daemon with curl (a few ms more each)', fix: 'unset HERMESD_DOORBELL' }];
+  let pid = '';
+  try {
+    pid = readFileSync(join(bellDir(repoPaths(findRepo()).gitDir), 'daemon'), 'utf8').split(' ')[0]!;
+  } catch {
+    // not opened
+  }
+  if (pid === String(status.pid)) return [{ name: 'doorbell', status: 'ok', detail: `the hooks reach the daemon (pid ${status.pid}) without starting a process` }];
+  return [{ name: 'doorbell', status: 'warn', detail: 'the daemon has not opened its doorbell: the hooks ask it with curl (a few ms more each); `hermesd logs` says why', fix: 'hermesd restart' }];
 }
 
 export async function runDoctor(): Promise<Check[]> {
   const daemon = await daemonCheck();
-  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), curlCheck(), ...(await hooksChecks()), ...(await agentsChecks()), daemon.check, ...(await modelCheck(daemon.status))];
+  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), curlCheck(), ...(await hooksChecks()), ...(await agentsChecks()), daemon.check, ...doorbellCheck(daemon.status), ...(await modelCheck(daemon.status))];
   for (const extra of doctorChecks) {
     try {
       const r = await extra();
@@ -193,7 +214,7 @@ export async function runDoctor(): Promise<Check[]> {
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, curl, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the daemon, the model endpoint as the daemon sees it')
+    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, curl, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the daemon and its doorbell, the model endpoint as the daemon sees it')
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const checks = await runDoctor();
