@@ -50,6 +50,13 @@ function match(routes: CompiledRoute[], method: string, pathname: string): { rou
   return pathMatched ? 'method' : undefined;
 }
 
+/** A plain path (most requests: status, lists) as it is; anything else through the URL parser (query, escapes, dots). */
+const PLAIN_PATH = /^\/[A-Za-z0-9/_-]*$/;
+function requestUrl(raw: string | undefined): { pathname: string; searchParams: URLSearchParams } {
+  if (raw && PLAIN_PATH.test(raw)) return { pathname: raw, searchParams: new URLSearchParams() };
+  return new URL(raw ?? '/', 'http://hermesd');
+}
+
 function sendJson(res: ServerResponse, status: number, value: unknown): void {
   if (res.headersSent) {
     res.end();
@@ -133,7 +140,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
     });
     let status = 200;
     try {
-      const url = new URL(req.url ?? '/', 'http://hermesd');
+      const url = requestUrl(req.url);
       let found = match(compiled, req.method ?? 'GET', url.pathname);
       if (found === undefined && pending) {
         await pending;

@@ -3,6 +3,19 @@ import type { Status } from '../../protocol/daemon.js';
 import type { DaemonContext } from '../context.js';
 import { defineRoute, type Route } from '../route.js';
 
+/** Resident memory, read at most once a second: a figure to show, and reading it costs more than the rest of a status answer's fields. */
+const RSS_EVERY_MS = 1_000;
+let rssAt = 0;
+let rssBytes = 0;
+function rss(): number {
+  const now = Date.now();
+  if (now - rssAt >= RSS_EVERY_MS) {
+    rssBytes = process.memoryUsage.rss();
+    rssAt = now;
+  }
+  return rssBytes;
+}
+
 export function statusOf(daemon: DaemonContext): Status {
   return daemon.readStatus(() => read(daemon));
 }
@@ -23,7 +36,7 @@ function read(daemon: DaemonContext): Status {
     socket: daemon.paths.socket,
     startedAt: daemon.startedAt.toISOString(),
     uptimeMs: Date.now() - daemon.startedAt.getTime(),
-    rssBytes: process.memoryUsage.rss(),
+    rssBytes: rss(),
     home: daemon.home,
     // What the daemon's environment says about the model (clients compare it with theirs).
     modelEnv: modelEnvOf(daemon.env),
