@@ -71,10 +71,9 @@ describe('the doorbell: hooks answered without a client process', () => {
   });
 
   it('gives the same answers over the socket with HERMESD_DOORBELL=0 (curl runs: the path where there is no /proc)', async () => {
-    const viaCurl = { ...env, HERMESD_DOORBELL: '0' };
+    // The real curl (the recording one stands in for no daemon).
+    const viaCurl: NodeJS.ProcessEnv = { HERMESD_DOORBELL: '0', PATH: process.env.PATH };
     const run = (file: string) => runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...viaCurl }, payload: write(file) });
-    // The recording curl stands in for no daemon here, so use the real one.
-    viaCurl.PATH = process.env.PATH;
     const bell = join(repo, '.git/hermesd/bell');
     expect(await run('src/app.ts')).toMatchObject({ code: 0, stdout: '', stderr: '' });
     const refused = await run('src/generated/api.ts');
