@@ -125,7 +125,7 @@ export const bench: Bench = {
         { label: 'hermesd, allowed Bash `npm test`', command, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
         { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 2 },
         { label: 'hermesd, refused Bash `git push --force`', command, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
-        { label: 'hermesd over curl (HERMESD_DOORBELL=0), allowed Write', command: `HERMESD_DOORBELL=0 ${command}`, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
+        { label: 'hermesd over curl (HERMESD_DOORBELL=0), allowed Write', command: `export HERMESD_DOORBELL=0; ${command}`, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
       ];
       const times = variants.map(() => [] as number[]);
       // Each round runs every hook once, in a new random order: no hook always follows the

@@ -22,7 +22,10 @@ hermesd_ring() {
   hermesd_bd=$hermesd_rt/bell
   [ -f "$hermesd_bd/daemon" ] || return 100
   hermesd_dp=
-  { read -r hermesd_dp hermesd_bl < "$hermesd_bd/daemon"; } 2>/dev/null
+  hermesd_bv=
+  { read -r hermesd_dp hermesd_bl hermesd_bv < "$hermesd_bd/daemon"; } 2>/dev/null
+  # The protocol this file speaks (1); a daemon of another version is asked over the socket.
+  [ "$hermesd_bv" = 1 ] || return 100
   # Alive, and not a zombie (it has no program any more). A pid recycled by another program
   # costs one wait for the bound: nothing is sent to it.
   case $hermesd_dp in '' | *[!0-9]*) return 100 ;; esac

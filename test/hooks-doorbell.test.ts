@@ -106,7 +106,7 @@ describe('the doorbell: hooks answered without a client process', () => {
     try {
       await waitFor(() => existsSync(`/proc/${other.pid}/stat`));
       // The pid the dead daemon wrote, now another program's.
-      writeFileSync(bell, `${other.pid} 1\n`);
+      writeFileSync(bell, `${other.pid} 1 1\n`);
       const waited = await pre('src/generated/api.ts');
       expect(alive(other.pid!)).toBe(true);
       expect(waited.code).toBe(0);
@@ -121,6 +121,16 @@ describe('the doorbell: hooks answered without a client process', () => {
     const r = await pre('src/generated/api.ts');
     expect(curlRuns()).toBe(1);
     expect([0, 2]).toContain(r.code);
+  });
+
+  it("asks over the socket when the daemon's bell speaks another protocol (a runner of another hermesd version)", async () => {
+    const bell = join(repo, '.git/hermesd/bell/daemon');
+    const [pid, start] = readFileSync(bell, 'utf8').trim().split(' ');
+    writeFileSync(bell, `${pid} ${start} 2\n`);
+    const r = await pre('src/app.ts');
+    expect(r.code).toBe(0);
+    expect(curlRuns()).toBe(1);
+    expect(readdirSync(join(repo, '.git/hermesd/bell'))).toEqual(['daemon']);
   });
 
   it('never answers a hook that stopped waiting: the same shell asking again gets its own answer', async () => {

@@ -5,9 +5,11 @@
  * through /proc); elsewhere, and whenever anything here is missing, the hooks use the socket.
  *
  * The protocol (the hook's side: hooks/hermesd-bell.sh), in `<git-dir>/hermesd/bell` (0700):
- *   daemon                       "<pid> <start time in clock ticks>": written once the services
- *                                answer, removed first at shutdown. The hook rings only when
- *                                that process is alive with that start time (not a zombie).
+ *   daemon                       "<pid> <start time in clock ticks> <protocol>": written once
+ *                                the services answer, removed first at shutdown. A hook rings
+ *                                only when it speaks that protocol (a runner written by another
+ *                                version of hermesd asks over the socket) and that process is
+ *                                alive (not a zombie).
  *   <id>.in                      the request body: the agent's payload, or the git hook's JSON.
  *                                <id> is <pid>-<n>: the hook shell's pid, and its nth question.
  *   <id>=<kind>=<name>=<ms>      created after the body: the request is complete (the daemon
@@ -32,6 +34,8 @@ import { shAnswer } from './routes/agents.js';
 import { hookFailure } from './routes/hooks.js';
 import type { Services } from './services/index.js';
 
+/** The version of this protocol; a change to it that old runners cannot follow takes the next number. */
+const PROTOCOL = 1;
 const MARKER = /^((\d{1,10})-\d{1,9})=(claude|codex|cursor|gemini|git)=([A-Za-z-]{1,40})=(\d{1,7})$/;
 /** Leftovers (a request whose hook was killed, answers read long ago) are removed after this. */
 const LEFTOVER_MS = 60_000;
@@ -241,7 +245,9 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
   }, SCAN_EVERY_MS);
   scan.unref();
 
-  writeFileAtomicSync(join(dir, 'daemon'), `${process.pid} ${self.start}\n`, 0o600);
+  // A runner of an earlier version may still signal the daemon; SIGUSR2 must not end it.
+  process.on('SIGUSR2', () => undefined);
+  writeFileAtomicSync(join(dir, 'daemon'), `${process.pid} ${self.start} ${PROTOCOL}\n`, 0o600);
   return {
     close() {
       closed = true;
