@@ -16,7 +16,8 @@
 # with hermesd_x (the answer's code, or u) and hermesd_ba (the answer's file, when it has text);
 # 100 when there is no doorbell here (not Linux, no daemon, a read-only folder); 101 when no
 # answer came in time. Once stdin is read, hermesd_bin names the file that holds it.
-hermesd_ring() {
+# Whether the doorbell can be rung here: 0, or 100 (HERMESD_DOORBELL=0, no daemon, not Linux).
+hermesd_bell_up() {
   # HERMESD_DOORBELL=0: the socket (curl), as where there is no /proc.
   [ "${HERMESD_DOORBELL:-1}" = 0 ] && return 100
   hermesd_bd=$hermesd_rt/bell
@@ -30,6 +31,22 @@ hermesd_ring() {
   # costs one wait for the bound: nothing is sent to it.
   case $hermesd_dp in '' | *[!0-9]*) return 100 ;; esac
   [ -e "/proc/$hermesd_dp/exe" ] || return 100
+  hermesd_bseq=$((${hermesd_bseq:-0} + 1))
+  return 0
+}
+
+# hermesd_ring_once <kind> <name> <body>: a question that wants no answer (evidence): its files
+# are left for the daemon (<ms> 0: it answers nobody), nothing forks, nobody waits. 0, or 100.
+hermesd_ring_once() {
+  hermesd_bell_up || return 100
+  hermesd_bq=$hermesd_bd/$$-$hermesd_bseq
+  { printf '%s' "$3" > "$hermesd_bq.in"; } 2>/dev/null || return 100
+  { : > "$hermesd_bq=$1=$2=0"; } 2>/dev/null || return 100
+  return 0
+}
+
+hermesd_ring() {
+  hermesd_bell_up || return 100
   hermesd_bk=$1 hermesd_bn=$2 hermesd_bms=$3 hermesd_bs=$4
   hermesd_bb=${5-}
   hermesd_bw=$#
@@ -37,8 +54,7 @@ hermesd_ring() {
   hermesd_bq=${hermesd_me:-$$}
   # A subshell that could not read its pid: never $$, whose shell would not expect an answer.
   case $hermesd_bq in *[!0-9]*) return 100 ;; esac
-  # The nth question of this shell: its files are its own.
-  hermesd_bseq=$((${hermesd_bseq:-0} + 1))
+  # The nth question of this shell (hermesd_bell_up counts them): its files are its own.
   hermesd_bq=$hermesd_bd/$hermesd_bq-$hermesd_bseq
   if [ "$hermesd_bw" -ge 5 ]; then
     { printf '%s' "$hermesd_bb" > "$hermesd_bq.in"; } 2>/dev/null || return 100

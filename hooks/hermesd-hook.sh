@@ -192,9 +192,10 @@ case $hermesd_hook in
     ;;
 esac
 
-hermesd_fast() {
+# The JSON body for the daemon, in hermesd_body without its closing brace; anything that would
+# need escaping goes through the Node fallback instead (100).
+hermesd_build() {
   [ -n "$hermesd_gd" ] || { hermesd_why=no-git-dir; return 100; }
-  # The JSON body; anything that would need escaping goes through the Node fallback instead.
   hermesd_idx=${GIT_INDEX_FILE:-}
   case $hermesd_idx in ''|/*) ;; *) hermesd_idx=$PWD/$hermesd_idx ;; esac
   hermesd_body='{"via":"sh","args":['
@@ -248,6 +249,11 @@ hermesd_fast() {
       [ -n "$hermesd_head" ] && hermesd_body="$hermesd_body,\"head\":\"$hermesd_head\",\"branch\":\"$hermesd_branch\""
       ;;
   esac
+  return 0
+}
+
+hermesd_fast() {
+  hermesd_build "$@" || return $?
   hermesd_ms=${HERMESD_TIMEOUT_MS:-10000}
   hermesd_secs=$(( (hermesd_ms + 999) / 1000 ))
   hermesd_frac=$((hermesd_ms % 1000))
@@ -262,9 +268,9 @@ hermesd_fast() {
   # hooks/hermesd-bell.sh). A pre-commit that may run for long streams its progress over curl.
   if [ -z "$hermesd_long" ]; then
     # The daemon reads the attempt from this shell's pid, and records a pre-commit it let through.
-    hermesd_l=
-    [ -n "$hermesd_att" ] && hermesd_l=",\"attempt\":\"$hermesd_att\""
-    hermesd_ring git "$hermesd_hook" "$hermesd_ms" "$hermesd_max" "$hermesd_body$hermesd_l}"
+    hermesd_x=
+    [ -n "$hermesd_att" ] && hermesd_x=",\"attempt\":\"$hermesd_att\""
+    hermesd_ring git "$hermesd_hook" "$hermesd_ms" "$hermesd_max" "$hermesd_body$hermesd_x}"
     case $? in
       0)
         hermesd_bell_text >&2
@@ -406,6 +412,13 @@ case $hermesd_hook in
     # whose pre-commit did not run here (post-commit's verdict is shown) and under an agent's
     # guard (its record of the commit must be in place before the command ends).
     if [ "$hermesd_hook" != post-commit ] || { [ -n "$hermesd_judged" ] && [ -z "${HERMESD_GUARD_LOG:-}" ]; }; then
+      # Through the doorbell, no answer wanted: the question is left, nothing forks.
+      hermesd_x=
+      [ -n "$hermesd_att" ] && hermesd_x=",\"attempt\":\"$hermesd_att\""
+      if hermesd_build "$@" && hermesd_ring_once git "$hermesd_hook" "$hermesd_body$hermesd_x}"; then
+        hermesd_after "$@"
+        exit $?
+      fi
       (
         # This subshell's own pid ($$ is the hook's): the doorbell's answer comes here.
         hermesd_me=unknown

@@ -133,6 +133,21 @@ describe('the doorbell: hooks answered without a client process', () => {
     expect(readdirSync(join(repo, '.git/hermesd/bell'))).toEqual(['daemon']);
   });
 
+  it("answers a post-commit's question (it wants no answer) that a daemon killed before reading it left behind", async () => {
+    const bell = join(repo, '.git/hermesd/bell');
+    const daemon = Number(readFileSync(join(bell, 'daemon'), 'utf8').split(' ')[0]);
+    process.kill(daemon, 'SIGSTOP');
+    // What hermesd_ring_once leaves: the body, then the marker with no bound (<ms> 0).
+    writeFileSync(join(bell, '99999-1.in'), JSON.stringify({ via: 'sh', args: [] }));
+    writeFileSync(join(bell, '99999-1=git=post-commit=0'), '');
+    process.kill(daemon, 'SIGKILL');
+    await waitFor(() => !alive(daemon));
+    expect((await t.cli(['start'], { cwd: repo })).code).toBe(0);
+    const log = join(repo, '.git/hermesd/daemon.log');
+    await waitFor(() => readFileSync(log, 'utf8').split('daemon started').at(-1)!.includes('hook post-commit'));
+    await waitFor(() => readdirSync(bell).every((f) => f === 'daemon'));
+  });
+
   it('never answers a hook that stopped waiting: the same shell asking again gets its own answer', async () => {
     const rt = join(repo, '.git/hermesd');
     const daemon = Number(readFileSync(join(rt, 'bell/daemon'), 'utf8').split(' ')[0]);

@@ -16,6 +16,8 @@
  *                                sees it through inotify). kind is an agent (claude, codex,
  *                                cursor, gemini) or `git`; name is the event or the hook; ms is
  *                                the hook's bound.
+ *                                ms 0: the hook wants no answer (a post-* hook's evidence): it
+ *                                has gone on, nobody is signalled.
  *   <id>.a                       the answer when there is something to print: the code (or `u`:
  *                                the daemon cannot judge) on the first line, then the text.
  * The daemon answers with a signal to <pid>: SIGUSR2 = exit 0, nothing to print; SIGUSR1 = read
@@ -59,6 +61,8 @@ type Request = {
   start: number;
   deadline: number;
   sandboxed: boolean;
+  /** Wants no answer (<ms> 0): its hook has gone on; nobody is signalled, nothing is abandoned. */
+  quiet: boolean;
   /** git hooks: the attempt (the git command) the hook runs in, and whether a pre-commit let it through. */
   attempt?: string;
   passed?: boolean;
@@ -85,8 +89,11 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
 
   // Not recursive: a work tree deleted meanwhile must stay deleted (the daemon then stops).
   if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
-  // What a previous daemon left: its hooks went on without an answer long ago.
-  for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true, recursive: true });
+  // What a previous daemon left: its hooks went on without an answer long ago. Questions that
+  // want none (evidence) are still answered: the first scan finds them.
+  const leftover = readdirSync(dir);
+  const kept = new Set(leftover.flatMap((name) => (MARKER.exec(name)?.[5] === '0' ? [name, `${MARKER.exec(name)![1]}.in`] : [])));
+  for (const name of leftover) if (!kept.has(name)) rmSync(join(dir, name), { force: true, recursive: true });
 
   const remove = (...names: string[]) => {
     for (const name of names) {
@@ -111,15 +118,17 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       // Answered already (this is the marker's removal), or a marker without a body.
       return undefined;
     }
-    const proc = procStat(pid);
-    if (!proc) {
+    const bound = Number(m[5]);
+    // <ms> 0: a question that wants no answer (a post-* hook's evidence); its hook has gone on.
+    const quiet = bound === 0;
+    const proc = quiet ? undefined : procStat(pid);
+    if (!quiet && !proc) {
       // The hook is gone (it stopped waiting, or was killed): nobody to answer.
       remove(name, `${id}.in`);
       return undefined;
     }
     taken.add(name);
     const kind = m[3]!;
-    const bound = Number(m[5]);
     const received = Date.now();
     // The hook stops waiting <ms> after it made the marker (a shell may ask again then: the
     // git runner's re-check), so the deadline counts from the marker's mtime.
@@ -134,7 +143,7 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       const ns = mountNamespace(pid);
       sandboxed = ns !== undefined && ns !== ownNamespace;
     }
-    return { id, pid, marker: name, kind, name: m[4]!, body, received, start: proc.start, deadline: since + bound - Math.min(50, 20 + bound / 20), sandboxed };
+    return { id, pid, marker: name, kind, name: m[4]!, body, received, start: proc?.start ?? -1, deadline: since + bound - Math.min(50, 20 + bound / 20), sandboxed, quiet };
   };
 
   const answerOf = async (r: Request): Promise<{ code: string; text: string }> => {
@@ -148,13 +157,15 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       return shAnswer(services, r.kind, payload);
     }
     const abort = new AbortController();
-    const alive = setInterval(() => {
-      if (procStat(r.pid)?.start !== r.start) abort.abort();
-    }, ALIVE_CHECK_MS);
+    const alive = r.quiet
+      ? undefined
+      : setInterval(() => {
+          if (procStat(r.pid)?.start !== r.start) abort.abort();
+        }, ALIVE_CHECK_MS);
     try {
       const parsed = hookRequestSchema.parse(JSON.parse(r.body));
       // The git command the hook runs in, read here from the hook's pid (the sh does not walk /proc for it).
-      if (!parsed.attempt) {
+      if (!parsed.attempt && !r.quiet) {
         const attempt = attemptOf(r.pid);
         if (attempt) parsed.attempt = attempt;
       }
@@ -180,6 +191,7 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       ctx.busy--;
     }
     try {
+      if (r.quiet) return;
       if (Date.now() > r.deadline) {
         ctx.log.warn('doorbell: answered after the hook stopped waiting', { kind: r.kind, name: r.name, pid: r.pid });
         return;
