@@ -43,6 +43,8 @@ const MARKER = /^((\d{1,10})-\d{1,9})=(claude|codex|cursor|gemini|git)=([A-Za-z-
 const LEFTOVER_MS = 60_000;
 /** A request inotify did not report (its queue overflowed) is still found by a scan this often. */
 const SCAN_EVERY_MS = 2_000;
+/** How long a question that wants no answer (a post-* hook's evidence) waits: the git command that left it ends meanwhile. */
+const QUIET_DELAY_MS = 150;
 /** How often a git hook in flight is checked for being alive (its work is abandoned when it is gone). */
 const ALIVE_CHECK_MS = 200;
 /** An answer that took longer than this checks again, just before the signal, that the hook is the same process. */
@@ -218,7 +220,10 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
   const ring = (name: string) => {
     if (closed) return;
     const request = take(name);
-    if (request) void serve(request);
+    if (!request) return;
+    // Evidence waits until the git command that left it has ended: its work would slow git's.
+    if (request.quiet) setTimeout(() => void serve(request), QUIET_DELAY_MS).unref();
+    else void serve(request);
   };
 
   let watcher: FSWatcher;
