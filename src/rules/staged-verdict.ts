@@ -51,13 +51,17 @@ function stamp(file: string): string {
   }
 }
 
+/** Verdicts kept at once (each is a few violations at most). */
+const KEPT_MAX = 4;
+
 /** Whether a verdict under this config may be kept: generator rules run commands over the work tree, so theirs never is. */
 export function keepable(config: HermesConfig): boolean {
   return !config.rules.some((r) => r.generator !== undefined);
 }
 
 export class StagedVerdicts {
-  private kept: Kept | undefined;
+  /** The last few verdicts, newest first: the default index's, and another index's (`GIT_INDEX_FILE`, `commit <paths>`), do not push each other out. */
+  private kept: Kept[] = [];
   private inFlight: InFlight | undefined;
   readonly stats: StagedStats = { hits: 0, misses: 0, ahead: 0 };
 
@@ -100,8 +104,8 @@ export class StagedVerdicts {
     if (!keepable(config)) return { ...(await checkStaged(this.where.root, config, { ...opts, indexFile })), kept: false };
     const key = this.keyOf(indexFile);
     if (key !== undefined) {
-      const kept = this.kept;
-      if (kept && kept.key === key && kept.config === config) {
+      const kept = this.keptFor(key, config);
+      if (kept) {
         this.stats.hits++;
         return { ...kept.result, kept: true };
       }
@@ -128,7 +132,7 @@ export class StagedVerdicts {
     const indexFile = join(this.where.gitDir, 'index');
     const key = this.keyOf(indexFile);
     if (key === undefined) return;
-    if (this.kept?.key === key && this.kept.config === config) return;
+    if (this.keptFor(key, config)) return;
     if (this.inFlight?.key === key && this.inFlight.config === config) {
       await this.inFlight.done;
       return;
@@ -139,9 +143,13 @@ export class StagedVerdicts {
 
   /** Forgets the kept verdict (the daemon's authority or config moved: ask again). */
   forget(): void {
-    this.kept = undefined;
+    this.kept = [];
     this.inFlight = undefined;
     this.look = undefined;
+  }
+
+  private keptFor(key: string, config: HermesConfig): Kept | undefined {
+    return this.kept.find((k) => k.key === key && k.config === config);
   }
 
   private look: string | undefined;
@@ -164,7 +172,7 @@ export class StagedVerdicts {
     const done = run.then(
       (result) => {
         if (this.keyOf(indexFile) !== key) return undefined;
-        this.kept = { key, config, result };
+        this.kept = [{ key, config, result }, ...this.kept.filter((k) => k.key !== key)].slice(0, KEPT_MAX);
         this.stats.judged = key.split('|', 1)[0];
         return result;
       },
