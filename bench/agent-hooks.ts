@@ -125,6 +125,7 @@ export const bench: Bench = {
         { label: 'hermesd, allowed Bash `npm test`', command, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
         { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 2 },
         { label: 'hermesd, refused Bash `git push --force`', command, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
+        { label: 'hermesd, allowed Write of a 100 KB file', command, payload: payload('Write', { file_path: join(repo, 'src/big.ts'), content: 'export const line = 1;\n'.repeat(4_500) }), expect: 0 },
         { label: 'hermesd over curl (HERMESD_DOORBELL=0), allowed Write', command: `export HERMESD_DOORBELL=0; ${command}`, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
       ];
       const times = variants.map(() => [] as number[]);
@@ -234,7 +235,7 @@ export const bench: Bench = {
       return [
         {
           measure: "another agent's tool call, allowed (Write / Bash), through hermesd's hook as the agent spawns it, warm daemon",
-          result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(2)}×), over curl ${median(times[6]!).toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refused)} ms`,
+          result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(2)}×), over curl ${median(times[7]!).toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refused)} ms`,
           goal: `≤ ${ALLOWED_GOAL_MS} ms, ≤ ${ALLOWED_GOAL_RATIO}× sh`,
           met: worst <= ALLOWED_GOAL_MS && worst <= ALLOWED_GOAL_RATIO * sh,
         },

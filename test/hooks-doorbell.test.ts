@@ -88,6 +88,15 @@ describe('the doorbell: hooks answered without a client process', () => {
     expect(readdirSync(bell)).toEqual(['daemon']);
   });
 
+  it('answers a payload over the API limit as the socket does: not judged, agents.onUnavailable decides', async () => {
+    const huge = { ...write('src/generated/api.ts'), tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'x'.repeat(5 * 1024 * 1024) } };
+    const r = await runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...env }, payload: huge });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('the limit is 4194304 bytes');
+    expect(r.stderr).toContain('not checked');
+    expect(curlRuns()).toBe(0);
+  });
+
   it('gives each of twenty hooks at once its own answer', async () => {
     const files = Array.from({ length: 20 }, (_, i) => (i % 2 ? `src/generated/f${i}.ts` : `src/f${i}.ts`));
     const runs = await Promise.all(files.map((f) => pre(f)));

@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { attemptOf, procStat } from '../hooks/attempt.js';
 import { bellDir, precommitAttemptPath } from '../paths/index.js';
 import { hookRequestSchema } from '../protocol/hooks.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { shAnswer } from './routes/agents.js';
 import { hookFailure } from './routes/hooks.js';
@@ -59,6 +60,8 @@ type Request = {
   kind: string;
   name: string;
   body: string;
+  /** The body's size in bytes (a body over the API's limit is not read). */
+  size: number;
   received: number;
   start: number;
   deadline: number;
@@ -87,6 +90,7 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
   const ownNamespace = mountNamespace('self');
   /** Markers being answered: inotify reports a marker's creation and, later, its removal. */
   const taken = new Set<string>();
+
   let closed = false;
 
   // Not recursive: a work tree deleted meanwhile must stay deleted (the daemon then stops).
@@ -113,9 +117,13 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
     if (!m || taken.has(name)) return undefined;
     const id = m[1]!;
     const pid = Number(m[2]);
-    let body: string;
+    let body = '';
+    let size: number;
     try {
-      body = readFileSync(join(dir, `${id}.in`), 'utf8');
+      const input = join(dir, `${id}.in`);
+      size = statSync(input).size;
+      // Over the API's limit: answered as the socket refuses it (413), unread.
+      if (size <= MAX_BODY_BYTES) body = readFileSync(input, 'utf8');
     } catch {
       // Answered already (this is the marker's removal), or a marker without a body.
       return undefined;
@@ -145,10 +153,11 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       const ns = mountNamespace(pid);
       sandboxed = ns !== undefined && ns !== ownNamespace;
     }
-    return { id, pid, marker: name, kind, name: m[4]!, body, received, start: proc?.start ?? -1, deadline: since + bound - Math.min(50, 20 + bound / 20), sandboxed, quiet };
+    return { id, pid, marker: name, kind, name: m[4]!, body, size, received, start: proc?.start ?? -1, deadline: since + bound - Math.min(50, 20 + bound / 20), sandboxed, quiet };
   };
 
   const answerOf = async (r: Request): Promise<{ code: string; text: string }> => {
+    if (r.size > MAX_BODY_BYTES) return { code: r.kind === 'git' ? '1' : 'u', text: `${bodyTooLargeMessage(r.size)}\n` };
     if (r.kind !== 'git') {
       let payload: unknown;
       try {
