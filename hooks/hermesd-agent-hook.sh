@@ -63,80 +63,51 @@ hermesd_frac=$((hermesd_ms % 1000))
 [ "$hermesd_frac" -lt 10 ] && hermesd_frac=0$hermesd_frac
 hermesd_max=$((hermesd_ms / 1000)).$hermesd_frac
 
-# What the daemon answered (the doorbell or curl): 0 go on (print the text), 2 refused, u cannot judge.
+# What the daemon answered (the doorbell or curl), its code in $1: 0 go on (print the text), 2
+# refused, u cannot judge. $2 prints the answer's text (with -1, its first line only).
 hermesd_answered() {
   [ -f "$hermesd_stuck" ] && rm -f "$hermesd_stuck"
   case $1 in
     0)
-      [ -n "$2" ] && printf '%s\n' "$2"
+      $2
       exit 0
       ;;
     2)
-      printf '%s\n' "$2" >&2
+      $2 >&2
       exit 2
       ;;
-    u) hermesd_unavailable "${2%%"$hermesd_nl"*}" ;;
+    u) hermesd_unavailable "$($2 -1)" ;;
     *) hermesd_unavailable "the daemon's answer was not understood" ;;
   esac
 }
-hermesd_nl='
-'
+
+# No answer within the bound: the next calls wait at most 500 ms until the daemon answers again.
+hermesd_timed_out() {
+  : > "$hermesd_stuck" 2>/dev/null
+  hermesd_unavailable "the daemon did not answer within $hermesd_ms ms (hung or stopped)"
+}
 
 # The doorbell first (no client process; hooks/hermesd-bell.sh), then curl.
 hermesd_bin=
 if [ -n "$hermesd_event" ]; then
   hermesd_ring "$hermesd_agent" "$hermesd_event" "$hermesd_ms" "$hermesd_max"
   case $? in
-    0)
-      [ -f "$hermesd_stuck" ] && rm -f "$hermesd_stuck"
-      case $hermesd_x in
-        0)
-          hermesd_bell_text
-          exit 0
-          ;;
-        2)
-          hermesd_bell_text >&2
-          exit 2
-          ;;
-        u) hermesd_unavailable "$(hermesd_bell_text -1)" ;;
-        *) hermesd_unavailable "the daemon's answer was not understood" ;;
-      esac
-      ;;
-    101)
-      : > "$hermesd_stuck" 2>/dev/null
-      hermesd_unavailable "the daemon did not answer within $hermesd_ms ms (hung or stopped)"
-      ;;
+    0) hermesd_answered "$hermesd_x" hermesd_bell_text ;;
+    101) hermesd_timed_out ;;
   esac
 fi
 
 command -v curl >/dev/null 2>&1 || hermesd_node
+hermesd_socket || hermesd_node
 
-# The live daemon's socket, from daemon.json ("socket": "<path>" on a line of its own).
-hermesd_sock=
-if [ -f "$hermesd_rt/daemon.json" ]; then
-  while IFS= read -r hermesd_l; do
-    case $hermesd_l in
-      *'"socket": "'*)
-        hermesd_sock=${hermesd_l#*'"socket": "'}
-        hermesd_sock=${hermesd_sock%\"*}
-        break
-        ;;
-    esac
-  done < "$hermesd_rt/daemon.json"
-fi
-# A path JSON had to escape: the Node fallback reads it properly.
-case $hermesd_sock in *\\*) hermesd_sock= ;; esac
-[ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ] || hermesd_node
-
+hermesd_nl='
+'
 hermesd_out=$(curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -H 'content-type: application/json' \
   --data-binary "@${hermesd_bin:--}" -w "${hermesd_nl}%{http_code}" "http://hermesd/v1/agents/$hermesd_agent/hook?format=sh&event=$hermesd_event" 2>/dev/null)
 hermesd_rc=$?
 case $hermesd_rc in
   0) ;;
-  28)
-    : > "$hermesd_stuck" 2>/dev/null
-    hermesd_unavailable "the daemon did not answer within $hermesd_ms ms (hung or stopped)"
-    ;;
+  28) hermesd_timed_out ;;
   7)
     # A socket file with no daemon behind it (killed): the fallback starts one; this call's
     # payload went to curl, so it is judged by agents.onUnavailable.
@@ -155,4 +126,13 @@ hermesd_body=${hermesd_out%"$hermesd_nl"*}
 hermesd_x=${hermesd_body%%"$hermesd_nl"*}
 hermesd_text=
 case $hermesd_body in *"$hermesd_nl"*) hermesd_text=${hermesd_body#*"$hermesd_nl"} ;; esac
-hermesd_answered "$hermesd_x" "${hermesd_text%"$hermesd_nl"}"
+# The answer's text as curl brought it (with -1, its first line only).
+hermesd_curl_text() {
+  if [ "${1:-}" = -1 ]; then
+    printf '%s\n' "${hermesd_text%%"$hermesd_nl"*}"
+  elif [ -n "$hermesd_text" ]; then
+    printf '%s\n' "$hermesd_text"
+  fi
+}
+hermesd_text=${hermesd_text%"$hermesd_nl"}
+hermesd_answered "$hermesd_x" hermesd_curl_text

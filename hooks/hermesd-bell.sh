@@ -1,21 +1,18 @@
-# hermesd's doorbell (POSIX sh, Linux): a hook asks the daemon without starting a client
-# process. `hermesd init` puts this part in front of both hook runners. The daemon's side and
+# How a hook reaches the daemon (POSIX sh). `hermesd init` puts this part in front of both hook
+# runners: the doorbell (Linux), asked first, and the socket curl talks to.
+#
+# The doorbell: a hook asks the daemon without starting a client process. The daemon's side and
 # the protocol: src/server/doorbell.ts.
 #
 # Only when the daemon named in bell/daemon is alive (/proc), so a dead daemon costs no wait.
 # The request is two files in <git-dir>/hermesd/bell, written with builtins: <id>.in (the
 # body), then <id>=<kind>=<name>=<ms> (empty: "ready"; the daemon sees it through inotify).
-# <id> is <pid>-<n>, the nth question of this shell; <pid> is $$, or hermesd_me in a subshell,
-# where $$ is the parent's (the subshell sets it from /proc/self/stat). The answer is a signal
-# to <pid>: USR2 = go on, nothing to print; USR1 = the answer is in <id>.a (the code on the
+# <id> is <pid>-<n>, the nth question of this shell ($$: never rung from a subshell, whose $$
+# is its parent's). The answer is a signal to <pid>: USR2 = go on, nothing to print; USR1 = the answer is in <id>.a (the code on the
 # first line, then what to print). A background sleep bounds the wait; the traps end it, so an
 # answer that comes before `wait` begins is not missed. The daemon signals once, and never
 # after <ms>.
-#
-# hermesd_ring <kind> <name> <ms> <seconds> [body]: the body, or this shell's stdin. Returns 0
-# with hermesd_x (the answer's code, or u) and hermesd_ba (the answer's file, when it has text);
-# 100 when there is no doorbell here (not Linux, no daemon, a read-only folder); 101 when no
-# answer came in time. Once stdin is read, hermesd_bin names the file that holds it.
+
 # Whether the doorbell can be rung here: 0, or 100 (HERMESD_DOORBELL=0, no daemon, not Linux).
 hermesd_bell_up() {
   # HERMESD_DOORBELL=0: the socket (curl), as where there is no /proc.
@@ -31,7 +28,9 @@ hermesd_bell_up() {
   # costs one wait for the bound: nothing is sent to it.
   case $hermesd_dp in '' | *[!0-9]*) return 100 ;; esac
   [ -e "/proc/$hermesd_dp/exe" ] || return 100
+  # The nth question of this shell: its files are its own.
   hermesd_bseq=$((${hermesd_bseq:-0} + 1))
+  hermesd_bq=$hermesd_bd/$$-$hermesd_bseq
   return 0
 }
 
@@ -39,23 +38,21 @@ hermesd_bell_up() {
 # are left for the daemon (<ms> 0: it answers nobody), nothing forks, nobody waits. 0, or 100.
 hermesd_ring_once() {
   hermesd_bell_up || return 100
-  hermesd_bq=$hermesd_bd/$$-$hermesd_bseq
   { printf '%s' "$3" > "$hermesd_bq.in"; } 2>/dev/null || return 100
   { : > "$hermesd_bq=$1=$2=0"; } 2>/dev/null || return 100
   return 0
 }
 
+# hermesd_ring <kind> <name> <ms> <seconds> [body]: the body, or this shell's stdin. Returns 0
+# with hermesd_x (the answer's code, or u) and hermesd_ba (the answer's file, when it has text);
+# 100 when there is no doorbell here (not Linux, no daemon, a read-only folder); 101 when no
+# answer came in time. Once stdin is read, hermesd_bin names the file that holds it.
 hermesd_ring() {
   hermesd_bell_up || return 100
   hermesd_bk=$1 hermesd_bn=$2 hermesd_bms=$3 hermesd_bs=$4
   hermesd_bb=${5-}
   hermesd_bw=$#
   hermesd_ba=
-  hermesd_bq=${hermesd_me:-$$}
-  # A subshell that could not read its pid: never $$, whose shell would not expect an answer.
-  case $hermesd_bq in *[!0-9]*) return 100 ;; esac
-  # The nth question of this shell (hermesd_bell_up counts them): its files are its own.
-  hermesd_bq=$hermesd_bd/$hermesd_bq-$hermesd_bseq
   if [ "$hermesd_bw" -ge 5 ]; then
     { printf '%s' "$hermesd_bb" > "$hermesd_bq.in"; } 2>/dev/null || return 100
   else
@@ -96,4 +93,24 @@ hermesd_bell_text() {
       [ "${1:-}" = -1 ] && break
     done
   } < "$hermesd_ba"
+}
+
+# The live daemon's socket, in hermesd_sock, from daemon.json ("socket": "<path>" on a line of
+# its own; the daemon writes it first, so one or two lines are read). 0, or 100: none recorded,
+# none there, or a path JSON had to escape (the Node fallback reads that properly).
+hermesd_socket() {
+  hermesd_sock=
+  if [ -f "$hermesd_rt/daemon.json" ]; then
+    while IFS= read -r hermesd_l; do
+      case $hermesd_l in
+        *'"socket": "'*)
+          hermesd_sock=${hermesd_l#*'"socket": "'}
+          hermesd_sock=${hermesd_sock%\"*}
+          break
+          ;;
+      esac
+    done < "$hermesd_rt/daemon.json"
+  fi
+  case $hermesd_sock in *\\*) hermesd_sock= ;; esac
+  [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ] || return 100
 }

@@ -252,6 +252,14 @@ hermesd_build() {
   return 0
 }
 
+# hermesd_body closed, in hermesd_json, with the attempt when the sh has read it (the doorbell's
+# daemon reads it from the hook's pid otherwise).
+hermesd_close() {
+  hermesd_json=$hermesd_body
+  [ -n "$hermesd_att" ] && hermesd_json="$hermesd_json,\"attempt\":\"$hermesd_att\""
+  hermesd_json="$hermesd_json}"
+}
+
 hermesd_fast() {
   hermesd_build "$@" || return $?
   hermesd_ms=${HERMESD_TIMEOUT_MS:-10000}
@@ -267,10 +275,9 @@ hermesd_fast() {
   # A hook the daemon answers within the bound: the doorbell first (no client process;
   # hooks/hermesd-bell.sh). A pre-commit that may run for long streams its progress over curl.
   if [ -z "$hermesd_long" ]; then
-    # The daemon reads the attempt from this shell's pid, and records a pre-commit it let through.
-    hermesd_x=
-    [ -n "$hermesd_att" ] && hermesd_x=",\"attempt\":\"$hermesd_att\""
-    hermesd_ring git "$hermesd_hook" "$hermesd_ms" "$hermesd_max" "$hermesd_body$hermesd_x}"
+    # The daemon records a pre-commit it let through (the flag below).
+    hermesd_close
+    hermesd_ring git "$hermesd_hook" "$hermesd_ms" "$hermesd_max" "$hermesd_json"
     case $? in
       0)
         hermesd_bell_text >&2
@@ -282,26 +289,9 @@ hermesd_fast() {
   fi
 
   command -v curl >/dev/null 2>&1 || { hermesd_why=no-curl; return 100; }
+  hermesd_socket || { hermesd_why=no-socket; return 100; }
   hermesd_attempt
-  [ -n "$hermesd_att" ] && hermesd_body="$hermesd_body,\"attempt\":\"$hermesd_att\""
-  hermesd_body="$hermesd_body}"
-  # The live daemon's socket, from daemon.json ("socket": "<path>", on a line of its own; the
-  # daemon writes it first, so one or two lines are read).
-  hermesd_sock=
-  if [ -f "$hermesd_rt/daemon.json" ]; then
-    while IFS= read -r hermesd_l; do
-      case $hermesd_l in
-        *'"socket": "'*)
-          hermesd_sock=${hermesd_l#*'"socket": "'}
-          hermesd_sock=${hermesd_sock%\"*}
-          break
-          ;;
-      esac
-    done < "$hermesd_rt/daemon.json"
-  fi
-  # A path JSON had to escape: the Node fallback reads it properly.
-  case $hermesd_sock in *\\*) hermesd_sock= ;; esac
-  [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ] || { hermesd_why=no-socket; return 100; }
+  hermesd_close
 
   if [ -n "$hermesd_long" ]; then
     # Checks or generators may run for minutes: first a bounded sign of life, then the run,
@@ -309,7 +299,7 @@ hermesd_fast() {
     curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -o /dev/null http://hermesd/v1/status 2>/dev/null
     case $? in 0) ;; 28) return 101 ;; *) hermesd_why=refused; return 100 ;; esac
     { curl -sS -N --unix-socket "$hermesd_sock" --speed-limit 1 --speed-time "$hermesd_secs" \
-        -H 'content-type: application/json' --data-binary "$hermesd_body" "$hermesd_url&live=1" 2>/dev/null
+        -H 'content-type: application/json' --data-binary "$hermesd_json" "$hermesd_url&live=1" 2>/dev/null
       echo "hermesd-curl $?"
     } | {
       hermesd_c=
@@ -336,7 +326,7 @@ hermesd_fast() {
   # read back with builtins (a file per hook name: one git command runs a hook at a time).
   hermesd_answer=$hermesd_rt/answer-$hermesd_hook
   curl -sS --unix-socket "$hermesd_sock" --max-time "$hermesd_max" -o "$hermesd_answer" \
-    -H 'content-type: application/json' --data-binary "$hermesd_body" "$hermesd_url" 2>/dev/null
+    -H 'content-type: application/json' --data-binary "$hermesd_json" "$hermesd_url" 2>/dev/null
   case $? in 0) ;; 28) return 101 ;; 7) return 100 ;; *) return 102 ;; esac
   hermesd_c=
   while IFS= read -r hermesd_l; do
@@ -413,16 +403,13 @@ case $hermesd_hook in
     # guard (its record of the commit must be in place before the command ends).
     if [ "$hermesd_hook" != post-commit ] || { [ -n "$hermesd_judged" ] && [ -z "${HERMESD_GUARD_LOG:-}" ]; }; then
       # Through the doorbell, no answer wanted: the question is left, nothing forks.
-      hermesd_x=
-      [ -n "$hermesd_att" ] && hermesd_x=",\"attempt\":\"$hermesd_att\""
-      if hermesd_build "$@" && hermesd_ring_once git "$hermesd_hook" "$hermesd_body$hermesd_x}"; then
+      if hermesd_build "$@" && hermesd_close && hermesd_ring_once git "$hermesd_hook" "$hermesd_json"; then
         hermesd_after "$@"
         exit $?
       fi
       (
-        # This subshell's own pid ($$ is the hook's): the doorbell's answer comes here.
-        hermesd_me=unknown
-        { read -r hermesd_me hermesd_l < /proc/self/stat; } 2>/dev/null
+        # Over the socket: no doorbell answers a subshell (its $$ is the hook's).
+        HERMESD_DOORBELL=0
         hermesd_fast "$@" >/dev/null 2>&1
         # A daemon that is down is started (by the Node fallback); a stuck one is left alone.
         if [ $? = 100 ]; then

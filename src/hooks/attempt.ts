@@ -23,11 +23,6 @@ export function procStat(pid: number): ProcStat | undefined {
   } catch {
     return undefined;
   }
-  return parseProcStat(text);
-}
-
-/** The text of a /proc/<pid>/stat, parsed (undefined when it is not one). */
-function parseProcStat(text: string): ProcStat | undefined {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
