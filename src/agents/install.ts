@@ -424,7 +424,6 @@ function ensureDir(root: string, relDir: string, rec: FileRecord): void {
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-
 /** A local runner: this install's settings baked in, then its body from hermesd's hooks/. */
 function runnerScript(body: string, settings: Record<string, string>, parts: string[] = []): string {
   return [

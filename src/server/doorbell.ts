@@ -209,7 +209,7 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       }
       // A pid is recycled only after the kernel has gone round all the others: the start time
       // read when the request came is enough for a quick answer, a slow one reads it again.
-      if ((Date.now() - r.received > RECHECK_AFTER_MS && procStat(r.pid)?.start !== r.start)) return;
+      if (Date.now() - r.received > RECHECK_AFTER_MS && procStat(r.pid)?.start !== r.start) return;
       // What the sh runner writes after a pre-commit it asked with curl: the hint the other hooks of this commit read.
       if (r.passed && r.attempt) writeFileSync(precommitAttemptPath(ctx.paths.gitDir), `${r.attempt}\n`);
       if (answer.code === '0' && answer.text === '') {

@@ -7,6 +7,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, unlinkSy
 import { connect } from 'node:net';
 import { createApiServer } from './http.js';
 import { statusRoutes } from './routes/status.js';
+import type { Doorbell } from './doorbell.js';
 import type { Services } from './services/index.js';
 import { ConfigError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -117,7 +118,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   // The doorbell (hooks without a client process) once the services answer.
-  let bell: { close(): void } | undefined;
+  let bell: Doorbell | undefined;
   void serviceRoutes
     .then(async () => {
       loaded?.start();
@@ -125,7 +126,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
       const { startDoorbell } = await import('./doorbell.js');
       if (!stopping) bell = startDoorbell(loaded, () => (lastActivity = Date.now()));
     })
-    .catch((err: unknown) => log.error('doorbell failed to start', { error: String(err) }));
+    .catch((err: unknown) => log.error('services or doorbell failed to start', { error: String(err) }));
 
   let stopping = false;
   const timers: NodeJS.Timeout[] = [];
@@ -156,11 +157,6 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     process.exit(code);
   };
   const cleanup = () => {
-    try {
-      bell?.close();
-    } catch {
-      // runtime dir deleted with the work tree
-    }
     try {
       // Only remove the socket we bound; a successor may already have bound a new one.
       if (statSync(paths.socket).ino === socketIno) unlinkSync(paths.socket);
