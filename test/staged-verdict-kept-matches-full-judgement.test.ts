@@ -128,6 +128,19 @@ describe('the staged verdict kept ready is the full judgement', () => {
     expect((await compare(alt)).violations.map((v) => v.file)).toEqual(['src/keys.ts']);
   });
 
+  it("keeps another index's verdict beside the default index's: neither pushes the other out", async () => {
+    const alt = join(repo, '.git', 'alt-index');
+    ok(['read-tree', 'HEAD'], { GIT_INDEX_FILE: alt });
+    ok(['update-index', '--add', 'src/keys.ts'], { GIT_INDEX_FILE: alt });
+    await compare(alt);
+    await compare();
+    // One question each now, no second asking: both verdicts are still kept.
+    const before = await stats();
+    expect((await t.cli(['check', '--staged', '--json'], { cwd: repo, env: { GIT_INDEX_FILE: alt } })).json()).toEqual(await full(alt));
+    expect((await t.cli(['check', '--staged', '--json'], { cwd: repo })).json()).toEqual(await full());
+    expect((await stats()).hits).toBe(before.hits + 2);
+  });
+
   it('reset --soft: HEAD moves, the index does not; what is staged against HEAD changed', async () => {
     writeFiles(repo, { 'src/generated/api.ts': 'v2\n' });
     ok(['add', 'src/generated/api.ts']);
