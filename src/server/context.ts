@@ -4,6 +4,26 @@ import type { StatusFields } from '../protocol/daemon.js';
 import type { Logger } from './log.js';
 
 /**
+ * How long a status answer may be served again while nothing the daemon hears of has
+ * happened (an event between services, a request, a hook's question, a watched file's
+ * change): a change it does not hear of (another process writing an unwatched file) shows
+ * this much later at most. The uptime and RSS fields are always current.
+ */
+export const STATUS_REUSE_MS = 100;
+
+/** The services' event bus; every event is something a status answer may show. */
+class DaemonEvents extends EventEmitter {
+  constructor(private readonly onEmit: () => void) {
+    super();
+  }
+
+  override emit(name: string | symbol, ...args: unknown[]): boolean {
+    this.onEmit();
+    return super.emit(name, ...args);
+  }
+}
+
+/**
  * What every part of the server shares about this daemon: where it is, how to log, the
  * events between services, and what GET /v1/status reports. The services themselves are
  * built by the composition root (services/index.ts); subsystem code never sees this.
@@ -11,7 +31,7 @@ import type { Logger } from './log.js';
 export class DaemonContext {
   readonly startedAt = new Date();
   /** Events between services (the names in src/protocol/events.ts, and 'hook-start' / 'hook-end' / 'started'). */
-  readonly events = new EventEmitter();
+  readonly events: EventEmitter = new DaemonEvents(() => this.changed());
   /** Counts requests in flight, so the idle timer never stops a daemon that is working. */
   busy = 0;
   /** Set by the daemon process: starts the single shutdown path. */
@@ -38,13 +58,35 @@ export class DaemonContext {
   /** Counts status answers: a source that both a field and a warning read (config, skills, backups) reads its files once per answer. */
   private statusRound = 0;
   private readingStatus = false;
+  /** Counts what happened that a status answer may show (see `changed`). */
+  private changes = 0;
+  private lastStatus: { value: unknown; changes: number; at: number } | undefined;
 
-  /** Reads one status answer (`read`), the sources made with `oncePerStatus` read once for all of it. */
+  /** Something a status answer may show has happened or is happening: the next answer is read afresh. */
+  changed(): void {
+    this.changes++;
+  }
+
+  /** Whether `readStatus` would serve the last answer again. */
+  statusReusable(now = Date.now()): boolean {
+    const last = this.lastStatus;
+    return last !== undefined && last.changes === this.changes && now - last.at < STATUS_REUSE_MS;
+  }
+
+  /**
+   * One status answer (`read`), the sources made with `oncePerStatus` read once for all of
+   * it; the last answer again when nothing has `changed` within STATUS_REUSE_MS of it.
+   */
   readStatus<T>(read: () => T): T {
+    const now = Date.now();
+    if (this.statusReusable(now)) return this.lastStatus!.value as T;
+    const changes = this.changes;
     this.statusRound++;
     this.readingStatus = true;
     try {
-      return read();
+      const value = read();
+      this.lastStatus = { value, changes, at: now };
+      return value;
     } finally {
       this.readingStatus = false;
     }

@@ -195,11 +195,13 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
   const serve = async (r: Request) => {
     onActivity();
     ctx.busy++;
+    ctx.changed();
     let answer: { code: string; text: string };
     try {
       answer = await answerOf(r);
     } finally {
       ctx.busy--;
+      ctx.changed();
     }
     try {
       if (r.quiet) return;

@@ -139,6 +139,9 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       live.delete(abort);
     });
     let status = 200;
+    // Any request but a status read may change what status shows, while it runs and when it ends.
+    const changing = req.method !== 'GET' || req.url !== '/v1/status';
+    if (changing) daemon.changed();
     try {
       const url = requestUrl(req.url);
       let found = match(compiled, req.method ?? 'GET', url.pathname);
@@ -193,6 +196,7 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       if (err instanceof PayloadTooLarge && !res.headersSent) res.setHeader('connection', 'close');
       sendJson(res, s, { error: wire });
     } finally {
+      if (changing) daemon.changed();
       if (counted) daemon.busy--;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (ms > 1000 || status >= 500) daemon.log.info('request', { method: req.method, url: req.url, status, ms: Math.round(ms) });

@@ -39,6 +39,8 @@ export type WatcherOptions = {
   home: string;
   onChange: (kinds: ReadonlySet<ChangeKind>) => void;
   onError?: (err: unknown) => void;
+  /** Called for every event as it comes, before any debounce or pause (it must do no I/O): the daemon's status reads afresh after it. */
+  onEvent?: () => void;
   /** Watch every tracked directory for dirty counts (default true). */
   tree?: boolean;
   /** `$HERMES_HOME/projects/<id>`: the repository's own MEMORY.md. */
@@ -230,12 +232,14 @@ export class RepoWatcher {
   }
 
   private onPath(path: string): void {
+    this.opts.onEvent?.();
     const kind = this.classify(path);
     if (kind) this.note(kind);
   }
 
   /** Any tree change (a .gitignore too: the dirty counts are git's to recompute) makes the workspace stale. */
   private onTree(): void {
+    this.opts.onEvent?.();
     this.note('workspace');
   }
 

@@ -16,8 +16,9 @@ function rss(): number {
   return rssBytes;
 }
 
+/** The status answer: its files and services read afresh when something changed (DaemonContext.readStatus), uptime and RSS always. */
 export function statusOf(daemon: DaemonContext): Status {
-  return daemon.readStatus(() => read(daemon));
+  return { ...daemon.readStatus(() => read(daemon)), uptimeMs: Date.now() - daemon.startedAt.getTime(), rssBytes: rss() };
 }
 
 function read(daemon: DaemonContext): Status {
@@ -55,7 +56,16 @@ function read(daemon: DaemonContext): Status {
 /** Served from the first moment the socket answers, before any other service loads. */
 export function statusRoutes(daemon: DaemonContext): Route[] {
   return [
-    defineRoute({ method: 'GET', path: '/v1/status', handler: () => statusOf(daemon) }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/status',
+      handler: async () => {
+        // A reused answer waits for the rest of this turn of the event loop: a watched file's
+        // change made before the request may be reported in the same poll, after the request.
+        if (daemon.statusReusable()) await new Promise((resolve) => setImmediate(resolve));
+        return statusOf(daemon);
+      },
+    }),
     defineRoute({
       method: 'POST',
       path: '/v1/shutdown',

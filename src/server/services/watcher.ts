@@ -53,6 +53,7 @@ export class WatcherService {
         for (const k of kinds) ctx.events.emit(EVENT_OF[k]);
       },
       onError: (err) => ctx.log.warn('watcher error', { error: String(err) }),
+      onEvent: () => ctx.changed(),
     });
     this.watcher = watcher;
     const onHookStart = (e?: { hook?: string }) => watcher.hold(`hook ${e?.hook ?? ''}`.trim());
