@@ -1,11 +1,14 @@
 #!/bin/sh
 # hermesd: the hook command of Claude Code, Codex, Cursor and Gemini CLI in this repository
-# (their hook configs run `.hermes/agent-hook <agent> <event>`). Written by
+# (their hook configs run `.hermes/agent-hook <agent> <event>`, or source it after
+# `set -- <agent> <event>`). Written by
 # `hermesd init --agents`; `hermesd init --uninstall` removes it. In a clone where hermesd
 # is set up (hermesd init --agents), it hands the call to hermesd; elsewhere it does
-# nothing and the agent goes on. Kept the same across hermesd versions (an agent asks to
+# nothing and the agent goes on. Changed as rarely as the hook commands (an agent asks to
 # trust a hook again when its command changes).
-case $0 in */*) hermesd_root=${0%/*}/.. ;; *) hermesd_root=.. ;; esac
+# Sourced by the hook command (Claude Code, Gemini CLI), it is told the root; run, it finds
+# the root from its own path.
+[ -n "${hermesd_root:-}" ] || case $0 in */*) hermesd_root=${0%/*}/.. ;; *) hermesd_root=.. ;; esac
 hermesd_gd=$hermesd_root/.git
 if [ -f "$hermesd_gd" ]; then
   read -r hermesd_l < "$hermesd_gd"

@@ -56,7 +56,7 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
     expect(text.startsWith('{\n  // Team settings for Gemini CLI\n  "general": { "vimMode": true },\n  /* tools the agent may use without asking */\n  "tools": { "allowed": ["run_shell_command(git status)"] },\n')).toBe(true);
     const json = JSON.parse(text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, ''));
     expect(Object.keys(json.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd']);
-    expect(json.hooks.BeforeTool[0].hooks[0]).toEqual({ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || sh $GEMINI_PROJECT_DIR/.hermes/agent-hook gemini BeforeTool', timeout: 30000 });
+    expect(json.hooks.BeforeTool[0].hooks[0]).toEqual({ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || { set -- gemini BeforeTool; hermesd_root=$GEMINI_PROJECT_DIR; . $GEMINI_PROJECT_DIR/.hermes/agent-hook; }', timeout: 30000 });
     // Gemini CLI reads these settings in the directory it runs in and starts servers there.
     expect(json.mcpServers.hermesd).toEqual({ command: 'sh', args: ['.hermes/mcp'] });
   });

@@ -145,9 +145,12 @@ export function parseAgentList(list: string | true | undefined, root: string): A
  */
 export function hookCommand(agent: AgentName, event: string): string {
   const guarded = (path: string) => `[ ! -f ${path} ] || sh ${path} ${agent} ${event}`;
+  // Where the agent runs the command with `sh -c` and names the root, the stub is sourced
+  // into that shell: one sh start per call instead of two (0.8 ms of a 4.6 ms call here).
+  const sourced = (root: string) => `[ ! -f ${root}/${AGENT_STUB} ] || { set -- ${agent} ${event}; hermesd_root=${root}; . ${root}/${AGENT_STUB}; }`;
   switch (agent) {
     case 'claude':
-      return guarded(`"$CLAUDE_PROJECT_DIR/${AGENT_STUB}"`);
+      return sourced('"$CLAUDE_PROJECT_DIR"');
     case 'codex':
       // Codex runs hooks in the session's directory, which may be below the root, in the user's login shell; no
       // variable names the root, and a second `git rev-parse` per call for the check is not worth it: uninstall
@@ -158,7 +161,7 @@ export function hookCommand(agent: AgentName, event: string): string {
       return guarded(AGENT_STUB);
     case 'gemini':
       // Gemini replaces $GEMINI_PROJECT_DIR in the command with the shell-quoted directory itself: no quotes around it.
-      return guarded(`$GEMINI_PROJECT_DIR/${AGENT_STUB}`);
+      return sourced('$GEMINI_PROJECT_DIR');
   }
 }
 
