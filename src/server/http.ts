@@ -139,9 +139,8 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       live.delete(abort);
     });
     let status = 200;
-    // Any request but a status read may change what status shows, while it runs and when it ends.
-    const changing = req.method !== 'GET' || req.url !== '/v1/status';
-    if (changing) daemon.changed();
+    // A request may change what status shows, while it runs and when it ends (DaemonContext.changed).
+    let changing = false;
     try {
       const url = requestUrl(req.url);
       let found = match(compiled, req.method ?? 'GET', url.pathname);
@@ -163,6 +162,8 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
         }
       }
       const { route, params } = found;
+      changing = route.stream === true || !route.changesNothing;
+      if (changing) daemon.changed();
       if (route.stream && route.background) {
         daemon.busy--;
         counted = false;

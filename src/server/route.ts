@@ -34,6 +34,8 @@ export type JsonRoute<Body = unknown> = {
   stream?: false;
   /** Validates the body before the handler runs; the error names the field. */
   body?: z.ZodType;
+  /** A read that changes nothing a status answer shows (status itself): the next status answer may be the last one again. */
+  changesNothing?: true;
   handler(ctx: RequestContext<Body>): unknown;
 };
 

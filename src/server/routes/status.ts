@@ -59,6 +59,7 @@ export function statusRoutes(daemon: DaemonContext): Route[] {
     defineRoute({
       method: 'GET',
       path: '/v1/status',
+      changesNothing: true,
       handler: async () => {
         // A reused answer waits for the rest of this turn of the event loop: a watched file's
         // change made before the request may be reported in the same poll, after the request.
