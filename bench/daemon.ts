@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
-import { probe, stopDaemon } from '../src/client/lifecycle.js';
+import { daemonCommand, probe, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
-import { CLI_ENTRY, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../src/version.js';
+import { CLI_ENTRY } from '../src/version.js';
 import { median, ms, printTable, type Bench } from './table.js';
 
 /** A daemon worth starting on demand, and an API about as cheap as the socket under it. */
@@ -33,8 +33,9 @@ function setup() {
 }
 
 async function coldStart(repo: string, env: NodeJS.ProcessEnv, paths: ReturnType<typeof resolvePaths>): Promise<{ ms: number; pid: number }> {
+  const daemon = daemonCommand(repo, env);
   const t = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true });
+  const child = spawn(daemon.command, daemon.args, { env: daemon.env, stdio: 'ignore', detached: true });
   child.unref();
   for (;;) {
     const s = await probe(paths, 200);

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
-import { probe, stopDaemon } from '../src/client/lifecycle.js';
+import { daemonCommand, probe, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../src/paths/index.js';
-import { DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../src/version.js';
+import { DAEMON_ALLOCATOR_ENV, DAEMON_NODE_FLAGS } from '../src/version.js';
 import { printNote, printTable, type Bench, type Goal } from './table.js';
 
 /** How long after its last request a process is measured: idle, its collections done. */
@@ -46,7 +46,8 @@ function makeRepo(base: string, name: string): string {
 
 async function startDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<{ pid: number; paths: RepoPaths }> {
   const paths = resolvePaths(repo, env);
-  spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, repo], { env, stdio: 'ignore', detached: true }).unref();
+  const daemon = daemonCommand(repo, env);
+  spawn(daemon.command, daemon.args, { env: daemon.env, stdio: 'ignore', detached: true }).unref();
   for (;;) {
     const s = await probe(paths, 200);
     if (s) return { pid: s.pid, paths };
@@ -122,7 +123,7 @@ export const bench: Bench = {
         { process: `${TEN} hermesd daemons together`, RSS: mib(ten.rss), PSS: mib(ten.pss), anonymous: mib(ten.anon), 'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×` },
         { process: `${TEN} bare servers together`, RSS: mib(tenBare.rss), PSS: mib(tenBare.pss), anonymous: mib(tenBare.anon), 'RSS ÷ bare': '1.00×' },
       ]);
-      printNote(`Daemon node flags: ${DAEMON_NODE_FLAGS.join(' ') || '(none)'}. The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share.`);
+      printNote(`The daemon runs bundled (dist/daemon), with node flags ${DAEMON_NODE_FLAGS.join(' ')} and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share.`);
       const goals: Goal[] = [
         { measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket', result: `${mib(d.rss)} vs ${mib(b.rss)} = ${ratio.toFixed(2)}×`, goal: `≤ ${RSS_OVER_BARE_GOAL}×`, met: ratio <= RSS_OVER_BARE_GOAL },
         { measure: `${TEN} idle daemons together (PSS)`, result: `${mib(ten.pss)} (${TEN} bare servers ${mib(tenBare.pss)})`, goal: '—' },

@@ -1,18 +1,55 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
-/** The package root: where package.json, hooks/ and templates/ live (dist/src/.. /..). */
-export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/**
+ * The package root: where package.json, hooks/ and templates/ live. The nearest folder above
+ * this module that has both: dist/src/.. /.. for the per-file build, dist/daemon/.. /.. for the
+ * daemon's bundle, src/.. when tests run the sources.
+ */
+function findPackageRoot(): string {
+  const here = fileURLToPath(import.meta.url);
+  for (let dir = dirname(here); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'hooks'))) return dir;
+    if (dirname(dir) === dir) throw new Error('hermesd package root not found above ' + here);
+  }
+}
+export const PACKAGE_ROOT = findPackageRoot();
 
 export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The CLI entry point, for spawning the daemon and for hooks that must find this install. */
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
-export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'server', 'main.js');
+/** The daemon's entry: the bundle scripts/bundle-daemon.mjs builds from dist/src/server/main.js. */
+export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
 /**
- * Node flags of the daemon process. A young generation of 2 MiB semi-spaces instead of V8's
- * 16 MiB: an idle daemon (one per work tree, often ten at once) keeps ~10 MiB less resident
- * after a burst of work, for a few more minor collections during one (issue 18's bench).
+ * Node flags of the daemon process, one per work tree and idle most of its life, so every
+ * flag trades speed it does not need for memory it keeps (issue 18; docs/benchmarks.md,
+ * "Idle footprint"):
+ * - a young generation of 1 MiB semi-spaces instead of V8's 16 MiB;
+ * - `--optimize-for-size`: V8's own memory-over-speed choices (smaller heap growth, denser objects);
+ * - TurboFan only for code that is really hot (30 times V8's budget before optimizing), so a
+ *   daemon that answers hooks never loads the optimizing compiler, and one that judges
+ *   5,000 staged files still gets it;
+ * - no Sparkplug baseline code, and no V8 helper threads (`--single-threaded`): the heap is
+ *   small enough for the main thread to collect;
+ * - `--expose-gc`: the daemon collects once when it falls idle (server/process.ts).
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+export const DAEMON_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=1',
+  '--optimize-for-size',
+  '--interrupt-budget=2000000',
+  '--no-sparkplug',
+  '--single-threaded',
+  '--expose-gc',
+];
+
+/**
+ * glibc's allocator, for the daemon alone: blocks of 32 KiB and up come from mmap and go
+ * back to the system when freed, so what parsing and compiling used at start does not stay
+ * resident in an idle daemon (1.5 MiB less, issue 18). The marker tells the daemon to drop
+ * the setting from its own environment, so git and the agent's commands run as the user's
+ * environment says (server/main.ts); a value the user set is left as it is.
+ */
+export const DAEMON_ALLOCATOR_ENV = { MALLOC_MMAP_THRESHOLD_: '32768' } as const;
+export const DAEMON_ALLOCATOR_MARKER = 'HERMESD_DAEMON_ALLOCATOR';

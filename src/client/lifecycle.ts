@@ -13,10 +13,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
 import { withoutGitInvocation } from '../git/env.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
-import { DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../version.js';
+import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../version.js';
 import { DaemonClient } from './client.js';
 import { checkSocketPath, type RepoPaths } from '../paths/index.js';
 import type { DaemonInfo, Status } from '../protocol/daemon.js';
+
+/** The command and environment that start a daemon for the work tree `root`. */
+export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const out = withoutGitInvocation(env);
+  if (out.MALLOC_MMAP_THRESHOLD_ === undefined) Object.assign(out, DAEMON_ALLOCATOR_ENV, { [DAEMON_ALLOCATOR_MARKER]: '1' });
+  return { command: process.execPath, args: [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, root], env: out };
+}
 
 /** How long a client waits for a daemon it started to answer. */
 export const START_DEADLINE_MS = 10_000;
@@ -99,14 +106,11 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     // no log yet
   }
   const out = openSync(paths.logFile, 'a', 0o600);
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, paths.root], {
-    cwd: paths.root,
-    detached: true,
-    stdio: ['ignore', out, out],
-    // The daemon outlives the command that started it: inside a git hook, git's per-invocation
-    // variables (GIT_INDEX_FILE of `commit -a`, GIT_DIR, …) would point its later git calls at the wrong index.
-    env: withoutGitInvocation(env),
-  });
+  // The daemon outlives the command that started it: inside a git hook, git's per-invocation
+  // variables (GIT_INDEX_FILE of `commit -a`, GIT_DIR, …) would point its later git calls at
+  // the wrong index, so daemonCommand leaves them out.
+  const cmd = daemonCommand(paths.root, env);
+  const child = spawn(cmd.command, cmd.args, { cwd: paths.root, detached: true, stdio: ['ignore', out, out], env: cmd.env });
   closeSync(out);
   let exited: number | null | undefined;
   child.once('exit', (code) => {

@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { GitPolicy } from './config.js';
 import { UNJUDGED_COMMANDS } from './git-policy.js';
 import type { ShimSettings } from './git-shim.js';
 import { SHIM_MARKER } from '../git/real-git.js';
+import { PACKAGE_ROOT } from '../version.js';
 
 export type Shim = { dir: string; files: Map<string, string> };
 
@@ -19,11 +19,9 @@ function sq(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The compiled shim entry: next to this module in dist, or dist's copy when running from sources (tests). */
+/** The compiled shim entry, in the per-file build: the daemon runs from a bundle elsewhere in dist, tests from sources. */
 export function shimEntry(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return join(dirname(here), 'git-shim.js');
-  return join(dirname(here), '..', '..', 'dist', 'src', 'guard', 'git-shim.js');
+  return join(PACKAGE_ROOT, 'dist', 'src', 'guard', 'git-shim.js');
 }
 
 function shimScript(realGit: string, nodeBin: string, entry: string, dir: string): string {

@@ -22,7 +22,6 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import husky from 'husky';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -40,6 +39,7 @@ import {
 import { writeHookSettings } from './settings.js';
 import { hookSettingsPath, installRecordPath, sharedRuntimeDirOf } from '../paths/index.js';
 import { DEFAULTS } from '../config/schema.js';
+import { PACKAGE_ROOT } from '../version.js';
 
 /**
  * The hooks init installs. commit-msg has nothing to judge yet, and every installed hook
@@ -136,17 +136,6 @@ export type UninstallReport = {
   wasInstalled: boolean;
 };
 
-/** Where package files (hooks/, templates/) are: the nearest package.json above this module. */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'hooks'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('hermesd package root not found above ' + fileURLToPath(import.meta.url));
-    dir = up;
-  }
-}
-
 function statePath(repo: Repo): string {
   return installRecordPath(repo.gitDir);
 }
@@ -189,7 +178,7 @@ function effectiveHooksDir(repo: Repo): string {
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A file of hermesd's hooks/ folder (the sh runners and stubs). */
-export const hooksFile = (name: string): string => readFileSync(join(packageRoot(), 'hooks', name), 'utf8');
+export const hooksFile = (name: string): string => readFileSync(join(PACKAGE_ROOT, 'hooks', name), 'utf8');
 
 /** The runner: baked settings, then hooks/hermesd-bell.sh and hooks/hermesd-hook.sh. `chainDir`: baked for husky; the .git/hooks stubs name their own. */
 export function runnerScript(opts: { nodePath: string; cliPath: string; chainDir: string | null | undefined; timeoutMs: number }): string {
@@ -320,7 +309,7 @@ export function detectManager(repo: Repo): { manager: HookManager; reason: strin
 function writeConfigFromTemplate(repo: Repo): { path: string; written: boolean } {
   const path = join(repo.root, '.hermes', 'config.yaml');
   if (existsSync(path)) return { path, written: false };
-  const template = join(packageRoot(), 'templates', 'config.yaml');
+  const template = join(PACKAGE_ROOT, 'templates', 'config.yaml');
   const text = existsSync(template) ? readFileSync(template, 'utf8') : FALLBACK_CONFIG;
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text, { flag: 'wx' });

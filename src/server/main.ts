@@ -1,5 +1,12 @@
-/** Entry point of the detached daemon process: `node dist/src/server/main.js <work-tree>`. */
+/** Entry point of the detached daemon process: `node dist/daemon/main.js <work-tree>` (bundled from this file). */
+import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER } from '../version.js';
 import { runDaemon } from './process.js';
+
+// The allocator setting the daemon was started with (client/lifecycle.ts) is for this process
+// alone: git and the agent's commands get the environment the user had.
+if (process.env[DAEMON_ALLOCATOR_MARKER] === '1') {
+  for (const k of [...Object.keys(DAEMON_ALLOCATOR_ENV), DAEMON_ALLOCATOR_MARKER]) delete process.env[k];
+}
 
 const cwd = process.argv[2] ?? process.cwd();
 runDaemon(cwd).catch((err: unknown) => {

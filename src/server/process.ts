@@ -20,6 +20,8 @@ import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from '../pa
 
 /** How often the daemon checks that its work tree still exists. */
 export const WORKTREE_CHECK_MS = 2_000;
+/** How long after its last request (or hook question) the daemon collects its garbage. */
+const IDLE_COLLECT_MS = 2_000;
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;
 
@@ -97,9 +99,17 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const serviceRoutes = Promise.all([services, import('./routes/index.js')]).then(([s, { serviceRoutes }]) => serviceRoutes(s));
   const api = createApiServer(ctx, statusRoutes(ctx), {}, serviceRoutes);
   let lastActivity = Date.now();
-  api.server.on('request', () => {
+  // Falling idle, the daemon collects its garbage at once (it runs with --expose-gc), not when
+  // V8's memory reducer gets to it about 8 s later: most of a work tree's day is idle.
+  const trim = setTimeout(function collectWhenIdle() {
+    if (ctx.busy > 0) trim.refresh();
+    else (globalThis as { gc?: () => void }).gc?.();
+  }, IDLE_COLLECT_MS).unref();
+  const active = () => {
     lastActivity = Date.now();
-  });
+    trim.refresh();
+  };
+  api.server.on('request', active);
 
   await new Promise<void>((resolve, reject) => {
     api.server.once('error', reject);
@@ -124,7 +134,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
       loaded?.start();
       if (!loaded || stopping) return;
       const { startDoorbell } = await import('./doorbell.js');
-      if (!stopping) bell = startDoorbell(loaded, () => (lastActivity = Date.now()));
+      if (!stopping) bell = startDoorbell(loaded, active);
     })
     .catch((err: unknown) => log.error('services or doorbell failed to start', { error: String(err) }));
 
