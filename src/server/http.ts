@@ -114,6 +114,31 @@ export type ApiServer = {
 export type ApiServerOptions = { headersTimeoutMs?: number; requestTimeoutMs?: number; maxBodyBytes?: number };
 
 /**
+ * A request's abort signal, made when its handler first asks for it: most requests (status,
+ * lists) never do, and an AbortController costs more than the rest of a status answer.
+ */
+class RequestAbort {
+  private controller: AbortController | undefined;
+  private aborted = false;
+  private reason: unknown;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/**
  * `routes` answer at once; `more`, when given, is the rest of the table still loading: a
  * request that only it can answer waits for it. The daemon binds with the status routes
  * and loads every subsystem (SQLite, the model client, the watcher) right after, so the
@@ -126,11 +151,11 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
     compiled = compileRoutes([...routes, ...extra]);
     pending = undefined;
   });
-  const live = new Set<AbortController>();
+  const live = new Set<RequestAbort>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
-    const abort = new AbortController();
+    const abort = new RequestAbort();
     live.add(abort);
     daemon.busy++;
     let counted = true;
@@ -169,7 +194,16 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
         counted = false;
       }
       if (route.body) body = parseWith(route.body, body ?? {});
-      const ctx: RequestContext = { params, query: url.searchParams, body, signal: abort.signal, req, res };
+      const ctx: RequestContext = {
+        params,
+        query: url.searchParams,
+        body,
+        get signal() {
+          return abort.signal;
+        },
+        req,
+        res,
+      };
       if (route.stream) {
         res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
         const emit = (event: Record<string, unknown>) => {
