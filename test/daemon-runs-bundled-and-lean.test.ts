@@ -4,11 +4,11 @@
  * stays in the daemon: the commands it runs (here a pre-commit check) get the environment the
  * user had (none, or the user's own value).
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './helpers/env.js';
+import { makeEnv, REPO_ROOT } from './helpers/env.js';
 import { REAL_GIT, redTeam, type RedTeam } from './helpers/redteam.js';
 
 // A check that fails and prints what it was given; the daemon runs it at pre-commit.
@@ -63,5 +63,29 @@ describe('the daemon process', () => {
   it('leaves a value the user set as it is, for the daemon and for the commands it runs', () => {
     expect(procFile(own.daemonPid(), 'environ')).toContain('MALLOC_MMAP_THRESHOLD_=65536');
     expect(checkOutput(own)).toContain('threshold=65536 marker=unset');
+  });
+});
+
+describe('a checkout built without the daemon bundle', () => {
+  it('says what is missing and how to build it, without a stack trace', async () => {
+    const t = makeEnv();
+    try {
+      // The package as tsc alone leaves it: dist/src, hooks, package.json, no dist/daemon.
+      const checkout = join(t.home, '..', 'checkout');
+      mkdirSync(join(checkout, 'dist'), { recursive: true });
+      cpSync(join(REPO_ROOT, 'dist', 'src'), join(checkout, 'dist', 'src'), { recursive: true });
+      cpSync(join(REPO_ROOT, 'hooks'), join(checkout, 'hooks'), { recursive: true });
+      cpSync(join(REPO_ROOT, 'templates'), join(checkout, 'templates'), { recursive: true });
+      cpSync(join(REPO_ROOT, 'package.json'), join(checkout, 'package.json'));
+      symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+      const repo = t.repo({ 'README.md': '# r\n' });
+      const r = spawnSync(process.execPath, [join(checkout, 'dist', 'src', 'cli', 'main.js'), 'start'], { cwd: repo, env: t.env, encoding: 'utf8' });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(`The daemon's bundle is missing (${join(checkout, 'dist', 'daemon', 'main.js')})`);
+      expect(r.stderr).toContain('npm run build');
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await t.cleanup();
+    }
   });
 });

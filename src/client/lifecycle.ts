@@ -98,6 +98,8 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   const running = await probe(paths);
   if (running) return { status: running, started: false };
   checkSocketPath(paths.socket);
+  // A checkout built with tsc alone has no daemon bundle (scripts/bundle-daemon.mjs).
+  if (!existsSync(DAEMON_ENTRY)) throw new DaemonUnavailable(`The daemon's bundle is missing (${DAEMON_ENTRY}). In a checkout of hermesd, build it with: npm run build`);
   mkdirSync(paths.runtimeDir, { recursive: true, mode: 0o700 });
   let logStart = 0;
   try {
