@@ -28,19 +28,16 @@ export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
  * "Idle footprint"):
  * - a young generation of 1 MiB semi-spaces instead of V8's 16 MiB;
  * - `--optimize-for-size`: V8's own memory-over-speed choices (smaller heap growth, denser objects);
- * - TurboFan only for code that is really hot (30 times V8's budget before optimizing), so a
- *   daemon that answers hooks never loads the optimizing compiler, and one that judges
- *   5,000 staged files still gets it;
- * - no V8 helper threads (`--single-threaded`): the heap is small enough for the main thread
- *   to collect. (Sparkplug stays: without it an idle daemon is ~1 MiB smaller, but a status
- *   round trip goes from 1.4× to 1.56× a raw socket ping.)
  * - `--expose-gc`: the daemon collects once when it falls idle (server/process.ts).
+ * Left out, measured: no Sparkplug (~1 MiB less; a status round trip went from 1.4× to 1.56×
+ * a raw socket ping); TurboFan held back (3 MiB less RSS, all of it node binary pages every
+ * Node process shares: ten idle daemons' PSS was the same); `--single-threaded` (~1.5 MiB
+ * less, but collections and TurboFan's compiles then run on the main thread, in the way of
+ * the hook answers).
  */
 export const DAEMON_NODE_FLAGS: readonly string[] = [
   '--max-semi-space-size=1',
   '--optimize-for-size',
-  '--interrupt-budget=2000000',
-  '--single-threaded',
   '--expose-gc',
 ];
 

@@ -51,7 +51,7 @@ describe('the daemon process', () => {
     const pid = plain.daemonPid();
     const argv = procFile(pid, 'cmdline');
     expect(argv).toContain(join(REPO_ROOT, 'dist', 'daemon', 'main.js'));
-    for (const flag of ['--max-semi-space-size=1', '--optimize-for-size', '--single-threaded', '--expose-gc']) expect(argv).toContain(flag);
+    for (const flag of ['--max-semi-space-size=1', '--optimize-for-size', '--expose-gc']) expect(argv).toContain(flag);
     // The environment it was started with (the process's own, before it dropped the setting).
     expect(procFile(pid, 'environ')).toContain('MALLOC_MMAP_THRESHOLD_=32768');
   });

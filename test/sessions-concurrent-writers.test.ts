@@ -29,6 +29,15 @@ for (let n = 0; Number(count) === 0 || n < Number(count); n++) {
   const id = db.appendMessage(s.id, { role: n % 2 ? 'assistant' : 'user', content: label + ' message ' + n + ' ' + 'lorem ipsum '.repeat(n % 20) });
   if (n % 25 === 0) db.createSession({ repo: '/work/' + label, source: 'hook', parentSessionId: s.id });
   process.stdout.write('ack ' + id + ' ' + n + '\\n');
+  // After its first messages each writer waits until the other has written too: on a loaded
+  // machine one could otherwise be done before the other is scheduled at all.
+  if (n === 0) (await import('node:fs')).writeFileSync(path + '.started-' + label, '');
+  if (n === 4 && Number(count) > 0) {
+    const { readdirSync } = await import('node:fs');
+    const { basename, dirname } = await import('node:path');
+    const started = () => readdirSync(dirname(path)).filter((f) => f.startsWith(basename(path) + '.started-')).length;
+    while (started() < 2) await new Promise((r) => setTimeout(r, 2));
+  }
   // Give up the CPU now and then: on a loaded machine one writer could otherwise finish
   // its whole run in one time slice, and nothing would collide.
   if (n % 10 === 9) await new Promise((r) => setTimeout(r, 2));
