@@ -56,12 +56,13 @@ hermesd_ring() {
   if [ "$hermesd_bw" -ge 5 ]; then
     { printf '%s' "$hermesd_bb" > "$hermesd_bq.in"; } 2>/dev/null || return 100
   else
-    # cat: one process, but `read` costs a system call per byte (a Write of 100 KB: tenths of a second).
-    { cat > "$hermesd_bq.in"; } 2>/dev/null || return 100
+    # cat: one process, but `read` costs a system call per byte (a Write of 100 KB: tenths of a
+    # second). In the C locale it starts without loading the user's locale (~0.15 ms a call).
+    { LC_ALL=C cat > "$hermesd_bq.in"; } 2>/dev/null || return 100
     hermesd_bin=$hermesd_bq.in
   fi
   hermesd_x=
-  sleep "$hermesd_bs" </dev/null >/dev/null 2>&1 &
+  LC_ALL=C sleep "$hermesd_bs" </dev/null >/dev/null 2>&1 &
   hermesd_bp=$!
   # Kept for the rest of this shell (a stray signal must not kill it); they end the sleep with
   # SIGPIPE, the one signal sh does not report ("Terminated") on stderr.
