@@ -8,10 +8,10 @@
 # The request is two files in <git-dir>/hermesd/bell, written with builtins: <id>.in (the
 # body), then <id>=<kind>=<name>=<ms> (empty: "ready"; the daemon sees it through inotify).
 # <id> is <pid>-<n>, the nth question of this shell ($$: never rung from a subshell, whose $$
-# is its parent's). The answer is a signal to <pid>: USR2 = go on, nothing to print; USR1 = the answer is in <id>.a (the code on the
-# first line, then what to print). A background sleep bounds the wait; the traps end it, so an
-# answer that comes before `wait` begins is not missed. The daemon signals once, and never
-# after <ms>.
+# is its parent's). The answer is a signal to <pid>: USR2 = go on, nothing to print; USR1 =
+# the answer is in <id>.a (the code on the first line, then what to print). A background sleep
+# bounds the wait; the traps end it, so an answer that comes before `wait` begins is not
+# missed. The daemon signals once, and never after <ms>.
 
 # Whether the doorbell can be rung here: 0, or 100 (HERMESD_DOORBELL=0, no daemon, not Linux).
 hermesd_bell_up() {

@@ -35,6 +35,7 @@ describe('a status answer reused while nothing changed', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
 
+    let within = 0;
     for (let round = 0; round < 40; round++) {
       const before = await status();
       expect(before.config).toEqual({ ok: true });
@@ -46,9 +47,12 @@ describe('a status answer reused while nothing changed', () => {
       const fixed = await status();
       // Only a change made within the reuse window tells a reused answer from a fresh one.
       if (fixedAt - t0 >= STATUS_REUSE_MS) continue;
+      within++;
       expect(broken.config?.ok, `round ${round}`).toBe(false);
       expect(fixed.config, `round ${round}`).toEqual({ ok: true });
     }
+    // Rounds slower than the window prove nothing; a quarter at least must have been fast enough.
+    expect(within).toBeGreaterThan(10);
 
     const quiet = await status();
     await new Promise((r) => setTimeout(r, 20));

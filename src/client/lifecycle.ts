@@ -21,7 +21,7 @@ import type { DaemonInfo, Status } from '../protocol/daemon.js';
 /** The command and environment that start a daemon for the work tree `root`. */
 export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const out = withoutGitInvocation(env);
-  if (out.MALLOC_MMAP_THRESHOLD_ === undefined) Object.assign(out, DAEMON_ALLOCATOR_ENV, { [DAEMON_ALLOCATOR_MARKER]: '1' });
+  if (Object.keys(DAEMON_ALLOCATOR_ENV).every((k) => out[k] === undefined)) Object.assign(out, DAEMON_ALLOCATOR_ENV, { [DAEMON_ALLOCATOR_MARKER]: '1' });
   return { command: process.execPath, args: [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, root], env: out };
 }
 

@@ -98,7 +98,11 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
   // What a previous daemon left: its hooks went on without an answer long ago. Questions that
   // want none (evidence) are still answered: the first scan finds them.
   const leftover = readdirSync(dir);
-  const kept = new Set(leftover.flatMap((name) => (MARKER.exec(name)?.[5] === '0' ? [name, `${MARKER.exec(name)![1]}.in`] : [])));
+  const kept = new Set<string>();
+  for (const name of leftover) {
+    const m = MARKER.exec(name);
+    if (m?.[5] === '0') kept.add(name).add(`${m[1]}.in`);
+  }
   for (const name of leftover) if (!kept.has(name)) rmSync(join(dir, name), { force: true, recursive: true });
 
   const remove = (...names: string[]) => {
