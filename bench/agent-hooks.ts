@@ -4,7 +4,8 @@
  * payload written to its stdin, waited for — with its peers, each round in a new random
  * order, so they share the machine's noise: a `sh` hook that does nothing, a Python hook script that reads the
  * payload and checks a path (the form most published guard hooks take), and hermesd's
- * PreToolUse command as `init --agents claude` wrote it, allowed and refused, warm daemon —
+ * PreToolUse commands as `init --agents claude` wrote them (Write's entry reads the payload with
+ * cat, the Bash/Read/Grep entry with the shell's `read`), allowed and refused, warm daemon —
  * through the doorbell (the default on Linux: no client process) and over curl
  * (HERMESD_DOORBELL=0, the path where there is no /proc).
  * Goal: allowed ≤ 15 ms median and ≤ 1.5× the do-nothing sh hook.
@@ -115,16 +116,18 @@ export const bench: Bench = {
     const { base, repo, env, paths } = setup();
     try {
       await ensureDaemon(paths, env);
+      // The two PreToolUse entries init writes: Write/Edit… (the payload read by cat) and Bash/Read/Grep (read by the shell).
       const command = hookCommand('claude', 'PreToolUse');
+      const small = hookCommand('claude', 'PreToolUse', true);
       const payload = (tool: string, input: Record<string, unknown>) =>
         JSON.stringify({ session_id: 'bench', transcript_path: join(base, 'none.jsonl'), cwd: repo, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: 'toolu_1' });
       const variants: Array<{ label: string; command: string; payload: string; expect: number }> = [
         { label: 'sh hook that does nothing', command: 'sh "$CLAUDE_PROJECT_DIR/noop.sh"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
         { label: 'Python hook script (reads the payload, checks a path)', command: 'python3 "$CLAUDE_PROJECT_DIR/guard.py"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
-        { label: 'hermesd, allowed Write', command, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
-        { label: 'hermesd, allowed Bash `npm test`', command, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
+        { label: 'hermesd, allowed Write (payload read by cat)', command, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
+        { label: 'hermesd, allowed Bash `npm test` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
         { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 2 },
-        { label: 'hermesd, refused Bash `git push --force`', command, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
+        { label: 'hermesd, refused Bash `git push --force` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
         { label: 'hermesd, allowed Write of a 100 KB file', command, payload: payload('Write', { file_path: join(repo, 'src/big.ts'), content: 'export const line = 1;\n'.repeat(4_500) }), expect: 0 },
         { label: 'hermesd over curl (HERMESD_DOORBELL=0), allowed Write', command: `export HERMESD_DOORBELL=0; ${command}`, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
       ];

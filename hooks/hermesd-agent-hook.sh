@@ -1,7 +1,7 @@
 # hermesd agent hook runner (POSIX sh). `hermesd init --agents` writes this file after a
 # header of baked settings (HERMESD_NODE, HERMESD_CLI, HERMESD_AGENT_TIMEOUT_MS,
 # HERMESD_AGENT_ON_UNAVAILABLE) to <git-common-dir>/hermesd/agent-hook. Claude Code, Codex,
-# Cursor and Gemini CLI run `.hermes/agent-hook <agent> <event>` (a stub committed with their
+# Cursor and Gemini CLI run `.hermes/agent-hook <agent> <event> [small]` (a stub committed with their
 # hook configs), which finds the work tree and git dir with builtins, sets hermesd_root and
 # hermesd_gd, and sources this file. The agent's hook payload (JSON) is on stdin.
 #
@@ -16,6 +16,10 @@
 
 hermesd_agent=${1:-}
 hermesd_event=${2:-}
+# `small`: the agent's config sends this entry only tools with small payloads (a command, a
+# path), read with the shell's own `read` (no process); the rest come with `cat`.
+hermesd_small=
+[ "${3:-}" = small ] && hermesd_small=1
 [ "${HERMESD_SKIP:-}" = 1 ] && exit 0
 hermesd_rt=$hermesd_gd/hermesd
 # Settings the daemon refreshes from .hermes/config.yaml (agents.timeoutMs, agents.onUnavailable).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # hermesd: the hook command of Claude Code, Codex, Cursor and Gemini CLI in this repository
-# (their hook configs run `.hermes/agent-hook <agent> <event>`, or source it after
-# `set -- <agent> <event>`). Written by
+# (their hook configs run `.hermes/agent-hook <agent> <event> [small]`, or source it
+# after `set -- <agent> <event> [small]`). Written by
 # `hermesd init --agents`; `hermesd init --uninstall` removes it. In a clone where hermesd
 # is set up (hermesd init --agents), it hands the call to hermesd; elsewhere it does
 # nothing and the agent goes on. Changed as rarely as the hook commands (an agent asks to

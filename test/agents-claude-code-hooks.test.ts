@@ -8,7 +8,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitIn, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { hookCommands, runHook, transcripts, until } from './helpers/agents.js';
+import { hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 import { skillMd } from './helpers/skills.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
@@ -21,7 +21,7 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
   const env = () => ({ CLAUDE_PROJECT_DIR: repo });
   const base = () => ({ session_id: 'cc-session-1', transcript_path: join(home, 'cc-session-1.jsonl'), cwd: repo, permission_mode: 'default' });
   const pre = (tool_name: string, tool_input: Record<string, unknown>, cwd = repo) =>
-    runHook(t, cmd.PreToolUse!, { cwd, env: env(), payload: { ...base(), cwd, hook_event_name: 'PreToolUse', tool_name, tool_input, tool_use_id: 'toolu_01ABC' } });
+    runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', tool_name), { cwd, env: env(), payload: { ...base(), cwd, hook_event_name: 'PreToolUse', tool_name, tool_input, tool_use_id: 'toolu_01ABC' } });
 
   beforeAll(async () => {
     t = makeEnv();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { hookCommands, runHook, transcripts, until } from './helpers/agents.js';
+import { hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
 
@@ -28,7 +28,7 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
   let cmd: Record<string, string>;
   const base = () => ({ session_id: '019b64e5-57fa-7463-b644-fba7e456f905', turn_id: '1', transcript_path: null as string | null, cwd: sub, model: 'gpt-5.5', permission_mode: 'default' });
   const pre = (tool_name: string, command: string) =>
-    runHook(t, cmd.PreToolUse!, { cwd: sub, payload: { ...base(), hook_event_name: 'PreToolUse', tool_name, tool_input: { command }, tool_use_id: 'call_abc' } });
+    runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', tool_name), { cwd: sub, payload: { ...base(), hook_event_name: 'PreToolUse', tool_name, tool_input: { command }, tool_use_id: 'call_abc' } });
 
   beforeAll(async () => {
     t = makeEnv();
@@ -51,7 +51,7 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     const hooks = JSON.parse(readFileSync(join(repo, '.codex/hooks.json'), 'utf8'));
     expect(Object.keys(hooks)).toEqual(['hooks']);
     expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd']);
-    expect(hooks.hooks.PreToolUse[0].matcher).toBe('^(Bash|apply_patch)$');
+    expect(hooks.hooks.PreToolUse.map((g: { matcher: string }) => g.matcher)).toEqual(['^Bash$', '^apply_patch$']);
     expect(hooks.hooks.SessionEnd[0].hooks[0].timeout).toBeLessThanOrEqual(3);
     const toml = readFileSync(join(repo, '.codex/config.toml'), 'utf8');
     expect(toml.startsWith(USER_TOML)).toBe(true);

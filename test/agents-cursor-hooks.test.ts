@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { hookCommands, runHook, transcripts, until } from './helpers/agents.js';
+import { hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
 
@@ -103,7 +103,7 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
   it('gives the same answer to a Cursor payload through the Claude Code hook config (third-party hooks)', async () => {
     const payload = { hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts') }, tool_use_id: 'abc123', cwd: repo };
     const viaCursor = await run(cmd.preToolUse!, payload);
-    const viaClaude = await run(claudeCmd.PreToolUse!, payload);
+    const viaClaude = await run(toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), payload);
     expect(viaClaude).toMatchObject({ code: viaCursor.code, stdout: viaCursor.stdout, stderr: viaCursor.stderr });
   });
 

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { geminiExpand, hookCommands, runHook, transcripts, until } from './helpers/agents.js';
+import { geminiExpand, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
 
@@ -28,7 +28,7 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
   let chats: string;
   const base = () => ({ session_id: '5f2a7c1e-3b4d-4e6f-8a9b-0c1d2e3f4a5b', transcript_path: join(chats, 'session-2026-08-06T10-00-5f2a7c1e.jsonl'), cwd: repo, timestamp: '2026-08-06T10:00:00.000Z' });
   const hook = (event: string, payload: Record<string, unknown>) =>
-    runHook(t, geminiExpand(cmd[event]!, repo), {
+    runHook(t, geminiExpand(typeof payload.tool_name === 'string' ? toolHookCommand(repo, 'gemini', event, payload.tool_name, cmd[event]!) : cmd[event]!, repo), {
       cwd: repo,
       env: { GEMINI_PROJECT_DIR: repo, GEMINI_CWD: repo, GEMINI_SESSION_ID: base().session_id, CLAUDE_PROJECT_DIR: repo },
       payload: { ...base(), hook_event_name: event, ...payload },
@@ -56,7 +56,11 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
     expect(text.startsWith('{\n  // Team settings for Gemini CLI\n  "general": { "vimMode": true },\n  /* tools the agent may use without asking */\n  "tools": { "allowed": ["run_shell_command(git status)"] },\n')).toBe(true);
     const json = JSON.parse(text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, ''));
     expect(Object.keys(json.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd']);
-    expect(json.hooks.BeforeTool[0].hooks[0]).toEqual({ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || { set -- gemini BeforeTool; hermesd_root=$GEMINI_PROJECT_DIR; . $GEMINI_PROJECT_DIR/.hermes/agent-hook; }', timeout: 30000 });
+    // Shell commands and reads (small payloads) in one entry, read by the shell; writes (a file's content) in another, read by cat.
+    expect(json.hooks.BeforeTool).toEqual([
+      { matcher: 'run_shell_command|read_file|read_many_files', hooks: [{ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || { set -- gemini BeforeTool small; hermesd_root=$GEMINI_PROJECT_DIR; . $GEMINI_PROJECT_DIR/.hermes/agent-hook; }', timeout: 30000 }] },
+      { matcher: 'write_file|replace', hooks: [{ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || { set -- gemini BeforeTool; hermesd_root=$GEMINI_PROJECT_DIR; . $GEMINI_PROJECT_DIR/.hermes/agent-hook; }', timeout: 30000 }] },
+    ]);
     // Gemini CLI reads these settings in the directory it runs in and starts servers there.
     expect(json.mcpServers.hermesd).toEqual({ command: 'sh', args: ['.hermes/mcp'] });
   });

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alive, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
-import { hookCommands, runHook } from './helpers/agents.js';
+import { hookCommands, runHook, toolHookCommand } from './helpers/agents.js';
 
 const CONFIG = (extra = '') =>
   'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n' + extra;
@@ -20,7 +20,7 @@ describe('agent hooks when the daemon is down, hung or gone', () => {
   let cmd: Record<string, string>;
   let stopped: number | undefined;
   const write = (file: string) => ({ session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, file), content: 'x' } });
-  const pre = (file: string) => runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: write(file) });
+  const pre = (file: string) => runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: write(file) });
 
   beforeEach(async () => {
     t = makeEnv();
@@ -94,7 +94,7 @@ describe('agent hooks when the daemon is down, hung or gone', () => {
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'curl'), '#!/bin/sh\nexit 56\n');
     chmodSync(join(bin, 'curl'), 0o755);
-    const r = await runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, PATH: `${bin}:${process.env.PATH}` }, payload: write('src/generated/api.ts') });
+    const r = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, PATH: `${bin}:${process.env.PATH}` }, payload: write('src/generated/api.ts') });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("the daemon's answer broke off (curl exit 56");
     // The fallback started a daemon before it answered: the next call is judged at once.

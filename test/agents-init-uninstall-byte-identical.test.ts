@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJsonc } from '../src/agents/json-edit.js';
+import { removeJsonEntries } from '../src/agents/install.js';
+import { sha256 } from '../src/hooks/changes.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 
 const CLAUDE = `{
@@ -98,7 +100,7 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     const claudeValue = parseJsonc(claude).value as any;
     expect(claudeValue.permissions).toEqual({ allow: ['Bash(npm run lint)', 'Read(~/notes/**)'], deny: ['Read(./secrets/**)'] });
     expect(claudeValue.env).toEqual({ GREETING: 'héllo ✓' });
-    expect(claudeValue.hooks.PreToolUse).toHaveLength(2);
+    expect(claudeValue.hooks.PreToolUse).toHaveLength(3);
     expect(claudeValue.hooks.PreToolUse[0].hooks[0].command).toBe('${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh');
     expect(claudeValue.hooks.Stop[0].hooks[0].command).toBe('say done');
     expect(claude).toContain('\t\t"Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }, {"hooks":');
@@ -130,6 +132,42 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(un.code, un.stderr).toBe(0);
     expect(bytes()).toEqual(before);
     expect(gitIn(t, repo, 'status', '--porcelain')).toBe('');
+  });
+
+  it("replaces the hook entry an earlier hermesd wrote (one PreToolUse entry for every judged tool) with this version's two, and still gives the file back byte for byte", async () => {
+    const before = bytes();
+    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    // What hermesd wrote before the split: one PreToolUse entry, the Write one's command, for every judged tool. The file and
+    // hermesd's record of it are made to say so, as that version left them.
+    const path = join(repo, '.claude/settings.json');
+    const recordPath = join(repo, '.git/hermesd/agents.json');
+    const record = JSON.parse(readFileSync(recordPath, 'utf8'));
+    const rec = record.files.find((f: { path: string }) => f.path === '.claude/settings.json');
+    const pre = rec.entries.filter((e: { path: string[] }) => e.path[1] === 'PreToolUse');
+    expect(pre.map((e: any) => e.value.matcher)).toEqual(['Bash|Read|Grep', 'Write|Edit|MultiEdit|NotebookEdit']);
+    const OLD = 'Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep';
+    let text = removeJsonEntries(readFileSync(path, 'utf8'), '.claude/settings.json', [{ ...pre[0], created: [] }]).text;
+    text = text.replace('"Write|Edit|MultiEdit|NotebookEdit"', JSON.stringify(OLD));
+    writeFileSync(path, text);
+    pre[1].value.matcher = OLD;
+    rec.entries = rec.entries.filter((e: unknown) => e !== pre[0]);
+    rec.after = sha256(text);
+    writeFileSync(recordPath, JSON.stringify(record, null, 2));
+    const ours = () => ((parseJsonc(readFileSync(path, 'utf8')).value as any).hooks.PreToolUse as any[]).filter((g) => JSON.stringify(g).includes('agent-hook'));
+    expect(ours().map((g) => g.matcher)).toEqual([OLD]);
+
+    const again = await t.cli(['init', '--agents', 'claude'], { cwd: repo });
+    expect(again.code, again.stderr).toBe(0);
+    expect(ours().map((g) => [g.matcher, g.hooks[0].command.includes('PreToolUse small;')])).toEqual([
+      ['Bash|Read|Grep', true],
+      ['Write|Edit|MultiEdit|NotebookEdit', false],
+    ]);
+    // The user's own PreToolUse entry is still the first.
+    expect((parseJsonc(readFileSync(path, 'utf8')).value as any).hooks.PreToolUse[0].hooks[0].command).toBe('${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh');
+
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(bytes()).toEqual(before);
   });
 
   it('takes only its own entries out of a file edited since init, and keeps the edits', async () => {
@@ -209,9 +247,12 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(init.code, init.stderr).toBe(0);
     expect(existsSync(join(repo, '.codex/hooks.json'))).toBe(false);
     const parsed = parse(readFileSync(join(repo, '.codex/config.toml'), 'utf8')) as any;
-    expect(parsed.hooks.PreToolUse).toHaveLength(2);
+    expect(parsed.hooks.PreToolUse).toHaveLength(3);
     expect(parsed.hooks.PreToolUse[0].hooks[0].command).toContain('policy.py');
-    expect(parsed.hooks.PreToolUse[1]).toEqual({ matcher: '^(Bash|apply_patch)$', hooks: [{ type: 'command', command: 'sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse', timeout: 30 }] });
+    expect(parsed.hooks.PreToolUse.slice(1)).toEqual([
+      { matcher: '^Bash$', hooks: [{ type: 'command', command: 'sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse small', timeout: 30 }] },
+      { matcher: '^apply_patch$', hooks: [{ type: 'command', command: 'sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse', timeout: 30 }] },
+    ]);
     expect(Object.keys(parsed.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd']);
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
     expect(readFileSync(join(repo, '.codex/config.toml'), 'utf8')).toBe(withHooks);

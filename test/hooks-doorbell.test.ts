@@ -5,11 +5,11 @@
  * each get their own answer. After a crash, a bell file naming another live program (a
  * recycled pid) costs one bounded wait and sends that program nothing; a dead pid, no wait.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hookCommands, runHook } from './helpers/agents.js';
+import { hookCommands, runHook, toolHookCommand } from './helpers/agents.js';
 import { alive, commitIn, gitIn, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
 
 const CONFIG = 'agents:\n  timeoutMs: 800\nrules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n';
@@ -21,7 +21,7 @@ describe('the doorbell: hooks answered without a client process', () => {
   let curlLog: string;
   let env: NodeJS.ProcessEnv;
   const write = (file: string) => ({ session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, file), content: 'x' } });
-  const pre = (file: string) => runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...env }, payload: write(file) });
+  const pre = (file: string) => runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...env }, payload: write(file) });
   const curlRuns = () => (existsSync(curlLog) ? readFileSync(curlLog, 'utf8').split('--unix-socket').length - 1 : 0);
 
   beforeEach(async () => {
@@ -70,10 +70,40 @@ describe('the doorbell: hooks answered without a client process', () => {
     expect((await t.cli(['doctor'], { cwd: repo, env: { HERMESD_DOORBELL: '0' } })).stdout).toMatch(/warn\s+doorbell\s+HERMESD_DOORBELL=0/);
   });
 
+  it('reads a Bash payload with the shell itself, whole (pretty-printed, backslashes, no final newline), and a Write payload with cat', async () => {
+    // A cat that records that it ran, then is cat.
+    const bin = join(dirname(t.home), 'recording-cat');
+    const catLog = join(bin, 'runs');
+    mkdirSync(bin, { recursive: true });
+    const realCat = execFileSync('sh', ['-c', 'command -v cat'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'cat'), `#!/bin/sh\necho cat >> '${catLog}'\nexec ${realCat} "$@"\n`);
+    chmodSync(join(bin, 'cat'), 0o755);
+    const withCat = { CLAUDE_PROJECT_DIR: repo, PATH: `${bin}:${env.PATH}` };
+    const catRuns = () => (existsSync(catLog) ? readFileSync(catLog, 'utf8').split('\n').length - 1 : 0);
+    const bash = (command: string) =>
+      JSON.stringify({ session_id: 's1', transcript_path: null, cwd: repo, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: '  indented\tand tabbed  ' } }, null, 2);
+    const small = toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash');
+    expect(small).toContain('PreToolUse small;');
+    // The command is on the payload's ninth line: a read that stopped at the first line would leave the daemon nothing to
+    // judge. Its double quotes reach the daemon as \" in JSON: a read that dropped backslashes would break the JSON.
+    const refused = await runHook(t, small, { cwd: repo, env: withCat, payload: bash('printf "%s\\n" "a\\b" > src/generated/api.ts') });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('generated-files');
+    expect(await runHook(t, small, { cwd: repo, env: withCat, payload: bash('npm test') })).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(catRuns()).toBe(0);
+
+    const write = toolHookCommand(repo, 'claude', 'PreToolUse', 'Write');
+    expect(write).not.toContain('small');
+    const w = await runHook(t, write, { cwd: repo, env: withCat, payload: { session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'a\\b\n'.repeat(1000) } } });
+    expect(w.code).toBe(2);
+    expect(catRuns()).toBe(1);
+    expect(curlRuns()).toBe(0);
+  });
+
   it('gives the same answers over the socket with HERMESD_DOORBELL=0 (curl runs: the path where there is no /proc)', async () => {
     // The real curl (the recording one stands in for no daemon).
     const viaCurl: NodeJS.ProcessEnv = { HERMESD_DOORBELL: '0', PATH: process.env.PATH };
-    const run = (file: string) => runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...viaCurl }, payload: write(file) });
+    const run = (file: string) => runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...viaCurl }, payload: write(file) });
     const bell = join(repo, '.git/hermesd/bell');
     expect(await run('src/app.ts')).toMatchObject({ code: 0, stdout: '', stderr: '' });
     const refused = await run('src/generated/api.ts');
@@ -90,7 +120,7 @@ describe('the doorbell: hooks answered without a client process', () => {
 
   it('answers a payload over the API limit as the socket does: not judged, agents.onUnavailable decides', async () => {
     const huge = { ...write('src/generated/api.ts'), tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'x'.repeat(5 * 1024 * 1024) } };
-    const r = await runHook(t, cmd.PreToolUse!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...env }, payload: huge });
+    const r = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...env }, payload: huge });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('the limit is 4194304 bytes');
     expect(r.stderr).toContain('not checked');

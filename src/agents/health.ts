@@ -61,9 +61,8 @@ const hookList = (value: unknown, event: string): unknown[] => {
 
 /** The events of `agent` whose hermesd hook is not in `value` (a parsed hook config). */
 function missingHooks(agent: AgentName, value: unknown): string[] {
-  return hookEntries(agent)
-    .map((e) => e.event)
-    .filter((event) => !hookList(value, event).some((v) => isOurHook(v, agent, event)));
+  const events = [...new Set(hookEntries(agent).map((e) => e.event))];
+  return events.filter((event) => !hookList(value, event).some((v) => isOurHook(v, agent, event)));
 }
 
 function checkAgent(root: string, agent: AgentName): string[] {
@@ -101,7 +100,9 @@ function checkAgent(root: string, agent: AgentName): string[] {
     const events: string[] = [];
     for (const add of plan.additions) {
       if (add.ours) {
-        if (!hookList(j.value, add.path[1]!).some(add.ours)) events.push(add.path[1]!);
+        // Either reading of an event's entries counts: an entry from before the split still judges every call.
+        const event = add.path[1]!;
+        if (!events.includes(event) && !hookList(j.value, event).some((v) => isOurHook(v, agent, event))) events.push(event);
       } else if (add.key === MCP_SERVER_NAME) {
         const servers = (j.value as Record<string, unknown> | null)?.[add.path[0]!];
         if (!(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers)) problems.push(`${plan.file} lacks the ${MCP_SERVER_NAME} MCP server (${add.path.join('.')}.${MCP_SERVER_NAME})`);

@@ -30,6 +30,27 @@ export function hookCommands(root: string, agent: 'claude' | 'codex' | 'cursor' 
   return out;
 }
 
+/** Whether a hook entry's matcher takes `tool`, as the agent matches: Claude Code takes a plain list of names exactly, anything else as an unanchored regex; Codex and Gemini CLI as a regex. */
+function matches(agent: 'claude' | 'codex' | 'gemini', matcher: string | undefined, tool: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  if (agent === 'claude' && /^[A-Za-z0-9_|, -]*$/.test(matcher)) return matcher.split(/[|,]/).some((name) => name.trim() === tool);
+  return new RegExp(matcher).test(tool);
+}
+
+/**
+ * The command the agent runs for a call of `tool` at `event`: hermesd's entry whose matcher
+ * takes the tool (it fails the test when two do). A tool no entry takes gets `otherwise`, the
+ * command a wider matcher would run, when given.
+ */
+export function toolHookCommand(root: string, agent: 'claude' | 'codex' | 'gemini', event: string, tool: string, otherwise?: string): string {
+  const file = { claude: '.claude/settings.json', codex: '.codex/hooks.json', gemini: '.gemini/settings.json' }[agent];
+  const json = parseJsonc(readFileSync(join(root, file), 'utf8')).value as { hooks: Record<string, Group[]> };
+  const found = (json.hooks[event] ?? []).filter((g) => matches(agent, g.matcher, tool)).flatMap((g) => g.hooks.map((h) => h.command).filter((c) => c.includes('.hermes/agent-hook')));
+  if (found.length === 0 && otherwise !== undefined) return otherwise;
+  if (found.length !== 1) throw new Error(`${file}: ${found.length} hermesd ${event} entries take ${tool}`);
+  return found[0]!;
+}
+
 /** Runs a hook command as the agent would: `sh -c <command>` in `cwd`, the payload on stdin. */
 export function runHook(t: TestEnv, command: string, opts: { cwd: string; payload: unknown; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<HookRun> {
   return new Promise((resolve, reject) => {
