@@ -9,9 +9,10 @@
 # body), then <id>=<kind>=<name>=<ms> (empty: "ready"; the daemon sees it through inotify).
 # <id> is <pid>-<n>, the nth question of this shell ($$: never rung from a subshell, whose $$
 # is its parent's). The answer is a signal to <pid>: USR2 = go on, nothing to print; USR1 =
-# the answer is in <id>.a (the code on the first line, then what to print). A background sleep
-# bounds the wait; the traps end it, so an answer that comes before `wait` begins is not
-# missed. The daemon signals once, and never after <ms>.
+# the answer is in <id>.a (the code on the first line, then what to print). A background sleep,
+# started once the marker is made, bounds the wait; the traps end it, and an answer that comes
+# before the sleep or before `wait` begins is not missed. The daemon signals once, and never
+# after <ms>.
 
 # Whether the doorbell can be rung here: 0, or 100 (HERMESD_DOORBELL=0, no daemon, not Linux).
 hermesd_bell_up() {
@@ -74,19 +75,22 @@ hermesd_ring() {
     hermesd_bin=$hermesd_bq.in
   fi
   hermesd_x=
-  LC_ALL=C sleep "$hermesd_bs" </dev/null >/dev/null 2>&1 &
-  hermesd_bp=$!
+  hermesd_bp=
   # Kept for the rest of this shell (a stray signal must not kill it); they end the sleep with
   # SIGPIPE, the one signal sh does not report ("Terminated") on stderr.
   trap 'hermesd_x=${hermesd_x:-0}; [ -n "$hermesd_bp" ] && kill -PIPE "$hermesd_bp" 2>/dev/null' USR2
   trap 'hermesd_x=${hermesd_x:-a}; [ -n "$hermesd_bp" ] && kill -PIPE "$hermesd_bp" 2>/dev/null' USR1
-  if ! { : > "$hermesd_bq=$hermesd_bk=$hermesd_bn=$hermesd_bms"; } 2>/dev/null; then
-    kill -PIPE "$hermesd_bp" 2>/dev/null
+  { : > "$hermesd_bq=$hermesd_bk=$hermesd_bn=$hermesd_bms"; } 2>/dev/null || return 100
+  # The bound's sleep starts once the question is out, while the daemon answers it; an answer
+  # that came first needs none.
+  if [ -z "$hermesd_x" ]; then
+    LC_ALL=C sleep "$hermesd_bs" </dev/null >/dev/null 2>&1 &
+    hermesd_bp=$!
+    # An answer that came while the sleep was starting found no sleep to end.
+    [ -n "$hermesd_x" ] && kill -PIPE "$hermesd_bp" 2>/dev/null
+    wait "$hermesd_bp" 2>/dev/null
     hermesd_bp=
-    return 100
   fi
-  wait "$hermesd_bp" 2>/dev/null
-  hermesd_bp=
   [ -n "$hermesd_x" ] || return 101
   if [ "$hermesd_x" = a ]; then
     hermesd_x=
