@@ -136,7 +136,7 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
 
   it("replaces the hook entry an earlier hermesd wrote (one PreToolUse entry for every judged tool) with this version's two, and still gives the file back byte for byte", async () => {
     const before = bytes();
-    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    expect((await t.cli(['init', '--agents', 'claude,cursor'], { cwd: repo })).code).toBe(0);
     // What hermesd wrote before the split: one PreToolUse entry, the Write one's command, for every judged tool. The file and
     // hermesd's record of it are made to say so, as that version left them.
     const path = join(repo, '.claude/settings.json');
@@ -152,12 +152,22 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     pre[1].value.matcher = OLD;
     rec.entries = rec.entries.filter((e: unknown) => e !== pre[0]);
     rec.after = sha256(text);
+    // Cursor's beforeShellExecution entry read its payload with cat then (one entry for the event, now with `small`).
+    const cursorPath = join(repo, '.cursor/hooks.json');
+    const cursorText = readFileSync(cursorPath, 'utf8').replace('cursor beforeShellExecution small', 'cursor beforeShellExecution');
+    writeFileSync(cursorPath, cursorText);
+    const cursorRec = record.files.find((f: { path: string }) => f.path === '.cursor/hooks.json');
+    const shellEntry = cursorRec.entries.find((e: { path: string[] }) => e.path[1] === 'beforeShellExecution');
+    shellEntry.value.command = shellEntry.value.command.replace(' small', '');
+    cursorRec.after = sha256(cursorText);
     writeFileSync(recordPath, JSON.stringify(record, null, 2));
     const ours = () => ((parseJsonc(readFileSync(path, 'utf8')).value as any).hooks.PreToolUse as any[]).filter((g) => JSON.stringify(g).includes('agent-hook'));
     expect(ours().map((g) => g.matcher)).toEqual([OLD]);
 
-    const again = await t.cli(['init', '--agents', 'claude'], { cwd: repo });
+    const again = await t.cli(['init', '--agents', 'claude,cursor'], { cwd: repo });
     expect(again.code, again.stderr).toBe(0);
+    const shell = (parseJsonc(readFileSync(cursorPath, 'utf8')).value as any).hooks.beforeShellExecution as Array<{ command: string }>;
+    expect(shell.map((h) => h.command)).toEqual(['[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor beforeShellExecution small']);
     expect(ours().map((g) => [g.matcher, g.hooks[0].command.includes('PreToolUse small;')])).toEqual([
       ['Bash|Read|Grep', true],
       ['Write|Edit|MultiEdit|NotebookEdit', false],
