@@ -14,6 +14,11 @@
 # before the sleep or before `wait` begins is not missed. The daemon signals once, and never
 # after <ms>.
 
+# cat and sleep by the paths init baked (HERMESD_CAT, HERMESD_SLEEP: no PATH search per call),
+# by name when those are gone.
+hermesd_cat=${HERMESD_CAT:-cat}
+hermesd_sleep=${HERMESD_SLEEP:-sleep}
+
 # Whether the doorbell can be rung here: 0, or 100 (HERMESD_DOORBELL=0, no daemon, not Linux).
 hermesd_bell_up() {
   # HERMESD_DOORBELL=0: the socket (curl), as where there is no /proc.
@@ -71,7 +76,8 @@ hermesd_ring() {
   else
     # cat: one process, but `read` costs a system call per byte (a Write of 100 KB: tenths of a
     # second). In the C locale it starts without loading the user's locale (~0.15 ms a call).
-    { LC_ALL=C cat > "$hermesd_bq.in"; } 2>/dev/null || return 100
+    [ -x "$hermesd_cat" ] || hermesd_cat=cat
+    { LC_ALL=C "$hermesd_cat" > "$hermesd_bq.in"; } 2>/dev/null || return 100
     hermesd_bin=$hermesd_bq.in
   fi
   hermesd_x=
@@ -84,7 +90,8 @@ hermesd_ring() {
   # The bound's sleep starts once the question is out, while the daemon answers it; an answer
   # that came first needs none.
   if [ -z "$hermesd_x" ]; then
-    LC_ALL=C sleep "$hermesd_bs" </dev/null >/dev/null 2>&1 &
+    [ -x "$hermesd_sleep" ] || hermesd_sleep=sleep
+    LC_ALL=C "$hermesd_sleep" "$hermesd_bs" </dev/null >/dev/null 2>&1 &
     hermesd_bp=$!
     # An answer that came while the sleep was starting found no sleep to end.
     [ -n "$hermesd_x" ] && kill -PIPE "$hermesd_bp" 2>/dev/null

@@ -6,7 +6,7 @@
  * recycled pid) costs one bounded wait and sends that program nothing; a dead pid, no wait.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hookCommands, runHook, toolHookCommand } from './helpers/agents.js';
@@ -70,15 +70,20 @@ describe('the doorbell: hooks answered without a client process', () => {
     expect((await t.cli(['doctor'], { cwd: repo, env: { HERMESD_DOORBELL: '0' } })).stdout).toMatch(/warn\s+doorbell\s+HERMESD_DOORBELL=0/);
   });
 
-  it('reads a Bash payload with the shell itself, whole (pretty-printed, backslashes, no final newline), and a Write payload with cat', async () => {
-    // A cat that records that it ran, then is cat.
+  it('reads a Bash payload with the shell itself, whole (pretty-printed, backslashes, no final newline), and a Write payload with the cat init found', async () => {
+    // A cat that records that it ran, then is cat: first on PATH when init runs, so the runners start it by its path.
     const bin = join(dirname(t.home), 'recording-cat');
     const catLog = join(bin, 'runs');
     mkdirSync(bin, { recursive: true });
     const realCat = execFileSync('sh', ['-c', 'command -v cat'], { encoding: 'utf8' }).trim();
     writeFileSync(join(bin, 'cat'), `#!/bin/sh\necho cat >> '${catLog}'\nexec ${realCat} "$@"\n`);
     chmodSync(join(bin, 'cat'), 0o755);
+    const realSleep = execFileSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'sleep'), `#!/bin/sh\nexec ${realSleep} "$@"\n`);
+    chmodSync(join(bin, 'sleep'), 0o755);
     const withCat = { CLAUDE_PROJECT_DIR: repo, PATH: `${bin}:${env.PATH}` };
+    expect((await t.cli(['init', '--agents'], { cwd: repo, env: { PATH: withCat.PATH } })).code).toBe(0);
+    expect(readFileSync(join(repo, '.git/hermesd/agent-hook'), 'utf8')).toContain(`HERMESD_CAT='${join(bin, 'cat')}'\nHERMESD_SLEEP='${join(bin, 'sleep')}'`);
     const catRuns = () => (existsSync(catLog) ? readFileSync(catLog, 'utf8').split('\n').length - 1 : 0);
     const bash = (command: string) =>
       JSON.stringify({ session_id: 's1', transcript_path: null, cwd: repo, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: '  indented\tand tabbed  ' } }, null, 2);
@@ -97,6 +102,16 @@ describe('the doorbell: hooks answered without a client process', () => {
     const w = await runHook(t, write, { cwd: repo, env: withCat, payload: { session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'a\\b\n'.repeat(1000) } } });
     expect(w.code).toBe(2);
     expect(catRuns()).toBe(1);
+    // Started by its path, not found on PATH: the agent's PATH here does not have it.
+    const noPathCat = await runHook(t, write, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, PATH: env.PATH }, payload: { session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'x' } } });
+    expect(noPathCat.code).toBe(2);
+    expect(catRuns()).toBe(2);
+    // The cat and sleep init found are gone: the ones on PATH read the payload and bound the wait.
+    rmSync(join(bin, 'cat'));
+    rmSync(join(bin, 'sleep'));
+    const gone = await runHook(t, write, { cwd: repo, env: withCat, payload: { session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'x' } } });
+    expect(gone.code, gone.stderr).toBe(2);
+    expect(gone.stderr).toContain('generated-files');
     expect(curlRuns()).toBe(0);
   });
 

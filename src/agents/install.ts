@@ -27,7 +27,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors/index.js';
-import { hooksFile, type Repo } from '../hooks/install.js';
+import { bellTools, hooksFile, shQuote, type Repo } from '../hooks/install.js';
 import { sha256 } from '../hooks/changes.js';
 import { agentRunnerPath, agentSettingsPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
@@ -455,7 +455,6 @@ function ensureDir(root: string, relDir: string, rec: FileRecord): void {
   }
 }
 
-const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A local runner: this install's settings baked in, then its body from hermesd's hooks/. */
 function runnerScript(body: string, settings: Record<string, string>, parts: string[] = []): string {
@@ -475,6 +474,7 @@ function agentRunnerScript(opts: { nodePath: string; cliPath: string; timeoutMs:
     HERMESD_CLI: shQuote(opts.cliPath),
     HERMESD_AGENT_TIMEOUT_MS: String(Math.max(1, Math.round(opts.timeoutMs))),
     HERMESD_AGENT_ON_UNAVAILABLE: opts.onUnavailable,
+    ...bellTools(),
   }, ['hermesd-bell.sh']);
 }
 

@@ -12,9 +12,10 @@
  *   const { file, args } = sandboxCommand(sandboxAvailability(), plan, 'npm test');
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { sandboxDir } from '../paths/index.js';
+import { findOnPath } from '../process/path.js';
 
 export type SandboxAvailability =
   | { kind: 'bwrap'; path: string; disableUserns: boolean }
@@ -71,7 +72,7 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
     return existsSync('/usr/bin/sandbox-exec') ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' } : { kind: 'none', reason: 'sandbox-exec is missing', install: 'sandbox-exec ships with macOS' };
   }
   if (process.platform !== 'linux') return { kind: 'none', reason: `no sandbox on ${process.platform}`, install: 'run hermesd on Linux (bubblewrap) or macOS (sandbox-exec)' };
-  const bwrap = env.HERMESD_BWRAP ? realOf(env.HERMESD_BWRAP) : findOnPath('bwrap', env);
+  const bwrap = env.HERMESD_BWRAP ? realOf(env.HERMESD_BWRAP) : bwrapOnPath(env);
   if (!bwrap) return { kind: 'none', reason: 'bubblewrap (bwrap) is not installed', install: BWRAP_INSTALL };
   const probe = (extra: string[]) => spawnSync(bwrap, ['--unshare-user', ...extra, '--ro-bind', '/', '/', '--unshare-pid', '--die-with-parent', '/bin/true'], { stdio: 'pipe', timeout: 10_000 });
   const full = probe(['--disable-userns']);
@@ -82,18 +83,14 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
   return { kind: 'none', reason: `bubblewrap cannot create its namespaces here (${why})`, install: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)' };
 }
 
-function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return realpathSync(candidate);
-    } catch {
-      // not here
-    }
+/** bwrap on PATH, as its real path. */
+function bwrapOnPath(env: NodeJS.ProcessEnv): string | undefined {
+  const found = findOnPath('bwrap', env);
+  try {
+    return found && realpathSync(found);
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /** True when `child` is `parent` or below it. */

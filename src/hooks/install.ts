@@ -37,6 +37,7 @@ import {
   withPreCommitEntry,
 } from './manager-config.js';
 import { writeHookSettings } from './settings.js';
+import { findOnPath } from '../process/path.js';
 import { hookSettingsPath, installRecordPath, sharedRuntimeDirOf } from '../paths/index.js';
 import { DEFAULTS } from '../config/schema.js';
 import { PACKAGE_ROOT } from '../version.js';
@@ -175,10 +176,25 @@ function effectiveHooksDir(repo: Repo): string {
   return gitSync(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root }).trim();
 }
 
-const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+/** A string quoted for sh. */
+export const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** A file of hermesd's hooks/ folder (the sh runners and stubs). */
 export const hooksFile = (name: string): string => readFileSync(join(PACKAGE_ROOT, 'hooks', name), 'utf8');
+
+/**
+ * The programs the doorbell starts (hooks/hermesd-bell.sh), baked into both runners by the
+ * paths found on PATH now: a hook then starts them without searching PATH (~0.1 ms a call
+ * with ten directories before /usr/bin). The bell falls back to the names when they are gone.
+ */
+export function bellTools(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, name] of [['HERMESD_CAT', 'cat'], ['HERMESD_SLEEP', 'sleep']] as const) {
+    const found = findOnPath(name, env);
+    if (found) out[key] = shQuote(found);
+  }
+  return out;
+}
 
 /** The runner: baked settings, then hooks/hermesd-bell.sh and hooks/hermesd-hook.sh. `chainDir`: baked for husky; the .git/hooks stubs name their own. */
 export function runnerScript(opts: { nodePath: string; cliPath: string; chainDir: string | null | undefined; timeoutMs: number }): string {
@@ -189,6 +205,7 @@ export function runnerScript(opts: { nodePath: string; cliPath: string; chainDir
     `HERMESD_CLI=${shQuote(opts.cliPath)}`,
     opts.chainDir === undefined ? 'HERMESD_PREV_HOOKS=${hermesd_prev_dir:-}' : `HERMESD_PREV_HOOKS=${shQuote(opts.chainDir ?? '')}`,
     `HERMESD_TIMEOUT_MS=${opts.timeoutMs}`,
+    ...Object.entries(bellTools()).map(([k, v]) => `${k}=${v}`),
     hooksFile('hermesd-bell.sh'),
     hooksFile('hermesd-hook.sh'),
   ].join('\n');
