@@ -130,6 +130,7 @@ export const bench: Bench = {
         { label: 'hermesd, refused Bash `git push --force` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
         { label: 'hermesd, allowed Write of a 100 KB file', command, payload: payload('Write', { file_path: join(repo, 'src/big.ts'), content: 'export const line = 1;\n'.repeat(4_500) }), expect: 0 },
         { label: 'hermesd over curl (HERMESD_DOORBELL=0), allowed Write', command: `export HERMESD_DOORBELL=0; ${command}`, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
+        { label: 'hermesd, allowed Bash `git commit -m …` (the git policy judges it)', command: small, payload: payload('Bash', { command: 'git add src/app.ts && git commit -m "fix the parser"', description: 'Commit' }), expect: 0 },
       ];
       const times = variants.map(() => [] as number[]);
       // Each round runs every hook once, in a new random order: no hook always follows the
@@ -156,7 +157,7 @@ export const bench: Bench = {
         'added over sh hook': ms(median(times[k]!) - sh),
       }));
       printTable(`A tool call's hook, spawned as an agent spawns it (sh -c, payload on stdin), warm daemon, ${RUNS} runs each, in a shuffled order each round`, rows);
-      const allowed = [median(times[2]!), median(times[3]!)];
+      const allowed = [median(times[2]!), median(times[3]!), median(times[8]!)];
       const refused = [median(times[4]!), median(times[5]!)];
       const curlAlone = await curlStart(repo, env);
       printNote(`curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — what the socket path pays before it sends a byte; the doorbell (the default on Linux) starts no client process.`);
@@ -237,7 +238,7 @@ export const bench: Bench = {
       const worst = Math.max(...allowed);
       return [
         {
-          measure: "another agent's tool call, allowed (Write / Bash), through hermesd's hook as the agent spawns it, warm daemon",
+          measure: "another agent's tool call, allowed (Write / Bash `npm test` / Bash `git commit`), through hermesd's hook as the agent spawns it, warm daemon",
           result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(2)}×), over curl ${median(times[7]!).toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refused)} ms`,
           goal: `≤ ${ALLOWED_GOAL_MS} ms, ≤ ${ALLOWED_GOAL_RATIO}× sh`,
           met: worst <= ALLOWED_GOAL_MS && worst <= ALLOWED_GOAL_RATIO * sh,

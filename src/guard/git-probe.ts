@@ -56,8 +56,11 @@ export function makeProbe(gitBin: string, globals: string[], cwd: string, env: N
       return q(['rev-parse', '--verify', '-q', `${arg}^{commit}`]).code === 0;
     },
     hooksPathOverridden() {
-      const asInvoked = q(['config', '--get', 'core.hooksPath']);
       const clean = withoutConfigOverrides(globals, env);
+      // Nothing of this invocation's own (-c, --config-env, GIT_CONFIG_*): both questions would
+      // be the same one, so no git runs (two of them cost an agent's `git commit` ~7 ms here).
+      if (clean.globals.length === globals.length && Object.keys(clean.env).length === Object.keys(env).length) return false;
+      const asInvoked = q(['config', '--get', 'core.hooksPath']);
       const own = q(['config', '--get', 'core.hooksPath'], clean.env, clean.globals);
       return asInvoked.stdout.trim() !== own.stdout.trim();
     },
