@@ -7,19 +7,23 @@
  * pages among their users, so the PSS of ten is what ten really cost.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
 import { daemonCommand, probe, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../src/paths/index.js';
+import { CACHE_KIB, SessionDB, type NewMessage } from '../src/sessions/db.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_NODE_FLAGS } from '../src/version.js';
 import { printNote, printTable, type Bench, type Goal } from './table.js';
 
 /** How long after its last request a process is measured: idle, its collections done. */
 const IDLE_MS = Number(process.env.HERMESD_BENCH_IDLE_MS ?? 5_000);
 const TEN = 10;
+/** A session log of some months: this many sessions of 100 messages, searched seven ways. */
+const LOG_SESSIONS = 1_000;
+const LOG_QUERIES = ['hello', 'parser', 'tokenizer', 'commit', 'branch merge', 'schema generator', 'flaky retry'];
 /** The issue's goal: an idle daemon within a quarter of a bare Node HTTP server. */
 const RSS_OVER_BARE_GOAL = 1.25;
 
@@ -53,6 +57,21 @@ async function startDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<{ pid:
     if (s) return { pid: s.pid, paths };
     await sleep(20);
   }
+}
+
+/** A session log of LOG_SESSIONS × 100 messages in `home`'s SessionDB; its size in bytes. */
+function writeLog(home: string, repo: string): number {
+  mkdirSync(home, { recursive: true });
+  const db = new SessionDB(join(home, 'state.db'));
+  const words = 'parser tokenizer module test flaky retry quote trailing build cache index commit branch merge rebase lint format schema generator config'.split(' ');
+  for (let s = 0; s < LOG_SESSIONS; s++) {
+    const session = db.createSession({ repo, source: 'claude-code' });
+    const messages: NewMessage[] = [];
+    for (let i = 0; i < 100; i++) messages.push({ role: i % 2 ? 'assistant' : 'user', content: Array.from({ length: 40 }, (_, k) => `${words[(s * 7 + i * 3 + k * 5) % words.length]}${k % 9}`).join(' ') + ' hello' });
+    db.appendMessages(session.id, messages);
+  }
+  db.close();
+  return statSync(join(home, 'state.db')).size;
 }
 
 /** What a working session asks a daemon: every kind of answer once, three times over. */
@@ -116,14 +135,29 @@ export const bench: Bench = {
       const ten = sum(pids);
       const tenBare = sum(barePids);
 
+      // A daemon whose user has a session log of some months, searched: SQLite's page cache
+      // (capped at CACHE_KIB) stays in the daemon's heap once used.
+      const logHome = join(base, 'home-log');
+      const logRepo = makeRepo(base, 'log');
+      const logBytes = writeLog(logHome, logRepo);
+      const logEnv = { ...env, HERMES_HOME: logHome };
+      const withLog = await startDaemon(logRepo, logEnv);
+      daemons.push(withLog.paths);
+      await workload(withLog.paths.socket);
+      const c = new DaemonClient(withLog.paths.socket);
+      for (const q of LOG_QUERIES) await c.call('GET', `/v1/sessions/search?q=${encodeURIComponent(q)}`);
+      await sleep(IDLE_MS);
+      const l = memoryOf(withLog.pid);
+
       const ratio = d.rss / b.rss;
       printTable(`idle footprint, ${IDLE_MS / 1000} s after the last request (same run)`, [
         { process: 'hermesd daemon (after status, context, check, memory, search, skills)', RSS: mib(d.rss), PSS: mib(d.pss), anonymous: mib(d.anon), 'RSS ÷ bare': `${ratio.toFixed(2)}×` },
         { process: 'bare Node HTTP server on a Unix socket', RSS: mib(b.rss), PSS: mib(b.pss), anonymous: mib(b.anon), 'RSS ÷ bare': '1.00×' },
+        { process: `hermesd daemon, the same after ${LOG_QUERIES.length} searches of a ${(LOG_SESSIONS * 100).toLocaleString('en')}-message session log (${(logBytes / 1e6).toFixed(0)} MB)`, RSS: mib(l.rss), PSS: mib(l.pss), anonymous: mib(l.anon), 'RSS ÷ bare': `${(l.rss / b.rss).toFixed(2)}×` },
         { process: `${TEN} hermesd daemons together`, RSS: mib(ten.rss), PSS: mib(ten.pss), anonymous: mib(ten.anon), 'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×` },
         { process: `${TEN} bare servers together`, RSS: mib(tenBare.rss), PSS: mib(tenBare.pss), anonymous: mib(tenBare.anon), 'RSS ÷ bare': '1.00×' },
       ]);
-      printNote(`The daemon runs bundled (dist/daemon), with node flags ${DAEMON_NODE_FLAGS.join(' ')} and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share.`);
+      printNote(`The daemon runs bundled (dist/daemon), with node flags ${DAEMON_NODE_FLAGS.join(' ')} and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share. SQLite's page cache is capped at ${CACHE_KIB / 1024} MiB per daemon: what it used stays in the daemon's heap (glibc does not give it back).`);
       const goals: Goal[] = [
         { measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket', result: `${mib(d.rss)} vs ${mib(b.rss)} = ${ratio.toFixed(2)}×`, goal: `≤ ${RSS_OVER_BARE_GOAL}×`, met: ratio <= RSS_OVER_BARE_GOAL },
         { measure: `${TEN} idle daemons together (PSS)`, result: `${mib(ten.pss)} (${TEN} bare servers ${mib(tenBare.pss)})`, goal: '—' },

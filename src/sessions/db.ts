@@ -49,9 +49,13 @@ export const SEARCH_LIMIT_MAX = 200;
 /**
  * Page cache per connection, in KiB (SQLite's default is 2 MiB). FTS5 segment merges rewrite
  * large parts of the index; with the default cache a big batch spills them to the WAL
- * mid-transaction and ingest runs ~30% slower. Memory is only taken as pages are used.
+ * mid-transaction and ingest runs ~30% slower. Memory is only taken as pages are used, but
+ * it is not given back: glibc keeps what SQLite frees in the daemon's heap (neither
+ * `PRAGMA shrink_memory` nor closing the database lowered an idle daemon's RSS), so the cap
+ * is what a daemon keeps after searching a large log. 8 MiB ingests and searches as fast as
+ * 32 did over a million messages (docs/benchmarks.md, sessions) and keeps 24 MiB less.
  */
-export const CACHE_KIB = 32 * 1024;
+export const CACHE_KIB = 8 * 1024;
 
 /** The shapes of sessions and messages are records.ts'; SessionDB's callers import them from here too. */
 export { ROLES };
