@@ -52,8 +52,9 @@ export const SEARCH_LIMIT_MAX = 200;
  * mid-transaction and ingest runs ~30% slower. Memory is only taken as pages are used, but
  * it is not given back: glibc keeps what SQLite frees in the daemon's heap (neither
  * `PRAGMA shrink_memory` nor closing the database lowered an idle daemon's RSS), so the cap
- * is what a daemon keeps after searching a large log. 8 MiB ingests and searches as fast as
- * 32 did over a million messages (docs/benchmarks.md, sessions) and keeps 24 MiB less.
+ * is what a daemon keeps after searching a large log. Over a million messages 8 MiB ingests as
+ * fast as 32 did, and search p95s stay within ~3 ms of 32's (all under 21 ms; docs/benchmarks.md,
+ * sessions), for 24 MiB less.
  */
 export const CACHE_KIB = 8 * 1024;
 
