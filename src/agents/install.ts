@@ -455,7 +455,6 @@ function ensureDir(root: string, relDir: string, rec: FileRecord): void {
   }
 }
 
-
 /** A local runner: this install's settings baked in, then its body from hermesd's hooks/. */
 function runnerScript(body: string, settings: Record<string, string>, parts: string[] = []): string {
   return [
