@@ -6,9 +6,9 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/engine.js';
-import { commitsBetween, commitViolations, describeBadCommits } from './commits.js';
+import { commitsBetweenAsync, commitViolations, describeBadCommits } from './commits.js';
 import { cleanGitEnv } from '../git/env.js';
-import { gitOut } from '../git/run.js';
+import { gitOut, gitOutAsync } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 
 export type CommitAudit = {
@@ -44,15 +44,24 @@ export async function postCommitAudit(
 ): Promise<CommitAudit> {
   const gitBin = opts.gitBin ?? 'git';
   const env = cleanGitEnv();
-  const commit = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], root, env) ?? '';
-  const tree = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD^{tree}'], root, env) ?? '';
-  const gitDir = opts.gitDir ?? gitOut(gitBin, ['rev-parse', '--absolute-git-dir'], root, env) ?? '';
-  const hasParent = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD^1'], root, env) !== undefined;
+  // Asked at once and without holding the daemon's event loop: a hook or a request that comes
+  // meanwhile is answered meanwhile.
+  const q = (args: string[]) => gitOutAsync(gitBin, args, root, env);
+  const [head, headTree, absGitDir, parent] = await Promise.all([
+    q(['rev-parse', '--verify', '-q', 'HEAD']),
+    q(['rev-parse', '--verify', '-q', 'HEAD^{tree}']),
+    opts.gitDir === undefined ? q(['rev-parse', '--absolute-git-dir']) : Promise.resolve(opts.gitDir),
+    q(['rev-parse', '--verify', '-q', 'HEAD^1']),
+  ]);
+  const commit = head ?? '';
+  const tree = headTree ?? '';
+  const gitDir = absGitDir ?? '';
+  const hasParent = parent !== undefined;
   const undo = hasParent ? 'git reset --soft HEAD~1' : 'git update-ref -d HEAD';
   if (!commit) return { commit, tree, hookRan: false, violations: [], undo, notice: '' };
   const earlier: Array<{ commit: string; violations: Violation[] }> = [];
   if (opts.since && opts.since.length > 0) {
-    for (const c of commitsBetween(root, [commit], opts.since, gitBin)) {
+    for (const c of await commitsBetweenAsync(root, [commit], opts.since, gitBin)) {
       if (c.commit === commit || precommitPassed(gitDir, c.tree, { now: opts.now })) continue;
       const violations = await commitViolations(root, config, c);
       if (violations.length > 0) earlier.push({ commit: c.commit, violations });
@@ -61,7 +70,7 @@ export async function postCommitAudit(
   const more = earlier.length ? `\n${earlierNotice(earlier)}` : '';
   const hookRan = opts.hookRan ?? precommitPassed(gitDir, tree, { now: opts.now });
   if (hookRan) return { commit, tree, hookRan, violations: [], undo, notice: more.trim(), ...(earlier.length ? { earlier } : {}) };
-  const parents = (gitOut(gitBin, ['rev-list', '--parents', '-n', '1', commit], root, env) ?? '').split(' ').slice(1);
+  const parents = ((await q(['rev-list', '--parents', '-n', '1', commit])) ?? '').split(' ').slice(1);
   const violations = await commitViolations(root, config, { commit, parents });
   return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo, opts.unknown ? 'unknown' : 'skipped') + more, ...(earlier.length ? { earlier } : {}) };
 }

@@ -9,7 +9,7 @@
 import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/engine.js';
 import { cleanGitEnv } from '../git/env.js';
-import { runGit } from '../git/run.js';
+import { runGit, runGitAsync } from '../git/run.js';
 
 /** New commits judged per look: a bound on one command's cost (a huge import is judged by its first commits). */
 export const JUDGE_MAX_COMMITS = 200;
@@ -28,14 +28,29 @@ export type JudgeOptions = {
  * Commits reachable from `tips` but from none of `base` (newest first, at most
  * JUDGE_MAX_COMMITS), each with its tree and parents.
  */
-export function commitsBetween(root: string, tips: string[], base: string[], gitBin: string): Array<{ commit: string; tree: string; parents: string[] }> {
+export function commitsBetween(root: string, tips: string[], base: string[], gitBin: string): NewCommit[] {
   if (tips.length === 0) return [];
+  return newCommitsOf(runGit(gitBin, revListArgs(tips, base), { cwd: root, env: cleanGitEnv() }));
+}
+
+/** commitsBetween without holding the daemon's event loop (the post-commit audit). */
+export async function commitsBetweenAsync(root: string, tips: string[], base: string[], gitBin: string): Promise<NewCommit[]> {
+  if (tips.length === 0) return [];
+  return newCommitsOf(await runGitAsync(gitBin, revListArgs(tips, base), { cwd: root, env: cleanGitEnv() }));
+}
+
+type NewCommit = { commit: string; tree: string; parents: string[] };
+
+function revListArgs(tips: string[], base: string[]): string[] {
   const args = ['rev-list', `--max-count=${JUDGE_MAX_COMMITS}`, '--format=%H %T %P', ...new Set(tips)];
   const notBase = [...new Set(base)];
   if (notBase.length > 0) args.push('--not', ...notBase);
-  const r = runGit(gitBin, args, { cwd: root, env: cleanGitEnv() });
+  return args;
+}
+
+function newCommitsOf(r: { code: number; stdout: string }): NewCommit[] {
   if (r.code !== 0) return [];
-  const out: Array<{ commit: string; tree: string; parents: string[] }> = [];
+  const out: NewCommit[] = [];
   for (const line of r.stdout.split('\n')) {
     if (!line || line.startsWith('commit ')) continue;
     const [commit, tree, ...parents] = line.trim().split(' ');
