@@ -59,7 +59,10 @@ const hookList = (value: unknown, event: string): unknown[] => {
   return Array.isArray(list) ? list : [];
 };
 
-/** The events of `agent` whose hermesd hook is not in `value` (a parsed hook config). */
+/**
+ * The events of `agent` whose hermesd hook is not in `value` (a parsed hook config). Either
+ * reading of an event's entries counts: an entry from before the split still judges every call.
+ */
 function missingHooks(agent: AgentName, value: unknown): string[] {
   const events = [...new Set(hookEntries(agent).map((e) => e.event))];
   return events.filter((event) => !hookList(value, event).some((v) => isOurHook(v, agent, event)));
@@ -97,18 +100,12 @@ function checkAgent(root: string, agent: AgentName): string[] {
       problems.push(j.problem);
       continue;
     }
-    const events: string[] = [];
     for (const add of plan.additions) {
-      if (add.ours) {
-        // Either reading of an event's entries counts: an entry from before the split still judges every call.
-        const event = add.path[1]!;
-        if (!events.includes(event) && !hookList(j.value, event).some((v) => isOurHook(v, agent, event))) events.push(event);
-      } else if (add.key === MCP_SERVER_NAME) {
-        const servers = (j.value as Record<string, unknown> | null)?.[add.path[0]!];
-        if (!(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers)) problems.push(`${plan.file} lacks the ${MCP_SERVER_NAME} MCP server (${add.path.join('.')}.${MCP_SERVER_NAME})`);
-      }
+      if (add.key !== MCP_SERVER_NAME) continue;
+      const servers = (j.value as Record<string, unknown> | null)?.[add.path[0]!];
+      if (!(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers)) problems.push(`${plan.file} lacks the ${MCP_SERVER_NAME} MCP server (${add.path.join('.')}.${MCP_SERVER_NAME})`);
     }
-    hooksMissing(plan.file, events);
+    if (plan.additions.some((add) => add.ours)) hooksMissing(plan.file, missingHooks(agent, j.value));
   }
   return problems;
 }

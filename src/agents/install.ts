@@ -277,10 +277,10 @@ const CODEX_MCP = { command: 'sh', args: ['-c', `exec sh "$(git rev-parse --show
 export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean }): JsonPlan[] {
   const entries = hookEntries(agent);
   // Where an event has two entries, each is told from the other by its reading; a single entry is hermesd's entry of that event, whichever it was.
-  const split = (event: string) => entries.filter((e) => e.event === event).length > 1;
+  const split = new Set(entries.filter((e, i) => entries.findIndex((x) => x.event === e.event) !== i).map((e) => e.event));
   const hooks = (file: string, extra: JsonPlan['additions'] = []): JsonPlan => ({
     file,
-    additions: [...extra, ...entries.map((e) => ({ path: ['hooks', e.event], value: e.value, ours: (v: unknown) => isOurHook(v, agent, e.event, split(e.event) ? !!e.small : undefined) }))],
+    additions: [...extra, ...entries.map((e) => ({ path: ['hooks', e.event], value: e.value, ours: (v: unknown) => isOurHook(v, agent, e.event, split.has(e.event) ? !!e.small : undefined) }))],
   });
   const mcp = (a: Exclude<AgentName, 'codex'>): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(a) });
   switch (agent) {

@@ -182,10 +182,12 @@ export function runGit(gitBin: string, args: string[], opts: { cwd: string; env?
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A guard query's stdout without its final newline, or undefined when git failed. */
+const outOf = (r: { code: number; stdout: string }): string | undefined => (r.code === 0 ? r.stdout.replace(/\n$/, '') : undefined);
+
 /** Runs a guard query and returns trimmed stdout, or undefined when git failed. */
 export function gitOut(gitBin: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): string | undefined {
-  const r = runGit(gitBin, args, { cwd, env });
-  return r.code === 0 ? r.stdout.replace(/\n$/, '') : undefined;
+  return outOf(runGit(gitBin, args, { cwd, env }));
 }
 
 /**
@@ -199,6 +201,5 @@ export async function runGitAsync(gitBin: string, args: string[], opts: { cwd: s
 
 /** gitOut without holding the event loop. */
 export async function gitOutAsync(gitBin: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const r = await runGitAsync(gitBin, args, { cwd, env });
-  return r.code === 0 ? r.stdout.replace(/\n$/, '') : undefined;
+  return outOf(await runGitAsync(gitBin, args, { cwd, env }));
 }

@@ -8,7 +8,7 @@ import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/engine.js';
 import { commitsBetweenAsync, commitViolations, describeBadCommits } from './commits.js';
 import { cleanGitEnv } from '../git/env.js';
-import { gitOut, gitOutAsync } from '../git/run.js';
+import { gitOutAsync } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 
 export type CommitAudit = {
@@ -87,8 +87,12 @@ function earlierNotice(earlier: Array<{ commit: string; violations: Violation[] 
 export async function auditChangedAfterJudgement(root: string, config: HermesConfig, opts: { commit: string; judgedTree: string; gitBin?: string }): Promise<CommitAudit> {
   const env = cleanGitEnv();
   const gitBin = opts.gitBin ?? 'git';
-  const tree = gitOut(gitBin, ['rev-parse', '--verify', '-q', `${opts.commit}^{tree}`], root, env) ?? '';
-  const hasParent = gitOut(gitBin, ['rev-parse', '--verify', '-q', `${opts.commit}^1`], root, env) !== undefined;
+  const [commitTree, parent] = await Promise.all([
+    gitOutAsync(gitBin, ['rev-parse', '--verify', '-q', `${opts.commit}^{tree}`], root, env),
+    gitOutAsync(gitBin, ['rev-parse', '--verify', '-q', `${opts.commit}^1`], root, env),
+  ]);
+  const tree = commitTree ?? '';
+  const hasParent = parent !== undefined;
   const undo = hasParent ? 'git reset --soft HEAD~1' : 'git update-ref -d HEAD';
   const { violations } = await checkCommit(root, config, opts.commit, { base: opts.judgedTree });
   return { commit: opts.commit, tree, hookRan: true, violations, undo, notice: violations.length ? auditNotice(opts.commit, violations, undo, 'changed') : '' };
