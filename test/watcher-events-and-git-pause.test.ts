@@ -160,6 +160,28 @@ describe('repository watcher', () => {
     expect(w.state().state).toBe('ready');
   });
 
+  it('sees the branch move through logs/HEAD alone, also when the logs folder comes after start', async () => {
+    const head = git(root, 'rev-parse', 'HEAD').trim();
+    // A branch moved by update-ref changes neither HEAD (a symbolic ref) nor the index: only the reflog says so.
+    const moveBranch = () => git(root, '-c', 'core.logAllRefUpdates=true', 'update-ref', '-m', 'moved', 'HEAD', head);
+    await start();
+    await sleep(50);
+    seen = [];
+    moveBranch();
+    await waitForKind('workspace');
+    await watcher?.close();
+    rmSync(join(root, '.git', 'logs'), { recursive: true, force: true });
+    await start();
+    // The first move makes the folder (its watch starts then); the next is seen through it.
+    moveBranch();
+    await sleep(150);
+    seen = [];
+    moveBranch();
+    await waitForKind('workspace');
+    // Nothing in the git dir is watched but its own two folders: a ref file's change is the reflog's to report.
+    expect(watcher?.state().targets).toBeGreaterThanOrEqual(2);
+  });
+
   it('follows a new subdirectory chain given by a session cwd', async () => {
     const w = await start();
     writeFiles(root, { 'pkg/lib/x.ts': 'x' });

@@ -6,7 +6,8 @@
  *     this repository's MEMORY.md in `projects/<id>/`,
  *   - the git state files (HEAD, index, logs/HEAD, locks and operation markers),
  * with chokidar, whose `ignored` function is an allowlist so it never descends into the
- * tree; plus the per-directory TreeSentinel so dirty counts stay current.
+ * tree, except the git dir, which has two plain watches of its own (GitDirWatch); plus the
+ * per-directory TreeSentinel so dirty counts stay current.
  * While `index.lock`, a rebase or a merge is in progress it acts on nothing: changes seen
  * meanwhile are remembered and reported once git is done.
  */
@@ -16,6 +17,7 @@ import chokidar, { type FSWatcher } from 'chokidar';
 import { AUTHORITY_FILE_NAMES } from '../context/authority.js';
 import { gitOperation } from '../context/workspace.js';
 import { FILE_OF } from '../memory/snapshot.js';
+import { GitDirWatch } from './gitdir.js';
 import { TreeSentinel, type TreeState } from './tree.js';
 import { memoriesDir, projectSkillsDir, repoConfigPath, soulPath, userConfigPath, userSkillsDir } from '../paths/index.js';
 
@@ -52,7 +54,7 @@ export type WatcherState = {
   /** What git is doing while the watcher holds back ('index.lock', 'rebase', 'merge', …). */
   pausedBy?: string;
   readyMs?: number;
-  /** Paths chokidar watches (directories and files). */
+  /** Paths watched: chokidar's directories and files, and the git dir's own watches. */
   targets: number;
   tree: TreeState;
   authorityDirs: number;
@@ -66,6 +68,7 @@ function under(path: string, dir: string): boolean {
 
 export class RepoWatcher {
   private chokidar: FSWatcher | undefined;
+  private git: GitDirWatch | undefined;
   private tree: TreeSentinel | undefined;
   private readonly authorityDirs = new Set<string>();
   private readonly pending = new Set<ChangeKind>();
@@ -95,7 +98,14 @@ export class RepoWatcher {
   /** Resolves once the initial scan is done and changes are being reported. */
   async start(): Promise<void> {
     const t0 = performance.now();
-    const targets = [this.opts.root, this.opts.gitDir, ...(existsSync(this.opts.home) ? [this.opts.home] : [])];
+    this.git = new GitDirWatch(this.opts.gitDir, (path) => this.onPath(path), (err) => this.opts.onError?.(err));
+    try {
+      this.git.start();
+    } catch (err) {
+      // The git dir is gone (the work tree with it): the daemon stops on its own.
+      this.opts.onError?.(err);
+    }
+    const targets = [this.opts.root, ...(existsSync(this.opts.home) ? [this.opts.home] : [])];
     const w = chokidar.watch(targets, {
       ignored: (path: string, stats?: { isDirectory(): boolean }) => this.ignored(path, stats),
       ignoreInitial: true,
@@ -146,7 +156,7 @@ export class RepoWatcher {
 
   state(): WatcherState {
     const watched = this.chokidar?.getWatched() ?? {};
-    let targets = 0;
+    let targets = this.git?.count ?? 0;
     for (const entries of Object.values(watched)) targets += entries.length;
     return {
       state: this.status,
@@ -165,6 +175,7 @@ export class RepoWatcher {
     clearTimeout(this.flushTimer);
     clearTimeout(this.pauseTimer);
     this.tree?.close();
+    this.git?.close();
     await this.chokidar?.close();
   }
 
@@ -176,13 +187,8 @@ export class RepoWatcher {
   ignored(path: string, stats?: { isDirectory(): boolean }): boolean {
     if (stats && !stats.isDirectory()) return true;
     const { root, gitDir, home } = this.opts;
-    if (under(path, gitDir)) {
-      if (path === gitDir) return false;
-      const parent = dirname(path);
-      const name = basename(path);
-      if (parent === gitDir) return !(GIT_STATE_FILES.has(name) || GIT_OPERATION_DIRS.has(name) || name === 'logs');
-      return !(parent === join(gitDir, 'logs') && name === 'HEAD');
-    }
+    // GitDirWatch's.
+    if (under(path, gitDir)) return true;
     if (under(path, home)) {
       if (path === home || path === soulPath(home) || path === userConfigPath(home) || path === this.memories) return false;
       if (path === this.projects || path === this.projectMemory) return false;

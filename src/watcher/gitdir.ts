@@ -1,0 +1,69 @@
+/**
+ * The git dir's watch: two plain inotify watches, on the git dir and on its `logs` folder,
+ * reporting each entry's name as the kernel gives it. chokidar re-read a watched directory on
+ * every entry created in it (a readdir and an lstat per entry), and git creates, renames and
+ * removes a dozen entries in the git dir during each commit (index.lock, HEAD.lock,
+ * COMMIT_EDITMSG, ORIG_HEAD…): ~8 ms of the daemon's CPU per commit, spent while git works.
+ * Which names matter is the caller's to decide (RepoWatcher's classify).
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+
+export class GitDirWatch {
+  private dir: FSWatcher | undefined;
+  private logs: FSWatcher | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly gitDir: string,
+    private readonly onPath: (path: string) => void,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Throws when the git dir cannot be watched (it is gone). */
+  start(): void {
+    const w = watch(this.gitDir, { persistent: false }, (_event, name) => {
+      if (!name) return;
+      const entry = name.toString();
+      // The logs folder comes with the first commit, and may be replaced: its watch follows it.
+      if (entry === 'logs') this.watchLogs(true);
+      this.onPath(join(this.gitDir, entry));
+    });
+    w.on('error', (err) => this.onError(err));
+    this.dir = w;
+    this.watchLogs(false);
+  }
+
+  /** Inotify watches held (the git dir's, and its logs folder's when it exists). */
+  get count(): number {
+    return (this.dir ? 1 : 0) + (this.logs ? 1 : 0);
+  }
+
+  private watchLogs(again: boolean): void {
+    if (this.closed || (this.logs && !again)) return;
+    this.logs?.close();
+    this.logs = undefined;
+    const logs = join(this.gitDir, 'logs');
+    try {
+      const w = watch(logs, { persistent: false }, (_event, name) => {
+        if (name) this.onPath(join(logs, name.toString()));
+      });
+      // Removed with its folder: watched again when the git dir reports the folder back.
+      w.on('error', () => {
+        if (this.logs === w) this.logs = undefined;
+        w.close();
+      });
+      this.logs = w;
+    } catch {
+      // Not there yet (no commit) or gone: the git dir's watch reports it when it comes.
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.dir?.close();
+    this.logs?.close();
+    this.dir = undefined;
+    this.logs = undefined;
+  }
+}
