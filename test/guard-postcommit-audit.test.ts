@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
 import { postCommitAudit } from '../src/guard/audit.js';
+import type { GitDirs } from '../src/git/files.js';
 import { recordPrecommitPass } from '../src/guard/precommit-marker.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-audit-')));
@@ -29,6 +30,18 @@ function repo(): string {
   return root;
 }
 
+/**
+ * The audit as git answers it, and as the daemon runs it (HEAD, its commit and the new commits
+ * read from git's files): the two must agree.
+ */
+async function postCommitAuditBothWays(root: string, cfg: typeof config, opts: { since?: string[] } = {}) {
+  const byGit = await postCommitAudit(root, cfg, opts);
+  const dirs: GitDirs = { gitDir: join(root, '.git'), commonDir: join(root, '.git') };
+  const byFiles = await postCommitAudit(root, cfg, { ...opts, gitDir: dirs.gitDir, dirs });
+  expect(byFiles).toEqual(byGit);
+  return byFiles;
+}
+
 describe('post-commit audit of commits the pre-commit hook did not judge', () => {
   it('a --no-verify commit that breaks rules is reported loudly with the undo command', async () => {
     const root = repo();
@@ -36,7 +49,7 @@ describe('post-commit audit of commits the pre-commit hook did not judge', () =>
     writeFileSync(join(root, 'creds.txt'), 'key = AKIA' + 'Q3EGRV7YXH2MZK4P\n');
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'sneaky', '--no-verify');
-    const audit = await postCommitAudit(root, config);
+    const audit = await postCommitAuditBothWays(root, config);
     expect(audit.hookRan).toBe(false);
     expect(audit.violations.map((v) => `${v.rule} ${v.file}:${v.line}`).sort()).toEqual(['generated-files src/generated/a.ts:0', 'no-aws-keys creds.txt:1']);
     expect(audit.undo).toBe('git reset --soft HEAD~1');
@@ -50,7 +63,7 @@ describe('post-commit audit of commits the pre-commit hook did not judge', () =>
     git(root, 'add', '-A');
     recordPrecommitPass(join(root, '.git'), git(root, 'write-tree'));
     git(root, 'commit', '-qm', 'judged');
-    const audit = await postCommitAudit(root, config);
+    const audit = await postCommitAuditBothWays(root, config);
     expect(audit.hookRan).toBe(true);
     expect(audit.violations).toEqual([]);
     expect(audit.notice).toBe('');
@@ -61,7 +74,7 @@ describe('post-commit audit of commits the pre-commit hook did not judge', () =>
     writeFileSync(join(root, 'ok.txt'), 'fine\n');
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'clean', '--no-verify');
-    const clean = await postCommitAudit(root, config);
+    const clean = await postCommitAuditBothWays(root, config);
     expect(clean.violations).toEqual([]);
     expect(clean.notice).toContain('no violations');
 
@@ -71,8 +84,30 @@ describe('post-commit audit of commits the pre-commit hook did not judge', () =>
     writeFileSync(join(fresh, 'src', 'generated', 'b.ts'), 'b\n');
     git(fresh, 'add', '-A');
     git(fresh, 'commit', '-qm', 'root', '--no-verify');
-    const rootAudit = await postCommitAudit(fresh, config);
+    const rootAudit = await postCommitAuditBothWays(fresh, config);
     expect(rootAudit.violations.map((v) => v.file)).toEqual(['src/generated/b.ts']);
     expect(rootAudit.undo).toBe('git update-ref -d HEAD');
+  });
+
+  it('new commits since the last look: one on top of it, and one under a commit made without git commit', async () => {
+    const root = repo();
+    const before = git(root, 'rev-parse', 'HEAD');
+    writeFileSync(join(root, 'creds.txt'), 'key = AKIA' + 'Q3EGRV7YXH2MZK4P\n');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'leak', '--no-verify');
+    const onTop = await postCommitAuditBothWays(root, config, { since: [before] });
+    expect(onTop.violations.map((v) => v.rule)).toEqual(['no-aws-keys']);
+    expect(onTop.earlier).toBeUndefined();
+    // A commit made by commit-tree and update-ref (no hook ran), then an ordinary one on top.
+    const leak = git(root, 'rev-parse', 'HEAD');
+    writeFileSync(join(root, 'src', 'generated', 'a.ts'), 'edited under the radar\n');
+    git(root, 'add', '-A');
+    const hidden = git(root, 'commit-tree', git(root, 'write-tree'), '-p', leak, '-m', 'hidden');
+    git(root, 'update-ref', 'refs/heads/main', hidden);
+    writeFileSync(join(root, 'ok.txt'), 'fine\n');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'on top', '--no-verify');
+    const under = await postCommitAuditBothWays(root, config, { since: [leak] });
+    expect(under.earlier?.map((e) => e.commit)).toEqual([hidden]);
   });
 });

@@ -6,8 +6,9 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/engine.js';
-import { commitsBetweenAsync, commitViolations, describeBadCommits } from './commits.js';
+import { commitsBetweenAsync, commitViolations, describeBadCommits, type NewCommit } from './commits.js';
 import { cleanGitEnv } from '../git/env.js';
+import { readCommitObject, readHead, type GitDirs } from '../git/files.js';
 import { gitOutAsync } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 
@@ -36,23 +37,27 @@ export type CommitAudit = {
  * restarted during the commit, so it cannot tell; the notice says so instead of "skipped".
  * `since`: the ref tips the daemon saw last; every commit HEAD reaches that none of them does
  * is judged (issue 20), not only HEAD. A merge is judged on what it changed against every parent.
+ * `dirs`: HEAD and its commit are read from git's files where they can be (no git process).
  */
 export async function postCommitAudit(
   root: string,
   config: HermesConfig,
-  opts: { gitDir?: string; gitBin?: string; now?: number; hookRan?: boolean; unknown?: boolean; since?: string[] } = {},
+  opts: { gitDir?: string; dirs?: GitDirs; gitBin?: string; now?: number; hookRan?: boolean; unknown?: boolean; since?: string[] } = {},
 ): Promise<CommitAudit> {
   const gitBin = opts.gitBin ?? 'git';
   const env = cleanGitEnv();
   // Asked at once and without holding the daemon's event loop: a hook or a request that comes
   // meanwhile is answered meanwhile.
   const q = (args: string[]) => gitOutAsync(gitBin, args, root, env);
-  const [head, headTree, absGitDir, parent] = await Promise.all([
-    q(['rev-parse', '--verify', '-q', 'HEAD']),
-    q(['rev-parse', '--verify', '-q', 'HEAD^{tree}']),
-    opts.gitDir === undefined ? q(['rev-parse', '--absolute-git-dir']) : Promise.resolve(opts.gitDir),
-    q(['rev-parse', '--verify', '-q', 'HEAD^1']),
-  ]);
+  const read = headCommit(opts.dirs);
+  const [head, headTree, absGitDir, parent] = read
+    ? [read.commit, read.tree, opts.gitDir ?? opts.dirs!.gitDir, read.parents[0]]
+    : await Promise.all([
+        q(['rev-parse', '--verify', '-q', 'HEAD']),
+        q(['rev-parse', '--verify', '-q', 'HEAD^{tree}']),
+        opts.gitDir === undefined ? q(['rev-parse', '--absolute-git-dir']) : Promise.resolve(opts.gitDir),
+        q(['rev-parse', '--verify', '-q', 'HEAD^1']),
+      ]);
   const commit = head ?? '';
   const tree = headTree ?? '';
   const gitDir = absGitDir ?? '';
@@ -61,7 +66,7 @@ export async function postCommitAudit(
   if (!commit) return { commit, tree, hookRan: false, violations: [], undo, notice: '' };
   const earlier: Array<{ commit: string; violations: Violation[] }> = [];
   if (opts.since && opts.since.length > 0) {
-    for (const c of await commitsBetweenAsync(root, [commit], opts.since, gitBin)) {
+    for (const c of await commitsBetweenAsync(root, [commit], opts.since, gitBin, read)) {
       if (c.commit === commit || precommitPassed(gitDir, c.tree, { now: opts.now })) continue;
       const violations = await commitViolations(root, config, c);
       if (violations.length > 0) earlier.push({ commit: c.commit, violations });
@@ -70,9 +75,16 @@ export async function postCommitAudit(
   const more = earlier.length ? `\n${earlierNotice(earlier)}` : '';
   const hookRan = opts.hookRan ?? precommitPassed(gitDir, tree, { now: opts.now });
   if (hookRan) return { commit, tree, hookRan, violations: [], undo, notice: more.trim(), ...(earlier.length ? { earlier } : {}) };
-  const parents = ((await q(['rev-list', '--parents', '-n', '1', commit])) ?? '').split(' ').slice(1);
+  const parents = read?.parents ?? ((await q(['rev-list', '--parents', '-n', '1', commit])) ?? '').split(' ').slice(1);
   const violations = await commitViolations(root, config, { commit, parents });
   return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo, opts.unknown ? 'unknown' : 'skipped') + more, ...(earlier.length ? { earlier } : {}) };
+}
+
+/** HEAD's commit, tree and parents from git's files; undefined when git must be asked (or there is no commit). */
+function headCommit(dirs: GitDirs | undefined): NewCommit | undefined {
+  const head = dirs ? readHead(dirs) : undefined;
+  const object = head?.commit ? readCommitObject(dirs!, head.commit) : undefined;
+  return object && head?.commit ? { commit: head.commit, tree: object.tree, parents: object.parents } : undefined;
 }
 
 function earlierNotice(earlier: Array<{ commit: string; violations: Violation[] }>): string {

@@ -33,13 +33,22 @@ export function commitsBetween(root: string, tips: string[], base: string[], git
   return newCommitsOf(runGit(gitBin, revListArgs(tips, base), { cwd: root, env: cleanGitEnv() }));
 }
 
-/** commitsBetween without holding the daemon's event loop (the post-commit audit). */
-export async function commitsBetweenAsync(root: string, tips: string[], base: string[], gitBin: string): Promise<NewCommit[]> {
+/**
+ * commitsBetween without holding the daemon's event loop (the post-commit audit). `known`: the
+ * one tip's commit, read already; when each of its parents is in `base` (a commit on top of
+ * the last look, the usual case) it is the only new one, and git is not asked.
+ */
+export async function commitsBetweenAsync(root: string, tips: string[], base: string[], gitBin: string, known?: NewCommit): Promise<NewCommit[]> {
   if (tips.length === 0) return [];
+  if (known && tips.length === 1 && tips[0] === known.commit && base.length > 0) {
+    const seen = new Set(base);
+    if (seen.has(known.commit)) return [];
+    if (known.parents.every((p) => seen.has(p))) return [known];
+  }
   return newCommitsOf(await runGitAsync(gitBin, revListArgs(tips, base), { cwd: root, env: cleanGitEnv() }));
 }
 
-type NewCommit = { commit: string; tree: string; parents: string[] };
+export type NewCommit = { commit: string; tree: string; parents: string[] };
 
 function revListArgs(tips: string[], base: string[]): string[] {
   const args = ['rev-list', `--max-count=${JUDGE_MAX_COMMITS}`, '--format=%H %T %P', ...new Set(tips)];

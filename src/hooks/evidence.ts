@@ -3,6 +3,7 @@
  * post-rewrite each become a short text (commit, message, files) that `hermesd sessions
  * search` finds later. Plain functions over git; the service stores the result.
  */
+import { readCommitObject, readHead, type GitDirs } from '../git/files.js';
 import { gitAsyncTry } from '../git/run.js';
 
 /** Files listed per event; a branch switch across a big refactor needs no thousand lines. */
@@ -32,17 +33,25 @@ async function branch(root: string): Promise<string> {
 
 export type CommitInfo = { sha: string; tree: string; subject: string; body: string; files: string };
 
-/** A commit's id, tree, message and changed files: two git processes, run side by side. */
-export async function readCommit(root: string, rev: string): Promise<CommitInfo> {
-  const [log, files] = await Promise.all([run(root, ['log', '-1', '--format=%H%x00%T%x00%s%x00%b', rev]), run(root, ['diff-tree', '--root', '--no-commit-id', '--name-status', '-r', '-M', rev])]);
+/**
+ * A commit's id, tree, message and changed files: the message read from the commit object
+ * when it is loose (with `dirs`, `rev` a commit id), else git log; the files from git diff-tree.
+ */
+export async function readCommit(root: string, rev: string, dirs?: GitDirs): Promise<CommitInfo> {
+  const files = run(root, ['diff-tree', '--root', '--no-commit-id', '--name-status', '-r', '-M', rev]);
+  const object = dirs ? readCommitObject(dirs, rev) : undefined;
+  if (object) return { sha: rev, tree: object.tree, subject: object.subject, body: object.body.trim(), files: await files };
+  const log = await run(root, ['log', '-1', '--format=%H%x00%T%x00%s%x00%b', rev]);
   const [sha = '', tree = '', subject = '', body = ''] = log.split('\0');
-  return { sha, tree, subject, body: body.trim(), files };
+  return { sha, tree, subject, body: body.trim(), files: await files };
 }
 
 /** Where git was when the hook ran; evidence may be written after git has moved on. */
 export type Place = { head: string; branch: string };
 
-export async function placeOf(root: string): Promise<Place> {
+export async function placeOf(root: string, dirs?: GitDirs): Promise<Place> {
+  const read = dirs ? readHead(dirs) : undefined;
+  if (read) return { head: read.commit ?? 'HEAD', branch: read.branch?.slice('refs/heads/'.length) ?? '(detached HEAD)' };
   const [head, b] = await Promise.all([run(root, ['rev-parse', '-q', '--verify', 'HEAD']), branch(root)]);
   return { head: head || 'HEAD', branch: b };
 }

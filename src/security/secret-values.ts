@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { cleanGitEnv } from '../git/env.js';
+import { refTips, type GitDirs } from '../git/files.js';
 import { parseBatch } from '../git/parse.js';
 import { gitTry, gitTryBuffer } from '../git/run.js';
 import { KNOWN_SECRET_MIN_CHARS, secretValuesIn } from './redact.js';
@@ -74,6 +75,8 @@ export type SecretValuesOptions = {
   /** Extra values (the configured model API key). */
   extra?: string[];
   gitBin?: string;
+  /** The git dirs: the ref tips are read from git's files where they can be (no git process). */
+  dirs?: GitDirs;
 };
 
 type DirCache = { mtimeMs: number; ino: number; dirs: string[]; files: string[] };
@@ -212,7 +215,7 @@ export class SecretValues {
     const { root } = this.opts;
     const gitBin = this.opts.gitBin ?? 'git';
     const env = cleanGitEnv();
-    let listed = known ? [...known] : undefined;
+    let listed = known ? [...known] : this.opts.dirs ? refTips(this.opts.dirs) : undefined;
     if (!listed) {
       const refs = gitTry(['for-each-ref', '--format=%(objectname)'], { bin: gitBin, cwd: root, env, timeoutMs: HISTORY_TIMEOUT_MS });
       if (refs.status !== 0) return this.history?.values ?? new Set();

@@ -7,6 +7,7 @@
 import type { DaemonContext } from '../context.js';
 import type { GuardConfig } from '../../guard/config.js';
 import { cleanGitEnv } from '../../git/env.js';
+import { refTips } from '../../git/files.js';
 import { findRealGit } from '../../git/real-git.js';
 import { gitOut } from '../../git/run.js';
 import { SecretValues } from '../../security/secret-values.js';
@@ -33,7 +34,7 @@ export class GuardService {
     agentSocket: () => Promise<string>,
   ) {
     const { config: guardConfig, apiKey } = this.configOrEmpty();
-    this.secrets = new SecretValues({ root: ctx.root, config: guardConfig, env: ctx.env, extra: apiKey ? [apiKey] : [] });
+    this.secrets = new SecretValues({ root: ctx.root, dirs: ctx.paths, config: guardConfig, env: ctx.env, extra: apiKey ? [apiKey] : [] });
     ctx.events.on('config-changed', () => {
       const next = this.configOrEmpty();
       this.secrets.update({ config: next.config, extra: next.apiKey ? [next.apiKey] : [] });
@@ -74,8 +75,13 @@ export class GuardService {
    */
   refTipsSinceLastLook(): string[] | undefined {
     const previous = this.tips;
-    const out = gitOut(REAL_GIT, ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags', 'refs/remotes'], this.ctx.root, cleanGitEnv());
-    if (out !== undefined) this.tips = [...new Set(out.split('\n').filter(Boolean))];
+    // From git's files (no git process), else from git.
+    const read = refTips(this.ctx.paths, ['refs/heads/', 'refs/tags/', 'refs/remotes/']);
+    if (read) this.tips = read;
+    else {
+      const out = gitOut(REAL_GIT, ['for-each-ref', '--format=%(objectname)', 'refs/heads', 'refs/tags', 'refs/remotes'], this.ctx.root, cleanGitEnv());
+      if (out !== undefined) this.tips = [...new Set(out.split('\n').filter(Boolean))];
+    }
     return previous;
   }
 

@@ -135,7 +135,7 @@ export class HookService {
         return { hook, ok: true, exitCode: 0, message: '' };
       case 'post-commit': {
         const at = await this.placeOf(req);
-        const commit = await readCommit(root, at.head);
+        const commit = await readCommit(root, at.head, this.ctx.paths);
         const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
         // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
         const since = this.deps.guard.refTipsSinceLastLook();
@@ -223,7 +223,7 @@ export class HookService {
     // issue 20: commits other than HEAD that are new since the daemon's last look (commit-tree, merges) are judged by content.
     const withEarlier = async (audit: CommitAudit | undefined): Promise<CommitAudit | undefined> => {
       if (!since) return audit;
-      const earlier = await postCommitAudit(root, config, { gitDir, hookRan: true, since });
+      const earlier = await postCommitAudit(root, config, { gitDir, dirs: paths, hookRan: true, since });
       if (!earlier.earlier?.length) return audit;
       if (!audit) return earlier;
       return { ...audit, earlier: earlier.earlier, notice: [audit.notice, earlier.notice].filter(Boolean).join('\n') };
@@ -231,7 +231,7 @@ export class HookService {
     if (!attempt) {
       // No attempt id (no /proc, an old hook script): a tree the pre-commit passed recently counts.
       if (tree && precommitPassed(gitDir, tree)) return withEarlier(undefined);
-      return postCommitAudit(root, config, { gitDir, hookRan: false, since });
+      return postCommitAudit(root, config, { gitDir, dirs: paths, hookRan: false, since });
     }
     const rec = precommitOfAttempt(gitDir, attempt);
     if (rec) {
@@ -243,7 +243,7 @@ export class HookService {
     const started = attemptStart(attempt);
     const self = processStart();
     const unknown = started !== undefined && self !== undefined && self > started;
-    return postCommitAudit(root, config, { gitDir, hookRan: false, unknown, since });
+    return postCommitAudit(root, config, { gitDir, dirs: paths, hookRan: false, unknown, since });
   }
 
 
@@ -272,7 +272,7 @@ export class HookService {
   /** Where git was: as the hook read it (no git process), else asked now. */
   private placeOf(req: HookRequest): Promise<Place> {
     if (req.head && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(req.head)) return Promise.resolve({ head: req.head, branch: req.branch || '(detached HEAD)' });
-    return placeOf(this.ctx.root);
+    return placeOf(this.ctx.root, this.ctx.paths);
   }
 
   /** What the sh hook sources before talking to the daemon (it cannot read YAML). */
