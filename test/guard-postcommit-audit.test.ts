@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../src/config/schema.js';
 import { postCommitAudit } from '../src/guard/audit.js';
-import type { GitDirs } from '../src/git/files.js';
+import type { GitDirs } from '../src/git/refs.js';
 import { recordPrecommitPass } from '../src/guard/precommit-marker.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-audit-')));

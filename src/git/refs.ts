@@ -1,45 +1,147 @@
 /**
- * HEAD read without starting git: the commit it names, for keys that must change when HEAD
- * moves. Only the plain layouts are read (a branch in a loose file or packed-refs, or a
- * detached HEAD); anything else (reftable, a symbolic ref in a ref file) is undefined, and
- * the caller asks git.
+ * Refs read without starting git: HEAD, loose and packed refs. A git process costs the daemon
+ * 3–5 ms of its main thread (the fork of a large process), and it asked git after every commit
+ * for facts that sit in a few small files.
+ *
+ * Every function answers as git would, or `undefined` when it cannot be sure (a reftable
+ * repository, a ref file that holds no id, anything unreadable or unexpected): the caller then
+ * asks git, as it always did.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const OID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+/** A SHA-1 or SHA-256 object id. */
+export const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Refs that live in a linked work tree's own git dir, not in the common dir. */
+const PER_WORKTREE = /^refs\/(?:bisect|worktree|rewritten)\//;
+/** Symbolic refs followed before giving up (git's own limit is 5). */
+const MAX_SYMREF_DEPTH = 5;
 
-function read(file: string): string | undefined {
+export type GitDirs = { gitDir: string; commonDir: string };
+
+/** Whether refs are kept as files here (not in a reftable). */
+function filesBackend(dirs: GitDirs): boolean {
+  return !existsSync(join(dirs.commonDir, 'reftable'));
+}
+
+/** packed-refs as name → object id (peeled lines skipped); empty when there is none, undefined when unreadable. */
+function packedRefs(commonDir: string): Map<string, string> | undefined {
+  const out = new Map<string, string>();
+  let text: string;
   try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
+    text = readFileSync(join(commonDir, 'packed-refs'), 'utf8');
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? out : undefined;
   }
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#') || line.startsWith('^')) continue;
+    const space = line.indexOf(' ');
+    const id = line.slice(0, space);
+    if (space < 0 || !OBJECT_ID.test(id)) return undefined;
+    out.set(line.slice(space + 1), id);
+  }
+  return out;
+}
+
+type RefValue = { id: string } | { symref: string };
+
+/** A loose ref file's value; null when there is no such file; undefined when it is not a ref git would read. */
+function looseRef(dirs: GitDirs, name: string): RefValue | null | undefined {
+  const dir = name === 'HEAD' || PER_WORKTREE.test(name) ? dirs.gitDir : dirs.commonDir;
+  let text: string;
+  try {
+    text = readFileSync(join(dir, name), 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? null : undefined;
+  }
+  const value = text.trim();
+  if (value.startsWith('ref: ')) return { symref: value.slice(5).trim() };
+  return OBJECT_ID.test(value) ? { id: value } : undefined;
+}
+
+/** The object id a ref name points at, following symbolic refs; null when the ref does not exist. */
+function resolve(dirs: GitDirs, name: string, packed: Map<string, string> | undefined): string | null | undefined {
+  let ref = name;
+  for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
+    const loose = looseRef(dirs, ref);
+    if (loose === undefined) return undefined;
+    if (loose === null) {
+      if (ref === 'HEAD' || packed === undefined) return undefined;
+      return packed.get(ref) ?? null;
+    }
+    if ('id' in loose) return loose.id;
+    ref = loose.symref;
+    if (!ref.startsWith('refs/')) return undefined;
+  }
+  return undefined;
+}
+
+export type Head = {
+  /** The commit HEAD points at; null on an unborn branch. */
+  commit: string | null;
+  /** The branch (refs/heads/…) HEAD names; null when HEAD is detached. */
+  branch: string | null;
+};
+
+/** Where HEAD is: `git rev-parse -q --verify HEAD` and `git symbolic-ref -q HEAD` in one read. */
+export function readHead(dirs: GitDirs): Head | undefined {
+  if (!filesBackend(dirs)) return undefined;
+  const head = looseRef(dirs, 'HEAD');
+  if (!head) return undefined;
+  if ('id' in head) return { commit: head.id, branch: null };
+  // reftable's HEAD points at refs/heads/.invalid; its refs are not files.
+  if (!head.symref.startsWith('refs/heads/') || head.symref === 'refs/heads/.invalid') return undefined;
+  const commit = resolve(dirs, head.symref, packedRefs(dirs.commonDir));
+  return commit === undefined ? undefined : { commit, branch: head.symref };
+}
+
+/**
+ * The object ids of every ref under `prefixes` (e.g. `refs/heads/`), as `git for-each-ref
+ * --format=%(objectname)` lists them (deduplicated; order is not kept). Without prefixes,
+ * every ref; then only in the main work tree, since a linked one also has refs of its own.
+ */
+export function refTips(dirs: GitDirs, prefixes: readonly string[] = ['refs/']): string[] | undefined {
+  if (!filesBackend(dirs)) return undefined;
+  if (dirs.gitDir !== dirs.commonDir && prefixes.some((p) => !/^refs\/(?:heads|tags|remotes)\//.test(p))) return undefined;
+  const packed = packedRefs(dirs.commonDir);
+  if (!packed) return undefined;
+  const names = new Set<string>();
+  for (const name of packed.keys()) if (prefixes.some((p) => name.startsWith(p))) names.add(name);
+  const walk = (rel: string): boolean => {
+    let entries;
+    try {
+      entries = readdirSync(join(dirs.commonDir, rel), { withFileTypes: true });
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT';
+    }
+    for (const e of entries) {
+      const name = `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (!walk(name)) return false;
+      } else if (e.isFile()) {
+        // A ref being written (<name>.lock) is not a ref yet.
+        if (!e.name.endsWith('.lock')) names.add(name);
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (const prefix of new Set(prefixes.map((p) => p.replace(/\/$/, '')))) if (!walk(prefix)) return undefined;
+  const ids = new Set<string>();
+  for (const name of names) {
+    const id = resolve(dirs, name, packed);
+    if (id === undefined) return undefined;
+    // A symbolic ref to nothing, or a ref removed meanwhile: git lists neither.
+    if (id !== null) ids.add(id);
+  }
+  return [...ids];
 }
 
 /** The commit HEAD names, `unborn <ref>` on a branch without commits, undefined when it cannot be read this way. */
 export function headCommitOf(gitDir: string, commonDir: string): string | undefined {
-  const head = read(join(gitDir, 'HEAD'))?.trim();
+  const head = readHead({ gitDir, commonDir });
   if (!head) return undefined;
-  if (OID.test(head)) return head;
-  if (!head.startsWith('ref: refs/heads/')) return undefined;
-  const ref = head.slice('ref: '.length);
-  // reftable's HEAD points here; its refs are not files
-  if (ref === 'refs/heads/.invalid') return undefined;
-  const loose = read(join(commonDir, ref));
-  if (loose !== undefined) {
-    const oid = loose.trim();
-    return OID.test(oid) ? oid : undefined;
-  }
-  const packed = read(join(commonDir, 'packed-refs'));
-  if (packed !== undefined) {
-    const suffix = ` ${ref}`;
-    for (const line of packed.split('\n')) {
-      if (line.endsWith(suffix)) {
-        const oid = line.slice(0, line.length - suffix.length);
-        return OID.test(oid) ? oid : undefined;
-      }
-    }
-  }
-  return `unborn ${ref}`;
+  return head.commit ?? `unborn ${head.branch}`;
 }

@@ -8,7 +8,8 @@ import type { HermesConfig } from '../config/schema.js';
 import { checkCommit, type Violation } from '../rules/engine.js';
 import { commitsBetweenAsync, commitViolations, describeBadCommits, type NewCommit } from './commits.js';
 import { cleanGitEnv } from '../git/env.js';
-import { readCommitObject, readHead, type GitDirs } from '../git/files.js';
+import { readCommitObject } from '../git/objects.js';
+import { readHead, type GitDirs } from '../git/refs.js';
 import { gitOutAsync } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 

@@ -3,7 +3,8 @@
  * post-rewrite each become a short text (commit, message, files) that `hermesd sessions
  * search` finds later. Plain functions over git; the service stores the result.
  */
-import { readCommitObject, readHead, type GitDirs } from '../git/files.js';
+import { readCommitObject } from '../git/objects.js';
+import { readHead, type GitDirs } from '../git/refs.js';
 import { gitAsyncTry } from '../git/run.js';
 
 /** Files listed per event; a branch switch across a big refactor needs no thousand lines. */

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { cleanGitEnv } from '../git/env.js';
-import { refTips, type GitDirs } from '../git/files.js';
+import { refTips, type GitDirs } from '../git/refs.js';
 import { parseBatch } from '../git/parse.js';
 import { gitTry, gitTryBuffer } from '../git/run.js';
 import { KNOWN_SECRET_MIN_CHARS, secretValuesIn } from './redact.js';

@@ -7,7 +7,7 @@
 import type { DaemonContext } from '../context.js';
 import type { GuardConfig } from '../../guard/config.js';
 import { cleanGitEnv } from '../../git/env.js';
-import { refTips } from '../../git/files.js';
+import { refTips } from '../../git/refs.js';
 import { findRealGit } from '../../git/real-git.js';
 import { gitOut } from '../../git/run.js';
 import { SecretValues } from '../../security/secret-values.js';

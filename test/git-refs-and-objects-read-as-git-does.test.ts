@@ -1,5 +1,5 @@
 /**
- * src/git/files.ts reads HEAD, refs and loose commits without starting git. Every answer is
+ * src/git/refs.ts and objects.ts read HEAD, refs and loose commits without starting git. Every answer is
  * compared with git's own in real repositories: loose and packed refs, symbolic and nested
  * refs, annotated tags, a detached and an unborn HEAD, a linked work tree, messages git
  * splits in its own way; and where it cannot be sure (a packed object, another encoding, a
@@ -10,7 +10,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCommitObject, readHead, refTips, type GitDirs } from '../src/git/files.js';
+import { readCommitObject } from '../src/git/objects.js';
+import { headCommitOf, readHead, refTips, type GitDirs } from '../src/git/refs.js';
 import { writeFiles } from './helpers/env.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-gitfiles-')));
@@ -59,7 +60,9 @@ describe('reading git files as git does', () => {
     const { root, dirs } = repo();
     expect(readHead(dirs)).toEqual({ commit: null, branch: 'refs/heads/main' });
     expect(gitHead(root)).toEqual(readHead(dirs));
+    expect(headCommitOf(dirs.gitDir, dirs.commonDir)).toBe('unborn refs/heads/main');
     commit(root, 'a.txt', 'one');
+    expect(headCommitOf(dirs.gitDir, dirs.commonDir)).toBe(gitHead(root).commit);
     commit(root, 'b.txt', 'two');
     expect(readHead(dirs)).toEqual(gitHead(root));
     git(root, 'checkout', '-q', '--detach', 'HEAD~1');
