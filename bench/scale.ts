@@ -63,6 +63,26 @@ function cpuMs(pid: number): number {
     return 0;
   }
 }
+/**
+ * The time git spent in hooks during one command, from its trace2 events: every hook child
+ * the command itself started (pre-commit, post-commit…), start to exit. A git run inside a
+ * hook writes events of its own (a nested session id); they are not counted twice.
+ */
+function hookTime(traceFile: string): number {
+  const hooks = new Set<number>();
+  let top: string | undefined;
+  let total = 0;
+  for (const line of readFileSync(traceFile, 'utf8').split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as { event: string; sid: string; child_id?: number; child_class?: string; t_rel?: number };
+    top ??= e.sid;
+    if (e.sid !== top) continue;
+    if (e.event === 'child_start' && e.child_class === 'hook') hooks.add(e.child_id!);
+    else if (e.event === 'child_exit' && hooks.has(e.child_id!)) total += e.t_rel! * 1000;
+  }
+  return total;
+}
+
 /** Linux's USER_HZ, the unit of /proc's times. */
 const CLOCK_TICKS = 100;
 
@@ -127,6 +147,8 @@ export const bench: Bench = {
       let round = 0;
       for (const [variant, venv] of variants) {
         const times = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
+        const inHooks = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
+        const trace = join(base, 'trace2.json');
         const before = (await staged())!;
         let cpuBefore = 0;
         for (let r = -1; r < runsAt(size); r++) {
@@ -143,11 +165,15 @@ export const bench: Bench = {
               while ((await staged())?.judged === judged && Date.now() < deadline) await sleep(5);
             }
             const args = peer.kind === 'none' ? ['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', `r${round}`] : ['commit', '-qm', `r${round}`];
+            rmSync(trace, { force: true });
             const t0 = process.hrtime.bigint();
-            const res = spawnSync('git', args, { cwd: repo, env: venv, encoding: 'utf8' });
+            const res = spawnSync('git', args, { cwd: repo, env: { ...venv, GIT_TRACE2_EVENT: trace }, encoding: 'utf8' });
             const dt = Number(process.hrtime.bigint() - t0) / 1e6;
             if (res.status !== 0) throw new Error(`${peer.name}, ${size} files: commit failed: ${(res.stderr || res.stdout).trim()}`);
-            if (r >= 0) times.get(peer.kind)!.push(dt);
+            if (r >= 0) {
+              times.get(peer.kind)!.push(dt);
+              inHooks.get(peer.kind)!.push(hookTime(trace));
+            }
             await sleep(peer.kind === 'hermesd' ? HERMESD_AFTER_MS : SETTLE_MS);
           }
         }
@@ -156,12 +182,15 @@ export const bench: Bench = {
         const baseMed = median(times.get('none')!);
         const added = (k: Peer['kind']) => median(times.get(k)!) - baseMed;
         const ratio = added('hermesd') / added('floor');
+        const hooksOf = (k: Peer['kind']) => median(inHooks.get(k)!);
+        const hooksRatio = hooksOf('hermesd') / hooksOf('floor');
         (rows[variant] ??= []).push({
           'staged files': size,
           'no hook': ms(baseMed, 1),
           'sh floor added': ms(added('floor'), 1),
           'hermesd added': ms(added('hermesd'), 1),
           'hermesd ÷ floor': `${ratio.toFixed(2)}×`,
+          'in hooks: floor / hermesd': `${hooksOf('floor').toFixed(1)} / ${hooksOf('hermesd').toFixed(1)} ms = ${hooksRatio.toFixed(2)}×`,
           'kept verdict served': `${after.hits - before.hits} of ${after.hits - before.hits + after.misses - before.misses}`,
           'daemon CPU per commit': ms(cpuPerCommit, 0),
         });
