@@ -49,7 +49,6 @@ const STRICT: ThreatScope[] = ['memory', 'skill'];
 function gap(n: number): string {
   return String.raw`(?:[\s,]+[\w'’-]+){0,${n}}?[\s,]+`;
 }
-const G2 = gap(2);
 const G3 = gap(3);
 const G4 = gap(4);
 

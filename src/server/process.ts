@@ -3,15 +3,15 @@
  * API, and owns the one shutdown path that signals, the idle timer, the API and the
  * disappearance of the work tree all go through.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { createApiServer } from './http.js';
 import { statusRoutes } from './routes/status.js';
 import type { Doorbell } from './doorbell.js';
 import type { Services } from './services/index.js';
-import { ConfigError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
+import { prepareSocketDir } from '../storage/private-dir.js';
 import type { DaemonInfo } from '../protocol/daemon.js';
 import { VERSION } from '../version.js';
 import { DaemonContext } from './context.js';
@@ -25,16 +25,6 @@ const IDLE_COLLECT_MS = 2_000;
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;
 
-/** Makes the socket directory private (0700), refusing a directory someone else owns. */
-export function prepareSocketDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory()) throw new ConfigError(`Socket directory ${dir} is not a directory. Set HERMESD_SOCKET_DIR to a private directory.`);
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new ConfigError(`Socket directory ${dir} belongs to another user (uid ${st.uid}). Set HERMESD_SOCKET_DIR to a directory you own.`);
-  }
-  if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
-}
 
 /** Resolves true when something accepts connections on the socket. */
 export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean> {
