@@ -4,12 +4,8 @@
  * builtins, files and signals cost almost nothing. Linux only (the hook checks the daemon
  * through /proc); elsewhere, and whenever anything here is missing, the hooks use the socket.
  *
- * The protocol (the hook's side: hooks/hermesd-bell.sh), in `<git-dir>/hermesd/bell` (0700).
- * That folder is a link to a private folder on a tmpfs when there is one (the socket dir's
- * when it is a tmpfs, else /dev/shm/hermesd-<uid>): creating a file on a disk file system is
- * a journal transaction, and a hook creates two per question (on this project's ext4 VM ~0.8 ms
- * of CPU each; 5 µs on tmpfs). Without a tmpfs it is a folder of its own, as the runners
- * found it before:
+ * The protocol (the hook's side: hooks/hermesd-bell.sh), in `<git-dir>/hermesd/bell` (0700; a
+ * link to a private folder on a tmpfs where there is one: src/server/bell-folder.ts):
  *   daemon                       "<pid> <start time in clock ticks> <protocol>": written once
  *                                the services answer, removed first at shutdown. A hook rings
  *                                only when it speaks that protocol (a runner written by another
@@ -31,11 +27,11 @@
  * on without it. Requests from another mount namespace (a sandboxed command; the bell folder
  * is read-only there anyway) are judged as sandboxed.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, statSync, symlinkSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
 import { attemptOf, procStat } from '../hooks/attempt.js';
-import { bellDir, precommitAttemptPath, type RepoPaths } from '../paths/index.js';
-import { prepareSocketDir } from '../storage/private-dir.js';
+import { bellDir, precommitAttemptPath } from '../paths/index.js';
+import { placeBell } from './bell-folder.js';
 import { hookRequestSchema } from '../protocol/hooks.js';
 import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -87,97 +83,6 @@ function mountNamespace(pid: number | 'self'): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** statfs's f_type of a tmpfs (linux/magic.h). */
-const TMPFS_MAGIC = 0x01021994;
-
-function onTmpfs(dir: string): boolean {
-  try {
-    return statfsSync(dir).type === TMPFS_MAGIC;
-  } catch {
-    return false;
-  }
-}
-
-/** Where this daemon's bell files live: a private folder on a tmpfs, or undefined (there is none: `<git-dir>/hermesd/bell` itself). */
-function tmpfsHome(paths: RepoPaths): string | undefined {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  for (const base of [paths.socketDir, `/dev/shm/hermesd-${uid}`]) {
-    try {
-      prepareSocketDir(base);
-    } catch {
-      continue; // someone else's, or not creatable: the next place
-    }
-    if (!onTmpfs(base)) continue;
-    const home = join(base, `${basename(paths.socket).replace(/\.sock$/, '')}.bell`);
-    pruneStale(base, home);
-    return home;
-  }
-  return undefined;
-}
-
-/** Bell folders in `base` whose daemon is gone (killed, so it could not remove its own); at most a few hundred per start. */
-function pruneStale(base: string, own: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(base).filter((n) => n.endsWith('.bell')).slice(0, 500);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const folder = join(base, name);
-    if (folder === own) continue;
-    try {
-      const [pid, start] = readFileSync(join(folder, 'daemon'), 'utf8').split(' ');
-      if (procStat(Number(pid))?.start === Number(start)) continue;
-    } catch {
-      // no daemon file: a daemon starting this moment, or one long gone
-      try {
-        if (Date.now() - statSync(folder).mtimeMs < LEFTOVER_MS) continue;
-      } catch {
-        continue;
-      }
-    }
-    rmSync(folder, { recursive: true, force: true });
-  }
-}
-
-/**
- * Makes `<git-dir>/hermesd/bell` lead to the folder the files live in and returns that folder:
- * a link to the tmpfs folder, or the folder itself. Files a previous daemon left in the old
- * place (questions that want no answer) are carried over.
- */
-function placeBell(paths: RepoPaths): string {
-  const link = bellDir(paths.gitDir);
-  const home = tmpfsHome(paths);
-  let old: ReturnType<typeof lstatSync> | undefined;
-  try {
-    old = lstatSync(link);
-  } catch {
-    // nothing there yet
-  }
-  if (!home) {
-    if (old?.isSymbolicLink()) unlinkSync(link);
-    // Not recursive: a work tree deleted meanwhile must stay deleted (the daemon then stops).
-    if (!old || old.isSymbolicLink()) mkdirSync(link, { mode: 0o700 });
-    return link;
-  }
-  if (!existsSync(home)) mkdirSync(home, { mode: 0o700 });
-  if (old?.isDirectory()) {
-    for (const name of readdirSync(link)) {
-      try {
-        writeFileSync(join(home, name), readFileSync(join(link, name)), { mode: 0o600 });
-      } catch {
-        // a folder or an unreadable leftover: not a question
-      }
-    }
-    rmSync(link, { recursive: true, force: true });
-  } else if (old) {
-    unlinkSync(link);
-  }
-  symlinkSync(home, link);
-  return home;
 }
 
 /** Starts the doorbell once the services answer; undefined where hooks cannot use it (no /proc). */
