@@ -56,6 +56,7 @@ describe('the doorbell keeps its files on a tmpfs', () => {
     const st = statSync(home);
     expect(st.mode & 0o777).toBe(0o700);
     expect(st.uid).toBe(process.getuid!());
+    expect((await t.cli(['doctor'], { cwd: repo })).stdout).toContain(`its files on a tmpfs (${home})`);
 
     const write = { session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'x' } };
     const refused = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, HERMESD_DOORBELL: '1' }, payload: write });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
@@ -188,12 +188,21 @@ function doorbellCheck(status: Status | undefined): Check[] {
   if (process.platform !== 'linux') return [{ name: 'doorbell', status: 'ok', detail: 'not on this system (no /proc): the hooks ask the daemon with curl' }];
   if (process.env.HERMESD_DOORBELL === '0') return [{ name: 'doorbell', status: 'warn', detail: 'HERMESD_DOORBELL=0 in this shell: its hooks ask the daemon with curl (a few ms more each)', fix: 'unset HERMESD_DOORBELL' }];
   let pid = '';
+  const bell = bellDir(repoPaths(findRepo()).gitDir);
   try {
-    pid = readFileSync(join(bellDir(repoPaths(findRepo()).gitDir), 'daemon'), 'utf8').split(' ')[0]!;
+    pid = readFileSync(join(bell, 'daemon'), 'utf8').split(' ')[0]!;
   } catch {
     // not opened
   }
-  if (pid === String(status.pid)) return [{ name: 'doorbell', status: 'ok', detail: `the hooks reach the daemon (pid ${status.pid}) without starting a process` }];
+  if (pid === String(status.pid)) {
+    let where = `its files in ${bell} (no tmpfs found: each question creates two files on the disk)`;
+    try {
+      where = `its files on a tmpfs (${readlinkSync(bell)})`;
+    } catch {
+      // a folder of its own, in the git dir
+    }
+    return [{ name: 'doorbell', status: 'ok', detail: `the hooks reach the daemon (pid ${status.pid}) without starting a process; ${where}` }];
+  }
   return [{ name: 'doorbell', status: 'warn', detail: 'the daemon has not opened its doorbell: the hooks ask it with curl (a few ms more each); `hermesd logs` says why', fix: 'hermesd restart' }];
 }
 
