@@ -38,7 +38,8 @@ export type CommitAudit = {
  * restarted during the commit, so it cannot tell; the notice says so instead of "skipped".
  * `since`: the ref tips the daemon saw last; every commit HEAD reaches that none of them does
  * is judged (issue 20), not only HEAD. A merge is judged on what it changed against every parent.
- * `dirs`: HEAD and its commit are read from git's files where they can be (no git process).
+ * `dirs`: HEAD and its commit are read from git's files where they can be (no git process), and
+ * the git dir is known without asking git.
  */
 export async function postCommitAudit(
   root: string,
@@ -50,15 +51,14 @@ export async function postCommitAudit(
   // Asked at once and without holding the daemon's event loop: a hook or a request that comes
   // meanwhile is answered meanwhile.
   const q = (args: string[]) => gitOutAsync(gitBin, args, root, env);
+  const knownGitDir = opts.gitDir ?? opts.dirs?.gitDir;
   const read = headCommit(opts.dirs);
-  const [head, headTree, absGitDir, parent] = read
-    ? [read.commit, read.tree, opts.gitDir ?? opts.dirs!.gitDir, read.parents[0]]
-    : await Promise.all([
-        q(['rev-parse', '--verify', '-q', 'HEAD']),
-        q(['rev-parse', '--verify', '-q', 'HEAD^{tree}']),
-        opts.gitDir === undefined ? q(['rev-parse', '--absolute-git-dir']) : Promise.resolve(opts.gitDir),
-        q(['rev-parse', '--verify', '-q', 'HEAD^1']),
-      ]);
+  const [head, headTree, absGitDir, parent] = await Promise.all([
+    read ? read.commit : q(['rev-parse', '--verify', '-q', 'HEAD']),
+    read ? read.tree : q(['rev-parse', '--verify', '-q', 'HEAD^{tree}']),
+    knownGitDir ?? q(['rev-parse', '--absolute-git-dir']),
+    read ? read.parents[0] : q(['rev-parse', '--verify', '-q', 'HEAD^1']),
+  ]);
   const commit = head ?? '';
   const tree = headTree ?? '';
   const gitDir = absGitDir ?? '';
@@ -83,9 +83,9 @@ export async function postCommitAudit(
 
 /** HEAD's commit, tree and parents from git's files; undefined when git must be asked (or there is no commit). */
 function headCommit(dirs: GitDirs | undefined): NewCommit | undefined {
-  const head = dirs ? readHead(dirs) : undefined;
-  const object = head?.commit ? readCommitObject(dirs!, head.commit) : undefined;
-  return object && head?.commit ? { commit: head.commit, tree: object.tree, parents: object.parents } : undefined;
+  const commit = dirs && readHead(dirs)?.commit;
+  const object = dirs && commit ? readCommitObject(dirs, commit) : undefined;
+  return object && commit ? { commit, tree: object.tree, parents: object.parents } : undefined;
 }
 
 function earlierNotice(earlier: Array<{ commit: string; violations: Violation[] }>): string {

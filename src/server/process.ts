@@ -25,7 +25,6 @@ const IDLE_COLLECT_MS = 2_000;
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;
 
-
 /** Resolves true when something accepts connections on the socket. */
 export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {

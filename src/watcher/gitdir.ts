@@ -26,12 +26,12 @@ export class GitDirWatch {
       if (!name) return;
       const entry = name.toString();
       // The logs folder comes with the first commit, and may be replaced: its watch follows it.
-      if (entry === 'logs') this.watchLogs(true);
+      if (entry === 'logs') this.watchLogs();
       this.onPath(join(this.gitDir, entry));
     });
     w.on('error', (err) => this.onError(err));
     this.dir = w;
-    this.watchLogs(false);
+    this.watchLogs();
   }
 
   /** Inotify watches held (the git dir's, and its logs folder's when it exists). */
@@ -39,8 +39,9 @@ export class GitDirWatch {
     return (this.dir ? 1 : 0) + (this.logs ? 1 : 0);
   }
 
-  private watchLogs(again: boolean): void {
-    if (this.closed || (this.logs && !again)) return;
+  /** (Re)watches the logs folder: the one there now, which may be a new one. */
+  private watchLogs(): void {
+    if (this.closed) return;
     this.logs?.close();
     this.logs = undefined;
     const logs = join(this.gitDir, 'logs');

@@ -24,6 +24,7 @@ import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../hooks/evidence.js';
 import { attemptStart, isAttemptId, processStart } from '../../hooks/attempt.js';
 import { indexTreeOf } from '../../git/index-file.js';
+import { OBJECT_ID } from '../../git/refs.js';
 import { gitTry } from '../../git/run.js';
 import { hookHealth, type HookHealth } from '../../hooks/health.js';
 import { HERMESD_HOOKS, type HookName } from '../../hooks/names.js';
@@ -223,7 +224,7 @@ export class HookService {
     // issue 20: commits other than HEAD that are new since the daemon's last look (commit-tree, merges) are judged by content.
     const withEarlier = async (audit: CommitAudit | undefined): Promise<CommitAudit | undefined> => {
       if (!since) return audit;
-      const earlier = await postCommitAudit(root, config, { gitDir, dirs: paths, hookRan: true, since });
+      const earlier = await postCommitAudit(root, config, { dirs: paths, hookRan: true, since });
       if (!earlier.earlier?.length) return audit;
       if (!audit) return earlier;
       return { ...audit, earlier: earlier.earlier, notice: [audit.notice, earlier.notice].filter(Boolean).join('\n') };
@@ -231,7 +232,7 @@ export class HookService {
     if (!attempt) {
       // No attempt id (no /proc, an old hook script): a tree the pre-commit passed recently counts.
       if (tree && precommitPassed(gitDir, tree)) return withEarlier(undefined);
-      return postCommitAudit(root, config, { gitDir, dirs: paths, hookRan: false, since });
+      return postCommitAudit(root, config, { dirs: paths, hookRan: false, since });
     }
     const rec = precommitOfAttempt(gitDir, attempt);
     if (rec) {
@@ -243,7 +244,7 @@ export class HookService {
     const started = attemptStart(attempt);
     const self = processStart();
     const unknown = started !== undefined && self !== undefined && self > started;
-    return postCommitAudit(root, config, { gitDir, dirs: paths, hookRan: false, unknown, since });
+    return postCommitAudit(root, config, { dirs: paths, hookRan: false, unknown, since });
   }
 
 
@@ -271,7 +272,7 @@ export class HookService {
 
   /** Where git was: as the hook read it (no git process), else asked now. */
   private placeOf(req: HookRequest): Promise<Place> {
-    if (req.head && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(req.head)) return Promise.resolve({ head: req.head, branch: req.branch || '(detached HEAD)' });
+    if (req.head && OBJECT_ID.test(req.head)) return Promise.resolve({ head: req.head, branch: req.branch || '(detached HEAD)' });
     return placeOf(this.ctx.root, this.ctx.paths);
   }
 
