@@ -7,23 +7,15 @@
  * spawns the daemon detached (output to daemon.log) and polls with a deadline; the daemon's
  * own lock makes concurrent starts converge on one process.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
-import { withoutGitInvocation } from '../git/env.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
-import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../version.js';
+import { spawnDaemon } from '../process/daemon.js';
+import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
 import { checkSocketPath, type RepoPaths } from '../paths/index.js';
 import type { DaemonInfo, Status } from '../protocol/daemon.js';
-
-/** The command and environment that start a daemon for the work tree `root`. */
-export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
-  const out = withoutGitInvocation(env);
-  if (Object.keys(DAEMON_ALLOCATOR_ENV).every((k) => out[k] === undefined)) Object.assign(out, DAEMON_ALLOCATOR_ENV, { [DAEMON_ALLOCATOR_MARKER]: '1' });
-  return { command: process.execPath, args: [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, root], env: out };
-}
 
 /** How long a client waits for a daemon it started to answer. */
 export const START_DEADLINE_MS = 10_000;
@@ -107,18 +99,11 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   } catch {
     // no log yet
   }
-  const out = openSync(paths.logFile, 'a', 0o600);
-  // The daemon outlives the command that started it: inside a git hook, git's per-invocation
-  // variables (GIT_INDEX_FILE of `commit -a`, GIT_DIR, …) would point its later git calls at
-  // the wrong index, so daemonCommand leaves them out.
-  const cmd = daemonCommand(paths.root, env);
-  const child = spawn(cmd.command, cmd.args, { cwd: paths.root, detached: true, stdio: ['ignore', out, out], env: cmd.env });
-  closeSync(out);
+  const child = spawnDaemon(paths.root, env, paths.logFile);
   let exited: number | null | undefined;
   child.once('exit', (code) => {
     exited = code;
   });
-  child.unref();
 
   const deadline = Date.now() + START_DEADLINE_MS;
   while (Date.now() < deadline) {
@@ -167,6 +152,13 @@ export async function stopDaemon(paths: RepoPaths): Promise<{ stopped: boolean; 
     if (pidAlive(pid)) {
       process.kill(pid, 'SIGKILL');
       await sleep(50);
+    }
+    // A daemon that was falling asleep hands its lock to the process taking over: stop that one too.
+    const heir = lockOwner(paths.lockFile);
+    if (heir !== undefined && heir !== pid && pidAlive(heir) && isOurDaemon(heir)) {
+      process.kill(heir, 'SIGTERM');
+      while (pidAlive(heir) && Date.now() < deadline + STOP_DEADLINE_MS) await sleep(20);
+      if (pidAlive(heir)) process.kill(heir, 'SIGKILL');
     }
   }
   // A daemon killed with -9 leaves these behind; nobody answers on them any more.

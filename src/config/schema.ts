@@ -45,6 +45,8 @@ export const MODEL_MAX_TURNS = 20;
 export const MODEL_TIMEOUT_MS = 120_000;
 /** Idle minutes before the daemon exits on its own (3 h: a working day's pauses, not the night). */
 export const DAEMON_IDLE_TIMEOUT_MINUTES = 180;
+/** Minutes without requests before the daemon hands over to a fresh process that loads its services on the next one (0: never). */
+export const DAEMON_HIBERNATE_AFTER_MINUTES = 10;
 /** The model when none is configured: small, cheap and good at tool calls. */
 export const MODEL_NAME = 'gpt-4o-mini';
 /** Fix attempts the pre-commit hook asks the agent for before it gives up. */
@@ -163,7 +165,13 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({}),
   context: z.strictObject({ maxFileChars: positiveInt.default(CONTEXT_MAX_FILE_CHARS) }).prefault({}),
-  daemon: z.strictObject({ idleTimeoutMinutes: positiveInt.default(DAEMON_IDLE_TIMEOUT_MINUTES) }).prefault({}),
+  daemon: z
+    .strictObject({
+      idleTimeoutMinutes: positiveInt.default(DAEMON_IDLE_TIMEOUT_MINUTES),
+      /** Fractions allowed; 0: the daemon keeps its services loaded until it exits. */
+      hibernateAfterMinutes: z.number().min(0).default(DAEMON_HIBERNATE_AFTER_MINUTES),
+    })
+    .prefault({}),
   skills: z
     .strictObject({
       /** Days without a view or a change before a user skill is proposed for archiving (fractions allowed); 0: never. */

@@ -29,15 +29,12 @@
  */
 import { readdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { attemptOf, procStat } from '../hooks/attempt.js';
+import { procStat } from '../hooks/attempt.js';
 import { bellDir, precommitAttemptPath } from '../paths/index.js';
 import { placeBell } from './bell-folder.js';
-import { hookRequestSchema } from '../protocol/hooks.js';
-import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
+import { MAX_BODY_BYTES } from '../protocol/limits.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { shAnswer } from './routes/agents.js';
-import { hookFailure } from './routes/hooks.js';
-import type { Services } from './services/index.js';
+import type { DaemonContext } from './context.js';
 
 /** The version of this protocol; a change to it that old runners cannot follow takes the next number. */
 const PROTOCOL = 1;
@@ -48,8 +45,6 @@ const LEFTOVER_MS = 60_000;
 const SCAN_EVERY_MS = 2_000;
 /** How long a question that wants no answer (a post-* hook's evidence) waits: the git command that left it ends meanwhile. */
 const QUIET_DELAY_MS = 150;
-/** How often a git hook in flight is checked for being alive (its work is abandoned when it is gone). */
-const ALIVE_CHECK_MS = 200;
 /** An answer that took longer than this checks again, just before the signal, that the hook is the same process. */
 const RECHECK_AFTER_MS = 1_000;
 /** An answered request's files are removed this long after the answer (with the others answered meanwhile). */
@@ -57,24 +52,32 @@ const SWEEP_AFTER_MS = 25;
 
 export type Doorbell = { close(): void };
 
-type Request = {
-  id: string;
+/** A hook's question, as the answer (bell-answer.ts) needs it. */
+export type BellQuestion = {
   pid: number;
-  marker: string;
+  /** The hook process's start time (clock ticks), -1 for a quiet question. */
+  start: number;
   kind: string;
   name: string;
   body: string;
   /** The body's size in bytes (a body over the API's limit is not read). */
   size: number;
-  received: number;
-  start: number;
-  deadline: number;
   sandboxed: boolean;
   /** Wants no answer (<ms> 0): its hook has gone on; nobody is signalled, nothing is abandoned. */
   quiet: boolean;
-  /** git hooks: the attempt (the git command) the hook runs in, and whether a pre-commit let it through. */
-  attempt?: string;
-  passed?: boolean;
+};
+
+/** What the hook prints (`code` `u`: the daemon cannot judge); for a git hook, the attempt it ran in and whether a pre-commit let it through. */
+export type BellAnswer = { code: string; text: string; attempt?: string; passed?: boolean };
+
+/** Answers a question; loaded, with the services, when the first question comes (bell-answer.ts). */
+export type BellAnswerer = (q: BellQuestion) => Promise<BellAnswer>;
+
+type Request = BellQuestion & {
+  id: string;
+  marker: string;
+  received: number;
+  deadline: number;
 };
 
 function mountNamespace(pid: number | 'self'): string | undefined {
@@ -85,9 +88,11 @@ function mountNamespace(pid: number | 'self'): string | undefined {
   }
 }
 
-/** Starts the doorbell once the services answer; undefined where hooks cannot use it (no /proc). */
-export function startDoorbell(services: Services, onActivity: () => void): Doorbell | undefined {
-  const ctx = services.daemon;
+/**
+ * Starts the doorbell; undefined where hooks cannot use it (no /proc). `answerer` is asked for
+ * with the first question: a daemon that is asleep (server/process.ts) loads its services then.
+ */
+export function startDoorbell(ctx: DaemonContext, answerer: () => Promise<BellAnswerer>, onActivity: () => void): Doorbell | undefined {
   const self = procStat(process.pid);
   if (process.platform !== 'linux' || !self) return undefined;
   const link = bellDir(ctx.paths.gitDir);
@@ -180,49 +185,16 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
     return { id, pid, marker: name, kind, name: m[4]!, body, size, received, start: proc?.start ?? -1, deadline: since + bound - Math.min(50, 20 + bound / 20), sandboxed, quiet };
   };
 
-  const answerOf = async (r: Request): Promise<{ code: string; text: string }> => {
-    if (r.size > MAX_BODY_BYTES) return { code: r.kind === 'git' ? '1' : 'u', text: `${bodyTooLargeMessage(r.size)}\n` };
-    if (r.kind !== 'git') {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(r.body);
-      } catch {
-        return { code: 'u', text: `the ${r.kind} hook payload is not JSON\n` };
-      }
-      return shAnswer(services, r.kind, payload);
-    }
-    const abort = new AbortController();
-    const alive = r.quiet
-      ? undefined
-      : setInterval(() => {
-          if (procStat(r.pid)?.start !== r.start) abort.abort();
-        }, ALIVE_CHECK_MS);
-    try {
-      const parsed = hookRequestSchema.parse(JSON.parse(r.body));
-      // The git command the hook runs in, read here from the hook's pid (the sh does not walk /proc for it).
-      if (!parsed.attempt && !r.quiet) {
-        const attempt = attemptOf(r.pid);
-        if (attempt) parsed.attempt = attempt;
-      }
-      r.attempt = parsed.attempt;
-      const result = await services.hooks.handle(r.name, r.sandboxed ? { ...parsed, sandboxed: true } : parsed, () => undefined, abort.signal);
-      r.passed = r.name === 'pre-commit' && !parsed.phase && result.exitCode === 0;
-      return { code: String(result.exitCode), text: result.message ? `${result.message}\n` : '' };
-    } catch (err) {
-      const failed = hookFailure(services, r.name, err);
-      return { code: String(failed.exitCode), text: `${failed.message}\n` };
-    } finally {
-      clearInterval(alive);
-    }
-  };
-
   const serve = async (r: Request) => {
     onActivity();
     ctx.busy++;
     ctx.changed();
-    let answer: { code: string; text: string };
+    let answer: BellAnswer;
     try {
-      answer = await answerOf(r);
+      answer = await (await answerer())(r);
+    } catch (err) {
+      ctx.log.error('doorbell: no answer', { kind: r.kind, name: r.name, error: String(err) });
+      answer = { code: 'u', text: '' };
     } finally {
       ctx.busy--;
       ctx.changed();
@@ -237,7 +209,7 @@ export function startDoorbell(services: Services, onActivity: () => void): Doorb
       // read when the request came is enough for a quick answer, a slow one reads it again.
       if (Date.now() - r.received > RECHECK_AFTER_MS && procStat(r.pid)?.start !== r.start) return;
       // What the sh runner writes after a pre-commit it asked with curl: the hint the other hooks of this commit read.
-      if (r.passed && r.attempt) writeFileSync(precommitAttemptPath(ctx.paths.gitDir), `${r.attempt}\n`);
+      if (answer.passed && answer.attempt) writeFileSync(precommitAttemptPath(ctx.paths.gitDir), `${answer.attempt}\n`);
       if (answer.code === '0' && answer.text === '') {
         process.kill(r.pid, 'SIGUSR2');
       } else {

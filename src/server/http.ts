@@ -139,18 +139,21 @@ class RequestAbort {
 }
 
 /**
- * `routes` answer at once; `more`, when given, is the rest of the table still loading: a
- * request that only it can answer waits for it. The daemon binds with the status routes
- * and loads every subsystem (SQLite, the model client, the watcher) right after, so the
- * first answer does not wait for modules it does not need.
+ * `routes` answer at once; `more` loads the rest of the table, asked for by the first request
+ * that `routes` cannot answer (a request waits for it). The daemon binds with the status routes
+ * and, awake, asks for the rest right away: the first answer does not wait for modules it does
+ * not need. Asleep, it asks with the first request that needs them (server/process.ts).
  */
-export function createApiServer(daemon: DaemonContext, routes: Route[], options: ApiServerOptions = {}, more?: Promise<Route[]>): ApiServer {
+export function createApiServer(daemon: DaemonContext, routes: Route[], options: ApiServerOptions = {}, more?: () => Promise<Route[]>): ApiServer {
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   let compiled = compileRoutes(routes);
-  let pending = more?.then((extra) => {
-    compiled = compileRoutes([...routes, ...extra]);
-    pending = undefined;
-  });
+  let loading: Promise<void> | undefined;
+  const rest = more
+    ? () =>
+        (loading ??= more().then((extra) => {
+          compiled = compileRoutes([...routes, ...extra]);
+        }))
+    : undefined;
   const live = new Set<RequestAbort>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -169,8 +172,8 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
     try {
       const url = requestUrl(req.url);
       let found = match(compiled, req.method ?? 'GET', url.pathname);
-      if (found === undefined && pending) {
-        await pending;
+      if (found === undefined && rest) {
+        await rest();
         found = match(compiled, req.method ?? 'GET', url.pathname);
       }
       if (found === undefined) throw new NotFound(`No route ${req.method} ${url.pathname}. See the README for the routes under /v1/.`);

@@ -1,14 +1,24 @@
 /**
  * The daemon process: takes the single-instance lock, recovers a stale socket, binds the
- * API, and owns the one shutdown path that signals, the idle timer, the API and the
+ * API, and owns the one shutdown path that signals, the idle timers, the API and the
  * disappearance of the work tree all go through.
+ *
+ * Awake, the daemon loads its services as it starts. Idle for `daemon.hibernateAfterMinutes`,
+ * it falls asleep: it starts a fresh daemon process and stops, and the fresh one binds the
+ * socket and the doorbell with none of the services loaded (about a bare Node server's
+ * memory, docs/benchmarks.md#idle). The next request or hook question wakes it: the services
+ * load in that process. A process cannot give back what loading them touched, so sleeping is
+ * a new process.
  */
 import { chmodSync, existsSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiServer } from './http.js';
-import { statusRoutes } from './routes/status.js';
-import type { Doorbell } from './doorbell.js';
+import { statusOf, statusRoutes } from './routes/status.js';
+import { startDoorbell, type Doorbell } from './doorbell.js';
 import type { Services } from './services/index.js';
+import type { Route } from './route.js';
+import { spawnDaemon } from '../process/daemon.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
 import { prepareSocketDir } from '../storage/private-dir.js';
@@ -24,6 +34,38 @@ export const WORKTREE_CHECK_MS = 2_000;
 const IDLE_COLLECT_MS = 2_000;
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;
+/** How long a daemon taking over from one that fell asleep waits for it to let go of the lock. */
+const HANDOVER_MS = 10_000;
+
+/** The environment variable a daemon falling asleep hands its successor (JSON, `Asleep`); server/main.ts takes it out of the environment. */
+export const ASLEEP_ENV = 'HERMESD_ASLEEP';
+
+/** What a daemon that falls asleep tells the process that takes over. */
+export type Asleep = {
+  /** The pid of the daemon that fell asleep: the successor waits for its lock. */
+  from: number;
+  since: string;
+  /** When the last request came (ms since the epoch): the idle timeout counts from it. */
+  lastActivity: number;
+  idleMs: number;
+  hibernateMs: number;
+  /** The status warnings the services had, and whether the config loaded: status shows them until the services load again. */
+  warnings: string[];
+  config?: { ok: boolean; error?: string };
+};
+
+/** The handoff in `env` (undefined when there is none or it is not ours). */
+export function asleepOf(env: NodeJS.ProcessEnv): Asleep | undefined {
+  const raw = env[ASLEEP_ENV];
+  if (!raw) return undefined;
+  try {
+    const a = JSON.parse(raw) as Asleep;
+    const numbers = [a.from, a.lastActivity, a.idleMs, a.hibernateMs];
+    return numbers.every((n) => Number.isFinite(n)) && typeof a.since === 'string' && Array.isArray(a.warnings) ? { ...a, warnings: a.warnings.map(String), config: a.config && { ok: a.config.ok === true, ...(a.config.error ? { error: String(a.config.error) } : {}) } } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Resolves true when something accepts connections on the socket. */
 export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean> {
@@ -40,27 +82,48 @@ export function socketAnswers(socket: string, timeoutMs = 500): Promise<boolean>
   });
 }
 
-/** HERMESD_IDLE_TIMEOUT_MS (tests, ops) wins over `daemon.idleTimeoutMinutes` from config. */
-async function idleTimeoutMs(services: Promise<Services>, env: NodeJS.ProcessEnv): Promise<number> {
-  if (Number(env.HERMESD_IDLE_TIMEOUT_MS) > 0) return Number(env.HERMESD_IDLE_TIMEOUT_MS);
-  const { config } = await services;
+type Timings = { idleMs: number; hibernateMs: number };
+
+/**
+ * The idle timeout and the time before falling asleep (0: never): HERMESD_IDLE_TIMEOUT_MS and
+ * HERMESD_HIBERNATE_MS (tests, ops) win over `daemon.idleTimeoutMinutes` and
+ * `daemon.hibernateAfterMinutes` from config.
+ */
+async function timingsOf(services: Services, env: NodeJS.ProcessEnv): Promise<Timings> {
+  let daemon;
   try {
-    return config.get().daemon.idleTimeoutMinutes * 60_000;
+    daemon = services.config.get().daemon;
   } catch {
-    // A broken config file is reported by every command that reads it; the daemon still runs, with the default.
-    const { DEFAULTS } = await import('../config/schema.js');
-    return DEFAULTS.daemon.idleTimeoutMinutes * 60_000;
+    // A broken config file is reported by every command that reads it; the daemon still runs, with the defaults.
+    daemon = (await import('../config/schema.js')).DEFAULTS.daemon;
   }
+  const fromEnv = (name: string) => (env[name] !== undefined && env[name] !== '' && Number(env[name]) >= 0 ? Number(env[name]) : undefined);
+  return {
+    idleMs: (fromEnv('HERMESD_IDLE_TIMEOUT_MS') || undefined) ?? daemon.idleTimeoutMinutes * 60_000,
+    hibernateMs: fromEnv('HERMESD_HIBERNATE_MS') ?? daemon.hibernateAfterMinutes * 60_000,
+  };
 }
 
-export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/** The lock, waiting while the daemon that fell asleep (`from`) still holds it. */
+async function takeLock(path: string, from: number | undefined): Promise<ReturnType<typeof tryLock>> {
+  const until = Date.now() + HANDOVER_MS;
+  let lock = tryLock(path);
+  while (!('release' in lock) && lock.owner === from && Date.now() < until) {
+    await sleep(10);
+    lock = tryLock(path);
+  }
+  return lock;
+}
+
+/** Runs the daemon of the work tree at `cwd`; `asleep` when it takes over from one that fell asleep. */
+export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.env, asleep?: Asleep): Promise<void> {
   const paths: RepoPaths = resolvePaths(cwd, env);
   checkSocketPath(paths.socket);
   mkdirSync(paths.runtimeDir, { recursive: true, mode: 0o700 });
   prepareSocketDir(paths.socketDir);
   const log = fileLogger(paths.logFile);
 
-  const lock = tryLock(paths.lockFile);
+  const lock = await takeLock(paths.lockFile, asleep?.from);
   if (!('release' in lock)) {
     log.info('another daemon holds the lock; exiting', { owner: lock.owner });
     return;
@@ -79,26 +142,59 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
 
   const home = hermesHome(env);
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
-  // The services, and every route over them, load while the socket already answers.
+  if (asleep) ctx.asleep = { since: asleep.since, lastRequestAt: new Date(asleep.lastActivity).toISOString(), warnings: asleep.warnings, config: asleep.config };
+  // The services, and every route over them: awake, they load while the socket already
+  // answers; asleep, with the first request or hook question that needs them.
   // The agent socket loads with the first sandboxed command that needs it, as the guard it serves.
   const agentSocket = async (s: Services) => (await import('./agent-socket.js')).startAgentSocket(s);
-  const services = import('./services/index.js').then(({ servicesOf }) => servicesOf(ctx, { agentSocket }));
+  let stopping = false;
+  const timers: NodeJS.Timeout[] = [];
+  /** Falling asleep: the process that takes over, and the shutdown reason that says so. */
+  let successor: ReturnType<typeof spawnDaemon> | undefined;
+  let asleepReason: string | undefined;
+  // Every request and hook question keeps the daemon from exiting; status requests do not keep its services loaded.
+  let lastActivity = asleep?.lastActivity ?? Date.now();
+  let lastWork = Date.now();
+  // The idle timeout and the time before falling asleep: handed over, or read from config once the services load.
+  let timings: Timings | undefined = asleep && { idleMs: asleep.idleMs, hibernateMs: asleep.hibernateMs };
+  /** Set once the daemon answers: the idle timers run from then on. */
+  let ready = false;
   let loaded: Services | undefined;
-  void services.then((s) => (loaded = s));
-  const serviceRoutes = Promise.all([services, import('./routes/index.js')]).then(([s, { serviceRoutes }]) => serviceRoutes(s));
-  const api = createApiServer(ctx, statusRoutes(ctx), {}, serviceRoutes);
-  let lastActivity = Date.now();
+  let waking: Promise<{ services: Services; routes: Route[] }> | undefined;
+  const wake = () =>
+    (waking ??= (async () => {
+      const t0 = Date.now();
+      const [{ servicesOf }, { serviceRoutes }] = await Promise.all([import('./services/index.js'), import('./routes/index.js')]);
+      const services = servicesOf(ctx, { agentSocket });
+      const routes = serviceRoutes(services);
+      loaded = services;
+      if (!stopping) services.start();
+      if (ctx.asleep) {
+        log.info('daemon woke', { asleepSince: ctx.asleep.since, ms: Date.now() - t0 });
+        ctx.asleep = undefined;
+        ctx.changed();
+      }
+      void timingsOf(services, env).then((t) => {
+        timings = t;
+        if (ready) schedule();
+      });
+      return { services, routes };
+    })());
+  const api = createApiServer(ctx, statusRoutes(ctx), {}, async () => (await wake()).routes);
+  if (!asleep) void wake().catch(() => undefined); // its failure is logged with the doorbell's, below
   // Falling idle, the daemon collects its garbage at once (it runs with --expose-gc), not when
   // V8's memory reducer gets to it about 8 s later: most of a work tree's day is idle.
   const trim = setTimeout(function collectWhenIdle() {
     if (ctx.busy > 0) trim.refresh();
     else (globalThis as { gc?: () => void }).gc?.();
   }, IDLE_COLLECT_MS).unref();
-  const active = () => {
+  const active = (work = true) => {
     lastActivity = Date.now();
+    if (work) lastWork = lastActivity;
     trim.refresh();
   };
-  api.server.on('request', active);
+  // A client that polls status must not keep the services of ten idle work trees loaded.
+  api.server.on('request', (req: { url?: string }) => active(!req.url?.startsWith('/v1/status')));
 
   await new Promise<void>((resolve, reject) => {
     api.server.once('error', reject);
@@ -115,23 +211,33 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   // The socket first: the sh hooks read it with builtins, line by line, and stop there.
   const info: DaemonInfo = { socket: paths.socket, pid: process.pid, version: VERSION, root: paths.root, startedAt: ctx.startedAt.toISOString() };
   writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
-  log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
-  // The doorbell (hooks without a client process) once the services answer.
+  log.info(asleep ? 'daemon started asleep (services load with the next request)' : 'daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
+  // The doorbell (hooks without a client process): awake, once the services answer; asleep,
+  // at once, and its first question wakes the services.
   let bell: Doorbell | undefined;
-  void serviceRoutes
-    .then(async () => {
-      loaded?.start();
-      if (!loaded || stopping) return;
-      const { startDoorbell } = await import('./doorbell.js');
-      if (!stopping) bell = startDoorbell(loaded, active);
-    })
-    .catch((err: unknown) => log.error('services or doorbell failed to start', { error: String(err) }));
+  const answerer = async () => {
+    const { services } = await wake();
+    return (await import('./bell-answer.js')).bellAnswerer(services);
+  };
+  if (asleep) bell = startDoorbell(ctx, answerer, active);
+  else
+    void wake()
+      .then(() => {
+        if (!stopping) bell = startDoorbell(ctx, answerer, active);
+      })
+      .catch((err: unknown) => log.error('services or doorbell failed to start', { error: String(err) }));
 
-  let stopping = false;
-  const timers: NodeJS.Timeout[] = [];
 
   const shutdown = async (reason: string, code = 0) => {
-    if (stopping) return;
+    if (stopping) {
+      // Asked to stop while falling asleep: the process that was to take over stops too.
+      if (successor && reason !== asleepReason) {
+        log.info('stop requested while falling asleep; the next process is stopped too', { reason, pid: successor.pid });
+        successor.kill('SIGTERM');
+        successor = undefined;
+      }
+      return;
+    }
     stopping = true;
     log.info('daemon stopping', { reason });
     for (const t of timers) clearInterval(t);
@@ -167,7 +273,9 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     } catch {
       // runtime dir deleted with the work tree
     }
-    lock.release();
+    // Falling asleep, the lock goes to the next process: it is never without an owner (`hermesd stop` finds it).
+    if (successor?.pid) lock.handTo(successor.pid);
+    else lock.release();
   };
   ctx.requestShutdown = (reason) => void shutdown(reason);
 
@@ -182,13 +290,42 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     log.error('unhandled rejection', { error: String((err as Error)?.stack ?? err) });
   });
 
-  const idleMs = await idleTimeoutMs(services, env);
-  if (stopping) return;
-  timers.push(
-    setInterval(() => {
-      if (ctx.busy === 0 && Date.now() - lastActivity > idleMs) void shutdown(`idle for ${Math.round(idleMs / 1000)} s`);
-    }, Math.max(50, Math.min(idleMs / 4, 60_000))),
-  );
+  // Idle: asleep after `hibernateMs` (0: never) when nothing keeps the services busy; gone after `idleMs`.
+  let idleTimer: NodeJS.Timeout | undefined;
+  function schedule(): void {
+    if (stopping || !timings) return;
+    clearInterval(idleTimer);
+    const first = Math.min(timings.idleMs, timings.hibernateMs > 0 ? timings.hibernateMs : Infinity);
+    idleTimer = setInterval(idleTick, Math.max(50, Math.min(first / 4, 60_000)));
+    timers.push(idleTimer);
+  }
+  function idleTick(): void {
+    if (stopping || !timings || ctx.busy > 0) return;
+    const now = Date.now();
+    if (now - lastActivity > timings.idleMs) void shutdown(`idle for ${Math.round(timings.idleMs / 1000)} s`);
+    else if (loaded && timings.hibernateMs > 0 && now - lastWork > timings.hibernateMs && !loaded.keepsAwake()) fallAsleep(timings, now - lastWork);
+  }
+  function fallAsleep(t: Timings, quiet: number): void {
+    let shown: Pick<Asleep, 'warnings' | 'config'> = { warnings: [] };
+    try {
+      const { warnings, config } = statusOf(ctx);
+      shown = { warnings, config };
+    } catch {
+      // status reads files a deleted work tree no longer has; the successor finds out itself
+    }
+    const handoff: Asleep = { from: process.pid, since: new Date().toISOString(), lastActivity, ...t, ...shown };
+    try {
+      successor = spawnDaemon(paths.root, env, paths.logFile, { [ASLEEP_ENV]: JSON.stringify(handoff) });
+    } catch (err) {
+      log.warn('cannot fall asleep (the next process did not start); staying awake', { error: String(err) });
+      timings = { ...t, hibernateMs: 0 };
+      return;
+    }
+    asleepReason = `falling asleep after ${Math.round(quiet / 1000)} s without work`;
+    void shutdown(asleepReason);
+  }
+  ready = true;
+  schedule();
   timers.push(
     setInterval(() => {
       if (!existsSync(paths.root) || !existsSync(paths.gitDir)) void shutdown('work tree deleted');

@@ -4,7 +4,7 @@
  * Used for the daemon's single-instance lock and for every shared-home mutation
  * (memory, skills), since several daemons share one $HERMES_HOME.
  */
-import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
@@ -39,32 +39,56 @@ function readOwner(path: string): number | undefined {
   }
 }
 
-/** Tries once. Returns a release function, or the live owner's pid when someone else holds it. */
-export function tryLock(path: string): { release: () => void } | { owner: number } {
+/** A lock this process holds: `release` removes it; `handTo` gives it to another process (the file names that pid from then on, never absent). */
+export type HeldLock = { release: () => void; handTo: (pid: number) => void };
+
+function held(path: string): HeldLock {
+  let released = false;
+  return {
+    release: () => {
+      if (released) return;
+      released = true;
+      if (readOwner(path) === process.pid) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      }
+    },
+    handTo: (pid) => {
+      if (released) return;
+      released = true;
+      const next = `${path}.${pid}`;
+      rmSync(next, { force: true });
+      const fd = openSync(next, FLAGS, 0o600);
+      try {
+        writeSync(fd, String(pid));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(next, path);
+    },
+  };
+}
+
+/**
+ * Tries once. Returns the lock, or the live owner's pid when someone else holds it. A lock
+ * that names this process was handed to it (`handTo`): it is taken as it is.
+ */
+export function tryLock(path: string): HeldLock | { owner: number } {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, FLAGS, 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
-      let released = false;
-      return {
-        release: () => {
-          if (released) return;
-          released = true;
-          if (readOwner(path) === process.pid) {
-            try {
-              unlinkSync(path);
-            } catch {
-              // already gone
-            }
-          }
-        },
-      };
+      return held(path);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new Error(`Lock file ${path} is a symlink; refusing to follow it.`);
       if (code !== 'EEXIST') throw err;
       const owner = readOwner(path);
+      if (owner === process.pid) return held(path);
       if (owner !== undefined && pidAlive(owner)) return { owner };
       if (owner === undefined) {
         // A lock file without a pid is being written right now, or was left empty by a crash.

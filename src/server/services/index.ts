@@ -180,6 +180,20 @@ export class Services {
     if (existsSync(agentsRecordPath(this.daemon.paths.gitDir))) this.agents;
   }
 
+  /**
+   * What keeps the daemon awake although no request is in flight, in words (undefined when
+   * nothing does): a task, a review waiting or running, a client listening to the events.
+   */
+  keepsAwake(): string | undefined {
+    const tasks = (this.slots.get('tasks')?.value as TaskRunner | undefined)?.counts();
+    if (tasks && tasks.running + tasks.queued > 0) return 'a task';
+    const reviews = (this.slots.get('placement')?.value as PlacementService | undefined)?.queue.counts();
+    if (reviews && reviews.queued + reviews.running > 0) return 'a post-task review';
+    const streams = this.slots.get('eventStreams')?.value as Map<string, number> | undefined;
+    if (streams && [...streams.values()].some((n) => n > 0)) return 'an event stream';
+    return undefined;
+  }
+
   /** Closes what was built, in the reverse of SERVICE_ORDER; a failing close is logged and the rest still close. */
   async close(): Promise<void> {
     this.closing = true;
