@@ -115,7 +115,7 @@ describe('a daemon idle for daemon.hibernateAfterMinutes falls asleep', () => {
     expect(inotifyWatches(sleeper)).toBe(1);
     expect(sqliteLoaded(sleeper)).toBe(false);
     const log = readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8');
-    expect(log).toMatch(/daemon stopping \{"reason":"falling asleep after \d+ s without work"\}/);
+    expect(log).toMatch(/daemon stopping \{"reason":"falling asleep after \d+ s without work or changes"\}/);
     expect(log).toContain('daemon started asleep');
 
     // Polling status keeps the services unloaded.
@@ -176,6 +176,18 @@ describe('a daemon idle for daemon.hibernateAfterMinutes falls asleep', () => {
     await waitFor(() => !alive(sleeper), 10_000);
     expect(daemonPid(repo)).toBeUndefined();
     expect(readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8')).toMatch(/daemon stopping \{"reason":"idle for 3 s"\}/);
+  });
+
+  it('stays awake while the files of its work tree change, requests or not', async () => {
+    const awake = await start({ HERMESD_HIBERNATE_MS: '800' });
+    await waitFor(() => servicesLoaded(awake.pid));
+    for (let i = 0; i < 12; i++) {
+      writeFileSync(join(repo, 'src/app.ts'), `export const a = ${i};\n`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(daemonPid(repo)).toBe(awake.pid);
+    const sleeper = await nextDaemon(repo, awake.pid);
+    expect(servicesLoaded(sleeper)).toBe(false);
   });
 
   it('hermesd stop stops a sleeping daemon and leaves none behind', async () => {

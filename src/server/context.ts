@@ -64,9 +64,13 @@ export class DaemonContext {
   private changes = 0;
   private lastStatus: { value: unknown; changes: number; at: number } | undefined;
 
+  /** When something last happened that the daemon heard of (a request, a hook, a watched file's change): the daemon is not idle. */
+  lastChangeAt = Date.now();
+
   /** Something a status answer may show has happened or is happening: the next answer is read afresh. */
   changed(): void {
     this.changes++;
+    this.lastChangeAt = Date.now();
   }
 
   /** Whether `readStatus` would serve the last answer again. */

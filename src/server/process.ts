@@ -302,8 +302,10 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   function idleTick(): void {
     if (stopping || !timings || ctx.busy > 0) return;
     const now = Date.now();
-    if (now - lastActivity > timings.idleMs) void shutdown(`idle for ${Math.round(timings.idleMs / 1000)} s`);
-    else if (loaded && timings.hibernateMs > 0 && now - lastWork > timings.hibernateMs && !loaded.keepsAwake()) fallAsleep(timings, now - lastWork);
+    if (now - lastActivity > timings.idleMs) return void shutdown(`idle for ${Math.round(timings.idleMs / 1000)} s`);
+    // A work tree whose files change is in use, requests or not: its services stay loaded.
+    const quiet = now - Math.max(lastWork, ctx.lastChangeAt);
+    if (loaded && timings.hibernateMs > 0 && quiet > timings.hibernateMs && !loaded.keepsAwake()) fallAsleep(timings, quiet);
   }
   function fallAsleep(t: Timings, quiet: number): void {
     let shown: Pick<Asleep, 'warnings' | 'config'> = { warnings: [] };
@@ -321,7 +323,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
       timings = { ...t, hibernateMs: 0 };
       return;
     }
-    asleepReason = `falling asleep after ${Math.round(quiet / 1000)} s without work`;
+    asleepReason = `falling asleep after ${Math.round(quiet / 1000)} s without work or changes`;
     void shutdown(asleepReason);
   }
   ready = true;
