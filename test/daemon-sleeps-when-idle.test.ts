@@ -136,6 +136,44 @@ describe('a daemon idle for daemon.hibernateAfterMinutes falls asleep', () => {
     expect(readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8')).toMatch(/daemon woke \{"asleepSince":"[^"]+","ms":\d+\}/);
   });
 
+  it('passes its listening socket on: a client polling status through the handover is never refused', async () => {
+    const awake = await start({ HERMESD_HIBERNATE_MS: '400' });
+    const client = new DaemonClient(awake.socket);
+    const failures: string[] = [];
+    const pids = new Set<number>();
+    // A new connection each time, as the CLI and the hooks make them.
+    const status = () =>
+      new Promise<Status>((resolve, reject) => {
+        const req = request({ socketPath: awake.socket, path: '/v1/status', agent: false, timeout: 5_000 }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c));
+          res.on('end', () => resolve(JSON.parse(body) as Status));
+        });
+        req.on('timeout', () => req.destroy(new Error('timeout')));
+        req.on('error', reject);
+        req.end();
+      });
+    // Status does not keep the services loaded: the daemon falls asleep while this loop runs.
+    const until = Date.now() + 20_000;
+    while (Date.now() < until) {
+      try {
+        pids.add((await status()).pid);
+      } catch (err) {
+        failures.push(String(err));
+      }
+      if (pids.size > 1) break;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    expect(failures).toEqual([]);
+    expect([...pids]).toHaveLength(2);
+    expect(pids.has(awake.pid)).toBe(true);
+    // A second handover goes from a process that never bound the path itself.
+    const sleeper = [...pids].find((p) => p !== awake.pid)!;
+    await client.call('GET', '/v1/context');
+    const third = await nextDaemon(repo, sleeper);
+    expect((await client.call<Status>('GET', '/v1/status')).pid).toBe(third);
+  });
+
   it('a hook question wakes it: the doorbell refuses forbidden content and lets a clean commit through', async () => {
     expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
     const awake = await start({ HERMESD_HIBERNATE_MS: '300' });

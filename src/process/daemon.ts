@@ -19,11 +19,12 @@ export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: 
  * `logFile`. Inside a git hook, git's per-invocation variables (GIT_INDEX_FILE of `commit -a`,
  * GIT_DIR, …) would point its later git calls at the wrong index: daemonCommand leaves them out.
  */
-export function spawnDaemon(root: string, env: NodeJS.ProcessEnv, logFile: string, extraEnv: NodeJS.ProcessEnv = {}): ChildProcess {
+export function spawnDaemon(root: string, env: NodeJS.ProcessEnv, logFile: string, extraEnv: NodeJS.ProcessEnv = {}, passFds: number[] = []): ChildProcess {
   const cmd = daemonCommand(root, env);
   const out = openSync(logFile, 'a', 0o600);
   try {
-    const child = spawn(cmd.command, cmd.args, { cwd: root, detached: true, stdio: ['ignore', out, out], env: { ...cmd.env, ...extraEnv } });
+    // `passFds` become the child's fds 3, 4, …: a daemon falling asleep passes its listening socket.
+    const child = spawn(cmd.command, cmd.args, { cwd: root, detached: true, stdio: ['ignore', out, out, ...passFds], env: { ...cmd.env, ...extraEnv } });
     child.unref();
     return child;
   } finally {

@@ -10,8 +10,8 @@
  * load in that process. A process cannot give back what loading them touched, so sleeping is
  * a new process.
  */
-import { chmodSync, existsSync, mkdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { connect, Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiServer } from './http.js';
 import { statusOf, statusRoutes } from './routes/status.js';
@@ -36,6 +36,8 @@ const IDLE_COLLECT_MS = 2_000;
 export const SHUTDOWN_GRACE_MS = 3_000;
 /** How long a daemon taking over from one that fell asleep waits for it to let go of the lock. */
 const HANDOVER_MS = 10_000;
+/** Falling asleep, how long connections accepted just before the socket was passed on have to send their request. */
+const HANDOVER_DRAIN_MS = 50;
 
 /** The environment variable a daemon falling asleep hands its successor (JSON, `Asleep`); server/main.ts takes it out of the environment. */
 export const ASLEEP_ENV = 'HERMESD_ASLEEP';
@@ -52,6 +54,8 @@ export type Asleep = {
   /** The status warnings the services had, and whether the config loaded: status shows them until the services load again. */
   warnings: string[];
   config?: { ok: boolean; error?: string };
+  /** The fd of the listening socket, passed on: it never stops listening, so no client is refused during the handover. */
+  socketFd?: number;
 };
 
 /** The handoff in `env` (undefined when there is none or it is not ours). */
@@ -60,7 +64,7 @@ export function asleepOf(env: NodeJS.ProcessEnv): Asleep | undefined {
   if (!raw) return undefined;
   try {
     const a = JSON.parse(raw) as Asleep;
-    const numbers = [a.from, a.lastActivity, a.idleMs, a.hibernateMs];
+    const numbers = [a.from, a.lastActivity, a.idleMs, a.hibernateMs, a.socketFd ?? 0];
     return numbers.every((n) => Number.isFinite(n)) && typeof a.since === 'string' && Array.isArray(a.warnings) ? { ...a, warnings: a.warnings.map(String), config: a.config && { ok: a.config.ok === true, ...(a.config.error ? { error: String(a.config.error) } : {}) } } : undefined;
   } catch {
     return undefined;
@@ -130,7 +134,8 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
   // We hold the lock, so no other daemon of this work tree can be starting. A socket that
   // still answers belongs to a daemon that lost its lock file (deleted by hand): leave it.
-  if (existsSync(paths.socket)) {
+  // One passed on by a daemon falling asleep is ours.
+  if (asleep?.socketFd === undefined && existsSync(paths.socket)) {
     if (await socketAnswers(paths.socket)) {
       log.warn('socket answers although the lock was free; leaving the live daemon alone', { socket: paths.socket });
       lock.release();
@@ -152,6 +157,8 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   /** Falling asleep: the process that takes over, and the shutdown reason that says so. */
   let successor: ReturnType<typeof spawnDaemon> | undefined;
   let asleepReason: string | undefined;
+  /** The listening socket went to the successor: closing ours must leave its path in place. */
+  let socketPassed = false;
   // Every request and hook question keeps the daemon from exiting; status requests do not keep its services loaded.
   let lastActivity = asleep?.lastActivity ?? Date.now();
   let lastWork = Date.now();
@@ -199,7 +206,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   await new Promise<void>((resolve, reject) => {
     api.server.once('error', reject);
     const oldMask = process.umask(0o177);
-    api.server.listen(paths.socket, () => {
+    api.server.listen(asleep?.socketFd !== undefined ? { fd: asleep.socketFd } : paths.socket, () => {
       process.umask(oldMask);
       api.server.off('error', reject);
       resolve();
@@ -235,6 +242,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
         log.info('stop requested while falling asleep; the next process is stopped too', { reason, pid: successor.pid });
         successor.kill('SIGTERM');
         successor = undefined;
+        socketPassed = false;
       }
       return;
     }
@@ -253,7 +261,14 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
       process.exit(code);
     }, SHUTDOWN_GRACE_MS);
     force.unref();
-    api.server.close();
+    closeServer();
+    if (socketPassed) {
+      // Handing over: a connection this process accepted a moment ago carries its request
+      // still; it is answered here, not reset (the next one goes to the next process).
+      await sleep(HANDOVER_DRAIN_MS);
+      api.server.closeIdleConnections();
+      while (ctx.busy > 0) await sleep(10);
+    }
     api.abortAll();
     // Services that never loaded have nothing to close.
     await loaded?.close();
@@ -261,10 +276,40 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     log.info('daemon stopped', { reason });
     process.exit(code);
   };
+  /**
+   * Stops accepting. libuv removes the path of a socket it bound when its handle closes; one
+   * passed on keeps it: a second link to the socket is made first and renamed over the path
+   * right after (a path-bound socket is only the first daemon's; one passed on has no path to
+   * remove).
+   */
+  const closeServer = () => {
+    const spare = `${paths.socket}.${process.pid}`;
+    let linked = false;
+    if (socketPassed) {
+      try {
+        rmSync(spare, { force: true });
+        linkSync(paths.socket, spare);
+        linked = true;
+      } catch (err) {
+        log.warn('could not keep the socket path for the next process', { error: String(err) });
+      }
+    }
+    // Accepting stops; when the socket is passed on, connections accepted already are kept
+    // (http's close would also close those without a request yet, resetting a client that sent one).
+    if (socketPassed) NetServer.prototype.close.call(api.server);
+    else api.server.close();
+    if (linked) {
+      try {
+        renameSync(spare, paths.socket);
+      } catch (err) {
+        log.warn('could not keep the socket path for the next process', { error: String(err) });
+      }
+    }
+  };
   const cleanup = () => {
     try {
-      // Only remove the socket we bound; a successor may already have bound a new one.
-      if (statSync(paths.socket).ino === socketIno) unlinkSync(paths.socket);
+      // Only remove the socket we bound (a successor may already have bound a new one), and keep the one passed on.
+      if (!socketPassed && statSync(paths.socket).ino === socketIno) unlinkSync(paths.socket);
     } catch {
       // gone already
     }
@@ -316,8 +361,13 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
       // status reads files a deleted work tree no longer has; the successor finds out itself
     }
     const handoff: Asleep = { from: process.pid, since: new Date().toISOString(), lastActivity, ...t, ...shown };
+    // The listening socket itself goes to the next process (its fd 3): connections that come
+    // while this one stops wait in the socket's queue for it, none is refused.
+    const fd = (api.server as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (typeof fd === 'number' && fd >= 0) handoff.socketFd = 3;
     try {
-      successor = spawnDaemon(paths.root, env, paths.logFile, { [ASLEEP_ENV]: JSON.stringify(handoff) });
+      successor = spawnDaemon(paths.root, env, paths.logFile, { [ASLEEP_ENV]: JSON.stringify(handoff) }, handoff.socketFd === undefined ? [] : [fd!]);
+      socketPassed = handoff.socketFd !== undefined;
     } catch (err) {
       log.warn('cannot fall asleep (the next process did not start); staying awake', { error: String(err) });
       timings = { ...t, hibernateMs: 0 };

@@ -90,7 +90,7 @@ async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
     const warnings = [...(Array.isArray(s.warnings) ? s.warnings : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
     return {
       status: s,
-      check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}, socket ${s.socket}` },
+      check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running${s.asleep ? ` (asleep since ${s.asleep.since}: its services load with the next request)` : ''}, pid ${s.pid}, socket ${s.socket}` },
     };
   } catch (err) {
     return { check: { name: 'daemon', status: 'warn', detail: (err as Error).message } };
