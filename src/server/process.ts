@@ -15,7 +15,7 @@ import { connect, Server as NetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiServer } from './http.js';
 import { statusOf, statusRoutes } from './routes/status.js';
-import { startDoorbell, type Doorbell } from './doorbell.js';
+import { startDoorbell, type BellAnswerer, type Doorbell } from './doorbell.js';
 import type { Services } from './services/index.js';
 import type { Route } from './route.js';
 import { spawnDaemon } from '../process/daemon.js';
@@ -222,10 +222,12 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   // The doorbell (hooks without a client process): awake, once the services answer; asleep,
   // at once, and its first question wakes the services.
   let bell: Doorbell | undefined;
-  const answerer = async () => {
-    const { services } = await wake();
-    return (await import('./bell-answer.js')).bellAnswerer(services);
-  };
+  let answers: Promise<BellAnswerer> | undefined;
+  const answerer = () =>
+    (answers ??= (async () => {
+      const { services } = await wake();
+      return (await import('./bell-answer.js')).bellAnswerer(services);
+    })());
   if (asleep) bell = startDoorbell(ctx, answerer, active);
   else
     void wake()
@@ -233,7 +235,6 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
         if (!stopping) bell = startDoorbell(ctx, answerer, active);
       })
       .catch((err: unknown) => log.error('services or doorbell failed to start', { error: String(err) }));
-
 
   const shutdown = async (reason: string, code = 0) => {
     if (stopping) {
