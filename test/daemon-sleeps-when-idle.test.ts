@@ -228,6 +228,13 @@ describe('a daemon idle for daemon.hibernateAfterMinutes falls asleep', () => {
     expect(servicesLoaded(sleeper)).toBe(false);
   });
 
+  it('reads the time from daemon.hibernateAfterMinutes in the config (fractions allowed)', async () => {
+    writeFileSync(join(repo, '.hermes/config.yaml'), `${RULES}daemon:\n  hibernateAfterMinutes: 0.01\n`);
+    const awake = await start({});
+    const sleeper = await nextDaemon(repo, awake.pid);
+    expect(servicesLoaded(sleeper)).toBe(false);
+  });
+
   it('hermesd stop stops a sleeping daemon and leaves none behind', async () => {
     const awake = await start({ HERMESD_HIBERNATE_MS: '300' });
     const sleeper = await nextDaemon(repo, awake.pid);
