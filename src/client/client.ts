@@ -41,7 +41,16 @@ export class DaemonClient {
     return parsed as T;
   }
 
+  /**
+   * One request, its status and body. A kept-alive connection the daemon closed just as this
+   * request went out on it (an idle connection at a restart, or when the daemon falls asleep)
+   * never reached the daemon: the request is sent once more, on a new connection.
+   */
   raw(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<{ status: number; text: string }> {
+    return this.send(method, path, body, opts, true);
+  }
+
+  private send(method: string, path: string, body: unknown, opts: RequestOptions, retry: boolean): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       // Refused here as the daemon would refuse it: it answers 413 and closes at once, and a client
@@ -51,6 +60,7 @@ export class DaemonClient {
         reject(new PayloadTooLarge(bodyTooLargeMessage(bytes)));
         return;
       }
+      let answered = false;
       const req = request(
         {
           socketPath: this.socket,
@@ -62,6 +72,7 @@ export class DaemonClient {
           signal: opts.signal,
         },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
@@ -70,7 +81,8 @@ export class DaemonClient {
       );
       req.on('timeout', () => req.destroy(new DaemonUnavailable(`The daemon did not answer ${method} ${path} within ${opts.timeoutMs ?? CLIENT_TIMEOUT_MS} ms.`)));
       req.on('error', (err: NodeJS.ErrnoException) => {
-        if (err instanceof DaemonUnavailable || err.name === 'AbortError') reject(err);
+        if (retry && req.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(this.send(method, path, body, opts, false));
+        else if (err instanceof DaemonUnavailable || err.name === 'AbortError') reject(err);
         else reject(new DaemonUnavailable(`Could not reach the daemon at ${this.socket}: ${err.code ?? err.message}.`));
       });
       if (payload) req.write(payload);
