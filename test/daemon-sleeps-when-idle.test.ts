@@ -235,6 +235,33 @@ describe('a daemon idle for daemon.hibernateAfterMinutes falls asleep', () => {
     expect(servicesLoaded(sleeper)).toBe(false);
   });
 
+  it('a stop that comes while it falls asleep stops the process taking over too', async () => {
+    const log = join(repo, '.git/hermesd/daemon.log');
+    const handovers = () => readFileSync(log, 'utf8').split('"reason":"falling asleep').length - 1;
+    // The moment it says it is falling asleep it is handing over (its socket drains for 50 ms);
+    // a loaded machine may miss that moment: then again, a few times.
+    let hit = false;
+    for (let attempt = 0; attempt < 5 && !hit; attempt++) {
+      const awake = await start({ HERMESD_HIBERNATE_MS: '300' });
+      const before = attempt === 0 ? 0 : handovers();
+      await waitFor(() => handovers() > before, 10_000, 1);
+      try {
+        process.kill(awake.pid, 'SIGTERM');
+        hit = true;
+      } catch {
+        expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
+        continue;
+      }
+      await waitFor(() => !alive(awake.pid));
+    }
+    expect(hit).toBe(true);
+    expect(readFileSync(log, 'utf8')).toContain('stop requested while falling asleep; the next process is stopped too');
+    await new Promise((r) => setTimeout(r, 500));
+    const heir = daemonPid(repo);
+    expect(heir === undefined || !alive(heir)).toBe(true);
+    expect((await t.cli(['status'], { cwd: repo })).code).toBe(3);
+  });
+
   it('hermesd stop stops a sleeping daemon and leaves none behind', async () => {
     const awake = await start({ HERMESD_HIBERNATE_MS: '300' });
     const sleeper = await nextDaemon(repo, awake.pid);
