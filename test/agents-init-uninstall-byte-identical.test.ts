@@ -11,7 +11,7 @@ import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJsonc } from '../src/agents/json-edit.js';
 import { removeJsonEntries } from '../src/agents/install.js';
-import { sha256 } from '../src/hooks/changes.js';
+import { sha256 } from '../src/text/hash.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 
 const CLAUDE = `{

@@ -28,7 +28,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync,
 import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { bellTools, hooksFile, shQuote, type Repo } from '../hooks/install.js';
-import { sha256 } from '../hooks/changes.js';
+import { sha256 } from '../text/hash.js';
 import { agentRunnerPath, agentSettingsPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';

@@ -5,7 +5,8 @@
  */
 import { relative, sep } from 'node:path';
 import { loadAuthority, type Authority } from './authority.js';
-import { prepareContextText, readContextFile, sha256 } from './files.js';
+import { prepareContextText, readContextFile } from './files.js';
+import { sha256 } from '../text/hash.js';
 import {
   ALL_TOOL_NAMES,
   contextTier,

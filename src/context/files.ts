@@ -3,7 +3,7 @@
  * a hung network mount, scanned for prompt injection, truncated head/tail past a cap.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { sha256 } from '../text/hash.js';
 import { blockedNotice, scanText, type ThreatHit } from '../security/scan.js';
 
 /** A context file that has not been read within this time is skipped (network mounts, FUSE). */
@@ -95,10 +95,6 @@ export type LoadedFile = {
   truncated: boolean;
   blocked: ThreatHit[];
 };
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
 
 /** Scans the whole content first (truncation must not hide an injection), then truncates what is kept. */
 export function prepareContextText(raw: string, label: string, path: string, maxChars: number): LoadedFile {

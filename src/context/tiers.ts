@@ -3,7 +3,7 @@
  * bytes are to stay the same, not importance: a fixed prefix lets a provider reuse its
  * prompt cache, so nothing that varies by repository, day or session goes in `stable`.
  */
-import { sha256 } from './files.js';
+import { sha256 } from '../text/hash.js';
 
 /** Used when $HERMES_HOME/SOUL.md does not exist. */
 export const DEFAULT_IDENTITY = [

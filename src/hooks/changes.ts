@@ -11,7 +11,7 @@
  *   init created that holds nothing else is removed (when untracked) or goes back to the
  *   committed version (when tracked), so no empty hook and no stub is left behind.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../text/hash.js';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { gitSyncBuffer } from '../git/run.js';
@@ -26,7 +26,6 @@ export type FileChange = {
   after: string;
 };
 
-export const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
 export function absPath(root: string, path: string): string {
   return isAbsolute(path) ? path : join(root, path);

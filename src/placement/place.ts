@@ -13,7 +13,7 @@ import { HermesError, UsageError } from '../errors/index.js';
 import type { Memories } from '../memory/memories.js';
 import { charCount, ENTRY_SEPARATOR } from '../memory/entries.js';
 import { ruleIdsIn, withRule } from '../proposals/config-edit.js';
-import { sha256 } from '../proposals/apply.js';
+import { sha256 } from '../text/hash.js';
 import { summaryOf, type Change, type ProposalDraft, type ProposalSummary } from '../proposals/schema.js';
 import type { ProposalStore } from '../proposals/store.js';
 import { redactSecrets } from '../security/redact.js';

@@ -7,7 +7,7 @@
  * to review and commit: hermesd never commits to the user's repository. A config change that
  * loosens the guard still waits for `hermesd config approve` (the config service holds it).
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../text/hash.js';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { Conflict, NotFound, Refused } from '../errors/index.js';
@@ -34,10 +34,6 @@ function readText(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 const leftToCommit = (file: string) => `review it with \`git diff -- ${file}\` and commit it yourself (hermesd does not commit to your repository).`;

@@ -11,7 +11,8 @@
  * SIGKILL loses nothing it acknowledged. With `durability: 'full'` (the default) the WAL is
  * also fsynced on every commit, so an acknowledged write survives power loss too.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../text/hash.js';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -83,10 +84,6 @@ function sleepSync(ms: number): void {
 export function newSessionId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 function toSession(r: Row): Session {
