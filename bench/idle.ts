@@ -56,7 +56,8 @@ function makeRepo(base: string, name: string): string {
 
 /** The pid of the daemon that took over from `pid` (it fell asleep). */
 async function successorOf(paths: RepoPaths, pid: number): Promise<number> {
-  for (;;) {
+  const deadline = Date.now() + 60_000 + HIBERNATE_TEN_MS;
+  while (Date.now() < deadline) {
     try {
       const now = (JSON.parse(readFileSync(paths.daemonJson, 'utf8')) as { pid: number }).pid;
       if (now !== pid) return now;
@@ -65,6 +66,7 @@ async function successorOf(paths: RepoPaths, pid: number): Promise<number> {
     }
     await sleep(50);
   }
+  throw new Error(`the daemon (pid ${pid}) did not fall asleep; its log: ${paths.logFile}`);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
 import type { Status } from '../src/protocol/daemon.js';
-import { lockOwner, tryLock } from '../src/storage/lock.js';
+import { handedLock, lockOwner, tryLock, withLock } from '../src/storage/lock.js';
 import { alive, commitIn, gitIn, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
+import { startFakeModel } from './helpers/fake-model.js';
 
 const RULES = [
   'rules:',
@@ -216,6 +217,32 @@ describe('a daemon idle for daemon.hibernateAfterMinutes falls asleep', () => {
     expect(readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8')).toMatch(/daemon stopping \{"reason":"idle for 3 s"\}/);
   });
 
+  it('stays awake while a post-task review waits or runs, then falls asleep', async () => {
+    const model = await startFakeModel([], { reviews: 'script' });
+    try {
+      writeFileSync(join(t.home, 'config.yaml'), 'review:\n  minToolCalls: 1\n');
+      let reviewing = 0;
+      model.push({ tool_calls: [{ name: 'read_file', arguments: { path: 'src/app.ts' } }] }, { content: 'It exports a.' }, () => {
+        reviewing = Date.now();
+        return { content: JSON.stringify({ candidates: [] }), delayMs: 1_500 };
+      });
+      const awake = await start({ HERMESD_HIBERNATE_MS: '300', OPENAI_BASE_URL: model.url });
+      const client = new DaemonClient(awake.socket);
+      const result = await client.stream<{ status: string }>('POST', '/v1/tasks', { task: 'What does src/app.ts export?' }, () => undefined);
+      expect(result.status).toBe('completed');
+      await waitFor(() => reviewing > 0);
+      // The model takes 1.5 s over the review: well past the 300 ms without requests.
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(daemonPid(repo)).toBe(awake.pid);
+      expect(alive(awake.pid)).toBe(true);
+      const sleeper = await nextDaemon(repo, awake.pid);
+      expect(Date.now() - reviewing).toBeGreaterThanOrEqual(1_500);
+      expect(servicesLoaded(sleeper)).toBe(false);
+    } finally {
+      await model.close();
+    }
+  });
+
   it('stays awake while the files of its work tree change, requests or not', async () => {
     const awake = await start({ HERMESD_HIBERNATE_MS: '800' });
     await waitFor(() => servicesLoaded(awake.pid));
@@ -286,14 +313,36 @@ describe('the daemon lock, handed to the process that takes over', () => {
       // Released after the handover, it stays the heir's.
       mine.release();
       expect(tryLock(path)).toEqual({ owner: heir.pid });
+      expect(handedLock(path)).toBeUndefined();
       // A lock that names this process was handed to it.
       writeFileSync(path, String(process.pid));
-      const adopted = tryLock(path);
-      expect('release' in adopted).toBe(true);
-      if ('release' in adopted) adopted.release();
+      const adopted = handedLock(path);
+      expect(adopted).toBeDefined();
+      adopted!.release();
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       heir.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('taken by this process, it is still held against this process: two withLock calls run one after the other', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hd-lock-'));
+    const path = join(dir, 'store.lock');
+    try {
+      const mine = tryLock(path);
+      if (!('release' in mine)) throw new Error('lock not taken');
+      expect(tryLock(path)).toEqual({ owner: process.pid });
+      mine.release();
+      const order: string[] = [];
+      const critical = (name: string) => async () => {
+        order.push(`${name} in`);
+        await new Promise((r) => setTimeout(r, 50));
+        order.push(`${name} out`);
+      };
+      await Promise.all([withLock(path, critical('a')), withLock(path, critical('b'))]);
+      expect(order).toEqual(['a in', 'a out', 'b in', 'b out']);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -7,7 +7,8 @@
  * The protocol (the hook's side: hooks/hermesd-bell.sh), in `<git-dir>/hermesd/bell` (0700; a
  * link to a private folder on a tmpfs where there is one: src/server/bell-folder.ts):
  *   daemon                       "<pid> <start time in clock ticks> <protocol>": written once
- *                                the services answer, removed first at shutdown. A hook rings
+ *                                the services answer (asleep: at once; the first question
+ *                                loads them), removed first at shutdown. A hook rings
  *                                only when it speaks that protocol (a runner written by another
  *                                version of hermesd asks over the socket) and that process is
  *                                alive (not a zombie).

@@ -20,7 +20,7 @@ import type { Services } from './services/index.js';
 import type { Route } from './route.js';
 import { spawnDaemon } from '../process/daemon.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { tryLock } from '../storage/lock.js';
+import { handedLock, tryLock } from '../storage/lock.js';
 import { prepareSocketDir } from '../storage/private-dir.js';
 import type { DaemonInfo } from '../protocol/daemon.js';
 import { VERSION } from '../version.js';
@@ -108,15 +108,14 @@ async function timingsOf(services: Services, env: NodeJS.ProcessEnv): Promise<Ti
   };
 }
 
-/** The lock, waiting while the daemon that fell asleep (`from`) still holds it. */
+/** The lock; taking over from a daemon that fell asleep (`from`), the lock it hands over, waiting while it still holds it. */
 async function takeLock(path: string, from: number | undefined): Promise<ReturnType<typeof tryLock>> {
   const until = Date.now() + HANDOVER_MS;
-  let lock = tryLock(path);
-  while (!('release' in lock) && lock.owner === from && Date.now() < until) {
+  for (;;) {
+    const lock = (from !== undefined && handedLock(path)) || tryLock(path);
+    if ('release' in lock || lock.owner !== from || Date.now() >= until) return lock;
     await sleep(10);
-    lock = tryLock(path);
   }
-  return lock;
 }
 
 /** Runs the daemon of the work tree at `cwd`; `asleep` when it takes over from one that fell asleep. */
@@ -284,28 +283,25 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
    * remove).
    */
   const closeServer = () => {
+    if (!socketPassed) return void api.server.close();
+    const keep = (step: () => void) => {
+      try {
+        step();
+        return true;
+      } catch (err) {
+        log.warn('could not keep the socket path for the next process', { error: String(err) });
+        return false;
+      }
+    };
     const spare = `${paths.socket}.${process.pid}`;
-    let linked = false;
-    if (socketPassed) {
-      try {
-        rmSync(spare, { force: true });
-        linkSync(paths.socket, spare);
-        linked = true;
-      } catch (err) {
-        log.warn('could not keep the socket path for the next process', { error: String(err) });
-      }
-    }
-    // Accepting stops; when the socket is passed on, connections accepted already are kept
-    // (http's close would also close those without a request yet, resetting a client that sent one).
-    if (socketPassed) NetServer.prototype.close.call(api.server);
-    else api.server.close();
-    if (linked) {
-      try {
-        renameSync(spare, paths.socket);
-      } catch (err) {
-        log.warn('could not keep the socket path for the next process', { error: String(err) });
-      }
-    }
+    const linked = keep(() => {
+      rmSync(spare, { force: true });
+      linkSync(paths.socket, spare);
+    });
+    // Accepting stops; connections accepted already are kept (http's close would also close
+    // those without a request yet, resetting a client that sent one).
+    NetServer.prototype.close.call(api.server);
+    if (linked) keep(() => renameSync(spare, paths.socket));
   };
   const cleanup = () => {
     try {
@@ -365,10 +361,11 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     // The listening socket itself goes to the next process (its fd 3): connections that come
     // while this one stops wait in the socket's queue for it, none is refused.
     const fd = (api.server as unknown as { _handle?: { fd?: number } })._handle?.fd;
-    if (typeof fd === 'number' && fd >= 0) handoff.socketFd = 3;
+    const passed = typeof fd === 'number' && fd >= 0 ? [fd] : [];
+    if (passed.length) handoff.socketFd = 3;
     try {
-      successor = spawnDaemon(paths.root, env, paths.logFile, { [ASLEEP_ENV]: JSON.stringify(handoff) }, handoff.socketFd === undefined ? [] : [fd!]);
-      socketPassed = handoff.socketFd !== undefined;
+      successor = spawnDaemon(paths.root, env, paths.logFile, { [ASLEEP_ENV]: JSON.stringify(handoff) }, passed);
+      socketPassed = passed.length > 0;
     } catch (err) {
       log.warn('cannot fall asleep (the next process did not start); staying awake', { error: String(err) });
       timings = { ...t, hibernateMs: 0 };

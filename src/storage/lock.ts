@@ -4,7 +4,8 @@
  * Used for the daemon's single-instance lock and for every shared-home mutation
  * (memory, skills), since several daemons share one $HERMES_HOME.
  */
-import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { writeFileAtomicSync } from './atomic.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
@@ -59,23 +60,17 @@ function held(path: string): HeldLock {
     handTo: (pid) => {
       if (released) return;
       released = true;
-      const next = `${path}.${pid}`;
-      rmSync(next, { force: true });
-      const fd = openSync(next, FLAGS, 0o600);
-      try {
-        writeSync(fd, String(pid));
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(next, path);
+      writeFileAtomicSync(path, String(pid));
     },
   };
 }
 
-/**
- * Tries once. Returns the lock, or the live owner's pid when someone else holds it. A lock
- * that names this process was handed to it (`handTo`): it is taken as it is.
- */
+/** The lock another process handed to this one (`handTo`: the file names this pid), or undefined. */
+export function handedLock(path: string): HeldLock | undefined {
+  return readOwner(path) === process.pid ? held(path) : undefined;
+}
+
+/** Tries once. Returns the lock, or the live owner's pid when someone else holds it (this process too: a second holder waits). */
 export function tryLock(path: string): HeldLock | { owner: number } {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -88,7 +83,6 @@ export function tryLock(path: string): HeldLock | { owner: number } {
       if (code === 'ELOOP') throw new Error(`Lock file ${path} is a symlink; refusing to follow it.`);
       if (code !== 'EEXIST') throw err;
       const owner = readOwner(path);
-      if (owner === process.pid) return held(path);
       if (owner !== undefined && pidAlive(owner)) return { owner };
       if (owner === undefined) {
         // A lock file without a pid is being written right now, or was left empty by a crash.

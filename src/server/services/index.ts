@@ -181,17 +181,15 @@ export class Services {
   }
 
   /**
-   * What keeps the daemon awake although no request is in flight, in words (undefined when
-   * nothing does): a task, a review waiting or running, a client listening to the events.
+   * Whether the daemon has work although no request is in flight (a task is one: its client's
+   * request stays open while it runs): a post-task review waiting or running, a client listening
+   * to the events.
    */
-  keepsAwake(): string | undefined {
-    const tasks = (this.slots.get('tasks')?.value as TaskRunner | undefined)?.counts();
-    if (tasks && tasks.running + tasks.queued > 0) return 'a task';
+  keepsAwake(): boolean {
     const reviews = (this.slots.get('placement')?.value as PlacementService | undefined)?.queue.counts();
-    if (reviews && reviews.queued + reviews.running > 0) return 'a post-task review';
+    if (reviews && reviews.queued + reviews.running > 0) return true;
     const streams = this.slots.get('eventStreams')?.value as Map<string, number> | undefined;
-    if (streams && [...streams.values()].some((n) => n > 0)) return 'an event stream';
-    return undefined;
+    return streams !== undefined && [...streams.values()].some((n) => n > 0);
   }
 
   /** Closes what was built, in the reverse of SERVICE_ORDER; a failing close is logged and the rest still close. */
