@@ -4,7 +4,7 @@
  * the clients, the CLI, the agent); clients never import the server. Type-only imports count:
  * a type that runs up the layers ties the folders together as much as a call does.
  */
-const PLAIN = '^src/(agents|config|context|errors|git|guard|hooks|memory|paths|placement|process|proposals|protocol|review|rules|security|sessions|skills|storage|text|watcher|version\\.ts)';
+const PLAIN = '^src/(config|context|errors|git|githooks|guard|integrations|memory|paths|placement|process|proposals|protocol|review|rules|security|sessions|skills|storage|text|watcher|version\\.ts)';
 
 module.exports = {
   forbidden: [
@@ -40,9 +40,9 @@ module.exports = {
       name: 'processes-through-runners',
       comment:
         'git runs through src/git, shell commands and the daemon process through src/process. The other programs hermesd starts are named here: ' +
-        'bubblewrap probes (guard/sandbox), hook managers (hooks/install), curl --version (cli doctor).',
+        'bubblewrap probes (guard/sandbox), hook managers (githooks/install), curl --version (cli doctor).',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(git|process)/|^src/guard/sandbox\\.ts$|^src/hooks/install\\.ts$|^src/cli/commands/doctor\\.ts$' },
+      from: { path: '^src/', pathNot: '^src/(git|process)/|^src/guard/sandbox\\.ts$|^src/githooks/install\\.ts$|^src/cli/commands/doctor\\.ts$' },
       to: { path: '^(node:)?child_process$' },
     },
     {

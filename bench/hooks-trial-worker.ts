@@ -12,7 +12,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkoutIndex, finishWorkState, restoreWorkState, saveWorkState, type WorkState } from '../src/hooks/backup.js';
+import { checkoutIndex, finishWorkState, restoreWorkState, saveWorkState, type WorkState } from '../src/githooks/backup.js';
 import { gitTry } from '../src/git/run.js';
 
 const [root, gitDir, seedArg, attempt, marker] = process.argv.slice(2) as [string, string, string, string | undefined, string | undefined];

@@ -5,7 +5,7 @@
  * the work tree and the index, restores), each a real process. At a random instant one of
  * them is interrupted, or both, or none:
  *   - the daemon SIGINTed (a shutdown): it restores by itself;
- *   - the daemon SIGKILLed: the hook, still alive, restores the backup itself (src/hooks/recover.ts);
+ *   - the daemon SIGKILLed: the hook, still alive, restores the backup itself (src/githooks/recover.ts);
  *   - the hook SIGKILLed: the daemon sees its connection close and restores;
  *   - both SIGKILLed (a power cut): the backup waits for a manual `hermesd hook restore`.
  * Then whatever is still pending is restored by hand, as the next-command notice asks. Every
@@ -20,7 +20,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pendingBackups, recoverBackup } from '../src/hooks/backup.js';
+import { pendingBackups, recoverBackup } from '../src/githooks/backup.js';
 import { printTable, type Bench } from './table.js';
 
 const HOOK = join(dirname(fileURLToPath(import.meta.url)), 'hooks-trial-hook.js');

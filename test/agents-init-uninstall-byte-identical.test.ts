@@ -9,8 +9,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseJsonc } from '../src/agents/json-edit.js';
-import { removeJsonEntries } from '../src/agents/install.js';
+import { parseJsonc } from '../src/integrations/json-edit.js';
+import { removeJsonEntries } from '../src/integrations/install.js';
 import { sha256 } from '../src/text/hash.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { procStat } from '../src/hooks/attempt.js';
+import { procStat } from '../src/githooks/attempt.js';
 import { runHook, toolHookCommand } from './helpers/agents.js';
 import { alive, commitIn, gitIn, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
 

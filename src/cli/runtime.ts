@@ -9,7 +9,7 @@ import { DaemonUnavailable, HermesError } from '../errors/index.js';
 import { DaemonClient } from '../client/client.js';
 import { ensureDaemon } from '../client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../paths/index.js';
-import { pendingBackups, pendingNotice } from '../hooks/backup.js';
+import { pendingBackups, pendingNotice } from '../githooks/backup.js';
 
 export type GlobalOptions = { json?: boolean; debug?: boolean };
 

@@ -2,7 +2,7 @@
  * The record that the pre-commit hook judged a commit, kept in the daemon's memory (never in
  * a file an agent could write). Two kinds of entry per git dir:
  *
- * - attempts: one per `git commit` (id from src/hooks/attempt.ts), with every tree the
+ * - attempts: one per `git commit` (id from src/githooks/attempt.ts), with every tree the
  *   pre-commit judged in it (the first verdict, then the re-checks at the end of the hook
  *   chain after a formatter re-staged files). post-commit asks by attempt id, so a record
  *   belongs to one attempt: a commit rejected by commit-msg never vouches for the next one.

@@ -1,5 +1,5 @@
 /** What a daemon says about itself: in `<git-dir>/hermesd/daemon.json` and in GET /v1/status. */
-import type { HookHealth } from '../hooks/health.js';
+import type { HookHealth } from '../githooks/health.js';
 import type { TranscriptStats } from './agents.js';
 import type { ModelEnv } from './model-env.js';
 

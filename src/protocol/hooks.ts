@@ -12,7 +12,7 @@ export const hookRequestSchema = z.strictObject({
   branch: z.string().optional(),
   /** Which client sent it ('sh' or 'node'), for the log. */
   via: z.string().optional(),
-  /** The git command the hook runs in: `<git pid>:<its start in clock ticks>` (src/hooks/attempt.ts). */
+  /** The git command the hook runs in: `<git pid>:<its start in clock ticks>` (src/githooks/attempt.ts). */
   attempt: z
     .string()
     .regex(/^\d+:\d+$/)

@@ -3,7 +3,7 @@
  * its hook route judges it, a git hook's request handled as POST /v1/hooks/<name> handles it.
  * Loaded with the services, when the first question comes to a daemon that is asleep.
  */
-import { attemptOf, procStat } from '../hooks/attempt.js';
+import { attemptOf, procStat } from '../githooks/attempt.js';
 import { hookRequestSchema } from '../protocol/hooks.js';
 import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import type { BellAnswer, BellAnswerer, BellQuestion } from './doorbell.js';

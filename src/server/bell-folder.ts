@@ -8,7 +8,7 @@
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { procStat } from '../hooks/attempt.js';
+import { procStat } from '../githooks/attempt.js';
 import { bellDir, type RepoPaths } from '../paths/index.js';
 import { prepareSocketDir } from '../storage/private-dir.js';
 

@@ -30,7 +30,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { procStat } from '../hooks/attempt.js';
+import { procStat } from '../githooks/attempt.js';
 import { bellDir, precommitAttemptPath } from '../paths/index.js';
 import { placeBell } from './bell-folder.js';
 import { MAX_BODY_BYTES } from '../protocol/limits.js';

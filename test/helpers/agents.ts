@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJsonc } from '../../src/agents/json-edit.js';
+import { parseJsonc } from '../../src/integrations/json-edit.js';
 import type { TestEnv } from './env.js';
 
 export type HookRun = { code: number; stdout: string; stderr: string; ms: number };

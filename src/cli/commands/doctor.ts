@@ -135,7 +135,7 @@ async function hooksChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const { hookHealth } = await import('../../hooks/health.js');
+  const { hookHealth } = await import('../../githooks/health.js');
   const h = hookHealth(repo);
   const hooksPath = gitTry(['config', '--get', 'core.hooksPath'], { cwd: repo.root, env: process.env });
   const pathCheck: Check = {
@@ -156,7 +156,7 @@ async function agentsChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const { agentsHealth } = await import('../../agents/health.js');
+  const { agentsHealth } = await import('../../integrations/health.js');
   const h = agentsHealth(repo);
   if (h.unsetUp.length) {
     return [{ name: 'agents', status: 'warn', detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`, fix: `hermesd init --agents ${h.unsetUp.join(',')}` }];

@@ -14,9 +14,9 @@ import { DaemonClient } from '../../client/client.js';
 import { ensureDaemon, probe, readDaemonJson } from '../../client/lifecycle.js';
 import { hermesHome, type RepoPaths } from '../../paths/index.js';
 import { DaemonUnavailable, RemoteError, UsageError } from '../../errors/index.js';
-import { attemptOf } from '../../hooks/attempt.js';
+import { attemptOf } from '../../githooks/attempt.js';
 import type { HookRequestBody } from '../../protocol/hooks.js';
-import { HERMESD_HOOKS } from '../../hooks/names.js';
+import { HERMESD_HOOKS } from '../../githooks/names.js';
 import { action, daemon, globals, output, readStdin, repo, withDeadline } from '../runtime.js';
 
 
@@ -36,11 +36,11 @@ async function hookSettings(paths: RepoPaths): Promise<{ timeoutMs: number; onUn
 
 /**
  * The daemon died while it worked on this commit: put the user's work back from the backup
- * it made for this attempt (src/hooks/recover.ts) and stop the commit, whose verdict is unknown.
+ * it made for this attempt (src/githooks/recover.ts) and stop the commit, whose verdict is unknown.
  * Undefined when there was nothing of this attempt to restore (then the hook can simply run again).
  */
 async function recoverFromLostDaemon(paths: RepoPaths, name: string, attempt: string | undefined, daemonPid: number | undefined): Promise<number | undefined> {
-  const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../../hooks/recover.js');
+  const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../../githooks/recover.js');
   const r = await restoreAfterDaemonLoss(paths.gitDir, { attempt, daemonPid });
   if (r.restored.length === 0 && r.waiting.length === 0) return undefined;
   process.stderr.write(

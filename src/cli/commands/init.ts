@@ -13,10 +13,10 @@ import { action, color, globals, output } from '../runtime.js';
 
 const MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const;
 
-type AgentsReport = import('../../agents/install.js').AgentsInstallReport;
+type AgentsReport = import('../../integrations/install.js').AgentsInstallReport;
 
 async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true): Promise<AgentsReport> {
-  const { installAgents, parseAgentList } = await import('../../agents/install.js');
+  const { installAgents, parseAgentList } = await import('../../integrations/install.js');
   const { loadConfig } = await import('../../config/load.js');
   const { DEFAULTS } = await import('../../config/schema.js');
   const agents = parseAgentList(list, repo.root);
@@ -55,10 +55,10 @@ export function register(program: Command): void {
           throw new UsageError(`--manager must be one of ${MANAGERS.join(', ')} (got "${opts.manager}").`);
         }
         // The installer (husky, yaml) and the config schema load only for this command.
-        const { installHooks, uninstallHooks } = await import('../../hooks/install.js');
+        const { installHooks, uninstallHooks } = await import('../../githooks/install.js');
         const { loadConfig } = await import('../../config/load.js');
         if (opts.uninstall) {
-          const { uninstallAgents } = await import('../../agents/install.js');
+          const { uninstallAgents } = await import('../../integrations/install.js');
           const agents = uninstallAgents(repo);
           const r = { ...uninstallHooks(repo), agents };
           output(globals(cmd), r, () =>
@@ -104,7 +104,7 @@ export function register(program: Command): void {
         }
         const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
         // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
-        const before = opts.agents === undefined ? (await import('../../agents/install.js')).installedAgents(repo) : undefined;
+        const before = opts.agents === undefined ? (await import('../../integrations/install.js')).installedAgents(repo) : undefined;
         const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents) : before?.length ? await installAgentHooks(repo, before.join(',')) : undefined;
         const r = agents ? { ...hooks, agents } : hooks;
         output(globals(cmd), r, () =>

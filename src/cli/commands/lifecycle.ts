@@ -5,7 +5,7 @@ import { DaemonClient } from '../../client/client.js';
 import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../client/lifecycle.js';
 import type { RepoPaths } from '../../paths/index.js';
 import { DaemonUnavailable } from '../../errors/index.js';
-import { pendingBackups } from '../../hooks/backup.js';
+import { pendingBackups } from '../../githooks/backup.js';
 import { action, color, globals, output, repo } from '../runtime.js';
 
 /** Everything status knows, in plain words: nothing only --json shows. */
@@ -47,7 +47,7 @@ function humanStatus(s: Status, paths: RepoPaths): string {
 
 /** What can be told without a daemon: whether git runs the hooks, backups waiting for a restore. */
 async function offlineNotes(paths: RepoPaths): Promise<string> {
-  const { hookHealth, describeHealth } = await import('../../hooks/health.js');
+  const { hookHealth, describeHealth } = await import('../../githooks/health.js');
   const notes = [`hooks    ${describeHealth(hookHealth(paths))}`];
   const pending = pendingBackups(paths.gitDir);
   if (pending.length) notes.push(`backups  ${pending.length} left by an interrupted hook (${pending.map((p) => p.id).join(', ')}); restore: hermesd hook restore`);

@@ -6,9 +6,9 @@
  *          print (stderr for exit 2, stdout otherwise); `u` on the first line when the daemon cannot judge
  *          (a bad payload, a broken config), then why: the runner applies agents.onUnavailable.
  *   GET  /v1/agents/transcripts            → {transcripts: AgentTranscript[]}
- * The payload is each agent's own shape, read by that agent's adapter (src/agents/): no schema here.
+ * The payload is each agent's own shape, read by that agent's adapter (src/integrations/): no schema here.
  */
-import { listTranscripts } from '../../agents/ingest.js';
+import { listTranscripts } from '../../integrations/ingest.js';
 import { errorToWire } from '../../errors/index.js';
 import type { AgentHookAnswer, AgentTranscript } from '../../protocol/agents.js';
 import { defineRoute, type Route } from '../route.js';

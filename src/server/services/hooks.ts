@@ -20,18 +20,18 @@ import { StagedVerdicts } from '../../rules/staged-verdict.js';
 import { formatViolations } from '../../rules/format.js';
 import { NotFound, UsageError } from '../../errors/index.js';
 import { backupsDir, keptBackupDir } from '../../paths/index.js';
-import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../hooks/backup.js';
-import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../hooks/evidence.js';
-import { attemptStart, isAttemptId, processStart } from '../../hooks/attempt.js';
+import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../githooks/backup.js';
+import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../githooks/evidence.js';
+import { attemptStart, isAttemptId, processStart } from '../../githooks/attempt.js';
 import { indexTreeOf } from '../../git/index-file.js';
 import { OBJECT_ID } from '../../git/refs.js';
 import { gitTry } from '../../git/run.js';
-import { hookHealth, type HookHealth } from '../../hooks/health.js';
-import { HERMESD_HOOKS, type HookName } from '../../hooks/names.js';
-import { writeHookSettings } from '../../hooks/settings.js';
+import { hookHealth, type HookHealth } from '../../githooks/health.js';
+import { HERMESD_HOOKS, type HookName } from '../../githooks/names.js';
+import { writeHookSettings } from '../../githooks/settings.js';
 import type { HermesConfig } from '../../config/schema.js';
 import type { HookRequest } from '../../protocol/hooks.js';
-import { runPreCommit, type HookOutcome } from '../../hooks/precommit.js';
+import { runPreCommit, type HookOutcome } from '../../githooks/precommit.js';
 
 
 export type HookResult = HookOutcome & { hook: string; sessionId?: string };

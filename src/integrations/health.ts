@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Repo } from '../hooks/install.js';
+import type { Repo } from '../githooks/install.js';
 import { agentRunnerPath, mcpRunnerPath } from '../paths/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { AGENT_NAMES, type AgentName } from './event.js';

@@ -49,7 +49,7 @@ export type Manifest = {
   createdAt: string;
   /** The process that made the backup; when it is gone and the backup is still here, the hook was interrupted. */
   pid: number;
-  /** The git command whose hook made it (src/hooks/attempt.ts): that hook restores it itself if the daemon dies. */
+  /** The git command whose hook made it (src/githooks/attempt.ts): that hook restores it itself if the daemon dies. */
   attempt?: string;
   reason: string;
   root: string;

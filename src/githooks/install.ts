@@ -17,7 +17,7 @@
  *
  * Hooks a manager does not own (post-commit, post-checkout… for evidence) get the same stubs
  * in `.git/hooks`. What init changed (every file's bytes before, config keys) is recorded in
- * <git-dir>/hermesd/install.json (src/hooks/changes.ts says how each is given back).
+ * <git-dir>/hermesd/install.json (src/githooks/changes.ts says how each is given back).
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -27,7 +27,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors/index.js';
-import { bellTools, hooksFile, shQuote, type Repo } from '../hooks/install.js';
+import { bellTools, hooksFile, shQuote, type Repo } from '../githooks/install.js';
 import { sha256 } from '../text/hash.js';
 import { agentRunnerPath, agentSettingsPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';

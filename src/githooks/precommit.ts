@@ -62,7 +62,7 @@ export type PreCommitDeps = {
   gitDir: string;
   /** The index being committed (the hook's GIT_INDEX_FILE). */
   indexFile: string;
-  /** The git command this hook runs in (src/hooks/attempt.ts), recorded in the backup so the hook can restore it if the daemon dies. */
+  /** The git command this hook runs in (src/githooks/attempt.ts), recorded in the backup so the hook can restore it if the daemon dies. */
   attempt?: string;
   config: HermesConfig;
   checkStaged: () => Promise<Pick<CheckResult, 'violations' | 'warnings'>>;
