@@ -3,14 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 /**
- * The package root: where package.json, hooks/ and templates/ live. The nearest folder above
+ * The package root: where package.json and templates/ live. The nearest folder above
  * this module that has both: dist/src/.. /.. for the per-file build, dist/daemon/.. /.. for the
  * daemon's bundle, src/.. when tests run the sources.
  */
 function findPackageRoot(): string {
   const here = fileURLToPath(import.meta.url);
   for (let dir = dirname(here); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'hooks'))) return dir;
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'templates'))) return dir;
     if (dirname(dir) === dir) throw new Error('hermesd package root not found above ' + here);
   }
 }

@@ -95,24 +95,3 @@ export function reportError(err: unknown, debug: boolean): void {
   if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
   process.exitCode = 1;
 }
-
-/** The whole of stdin as text (a hook's payload); empty on a terminal, what arrived when the pipe fails. */
-export function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve('');
-  return new Promise((res) => {
-    const chunks: Buffer[] = [];
-    process.stdin.on('data', (d: Buffer) => chunks.push(d));
-    process.stdin.on('end', () => res(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', () => res(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
-/** `p`, or a DaemonUnavailable saying `what` once `ms` have passed (a hook never waits unbounded). */
-export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new DaemonUnavailable(what)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -183,14 +183,14 @@ export function sharedRuntimeDirOf(commonDir: string): string {
   return join(commonDir, 'hermesd');
 }
 
-/** What the sh hook runner sources before it talks to the daemon (it cannot read YAML). */
-export function hookSettingsPath(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'hook-settings');
+/** What the runners source before they ask the daemon (they cannot read YAML): the bounds and onUnavailable settings in force (src/transport/runners.ts). */
+export function settingsPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'settings');
 }
 
-/** The attempt (git command) whose pre-commit hermesd let through: a hint for the other hooks of that commit (hooks/hermesd-hook.sh). */
-export function precommitAttemptPath(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'precommit-attempt');
+/** hermesd's client (src/transport/client.c), built for this clone: what every hook runs to ask the daemon. */
+export function clientPath(commonDir: string): string {
+  return join(sharedRuntimeDirOf(commonDir), 'client');
 }
 
 /** What `hermesd init` changed in this worktree, so `init --undo` can put it back. */
@@ -238,11 +238,6 @@ export function agentsRecordPath(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'agents.json');
 }
 
-/** What the agents' sh hook runner sources before it talks to the daemon (agents.timeoutMs, agents.onUnavailable). */
-export function agentSettingsPath(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'agent-settings');
-}
-
 /** The agents' hook runner (this install's node and CLI baked in), which the committed `.hermes/agent-hook` sources. */
 export function agentRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'agent-hook');
@@ -253,7 +248,3 @@ export function mcpRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'mcp');
 }
 
-/** The doorbell (src/server/doorbell.ts): requests the sh hooks leave for the daemon without a client process, and its answers. */
-export function bellDir(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'bell');
-}

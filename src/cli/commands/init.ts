@@ -14,21 +14,31 @@ import { action, color, globals, output } from '../runtime.js';
 const MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const;
 
 type AgentsReport = import('../../integrations/install.js').AgentsInstallReport;
+type RunnerSettings = import('../../transport/runners.js').RunnerSettings;
 
-async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true): Promise<AgentsReport> {
-  const { installAgents, parseAgentList } = await import('../../integrations/install.js');
+/**
+ * The runners' bounds and onUnavailable settings from the config in force: a loosening waits
+ * for `hermesd config approve`, as in the daemon. A broken config: the last approved guard
+ * settings (the daemon judges with the last valid config too), else the defaults.
+ */
+async function runnerSettings(repo: { root: string }): Promise<RunnerSettings> {
   const { loadConfig } = await import('../../config/load.js');
   const { DEFAULTS } = await import('../../config/schema.js');
-  const agents = parseAgentList(list, repo.root);
-  let settings: { timeoutMs: number; onUnavailable: 'allow' | 'block' } = { ...DEFAULTS.agents };
+  const { applyApproval, holdLoosenings, readApproval } = await import('../../guard/approval.js');
+  let config = DEFAULTS;
   try {
-    const { applyApproval } = await import('../../guard/approval.js');
-    // A loosening of agents.onUnavailable waits for `hermesd config approve`, as in the daemon.
-    settings = applyApproval(hermesHome(), repo.root, loadConfig({ root: repo.root, home: hermesHome() }), { record: false }).config.agents;
+    config = applyApproval(hermesHome(), repo.root, loadConfig({ root: repo.root, home: hermesHome() }), { record: false }).config;
   } catch {
-    // a broken config is reported by every hook run; the runner starts with the defaults
+    const approved = readApproval(hermesHome(), repo.root);
+    if (approved) config = holdLoosenings(DEFAULTS, approved.settings);
   }
-  return installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings });
+  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents } };
+}
+
+async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: RunnerSettings): Promise<AgentsReport> {
+  const { installAgents, parseAgentList } = await import('../../integrations/install.js');
+  const agents = parseAgentList(list, repo.root);
+  return installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents });
 }
 
 function agentLines(r: AgentsReport): string[] {
@@ -56,7 +66,6 @@ export function register(program: Command): void {
         }
         // The installer (husky, yaml) and the config schema load only for this command.
         const { installHooks, uninstallHooks } = await import('../../githooks/install.js');
-        const { loadConfig } = await import('../../config/load.js');
         if (opts.uninstall) {
           const { uninstallAgents } = await import('../../integrations/install.js');
           const agents = uninstallAgents(repo);
@@ -92,20 +101,11 @@ export function register(program: Command): void {
           }
           return;
         }
-        let timeoutMs: number | undefined;
-        let longPreCommit: boolean | undefined;
-        try {
-          const config = loadConfig({ root: repo.root, home: hermesHome() });
-          timeoutMs = config.hooks.timeoutMs;
-          const pre = config.hooks['pre-commit'];
-          longPreCommit = pre.checks.length > 0 || (pre.rules && config.rules.some((x) => x.generator !== undefined));
-        } catch {
-          // a broken config is reported by every hook run; init still installs
-        }
-        const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
+        const settings = await runnerSettings(repo);
+        const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, settings, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
         // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
         const before = opts.agents === undefined ? (await import('../../integrations/install.js')).installedAgents(repo) : undefined;
-        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents) : before?.length ? await installAgentHooks(repo, before.join(',')) : undefined;
+        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents, settings) : before?.length ? await installAgentHooks(repo, before.join(','), settings) : undefined;
         const r = agents ? { ...hooks, agents } : hooks;
         output(globals(cmd), r, () =>
           [

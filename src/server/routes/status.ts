@@ -22,7 +22,7 @@ export function statusOf(daemon: DaemonContext): Status {
 }
 
 function read(daemon: DaemonContext): Status {
-  const warnings: string[] = [...(daemon.asleep?.warnings ?? [])];
+  const warnings: string[] = [];
   for (const source of daemon.warningSources) {
     try {
       warnings.push(...source());
@@ -43,10 +43,6 @@ function read(daemon: DaemonContext): Status {
     modelEnv: modelEnvOf(daemon.env),
     warnings,
   };
-  if (daemon.asleep) {
-    status.asleep = { since: daemon.asleep.since, lastRequestAt: daemon.asleep.lastRequestAt };
-    if (daemon.asleep.config) status.config = daemon.asleep.config;
-  }
   for (const [key, get] of daemon.statusExtras) {
     try {
       status[key] = get();

@@ -27,7 +27,6 @@ import { AGENT_NAMES, SOURCE_OF, type Adapter, type AgentEvent, type AgentName, 
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from '../../integrations/ingest.js';
 import type { TranscriptStats } from '../../protocol/agents.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
-import { writeAgentSettings } from '../../integrations/settings.js';
 import type { DaemonContext } from '../context.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
@@ -139,15 +138,19 @@ export class AgentHookService {
     }
   }
 
-  private config(): HermesConfig {
-    return this.deps.config.get();
-  }
 
   private preTool(adapter: Adapter, ev: AgentEvent): HandledHook {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
-    const jc: JudgeContext = { root: this.root, config: this.config(), gitBin: this.gitBin, gitEnv: this.gitEnv, home: this.home };
+    // A config that does not load is judged with the last valid one, and the agent is told.
+    const { config, broken } = this.deps.config.forJudging();
+    const jc: JudgeContext = { root: this.root, config, gitBin: this.gitBin, gitEnv: this.gitEnv, home: this.home };
     const denial = judgeTool(jc, ev.tool.action, ev.cwd);
-    if (!denial) return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    const note = broken ? `hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); this call was judged with the last valid rules. Fix the file.` : '';
+    if (!denial) {
+      const answer = adapter.silent(ev);
+      return { answer: note ? { ...answer, stderr: `${answer.stderr}${note}\n` } : answer, event: ev, decision: 'none' };
+    }
+    if (note) denial.message = `${denial.message} (${note})`;
     this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
     return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
   }
@@ -235,22 +238,9 @@ export class AgentHookService {
   }
 }
 
-/**
- * The agents' hook service of a daemon: the runner's settings (<git-dir>/hermesd/agent-settings)
- * follow the config, status reports the transcripts read, and closing waits for the ingests
- * in flight.
- */
+/** The agents' hook service of a daemon: status reports the transcripts read, and closing waits for the ingests in flight. */
 export function createAgentHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof AgentHookService>[1]): Built<AgentHookService> {
   const service = new AgentHookService(ctx, deps);
-  const refresh = () => {
-    try {
-      writeAgentSettings(ctx.paths.gitDir, deps.config.get().agents);
-    } catch {
-      // an invalid config is reported by every command; the runner keeps its last settings
-    }
-  };
-  refresh();
-  ctx.events.on('config-changed', refresh);
   ctx.report('agents', () => {
     try {
       return service.stats();
@@ -260,9 +250,6 @@ export function createAgentHookService(ctx: DaemonContext, deps: ConstructorPara
   });
   return {
     value: service,
-    close: async () => {
-      ctx.events.off('config-changed', refresh);
-      await service.settled();
-    },
+    close: () => service.settled(),
   };
 }
