@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { modelEnvWarnings } from '../protocol/model-env.js';
-import { DaemonUnavailable, HermesError } from '../errors/index.js';
+import { HermesError } from '../errors/index.js';
 import { DaemonClient } from '../client/client.js';
 import { ensureDaemon } from '../client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../paths/index.js';

@@ -106,7 +106,8 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   const deadline = Date.now() + START_DEADLINE_MS;
   for (;;) {
     const { pid, started } = spawnDaemon(paths.root, env, paths.logFile);
-    const said = await Promise.race([started, sleep(Math.max(0, deadline - Date.now())).then(() => undefined)]);
+    // The deadline's timer must not keep a CLI that has its answer alive.
+    const said = await Promise.race([started, sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false })]);
     if (said && 'socket' in said) {
       const status = await new DaemonClient(said.socket).call<Status>('GET', '/v1/status', undefined, { timeoutMs: Math.max(PROBE_TIMEOUT_MS, deadline - Date.now()) }).catch(() => undefined);
       if (status) return { status, started: status.pid === pid };

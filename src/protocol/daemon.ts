@@ -30,4 +30,6 @@ export type Status = DaemonInfo & {
   home: string;
   modelEnv: ModelEnv;
   warnings: string[];
+  /** Requests the daemon is working on besides this status request (hook questions, tasks, API calls). */
+  requestsInFlight: number;
 } & Partial<StatusFields> & { [extra: string]: unknown };

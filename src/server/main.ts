@@ -1,34 +1,42 @@
 /** Entry point of the detached daemon process: `node dist/daemon/main.js <work-tree>` (bundled from this file). */
-import { closeSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, readdirSync, readlinkSync } from 'node:fs';
 import { HOOK_INVOCATION_ENV, REPO_LOCATING_ENV } from '../git/env.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER } from '../version.js';
 import { READY_FD_ENV, runDaemon } from './process.js';
 
-/** O_CLOEXEC as /proc/<pid>/fdinfo shows it (octal flags). */
-const O_CLOEXEC = 0o2000000;
-
 /**
  * Closes what the process that started the daemon left open in it (Linux): a hook's pipes
- * held by a daemon keep git, or an agent, waiting for their end. Node's own descriptors are
- * all close-on-exec, so a descriptor without that flag came through exec: inherited. The
- * starter's ready pipe is kept. Elsewhere the starters pass nothing but stdio (client.c
- * closes the rest before exec).
+ * held by a daemon keep git, or an agent, waiting for their end. Run first thing, when the
+ * only descriptors besides stdio are inherited ones and Node's own, which are all kernel
+ * objects without a path (epoll, eventfd) or pipes it holds both ends of: anything else — a
+ * file, a socket, a terminal, one end of a pipe — came from the starter. The starter's ready
+ * pipe is kept. Elsewhere the starters pass nothing but stdio (client.c closes the rest
+ * before exec; spawnDaemon passes stdio and the ready pipe).
  */
 function closeInherited(keep: number): void {
-  let fds: string[];
+  let fds: number[];
   try {
-    fds = readdirSync('/proc/self/fd');
+    fds = readdirSync('/proc/self/fd').map(Number);
   } catch {
     return;
   }
-  for (const name of fds) {
-    const fd = Number(name);
-    if (!(fd > 2) || fd === keep) continue;
+  const target = new Map<number, string>();
+  for (const fd of fds) {
     try {
-      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
-      if (flags !== undefined && (Number.parseInt(flags, 8) & O_CLOEXEC) === 0) closeSync(fd);
+      target.set(fd, readlinkSync(`/proc/self/fd/${fd}`));
     } catch {
-      // the directory's own descriptor, gone by now
+      // the directory's own descriptor, closed by now
+    }
+  }
+  const count = new Map<string, number>();
+  for (const t of target.values()) count.set(t, (count.get(t) ?? 0) + 1);
+  for (const [fd, t] of target) {
+    if (fd <= 2 || fd === keep || t.startsWith('anon_inode:')) continue;
+    if (t.startsWith('pipe:') && count.get(t)! > 1) continue;
+    try {
+      closeSync(fd);
+    } catch {
+      // gone
     }
   }
 }

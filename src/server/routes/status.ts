@@ -42,6 +42,8 @@ function read(daemon: DaemonContext): Status {
     // What the daemon's environment says about the model (clients compare it with theirs).
     modelEnv: modelEnvOf(daemon.env),
     warnings,
+    // This status request is one of the busy ones.
+    requestsInFlight: Math.max(0, daemon.busy - 1),
   };
   for (const [key, get] of daemon.statusExtras) {
     try {
