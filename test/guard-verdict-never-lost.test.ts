@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
+import { runHook } from './helpers/agents.js';
 import { alive, CLI, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
 import { claudeBash, claudeWrite, commitKey, daemonPid, guardedConfig, head, KEY, recordedPid } from './helpers/transport.js';
 
@@ -234,6 +235,24 @@ describe('faults between a hook and the daemon', () => {
     } finally {
       rmSync(client3, { force: true });
     }
+  });
+});
+
+describe('a clone where hermesd is not set up', () => {
+  beforeEach(() => setUp());
+
+  it('is not "unavailable": the committed stub does nothing, and says so once, at session start', async () => {
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    // The committed stub, in a clone that never ran hermesd init.
+    writeFileSync(join(repo, '.hermes/agent-hook'), readFileSync(join(REPO_ROOT, 'src/transport/runners/agent-stub.sh')));
+    const payload = { session_id: 's1', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/api.ts'), content: 'x' } };
+    const write = await runHook(t, 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse', { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload });
+    expect(write).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const start = spawnSync('sh', ['-c', 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude SessionStart'], { cwd: repo, env: { ...t.env, CLAUDE_PROJECT_DIR: repo }, input: '{}', encoding: 'utf8' });
+    expect(start.status).toBe(0);
+    expect(start.stdout).toBe('');
+    expect(start.stderr).toContain('hermesd: not set up in this clone');
+    expect(recordedPid(repo)).toBeUndefined();
   });
 });
 

@@ -108,7 +108,7 @@ describe('status, doctor and logs say what is wrong', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain('(3×)');
     const logs = await t.cli(['logs'], { cwd: repo });
-    expect(logs.stdout).toMatch(/hook pre-commit \{"via":"(sh|node)","exitCode":0/);
+    expect(logs.stdout).toMatch(/hook pre-commit \{"via":"client","exitCode":0/);
     expect(logs.stdout).toMatch(/hook post-checkout /);
     expect(logs.stdout).not.toContain('"kinds":["workspace"]');
   }, 60_000);

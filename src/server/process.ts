@@ -28,6 +28,8 @@ export const WORKTREE_CHECK_MS = 2_000;
 const IDLE_COLLECT_MS = 2_000;
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;
+/** How long the services' start waits for the questions that came first to be answered. */
+const START_AFTER_QUESTIONS_MAX_MS = 2_000;
 /** The environment variable naming the fd a starting client reads the daemon's first line on (src/transport/client.c). */
 export const READY_FD_ENV = 'HERMESD_READY_FD';
 
@@ -166,9 +168,17 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
   ready(paths.socket);
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
+  // What runs from the start (the watcher, skills, the review queue) starts once the first
+  // questions are answered: a hook that started this daemon waits for its verdict, not for them.
   void services()
     .then((s) => {
-      if (!stopping) s.start();
+      const since = Date.now();
+      const go = () => {
+        if (stopping) return;
+        if (ctx.busy > 0 && Date.now() - since < START_AFTER_QUESTIONS_MAX_MS) return void setTimeout(go, 10);
+        s.start();
+      };
+      setImmediate(go);
     })
     .catch((err: unknown) => log.error('services failed to start', { error: String((err as Error)?.stack ?? err) }));
 

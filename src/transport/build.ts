@@ -1,9 +1,10 @@
 /**
  * Building hermesd's client (client.c) with the machine's C compiler: the one better-sqlite3's
- * build already needed. `npm run build` and the package's install build it into
- * `dist/client/`; `hermesd init` copies that into the clone, or builds it there when the
- * package has none (install scripts off). Where it cannot be built, the hooks use curl
- * (runners/curl.sh) and `status` and `doctor` say why.
+ * build already needed. `npm run build` (and so `npm pack`) builds it into `dist/client/`;
+ * `hermesd init` copies that into the clone when it runs on this machine and speaks this
+ * package's protocol and version, and compiles it there when it does not (a package built on
+ * another machine). Where it cannot be built, the hooks use curl (runners/curl.sh) and
+ * `status` and `doctor` say why.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,13 +51,13 @@ export function compileClient(out: string, env: NodeJS.ProcessEnv = process.env)
  * build, else compiled here. Records why in `<out>.error` when neither worked, and removes
  * that record once it works.
  */
-export function installClient(out: string, env: NodeJS.ProcessEnv = process.env): { built: true } | { built: false; error: string } {
+export function installClient(out: string, env: NodeJS.ProcessEnv = process.env, prebuilt = PREBUILT_CLIENT): { built: true } | { built: false; error: string } {
   const record = `${out}.error`;
   let error: string | undefined;
-  if (existsSync(PREBUILT_CLIENT)) {
+  if (runsHere(prebuilt)) {
     const tmp = `${out}.${process.pid}.tmp`;
     mkdirSync(dirname(out), { recursive: true });
-    copyFileSync(PREBUILT_CLIENT, tmp);
+    copyFileSync(prebuilt, tmp);
     chmodSync(tmp, 0o755);
     renameSync(tmp, out);
   } else {
@@ -69,6 +70,16 @@ export function installClient(out: string, env: NodeJS.ProcessEnv = process.env)
   rmSync(out, { force: true });
   writeFileSync(record, `${error}\n`);
   return { built: false, error };
+}
+
+/** Whether `client` runs on this machine and is this package's (its `-V` names this version and protocol). */
+function runsHere(client: string): boolean {
+  if (!existsSync(client)) return false;
+  try {
+    return execFileSync(client, ['-V'], { encoding: 'utf8', timeout: 5_000 }).trim() === `hermesd-client ${VERSION} protocol ${PROTOCOL}`;
+  } catch {
+    return false;
+  }
 }
 
 /** What `<client>.error` says: why this clone's hooks use curl (undefined: the client is built). */

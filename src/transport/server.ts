@@ -99,7 +99,8 @@ async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, bo
   } catch (err) {
     throw new UsageError(`The git hook's question is not what protocol ${PROTOCOL} says: ${err instanceof Error ? err.message : String(err)}`);
   }
-  req.via = 'client';
+  // The log says which client asked: hermesd's (it names its version), or curl.
+  req.via = q.v ? 'client' : 'curl';
   if (sandboxed) req.sandboxed = true;
   // curl (no client) sends no attempt: the git command above the runner's shell, read from /proc here.
   else if (!req.attempt && q.pid) req.attempt = attemptOf(q.pid);

@@ -69,10 +69,10 @@ export class AgentHookService {
   private readonly gitEnv: NodeJS.ProcessEnv;
   private readonly home: string;
 
-  /** SessionDB is resolved on first use: a daemon whose agents only ask about tool calls opens no database. */
+  /** The stores are resolved on first use: a daemon whose agents only ask about tool calls opens none of them. */
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly deps: { config: ConfigService; memory: Memories; skills: SkillStore; sessions: () => SessionDB },
+    private readonly deps: { config: ConfigService; memory: () => Memories; skills: () => SkillStore; sessions: () => SessionDB },
   ) {
     let root = ctx.root;
     try {
@@ -157,10 +157,10 @@ export class AgentHookService {
 
   /** The memory snapshot and the skill index, as hermesd's own agent gets them in its prompt, within the context budget. */
   sessionContext(): string {
-    const memory = this.deps.memory.snapshot();
+    const memory = this.deps.memory().snapshot();
     let skills = '';
     try {
-      skills = this.deps.skills.indexText();
+      skills = this.deps.skills().indexText();
     } catch (err) {
       this.ctx.log.warn('skill index not built for an agent session', { error: String(err) });
     }

@@ -19,7 +19,8 @@ import { checkStaged } from '../../rules/engine.js';
 import { StagedVerdicts } from '../../rules/staged-verdict.js';
 import { formatViolations } from '../../rules/format.js';
 import { NotFound, UsageError } from '../../errors/index.js';
-import { backupsDir, keptBackupDir } from '../../paths/index.js';
+import { backupsDir, clientPath, keptBackupDir } from '../../paths/index.js';
+import { clientProblem } from '../../transport/build.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../githooks/backup.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../githooks/evidence.js';
 import { attemptStart, isAttemptId, processStart } from '../../githooks/attempt.js';
@@ -442,7 +443,12 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
   ctx.warningSources.push(() => {
     const h = healthNow();
     const pending = pendingNow();
-    return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
+    const client = h.installed ? clientProblem(clientPath(ctx.paths.commonDir)) : undefined;
+    return [
+      ...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []),
+      ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : []),
+      ...(client ? [`hooks: hermesd's hook client is not built here (${client}); the hooks ask the daemon with curl, a few ms slower each (hermesd doctor)`] : []),
+    ];
   });
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.
   return { value: service, close: () => Promise.allSettled([...service.inflight]) };

@@ -138,7 +138,7 @@ export class Services {
 
   /** Other agents' hooks (`init --agents`): their tool calls judged, context handed out, transcripts ingested. */
   get agents(): AgentHookService {
-    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
+    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, memory: () => this.memory, skills: () => this.skills, sessions: () => this.sessions }));
   }
 
   /** Open GET /v1/events subscriptions by client name, for GET /v1/status. */

@@ -1,0 +1,56 @@
+/**
+ * An idle daemon exits (daemon.idleTimeoutMinutes; HERMESD_IDLE_TIMEOUT_MS wins) and leaves
+ * nothing behind; the next question starts a new one, which judges it. Work keeps it: a
+ * question in flight, an open event stream. A config that still sets the retired
+ * daemon.hibernateAfterMinutes loads, and status says the key does nothing.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alive, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
+import { claudeWrite, guardedConfig, recordedPid } from './helpers/transport.js';
+
+let t: TestEnv;
+let repo: string;
+const IDLE = { HERMESD_IDLE_TIMEOUT_MS: '2500' };
+
+beforeEach(async () => {
+  t = makeEnv();
+  repo = t.repo({ '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 10000\ndaemon:\n  hibernateAfterMinutes: 10\n'), 'gen/api.ts': 'x\n', '.claude/settings.json': '{}\n' });
+  expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+});
+afterEach(async () => t.cleanup());
+
+describe('an idle daemon', () => {
+  it('exits, removes its files, and the next question starts one that judges it', async () => {
+    const first = await claudeWrite(t, repo, 'gen/api.ts', { env: IDLE });
+    expect(first.code, first.stderr).toBe(2);
+    const pid = recordedPid(repo)!;
+    expect(alive(pid)).toBe(true);
+    const status = (await t.cli(['status', '--json'], { cwd: repo })).json();
+    expect(status.warnings.join('\n')).toContain('daemon.hibernateAfterMinutes no longer does anything');
+    await waitFor(() => !alive(pid), 20_000);
+    expect(existsSync(join(repo, '.git/hermesd/daemon.json'))).toBe(false);
+    expect(existsSync(join(repo, '.git/hermesd/daemon.lock'))).toBe(false);
+    expect(readdirSync(t.socketDir)).toEqual([]);
+    const next = await claudeWrite(t, repo, 'gen/api.ts', { env: IDLE });
+    expect(next.code, next.stderr).toBe(2);
+    expect(next.stderr).toContain('repository rule "generated"');
+    expect(recordedPid(repo)).not.toBe(pid);
+  });
+
+  it('stays while an event stream is open, and exits once it closes', async () => {
+    await claudeWrite(t, repo, 'src/a.ts', { env: IDLE });
+    const pid = recordedPid(repo)!;
+    const socket = (await t.cli(['status', '--json'], { cwd: repo })).json().socket as string;
+    const stream = request({ socketPath: socket, path: '/v1/events?client=test', method: 'GET' });
+    stream.on('response', (res) => res.resume());
+    stream.on('error', () => undefined);
+    stream.end();
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect(alive(pid)).toBe(true);
+    stream.destroy();
+    await waitFor(() => !alive(pid), 20_000);
+  });
+});
