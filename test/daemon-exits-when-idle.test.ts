@@ -1,7 +1,7 @@
 /**
  * An idle daemon exits (daemon.idleTimeoutMinutes; HERMESD_IDLE_TIMEOUT_MS wins) and leaves
- * nothing behind; the next question starts a new one, which judges it. Work keeps it: a
- * question in flight, an open event stream. A config that still sets the retired
+ * nothing behind; the next question starts a new one, which judges it. An open event stream
+ * is not work: its client reconnects to the next daemon. A config that still sets the retired
  * daemon.hibernateAfterMinutes loads, and status says the key does nothing.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -40,17 +40,19 @@ describe('an idle daemon', () => {
     expect(recordedPid(repo)).not.toBe(pid);
   });
 
-  it('stays while an event stream is open, and exits once it closes', async () => {
+  it('an open event stream is not work: the daemon exits when idle, and the stream ends', async () => {
     await claudeWrite(t, repo, 'src/a.ts', { env: IDLE });
     const pid = recordedPid(repo)!;
     const socket = (await t.cli(['status', '--json'], { cwd: repo })).json().socket as string;
+    let ended = false;
     const stream = request({ socketPath: socket, path: '/v1/events?client=test', method: 'GET' });
-    stream.on('response', (res) => res.resume());
-    stream.on('error', () => undefined);
+    stream.on('response', (res) => {
+      res.resume();
+      res.on('close', () => (ended = true));
+    });
+    stream.on('error', () => (ended = true));
     stream.end();
-    await new Promise((r) => setTimeout(r, 5_000));
-    expect(alive(pid)).toBe(true);
-    stream.destroy();
     await waitFor(() => !alive(pid), 20_000);
+    await waitFor(() => ended, 5_000);
   });
 });
