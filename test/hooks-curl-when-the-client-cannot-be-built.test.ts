@@ -41,7 +41,7 @@ describe('hooks without the client', () => {
     expect(why).toContain('no C compiler');
     await daemonPid(t, repo);
     const status = await t.cli(['status'], { cwd: repo });
-    expect(status.stdout + status.stderr).toContain("hook client is not built here");
+    expect(status.stdout + status.stderr).toContain('hook client: not built here');
     const doctor = await t.cli(['doctor'], { cwd: repo });
     expect(doctor.stdout).toMatch(/hook client.*not built.*curl/);
   });

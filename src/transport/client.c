@@ -284,6 +284,11 @@ static int start_daemon(long long deadline, char *sock, size_t cap, char *why, s
   }
   char log[PATH_MAX];
   snprintf(log, sizeof log, "%s/daemon.log", rt);
+  /* A linked work tree's runtime dir is made by its first daemon: its log goes there first. */
+  if (mkdir(rt, 0700) != 0 && errno != EEXIST) {
+    snprintf(why, whycap, "cannot make %s: %s", rt, strerror(errno));
+    return -1;
+  }
   pid_t child = fork();
   if (child < 0) {
     snprintf(why, whycap, "cannot start the daemon (fork: %s)", strerror(errno));
@@ -309,7 +314,15 @@ static int start_daemon(long long deadline, char *sock, size_t cap, char *why, s
     if (max < 0 || max > 65536) max = 65536;
     for (long fd = 4; fd < max; fd++) close((int)fd);
     setenv("HERMESD_READY_FD", "3", 1);
-    for (int i = 0; i < nenvs; i++) putenv((char *)envs[i]);
+    /* The daemon's own settings (its allocator), unless the user set any of them: theirs stay. */
+    int theirs = 0;
+    for (int i = 0; i < nenvs; i++) {
+      const char *eq = strchr(envs[i], '=');
+      char name[128];
+      snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - envs[i]) : 0, envs[i]);
+      if (*name && getenv(name)) theirs = 1;
+    }
+    for (int i = 0; !theirs && i < nenvs; i++) putenv((char *)envs[i]);
     if (chdir(root) != 0) {
       dprintf(3, "error cannot enter %s: %s\n", root, strerror(errno));
       _exit(1);

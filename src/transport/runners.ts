@@ -4,8 +4,8 @@
  * settings (node, the daemon's entry, the client) and a body from runners/. And the settings
  * file the daemon keeps beside them (`<git-dir>/hermesd/settings`), from the config in force.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { clientPath, settingsPath } from '../paths/index.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, DAEMON_NODE_FLAGS, PACKAGE_ROOT } from '../version.js';
@@ -71,7 +71,11 @@ export type RunnerSettings = {
   agents: { timeoutMs: number; onUnavailable: 'allow' | 'block' };
 };
 
-/** `<git-dir>/hermesd/settings`: what both runners source (they cannot read YAML); rewritten only when it changes. */
+/**
+ * `<git-dir>/hermesd/settings`: what both runners source (they cannot read YAML); rewritten only
+ * when it changes. Into the runtime folder as it is: a daemon whose work tree was just deleted
+ * must not make its folders again.
+ */
 export function writeRunnerSettings(gitDir: string, s: RunnerSettings): void {
   const file = settingsPath(gitDir);
   const text = [
@@ -86,6 +90,5 @@ export function writeRunnerSettings(gitDir: string, s: RunnerSettings): void {
   } catch {
     // not written yet
   }
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomicSync(file, text, 0o644);
 }

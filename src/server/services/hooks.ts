@@ -447,7 +447,7 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
     return [
       ...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []),
       ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : []),
-      ...(client ? [`hooks: hermesd's hook client is not built here (${client}); the hooks ask the daemon with curl, a few ms slower each (hermesd doctor)`] : []),
+      ...(client ? [`hook client: not built here (${client}); the hooks ask the daemon with curl, a few ms slower each (hermesd doctor)`] : []),
     ];
   });
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.
