@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { procStat } from '../src/githooks/attempt.js';
-import { runHook, toolHookCommand } from './helpers/agents.js';
+import { denied, runHook, toolHookCommand } from './helpers/agents.js';
 import { alive, commitIn, gitIn, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
 
 const TMPFS_MAGIC = 0x01021994;
@@ -60,8 +60,8 @@ describe('the doorbell keeps its files on a tmpfs', () => {
 
     const write = { session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts'), content: 'x' } };
     const refused = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, HERMESD_DOORBELL: '1' }, payload: write });
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('generated-files');
+    expect(denied('claude', refused), JSON.stringify(refused)).toBeDefined();
+    expect(denied('claude', refused)).toContain('generated-files');
     writeFileSync(join(repo, 'src/app.ts'), 'export const a = 1;\n');
     gitIn(t, repo, 'add', 'src/app.ts');
     const ok = commitIn(t, repo, ['-qm', 'app']);

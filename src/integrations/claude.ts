@@ -6,12 +6,13 @@
  * legacy MultiEdit `{file_path, edits}`, NotebookEdit `{notebook_path, …}`, Read
  * `{file_path}`, Grep `{pattern, path?}`).
  *
- * Answers: a denial is exit 2 with the reason on stderr (blocks the call; the reason goes to
- * Claude); context at SessionStart and UserPromptSubmit is
+ * Answers: a denial is exit 0 with `hookSpecificOutput.permissionDecision: "deny"` and
+ * `permissionDecisionReason` (the call is not made; Claude reads the reason alone, where exit 2
+ * showed it "hook error: [<the whole hook command>]: …"); context at SessionStart and UserPromptSubmit is
  * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`; otherwise nothing —
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
-import { CommonPayload, exitTwo, pathField, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, pathField, permissionDeny, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
 const EVENTS: Record<string, EventKind> = {
   SessionStart: 'session-start',
@@ -67,7 +68,7 @@ export function hookSpecificContext(ev: AgentEvent, text: string, events: readon
 export const claude: Adapter = {
   agent: 'claude',
   parse: (raw) => parseClaudeStyle('claude', raw, action),
-  deny: (_ev, d) => exitTwo(d),
+  deny: (ev, d) => permissionDeny(ev, d),
   context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit']),
   silent: () => SILENT,
 };

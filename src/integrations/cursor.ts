@@ -17,7 +17,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { jsonDeny, reasonOf, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
 const EVENTS: Record<string, EventKind> = {
   sessionStart: 'session-start',
@@ -99,8 +99,8 @@ export const cursor: Adapter = {
     return ev;
   },
   deny(ev, d) {
-    const answer = ev.event === 'beforeReadFile' ? { permission: 'deny', user_message: d.message } : { permission: 'deny', user_message: d.message, agent_message: d.message };
-    return { exitCode: 0, stdout: JSON.stringify(answer) + '\n', stderr: '' };
+    const reason = reasonOf(d);
+    return jsonDeny(ev.event === 'beforeReadFile' ? { permission: 'deny', user_message: reason } : { permission: 'deny', user_message: reason, agent_message: reason });
   },
   context: (ev, text) => (ev.event === 'sessionStart' ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),
   silent: () => ({ exitCode: 0, stdout: '{}\n', stderr: '' }),

@@ -47,9 +47,22 @@ export type Denial = { rule: string; message: string };
 /** Nothing to say: exit 0, nothing printed (never an explicit "allow", which would skip the user's own prompts). */
 export const SILENT: Answer = { exitCode: 0, stdout: '', stderr: '' };
 
-/** The blocking form all four agents honour: exit 2, the reason on stderr, nothing on stdout. */
-export function exitTwo(d: Denial): Answer {
-  return { exitCode: 2, stdout: '', stderr: d.message + '\n' };
+/** What the model reads of a refusal: hermesd's sentence, which names the rule's message, and the rule's id when the sentence does not. */
+export function reasonOf(d: Denial): string {
+  return d.message.includes(`"${d.rule}"`) ? d.message : `${d.message} (hermesd rule: ${d.rule})`;
+}
+
+/** A refusal as JSON on stdout, exit 0: the structured deny Claude Code, Codex, Gemini CLI and Cursor document. */
+export function jsonDeny(answer: Record<string, unknown>): Answer {
+  return { exitCode: 0, stdout: JSON.stringify(answer) + '\n', stderr: '' };
+}
+
+/**
+ * `hookSpecificOutput.permissionDecision: "deny"` with the reason (Claude Code; Codex with exactly
+ * these three keys, since it rejects unknown ones): the call is not made, the model reads the reason.
+ */
+export function permissionDeny(ev: AgentEvent, d: Denial): Answer {
+  return jsonDeny({ hookSpecificOutput: { hookEventName: ev.event, permissionDecision: 'deny', permissionDecisionReason: reasonOf(d) } });
 }
 
 /** An agent's hook adapter: its payload into an AgentEvent, hermesd's answers into its documented output. */

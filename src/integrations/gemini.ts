@@ -6,13 +6,14 @@
  * {file_path, content}`, `replace {file_path, …}`, `read_file {file_path}`,
  * `read_many_files {include, …}`; paths relative to `cwd` or absolute).
  *
- * Answers: a denial is exit 2 with nothing on stdout and the reason on stderr (Gemini reads
- * stdout first; empty, it takes stderr as the reason of a deny). Context at SessionStart and
- * BeforeAgent is `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`. Never
- * exit with another non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
+ * Answers: a denial is exit 0 with `{"decision": "deny", "reason"}` (docs/hooks/reference.md:
+ * the reason goes to the agent as the tool's error; exit 2 worked too, but Gemini then warned the
+ * user "Hook(s) [hermesd] failed" on every refusal). Context at SessionStart and BeforeAgent is
+ * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`. Never exit with another
+ * non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
 import { resolve } from 'node:path';
-import { CommonPayload, exitTwo, pathField, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, jsonDeny, pathField, reasonOf, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 import { hookSpecificContext } from './claude.js';
 
 const EVENTS: Record<string, EventKind> = {
@@ -59,7 +60,7 @@ export const gemini: Adapter = {
     if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd) };
     return ev;
   },
-  deny: (_ev, d) => exitTwo(d),
+  deny: (_ev, d) => jsonDeny({ decision: 'deny', reason: reasonOf(d) }),
   context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent']),
   silent: () => SILENT,
 };

@@ -95,3 +95,26 @@ export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms =
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * The reason of a refusal in the agent's documented structured form — exit 0 and JSON on stdout
+ * (Claude Code and Codex: `hookSpecificOutput` with exactly hookEventName, permissionDecision
+ * "deny" and permissionDecisionReason; Gemini CLI: `{decision: "deny", reason}`; Cursor:
+ * `{permission: "deny", user_message, agent_message?}`), nothing on stderr; undefined for any other answer.
+ */
+export function denied(agent: 'claude' | 'codex' | 'cursor' | 'gemini', r: HookRun): string | undefined {
+  if (r.code !== 0 || r.stderr !== '' || !r.stdout.trim().startsWith('{')) return undefined;
+  const out = JSON.parse(r.stdout) as Record<string, any>;
+  switch (agent) {
+    case 'claude':
+    case 'codex': {
+      const h = out.hookSpecificOutput;
+      if (Object.keys(out).join() !== 'hookSpecificOutput' || !h || Object.keys(h).sort().join() !== 'hookEventName,permissionDecision,permissionDecisionReason') return undefined;
+      return h.permissionDecision === 'deny' && h.hookEventName === 'PreToolUse' ? String(h.permissionDecisionReason) : undefined;
+    }
+    case 'gemini':
+      return out.decision === 'deny' && Object.keys(out).sort().join() === 'decision,reason' ? String(out.reason) : undefined;
+    case 'cursor':
+      return out.permission === 'deny' ? String(out.agent_message ?? out.user_message) : undefined;
+  }
+}
