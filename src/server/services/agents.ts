@@ -19,6 +19,7 @@ import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import { recallBlock } from '../../agent/recall.js';
 import { recallFrom } from '../../agent/session-log.js';
+import { SESSION_CONTEXT_CLOSE, SESSION_CONTEXT_OPEN } from '../../text/fence.js';
 import { claude } from '../../integrations/claude.js';
 import { codex } from '../../integrations/codex.js';
 import { cursor } from '../../integrations/cursor.js';
@@ -163,13 +164,15 @@ export class AgentHookService {
     }
     const fixed = [CONTEXT_HEADER, memory.memory, memory.repo, memory.user].map((p) => p.trim()).filter(Boolean);
     if (fixed.length === 1 && !skills.trim()) return '';
-    const used = fixed.join('\n\n').length + 2;
+    // Fenced, so that a transcript holding it (an agent may store what a hook said) is stored without it.
+    const fence = SESSION_CONTEXT_OPEN.length + SESSION_CONTEXT_CLOSE.length + 2;
+    const used = fixed.join('\n\n').length + 2 + fence;
     const room = AGENT_CONTEXT_MAX_CHARS - used;
     if (skills.length > room) {
       const note = '\n… (skill index cut to fit; hermesd\'s MCP tool skills_list lists every skill)';
       skills = room > note.length ? skills.slice(0, room - note.length).replace(/\n[^\n]*$/, '') + note : '';
     }
-    return [...fixed, skills.trim()].filter(Boolean).join('\n\n');
+    return `${SESSION_CONTEXT_OPEN}\n${[...fixed, skills.trim()].filter(Boolean).join('\n\n')}\n${SESSION_CONTEXT_CLOSE}`;
   }
 
   /** Turn-only recall for a prompt: evidence from earlier sessions of this repository, this session's own left out. */
