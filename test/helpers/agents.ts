@@ -118,3 +118,26 @@ export function denied(agent: 'claude' | 'codex' | 'cursor' | 'gemini', r: HookR
       return out.permission === 'deny' ? String(out.agent_message ?? out.user_message) : undefined;
   }
 }
+
+/**
+ * What Codex writes into `$CODEX_HOME/config.toml` when the user trusts the project and then
+ * hermesd's hooks in /hooks (all of them, or all but the first `leaveOut`).
+ */
+export async function trustCodex(t: TestEnv, repo: string, leaveOut = 0): Promise<void> {
+  const { codexHookHash } = await import('../../src/integrations/codex-trust.js');
+  const { mkdirSync, realpathSync, writeFileSync } = await import('node:fs');
+  const file = realpathSync(join(repo, '.codex/hooks.json'));
+  const hooks = JSON.parse(readFileSync(file, 'utf8')).hooks as Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout?: number }> }>>;
+  const states: string[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
+    groups.forEach((g, gi) =>
+      g.hooks.forEach((h, hi) => {
+        if (!h.command.includes('.hermes/agent-hook')) return;
+        const key = `${file}:${event.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toLowerCase()}:${gi}:${hi}`;
+        states.push(`[hooks.state."${key}"]\nenabled = true\ntrusted_hash = "${codexHookHash(event, g.matcher, h)}"\n`);
+      }),
+    );
+  }
+  mkdirSync(t.env.CODEX_HOME!, { recursive: true });
+  writeFileSync(join(t.env.CODEX_HOME!, 'config.toml'), `[projects."${repo}"]\ntrust_level = "trusted"\n\n${states.slice(leaveOut).join('\n')}`);
+}
