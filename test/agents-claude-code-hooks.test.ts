@@ -8,7 +8,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitIn, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { denied, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
+import { denied, rewritten, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 import { skillMd } from './helpers/skills.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
@@ -96,17 +96,22 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
     writeFileSync(join(repo, '.hermes/config.yaml'), cfg);
   });
 
-  it('lets allowed calls through silently: exit 0, nothing on stdout or stderr (never an explicit allow)', async () => {
+  it('lets allowed calls through silently: exit 0, nothing on stdout or stderr (never an explicit allow); a shell command comes back confined', async () => {
     for (const [tool, input] of [
       ['Write', { file_path: join(repo, 'src/app.ts'), content: 'export const app = 2;\n' }],
       ['Edit', { file_path: join(repo, 'src/app.ts'), old_string: '1', new_string: '2' }],
-      ['Bash', { command: 'npm test', description: 'Run test suite', timeout: 120000, run_in_background: false }],
       ['Read', { file_path: join(repo, 'src/app.ts') }],
-      ['Bash', { command: 'git commit -m "feat: x"' }],
-      ['Bash', { command: 'git push origin main' }],
     ] as const) {
       const r = await pre(tool, input);
       expect({ tool, code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ tool, code: 0, stdout: '', stderr: '' });
+    }
+    for (const input of [{ command: 'npm test', description: 'Run test suite', timeout: 120000, run_in_background: false }, { command: 'git commit -m "feat: x"' }, { command: 'git push origin main' }]) {
+      const r = await pre('Bash', input);
+      // updatedInput with the other fields kept and no permissionDecision: the user's permission rules still decide.
+      const out = JSON.parse(r.stdout).hookSpecificOutput;
+      expect(Object.keys(out).sort()).toEqual(['hookEventName', 'updatedInput']);
+      expect({ ...out.updatedInput, command: input.command }).toEqual(input);
+      expect(rewritten('claude', r)).toMatch(/bwrap.*--ro-bind/);
     }
   });
 

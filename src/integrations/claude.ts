@@ -12,7 +12,7 @@
  * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`; otherwise nothing —
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
-import { CommonPayload, pathField, permissionDeny, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, permissionDeny, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
 const EVENTS: Record<string, EventKind> = {
   SessionStart: 'session-start',
@@ -55,7 +55,8 @@ export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, 
   if (p.transcript_path) ev.transcriptPath = p.transcript_path;
   if (p.prompt !== undefined) ev.prompt = p.prompt;
   if (p.reason) ev.reason = p.reason;
-  if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, toolInput(p.tool_input), cwd) };
+  if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
+  if (p.tool_use_id) ev.toolUseId = p.tool_use_id;
   return ev;
 }
 
@@ -69,6 +70,9 @@ export const claude: Adapter = {
   agent: 'claude',
   parse: (raw) => parseClaudeStyle('claude', raw, action),
   deny: (ev, d) => permissionDeny(ev, d),
-  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit']),
+  // PostToolUse: what the check after a shell call put back, for the model.
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse']),
+  // updatedInput without a permissionDecision: the call goes through the user's permission rules as before.
+  rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, updatedInput: { ...ev.tool?.input, command } } }),
   silent: () => SILENT,
 };

@@ -13,7 +13,7 @@
  * treats as an error without `updatedInput`.
  */
 import { resolve } from 'node:path';
-import { permissionDeny, SILENT, type Adapter, type ToolAction } from './event.js';
+import { jsonAnswer, permissionDeny, SILENT, type Adapter, type ToolAction } from './event.js';
 import { hookSpecificContext, parseClaudeStyle } from './claude.js';
 
 /** The files an apply_patch patch adds, updates, deletes or moves to (`*** Add File: <path>` …). */
@@ -52,6 +52,9 @@ export const codex: Adapter = {
   agent: 'codex',
   parse: (raw) => parseClaudeStyle('codex', raw, action),
   deny: (ev, d) => permissionDeny(ev, d),
-  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit']),
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse']),
+  // Codex 0.171 takes updatedInput only with permissionDecision "allow" and a string `command`; the call then goes on
+  // through Codex's own approval and sandbox.
+  rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, permissionDecision: 'allow', updatedInput: { command } } }),
   silent: () => SILENT,
 };

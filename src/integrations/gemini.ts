@@ -13,7 +13,7 @@
  * non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
 import { resolve } from 'node:path';
-import { CommonPayload, jsonDeny, pathField, reasonOf, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, reasonOf, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 import { hookSpecificContext } from './claude.js';
 
 const EVENTS: Record<string, EventKind> = {
@@ -57,10 +57,13 @@ export const gemini: Adapter = {
     if (p.transcript_path) ev.transcriptPath = p.transcript_path;
     if (p.prompt !== undefined) ev.prompt = p.prompt;
     if (p.reason) ev.reason = p.reason;
-    if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd) };
+    if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
     return ev;
   },
-  deny: (_ev, d) => jsonDeny({ decision: 'deny', reason: reasonOf(d) }),
-  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent']),
+  deny: (_ev, d) => jsonAnswer({ decision: 'deny', reason: reasonOf(d) }),
+  // AfterTool: appended to the tool's result for the model.
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent', 'AfterTool']),
+  // hookSpecificOutput.tool_input is merged over the model's arguments (docs/hooks/reference.md, BeforeTool).
+  rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, tool_input: { command } } }),
   silent: () => SILENT,
 };

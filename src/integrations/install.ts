@@ -202,8 +202,9 @@ export function hookEntries(agent: AgentName): HookEntry[] {
         { event: 'UserPromptSubmit', value: group(claudeHandler('UserPromptSubmit')) },
         { event: 'PreToolUse', value: group(claudeHandler('PreToolUse', {}, true), JUDGED.claude.small), small: true },
         { event: 'PreToolUse', value: group(claudeHandler('PreToolUse'), JUDGED.claude.content) },
-        // Reading the transcript after a call never needs to hold Claude up.
-        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse', { async: true })) },
+        // Not async: after a shell call the hook puts back protected files the command changed and tells the model,
+        // which an async hook's output does not reach. The transcript is read after the answer, as for every event.
+        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse')) },
         { event: 'Stop', value: group(claudeHandler('Stop')) },
         { event: 'SessionEnd', value: group({ ...claudeHandler('SessionEnd'), timeout: SESSION_END_TIMEOUT_S.claude }) },
       ];

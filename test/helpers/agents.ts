@@ -141,3 +141,14 @@ export async function trustCodex(t: TestEnv, repo: string, leaveOut = 0): Promis
   mkdirSync(t.env.CODEX_HOME!, { recursive: true });
   writeFileSync(join(t.env.CODEX_HOME!, 'config.toml'), `[projects."${repo}"]\ntrust_level = "trusted"\n\n${states.slice(leaveOut).join('\n')}`);
 }
+
+/** The command a pre-tool answer gives back to run instead (Claude Code and Codex `updatedInput`, Gemini CLI `hookSpecificOutput.tool_input`); undefined for any other answer. */
+export function rewritten(agent: 'claude' | 'codex' | 'gemini', r: HookRun): string | undefined {
+  if (r.code !== 0 || r.stderr !== '' || !r.stdout.trim().startsWith('{')) return undefined;
+  const h = (JSON.parse(r.stdout) as { hookSpecificOutput?: Record<string, any> }).hookSpecificOutput;
+  if (!h) return undefined;
+  if (agent === 'gemini') return typeof h.tool_input?.command === 'string' ? h.tool_input.command : undefined;
+  if (agent === 'codex' && h.permissionDecision !== 'allow') return undefined;
+  if (agent === 'claude' && h.permissionDecision !== undefined) return undefined;
+  return typeof h.updatedInput?.command === 'string' ? h.updatedInput.command : undefined;
+}

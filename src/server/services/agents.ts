@@ -28,6 +28,11 @@ import { AGENT_NAMES, SOURCE_OF, type Adapter, type AgentEvent, type AgentName, 
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from '../../integrations/ingest.js';
 import type { TranscriptStats } from '../../protocol/agents.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
+import { agentShellReadOnly, confinedCommand } from '../../guard/agent-shell.js';
+import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
+import { sandboxAvailability } from '../../guard/sandbox.js';
+import type { GuardConfig } from '../../guard/config.js';
+import { guardDir } from '../../paths/index.js';
 import { writeAgentSettings } from '../../integrations/settings.js';
 import type { DaemonContext } from '../context.js';
 import type { Built } from './built.js';
@@ -60,9 +65,16 @@ function deliveredTask(ev: AgentEvent): boolean {
   return ev.kind === 'stop' && !/^subagent/i.test(ev.event);
 }
 
-export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'context' | 'none'; rule?: string };
+export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'rewrite' | 'context' | 'none'; rule?: string };
+
+/** A shell call's snapshot waits this long for its post-tool event. */
+const PENDING_CALL_TTL_MS = 60 * 60_000;
+/** At most this many shell calls' snapshots are kept (parallel calls, events that never came). */
+const PENDING_CALLS_MAX = 64;
 
 export class AgentHookService {
+  /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
+  private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
   /** Ingests in flight, per transcript path: one at a time per file; shutdown waits for them. */
   private readonly ingests = new Map<string, Promise<void>>();
   private readonly gitBin = findRealGit();
@@ -122,7 +134,11 @@ export class AgentHookService {
         const answer = text ? adapter.context(ev, text) : undefined;
         return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
       }
-      case 'post-tool':
+      case 'post-tool': {
+        this.ingestSoon(ev);
+        const told = this.putBack(adapter, ev);
+        return told ? { answer: told, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      }
       case 'stop':
       case 'session-end':
         this.ingestSoon(ev);
@@ -148,9 +164,74 @@ export class AgentHookService {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
     const jc: JudgeContext = { root: this.root, config: this.config(), gitBin: this.gitBin, gitEnv: this.gitEnv, home: this.home };
     const denial = judgeTool(jc, ev.tool.action, ev.cwd);
-    if (!denial) return { answer: adapter.silent(ev), event: ev, decision: 'none' };
-    this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
-    return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
+    if (denial) {
+      this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
+      return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
+    }
+    if (ev.tool.action.kind === 'shell') {
+      const rewritten = this.confine(adapter, ev, ev.tool.action.command, jc.config);
+      if (rewritten) return { answer: rewritten, event: ev, decision: 'rewrite' };
+    }
+    return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+  }
+
+  /** The key a shell call's snapshot is kept under until its post-tool event: the call's id, else its command. */
+  private callKey(ev: AgentEvent, command: string): string {
+    return `${ev.agent}\0${ev.sessionId ?? ''}\0${ev.toolUseId ?? command}`;
+  }
+
+  /**
+   * Before an allowed shell call: the protected files are snapshotted (their post-tool event puts
+   * back what the command changed anyway), and where the agent lets the hook rewrite the command
+   * and bubblewrap runs here, the command comes back confined (guard/agent-shell.ts).
+   */
+  private confine(adapter: Adapter, ev: AgentEvent, command: string, config: GuardConfig): Answer | undefined {
+    const protects = (config.rules ?? []).some((r) => (r.protect ?? []).length > 0);
+    const snap = protects ? snapshotProtected(this.root, config, { gitBin: this.gitBin, spillDir: guardDir(this.ctx.paths.gitDir) }) : undefined;
+    let confined: string | undefined;
+    const sandbox = sandboxAvailability(this.ctx.env);
+    if (adapter.rewrite && sandbox.kind === 'bwrap' && config.guard?.sandbox?.enabled !== false) {
+      const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
+      const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
+      confined = confinedCommand({ bwrap: sandbox.path, readOnly, gitDir: this.ctx.paths.gitDir, command });
+    }
+    if (snap) {
+      this.prune();
+      const entry = { snap, at: Date.now() };
+      this.before.set(this.callKey(ev, command), entry);
+      // Gemini CLI has no call id; its after-tool event carries the rewritten command.
+      if (confined && !ev.toolUseId) this.before.set(this.callKey(ev, confined), entry);
+    }
+    return confined && adapter.rewrite ? adapter.rewrite(ev, confined) : undefined;
+  }
+
+  /** After a shell call: what it changed of the protected files is put back, and the model told (where the event takes context). */
+  private putBack(adapter: Adapter, ev: AgentEvent): Answer | undefined {
+    if (ev.tool?.action.kind !== 'shell') return undefined;
+    const key = this.callKey(ev, ev.tool.action.command);
+    const entry = this.before.get(key);
+    if (!entry) return undefined;
+    for (const [k, v] of this.before) if (v === entry) this.before.delete(k);
+    let changes: ProtectedChange[] = [];
+    try {
+      changes = restoreProtected(entry.snap, { generatorEnv: this.ctx.env });
+    } finally {
+      discardSnapshot(entry.snap);
+    }
+    if (changes.length === 0) return undefined;
+    this.ctx.log.warn('agent shell call changed protected files; put back', { agent: ev.agent, session: ev.sessionId, files: changes.map((c) => c.file), rules: [...new Set(changes.map((c) => c.rule))] });
+    const text = `hermesd: ${describeProtectedChanges(changes)}. Do not write these files; change their sources (or ask the user) instead.`;
+    return adapter.context(ev, text);
+  }
+
+  /** Snapshots of calls whose post-tool event never came (a killed command, an agent that stopped) are let go. */
+  private prune(): void {
+    const old = Date.now() - PENDING_CALL_TTL_MS;
+    for (const [k, v] of this.before) {
+      if (v.at >= old && this.before.size <= PENDING_CALLS_MAX) continue;
+      this.before.delete(k);
+      discardSnapshot(v.snap);
+    }
   }
 
   /** The memory snapshot and the skill index, as hermesd's own agent gets them in its prompt, within the context budget. */
