@@ -71,8 +71,11 @@ export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' 
 const PENDING_CALL_TTL_MS = 60 * 60_000;
 /** At most this many shell calls' snapshots are kept (parallel calls, events that never came). */
 const PENDING_CALLS_MAX = 64;
+/** How long the read-only paths of confined commands are reused: a guard file made since is bound from the next computation on. */
+const READ_ONLY_REUSE_MS = 2_000;
 
 export class AgentHookService {
+  private readOnlyCache: { key: string; at: number; paths: string[] } | undefined;
   /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
   private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
   /** Ingests in flight, per transcript path: one at a time per file; shutdown waits for them. */
@@ -192,8 +195,7 @@ export class AgentHookService {
     const sandbox = sandboxAvailability(this.ctx.env);
     if (adapter.rewrite && sandbox.kind === 'bwrap' && config.guard?.sandbox?.enabled !== false) {
       const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
-      const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
-      confined = confinedCommand({ bwrap: sandbox.path, readOnly, gitDir: this.ctx.paths.gitDir, command });
+      confined = confinedCommand({ bwrap: sandbox.path, readOnly: this.readOnly(config, protectedFiles), gitDir: this.ctx.paths.gitDir, command });
     }
     if (snap) {
       this.prune();
@@ -203,6 +205,20 @@ export class AgentHookService {
       if (confined && !ev.toolUseId) this.before.set(this.callKey(ev, confined), entry);
     }
     return confined && adapter.rewrite ? adapter.rewrite(ev, confined) : undefined;
+  }
+
+  /**
+   * The read-only paths of a confined command, computed again at most every READ_ONLY_REUSE_MS
+   * for the same config and protected files: a real path per candidate costs a few ms, on every
+   * shell call of every agent.
+   */
+  private readOnly(config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string[] {
+    const key = JSON.stringify([config.rules, config.guard, protectedFiles]);
+    const hit = this.readOnlyCache;
+    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS) return hit.paths;
+    const paths = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
+    this.readOnlyCache = { key, at: Date.now(), paths };
+    return paths;
   }
 
   /** After a shell call: what it changed of the protected files is put back, and the model told (where the event takes context). */
