@@ -13,12 +13,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GuardConfig } from './config.js';
-import { sandboxPlan } from './sandbox-plan.js';
+import { HOOK_ANSWER_FILES, sandboxPlan } from './sandbox-plan.js';
 import { realOf } from './sandbox.js';
 import { runtimeDirOf } from '../paths/index.js';
-
-/** Files git hooks write in <git-dir>/hermesd while a commit runs: writable inside the read-only runtime dir. */
-const HOOK_ANSWER_FILES = ['answer-pre-commit', 'answer-post-commit', 'precommit-attempt'];
 
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -52,6 +52,13 @@ export function guardOwnedPath(rel: string): boolean {
   return ['.hermes', ...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS].some((g) => p === g || p.startsWith(g + '/'));
 }
 
+/**
+ * Files the sh git hook writes in <git-dir>/hermesd while a commit runs (its answer from the
+ * daemon, whether pre-commit ran): read-only directory, so a sandboxed command gets each bound
+ * writable (terminal.ts, agent-shell.ts).
+ */
+export const HOOK_ANSWER_FILES = ['answer-pre-commit', 'answer-post-commit', 'precommit-attempt'];
+
 /** Credentials in the user's home: masked inside the sandbox (directories empty, files unreadable). */
 export const HOME_SECRET_DIRS = ['.ssh', '.aws', '.gnupg', '.kube', '.config/gcloud', '.config/gh', '.azure', '.docker'];
 export const HOME_SECRET_FILES = ['.git-credentials', '.netrc', '.npmrc', '.pypirc', '.config/hub', '.vault-token'];

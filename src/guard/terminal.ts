@@ -23,7 +23,7 @@ import { binShell, runCommandSync, runCommand, type CommandWrap } from '../proce
 import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
-import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from './sandbox-plan.js';
+import { AGENT_CONFIG_PATHS, HOOK_ANSWER_FILES, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from './sandbox-plan.js';
 import { SecretValues } from '../security/secret-values.js';
 import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
@@ -195,17 +195,15 @@ export async function prepareTerminalGuard(root: string, config: GuardConfig, op
 }
 
 /**
- * Files the sh git hook writes in <git-dir>/hermesd (its answer from the daemon, whether
- * pre-commit ran): read-only in the sandbox, so each gets a scratch file bound over it and
- * the hooks a commit waits for keep their fast path (curl) instead of a Node start each.
- * (The other post-* hooks run in the background; a mount each would cost every command.)
+ * The files the sh git hook writes in <git-dir>/hermesd (HOOK_ANSWER_FILES) are read-only in the
+ * sandbox, so each gets a scratch file bound over it and the hooks a commit waits for keep
+ * their fast path (curl) instead of a Node start each. (The other post-* hooks run in the
+ * background; a mount each would cost every command.)
  */
-const HOOK_SCRATCH = ['answer-pre-commit', 'answer-post-commit', 'precommit-attempt'];
-
 function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
   const dir = join(tmp, '.hermesd-hook');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return HOOK_SCRATCH.map((name) => {
+  return HOOK_ANSWER_FILES.map((name) => {
     const target = join(runtimeDirOf(gitDir), name);
     const scratch = join(dir, name);
     for (const f of [target, scratch]) if (!existsSync(f)) writeFileSync(f, '');
