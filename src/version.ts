@@ -22,6 +22,8 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'pack
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
 /** The daemon's entry: the bundle scripts/bundle-daemon.mjs builds from dist/src/server/main.js. */
 export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
+/** `hermesd mcp` as agents start it: the bundle of dist/src/mcp/main.js (no CLI in front). */
+export const MCP_ENTRY = join(PACKAGE_ROOT, 'dist', 'mcp', 'main.js');
 /**
  * Node flags of the daemon process, one per work tree and idle most of its life, so every
  * flag trades speed it does not need for memory it keeps (issue 18; docs/benchmarks.md,

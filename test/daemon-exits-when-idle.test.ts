@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alive, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
-import { claudeWrite, guardedConfig, recordedPid } from './helpers/transport.js';
+import { claudeWrite, expectRefused, guardedConfig, recordedPid } from './helpers/transport.js';
 
 let t: TestEnv;
 let repo: string;
@@ -24,8 +24,7 @@ afterEach(async () => t.cleanup());
 
 describe('an idle daemon', () => {
   it('exits, removes its files, and the next question starts one that judges it', async () => {
-    const first = await claudeWrite(t, repo, 'gen/api.ts', { env: IDLE });
-    expect(first.code, first.stderr).toBe(2);
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts', { env: IDLE }), 'generated');
     const pid = recordedPid(repo)!;
     expect(alive(pid)).toBe(true);
     const status = (await t.cli(['status', '--json'], { cwd: repo })).json();
@@ -34,9 +33,7 @@ describe('an idle daemon', () => {
     expect(existsSync(join(repo, '.git/hermesd/daemon.json'))).toBe(false);
     expect(existsSync(join(repo, '.git/hermesd/daemon.lock'))).toBe(false);
     expect(readdirSync(t.socketDir)).toEqual([]);
-    const next = await claudeWrite(t, repo, 'gen/api.ts', { env: IDLE });
-    expect(next.code, next.stderr).toBe(2);
-    expect(next.stderr).toContain('repository rule "generated"');
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts', { env: IDLE }), 'repository rule "generated"');
     expect(recordedPid(repo)).not.toBe(pid);
   });
 

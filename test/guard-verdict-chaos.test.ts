@@ -134,10 +134,12 @@ describe('a thousand guarded questions while the daemon is killed, stopped, rest
     expect(commits).toBe(200);
     expect(Object.values(faults).reduce((a, b) => a + b, 0), JSON.stringify(faults)).toBeGreaterThan(20);
 
-    const byRule = (o: Outcome) => (o.kind === 'commit' ? o.out.includes('no-aws-keys') : o.out.includes('repository rule "generated"') || o.out.includes('protected by repository rule'));
+    // An agent's refusal is its structured deny (exit 0, the deny on stdout); a commit's, a refused commit.
+    const refusedCall = (o: Outcome) => o.code === 0 && o.out.includes('"permissionDecision":"deny"');
+    const byRule = (o: Outcome) => (o.kind === 'commit' ? o.out.includes('no-aws-keys') : refusedCall(o) && o.out.includes('repository rule'));
     // A fault, named: what happened, and that it refused.
-    const byFault = (o: Outcome) => /hermesd: .+(refused|stopped)/.test(o.out);
-    const allowed = outcomes.filter((o) => (o.kind === 'commit' ? o.moved : o.code === 0));
+    const byFault = (o: Outcome) => (o.kind === 'commit' ? /hermesd: .+(refused|stopped)/.test(o.out) : refusedCall(o) && /hermesd: .+refused/.test(o.out));
+    const allowed = outcomes.filter((o) => (o.kind === 'commit' ? o.moved : !refusedCall(o)));
     const unchecked = allowed.filter((o) => o.kind === 'commit' && o.out.includes('UNCHECKED because hooks.onUnavailable is "allow"') && o.out.includes('could not be started'));
     expect(allowed.filter((o) => !unchecked.includes(o)), JSON.stringify(allowed.slice(0, 5))).toEqual([]);
     const unnamed = outcomes.filter((o) => !allowed.includes(o) && !byRule(o) && !byFault(o));

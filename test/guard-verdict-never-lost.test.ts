@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
-import { runHook } from './helpers/agents.js';
+import { runHook, type HookRun } from './helpers/agents.js';
 import { alive, CLI, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
-import { claudeBash, claudeWrite, commitKey, daemonPid, guardedConfig, head, KEY, recordedPid } from './helpers/transport.js';
+import { claudeBash, claudeWrite, commitKey, daemonPid, expectRefused, guardedConfig, head, KEY, recordedPid } from './helpers/transport.js';
 
 let t: TestEnv;
 let repo: string;
@@ -34,9 +34,8 @@ async function setUp(config = ROOMY): Promise<void> {
 }
 
 /** A refusal by the rule named, not a fault. */
-function refusedByRule(r: { code: number; stderr: string }, rule: string): void {
-  expect(r.code, r.stderr).toBe(2);
-  expect(r.stderr).toContain(`repository rule "${rule}"`);
+function refusedByRule(r: HookRun, rule: string): string {
+  return expectRefused(r, `repository rule "${rule}"`);
 }
 
 afterEach(async () => {
@@ -62,9 +61,7 @@ describe('a daemon that runs but does not answer', () => {
     stopped.push(pid);
     for (const file of ['src/app.ts', 'gen/api.ts']) {
       const r = await claudeWrite(t, repo, file);
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain('did not answer within 800 ms (hung or stopped)');
-      expect(r.stderr).toContain('refused');
+      expectRefused(r, 'did not answer within 800 ms (hung or stopped)');
       // The whole bound, both times: a timeout leaves nothing behind that changes the next question.
       expect(r.ms).toBeGreaterThanOrEqual(800);
     }
@@ -83,7 +80,7 @@ describe('a daemon that runs but does not answer', () => {
     const pid = await daemonPid(t, repo);
     process.kill(pid, 'SIGSTOP');
     stopped.push(pid);
-    expect((await claudeWrite(t, repo, 'src/app.ts')).code).toBe(2);
+    expectRefused(await claudeWrite(t, repo, 'src/app.ts'), 'did not answer');
     process.kill(pid, 'SIGCONT');
     stopped = [];
     spawnSync('sh', ['-c', `printf 'k = "%s"\\n' "$1" > leak.txt && git add leak.txt`, 'sh', KEY], { cwd: repo, env: t.env });
@@ -116,9 +113,7 @@ describe('faults between a hook and the daemon', () => {
     refusedByRule(await claudeWrite(t, repo, 'gen/api.ts'), 'generated');
     // Merge-conflict markers: not YAML.
     writeFileSync(join(repo, '.hermes/config.yaml'), `<<<<<<< HEAD\n${guardedConfig()}=======\nrules: []\n>>>>>>> theirs\n`);
-    const r = await claudeWrite(t, repo, 'gen/api.ts');
-    refusedByRule(r, 'generated');
-    expect(r.stderr).toContain('does not load');
+    expect(refusedByRule(await claudeWrite(t, repo, 'gen/api.ts'), 'generated')).toContain('does not load');
     const c = commitKey(t, repo, 'creds.txt');
     expect(c.moved, c.out).toBe(false);
     // The commit stages the broken config too (git add -A): it waits for the fix.
@@ -130,11 +125,8 @@ describe('faults between a hook and the daemon', () => {
     await daemonPid(t, repo);
     await t.cli(['stop'], { cwd: repo });
     writeFileSync(join(repo, '.hermes/config.yaml'), 'rules: [\n');
-    const r = await claudeWrite(t, repo, 'gen/api.ts');
-    refusedByRule(r, 'generated');
-    expect(r.stderr).toContain('does not load');
-    const bash = await claudeBash(t, repo, 'echo hi > gen/api.ts');
-    expect(bash.code, bash.stderr).toBe(2);
+    expect(refusedByRule(await claudeWrite(t, repo, 'gen/api.ts'), 'generated')).toContain('does not load');
+    expectRefused(await claudeBash(t, repo, 'echo hi > gen/api.ts'), 'generated');
   });
 
   it('a client that goes away mid-request leaves the daemon idle: nothing stays in flight, and it exits when idle', async () => {
@@ -179,13 +171,9 @@ describe('faults between a hook and the daemon', () => {
     });
     await new Promise<void>((r) => server.listen(socket, r));
     try {
-      const r = await claudeWrite(t, repo, 'src/app.ts');
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain('answered question not-yours, not this one');
+      expectRefused(await claudeWrite(t, repo, 'src/app.ts'), 'answered question not-yours, not this one');
       reply = 'HTTP/1.0 200 OK\r\n\r\nwelcome to something else\n';
-      const other = await claudeWrite(t, repo, 'src/app.ts');
-      expect(other.code, other.stderr).toBe(2);
-      expect(other.stderr).toContain('does not start as protocol 2 says');
+      expectRefused(await claudeWrite(t, repo, 'src/app.ts'), 'does not start as protocol 2 says');
     } finally {
       server.close();
     }
@@ -227,8 +215,7 @@ describe('faults between a hook and the daemon', () => {
       const start = ['-n', process.execPath, '-d', join(REPO_ROOT, 'dist/daemon/main.js')];
       const r = spawnSync(client3, ['-r', join(repo, '.git/hermesd'), '-w', repo, '-t', '5000', '-x', '-u', 'allow', '-c', '2', ...start, 'claude', 'PreToolUse'], { input: payload, encoding: 'utf8', env: t.env });
       // The daemon it found was asked to stop; the one it started speaks protocol 2 still: refused, never "allowed".
-      expect(r.status, r.stderr).toBe(2);
-      expect(r.stderr).toContain('speaks protocol 2, this hook 3 (the daemon this hook started)');
+      expectRefused({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: 0 }, 'speaks protocol 2, this hook 3 (the daemon this hook started)');
       expect(alive(pid)).toBe(false);
       // That one makes way too, once idle.
       await waitFor(() => recordedPid(repo) === undefined, 10_000);
@@ -317,9 +304,10 @@ kill $impostor
 node "${CLI}" stop >/dev/null 2>&1
 `;
     const r = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'sh', '-c', script], { cwd: repo, env: t.env, encoding: 'utf8', timeout: 60_000 });
-    expect(r.stdout, r.stderr).toMatch(/code=2 ms=\d+ impostor_alive=yes/);
+    expect(r.stdout, r.stderr).toMatch(/code=0 ms=\d+ impostor_alive=yes/);
     // Judged by a new daemon, not refused for want of one (the impostor would have held the lock).
-    expect(r.stderr).toContain('repository rule "generated"');
+    expect(r.stdout).toContain('repository rule');
+    expect(r.stdout).toContain('permissionDecision":"deny"');
   });
 });
 
@@ -346,8 +334,7 @@ describe('faults of the machine', () => {
     expect(spawnSync('sh', ['-c', `echo x > "${mount}/more"`]).status).not.toBe(0);
     const big = await claudeWrite(t, repo, 'gen/api.ts', { content: 'y'.repeat(20_000) });
     refusedByRule(big, 'generated');
-    const bash = await claudeBash(t, repo, 'cp /etc/hostname gen/api.ts');
-    expect(bash.code, bash.stderr).toBe(2);
+    expectRefused(await claudeBash(t, repo, 'cp /etc/hostname gen/api.ts'), 'generated');
     const c = commitKey(t, repo);
     expect(c.moved, c.out).toBe(false);
     expect(c.out).toContain('no-aws-keys');

@@ -124,14 +124,14 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
 
   it('the tarball ships the program, its hook client and runners, templates, docs and licence, and no tests, fixtures or benchmarks', () => {
     const entries = execFileSync('tar', ['-tzf', join(checkout, tarball)], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
-    for (const f of ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml', 'src/transport/runners/git-hook.sh', 'src/transport/client.c', 'dist/client/hermesd-client', 'templates/config.yaml', 'dist/src/cli/main.js', 'dist/daemon/main.js', 'dist/src/guard/git-shim.js']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml', 'src/transport/runners/git-hook.sh', 'src/transport/client.c', 'dist/client/hermesd-client', 'templates/config.yaml', 'dist/src/cli/main.js', 'dist/daemon/main.js', 'dist/mcp/main.js', 'dist/mcp/answers.json', 'dist/src/guard/git-shim.js']) {
       expect(entries, f).toContain(f);
     }
     for (const doc of readdirSync(join(REPO_ROOT, 'docs'))) expect(entries).toContain(`docs/${doc}`);
     // The client's source and the runners are what a clone's hooks are built from; nothing else of src/.
     const unwanted = entries.filter((e) => (/^(test|bench|scripts|src|dist\/bench|node_modules)\//.test(e) && !/^src\/transport\/(client\.c|runners\/[a-z-]+\.sh)$/.test(e)) || e.endsWith('.map') || e.endsWith('.ts') || e.includes('removed-module'));
     expect(unwanted).toEqual([]);
-    expect(entries.every((e) => /^(dist\/src|dist\/daemon|dist\/client|src\/transport|templates|docs)\//.test(e) || ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e)), entries.join('\n')).toBe(true);
+    expect(entries.every((e) => /^(dist\/src|dist\/daemon|dist\/mcp|dist\/client|src\/transport|templates|docs)\//.test(e) || ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e)), entries.join('\n')).toBe(true);
   });
 
   it('puts an executable hermesd with a node shebang on PATH, reporting the package version', async () => {

@@ -6,6 +6,7 @@
 import { NotFound, UsageError } from '../errors/index.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { LoggedMessage, SessionLog } from './loop.js';
+import { holdsInjected } from '../text/fence.js';
 import { isSafeHit, recallQueries, recallTerms, RECALL_MAX_HITS, RECALL_MAX_TERM_DOCS, type RecallHit } from './recall.js';
 
 /** Ancestors replayed by a continuation at most: a chain longer than this is a loop in the data. */
@@ -89,7 +90,10 @@ export function recallFrom(db: SessionDB, repo: string): (text: string, exclude:
       .sort((a, b) => a.n - b.n)
       .map((x) => x.t);
     for (const query of recallQueries(rarestFirst)) {
-      const usable = db.search(query, { repo, limit: RECALL_CANDIDATES }).results.filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '' && isSafeHit(h));
+      const usable = db
+        .search(query, { repo, limit: RECALL_CANDIDATES })
+        // A message holding injected blocks (stored before transcripts were stored without them) would hand hermesd's own words back.
+        .results.filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '' && isSafeHit(h) && !holdsInjected(db.getMessage(h.messageId)?.content ?? ''));
       if (usable.length === 0) continue;
       return usable
         .slice(0, RECALL_MAX_HITS)

@@ -65,7 +65,7 @@ const GIT_STUB_MARK = '# hermesd hook stub';
  * What init writes in place of husky's stub in a husky layout it created: husky's runner `h`
  * costs each hook four forks (dirname, basename, dirname, dirname) and two more `sh` starts
  * before hermesd's own; this one sources hermesd's runner in the shell git started, which
- * does what `h` does (see hooks/hermesd-hook.sh). Without the runner, husky's `h` as before.
+ * does what `h` does (see src/transport/runners/git-hook.sh). Without the runner, husky's `h` as before.
  */
 export const DIRECT_STUB = [
   '#!/bin/sh',

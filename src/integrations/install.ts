@@ -158,10 +158,12 @@ export function hookCommand(agent: AgentName, event: string, small = false): str
     case 'claude':
       return sourced('"$CLAUDE_PROJECT_DIR"');
     case 'codex':
-      // Codex runs hooks in the session's directory, which may be below the root, in the user's login shell; no
-      // variable names the root, and a second `git rev-parse` per call for the check is not worth it: uninstall
-      // keeps the stub while a config still runs it.
-      return `sh "$(git rev-parse --show-toplevel)/${AGENT_STUB}" ${args}`;
+      // Codex runs hooks with `$SHELL -lc` (the user's login shell, not always a POSIX one) in the session's
+      // directory, which may be below the root, and no variable names the root. The login shell is replaced
+      // by sh (exec: no fork), which finds the root by walking up to the stub with builtins and sources it:
+      // no `git rev-parse` and no second shell per call (they cost 16 ms of each tool call). No stub
+      // anywhere above (hermesd uninstalled): nothing to do, the call goes on.
+      return `exec sh -c 'd=$PWD; until [ -f "$d/${AGENT_STUB}" ]; do [ -n "$d" ] || exit 0; d=\${d%/*}; done; set -- ${args}; hermesd_root=$d; . "$d/${AGENT_STUB}"'`;
     case 'cursor':
       // Cursor runs project hooks from the project root.
       return guarded(AGENT_STUB);
@@ -200,8 +202,9 @@ export function hookEntries(agent: AgentName): HookEntry[] {
         { event: 'UserPromptSubmit', value: group(claudeHandler('UserPromptSubmit')) },
         { event: 'PreToolUse', value: group(claudeHandler('PreToolUse', {}, true), JUDGED.claude.small), small: true },
         { event: 'PreToolUse', value: group(claudeHandler('PreToolUse'), JUDGED.claude.content) },
-        // Reading the transcript after a call never needs to hold Claude up.
-        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse', { async: true })) },
+        // Not async: after a shell call the hook puts back protected files the command changed and tells the model,
+        // which an async hook's output does not reach. The transcript is read after the answer, as for every event.
+        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse')) },
         { event: 'Stop', value: group(claudeHandler('Stop')) },
         { event: 'SessionEnd', value: group({ ...claudeHandler('SessionEnd'), timeout: SESSION_END_TIMEOUT_S.claude }) },
       ];
@@ -588,16 +591,20 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   writeFileAtomicSync(statePath(repo), JSON.stringify(state, null, 2) + '\n');
 
   report.commit = state.files.map((f) => f.path).filter((p) => existsSync(join(root, p)));
-  for (const a of report.agents) report.notes.push(trustNote(a));
+  for (const a of report.agents) report.notes.push(trustNote(a, root));
   return report;
 }
 
-function trustNote(agent: AgentName): string {
+function trustNote(agent: AgentName, root: string): string {
   switch (agent) {
     case 'claude':
       return 'Claude Code: the hooks run once the folder is trusted; it asks before it uses the project MCP server in .mcp.json';
     case 'codex':
-      return 'Codex: trust the project (.codex/) and review the new hooks once in /hooks; they are skipped until then';
+      return (
+        "Codex: it reads .codex/ (hermesd's hooks and MCP server) only in a trusted project: answer \"trust\" when Codex asks, or add " +
+        `[projects."${root}"] trust_level = "trusted" to ~/.codex/config.toml; then open /hooks in Codex and trust hermesd's hooks ` +
+        '(it skips new or changed hooks until they are reviewed). `hermesd doctor` says whether Codex will run them'
+      );
     case 'cursor':
       return 'Cursor: project hooks need workspace trust; enable the hermesd MCP server under Customize → MCPs';
     case 'gemini':

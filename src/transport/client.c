@@ -156,31 +156,62 @@ static int read_all(int fd, buf *b, size_t limit) {
 
 /* A fault: what happened, in words, and what it means for this question. `may_allow`: no
  * daemon could be started (the one fault -u decides). Never returns. */
+/* An agent's structured refusal on stdout (exit 0): what Claude Code, Codex, Gemini CLI and
+ * Cursor read as "refused, because…" and show the model as the reason alone
+ * (src/integrations/event.ts answers the same way when the daemon judges). */
+static void agent_deny(const char *reason) {
+  buf b = {0}, r = {0};
+  put_json(&r, reason, strlen(reason));
+  if (strcmp(kind, "gemini") == 0) {
+    puts_(&b, "{\"decision\":\"deny\",\"reason\":");
+    puts_(&b, r.p);
+    puts_(&b, "}\n");
+  } else if (strcmp(kind, "cursor") == 0) {
+    puts_(&b, "{\"permission\":\"deny\",\"user_message\":");
+    puts_(&b, r.p);
+    puts_(&b, ",\"agent_message\":");
+    puts_(&b, r.p);
+    puts_(&b, "}\n");
+  } else {
+    puts_(&b, "{\"hookSpecificOutput\":{\"hookEventName\":");
+    put_json(&b, name, strlen(name));
+    puts_(&b, ",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":");
+    puts_(&b, r.p);
+    puts_(&b, "}}\n");
+  }
+  fwrite(b.p, 1, b.n, stdout);
+  fflush(stdout);
+}
+
+/* A fault: what happened, in words, and what it means for this question. `may_allow`: no
+ * daemon could be started (the one fault -u decides). Never returns. */
 __attribute__((noreturn, format(printf, 2, 3))) static void fault(int may_allow, const char *fmt, ...) {
-  char what[1024];
+  char what[1024], said[1400];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
+  int git = strcmp(kind, "git") == 0;
   if (!blocking) {
-    fprintf(stderr, "hermesd: %s; the %s hook did nothing this time (git goes on). Check the daemon: hermesd status\n", what, name);
+    fprintf(stderr, "hermesd: %s; the %s hook did nothing this time (%s goes on). Check the daemon: hermesd status\n", what, name, git ? "git" : "the agent");
     exit(0);
   }
   if (may_allow && allow_unavailable && !sandboxed) {
-    if (strcmp(kind, "git") == 0)
-      fprintf(stderr, "hermesd: %s; this commit goes ahead UNCHECKED because hooks.onUnavailable is \"allow\". Check the daemon: hermesd status\n", what);
-    else
-      fprintf(stderr, "hermesd: %s; this tool call was NOT checked because agents.onUnavailable is \"allow\". Check the daemon: hermesd status\n", what);
+    fprintf(stderr, "hermesd: %s; this %s UNCHECKED because %s.onUnavailable is \"allow\". Check the daemon: hermesd status\n", what,
+            git ? "commit goes ahead" : "tool call was run", git ? "hooks" : "agents");
+    if (strcmp(kind, "cursor") == 0) puts("{}");
     exit(0);
   }
   const char *why = sandboxed ? "it comes from hermesd's sandbox, where every fault refuses"
-                    : may_allow ? (strcmp(kind, "git") == 0 ? "hooks.onUnavailable is \"block\"" : "agents.onUnavailable is \"block\"")
+                    : may_allow ? (git ? "hooks.onUnavailable is \"block\"" : "agents.onUnavailable is \"block\"")
                                 : "a daemon that runs but cannot answer never lets it through";
-  if (strcmp(kind, "git") == 0)
+  if (git) {
     fprintf(stderr, "hermesd: %s; the %s hook refused this commit (%s). Check the daemon: hermesd status (restart: hermesd restart). To commit without hermesd: HERMESD_SKIP=1 git commit ...\n", what, name, why);
-  else
-    fprintf(stderr, "hermesd: %s; this tool call is refused (%s). Check the daemon: hermesd status (restart: hermesd restart)\n", what, why);
-  exit(refuse_code);
+    exit(refuse_code);
+  }
+  snprintf(said, sizeof said, "hermesd: %s; this tool call is refused (%s). Check the daemon: hermesd status (restart: hermesd restart)", what, why);
+  agent_deny(said);
+  exit(0);
 }
 
 /* ---- the daemon's socket ---- */

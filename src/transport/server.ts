@@ -15,12 +15,12 @@ import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import type { DaemonContext } from '../server/context.js';
 import { defineRoute, type Route } from '../server/route.js';
 import type { Services } from '../server/services/index.js';
+import { ADAPTERS } from '../server/services/agents.js';
+import type { AgentEvent, AgentName } from '../integrations/event.js';
 import { AGENT_KINDS, ASK_PATH, askQuerySchema, HEARTBEAT_MS, helloLine, PRE_TOOL_EVENTS, PROTOCOL, textLines, verdictLine, type AskQuery } from './protocol.js';
 
 type Answer = { code: number; stdout?: string; stderr?: string };
 
-/** The exit code of a refused agent's tool call: the one every agent reads as "refused". */
-const AGENT_REFUSED = 2;
 
 /**
  * POST /v1/ask over `services` (loaded on first use); `sandboxed`: the agent socket, whose
@@ -131,5 +131,10 @@ function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, services: Se
     // no config to read: refused
   }
   if (allow) return { code: 0, stderr: `hermesd: this tool call could not be judged (${why}); it was NOT checked because agents.onUnavailable is "allow"` };
-  return { code: AGENT_REFUSED, stderr: `hermesd: this tool call could not be judged (${why}), so it is refused (agents.onUnavailable is "block")` };
+  const message = `hermesd: this tool call could not be judged (${why}), so it is refused (agents.onUnavailable is "block")`;
+  // The agent's own structured refusal, as the daemon refuses any call (its adapter's deny); exit 2 for a kind it does not know.
+  const adapter = ADAPTERS[q.k as AgentName];
+  if (!adapter) return { code: 2, stderr: message };
+  const denied = adapter.deny({ agent: q.k, event: q.n, kind: 'pre-tool', cwd: '' } as AgentEvent, { rule: 'hermesd', message });
+  return { code: denied.exitCode, stdout: denied.stdout, stderr: denied.stderr };
 }

@@ -6,7 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runHook, toolHookCommand, type HookRun } from './agents.js';
+import { expect } from 'vitest';
+import { denied, runHook, toolHookCommand, type HookRun } from './agents.js';
 import { commitIn, type TestEnv } from './env.js';
 
 /** A config that protects gen/ and forbids AWS keys, with the bounds a test wants. */
@@ -66,4 +67,12 @@ export async function daemonPid(t: TestEnv, repo: string): Promise<number> {
   const r = await t.cli(['status', '--json'], { cwd: repo });
   if (r.code !== 0) throw new Error(`status failed: ${r.stderr}`);
   return r.json().pid as number;
+}
+
+/** A refusal in Claude Code's structured form (exit 0, the deny on stdout) whose reason says `text`; the reason. */
+export function expectRefused(r: HookRun, text: string): string {
+  const reason = denied('claude', r);
+  expect(reason, `not a refusal: ${JSON.stringify(r)}`).toBeDefined();
+  expect(reason).toContain(text);
+  return reason!;
 }

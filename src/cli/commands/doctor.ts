@@ -164,11 +164,11 @@ async function agentsChecks(): Promise<Check[]> {
   }
   if (!h.installed.length) return [];
   const fix = `hermesd init --agents ${h.installed.join(',')}`;
-  return h.agents.map((a): Check =>
-    a.problems.length
-      ? { name: a.agent, status: 'fail', detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`, fix }
-      : { name: a.agent, status: 'ok', detail: "hermesd's hooks and MCP server in its project configs" },
-  );
+  return h.agents.map((a): Check => {
+    if (a.problems.length) return { name: a.agent, status: 'fail', detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`, fix };
+    if (a.skipped) return { name: a.agent, status: 'fail', detail: `hermesd's hooks and MCP server are in its project configs, but it will not run them: ${a.skipped.detail}`, fix: a.skipped.fix };
+    return { name: a.agent, status: 'ok', detail: a.agent === 'codex' ? "hermesd's hooks and MCP server in its project configs; the project and the hooks trusted" : "hermesd's hooks and MCP server in its project configs" };
+  });
 }
 
 /**

@@ -18,8 +18,19 @@ hermesd_cfault() {
     [ "$hermesd_ck" = cursor ] && echo '{}'
     exit 0
   fi
-  echo "hermesd: $2; refused (a fault never lets it through; hermesd's client is not built here, hooks use curl: see hermesd doctor). Check the daemon: hermesd status (restart: hermesd restart)" >&2
-  exit "$hermesd_crc"
+  hermesd_said="hermesd: $2; refused (a fault never lets it through; hermesd's client is not built here, hooks use curl: see hermesd doctor). Check the daemon: hermesd status (restart: hermesd restart)"
+  if [ "$hermesd_ck" = git ]; then
+    echo "$hermesd_said" >&2
+    exit "$hermesd_crc"
+  fi
+  # An agent's structured refusal on stdout, exit 0 (as client.c and the daemon answer).
+  hermesd_cjson "$hermesd_said"
+  case $hermesd_ck in
+    gemini) printf '{"decision":"deny","reason":%s}\n' "$hermesd_e" ;;
+    cursor) printf '{"permission":"deny","user_message":%s,"agent_message":%s}\n' "$hermesd_e" "$hermesd_e" ;;
+    *) printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":%s}}\n' "$hermesd_cn" "$hermesd_e" ;;
+  esac
+  exit 0
 }
 
 # $1 as a JSON string, in hermesd_e.
