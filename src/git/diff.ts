@@ -189,3 +189,110 @@ export function* linesOf(buf: Buffer): Generator<{ line: number; text: string }>
     start = nl + 1;
   }
 }
+
+/** How many bytes at the end of `buf` (from `pos` on) could be the start of `needle`: kept for the next chunk (0 for almost every chunk). */
+function partialTail(buf: Buffer, pos: number, needle: Buffer): number {
+  for (let from = Math.max(pos, buf.length - needle.length + 1); from < buf.length; from++) {
+    if (buf[from] !== needle[0]) continue;
+    if (needle.subarray(0, buf.length - from).equals(buf.subarray(from))) return buf.length - from;
+  }
+  return 0;
+}
+
+/**
+ * Splits the stream of `git diff-tree --stdin --always -z --raw [-p]` into its diffs. For each
+ * input line git prints the commit id and a NUL, the diff's raw listing (NUL-terminated
+ * records), and with `-p` an empty record and the patch (lines). `ids` are the commit ids of
+ * the input lines, in order: a diff ends where the next one's `<id>\0` starts, after a record
+ * or after a patch line (no patch line starts with a commit id followed by a NUL). `patch` gets
+ * each diff's patch bytes as they arrive, `end` its raw listing once it is whole. Works for any
+ * chunking of the stream.
+ */
+export function diffTreeSplitter(ids: readonly string[], on: { patch(index: number, chunk: Buffer): void; end(index: number, raw: Buffer): void }): { push(chunk: Buffer): void; end(): void } {
+  let index = -1;
+  /** Before the first id, or in a raw listing (`paths`: how many of the next records are paths), or in a patch. */
+  let mode: 'raw' | 'patch' = 'raw';
+  let paths = 0;
+  /** In a patch: nothing of it seen yet (a next id right there has no newline before it). */
+  let patchStart = false;
+  let raw: Buffer[] = [];
+  let rest: Buffer | undefined;
+  let next: Buffer | undefined;
+  let needle: Buffer | undefined;
+  const expect = (i: number) => {
+    next = i < ids.length ? Buffer.from(`${ids[i]}\0`, 'latin1') : undefined;
+    needle = next ? Buffer.concat([Buffer.from('\n'), next]) : undefined;
+  };
+  expect(0);
+  const finish = () => {
+    if (index >= 0) on.end(index, Buffer.concat(raw));
+    raw = [];
+    index++;
+    expect(index + 1);
+    mode = 'raw';
+    paths = 0;
+  };
+  return {
+    push(chunk) {
+      const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
+      rest = undefined;
+      let pos = 0;
+      while (pos < buf.length) {
+        if (mode === 'patch') {
+          if (patchStart && next) {
+            const head = buf.subarray(pos, pos + next.length);
+            if (head.length < next.length && next.subarray(0, head.length).equals(head)) {
+              rest = Buffer.from(head);
+              return;
+            }
+            patchStart = false;
+            if (head.equals(next)) {
+              pos += next.length;
+              finish();
+              continue;
+            }
+          }
+          patchStart = false;
+          // The next diff starts at `\n<id>\0`: hand on what comes before, keep a tail that may be its beginning.
+          const at = needle ? buf.indexOf(needle, pos) : -1;
+          if (at === -1) {
+            const keep = needle ? partialTail(buf, pos, needle) : 0;
+            if (buf.length - keep > pos) on.patch(index, buf.subarray(pos, buf.length - keep));
+            if (keep > 0) rest = Buffer.from(buf.subarray(buf.length - keep));
+            return;
+          }
+          on.patch(index, buf.subarray(pos, at + 1));
+          pos = at + needle!.length;
+          finish();
+          continue;
+        }
+        const nul = buf.indexOf(0, pos);
+        if (nul === -1) {
+          rest = Buffer.from(buf.subarray(pos));
+          return;
+        }
+        const record = buf.subarray(pos, nul + 1);
+        pos = nul + 1;
+        if (paths > 0) {
+          raw.push(Buffer.from(record)); // a copy: a view would keep the whole chunk alive until the diff ends
+          paths--;
+        } else if (next && record.equals(next)) {
+          finish();
+        } else if (index >= 0 && record.length === 1) {
+          mode = 'patch'; // the empty record between the listing and the patch
+          patchStart = true;
+        } else if (index >= 0 && record[0] === 0x3a /* : */) {
+          raw.push(Buffer.from(record));
+          const status = record.toString('latin1', 0, record.length - 1).split(' ')[4]?.charAt(0);
+          paths = status === 'R' || status === 'C' ? 2 : 1;
+        }
+      }
+    },
+    end() {
+      if (mode === 'patch' && rest) on.patch(index, rest);
+      rest = undefined;
+      if (index >= 0) on.end(index, Buffer.concat(raw));
+      raw = [];
+    },
+  };
+}

@@ -21,9 +21,18 @@ export function lineSplitter(onLine: (line: Buffer, cut: boolean) => void, maxLi
   let skipping = false; // inside an over-long line whose head was already delivered
   return {
     push(chunk) {
-      const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-      rest = undefined;
+      let buf = chunk;
       let start = 0;
+      if (rest) {
+        // Only the line the last chunk cut is joined, not the whole chunk (copying every chunk costs a streamed patch's time).
+        const nl = chunk.indexOf(10);
+        if (nl === -1 || skipping) buf = Buffer.concat([rest, chunk]);
+        else {
+          onLine(Buffer.concat([rest, chunk.subarray(0, nl)]), false);
+          start = nl + 1;
+        }
+        rest = undefined;
+      }
       for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
         if (!skipping) onLine(buf.subarray(start, nl), false);
         skipping = false;
