@@ -12,6 +12,7 @@ import * as skills from './commands/skills.js';
 import * as check from './commands/check.js';
 import * as run from './commands/run.js';
 import * as hook from './commands/hook.js';
+import * as serverHook from './commands/server-hook.js';
 import * as init from './commands/init.js';
 import * as config from './commands/config.js';
 import * as mcp from './commands/mcp.js';
@@ -27,7 +28,7 @@ const program = new Command('hermesd')
   .enablePositionalOptions(false)
   .exitOverride();
 
-for (const mod of [init, lifecycle, run, check, context, memory, remember, sessions, skills, hook, agentHook, mcp, doctor, config]) mod.register(program);
+for (const mod of [init, lifecycle, run, check, context, memory, remember, sessions, skills, hook, serverHook, agentHook, mcp, doctor, config]) mod.register(program);
 for (const sub of program.commands) {
   sub.exitOverride();
   for (const sub2 of sub.commands) sub2.exitOverride();

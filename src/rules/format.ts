@@ -21,7 +21,7 @@ export function formatViolations(result: Pick<CheckResult, 'violations' | 'warni
 /** What a range's verdict needs to be shown (range.ts's RangeVerdict). */
 type RangeReport = {
   commits: readonly string[];
-  rules: { commit: string; found: boolean; from?: string };
+  rules: { commit: string; found: boolean; from?: string; pushed?: boolean };
   violations: ReadonlyArray<CheckResult['violations'][number] & { commit: string }>;
   warnings: readonly string[];
   configChanges: readonly string[];
@@ -42,7 +42,8 @@ export function formatRangeVerdict(v: RangeReport): string {
   v.violations.forEach((x, i) => lines.push(`${short(x.commit)}  ${where[i]!.padEnd(width)}  ${x.rule.padEnd(ruleWidth)}  ${x.message}`));
   for (const w of v.warnings) lines.push(`warning: ${w}`);
   const base = short(v.rules.commit);
-  for (const c of v.configChanges) {
+  if (v.rules.pushed) lines.push(`note: the repository had no commits, so the rules this push brings (.hermes/config.yaml at ${base}) judge it.`);
+  for (const c of v.rules.pushed ? [] : v.configChanges) {
     lines.push(`note: ${short(c)} changes .hermes/config.yaml; these commits are judged by the rules committed in ${base}, which a commit cannot loosen (its rules judge what comes after it).`);
   }
   if (!v.rules.found) lines.push(`note: ${base} has no .hermes/config.yaml: there are no rules to judge with.`);

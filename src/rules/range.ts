@@ -46,6 +46,8 @@ export type RangeRules = {
   found: boolean;
   /** The commit whose version of the file was used, when the base's own does not parse. */
   from?: string;
+  /** The first push into an empty repository: no rules came before, so the pushed tip's own judge it. */
+  pushed?: boolean;
   warnings: string[];
 };
 
@@ -53,7 +55,7 @@ export type RangeVerdict = {
   /** The commits judged, oldest first. */
   commits: string[];
   /** Which rules judged: committed where, and their ids and messages. */
-  rules: { commit: string; found: boolean; from?: string; list: Array<{ id: string; message: string }> };
+  rules: { commit: string; found: boolean; from?: string; pushed?: boolean; list: Array<{ id: string; message: string }> };
   violations: RangeViolation[];
   /** What was not fully judged, and generated files whose generator cannot run here. */
   warnings: string[];
@@ -211,7 +213,7 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
   const generators = new Map(config.rules.filter((r) => r.generator).map((r) => [r.id, r.generator!] as const));
   const verdict: RangeVerdict = {
     commits: commits.map((c) => c.commit),
-    rules: { commit: rules.commit, found: rules.found, ...(rules.from ? { from: rules.from } : {}), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
+    rules: { commit: rules.commit, found: rules.found, ...(rules.from ? { from: rules.from } : {}), ...(rules.pushed ? { pushed: true } : {}), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
     violations: [],
     warnings: [...rules.warnings],
     configChanges: [],
@@ -308,7 +310,7 @@ export async function judgePush(place: RangePlace, updates: readonly RefUpdate[]
     }
     const head = isZero(u.old) ? (await gitAsyncTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call(place))).stdout.trim() : '';
     const base = isZero(u.old) ? head || u.new : u.old;
-    const rules = await rulesAt(place, base);
+    const rules = { ...(await rulesAt(place, base)), ...(base === u.new ? { pushed: true } : {}) };
     const fresh = commits.filter((c) => !judged.has(`${rules.from ?? base}\0${c.commit}`));
     for (const c of fresh) judged.add(`${rules.from ?? base}\0${c.commit}`);
     out.push({ ref: u.ref, verdict: await judgeRange(place, rules, fresh) });
