@@ -101,7 +101,12 @@ async function isShallow(place: RangePlace): Promise<boolean> {
 /** The commits reachable from `include` and from none of `exclude` (revisions, or `--all`), oldest first, with their parents. */
 export async function listCommits(place: RangePlace, include: readonly string[], exclude: readonly string[]): Promise<RangeCommit[]> {
   const args = ['rev-list', '--reverse', '--topo-order', '--parents', ...include, ...(exclude.length ? ['--not', ...exclude] : []), '--'];
-  const out = (await gitAsync(args, call(place))).toString('utf8');
+  let out: string;
+  try {
+    out = (await gitAsync(args, call(place))).toString('utf8');
+  } catch (err) {
+    throw new UsageError(`cannot list the commits of ${[...include, ...exclude.map((e) => (e.startsWith('-') ? e : `^${e}`))].join(' ')}: ${gitReason(err)}.${(await isShallow(place)) ? SHALLOW_HINT : ''}`);
+  }
   const commits: RangeCommit[] = [];
   for (const line of out.split('\n')) {
     const [commit, ...parents] = line.trim().split(' ');
@@ -302,12 +307,7 @@ export async function judgePush(place: RangePlace, updates: readonly RefUpdate[]
   const judged = new Set<string>();
   for (const u of updates) {
     if (isZero(u.new)) continue;
-    let commits: RangeCommit[];
-    try {
-      commits = await listCommits(place, [u.new], ['--all']);
-    } catch (err) {
-      throw new UsageError(`cannot list the commits pushed to ${u.ref}: ${gitReason(err)}.`);
-    }
+    const commits = await listCommits(place, [u.new], ['--all']);
     const head = isZero(u.old) ? (await gitAsyncTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call(place))).stdout.trim() : '';
     const base = isZero(u.old) ? head || u.new : u.old;
     const rules = { ...(await rulesAt(place, base)), ...(base === u.new ? { pushed: true } : {}) };
