@@ -20,13 +20,22 @@ export type Change = {
 export const GITLINK_MODE = '160000';
 export const SYMLINK_MODE = '120000';
 
-/** Parses `git diff --raw -z` output: `:old new sha sha S\0path\0` (`R`/`C`: two paths). */
+/** Parses `git diff --raw -z` output: `:old new sha sha S\0path\0` (`R`/`C`: two paths); a merge's combined `::…` record has one path. */
 export function parseRawZ(out: Buffer | string): Change[] {
   const parts = (typeof out === 'string' ? out : out.toString('utf8')).split('\0');
   const changes: Change[] = [];
   for (let i = 0; i < parts.length; i++) {
     const meta = parts[i]!;
     if (!meta.startsWith(':')) continue;
+    if (meta.startsWith('::')) {
+      // A merge's combined listing (`--cc`): the paths that differ from every parent, one path each;
+      // the modes are each parent's, then the merge's, and one status letter per parent.
+      const fields = meta.replace(/^:+/, '').split(' ');
+      const parents = meta.length - meta.replace(/^:+/, '').length;
+      changes.push({ status: (fields[fields.length - 1]!.charAt(0) || 'M') as ChangeStatus, path: parts[i + 1]!, oldMode: fields[0] ?? '', newMode: fields[parents] ?? '' });
+      i += 1;
+      continue;
+    }
     const [oldMode = '', newMode = '', , , score = ''] = meta.slice(1).split(' ');
     const status = score.charAt(0) as ChangeStatus;
     if (status === 'R' || status === 'C') {
@@ -110,6 +119,8 @@ export function pathOfPlusLine(rest: string): string | undefined {
 }
 
 const HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
+/** A merge's combined hunk (`--cc`): one `@` more than its parents, a `-from` per parent, the merge's `+to`. */
+const COMBINED_HUNK = /^(@{3,}) (?:-\d+(?:,\d+)? )+\+(\d+)(?:,\d+)? \1/;
 
 export type PatchVisitor = {
   /** A file section with hunks begins; return false to skip its lines. */
@@ -120,30 +131,49 @@ export type PatchVisitor = {
 
 /**
  * A push parser for a unified diff (any -U). Feed it lines; it calls the visitor for each
- * added line with the line number the line has in the new file.
+ * added line with the line number the line has in the new file. A merge's combined diff
+ * (`--cc`) has a column per parent before each line: a line is added when every column says
+ * `+` (no parent has it), and in the merge's file unless a column says `-`.
  */
 export function patchParser(visitor: PatchVisitor): (line: Buffer, cut: boolean) => void {
   let path: string | undefined;
   let wanted = false;
   let inHunk = false;
   let next = 0;
+  /** Prefix columns of the current hunk's lines: 1, or a combined hunk's number of parents. */
+  let cols = 1;
   return (buf, cut) => {
     const first = buf[0];
     if (inHunk) {
-      if (first === 0x2b /* + */) {
-        if (wanted) visitor.added(path!, next, decodeLine(buf.subarray(1)), cut);
+      if (cols === 1) {
+        if (first === 0x2b /* + */) {
+          if (wanted) visitor.added(path!, next, decodeLine(buf.subarray(1)), cut);
+          next++;
+          return;
+        }
+        if (first === 0x20 /* space */) {
+          next++;
+          return;
+        }
+        if (first === 0x2d /* - */ || first === 0x5c /* \ No newline */) return;
+      } else if (first === 0x20 || first === 0x2b || first === 0x2d) {
+        let removed = false;
+        let everywhere = true;
+        for (let k = 0; k < cols; k++) {
+          const c = buf[k];
+          if (c === 0x2d) removed = true;
+          else if (c !== 0x2b) everywhere = false;
+        }
+        if (removed) return;
+        if (everywhere && wanted) visitor.added(path!, next, decodeLine(buf.subarray(cols)), cut);
         next++;
         return;
-      }
-      if (first === 0x20 /* space */) {
-        next++;
-        return;
-      }
-      if (first === 0x2d /* - */ || first === 0x5c /* \ No newline */) return;
+      } else if (first === 0x5c) return;
       if (first === 0x40 /* @ */) {
-        const m = HUNK.exec(buf.toString('latin1', 0, Math.min(buf.length, 200)));
+        const head = buf.toString('latin1', 0, Math.min(buf.length, 200));
+        const m = cols === 1 ? HUNK.exec(head) : COMBINED_HUNK.exec(head);
         if (m) {
-          next = Number(m[1]);
+          next = Number(m[cols === 1 ? 1 : 2]);
           return;
         }
       }
@@ -158,9 +188,17 @@ export function patchParser(visitor: PatchVisitor): (line: Buffer, cut: boolean)
     } else if (head.startsWith('+++ ')) {
       path = pathOfPlusLine(head.slice(4));
       wanted = path !== undefined && visitor.file(path);
+    } else if (head.startsWith('@@@')) {
+      const m = COMBINED_HUNK.exec(head);
+      if (m) {
+        cols = m[1]!.length - 1;
+        next = Number(m[2]);
+        inHunk = path !== undefined;
+      }
     } else if (head.startsWith('@@ ')) {
       const m = HUNK.exec(head);
       if (m) {
+        cols = 1;
         next = Number(m[1]);
         inHunk = path !== undefined;
       }
@@ -283,7 +321,7 @@ export function diffTreeSplitter(ids: readonly string[], on: { patch(index: numb
           patchStart = true;
         } else if (index >= 0 && record[0] === 0x3a /* : */) {
           raw.push(Buffer.from(record));
-          const status = record.toString('latin1', 0, record.length - 1).split(' ')[4]?.charAt(0);
+          const status = record[1] === 0x3a ? '' : record.toString('latin1', 0, record.length - 1).split(' ')[4]?.charAt(0); // `::`: a merge's, one path
           paths = status === 'R' || status === 'C' ? 2 : 1;
         }
       }

@@ -304,11 +304,11 @@ export type CommitDiffResult = CheckResult & { changes: Change[] };
  */
 export async function checkCommitDiffs(root: string, config: HermesConfig, diffs: readonly CommitDiff[] | StartedDiffs, opts: GitOptions = {}): Promise<CommitDiffResult[]> {
   const rules = compileRules(config);
-  const list = 'git' in diffs ? diffs.diffs : diffs;
+  const list = 'parts' in diffs ? diffs.diffs : diffs;
   const judges = list.map(() => new ForbidJudge(rules));
   const patched = rules.some((c) => c.forbid);
   if (list.length === 0) return [];
-  const started = 'git' in diffs ? diffs : startDiffTree(root, list, { ...opts, patch: patched });
+  const started = 'parts' in diffs ? diffs : startDiffTree(root, list, { ...opts, patch: patched });
   if (patched && !started.patch) throw new Error('checkCommitDiffs: the diffs were started without the patch its forbid rules read');
   const raws: Buffer[] = [];
   let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
@@ -320,18 +320,20 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
     }
     return lines.split;
   };
-  const split = diffTreeSplitter(
-    list.map((d) => d.commit),
-    {
-      patch: (index, chunk) => linesOfDiff(index).push(chunk),
-      end: (index, raw) => {
-        if (lines?.index === index) lines.split.end();
-        raws[index] = raw;
+  for (const part of started.parts) {
+    const split = diffTreeSplitter(
+      part.indexes.map((i) => list[i]!.commit),
+      {
+        patch: (k, chunk) => linesOfDiff(part.indexes[k]!).push(chunk),
+        end: (k, raw) => {
+          if (lines?.index === part.indexes[k]) lines.split.end();
+          raws[part.indexes[k]!] = raw;
+        },
       },
-    },
-  );
-  await started.git.read((chunk) => split.push(chunk));
-  split.end();
+    );
+    await part.git.read((chunk) => split.push(chunk));
+    split.end();
+  }
   return list.map((_d, i) => {
     const changes = parseRawZ(raws[i] ?? Buffer.alloc(0));
     const judge = judges[i]!;

@@ -1,9 +1,9 @@
 /**
  * Commits judged where no hook of a clone ran: `hermesd check --commits <range>` (CI, any clone,
  * a bare repository) and the server's pre-receive and update hooks. Every commit of the range is
- * judged against its parent (a merge: what it brought, present against every parent), all of
- * them with one git process (engine.ts, checkCommitDiffs), under the rules as committed in the
- * range's base: a commit cannot loosen the rules that judge it, and a change to
+ * judged against its parent (a merge: what differs from every parent, what it brought itself),
+ * all of them with one git process (engine.ts, checkCommitDiffs), under the rules as committed
+ * in the range's base: a commit cannot loosen the rules that judge it, and a change to
  * .hermes/config.yaml inside the range is reported as such. No daemon, no work tree needed.
  *
  *   const { base, commits } = await resolveRange(place, 'origin/main..HEAD');
@@ -188,33 +188,20 @@ async function secretValueRule(place: RangePlace, config: HermesConfig): Promise
   };
 }
 
-/** A violation's identity across a merge's diffs (what the merge itself brought is present against every parent). */
-const key = (v: Violation) => `${v.rule}\0${v.file}\0${v.line}`;
-
 const pathsOf = (changes: CommitDiffResult['changes']) => new Set(changes.flatMap((ch) => (ch.oldPath !== undefined ? [ch.oldPath, ch.path] : [ch.path])));
 
 /**
- * Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what
- * could not be judged here. Each commit is judged against its first parent; a merge's findings
- * there are only its own when they are there against its other parents too (what its branches
- * brought is judged in their own commits), so those diffs are asked for only for the merges
- * that have findings: a merge against a long branch is a large diff.
+ * Each commit against its first parent; a merge against all of its parents at once (git's
+ * combined diff: only what differs from every parent is the merge's own, what its branches
+ * brought is judged in their own commits); a root commit against the empty tree.
  */
+const rangeDiffs = (commits: readonly RangeCommit[]): CommitDiff[] => commits.map((c) => (c.parents.length === 1 ? { commit: c.commit, parent: c.parents[0] } : c.parents.length > 1 ? { commit: c.commit, merge: true } : { commit: c.commit }));
+
+/** Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what could not be judged here. */
 export async function judgeRange(place: RangePlace, rules: RangeRules, commits: readonly RangeCommit[], started?: StartedDiffs): Promise<RangeVerdict> {
   const [secret, { engine, load }] = await Promise.all([secretValueRule(place, rules.config), judgingModules()]);
-  const { checkCommitDiffs } = engine;
   const config: HermesConfig = secret.rule ? { ...rules.config, rules: [...rules.config.rules, secret.rule] } : rules.config;
-  const git = { quarantine: place.quarantine };
-  const first = await checkCommitDiffs(place.cwd, config, started ?? firstParentDiffs(commits), git);
-  const others: CommitDiff[] = [];
-  commits.forEach((c, i) => {
-    const found = first[i]!;
-    if (c.parents.length > 1 && (found.violations.length > 0 || pathsOf(found.changes).has(RULES_FILE))) {
-      for (const parent of c.parents.slice(1)) others.push({ commit: c.commit, parent });
-    }
-  });
-  const against = new Map<string, CommitDiffResult[]>();
-  (await checkCommitDiffs(place.cwd, config, others, git)).forEach((r, i) => against.set(others[i]!.commit, [...(against.get(others[i]!.commit) ?? []), r]));
+  const results = await engine.checkCommitDiffs(place.cwd, config, started ?? rangeDiffs(commits), { quarantine: place.quarantine });
   const generators = new Map(config.rules.filter((r) => r.generator).map((r) => [r.id, r.generator!] as const));
   const verdict: RangeVerdict = {
     commits: commits.map((c) => c.commit),
@@ -226,26 +213,15 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
   };
   commits.forEach((c, i) => {
     const short = c.commit.slice(0, 10);
-    const mine = [first[i]!];
-    let violations = mine[0]!.violations;
-    let touched = pathsOf(mine[0]!.changes);
-    if (c.parents.length > 1 && (violations.length > 0 || touched.has(RULES_FILE))) {
-      for (const other of against.get(c.commit) ?? []) {
-        mine.push(other);
-        const seen = new Set(other.violations.map(key));
-        violations = violations.filter((v) => seen.has(key(v)));
-        const paths = pathsOf(other.changes);
-        touched = new Set([...touched].filter((p) => paths.has(p)));
-      }
-    }
-    for (const v of violations) {
+    const found = results[i]!;
+    for (const v of found.violations) {
       const generator = v.line === 0 ? generators.get(v.rule) : undefined;
       if (generator) {
         verdict.warnings.push(`${short} ${v.file}: a file rule ${v.rule} protects changed; its generator (\`${generator}\`) cannot run here, so the change is not refused (the pre-commit hook verifies it where hermesd init ran).`);
       } else verdict.violations.push({ ...v, commit: c.commit });
     }
-    for (const w of new Set(mine.flatMap((r) => r.warnings))) verdict.warnings.push(`${short} ${w}`);
-    if (touched.has(RULES_FILE)) verdict.configChanges.push(c.commit);
+    for (const w of found.warnings) verdict.warnings.push(`${short} ${w}`);
+    if (pathsOf(found.changes).has(RULES_FILE)) verdict.configChanges.push(c.commit);
   });
   const last = verdict.configChanges[verdict.configChanges.length - 1];
   if (last) {
@@ -259,9 +235,6 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
   return verdict;
 }
 
-/** Each commit against its first parent (a root commit: against the empty tree). */
-const firstParentDiffs = (commits: readonly RangeCommit[]): CommitDiff[] => commits.map((c) => ({ commit: c.commit, parent: c.parents[0] }));
-
 /**
  * `hermesd check --commits <range>`: the range's commits under the rules of its base. git starts
  * diffing (with the patch, whatever the rules turn out to need) as soon as the commits are
@@ -271,11 +244,11 @@ export async function checkRange(place: RangePlace, range: string): Promise<Rang
   void judgingModules();
   const { base, include, exclude } = await resolveRange(place, range);
   const commits = await listCommits(place, include, exclude);
-  const started = startDiffTree(place.cwd, firstParentDiffs(commits), { patch: true, quarantine: place.quarantine });
+  const started = startDiffTree(place.cwd, rangeDiffs(commits), { patch: true, quarantine: place.quarantine });
   try {
     return { range, base, ...(await judgeRange(place, await rulesAt(place, base), commits, started)) };
   } finally {
-    started.git.stop(); // read to the end by then, unless the rules could not be read
+    started.stop(); // read to the end by then, unless the rules could not be read
   }
 }
 

@@ -51,11 +51,21 @@ async function report(
   }
 }
 
+/**
+ * The range check: its bundle (one file instead of ~200 modules: most of a short check's time,
+ * docs/benchmarks.md#commits), or the per-file build where there is none (tests of the sources).
+ */
+export async function rangeModule(): Promise<typeof import('../../rules/range.js')> {
+  const { existsSync } = await import('node:fs');
+  const { RANGE_ENTRY } = await import('../../version.js');
+  return existsSync(RANGE_ENTRY) ? ((await import(RANGE_ENTRY)) as typeof import('../../rules/range.js')) : import('../../rules/range.js');
+}
+
 /** `--commits <range>`: judged in this process, from a clone or a bare repository. */
 async function checkCommits(range: string, format: Format): Promise<void> {
-  // Loaded here: the engine, the config schema (zod, yaml) and git's runners cost every other command start-up time.
+  const loading = rangeModule(); // loads while git finds the repository
   const { findGitRepository } = await import('../../paths/index.js');
-  const { checkRange } = await import('../../rules/range.js');
+  const { checkRange } = await loading;
   const repo = findGitRepository(process.cwd());
   const verdict = await checkRange({ cwd: repo.root ?? repo.gitDir, root: repo.root }, range);
   const { commits, ...rest } = verdict;

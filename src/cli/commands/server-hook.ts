@@ -18,7 +18,8 @@ async function runServerHook(name: ServerHook, args: string[]): Promise<number> 
   const { UsageError } = await import('../../errors/index.js');
   const { findGitRepository } = await import('../../paths/index.js');
   const { quarantineOf } = await import('../../git/env.js');
-  const { judgePush, parseRefUpdates } = await import('../../rules/range.js');
+  const { rangeModule } = await import('./check.js');
+  const { judgePush, parseRefUpdates } = await rangeModule();
   const { formatRangeVerdict } = await import('../../rules/format.js');
   let updates;
   if (name === 'update') {
