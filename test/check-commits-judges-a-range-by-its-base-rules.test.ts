@@ -4,6 +4,7 @@
  * bare repository. Exit 1 on a violation, 2 on a usage or config error; JSON, human text and
  * GitHub annotations. Real git repositories, the real CLI.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +139,21 @@ describe('hermesd check --commits', () => {
     const evil = await t.cli(['check', '--commits', `${upstream}..feature`, '--json'], { cwd: repo });
     expect(evil.code).toBe(1);
     expect(evil.json().violations).toEqual([{ rule: 'no-aws-keys', file: 'src/merge.ts', line: 1, message: 'Never commit credentials.', commit: merge }]);
+    // Inside a file both branches changed, the merge's own line is found at its line number
+    // (git's combined diff at -U0 counts "KEY" as line 4 here: it skips `etag` between changes).
+    gitIn(t, repo, 'checkout', '-q', 'main');
+    commit({ 'src/list.ts': 'a\nctype\netag\nproxy\nx1\nx2\nx3\nend\n' }, 'a list');
+    const listBase = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
+    gitIn(t, repo, 'checkout', '-q', '-b', 'side');
+    commit({ 'src/list.ts': 'a\nctype\ndeprecate\nflatten\nmime\netag\nproxy\nx1\nx2\nx3\nend\n' }, 'side');
+    gitIn(t, repo, 'checkout', '-q', 'main');
+    commit({ 'src/list.ts': 'a\nctype\netag\nproxy\nx1\nx2\nx3\nend main\n' }, 'main');
+    spawnSync('git', ['merge', '-q', '--no-commit', 'side'], { cwd: repo, env: t.env });
+    writeFiles(repo, { 'src/list.ts': `a\nctype\ndeprecate\netag\n${KEY}\nproxy\nx1\nx2\nx3\nend main\n` });
+    gitIn(t, repo, 'add', '-A');
+    gitIn(t, repo, 'commit', '-qm', 'merge side, and a key of its own on line 5');
+    const inFile = await t.cli(['check', '--commits', `${listBase}..main`, '--json'], { cwd: repo });
+    expect(inFile.json().violations).toEqual([{ rule: 'no-aws-keys', file: 'src/list.ts', line: 5, message: 'Never commit credentials.', commit: gitIn(t, repo, 'rev-parse', 'HEAD').trim() }]);
     gitIn(t, repo, 'checkout', '-q', 'main');
     gitIn(t, repo, 'reset', '-q', '--hard', start);
   });
