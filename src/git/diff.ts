@@ -270,11 +270,41 @@ export function diffTreeSplitter(ids: readonly string[], on: { patch(index: numb
     mode = 'raw';
     paths = 0;
   };
+  /** One NUL-terminated record of a raw listing (or the id that starts the next diff). */
+  const takeRecord = (record: Buffer) => {
+    if (paths > 0) {
+      raw.push(Buffer.from(record)); // a copy: a view would keep the whole chunk alive until the diff ends
+      paths--;
+    } else if (next && record.equals(next)) {
+      finish();
+    } else if (index >= 0 && record.length === 1) {
+      mode = 'patch'; // the empty record between the listing and the patch
+      patchStart = true;
+    } else if (index >= 0 && record[0] === 0x3a /* : */) {
+      raw.push(Buffer.from(record));
+      const status = record[1] === 0x3a ? '' : record.toString('latin1', 0, record.length - 1).split(' ')[4]?.charAt(0); // `::`: a merge's, one path
+      paths = status === 'R' || status === 'C' ? 2 : 1;
+    }
+  };
   return {
     push(chunk) {
-      const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-      rest = undefined;
+      let buf = chunk;
       let pos = 0;
+      if (rest && mode === 'raw') {
+        // A record the last chunk cut: complete it from this one, without copying the whole chunk.
+        const nul = chunk.indexOf(0);
+        if (nul === -1) {
+          rest = Buffer.concat([rest, chunk]);
+          return;
+        }
+        const record = Buffer.concat([rest, chunk.subarray(0, nul + 1)]);
+        rest = undefined;
+        pos = nul + 1;
+        takeRecord(record);
+      } else if (rest) {
+        buf = Buffer.concat([rest, chunk]);
+        rest = undefined;
+      }
       while (pos < buf.length) {
         if (mode === 'patch') {
           if (patchStart && next) {
@@ -311,19 +341,7 @@ export function diffTreeSplitter(ids: readonly string[], on: { patch(index: numb
         }
         const record = buf.subarray(pos, nul + 1);
         pos = nul + 1;
-        if (paths > 0) {
-          raw.push(Buffer.from(record)); // a copy: a view would keep the whole chunk alive until the diff ends
-          paths--;
-        } else if (next && record.equals(next)) {
-          finish();
-        } else if (index >= 0 && record.length === 1) {
-          mode = 'patch'; // the empty record between the listing and the patch
-          patchStart = true;
-        } else if (index >= 0 && record[0] === 0x3a /* : */) {
-          raw.push(Buffer.from(record));
-          const status = record[1] === 0x3a ? '' : record.toString('latin1', 0, record.length - 1).split(' ')[4]?.charAt(0); // `::`: a merge's, one path
-          paths = status === 'R' || status === 'C' ? 2 : 1;
-        }
+        takeRecord(record);
       }
     },
     end() {
