@@ -56,11 +56,19 @@ const HOW_TO = [
 
 const git = (cwd: string, args: string[], input?: string) => execFileSync('git', args, { cwd, encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }).trim();
 
-/** Wall time of a command, in ms, and what it printed. */
-function timed(cmd: string, args: string[], cwd: string): { ms: number; stdout: string; code: number } {
+/** bash's `times` line for the children: user and system time, e.g. `0m0.650s 0m0.080s`. */
+const seconds = (s: string) => s.split(' ').reduce((sum, x) => sum + Number(/(\d+)m([\d.]+)s/.exec(x)?.[1] ?? 0) * 60 + Number(/(\d+)m([\d.]+)s/.exec(x)?.[2] ?? 0), 0);
+
+/**
+ * Wall time of a command, in ms, its CPU time (user + system of it and every process it
+ * waited for, from bash's `times`: on a shared machine the steadier measure) and what it printed.
+ */
+function timed(cmd: string, args: string[], cwd: string): { ms: number; cpuMs: number; stdout: string; code: number } {
   const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  return { ms: Number(process.hrtime.bigint() - t) / 1e6, stdout: r.stdout, code: r.status ?? -1 };
+  const r = spawnSync('bash', ['-c', '"$@"; code=$?; times >&2; exit $code', 'timed', cmd, ...args], { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  const children = r.stderr.trim().split('\n').pop() ?? '';
+  return { ms, cpuMs: seconds(children) * 1000, stdout: r.stdout, code: r.status ?? -1 };
 }
 
 /** The tip's first-parent ancestor B with the fewest commits in B..tip that are still ≥ RANGE_COMMITS. */
@@ -108,6 +116,8 @@ export const bench: Bench = {
       const ours: number[] = [];
       const theirs: number[] = [];
       const ratios: number[] = [];
+      const oursCpu: number[] = [];
+      const theirsCpu: number[] = [];
       let verdict: { violations: unknown[]; commits: number } | undefined;
       let grepHits = 0;
       for (let round = -1; round < ROUNDS; round++) {
@@ -131,6 +141,8 @@ export const bench: Bench = {
         ours.push(a.ms);
         theirs.push(b.ms);
         ratios.push(a.ms / b.ms);
+        oursCpu.push(a.cpuMs);
+        theirsCpu.push(b.cpuMs);
       }
       const t0 = performance.now();
       const config = ConfigSchema.parse({ rules: [{ id: 'no-aws-keys', message: 'm', forbid: FORBID[0] }, { id: 'no-private-keys', message: 'm', forbid: FORBID[1] }, { id: 'no-github-tokens', message: 'm', forbid: FORBID[2] }, { id: 'ci-owned', message: 'm', protect: ['.github/workflows/**'] }] });
@@ -144,6 +156,8 @@ export const bench: Bench = {
         { what: 'hermesd check --commits (the whole CLI process)', median: s(median(ours)), runs: ours.length },
         { what: 'floor: git log -p <range> | grep -E (the 3 forbid patterns)', median: s(median(theirs)), runs: theirs.length },
         { what: 'check --commits ÷ floor (paired by round, median)', median: `${ratio.toFixed(2)}×`, runs: ratios.length },
+        { what: 'CPU time, user + system, of the process and its children: check --commits', median: s(median(oursCpu)), runs: oursCpu.length },
+        { what: 'CPU time, user + system: the floor (sh, git log, grep)', median: s(median(theirsCpu)), runs: theirsCpu.length },
         { what: 'one git process per commit (guard/commits.ts, in-process)', median: s(perCommit), runs: 1 },
       ]);
       printNote(
@@ -153,7 +167,7 @@ export const bench: Bench = {
       return [
         {
           measure: `\`check --commits\` over ${commits.toLocaleString('en-US')} commits of ${name} ÷ \`git log -p | grep\` of the same patterns`,
-          result: `${ratio.toFixed(2)}× (${s(median(ours))} vs ${s(median(theirs))}; a git process per commit ${s(perCommit)})`,
+          result: `${ratio.toFixed(2)}× (${s(median(ours))} vs ${s(median(theirs))}; CPU ${(median(oursCpu) / median(theirsCpu)).toFixed(2)}×; a git process per commit ${s(perCommit)})`,
           goal: `≤ ${GOAL}×`,
           met: ratio <= GOAL,
         },
