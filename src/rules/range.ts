@@ -2,12 +2,12 @@
  * Commits judged where no hook of a clone ran: `hermesd check --commits <range>` (CI, any clone,
  * a bare repository) and the server's pre-receive and update hooks. Every commit of the range is
  * judged against its parent (a merge: what differs from every parent, what it brought itself),
- * all of them with one git process (engine.ts, checkCommitDiffs), under the rules as committed
- * in the range's base: a commit cannot loosen the rules that judge it, and a change to
- * .hermes/config.yaml inside the range is reported as such. No daemon, no work tree needed.
+ * all of them with one git process (two with merges: engine.ts, checkCommitDiffs), under the
+ * rules as committed in the range's base: a commit cannot loosen the rules that judge it, and a
+ * change to .hermes/config.yaml inside the range is reported as such. No daemon, no work tree.
  *
- *   const { base, commits } = await resolveRange(place, 'origin/main..HEAD');
- *   const verdict = await judgeRange(place, await rulesAt(place, base), commits);
+ *   const verdict = await checkRange({ cwd, root }, 'origin/main..HEAD');   // check --commits
+ *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin));   // pre-receive
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
