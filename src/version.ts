@@ -20,6 +20,8 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'pack
 
 /** The CLI entry point, for spawning the daemon and for hooks that must find this install. */
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The range check's bundle (scripts/bundle-range.mjs, from dist/src/rules/range.js): what check --commits and the server hook load. */
+export const RANGE_ENTRY = join(PACKAGE_ROOT, 'dist', 'range', 'range.js');
 /** The daemon's entry: the bundle scripts/bundle-daemon.mjs builds from dist/src/server/main.js. */
 export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
 /** `hermesd mcp` as agents start it: the bundle of dist/src/mcp/main.js (no CLI in front). */

@@ -95,3 +95,14 @@ export function reportError(err: unknown, debug: boolean): void {
   if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
   process.exitCode = 1;
 }
+
+/** The whole of stdin as text (a server hook's ref updates); empty on a terminal, what arrived when the pipe fails. */
+export function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve('');
+  return new Promise((res) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (d: Buffer) => chunks.push(d));
+    process.stdin.on('end', () => res(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', () => res(Buffer.concat(chunks).toString('utf8')));
+  });
+}

@@ -13,7 +13,7 @@ import { action, daemon, globals, output, repo } from '../runtime.js';
 export function register(program: Command): void {
   program
     .command('hook')
-    .description(`runs this clone's hook runner for a git hook (${ANSWERED_HOOKS.join(', ')}), as git does; also: hook backups, hook restore [id]`)
+    .description(`runs this clone's hook runner for a git hook (${ANSWERED_HOOKS.join(', ')}), as git does; in a bare repository, the server hooks pre-receive and update (hermesd init --server); also: hook backups, hook restore [id]`)
     .argument('<name>', 'git hook name, or "backups" / "restore"')
     .argument('[args...]', "the hook's arguments from git")
     .action(
@@ -43,7 +43,9 @@ export function register(program: Command): void {
           );
           return;
         }
-        if (!(ANSWERED_HOOKS as readonly string[]).includes(name)) throw new UsageError(`Unknown hook "${name}". hermesd handles: ${ANSWERED_HOOKS.join(', ')} (and: hook backups, hook restore [id]).`);
+        // A bare repository's server hooks, judged in this process (server-hook.ts).
+        if (name === 'pre-receive' || name === 'update') process.exit(await (await import('./server-hook.js')).runServerHook(name, args));
+        if (!(ANSWERED_HOOKS as readonly string[]).includes(name)) throw new UsageError(`Unknown hook "${name}". hermesd handles: ${ANSWERED_HOOKS.join(', ')}, pre-receive and update (and: hook backups, hook restore [id]).`);
         const paths = repo();
         const { readInstallState } = await import('../../githooks/install.js');
         const runner = readInstallState(paths)?.runner;

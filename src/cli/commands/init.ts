@@ -3,10 +3,11 @@
  * absent and installs the git hooks the way the repository's hook manager expects (husky, the
  * pre-commit framework, lefthook, or plain .git/hooks), keeping the hooks it already had
  * running; it says which files to commit so teammates get the hooks. Local: it needs no
- * daemon, and works in any git repository, with or without package.json.
+ * daemon, and works in any git repository, with or without package.json. `--server`, in a bare
+ * repository: the pre-receive hook that judges every push (src/githooks/server.ts).
  */
 import type { Command } from 'commander';
-import { findRepo, hermesHome } from '../../paths/index.js';
+import { findGitRepository, findRepo, hermesHome } from '../../paths/index.js';
 import { UsageError } from '../../errors/index.js';
 import { CLI_ENTRY } from '../../version.js';
 import { action, color, globals, output } from '../runtime.js';
@@ -51,6 +52,38 @@ function agentLines(r: AgentsReport): string[] {
   ];
 }
 
+/** `init --server [--uninstall]`: the server-side hook of a bare repository. */
+async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<void> {
+  const repo = findGitRepository(process.cwd());
+  const { installServerHook, uninstallServerHook } = await import('../../githooks/server.js');
+  if (opts.uninstall) {
+    const r = uninstallServerHook(repo);
+    output(globals(cmd), r, () =>
+      r.wasInstalled
+        ? [
+            `hermesd server hook removed from ${r.gitDir}`,
+            r.restored.length ? `put back as it was: ${r.restored.join(', ')}` : '',
+            r.kept.length ? `left as they are (changed since init --server): ${r.kept.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('\n')
+        : 'the hermesd server hook was not installed here; nothing to do',
+    );
+    return;
+  }
+  const r = installServerHook(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY });
+  output(globals(cmd), r, () =>
+    [
+      `${r.reinstalled ? 'hermesd server hook refreshed' : 'hermesd server hook installed'} in ${r.gitDir}: ${r.hook}`,
+      r.chained ? `the repository's own pre-receive keeps running after hermesd's judgement (moved to ${r.chained})` : '',
+      "every push is judged by the rules of .hermes/config.yaml as committed where each ref was (a new branch: where HEAD is); a push whose new commits break them is refused, and the pusher sees why",
+      'remove: hermesd init --server --uninstall',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  );
+}
+
 export function register(program: Command): void {
   program
     .command('init')
@@ -58,8 +91,14 @@ export function register(program: Command): void {
     .option('--manager <name>', `install through this hook manager instead of the one found (${MANAGERS.join(', ')})`)
     .option('--agents [list]', "also write hermesd's hooks and MCP server into these agents' project configs: claude,codex,cursor,gemini or all (default: the agents whose folder exists here; docs/agents.md)")
     .option('--uninstall', 'remove what hermesd init added and restore what it changed')
+    .option('--server', "in a bare repository: install the pre-receive hook that refuses a push whose new commits break the repository's rules (docs/ci.md)")
     .action(
-      action(async (opts: { uninstall?: boolean; manager?: string; agents?: string | true }, cmd: Command) => {
+      action(async (opts: { uninstall?: boolean; manager?: string; agents?: string | true; server?: boolean }, cmd: Command) => {
+        if (opts.server) {
+          if (opts.manager !== undefined || opts.agents !== undefined) throw new UsageError('--server installs the server-side hook alone; --manager and --agents are for a clone (hermesd init).');
+          await initServer(opts, cmd);
+          return;
+        }
         const repo = findRepo(process.cwd());
         if (opts.manager !== undefined && !(MANAGERS as readonly string[]).includes(opts.manager)) {
           throw new UsageError(`--manager must be one of ${MANAGERS.join(', ')} (got "${opts.manager}").`);
