@@ -21,9 +21,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { createInterface } from 'node:readline';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AgentModel, Dialect } from './agent-models.js';
-import { REPO_ROOT } from './env.js';
+
+/** This checkout: the first folder up from here with a package.json (test/helpers/ in tests, dist/test/helpers/ in the benchmark). */
+function checkout(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
 
 export type Client = 'claude' | 'codex' | 'gemini';
 
@@ -57,7 +64,7 @@ export const PINNED: Record<Client, Pin> = {
   gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: ['bundle', 'gemini.js'], node: true, flags: ['--omit=optional'], dialect: 'gemini', agent: 'gemini' },
 };
 
-export const CLI_CACHE = join(REPO_ROOT, 'node_modules', '.cache', 'hermesd-agent-clis');
+export const CLI_CACHE = join(checkout(), 'node_modules', '.cache', 'hermesd-agent-clis');
 /** One client's download and install (~100–250 MB): bounded, so a stalled registry fails the test instead of hanging it. */
 export const INSTALL_TIMEOUT_MS = 300_000;
 
@@ -261,9 +268,10 @@ async function trustCodexHooks(cli: AgentCli, env: NodeJS.ProcessEnv, repo: stri
 /**
  * Makes the client's HOME and environment for sessions in `repo` (where `hermesd init
  * --agents` already ran): what a user has after installing the client, pointing it at an API,
- * trusting the project and, for Codex, its hooks. `base` is a temp dir of the test.
+ * trusting the project and, for Codex, its hooks. `base` is a temp dir of the test. Claude
+ * Code writes a debug log of each run (`debugLog`, default on; ClientRun.debug).
  */
-export async function setUpClient(cli: AgentCli, opts: { env: NodeJS.ProcessEnv; base: string; repo: string; model: AgentModel; trap: NetworkTrap }): Promise<ClientSession> {
+export async function setUpClient(cli: AgentCli, opts: { env: NodeJS.ProcessEnv; base: string; repo: string; model: AgentModel; trap: NetworkTrap; debugLog?: boolean }): Promise<ClientSession> {
   const home = join(opts.base, `${cli.client}-home`);
   mkdirSync(home, { recursive: true });
   const inherited = Object.fromEntries(Object.entries(opts.env).filter(([k]) => !FOREIGN.test(k)));
@@ -342,7 +350,7 @@ export async function setUpClient(cli: AgentCli, opts: { env: NodeJS.ProcessEnv;
   let runs = 0;
   const start: ClientSession['start'] = (prompt, o = {}) => {
     const debugFile = join(home, `debug-${++runs}.txt`);
-    const extra = cli.client === 'claude' ? ['--debug-file', debugFile] : [];
+    const extra = cli.client === 'claude' && opts.debugLog !== false ? ['--debug-file', debugFile] : [];
     const child = spawn(cli.command, [...cli.prefix, ...args(prompt), ...extra], { cwd: opts.repo, env: { ...env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

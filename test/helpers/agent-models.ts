@@ -65,6 +65,9 @@ export type ModelRequest = {
   tools: string[];
   /** Tool results in the request's last turn (the answers to the previous turn's calls). */
   toolResults: ToolResult[];
+  /** When the request arrived, and when its answer was sent whole (performance.now(), ms). */
+  at: number;
+  answeredAt?: number;
 };
 
 export type AgentModel = {
@@ -412,6 +415,7 @@ export async function startAgentModel(dialect: Dialect, script: Step[] = [], opt
   };
 
   const server = createServer(async (req, res) => {
+    const at = performance.now();
     open.add(res);
     res.on('close', () => open.delete(res));
     const raw = await readBody(req);
@@ -421,7 +425,8 @@ export async function startAgentModel(dialect: Dialect, script: Step[] = [], opt
     } catch {
       body = { raw };
     }
-    const request: ModelRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, text: strings(body).join('\n'), tools: wire.toolsOf(body), toolResults: wire.toolResultsOf(body) };
+    const request: ModelRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, text: strings(body).join('\n'), tools: wire.toolsOf(body), toolResults: wire.toolResultsOf(body), at };
+    res.on('finish', () => (request.answeredAt = performance.now()));
     const loop = wire.isLoop(request);
     if (loop === undefined) {
       model.side.push(request);
