@@ -22,7 +22,10 @@
  * exit and again a second later, then stopped.
  *
  * Goals: ≤ 150 ms added per session over the do-nothing hooks (median of per-round pairs), and
- * per tool call hermesd's hooks ≤ 1.5× the do-nothing hooks (each less the floor).
+ * per tool call hermesd's hooks ≤ 1.5× the do-nothing hooks (each less the floor). A goal is
+ * judged met or missed only when a bootstrap interval of the figure less its bound lies on one
+ * side of zero; on a busy machine a hook's milliseconds drown in a tool call's noise, and the
+ * verdict is then none.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,7 +37,7 @@ import { resolvePaths } from '../src/paths/index.js';
 import { CLI_ENTRY } from '../src/version.js';
 import { agentCli, PINNED, setUpClient, startNetworkTrap, testProcesses, type Client, type ClientSession } from '../test/helpers/agent-clis.js';
 import { startAgentModel, type AgentModel, type ModelRequest, type ToolCall } from '../test/helpers/agent-models.js';
-import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
 
 const ROUNDS = 6;
 const WARMUP = 1;
@@ -112,6 +115,20 @@ const kill = (pid: number) => {
   }
 };
 
+/** Resamples behind a goal's interval. */
+const BOOTSTRAP = 2_000;
+
+/** The 5th and 95th percentiles of `stat` over resamplings (with replacement) of each group: how far the run's noise moves it. */
+function interval(groups: number[][], stat: (resampled: number[][]) => number): [number, number] {
+  const out: number[] = [];
+  for (let i = 0; i < BOOTSTRAP; i++) out.push(stat(groups.map((g) => g.map(() => g[Math.floor(Math.random() * g.length)]!))));
+  return [percentile(out, 5), percentile(out, 95)];
+}
+
+/** A goal's verdict from the interval of (figure − bound): met when all of it is ≤ 0, missed when all of it is > 0, none when the run's noise spans the bound. */
+const verdict = ([lo, hi]: [number, number]): boolean | undefined => (hi <= 0 ? true : lo > 0 ? false : undefined);
+const range = ([lo, hi]: [number, number]) => `[${lo.toFixed(0)}, ${hi.toFixed(0)}] ms`;
+
 type Sample = { wall: number; first: number; tools: number[]; end: number; atExit: number; after: number };
 
 type Setup = { variant: Variant; repo: string; model: AgentModel; session: ClientSession; hermesHome: string };
@@ -185,8 +202,11 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
       if (round >= WARMUP) rounds.push(got);
     }
     const all = (v: Variant, ca: Ca) => rounds.map((r) => r.get(key(v, ca))!);
-    const paired = (a: Variant, b: Variant, ca: Ca, f: (x: Sample) => number) => median(rounds.map((r) => f(r.get(key(a, ca))!) - f(r.get(key(b, ca))!)));
-    const toolCall = (x: Sample) => median(x.tools);
+    const pairs = (a: Variant, b: Variant, ca: Ca, f: (x: Sample) => number) => rounds.map((r) => f(r.get(key(a, ca))!) - f(r.get(key(b, ca))!));
+    const paired = (a: Variant, b: Variant, ca: Ca, f: (x: Sample) => number) => median(pairs(a, b, ca, f));
+    // A tool call lasts tens to hundreds of ms, noisy beside a hook's few: every call of a setup is a sample.
+    const calls = (v: Variant, cs: Ca[]) => cs.flatMap((ca) => all(v, ca).flatMap((x) => x.tools));
+    const callDiff = (a: Variant, b: Variant, cs: Ca[]) => median(calls(a, cs)) - median(calls(b, cs));
 
     const pin = PINNED[client];
     const name = `${pin.pkg}@${pin.version}`;
@@ -211,31 +231,34 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
         NODE_EXTRA_CA_CERTS: ca,
         session: ms(paired('hermesd', 'noop', ca, (x) => x.wall), 0),
         'first model request': ms(paired('hermesd', 'noop', ca, (x) => x.first), 0),
-        'tool call': ms(paired('hermesd', 'noop', ca, toolCall), 1),
+        'tool call': ms(callDiff('hermesd', 'noop', [ca]), 1),
         end: ms(paired('hermesd', 'noop', ca, (x) => x.end), 0),
-        "do-nothing hooks' own, per tool call": ms(paired('noop', 'none', ca, toolCall), 1),
-        "hermesd's hooks' own, per tool call": ms(paired('hermesd', 'none', ca, toolCall), 1),
+        "do-nothing hooks' own, per tool call": ms(callDiff('noop', 'none', [ca]), 1),
+        "hermesd's hooks' own, per tool call": ms(callDiff('hermesd', 'none', [ca]), 1),
       });
     }
     const unset = 'unset' as const;
-    const perSession = paired('hermesd', 'noop', unset, (x) => x.wall);
-    // A tool call's hooks start no Node process: the pairs of both NODE_EXTRA_CA_CERTS settings are pooled.
-    const pooled = (a: Variant) => median(cas.flatMap((ca) => rounds.map((r) => toolCall(r.get(key(a, ca))!) - toolCall(r.get(key('none', ca))!))));
-    const hookH = pooled('hermesd');
-    const hookO = pooled('noop');
+    const sessionPairs = pairs('hermesd', 'noop', unset, (x) => x.wall);
+    const sessionRange = interval([sessionPairs], ([d]) => median(d!) - SESSION_GOAL_MS);
+    // A tool call's hooks start no Node process: the calls of both NODE_EXTRA_CA_CERTS settings are pooled.
+    const [H, O, Z] = (['hermesd', 'noop', 'none'] as const).map((v) => calls(v, cas)) as [number[], number[], number[]];
+    const hookH = callDiff('hermesd', 'none', cas);
+    const hookO = callDiff('noop', 'none', cas);
+    const toolRange = interval([H, O, Z], ([h, o, z]) => median(h!) - median(z!) - TOOL_GOAL_RATIO * (median(o!) - median(z!)));
     const leftBehind = cas.reduce((a, ca) => a + all('hermesd', ca).reduce((b, x) => b + x.after, 0), 0);
+    const sessionMet = verdict(sessionRange);
     const goals: Goal[] = [
       {
         measure: `${name}: a whole scripted session with hermesd's hooks and MCP server, less the same session with do-nothing hooks (median of per-round pairs), NODE_EXTRA_CA_CERTS ${cas.join(' / ')}`,
-        result: `${cas.map((ca) => ms(paired('hermesd', 'noop', ca, (x) => x.wall), 0)).join(' / ')}; hermesd processes left 1 s after the client's exit: ${leftBehind}`,
+        result: `${cas.map((ca) => ms(paired('hermesd', 'noop', ca, (x) => x.wall), 0)).join(' / ')} (unset, less the goal: 90% in ${range(sessionRange)}); hermesd processes left 1 s after the client's exit: ${leftBehind}`,
         goal: `≤ ${SESSION_GOAL_MS} ms (unset), none left`,
-        met: perSession <= SESSION_GOAL_MS && leftBehind === 0,
+        met: leftBehind > 0 ? false : sessionMet,
       },
       {
-        measure: `${name}: a tool call's hooks, hermesd's vs do-nothing ones (each the per-round median tool call less the same round's without hooks)`,
-        result: `${hookH.toFixed(1)} vs ${hookO.toFixed(1)} ms (${(hookH / hookO).toFixed(2)}×)`,
+        measure: `${name}: a tool call's hooks, hermesd's vs do-nothing ones (the median tool call of each, less the median without hooks; every call of both NODE_EXTRA_CA_CERTS settings)`,
+        result: `${hookH.toFixed(1)} vs ${hookO.toFixed(1)} ms (${(hookH / hookO).toFixed(2)}×); hermesd's less ${TOOL_GOAL_RATIO}× the do-nothing ones: 90% in ${range(toolRange)}`,
         goal: `≤ ${TOOL_GOAL_RATIO}×`,
-        met: hookH <= TOOL_GOAL_RATIO * hookO,
+        met: verdict(toolRange),
       },
     ];
     return { rows, added, goals };
@@ -269,7 +292,7 @@ export const bench: Bench = {
           'tool call: the answer asking for a call sent → the request carrying its result (pre- and post-tool hooks, the tool). end: the last answer sent → exit (stop and session-end hooks, MCP servers stopped). ' +
           'The do-nothing hooks run `sh <repo>/noop.sh` on the same events and matchers as hermesd’s; Gemini CLI runs with GEMINI_CLI_NO_RELAUNCH=true (its relaunch only raises the heap limit) in all three setups.',
       );
-      printTable(`What hermesd adds over the do-nothing hooks, and each set of hooks over none: medians of per-round differences (${ROUNDS} rounds)`, added);
+      printTable(`What hermesd adds over the do-nothing hooks, and each set of hooks over none: sessions, first requests and ends as medians of per-round differences (${ROUNDS} rounds); tool calls as differences of the medians of every call`, added);
       return goals;
     } finally {
       rmSync(base, { recursive: true, force: true });

@@ -31,8 +31,8 @@
  * Which requests play the script: the agent loop's, recognised by the tools they declare
  * (every client sends its tool list with each turn of the loop). The clients also ask the
  * model on the side — a session title, a routing or next-speaker classifier, a quota probe —
- * without tools; those get `sideReply` (default: a short text, or where the request asks for
- * JSON, a value of its schema's shape) and are recorded in `side`, so the script's turns stay in order. A turn of the
+ * without tools; those get a short text (where the request asks for JSON, a value of its
+ * schema's shape) and are recorded in `side`, so the script's turns stay in order. A turn of the
  * loop after the script ran out is answered with EXHAUSTED_TEXT (an answer, not an error: the
  * clients retry errors with back-off) and counted in `exhausted`.
  */
@@ -84,14 +84,7 @@ export type AgentModel = {
   push(...steps: Step[]): void;
   /** Drops the steps not yet played (a session that failed midway leaves none for the next). */
   clear(): void;
-  /** Steps not yet played. */
-  remaining(): number;
   close(): Promise<void>;
-};
-
-export type AgentModelOptions = {
-  /** The answer to a side request (no tools declared); default a short text, or a value of the schema the request asks for. */
-  sideReply?: (req: ModelRequest) => string;
 };
 
 /** What the loop gets once the script has run out: a plain answer that ends the client's turn. */
@@ -402,7 +395,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startAgentModel(dialect: Dialect, script: Step[] = [], options: AgentModelOptions = {}): Promise<AgentModel> {
+export async function startAgentModel(dialect: Dialect, script: Step[] = []): Promise<AgentModel> {
   const wire = WIRES[dialect];
   const steps = [...script];
   const open = new Set<ServerResponse>();
@@ -437,7 +430,7 @@ export async function startAgentModel(dialect: Dialect, script: Step[] = [], opt
     if (!loop) {
       model.side.push(request);
       const schema = wire.jsonSchema(request);
-      const text = options.sideReply?.(request) ?? (schema !== undefined ? JSON.stringify(sample(schema)) : 'OK');
+      const text = schema !== undefined ? JSON.stringify(sample(schema)) : 'OK';
       wire.answer(request, res, { text }, n);
       return;
     }
@@ -461,7 +454,6 @@ export async function startAgentModel(dialect: Dialect, script: Step[] = [], opt
     port,
     push: (...more: Step[]) => void steps.push(...more),
     clear: () => void (steps.length = 0),
-    remaining: () => steps.length,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of open) res.destroy();
