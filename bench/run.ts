@@ -32,6 +32,7 @@ const benches: Record<string, Entry> = {
   sandbox: { load: () => import('./sandbox.js') },
   mcp: { load: () => import('./mcp.js') },
   'agent-hooks': { load: () => import('./agent-hooks.js') },
+  'agents-e2e': { load: () => import('./agents-e2e.js') },
   placement: { load: () => import('./placement.js') },
   commits: { load: () => import('./commits.js') },
 };
