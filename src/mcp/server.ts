@@ -32,6 +32,9 @@ import { MCP_TOOLS, refusal, type McpToolContext } from './tools.js';
 /** MCP's "resource not found" (the spec's -32002; the SDK has no constant for it). */
 const RESOURCE_NOT_FOUND = -32002;
 
+/** How long a resource list waits for the daemon before it answers with the fixed resources alone. */
+const LIST_BOUND_MS = 2_000;
+
 /** Sent at `initialize`; Codex shows clients the first 512 characters, so they say it all. */
 export const INSTRUCTIONS =
   "hermesd keeps this repository's agent state. memory: durable facts (MEMORY.md) and the user's preferences (USER.md), " +
@@ -101,7 +104,11 @@ export function createMcpServer(opts: McpServerOptions): { server: McpServer; ch
     const list = kind.list
       ? async () => {
           try {
-            const resources = await kind.list!(resourceCtx);
+            // A client lists resources while it starts (Claude Code waits for them before it shows the tools):
+            // a daemon that does not answer in time leaves the list at the fixed resources, not the client waiting.
+            let timer: NodeJS.Timeout | undefined;
+            const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the daemon did not answer within ${LIST_BOUND_MS} ms`)), LIST_BOUND_MS)));
+            const resources = await Promise.race([kind.list!(resourceCtx), late]).finally(() => clearTimeout(timer));
             changes.recordList(kind.family, [...fixed, ...resources.map((r) => r.uri)]);
             return { resources };
           } catch (err) {

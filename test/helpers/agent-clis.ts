@@ -411,9 +411,9 @@ export function testProcesses(hermesHome: string, clientCommand?: string): TestP
     }
     const kind: TestProcess['kind'] = /dist\/daemon\/main\.js/.test(cmd)
       ? 'daemon'
-      : /\.hermes\/mcp|main\.js mcp\b|\bhermesd mcp\b/.test(cmd)
+      : /\.hermes\/mcp|dist\/mcp\/main\.js|main\.js mcp\b|\bhermesd mcp\b/.test(cmd)
         ? 'mcp'
-        : /agent-hook/.test(cmd)
+        : /agent-hook|\/hermesd\/client /.test(cmd)
           ? 'hook'
           : clientCommand && cmd.includes(clientCommand)
             ? 'client'
