@@ -1,12 +1,13 @@
 /**
  * session_search and turn-only recall return the evidence that was asked for: tool calls are
  * findable by the tool's name, browse leaves out the asking session, each parameter has one
- * bound shared by the tool and the API, terminal escapes never come back, a person's session
+ * bound shared by the tool (which clamps to it) and the API (which refuses past it), terminal
+ * escapes never come back, a person's session
  * outranks hook and cron records with the same words, and recall hits all hold the request's
  * rarest informative word, with unsafe hits dropped before the best are taken. Cases ported
  * from the reference implementation's session search tests (NousResearch/hermes-agent,
  * tests/tools/test_session_search.py: browse excludes current session, read strips ANSI,
- * cron demotion) where they apply.
+ * cron demotion, limit and window clamped) where they apply.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,7 +108,7 @@ describe('session_search returns what was asked for', () => {
   });
 });
 
-describe('session_search: one bound per parameter, the same for the tool and the API', () => {
+describe('session_search: one bound per parameter; the tool clamps to it, the API refuses past it', () => {
   let t: TestEnv;
   let repo: string;
   let client: DaemonClient;
@@ -132,9 +133,9 @@ describe('session_search: one bound per parameter, the same for the tool and the
     await t.cleanup();
   });
 
-  it('the tool declares the schema the API validates with, bounds included', () => {
+  it('the tool declares the fields and bounds the API validates with', () => {
     const tool = TOOLS.find((x) => x.name === 'session_search')!;
-    expect(tool.parameters).toBe(sessionSearchArgsSchema);
+    expect(Object.keys((tool.parameters as any).shape)).toEqual(Object.keys(sessionSearchArgsSchema.shape));
     const spec = toolSpecs().find((s: any) => s.function.name === 'session_search') as any;
     expect(spec.function.parameters.properties.window).toMatchObject({ maximum: SCROLL_WINDOW_MAX });
     expect(spec.function.parameters.properties.limit).toMatchObject({ maximum: SESSION_SEARCH_LIMIT_MAX });
@@ -142,17 +143,32 @@ describe('session_search: one bound per parameter, the same for the tool and the
 
   it.each([
     ['window', SCROLL_WINDOW_MAX + 1],
-    ['window', 100],
-    ['window', 101],
+    ['window', 999],
     ['limit', SESSION_SEARCH_LIMIT_MAX + 1],
-    ['limit', 100],
-  ] as const)('%s %i is refused by both, naming the bound', async (param, value) => {
+    ['limit', 50],
+  ] as const)('%s %i: the tool clamps it and says so, the API refuses it naming the bound', async (param, value) => {
+    // Hermes Agent clamps: a model that asked for too much gets the most there is, not a lost turn.
     const args = param === 'window' ? { around_message_id: anchor, window: value } : { query: 'boundprobe', limit: value };
+    const max = param === 'window' ? SCROLL_WINDOW_MAX : SESSION_SEARCH_LIMIT_MAX;
     const viaTool = await tool(args);
-    expect(viaTool.error).toMatch(new RegExp(`${param}.*${param === 'window' ? SCROLL_WINDOW_MAX : SESSION_SEARCH_LIMIT_MAX}`));
+    expect(viaTool.error).toBeUndefined();
+    expect(viaTool.clamped).toEqual({ [param]: { asked: value, used: max } });
+    expect(viaTool.note).toContain(`${param} ${value} is over its maximum of ${max}; ${max} was used`);
+    if (param === 'window') expect(viaTool.messages).toHaveLength(2 * SCROLL_WINDOW_MAX + 1);
+    else expect(viaTool.results.length).toBeLessThanOrEqual(SESSION_SEARCH_LIMIT_MAX);
+    const atMax = await client.call<any>('POST', '/v1/sessions/tool', { ...args, [param]: max });
+    expect(param === 'window' ? viaTool.messages.map((m: any) => m.id) : viaTool.results.map((r: any) => r.match.messageId)).toEqual(
+      param === 'window' ? atMax.messages.map((m: any) => m.id) : atMax.results.map((r: any) => r.match.messageId),
+    );
     const viaApi = await client.raw('POST', '/v1/sessions/tool', args);
     expect(viaApi.status).toBe(400);
-    expect(JSON.parse(viaApi.text).error.message).toMatch(new RegExp(`${param}.*${param === 'window' ? SCROLL_WINDOW_MAX : SESSION_SEARCH_LIMIT_MAX}`));
+    expect(JSON.parse(viaApi.text).error.message).toMatch(new RegExp(`${param}.*${max}`));
+  });
+
+  it('a value under a minimum or of the wrong kind is still refused by the tool', async () => {
+    expect((await tool({ query: 'boundprobe', limit: 0 })).error).toMatch(/limit/);
+    expect((await tool({ around_message_id: anchor, window: -1 })).error).toMatch(/window/);
+    expect((await tool({ query: 'boundprobe', limit: 'many' })).error).toMatch(/limit/);
   });
 
   it('the largest allowed values give the same answer through both', async () => {
