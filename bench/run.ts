@@ -33,6 +33,7 @@ const benches: Record<string, Entry> = {
   mcp: { load: () => import('./mcp.js') },
   'agent-hooks': { load: () => import('./agent-hooks.js') },
   placement: { load: () => import('./placement.js') },
+  recall: { load: () => import('./recall.js') },
 };
 
 /** docs/benchmarks.md of this checkout (this file runs as dist/bench/run.js). */

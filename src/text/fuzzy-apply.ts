@@ -386,7 +386,7 @@ function bigramCounts(text: string): Bigrams {
   return { counts, total: Math.max(0, text.length - 1) };
 }
 
-/** Dice over bigrams (as bigramSimilarity), from counts: each quoted line's are built once, not once per file line. */
+/** Dice coefficient over character bigrams, from counts: each quoted line's are built once, not once per file line. */
 function diceOf(a: Bigrams, b: Bigrams): number {
   if (a.total === 0 || b.total === 0) return 0;
   // The score cannot reach the threshold when one side is under a quarter of the other.
