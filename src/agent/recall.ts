@@ -67,12 +67,12 @@ export function recallTerms(text: string): string[] {
  * rest matches as a prefix, so "versions" finds "version" and "switched" finds "switch". The
  * word index has no stemmer; this is the least of one.
  */
-export type RecallTerm = { word: string; stem: string; prefix: boolean };
+export type RecallTerm = { stem: string; prefix: boolean };
 
 export function recallTerm(word: string): RecallTerm {
-  if (word.length <= 4) return { word, stem: word, prefix: false };
-  const stem = word.replace(/(?:ing|ed|es|s)$/u, '');
-  return stem.length >= 4 && stem !== word ? { word, stem, prefix: true } : { word, stem: word, prefix: true };
+  if (word.length <= 4) return { stem: word, prefix: false };
+  const cut = word.replace(/(?:ing|ed|es|s)$/u, '');
+  return { stem: cut.length >= 4 ? cut : word, prefix: true };
 }
 
 /** A test of whether a text holds the term as a word (or, with a prefix, as the start of one), as the word index matches it. */

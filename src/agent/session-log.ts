@@ -87,14 +87,14 @@ export function sessionLog(db: SessionDB, repo: string): SessionLog {
  * RECALL_MAX_TERM_DOCS messages left out, so a common word costs nothing and points at nothing;
  * the RECALL_MAX_TERMS rarest when there are more) are searched together, any of them matching;
  * the best RECALL_CANDIDATES by bm25 are scored against the request as a whole and chosen to
- * cover it (rankRecall): no single word, however rare, decides what comes back. Hits of the asking lineage are left
- * out, and a hit that fails the threat scan is passed over for the next one, so an unsafe hit
- * never shrinks recall.
+ * cover it (rankRecall): no single word, however rare, decides what comes back. Hits of the
+ * asking lineage are left out, and a hit that fails the threat scan is passed over for the next
+ * one, so an unsafe hit never shrinks recall.
  */
 export function recallFrom(db: SessionDB, repo: string): (text: string, exclude: ReadonlySet<string>) => RecallHit[] {
   return (text, exclude) => {
     const terms = recallTerms(text)
-      .map((w) => recallTerm(w))
+      .map(recallTerm)
       .map((t) => ({ t, df: db.termFrequency(t.stem, RECALL_MAX_TERM_DOCS, { prefix: t.prefix }) }))
       .filter((x) => x.df > 0 && x.df <= RECALL_MAX_TERM_DOCS)
       .sort((a, b) => a.df - b.df)
