@@ -64,24 +64,24 @@ export function recallTerms(text: string): string[] {
 
 /**
  * A word as the search matches it: past four letters, a plural or verb ending is dropped and the
- * rest matches as a prefix, so "versions" finds "version" and "switched" finds "switch". The
- * word index has no stemmer; this is the least of one.
+ * rest matches as a prefix, so "versions" finds "version" and "versioning", and "switched" finds
+ * "switch". The word index has no stemmer; this is the least of one.
  */
-export type RecallTerm = { stem: string; prefix: boolean };
+export type RecallTerm = { word: string; stem: string; prefix: boolean };
 
 export function recallTerm(word: string): RecallTerm {
-  if (word.length <= 4) return { stem: word, prefix: false };
+  if (word.length <= 4) return { word, stem: word, prefix: false };
   const cut = word.replace(/(?:ing|ed|es|s)$/u, '');
-  return { stem: cut.length >= 4 ? cut : word, prefix: true };
+  return { word, stem: cut.length >= 4 ? cut : word, prefix: true };
 }
 
-/** A test of whether a text holds the term as a word (or, with a prefix, as the start of one), as the word index matches it. */
+/** A test of whether a text holds the term as a word (with a prefix: as the start of one), as the word index matches it. */
 export function termMatcher(t: RecallTerm): RegExp {
   // A term is letters and digits only (recallTerms), so it needs no escaping.
   return new RegExp(`(?<![\\p{L}\\p{N}])${t.stem}${t.prefix ? '' : '(?![\\p{L}\\p{N}])'}`, 'iu');
 }
 
-/** The search for messages holding any of the terms (FTS5 OR, each ranked by bm25). */
+/** The search for messages holding any of the terms (FTS5 OR, ranked by bm25). */
 export function recallQuery(terms: readonly RecallTerm[]): string {
   return terms.map((t) => (t.prefix ? `${t.stem}*` : t.stem)).join(' OR ');
 }

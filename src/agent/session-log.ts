@@ -20,6 +20,7 @@ import {
   RECALL_MAX_TERMS,
   RECALL_MIN_SHARE_OF_BEST,
   type RecallHit,
+  type RecallTerm,
 } from './recall.js';
 
 /** Ancestors replayed by a continuation at most: a chain longer than this is a loop in the data. */
@@ -82,6 +83,19 @@ export function sessionLog(db: SessionDB, repo: string): SessionLog {
 }
 
 /**
+ * About how many messages a recall term matches, capped past RECALL_MAX_TERM_DOCS. Counted as
+ * exact words, the word and its stem, where it can be: FTS5 reads every doclist a prefix covers
+ * before it yields a row, so a prefix count of a common word costs ~15 ms at a million messages
+ * (a common word is dropped on its exact count, and its prefix never searched). Only a word
+ * that occurs in neither exact form ("crash" where the log says "crashed") is counted as the
+ * prefix it will be searched as.
+ */
+function documentCount(db: SessionDB, t: RecallTerm): number {
+  const exact = db.termFrequency(t.word, RECALL_MAX_TERM_DOCS) + (t.stem === t.word ? 0 : db.termFrequency(t.stem, RECALL_MAX_TERM_DOCS));
+  return exact > 0 || !t.prefix ? exact : db.termFrequency(t.stem, RECALL_MAX_TERM_DOCS, { prefix: true });
+}
+
+/**
  * Evidence for a request from earlier sessions of this repository, best first, at most
  * RECALL_MAX_HITS. The request's informative words (stopwords dropped; words found in more than
  * RECALL_MAX_TERM_DOCS messages left out, so a common word costs nothing and points at nothing;
@@ -95,7 +109,7 @@ export function recallFrom(db: SessionDB, repo: string): (text: string, exclude:
   return (text, exclude) => {
     const terms = recallTerms(text)
       .map(recallTerm)
-      .map((t) => ({ t, df: db.termFrequency(t.stem, RECALL_MAX_TERM_DOCS, { prefix: t.prefix }) }))
+      .map((t) => ({ t, df: documentCount(db, t) }))
       .filter((x) => x.df > 0 && x.df <= RECALL_MAX_TERM_DOCS)
       .sort((a, b) => a.df - b.df)
       .slice(0, RECALL_MAX_TERMS);

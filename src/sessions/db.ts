@@ -594,7 +594,8 @@ export class SessionDB {
     const words = String(term ?? '').normalize('NFC').match(WORD_PARTS);
     if (!words) return 0;
     const max = Math.max(0, Math.trunc(cap));
-    // `prefix`: words starting with the term ("version" counts "versions" too), as a `term*` search matches them.
+    // `prefix`: words starting with the term. FTS5 reads every doclist the prefix covers before the
+    // first row, so this costs as much as those words are common, whatever the cap.
     const expr = `"${words.join(' ')}"${opts.prefix ? '*' : ''}`;
     return (this.stmt('SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)').pluck().get(expr, max + 1) as number) ?? 0;
   }
