@@ -38,6 +38,8 @@ export type ThreatPattern = {
   pattern: RegExp;
   /** A further test of the match, for what one regex cannot say. */
   accept?: (m: RegExpExecArray) => boolean;
+  /** A cheap test a text must pass before the pattern runs: the pattern's keywords. */
+  quick?: RegExp;
 };
 
 export type Severity = 'dangerous' | 'caution';
@@ -63,6 +65,17 @@ const AI_NOUN = String.raw`(?:ai|a\.i\.|assistant|chatbot|chat\s*gpt|gpt|llm|lan
 /** Identities no repository asks its agent to take on. */
 const HOSTILE_ROLE = String.raw`(?:hacker|attacker|malware|virus|worm|botnet|spy|saboteur|criminal|scammer|thief)`;
 const LIMITS = String.raw`(?:restrictions?|filters?|filtering|limitations|censorship|guidelines|rules|polic(?:y|ies)|ethics|morals|morality|ethical\s+\w+|moral\s+\w+|safety\s+\w+|safeguards|boundaries|constraints)`;
+
+/**
+ * Whether a match stands where an instruction does: at the start of the text, a line or a
+ * sentence, or after "you must", "and", "then", "now", "please". Checked after the match rather
+ * than in the pattern: a pattern that starts with "a sentence start, or …" is tried at every
+ * position of every text scanned.
+ */
+function instructs(m: RegExpExecArray): boolean {
+  const before = m.input.slice(Math.max(0, m.index - 24), m.index);
+  return m.index === 0 || /(?:^|[\n.!?:;]\s*|\b(?:you\s+(?:must|shall|will|should)|and|then|now|please)\s+)$/i.test(before);
+}
 
 const OVERRIDE_PATTERNS: ThreatPattern[] = [
   {
@@ -123,9 +136,11 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     // identity, and "you are now a member of the team" names no AI. "name yourself X" renames
     // the model (the Brainworm payload's "name yourself BRAINWORM").
     pattern: new RegExp(
-      String.raw`\byou\s+are\s+(?:now|no\s+longer)\s+(?:(?:a|an|the|my|in|called|named|known\s+as)\s+)?(?:(?:different|new|another|other|unrestricted|unfiltered|uncensored|jailbroken|evil|free|rogue|liberated|unbound|unchained|unlocked|amoral|independent)\b|${AI_NOUN}\b|${HOSTILE_ROLE}\b|bound\b|restricted\b|limited\b|an?\s+ai\b|(?:developer|god|dan|jailbreak|jailbroken|unrestricted|evil|opposite|sudo|chaos|unfiltered|uncensored)\s+mode\b|an?\s+(?:[\w-]+\s+){1,2}?(?:${AI_NOUN}|${HOSTILE_ROLE})\b)|(?:^|[.!?:;]\s*|\b(?:you\s+(?:must|shall|will|should)|and|then|now)\s+)(?:re)?name\s+yourself\s+(?!after\b|in\b|on\b|with\b)\S`,
-      'im',
+      String.raw`\byou\s+are\s+(?:now|no\s+longer)\s+(?:(?:a|an|the|my|in|called|named|known\s+as)\s+)?(?:(?:different|new|another|other|unrestricted|unfiltered|uncensored|jailbroken|evil|free|rogue|liberated|unbound|unchained|unlocked|amoral|independent)\b|${AI_NOUN}\b|${HOSTILE_ROLE}\b|bound\b|restricted\b|limited\b|an?\s+ai\b|(?:developer|god|dan|jailbreak|jailbroken|unrestricted|evil|opposite|sudo|chaos|unfiltered|uncensored)\s+mode\b|an?\s+(?:[\w-]+\s+){1,2}?(?:${AI_NOUN}|${HOSTILE_ROLE})\b)|\b(?:re)?name\s+yourself\s+(?!after\b|in\b|on\b|with\b)\S`,
+      'i',
     ),
+    // "name yourself" only as an instruction: "Name yourself in CODEOWNERS" is not one.
+    accept: (m) => !/name\s+yourself/i.test(m[0]) || instructs(m),
   },
   {
     id: 'role-pretend',
@@ -200,6 +215,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
       ].join('|'),
       'i',
     ),
+    quick: /insert|delete\s+this|censored/i,
   },
   {
     id: 'c2-tasking',
@@ -212,14 +228,16 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     // counts only as an instruction (sentence start, "you must", "and") naming a node or bot.
     pattern: new RegExp(
       [
-        String.raw`(?:^|[.!?;:]\s*|\b(?:you\s+(?:must|shall|will|should)|and|then|now|please)\s+)register\s+(?:yourself\s+)?as\s+an?\s+(?:new\s+)?(?:node|bot|implant|zombie|drone)\b`,
+        String.raw`\bregister\s+(?:yourself\s+)?as\s+an?\s+(?:new\s+)?(?:node|bot|implant|zombie|drone)\b`,
         String.raw`\b(?:perform|execute|carry\s+out|complete|await|pull|fetch|receive|accept|run)\s+(?:(?:any|all|the|new|further|incoming|your)\s+)*tasking\b`,
         String.raw`\btasking\s+(?:received|from\s+(?:the\s+)?(?:server|controller|operator|network|c2))\b`,
         String.raw`\b(?:heartbeat|beacon|check[\s-]?in)\s+(?:to|with)\s+(?:https?:\/\/|the\s+(?:c2|controller|command\s+server))`,
         String.raw`\b(?:connect|report|beacon)\s+(?:back\s+)?to\s+(?:the\s+|your\s+)?(?:c2|command[\s-]+and[\s-]+control)\b`,
       ].join('|'),
-      'im',
+      'i',
     ),
+    quick: /register|tasking|heartbeat|beacon|check.?in|c2|command.and.control/i,
+    accept: (m) => !/^register/i.test(m[0]) || instructs(m),
   },
   {
     id: 'hide-from-user',
@@ -527,6 +545,7 @@ export function scanText(text: string, scope: ThreatScope, opts: ScanOptions = {
     if (!p.scopes.includes(scope)) continue;
     const severity = severityOf(p, scope);
     if (severity === 'caution' && !opts.cautions) continue;
+    if (p.quick && !p.quick.test(folded)) continue;
     const m = firstMatch(p, folded);
     if (m) hits.push({ id: p.id, category: p.category, severity, description: p.description, excerpt: excerpt(folded, m.index, m[0].length) });
   }
