@@ -4,7 +4,7 @@
  * the clients, the CLI, the agent); clients never import the server. Type-only imports count:
  * a type that runs up the layers ties the folders together as much as a call does.
  */
-const PLAIN = '^src/(config|context|errors|git|githooks|guard|integrations|memory|paths|placement|process|proposals|protocol|review|rules|security|sessions|skills|storage|text|watcher|version\\.ts)';
+const PLAIN = '^src/(config|context|errors|git|githooks|guard|integrations|memory|paths|placement|process|proposals|protocol|review|rules|security|sessions|skills|storage|text|transport/(protocol|runners|build)\\.ts|watcher|version\\.ts)';
 
 module.exports = {
   forbidden: [
@@ -20,29 +20,29 @@ module.exports = {
       comment: 'Stores and policy code know nothing of the daemon, HTTP, the CLI or the agent: the server composes them (src/server/services).',
       severity: 'error',
       from: { path: PLAIN },
-      to: { path: '^src/(server|client|cli|mcp|agent)/' },
+      to: { path: '^src/((server|client|cli|mcp|agent)/|transport/server\\.ts)' },
     },
     {
       name: 'agent-below-server',
       comment: 'The agent loop and its tools are composed by the server and run standalone in tests; they never reach back up.',
       severity: 'error',
       from: { path: '^src/agent/' },
-      to: { path: '^src/(server|client|cli|mcp)/' },
+      to: { path: '^src/((server|client|cli|mcp)/|transport/server\\.ts)' },
     },
     {
       name: 'clients-not-server',
       comment: 'The CLI and the MCP bridge talk to the daemon over its socket (src/client); they spawn the daemon by path (DAEMON_ENTRY), never import it.',
       severity: 'error',
       from: { path: '^src/(client|cli|mcp)/' },
-      to: { path: '^src/server/' },
+      to: { path: '^src/(server/|transport/server\\.ts)' },
     },
     {
       name: 'processes-through-runners',
       comment:
         'git runs through src/git (its raw runner, and simple-git in src/git/simple.ts), shell commands and the daemon process through src/process. The other programs hermesd starts are named here: ' +
-        'bubblewrap probes (guard/sandbox), hook managers (githooks/install), curl --version (cli doctor).',
+        'bubblewrap probes (guard/sandbox), hook managers (githooks/install), the C compiler (transport/build), the hook client and curl (cli doctor), the hook runner (cli hook).',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(git|process)/|^src/guard/sandbox\\.ts$|^src/githooks/install\\.ts$|^src/cli/commands/doctor\\.ts$' },
+      from: { path: '^src/', pathNot: '^src/(git|process)/|^src/guard/sandbox\\.ts$|^src/githooks/install\\.ts$|^src/transport/build\\.ts$|^src/cli/commands/(doctor|hook)\\.ts$' },
       to: { path: '^(node:)?child_process$' },
     },
     {

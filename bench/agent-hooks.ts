@@ -6,19 +6,18 @@
  * payload and checks a path (the form most published guard hooks take), and hermesd's
  * PreToolUse commands as `init --agents claude` wrote them (Write's entry reads the payload with
  * cat, the Bash/Read/Grep entry with the shell's `read`), allowed and refused, warm daemon —
- * through the doorbell (the default on Linux: no client process) and over curl
- * (HERMESD_DOORBELL=0, the path where there is no /proc).
+ * through hermesd's client (src/transport/client.c) and through curl (src/transport/runners/curl.sh,
+ * what the runner uses where the client could not be built).
  * Goal: allowed ≤ 15 ms median and ≤ 1.5× the do-nothing sh hook.
  *
- * The Node fallback (no daemon listening; `hermesd agent-hook` starts one) is timed with
- * NODE_EXTRA_CA_CERTS as the environment has it and without it (it costs every Node start).
+ * What a question costs when no daemon runs (the client starts one): bench daemon.
  *
  * Transcript ingest: a Claude Code transcript read into a fresh SessionDB by ingestTranscript,
  * beside the same messages inserted by SessionDB.appendMessages in batches of the same size
  * (goal ≥ 80% of that speed).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ingestTranscript, TRANSCRIPT_CHUNK_BYTES } from '../src/integrations/ingest.js';
@@ -33,7 +32,6 @@ import { median, ms, percentile, printNote, printTable, type Bench, type Goal, t
 
 const RUNS = 150;
 const WARMUP = 10;
-const FALLBACK_RUNS = 12;
 const TRANSCRIPT_LINES = 20_000;
 const INGEST_ROUNDS = 6;
 /** Issue 16's goals: an allowed call's hook, warm daemon (median), against the do-nothing sh hook; ingest against raw inserts. */
@@ -41,15 +39,19 @@ const ALLOWED_GOAL_MS = 15;
 const ALLOWED_GOAL_RATIO = 1.5;
 const INGEST_GOAL = 0.8;
 
-/** One hook run as an agent does it: spawn, write the payload, wait for exit. */
-function runHook(command: string, payload: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; code: number }> {
+/**
+ * One hook run as an agent does it: spawn, write the payload, wait for exit. Claude Code runs
+ * `sh -c <command>`; Codex `$SHELL -lc <command>` (`login`: a login shell, here sh's).
+ */
+function runHook(command: string, payload: string, cwd: string, env: NodeJS.ProcessEnv, login = false): Promise<{ ms: number; code: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
-    const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdout.resume();
+    const child = spawn('sh', [login ? '-lc' : '-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.resume();
     child.on('error', reject);
-    child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - t) / 1e6, code: code ?? -1 }));
+    child.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - t) / 1e6, code: code ?? -1, stdout }));
     child.stdin.on('error', () => undefined);
     child.stdin.end(payload);
   });
@@ -86,7 +88,7 @@ function setup() {
   writeFileSync(join(repo, 'noop.sh'), '#!/bin/sh\nexit 0\n');
   writeFileSync(join(repo, 'guard.py'), PYTHON_GUARD);
   const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: join(base, 'home'), HERMESD_SOCKET_DIR: join(base, 's'), CLAUDE_PROJECT_DIR: repo };
-  execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', 'claude'], { cwd: repo, env, stdio: 'ignore' });
+  execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', 'claude,codex'], { cwd: repo, env, stdio: 'ignore' });
   return { base, repo, env, paths: resolvePaths(repo, env) };
 }
 
@@ -121,16 +123,26 @@ export const bench: Bench = {
       const small = hookCommand('claude', 'PreToolUse', true);
       const payload = (tool: string, input: Record<string, unknown>) =>
         JSON.stringify({ session_id: 'bench', transcript_path: join(base, 'none.jsonl'), cwd: repo, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: 'toolu_1' });
-      const variants: Array<{ label: string; command: string; payload: string; expect: number }> = [
+      // The runner as a clone without the client has it (curl.sh), sourced as Claude Code's command sources the stub's runner.
+      const curlRunner = join(base, 'agent-hook-curl');
+      writeFileSync(curlRunner, readFileSync(join(repo, '.git', 'hermesd', 'agent-hook'), 'utf8').replace(/^HERMESD_CLIENT=.*$/m, "HERMESD_CLIENT='/nonexistent'"));
+      const curlCommand = `set -- claude PreToolUse; hermesd_root="$CLAUDE_PROJECT_DIR"; hermesd_gd="$CLAUDE_PROJECT_DIR/.git"; . '${curlRunner}'`;
+      // A refusal is exit 0 with the structured deny on stdout (exit 2 is only the runner's own onUnavailable block).
+      const refused = 'deny';
+      const variants: Array<{ label: string; command: string; payload: string; expect: number; stdout?: string; login?: boolean }> = [
         { label: 'sh hook that does nothing', command: 'sh "$CLAUDE_PROJECT_DIR/noop.sh"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
         { label: 'Python hook script (reads the payload, checks a path)', command: 'python3 "$CLAUDE_PROJECT_DIR/guard.py"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
         { label: 'hermesd, allowed Write (payload read by cat)', command, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
         { label: 'hermesd, allowed Bash `npm test` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
-        { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 2 },
-        { label: 'hermesd, refused Bash `git push --force` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 2 },
+        { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 0, stdout: refused },
+        { label: 'hermesd, refused Bash `git push --force` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 0, stdout: refused },
         { label: 'hermesd, allowed Write of a 100 KB file', command, payload: payload('Write', { file_path: join(repo, 'src/big.ts'), content: 'export const line = 1;\n'.repeat(4_500) }), expect: 0 },
-        { label: 'hermesd over curl (HERMESD_DOORBELL=0), allowed Write', command: `export HERMESD_DOORBELL=0; ${command}`, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
+        { label: 'hermesd over curl (no client built), allowed Write', command: curlCommand, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
         { label: 'hermesd, allowed Bash `git commit -m …` (the git policy judges it)', command: small, payload: payload('Bash', { command: 'git add src/app.ts && git commit -m "fix the parser"', description: 'Commit' }), expect: 0 },
+        // Codex runs hooks in a login shell ($SHELL -lc): its do-nothing hook and hermesd's, the same Bash call.
+        { label: 'Codex: sh hook that does nothing (`sh noop.sh`, in a login shell)', command: 'sh noop.sh', payload: payload('Bash', { command: 'npm test' }), expect: 0, login: true },
+        { label: 'Codex: hermesd, allowed Bash `npm test`', command: hookCommand('codex', 'PreToolUse', true), payload: payload('Bash', { command: 'npm test' }), expect: 0, login: true },
+        { label: 'Codex: hermesd before (`git rev-parse` for the root, then a second sh)', command: `sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse small`, payload: payload('Bash', { command: 'npm test' }), expect: 0, login: true },
       ];
       const times = variants.map(() => [] as number[]);
       // Each round runs every hook once, in a new random order: no hook always follows the
@@ -143,8 +155,8 @@ export const bench: Bench = {
         }
         for (const k of order) {
           const v = variants[k]!;
-          const r = await runHook(v.command, v.payload, repo, env);
-          if (r.code !== v.expect) throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}`);
+          const r = await runHook(v.command, v.payload, repo, env, v.login);
+          if (r.code !== v.expect || (v.stdout !== undefined && !r.stdout.includes(v.stdout))) throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}${v.stdout ? ` and "${v.stdout}" on stdout` : ''}`);
           if (i >= WARMUP) times[k]!.push(r.ms);
         }
       }
@@ -158,28 +170,11 @@ export const bench: Bench = {
       }));
       printTable(`A tool call's hook, spawned as an agent spawns it (sh -c, payload on stdin), warm daemon, ${RUNS} runs each, in a shuffled order each round`, rows);
       const allowed = [median(times[2]!), median(times[3]!), median(times[8]!)];
-      const refused = [median(times[4]!), median(times[5]!)];
+      const refusedMs = [median(times[4]!), median(times[5]!)];
+      const claudeAdded = median(times[3]!) - sh;
+      const codexAdded = median(times[10]!) - median(times[9]!);
       const curlAlone = await curlStart(repo, env);
-      printNote(`curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — what the socket path pays before it sends a byte; the doorbell (the default on Linux) starts no client process.`);
-
-      // The Node fallback: the runner's curl path skipped, `hermesd agent-hook` asks the (warm) daemon.
-      const withoutCa = { ...env };
-      delete withoutCa.NODE_EXTRA_CA_CERTS;
-      const fallback = `"${process.execPath}" "${CLI_ENTRY}" agent-hook claude PreToolUse --repo "$CLAUDE_PROJECT_DIR"`;
-      const fbRows: Row[] = [];
-      const envs: Array<[string, NodeJS.ProcessEnv]> = [[env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS set' : 'NODE_EXTRA_CA_CERTS unset', env]];
-      if (env.NODE_EXTRA_CA_CERTS) envs.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
-      const fbTimes = envs.map(() => [] as number[]);
-      for (let i = 0; i < FALLBACK_RUNS + 2; i++) {
-        for (const [k, [, e]] of envs.entries()) {
-          const r = await runHook(fallback, variants[2]!.payload, repo, e);
-          if (r.code !== 0) throw new Error(`fallback: exit ${r.code}`);
-          if (i >= 2) fbTimes[k]!.push(r.ms);
-        }
-      }
-      for (const [k, [label]] of envs.entries()) fbRows.push({ path: `Node fallback (hermesd agent-hook), allowed Write, ${label}`, median: ms(median(fbTimes[k]!)), p90: ms(percentile(fbTimes[k]!, 90)) });
-      printTable(`The Node fallback with a warm daemon (what a hook costs without curl or with a daemon just started), ${FALLBACK_RUNS} runs each`, fbRows);
-      const fallbackMedians = fbTimes.map((x) => ms(median(x), 0)).join(' / ');
+      printNote(`curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — what the curl path pays before it sends a byte; hermesd's client starts in well under a millisecond.`);
 
       // Transcript ingest against raw inserts of the same messages.
       const text = transcriptText();
@@ -239,11 +234,16 @@ export const bench: Bench = {
       return [
         {
           measure: "another agent's tool call, allowed (Write / Bash `npm test` / Bash `git commit`), through hermesd's hook as the agent spawns it, warm daemon",
-          result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(2)}×), over curl ${median(times[7]!).toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refused)} ms`,
+          result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(2)}×), over curl ${median(times[7]!).toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refusedMs)} ms`,
           goal: `≤ ${ALLOWED_GOAL_MS} ms, ≤ ${ALLOWED_GOAL_RATIO}× sh`,
           met: worst <= ALLOWED_GOAL_MS && worst <= ALLOWED_GOAL_RATIO * sh,
         },
-        { measure: `the Node fallback (no daemon listening), ${envs.map(([l]) => l.replace('NODE_EXTRA_CA_CERTS ', '')).join(' / ')}`, result: `${fallbackMedians} median`, goal: '—' },
+        {
+          measure: "Codex's hook command (allowed Bash, in its login shell) over Codex's do-nothing hook, against Claude Code's over its do-nothing hook",
+          result: `+${codexAdded.toFixed(2)} ms against +${claudeAdded.toFixed(2)} ms (before: +${(median(times[11]!) - median(times[9]!)).toFixed(2)} ms)`,
+          goal: "≤ Claude Code's",
+          met: codexAdded <= claudeAdded,
+        },
         {
           measure: 'transcript ingest vs `SessionDB.appendMessages` of the same messages in the same transactions',
           result: `${((ingestRate / rawRate) * 100).toFixed(0)}% (${Math.round(ingestRate).toLocaleString('en')} vs ${Math.round(rawRate).toLocaleString('en')} messages/s)`,

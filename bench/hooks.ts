@@ -1,6 +1,6 @@
 /**
  * Pre-commit cost, side by side in one run: a commit of 50 staged files with no hook, with
- * hermesd's rules-only pre-commit (warm daemon, the doorbell: no client process), with a plain sh grep hook,
+ * hermesd's rules-only pre-commit (warm daemon, asked through hermesd's client), with a plain sh grep hook,
  * with the pre-commit framework, with husky + lint-staged and with lefthook — each running
  * the same check: no staged added line may match AKIA[0-9A-Z]{16}. Peers that are not
  * installed are skipped and said so (pre-commit: `apt-get install -y pre-commit`;

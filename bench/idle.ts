@@ -1,12 +1,11 @@
 /**
- * The idle footprint (issue 18): a daemon that has served status, context, check, memory,
- * session search and skills, then sat idle, beside a bare Node HTTP server on a Unix socket
- * that served as many requests, both measured in the same run: awake (its services loaded),
- * and asleep (after `daemon.hibernateAfterMinutes`, shortened here, a fresh process took over
- * with none loaded); then ten daemons together (ten work trees open) beside ten bare servers,
- * awake and asleep; and what waking costs the first request. RSS counts every page a process
- * maps, the node binary's text included, which the processes share; PSS divides shared
- * pages among their users, so the PSS of ten is what ten really cost.
+ * The idle footprint (issues 18 and 29): a daemon that has served status, context, check,
+ * memory, session search and skills, then sat idle, beside a bare Node HTTP server on a Unix
+ * socket that served as many requests, both measured in the same run; then ten daemons
+ * together (ten work trees open) beside ten bare servers. An idle daemon exits after
+ * `daemon.idleTimeoutMinutes`; this is what it holds until then. RSS counts every page a
+ * process maps, the node binary's text included, which the processes share; PSS divides
+ * shared pages among their users, so the PSS of ten is what ten really cost.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -27,11 +26,8 @@ const TEN = 10;
 /** A session log of some months: this many sessions of 100 messages, searched seven ways. */
 const LOG_SESSIONS = 1_000;
 const LOG_QUERIES = ['hello', 'parser', 'tokenizer', 'commit', 'branch merge', 'schema generator', 'flaky retry'];
-/** The issue's goal: an idle daemon within a quarter of a bare Node HTTP server. */
-const RSS_OVER_BARE_GOAL = 1.25;
-/** The time before falling asleep, shortened from `daemon.hibernateAfterMinutes`: one daemon, then ten (long enough to measure all ten awake first). */
-const HIBERNATE_ONE_MS = IDLE_MS + 3_000;
-const HIBERNATE_TEN_MS = IDLE_MS + 15_000;
+/** Issue 29's goal: an idle daemon within half again a bare Node HTTP server. */
+const RSS_OVER_BARE_GOAL = 1.5;
 
 type Memory = { rss: number; pss: number; anon: number };
 
@@ -52,21 +48,6 @@ function makeRepo(base: string, name: string): string {
   writeFileSync(join(repo, 'app.ts'), 'export const x = 1;\n');
   execFileSync('git', ['add', '-A'], { cwd: repo });
   return repo;
-}
-
-/** The pid of the daemon that took over from `pid` (it fell asleep). */
-async function successorOf(paths: RepoPaths, pid: number): Promise<number> {
-  const deadline = Date.now() + 60_000 + HIBERNATE_TEN_MS;
-  while (Date.now() < deadline) {
-    try {
-      const now = (JSON.parse(readFileSync(paths.daemonJson, 'utf8')) as { pid: number }).pid;
-      if (now !== pid) return now;
-    } catch {
-      // between the two processes
-    }
-    await sleep(50);
-  }
-  throw new Error(`the daemon (pid ${pid}) did not fall asleep; its log: ${paths.logFile}`);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -132,7 +113,7 @@ export const bench: Bench = {
     const bares: Array<() => void> = [];
     try {
       // one of each
-      const one = await startDaemon(makeRepo(base, 'one'), { ...env, HERMESD_HIBERNATE_MS: String(HIBERNATE_ONE_MS) });
+      const one = await startDaemon(makeRepo(base, 'one'), env);
       daemons.push(one.paths);
       const bare = await startBare(join(base, 's', 'bare.sock'));
       bares.push(bare.stop);
@@ -140,13 +121,9 @@ export const bench: Bench = {
       await sleep(IDLE_MS);
       const d = memoryOf(one.pid);
       const b = memoryOf(bare.pid);
-      const oneAsleep = await successorOf(one.paths, one.pid);
-      await sleep(IDLE_MS);
-      const a = memoryOf(oneAsleep);
-      const b2 = memoryOf(bare.pid);
 
       // ten of each (the first pair among them)
-      const tenEnv = { ...env, HERMESD_HIBERNATE_MS: String(HIBERNATE_TEN_MS) };
+      const tenEnv = env;
       const pids: number[] = [];
       const barePids = [bare.pid];
       for (let i = 0; i < TEN; i++) {
@@ -164,23 +141,6 @@ export const bench: Bench = {
       const sum = (list: number[]) => list.map(memoryOf).reduce((acc, m) => ({ rss: acc.rss + m.rss, pss: acc.pss + m.pss, anon: acc.anon + m.anon }), { rss: 0, pss: 0, anon: 0 });
       const ten = sum(pids);
       const tenBare = sum(barePids);
-      const asleepPids = await Promise.all(pids.map((pid, i) => successorOf(daemons[i + 1]!, pid)));
-      await sleep(IDLE_MS);
-      const tenAsleep = sum(asleepPids);
-      const tenBare2 = sum(barePids);
-
-      // What waking costs: the first request to each sleeping daemon, beside the same request once awake.
-      const wakeMs: number[] = [];
-      const awakeMs: number[] = [];
-      for (const paths of daemons.slice(1)) {
-        const c = new DaemonClient(paths.socket);
-        let t0 = performance.now();
-        await c.call('GET', '/v1/context');
-        wakeMs.push(performance.now() - t0);
-        t0 = performance.now();
-        await c.call('GET', '/v1/context');
-        awakeMs.push(performance.now() - t0);
-      }
 
       // A daemon whose user has a session log of some months, searched: SQLite's page cache
       // (capped at CACHE_KIB) stays in the daemon's heap once used.
@@ -188,7 +148,7 @@ export const bench: Bench = {
       const logRepo = makeRepo(base, 'log');
       const logBytes = writeLog(logHome, logRepo);
       const logEnv = { ...env, HERMES_HOME: logHome };
-      const withLog = await startDaemon(logRepo, { ...logEnv, HERMESD_HIBERNATE_MS: '0' });
+      const withLog = await startDaemon(logRepo, logEnv);
       daemons.push(withLog.paths);
       await workload(withLog.paths.socket);
       const c = new DaemonClient(withLog.paths.socket);
@@ -196,25 +156,18 @@ export const bench: Bench = {
       await sleep(IDLE_MS);
       const l = memoryOf(withLog.pid);
 
-      const ratio = a.rss / b2.rss;
-      printTable(`idle footprint, ${IDLE_MS / 1000} s after the last request (awake) or after falling asleep (same run)`, [
-        { process: 'hermesd daemon, awake (after status, context, check, memory, search, skills)', RSS: mib(d.rss), PSS: mib(d.pss), anonymous: mib(d.anon), 'RSS ÷ bare': `${(d.rss / b.rss).toFixed(2)}×` },
-        { process: 'the same daemon asleep (a fresh process took over, its services not loaded)', RSS: mib(a.rss), PSS: mib(a.pss), anonymous: mib(a.anon), 'RSS ÷ bare': `${ratio.toFixed(2)}×` },
-        { process: 'bare Node HTTP server on a Unix socket', RSS: mib(b2.rss), PSS: mib(b2.pss), anonymous: mib(b2.anon), 'RSS ÷ bare': '1.00×' },
-        { process: `hermesd daemon awake, the same after ${LOG_QUERIES.length} searches of a ${(LOG_SESSIONS * 100).toLocaleString('en')}-message session log (${(logBytes / 1e6).toFixed(0)} MB)`, RSS: mib(l.rss), PSS: mib(l.pss), anonymous: mib(l.anon), 'RSS ÷ bare': `${(l.rss / b2.rss).toFixed(2)}×` },
-        { process: `${TEN} hermesd daemons together, awake`, RSS: mib(ten.rss), PSS: mib(ten.pss), anonymous: mib(ten.anon), 'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×` },
-        { process: `${TEN} hermesd daemons together, asleep`, RSS: mib(tenAsleep.rss), PSS: mib(tenAsleep.pss), anonymous: mib(tenAsleep.anon), 'RSS ÷ bare': `${(tenAsleep.rss / tenBare2.rss).toFixed(2)}×` },
-        { process: `${TEN} bare servers together`, RSS: mib(tenBare2.rss), PSS: mib(tenBare2.pss), anonymous: mib(tenBare2.anon), 'RSS ÷ bare': '1.00×' },
+      const ratio = d.rss / b.rss;
+      printTable(`idle footprint, ${IDLE_MS / 1000} s after the last request (same run)`, [
+        { process: 'hermesd daemon (after status, context, check, memory, search, skills)', RSS: mib(d.rss), PSS: mib(d.pss), anonymous: mib(d.anon), 'RSS ÷ bare': `${ratio.toFixed(2)}×` },
+        { process: 'bare Node HTTP server on a Unix socket', RSS: mib(b.rss), PSS: mib(b.pss), anonymous: mib(b.anon), 'RSS ÷ bare': '1.00×' },
+        { process: `hermesd daemon, the same after ${LOG_QUERIES.length} searches of a ${(LOG_SESSIONS * 100).toLocaleString('en')}-message session log (${(logBytes / 1e6).toFixed(0)} MB)`, RSS: mib(l.rss), PSS: mib(l.pss), anonymous: mib(l.anon), 'RSS ÷ bare': `${(l.rss / b.rss).toFixed(2)}×` },
+        { process: `${TEN} hermesd daemons together`, RSS: mib(ten.rss), PSS: mib(ten.pss), anonymous: mib(ten.anon), 'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×` },
+        { process: `${TEN} bare servers together`, RSS: mib(tenBare.rss), PSS: mib(tenBare.pss), anonymous: mib(tenBare.anon), 'RSS ÷ bare': '1.00×' },
       ]);
-      printTable(`the first request to a sleeping daemon (GET /v1/context, ${wakeMs.length} daemons, medians)`, [
-        { request: 'first, waking the services', ms: median(wakeMs).toFixed(1) },
-        { request: 'the next one, awake', ms: median(awakeMs).toFixed(1) },
-      ]);
-      printNote(`The daemon runs bundled (dist/daemon), with node flags ${DAEMON_NODE_FLAGS.join(' ')} and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. It falls asleep after daemon.hibernateAfterMinutes (default 10) without a request other than status, a hook question or a change to its files; here after ${HIBERNATE_ONE_MS / 1000} s (one) and ${HIBERNATE_TEN_MS / 1000} s (ten). The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share. SQLite's page cache is capped at ${CACHE_KIB / 1024} MiB per daemon: what it used stays in the daemon's heap (glibc does not give it back) until it falls asleep.`);
+      printNote(`The daemon runs bundled (dist/daemon), with node flags ${DAEMON_NODE_FLAGS.join(' ')} and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. It exits after daemon.idleTimeoutMinutes (default 30) without a request, a hook question or a change to its files, and the next question starts one (bench daemon: what that start costs). The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share. SQLite's page cache is capped at ${CACHE_KIB / 1024} MiB per daemon: what it used stays in the daemon's heap (glibc does not give it back) until the daemon exits.`);
       const goals: Goal[] = [
-        { measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket (asleep)', result: `${mib(a.rss)} vs ${mib(b2.rss)} = ${ratio.toFixed(2)}× (awake: ${mib(d.rss)}, ${(d.rss / b.rss).toFixed(2)}×)`, goal: `≤ ${RSS_OVER_BARE_GOAL}×`, met: ratio <= RSS_OVER_BARE_GOAL },
-        { measure: `${TEN} idle daemons together (PSS)`, result: `asleep ${mib(tenAsleep.pss)}, awake ${mib(ten.pss)} (${TEN} bare servers ${mib(tenBare2.pss)})`, goal: '—' },
-        { measure: 'the first request after falling asleep', result: `${median(wakeMs).toFixed(0)} ms (awake ${median(awakeMs).toFixed(1)} ms)`, goal: '—' },
+        { measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket', result: `${mib(d.rss)} vs ${mib(b.rss)} = ${ratio.toFixed(2)}×`, goal: `≤ ${RSS_OVER_BARE_GOAL}×`, met: ratio <= RSS_OVER_BARE_GOAL },
+        { measure: `${TEN} idle daemons together (PSS)`, result: `${mib(ten.pss)} (${TEN} bare servers ${mib(tenBare.pss)})`, goal: '—' },
       ];
       return goals;
     } finally {

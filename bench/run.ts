@@ -34,6 +34,7 @@ const benches: Record<string, Entry> = {
   'agent-hooks': { load: () => import('./agent-hooks.js') },
   placement: { load: () => import('./placement.js') },
   recall: { load: () => import('./recall.js') },
+  commits: { load: () => import('./commits.js') },
 };
 
 /** docs/benchmarks.md of this checkout (this file runs as dist/bench/run.js). */

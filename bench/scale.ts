@@ -1,14 +1,17 @@
 /**
- * How the pre-commit's cost grows with the commit (issue 18): 5, 50, 500 and 5,000 staged
- * files, each size committed with no hook, with hermesd (all its hooks installed, rules
- * only, warm daemon, the doorbell: no client process) and with the `sh` floor: a plain hook doing the same
- * forbidden-content check with one `git diff` and one `grep`. Peers take turns commit by
- * commit, in an order that rotates each round; hermesd's daemon finishes what a commit left it
- * (its evidence, the audit) before the next peer commits, so no peer's commit pays for it.
- * Between `git add` and `git commit` each peer gets the same pause, and hermesd's
- * repository waits (untimed) until its daemon has judged the new index ahead: the staged
- * verdict a person's commit finds, since people do not commit within milliseconds of
- * `git add`. The table says how many of hermesd's answers came from that kept verdict.
+ * How the pre-commit's cost grows with the commit (issues 18 and 29): 5, 50, 500 and 5,000
+ * staged files, each size committed with no hook, with hermesd (all its hooks installed, rules
+ * only, warm daemon, asked through hermesd's client) and with the `sh` floor: a plain hook doing
+ * the same forbidden-content check with one `git diff` and one `grep`. Peers take turns commit
+ * by commit, in an order that rotates each round; hermesd's daemon finishes what a commit left
+ * it (its evidence) before the next peer commits, so no peer's commit pays for it. Two
+ * patterns, each with its own table and goal:
+ * - **at once**, as people commit (`git add -A && git commit`): the commit follows `git add`
+ *   with no pause, so hermesd's daemon judges the new index inside the hook;
+ * - **settled**: between `git add` and `git commit` each peer gets the same pause, and hermesd's
+ *   repository waits (untimed) until its daemon has judged the new index ahead, the staged
+ *   verdict a commit made a moment after `git add` finds.
+ * The table says how many of hermesd's answers came from that kept verdict.
  * Measured with NODE_EXTRA_CA_CERTS as the environment has it and without it (no Node
  * process starts on the fast path; the figure shows it). The daemon's CPU time per commit
  * (its /proc utime + stime over the timed rounds, each round's `git add` included) says what a
@@ -31,11 +34,10 @@ const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 21);
 const runsAt = (size: number) => (size >= 5000 ? Math.min(RUNS, 5) : size >= 500 ? Math.min(RUNS, 11) : RUNS);
 /** Pause between `git add` and `git commit`, and after each commit. */
 const SETTLE_MS = 60;
-/**
- * After hermesd's commit: its daemon records the commit's evidence 150 ms after the post-commit
- * hook (src/server/doorbell.ts, QUIET_DELAY_MS) and audits it then; the next peer commits after.
- */
+/** After hermesd's commit its daemon writes the commit's evidence (the post-commit answers first); the next peer commits after. */
 const HERMESD_AFTER_MS = 400;
+/** The two ways a commit follows `git add` (see above). */
+const PATTERNS = ['at once', 'settled'] as const;
 /** How long hermesd's daemon may take to judge an index ahead before the commit goes anyway. */
 const JUDGE_WAIT_MS = 5_000;
 /** The issue's goals: hermesd's added time ÷ the sh floor's. */
@@ -145,7 +147,8 @@ export const bench: Bench = {
       const daemonPid = (await client.call<{ pid: number }>('GET', '/v1/status')).pid;
 
       let round = 0;
-      for (const [variant, venv] of variants) {
+      for (const [venvName, venv] of variants) for (const pattern of PATTERNS) {
+        const variant = `${pattern}, ${venvName}`;
         const times = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
         const inHooks = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
         const trace = join(base, 'trace2.json');
@@ -159,8 +162,8 @@ export const bench: Bench = {
             for (let i = 0; i < size; i++) writeFileSync(join(repo, fileName(i)), `file ${i}\nround ${round}\n`);
             const judged = peer.kind === 'hermesd' ? (await staged())?.judged : undefined;
             run('git', ['add', '-u'], repo, venv);
-            await sleep(SETTLE_MS);
-            if (peer.kind === 'hermesd') {
+            if (pattern === 'settled') await sleep(SETTLE_MS);
+            if (pattern === 'settled' && peer.kind === 'hermesd') {
               const deadline = Date.now() + JUDGE_WAIT_MS;
               while ((await staged())?.judged === judged && Date.now() < deadline) await sleep(5);
             }
@@ -215,7 +218,7 @@ export const bench: Bench = {
       spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.repo, env });
       for (const { repo } of repos) rmSync(repo, { recursive: true, force: true });
     }
-    // What each approach starts per commit: the floor's git; curl, which hermesd's hooks start only without the doorbell.
+    // What each approach starts per commit: the floor's git; curl, which hermesd's hooks start only where the client could not be built.
     const starts: Row[] = [];
     for (const [what, argv] of [
       ['git --version', ['git', '--version']],
@@ -232,7 +235,7 @@ export const bench: Bench = {
     }
     for (const [variant, r] of Object.entries(rows)) printTable(`pre-commit added time by commit size, ${SIZES.map((n) => `${runsAt(n)}`).join('/')} commits per peer at ${SIZES.join('/')} files, peers in turn (${variant})`, r);
     printNote(`Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round); "in hooks" = the median time git spent in hook children (its trace2 events). The sh floor: ${GREP_HOOK.split('\n')[1]}`);
-    printNote('hermesd\'s pre-commit asks its daemon through the doorbell (files and signals, no client process), and the daemon serves the verdict it judged when the index changed; "kept verdict served" counts those answers (the rest were judged in full).');
+    printNote('hermesd\'s pre-commit asks its daemon through hermesd\'s client (one small C process), and the daemon serves the verdict it judged when the index changed where it has one; "kept verdict served" counts those answers (the rest were judged in full, in the hook: what "at once" measures).');
     printTable('one process started and ended, 21 times each (what a hook pays per process it starts)', starts);
     if (dropped) printNote(`${dropped} status request(s) of the bench itself were dropped by a busy daemon and asked again.`);
     for (const p of problems) printNote(`Problem: ${p}`);

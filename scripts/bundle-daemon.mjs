@@ -1,38 +1,51 @@
 /**
- * The daemon's build (issue 18, idle footprint): dist/src/server/main.js and everything it
- * imports, bundled and minified into dist/daemon/. A daemon is resident per work tree; V8 keeps
- * every loaded module's source text and scope data, so fewer, smaller modules idle smaller
- * (about 5 MiB less RSS than the per-file tsc output, docs/benchmarks.md). The CLI, the
- * hooks' Node fallback and in-process tests keep using the per-file build in dist/src.
- *
- * better-sqlite3 stays external: a native addon, loaded from node_modules as before.
+ * The bundled builds, after tsc:
+ * - the daemon (issue 18, idle footprint): dist/src/server/main.js and everything it imports,
+ *   bundled and minified into dist/daemon/. A daemon is resident per work tree; V8 keeps every
+ *   loaded module's source text and scope data, so fewer, smaller modules idle smaller (about
+ *   5 MiB less RSS than the per-file tsc output, docs/benchmarks.md). better-sqlite3 stays
+ *   external: a native addon, loaded from node_modules as before.
+ * - `hermesd mcp` (issue 31, start on every agent session's critical path): dist/src/mcp/main.js
+ *   into dist/mcp/, the MCP SDK in a chunk of its own that loads at the first tool call, and the
+ *   SDK server's answers to `initialize` and `tools/list` recorded into dist/mcp/answers.json
+ *   (src/mcp/answers.ts), which the front gives without loading it.
+ * The CLI, the hooks' Node fallback and in-process tests keep using the per-file build in dist/src.
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'daemon');
-rmSync(out, { recursive: true, force: true });
-await build({
-  input: join(root, 'dist', 'src', 'server', 'main.js'),
-  platform: 'node',
-  external: ['better-sqlite3'],
-  logLevel: 'warn',
-  output: {
-    dir: out,
-    format: 'esm',
-    // Local names shortened, function and class names kept: stack traces in the log still name them.
-    minify: { mangle: { keepNames: { function: true, class: true } }, compress: true, codegen: { removeWhitespace: true } },
-    // Some dependencies are CommonJS and read these; an ES module has none of its own.
-    banner: [
-      "import { createRequire as __hermesdRequire } from 'node:module';",
-      "import { fileURLToPath as __hermesdPath } from 'node:url';",
-      'const require = __hermesdRequire(import.meta.url);',
-      'const __filename = __hermesdPath(import.meta.url);',
-      "const __dirname = __hermesdPath(new URL('.', import.meta.url));",
-    ].join(' '),
-  },
-  write: true,
-});
+
+/** Bundles dist/src/<input> and what it imports into dist/<name>/. */
+async function bundle(name, input, external) {
+  const out = join(root, 'dist', name);
+  rmSync(out, { recursive: true, force: true });
+  await build({
+    input: join(root, 'dist', 'src', ...input),
+    platform: 'node',
+    external,
+    logLevel: 'warn',
+    output: {
+      dir: out,
+      format: 'esm',
+      // Local names shortened, function and class names kept: stack traces in the log still name them.
+      minify: { mangle: { keepNames: { function: true, class: true } }, compress: true, codegen: { removeWhitespace: true } },
+      // Some dependencies are CommonJS and read these; an ES module has none of its own.
+      banner: [
+        "import { createRequire as __hermesdRequire } from 'node:module';",
+        "import { fileURLToPath as __hermesdPath } from 'node:url';",
+        'const require = __hermesdRequire(import.meta.url);',
+        'const __filename = __hermesdPath(import.meta.url);',
+        "const __dirname = __hermesdPath(new URL('.', import.meta.url));",
+      ].join(' '),
+    },
+    write: true,
+  });
+}
+
+await bundle('daemon', ['server', 'main.js'], ['better-sqlite3']);
+await bundle('mcp', ['mcp', 'main.js'], []);
+const { recordAnswers } = await import(join(root, 'dist', 'src', 'mcp', 'server.js'));
+writeFileSync(join(root, 'dist', 'mcp', 'answers.json'), JSON.stringify(await recordAnswers()) + '\n');

@@ -3,14 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 /**
- * The package root: where package.json, hooks/ and templates/ live. The nearest folder above
+ * The package root: where package.json and templates/ live. The nearest folder above
  * this module that has both: dist/src/.. /.. for the per-file build, dist/daemon/.. /.. for the
  * daemon's bundle, src/.. when tests run the sources.
  */
 function findPackageRoot(): string {
   const here = fileURLToPath(import.meta.url);
   for (let dir = dirname(here); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'hooks'))) return dir;
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'templates'))) return dir;
     if (dirname(dir) === dir) throw new Error('hermesd package root not found above ' + here);
   }
 }
@@ -20,8 +20,12 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'pack
 
 /** The CLI entry point, for spawning the daemon and for hooks that must find this install. */
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The range check's bundle (scripts/bundle-range.mjs, from dist/src/rules/range.js): what check --commits and the server hook load. */
+export const RANGE_ENTRY = join(PACKAGE_ROOT, 'dist', 'range', 'range.js');
 /** The daemon's entry: the bundle scripts/bundle-daemon.mjs builds from dist/src/server/main.js. */
 export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
+/** `hermesd mcp` as agents start it: the bundle of dist/src/mcp/main.js (no CLI in front). */
+export const MCP_ENTRY = join(PACKAGE_ROOT, 'dist', 'mcp', 'main.js');
 /**
  * Node flags of the daemon process, one per work tree and idle most of its life, so every
  * flag trades speed it does not need for memory it keeps (issue 18; docs/benchmarks.md,

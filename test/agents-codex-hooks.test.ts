@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
+import { denied, rewritten, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
 
@@ -63,24 +63,24 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     expect(parsed.mcp_servers.hermesd).toEqual({ command: 'sh', args: ['-c', 'exec sh "$(git rev-parse --show-toplevel)/.hermes/mcp"'], env_vars: ['HERMES_HOME', 'HERMESD_SOCKET_DIR'] });
   });
 
-  it('refuses an apply_patch that touches a protected path (exit 2, the rule on stderr)', async () => {
+  it('refuses an apply_patch that touches a protected path (permissionDecision "deny", the rule as the reason)', async () => {
     const patch = '*** Begin Patch\n*** Update File: generated/api.ts\n@@\n-export const api = 1;\n+export const api = 2;\n*** End Patch\n';
     const r = await pre('apply_patch', patch);
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('src/generated/api.ts');
-    expect(r.stderr).toContain('repository rule "generated-files"');
+    const reason = denied('codex', r);
+    expect(reason, JSON.stringify(r)).toContain('src/generated/api.ts');
+    expect(reason).toContain('repository rule "generated-files"');
     const moved = await pre('apply_patch', '*** Begin Patch\n*** Update File: app.ts\n*** Move to: generated/app.ts\n@@\n-1\n+2\n*** End Patch\n');
-    expect(moved.code).toBe(2);
+    expect(denied('codex', moved)).toBeDefined();
     const ok = await pre('apply_patch', '*** Begin Patch\n*** Add File: new.ts\n+export const n = 1;\n*** End Patch\n');
     expect(ok).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('judges Bash commands by the git policy and the files they write; allowed ones print nothing', async () => {
-    expect((await pre('Bash', 'git push --force-with-lease origin main')).code).toBe(2);
-    expect((await pre('Bash', 'git commit -n -m wip')).code).toBe(2);
-    expect((await pre('Bash', 'printf x | tee generated/api.ts')).code).toBe(2);
-    for (const c of ['npm test', 'git status', 'ls generated', 'cat app.ts']) expect(await pre('Bash', c)).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(denied('codex', await pre('Bash', 'git push --force-with-lease origin main'))).toBeDefined();
+    expect(denied('codex', await pre('Bash', 'git commit -n -m wip'))).toContain('guard.gitPolicy.noVerify');
+    expect(denied('codex', await pre('Bash', 'printf x | tee generated/api.ts'))).toBeDefined();
+    // Allowed: given back to run confined (permissionDecision "allow" with updatedInput, as Codex 0.171 takes a rewrite).
+    for (const c of ['npm test', 'git status', 'ls generated', 'cat app.ts']) expect(rewritten('codex', await pre('Bash', c))).toContain(c);
   });
 
   it('answers SessionStart with exactly hookEventName and additionalContext (Codex rejects unknown keys)', async () => {

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJsonc } from '../src/integrations/json-edit.js';
+import { trustCodex } from './helpers/agents.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 
 type Check = { name: string; status: string; detail: string; fix?: string };
@@ -29,6 +30,8 @@ describe('doctor and the agents set up with init --agents', () => {
     repo = t.repo({ '.hermes/config.yaml': 'rules: []\n' });
     const init = await t.cli(['init', '--agents', 'all'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
+    // Codex runs the project's hooks once the user trusts the project and them (doctor checks that too).
+    await trustCodex(t, repo);
   });
   afterEach(async () => {
     await t.cleanup();

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { geminiExpand, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
+import { denied, rewritten, geminiExpand, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
 
@@ -65,17 +65,15 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
     expect(json.mcpServers.hermesd).toEqual({ command: 'sh', args: ['.hermes/mcp'] });
   });
 
-  it('refuses with exit 2, nothing on stdout and the reason on stderr; allows with exit 0 and no output', async () => {
+  it('refuses with exit 0 and {"decision": "deny", "reason"} (no "hook failed" warning); allows with exit 0 and no output', async () => {
     const w = await hook('BeforeTool', { tool_name: 'write_file', tool_input: { file_path: 'src/generated/api.ts', content: 'x' } });
-    expect(w.code, w.stderr).toBe(2);
-    expect(w.stdout).toBe('');
-    expect(w.stderr).toContain('repository rule "generated-files"');
+    expect(denied('gemini', w), JSON.stringify(w)).toContain('repository rule "generated-files"');
     const r = await hook('BeforeTool', { tool_name: 'replace', tool_input: { file_path: join(repo, 'src/generated/api.ts'), old_string: '1', new_string: '2', instruction: 'bump' } });
-    expect(r.code).toBe(2);
+    expect(denied('gemini', r)).toBeDefined();
     const sh = await hook('BeforeTool', { tool_name: 'run_shell_command', tool_input: { command: 'echo 2 > api.ts', description: 'overwrite', dir_path: 'src/generated' } });
-    expect(sh.code).toBe(2);
+    expect(denied('gemini', sh)).toContain('src/generated/api.ts');
     const env = await hook('BeforeTool', { tool_name: 'read_many_files', tool_input: { include: ['.env', 'src/**/*.ts'] } });
-    expect(env.code).toBe(2);
+    expect(denied('gemini', env)).toContain('(hermesd rule: secret-file)');
     for (const [tool_name, tool_input] of [
       ['run_shell_command', { command: 'git status', description: 'status' }],
       ['read_file', { file_path: 'src/generated/api.ts' }],
@@ -83,7 +81,9 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
       ['glob', { pattern: '**/*.ts' }],
     ] as const) {
       const ok = await hook('BeforeTool', { tool_name, tool_input });
-      expect({ tool_name, code: ok.code, stdout: ok.stdout, stderr: ok.stderr }).toEqual({ tool_name, code: 0, stdout: '', stderr: '' });
+      // A shell command comes back to run confined (bubblewrap, protected paths read-only); every other call gets no answer.
+      if (tool_name === 'run_shell_command') expect(rewritten('gemini', ok), JSON.stringify(ok)).toContain(tool_input.command);
+      else expect({ tool_name, code: ok.code, stdout: ok.stdout, stderr: ok.stderr }).toEqual({ tool_name, code: 0, stdout: '', stderr: '' });
     }
   });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJsonc } from '../src/integrations/json-edit.js';
-import { removeJsonEntries } from '../src/integrations/install.js';
+import { hookCommand, removeJsonEntries } from '../src/integrations/install.js';
 import { sha256 } from '../src/text/hash.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 
@@ -260,8 +260,8 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(parsed.hooks.PreToolUse).toHaveLength(3);
     expect(parsed.hooks.PreToolUse[0].hooks[0].command).toContain('policy.py');
     expect(parsed.hooks.PreToolUse.slice(1)).toEqual([
-      { matcher: '^Bash$', hooks: [{ type: 'command', command: 'sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse small', timeout: 30 }] },
-      { matcher: '^apply_patch$', hooks: [{ type: 'command', command: 'sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse', timeout: 30 }] },
+      { matcher: '^Bash$', hooks: [{ type: 'command', command: hookCommand('codex', 'PreToolUse', true), timeout: 30 }] },
+      { matcher: '^apply_patch$', hooks: [{ type: 'command', command: hookCommand('codex', 'PreToolUse'), timeout: 30 }] },
     ]);
     expect(Object.keys(parsed.hooks)).toEqual(['PreToolUse', 'SessionStart', 'UserPromptSubmit', 'PostToolUse', 'Stop', 'SessionEnd']);
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);

@@ -44,8 +44,10 @@ describe('daemon lifecycle', () => {
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const pids = new Set(results.map((r) => r.json().pid));
     expect(pids.size).toBe(1);
-    const lock = readFileSync(join(repo, '.git', 'hermesd', 'daemon.lock'), 'utf8').trim();
-    expect(Number(lock)).toBe([...pids][0]);
+    // The lock names the daemon: its pid, then (where /proc tells) its start time.
+    const lock = readFileSync(join(repo, '.git', 'hermesd', 'daemon.lock'), 'utf8').trim().split(' ');
+    expect(Number(lock[0])).toBe([...pids][0]);
+    expect(Number(lock[1])).toBe(Number(readFileSync(`/proc/${lock[0]}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]));
   });
 
   it('recovers after kill -9 leaves a stale socket, pid file and lock', async () => {

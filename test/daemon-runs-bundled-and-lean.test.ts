@@ -70,11 +70,11 @@ describe('a checkout built without the daemon bundle', () => {
   it('says what is missing and how to build it, without a stack trace', async () => {
     const t = makeEnv();
     try {
-      // The package as tsc alone leaves it: dist/src, hooks, package.json, no dist/daemon.
+      // The package as tsc alone leaves it: dist/src, the runners, package.json, no dist/daemon.
       const checkout = join(t.home, '..', 'checkout');
       mkdirSync(join(checkout, 'dist'), { recursive: true });
       cpSync(join(REPO_ROOT, 'dist', 'src'), join(checkout, 'dist', 'src'), { recursive: true });
-      cpSync(join(REPO_ROOT, 'hooks'), join(checkout, 'hooks'), { recursive: true });
+      cpSync(join(REPO_ROOT, 'src', 'transport'), join(checkout, 'src', 'transport'), { recursive: true });
       cpSync(join(REPO_ROOT, 'templates'), join(checkout, 'templates'), { recursive: true });
       cpSync(join(REPO_ROOT, 'package.json'), join(checkout, 'package.json'));
       symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'));

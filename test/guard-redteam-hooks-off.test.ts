@@ -61,10 +61,10 @@ describe('hooks stay on', () => {
     expect(hooksPath()).toBe(effective);
   });
 
-  it('`exit 0` appended to <git-dir>/hermesd/hook-settings', async () => {
-    const file = join(rt.repo, '.git', 'hermesd', 'hook-settings');
+  it('`exit 0` appended to <git-dir>/hermesd/settings (what the runners source)', async () => {
+    const file = join(rt.repo, '.git', 'hermesd', 'settings');
     const before = readFileSync(file, 'utf8');
-    const run = await rt.attack('hook-settings', [[terminal(`echo 'exit 0' >> .git/hermesd/hook-settings; cat .git/hermesd/hook-settings`)]]);
+    const run = await rt.attack('hook-settings', [[terminal(`echo 'exit 0' >> .git/hermesd/settings; cat .git/hermesd/settings`)]]);
     expect(readFileSync(file, 'utf8'), run.results.join('\n')).toBe(before);
   });
 

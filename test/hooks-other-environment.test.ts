@@ -60,10 +60,10 @@ describe('hooks and the CLI find the daemon from the repository, whatever the en
       expect(refused.code, label).toBe(1);
       expect(refused.out, label).toContain(`leak${n}.txt:1`);
       gitIn(t, repo, 'rm', '-q', '--cached', `leak${n}.txt`);
-      // Both went through the sh fast path to the one daemon (it found the socket in daemon.json).
+      // Both went through hermesd's client to the one daemon (it found the socket in daemon.json).
       const lines = hookLines().slice(before);
       expect(lines.length, label).toBe(2);
-      for (const l of lines) expect(l, label).toContain('"via":"sh"');
+      for (const l of lines) expect(l, label).toContain('"via":"client"');
       expect(alive(pid)).toBe(true);
       n++;
     }

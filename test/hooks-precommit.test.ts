@@ -77,40 +77,31 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     expect(regen.code, regen.out).toBe(0);
   });
 
-  it('a hung daemon holds a commit only for hooks.timeoutMs, then onUnavailable decides', async () => {
+  it('a hung daemon holds a commit only for hooks.timeoutMs, then stops it: a daemon that runs but does not answer never lets it through', async () => {
     writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES + 'hooks:\n  timeoutMs: 1000\n');
     writeFiles(repo, { 'src/app.txt': 'v2\n' });
     gitIn(t, repo, 'add', '-A');
-    expect(commitIn(t, repo, ['-qm', 'timeout config']).code).toBe(0); // the daemon refreshes the hook settings
+    expect(commitIn(t, repo, ['-qm', 'timeout config']).code).toBe(0); // the daemon refreshes the runners' settings
     const pid = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
     process.kill(pid, 'SIGSTOP');
     try {
       writeFiles(repo, { 'src/app.txt': 'v3\n' });
       gitIn(t, repo, 'add', '-A');
-      const c = commitIn(t, repo, ['-qm', 'while hung', '--no-post-rewrite']);
-      expect(c.code, c.out).toBe(0);
+      // hooks.onUnavailable ("allow") is for a daemon that cannot start, not for one that hangs.
+      const c = commitIn(t, repo, ['-qm', 'while hung']);
+      expect(c.code, c.out).not.toBe(0);
       expect(c.out).toContain('did not answer within 1000 ms');
-      expect(c.out).toContain('goes ahead unchecked');
-      expect(c.ms).toBeLessThan(8_000);
-
-      writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES + 'hooks:\n  timeoutMs: 1000\n  onUnavailable: block\n');
-      writeFiles(repo, { 'src/app.txt': 'v4\n' });
-      gitIn(t, repo, 'add', 'src/app.txt');
-      const blocked = commitIn(t, repo, ['-qm', 'blocked']);
-      expect(blocked.code).toBe(1);
-      expect(blocked.out).toContain('this commit is stopped');
-      expect(blocked.ms).toBeLessThan(8_000);
-
-      // The Node fallback (no curl fast path) is bounded the same way: it may not wait out the
-      // daemon start deadline (10 s) once its verdict is known.
-      const started = Date.now();
-      const fallback = await t.cli(['hook', 'pre-commit'], { cwd: repo });
-      expect(fallback.code, fallback.stderr).toBe(1);
-      expect(fallback.stderr).toContain('this commit is stopped');
-      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(c.out).toContain('refused this commit');
+      expect(c.out).toContain('HERMESD_SKIP=1 git commit');
+      // `hermesd hook pre-commit` runs the same runner: the same bound, the same verdict.
+      const byHand = await t.cli(['hook', 'pre-commit'], { cwd: repo });
+      expect(byHand.code, byHand.stderr).toBe(1);
+      expect(byHand.stderr).toContain('did not answer within 1000 ms');
     } finally {
       process.kill(pid, 'SIGCONT');
     }
+    // Once it answers again, the commit is judged (and clean, so it goes ahead).
+    expect(commitIn(t, repo, ['-qm', 'after']).code).toBe(0);
   });
 
   it('a daemon that is down is started by the hook', async () => {

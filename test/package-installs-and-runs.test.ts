@@ -122,15 +122,16 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     expect(existsSync(join(checkout, 'dist', 'src', 'removed-module'))).toBe(false);
   });
 
-  it('the tarball ships the program, its hooks, templates, docs and licence, and no tests, fixtures or benchmarks', () => {
+  it('the tarball ships the program, its hook client and runners, templates, docs and licence, and no tests, fixtures or benchmarks', () => {
     const entries = execFileSync('tar', ['-tzf', join(checkout, tarball)], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
-    for (const f of ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml', 'hooks/hermesd-hook.sh', 'templates/config.yaml', 'dist/src/cli/main.js', 'dist/daemon/main.js', 'dist/src/guard/git-shim.js']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml', 'src/transport/runners/git-hook.sh', 'src/transport/client.c', 'dist/client/hermesd-client', 'templates/config.yaml', 'dist/src/cli/main.js', 'dist/daemon/main.js', 'dist/mcp/main.js', 'dist/mcp/answers.json', 'dist/range/range.js', 'dist/src/guard/git-shim.js']) {
       expect(entries, f).toContain(f);
     }
     for (const doc of readdirSync(join(REPO_ROOT, 'docs'))) expect(entries).toContain(`docs/${doc}`);
-    const unwanted = entries.filter((e) => /^(test|bench|scripts|src|dist\/bench|node_modules)\//.test(e) || e.endsWith('.map') || e.endsWith('.ts') || e.includes('removed-module'));
+    // The client's source and the runners are what a clone's hooks are built from; nothing else of src/.
+    const unwanted = entries.filter((e) => (/^(test|bench|scripts|src|dist\/bench|node_modules)\//.test(e) && !/^src\/transport\/(client\.c|runners\/[a-z-]+\.sh)$/.test(e)) || e.endsWith('.map') || e.endsWith('.ts') || e.includes('removed-module'));
     expect(unwanted).toEqual([]);
-    expect(entries.every((e) => /^(dist\/src|dist\/daemon|hooks|templates|docs)\//.test(e) || ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e)), entries.join('\n')).toBe(true);
+    expect(entries.every((e) => /^(dist\/src|dist\/daemon|dist\/mcp|dist\/range|dist\/client|src\/transport|templates|docs)\//.test(e) || ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e)), entries.join('\n')).toBe(true);
   });
 
   it('puts an executable hermesd with a node shebang on PATH, reporting the package version', async () => {
@@ -160,6 +161,15 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     const accepted = git('commit', '-m', 'set up hermesd');
     expect(accepted.status, accepted.stdout + accepted.stderr).toBe(0);
     expect(git('show', '--name-only', '--format=%s', 'HEAD').stdout.split('\n').filter(Boolean)).toEqual(['set up hermesd', '.hermes/config.yaml', 'src/app.js']);
+
+    // The range check of the installed package (its bundle), as CI runs it: a commit past the hook is found.
+    writeFileSync(join(repo, 'creds.txt'), 'key = "AKIAABCDEFGHIJKLMNOP"\n');
+    git('add', 'creds.txt');
+    expect(git('commit', '-q', '--no-verify', '-m', 'past the hook').status).toBe(0);
+    const range = await hermesd(['check', '--commits', 'HEAD~1..HEAD']);
+    expect(range.code, range.out).toBe(1);
+    expect(range.out).toMatch(/creds\.txt:1\s+no-aws-keys/);
+    git('reset', '-q', '--hard', 'HEAD~1');
 
     const status = await hermesd(['status', '--json']);
     expect(status.code, status.out).toBe(0);

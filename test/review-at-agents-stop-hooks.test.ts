@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
-import { geminiExpand, hookCommands, runHook, toolHookCommand, transcripts } from './helpers/agents.js';
+import { denied, geminiExpand, hookCommands, runHook, toolHookCommand, transcripts } from './helpers/agents.js';
 import { startFakeModel, type ChatRequest, type FakeModel } from './helpers/fake-model.js';
 
 type Listed = { id: string; source: string; owner: string; summary: string };
@@ -229,8 +229,7 @@ describe('a review waiting on the model never delays an agent hook', () => {
     await until(async () => model.requests.some(isReview));
 
     const refused = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env, payload: { ...base, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/a.ts'), content: 'x' }, tool_use_id: 'toolu_9' } });
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('Do not edit generated files.');
+    expect(denied('claude', refused), JSON.stringify(refused)).toContain('Do not edit generated files.');
     const again = await runHook(t, cmd.Stop!, { cwd: repo, env, payload: { ...base, hook_event_name: 'Stop', stop_hook_active: false } });
     expect(again).toMatchObject({ code: 0, stdout: '', stderr: '' });
     // The review is still waiting on the model: the hooks did not wait for it.

@@ -6,6 +6,7 @@
 import { NotFound, UsageError } from '../errors/index.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { LoggedMessage, SessionLog } from './loop.js';
+import { holdsInjected } from '../text/fence.js';
 import {
   isSafeHit,
   rankRecall,
@@ -121,10 +122,12 @@ export function recallFrom(db: SessionDB, repo: string): (text: string, exclude:
     const candidates = db
       .search(recallQuery(terms.map((x) => x.t)), { repo, limit: RECALL_CANDIDATES })
       .results.filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '')
-      .map((h) => {
+      .flatMap((h) => {
         const content = (db.getMessage(h.messageId)?.content ?? h.snippet).normalize('NFC');
+        // A message holding injected blocks (stored before transcripts were stored without them) would hand hermesd's own words back.
+        if (holdsInjected(content)) return [];
         const held = matchers.flatMap((m, i) => (m.test(content) ? [i] : []));
-        return { hit: h, sessionId: h.sessionId, bm25: -h.rank, weight: held.reduce((sum, i) => sum + weights[i]!, 0) / total, terms: held };
+        return [{ hit: h, sessionId: h.sessionId, bm25: -h.rank, weight: held.reduce((sum, i) => sum + weights[i]!, 0) / total, terms: held }];
       });
     return rankRecall(candidates, { max: RECALL_MAX_HITS, minShare: RECALL_MIN_SHARE_OF_BEST, shown: isSafeHit }).map((h) => ({
       sessionId: h.sessionId,

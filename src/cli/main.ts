@@ -16,7 +16,6 @@ import * as init from './commands/init.js';
 import * as config from './commands/config.js';
 import * as mcp from './commands/mcp.js';
 import * as remember from './commands/remember.js';
-import * as agentHook from './commands/agent-hook.js';
 
 const program = new Command('hermesd')
   .description('A per-repository agent daemon with git hooks.')
@@ -27,7 +26,7 @@ const program = new Command('hermesd')
   .enablePositionalOptions(false)
   .exitOverride();
 
-for (const mod of [init, lifecycle, run, check, context, memory, remember, sessions, skills, hook, agentHook, mcp, doctor, config]) mod.register(program);
+for (const mod of [init, lifecycle, run, check, context, memory, remember, sessions, skills, hook, mcp, doctor, config]) mod.register(program);
 for (const sub of program.commands) {
   sub.exitOverride();
   for (const sub2 of sub.commands) sub2.exitOverride();

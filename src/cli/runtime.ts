@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { modelEnvWarnings } from '../protocol/model-env.js';
-import { DaemonUnavailable, HermesError } from '../errors/index.js';
+import { HermesError } from '../errors/index.js';
 import { DaemonClient } from '../client/client.js';
 import { ensureDaemon } from '../client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../paths/index.js';
@@ -96,7 +96,7 @@ export function reportError(err: unknown, debug: boolean): void {
   process.exitCode = 1;
 }
 
-/** The whole of stdin as text (a hook's payload); empty on a terminal, what arrived when the pipe fails. */
+/** The whole of stdin as text (a server hook's ref updates); empty on a terminal, what arrived when the pipe fails. */
 export function readStdin(): Promise<string> {
   if (process.stdin.isTTY) return Promise.resolve('');
   return new Promise((res) => {
@@ -105,14 +105,4 @@ export function readStdin(): Promise<string> {
     process.stdin.on('end', () => res(Buffer.concat(chunks).toString('utf8')));
     process.stdin.on('error', () => res(Buffer.concat(chunks).toString('utf8')));
   });
-}
-
-/** `p`, or a DaemonUnavailable saying `what` once `ms` have passed (a hook never waits unbounded). */
-export async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new DaemonUnavailable(what)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -43,7 +43,7 @@ export class DaemonClient {
 
   /**
    * One request, its status and body. A kept-alive connection the daemon closed just as this
-   * request went out on it (an idle connection at a restart, or when the daemon falls asleep)
+   * request went out on it (an idle connection at a restart)
    * never reached the daemon: the request is sent once more, on a new connection.
    */
   raw(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<{ status: number; text: string }> {

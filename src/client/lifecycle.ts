@@ -5,12 +5,14 @@
  * HERMESD_SOCKET_DIR or XDG_RUNTIME_DIR differs still reaches it. The socket path computed
  * from the environment (`paths.socket`) is only where a new daemon is started. The client
  * spawns the daemon detached (output to daemon.log) and polls with a deadline; the daemon's
- * own lock makes concurrent starts converge on one process.
+ * own lock makes concurrent starts converge on one process. A daemon of another version than
+ * this CLI is stopped and started again from this install.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
+import { VERSION } from '../version.js';
 import { spawnDaemon } from '../process/daemon.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
@@ -85,10 +87,12 @@ function logTail(paths: RepoPaths, since: number): string {
   }
 }
 
-/** Starts the daemon if none answers; resolves with its status. `started` tells whether this call spawned it. */
+/** Starts the daemon if none answers (or one of another version answers); resolves with its status. `started` tells whether this call spawned it. */
 export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = process.env): Promise<{ status: Status; started: boolean }> {
   const running = await probe(paths);
-  if (running) return { status: running, started: false };
+  if (running && running.version === VERSION) return { status: running, started: false };
+  // Another install's daemon: this CLI's own takes its place (as the hooks' client does).
+  if (running) await stopDaemon(paths);
   checkSocketPath(paths.socket);
   // A checkout built with tsc alone has no daemon bundle (scripts/bundle-daemon.mjs).
   if (!existsSync(DAEMON_ENTRY)) throw new DaemonUnavailable(`The daemon's bundle is missing (${DAEMON_ENTRY}). In a checkout of hermesd, build it with: npm run build`);
@@ -99,26 +103,31 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   } catch {
     // no log yet
   }
-  const child = spawnDaemon(paths.root, env, paths.logFile);
-  let exited: number | null | undefined;
-  child.once('exit', (code) => {
-    exited = code;
-  });
-
   const deadline = Date.now() + START_DEADLINE_MS;
-  while (Date.now() < deadline) {
-    // The one we spawned, or (it exits at once when the lock is taken) the daemon that holds the lock.
-    const status = await probe(paths, 300);
-    if (status) return { status, started: status.pid === child.pid };
-    if (exited !== undefined && exited !== 0) {
-      const tail = logTail(paths, logStart);
-      throw new DaemonUnavailable(`The daemon exited with code ${exited} while starting.${tail ? `\n${tail}` : ''}`);
+  for (;;) {
+    const { pid, started } = spawnDaemon(paths.root, env, paths.logFile);
+    // The deadline's timer must not keep a CLI that has its answer alive.
+    const said = await Promise.race([started, sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false })]);
+    if (said && 'socket' in said) {
+      const status = await new DaemonClient(said.socket).call<Status>('GET', '/v1/status', undefined, { timeoutMs: Math.max(PROBE_TIMEOUT_MS, deadline - Date.now()) }).catch(() => undefined);
+      if (status) return { status, started: status.pid === pid };
     }
-    await sleep(15);
+    if (said && ('error' in said || 'exited' in said)) {
+      const tail = logTail(paths, logStart);
+      throw new DaemonUnavailable(`The daemon could not start${'error' in said ? `: ${said.error}` : ' (it exited at once)'}.${tail ? `\n${tail}` : ''}`);
+    }
+    // Another daemon holds the lock (starting, or stopping): wait for it to answer, or to let go.
+    while (Date.now() < deadline) {
+      const status = await probe(paths, 300);
+      if (status) return { status, started: false };
+      if (lockOwner(paths.lockFile) === undefined) break;
+      await sleep(15);
+    }
+    if (Date.now() >= deadline) break;
   }
   const tail = logTail(paths, logStart);
   const owner = lockOwner(paths.lockFile);
-  if (owner !== undefined && owner !== child.pid && pidAlive(owner)) {
+  if (owner !== undefined) {
     throw new DaemonUnavailable(
       `Another hermesd daemon (pid ${owner}) holds the lock of this work tree but did not answer within ${START_DEADLINE_MS} ms ` +
         `(${existsSync(paths.daemonJson) ? `its socket is recorded in ${paths.daemonJson}` : 'it recorded no socket yet'}). Stop it with: hermesd stop`,
@@ -127,11 +136,12 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   throw new DaemonUnavailable(`The daemon did not answer within ${START_DEADLINE_MS} ms of starting. Log: ${paths.logFile}${tail ? `\n${tail}` : ''}`);
 }
 
-/** Stops the daemon: asks over the API, then signals the pid, then cleans stale files. */
+/** Stops the daemon: asks over the API, then signals the pid that holds the lock, then cleans stale files. */
 export async function stopDaemon(paths: RepoPaths): Promise<{ stopped: boolean; pid?: number }> {
   const status = await probe(paths);
   const info = readDaemonJson(paths);
-  const pid = status?.pid ?? info?.pid;
+  // The lock names its owner with its start time: a pid taken by another process since is not it.
+  const pid = status?.pid ?? lockOwner(paths.lockFile);
   if (status) {
     try {
       await new DaemonClient(String(status.socket)).call('POST', '/v1/shutdown', {}, { timeoutMs: PROBE_TIMEOUT_MS });
@@ -152,13 +162,6 @@ export async function stopDaemon(paths: RepoPaths): Promise<{ stopped: boolean; 
     if (pidAlive(pid)) {
       process.kill(pid, 'SIGKILL');
       await sleep(50);
-    }
-    // A daemon that was falling asleep hands its lock to the process taking over: stop that one too.
-    const heir = lockOwner(paths.lockFile);
-    if (heir !== undefined && heir !== pid && pidAlive(heir) && isOurDaemon(heir)) {
-      process.kill(heir, 'SIGTERM');
-      while (pidAlive(heir) && Date.now() < deadline + STOP_DEADLINE_MS) await sleep(20);
-      if (pidAlive(heir)) process.kill(heir, 'SIGKILL');
     }
   }
   // A daemon killed with -9 leaves these behind; nobody answers on them any more.
@@ -185,7 +188,7 @@ async function socketAlive(socket: string): Promise<boolean> {
 /** True when `pid` runs our daemon entry (guards against a recycled pid in a stale daemon.json). */
 function isOurDaemon(pid: number): boolean {
   try {
-    // daemon/main.js: the entry of hermesd before 0.1's server/client split, still running after an upgrade.
+    // daemon/main.js: the bundled entry; server/main.js: the per-file one.
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     return cmdline.includes('server/main.js') || cmdline.includes('daemon/main.js');
   } catch {

@@ -91,6 +91,23 @@ function readConfigFile(file: string): ParsedFile | undefined {
     if (code === 'ENOENT') return undefined;
     throw new ConfigError(`${file}: cannot read the config file (${code ?? (err as Error).message}).`);
   }
+  return parseConfigText(file, text);
+}
+
+/**
+ * A repository config as committed (the text of `<commit>:.hermes/config.yaml`), alone: no user
+ * config, no environment. What judges a range of commits (docs/ci.md). `file` names it in errors,
+ * e.g. `<commit>:.hermes/config.yaml`; throws ConfigError naming file, line and key.
+ */
+export function loadCommittedConfig(file: string, text: string): HermesConfig {
+  const parsed = parseConfigText(file, text);
+  validateFile(parsed);
+  const config = ConfigSchema.parse(parsed.raw);
+  checkReferences(config, [{ raw: parsed.raw, parsed }]);
+  return config;
+}
+
+function parseConfigText(file: string, text: string): ParsedFile {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const syntax = doc.errors[0];

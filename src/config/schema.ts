@@ -31,7 +31,7 @@ export const REVIEW_MAX_QUEUED = 8;
 export const SKILL_ARCHIVE_AFTER_DAYS = 90;
 /** A context file past this many chars is truncated head 70% / tail 20%. */
 export const CONTEXT_MAX_FILE_CHARS = 20_000;
-/** How long a git hook waits for the daemon before applying `onUnavailable`: a commit must never hang. */
+/** How long a git hook waits for the daemon (its silence, while it works on a commit's checks): a commit must never hang. */
 export const HOOK_TIMEOUT_MS = 10_000;
 /**
  * How long another agent's hook waits for the daemon before applying `agents.onUnavailable`:
@@ -43,10 +43,11 @@ export const AGENT_HOOK_TIMEOUT_MS = 3_000;
 export const MODEL_MAX_TURNS = 20;
 /** One model request may take this long (slow local models answer in tens of seconds). */
 export const MODEL_TIMEOUT_MS = 120_000;
-/** Idle minutes before the daemon exits on its own (3 h: a working day's pauses, not the night). */
-export const DAEMON_IDLE_TIMEOUT_MINUTES = 180;
-/** Minutes without requests before the daemon hands over to a fresh process that loads its services on the next one (0: never). */
-export const DAEMON_HIBERNATE_AFTER_MINUTES = 10;
+/**
+ * Idle minutes before the daemon exits on its own: the next hook question or command starts a
+ * new one (~150 ms, docs/benchmarks.md#daemon), so an idle work tree holds no process for long.
+ */
+export const DAEMON_IDLE_TIMEOUT_MINUTES = 30;
 /** The model when none is configured: small, cheap and good at tool calls. */
 export const MODEL_NAME = 'gpt-4o-mini';
 /** Fix attempts the pre-commit hook asks the agent for before it gives up. */
@@ -143,6 +144,11 @@ export const ConfigSchema = z.strictObject({
         })
         .prefault({}),
       timeoutMs: positiveInt.default(HOOK_TIMEOUT_MS),
+      /**
+       * A user's commit when no daemon runs and none could be started within hooks.timeoutMs: let
+       * it through unchecked, saying so (default), or stop it. Every other fault (a hung daemon,
+       * an answer cut off) stops the commit; a commit from hermesd's sandbox always stops.
+       */
       onUnavailable: z.enum(['allow', 'block']).default('allow'),
     })
     .prefault({}),
@@ -168,8 +174,8 @@ export const ConfigSchema = z.strictObject({
   daemon: z
     .strictObject({
       idleTimeoutMinutes: positiveInt.default(DAEMON_IDLE_TIMEOUT_MINUTES),
-      /** Fractions allowed; 0: the daemon keeps its services loaded until it exits. */
-      hibernateAfterMinutes: z.number().min(0).default(DAEMON_HIBERNATE_AFTER_MINUTES),
+      /** No longer used (a daemon that fell asleep handed over to a fresh process): an idle daemon exits after idleTimeoutMinutes. Kept so configs that set it still load. */
+      hibernateAfterMinutes: z.number().min(0).optional(),
     })
     .prefault({}),
   skills: z
@@ -232,8 +238,12 @@ export const ConfigSchema = z.strictObject({
   agents: z
     .strictObject({
       timeoutMs: positiveInt.default(AGENT_HOOK_TIMEOUT_MS),
-      /** A tool call the daemon cannot judge (down, hung, timed out): let it run (default) or refuse it. */
-      onUnavailable: z.enum(['allow', 'block']).default('allow'),
+      /**
+       * A tool call when no daemon runs and none could be started within agents.timeoutMs: refuse
+       * it (default) or let it run unchecked (a loosening: `hermesd config approve`). Every other
+       * fault (a hung daemon, an answer cut off) refuses whatever this says.
+       */
+      onUnavailable: z.enum(['allow', 'block']).default('block'),
     })
     .prefault({}),
 });

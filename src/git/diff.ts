@@ -20,13 +20,22 @@ export type Change = {
 export const GITLINK_MODE = '160000';
 export const SYMLINK_MODE = '120000';
 
-/** Parses `git diff --raw -z` output: `:old new sha sha S\0path\0` (`R`/`C`: two paths). */
+/** Parses `git diff --raw -z` output: `:old new sha sha S\0path\0` (`R`/`C`: two paths); a merge's combined `::…` record has one path. */
 export function parseRawZ(out: Buffer | string): Change[] {
   const parts = (typeof out === 'string' ? out : out.toString('utf8')).split('\0');
   const changes: Change[] = [];
   for (let i = 0; i < parts.length; i++) {
     const meta = parts[i]!;
     if (!meta.startsWith(':')) continue;
+    if (meta.startsWith('::')) {
+      // A merge's combined listing (`--cc`): the paths that differ from every parent, one path each;
+      // the modes are each parent's, then the merge's, and one status letter per parent.
+      const fields = meta.replace(/^:+/, '').split(' ');
+      const parents = meta.length - meta.replace(/^:+/, '').length;
+      changes.push({ status: (fields[fields.length - 1]!.charAt(0) || 'M') as ChangeStatus, path: parts[i + 1]!, oldMode: fields[0] ?? '', newMode: fields[parents] ?? '' });
+      i += 1;
+      continue;
+    }
     const [oldMode = '', newMode = '', , , score = ''] = meta.slice(1).split(' ');
     const status = score.charAt(0) as ChangeStatus;
     if (status === 'R' || status === 'C') {
@@ -110,6 +119,8 @@ export function pathOfPlusLine(rest: string): string | undefined {
 }
 
 const HUNK = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
+/** A merge's combined hunk (`--cc`): one `@` more than its parents, a `-from` per parent, the merge's `+to`. */
+const COMBINED_HUNK = /^(@{3,}) (?:-\d+(?:,\d+)? )+\+(\d+)(?:,\d+)? \1/;
 
 export type PatchVisitor = {
   /** A file section with hunks begins; return false to skip its lines. */
@@ -120,30 +131,49 @@ export type PatchVisitor = {
 
 /**
  * A push parser for a unified diff (any -U). Feed it lines; it calls the visitor for each
- * added line with the line number the line has in the new file.
+ * added line with the line number the line has in the new file. A merge's combined diff
+ * (`--cc`) has a column per parent before each line: a line is added when every column says
+ * `+` (no parent has it), and in the merge's file unless a column says `-`.
  */
 export function patchParser(visitor: PatchVisitor): (line: Buffer, cut: boolean) => void {
   let path: string | undefined;
   let wanted = false;
   let inHunk = false;
   let next = 0;
+  /** Prefix columns of the current hunk's lines: 1, or a combined hunk's number of parents. */
+  let cols = 1;
   return (buf, cut) => {
     const first = buf[0];
     if (inHunk) {
-      if (first === 0x2b /* + */) {
-        if (wanted) visitor.added(path!, next, decodeLine(buf.subarray(1)), cut);
+      if (cols === 1) {
+        if (first === 0x2b /* + */) {
+          if (wanted) visitor.added(path!, next, decodeLine(buf.subarray(1)), cut);
+          next++;
+          return;
+        }
+        if (first === 0x20 /* space */) {
+          next++;
+          return;
+        }
+        if (first === 0x2d /* - */ || first === 0x5c /* \ No newline */) return;
+      } else if (first === 0x20 || first === 0x2b || first === 0x2d) {
+        let removed = false;
+        let everywhere = true;
+        for (let k = 0; k < cols; k++) {
+          const c = buf[k];
+          if (c === 0x2d) removed = true;
+          else if (c !== 0x2b) everywhere = false;
+        }
+        if (removed) return;
+        if (everywhere && wanted) visitor.added(path!, next, decodeLine(buf.subarray(cols)), cut);
         next++;
         return;
-      }
-      if (first === 0x20 /* space */) {
-        next++;
-        return;
-      }
-      if (first === 0x2d /* - */ || first === 0x5c /* \ No newline */) return;
+      } else if (first === 0x5c) return;
       if (first === 0x40 /* @ */) {
-        const m = HUNK.exec(buf.toString('latin1', 0, Math.min(buf.length, 200)));
+        const head = buf.toString('latin1', 0, Math.min(buf.length, 200));
+        const m = cols === 1 ? HUNK.exec(head) : COMBINED_HUNK.exec(head);
         if (m) {
-          next = Number(m[1]);
+          next = Number(m[cols === 1 ? 1 : 2]);
           return;
         }
       }
@@ -158,9 +188,17 @@ export function patchParser(visitor: PatchVisitor): (line: Buffer, cut: boolean)
     } else if (head.startsWith('+++ ')) {
       path = pathOfPlusLine(head.slice(4));
       wanted = path !== undefined && visitor.file(path);
+    } else if (head.startsWith('@@@')) {
+      const m = COMBINED_HUNK.exec(head);
+      if (m) {
+        cols = m[1]!.length - 1;
+        next = Number(m[2]);
+        inHunk = path !== undefined;
+      }
     } else if (head.startsWith('@@ ')) {
       const m = HUNK.exec(head);
       if (m) {
+        cols = 1;
         next = Number(m[1]);
         inHunk = path !== undefined;
       }
@@ -188,4 +226,129 @@ export function* linesOf(buf: Buffer): Generator<{ line: number; text: string }>
     yield { line: n++, text: decodeLine(buf.subarray(start, nl)) };
     start = nl + 1;
   }
+}
+
+/** How many bytes at the end of `buf` (from `pos` on) could be the start of `needle`: kept for the next chunk (0 for almost every chunk). */
+function partialTail(buf: Buffer, pos: number, needle: Buffer): number {
+  for (let from = Math.max(pos, buf.length - needle.length + 1); from < buf.length; from++) {
+    if (buf[from] !== needle[0]) continue;
+    if (needle.subarray(0, buf.length - from).equals(buf.subarray(from))) return buf.length - from;
+  }
+  return 0;
+}
+
+/**
+ * Splits the stream of `git diff-tree --stdin --always -z --raw [-p]` into its diffs. For each
+ * input line git prints the commit id and a NUL, the diff's raw listing (NUL-terminated
+ * records), and with `-p` an empty record and the patch (lines). `ids` are the commit ids of
+ * the input lines, in order: a diff ends where the next one's `<id>\0` starts, after a record
+ * or after a patch line (no patch line starts with a commit id followed by a NUL). `patch` gets
+ * each diff's patch bytes as they arrive, `end` its raw listing once it is whole. Works for any
+ * chunking of the stream.
+ */
+export function diffTreeSplitter(ids: readonly string[], on: { patch(index: number, chunk: Buffer): void; end(index: number, raw: Buffer): void }): { push(chunk: Buffer): void; end(): void } {
+  let index = -1;
+  /** Before the first id, or in a raw listing (`paths`: how many of the next records are paths), or in a patch. */
+  let mode: 'raw' | 'patch' = 'raw';
+  let paths = 0;
+  /** In a patch: nothing of it seen yet (a next id right there has no newline before it). */
+  let patchStart = false;
+  let raw: Buffer[] = [];
+  let rest: Buffer | undefined;
+  let next: Buffer | undefined;
+  let needle: Buffer | undefined;
+  const expect = (i: number) => {
+    next = i < ids.length ? Buffer.from(`${ids[i]}\0`, 'latin1') : undefined;
+    needle = next ? Buffer.concat([Buffer.from('\n'), next]) : undefined;
+  };
+  expect(0);
+  const finish = () => {
+    if (index >= 0) on.end(index, Buffer.concat(raw));
+    raw = [];
+    index++;
+    expect(index + 1);
+    mode = 'raw';
+    paths = 0;
+  };
+  /** One NUL-terminated record of a raw listing (or the id that starts the next diff). */
+  const takeRecord = (record: Buffer) => {
+    if (paths > 0) {
+      raw.push(Buffer.from(record)); // a copy: a view would keep the whole chunk alive until the diff ends
+      paths--;
+    } else if (next && record.equals(next)) {
+      finish();
+    } else if (index >= 0 && record.length === 1) {
+      mode = 'patch'; // the empty record between the listing and the patch
+      patchStart = true;
+    } else if (index >= 0 && record[0] === 0x3a /* : */) {
+      raw.push(Buffer.from(record));
+      const status = record[1] === 0x3a ? '' : record.toString('latin1', 0, record.length - 1).split(' ')[4]?.charAt(0); // `::`: a merge's, one path
+      paths = status === 'R' || status === 'C' ? 2 : 1;
+    }
+  };
+  return {
+    push(chunk) {
+      let buf = chunk;
+      let pos = 0;
+      if (rest && mode === 'raw') {
+        // A record the last chunk cut: complete it from this one, without copying the whole chunk.
+        const nul = chunk.indexOf(0);
+        if (nul === -1) {
+          rest = Buffer.concat([rest, chunk]);
+          return;
+        }
+        const record = Buffer.concat([rest, chunk.subarray(0, nul + 1)]);
+        rest = undefined;
+        pos = nul + 1;
+        takeRecord(record);
+      } else if (rest) {
+        buf = Buffer.concat([rest, chunk]);
+        rest = undefined;
+      }
+      while (pos < buf.length) {
+        if (mode === 'patch') {
+          if (patchStart && next) {
+            const head = buf.subarray(pos, pos + next.length);
+            if (head.length < next.length && next.subarray(0, head.length).equals(head)) {
+              rest = Buffer.from(head);
+              return;
+            }
+            patchStart = false;
+            if (head.equals(next)) {
+              pos += next.length;
+              finish();
+              continue;
+            }
+          }
+          patchStart = false;
+          // The next diff starts at `\n<id>\0`: hand on what comes before, keep a tail that may be its beginning.
+          const at = needle ? buf.indexOf(needle, pos) : -1;
+          if (at === -1) {
+            const keep = needle ? partialTail(buf, pos, needle) : 0;
+            if (buf.length - keep > pos) on.patch(index, buf.subarray(pos, buf.length - keep));
+            if (keep > 0) rest = Buffer.from(buf.subarray(buf.length - keep));
+            return;
+          }
+          on.patch(index, buf.subarray(pos, at + 1));
+          pos = at + needle!.length;
+          finish();
+          continue;
+        }
+        const nul = buf.indexOf(0, pos);
+        if (nul === -1) {
+          rest = Buffer.from(buf.subarray(pos));
+          return;
+        }
+        const record = buf.subarray(pos, nul + 1);
+        pos = nul + 1;
+        takeRecord(record);
+      }
+    },
+    end() {
+      if (mode === 'patch' && rest) on.patch(index, rest);
+      rest = undefined;
+      if (index >= 0) on.end(index, Buffer.concat(raw));
+      raw = [];
+    },
+  };
 }

@@ -13,9 +13,27 @@ export const HOOK_INVOCATION_ENV = ['GIT_EDITOR', 'GIT_EXEC_PATH', 'GIT_REFLOG_A
 /** Variables that change git's configuration from outside the repository (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS…). */
 const CONFIG_OVERRIDE_ENV = /^GIT_(CONFIG|CEILING_DIRECTORIES)/;
 
+/**
+ * What git sets for a pre-receive or update hook: the pushed objects wait in a quarantine
+ * directory (GIT_OBJECT_DIRECTORY, with the repository's own objects as its alternate) until
+ * the hook accepts the push. A git call of the hook that drops these cannot see what it judges.
+ */
+const QUARANTINE_ENV = ['GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_QUARANTINE_PATH'] as const;
+export type Quarantine = Partial<Record<(typeof QUARANTINE_ENV)[number], string>>;
+
+/** The quarantine of the push this process judges (a pre-receive or update hook), or undefined outside one. */
+export function quarantineOf(env: NodeJS.ProcessEnv = process.env): Quarantine | undefined {
+  if (!env.GIT_QUARANTINE_PATH && !env.GIT_OBJECT_DIRECTORY) return undefined;
+  const out: Quarantine = {};
+  for (const k of QUARANTINE_ENV) if (env[k]) out[k] = env[k];
+  return out;
+}
+
 export type GitEnvOptions = {
   /** Use this index instead of `.git/index` (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`). */
   indexFile?: string;
+  /** A push's quarantine (quarantineOf): its objects stay visible to git. */
+  quarantine?: Quarantine;
 };
 
 /** `base` (default: this process's environment) without the repo-locating variables; reads take no optional locks. */
@@ -24,6 +42,7 @@ export function gitEnv(opts: GitEnvOptions = {}, base: NodeJS.ProcessEnv = proce
   for (const k of REPO_LOCATING_ENV) delete env[k];
   env.GIT_OPTIONAL_LOCKS = '0'; // reading must never take index.lock from under a running commit
   if (opts.indexFile) env.GIT_INDEX_FILE = opts.indexFile;
+  if (opts.quarantine) Object.assign(env, opts.quarantine);
   return env;
 }
 

@@ -14,18 +14,28 @@ export function splitZ(out: string): string[] {
 /**
  * Splits a byte stream into lines (without the newline), across chunk boundaries. A line
  * longer than `maxLineBytes` is handed over cut to that length with `cut = true`, so one
- * minified megabyte line cannot grow the buffer without bound.
+ * minified megabyte line cannot grow the buffer without bound. `skip`: lines whose first byte
+ * it names are not handed over (a patch's removed lines, which no rule reads).
  */
-export function lineSplitter(onLine: (line: Buffer, cut: boolean) => void, maxLineBytes = 2 * 1024 * 1024): { push(chunk: Buffer): void; end(): void } {
+export function lineSplitter(onLine: (line: Buffer, cut: boolean) => void, maxLineBytes = 2 * 1024 * 1024, skip?: (firstByte: number | undefined) => boolean): { push(chunk: Buffer): void; end(): void } {
   let rest: Buffer | undefined;
   let skipping = false; // inside an over-long line whose head was already delivered
   return {
     push(chunk) {
-      const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-      rest = undefined;
+      let buf = chunk;
       let start = 0;
+      if (rest) {
+        // Only the line the last chunk cut is joined, not the whole chunk (copying every chunk costs a streamed patch's time).
+        const nl = chunk.indexOf(10);
+        if (nl === -1 || skipping) buf = Buffer.concat([rest, chunk]);
+        else {
+          onLine(Buffer.concat([rest, chunk.subarray(0, nl)]), false);
+          start = nl + 1;
+        }
+        rest = undefined;
+      }
       for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
-        if (!skipping) onLine(buf.subarray(start, nl), false);
+        if (!skipping && !skip?.(buf[start])) onLine(buf.subarray(start, nl), false);
         skipping = false;
         start = nl + 1;
       }

@@ -7,7 +7,7 @@
  * huge staged patch, read line by line instead of whole).
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { gitEnv } from './env.js';
+import { gitEnv, type Quarantine } from './env.js';
 
 export type GitCall = {
   cwd: string;
@@ -25,6 +25,8 @@ export type GitCall = {
   bin?: string;
   /** `-c key=value` pairs placed before the command, left out of error messages. */
   overrides?: readonly string[];
+  /** A push's quarantine, kept in the environment gitEnv builds (a pre-receive hook's reads). */
+  quarantine?: Quarantine;
 };
 
 /** Largest output a git call may produce unless it says otherwise (a binary diff of a big fix). */
@@ -34,12 +36,12 @@ export const GIT_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
 export const PLAIN_DIFF = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '-M'];
 export const GIT_CONFIG_OVERRIDES = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'core.fsmonitor=false'];
 
-/** Which index a repository read uses (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`), and what stops its git. */
-export type GitOptions = { indexFile?: string; signal?: AbortSignal };
+/** Which index a repository read uses (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`), what stops its git, and a push's quarantine it must see. */
+export type GitOptions = { indexFile?: string; signal?: AbortSignal; quarantine?: Quarantine };
 
 /** A read of the work tree at `root` whose output does not depend on the user's git config (quoting, diff prefixes, fsmonitor). */
 export function plainGitCall(root: string, opts: GitOptions = {}): GitCall {
-  return { cwd: root, indexFile: opts.indexFile, signal: opts.signal, overrides: GIT_CONFIG_OVERRIDES };
+  return { cwd: root, indexFile: opts.indexFile, signal: opts.signal, overrides: GIT_CONFIG_OVERRIDES, quarantine: opts.quarantine };
 }
 
 /** git exited with a failure (or could not run); `code` is null when it did not exit on its own. */
@@ -56,7 +58,7 @@ export class GitFailed extends Error {
 export type GitResult = { status: number; stdout: string; stderr: string };
 
 function envOf(call: GitCall): NodeJS.ProcessEnv {
-  if (!call.env) return gitEnv({ indexFile: call.indexFile });
+  if (!call.env) return gitEnv({ indexFile: call.indexFile, quarantine: call.quarantine });
   return call.indexFile ? { ...call.env, GIT_INDEX_FILE: call.indexFile } : call.env;
 }
 
@@ -117,29 +119,44 @@ export function gitPassThrough(args: string[], call: { bin?: string; cwd?: strin
 /** How a process run with inherited stdio ended. */
 export type Exit = { status: number | null; signal: NodeJS.Signals | null; error?: Error };
 
-/** Runs git, handing stdout chunks to `onData` as they arrive; rejects with GitFailed when git fails. */
-export function gitStream(args: string[], onData: (chunk: Buffer) => void, call: GitCall): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(call.bin ?? 'git', argvOf(args, call), { cwd: call.cwd, env: envOf(call), stdio: ['pipe', 'pipe', 'pipe'], signal: call.signal });
-    const max = call.maxBuffer ?? GIT_MAX_BUFFER_BYTES;
-    let size = 0;
-    let stderr = '';
-    let failure: string | undefined;
-    const stop = (why: string) => {
-      failure ??= why;
-      child.kill('SIGTERM');
-    };
-    child.stdout.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) stop(`output over ${max} bytes`);
-      else onData(chunk);
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      if (stderr.length < 8192) stderr += d.toString('utf8');
-    });
-    const timer = call.timeoutMs ? setTimeout(() => stop(`timed out after ${call.timeoutMs} ms`), call.timeoutMs) : undefined;
-    child.stdin.on('error', () => undefined); // git may exit before reading it all
-    child.stdin.end(call.input);
+/** A git process already started whose output waits for its reader (gitStart). */
+export type StartedGit = {
+  /** Hands the output to `onData`, what came before first; resolves when git exits 0, rejects with GitFailed otherwise. */
+  read(onData: (chunk: Buffer) => void): Promise<void>;
+  /** Stops git (its output will not be read). */
+  stop(): void;
+};
+
+/**
+ * Starts git now and keeps its output until `read` is called: a caller can set git to work
+ * before it has what it needs to read the answer (the range check loads the rule engine while
+ * git already diffs). gitStream is gitStart and read at once.
+ */
+export function gitStart(args: string[], call: GitCall): StartedGit {
+  const child = spawn(call.bin ?? 'git', argvOf(args, call), { cwd: call.cwd, env: envOf(call), stdio: ['pipe', 'pipe', 'pipe'], signal: call.signal });
+  const max = call.maxBuffer ?? GIT_MAX_BUFFER_BYTES;
+  let size = 0;
+  let stderr = '';
+  let failure: string | undefined;
+  let sink: ((chunk: Buffer) => void) | undefined;
+  const early: Buffer[] = [];
+  const stop = (why: string) => {
+    failure ??= why;
+    child.kill('SIGTERM');
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > max) stop(`output over ${max} bytes`);
+    else if (sink) sink(chunk);
+    else early.push(chunk);
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    if (stderr.length < 8192) stderr += d.toString('utf8');
+  });
+  const timer = call.timeoutMs ? setTimeout(() => stop(`timed out after ${call.timeoutMs} ms`), call.timeoutMs) : undefined;
+  child.stdin.on('error', () => undefined); // git may exit before reading it all
+  child.stdin.end(call.input);
+  const done = new Promise<void>((resolve, reject) => {
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
@@ -150,6 +167,20 @@ export function gitStream(args: string[], onData: (chunk: Buffer) => void, call:
       else reject(new GitFailed(args, failure ? null : code, failure ?? stderr));
     });
   });
+  done.catch(() => undefined); // a failure before anyone reads is reported to the reader, never as unhandled
+  return {
+    read(onData) {
+      sink = onData;
+      for (const chunk of early.splice(0)) onData(chunk);
+      return done;
+    },
+    stop: () => stop('stopped by its caller'),
+  };
+}
+
+/** Runs git, handing stdout chunks to `onData` as they arrive; rejects with GitFailed when git fails. */
+export function gitStream(args: string[], onData: (chunk: Buffer) => void, call: GitCall): Promise<void> {
+  return gitStart(args, call).read(onData);
 }
 
 /** Runs git and resolves with stdout; rejects with GitFailed when git fails. */

@@ -151,6 +151,19 @@ function writeApproval(home: string, root: string, settings: GuardSettings): voi
 export type Approval = { config: HermesConfig; pending: Loosening[] };
 
 /**
+ * Records the files' settings as approved (they are the same or stricter). A record that cannot
+ * be written (a full disk) leaves the last one: it is stricter or equal, so the config in force
+ * is the files' either way, and a later load records it.
+ */
+function keepRecord(home: string, root: string, settings: GuardSettings): void {
+  try {
+    writeApproval(home, root, settings);
+  } catch {
+    // the next load tries again
+  }
+}
+
+/**
  * The config in force: the files' config with pending loosenings held back. Records the
  * files' guard settings as approved when there is no record yet or when they are the same
  * or stricter than the record.
@@ -160,12 +173,12 @@ export function applyApproval(home: string, root: string, config: HermesConfig, 
   const current = guardSettingsOf(config);
   const approved = readApproval(home, root);
   if (!approved) {
-    if (record) writeApproval(home, root, current);
+    if (record) keepRecord(home, root, current);
     return { config, pending: [] };
   }
   const pending = loosenings(approved.settings, current);
   if (pending.length === 0) {
-    if (record && JSON.stringify(approved.settings) !== JSON.stringify(current)) writeApproval(home, root, current);
+    if (record && JSON.stringify(approved.settings) !== JSON.stringify(current)) keepRecord(home, root, current);
     return { config, pending };
   }
   return { config: holdLoosenings(config, approved.settings), pending };

@@ -48,9 +48,8 @@ function protectedFiles(root: string, matcher: ProtectMatcher, gitBin: string): 
     const rule = matcher.ruleFor(rel);
     if (rule) out.set(rel, rule);
   };
-  const ls = runGit(gitBin, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, env: cleanGitEnv() });
-  if (ls.code === 0) for (const rel of ls.stdout.split('\0')) if (rel) consider(rel);
   let budget = WALK_MAX_ENTRIES;
+  let skipped = false;
   const walk = (rel: string) => {
     if (budget-- <= 0) return;
     let st: Stats;
@@ -60,13 +59,24 @@ function protectedFiles(root: string, matcher: ProtectMatcher, gitBin: string): 
       return;
     }
     if (st.isDirectory()) {
-      if (rel === '.git' || rel.endsWith('/.git') || rel === 'node_modules' || rel.endsWith('/node_modules')) return;
+      if (rel === '.git' || rel.endsWith('/.git')) return;
+      if (rel === 'node_modules' || rel.endsWith('/node_modules')) {
+        skipped = true;
+        return;
+      }
       for (const name of readdirSync(join(root, rel))) walk(rel ? `${rel}/${name}` : name);
     } else {
       consider(rel);
     }
   };
   for (const base of matcher.bases) if (base) walk(base);
+  // Every glob under a directory prefix, walked whole: git's list would add nothing (and costs a
+  // process, on every other agent's shell call). A glob without a prefix, a walk cut short or one that
+  // left a node_modules out needs it.
+  if (matcher.bases.some((b) => !b) || budget <= 0 || skipped) {
+    const ls = runGit(gitBin, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, env: cleanGitEnv() });
+    if (ls.code === 0) for (const rel of ls.stdout.split('\0')) if (rel) consider(rel);
+  }
   // ls-files lists tracked files even when deleted from the work tree; keep only those present.
   for (const rel of [...out.keys()]) {
     try {

@@ -224,14 +224,3 @@ export function recordDaemonNamespace(gitDir: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, ns);
 }
-
-/** True inside a sandboxed command of this repository's daemon (Linux: another pid namespace; macOS: the marker variable). */
-export function insideSandbox(gitDir: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const ns = ownPidNamespace();
-  if (!ns) return env.HERMESD_SANDBOX === '1';
-  try {
-    return readFileSync(namespaceFile(gitDir), 'utf8') !== ns;
-  } catch {
-    return false;
-  }
-}

@@ -194,25 +194,6 @@ export async function prepareTerminalGuard(root: string, config: GuardConfig, op
   return warning ? { ...run, warning } : run;
 }
 
-/**
- * Files the sh git hook writes in <git-dir>/hermesd (its answer from the daemon, whether
- * pre-commit ran): read-only in the sandbox, so each gets a scratch file bound over it and
- * the hooks a commit waits for keep their fast path (curl) instead of a Node start each.
- * (The other post-* hooks run in the background; a mount each would cost every command.)
- */
-const HOOK_SCRATCH = ['answer-pre-commit', 'answer-post-commit', 'precommit-attempt'];
-
-function hookScratch(gitDir: string, tmp: string): Array<[string, string]> {
-  const dir = join(tmp, '.hermesd-hook');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return HOOK_SCRATCH.map((name) => {
-    const target = join(runtimeDirOf(gitDir), name);
-    const scratch = join(dir, name);
-    for (const f of [target, scratch]) if (!existsSync(f)) writeFileSync(f, '');
-    return [scratch, target];
-  });
-}
-
 /** The /tmp of one session's commands, kept between them; other sessions' idle ones are removed. */
 function sessionTmp(gitDir: string, sessionId: string): string {
   const base = join(sandboxDir(gitDir), 'tmp');
@@ -324,7 +305,6 @@ function sandboxRunner(o: {
   const shim = join(shimDir, 'git');
   const files: Array<[string, string]> = [[o.realGit, realInside], ...gitBinariesToShadow(o.realGit, o.base).map((b) => [shim, b] as [string, string])];
   const input = {
-    scratch: hookScratch(o.gitDir, sandbox.tmp),
     root: o.root,
     gitDir: o.gitDir,
     commonDir: o.commonDir,

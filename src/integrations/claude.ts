@@ -6,12 +6,13 @@
  * legacy MultiEdit `{file_path, edits}`, NotebookEdit `{notebook_path, …}`, Read
  * `{file_path}`, Grep `{pattern, path?}`).
  *
- * Answers: a denial is exit 2 with the reason on stderr (blocks the call; the reason goes to
- * Claude); context at SessionStart and UserPromptSubmit is
+ * Answers: a denial is exit 0 with `hookSpecificOutput.permissionDecision: "deny"` and
+ * `permissionDecisionReason` (the call is not made; Claude reads the reason alone, where exit 2
+ * showed it "hook error: [<the whole hook command>]: …"); context at SessionStart and UserPromptSubmit is
  * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`; otherwise nothing —
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
-import { CommonPayload, exitTwo, pathField, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, permissionDeny, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
 const EVENTS: Record<string, EventKind> = {
   SessionStart: 'session-start',
@@ -54,7 +55,8 @@ export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, 
   if (p.transcript_path) ev.transcriptPath = p.transcript_path;
   if (p.prompt !== undefined) ev.prompt = p.prompt;
   if (p.reason) ev.reason = p.reason;
-  if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, toolInput(p.tool_input), cwd) };
+  if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
+  if (p.tool_use_id) ev.toolUseId = p.tool_use_id;
   return ev;
 }
 
@@ -67,7 +69,10 @@ export function hookSpecificContext(ev: AgentEvent, text: string, events: readon
 export const claude: Adapter = {
   agent: 'claude',
   parse: (raw) => parseClaudeStyle('claude', raw, action),
-  deny: (_ev, d) => exitTwo(d),
-  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit']),
+  deny: (ev, d) => permissionDeny(ev, d),
+  // PostToolUse: what the check after a shell call put back, for the model.
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse']),
+  // updatedInput without a permissionDecision: the call goes through the user's permission rules as before.
+  rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, updatedInput: { ...ev.tool?.input, command } } }),
   silent: () => SILENT,
 };

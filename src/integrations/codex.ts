@@ -5,14 +5,15 @@
  * shell and `exec_command`) and `apply_patch` (the raw patch text, file paths relative to
  * the session's cwd).
  *
- * Answers: a denial is exit 2 with a non-empty reason on stderr (Codex blocks only then).
- * Context at SessionStart and UserPromptSubmit is `hookSpecificOutput` with exactly
+ * Answers: a denial is exit 0 with `hookSpecificOutput` `{hookEventName, permissionDecision:
+ * "deny", permissionDecisionReason}` (Codex 0.171's PreToolUse output parser, codex-rs/hooks
+ * output_parser.rs: a deny needs a non-empty reason, which the model reads). Context at SessionStart and UserPromptSubmit is `hookSpecificOutput` with exactly
  * `hookEventName` and `additionalContext`: Codex's output parser rejects unknown keys, and
  * a rejected output lets the call go ahead. Never `permissionDecision: "allow"`, which Codex
  * treats as an error without `updatedInput`.
  */
 import { resolve } from 'node:path';
-import { exitTwo, SILENT, type Adapter, type ToolAction } from './event.js';
+import { jsonAnswer, permissionDeny, SILENT, type Adapter, type ToolAction } from './event.js';
 import { hookSpecificContext, parseClaudeStyle } from './claude.js';
 
 /** The files an apply_patch patch adds, updates, deletes or moves to (`*** Add File: <path>` …). */
@@ -50,7 +51,10 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
 export const codex: Adapter = {
   agent: 'codex',
   parse: (raw) => parseClaudeStyle('codex', raw, action),
-  deny: (_ev, d) => exitTwo(d),
-  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit']),
+  deny: (ev, d) => permissionDeny(ev, d),
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse']),
+  // Codex 0.171 takes updatedInput only with permissionDecision "allow" and a string `command`; the call then goes on
+  // through Codex's own approval and sandbox.
+  rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, permissionDecision: 'allow', updatedInput: { command } } }),
   silent: () => SILENT,
 };

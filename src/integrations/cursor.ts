@@ -17,7 +17,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { jsonAnswer, reasonOf, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 
 const EVENTS: Record<string, EventKind> = {
   sessionStart: 'session-start',
@@ -59,26 +59,27 @@ function pathsOf(ti: Record<string, unknown>): string[] {
   return ['file_path', 'path', 'target_file', 'filePath'].map((k) => ti[k]).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
-function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action: ToolAction } | undefined {
-  if (p.hook_event_name === 'beforeShellExecution' && typeof p.command === 'string') return { name: 'Shell', action: { kind: 'shell', command: p.command, cwd } };
-  if (p.hook_event_name === 'beforeReadFile' && p.file_path) return { name: 'Read', action: { kind: 'read', paths: [p.file_path] } };
-  if (p.hook_event_name === 'afterFileEdit' && p.file_path) return { name: 'Write', action: { kind: 'write', paths: [p.file_path], verb: 'edit' } };
+function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action: ToolAction; input: Record<string, unknown> } | undefined {
+  if (p.hook_event_name === 'beforeShellExecution' && typeof p.command === 'string') return { name: 'Shell', action: { kind: 'shell', command: p.command, cwd }, input: { command: p.command } };
+  if (p.hook_event_name === 'beforeReadFile' && p.file_path) return { name: 'Read', action: { kind: 'read', paths: [p.file_path] }, input: { file_path: p.file_path } };
+  if (p.hook_event_name === 'afterFileEdit' && p.file_path) return { name: 'Write', action: { kind: 'write', paths: [p.file_path], verb: 'edit' }, input: { file_path: p.file_path } };
   if (!p.tool_name) return undefined;
-  const ti = toolInput(p.tool_input);
+  const input = toolInput(p.tool_input);
+  const ti = input;
   switch (p.tool_name) {
     case 'Shell': {
       const dir = typeof ti.working_directory === 'string' ? resolve(cwd, ti.working_directory) : cwd;
-      return { name: p.tool_name, action: typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: dir } : { kind: 'other' } };
+      return { name: p.tool_name, action: typeof ti.command === 'string' ? { kind: 'shell', command: ti.command, cwd: dir } : { kind: 'other' }, input };
     }
     case 'Write':
     case 'Edit':
-      return { name: p.tool_name, action: { kind: 'write', paths: pathsOf(ti), verb: 'write' } };
+      return { name: p.tool_name, action: { kind: 'write', paths: pathsOf(ti), verb: 'write' }, input };
     case 'Delete':
-      return { name: p.tool_name, action: { kind: 'write', paths: pathsOf(ti), verb: 'delete' } };
+      return { name: p.tool_name, action: { kind: 'write', paths: pathsOf(ti), verb: 'delete' }, input };
     case 'Read':
-      return { name: p.tool_name, action: { kind: 'read', paths: pathsOf(ti) } };
+      return { name: p.tool_name, action: { kind: 'read', paths: pathsOf(ti) }, input };
     default:
-      return { name: p.tool_name, action: { kind: 'other' } };
+      return { name: p.tool_name, action: { kind: 'other' }, input };
   }
 }
 
@@ -99,8 +100,8 @@ export const cursor: Adapter = {
     return ev;
   },
   deny(ev, d) {
-    const answer = ev.event === 'beforeReadFile' ? { permission: 'deny', user_message: d.message } : { permission: 'deny', user_message: d.message, agent_message: d.message };
-    return { exitCode: 0, stdout: JSON.stringify(answer) + '\n', stderr: '' };
+    const reason = reasonOf(d);
+    return jsonAnswer(ev.event === 'beforeReadFile' ? { permission: 'deny', user_message: reason } : { permission: 'deny', user_message: reason, agent_message: reason });
   },
   context: (ev, text) => (ev.event === 'sessionStart' ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),
   silent: () => ({ exitCode: 0, stdout: '{}\n', stderr: '' }),

@@ -35,7 +35,10 @@ export type AgentEvent = {
   prompt?: string;
   /** Why a session ended (SessionEnd, sessionEnd). */
   reason?: string;
-  tool?: { name: string; action: ToolAction };
+  /** The tool call; `input` as the agent sent it (a rewrite returns it with the command changed). */
+  tool?: { name: string; action: ToolAction; input: Record<string, unknown> };
+  /** The agent's id of the tool call, the same at pre-tool and post-tool (Claude Code, Codex). */
+  toolUseId?: string;
 };
 
 /** What the hook command prints and how it exits. */
@@ -47,9 +50,22 @@ export type Denial = { rule: string; message: string };
 /** Nothing to say: exit 0, nothing printed (never an explicit "allow", which would skip the user's own prompts). */
 export const SILENT: Answer = { exitCode: 0, stdout: '', stderr: '' };
 
-/** The blocking form all four agents honour: exit 2, the reason on stderr, nothing on stdout. */
-export function exitTwo(d: Denial): Answer {
-  return { exitCode: 2, stdout: '', stderr: d.message + '\n' };
+/** What the model reads of a refusal: hermesd's sentence, which names the rule's message, and the rule's id when the sentence does not. */
+export function reasonOf(d: Denial): string {
+  return d.message.includes(`"${d.rule}"`) ? d.message : `${d.message} (hermesd rule: ${d.rule})`;
+}
+
+/** An answer as JSON on stdout, exit 0: the structured deny (and rewrite) Claude Code, Codex, Gemini CLI and Cursor document. */
+export function jsonAnswer(answer: Record<string, unknown>): Answer {
+  return { exitCode: 0, stdout: JSON.stringify(answer) + '\n', stderr: '' };
+}
+
+/**
+ * `hookSpecificOutput.permissionDecision: "deny"` with the reason (Claude Code; Codex with exactly
+ * these three keys, since it rejects unknown ones): the call is not made, the model reads the reason.
+ */
+export function permissionDeny(ev: AgentEvent, d: Denial): Answer {
+  return jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, permissionDecision: 'deny', permissionDecisionReason: reasonOf(d) } });
 }
 
 /** An agent's hook adapter: its payload into an AgentEvent, hermesd's answers into its documented output. */
@@ -61,6 +77,8 @@ export type Adapter = {
   deny(ev: AgentEvent, d: Denial): Answer;
   /** Additional context for the model, where this event takes it; undefined where it cannot. */
   context(ev: AgentEvent, text: string): Answer | undefined;
+  /** A pre-tool answer that runs `command` instead of the shell command the call carries, where the agent lets a hook rewrite it. */
+  rewrite?(ev: AgentEvent, command: string): Answer;
   /** No decision, no context. */
   silent(ev: AgentEvent): Answer;
 };
@@ -78,6 +96,7 @@ export const CommonPayload = z.looseObject({
   reason: z.string().optional(),
   tool_name: z.string().optional(),
   tool_input: z.unknown().optional(),
+  tool_use_id: z.string().optional(),
 });
 
 /** A tool input as an object (anything else reads as empty). */

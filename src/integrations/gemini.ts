@@ -6,13 +6,14 @@
  * {file_path, content}`, `replace {file_path, …}`, `read_file {file_path}`,
  * `read_many_files {include, …}`; paths relative to `cwd` or absolute).
  *
- * Answers: a denial is exit 2 with nothing on stdout and the reason on stderr (Gemini reads
- * stdout first; empty, it takes stderr as the reason of a deny). Context at SessionStart and
- * BeforeAgent is `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`. Never
- * exit with another non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
+ * Answers: a denial is exit 0 with `{"decision": "deny", "reason"}` (docs/hooks/reference.md:
+ * the reason goes to the agent as the tool's error; exit 2 worked too, but Gemini then warned the
+ * user "Hook(s) [hermesd] failed" on every refusal). Context at SessionStart and BeforeAgent is
+ * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`. Never exit with another
+ * non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
 import { resolve } from 'node:path';
-import { CommonPayload, exitTwo, pathField, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, reasonOf, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
 import { hookSpecificContext } from './claude.js';
 
 const EVENTS: Record<string, EventKind> = {
@@ -56,10 +57,13 @@ export const gemini: Adapter = {
     if (p.transcript_path) ev.transcriptPath = p.transcript_path;
     if (p.prompt !== undefined) ev.prompt = p.prompt;
     if (p.reason) ev.reason = p.reason;
-    if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd) };
+    if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
     return ev;
   },
-  deny: (_ev, d) => exitTwo(d),
-  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent']),
+  deny: (_ev, d) => jsonAnswer({ decision: 'deny', reason: reasonOf(d) }),
+  // AfterTool: appended to the tool's result for the model.
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent', 'AfterTool']),
+  // hookSpecificOutput.tool_input is merged over the model's arguments (docs/hooks/reference.md, BeforeTool).
+  rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, tool_input: { command } } }),
   silent: () => SILENT,
 };

@@ -2,13 +2,15 @@
  * Do the agents' configs still run hermesd? An agent's settings are edited by hand and by the
  * agent itself (Claude Code rewrites .claude/settings.json when a permission is granted, Gemini
  * CLI its settings.json), and a merge can drop an entry: each turns hermesd off for that agent
- * without a word. `doctor` says so, with the fix. Plain reads of the files init wrote.
+ * without a word. `doctor` says so, with the fix. Plain reads of the files init wrote, and of
+ * Codex's trust of the project and its hooks (codex-trust.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../githooks/install.js';
 import { agentRunnerPath, mcpRunnerPath } from '../paths/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
+import { codexTrustProblem } from './codex-trust.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
 import { parseJsonc } from './json-edit.js';
 import { AGENT_STUB, hookEntries, installedAgents, isOurHook, jsonPlans, MCP_STUB } from './install.js';
@@ -18,6 +20,8 @@ export type AgentHealth = {
   agent: AgentName;
   /** What is missing or broken, each naming the file. */
   problems: string[];
+  /** The entries are there, but the agent will not run them (Codex: an untrusted project, unreviewed hooks), and what to do. */
+  skipped?: { detail: string; fix: string };
 };
 
 export type AgentsHealth = {
@@ -118,11 +122,19 @@ function agentsRunningHermesd(root: string): AgentName[] {
   }));
 }
 
-export function agentsHealth(repo: Repo): AgentsHealth {
+export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): AgentsHealth {
   const installed = installedAgents(repo) ?? [];
   if (installed.length === 0) return { installed, agents: [], unsetUp: agentsRunningHermesd(repo.root) };
   const shared: string[] = [];
   for (const stub of [AGENT_STUB, MCP_STUB]) if (!existsSync(join(repo.root, stub))) shared.push(`${stub} is gone`);
   for (const runner of [agentRunnerPath(repo.commonDir), mcpRunnerPath(repo.commonDir)]) if (!existsSync(runner)) shared.push(`${runner} is gone`);
-  return { installed, agents: installed.map((agent) => ({ agent, problems: [...shared, ...checkAgent(repo.root, agent)] })), unsetUp: [] };
+  return {
+    installed,
+    agents: installed.map((agent): AgentHealth => {
+      const problems = [...shared, ...checkAgent(repo.root, agent)];
+      const skipped = agent === 'codex' && problems.length === 0 ? codexTrustProblem(repo.root, env) : undefined;
+      return skipped ? { agent, problems, skipped } : { agent, problems };
+    }),
+    unsetUp: [],
+  };
 }

@@ -12,8 +12,8 @@
  * Every hook runs `.hermes/agent-hook <agent> <event>`, and every MCP registration
  * `sh .hermes/mcp`: small sh stubs committed with the configs, so the entries name no path
  * of any machine. In a clone where hermesd is set up, a stub sources its runner in the git
- * dir (hooks/hermesd-agent-hook.sh, hooks/hermesd-mcp.sh, with this install's node and CLI
- * baked in); elsewhere the hook stub does nothing and the MCP stub says on stderr that
+ * dir (src/transport/runners/agent-hook.sh, mcp.sh, with this install's node, daemon and
+ * client baked in); elsewhere the hook stub does nothing and the MCP stub says on stderr that
  * hermesd is not set up in this clone. The entries never change between runs of init
  * (Codex asks to trust a hook again when its hash changes, Gemini warns when its name or
  * command does).
@@ -27,22 +27,22 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors/index.js';
-import { bellTools, hooksFile, shQuote, type Repo } from '../githooks/install.js';
+import type { Repo } from '../githooks/install.js';
+import { agentRunnerScript, mcpRunnerScript, runnerFile, shQuote } from '../transport/runners.js';
 import { sha256 } from '../text/hash.js';
-import { agentRunnerPath, agentSettingsPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
+import { agentRunnerPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
 import { insertInto, nodeAt, parseJsonc, removeFrom, toValue, type JsonNode } from './json-edit.js';
-import { writeAgentSettings } from './settings.js';
 import { appendBlock, parseToml, tomlArray, tomlKey, tomlString, withoutBlock } from './toml-edit.js';
 
 /** The committed stub every hook command runs (relative to the work tree root). */
 export const AGENT_STUB = '.hermes/agent-hook';
 /** The committed stub every MCP registration runs (relative to the work tree root). */
 export const MCP_STUB = '.hermes/mcp';
-/** Each committed stub and the file in hermesd's hooks/ it is a copy of. */
-const STUBS: Record<string, string> = { [AGENT_STUB]: 'hermesd-agent-stub.sh', [MCP_STUB]: 'hermesd-mcp-stub.sh' };
+/** Each committed stub and the file in src/transport/runners/ it is a copy of. */
+const STUBS: Record<string, string> = { [AGENT_STUB]: 'agent-stub.sh', [MCP_STUB]: 'mcp-stub.sh' };
 const isStub = (rel: string): boolean => Object.hasOwn(STUBS, rel);
 /** The agents' folders: an agent whose folder exists is set up by `init --agents` without a list. */
 export const AGENT_DIRS: Record<AgentName, string> = { claude: '.claude', codex: '.codex', cursor: '.cursor', gemini: '.gemini' };
@@ -158,10 +158,12 @@ export function hookCommand(agent: AgentName, event: string, small = false): str
     case 'claude':
       return sourced('"$CLAUDE_PROJECT_DIR"');
     case 'codex':
-      // Codex runs hooks in the session's directory, which may be below the root, in the user's login shell; no
-      // variable names the root, and a second `git rev-parse` per call for the check is not worth it: uninstall
-      // keeps the stub while a config still runs it.
-      return `sh "$(git rev-parse --show-toplevel)/${AGENT_STUB}" ${args}`;
+      // Codex runs hooks with `$SHELL -lc` (the user's login shell, not always a POSIX one) in the session's
+      // directory, which may be below the root, and no variable names the root. The login shell is replaced
+      // by sh (exec: no fork), which finds the root by walking up to the stub with builtins and sources it:
+      // no `git rev-parse` and no second shell per call (they cost 16 ms of each tool call). No stub
+      // anywhere above (hermesd uninstalled): nothing to do, the call goes on.
+      return `exec sh -c 'd=$PWD; until [ -f "$d/${AGENT_STUB}" ]; do [ -n "$d" ] || exit 0; d=\${d%/*}; done; set -- ${args}; hermesd_root=$d; . "$d/${AGENT_STUB}"'`;
     case 'cursor':
       // Cursor runs project hooks from the project root.
       return guarded(AGENT_STUB);
@@ -200,8 +202,9 @@ export function hookEntries(agent: AgentName): HookEntry[] {
         { event: 'UserPromptSubmit', value: group(claudeHandler('UserPromptSubmit')) },
         { event: 'PreToolUse', value: group(claudeHandler('PreToolUse', {}, true), JUDGED.claude.small), small: true },
         { event: 'PreToolUse', value: group(claudeHandler('PreToolUse'), JUDGED.claude.content) },
-        // Reading the transcript after a call never needs to hold Claude up.
-        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse', { async: true })) },
+        // Not async: after a shell call the hook puts back protected files the command changed and tells the model,
+        // which an async hook's output does not reach. The transcript is read after the answer, as for every event.
+        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse')) },
         { event: 'Stop', value: group(claudeHandler('Stop')) },
         { event: 'SessionEnd', value: group({ ...claudeHandler('SessionEnd'), timeout: SESSION_END_TIMEOUT_S.claude }) },
       ];
@@ -455,33 +458,6 @@ function ensureDir(root: string, relDir: string, rec: FileRecord): void {
   }
 }
 
-/** A local runner: this install's settings baked in, then its body from hermesd's hooks/. */
-function runnerScript(body: string, settings: Record<string, string>, parts: string[] = []): string {
-  return [
-    '#!/bin/sh',
-    `# Generated by \`hermesd init --agents\`, which rewrites it; edit hooks/${body} in hermesd instead.`,
-    ...Object.entries(settings).map(([k, v]) => `${k}=${v}`),
-    ...parts.map(hooksFile),
-    hooksFile(body),
-  ].join('\n');
-}
-
-/** The agents' hook runner: node, CLI and the agents' settings, then hooks/hermesd-agent-hook.sh. */
-function agentRunnerScript(opts: { nodePath: string; cliPath: string; timeoutMs: number; onUnavailable: 'allow' | 'block' }): string {
-  return runnerScript('hermesd-agent-hook.sh', {
-    HERMESD_NODE: shQuote(opts.nodePath),
-    HERMESD_CLI: shQuote(opts.cliPath),
-    HERMESD_AGENT_TIMEOUT_MS: String(Math.max(1, Math.round(opts.timeoutMs))),
-    HERMESD_AGENT_ON_UNAVAILABLE: opts.onUnavailable,
-    ...bellTools(),
-  }, ['hermesd-bell.sh']);
-}
-
-/** The MCP launcher: node and CLI, then hooks/hermesd-mcp.sh. */
-function mcpRunnerScript(opts: { nodePath: string; cliPath: string }): string {
-  return runnerScript('hermesd-mcp.sh', { HERMESD_NODE: shQuote(opts.nodePath), HERMESD_CLI: shQuote(opts.cliPath) });
-}
-
 function writeRunner(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, text, { mode: 0o755 });
@@ -587,7 +563,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     }
     report.agents.push(agent);
   }
-  for (const [rel, source] of Object.entries(STUBS)) current(rel, 'file').text = hooksFile(source);
+  for (const [rel, source] of Object.entries(STUBS)) current(rel, 'file').text = runnerFile(source);
 
   for (const [rel, w] of writes) {
     const abs = join(root, rel);
@@ -608,24 +584,27 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   // Nothing to give back for a file init read and left alone.
   state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
 
-  writeRunner(runners.runner, agentRunnerScript(opts));
+  writeRunner(runners.runner, agentRunnerScript({ ...opts, commonDir: repo.commonDir }));
   writeRunner(runners.mcpRunner, mcpRunnerScript(opts));
-  writeAgentSettings(repo.gitDir, { timeoutMs: opts.timeoutMs, onUnavailable: opts.onUnavailable });
   state.agents = [...new Set([...state.agents, ...report.agents])];
   mkdirSync(dirname(statePath(repo)), { recursive: true, mode: 0o700 });
   writeFileAtomicSync(statePath(repo), JSON.stringify(state, null, 2) + '\n');
 
   report.commit = state.files.map((f) => f.path).filter((p) => existsSync(join(root, p)));
-  for (const a of report.agents) report.notes.push(trustNote(a));
+  for (const a of report.agents) report.notes.push(trustNote(a, root));
   return report;
 }
 
-function trustNote(agent: AgentName): string {
+function trustNote(agent: AgentName, root: string): string {
   switch (agent) {
     case 'claude':
       return 'Claude Code: the hooks run once the folder is trusted; it asks before it uses the project MCP server in .mcp.json';
     case 'codex':
-      return 'Codex: trust the project (.codex/) and review the new hooks once in /hooks; they are skipped until then';
+      return (
+        "Codex: it reads .codex/ (hermesd's hooks and MCP server) only in a trusted project: answer \"trust\" when Codex asks, or add " +
+        `[projects."${root}"] trust_level = "trusted" to ~/.codex/config.toml; then open /hooks in Codex and trust hermesd's hooks ` +
+        '(it skips new or changed hooks until they are reviewed). `hermesd doctor` says whether Codex will run them'
+      );
     case 'cursor':
       return 'Cursor: project hooks need workspace trust; enable the hermesd MCP server under Customize → MCPs';
     case 'gemini':
@@ -713,7 +692,6 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
     }
   }
   if (!otherAgentInstalls(repo)) for (const runner of [state.runner, state.mcpRunner ?? mcpRunnerPath(repo.commonDir)]) rmSync(runner, { force: true });
-  rmSync(agentSettingsPath(repo.gitDir), { force: true });
   // A kept stub stays on record, for the next uninstall (without its runner the hook stub does nothing, the MCP stub says so).
   if (keptStubs.length) writeFileAtomicSync(statePath(repo), JSON.stringify({ ...state, agents: [], files: keptStubs }, null, 2) + '\n');
   else rmSync(statePath(repo), { force: true });

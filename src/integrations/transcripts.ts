@@ -17,12 +17,19 @@
  * - Cursor: JSONL `{role, message: {content: [...]}}` (newer builds) or plain text with
  *   `user:` / `assistant:` blocks (older builds); neither is documented.
  *
+ * Only the user's and the model's words are stored: what the agents inject into a conversation
+ * (Gemini CLI's `<session_context>` record and `<hook_context>` parts, Codex's environment,
+ * instructions and `<hook_context>` messages, Claude Code's `<system-reminder>` blocks and hook
+ * attachments) and hermesd's own fenced blocks are recognised and left out (text/fence.ts), from
+ * prompts and from tool results; a prompt left empty by that is not stored.
+ *
  * Every message carries a key that is stable for its record (a line's byte offset, a
  * record id) and, from a JSONL file, the offset of its line: ingest.ts uses the offsets for
  * append-only transcripts and the keys where records are re-written (Gemini, whole files).
  */
 import { createHash } from 'node:crypto';
 import type { NewMessage, ToolCall } from '../sessions/records.js';
+import { ownWords } from '../text/fence.js';
 import type { AgentName } from './event.js';
 
 /** A message with a key stable for its record, and (JSONL) the byte offset of the line it came from. */
@@ -103,9 +110,10 @@ const claudeLine: LineReader = (rec, offset, out, toolNames) => {
   if (type === 'user') {
     const content = msg.content;
     if (typeof content === 'string') {
-      if (content.trim()) {
-        out.items.push({ key: `${base}:0`, message: { role: 'user', content, ...when } });
-        out.title ??= title(content);
+      const words = ownWords(content);
+      if (words) {
+        out.items.push({ key: `${base}:0`, message: { role: 'user', content: words, ...when } });
+        out.title ??= title(words);
       }
       return;
     }
@@ -122,12 +130,12 @@ const claudeLine: LineReader = (rec, offset, out, toolNames) => {
         const name = id ? toolNames.get(id) : undefined;
         out.items.push({
           key: `${base}:${i}`,
-          message: { role: 'tool', content: textOf(part.content) || (typeof rec.toolUseResult === 'string' ? rec.toolUseResult : ''), toolCallId: id ?? null, toolName: name ?? null, ...when },
+          message: { role: 'tool', content: ownWords(textOf(part.content) || (typeof rec.toolUseResult === 'string' ? rec.toolUseResult : '')), toolCallId: id ?? null, toolName: name ?? null, ...when },
         });
       }
     });
-    const text = texts.join('\n');
-    if (text.trim()) {
+    const text = texts.map(ownWords).filter(Boolean).join('\n');
+    if (text) {
       out.items.push({ key: `${base}:t`, message: { role: 'user', content: text, ...when } });
       out.title ??= title(text);
     }
@@ -155,9 +163,6 @@ const claudeLine: LineReader = (rec, offset, out, toolNames) => {
 
 // ---- Codex ------------------------------------------------------------------------------
 
-/** What Codex puts in the first user messages of a session: its instructions and environment, not the user's words. */
-const CODEX_INJECTED = /^\s*(<environment_context>|<user_instructions>|# AGENTS\.md instructions for |<permissions instructions>)/;
-
 const codexLine: LineReader = (rec, offset, out, toolNames) => {
   const type = s(rec.type);
   const p = rec.payload;
@@ -181,9 +186,11 @@ const codexLine: LineReader = (rec, offset, out, toolNames) => {
       const text = textOf(p.content);
       if (!text.trim()) return;
       if (p.role === 'user') {
-        if (CODEX_INJECTED.test(text)) return;
-        out.items.push({ key, message: { role: 'user', content: text, ...when } });
-        out.title ??= title(text);
+        // Codex's environment, instructions and hook context come as user (or developer) messages.
+        const words = ownWords(text);
+        if (!words) return;
+        out.items.push({ key, message: { role: 'user', content: words, ...when } });
+        out.title ??= title(words);
       } else if (p.role === 'assistant') out.items.push({ key, message: { role: 'assistant', content: text, ...when } });
       return;
     }
@@ -201,7 +208,7 @@ const codexLine: LineReader = (rec, offset, out, toolNames) => {
     case 'custom_tool_call_output': {
       const id = s(p.call_id);
       const o = p.output;
-      const content = typeof o === 'string' ? o : isRec(o) && typeof o.output === 'string' ? o.output : textOf(o);
+      const content = ownWords(typeof o === 'string' ? o : isRec(o) && typeof o.output === 'string' ? o.output : textOf(o));
       out.items.push({ key, message: { role: 'tool', content, toolCallId: id ?? null, toolName: (id && toolNames.get(id)) || null, ...when } });
       return;
     }
@@ -212,11 +219,15 @@ const codexLine: LineReader = (rec, offset, out, toolNames) => {
 
 // ---- Gemini CLI -------------------------------------------------------------------------
 
-/** Text of a Gemini PartListUnion (`string | Part | Part[]`, parts `{text}`). */
+/** Text of a Gemini PartListUnion (`string | Part | Part[]`, parts `{text}`), each part without what hooks and Gemini injected. */
 function geminiText(v: unknown): string {
-  if (typeof v === 'string') return v;
+  if (typeof v === 'string') return ownWords(v);
   const parts = Array.isArray(v) ? v : [v];
-  return parts.map((p) => (typeof p === 'string' ? p : isRec(p) && typeof p.text === 'string' && p.thought !== true ? p.text : '')).filter(Boolean).join('\n');
+  return parts
+    .map((p) => (typeof p === 'string' ? p : isRec(p) && typeof p.text === 'string' && p.thought !== true ? p.text : ''))
+    .map(ownWords)
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** A tool result: the functionResponse's output, else its display text. */
@@ -225,12 +236,12 @@ function geminiResult(call: Rec): string | undefined {
   for (const part of parts) {
     if (isRec(part) && isRec(part.functionResponse)) {
       const r = part.functionResponse.response;
-      if (isRec(r)) return typeof r.output === 'string' ? r.output : typeof r.error === 'string' ? r.error : jsonArgs(r);
+      if (isRec(r)) return ownWords(typeof r.output === 'string' ? r.output : typeof r.error === 'string' ? r.error : jsonArgs(r));
     }
   }
   const text = geminiText(call.result);
   if (text) return text;
-  return typeof call.resultDisplay === 'string' ? call.resultDisplay : undefined;
+  return typeof call.resultDisplay === 'string' ? ownWords(call.resultDisplay) : undefined;
 }
 
 const DONE = new Set(['success', 'error', 'cancelled']);
@@ -295,8 +306,8 @@ const cursorLine: LineReader = (rec, offset, out) => {
   }
   const key = `o${offset}`;
   if (role === 'user') {
-    const text = cursorPrompt(texts.join('\n'));
-    if (text.trim()) {
+    const text = ownWords(cursorPrompt(texts.join('\n')));
+    if (text) {
       out.items.push({ key, message: { role: 'user', content: text } });
       out.title ??= title(text);
     }
@@ -309,7 +320,7 @@ function cursorText(text: string, out: ParsedChunk): void {
   // split with a capture group: [before, role, body, role, body, …]
   for (let i = 1; i + 1 < blocks.length; i += 2) {
     const role = blocks[i] as 'user' | 'assistant';
-    const body = role === 'user' ? cursorPrompt(blocks[i + 1]!.trim()) : blocks[i + 1]!.trim();
+    const body = role === 'user' ? ownWords(cursorPrompt(blocks[i + 1]!.trim())) : blocks[i + 1]!.trim();
     out.lines++;
     if (!body) continue;
     const key = `b${(i - 1) / 2}:${createHash('sha256').update(body).digest('hex').slice(0, 16)}`;

@@ -1,12 +1,13 @@
 /**
- * How this machine starts `hermesd mcp` directly: this install's node and CLI by absolute
- * path, and hermesd's variables from the environment. For a client configured on this
+ * How this machine starts `hermesd mcp` directly: this install's node and the server's bundle
+ * (MCP_ENTRY, which starts faster than the CLI's `hermesd mcp`) by absolute path, and
+ * hermesd's variables from the environment. For a client configured on this
  * machine only (an editor's user settings, the tests, the benchmark). It is not what
  * `hermesd init --agents` registers: those entries are committed, so they run the
  * repository's stub `.hermes/mcp`, which finds this clone's hermesd (src/integrations/install.ts).
  */
 import { FORWARDED_ENV } from '../protocol/mcp.js';
-import { CLI_ENTRY } from '../version.js';
+import { MCP_ENTRY } from '../version.js';
 
 export type McpLaunch = {
   command: string;
@@ -31,7 +32,7 @@ export function mcpLaunch(opts: McpLaunchOptions = {}): McpLaunch {
   }
   return {
     command: process.execPath,
-    args: [CLI_ENTRY, 'mcp', ...(opts.repo ? ['--repo', opts.repo] : [])],
+    args: [MCP_ENTRY, ...(opts.repo ? ['--repo', opts.repo] : [])],
     ...(Object.keys(env).length > 0 ? { env } : {}),
   };
 }

@@ -6,17 +6,27 @@
  * only the protocol; this process logs to stderr, the daemon to its own log.
  */
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { resolvePaths } from '../paths/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  McpError,
+  SubscribeRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RepoPaths } from '../paths/index.js';
 import { HermesError, RemoteError } from '../errors/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { VERSION } from '../version.js';
 import { DaemonLink } from './link.js';
 import { ALL_FAMILIES, familiesOf, kindOf, RESOURCE_KINDS, ResourceChanges, ResourceMissing, type Contents, type ResourceContext, type ResourceKind } from './resources.js';
-import { MCP_MESSAGE_MAX_BYTES, MessageLimit } from './stdio.js';
+import type { StaticAnswers } from './answers.js';
 import { MCP_TOOLS, refusal, type McpToolContext } from './tools.js';
 
 /** MCP's "resource not found" (the spec's -32002; the SDK has no constant for it). */
@@ -144,15 +154,33 @@ function cwdIn(root: string, start: string): string | undefined {
   }
 }
 
-/** Runs the server on this process's stdin/stdout until the client closes stdin (or a signal). */
-export async function runMcpServer(opts: { repo?: string } = {}): Promise<void> {
-  const start = resolve(opts.repo ?? process.cwd());
-  const paths = resolvePaths(start);
-  const log = (message: string) => {
-    process.stderr.write(`hermesd mcp: ${message}\n`);
-  };
-  let clientName: string | undefined;
-  const sessionId = () => sessionIdOf(clientName);
+/** What the front hands the SDK server: every message it does not answer itself; `close` when the client is gone. */
+export type McpStage = { deliver(message: unknown): void; close(): void };
+
+/** The SDK's transport, fed by the front (which reads stdin) and writing through it (which owns stdout). */
+class FrontTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  constructor(private readonly write: (message: JSONRPCMessage) => void) {}
+  async start(): Promise<void> {}
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.write(message);
+  }
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+}
+
+/**
+ * The SDK server for one repository, behind the front (front.ts): started at the first message
+ * the front does not answer itself. The front replays the client's `initialize` into it first,
+ * so it holds the client's capabilities; the daemon is reached on the first call that needs it.
+ */
+export function startMcpStage(opts: { paths: RepoPaths; start: string; write(message: unknown): void; log(message: string): void; clientName(): string | undefined }): McpStage {
+  const { paths, start } = opts;
+  const log = opts.log;
+  const sessionId = () => sessionIdOf(opts.clientName());
   let changes: ResourceChanges | undefined;
   const link = new DaemonLink(
     paths,
@@ -166,44 +194,53 @@ export async function runMcpServer(opts: { repo?: string } = {}): Promise<void> 
   );
   const built = createMcpServer({ link, cwd: cwdIn(paths.root, start), sessionId, log });
   changes = built.changes;
-  const { server } = built;
-
-  // A message over the bound is dropped and answered here; the session goes on.
-  const input = new MessageLimit((o) => {
-    log(`dropped a message of ${o.bytes} bytes (limit ${MCP_MESSAGE_MAX_BYTES})`);
-    if (o.id === undefined) return;
-    void transport
-      .send({ jsonrpc: '2.0', id: o.id, error: { code: ErrorCode.InvalidRequest, message: `The request is ${o.bytes} bytes; hermesd mcp reads messages up to ${MCP_MESSAGE_MAX_BYTES} bytes.` } })
-      .catch(() => undefined);
-  });
-  const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MCP_MESSAGE_MAX_BYTES });
+  const transport = new FrontTransport(opts.write);
   transport.onerror = (err) => log(`protocol: ${err.message}`);
-  server.server.oninitialized = () => {
-    const client = server.server.getClientVersion();
-    clientName = client?.name;
-    log(`${client?.name ?? 'a client'} ${client?.version ?? ''} connected; serving ${paths.root}`.replace(/\s+/g, ' '));
-    // Warm the daemon (and the change events) now rather than on the first call.
-    link.connect().catch((err: unknown) => log(`the daemon is not available yet: ${messageOf(err, log)}`));
+  void built.server.connect(transport);
+  log(`serving ${paths.root}`);
+  return {
+    deliver(message) {
+      const parsed = JSONRPCMessageSchema.safeParse(message);
+      if (!parsed.success) return transport.onerror?.(parsed.error);
+      transport.onmessage?.(parsed.data);
+    },
+    close() {
+      link.close();
+    },
   };
+}
 
-  let finish!: () => void;
-  const done = new Promise<void>((r) => (finish = r));
-  let closing = false;
-  const close = (why: string) => {
-    if (closing) return;
-    closing = true;
-    log(`closing (${why})`);
-    link.close();
-    server.close().catch(() => undefined);
-    finish();
+/**
+ * The SDK server's answers that need no daemon (answers.ts), as the build records them: each
+ * `initialize` it supports, one it does not, `tools/list`, `resources/templates/list`.
+ */
+export async function recordAnswers(): Promise<StaticAnswers> {
+  const { server } = createMcpServer({ link: undefined as unknown as DaemonLink, cwd: undefined, sessionId: () => 'mcp:record', log: () => undefined });
+  const [client, side] = InMemoryTransport.createLinkedPair();
+  const results = new Map<string | number, unknown>();
+  client.onmessage = (m) => {
+    if ('id' in m && 'result' in m) results.set(m.id, m.result);
   };
-  process.on('uncaughtException', (err) => log(`uncaught: ${err?.stack ?? String(err)}`));
-  process.on('unhandledRejection', (err) => log(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}`));
-  process.stdout.on('error', () => close('stdout closed'));
-  process.stdin.on('end', () => close('stdin ended'));
-  process.stdin.on('close', () => close('stdin closed'));
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(sig, () => close(sig));
-  process.stdin.pipe(input);
-  await server.connect(transport);
-  await done;
+  await server.connect(side);
+  await client.start();
+  let id = 0;
+  const ask = async (method: string, params: Record<string, unknown> = {}): Promise<unknown> => {
+    const at = ++id;
+    await client.send({ jsonrpc: '2.0', id: at, method, params });
+    for (let i = 0; i < 100 && !results.has(at); i++) await new Promise((r) => setImmediate(r));
+    if (!results.has(at)) throw new Error(`the MCP server did not answer ${method}`);
+    return results.get(at);
+  };
+  const init = (protocolVersion: string) => ask('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'record', version: '0' } });
+  const initialize: Record<string, unknown> = {};
+  for (const v of SUPPORTED_PROTOCOL_VERSIONS) initialize[v] = await init(v);
+  const answers: StaticAnswers = {
+    version: VERSION,
+    initialize,
+    initializeOther: await init('0000-00-00'),
+    tools: await ask('tools/list'),
+    templates: await ask('resources/templates/list'),
+  };
+  await server.close();
+  return answers;
 }

@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
-import { gitSync } from '../git/run.js';
+import { gitSync, gitTry } from '../git/run.js';
 
 /** Linux sun_path is 108 bytes including the terminating NUL; macOS allows 104. */
 export const SOCKET_PATH_MAX_BYTES = process.platform === 'linux' ? 107 : 103;
@@ -74,6 +74,24 @@ export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: s
   const gitDirReal = realpathSync(gitDir);
   const commonDir = realpathSync(isAbsolute(common) ? common : resolve(cwd, common));
   return { root, gitDir: gitDirReal, commonDir };
+}
+
+/** A repository as the commands that read only git's objects see it (check --commits, the server hook): work tree or bare. */
+export type GitRepository = { gitDir: string; commonDir: string; bare: boolean; /** The work tree's top; undefined in a bare repository or inside a git dir. */ root?: string };
+
+/**
+ * The repository around `cwd`, with or without a work tree (a server's bare repository, the
+ * inside of a git dir where git runs a server hook). Throws NotARepository outside one.
+ * Commands that serve a work tree use findRepo, whose errors say what a bare repository lacks.
+ */
+export function findGitRepository(cwd: string = process.cwd()): GitRepository {
+  // One git process: --show-toplevel fails where there is no work tree, after the other answers.
+  const r = gitTry(['rev-parse', '--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'], { cwd, env: process.env });
+  const [bare, inWorkTree, gitDir, common, top] = r.stdout.trimEnd().split('\n');
+  if (!gitDir || !common) throw new NotARepository(`Not inside a git repository: ${cwd}. Run hermesd from a clone or a bare repository (git init creates one).`);
+  const repo: GitRepository = { gitDir: realpathSync(gitDir), commonDir: realpathSync(isAbsolute(common) ? common : resolve(cwd, common)), bare: bare === 'true' };
+  if (inWorkTree === 'true' && top) repo.root = realpathSync(top);
+  return repo;
 }
 
 export function repoPaths(repo: { root: string; gitDir: string; commonDir: string }, env: NodeJS.ProcessEnv = process.env): RepoPaths {
@@ -183,14 +201,14 @@ export function sharedRuntimeDirOf(commonDir: string): string {
   return join(commonDir, 'hermesd');
 }
 
-/** What the sh hook runner sources before it talks to the daemon (it cannot read YAML). */
-export function hookSettingsPath(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'hook-settings');
+/** What the runners source before they ask the daemon (they cannot read YAML): the bounds and onUnavailable settings in force (src/transport/runners.ts). */
+export function settingsPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'settings');
 }
 
-/** The attempt (git command) whose pre-commit hermesd let through: a hint for the other hooks of that commit (hooks/hermesd-hook.sh). */
-export function precommitAttemptPath(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'precommit-attempt');
+/** hermesd's client (src/transport/client.c), built for this clone: what every hook runs to ask the daemon. */
+export function clientPath(commonDir: string): string {
+  return join(sharedRuntimeDirOf(commonDir), 'client');
 }
 
 /** What `hermesd init` changed in this worktree, so `init --undo` can put it back. */
@@ -238,11 +256,6 @@ export function agentsRecordPath(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'agents.json');
 }
 
-/** What the agents' sh hook runner sources before it talks to the daemon (agents.timeoutMs, agents.onUnavailable). */
-export function agentSettingsPath(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'agent-settings');
-}
-
 /** The agents' hook runner (this install's node and CLI baked in), which the committed `.hermes/agent-hook` sources. */
 export function agentRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'agent-hook');
@@ -253,7 +266,3 @@ export function mcpRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'mcp');
 }
 
-/** The doorbell (src/server/doorbell.ts): requests the sh hooks leave for the daemon without a client process, and its answers. */
-export function bellDir(gitDir: string): string {
-  return join(runtimeDirOf(gitDir), 'bell');
-}

@@ -1,11 +1,17 @@
 /**
- * How a daemon process is started: by a client that finds none (client/lifecycle.ts), and by a
- * daemon that falls asleep and hands over to a fresh process (server/process.ts).
+ * How the CLI starts a daemon process (client/lifecycle.ts); the hooks' client starts it the
+ * same way in C (src/transport/client.c): detached, output to daemon.log, and a pipe on fd 3
+ * on which the daemon says one line — the socket it listens on, `busy <pid>` when another
+ * daemon holds the lock, or `error <why>` — and closes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { withoutGitInvocation } from '../git/env.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../version.js';
+
+/** What a starting daemon said on its pipe; `exited` when it closed the pipe without a line (it died at once). */
+export type Started = { socket: string } | { busy: number } | { error: string } | { exited: true };
 
 /** The command and environment that start a daemon for the work tree `root`. */
 export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
@@ -16,17 +22,30 @@ export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: 
 
 /**
  * Starts a detached daemon for `root` (it outlives its starter), its output appended to
- * `logFile`. Inside a git hook, git's per-invocation variables (GIT_INDEX_FILE of `commit -a`,
- * GIT_DIR, …) would point its later git calls at the wrong index: daemonCommand leaves them out.
+ * `logFile`, and resolves with its first line (or `exited`). `pid` is the spawned process.
  */
-export function spawnDaemon(root: string, env: NodeJS.ProcessEnv, logFile: string, extraEnv: NodeJS.ProcessEnv = {}, passFds: number[] = []): ChildProcess {
+export function spawnDaemon(root: string, env: NodeJS.ProcessEnv, logFile: string): { pid: number | undefined; started: Promise<Started> } {
   const cmd = daemonCommand(root, env);
   const out = openSync(logFile, 'a', 0o600);
   try {
-    // `passFds` become the child's fds 3, 4, …: a daemon falling asleep passes its listening socket.
-    const child = spawn(cmd.command, cmd.args, { cwd: root, detached: true, stdio: ['ignore', out, out, ...passFds], env: { ...cmd.env, ...extraEnv } });
+    const child = spawn(cmd.command, cmd.args, { cwd: root, detached: true, stdio: ['ignore', out, out, 'pipe'], env: { ...cmd.env, HERMESD_READY_FD: '3' } });
     child.unref();
-    return child;
+    const pipe = child.stdio[3] as Readable;
+    const started = new Promise<Started>((resolve) => {
+      let text = '';
+      pipe.setEncoding('utf8');
+      pipe.on('data', (d: string) => (text += d));
+      pipe.on('error', () => undefined);
+      pipe.on('close', () => {
+        const line = text.split('\n')[0] ?? '';
+        if (line.startsWith('busy ')) resolve({ busy: Number(line.slice(5)) });
+        else if (line.startsWith('error ')) resolve({ error: line.slice(6) });
+        else if (line) resolve({ socket: line });
+        else resolve({ exited: true });
+      });
+      child.once('error', (err) => resolve({ error: err.message }));
+    });
+    return { pid: child.pid, started };
   } finally {
     closeSync(out);
   }

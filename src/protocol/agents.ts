@@ -12,7 +12,8 @@ export type AgentHookAnswer = {
   /** The agent's own name for the event (`PreToolUse`, `beforeShellExecution`, `BeforeTool`…). */
   event: string;
   kind: string;
-  decision: 'deny' | 'context' | 'none';
+  /** `rewrite`: an allowed shell call given back to run confined (docs/agents.md). */
+  decision: 'deny' | 'rewrite' | 'context' | 'none';
   /** The rule or policy behind a denial. */
   rule?: string;
 };

@@ -30,10 +30,6 @@ export type Status = DaemonInfo & {
   home: string;
   modelEnv: ModelEnv;
   warnings: string[];
-  /**
-   * Set while the daemon is asleep (a fresh process that took over from one idle for
-   * `daemon.hibernateAfterMinutes`): its services load with the next request or hook question.
-   * `warnings` are then those the daemon had when it fell asleep.
-   */
-  asleep?: { since: string; lastRequestAt: string };
+  /** Requests the daemon is working on besides this status request (hook questions, tasks, API calls). */
+  requestsInFlight: number;
 } & Partial<StatusFields> & { [extra: string]: unknown };

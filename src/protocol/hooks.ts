@@ -21,9 +21,6 @@ export const hookRequestSchema = z.strictObject({
   phase: z.literal('final').optional(),
 });
 
-/** The body as a client sends it. */
-export type HookRequestBody = z.input<typeof hookRequestSchema>;
-
 /**
  * The request as the daemon handles it; `sandboxed` is set by the daemon (never the client)
  * when the hook came over the agent socket, from a sandboxed command.

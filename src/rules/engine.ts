@@ -12,8 +12,9 @@ import { lstatSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from '../git/diff.js';
+import { diffTreeSplitter, GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from '../git/diff.js';
 import { lineSplitter } from '../git/parse.js';
+import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from '../git/run.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
@@ -277,14 +278,75 @@ export async function checkCommit(root: string, config: HermesConfig, commit = '
       .then((b) => b.toString('utf8').trim())
       .catch(() => EMPTY_TREE_SHA1));
   const changes = await diffAndJudge(root, [parent, commit], judge, opts);
-  const protect: Violation[] = [];
-  for (const [c, found] of protectViolations(rules, changes)) {
-    const note = c.rule.generator ? ` (generator \`${c.rule.generator}\` not verified: the pre-commit hook did not run)` : '';
-    protect.push(...found.map((v) => ({ ...v, message: v.message + note })));
-  }
-  return { violations: sortViolations([...protect, ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length };
+  return { violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length };
 }
 // --- end guard addition ---
+
+/** Protect violations of a commit judged after the fact: a generator rule's say that its generator was not run. */
+function unverifiedProtect(rules: CompiledRule[], changes: Change[]): Violation[] {
+  const out: Violation[] = [];
+  for (const [c, found] of protectViolations(rules, changes)) {
+    const note = c.rule.generator ? ` (generator \`${c.rule.generator}\` not verified: the pre-commit hook did not run)` : '';
+    out.push(...found.map((v) => ({ ...v, message: v.message + note })));
+  }
+  return out;
+}
+
+/**
+ * A line patchParser has no use for, whatever its state: `-` starts a removed line (of one
+ * parent at least, in a merge's combined diff) or the `---` header. A thousand commits' patches
+ * are half removed lines; not handing them over saves their allocation.
+ */
+const removedLine = (first: number | undefined) => first === 0x2d;
+
+/** A diff's verdict, with what it changed (a range reports changes to the rules file itself). */
+export type CommitDiffResult = CheckResult & { changes: Change[] };
+
+/**
+ * Judges many commit diffs with ONE git process, `git diff-tree --stdin` (git/diff-tree.ts),
+ * each as checkCommit judges one (generators are not run; a generator rule's violation says
+ * so): a range of a thousand commits costs one process, not a thousand. The patch streams
+ * through the same judge as every other check; nothing of it is kept. `diffs`: what to diff,
+ * or a diff-tree already started for them. Results in the order of the diffs.
+ */
+export async function checkCommitDiffs(root: string, config: HermesConfig, diffs: readonly CommitDiff[] | StartedDiffs, opts: GitOptions = {}): Promise<CommitDiffResult[]> {
+  const rules = compileRules(config);
+  const list = 'parts' in diffs ? diffs.diffs : diffs;
+  const judges = list.map(() => new ForbidJudge(rules));
+  const patched = rules.some((c) => c.forbid);
+  if (list.length === 0) return [];
+  const started = 'parts' in diffs ? diffs : startDiffTree(root, list, { ...opts, patch: patched });
+  if (patched && !started.patch) throw new Error('checkCommitDiffs: the diffs were started without the patch its forbid rules read');
+  const raws: Buffer[] = [];
+  let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
+  const linesOfDiff = (index: number) => {
+    if (lines?.index !== index) {
+      lines?.split.end();
+      const judge = judges[index]!;
+      lines = { index, split: lineSplitter(patchParser({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }), undefined, removedLine) };
+    }
+    return lines.split;
+  };
+  for (const part of started.parts) {
+    const split = diffTreeSplitter(
+      part.indexes.map((i) => list[i]!.commit),
+      {
+        patch: (k, chunk) => linesOfDiff(part.indexes[k]!).push(chunk),
+        end: (k, raw) => {
+          if (lines?.index === part.indexes[k]) lines.split.end();
+          raws[part.indexes[k]!] = raw;
+        },
+      },
+    );
+    await part.git.read((chunk) => split.push(chunk));
+    split.end();
+  }
+  return list.map((_d, i) => {
+    const changes = parseRawZ(raws[i] ?? Buffer.alloc(0));
+    const judge = judges[i]!;
+    return { violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length, changes };
+  });
+}
 
 function judgeUntracked(root: string, path: string, judge: ForbidJudge): void {
   if (!judge.file(path)) return;

@@ -1,8 +1,8 @@
 /**
  * The agent socket: a second listener of the daemon, bound inside every sandboxed command at
  * the path of the daemon's own socket. It answers only what a command legitimately needs
- * from the daemon — the git hooks (pre-commit judges the agent's commits like the user's),
- * `GET /v1/status` (the hooks' sign of life) and the push broker — so a command can neither
+ * from the daemon — its git hooks' questions (POST /v1/ask: pre-commit judges the agent's
+ * commits like the user's), `GET /v1/status` and the push broker — so a command can neither
  * approve a config, nor start tasks, nor stop the daemon.
  */
 import { chmodSync, rmSync, statSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { brokerPush } from '../guard/push-broker.js';
 import { agentSocketPath, checkSocketPath } from '../paths/index.js';
 import { createApiServer } from './http.js';
 import { defineRoute, type Route } from './route.js';
-import { hookRoute } from './routes/hooks.js';
+import { askRoute } from '../transport/server.js';
 import { statusRoutes } from './routes/status.js';
 import type { Listener, Services } from './services/index.js';
 
@@ -40,7 +40,7 @@ function pushBrokerRoute(services: Services): Route {
 
 /** What a sandboxed command may ask of the daemon, and nothing else. */
 export function agentRoutes(services: Services): Route[] {
-  return [...statusRoutes(services.daemon).filter((r) => r.method === 'GET' && r.path === '/v1/status'), hookRoute(services, { sandboxed: true }), pushBrokerRoute(services)];
+  return [...statusRoutes(services.daemon).filter((r) => r.method === 'GET' && r.path === '/v1/status'), askRoute(services.daemon, async () => services, { sandboxed: true }), pushBrokerRoute(services)];
 }
 
 /** Starts the agent socket next to the daemon's own; the services close it (first) on shutdown. */

@@ -40,8 +40,6 @@ export class DaemonContext {
   readonly statusExtras = new Map<string, () => unknown>();
   /** Each service that can warn the user adds a source; status joins them into `warnings`. */
   readonly warningSources: Array<() => string[]> = [];
-  /** Set while the daemon is asleep (server/process.ts): status shows it, with the warnings and config state of when it fell asleep. */
-  asleep: { since: string; lastRequestAt: string; warnings: string[]; config?: { ok: boolean; error?: string } } | undefined;
 
   constructor(
     readonly paths: RepoPaths,

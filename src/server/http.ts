@@ -87,6 +87,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+    // A client that goes away mid-body never sends the rest: without this the request would
+    // wait, and count as work, for ever.
+    req.on('close', () => {
+      if (!req.complete) reject(new UsageError('The client went away before its request was whole.'));
+    });
   });
 }
 
@@ -141,8 +146,7 @@ class RequestAbort {
 /**
  * `routes` answer at once; `more` loads the rest of the table, asked for by the first request
  * that `routes` cannot answer (a request waits for it). The daemon binds with the status routes
- * and, awake, asks for the rest right away: the first answer does not wait for modules it does
- * not need. Asleep, it asks with the first request that needs them (server/process.ts).
+ * and the hook questions: the first answer does not wait for modules it does not need.
  */
 export function createApiServer(daemon: DaemonContext, routes: Route[], options: ApiServerOptions = {}, more?: () => Promise<Route[]>): ApiServer {
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -181,8 +185,8 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       // Most calls (GET status, lists) carry no body: skip the stream round trip for them.
       const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
       const raw = hasBody ? await readBody(req, maxBody) : (req.resume(), Buffer.alloc(0));
-      let body: unknown;
-      if (raw.length > 0) {
+      let body: unknown = found.route.stream !== true && found.route.rawBody ? raw : undefined;
+      if (raw.length > 0 && body === undefined) {
         try {
           body = JSON.parse(raw.toString('utf8'));
         } catch {

@@ -16,8 +16,8 @@ export type RequestContext<Body = unknown> = {
   signal: AbortSignal;
   req: IncomingMessage;
   /**
-   * The raw response, for the rare route that answers in another format (the hook route's
-   * text/plain for POSIX sh clients). A handler that writes headers here owns the response;
+   * The raw response, for the rare route that answers in another format (the hook questions'
+   * text lines, src/transport/protocol.ts). A handler that writes headers here owns the response;
    * the server then only ends it.
    */
   res: ServerResponse;
@@ -36,6 +36,8 @@ export type JsonRoute<Body = unknown> = {
   body?: z.ZodType;
   /** A read that changes nothing a status answer shows (status itself): the next status answer may be the last one again. */
   changesNothing?: true;
+  /** The body as the client sent it (a Buffer), not parsed as JSON: the hook questions carry an agent's payload as it is. */
+  rawBody?: true;
   handler(ctx: RequestContext<Body>): unknown;
 };
 

@@ -1,11 +1,12 @@
 /**
  * Cross-process lock files. A lock is a file created with O_EXCL | O_NOFOLLOW (mode 0600)
- * holding the owner's pid; a lock whose owner is dead is stale and is taken over.
+ * holding the owner's pid and, where /proc tells it, the owner's start time: a lock whose
+ * owner is dead is stale and is taken over, and so is one whose pid another process has
+ * taken since (its start time differs).
  * Used for the daemon's single-instance lock and for every shared-home mutation
  * (memory, skills), since several daemons share one $HERMES_HOME.
  */
 import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { writeFileAtomicSync } from './atomic.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW;
@@ -26,22 +27,48 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** The pid a lock file names, or undefined when there is none (no lock, or one being written). */
-export function lockOwner(path: string): number | undefined {
-  return readOwner(path);
-}
-
-function readOwner(path: string): number | undefined {
+/** A process's start, in clock ticks since boot (/proc/<pid>/stat field 22); undefined without /proc. */
+export function processStartOf(pid: number): number | undefined {
   try {
-    const n = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
-    return Number.isFinite(n) ? n : undefined;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    return Number.isInteger(start) ? start : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** A lock this process holds: `release` removes it; `handTo` gives it to another process (the file names that pid from then on, never absent). */
-export type HeldLock = { release: () => void; handTo: (pid: number) => void };
+/** `pid` runs, and is the process that started at `start` (when known): a pid taken again by another process is not it. */
+export function sameProcess(pid: number, start: number | undefined): boolean {
+  if (!pidAlive(pid)) return false;
+  if (start === undefined) return true;
+  const now = processStartOf(pid);
+  return now === undefined || now === start;
+}
+
+/** This process's line in a lock file: its pid and its start time. */
+function ownerLine(): string {
+  const start = processStartOf(process.pid);
+  return start === undefined ? String(process.pid) : `${process.pid} ${start}`;
+}
+
+/** The live process a lock file names, or undefined when there is none (no lock, one being written, or its owner gone). */
+export function lockOwner(path: string): number | undefined {
+  const o = readOwner(path);
+  return o && sameProcess(o.pid, o.start) ? o.pid : undefined;
+}
+
+function readOwner(path: string): { pid: number; start?: number } | undefined {
+  try {
+    const [pid, start] = readFileSync(path, 'utf8').trim().split(/\s+/).map((x) => Number.parseInt(x, 10));
+    return Number.isFinite(pid) ? { pid: pid!, ...(Number.isFinite(start) ? { start } : {}) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A lock this process holds: `release` removes it. */
+export type HeldLock = { release: () => void };
 
 function held(path: string): HeldLock {
   let released = false;
@@ -49,7 +76,7 @@ function held(path: string): HeldLock {
     release: () => {
       if (released) return;
       released = true;
-      if (readOwner(path) === process.pid) {
+      if (readOwner(path)?.pid === process.pid) {
         try {
           unlinkSync(path);
         } catch {
@@ -57,17 +84,7 @@ function held(path: string): HeldLock {
         }
       }
     },
-    handTo: (pid) => {
-      if (released) return;
-      released = true;
-      writeFileAtomicSync(path, String(pid));
-    },
   };
-}
-
-/** The lock another process handed to this one (`handTo`: the file names this pid), or undefined. */
-export function handedLock(path: string): HeldLock | undefined {
-  return readOwner(path) === process.pid ? held(path) : undefined;
 }
 
 /** Tries once. Returns the lock, or the live owner's pid when someone else holds it (this process too: a second holder waits). */
@@ -75,7 +92,7 @@ export function tryLock(path: string): HeldLock | { owner: number } {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(path, FLAGS, 0o600);
-      writeSync(fd, String(process.pid));
+      writeSync(fd, ownerLine());
       closeSync(fd);
       return held(path);
     } catch (err) {
@@ -83,7 +100,7 @@ export function tryLock(path: string): HeldLock | { owner: number } {
       if (code === 'ELOOP') throw new Error(`Lock file ${path} is a symlink; refusing to follow it.`);
       if (code !== 'EEXIST') throw err;
       const owner = readOwner(path);
-      if (owner !== undefined && pidAlive(owner)) return { owner };
+      if (owner !== undefined && sameProcess(owner.pid, owner.start)) return { owner: owner.pid };
       if (owner === undefined) {
         // A lock file without a pid is being written right now, or was left empty by a crash.
         // Give the writer a moment before calling it stale.
@@ -100,8 +117,7 @@ export function tryLock(path: string): HeldLock | { owner: number } {
       }
     }
   }
-  const owner = readOwner(path);
-  return { owner: owner ?? -1 };
+  return { owner: readOwner(path)?.pid ?? -1 };
 }
 
 /** Another process held the lock for the whole wait: the caller may call that busy, not broken. */

@@ -95,3 +95,60 @@ export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms =
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * The reason of a refusal in the agent's documented structured form — exit 0 and JSON on stdout
+ * (Claude Code and Codex: `hookSpecificOutput` with exactly hookEventName, permissionDecision
+ * "deny" and permissionDecisionReason; Gemini CLI: `{decision: "deny", reason}`; Cursor:
+ * `{permission: "deny", user_message, agent_message?}`), nothing on stderr; undefined for any other answer.
+ */
+export function denied(agent: 'claude' | 'codex' | 'cursor' | 'gemini', r: HookRun): string | undefined {
+  if (r.code !== 0 || r.stderr !== '' || !r.stdout.trim().startsWith('{')) return undefined;
+  const out = JSON.parse(r.stdout) as Record<string, any>;
+  switch (agent) {
+    case 'claude':
+    case 'codex': {
+      const h = out.hookSpecificOutput;
+      if (Object.keys(out).join() !== 'hookSpecificOutput' || !h || Object.keys(h).sort().join() !== 'hookEventName,permissionDecision,permissionDecisionReason') return undefined;
+      return h.permissionDecision === 'deny' && h.hookEventName === 'PreToolUse' ? String(h.permissionDecisionReason) : undefined;
+    }
+    case 'gemini':
+      return out.decision === 'deny' && Object.keys(out).sort().join() === 'decision,reason' ? String(out.reason) : undefined;
+    case 'cursor':
+      return out.permission === 'deny' ? String(out.agent_message ?? out.user_message) : undefined;
+  }
+}
+
+/**
+ * What Codex writes into `$CODEX_HOME/config.toml` when the user trusts the project and then
+ * hermesd's hooks in /hooks (all of them, or all but the first `leaveOut`).
+ */
+export async function trustCodex(t: TestEnv, repo: string, leaveOut = 0): Promise<void> {
+  const { codexHookHash } = await import('../../src/integrations/codex-trust.js');
+  const { mkdirSync, realpathSync, writeFileSync } = await import('node:fs');
+  const file = realpathSync(join(repo, '.codex/hooks.json'));
+  const hooks = JSON.parse(readFileSync(file, 'utf8')).hooks as Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout?: number }> }>>;
+  const states: string[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
+    groups.forEach((g, gi) =>
+      g.hooks.forEach((h, hi) => {
+        if (!h.command.includes('.hermes/agent-hook')) return;
+        const key = `${file}:${event.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toLowerCase()}:${gi}:${hi}`;
+        states.push(`[hooks.state."${key}"]\nenabled = true\ntrusted_hash = "${codexHookHash(event, g.matcher, h)}"\n`);
+      }),
+    );
+  }
+  mkdirSync(t.env.CODEX_HOME!, { recursive: true });
+  writeFileSync(join(t.env.CODEX_HOME!, 'config.toml'), `[projects."${repo}"]\ntrust_level = "trusted"\n\n${states.slice(leaveOut).join('\n')}`);
+}
+
+/** The command a pre-tool answer gives back to run instead (Claude Code and Codex `updatedInput`, Gemini CLI `hookSpecificOutput.tool_input`); undefined for any other answer. */
+export function rewritten(agent: 'claude' | 'codex' | 'gemini', r: HookRun): string | undefined {
+  if (r.code !== 0 || r.stderr !== '' || !r.stdout.trim().startsWith('{')) return undefined;
+  const h = (JSON.parse(r.stdout) as { hookSpecificOutput?: Record<string, any> }).hookSpecificOutput;
+  if (!h) return undefined;
+  if (agent === 'gemini') return typeof h.tool_input?.command === 'string' ? h.tool_input.command : undefined;
+  if (agent === 'codex' && h.permissionDecision !== 'allow') return undefined;
+  if (agent === 'claude' && h.permissionDecision !== undefined) return undefined;
+  return typeof h.updatedInput?.command === 'string' ? h.updatedInput.command : undefined;
+}

@@ -64,7 +64,8 @@ export function makeEnv(): TestEnv {
   mkdirSync(home);
   // Short, private socket dir: sun_path is ~107 bytes.
   const socketDir = join(base, 's');
-  const env = baseEnv(home, socketDir);
+  // Codex's own state (trust of projects and hooks) is read by doctor: never the user's.
+  const env = { ...baseEnv(home, socketDir), CODEX_HOME: join(base, 'codex-home') };
   const repos: string[] = [];
 
   const cli: TestEnv['cli'] = (args, opts = {}) =>

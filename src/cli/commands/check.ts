@@ -1,28 +1,115 @@
+/**
+ * `hermesd check [--staged | --commits <range>] [--format text|json|sarif]`: the repository's
+ * rules on the work tree's changes or the staged snapshot (through the daemon), or on every
+ * commit of a range under the rules committed in its base (in this process: no daemon, no work
+ * tree needed — CI, a bare repository; docs/ci.md). Exit 1 on a violation, 2 on a usage or
+ * config error. With GITHUB_ACTIONS=true the violations are also GitHub annotations.
+ */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Violation } from '../../rules/engine.js';
-import { formatViolations } from '../../rules/format.js';
-import { action, color, daemon, failWith, globals, output } from '../runtime.js';
+import type { Finding } from '../../rules/sarif.js';
+import { formatRangeVerdict, formatViolations } from '../../rules/format.js';
+import { UsageError } from '../../errors/index.js';
+import { VERSION } from '../../version.js';
+import { action, color, daemon, failWith, globals, type GlobalOptions } from '../runtime.js';
 
 type CheckAnswer = { violations: Violation[]; warnings: string[]; staged: boolean };
+
+const FORMATS = ['text', 'json', 'sarif'] as const;
+type Format = (typeof FORMATS)[number];
+
+function formatOf(opts: { format?: string }, globalOpts: GlobalOptions): Format {
+  if (opts.format === undefined) return globalOpts.json ? 'json' : 'text';
+  if (!(FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got "${opts.format}").`);
+  if (globalOpts.json && opts.format !== 'json') throw new UsageError(`--json and --format ${opts.format} ask for two outputs; give one.`);
+  return opts.format as Format;
+}
+
+/**
+ * Prints a result in `format`; on GitHub's runners also as annotations (on stdout beside text,
+ * on stderr beside JSON or SARIF, whose stdout must stay one document: the runner reads both).
+ */
+async function report(
+  format: Format,
+  result: { violations: readonly Finding[]; warnings: readonly string[] },
+  shapes: { json: () => unknown; text: () => string; rules?: ReadonlyArray<{ id: string; message: string }> },
+): Promise<void> {
+  const write = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+  if (process.env.GITHUB_ACTIONS === 'true') {
+    const { githubAnnotations } = await import('../../rules/annotations.js');
+    const lines = githubAnnotations(result);
+    if (lines.length) (format === 'text' ? process.stdout : process.stderr).write(lines.join('\n') + '\n');
+  }
+  if (format === 'json') write(JSON.stringify(shapes.json(), null, 2));
+  else if (format === 'sarif') {
+    const { sarifLog } = await import('../../rules/sarif.js');
+    write(JSON.stringify(sarifLog(result, { version: VERSION, rules: shapes.rules }), null, 2));
+  } else {
+    const text = shapes.text();
+    if (text) write(text);
+  }
+}
+
+/**
+ * The range check: its bundle (one file instead of ~200 modules: most of a short check's time,
+ * docs/benchmarks.md#commits), or the per-file build where there is none (tests of the sources).
+ */
+export async function rangeModule(): Promise<typeof import('../../rules/range.js')> {
+  const { existsSync } = await import('node:fs');
+  const { RANGE_ENTRY } = await import('../../version.js');
+  return existsSync(RANGE_ENTRY) ? ((await import(RANGE_ENTRY)) as typeof import('../../rules/range.js')) : import('../../rules/range.js');
+}
+
+/** `--commits <range>`: judged in this process, from a clone or a bare repository. */
+async function checkCommits(range: string, format: Format): Promise<void> {
+  const loading = rangeModule(); // loads while git finds the repository
+  const { findGitRepository } = await import('../../paths/index.js');
+  const { checkRange } = await loading;
+  const repo = findGitRepository(process.cwd());
+  const verdict = await checkRange({ cwd: repo.root ?? repo.gitDir, root: repo.root }, range);
+  const { commits, ...rest } = verdict;
+  await report(format, verdict, {
+    json: () => ({ ...rest, rules: { commit: rest.rules.commit, found: rest.rules.found, ...(rest.rules.from ? { from: rest.rules.from } : {}), ids: rest.rules.list.map((r) => r.id) }, commits: commits.length }),
+    text: () => {
+      const text = formatRangeVerdict(verdict);
+      return verdict.violations.length ? text : color.green(text);
+    },
+    rules: verdict.rules.list,
+  });
+  if (verdict.violations.length > 0) failWith(1);
+}
 
 export function register(program: Command): void {
   program
     .command('check')
-    .description('judge the repository rules on the work tree changes against HEAD, or with --staged on exactly the staged snapshot (exit 1 on any violation)')
+    .description(
+      'judge the repository rules on the work tree changes against HEAD, with --staged on exactly the staged snapshot, or with --commits on every commit of a range under the rules committed in its base (no daemon; CI, bare repositories). Exit 1 on any violation',
+    )
     .option('--staged', 'judge the staged snapshot (what pre-commit judges) instead of the work tree')
+    .option('--commits <range>', 'judge every commit of a range, e.g. origin/main..HEAD, under the rules committed in its base (no daemon needed)')
+    .option('--format <format>', `output: ${FORMATS.join(', ')} (SARIF 2.1.0, for code scanning); default text, or json with --json`)
     .action(
-      action(async (opts: { staged?: boolean }, cmd: Command) => {
+      action(async (opts: { staged?: boolean; commits?: string; format?: string }, cmd: Command) => {
+        const format = formatOf(opts, globals(cmd));
+        if (opts.commits !== undefined) {
+          if (opts.staged) throw new UsageError('--staged judges the staged snapshot and --commits a range of commits; give one.');
+          await checkCommits(opts.commits, format);
+          return;
+        }
         const client = await daemon();
         // Inside a git hook during `git commit -a` or `git commit <paths>`, the snapshot being
         // committed is a temporary index that git names in GIT_INDEX_FILE.
         const indexFile = opts.staged && process.env.GIT_INDEX_FILE ? resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
         const answer = await client.call<CheckAnswer>('POST', '/v1/check', { staged: Boolean(opts.staged), ...(indexFile ? { indexFile } : {}) });
-        output(globals(cmd), { violations: answer.violations, warnings: answer.warnings }, () => {
-          if (answer.violations.length === 0 && answer.warnings.length === 0) {
-            return color.green(`no rule violations${answer.staged ? ' in the staged snapshot' : ' in the work tree changes'}`);
-          }
-          return formatViolations(answer);
+        await report(format, answer, {
+          json: () => ({ violations: answer.violations, warnings: answer.warnings }),
+          text: () => {
+            if (answer.violations.length === 0 && answer.warnings.length === 0) {
+              return color.green(`no rule violations${answer.staged ? ' in the staged snapshot' : ' in the work tree changes'}`);
+            }
+            return formatViolations(answer);
+          },
         });
         if (answer.violations.length > 0) failWith(1);
       }),

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { bellDir, checkSocketPath, findRepo, hermesHome, repoPaths, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
+import { checkSocketPath, clientPath, findRepo, hermesHome, repoPaths, sharedRuntimeDirOf, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
+import { clientProblem } from '../../transport/build.js';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
 import { DaemonClient } from '../../client/client.js';
@@ -92,7 +93,7 @@ async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
     const warnings = [...(Array.isArray(s.warnings) ? s.warnings : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
     return {
       status: s,
-      check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running${s.asleep ? ` (asleep since ${s.asleep.since}: its services load with the next request)` : ''}, pid ${s.pid}, socket ${s.socket}` },
+      check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}, socket ${s.socket}` },
     };
   } catch (err) {
     return { check: { name: 'daemon', status: 'warn', detail: (err as Error).message } };
@@ -166,52 +167,40 @@ async function agentsChecks(): Promise<Check[]> {
   }
   if (!h.installed.length) return [];
   const fix = `hermesd init --agents ${h.installed.join(',')}`;
-  return h.agents.map((a): Check =>
-    a.problems.length
-      ? { name: a.agent, status: 'fail', detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`, fix }
-      : { name: a.agent, status: 'ok', detail: "hermesd's hooks and MCP server in its project configs" },
-  );
+  return h.agents.map((a): Check => {
+    if (a.problems.length) return { name: a.agent, status: 'fail', detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`, fix };
+    if (a.skipped) return { name: a.agent, status: 'fail', detail: `hermesd's hooks and MCP server are in its project configs, but it will not run them: ${a.skipped.detail}`, fix: a.skipped.fix };
+    return { name: a.agent, status: 'ok', detail: a.agent === 'codex' ? "hermesd's hooks and MCP server in its project configs; the project and the hooks trusted" : "hermesd's hooks and MCP server in its project configs" };
+  });
 }
 
-/** curl: how a hook asks the daemon where the doorbell cannot be used; without it that hook starts Node. */
-function curlCheck(): Check {
-  const r = spawnSync('curl', ['--version'], { encoding: 'utf8' });
-  if (r.status === 0) return { name: 'curl', status: 'ok', detail: `${r.stdout.split('\n')[0]!.split(' ').slice(0, 2).join(' ')} (the hooks' path over the socket, where the doorbell cannot be used)` };
-  return {
-    name: 'curl',
-    status: 'warn',
-    detail: 'curl not found: a hook the doorbell cannot answer (no /proc, a pre-commit with checks or generators, HERMESD_DOORBELL=0) starts Node instead (about 100-200 ms more)',
-    fix: 'Install curl (apt-get install curl, brew install curl).',
-  };
-}
-
-/** The doorbell (src/server/doorbell.ts): the hooks reach a warm daemon without starting a process. */
-function doorbellCheck(status: Status | undefined): Check[] {
-  if (!status) return [];
-  if (process.platform !== 'linux') return [{ name: 'doorbell', status: 'ok', detail: 'not on this system (no /proc): the hooks ask the daemon with curl' }];
-  if (process.env.HERMESD_DOORBELL === '0') return [{ name: 'doorbell', status: 'warn', detail: 'HERMESD_DOORBELL=0 in this shell: its hooks ask the daemon with curl (a few ms more each)', fix: 'unset HERMESD_DOORBELL' }];
-  let pid = '';
-  const bell = bellDir(repoPaths(findRepo()).gitDir);
+/**
+ * How the hooks reach the daemon: hermesd's client, built for this clone (src/transport/client.c),
+ * else curl (slower, and the same meaning of every fault); neither: every hook fails closed.
+ */
+function clientCheck(): Check[] {
+  let repo;
   try {
-    pid = readFileSync(join(bell, 'daemon'), 'utf8').split(' ')[0]!;
+    repo = findRepo();
   } catch {
-    // not opened
+    return [];
   }
-  if (pid === String(status.pid)) {
-    let where = `its files in ${bell} (no tmpfs found: each question creates two files on the disk)`;
-    try {
-      where = `its files on a tmpfs (${readlinkSync(bell)})`;
-    } catch {
-      // a folder of its own, in the git dir
-    }
-    return [{ name: 'doorbell', status: 'ok', detail: `the hooks reach the daemon (pid ${status.pid}) without starting a process; ${where}` }];
+  const client = clientPath(repo.commonDir);
+  if (!existsSync(sharedRuntimeDirOf(repo.commonDir))) return [];
+  const problem = clientProblem(client);
+  if (!problem) {
+    const v = spawnSync(client, ['-V'], { encoding: 'utf8' });
+    if (v.status === 0) return [{ name: 'hook client', status: 'ok', detail: `${v.stdout.trim()} (${client}): every hook asks the daemon through it` }];
+    return [{ name: 'hook client', status: 'fail', detail: `${client} does not run (${(v.stderr || v.error?.message || '').trim()}); the hooks refuse what they cannot ask`, fix: 'hermesd init' }];
   }
-  return [{ name: 'doorbell', status: 'warn', detail: 'the daemon has not opened its doorbell: the hooks ask it with curl (a few ms more each); `hermesd logs` says why', fix: 'hermesd restart' }];
+  const curl = spawnSync('curl', ['--version'], { encoding: 'utf8' });
+  if (curl.status === 0) return [{ name: 'hook client', status: 'warn', detail: `not built (${problem}); the hooks ask the daemon with curl instead (a few ms more each)`, fix: 'Install a C compiler (the one better-sqlite3 needed), then: hermesd init' }];
+  return [{ name: 'hook client', status: 'fail', detail: `not built (${problem}) and curl is not here either: every hook refuses, as it cannot ask the daemon`, fix: 'Install a C compiler, then: hermesd init (or install curl)' }];
 }
 
 export async function runDoctor(): Promise<Check[]> {
   const daemon = await daemonCheck();
-  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), await gitCheck(), curlCheck(), ...(await hooksChecks()), ...(await agentsChecks()), daemon.check, ...doorbellCheck(daemon.status), ...(await modelCheck(daemon.status))];
+  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), await gitCheck(), ...(await hooksChecks()), ...(await agentsChecks()), ...clientCheck(), daemon.check, ...(await modelCheck(daemon.status))];
   for (const extra of doctorChecks) {
     try {
       const r = await extra();
@@ -226,7 +215,7 @@ export async function runDoctor(): Promise<Check[]> {
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, curl, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the daemon and its doorbell, the model endpoint as the daemon sees it')
+    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the hook client (or curl), the daemon, the model endpoint as the daemon sees it')
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const checks = await runDoctor();

@@ -3,10 +3,11 @@
  * absent and installs the git hooks the way the repository's hook manager expects (husky, the
  * pre-commit framework, lefthook, or plain .git/hooks), keeping the hooks it already had
  * running; it says which files to commit so teammates get the hooks. Local: it needs no
- * daemon, and works in any git repository, with or without package.json.
+ * daemon, and works in any git repository, with or without package.json. `--server`, in a bare
+ * repository: the pre-receive hook that judges every push (src/githooks/server.ts).
  */
 import type { Command } from 'commander';
-import { findRepo, hermesHome } from '../../paths/index.js';
+import { findGitRepository, findRepo, hermesHome } from '../../paths/index.js';
 import { UsageError } from '../../errors/index.js';
 import { CLI_ENTRY } from '../../version.js';
 import { action, color, globals, output } from '../runtime.js';
@@ -14,21 +15,31 @@ import { action, color, globals, output } from '../runtime.js';
 const MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const;
 
 type AgentsReport = import('../../integrations/install.js').AgentsInstallReport;
+type RunnerSettings = import('../../transport/runners.js').RunnerSettings;
 
-async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true): Promise<AgentsReport> {
-  const { installAgents, parseAgentList } = await import('../../integrations/install.js');
+/**
+ * The runners' bounds and onUnavailable settings from the config in force: a loosening waits
+ * for `hermesd config approve`, as in the daemon. A broken config: the last approved guard
+ * settings (the daemon judges with the last valid config too), else the defaults.
+ */
+async function runnerSettings(repo: { root: string }): Promise<RunnerSettings> {
   const { loadConfig } = await import('../../config/load.js');
   const { DEFAULTS } = await import('../../config/schema.js');
-  const agents = parseAgentList(list, repo.root);
-  let settings: { timeoutMs: number; onUnavailable: 'allow' | 'block' } = { ...DEFAULTS.agents };
+  const { applyApproval, holdLoosenings, readApproval } = await import('../../guard/approval.js');
+  let config = DEFAULTS;
   try {
-    const { applyApproval } = await import('../../guard/approval.js');
-    // A loosening of agents.onUnavailable waits for `hermesd config approve`, as in the daemon.
-    settings = applyApproval(hermesHome(), repo.root, loadConfig({ root: repo.root, home: hermesHome() }), { record: false }).config.agents;
+    config = applyApproval(hermesHome(), repo.root, loadConfig({ root: repo.root, home: hermesHome() }), { record: false }).config;
   } catch {
-    // a broken config is reported by every hook run; the runner starts with the defaults
+    const approved = readApproval(hermesHome(), repo.root);
+    if (approved) config = holdLoosenings(DEFAULTS, approved.settings);
   }
-  return installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings });
+  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents } };
+}
+
+async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: RunnerSettings): Promise<AgentsReport> {
+  const { installAgents, parseAgentList } = await import('../../integrations/install.js');
+  const agents = parseAgentList(list, repo.root);
+  return installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents });
 }
 
 function agentLines(r: AgentsReport): string[] {
@@ -41,6 +52,38 @@ function agentLines(r: AgentsReport): string[] {
   ];
 }
 
+/** `init --server [--uninstall]`: the server-side hook of a bare repository. */
+async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<void> {
+  const repo = findGitRepository(process.cwd());
+  const { installServerHook, uninstallServerHook } = await import('../../githooks/server.js');
+  if (opts.uninstall) {
+    const r = uninstallServerHook(repo);
+    output(globals(cmd), r, () =>
+      r.wasInstalled
+        ? [
+            `hermesd server hook removed from ${r.gitDir}`,
+            r.restored.length ? `put back as it was: ${r.restored.join(', ')}` : '',
+            r.kept.length ? `left as they are (changed since init --server): ${r.kept.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('\n')
+        : 'the hermesd server hook was not installed here; nothing to do',
+    );
+    return;
+  }
+  const r = installServerHook(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY });
+  output(globals(cmd), r, () =>
+    [
+      `${r.reinstalled ? 'hermesd server hook refreshed' : 'hermesd server hook installed'} in ${r.gitDir}: ${r.hook}`,
+      r.chained ? `the repository's own pre-receive keeps running after hermesd's judgement (moved to ${r.chained})` : '',
+      "every push is judged by the rules of .hermes/config.yaml as committed where each ref was (a new branch: where HEAD is); a push whose new commits break them is refused, and the pusher sees why",
+      'remove: hermesd init --server --uninstall',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  );
+}
+
 export function register(program: Command): void {
   program
     .command('init')
@@ -48,15 +91,20 @@ export function register(program: Command): void {
     .option('--manager <name>', `install through this hook manager instead of the one found (${MANAGERS.join(', ')})`)
     .option('--agents [list]', "also write hermesd's hooks and MCP server into these agents' project configs: claude,codex,cursor,gemini or all (default: the agents whose folder exists here; docs/agents.md)")
     .option('--uninstall', 'remove what hermesd init added and restore what it changed')
+    .option('--server', "in a bare repository: install the pre-receive hook that refuses a push whose new commits break the repository's rules (docs/ci.md)")
     .action(
-      action(async (opts: { uninstall?: boolean; manager?: string; agents?: string | true }, cmd: Command) => {
+      action(async (opts: { uninstall?: boolean; manager?: string; agents?: string | true; server?: boolean }, cmd: Command) => {
+        if (opts.server) {
+          if (opts.manager !== undefined || opts.agents !== undefined) throw new UsageError('--server installs the server-side hook alone; --manager and --agents are for a clone (hermesd init).');
+          await initServer(opts, cmd);
+          return;
+        }
         const repo = findRepo(process.cwd());
         if (opts.manager !== undefined && !(MANAGERS as readonly string[]).includes(opts.manager)) {
           throw new UsageError(`--manager must be one of ${MANAGERS.join(', ')} (got "${opts.manager}").`);
         }
         // The installer (husky, yaml) and the config schema load only for this command.
         const { installHooks, uninstallHooks } = await import('../../githooks/install.js');
-        const { loadConfig } = await import('../../config/load.js');
         if (opts.uninstall) {
           const { uninstallAgents } = await import('../../integrations/install.js');
           const agents = uninstallAgents(repo);
@@ -92,20 +140,11 @@ export function register(program: Command): void {
           }
           return;
         }
-        let timeoutMs: number | undefined;
-        let longPreCommit: boolean | undefined;
-        try {
-          const config = loadConfig({ root: repo.root, home: hermesHome() });
-          timeoutMs = config.hooks.timeoutMs;
-          const pre = config.hooks['pre-commit'];
-          longPreCommit = pre.checks.length > 0 || (pre.rules && config.rules.some((x) => x.generator !== undefined));
-        } catch {
-          // a broken config is reported by every hook run; init still installs
-        }
-        const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, timeoutMs, longPreCommit, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
+        const settings = await runnerSettings(repo);
+        const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, settings, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
         // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
         const before = opts.agents === undefined ? (await import('../../integrations/install.js')).installedAgents(repo) : undefined;
-        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents) : before?.length ? await installAgentHooks(repo, before.join(',')) : undefined;
+        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents, settings) : before?.length ? await installAgentHooks(repo, before.join(','), settings) : undefined;
         const r = agents ? { ...hooks, agents } : hooks;
         output(globals(cmd), r, () =>
           [

@@ -17,7 +17,6 @@ function humanStatus(s: Status, paths: RepoPaths): string {
     `started  ${s.startedAt}` + (typeof s.uptimeMs === 'number' ? ` (up ${Math.round(s.uptimeMs / 1000)} s)` : ''),
   ];
   if (typeof s.rssBytes === 'number') lines.push(`memory   ${(s.rssBytes / 1048576).toFixed(1)} MiB RSS`);
-  if (s.asleep) lines.push(`asleep   since ${s.asleep.since} (last request ${s.asleep.lastRequestAt}): its services load with the next request or hook`);
   const hooks = s.hooks ?? {};
   if (hooks.installed === false) lines.push(`hooks    not installed (hermesd init installs them)`);
   else if (hooks.active) lines.push(`hooks    ${color.green('active')} (${hooks.manager === 'git' ? '.git/hooks' : hooks.manager}${hooks.via && hooks.manager !== 'git' && hooks.manager !== 'husky' ? `, through ${hooks.via}` : ''})`);
@@ -35,7 +34,7 @@ function humanStatus(s: Status, paths: RepoPaths): string {
     lines.push(`${n ? color.yellow(`proposals ${n} pending: hermesd proposals list`) : 'proposals none pending'}${reviews}`);
   }
   const pending = hooks.pendingBackups ?? [];
-  if (!s.asleep) lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
+  lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
   const warnings = [
     ...(Array.isArray(s.warnings) ? s.warnings : []).filter((w) => !w.startsWith('hooks: ')),
     ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined),

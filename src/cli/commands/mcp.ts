@@ -8,9 +8,9 @@ export function register(program: Command): void {
     .option('--repo <path>', 'the repository to serve (default: the current directory)')
     .action(
       action(async (opts: { repo?: string }) => {
-        // Loaded here: the SDK is not worth its start-up time to every other command.
-        const { runMcpServer } = await import('../../mcp/server.js');
-        await runMcpServer({ repo: opts.repo });
+        // Agents start the bundle (dist/mcp/main.js) instead; this runs the same server.
+        const { runMcpFront } = await import('../../mcp/front.js');
+        await runMcpFront({ repo: opts.repo });
       }),
     );
 }

@@ -22,7 +22,7 @@ export function statusOf(daemon: DaemonContext): Status {
 }
 
 function read(daemon: DaemonContext): Status {
-  const warnings: string[] = [...(daemon.asleep?.warnings ?? [])];
+  const warnings: string[] = [];
   for (const source of daemon.warningSources) {
     try {
       warnings.push(...source());
@@ -42,11 +42,9 @@ function read(daemon: DaemonContext): Status {
     // What the daemon's environment says about the model (clients compare it with theirs).
     modelEnv: modelEnvOf(daemon.env),
     warnings,
+    // This status request is one of the busy ones.
+    requestsInFlight: Math.max(0, daemon.busy - 1),
   };
-  if (daemon.asleep) {
-    status.asleep = { since: daemon.asleep.since, lastRequestAt: daemon.asleep.lastRequestAt };
-    if (daemon.asleep.config) status.config = daemon.asleep.config;
-  }
   for (const [key, get] of daemon.statusExtras) {
     try {
       status[key] = get();

@@ -19,6 +19,7 @@ import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import { recallBlock } from '../../agent/recall.js';
 import { recallFrom } from '../../agent/session-log.js';
+import { SESSION_CONTEXT_CLOSE, SESSION_CONTEXT_OPEN } from '../../text/fence.js';
 import { claude } from '../../integrations/claude.js';
 import { codex } from '../../integrations/codex.js';
 import { cursor } from '../../integrations/cursor.js';
@@ -27,7 +28,11 @@ import { AGENT_NAMES, SOURCE_OF, type Adapter, type AgentEvent, type AgentName, 
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from '../../integrations/ingest.js';
 import type { TranscriptStats } from '../../protocol/agents.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
-import { writeAgentSettings } from '../../integrations/settings.js';
+import { agentShellReadOnly, confinedCommand } from '../../guard/agent-shell.js';
+import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
+import { sandboxAvailability } from '../../guard/sandbox.js';
+import type { GuardConfig } from '../../guard/config.js';
+import { guardDir } from '../../paths/index.js';
 import type { DaemonContext } from '../context.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
@@ -59,9 +64,19 @@ function deliveredTask(ev: AgentEvent): boolean {
   return ev.kind === 'stop' && !/^subagent/i.test(ev.event);
 }
 
-export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'context' | 'none'; rule?: string };
+export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'rewrite' | 'context' | 'none'; rule?: string };
+
+/** A shell call's snapshot waits this long for its post-tool event. */
+const PENDING_CALL_TTL_MS = 60 * 60_000;
+/** At most this many shell calls' snapshots are kept (parallel calls, events that never came). */
+const PENDING_CALLS_MAX = 64;
+/** How long the read-only paths of confined commands are reused: a guard file made since is bound from the next computation on. */
+const READ_ONLY_REUSE_MS = 2_000;
 
 export class AgentHookService {
+  private readOnlyCache: { key: string; at: number; paths: string[] } | undefined;
+  /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
+  private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
   /** Ingests in flight, per transcript path: one at a time per file; shutdown waits for them. */
   private readonly ingests = new Map<string, Promise<void>>();
   private readonly gitBin = findRealGit();
@@ -70,10 +85,10 @@ export class AgentHookService {
   private readonly gitEnv: NodeJS.ProcessEnv;
   private readonly home: string;
 
-  /** SessionDB is resolved on first use: a daemon whose agents only ask about tool calls opens no database. */
+  /** The stores are resolved on first use: a daemon whose agents only ask about tool calls opens none of them. */
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly deps: { config: ConfigService; memory: Memories; skills: SkillStore; sessions: () => SessionDB },
+    private readonly deps: { config: ConfigService; memory: () => Memories; skills: () => SkillStore; sessions: () => SessionDB },
   ) {
     let root = ctx.root;
     try {
@@ -121,7 +136,11 @@ export class AgentHookService {
         const answer = text ? adapter.context(ev, text) : undefined;
         return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
       }
-      case 'post-tool':
+      case 'post-tool': {
+        this.ingestSoon(ev);
+        const told = this.putBack(adapter, ev);
+        return told ? { answer: told, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+      }
       case 'stop':
       case 'session-end':
         this.ingestSoon(ev);
@@ -139,37 +158,119 @@ export class AgentHookService {
     }
   }
 
-  private config(): HermesConfig {
-    return this.deps.config.get();
-  }
 
   private preTool(adapter: Adapter, ev: AgentEvent): HandledHook {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
-    const jc: JudgeContext = { root: this.root, config: this.config(), gitBin: this.gitBin, gitEnv: this.gitEnv, home: this.home };
+    // A config that does not load is judged with the last valid one, and the agent is told.
+    const { config, broken } = this.deps.config.forJudging();
+    const jc: JudgeContext = { root: this.root, config, gitBin: this.gitBin, gitEnv: this.gitEnv, home: this.home };
     const denial = judgeTool(jc, ev.tool.action, ev.cwd);
-    if (!denial) return { answer: adapter.silent(ev), event: ev, decision: 'none' };
-    this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
-    return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
+    const note = broken ? `hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); this call was judged with the last valid rules. Fix the file.` : '';
+    if (denial) {
+      if (note) denial.message = `${denial.message} (${note})`;
+      this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
+      return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
+    }
+    const told = (answer: Answer): Answer => (note ? { ...answer, stderr: `${answer.stderr}${note}\n` } : answer);
+    if (ev.tool.action.kind === 'shell') {
+      const rewritten = this.confine(adapter, ev, ev.tool.action.command, jc.config);
+      if (rewritten) return { answer: told(rewritten), event: ev, decision: 'rewrite' };
+    }
+    return { answer: told(adapter.silent(ev)), event: ev, decision: 'none' };
+  }
+
+  /** The key a shell call's snapshot is kept under until its post-tool event: the call's id, else its command. */
+  private callKey(ev: AgentEvent, command: string): string {
+    return `${ev.agent}\0${ev.sessionId ?? ''}\0${ev.toolUseId ?? command}`;
+  }
+
+  /**
+   * Before an allowed shell call: the protected files are snapshotted (their post-tool event puts
+   * back what the command changed anyway), and where the agent lets the hook rewrite the command
+   * and bubblewrap runs here, the command comes back confined (guard/agent-shell.ts).
+   */
+  private confine(adapter: Adapter, ev: AgentEvent, command: string, config: GuardConfig): Answer | undefined {
+    const protects = (config.rules ?? []).some((r) => (r.protect ?? []).length > 0);
+    const snap = protects ? snapshotProtected(this.root, config, { gitBin: this.gitBin, spillDir: guardDir(this.ctx.paths.gitDir) }) : undefined;
+    let confined: string | undefined;
+    const sandbox = sandboxAvailability(this.ctx.env);
+    if (adapter.rewrite && sandbox.kind === 'bwrap' && config.guard?.sandbox?.enabled !== false) {
+      const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
+      confined = confinedCommand({ bwrap: sandbox.path, readOnly: this.readOnly(config, protectedFiles), gitDir: this.ctx.paths.gitDir, command });
+    }
+    if (snap) {
+      this.prune();
+      const entry = { snap, at: Date.now() };
+      this.before.set(this.callKey(ev, command), entry);
+      // Gemini CLI has no call id; its after-tool event carries the rewritten command.
+      if (confined && !ev.toolUseId) this.before.set(this.callKey(ev, confined), entry);
+    }
+    return confined && adapter.rewrite ? adapter.rewrite(ev, confined) : undefined;
+  }
+
+  /**
+   * The read-only paths of a confined command, computed again at most every READ_ONLY_REUSE_MS
+   * for the same config and protected files: a real path per candidate costs a few ms, on every
+   * shell call of every agent.
+   */
+  private readOnly(config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string[] {
+    const key = JSON.stringify([config.rules, config.guard, protectedFiles]);
+    const hit = this.readOnlyCache;
+    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS) return hit.paths;
+    const paths = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
+    this.readOnlyCache = { key, at: Date.now(), paths };
+    return paths;
+  }
+
+  /** After a shell call: what it changed of the protected files is put back, and the model told (where the event takes context). */
+  private putBack(adapter: Adapter, ev: AgentEvent): Answer | undefined {
+    if (ev.tool?.action.kind !== 'shell') return undefined;
+    const key = this.callKey(ev, ev.tool.action.command);
+    const entry = this.before.get(key);
+    if (!entry) return undefined;
+    for (const [k, v] of this.before) if (v === entry) this.before.delete(k);
+    let changes: ProtectedChange[] = [];
+    try {
+      changes = restoreProtected(entry.snap, { generatorEnv: this.ctx.env });
+    } finally {
+      discardSnapshot(entry.snap);
+    }
+    if (changes.length === 0) return undefined;
+    this.ctx.log.warn('agent shell call changed protected files; put back', { agent: ev.agent, session: ev.sessionId, files: changes.map((c) => c.file), rules: [...new Set(changes.map((c) => c.rule))] });
+    const text = `hermesd: ${describeProtectedChanges(changes)}. Do not write these files; change their sources (or ask the user) instead.`;
+    return adapter.context(ev, text);
+  }
+
+  /** Snapshots of calls whose post-tool event never came (a killed command, an agent that stopped) are let go. */
+  private prune(): void {
+    const old = Date.now() - PENDING_CALL_TTL_MS;
+    for (const [k, v] of this.before) {
+      if (v.at >= old && this.before.size <= PENDING_CALLS_MAX) continue;
+      this.before.delete(k);
+      discardSnapshot(v.snap);
+    }
   }
 
   /** The memory snapshot and the skill index, as hermesd's own agent gets them in its prompt, within the context budget. */
   sessionContext(): string {
-    const memory = this.deps.memory.snapshot();
+    const memory = this.deps.memory().snapshot();
     let skills = '';
     try {
-      skills = this.deps.skills.indexText();
+      skills = this.deps.skills().indexText();
     } catch (err) {
       this.ctx.log.warn('skill index not built for an agent session', { error: String(err) });
     }
     const fixed = [CONTEXT_HEADER, memory.memory, memory.repo, memory.user].map((p) => p.trim()).filter(Boolean);
     if (fixed.length === 1 && !skills.trim()) return '';
-    const used = fixed.join('\n\n').length + 2;
+    // Fenced, so that a transcript holding it (an agent may store what a hook said) is stored without it.
+    const fence = SESSION_CONTEXT_OPEN.length + SESSION_CONTEXT_CLOSE.length + 2;
+    const used = fixed.join('\n\n').length + 2 + fence;
     const room = AGENT_CONTEXT_MAX_CHARS - used;
     if (skills.length > room) {
       const note = '\n… (skill index cut to fit; hermesd\'s MCP tool skills_list lists every skill)';
       skills = room > note.length ? skills.slice(0, room - note.length).replace(/\n[^\n]*$/, '') + note : '';
     }
-    return [...fixed, skills.trim()].filter(Boolean).join('\n\n');
+    return `${SESSION_CONTEXT_OPEN}\n${[...fixed, skills.trim()].filter(Boolean).join('\n\n')}\n${SESSION_CONTEXT_CLOSE}`;
   }
 
   /** Turn-only recall for a prompt: evidence from earlier sessions of this repository, this session's own left out. */
@@ -235,22 +336,9 @@ export class AgentHookService {
   }
 }
 
-/**
- * The agents' hook service of a daemon: the runner's settings (<git-dir>/hermesd/agent-settings)
- * follow the config, status reports the transcripts read, and closing waits for the ingests
- * in flight.
- */
+/** The agents' hook service of a daemon: status reports the transcripts read, and closing waits for the ingests in flight. */
 export function createAgentHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof AgentHookService>[1]): Built<AgentHookService> {
   const service = new AgentHookService(ctx, deps);
-  const refresh = () => {
-    try {
-      writeAgentSettings(ctx.paths.gitDir, deps.config.get().agents);
-    } catch {
-      // an invalid config is reported by every command; the runner keeps its last settings
-    }
-  };
-  refresh();
-  ctx.events.on('config-changed', refresh);
   ctx.report('agents', () => {
     try {
       return service.stats();
@@ -260,9 +348,6 @@ export function createAgentHookService(ctx: DaemonContext, deps: ConstructorPara
   });
   return {
     value: service,
-    close: async () => {
-      ctx.events.off('config-changed', refresh);
-      await service.settled();
-    },
+    close: () => service.settled(),
   };
 }

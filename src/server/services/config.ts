@@ -2,17 +2,25 @@
  * The daemon's view of the configuration: loaded once, reloaded on 'config-changed' (the
  * watcher) and also when either file's stat changes, so a stale config is never served
  * even before the watcher is up. An invalid file is remembered as its ConfigError and
- * thrown to every caller until it is fixed: the client sees a 400 config-error (exit 2).
+ * thrown to every caller of `get()` until it is fixed: the client sees a 400 config-error
+ * (exit 2). What judges (hooks, other agents' tool calls) asks `forJudging()` instead: an
+ * invalid file is judged with the last valid config, never as "no rules".
  */
 import { statSync } from 'node:fs';
 import type { DaemonContext } from '../context.js';
-import { applyApproval, approveConfig, describeLoosenings, type Loosening } from '../../guard/approval.js';
+import { applyApproval, approveConfig, describeLoosenings, holdLoosenings, readApproval, type Loosening } from '../../guard/approval.js';
 import { loadConfigWithOrigins, type LoadedConfig } from '../../config/load.js';
 import { repoConfigPath, userConfigPath } from '../../paths/index.js';
-import type { HermesConfig } from '../../config/schema.js';
+import { writeRunnerSettings } from '../../transport/runners.js';
+import { DEFAULTS, type HermesConfig } from '../../config/schema.js';
+
+/** The config a judgement uses; `broken`: the files do not load (why), and `config` is the last valid one. */
+export type JudgingConfig = { config: HermesConfig; broken?: string };
 
 export class ConfigService {
   private state: { stamp: string; value: LoadedConfig; pending: Loosening[] } | { stamp: string; error: unknown } | undefined;
+  /** The last config that loaded, in this process. */
+  private lastValid: HermesConfig | undefined;
 
   constructor(private readonly ctx: DaemonContext) {
     ctx.events.on('config-changed', () => {
@@ -33,6 +41,20 @@ export class ConfigService {
     return s.value;
   }
 
+  /**
+   * The config to judge with: the files' while they load; while they do not, the last config
+   * that loaded in this process, else the defaults with the guard settings last approved for
+   * this work tree (its rules among them: `$HERMES_HOME/guard/approved/`).
+   */
+  forJudging(): JudgingConfig {
+    const s = this.current();
+    if (!('error' in s)) return { config: s.value.config };
+    const broken = s.error instanceof Error ? s.error.message : String(s.error);
+    if (this.lastValid) return { config: this.lastValid, broken };
+    const approved = readApproval(this.ctx.home, this.ctx.root);
+    return { config: approved ? holdLoosenings(DEFAULTS, approved.settings) : DEFAULTS, broken };
+  }
+
   private current(): NonNullable<ConfigService['state']> {
     const stamp = this.stamp();
     if (this.state && this.state.stamp === stamp) return this.state;
@@ -41,6 +63,7 @@ export class ConfigService {
       // hermesd guard (issue 20): a loosening of the guard waits for `hermesd config approve`.
       const { config, pending } = applyApproval(this.ctx.home, this.ctx.root, loaded.config);
       this.state = { stamp, value: { ...loaded, config }, pending };
+      this.lastValid = config;
       this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
     } catch (error) {
       this.state = { stamp, error };
@@ -87,14 +110,35 @@ export class ConfigService {
   }
 }
 
-/** The config service of a daemon, with its state in status and its pending approvals among the warnings. */
+/**
+ * The config service of a daemon, with its state in status and its pending approvals among the
+ * warnings; the runners' settings file follows the config in force (the last valid one while
+ * the files do not load).
+ */
 export function createConfigService(ctx: DaemonContext): ConfigService {
   const service = new ConfigService(ctx);
+  const settings = () => {
+    const { config } = service.forJudging();
+    try {
+      writeRunnerSettings(ctx.paths.gitDir, { hooks: config.hooks, agents: config.agents });
+    } catch (err) {
+      ctx.log.warn('runner settings not written', { error: String(err) });
+    }
+  };
+  settings();
+  ctx.events.on('config-changed', settings);
   const seen = ctx.oncePerStatus(() => service.seen());
   ctx.report('config', () => seen().status);
   ctx.warningSources.push(() => {
     const pending = seen().pending;
-    return pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [];
+    const stale = (() => {
+      try {
+        return service.get().daemon.hibernateAfterMinutes !== undefined ? ['config: daemon.hibernateAfterMinutes no longer does anything (an idle daemon exits after daemon.idleTimeoutMinutes, and the next question starts one); remove it'] : [];
+      } catch {
+        return [];
+      }
+    })();
+    return [...stale, ...(pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [])];
   });
   return service;
 }

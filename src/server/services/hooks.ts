@@ -19,7 +19,8 @@ import { checkStaged } from '../../rules/engine.js';
 import { StagedVerdicts } from '../../rules/staged-verdict.js';
 import { formatViolations } from '../../rules/format.js';
 import { NotFound, UsageError } from '../../errors/index.js';
-import { backupsDir, keptBackupDir } from '../../paths/index.js';
+import { backupsDir, clientPath, keptBackupDir } from '../../paths/index.js';
+import { clientProblem } from '../../transport/build.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../githooks/backup.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../githooks/evidence.js';
 import { attemptStart, isAttemptId, processStart } from '../../githooks/attempt.js';
@@ -27,8 +28,7 @@ import { indexTreeOf } from '../../git/index-file.js';
 import { OBJECT_ID } from '../../git/refs.js';
 import { gitTry } from '../../git/run.js';
 import { hookHealth, type HookHealth } from '../../githooks/health.js';
-import { HERMESD_HOOKS, type HookName } from '../../githooks/names.js';
-import { writeHookSettings } from '../../githooks/settings.js';
+import { ANSWERED_HOOKS, type HookName } from '../../githooks/names.js';
 import type { HermesConfig } from '../../config/schema.js';
 import type { HookRequest } from '../../protocol/hooks.js';
 import { runPreCommit, type HookOutcome } from '../../githooks/precommit.js';
@@ -54,8 +54,8 @@ export class HookService {
   }
 
   async handle(hook: string, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
-    if (!(HERMESD_HOOKS as readonly string[]).includes(hook)) {
-      throw new UsageError(`Unknown hook "${hook}". hermesd handles: ${HERMESD_HOOKS.join(', ')}.`);
+    if (!(ANSWERED_HOOKS as readonly string[]).includes(hook)) {
+      throw new UsageError(`Unknown hook "${hook}". hermesd handles: ${ANSWERED_HOOKS.join(', ')}.`);
     }
     this.running++;
     this.ctx.events.emit('hook-start', { hook });
@@ -85,9 +85,21 @@ export class HookService {
 
   private async dispatch(hook: HookName, req: HookRequest, progress: (line: string) => void, signal: AbortSignal): Promise<HookResult> {
     const { root, paths } = this.ctx;
-    const config = this.deps.config.get();
-    this.refreshSettings(config);
+    const { config, broken } = this.deps.config.forJudging();
+    if (broken && (hook === 'pre-commit' || hook === 'pre-commit-final')) {
+      // The last valid rules judge; a commit of the broken file itself waits for its fix.
+      const staged = gitTry(['diff', '--cached', '--name-only', '--', '.hermes/config.yaml'], { cwd: this.ctx.root, indexFile: this.indexFileOf(req) });
+      if (staged.status !== 0 || staged.stdout.trim()) return { hook, ok: false, exitCode: 2, message: `hermesd: this commit changes .hermes/config.yaml, which does not load:\n${broken}\nhermesd: fix it, then commit again.` };
+      progress(`hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); judged with the last valid rules.`);
+    }
     switch (hook) {
+      case 'pre-commit-final': {
+        // The end of a hook manager's chain: a commit whose pre-commit this daemon judged is re-checked; --no-verify is post-commit's to report.
+        const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
+        const judged = attempt ? precommitOfAttempt(paths.gitDir, attempt) : undefined;
+        if (!judged) return { hook, ok: true, exitCode: 0, message: '' };
+        return { hook, ...(await this.recheck(config, this.indexFileOf(req), attempt, judged.trees.at(-1), signal)) };
+      }
       case 'pre-commit': {
         const pending = pendingBackups(paths.gitDir);
         if (pending.length) {
@@ -276,15 +288,6 @@ export class HookService {
     return placeOf(this.ctx.root, this.ctx.paths);
   }
 
-  /** What the sh hook sources before talking to the daemon (it cannot read YAML). */
-  refreshSettings(config: HermesConfig): void {
-    const pre = config.hooks['pre-commit'];
-    writeHookSettings(this.ctx.paths.gitDir, {
-      timeoutMs: config.hooks.timeoutMs,
-      longPreCommit: pre.checks.length > 0 || (pre.rules && config.rules.some((r) => r.generator !== undefined)),
-    });
-  }
-
   private indexFileOf(req: HookRequest): string {
     if (!req.indexFile) return join(this.ctx.paths.gitDir, 'index');
     return isAbsolute(req.indexFile) ? req.indexFile : resolve(this.ctx.root, req.indexFile);
@@ -428,14 +431,6 @@ function judgeAhead(ctx: DaemonContext, service: HookService, config: ConfigServ
 /** The hook service, with its health and pending backups in status and warnings. */
 export function createHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof HookService>[1]): Built<HookService> {
   const service = new HookService(ctx, deps);
-  // A config that gains checks or generators: the next pre-commit already streams (bounds silence, not the run).
-  ctx.events.on('config-changed', () => {
-    try {
-      service.refreshSettings(deps.config.get());
-    } catch {
-      // an invalid config is reported by the next hook
-    }
-  });
   // Whether git still runs hermesd (a manager reinstalled over it, core.hooksPath unset…): read at most every few seconds.
   let health: { at: number; value: HookHealth } | undefined;
   const healthNow = () => {
@@ -448,7 +443,12 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
   ctx.warningSources.push(() => {
     const h = healthNow();
     const pending = pendingNow();
-    return [...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []), ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : [])];
+    const client = h.installed ? clientProblem(clientPath(ctx.paths.commonDir)) : undefined;
+    return [
+      ...(h.installed && !h.active ? [`hooks: ${h.problems.join('; ')}`] : []),
+      ...(pending.length ? [pendingNotice(pending).replace(/^hermesd: /, 'hooks: ')] : []),
+      ...(client ? [`hook client: not built here (${client}); the hooks ask the daemon with curl, a few ms slower each (hermesd doctor)`] : []),
+    ];
   });
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.
   return { value: service, close: () => Promise.allSettled([...service.inflight]) };

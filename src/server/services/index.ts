@@ -138,7 +138,7 @@ export class Services {
 
   /** Other agents' hooks (`init --agents`): their tool calls judged, context handed out, transcripts ingested. */
   get agents(): AgentHookService {
-    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
+    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, memory: () => this.memory, skills: () => this.skills, sessions: () => this.sessions }));
   }
 
   /** Open GET /v1/events subscriptions by client name, for GET /v1/status. */
@@ -181,15 +181,12 @@ export class Services {
   }
 
   /**
-   * Whether the daemon has work although no request is in flight (a task is one: its client's
-   * request stays open while it runs): a post-task review waiting or running, a client listening
-   * to the events.
+   * Whether the daemon has work although no request is in flight: a post-task review waiting
+   * or running. An open event stream is not work (its client reconnects to the next daemon).
    */
   keepsAwake(): boolean {
     const reviews = (this.slots.get('placement')?.value as PlacementService | undefined)?.queue.counts();
-    if (reviews && reviews.queued + reviews.running > 0) return true;
-    const streams = this.slots.get('eventStreams')?.value as Map<string, number> | undefined;
-    return streams !== undefined && [...streams.values()].some((n) => n > 0);
+    return reviews !== undefined && reviews.queued + reviews.running > 0;
   }
 
   /** Closes what was built, in the reverse of SERVICE_ORDER; a failing close is logged and the rest still close. */

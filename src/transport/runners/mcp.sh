@@ -3,10 +3,21 @@
 # <git-common-dir>/hermesd/mcp, local to this clone. The committed stub `.hermes/mcp`, which
 # the agents' MCP configs run, finds the work tree with builtins, sets hermesd_root, and
 # sources this file. stdout is the MCP protocol: anything this file says goes to stderr.
+# The server's own bundle (dist/mcp/main.js, beside the CLI's dist/src) starts faster than
+# `hermesd mcp` through the CLI: every agent waits for it before its first model request.
 
+# NODE_EXTRA_CA_CERTS costs every Node start ~40 ms of reading certificates, and the server
+# makes no TLS connection: it is set aside, and put back for the daemon the server may start.
+if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then
+  HERMESD_NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS
+  export HERMESD_NODE_EXTRA_CA_CERTS
+  unset NODE_EXTRA_CA_CERTS
+fi
 hermesd_n=${HERMESD_NODE:-}
 [ -x "$hermesd_n" ] || hermesd_n=$(command -v node 2>/dev/null)
 if [ -n "$hermesd_n" ] && [ -f "${HERMESD_CLI:-}" ]; then
+  hermesd_m=${HERMESD_CLI%/src/cli/main.js}/mcp/main.js
+  [ -f "$hermesd_m" ] && exec "$hermesd_n" "$hermesd_m" --repo "${hermesd_root:-.}"
   exec "$hermesd_n" "$HERMESD_CLI" mcp --repo "${hermesd_root:-.}"
 fi
 if command -v hermesd >/dev/null 2>&1; then

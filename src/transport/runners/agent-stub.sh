@@ -4,7 +4,7 @@
 # after `set -- <agent> <event> [small]`). Written by
 # `hermesd init --agents`; `hermesd init --uninstall` removes it. In a clone where hermesd
 # is set up (hermesd init --agents), it hands the call to hermesd; elsewhere it does
-# nothing and the agent goes on. Changed as rarely as the hook commands (an agent asks to
+# nothing, says so at session start, and the agent goes on. Changed as rarely as the hook commands (an agent asks to
 # trust a hook again when its command changes).
 # Sourced by the hook command (Claude Code, Gemini CLI), it is told the root; run, it finds
 # the root from its own path.
@@ -20,5 +20,9 @@ if [ -f "$hermesd_gd/commondir" ]; then
   read -r hermesd_l < "$hermesd_gd/commondir"
   case $hermesd_l in /*) hermesd_cd=$hermesd_l ;; *) hermesd_cd=$hermesd_gd/$hermesd_l ;; esac
 fi
-[ -f "$hermesd_cd/hermesd/agent-hook" ] || exit 0
+if [ ! -f "$hermesd_cd/hermesd/agent-hook" ]; then
+  # Not "unavailable": hermesd is not set up here. Said once a session, at its start.
+  case ${2:-} in SessionStart | sessionStart) echo "hermesd: not set up in this clone, so its hooks check nothing here (to set it up: hermesd init --agents)" >&2 ;; esac
+  exit 0
+fi
 . "$hermesd_cd/hermesd/agent-hook"

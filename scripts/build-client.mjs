@@ -1,0 +1,19 @@
+/**
+ * hermesd's hook client (src/transport/client.c), compiled into dist/client/ by `npm run build`
+ * (and so by `npm pack`, which ships it). `hermesd init` copies it into a clone when it runs on
+ * that machine, and compiles it there when it does not; the hooks use curl where neither
+ * works (docs/hooks.md).
+ */
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const built = join(root, 'dist', 'src', 'transport', 'build.js');
+const { compileClient, PREBUILT_CLIENT } = await import(pathToFileURL(built).href);
+const why = compileClient(PREBUILT_CLIENT);
+if (why) {
+  // A machine without a C compiler still builds hermesd: its clones' hooks use curl.
+  rmSync(PREBUILT_CLIENT, { force: true });
+  process.stderr.write(`hermesd: the hook client was not built (${why}); hermesd init tries again in each clone, and the hooks use curl where it cannot.\n`);
+}

@@ -1,0 +1,219 @@
+/**
+ * `hermesd mcp`'s front: the process's stdio, its lifetime, and the answers that need neither
+ * the daemon nor the MCP SDK. Every client (Claude Code, Codex, Gemini CLI) waits for
+ * `initialize` and `tools/list` before its first model request, and loading the SDK and zod
+ * costs a few hundred milliseconds; the answers to those two (and `ping`,
+ * `resources/templates/list`) are the SDK server's own, recorded at build time
+ * (`dist/mcp/answers.json`, answers.ts). The first message the front does not answer loads the
+ * SDK server (server.ts) and is handed to it, after the client's `initialize` is replayed into
+ * it so it holds the same state; the daemon is reached on the first tool call.
+ *
+ * The process ends as soon as its client is gone: stdin closed, stdout or stderr broken (EPIPE),
+ * SIGINT, SIGTERM or SIGHUP, or the client process replaced by another parent. Nothing is
+ * logged to a broken stderr, so an error while logging can never raise another.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { resolvePaths, type RepoPaths } from '../paths/index.js';
+import { PACKAGE_ROOT, VERSION } from '../version.js';
+import { MCP_MESSAGE_MAX_BYTES, MessageLimit } from './stdio.js';
+import { ANSWERS_FILE, answerOf, type StaticAnswers } from './answers.js';
+import type { McpStage } from './server.js';
+
+/** JSON-RPC "invalid request": the code of the answer to a message over MCP_MESSAGE_MAX_BYTES. */
+const INVALID_REQUEST = -32600;
+/** How often the client's pid is compared with ours' parent: a client killed with stdin still held open elsewhere. */
+const PARENT_POLL_MS = 500;
+/** The id the client's `initialize` is replayed into the SDK server with; its answer is not sent (the client had it). */
+const REPLAY_ID = 'hermesd-replayed-initialize';
+/** More uncaught errors than this in a second is a loop: the process ends rather than spin. */
+const MAX_UNCAUGHT_PER_SECOND = 20;
+
+type Message = { jsonrpc?: unknown; id?: string | number; method?: unknown; params?: unknown };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The answers recorded at build time, when they are this version's. */
+function recordedAnswers(): StaticAnswers | undefined {
+  try {
+    const answers = JSON.parse(readFileSync(join(PACKAGE_ROOT, ANSWERS_FILE), 'utf8')) as StaticAnswers;
+    return answers.version === VERSION ? answers : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An `initialize` whose answer the SDK would give from its recorded answers: its params are of the documented shape. */
+function plainInitialize(m: Message): m is Message & { id: string | number; params: { protocolVersion: string; clientInfo: { name: string } } } {
+  const p = m.params;
+  if (m.id === undefined || !isRecord(p) || typeof p.protocolVersion !== 'string' || !isRecord(p.capabilities) || !isRecord(p.clientInfo)) return false;
+  return typeof p.clientInfo.name === 'string' && typeof p.clientInfo.version === 'string';
+}
+
+/**
+ * The launcher (src/transport/runners/mcp.sh) sets NODE_EXTRA_CA_CERTS aside for this process, which
+ * makes no TLS connection (reading the certificates costs a Node start ~40 ms); a daemon it
+ * starts reaches the model endpoint and gets it back.
+ */
+const SET_ASIDE_CA_CERTS = 'HERMESD_NODE_EXTRA_CA_CERTS';
+
+/** Runs the MCP server on this process's stdin and stdout until the client is gone; never returns. */
+export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
+  const ca = process.env[SET_ASIDE_CA_CERTS];
+  if (ca !== undefined) {
+    process.env.NODE_EXTRA_CA_CERTS ??= ca;
+    delete process.env[SET_ASIDE_CA_CERTS];
+  }
+  let stderrOpen = true;
+  let closing = false;
+  let stage: McpStage | undefined;
+  let loading: Promise<McpStage> | undefined;
+  /** Messages waiting for the SDK server while it loads, in order. */
+  const queued: unknown[] = [];
+  let initialize: Message | undefined;
+  let initialized = false;
+  let clientName: string | undefined;
+  const answers = recordedAnswers();
+  let paths: RepoPaths | undefined;
+  /** The repository served, found once (git); a directory outside any work tree ends the server with the reason. */
+  const served = (): RepoPaths => {
+    try {
+      paths ??= resolvePaths(resolve(opts.repo ?? process.cwd()));
+      return paths;
+    } catch (err) {
+      log((err as Error)?.message ?? String(err));
+      shutdown('no repository to serve', 1);
+      throw err;
+    }
+  };
+
+  const log = (message: string): void => {
+    if (!stderrOpen) return;
+    try {
+      process.stderr.write(`hermesd mcp: ${message}\n`);
+    } catch {
+      stderrOpen = false;
+      shutdown('stderr closed');
+    }
+  };
+
+  function shutdown(why: string, code = 0): void {
+    if (closing) return;
+    closing = true;
+    log(`closing (${why})`);
+    try {
+      stage?.close();
+    } finally {
+      process.exit(code);
+    }
+  }
+
+  const write = (message: unknown): void => {
+    if (closing) return;
+    if (isRecord(message) && message.id === REPLAY_ID) return;
+    try {
+      process.stdout.write(JSON.stringify(message) + '\n');
+    } catch {
+      shutdown('stdout closed');
+    }
+  };
+
+  const loadStage = (): Promise<McpStage> => {
+    loading ??= import('./server.js').then(({ startMcpStage }) => {
+      const s = startMcpStage({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName });
+      if (initialize) s.deliver({ ...initialize, id: REPLAY_ID });
+      if (initialized) s.deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      return s;
+    });
+    return loading;
+  };
+
+  const toStage = (message: unknown): void => {
+    queued.push(message);
+    if (queued.length > 1) return;
+    void loadStage()
+      .then((s) => {
+        stage = s;
+        while (queued.length) s.deliver(queued.shift());
+      })
+      .catch((err: unknown) => {
+        log((err as Error)?.message ?? String(err));
+        shutdown('the server could not start', 1);
+      });
+  };
+
+  const onMessage = (line: string): void => {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (err) {
+      log(`protocol: a line that is not JSON (${(err as Error).message})`);
+      return;
+    }
+    // Once the SDK server runs (or loads), it sees every message, in order.
+    if (stage || loading || !answers || !isRecord(message)) return stage ? stage.deliver(message) : toStage(message);
+    const m = message as Message;
+    const reply = (result: unknown) => write({ jsonrpc: '2.0', id: m.id, result });
+    if (m.method === 'initialize' && !initialize && plainInitialize(m)) {
+      initialize = m;
+      clientName = m.params.clientInfo.name;
+      reply(answerOf(answers, m.params.protocolVersion));
+      // Said now rather than at the first call: a server outside any work tree ends here.
+      setImmediate(() => {
+        try {
+          served();
+        } catch {
+          // said and ended
+        }
+      });
+      return;
+    }
+    if (m.method === 'notifications/initialized' && initialize) {
+      initialized = true;
+      const info = isRecord(initialize.params) && isRecord(initialize.params.clientInfo) ? initialize.params.clientInfo : {};
+      log(`${String(info.name ?? 'a client')} ${String(info.version ?? '')} connected`.replace(/\s+/g, ' ').trim());
+      return;
+    }
+    if (m.id !== undefined && (m.method === 'tools/list' || m.method === 'resources/templates/list') && !(isRecord(m.params) && m.params.cursor !== undefined)) {
+      return reply(m.method === 'tools/list' ? answers.tools : answers.templates);
+    }
+    if (m.id !== undefined && m.method === 'ping') return reply({});
+    toStage(message);
+  };
+
+  // A message over the bound is dropped and answered here; the session goes on.
+  const input = new MessageLimit((o) => {
+    log(`dropped a message of ${o.bytes} bytes (limit ${MCP_MESSAGE_MAX_BYTES})`);
+    if (o.id !== undefined) write({ jsonrpc: '2.0', id: o.id, error: { code: INVALID_REQUEST, message: `The request is ${o.bytes} bytes; hermesd mcp reads messages up to ${MCP_MESSAGE_MAX_BYTES} bytes.` } });
+  });
+  input.on('data', (chunk: Buffer) => onMessage(chunk.toString('utf8')));
+
+  let uncaught = 0;
+  let uncaughtSince = Date.now();
+  process.on('uncaughtException', (err) => {
+    const code = (err as NodeJS.ErrnoException)?.code;
+    if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') return shutdown('the client is gone');
+    if (Date.now() - uncaughtSince > 1000) {
+      uncaught = 0;
+      uncaughtSince = Date.now();
+    }
+    if (++uncaught > MAX_UNCAUGHT_PER_SECOND) return shutdown('errors in a loop', 1);
+    log(`uncaught: ${err?.stack ?? String(err)}`);
+  });
+  process.on('unhandledRejection', (err) => log(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}`));
+  process.stdout.on('error', () => shutdown('stdout closed'));
+  process.stderr.on('error', () => {
+    stderrOpen = false;
+    shutdown('stderr closed');
+  });
+  process.stdin.on('end', () => shutdown('stdin ended'));
+  process.stdin.on('close', () => shutdown('stdin closed'));
+  process.stdin.on('error', () => shutdown('stdin closed'));
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => shutdown(sig));
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) shutdown('the client is gone');
+  }, PARENT_POLL_MS).unref();
+  process.stdin.pipe(input);
+  return new Promise<never>(() => undefined);
+}

@@ -1,0 +1,292 @@
+/**
+ * Commits judged where no hook of a clone ran: `hermesd check --commits <range>` (CI, any clone,
+ * a bare repository) and the server's pre-receive and update hooks. Every commit of the range is
+ * judged against its parent (a merge: what differs from every parent, what it brought itself),
+ * all of them with one git process (two with merges: engine.ts, checkCommitDiffs), under the
+ * rules as committed in the range's base: a commit cannot loosen the rules that judge it, and a
+ * change to .hermes/config.yaml inside the range is reported as such. No daemon, no work tree.
+ *
+ *   const verdict = await checkRange({ cwd, root }, 'origin/main..HEAD');   // check --commits
+ *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin));   // pre-receive
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { HermesConfig, Rule } from '../config/schema.js';
+import { ConfigError, UsageError } from '../errors/index.js';
+import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
+import type { Quarantine } from '../git/env.js';
+import { GitFailed, gitAsync, gitAsyncTry, plainGitCall } from '../git/run.js';
+import type { CommitDiffResult, Violation } from './engine.js';
+
+/**
+ * The rule engine and the config loader (zod, yaml, the schemas: most of a range check's
+ * start-up), loaded on first use, while git already works (checkRange starts the diffs first).
+ */
+let judging: Promise<{ engine: typeof import('./engine.js'); load: typeof import('../config/load.js'); schema: typeof import('../config/schema.js') }> | undefined;
+const judgingModules = () => (judging ??= Promise.all([import('./engine.js'), import('../config/load.js'), import('../config/schema.js')]).then(([engine, load, schema]) => ({ engine, load, schema })));
+
+/** The repository's rules, as a path inside a commit's tree. */
+export const RULES_FILE = '.hermes/config.yaml';
+/** Earlier versions of a config that does not parse, tried for the last one that does. */
+const RULES_FALLBACK_MAX_VERSIONS = 20;
+
+/** Where a range is judged: the directory git runs in (a work tree, or a bare repository's git dir), the work tree's top if any, a push's quarantine. */
+export type RangePlace = { cwd: string; root?: string; quarantine?: Quarantine };
+
+export type RangeCommit = { commit: string; parents: string[] };
+
+export type RangeViolation = Violation & { commit: string };
+
+/** The rules that judge a range: the config committed in `commit` (or, when that one does not parse, in `from`). */
+export type RangeRules = {
+  config: HermesConfig;
+  /** The commit whose rules judge (the range's base). */
+  commit: string;
+  /** Whether that commit has a .hermes/config.yaml at all (none: nothing is judged). */
+  found: boolean;
+  /** The commit whose version of the file was used, when the base's own does not parse. */
+  from?: string;
+  /** The first push into an empty repository: no rules came before, so the pushed tip's own judge it. */
+  pushed?: boolean;
+  warnings: string[];
+};
+
+export type RangeVerdict = {
+  /** The commits judged, oldest first. */
+  commits: string[];
+  /** Which rules judged: committed where, and their ids and messages. */
+  rules: { commit: string; found: boolean; from?: string; pushed?: boolean; list: Array<{ id: string; message: string }> };
+  violations: RangeViolation[];
+  /** What was not fully judged, and generated files whose generator cannot run here. */
+  warnings: string[];
+  /** Commits of the range that change .hermes/config.yaml: the range is judged by the base's rules all the same. */
+  configChanges: string[];
+  /** Whether the values of this clone's secret files were looked for, and why not. */
+  secretValues: { judged: boolean; note: string };
+};
+
+const call = (place: RangePlace) => plainGitCall(place.cwd, { quarantine: place.quarantine });
+
+/** A range's first line of git's complaint, for an error a person reads. */
+const gitReason = (err: unknown) => (err instanceof GitFailed ? err.stderr.trim().split('\n')[0] ?? '' : String(err)).replace(/^fatal: /, '');
+
+/**
+ * The revisions of a range (`A..B`, `A...B`): what it includes, what it excludes, and its base
+ * (the first excluded revision), whose rules judge it. A single revision is refused: it has
+ * no base, and "every commit ever" is rarely what CI means.
+ */
+export async function resolveRange(place: RangePlace, range: string): Promise<{ base: string; include: string[]; exclude: string[] }> {
+  if (!range || range.startsWith('-') || /\s/.test(range)) throw new UsageError(`--commits takes one range such as origin/main..HEAD (got "${range}").`);
+  let out: string;
+  try {
+    out = (await gitAsync(['rev-parse', '--revs-only', range, '--'], call(place))).toString('utf8');
+  } catch (err) {
+    throw new UsageError(`"${range}" is not a range of this repository: ${gitReason(err)}.${(await isShallow(place)) ? SHALLOW_HINT : ''}`);
+  }
+  const revs = out.split('\n').filter(Boolean);
+  const include = revs.filter((r) => !r.startsWith('^'));
+  const exclude = revs.filter((r) => r.startsWith('^')).map((r) => r.slice(1));
+  if (include.length === 0 || exclude.length === 0) {
+    throw new UsageError(`"${range}" names no base: give BASE..TIP (e.g. origin/main..HEAD). The commits of TIP that BASE lacks are judged, under the rules committed in BASE.`);
+  }
+  return { base: exclude[0]!, include, exclude };
+}
+
+const SHALLOW_HINT = ' This clone is shallow: fetch the history the range needs (actions/checkout: fetch-depth: 0; GitLab: GIT_DEPTH: 0; or git fetch --unshallow).';
+
+async function isShallow(place: RangePlace): Promise<boolean> {
+  return (await gitAsyncTry(['rev-parse', '--is-shallow-repository'], call(place))).stdout.trim() === 'true';
+}
+
+/** The commits reachable from `include` and from none of `exclude` (revisions, or `--all`), oldest first, with their parents. */
+export async function listCommits(place: RangePlace, include: readonly string[], exclude: readonly string[]): Promise<RangeCommit[]> {
+  const args = ['rev-list', '--reverse', '--topo-order', '--parents', ...include, ...(exclude.length ? ['--not', ...exclude] : []), '--'];
+  let out: string;
+  try {
+    out = (await gitAsync(args, call(place))).toString('utf8');
+  } catch (err) {
+    throw new UsageError(`cannot list the commits of ${[...include, ...exclude.map((e) => (e.startsWith('-') ? e : `^${e}`))].join(' ')}: ${gitReason(err)}.${(await isShallow(place)) ? SHALLOW_HINT : ''}`);
+  }
+  const commits: RangeCommit[] = [];
+  for (const line of out.split('\n')) {
+    const [commit, ...parents] = line.trim().split(' ');
+    if (commit) commits.push({ commit, parents });
+  }
+  // A shallow clone shows its boundary commits without parents: judged against nothing, their whole tree would look new.
+  if (commits.some((c) => c.parents.length === 0) && (await isShallow(place))) {
+    const cut = new Set((await gitAsyncTry(['rev-parse', '--git-path', 'shallow'], call(place)).then((r) => readShallow(place.cwd, r.stdout.trim()))));
+    const at = commits.find((c) => cut.has(c.commit));
+    if (at) throw new UsageError(`the range reaches ${at.commit.slice(0, 10)}, where this shallow clone's history is cut, so its parent cannot be compared with.${SHALLOW_HINT}`);
+  }
+  return commits;
+}
+
+/** The commit ids a shallow clone's `shallow` file lists (its history's cut). */
+function readShallow(cwd: string, file: string): string[] {
+  try {
+    return readFileSync(resolve(cwd, file), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** `<commit>:<path>` as text, or undefined when the commit has no such file. */
+async function fileAt(place: RangePlace, commit: string, path: string): Promise<string | undefined> {
+  const r = await gitAsyncTry(['cat-file', 'blob', `${commit}:${path}`], call(place));
+  return r.status === 0 ? r.stdout : undefined;
+}
+
+/**
+ * The rules committed in `commit`. A config that does not parse is never read as "no rules":
+ * the last earlier version that parses judges (with a warning that says so), and when none
+ * does, a ConfigError naming the file, line and key.
+ */
+export async function rulesAt(place: RangePlace, commit: string): Promise<RangeRules> {
+  const short = commit.slice(0, 10);
+  const [text, { load, schema }] = await Promise.all([fileAt(place, commit, RULES_FILE), judgingModules()]);
+  const { loadCommittedConfig } = load;
+  if (text === undefined) return { config: schema.DEFAULTS, commit, found: false, warnings: [] };
+  try {
+    return { config: loadCommittedConfig(`${short}:${RULES_FILE}`, text), commit, found: true, warnings: [] };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const log = await gitAsyncTry(['log', '--first-parent', `--max-count=${RULES_FALLBACK_MAX_VERSIONS}`, '--format=%H', commit, '--', RULES_FILE], call(place));
+    for (const earlier of log.stdout.split('\n').filter(Boolean)) {
+      const older = await fileAt(place, earlier, RULES_FILE);
+      if (older === undefined || older === text) continue;
+      try {
+        const config = loadCommittedConfig(`${earlier.slice(0, 10)}:${RULES_FILE}`, older);
+        return { config, commit, found: true, from: earlier, warnings: [`${RULES_FILE} does not parse in ${short} (${err.message}); judged by its last version that does, from ${earlier.slice(0, 10)}.`] };
+      } catch {
+        // an older broken version: keep looking
+      }
+    }
+    throw err;
+  }
+}
+
+/** Regex source that matches `s` literally. */
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * The values of this clone's secret files (the guard's index: .env files, keys, and every
+ * version of them git history holds), as a rule, where the work tree has such files. A fresh
+ * clone (CI) or a bare repository has none: skipped, and said.
+ */
+async function secretValueRule(place: RangePlace, config: HermesConfig): Promise<{ rule?: Rule; note: string }> {
+  if (!place.root) return { note: 'skipped: no work tree here, so no secret files whose values to look for' };
+  const { SecretValues } = await import('../security/secret-values.js');
+  const secrets = new SecretValues({ root: place.root, config, env: {} });
+  secrets.refresh([]); // the work tree's secret files alone: history only where there are some
+  if (secrets.secretFiles().length === 0) return { note: 'skipped: this clone has no secret files (.env, keys) whose values to look for' };
+  const values = secrets.refresh();
+  const files = secrets.secretFiles().length;
+  if (values.length === 0) return { note: `none known: the ${files} secret file(s) here hold no values to look for` };
+  return {
+    rule: { id: 'secret-value', message: "A value of one of this clone's secret files (.env, keys) is committed here: take it out of the commit and rotate the secret.", forbid: values.map(literal).join('|') },
+    note: `judged: ${values.length} value(s) of ${files} secret file(s) in this clone`,
+  };
+}
+
+const pathsOf = (changes: CommitDiffResult['changes']) => new Set(changes.flatMap((ch) => (ch.oldPath !== undefined ? [ch.oldPath, ch.path] : [ch.path])));
+
+/**
+ * Each commit against its first parent; a merge against all of its parents at once (git's
+ * combined diff: only what differs from every parent is the merge's own, what its branches
+ * brought is judged in their own commits); a root commit against the empty tree.
+ */
+const rangeDiffs = (commits: readonly RangeCommit[]): CommitDiff[] => commits.map((c) => (c.parents.length === 1 ? { commit: c.commit, parent: c.parents[0] } : c.parents.length > 1 ? { commit: c.commit, merge: true } : { commit: c.commit }));
+
+/** Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what could not be judged here. */
+export async function judgeRange(place: RangePlace, rules: RangeRules, commits: readonly RangeCommit[], started?: StartedDiffs): Promise<RangeVerdict> {
+  const [secret, { engine, load }] = await Promise.all([secretValueRule(place, rules.config), judgingModules()]);
+  const config: HermesConfig = secret.rule ? { ...rules.config, rules: [...rules.config.rules, secret.rule] } : rules.config;
+  const results = await engine.checkCommitDiffs(place.cwd, config, started ?? rangeDiffs(commits), { quarantine: place.quarantine });
+  const generators = new Map(config.rules.filter((r) => r.generator).map((r) => [r.id, r.generator!] as const));
+  const verdict: RangeVerdict = {
+    commits: commits.map((c) => c.commit),
+    rules: { commit: rules.commit, found: rules.found, ...(rules.from ? { from: rules.from } : {}), ...(rules.pushed ? { pushed: true } : {}), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
+    violations: [],
+    warnings: [...rules.warnings],
+    configChanges: [],
+    secretValues: { judged: secret.rule !== undefined, note: secret.note },
+  };
+  commits.forEach((c, i) => {
+    const short = c.commit.slice(0, 10);
+    const found = results[i]!;
+    for (const v of found.violations) {
+      const generator = v.line === 0 ? generators.get(v.rule) : undefined;
+      if (generator) {
+        verdict.warnings.push(`${short} ${v.file}: a file rule ${v.rule} protects changed; its generator (\`${generator}\`) cannot run here, so the change is not refused (the pre-commit hook verifies it where hermesd init ran).`);
+      } else verdict.violations.push({ ...v, commit: c.commit });
+    }
+    for (const w of found.warnings) verdict.warnings.push(`${short} ${w}`);
+    if (pathsOf(found.changes).has(RULES_FILE)) verdict.configChanges.push(c.commit);
+  });
+  const last = verdict.configChanges[verdict.configChanges.length - 1];
+  if (last) {
+    const text = await fileAt(place, last, RULES_FILE);
+    try {
+      if (text !== undefined) load.loadCommittedConfig(`${last.slice(0, 10)}:${RULES_FILE}`, text);
+    } catch (err) {
+      verdict.warnings.push(`the ${RULES_FILE} of ${last.slice(0, 10)} does not parse: ${(err as Error).message} (where it lands, hooks judge with the last version that does).`);
+    }
+  }
+  return verdict;
+}
+
+/**
+ * `hermesd check --commits <range>`: the range's commits under the rules of its base. git starts
+ * diffing (with the patch, whatever the rules turn out to need) as soon as the commits are
+ * listed, and works while the engine and the config load.
+ */
+export async function checkRange(place: RangePlace, range: string): Promise<RangeVerdict & { range: string; base: string }> {
+  void judgingModules();
+  const { base, include, exclude } = await resolveRange(place, range);
+  const commits = await listCommits(place, include, exclude);
+  const started = startDiffTree(place.cwd, rangeDiffs(commits), { patch: true, quarantine: place.quarantine });
+  try {
+    return { range, base, ...(await judgeRange(place, await rulesAt(place, base), commits, started)) };
+  } finally {
+    started.stop(); // read to the end by then, unless the rules could not be read
+  }
+}
+
+/** One line of a pre-receive hook's input (or an update hook's arguments): a ref moved from `old` to `new`. */
+export type RefUpdate = { ref: string; old: string; new: string };
+
+const isZero = (id: string) => /^0+$/.test(id);
+
+/** A pre-receive hook's stdin: `<old> <new> <ref>` per line. */
+export function parseRefUpdates(stdin: string): RefUpdate[] {
+  const out: RefUpdate[] = [];
+  for (const line of stdin.split('\n')) {
+    const [old, next, ref] = line.trim().split(' ');
+    if (old && next && ref) out.push({ ref, old, new: next });
+  }
+  return out;
+}
+
+export type PushVerdict = { ref: string; verdict: RangeVerdict };
+
+/**
+ * A push, judged as a server hook judges it: for each ref it moves, the commits new to the
+ * repository, under the rules committed where the ref was (a new ref: where HEAD is; the first
+ * push into an empty repository: its own rules, there being no others). A deletion brings no
+ * commit. Commits two refs share are judged once.
+ */
+export async function judgePush(place: RangePlace, updates: readonly RefUpdate[]): Promise<PushVerdict[]> {
+  const out: PushVerdict[] = [];
+  const judged = new Set<string>();
+  for (const u of updates) {
+    if (isZero(u.new)) continue;
+    const commits = await listCommits(place, [u.new], ['--all']);
+    const head = isZero(u.old) ? (await gitAsyncTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call(place))).stdout.trim() : '';
+    const base = isZero(u.old) ? head || u.new : u.old;
+    const rules = { ...(await rulesAt(place, base)), ...(base === u.new ? { pushed: true } : {}) };
+    const fresh = commits.filter((c) => !judged.has(`${rules.from ?? base}\0${c.commit}`));
+    for (const c of fresh) judged.add(`${rules.from ?? base}\0${c.commit}`);
+    out.push({ ref: u.ref, verdict: await judgeRange(place, rules, fresh) });
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+/**
+ * Building hermesd's client (client.c) with the machine's C compiler: the one better-sqlite3's
+ * build already needed. `npm run build` (and so `npm pack`) builds it into `dist/client/`;
+ * `hermesd init` copies that into the clone when it runs on this machine and speaks this
+ * package's protocol and version, and compiles it there when it does not (a package built on
+ * another machine). Where it cannot be built, the hooks use curl (runners/curl.sh) and
+ * `status` and `doctor` say why.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PACKAGE_ROOT, VERSION } from '../version.js';
+import { PROTOCOL } from './protocol.js';
+
+/** The client's source in this package. */
+export const CLIENT_SOURCE = join(PACKAGE_ROOT, 'src', 'transport', 'client.c');
+/** The client this package built (npm run build, or its install). */
+export const PREBUILT_CLIENT = join(PACKAGE_ROOT, 'dist', 'client', 'hermesd-client');
+/** A compile takes well under a second; one that hangs must not hold `init`. */
+const COMPILE_TIMEOUT_MS = 60_000;
+
+/** The compiler: $HERMESD_CC (tests, and a user whose `cc` is elsewhere), else $CC, else `cc`. */
+function compiler(env: NodeJS.ProcessEnv): string {
+  return env.HERMESD_CC || env.CC || 'cc';
+}
+
+/** Compiles client.c into `out` (written whole or not at all). Returns why when it could not. */
+export function compileClient(out: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const cc = compiler(env);
+  const tmp = `${out}.${process.pid}.tmp`;
+  mkdirSync(dirname(out), { recursive: true });
+  try {
+    execFileSync(cc, ['-O2', '-o', tmp, `-DHERMESD_PROTOCOL=${PROTOCOL}`, `-DHERMESD_VERSION="${VERSION}"`, CLIENT_SOURCE], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: COMPILE_TIMEOUT_MS,
+      env,
+    });
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, out);
+    return undefined;
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
+    const said = e.stderr?.toString().trim().split('\n').slice(-3).join(' ');
+    return e.code === 'ENOENT' ? `no C compiler (${cc} not found; install one, e.g. build-essential, or set CC)` : `${cc} failed: ${said || e.message}`;
+  }
+}
+
+/**
+ * Puts the client at `out` (a clone's `<common-dir>/hermesd/client`): a copy of the package's
+ * build, else compiled here. Records why in `<out>.error` when neither worked, and removes
+ * that record once it works.
+ */
+export function installClient(out: string, env: NodeJS.ProcessEnv = process.env, prebuilt = PREBUILT_CLIENT): { built: true } | { built: false; error: string } {
+  const record = `${out}.error`;
+  let error: string | undefined;
+  if (runsHere(prebuilt)) {
+    const tmp = `${out}.${process.pid}.tmp`;
+    mkdirSync(dirname(out), { recursive: true });
+    copyFileSync(prebuilt, tmp);
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, out);
+  } else {
+    error = compileClient(out, env);
+  }
+  if (error === undefined) {
+    rmSync(record, { force: true });
+    return { built: true };
+  }
+  rmSync(out, { force: true });
+  writeFileSync(record, `${error}\n`);
+  return { built: false, error };
+}
+
+/** Whether `client` runs on this machine and is this package's (its `-V` names this version and protocol). */
+function runsHere(client: string): boolean {
+  if (!existsSync(client)) return false;
+  try {
+    return execFileSync(client, ['-V'], { encoding: 'utf8', timeout: 5_000 }).trim() === `hermesd-client ${VERSION} protocol ${PROTOCOL}`;
+  } catch {
+    return false;
+  }
+}
+
+/** What `<client>.error` says: why this clone's hooks use curl (undefined: the client is built). */
+export function clientProblem(out: string): string | undefined {
+  if (existsSync(out)) return undefined;
+  try {
+    return readFileSync(`${out}.error`, 'utf8').trim() || 'not built';
+  } catch {
+    return 'not built (run hermesd init)';
+  }
+}

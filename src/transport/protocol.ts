@@ -1,0 +1,77 @@
+/**
+ * The one protocol every hook question travels in: a git hook's, another agent's, a
+ * sandboxed command's commit. The client (client.c, or curl where it could not be built)
+ * asks; the daemon answers (server.ts). Both sides of it are here, in one folder.
+ *
+ * Request: one HTTP/1.0 request on the daemon's Unix socket (one connection per question):
+ *
+ *   POST /v1/ask?p=<protocol>&v=<version>&q=<question id>&k=<kind>&n=<name>&pid=<client pid>&ppid=…&bound=<ms>
+ *   body: a git hook's JSON (GitQuestion), or the agent's hook payload as the agent wrote it
+ *
+ * `k` is `git` or an agent (claude, codex, cursor, gemini); `n` is the git hook (or `recover`:
+ * put back the work of a commit whose daemon died mid-hook) or the agent's event.
+ *
+ * Answer: text lines, flushed as they come, the connection closed at the end:
+ *
+ *   hermesd <protocol> <daemon version> <daemon pid> <question id>    at once, before any work
+ *   .                                                                  a sign of life (every 500 ms)
+ *   e <text>                                                           a line for stderr, shown as it comes
+ *   o <text>                                                           a line for stdout (an agent's structured answer)
+ *   = <exit code>                                                      the verdict: the last line
+ *
+ * The first line's format never changes: a client of any version reads the daemon's protocol
+ * there. A daemon asked in another protocol answers that line alone and stops once idle; the
+ * client then starts the version it belongs to. An answer without its `=` line was cut off.
+ * The question id in the first line binds the answer to its question.
+ */
+import { z } from 'zod';
+
+/** This protocol's number: a change old clients cannot follow takes the next one (1 was the doorbell's). */
+export const PROTOCOL = 2;
+
+/** The route of the question. */
+export const ASK_PATH = '/v1/ask';
+
+/** A sign of life at least this often while the daemon works on a question (the client's silence bound is ≥ 1 s). */
+export const HEARTBEAT_MS = 500;
+
+/** Kinds of question: a git hook, or another agent's hook. */
+export const AGENT_KINDS = ['claude', 'codex', 'cursor', 'gemini'] as const;
+
+/** Agents' events that come before a tool call: a fault refuses them (agents.onUnavailable). */
+export const PRE_TOOL_EVENTS: ReadonlySet<string> = new Set(['PreToolUse', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'beforeMCPExecution', 'BeforeTool']);
+
+/** What a question says of itself (the query string), as the daemon reads it. */
+export const askQuerySchema = z.object({
+  p: z.coerce.number().int(),
+  v: z.string().max(64).default(''),
+  q: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a question id'),
+  k: z.string().regex(/^[a-z]{1,16}$/),
+  n: z.string().regex(/^[A-Za-z][A-Za-z-]{0,39}$/),
+  pid: z.coerce.number().int().positive().optional(),
+  ppid: z.coerce.number().int().positive().optional(),
+  bound: z.coerce.number().int().positive().optional(),
+});
+export type AskQuery = z.infer<typeof askQuerySchema>;
+
+/** The answer's first line. */
+export function helloLine(version: string, pid: number, question: string): string {
+  return `hermesd ${PROTOCOL} ${version} ${pid} ${question}\n`;
+}
+
+/** `text` as answer lines for one stream (`e` stderr, `o` stdout); nothing for empty text. */
+export function textLines(stream: 'e' | 'o', text: string): string {
+  if (!text) return '';
+  return (
+    text
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((l) => `${stream} ${l}`)
+      .join('\n') + '\n'
+  );
+}
+
+/** The verdict line. */
+export function verdictLine(code: number): string {
+  return `= ${code}\n`;
+}

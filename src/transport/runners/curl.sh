@@ -1,0 +1,150 @@
+# hermesd's client in sh and curl, for a machine where client.c could not be built (`hermesd
+# status` and `doctor` say so). The same protocol (src/transport/protocol.ts) and the same
+# meaning of every fault as client.c, slower: a curl per question, and a daemon that is down
+# is waited for by polling. Sourced by both runners before their body.
+#
+# hermesd_curl <kind> <name> <bound ms> <allow|block> <refusal code> <-x or ''> <phase> [git hook args...]
+# (an agent's payload, and post-rewrite's lines, on stdin). Exits with the answer's code: run it
+# in a subshell where the runner goes on after it.
+
+hermesd_cfault() {
+  # $1: 1 when no daemon could be started (the one fault allow|block decides); $2: what happened.
+  if [ -z "$hermesd_cx" ]; then
+    echo "hermesd: $2; the $hermesd_cn hook did nothing this time. Check the daemon: hermesd status" >&2
+    exit 0
+  fi
+  if [ "$1" = 1 ] && [ "$hermesd_cu" = allow ] && [ -z "$hermesd_csb" ]; then
+    echo "hermesd: $2; this goes ahead UNCHECKED because onUnavailable is \"allow\". Check the daemon: hermesd status" >&2
+    [ "$hermesd_ck" = cursor ] && echo '{}'
+    exit 0
+  fi
+  hermesd_said="hermesd: $2; refused (a fault never lets it through; hermesd's client is not built here, hooks use curl: see hermesd doctor). Check the daemon: hermesd status (restart: hermesd restart)"
+  if [ "$hermesd_ck" = git ]; then
+    echo "$hermesd_said" >&2
+    exit "$hermesd_crc"
+  fi
+  # An agent's structured refusal on stdout, exit 0 (as client.c and the daemon answer).
+  hermesd_cjson "$hermesd_said"
+  case $hermesd_ck in
+    gemini) printf '{"decision":"deny","reason":%s}\n' "$hermesd_e" ;;
+    cursor) printf '{"permission":"deny","user_message":%s,"agent_message":%s}\n' "$hermesd_e" "$hermesd_e" ;;
+    *) printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":%s}}\n' "$hermesd_cn" "$hermesd_e" ;;
+  esac
+  exit 0
+}
+
+# $1 as a JSON string, in hermesd_e.
+hermesd_cjson() {
+  hermesd_e= hermesd_r=$1
+  case $hermesd_r in *[[:cntrl:]]*) hermesd_cfault 0 "an argument holds a control character that curl cannot carry" ;; esac
+  while :; do
+    case $hermesd_r in
+      *[\\\"]*)
+        hermesd_h=${hermesd_r%%[\\\"]*}
+        hermesd_c=${hermesd_r#"$hermesd_h"}
+        hermesd_e=$hermesd_e$hermesd_h\\${hermesd_c%"${hermesd_c#?}"}
+        hermesd_r=${hermesd_c#?}
+        ;;
+      *) hermesd_e=\"$hermesd_e$hermesd_r\"; return ;;
+    esac
+  done
+}
+
+hermesd_curl() {
+  hermesd_ck=$1 hermesd_cn=$2 hermesd_cb=$3 hermesd_cu=$4 hermesd_crc=$5 hermesd_cx=$6 hermesd_cp=$7
+  shift 7
+  command -v curl >/dev/null 2>&1 || hermesd_cfault 1 "neither hermesd's client nor curl is here (run hermesd doctor)"
+  hermesd_csb=
+  if [ -f "$hermesd_rt/sandbox/daemon-pidns" ] && [ "$(readlink /proc/$$/ns/pid 2>/dev/null)" != "$(cat "$hermesd_rt/sandbox/daemon-pidns")" ]; then hermesd_csb=1; fi
+  hermesd_nl='
+'
+  if [ "$hermesd_ck" = git ]; then
+    hermesd_body='{"args":['
+    hermesd_s=
+    for hermesd_a in "$@"; do
+      hermesd_cjson "$hermesd_a"
+      hermesd_body=$hermesd_body$hermesd_s$hermesd_e
+      hermesd_s=,
+    done
+    hermesd_body="$hermesd_body]"
+    if [ -n "${GIT_INDEX_FILE:-}" ]; then
+      case $GIT_INDEX_FILE in /*) hermesd_cjson "$GIT_INDEX_FILE" ;; *) hermesd_cjson "$PWD/$GIT_INDEX_FILE" ;; esac
+      hermesd_body="$hermesd_body,\"indexFile\":$hermesd_e"
+    fi
+    [ -n "$hermesd_cp" ] && hermesd_body="$hermesd_body,\"phase\":\"$hermesd_cp\""
+    if [ "$hermesd_cn" = post-rewrite ]; then
+      hermesd_s=
+      hermesd_body="$hermesd_body,\"stdin\":["
+      while IFS= read -r hermesd_a; do
+        hermesd_cjson "$hermesd_a"
+        hermesd_body=$hermesd_body$hermesd_s$hermesd_e
+        hermesd_s=,
+      done
+      hermesd_body="$hermesd_body]"
+    fi
+    hermesd_body="$hermesd_body}"
+  else
+    hermesd_body=$(cat; echo .)
+    hermesd_body=${hermesd_body%.}
+  fi
+  hermesd_q=$$-$(date +%s)
+  hermesd_secs=$(((hermesd_cb + 999) / 1000))
+  hermesd_end=$(($(date +%s) + hermesd_secs))
+  hermesd_started=
+  while :; do
+    hermesd_sock=
+    if [ -f "$hermesd_rt/daemon.json" ]; then
+      while IFS= read -r hermesd_l; do
+        case $hermesd_l in *'"socket": "'*) hermesd_sock=${hermesd_l#*'"socket": "'} hermesd_sock=${hermesd_sock%\"*}; break ;; esac
+      done < "$hermesd_rt/daemon.json"
+    fi
+    hermesd_out=
+    hermesd_k=7
+    if [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ]; then
+      hermesd_out=$(printf '%s' "$hermesd_body" | curl -sS --http1.0 --unix-socket "$hermesd_sock" --max-time "$hermesd_secs" -H 'content-type: application/octet-stream' \
+        --data-binary @- -w "${hermesd_nl}%{http_code}" "http://hermesd/v1/ask?p=2&q=$hermesd_q&k=$hermesd_ck&n=$hermesd_cn&pid=$$&bound=$hermesd_cb" 2>/dev/null)
+      hermesd_k=$?
+    fi
+    case $hermesd_k in
+      0) break ;;
+      7)
+        [ -n "$hermesd_csb" ] && hermesd_cfault 0 "no daemon answers hermesd's sandbox"
+        [ "$(date +%s)" -gt "$hermesd_end" ] && hermesd_cfault 1 "no daemon answered and none could be started within $hermesd_cb ms"
+        if [ -z "$hermesd_started" ]; then
+          hermesd_started=1
+          (cd "${hermesd_root:-.}" && exec "$HERMESD_NODE" "$HERMESD_DAEMON" "$PWD" </dev/null >>"$hermesd_rt/daemon.log" 2>&1 &) 2>/dev/null \
+            || hermesd_cfault 1 "no daemon was running and one could not be started"
+        fi
+        sleep 0.05 2>/dev/null || sleep 1
+        ;;
+      28) hermesd_cfault 0 "the daemon did not answer within $hermesd_cb ms (hung or stopped)" ;;
+      *) hermesd_cfault 0 "the daemon's answer was cut off (curl exit $hermesd_k: it stopped or died while answering; see hermesd logs)" ;;
+    esac
+  done
+  hermesd_code=${hermesd_out##*"$hermesd_nl"}
+  hermesd_out=${hermesd_out%"$hermesd_nl"*}
+  [ "$hermesd_code" = 404 ] && hermesd_cfault 0 "the daemon speaks an older protocol: restart it with hermesd restart"
+  [ "$hermesd_code" = 200 ] || hermesd_cfault 0 "the daemon refused the question (HTTP $hermesd_code)"
+  hermesd_stdout=
+  hermesd_v=
+  hermesd_hello=
+  while IFS= read -r hermesd_l; do
+    if [ -z "$hermesd_hello" ]; then
+      hermesd_hello=1
+      set -- $hermesd_l
+      [ "${1:-}" = hermesd ] && [ "${2:-}" = 2 ] || hermesd_cfault 0 "the daemon speaks another protocol (${2:-?}): restart it with hermesd restart"
+      [ "${5:-}" = "$hermesd_q" ] || hermesd_cfault 0 "the daemon answered another question"
+      continue
+    fi
+    case $hermesd_l in
+      'e '*) printf '%s\n' "${hermesd_l#e }" >&2 ;;
+      'o '*) hermesd_stdout="$hermesd_stdout${hermesd_l#o }$hermesd_nl" ;;
+      '= '*) hermesd_v=${hermesd_l#= } ;;
+    esac
+  done <<EOF
+$hermesd_out
+EOF
+  [ -n "$hermesd_v" ] || hermesd_cfault 0 "the daemon's answer was cut off (it stopped or died while answering; see hermesd logs)"
+  printf '%s' "$hermesd_stdout"
+  exit "$hermesd_v"
+}

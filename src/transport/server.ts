@@ -1,0 +1,140 @@
+/**
+ * The daemon's side of the protocol (protocol.ts): POST /v1/ask. Served from the daemon's
+ * first moment, before its services load, so the first line goes out at once and a cold
+ * daemon's question waits for the services with a sign of life every HEARTBEAT_MS. A git
+ * hook's question is handled as POST /v1/hooks/<name> handles it; another agent's payload as
+ * its hook route judges it. Whatever fails on the way, the answer ends with a verdict: a
+ * question this daemon cannot judge is refused where it blocks (a pre-tool call, unless
+ * agents.onUnavailable is "allow"; a commit), never read as "allowed".
+ */
+import type { ServerResponse } from 'node:http';
+import { errorToWire, UsageError } from '../errors/index.js';
+import { attemptOf } from '../githooks/attempt.js';
+import { hookRequestSchema, type HookRequest } from '../protocol/hooks.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
+import type { DaemonContext } from '../server/context.js';
+import { defineRoute, type Route } from '../server/route.js';
+import type { Services } from '../server/services/index.js';
+import { ADAPTERS } from '../server/services/agents.js';
+import type { AgentEvent, AgentName } from '../integrations/event.js';
+import { AGENT_KINDS, ASK_PATH, askQuerySchema, HEARTBEAT_MS, helloLine, PRE_TOOL_EVENTS, PROTOCOL, textLines, verdictLine, type AskQuery } from './protocol.js';
+
+type Answer = { code: number; stdout?: string; stderr?: string };
+
+
+/**
+ * POST /v1/ask over `services` (loaded on first use); `sandboxed`: the agent socket, whose
+ * every question comes from a command in hermesd's sandbox (git hooks only).
+ */
+export function askRoute(ctx: DaemonContext, services: () => Promise<Services>, opts: { sandboxed: boolean }): Route {
+  return defineRoute({
+    method: 'POST',
+    path: ASK_PATH,
+    rawBody: true,
+    handler: async ({ query, body, res, signal }) => {
+      const parsed = askQuerySchema.safeParse(Object.fromEntries(query));
+      if (!parsed.success) throw new UsageError(`Not a question of protocol ${PROTOCOL}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      const q = parsed.data;
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.write(helloLine(ctx.version, process.pid, q.q));
+      if (q.p !== PROTOCOL) {
+        mismatch(ctx, q);
+        res.end();
+        return undefined;
+      }
+      const write = (s: string) => {
+        if (!res.writableEnded && !res.destroyed) res.write(s);
+      };
+      const beat = setInterval(() => write('.\n'), HEARTBEAT_MS);
+      let answer: Answer;
+      try {
+        answer = await answerOf(ctx, await services(), q, body as Buffer, opts.sandboxed, (line) => write(textLines('e', line)), signal);
+      } catch (err) {
+        answer = cannotJudge(ctx, q, err, await services().catch(() => undefined));
+      } finally {
+        clearInterval(beat);
+      }
+      end(res, answer);
+      return undefined;
+    },
+  });
+}
+
+function end(res: ServerResponse, a: Answer): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.end(textLines('o', a.stdout ?? '') + textLines('e', a.stderr ?? '') + verdictLine(a.code));
+}
+
+/** A client of another protocol belongs to another install: this daemon makes way for it once it has nothing else to do. */
+function mismatch(ctx: DaemonContext, q: AskQuery): void {
+  ctx.log.warn('a hook of another protocol asked; stopping so that its own version starts', { protocol: q.p, version: q.v, ours: PROTOCOL });
+  const stop = setInterval(() => {
+    // This request is one of the busy ones until its answer ends.
+    if (ctx.busy > 0) return;
+    clearInterval(stop);
+    ctx.requestShutdown(`a hook of protocol ${q.p} (hermesd ${q.v || '?'}) asked`);
+  }, 50);
+  stop.unref();
+}
+
+async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
+  if (body.length > MAX_BODY_BYTES) throw new UsageError(bodyTooLargeMessage(body.length));
+  if (q.k === 'git') return gitAnswer(ctx, services, q, body, sandboxed, progress, signal);
+  if (sandboxed) throw new UsageError('A sandboxed command asks about its git hooks only.');
+  if (!(AGENT_KINDS as readonly string[]).includes(q.k)) throw new UsageError(`Unknown kind of question "${q.k}": git, or one of ${AGENT_KINDS.join(', ')}.`);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new UsageError(`The ${q.k} hook's payload is not JSON.`);
+  }
+  const { answer } = await services.agents.handle(q.k, payload);
+  return { code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
+}
+
+async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
+  let req: HookRequest;
+  try {
+    req = hookRequestSchema.parse(JSON.parse(body.toString('utf8') || '{}'));
+  } catch (err) {
+    throw new UsageError(`The git hook's question is not what protocol ${PROTOCOL} says: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  // The log says which client asked: hermesd's (it names its version), or curl.
+  req.via = q.v ? 'client' : 'curl';
+  if (sandboxed) req.sandboxed = true;
+  // curl (no client) sends no attempt: the git command above the runner's shell, read from /proc here.
+  else if (!req.attempt && q.pid) req.attempt = attemptOf(q.pid);
+  if (q.n === 'recover') {
+    const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../githooks/recover.js');
+    const r = await restoreAfterDaemonLoss(ctx.paths.gitDir, { attempt: req.attempt });
+    const said = selfRestoreMessage(r);
+    return { code: 1, stderr: `${said || 'hermesd: nothing of this commit needed putting back.'}\nhermesd: commit again (a new daemon judges it). The daemon log says why the last one stopped: hermesd logs` };
+  }
+  const result = await services.hooks.handle(q.n, req, progress, signal);
+  return { code: result.exitCode, stderr: result.message };
+}
+
+/** A question the daemon could not judge: refused where it blocks, said in words everywhere. */
+function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, services: Services | undefined): Answer {
+  const { status, wire } = errorToWire(err);
+  if (status >= 500) ctx.log.error('question not judged', { kind: q.k, name: q.n, error: String((err as Error)?.stack ?? err) });
+  const why = wire.message.replace(/\.$/, '');
+  if (q.k === 'git') {
+    const blocks = q.n === 'pre-commit' || q.n === 'commit-msg';
+    return { code: blocks ? (wire.code === 'config-error' || status === 400 ? 2 : 1) : 0, stderr: `hermesd: the ${q.n} hook could not judge: ${why}` };
+  }
+  if (!PRE_TOOL_EVENTS.has(q.n)) return { code: 0, stderr: `hermesd: ${why}` };
+  let allow = false;
+  try {
+    allow = services?.config.forJudging().config.agents.onUnavailable === 'allow';
+  } catch {
+    // no config to read: refused
+  }
+  if (allow) return { code: 0, stderr: `hermesd: this tool call could not be judged (${why}); it was NOT checked because agents.onUnavailable is "allow"` };
+  const message = `hermesd: this tool call could not be judged (${why}), so it is refused (agents.onUnavailable is "block")`;
+  // The agent's own structured refusal, as the daemon refuses any call (its adapter's deny); exit 2 for a kind it does not know.
+  const adapter = ADAPTERS[q.k as AgentName];
+  if (!adapter) return { code: 2, stderr: message };
+  const denied = adapter.deny({ agent: q.k, event: q.n, kind: 'pre-tool', cwd: '' } as AgentEvent, { rule: 'hermesd', message });
+  return { code: denied.exitCode, stdout: denied.stdout, stderr: denied.stderr };
+}

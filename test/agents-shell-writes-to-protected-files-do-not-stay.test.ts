@@ -1,0 +1,124 @@
+/**
+ * Another agent's shell reaches a protected file by spellings the pre-tool judge cannot read:
+ * an interpreter (`python3 -c`, `node -e`, `perl -e`), a variable (`f=gen/a.ts; echo x > $f`),
+ * a background writer. Where the agent lets the hook rewrite the command (Claude Code, Codex,
+ * Gemini CLI) and bubblewrap runs, the command comes back confined: protected paths and what
+ * the guard reads are read-only, so the write fails. Without a sandbox, the post-tool event
+ * puts back what changed and tells the model which rule. Either way nothing stays changed.
+ * The spellings the judge can read (`tee`, `dd`, `mv`) are refused before they run. Driven
+ * through the hooks `init --agents` wrote, each command run as the agent runs it (`bash -c`).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { denied, geminiExpand, hookCommands, rewritten, runHook, toolHookCommand, type HookRun } from './helpers/agents.js';
+import { makeEnv, type TestEnv } from './helpers/env.js';
+
+const AGENTS = ['claude', 'codex', 'gemini'] as const;
+type Agent = (typeof AGENTS)[number];
+const ORIGINAL = 'export const a = 1;\n';
+const CONFIG = 'rules:\n  - id: generated-files\n    message: Do not edit generated files; run the generator.\n    protect: ["gen/**"]\n';
+
+/** Spellings of a write to gen/a.ts; `read`: the judge reads them and refuses before they run. */
+const SPELLINGS: Array<{ command: string; read?: true; background?: true }> = [
+  { command: `python3 -c "open('gen/a.ts','w').write('x')"` },
+  { command: `node -e "require('fs').writeFileSync('gen/a.ts','x')"` },
+  { command: `perl -e 'open(F, ">gen/a.ts"); print F "x"; close(F)'` },
+  { command: 'f=gen/a.ts; echo x > $f' },
+  { command: 'printf x | tee gen/a.ts', read: true },
+  { command: 'dd if=/dev/zero of=gen/a.ts bs=1 count=1', read: true },
+  { command: 'echo x > /tmp/hd-mv-src && mv /tmp/hd-mv-src gen/a.ts', read: true },
+  { command: '(sleep 0.5; f=gen/a.ts; echo x > $f) >/dev/null 2>&1 &', background: true },
+];
+
+function setup(env: Record<string, string> = {}) {
+  const t = makeEnv();
+  Object.assign(t.env, env);
+  const repo = t.repo({ '.hermes/config.yaml': CONFIG, 'gen/a.ts': ORIGINAL, 'src/app.ts': 'export const app = 1;\n' });
+  return { t, repo };
+}
+
+/** The agent's pre-tool and post-tool hooks for one shell call, and the call itself run as the agent runs it. */
+async function shellCall(t: TestEnv, repo: string, agent: Agent, command: string, id: string): Promise<{ pre: HookRun; ran?: string; post?: HookRun }> {
+  const env = { CLAUDE_PROJECT_DIR: repo, GEMINI_PROJECT_DIR: repo };
+  const base = { session_id: `${agent}-s`, transcript_path: null, cwd: repo };
+  const tool = agent === 'gemini' ? 'run_shell_command' : 'Bash';
+  const preEvent = agent === 'gemini' ? 'BeforeTool' : 'PreToolUse';
+  const postEvent = agent === 'gemini' ? 'AfterTool' : 'PostToolUse';
+  const expand = (c: string) => (agent === 'gemini' ? geminiExpand(c, repo) : c);
+  const ids = agent === 'gemini' ? {} : { tool_use_id: id };
+  const pre = await runHook(t, expand(toolHookCommand(repo, agent, preEvent, tool)), { cwd: repo, env, payload: { ...base, hook_event_name: preEvent, tool_name: tool, tool_input: { command }, ...ids } });
+  if (denied(agent, pre)) return { pre };
+  const ran = rewritten(agent, pre) ?? command;
+  const r = spawnSync('bash', ['-c', ran], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...t.env } });
+  const post = await runHook(t, expand(hookCommands(repo, agent)[postEvent]!), {
+    cwd: repo,
+    env,
+    payload: { ...base, hook_event_name: postEvent, tool_name: tool, tool_input: { command: ran }, tool_response: agent === 'gemini' ? { llmContent: r.stdout } : { stdout: r.stdout, stderr: r.stderr, interrupted: false }, ...ids },
+  });
+  return { pre, ran, post };
+}
+
+describe("other agents' shell calls, confined where the agent lets the hook rewrite them", () => {
+  let t: TestEnv;
+  let repo: string;
+  beforeAll(async () => {
+    ({ t, repo } = setup());
+    const init = await t.cli(['init', '--agents', 'claude,codex,gemini'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  for (const agent of AGENTS) {
+    it(`${agent}: no spelling changes gen/a.ts, a background writer included`, async () => {
+      let n = 0;
+      for (const s of SPELLINGS) {
+        const call = await shellCall(t, repo, agent, s.command, `call-${agent}-${n++}`);
+        if (s.read) {
+          expect(denied(agent, call.pre), `${s.command}: ${JSON.stringify(call.pre)}`).toContain('gen/a.ts');
+          continue;
+        }
+        // Run confined: the answer wraps the command in bubblewrap.
+        expect(call.ran, `${s.command}: ${JSON.stringify(call.pre)}`).toContain('bwrap');
+        if (s.background) await new Promise((r) => setTimeout(r, 1_500));
+        expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8'), `${agent}: ${s.command}`).toBe(ORIGINAL);
+      }
+      // What the confinement leaves alone: the rest of the work tree and /tmp.
+      const ok = await shellCall(t, repo, agent, 'echo 2 > src/app.ts && echo t > /tmp/hd-confined-ok', `call-${agent}-ok`);
+      expect(ok.ran).toContain('bwrap');
+      expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('2\n');
+      expect(readFileSync('/tmp/hd-confined-ok', 'utf8')).toBe('t\n');
+    });
+  }
+});
+
+describe('without a sandbox: the post-tool event puts back what changed and tells the model which rule', () => {
+  let t: TestEnv;
+  let repo: string;
+  beforeAll(async () => {
+    ({ t, repo } = setup({ HERMESD_BWRAP: 'none' }));
+    const init = await t.cli(['init', '--agents', 'claude,codex,gemini'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await t.cleanup();
+  });
+
+  for (const agent of AGENTS) {
+    it(`${agent}: the file is restored and the rule named in the post-tool answer`, async () => {
+      let n = 0;
+      for (const s of SPELLINGS.filter((x) => !x.read && !x.background)) {
+        const call = await shellCall(t, repo, agent, s.command, `plain-${agent}-${n++}`);
+        expect(call.ran).toBe(s.command);
+        expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8'), `${agent}: ${s.command}`).toBe(ORIGINAL);
+        const context = JSON.parse(call.post!.stdout).hookSpecificOutput;
+        expect(context.hookEventName).toBe(agent === 'gemini' ? 'AfterTool' : 'PostToolUse');
+        expect(context.additionalContext).toContain('gen/a.ts');
+        expect(context.additionalContext).toContain('generated-files');
+      }
+    });
+  }
+});

@@ -1,0 +1,152 @@
+/**
+ * A thousand guarded questions — another agent's Write to a protected path, its shell reaching
+ * one, a commit holding a key — while the daemon is killed, stopped, restarted, upgraded to
+ * another install and back at random instants. None of them is allowed: each is refused by
+ * the rule, or refused by a fault that names itself. The one exception the contract allows is
+ * a user's commit when no daemon could be started in time under hooks.onUnavailable "allow",
+ * and it says so (issue 29).
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolHookCommand } from './helpers/agents.js';
+import { alive, CLI, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
+import { guardedConfig, head, KEY, recordedPid } from './helpers/transport.js';
+
+const QUESTIONS = 1_000;
+/** Questions of each kind in a round of ten: Write, Bash, commit. */
+const ROUND = ['write', 'write', 'write', 'bash', 'bash', 'bash', 'write', 'bash', 'commit', 'commit'] as const;
+
+type Outcome = { kind: (typeof ROUND)[number]; code: number; out: string; moved?: boolean };
+
+function run(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+    child.on('close', (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const between = (a: number, b: number) => a + Math.random() * (b - a);
+
+let t: TestEnv;
+let repo: string;
+/** A second install of hermesd, of another version: the "upgrade". */
+let other: string;
+
+beforeAll(async () => {
+  t = makeEnv();
+  repo = t.repo({ '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 5000\nhooks:\n  timeoutMs: 6000\n'), 'gen/x.ts': 'x\n', '.claude/settings.json': '{}\n' });
+  expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+  other = join(t.home, '..', 'other-install');
+  mkdirSync(other);
+  for (const part of ['dist', 'templates', 'src']) cpSync(join(REPO_ROOT, part), join(other, part), { recursive: true });
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(other, 'node_modules'));
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: `${pkg.version}-other` }));
+}, 120_000);
+
+afterAll(async () => {
+  await run(process.execPath, [join(other, 'dist/src/cli/main.js'), 'stop'], { cwd: repo, env: t.env }).catch(() => undefined);
+  await t?.cleanup();
+});
+
+describe('a thousand guarded questions while the daemon is killed, stopped, restarted and upgraded', () => {
+  it('none is allowed; every refusal names the rule or the fault', async () => {
+    const writeCmd = toolHookCommand(repo, 'claude', 'PreToolUse', 'Write');
+    const bashCmd = toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash');
+    const agentEnv = { ...t.env, CLAUDE_PROJECT_DIR: repo };
+    const ask = async (kind: (typeof ROUND)[number], n: number): Promise<Outcome> => {
+      if (kind === 'write') {
+        const payload = { session_id: 'chaos', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/x.ts'), content: `w${n}` } };
+        return { kind, ...(await run('sh', ['-c', writeCmd], { cwd: repo, env: agentEnv, input: JSON.stringify(payload) })) };
+      }
+      if (kind === 'bash') {
+        const payload = { session_id: 'chaos', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `echo ${n} > gen/x.ts` } };
+        return { kind, ...(await run('sh', ['-c', bashCmd], { cwd: repo, env: agentEnv, input: JSON.stringify(payload) })) };
+      }
+      const before = head(repo);
+      const r = await run('sh', ['-c', `printf 'key = "%s" %s\\n' "$1" "$2" > creds.txt && git add -A && git commit -qm "key $2"`, 'sh', KEY, String(n)], { cwd: repo, env: t.env });
+      const moved = head(repo) !== before;
+      // The allowed exception is undone, so every later commit holds a key again.
+      if (moved) await run('git', ['reset', '-q', '--hard', before], { cwd: repo, env: t.env });
+      return { kind, ...r, moved };
+    };
+
+    // The questions: three agents asking at once, and one user committing.
+    const outcomes: Outcome[] = [];
+    const numbers = Array.from({ length: QUESTIONS }, (_, n) => n);
+    const agentQueue = numbers.filter((n) => ROUND[n % ROUND.length] !== 'commit');
+    const commitQueue = numbers.filter((n) => ROUND[n % ROUND.length] === 'commit');
+    const agentWorker = async () => {
+      for (let n = agentQueue.shift(); n !== undefined; n = agentQueue.shift()) outcomes.push(await ask(ROUND[n % ROUND.length]!, n));
+    };
+    const committer = async () => {
+      for (let n = commitQueue.shift(); n !== undefined; n = commitQueue.shift()) outcomes.push(await ask('commit', n));
+    };
+    const commits = commitQueue.length;
+
+    // The faults, one after another at random instants, until the questions are done.
+    const faults: Record<string, number> = { kill: 0, stop: 0, restart: 0, upgrade: 0, downgrade: 0 };
+    let done = false;
+    const chaos = async () => {
+      while (!done) {
+        await sleep(between(200, 1200));
+        if (done) break;
+        const pid = recordedPid(repo);
+        const roll = Math.random();
+        if (roll < 0.35 && pid && alive(pid)) {
+          faults.kill!++;
+          process.kill(pid, 'SIGKILL');
+        } else if (roll < 0.6 && pid && alive(pid)) {
+          faults.stop!++;
+          process.kill(pid, 'SIGSTOP');
+          await sleep(between(1500, 3500));
+          try {
+            process.kill(pid, 'SIGCONT');
+          } catch {
+            // gone
+          }
+        } else if (roll < 0.75) {
+          faults.restart!++;
+          await run(process.execPath, [CLI, 'restart'], { cwd: repo, env: t.env });
+        } else if (roll < 0.88) {
+          faults.upgrade!++;
+          await run(process.execPath, [join(other, 'dist/src/cli/main.js'), 'restart'], { cwd: repo, env: t.env });
+        } else {
+          faults.downgrade!++;
+          await run(process.execPath, [CLI, 'start'], { cwd: repo, env: t.env });
+        }
+      }
+    };
+    const chaosDone = chaos();
+    await Promise.all([agentWorker(), agentWorker(), agentWorker(), committer()]);
+    done = true;
+    await chaosDone;
+
+    expect(outcomes).toHaveLength(QUESTIONS);
+    expect(commits).toBe(200);
+    expect(Object.values(faults).reduce((a, b) => a + b, 0), JSON.stringify(faults)).toBeGreaterThan(20);
+
+    // An agent's refusal is its structured deny (exit 0, the deny on stdout); a commit's, a refused commit.
+    const refusedCall = (o: Outcome) => o.code === 0 && o.out.includes('"permissionDecision":"deny"');
+    const byRule = (o: Outcome) => (o.kind === 'commit' ? o.out.includes('no-aws-keys') : refusedCall(o) && o.out.includes('repository rule'));
+    // A fault, named: what happened, and that it refused.
+    const byFault = (o: Outcome) => (o.kind === 'commit' ? /hermesd: .+(refused|stopped)/.test(o.out) : refusedCall(o) && /hermesd: .+refused/.test(o.out));
+    const allowed = outcomes.filter((o) => (o.kind === 'commit' ? o.moved : !refusedCall(o)));
+    const unchecked = allowed.filter((o) => o.kind === 'commit' && o.out.includes('UNCHECKED because hooks.onUnavailable is "allow"') && o.out.includes('could not be started'));
+    expect(allowed.filter((o) => !unchecked.includes(o)), JSON.stringify(allowed.slice(0, 5))).toEqual([]);
+    const unnamed = outcomes.filter((o) => !allowed.includes(o) && !byRule(o) && !byFault(o));
+    expect(unnamed, JSON.stringify(unnamed.slice(0, 5))).toEqual([]);
+    // The file the agents asked to write was never changed by a question (the hooks judge; nothing writes).
+    expect(readFileSync(join(repo, 'gen/x.ts'), 'utf8')).toBe('x\n');
+    // Most questions were answered by a daemon, not by a fault.
+    expect(outcomes.filter(byRule).length).toBeGreaterThan(QUESTIONS / 2);
+  }, 600_000);
+});

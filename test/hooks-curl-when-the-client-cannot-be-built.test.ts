@@ -1,0 +1,71 @@
+/**
+ * Where hermesd's client cannot be built (no C compiler), `init` says so, `status` and `doctor`
+ * say so, and the hooks ask the daemon with curl: the same protocol, the same verdicts, and the
+ * same meaning of every fault — a stopped daemon refuses, a killed one is started again.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientPath } from '../src/paths/index.js';
+import { installClient } from '../src/transport/build.js';
+import { alive, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
+import { claudeBash, claudeWrite, commitKey, daemonPid, expectRefused, guardedConfig } from './helpers/transport.js';
+
+let t: TestEnv;
+let repo: string;
+let stopped: number | undefined;
+
+beforeAll(async () => {
+  t = makeEnv();
+  repo = t.repo({ '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 2000\nhooks:\n  timeoutMs: 10000\n'), 'gen/api.ts': 'x\n', '.claude/settings.json': '{}\n' });
+  expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+  // What init leaves where no compiler is found and the package brought no client.
+  const out = clientPath(join(repo, '.git'));
+  const noBuild = mkdtempSync(join(tmpdir(), 'hd-nobuild-'));
+  const r = installClient(out, { ...process.env, HERMESD_CC: join(noBuild, 'no-such-cc') }, join(noBuild, 'no-prebuilt'));
+  rmSync(noBuild, { recursive: true, force: true });
+  expect(r).toMatchObject({ built: false });
+  expect(existsSync(out)).toBe(false);
+});
+
+afterAll(async () => {
+  if (stopped) process.kill(stopped, 'SIGCONT');
+  await t?.cleanup();
+});
+
+describe('hooks without the client', () => {
+  it('init records why, and status and doctor say the hooks use curl', async () => {
+    const why = readFileSync(`${clientPath(join(repo, '.git'))}.error`, 'utf8');
+    expect(why).toContain('no C compiler');
+    await daemonPid(t, repo);
+    const status = await t.cli(['status'], { cwd: repo });
+    expect(status.stdout + status.stderr).toContain('hook client: not built here');
+    const doctor = await t.cli(['doctor'], { cwd: repo });
+    expect(doctor.stdout).toMatch(/hook client.*not built.*curl/);
+  });
+
+  it('judges through curl: a protected Write and a shell write refused, an allowed Write silent, a commit of a key refused', async () => {
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), 'repository rule "generated"');
+    expectRefused(await claudeBash(t, repo, 'echo x > gen/api.ts'), 'generated');
+    expect(await claudeWrite(t, repo, 'src/app.ts')).toMatchObject({ code: 0, stdout: '' });
+    const c = commitKey(t, repo);
+    expect(c.moved, c.out).toBe(false);
+    expect(c.out).toContain('no-aws-keys');
+    writeFileSync(join(repo, 'creds.txt'), 'clean\n');
+    spawnSync('git', ['add', '-A'], { cwd: repo, env: t.env });
+    expect(spawnSync('git', ['commit', '-qm', 'clean'], { cwd: repo, env: t.env }).status).toBe(0);
+  });
+
+  it('a stopped daemon refuses within the bound; a killed one is started again and judges', async () => {
+    const pid = await daemonPid(t, repo);
+    process.kill(pid, 'SIGSTOP');
+    stopped = pid;
+    expectRefused(await claudeWrite(t, repo, 'src/app.ts'), 'did not answer within 2000 ms');
+    process.kill(pid, 'SIGKILL');
+    stopped = undefined;
+    await waitFor(() => !alive(pid));
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), 'repository rule "generated"');
+  });
+});
