@@ -39,11 +39,27 @@ module.exports = {
     {
       name: 'processes-through-runners',
       comment:
-        'git runs through src/git, shell commands and the daemon process through src/process. The other programs hermesd starts are named here: ' +
+        'git runs through src/git (its raw runner, and simple-git in src/git/simple.ts), shell commands and the daemon process through src/process. The other programs hermesd starts are named here: ' +
         'bubblewrap probes (guard/sandbox), hook managers (githooks/install), the C compiler (transport/build), the hook client and curl (cli doctor), the hook runner (cli hook).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(git|process)/|^src/guard/sandbox\\.ts$|^src/githooks/install\\.ts$|^src/transport/build\\.ts$|^src/cli/commands/(doctor|hook)\\.ts$' },
       to: { path: '^(node:)?child_process$' },
+    },
+    {
+      name: 'simple-git-in-src-git',
+      comment: 'simple-git starts git processes, so like every git run it is set up in src/git (src/git/simple.ts: the environment, which GIT_* variables it keeps).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/git/simple\\.ts$' },
+      to: { path: 'node_modules/simple-git/' },
+    },
+    {
+      name: 'simple-git-off-the-hot-paths',
+      comment:
+        'simple-git (a task queue and a promise chain per git command) is for where its API fits and latency does not matter: the skills repository and doctor. ' +
+        'The hooks, the guard, the watcher and the rule engine run git through the raw runner (src/git/run.ts); docs/architecture.md says why.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/git/|^src/skills/git\\.ts$|^src/cli/commands/doctor\\.ts$' },
+      to: { path: '^src/git/simple\\.ts$' },
     },
     {
       name: 'no-test-code-in-src',

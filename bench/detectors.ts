@@ -6,7 +6,7 @@
  * the cost of redaction per MB of tool output, today's beside the pre-issue one, interleaved
  * round by round so machine noise hits both alike.
  * Goals: in context ≥ 98%; values ≥ gitleaks; gitleaks' negatives ≤ 5%; override phrasings
- * ≥ 80%; benign documents and skills 0; cost ≤ 2× the pre-issue redaction.
+ * ≥ 90% (issue 32; was 80%); benign documents and skills 0; cost ≤ 2× the pre-issue redaction.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ const share = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 /** The detectors' goals (see above), as fractions. */
 const IN_CONTEXT_GOAL = 0.98;
 const NEGATIVES_GOAL = 0.05;
-const OVERRIDES_GOAL = 0.8;
+const OVERRIDES_GOAL = 0.9;
 const COST_RATIO_GOAL = 2;
 
 type Counts = { inContext: number; values: number; negatives: number };
@@ -157,7 +157,7 @@ function threatTable(): Goal[] {
       const xs = attacks.filter((s) => s.set === set);
       row[set] = pct(xs.filter((s) => d.flags(s.text)).length, xs.length);
     }
-    row['all override phrasings (≥80%)'] = pct(attacks.filter((s) => d.flags(s.text)).length, attacks.length);
+    row['all override phrasings (≥90%)'] = pct(attacks.filter((s) => d.flags(s.text)).length, attacks.length);
     row['benign paragraphs flagged (0)'] = pct(paragraphs.filter((p) => d.flags(p.text)).length, paragraphs.length);
     row['whole documents flagged (0)'] = pct(documents.filter((p) => d.flags(p.text)).length, documents.length);
     row['benign prompts flagged'] = pct(prompts.filter((p) => d.flags(p.text)).length, prompts.length);

@@ -34,6 +34,7 @@ const benches: Record<string, Entry> = {
   'agent-hooks': { load: () => import('./agent-hooks.js') },
   'agents-e2e': { load: () => import('./agents-e2e.js') },
   placement: { load: () => import('./placement.js') },
+  recall: { load: () => import('./recall.js') },
   commits: { load: () => import('./commits.js') },
 };
 

@@ -7,6 +7,11 @@
  * measured where it happens, in a fresh Node process (cold JIT, nothing in memory), next
  * to its floor: the same process doing only the manifest's bare stat calls.
  * Goals: cold ≤ 150 ms, warm from the snapshot ≤ 5 ms.
+ *
+ * Then the git steps of a skill change (issue 32: the skills repository runs git through
+ * simple-git): create the repository, commit a new skill, read its history, resolve a revision,
+ * list its files and read one back (what a revert does), through SkillRepo beside the same
+ * steps through the raw runner (the frozen pre-issue SkillRepo), interleaved round by round.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { renderIndex, type SkillInfo } from '../src/skills/catalog.js';
+import { SkillRepo } from '../src/skills/git.js';
+import { SkillRepoBefore } from './baseline/skill-repo-before.js';
 import { clearCatalogMemory, invalidateCatalog, loadCatalog, type CatalogPaths } from '../src/skills/index-cache.js';
 import { median, ms, percentile, printTable, timeRuns, type Bench, type Goal } from './table.js';
 
@@ -22,6 +29,8 @@ const CATEGORIES = 20;
 const RUNS = 20;
 const COLD_GOAL_MS = 150;
 const WARM_GOAL_MS = 5;
+/** Rounds of the git steps of a skill change, through each implementation (interleaved; two more as warm-up). */
+const GIT_ROUNDS = 15;
 /** Fresh processes per new-process row (each costs a Node start, ~50 ms). */
 const PROCESS_RUNS = 15;
 
@@ -86,6 +95,53 @@ function buildWithoutScan(root: string): string {
     }
   }
   return renderIndex(skills);
+}
+
+type GitSteps = { ensure(): Promise<void>; commitPaths(paths: string[], message: string): Promise<string | undefined>; log(paths: string[]): Promise<unknown[]>; resolve(rev: string): Promise<string | undefined>; filesAt(rev: string, prefix: string): Promise<Array<{ blob: string }>>; blob(blob: string): Promise<Buffer> };
+
+/** One skill change's git steps in a fresh repository, each step timed (ms). */
+async function gitSteps(make: (dir: string) => GitSteps, base: string, round: number): Promise<Record<string, number>> {
+  const dir = join(base, `git-${round}-${Math.random().toString(36).slice(2)}`);
+  const repo = make(dir);
+  const out: Record<string, number> = {};
+  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const t = process.hrtime.bigint();
+    const r = await fn();
+    out[name] = Number(process.hrtime.bigint() - t) / 1e6;
+    return r;
+  };
+  mkdirSync(join(dir, 'ops', 'deploy'), { recursive: true });
+  writeFileSync(join(dir, 'ops', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploy the service.\n---\n\n1. Build.\n2. Ship.\n');
+  await step('create the repository, commit what is there', () => repo.ensure());
+  writeFileSync(join(dir, 'ops', 'deploy', 'SKILL.md'), '---\nname: deploy\ndescription: Deploy the service.\n---\n\n1. Build.\n2. Test.\n3. Ship.\n');
+  const rev = await step('commit a change to one skill', () => repo.commitPaths(['ops/deploy'], 'Patched skill "deploy"'));
+  await step('history of the skill', () => repo.log(['ops/deploy']));
+  await step('resolve a revision', () => repo.resolve(rev!));
+  const files = await step("list the skill's files at it", () => repo.filesAt(rev!, 'ops/deploy'));
+  await step('read a file back (revert)', () => repo.blob(files[0]!.blob));
+  out.total = Object.values(out).reduce((a, b) => a + b, 0);
+  return out;
+}
+
+async function gitStepsTable(base: string): Promise<void> {
+  const impls = [
+    { name: 'simple-git (SkillRepo now)', make: (dir: string) => new SkillRepo(dir) as GitSteps },
+    { name: 'raw runner (SkillRepo before, bench/baseline)', make: (dir: string) => new SkillRepoBefore(dir) as GitSteps },
+  ];
+  const runs = impls.map(() => [] as Array<Record<string, number>>);
+  for (let r = 0; r < GIT_ROUNDS + 2; r++) {
+    for (const [i, impl] of (r % 2 ? [...impls].reverse() : impls).entries()) {
+      const k = r % 2 ? impls.length - 1 - i : i;
+      const steps = await gitSteps(impl.make, base, r);
+      if (r >= 2) runs[k]!.push(steps);
+    }
+  }
+  const names = Object.keys(runs[0]![0]!);
+  printTable(`Git steps of a skill change, medians of ${GIT_ROUNDS} interleaved rounds (a fresh repository each)`, names.map((n) => ({
+    step: n,
+    ...Object.fromEntries(impls.map((impl, k) => [impl.name, ms(median(runs[k]!.map((x) => x[n]!)))])),
+    'simple-git − raw': ms(median(runs[0]!.map((x, j) => x[n]! - runs[1]![j]![n]!))),
+  })));
 }
 
 export const bench: Bench = {
@@ -161,6 +217,7 @@ export const bench: Bench = {
           met: median(warmProcess) <= WARM_GOAL_MS,
         },
       ];
+      await gitStepsTable(base);
       return goals;
     } finally {
       rmSync(base, { recursive: true, force: true });

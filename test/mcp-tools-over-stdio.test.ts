@@ -98,17 +98,17 @@ describe('hermesd mcp tools through the SDK client', () => {
     // The store's state comes along, as it does for hermesd's own model.
     expect(JSON.parse(texts(noMatch)[1]!)).toMatchObject({ success: false, entries: ['Project uses pnpm workspaces'] });
 
-    // Only the user empties a store: the agent path refuses removing the last entry.
-    const last = await mcp.client.callTool({ name: 'memory', arguments: { action: 'remove', target: 'memory', old_text: 'pnpm workspaces' } });
-    expect(last.isError).toBe(true);
-    expect(readFileSync(join(t.home, 'memories', 'MEMORY.md'), 'utf8')).toContain('Project uses pnpm workspaces');
-
     const over = await mcp.client.callTool({ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'x'.repeat(3000) } });
     expect(over.isError).toBe(true);
     expect(texts(over)[0]).toMatch(/exceed the limit/);
+
+    // A stale fact can be dropped through MCP too, even the last one: the call names it.
+    const last = await mcp.client.callTool({ name: 'memory', arguments: { action: 'remove', target: 'memory', old_text: 'pnpm workspaces' } });
+    expect(last.isError).toBeFalsy();
+    expect(readFileSync(join(t.home, 'memories', 'MEMORY.md'), 'utf8')).toBe('');
   });
 
-  it('session_search: finds stored evidence; bounds and types are refused by the shared schema', async () => {
+  it('session_search: finds stored evidence; a limit past its maximum is clamped and said, a wrong type is refused', async () => {
     const api = new DaemonClient(JSON.parse((await t.cli(['status', '--json'], { cwd: repo })).stdout).socket);
     const { session } = await api.call<{ session: { id: string } }>('POST', '/v1/sessions', { source: 'cli' });
     await api.call('POST', `/v1/sessions/${session.id}/messages`, { messages: [{ role: 'user', content: 'why does the flaky tokenizer test fail with ENOSPC?' }, { role: 'assistant', content: 'It fills /tmp; cleaning the cache fixed ENOSPC.' }] });
@@ -118,9 +118,12 @@ describe('hermesd mcp tools through the SDK client', () => {
     const read = json(await mcp.client.callTool({ name: 'session_search', arguments: { session_id: session.id } }));
     expect(read.messages).toHaveLength(2);
 
-    const tooMany = await mcp.client.callTool({ name: 'session_search', arguments: { query: 'x', limit: 500 } });
-    expect(tooMany.isError).toBe(true);
-    expect(texts(tooMany)[0]).toMatch(/Input validation error.*limit/s);
+    const tooMany = await mcp.client.callTool({ name: 'session_search', arguments: { query: 'tokenizer', limit: 500 } });
+    expect(tooMany.isError).toBeFalsy();
+    expect(json(tooMany)).toMatchObject({ clamped: { limit: { asked: 500, used: 20 } }, note: expect.stringContaining('limit 500 is over its maximum of 20') });
+    const wrongType = await mcp.client.callTool({ name: 'session_search', arguments: { query: 'x', limit: 'lots' } });
+    expect(wrongType.isError).toBe(true);
+    expect(texts(wrongType)[0]).toMatch(/Input validation error.*limit/s);
     // The route under the MCP tools serves hermesd's state tools only, never the file or terminal tools.
     await expect(api.call('POST', '/v1/tools/terminal', { command: 'id' })).rejects.toMatchObject({ httpStatus: 404, message: expect.stringContaining('No tool "terminal" is served here') });
     await expect(api.call('POST', '/v1/tools/skills_list?session_id=a%20b', {})).rejects.toMatchObject({ httpStatus: 400 });

@@ -1,10 +1,11 @@
 /**
  * Memory never writes what nobody asked for: a file that does not round-trip through the
  * entry parser within its budget is not rewritten (a backup is kept and the message says how
- * to repair it), and emptying a store takes an explicit flag. Cases ported from the
- * reference implementation's memory tool tests (NousResearch/hermes-agent,
- * tests/tools/test_memory_tool.py: TestExternalDriftGuard, TestBatchRefusesToEmptyNonEmptyStore),
- * then through the real CLI and API.
+ * to repair it), and a batch that would empty a store takes an explicit flag, while a single
+ * remove of the last entry is done as asked. Cases ported from the reference implementation's
+ * memory tool tests (NousResearch/hermes-agent, tests/tools/test_memory_tool.py:
+ * TestExternalDriftGuard, TestBatchRefusesToEmptyNonEmptyStore, TestMemoryStoreRemove), then
+ * through the real CLI and API.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,7 +110,7 @@ describe('memory store: hand-written text is never rewritten away', () => {
   });
 });
 
-describe('memory store: emptying a store takes an explicit flag', () => {
+describe('memory store: a batch empties a store only with an explicit flag; a single remove may', () => {
   let base: string;
   let store: MemoryStore;
   const file = (target: MemoryTarget) => join(base, 'memories', target === 'user' ? 'USER.md' : 'MEMORY.md');
@@ -133,7 +134,7 @@ describe('memory store: emptying a store takes an explicit flag', () => {
     ]));
     expect(r).toMatchObject({ success: false, reason: 'would-empty' });
     expect(r.error).toMatch(/No operations were applied/);
-    expect(r.error).toMatch(/--allow-empty/);
+    expect(r.error).toMatch(/allow_empty/);
     expect(readFileSync(file(target), 'utf8')).toBe(before);
     expect(settled(() => store.apply(target, [{ action: 'remove', old_text: seed }, { action: 'remove', old_text: 'second entry' }], { allowEmpty: true }))).toMatchObject({
       success: true,
@@ -150,11 +151,20 @@ describe('memory store: emptying a store takes an explicit flag', () => {
     });
   });
 
-  it('removing the last entry is refused without the flag and done with it', () => {
+  it('test_remove_entry: a single remove of the only entry empties the store, as asked', () => {
     settled(() => store.add('memory', 'the only fact'));
-    expect(settled(() => store.remove('memory', 'only'))).toMatchObject({ success: false, reason: 'would-empty', entries: ['the only fact'] });
-    expect(readFileSync(file('memory'), 'utf8')).toBe('the only fact');
-    expect(settled(() => store.remove('memory', 'only', { allowEmpty: true }))).toMatchObject({ success: true, entries: [] });
+    expect(settled(() => store.remove('memory', 'only'))).toMatchObject({ success: true, entries: [] });
+    expect(readFileSync(file('memory'), 'utf8')).toBe('');
+  });
+
+  it.each([
+    ['user', 'Name: Alice'],
+    ['memory', 'fact A'],
+  ] as const)('test_batch_removing_last_entry_is_refused_and_preserves_disk: a one-operation batch on %s', (target, seed) => {
+    settled(() => store.add(target, seed));
+    const before = readFileSync(file(target), 'utf8');
+    expect(settled(() => store.apply(target, [{ action: 'remove', old_text: seed }]))).toMatchObject({ success: false, reason: 'would-empty' });
+    expect(readFileSync(file(target), 'utf8')).toBe(before);
   });
 
   it('removing one of several entries needs no flag', () => {
@@ -164,7 +174,7 @@ describe('memory store: emptying a store takes an explicit flag', () => {
   });
 });
 
-describe('memory through the real CLI and API: --allow-empty and allow_empty', () => {
+describe('memory through the real CLI and API: a single remove empties, a batch needs allow_empty', () => {
   let t: TestEnv;
   let repo: string;
   const memory = (...args: string[]) => t.cli(['memory', ...args], { cwd: repo });
@@ -177,26 +187,26 @@ describe('memory through the real CLI and API: --allow-empty and allow_empty', (
     await t.cleanup();
   });
 
-  it('the CLI refuses to remove the last entry unless --allow-empty, saying how', async () => {
+  it('the CLI removes the last entry when asked to, without a flag', async () => {
     expect((await memory('add', 'Project uses pnpm 9')).code).toBe(0);
-    const refused = await memory('remove', 'pnpm');
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/leaving it empty/);
-    expect(refused.stderr).toMatch(/--allow-empty/);
-    expect(readFileSync(join(t.home, 'memories', 'MEMORY.md'), 'utf8')).toBe('Project uses pnpm 9');
-    const done = await memory('remove', 'pnpm', '--allow-empty', '--json');
+    const done = await memory('remove', 'pnpm', '--json');
     expect(done.code, done.stderr).toBe(0);
     expect(done.json()).toMatchObject({ success: true, entries: [] });
+    expect(readFileSync(join(t.home, 'memories', 'MEMORY.md'), 'utf8')).toBe('');
   });
 
-  it('the API takes allow_empty in single and batch bodies', async () => {
+  it('the API removes a last entry on a single remove; a batch emptying the store needs allow_empty', async () => {
     const client = new DaemonClient((await t.cli(['status', '--json'], { cwd: repo })).json().socket);
     await client.call('POST', '/v1/memory', { action: 'add', target: 'user', content: 'Prefers metric units' });
     const refused = await client.raw('POST', '/v1/memory', { target: 'user', operations: [{ action: 'remove', old_text: 'metric' }] });
     expect(refused.status).toBe(409);
     expect(JSON.parse(refused.text).error.details).toMatchObject({ reason: 'would-empty', entries: ['Prefers metric units'] });
+    expect(JSON.parse(refused.text).error.message).toMatch(/allow_empty/);
     const ok = await client.call<{ entries: string[] }>('POST', '/v1/memory', { target: 'user', operations: [{ action: 'remove', old_text: 'metric' }], allow_empty: true });
     expect(ok.entries).toEqual([]);
+    await client.call('POST', '/v1/memory', { action: 'add', target: 'user', content: 'Prefers tabs' });
+    const single = await client.call<{ entries: string[] }>('POST', '/v1/memory', { action: 'remove', target: 'user', old_text: 'tabs' });
+    expect(single.entries).toEqual([]);
     const bad = await client.raw('POST', '/v1/memory', { action: 'remove', target: 'user', old_text: 'x', allow_empty: 'yes' });
     expect(bad.status).toBe(400);
   });

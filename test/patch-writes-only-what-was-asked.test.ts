@@ -75,8 +75,65 @@ describe('normalisation decides only where the match is', () => {
   });
 
   it('a whitespace-normalised match does not swallow the blank after it, and keeps the blanks inside it', () => {
+    // test_boundary_space_preserved_after_match
     expect(ok(fuzzyFindAndReplace('foo   bar baz', 'foo bar', 'XY')).content).toBe('XY baz');
+    // test_boundary_space_preserved_in_code_edit expects `compute(a, b, c)`: the reference writes
+    // new_string as sent. hermesd keeps, on purpose, the file's own spelling of what the edit does
+    // not touch (docs/agent.md#patch): the caller added ", c" and never wrote next to the two
+    // blanks after "a,", so they stay, as a tab-aligned `x =\t\t1` does. The space after ")" is
+    // kept too, which is what the reference case guards.
     expect(ok(fuzzyFindAndReplace('result = compute(a,  b) + tail', 'compute(a, b)', 'compute(a, b, c)')).content).toBe('result = compute(a,  b, c) + tail');
+    // test_trailing_ws_still_consumed_when_match_ends_with_space
+    expect(ok(fuzzyFindAndReplace('a = foo   + bar', 'foo +', 'XY')).content).toBe('a = XY bar');
+  });
+
+  it('a blank the caller writes next to a run of blanks replaces the run: the boundary is never doubled', () => {
+    // The caller's "y  =" next to the file's "x  =": two blanks, not the file's two plus the caller's one.
+    expect(ok(fuzzyFindAndReplace('x  =  1', 'x = 1', 'y  = 1')).content).toBe('y  =  1');
+    expect(ok(fuzzyFindAndReplace('L 1   a = R', '1 a =', '1   a =')).content).toBe('L 1   a = R');
+    expect(ok(fuzzyFindAndReplace('L c   )  a R', 'c ) a', 'c  ) a')).content).toBe('L c  )  a R');
+    // Blanks the caller leaves alone keep the file's spelling, on both sides of its edit.
+    expect(ok(fuzzyFindAndReplace('f(a,  b)', 'f(a, b)', 'f(a, x)')).content).toBe('f(a,  x)');
+  });
+
+  it('generated whitespace edits: no run of blanks comes out longer than the file or the caller wrote one', () => {
+    // Seeded: tokens joined by runs of 1-3 blanks, quoted with single blanks, then one token
+    // changed, one run respaced or one token inserted.
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const words = ['a', 'b', 'c', 'x', '=', '+', '(', ')', 'foo', 'bar', ',', '1', '2'];
+    const longest = (text: string) => Math.max(0, ...(text.match(/ +/g) ?? ['']).map((r) => r.length));
+    const collapse = (text: string) => text.replace(/ +/g, ' ');
+    let applied = 0;
+    for (let i = 0; i < 3000; i++) {
+      const n = 3 + rnd(4);
+      const toks = Array.from({ length: n }, () => words[rnd(words.length)]!);
+      const runs = Array.from({ length: n - 1 }, () => ' '.repeat(1 + rnd(3)));
+      const content = 'L ' + toks.map((t, k) => t + (runs[k] ?? '')).join('') + ' R';
+      const old = toks.join(' ');
+      const nt = [...toks];
+      const nr = Array.from({ length: n - 1 }, () => ' ');
+      const kind = rnd(3);
+      if (kind === 0) nt[rnd(n)] = words[rnd(words.length)]!;
+      else if (kind === 1) nr[rnd(n - 1)] = ' '.repeat(1 + rnd(3));
+      else {
+        const k = rnd(n);
+        nt.splice(k, 0, words[rnd(words.length)]!);
+        nr.splice(k, 0, ' '.repeat(1 + rnd(2)));
+      }
+      const neu = nt.map((t, k) => t + (nr[k] ?? '')).join('');
+      if (neu === old) continue;
+      const r = fuzzyFindAndReplace(content, old, neu);
+      if ('error' in r) continue;
+      applied++;
+      const what = JSON.stringify({ content, old, neu, out: r.content });
+      expect(collapse(r.content), what).toBe(collapse(`L ${neu} R`));
+      expect(longest(r.content), what).toBeLessThanOrEqual(Math.max(longest(content), longest(neu)));
+    }
+    expect(applied).toBeGreaterThan(2000);
   });
 
   it('trailing blanks of unchanged lines survive a line-trimmed match', () => {
@@ -278,6 +335,18 @@ describe('a failed match names the closest lines with their numbers', () => {
     const e = err(fuzzyFindAndReplace('func f() {\n\treturn 1\n}\n', 'return 1\n}\nextra', 'x'));
     expect(e).toMatch(/file has: →return 1/);
     expect(e).toMatch(/you sent: return 1/);
+  });
+
+  it('finds the block by its other lines when the first quoted line is not in the file', () => {
+    const content = 'const x = 1;\nconst y = 2;\nfunction add(a, b) {\n  return a + b;\n}\n';
+    const e = err(fuzzyFindAndReplace(content, '// add two numbers\nfunction add(a, b) {\n  return a - b;\n}', 'x'));
+    expect(e).toMatch(/Closest lines in the file:/);
+    expect(e).toMatch(/3\| function add\(a, b\) \{/);
+    expect(e).toMatch(/4\|   return a \+ b;/);
+    // test_finds_similar_line / test_includes_line_numbers; the file's last newline is no line.
+    const hint = err(fuzzyFindAndReplace('def foo():\n    pass\ndef bar():\n    return 1\n', 'def baz():\n    return 2', 'x'));
+    expect(hint).toMatch(/\d\| def (foo|bar)\(\):/);
+    expect(hint).not.toMatch(/\n5\| *$/);
   });
 
   it('says nothing more when no line is close', () => {

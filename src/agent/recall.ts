@@ -13,14 +13,21 @@ export { RECALL_CLOSE, RECALL_OPEN, TURN_CONTEXT_CLOSE, TURN_CONTEXT_OPEN };
 export const RECALL_MAX_HITS = 3;
 /** Characters of one recalled snippet. */
 export const RECALL_SNIPPET_CHARS = 300;
-/** Words of the request used as search terms: the rarest ones, not all. */
-export const RECALL_MAX_TERMS = 4;
+/** Informative words of the request searched at most: the rarest ones, when a request is long. */
+export const RECALL_MAX_TERMS = 8;
 /**
  * A word found in more messages than this is too common to point at specific evidence, and
  * ranking its matches is what makes a search slow (150 ms at 1M messages); such words are
  * left out of recall. The session_search tool still searches for anything.
  */
 export const RECALL_MAX_TERM_DOCS = 5_000;
+/** Messages ranked by bm25 before they are scored against the request as a whole. */
+export const RECALL_CANDIDATES = 30;
+/**
+ * A hit scoring under this share of the best one is not shown: three pointers when the evidence
+ * is one thread's, not the best one padded with whatever shares a word with the request.
+ */
+export const RECALL_MIN_SHARE_OF_BEST = 0.5;
 
 export const RECALL_NOTICE =
   '[Recalled context, NOT new user input. hermesd retrieved these excerpts automatically from earlier sessions ' +
@@ -54,24 +61,74 @@ export function recallTerms(text: string): string[] {
   return picked;
 }
 
-/** A query for messages holding every one of the given words (FTS5 AND), for SessionDB search ('' when none). */
-export function recallQuery(terms: readonly string[]): string {
-  return terms
-    .slice(0, RECALL_MAX_TERMS)
-    .map((w) => `"${w.replace(/"/g, '')}"`)
-    .join(' ');
+/**
+ * A word as the search matches it: past four letters, a plural or verb ending is dropped and the
+ * rest matches as a prefix, so "versions" finds "version" and "versioning", and "switched" finds
+ * "switch". The word index has no stemmer; this is the least of one.
+ */
+export type RecallTerm = { word: string; stem: string; prefix: boolean };
+
+export function recallTerm(word: string): RecallTerm {
+  if (word.length <= 4) return { word, stem: word, prefix: false };
+  const cut = word.replace(/(?:ing|ed|es|s)$/u, '');
+  return { word, stem: cut.length >= 4 ? cut : word, prefix: true };
+}
+
+/** A test of whether a text holds the term as a word (with a prefix: as the start of one), as the word index matches it. */
+export function termMatcher(t: RecallTerm): RegExp {
+  // A term is letters and digits only (recallTerms), so it needs no escaping.
+  return new RegExp(`(?<![\\p{L}\\p{N}])${t.stem}${t.prefix ? '' : '(?![\\p{L}\\p{N}])'}`, 'iu');
+}
+
+/** The search for messages holding any of the terms (FTS5 OR, ranked by bm25). */
+export function recallQuery(terms: readonly RecallTerm[]): string {
+  return terms.map((t) => (t.prefix ? `${t.stem}*` : t.stem)).join(' OR ');
+}
+
+/** IDF as bm25 weighs a term: in `df` of `n` messages. */
+export function termWeight(df: number, n: number): number {
+  return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 }
 
 /**
- * The queries recall tries, strictest first, for words sorted rarest first: all of them, then
- * dropping the commonest one at a time, so every query holds the rarest word still in play.
- * Only when the rarest word alone finds nothing usable does the next-rarest take its place.
+ * After the first hit, a candidate holding no word of the request that the hits chosen before it
+ * lack counts this much: three hits sharing one word (the rare one, say) tell the model less than
+ * hits that cover the request between them.
  */
-export function recallQueries(rarestFirst: readonly string[]): string[] {
-  const words = rarestFirst.slice(0, RECALL_MAX_TERMS);
-  const out: string[] = [];
-  for (let first = 0; first < words.length; first++) {
-    for (let end = words.length; end > first; end--) out.push(recallQuery(words.slice(first, end)));
+export const RECALL_REPEAT_WEIGHT = 0.5;
+
+/** A message found for the request: its bm25, the share of the request's term weight it holds, and which terms. */
+export type RecallCandidate<H> = { hit: H; sessionId: string; bm25: number; weight: number; terms: readonly number[] };
+
+/**
+ * Chooses recall hits by how well they match the request as a whole, best first, at most `max`,
+ * none under `minShare` of the first. A candidate's score is its bm25 times the share of the
+ * request's information (term weights) it holds, so a message with more of the request's words
+ * outranks one with a single rare word; its session's best score is added, so the messages of the
+ * thread that is about the request (the answer after the question) come before a passing mention
+ * elsewhere. Hits are then taken greedily, a candidate that adds none of the request's words to
+ * those already chosen counting RECALL_REPEAT_WEIGHT. `shown` is asked of each hit as it is
+ * chosen (the threat scan: it costs more than the ranking); a hit it refuses makes room.
+ */
+export function rankRecall<H>(candidates: ReadonlyArray<RecallCandidate<H>>, opts: { max: number; minShare: number; shown: (hit: H) => boolean }): H[] {
+  const own = candidates.map((c) => ({ c, score: c.bm25 * c.weight }));
+  const best = new Map<string, number>();
+  for (const x of own) best.set(x.c.sessionId, Math.max(best.get(x.c.sessionId) ?? 0, x.score));
+  let pool = own.map((x) => ({ c: x.c, score: x.score + best.get(x.c.sessionId)! })).filter((x) => x.score > 0);
+  const out: H[] = [];
+  const covered = new Set<number>();
+  while (out.length < opts.max && pool.length > 0) {
+    let pick = 0;
+    let value = -1;
+    for (const [i, x] of pool.entries()) {
+      const v = out.length === 0 || x.c.terms.some((t) => !covered.has(t)) ? x.score : x.score * RECALL_REPEAT_WEIGHT;
+      if (v > value) [pick, value] = [i, v];
+    }
+    const [x] = pool.splice(pick, 1);
+    if (!opts.shown(x!.c.hit)) continue;
+    if (out.length === 0) pool = pool.filter((y) => y.score >= opts.minShare * x!.score);
+    out.push(x!.c.hit);
+    for (const t of x!.c.terms) covered.add(t);
   }
   return out;
 }

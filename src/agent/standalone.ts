@@ -29,7 +29,8 @@ export function agentServicesOver(config: HermesConfig, stores: { memory: Memori
     protectedBy: (rel) => protectedBy(config, rel),
     memory: stores.memory,
     sessions: db,
-    sessionSearch: (args, o) => sessionSearch(db, args, { repo: o.repo, currentSessionId: o.sessionId }),
+    // A model is calling: a limit or window past its maximum is clamped, and the result says so.
+    sessionSearch: (args, o) => sessionSearch(db, args, { repo: o.repo, currentSessionId: o.sessionId, clamp: true }),
     skills: skillsPort(stores.skills),
   };
 }

@@ -171,16 +171,25 @@ export class ContextBuilder {
   }
 }
 
-/** SOUL.md is the user's identity for the agent, the same in every repository; a default stands in when it is absent. */
+/**
+ * SOUL.md is the user's identity for the agent, the same in every repository; a default stands
+ * in when it is absent. The user writes it, so a threat pattern in its visible text is named in a
+ * warning and the file loads; only text hidden from its author blocks it.
+ */
 async function loadIdentity(home: string, maxChars: number): Promise<Identity> {
   const label = '$HERMES_HOME/SOUL.md';
   const out = await readContextFile(soulPath(home));
   if (out.kind === 'missing') return { text: DEFAULT_IDENTITY, warnings: [] };
   if (out.kind === 'skipped') return { text: DEFAULT_IDENTITY, warnings: [`${label} ${out.reason}; the default identity was used.`] };
-  const f = prepareContextText(out.text, label, soulPath(home), maxChars);
+  const f = prepareContextText(out.text, label, soulPath(home), maxChars, 'user');
   if (f.blocked.length > 0) {
-    return { text: `${f.text}\n\n${DEFAULT_IDENTITY}`, warnings: [`${label} was blocked: ${f.blocked.map((h) => h.id).join(', ')}; the default identity was used.`] };
+    return { text: `${f.text}\n\n${DEFAULT_IDENTITY}`, warnings: [`${label} was blocked: ${f.blocked.map((h) => `${h.id} (${h.excerpt})`).join('; ')}; the default identity was used.`] };
   }
-  const warnings = f.truncated ? [`${label} is over the ${maxChars}-character cap; it was truncated (head 70%, tail 20%).`] : [];
+  const warnings = f.cautions.map(
+    (h) =>
+      `${label} matches threat pattern ${h.id} (${h.excerpt}); it was loaded because you wrote it (files under $HERMES_HOME are yours). ` +
+      'The same text in a repository file would be blocked; if you did not write it, remove it.',
+  );
+  if (f.truncated) warnings.push(`${label} is over the ${maxChars}-character cap; it was truncated (head 70%, tail 20%).`);
   return { text: f.text.trim() ? f.text : DEFAULT_IDENTITY, warnings };
 }

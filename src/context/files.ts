@@ -94,14 +94,28 @@ export type LoadedFile = {
   sha256: string;
   truncated: boolean;
   blocked: ThreatHit[];
+  /** Hits in a user-authored file that did not stop it loading (named in a warning). */
+  cautions: ThreatHit[];
 };
 
+/**
+ * Who wrote a context file. `project`: the repository's files (AGENTS.md, CLAUDE.md, …), which
+ * arrive with a clone, a pull or a dependency; a hit blocks them. `user`: files under
+ * $HERMES_HOME that the user writes for themselves (SOUL.md); a hit in text they can read is a
+ * caution (they may be quoting the attack to warn against it), as in Hermes Agent (#112570).
+ */
+export type ContextAuthor = 'project' | 'user';
+
+/** Hits a user-authored file still blocks on: text its author cannot see in an editor. */
+const CONCEALED: ReadonlySet<ThreatHit['category']> = new Set(['invisible-unicode', 'hidden-markup']);
+
 /** Scans the whole content first (truncation must not hide an injection), then truncates what is kept. */
-export function prepareContextText(raw: string, label: string, path: string, maxChars: number): LoadedFile {
+export function prepareContextText(raw: string, label: string, path: string, maxChars: number, author: ContextAuthor = 'project'): LoadedFile {
   const hits = scanText(raw, 'context');
-  if (hits.length > 0) {
-    return { label, path, text: blockedNotice(label, hits), sha256: sha256(raw), truncated: false, blocked: hits };
+  const blocked = author === 'user' ? hits.filter((h) => CONCEALED.has(h.category)) : hits;
+  if (blocked.length > 0) {
+    return { label, path, text: blockedNotice(label, blocked), sha256: sha256(raw), truncated: false, blocked, cautions: [] };
   }
   const t = truncateHeadTail(raw.replace(/^\uFEFF/, '').trim(), maxChars, label);
-  return { label, path, text: t.text, sha256: sha256(raw), truncated: t.truncated, blocked: [] };
+  return { label, path, text: t.text, sha256: sha256(raw), truncated: t.truncated, blocked: [], cautions: hits };
 }

@@ -33,10 +33,10 @@ export type MemoryUsage = { chars: number; limit: number };
 export type MemoryRefusal = 'empty' | 'invalid' | 'threat' | 'over-budget' | 'no-match' | 'ambiguous' | 'drift' | 'would-empty';
 
 /**
- * Options of a write that removes entries. `allowEmpty`: the caller means to leave the store
- * with no entries (the CLI's --allow-empty, the API's allow_empty); without it a write that
- * would empty a non-empty store is refused, because that is how a careless batch or a model
- * "tidying up" silently wipes a profile.
+ * Options of a batch. `allowEmpty`: the caller means to leave the store with no entries (the
+ * API's allow_empty); without it a batch that would empty a non-empty store is refused, because
+ * that is how a consolidation pass silently wipes a profile (the reference's #103419). A single
+ * `remove` names the one entry it deletes, so it needs no flag, even for the last entry.
  */
 export type MemoryWriteOptions = { allowEmpty?: boolean };
 
@@ -113,13 +113,13 @@ function locate(entries: readonly string[], oldText: string): { index: number } 
   return { index: hits[0]! };
 }
 
-/** The refusal of a write that would leave a non-empty store with no entries, unless asked for. */
+/** The refusal of a batch that would leave a non-empty store with no entries, unless asked for. */
 function emptiesStore(before: readonly string[], after: readonly string[], kind: StoreKind, opts: MemoryWriteOptions): Outcome | undefined {
   if (after.length > 0 || before.length === 0 || opts.allowEmpty) return undefined;
   return refuse(
     'would-empty',
-    `This would remove every entry of ${NAME_OF[kind]}, leaving it empty. A store is emptied only on purpose: ` +
-      'the user can do it with `hermesd memory remove <old_text> --allow-empty` (API: "allow_empty": true). ' +
+    `This batch would remove every entry of ${NAME_OF[kind]}, leaving it empty. A batch empties a store only on purpose: ` +
+      'send it again with "allow_empty": true, or remove the entries one at a time (a single remove of the last entry is allowed). ' +
       'To change what an entry says, use replace instead.',
   );
 }
@@ -254,15 +254,15 @@ export class MemoryStore {
     });
   }
 
-  remove(target: MemoryTarget, oldText: string, opts: MemoryWriteOptions = {}): MemoryResult {
+  /** Removes the one entry `oldText` names, the last one included: the caller named it. */
+  remove(target: MemoryTarget, oldText: string): MemoryResult {
     const old = (oldText ?? '').trim();
     if (!old) throw this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
     return this.mutate(target, true, (entries) => {
       const found = locate(entries, old);
       if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to remove.`);
       if ('several' in found) return refuse('ambiguous', `Multiple entries matched '${old}'. Be more specific.`, found.several);
-      const next = entries.filter((_, i) => i !== found.index);
-      return emptiesStore(entries, next, this.kind(target), opts) ?? { entries: next, message: 'Entry removed.' };
+      return { entries: entries.filter((_, i) => i !== found.index), message: 'Entry removed.' };
     });
   }
 

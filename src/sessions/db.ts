@@ -590,12 +590,19 @@ export class SessionDB {
    * table gives exact counts but walks the term's whole doclist (25 ms for a word in 90% of a
    * million messages). 0 for text with no word in it.
    */
-  termFrequency(term: string, cap: number = FULL_RANK_MAX_MATCHES): number {
+  termFrequency(term: string, cap: number = FULL_RANK_MAX_MATCHES, opts: { prefix?: boolean } = {}): number {
     const words = String(term ?? '').normalize('NFC').match(WORD_PARTS);
     if (!words) return 0;
     const max = Math.max(0, Math.trunc(cap));
-    const expr = `"${words.join(' ')}"`;
+    // `prefix`: words starting with the term. FTS5 reads every doclist the prefix covers before the
+    // first row, so this costs as much as those words are common, whatever the cap.
+    const expr = `"${words.join(' ')}"${opts.prefix ? '*' : ''}`;
     return (this.stmt('SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)').pluck().get(expr, max + 1) as number) ?? 0;
+  }
+
+  /** About how many messages the log holds (the newest id: exact until messages are deleted), in O(log n). */
+  messageCountEstimate(): number {
+    return (this.stmt('SELECT max(id) FROM messages').pluck().get() as number | null) ?? 0;
   }
 
   /**

@@ -34,25 +34,34 @@ export const SCROLL_WINDOW_DEFAULT = 5;
 export const SCROLL_WINDOW_MAX = 25;
 
 /**
- * The arguments of session_search, declared once: the agent tool's parameters (and the JSON
- * schema the model sees), the API body of POST /v1/sessions/tool and the parser of both. A
- * value outside a bound is refused the same way everywhere, naming the bound.
+ * The arguments of session_search, declared once for its two callers. Over HTTP (POST
+ * /v1/sessions/tool) a value past a bound is refused, naming the bound: a program sent it. A
+ * model calling the tool gets the same fields and bounds in its JSON schema, but a value past a
+ * maximum is used at the maximum and the result says so (`clamped`): a refusal would cost it a
+ * turn to learn what the schema already said, as Hermes Agent decided.
  */
-export const sessionSearchArgsSchema = z
-  .object({
-    query: z.string().max(2000).optional().describe('words to search for (discover mode)'),
-    session_id: z.string().min(1).max(200).optional().describe('a session to read, or to scroll in with around_message_id'),
-    around_message_id: z.coerce.number().int().positive().optional().describe('a message id from an earlier result: show the messages around it'),
-    window: z.coerce.number().int().min(0).max(SCROLL_WINDOW_MAX).optional().describe(`messages to show on each side of around_message_id (default ${SCROLL_WINDOW_DEFAULT})`),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(SESSION_SEARCH_LIMIT_MAX)
-      .optional()
-      .describe(`hits (discover, default ${DISCOVER_LIMIT_DEFAULT}) or sessions (browse, default ${BROWSE_LIMIT_DEFAULT}) to return`),
-  })
-  .strict();
+function argsSchema(over: 'refuse' | 'clamp') {
+  const atMost = (n: number, min: number) => (over === 'refuse' ? z.coerce.number().int().min(min).max(n) : z.coerce.number().int().min(min).meta({ maximum: n }));
+  const clamped = over === 'clamp' ? '; a larger value is used as the maximum' : '';
+  return z
+    .object({
+      query: z.string().max(2000).optional().describe('words to search for (discover mode)'),
+      session_id: z.string().min(1).max(200).optional().describe('a session to read, or to scroll in with around_message_id'),
+      around_message_id: z.coerce.number().int().positive().optional().describe('a message id from an earlier result: show the messages around it'),
+      window: atMost(SCROLL_WINDOW_MAX, 0)
+        .optional()
+        .describe(`messages to show on each side of around_message_id (default ${SCROLL_WINDOW_DEFAULT}, at most ${SCROLL_WINDOW_MAX}${clamped})`),
+      limit: atMost(SESSION_SEARCH_LIMIT_MAX, 1)
+        .optional()
+        .describe(`hits (discover, default ${DISCOVER_LIMIT_DEFAULT}) or sessions (browse, default ${BROWSE_LIMIT_DEFAULT}) to return, at most ${SESSION_SEARCH_LIMIT_MAX}${clamped}`),
+    })
+    .strict();
+}
+
+/** The API's parser: a value past a bound is a 400 naming it. */
+export const sessionSearchArgsSchema = argsSchema('refuse');
+/** The agent tool's parameters: the same fields and bounds, a value past a maximum clamped. */
+export const sessionSearchToolArgsSchema = argsSchema('clamp');
 
 export type SessionSearchArgs = z.infer<typeof sessionSearchArgsSchema>;
 
@@ -61,7 +70,12 @@ export type SessionSearchContext = {
   repo?: string | null;
   /** The session asking; its own lineage is left out of discover results (it matches itself). */
   currentSessionId?: string;
+  /** A model is calling: a `limit` or `window` past its maximum is used at the maximum and the result says so. */
+  clamp?: boolean;
 };
+
+/** What a clamped call asked for and what it got. */
+type Clamped = Partial<Record<'limit' | 'window', { asked: number; used: number }>>;
 
 /** Messages on each side of a discover hit. */
 export const DISCOVER_WINDOW = 5;
@@ -135,9 +149,25 @@ function summary(s: Session): SessionSummary {
 }
 
 export function sessionSearch(db: SessionReader, rawArgs: unknown, ctx: SessionSearchContext = {}): Record<string, unknown> {
-  const parsed = sessionSearchArgsSchema.safeParse(rawArgs ?? {});
+  const parsed = (ctx.clamp ? sessionSearchToolArgsSchema : sessionSearchArgsSchema).safeParse(rawArgs ?? {});
   if (!parsed.success) throw new UsageError(`session_search: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
-  const args = parsed.data;
+  const args = { ...parsed.data };
+  const clamped: Clamped = {};
+  for (const [key, max] of [['limit', SESSION_SEARCH_LIMIT_MAX], ['window', SCROLL_WINDOW_MAX]] as const) {
+    const asked = args[key];
+    if (asked !== undefined && asked > max) {
+      clamped[key] = { asked, used: max };
+      args[key] = max;
+    }
+  }
+  const result = run(db, args, ctx);
+  const said = Object.entries(clamped).map(([k, c]) => `${k} ${c.asked} is over its maximum of ${c.used}; ${c.used} was used`);
+  if (said.length === 0) return result;
+  const note = `${said.join('; ')}.`;
+  return { ...result, clamped, note: typeof result.note === 'string' ? `${note} ${result.note}` : note };
+}
+
+function run(db: SessionReader, args: SessionSearchArgs, ctx: SessionSearchContext): Record<string, unknown> {
   const query = args.query?.trim();
   if (args.around_message_id !== undefined) return scroll(db, args);
   if (args.session_id) return read(db, args.session_id);

@@ -4,11 +4,15 @@
  * (a global core.hooksPath such as husky's must not run inside it), and an environment
  * stripped of variables that would point git at another repository (a daemon started
  * from a git hook inherits GIT_DIR and GIT_INDEX_FILE).
+ *
+ * It runs git through simple-git (src/git/simple.ts): a skill change is a few git commands
+ * after a model's tool call, where a millisecond more is nothing, and simple-git's tasks (init,
+ * add, commit, log, revparse, showBuffer) say what each step does. simple-git is loaded on
+ * the first git command, so a daemon that never changes a skill never loads it.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isolatedGitEnv } from '../git/env.js';
-import { gitAsync } from '../git/run.js';
+import type { SimpleGit } from '../git/simple.js';
 
 export const SKILLS_GIT_USER = { name: 'hermesd', email: 'hermesd@localhost' };
 
@@ -19,23 +23,24 @@ export type Commit = { rev: string; message: string; date: string };
 
 export class SkillRepo {
   private ready = false;
-  /** Only what git needs to run; everything else (GIT_DIR, EDITOR, PAGER, …) stays out. */
-  private readonly env = isolatedGitEnv();
+  private client: Promise<SimpleGit> | undefined;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
   }
 
-  /** Runs git in the skills repository; rejects with GitFailed when git fails. */
-  private async raw(args: string[]): Promise<string> {
-    return (await gitAsync(args, { cwd: this.dir, env: this.env })).toString('utf8');
+  /** The repository's simple-git, with only what git needs in its environment (GIT_DIR, EDITOR, PAGER, … stay out). */
+  private git(): Promise<SimpleGit> {
+    this.client ??= import('../git/simple.js').then((m) => m.ownedRepoGit(this.dir));
+    return this.client;
   }
 
   /** Creates the repository (once) and commits whatever skills were already there. */
   async ensure(): Promise<void> {
     if (this.ready) return;
+    const git = await this.git();
     const configFile = join(this.dir, '.git', 'config');
-    if (!existsSync(configFile)) await this.raw(['init']);
+    if (!existsSync(configFile)) await git.init();
     if (!readFileSync(configFile, 'utf8').includes(CONFIG_MARKER)) {
       // Appended as one block: six `git config` runs would cost six process starts.
       appendFileSync(
@@ -45,15 +50,15 @@ export class SkillRepo {
       );
     }
     if (!(await this.head())) {
-      await this.raw(['add', '-A', '-v', '--', '.']);
-      await this.raw(['commit', '--allow-empty', '--no-verify', '-m', 'init: skills repository (existing skills imported)']);
+      await git.add(['-A', '-v', '--', '.']);
+      await git.commit('init: skills repository (existing skills imported)', undefined, { '--allow-empty': null, '--no-verify': null });
     }
     this.ready = true;
   }
 
   async head(): Promise<string | undefined> {
     try {
-      return (await this.raw(['rev-parse', '--verify', 'HEAD'])).trim() || undefined;
+      return (await (await this.git()).revparse(['--verify', 'HEAD'])).trim() || undefined;
     } catch {
       return undefined;
     }
@@ -64,23 +69,25 @@ export class SkillRepo {
    * commits exactly them. Returns the new commit, or undefined when nothing changed.
    */
   async commitPaths(candidates: string[], message: string): Promise<string | undefined> {
+    const git = await this.git();
     // A pathspec that matches nothing (a never-committed folder, now gone) is an error to git.
     const paths: string[] = [];
     for (const p of candidates) {
-      if (existsSync(join(this.dir, p)) || (await this.raw(['ls-files', '--', p])).trim()) paths.push(p);
+      if (existsSync(join(this.dir, p)) || (await git.raw(['ls-files', '--', p])).trim()) paths.push(p);
     }
     if (paths.length === 0) return undefined;
-    await this.raw(['add', '-A', '-v', '--', ...paths]);
-    const staged = (await this.raw(['diff', '--cached', '--name-only', '--', ...paths])).trim();
+    // -v: simple-git waits 50 ms more after a command that printed nothing (src/git/simple.ts).
+    await git.add(['-A', '-v', '--', ...paths]);
+    const staged = (await git.diff(['--cached', '--name-only', '--', ...paths])).trim();
     if (!staged) return undefined;
-    await this.raw(['commit', '--no-verify', '-m', message, '--', ...paths]);
+    await git.commit(message, paths, { '--no-verify': null });
     return this.head();
   }
 
   /** Puts the index for `paths` back to HEAD after a failed commit. */
   async unstage(paths: string[]): Promise<void> {
     try {
-      await this.raw(['reset', '-q', 'HEAD', '--', ...paths]);
+      await (await this.git()).reset(['-q', 'HEAD', '--', ...paths]);
     } catch {
       // nothing staged
     }
@@ -88,27 +95,22 @@ export class SkillRepo {
 
   async commitCount(): Promise<number> {
     if (!(await this.head())) return 0;
-    return Number((await this.raw(['rev-list', '--count', 'HEAD'])).trim());
+    return Number((await (await this.git()).raw(['rev-list', '--count', 'HEAD'])).trim());
   }
 
   /** Commits that touched any of `paths`, newest first. */
   async log(paths: string[]): Promise<Commit[]> {
     if (!(await this.head())) return [];
-    const out = await this.raw(['log', '--format=%H%x1f%s%x1f%aI', '--', ...paths]);
-    return out
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => {
-        const [rev, message, date] = line.split('\x1f') as [string, string, string];
-        return { rev, message, date };
-      });
+    // simple-git's default log fields hold what a skill's history shows: %H, %s, %aI.
+    const log = await (await this.git()).log(['--', ...paths]);
+    return log.all.map((c) => ({ rev: c.hash, message: c.message, date: c.date }));
   }
 
   /** The full commit id of `rev`, or undefined when it names no commit. */
   async resolve(rev: string): Promise<string | undefined> {
     if (!/^[0-9a-zA-Z._~^\/-]+$/.test(rev) || rev.startsWith('-')) return undefined;
     try {
-      return (await this.raw(['rev-parse', '--verify', '-q', `${rev}^{commit}`])).trim() || undefined;
+      return (await (await this.git()).revparse(['--verify', '-q', `${rev}^{commit}`])).trim() || undefined;
     } catch {
       return undefined;
     }
@@ -116,7 +118,7 @@ export class SkillRepo {
 
   /** Paths of the files (with modes) under `prefix/` at `rev`. */
   async filesAt(rev: string, prefix: string): Promise<Array<{ path: string; mode: string; blob: string }>> {
-    const out = await this.raw(['ls-tree', '-r', '-z', rev, '--', prefix + '/']);
+    const out = await (await this.git()).raw(['ls-tree', '-r', '-z', rev, '--', prefix + '/']);
     return out
       .split('\0')
       .filter(Boolean)
@@ -129,11 +131,12 @@ export class SkillRepo {
 
   /** Top-level tree entries at `rev` (to find which folder held a skill). */
   async treeDirs(rev: string, path = ''): Promise<string[]> {
-    const out = await this.raw(['ls-tree', '-z', '--name-only', rev, '--', path ? path + '/' : '.']);
+    const out = await (await this.git()).raw(['ls-tree', '-z', '--name-only', rev, '--', path ? path + '/' : '.']);
     return out.split('\0').filter(Boolean);
   }
 
+  /** A file's bytes as a commit holds them (a revert writes them back). */
   async blob(blob: string): Promise<Buffer> {
-    return gitAsync(['show', blob], { cwd: this.dir, env: this.env });
+    return (await this.git()).showBuffer([blob]);
   }
 }

@@ -11,7 +11,7 @@
  */
 
 import { diffSequences } from './diff.js';
-import { bigramSimilarity, foldUnicode, normaliseWithMap, UNICODE_FOLDS, type CharMap, type FuzzyStrategy, type Range } from './fuzzy-match.js';
+import { foldUnicode, normaliseWithMap, UNICODE_FOLDS, type CharMap, type FuzzyStrategy, type Range } from './fuzzy-match.js';
 
 /** old_string and new_string as the matched strategy read them (escapes undone, boundary blanks trimmed). */
 export type CallerView = { old: string; new: string };
@@ -296,8 +296,11 @@ export function applyEdit(content: string, range: Range, caller: CallerView, eol
   const eol = lineEnding(eols, region);
   const lfOnly = eols.lfOnly;
   let out = '';
+  /** Whether the text written last was the caller's and ended in a blank. */
+  let callerBlankBefore = false;
   const file = (text: string) => {
     out += text;
+    if (text) callerBlankBefore = false;
   };
   const fromCaller = (text: string) => {
     if (!text) return;
@@ -306,6 +309,12 @@ export function applyEdit(content: string, range: Range, caller: CallerView, eol
     // A CR the file kept followed by a newline the caller wrote is already one CRLF.
     if (eol === '\r\n' && out.endsWith('\r') && text.startsWith('\r\n')) text = text.slice(1);
     out += text;
+    callerBlankBefore = /[ \t]$/.test(text);
+  };
+  /** Whether the caller's next insertion after old[p…] (past characters it deleted) starts with a blank. */
+  const callerBlankAfter = (p: number) => {
+    while (p < old.length && !kept[p] && !ins[p]) p++;
+    return /^[ \t]/.test(ins[p] ?? '');
   };
   let insDone = -1;
   const insert = (p: number) => {
@@ -327,7 +336,11 @@ export function applyEdit(content: string, range: Range, caller: CallerView, eol
     let whole = true;
     for (let p = a.s; p < a.e && whole; p++) if (!kept[p] || (p > a.s && ins[p])) whole = false;
     if (whole) {
-      file(region.slice(a.fs, a.fe));
+      // A run of blanks the caller wrote blanks next to is the caller's to spell: the file's
+      // run plus the caller's blank would write more space than either asked for ("y   = 1").
+      const blanks = /^[ \t]+$/.test(old.slice(a.s, a.e)) && region.slice(a.fs, a.fe) !== old.slice(a.s, a.e);
+      if (blanks && (callerBlankBefore || callerBlankAfter(a.e))) fromCaller(old.slice(a.s, a.e));
+      else file(region.slice(a.fs, a.fe));
       continue;
     }
     let run = '';
@@ -361,29 +374,70 @@ const visible = (line: string): string => {
   return lead.replace(/\t/g, '→').replace(/ /g, '·') + line.slice(lead.length);
 };
 
-/** Numbered file lines most similar to the first non-blank line of `old`, or '' when nothing is close. */
+type Bigrams = { counts: Map<number, number>; total: number };
+
+/** Character bigrams as numbers (two UTF-16 units), counted. */
+function bigramCounts(text: string): Bigrams {
+  const counts = new Map<number, number>();
+  for (let i = 0; i + 1 < text.length; i++) {
+    const g = text.charCodeAt(i) * 65536 + text.charCodeAt(i + 1);
+    counts.set(g, (counts.get(g) ?? 0) + 1);
+  }
+  return { counts, total: Math.max(0, text.length - 1) };
+}
+
+/** Dice coefficient over character bigrams, from counts: each quoted line's are built once, not once per file line. */
+function diceOf(a: Bigrams, b: Bigrams): number {
+  if (a.total === 0 || b.total === 0) return 0;
+  // The score cannot reach the threshold when one side is under a quarter of the other.
+  if (Math.min(a.total, b.total) * 2 < CLOSEST_MIN_SIMILARITY * (a.total + b.total)) return 0;
+  let shared = 0;
+  for (const [g, n] of a.counts) {
+    const m = b.counts.get(g);
+    if (m) shared += Math.min(n, m);
+  }
+  return (2 * shared) / (a.total + b.total);
+}
+
+/** Quoted lines scored against the file for the hint: enough to find a block whose first line was rewritten. */
+const CLOSEST_MAX_QUOTED_LINES = 6;
+
+/**
+ * Numbered file lines most similar to what `old` quotes, or '' when nothing is close. Every
+ * non-blank quoted line (the first CLOSEST_MAX_QUOTED_LINES) is an anchor: a block whose first
+ * line the caller rewrote or invented (a comment it meant to add) is still found by the lines
+ * after it. A window is placed where the best anchor's block would start.
+ */
 export function closestLines(content: string, old: string): string {
-  const oldLines = old.split('\n');
-  const first = oldLines.find((l) => l.trim());
-  if (!first || !content) return '';
-  const anchor = first.trim();
+  const oldLines = old.split('\n').map((l) => l.replace(/\r$/, ''));
+  const anchors = oldLines.flatMap((line, k) => (line.trim() && k < CLOSEST_MAX_QUOTED_LINES ? [{ k, text: line.trim() }] : []));
+  if (!anchors.length || !content) return '';
   const lines = content.split('\n').map((l) => l.replace(/\r$/, ''));
-  const scored: Array<{ score: number; index: number }> = [];
+  // A file that ends with a newline has no empty line after it.
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const grams = anchors.map((a) => ({ ...a, bigrams: bigramCounts(a.text) }));
+  const scored: Array<{ score: number; index: number; k: number }> = [];
   lines.forEach((line, index) => {
     const t = line.trim();
-    if (!t) return;
-    const score = bigramSimilarity(anchor, t);
-    if (score >= CLOSEST_MIN_SIMILARITY) scored.push({ score, index });
+    if (t.length < 2) return;
+    const mine = bigramCounts(t);
+    let best = { score: 0, k: 0 };
+    for (const a of grams) {
+      const score = diceOf(a.bigrams, mine);
+      if (score > best.score) best = { score, k: a.k };
+    }
+    if (best.score >= CLOSEST_MIN_SIMILARITY) scored.push({ score: best.score, index, k: best.k });
   });
   if (!scored.length) return '';
   scored.sort((x, y) => y.score - x.score || x.index - y.index);
   const span = Math.min(oldLines.length, CLOSEST_MAX_BLOCK_LINES);
   const shown: Array<[number, number]> = [];
   const parts: string[] = [];
-  for (const { index } of scored) {
+  for (const { index, k } of scored) {
     if (parts.length === CLOSEST_SHOWN) break;
-    const from = Math.max(0, index - CLOSEST_CONTEXT_LINES);
-    const to = Math.min(lines.length, index + span + CLOSEST_CONTEXT_LINES);
+    const start = Math.max(0, index - Math.min(k, CLOSEST_MAX_BLOCK_LINES));
+    const from = Math.max(0, start - CLOSEST_CONTEXT_LINES);
+    const to = Math.min(lines.length, start + span + CLOSEST_CONTEXT_LINES);
     if (shown.some(([a, b]) => from < b && a < to)) continue;
     shown.push([from, to]);
     const width = String(to).length;
@@ -396,10 +450,9 @@ export function closestLines(content: string, old: string): string {
   }
   let hint = parts.join('\n---\n');
   const best = lines[scored[0]!.index]!;
-  if (best.trim() === anchor && best !== first.replace(/\r$/, '')) {
-    hint +=
-      `\nOnly whitespace differs (→ tab, · space):\n  file has: ${visible(best)}\n  you sent: ${visible(first)}\n` +
-      'Send the whitespace the file has.';
+  const sent = oldLines[scored[0]!.k]!;
+  if (best.trim() === sent.trim() && best !== sent) {
+    hint += `\nOnly whitespace differs (→ tab, · space):\n  file has: ${visible(best)}\n  you sent: ${visible(sent)}\n` + 'Send the whitespace the file has.';
   }
   return hint;
 }

@@ -200,24 +200,3 @@ export function similarity(a: string, b: string): number {
   }
   return (2 * prev[m]!) / (n + m);
 }
-
-/** Dice coefficient over character bigrams: linear, good enough to rank lines for a "did you mean" hint. */
-export function bigramSimilarity(a: string, b: string): number {
-  if (a === b) return 1;
-  if (a.length < 2 || b.length < 2) return 0;
-  const counts = new Map<string, number>();
-  for (let i = 0; i + 1 < a.length; i++) {
-    const g = a.slice(i, i + 2);
-    counts.set(g, (counts.get(g) ?? 0) + 1);
-  }
-  let shared = 0;
-  for (let i = 0; i + 1 < b.length; i++) {
-    const g = b.slice(i, i + 2);
-    const c = counts.get(g);
-    if (c) {
-      shared++;
-      counts.set(g, c - 1);
-    }
-  }
-  return (2 * shared) / (a.length - 1 + b.length - 1);
-}

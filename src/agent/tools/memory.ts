@@ -15,7 +15,7 @@ export const memory = defineTool({
     'Write declarative facts, not instructions ("Project uses pytest with xdist", not "Run tests with pytest -n 4"). Actions: add ' +
     '(content), replace (old_text names one entry, content replaces it), remove (old_text). Every store ' +
     'has a small character budget; a write over budget, a duplicate or suspicious content is refused ' +
-    'with the reason; so is removing the last entry of a store (only the user empties a store). Writes reach ' +
+    'with the reason. Writes reach ' +
     'disk now and appear in the system prompt of the NEXT session, not this one.',
   parameters: memoryToolArgs,
   summarize: (r) => {

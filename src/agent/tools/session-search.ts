@@ -1,4 +1,4 @@
-import { sessionSearchArgsSchema } from '../../sessions/search-tool.js';
+import { sessionSearchToolArgsSchema } from '../../sessions/search-tool.js';
 import { defineTool } from './types.js';
 
 export const sessionSearch = defineTool({
@@ -10,8 +10,8 @@ export const sessionSearch = defineTool({
     '(`window` each side). With only `session_id`: that session\'s messages. With nothing: recent sessions. ' +
     'Sessions people had come before hook and job records. Use it for evidence ("what ' +
     'failed last time?"), not for preferences (memory) or procedures (skills).',
-  // The same schema (and bounds) as POST /v1/sessions/tool.
-  parameters: sessionSearchArgsSchema,
+  // The fields and bounds of POST /v1/sessions/tool; a limit or window past its maximum is clamped, not refused.
+  parameters: sessionSearchToolArgsSchema,
   execute(args, ctx) {
     return ctx.services.sessionSearch(args, { repo: ctx.root, sessionId: ctx.sessionId });
   },

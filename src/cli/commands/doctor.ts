@@ -11,7 +11,6 @@ import { DaemonClient } from '../../client/client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
-import { gitSync, gitTry } from '../../git/run.js';
 
 type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
 
@@ -72,14 +71,17 @@ function inotifyCheck(): Check {
   }
 }
 
-function gitCheck(): Check {
+/** Git's version as simple-git parses it (doctor runs once, by hand: a few ms of task queue are nothing here). */
+async function gitCheck(): Promise<Check> {
+  const { userGit } = await import('../../git/simple.js');
   try {
-    const v = gitSync(['--version'], { cwd: process.cwd() }).trim();
-    const m = /(\d+)\.(\d+)/.exec(v);
-    const ok = m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 25));
-    return ok ? { name: 'git', status: 'ok', detail: v } : { name: 'git', status: 'warn', detail: v, fix: 'Git 2.25 or newer is recommended.' };
-  } catch {
-    return { name: 'git', status: 'fail', detail: 'git not found', fix: 'Install git.' };
+    const v = await userGit(process.cwd()).version();
+    if (!v.installed) return { name: 'git', status: 'fail', detail: 'git not found', fix: 'Install git.' };
+    const detail = `git version ${v.major}.${v.minor}${v.patch === '' ? '' : `.${v.patch}`}${v.agent ? ` (${v.agent})` : ''}`;
+    const ok = v.major > 2 || (v.major === 2 && v.minor >= 25);
+    return ok ? { name: 'git', status: 'ok', detail } : { name: 'git', status: 'warn', detail, fix: 'Git 2.25 or newer is recommended.' };
+  } catch (err) {
+    return { name: 'git', status: 'fail', detail: `git did not run: ${(err as Error).message.split('\n')[0]}`, fix: 'Install git, or check that the git on PATH runs.' };
   }
 }
 
@@ -136,13 +138,14 @@ async function hooksChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const { hookHealth } = await import('../../githooks/health.js');
+  const [{ hookHealth }, { userGit }] = await Promise.all([import('../../githooks/health.js'), import('../../git/simple.js')]);
   const h = hookHealth(repo);
-  const hooksPath = gitTry(['config', '--get', 'core.hooksPath'], { cwd: repo.root, env: process.env });
+  // As the user's git reads it (their environment: a GIT_CONFIG_GLOBAL changes the answer).
+  const hooksPath = (await userGit(repo.root).getConfig('core.hooksPath')).value;
   const pathCheck: Check = {
     name: 'hookspath',
     status: h.installed && !h.active && h.problems.some((p) => p.includes('core.hooksPath')) ? 'fail' : 'ok',
-    detail: hooksPath.status === 0 ? `core.hooksPath = ${hooksPath.stdout.trim()} (git runs hooks from ${h.hooksDir ?? '?'})` : `core.hooksPath unset (git runs hooks from ${h.hooksDir ?? '.git/hooks'})`,
+    detail: hooksPath !== null ? `core.hooksPath = ${hooksPath} (git runs hooks from ${h.hooksDir ?? '?'})` : `core.hooksPath unset (git runs hooks from ${h.hooksDir ?? '.git/hooks'})`,
   };
   if (!h.installed) return [{ name: 'hooks', status: 'warn', detail: 'not installed in this repository', fix: 'hermesd init' }, pathCheck];
   if (h.active) return [{ name: 'hooks', status: 'ok', detail: `installed and active (${h.manager === 'git' ? '.git/hooks' : h.manager}${h.via ? `, git reaches hermesd through ${h.via}` : ''})` }, pathCheck];
@@ -197,7 +200,7 @@ function clientCheck(): Check[] {
 
 export async function runDoctor(): Promise<Check[]> {
   const daemon = await daemonCheck();
-  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), gitCheck(), ...(await hooksChecks()), ...(await agentsChecks()), ...clientCheck(), daemon.check, ...(await modelCheck(daemon.status))];
+  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), await gitCheck(), ...(await hooksChecks()), ...(await agentsChecks()), ...clientCheck(), daemon.check, ...(await modelCheck(daemon.status))];
   for (const extra of doctorChecks) {
     try {
       const r = await extra();

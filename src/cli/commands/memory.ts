@@ -1,5 +1,5 @@
 /**
- * `hermesd memory list|add|replace|remove [--target memory|user] [--scope global|repo] [--allow-empty]`: a client of /v1/memory.
+ * `hermesd memory list|add|replace|remove [--target memory|user] [--scope global|repo]`: a client of /v1/memory.
  * `--scope repo` is this repository's MEMORY.md (shared by its worktrees); USER.md has no repository scope.
  * A refused write exits 1 with the reason on stderr (and, in human form, the entries or
  * matches the reason refers to).
@@ -111,14 +111,9 @@ export function register(program: Command): void {
 
   memory
     .command('remove')
-    .description('remove the one entry containing <old_text>')
+    .description('remove the one entry containing <old_text> (the last entry too)')
     .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins)')
     .addOption(targetOption())
     .addOption(scopeOption())
-    .option('--allow-empty', 'allow removing the last entry, leaving the store empty')
-    .action(
-      action(async (oldText: string, opts: { allowEmpty?: boolean }, cmd: Command) =>
-        write(cmd, { action: 'remove', old_text: oldText, ...(opts.allowEmpty ? { allow_empty: true } : {}) }),
-      ),
-    );
+    .action(action(async (oldText: string, _opts: unknown, cmd: Command) => write(cmd, { action: 'remove', old_text: oldText })));
 }

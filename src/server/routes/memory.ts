@@ -1,7 +1,7 @@
 /**
  * The memory stores over the API: `target` memory|user, `scope` global|repo (repo: this
  * repository's MEMORY.md; USER.md has no repository scope). A refused write (empty, threat, budget, no/ambiguous
- * match, hand-edited file, emptying a store without allow_empty) is a 409 `memory-refused` whose message is the reason and whose
+ * match, hand-edited file, a batch emptying a store without allow_empty) is a 409 `memory-refused` whose message is the reason and whose
  * details carry the store as it is, so the caller can consolidate and retry.
  */
 import { z } from 'zod';
@@ -12,7 +12,11 @@ import { MemoryStore, type MemoryScope, type MemoryTarget } from '../../memory/s
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 
-/** Emptying a non-empty store (removing its last entry, or a batch removing all) is refused unless this is true. */
+/**
+ * A batch that would leave a non-empty store with no entries is refused unless this is true. A
+ * single remove names the entry it deletes and needs no flag; the field is accepted there too
+ * (and changes nothing), so a client can send one body shape.
+ */
 const AllowEmpty = z.boolean().default(false);
 
 const SingleBody = memoryOperationSchema.extend({ target: memoryTargetSchema.default('memory'), scope: memoryScopeSchema.default('global'), allow_empty: AllowEmpty });
@@ -64,16 +68,15 @@ export function memoryRoutes(services: Services): Route[] {
       path: '/v1/memory',
       handler: ({ body }) => {
         const req = parseWriteBody(body);
-        const opts = { allowEmpty: req.allow_empty };
         return services.memory.on(req.target, req.scope, (store) => {
-          if ('operations' in req) return store.apply(req.target, req.operations, opts);
+          if ('operations' in req) return store.apply(req.target, req.operations, { allowEmpty: req.allow_empty });
           switch (req.action) {
             case 'add':
               return store.add(req.target, req.content ?? '');
             case 'replace':
               return store.replace(req.target, req.old_text ?? '', req.content ?? '');
             case 'remove':
-              return store.remove(req.target, req.old_text ?? '', opts);
+              return store.remove(req.target, req.old_text ?? '');
           }
         });
       },
