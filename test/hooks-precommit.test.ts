@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { gitIn, commitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { gitIn, commitIn, makeEnv, waitFor, writeFiles, type TestEnv } from './helpers/env.js';
 
 /** git with the test's environment: a hook it triggers must talk to the test daemon, never the real HERMES_HOME. */
 const RULES = `rules:
@@ -81,7 +81,9 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     writeFileSync(join(repo, '.hermes', 'config.yaml'), RULES + 'hooks:\n  timeoutMs: 1000\n');
     writeFiles(repo, { 'src/app.txt': 'v2\n' });
     gitIn(t, repo, 'add', '-A');
-    expect(commitIn(t, repo, ['-qm', 'timeout config']).code).toBe(0); // the daemon refreshes the runners' settings
+    expect(commitIn(t, repo, ['-qm', 'timeout config']).code).toBe(0);
+    // The daemon writes the new bound into the runners' settings once its watcher sees the config change.
+    await waitFor(() => readFileSync(join(repo, '.git/hermesd/settings'), 'utf8').includes('HERMESD_TIMEOUT_MS=1000'));
     const pid = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
     process.kill(pid, 'SIGSTOP');
     try {

@@ -357,16 +357,24 @@ export function pendingBackups(gitDir: string): WorkState[] {
     return [];
   }
   const out: WorkState[] = [];
+  // Leftovers another reader may be removing at the same moment (its rm and ours race): best effort.
+  const drop = (dir: string) => {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // removed (or being removed) by another reader; the next look finishes it
+    }
+  };
   for (const name of names.sort()) {
     const dir = join(base, name);
     if (name.startsWith('.done-')) {
-      rmSync(dir, { recursive: true, force: true });
+      drop(dir);
       continue;
     }
     if (name.startsWith('.tmp-')) {
       // Never completed, so nothing was touched after it: safe to drop once its writer is gone.
       const pid = Number(name.split('-')[2]);
-      if (!pidAlive(pid)) rmSync(dir, { recursive: true, force: true });
+      if (!pidAlive(pid)) drop(dir);
       continue;
     }
     const state = readWorkState(dir);
