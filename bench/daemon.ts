@@ -56,11 +56,13 @@ function firstVerdict(repo: string, env: NodeJS.ProcessEnv): Promise<number> {
   const command = 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse';
   return new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
-    const child = spawn('sh', ['-c', command], { cwd: repo, env: { ...env, CLAUDE_PROJECT_DIR: repo }, stdio: ['pipe', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d));
+    const child = spawn('sh', ['-c', command], { cwd: repo, env: { ...env, CLAUDE_PROJECT_DIR: repo }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
     child.on('close', (code) => {
-      if (code !== 2 || !err.includes('generated-files')) reject(new Error(`the first verdict was not the refusal (exit ${code}): ${err}`));
+      // Claude Code's structured refusal: exit 0, the deny on stdout, naming the rule.
+      if (code !== 0 || !out.includes('"permissionDecision":"deny"') || !out.includes('generated-files')) reject(new Error(`the first verdict was not the refusal (exit ${code}): ${out}`));
       else resolve(Number(process.hrtime.bigint() - t) / 1e6);
     });
     child.stdin.end(payload);

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ZodError, type z } from 'zod';
+import type { ZodError, z } from 'zod';
 import { errorToWire, MethodNotAllowed, NotFound, PayloadTooLarge, UsageError } from '../errors/index.js';
 import type { DaemonContext } from './context.js';
 import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';

@@ -24,8 +24,6 @@
  * client then starts the version it belongs to. An answer without its `=` line was cut off.
  * The question id in the first line binds the answer to its question.
  */
-import { z } from 'zod';
-
 /** This protocol's number: a change old clients cannot follow takes the next one (1 was the doorbell's). */
 export const PROTOCOL = 2;
 
@@ -41,18 +39,32 @@ export const AGENT_KINDS = ['claude', 'codex', 'cursor', 'gemini'] as const;
 /** Agents' events that come before a tool call: a fault refuses them (agents.onUnavailable). */
 export const PRE_TOOL_EVENTS: ReadonlySet<string> = new Set(['PreToolUse', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'beforeMCPExecution', 'BeforeTool']);
 
-/** What a question says of itself (the query string), as the daemon reads it. */
-export const askQuerySchema = z.object({
-  p: z.coerce.number().int(),
-  v: z.string().max(64).default(''),
-  q: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a question id'),
-  k: z.string().regex(/^[a-z]{1,16}$/),
-  n: z.string().regex(/^[A-Za-z][A-Za-z-]{0,39}$/),
-  pid: z.coerce.number().int().positive().optional(),
-  ppid: z.coerce.number().int().positive().optional(),
-  bound: z.coerce.number().int().positive().optional(),
-});
-export type AskQuery = z.infer<typeof askQuerySchema>;
+/** What a question says of itself (its query string), as the daemon reads it. */
+export type AskQuery = { p: number; v: string; q: string; k: string; n: string; pid?: number; ppid?: number; bound?: number };
+
+/**
+ * The query string of a question, or what is wrong with it. Read by hand, not by a schema: the
+ * daemon answers hook questions before anything else loads (the first answer of a cold daemon).
+ */
+export function parseAskQuery(query: URLSearchParams): AskQuery | string {
+  const get = (k: string, re: RegExp): string | undefined => {
+    const v = query.get(k);
+    return v !== null && re.test(v) ? v : undefined;
+  };
+  const num = (k: string): number | undefined => {
+    const v = get(k, /^\d{1,10}$/);
+    return v === undefined ? undefined : Number(v);
+  };
+  const p = num('p');
+  const q = get('q', /^[A-Za-z0-9._-]{1,64}$/);
+  const k = get('k', /^[a-z]{1,16}$/);
+  const n = get('n', /^[A-Za-z][A-Za-z-]{0,39}$/);
+  if (p === undefined) return 'p: a protocol number';
+  if (q === undefined) return 'q: a question id (letters, digits, ".", "_", "-"; at most 64)';
+  if (k === undefined) return 'k: git or an agent';
+  if (n === undefined) return 'n: a hook or an event';
+  return { p, v: (query.get('v') ?? '').slice(0, 64), q, k, n, pid: num('pid'), ppid: num('ppid'), bound: num('bound') };
+}
 
 /** The answer's first line. */
 export function helloLine(version: string, pid: number, question: string): string {

@@ -5,19 +5,18 @@
  * hook's question is handled as POST /v1/hooks/<name> handles it; another agent's payload as
  * its hook route judges it. Whatever fails on the way, the answer ends with a verdict: a
  * question this daemon cannot judge is refused where it blocks (a pre-tool call, unless
- * agents.onUnavailable is "allow"; a commit), never read as "allowed".
+ * agents.onUnavailable is "allow"; a commit), never read as "allowed". What judges is loaded
+ * with the first question (the services): this module is in the daemon's first moment.
  */
 import type { ServerResponse } from 'node:http';
 import { errorToWire, UsageError } from '../errors/index.js';
-import { attemptOf } from '../githooks/attempt.js';
-import { hookRequestSchema, type HookRequest } from '../protocol/hooks.js';
+import type { HookRequest } from '../protocol/hooks.js';
 import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import type { DaemonContext } from '../server/context.js';
 import { defineRoute, type Route } from '../server/route.js';
 import type { Services } from '../server/services/index.js';
-import { ADAPTERS } from '../server/services/agents.js';
 import type { AgentEvent, AgentName } from '../integrations/event.js';
-import { AGENT_KINDS, ASK_PATH, askQuerySchema, HEARTBEAT_MS, helloLine, PRE_TOOL_EVENTS, PROTOCOL, textLines, verdictLine, type AskQuery } from './protocol.js';
+import { AGENT_KINDS, ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PRE_TOOL_EVENTS, PROTOCOL, textLines, verdictLine, type AskQuery } from './protocol.js';
 
 type Answer = { code: number; stdout?: string; stderr?: string };
 
@@ -32,9 +31,8 @@ export function askRoute(ctx: DaemonContext, services: () => Promise<Services>, 
     path: ASK_PATH,
     rawBody: true,
     handler: async ({ query, body, res, signal }) => {
-      const parsed = askQuerySchema.safeParse(Object.fromEntries(query));
-      if (!parsed.success) throw new UsageError(`Not a question of protocol ${PROTOCOL}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-      const q = parsed.data;
+      const q = parseAskQuery(query);
+      if (typeof q === 'string') throw new UsageError(`Not a question of protocol ${PROTOCOL}: ${q}.`);
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
       res.write(helloLine(ctx.version, process.pid, q.q));
       if (q.p !== PROTOCOL) {
@@ -50,7 +48,7 @@ export function askRoute(ctx: DaemonContext, services: () => Promise<Services>, 
       try {
         answer = await answerOf(ctx, await services(), q, body as Buffer, opts.sandboxed, (line) => write(textLines('e', line)), signal);
       } catch (err) {
-        answer = cannotJudge(ctx, q, err, await services().catch(() => undefined));
+        answer = await cannotJudge(ctx, q, err, await services().catch(() => undefined));
       } finally {
         clearInterval(beat);
       }
@@ -93,6 +91,7 @@ async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, bod
 }
 
 async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
+  const { hookRequestSchema } = await import('../protocol/hooks.js');
   let req: HookRequest;
   try {
     req = hookRequestSchema.parse(JSON.parse(body.toString('utf8') || '{}'));
@@ -103,7 +102,7 @@ async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, bo
   req.via = q.v ? 'client' : 'curl';
   if (sandboxed) req.sandboxed = true;
   // curl (no client) sends no attempt: the git command above the runner's shell, read from /proc here.
-  else if (!req.attempt && q.pid) req.attempt = attemptOf(q.pid);
+  else if (!req.attempt && q.pid) req.attempt = (await import('../githooks/attempt.js')).attemptOf(q.pid);
   if (q.n === 'recover') {
     const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../githooks/recover.js');
     const r = await restoreAfterDaemonLoss(ctx.paths.gitDir, { attempt: req.attempt });
@@ -115,7 +114,7 @@ async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, bo
 }
 
 /** A question the daemon could not judge: refused where it blocks, said in words everywhere. */
-function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, services: Services | undefined): Answer {
+async function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, services: Services | undefined): Promise<Answer> {
   const { status, wire } = errorToWire(err);
   if (status >= 500) ctx.log.error('question not judged', { kind: q.k, name: q.n, error: String((err as Error)?.stack ?? err) });
   const why = wire.message.replace(/\.$/, '');
@@ -133,7 +132,7 @@ function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, services: Se
   if (allow) return { code: 0, stderr: `hermesd: this tool call could not be judged (${why}); it was NOT checked because agents.onUnavailable is "allow"` };
   const message = `hermesd: this tool call could not be judged (${why}), so it is refused (agents.onUnavailable is "block")`;
   // The agent's own structured refusal, as the daemon refuses any call (its adapter's deny); exit 2 for a kind it does not know.
-  const adapter = ADAPTERS[q.k as AgentName];
+  const adapter = (await import('../server/services/agents.js')).ADAPTERS[q.k as AgentName];
   if (!adapter) return { code: 2, stderr: message };
   const denied = adapter.deny({ agent: q.k, event: q.n, kind: 'pre-tool', cwd: '' } as AgentEvent, { rule: 'hermesd', message });
   return { code: denied.exitCode, stdout: denied.stdout, stderr: denied.stderr };
