@@ -5,16 +5,17 @@
  * `checkWorktree`. It knows nothing of the daemon.
  *
  * Fast path (pre-commit): ONE git process, `diff --cached --raw -z -U0`, gives what changed
- * (with renames and modes) and the added lines, parsed as a stream. The work tree is never
- * read for a staged check.
+ * (with renames and modes) and the added lines, parsed as a stream; files git shows as binary
+ * are read from the object store (src/git/stored-diff.ts: what git stores, whatever
+ * attributes, encodings, replace refs or grafts make it show). The work tree is never read
+ * for a staged check.
  */
-import { lstatSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from '../git/diff.js';
-import { lineSplitter } from '../git/parse.js';
-import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from '../git/run.js';
+import { GITLINK_MODE, parseNulList, SYMLINK_MODE, type Change } from '../git/diff.js';
+import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
+import { addedLinesOfFile, storedDiff } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
 
@@ -206,19 +207,12 @@ function sortViolations(vs: Violation[]): Violation[] {
 }
 
 /**
- * One git process for both answers: `git diff --raw -z -U0` prints the NUL-separated raw
- * listing, an empty record, then the patch. The listing is parsed whole; the patch is
- * judged line by line as it streams. Without forbid rules only the listing is asked for.
+ * One git process for both answers (src/git/stored-diff.ts): the listing of what changed,
+ * and each added line judged as the patch streams. Without forbid rules only the listing
+ * is asked for.
  */
-async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, opts: GitOptions): Promise<Change[]> {
-  const args = ['diff', ...range, '--raw', '-z', '--no-abbrev', ...PLAIN_DIFF];
-  if (!judge.active) return gitAsync(args, plainGitCall(root, opts)).then(parseRawZ);
-  const parse = patchParser({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) });
-  const split = lineSplitter(parse);
-  const stream = rawPatchSplitter((chunk) => split.push(chunk));
-  await gitStream([...args, '-U0'], (chunk) => stream.push(chunk), plainGitCall(root, opts));
-  split.end();
-  return parseRawZ(stream.raw());
+async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, opts: GitOptions & { worktree?: boolean }): Promise<Change[]> {
+  return storedDiff(root, range, judge.active ? { file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) } : undefined, opts);
 }
 
 /**
@@ -246,7 +240,7 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
   const judge = new ForbidJudge(rules);
   const base = await headOrEmptyTree(root, opts);
   const [changes, untracked] = await Promise.all([
-    diffAndJudge(root, [base], judge, opts),
+    diffAndJudge(root, [base], judge, { ...opts, worktree: true }),
     gitAsync(['ls-files', '--others', '--exclude-standard', '-z'], plainGitCall(root, opts)).then(parseNulList),
   ]);
   if (judge.active) for (const path of untracked) judgeUntracked(root, path, judge);
@@ -286,26 +280,13 @@ export async function checkCommit(root: string, config: HermesConfig, commit = '
 }
 // --- end guard addition ---
 
+/** An untracked file: every line is added, read as a stored file is (decoded, binary or not). */
 function judgeUntracked(root: string, path: string, judge: ForbidJudge): void {
   if (!judge.file(path)) return;
-  const full = join(root, path);
-  let st;
-  try {
-    st = lstatSync(full);
-  } catch {
-    return; // removed since git listed it
-  }
-  if (!st.isFile()) return;
-  const size = Math.min(st.size, MAX_ADDED_BYTES_PER_FILE + 1);
-  const buf = Buffer.alloc(size);
-  const fd = openSync(full, 'r');
-  try {
-    readSync(fd, buf, 0, size, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (looksBinary(buf)) return;
-  for (const { line, text } of linesOf(buf)) judge.line(line, text, false);
+  const read = addedLinesOfFile(join(root, path)); // undefined: removed since git listed it, or not a file
+  if (!read) return;
+  for (const { line, text } of read.lines) judge.line(line, text, false);
+  if (read.cut) judge.line(read.lines.length + 1, '', true);
 }
 
 /** HEAD, or the empty tree in a repository without commits yet. */
