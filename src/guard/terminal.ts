@@ -27,7 +27,7 @@ import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from 
 import { SecretValues } from '../security/secret-values.js';
 import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
-import { captureRepoState, undoBadCommits, verifyRepoStateWith, type GitViolation } from './verify.js';
+import { captureRepoState, gitDirNames, undoBadCommits, undoGitDirNames, verifyRepoStateWith, type GitViolation } from './verify.js';
 import { guardDir, runtimeDirOf, sandboxDir } from '../paths/index.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
@@ -318,6 +318,8 @@ function sandboxRunner(o: {
   // read-only runtime dir, named `git` (git reads its own name: `git-real` would be taken for a dashed builtin).
   const shimDir = join(guard, 'sandbox');
   const realInside = join(shimDir, 'real', 'git');
+  // Folders git reads that a repository may lack (`git init --template=`): made here so they are read-only inside, not the command's to create.
+  for (const d of ['info', 'hooks']) mkdirSync(join(o.commonDir, d), { recursive: true });
   installShim({ dir: shimDir, realGit: realInside, commonDir: o.commonDir, policy: o.policy, broker: sandbox.socket?.[1], placeholder: join('real', 'git') });
   const empty = join(sandboxDir(o.gitDir), 'empty');
   mkdirSync(empty, { recursive: true, mode: 0o500 });
@@ -415,6 +417,8 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     command = (cmd) => binShell(cmd, opts.root);
   }
 
+  // After the guard's own folders were made (its shim, the sandbox's): what the command adds beside them is judged.
+  const names = gitDirNames(opts.gitDir, opts.commonDir);
   const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));
   // The generator of a protected rule runs in the same sandbox as the command that changed its files.
   const runGenerator = (cmd: string) => runCommandSync(cmd, { cwd: opts.root, env, wrap: (c) => command(c), timeoutMs: GUARD_GENERATOR_TIMEOUT_MS }).status;
@@ -431,8 +435,11 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     },
     finish() {
       report ??= (async () => {
+        // First, before any git runs again: a `commondir` the command left would send git elsewhere.
+        const planted = undoGitDirNames(names);
         const changes = restoreProtected(snapshot, { generatorEnv: env, runGenerator });
         const { violations: git, refsMoved } = verifyRepoStateWith(before, policy);
+        git.unshift(...planted);
         if (refsMoved) {
           const rules = { ...(opts.config as HermesConfig), rules: (opts.config.rules ?? []) as HermesConfig['rules'] };
           git.push(...(await undoBadCommits(before, rules, { judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })));
@@ -472,7 +479,7 @@ function noticeOf(changes: ProtectedChange[], git: GitViolation[], refusals: Git
   const lines: string[] = [];
   if (changes.length > 0) lines.push(describeProtectedChanges(changes));
   for (const r of refusals) lines.push(`git ${r.argv.join(' ')} was refused (policy ${r.policy}): ${r.message}`);
-  for (const g of git) lines.push(`${g.undone ? 'Undone' : 'Found'} (${g.policy === 'rules' ? 'repository rules' : `policy ${g.policy}`}): ${g.message}`);
+  for (const g of git) lines.push(`${g.undone ? 'Undone' : 'Found'} (${g.policy === 'rules' ? 'repository rules' : g.policy === 'guard' ? "hermesd's guard" : `policy ${g.policy}`}): ${g.message}`);
   if (lines.length === 0) return undefined;
   return `hermesd guard: this command broke repository rules.\n${lines.join('\n')}`;
 }
