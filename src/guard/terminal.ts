@@ -24,6 +24,7 @@ import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from './sandbox-plan.js';
+import { refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { SecretValues } from '../security/secret-values.js';
 import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
@@ -56,6 +57,8 @@ export type GuardRun = {
   finish(): Promise<GuardReport>;
   /** Redacts the known secret values (and their encodings), then secret-shaped ones. */
   redact(text: string): RedactResult;
+  /** The writes the command's output says the sandbox refused, each with the rule (or guard) that keeps the path read-only. */
+  refusedWrites(output: string): RefusedWrite[];
 };
 
 /** What the daemon gives the terminal guard (src/guard/service.ts); a standalone run has none of it. */
@@ -428,6 +431,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     env,
     command,
     sandbox: sandbox?.availability.kind ?? 'none',
+    refusedWrites: (output) => (sandbox ? refusedWrites(output, { root: opts.root, config: opts.config, gitDirs: [opts.gitDir, opts.commonDir] }) : []),
     redact: (text) => {
       const byValue = secrets.redact(text);
       const r = redactSecrets(byValue.text);
