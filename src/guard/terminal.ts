@@ -396,6 +396,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   let logHost: string;
   let env: NodeJS.ProcessEnv;
   let command: GuardRun['command'];
+  let commandIn: CommandWrap;
   const snapshotConfig: GuardConfig = sandbox ? opts.config : { ...opts.config, rules: [...(opts.config.rules ?? []), GUARD_FILES_RULE] };
   const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guard });
   const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit, judged: opts.judged });
@@ -407,6 +408,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     logHost = join(sandbox.tmp, logName);
     env = { ...runner.env, HERMESD_GUARD_LOG: sandbox.availability.kind === 'sandbox-exec' ? logHost : join('/tmp', logName) };
     command = (cmd) => runner.command(cmd);
+    commandIn = (cmd, cwd) => ({ ...runner.command(cmd, cwd), env });
   } else {
     const shimDir = opts.shimDir ?? join(guard, 'bin');
     installShim({ dir: shimDir, realGit: opts.realGit, commonDir: opts.commonDir, policy });
@@ -418,6 +420,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     if (!base.HERMESD_SOCKET_DIR) delete clean.HERMESD_SOCKET_DIR;
     env = { ...clean, PATH: `${shimDir}:${base.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`, HERMESD_GUARD_LOG: logHost };
     command = (cmd) => binShell(cmd, opts.root);
+    commandIn = (cmd, cwd) => ({ ...binShell(cmd, cwd), env });
   }
 
   // After the guard's own folders were made (its shim, the sandbox's): what the command adds beside them is judged.
@@ -441,7 +444,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
       report ??= (async () => {
         // First, before any git runs again: a `commondir` the command left would send git elsewhere.
         const planted = undoGitDirNames(names);
-        const changes = restoreProtected(snapshot, { generatorEnv: env, runGenerator });
+        const changes = await restoreProtected(snapshot, { generatorEnv: env, runGenerator, wrap: commandIn });
         const { violations: git, refsMoved } = verifyRepoStateWith(before, policy);
         git.unshift(...planted);
         if (refsMoved) {

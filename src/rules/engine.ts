@@ -188,13 +188,17 @@ async function applyGenerators(
     );
     if (result.ok) continue;
     const gen = `generator \`${c.rule.generator}\``;
+    // The generator itself changed: its output was judged with HEAD's generator, and a change to the generator is the user's to commit.
+    const edited = result.generatorChanged?.length
+      ? ` The generator itself changed in this commit (${result.generatorChanged.join(', ')}): generated files are judged with the generator as committed at HEAD. A change to a generator needs the user's commit: commit it on its own first (then the next commit's output is judged with it), or commit this once with HERMESD_SKIP=1.`
+      : '';
     if (result.error) {
       // Nothing was regenerated, so no change under the rule is excused.
-      for (const v of found) out.push({ ...v, message: `${v.message} (${gen} ${result.error})` });
+      for (const v of found) out.push({ ...v, message: `${v.message} (${gen} ${result.error})${edited}` });
     } else {
       // Files the generator reproduced are excused; the ones it did not are the violations.
       for (const m of result.mismatches) {
-        out.push({ rule: c.rule.id, file: m.path, line: 0, message: `${c.rule.message} (${gen}: regenerated file ${m.reason})` });
+        out.push({ rule: c.rule.id, file: m.path, line: 0, message: `${c.rule.message} (${gen}: regenerated file ${m.reason})${edited}` });
       }
     }
     if (result.error && result.output) warnings.push(`generator of rule ${c.rule.id} (${c.rule.generator}): ${result.output.trim().split('\n').slice(-5).join(' | ')}`);
