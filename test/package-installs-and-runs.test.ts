@@ -151,7 +151,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     git('add', 'creds.txt');
     const refused = git('commit', '-m', 'add credentials');
     expect(refused.status, refused.stdout + refused.stderr).toBe(1);
-    expect(refused.stderr).toContain('creds.txt:1  no-aws-keys');
+    expect(refused.stderr).toContain('creds.txt:1  no-secrets');
     expect(git('log', '--format=%s', '-1').stdout.trim()).toBe('initial');
 
     git('rm', '-q', '--cached', 'creds.txt');

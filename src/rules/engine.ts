@@ -18,6 +18,7 @@ import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 import { addedLinesOfFile, storedDiff } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
+import { SecretScanner } from './secrets-judge.js';
 
 export type Violation = {
   rule: string;
@@ -51,7 +52,7 @@ export type CheckOptions = GitOptions & {
 };
 
 type Matcher = (path: string) => boolean;
-type CompiledRule = { rule: Rule; protect?: Matcher; exclude?: Matcher; paths?: Matcher; forbid?: RegExp };
+type CompiledRule = { rule: Rule; protect?: Matcher; exclude?: Matcher; paths?: Matcher; forbid?: RegExp; secrets?: { allow: RegExp[] } };
 
 const compiled = new WeakMap<HermesConfig, CompiledRule[]>();
 
@@ -64,8 +65,9 @@ export function compileRules(config: HermesConfig): CompiledRule[] {
       rule,
       protect: glob(rule.protect),
       exclude: glob(rule.exclude),
-      paths: rule.forbid !== undefined ? (glob(rule.paths) ?? (() => true)) : undefined,
+      paths: rule.forbid !== undefined || rule.secrets === true ? (glob(rule.paths) ?? (() => true)) : undefined,
       forbid: rule.forbid !== undefined ? new RegExp(rule.forbid) : undefined,
+      secrets: rule.secrets === true ? { allow: (rule.allow ?? []).map((a) => new RegExp(a)) } : undefined,
     }));
     compiled.set(config, out);
   }
@@ -88,18 +90,28 @@ export function protectedBy(config: HermesConfig, relPath: string): Rule | undef
   return undefined;
 }
 
-/** The forbid rules that apply to `path`. */
-function forbidRulesFor(rules: CompiledRule[], path: string): CompiledRule[] {
-  return rules.filter((c) => c.forbid && c.paths!(path) && !c.exclude?.(path));
+/** The content rules (forbid, secrets) that apply to `path`. */
+function contentRulesFor(rules: CompiledRule[], path: string): CompiledRule[] {
+  return rules.filter((c) => (c.forbid || c.secrets) && c.paths!(path) && !c.exclude?.(path));
 }
 
-/** Collects forbid violations, bounded per file and per rule. */
-class ForbidJudge {
+/**
+ * Judges added lines: forbid rules line by line, secrets rules on runs of consecutive lines
+ * (src/rules/secrets-judge.ts). Violations are bounded per file and per rule; call `end()`
+ * after the last line.
+ */
+class ContentJudge {
   readonly violations: Violation[] = [];
-  readonly warnings: string[] = [];
-  private current: { path: string; rules: CompiledRule[]; bytes: number; counts: Map<string, number>; stopped: boolean } | undefined;
+  private readonly warned = new Set<string>();
+  private current:
+    | { path: string; rules: CompiledRule[]; scanners: SecretScanner[]; bytes: number; counts: Map<string, number>; stopped: boolean }
+    | undefined;
 
   constructor(private readonly rules: CompiledRule[]) {}
+
+  get warnings(): string[] {
+    return [...this.warned];
+  }
 
   /**
    * The forbid violations, minus lines that are not file content: a submodule's patch is
@@ -112,13 +124,25 @@ class ForbidJudge {
   }
 
   get active(): boolean {
-    return this.rules.some((c) => c.forbid);
+    return this.rules.some((c) => c.forbid || c.secrets);
   }
 
   file(path: string): boolean {
-    const rules = forbidRulesFor(this.rules, path);
-    this.current = rules.length ? { path, rules, bytes: 0, counts: new Map(), stopped: false } : undefined;
-    return rules.length > 0;
+    this.end();
+    const rules = contentRulesFor(this.rules, path);
+    if (rules.length === 0) return false;
+    const counts = new Map<string, number>();
+    const cur = { path, rules: rules.filter((c) => c.forbid), scanners: [] as SecretScanner[], bytes: 0, counts, stopped: false };
+    this.current = cur;
+    for (const c of rules) {
+      if (!c.secrets) continue;
+      cur.scanners.push(
+        new SecretScanner(path, c.secrets.allow, (f) =>
+          this.found(cur, c, f.line, `${c.rule.message} (${f.ruleId}: ${f.line === 0 ? 'the file itself' : f.masked})`),
+        ),
+      );
+    }
+    return true;
   }
 
   line(line: number, text: string, cut: boolean): void {
@@ -127,17 +151,28 @@ class ForbidJudge {
     cur.bytes += text.length + 1;
     if (cut || cur.bytes > MAX_ADDED_BYTES_PER_FILE) {
       cur.stopped = true;
-      this.warnings.push(`${cur.path}: added lines from line ${line} on were not checked (over ${MAX_ADDED_BYTES_PER_FILE / 1048576} MiB of added text in one file).`);
+      this.warned.add(`${cur.path}: added lines from line ${line} on were not checked (over ${MAX_ADDED_BYTES_PER_FILE / 1048576} MiB of added text in one file).`);
       return;
     }
     for (const c of cur.rules) {
       c.forbid!.lastIndex = 0;
-      if (!c.forbid!.test(text)) continue;
-      const n = (cur.counts.get(c.rule.id) ?? 0) + 1;
-      cur.counts.set(c.rule.id, n);
-      if (n <= MAX_VIOLATIONS_PER_FILE_RULE) this.violations.push({ rule: c.rule.id, file: cur.path, line, message: c.rule.message });
-      else if (n === MAX_VIOLATIONS_PER_FILE_RULE + 1) this.warnings.push(`${cur.path}: more than ${MAX_VIOLATIONS_PER_FILE_RULE} lines match rule ${c.rule.id}; only the first ${MAX_VIOLATIONS_PER_FILE_RULE} are listed.`);
+      if (c.forbid!.test(text)) this.found(cur, c, line, c.rule.message);
     }
+    for (const s of cur.scanners) s.line(line, text);
+  }
+
+  /** The file's last run of lines (secrets judge runs whole). */
+  end(): void {
+    const cur = this.current;
+    this.current = undefined;
+    for (const s of cur?.scanners ?? []) s.flush();
+  }
+
+  private found(cur: { path: string; counts: Map<string, number> }, c: CompiledRule, line: number, message: string): void {
+    const n = (cur.counts.get(c.rule.id) ?? 0) + 1;
+    cur.counts.set(c.rule.id, n);
+    if (n <= MAX_VIOLATIONS_PER_FILE_RULE) this.violations.push({ rule: c.rule.id, file: cur.path, line, message });
+    else if (n === MAX_VIOLATIONS_PER_FILE_RULE + 1) this.warned.add(`${cur.path}: more than ${MAX_VIOLATIONS_PER_FILE_RULE} lines match rule ${c.rule.id}; only the first ${MAX_VIOLATIONS_PER_FILE_RULE} are listed.`);
   }
 }
 
@@ -215,8 +250,10 @@ function sortViolations(vs: Violation[]): Violation[] {
  * and each added line judged as the patch streams. Without forbid rules only the listing
  * is asked for.
  */
-async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, opts: GitOptions & { worktree?: boolean }): Promise<Change[]> {
-  return storedDiff(root, range, judge.active ? { file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) } : undefined, opts);
+async function diffAndJudge(root: string, range: string[], judge: ContentJudge, opts: GitOptions & { worktree?: boolean }): Promise<Change[]> {
+  const changes = await storedDiff(root, range, judge.active ? { file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) } : undefined, opts);
+  judge.end();
+  return changes;
 }
 
 /**
@@ -227,7 +264,7 @@ async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, o
 export async function checkStaged(root: string, config: HermesConfig, opts: CheckOptions & { since?: string } = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
-  const judge = new ForbidJudge(rules);
+  const judge = new ContentJudge(rules);
   const changes = await diffAndJudge(root, opts.since ? ['--cached', opts.since] : ['--cached'], judge, opts);
   const warnings = judge.warnings;
   const protect = await applyGenerators(root, protectViolations(rules, changes), { source: 'index' }, opts, warnings);
@@ -241,7 +278,7 @@ export async function checkStaged(root: string, config: HermesConfig, opts: Chec
 export async function checkWorktree(root: string, config: HermesConfig, opts: CheckOptions = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
-  const judge = new ForbidJudge(rules);
+  const judge = new ContentJudge(rules);
   const base = await headOrEmptyTree(root, opts);
   const [changes, untracked] = await Promise.all([
     diffAndJudge(root, [base], judge, { ...opts, worktree: true }),
@@ -267,7 +304,7 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
 export async function checkCommit(root: string, config: HermesConfig, commit = 'HEAD', opts: GitOptions & { base?: string } = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
-  const judge = new ForbidJudge(rules);
+  const judge = new ContentJudge(rules);
   // `base`: judge only what changed since that tree or commit (what the pre-commit did not see).
   const parent =
     opts.base ??
@@ -285,12 +322,13 @@ export async function checkCommit(root: string, config: HermesConfig, commit = '
 // --- end guard addition ---
 
 /** An untracked file: every line is added, read as a stored file is (decoded, binary or not). */
-function judgeUntracked(root: string, path: string, judge: ForbidJudge): void {
+function judgeUntracked(root: string, path: string, judge: ContentJudge): void {
   if (!judge.file(path)) return;
   const read = addedLinesOfFile(join(root, path)); // undefined: removed since git listed it, or not a file
   if (!read) return;
   for (const { line, text } of read.lines) judge.line(line, text, false);
   if (read.cut) judge.line(read.lines.length + 1, '', true);
+  judge.end();
 }
 
 /** HEAD, or the empty tree in a repository without commits yet. */
