@@ -16,6 +16,7 @@ import { findRealGit } from '../src/git/real-git.js';
 import { gitPolicyOf } from '../src/guard/config.js';
 import { brokerPush } from '../src/guard/push-broker.js';
 import { runGuarded } from '../src/guard/terminal.js';
+import { checkStaged } from '../src/rules/engine.js';
 import { commitIn, gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const REAL_GIT = findRealGit();
@@ -51,6 +52,14 @@ const HIDDEN_IN_CONTENT: Array<{ name: string; plant(root: string, commonDir: st
       mkdirSync(join(commonDir, 'info'), { recursive: true });
       writeFileSync(join(commonDir, 'info', 'attributes'), '*.txt binary\n');
       writeFiles(root, { 'creds.txt': `key = ${KEY}\n` });
+    },
+    line: 1,
+  },
+  {
+    name: 'a textconv driver that masks the key (`diff=masked` in .gitattributes)',
+    plant: (root) => {
+      execFileSync('git', ['config', 'diff.masked.textconv', 'sed s/AKIA/XXXX/'], { cwd: root });
+      writeFiles(root, { '.gitattributes': '*.txt diff=masked\n', 'creds.txt': `key = ${KEY}\n` });
     },
     line: 1,
   },
@@ -165,6 +174,59 @@ describe('the push broker judges what it would push, not what git shows', () => 
     expect(r.exitCode, r.output).toBe(1);
     expect(r.output).toContain('creds.txt:1 [no-aws-keys]');
     expect(execFileSync(REAL_GIT, ['--git-dir', remote, 'rev-parse', 'main'], { encoding: 'utf8' }).trim()).toBe(before);
+  });
+});
+
+describe('what else git reads: its environment, a sparse index, submodules', () => {
+  const push = (root: string, cfg = config) => brokerPush(root, cfg, gitPolicyOf({}), ['origin', 'main'], { gitBin: REAL_GIT });
+
+  it("GIT_REPLACE_REF_BASE in the daemon's environment (replace refs kept under another name)", async () => {
+    const { root, g, remote } = plainRepo();
+    writeFiles(root, { 'creds.txt': `key = ${KEY}\n` });
+    g('add', '-A');
+    g('commit', '-qm', 'the key again');
+    const bad = g('rev-parse', 'HEAD');
+    const clean = g('commit-tree', `${bad}^^{tree}`, '-p', `${bad}^`, '-m', 'looks clean');
+    g('update-ref', `refs/elsewhere/${bad}`, clean);
+    const saved = process.env.GIT_REPLACE_REF_BASE;
+    process.env.GIT_REPLACE_REF_BASE = 'refs/elsewhere/';
+    try {
+      const r = await push(root);
+      expect(r.exitCode, r.output).toBe(1);
+      expect(r.output).toContain('creds.txt:1 [no-aws-keys]');
+    } finally {
+      if (saved === undefined) delete process.env.GIT_REPLACE_REF_BASE;
+      else process.env.GIT_REPLACE_REF_BASE = saved;
+    }
+    expect(execFileSync(REAL_GIT, ['--git-dir', remote, 'rev-parse', 'main'], { encoding: 'utf8' }).trim()).not.toBe(bad);
+  });
+
+  it('a sparse checkout with a sparse index: the staged key is judged', async () => {
+    const { root, g } = plainRepo();
+    writeFiles(root, { 'app/main.txt': 'main\n', 'docs/readme.txt': 'docs\n' });
+    g('add', '-A');
+    g('commit', '-qm', 'layout');
+    g('sparse-checkout', 'set', '--cone', 'app');
+    g('config', 'index.sparse', 'true');
+    writeFiles(root, { 'app/creds.txt': `key = ${KEY}\n` });
+    g('add', '-A');
+    expect((await checkStaged(root, config)).violations.map((v) => `${v.file}:${v.line}`)).toEqual(['app/creds.txt:1']);
+  });
+
+  it('a submodule commit change, with diff.ignoreSubmodules=all in the config', async () => {
+    const { root, g } = plainRepo();
+    const protect = ConfigSchema.parse({ rules: [{ id: 'vendored', message: 'vendor/ is updated by the release script.', protect: ['vendor/**'] }] });
+    const [a, b] = [g('commit-tree', 'HEAD^{tree}', '-m', 'a'), g('commit-tree', 'HEAD^{tree}', '-m', 'b')];
+    g('update-index', '--add', '--cacheinfo', `160000,${a},vendor/lib`);
+    g('commit', '-qm', 'vendor lib at a');
+    g('config', 'diff.ignoreSubmodules', 'all');
+    g('update-index', '--cacheinfo', `160000,${b},vendor/lib`);
+    expect((await checkStaged(root, protect)).violations.map((v) => v.file)).toEqual(['vendor/lib']);
+    // (git commit itself sees no change with that setting: --allow-empty commits the index as it is)
+    g('commit', '-q', '--allow-empty', '-m', 'vendor lib at b');
+    const r = await push(root, protect);
+    expect(r.exitCode, r.output).toBe(1);
+    expect(r.output).toContain('vendor/lib [vendored]');
   });
 });
 
