@@ -7,7 +7,8 @@
  * Real repositories, real git, a real daemon with `hermesd init` hooks for the two hooks.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +112,20 @@ const HIDDEN_IN_HISTORY: Array<{ name: string; sh: string }> = [
 /** Runs a HIDDEN_IN_HISTORY snippet in `root` with git's test environment. */
 function hide(sh: string, root: string, env: NodeJS.ProcessEnv, bad: string, k: string): void {
   execFileSync('sh', ['-c', `mkdir -p "$(git rev-parse --git-common-dir)/info" && ${sh}`], { cwd: root, env: { ...env, bad, k }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
+ * An index file: `entries`' header and entries, then `cacheFrom`'s extensions (its cache tree),
+ * with the checksum git checks. (Both indexes stage the same paths: version 2 entries of one size.)
+ */
+function withCacheTreeOf(entries: Buffer, cacheFrom: Buffer): Buffer {
+  const entriesEnd = (b: Buffer) => {
+    let at = 12;
+    for (let i = 0; i < b.readUInt32BE(8); i++) at += (62 + (b.readUInt16BE(at + 60) & 0xfff) + 8) & ~7;
+    return at;
+  };
+  const body = Buffer.concat([entries.subarray(0, entriesEnd(entries)), cacheFrom.subarray(entriesEnd(cacheFrom), cacheFrom.length - 20)]);
+  return Buffer.concat([body, createHash('sha1').update(body).digest()]);
 }
 
 const testGitEnv = {
@@ -305,6 +320,29 @@ describe('the installed hooks judge what git stores', () => {
     expect(c.code, c.out).toBe(1);
     expect(c.out).toContain('creds.txt:1');
     expect(g('rev-parse', 'HEAD')).toBe(baseline);
+  });
+
+  it("pre-commit refuses a forged cache tree: git would commit the tree it names, git diff --cached shows the entries", () => {
+    reset();
+    writeFiles(repo, { 'creds.txt': `key = ${KEY}\n` });
+    g('add', '-A');
+    g('write-tree');
+    const withKey = readFileSync(join(repo, '.git', 'index'));
+    writeFiles(repo, { 'creds.txt': 'nothing to see\n' });
+    g('add', '-A');
+    // The staged entries (clean) with the cache tree of the index that staged the key, and a new checksum.
+    writeFileSync(join(repo, '.git', 'index'), withCacheTreeOf(readFileSync(join(repo, '.git', 'index')), withKey));
+    expect(g('diff', '--cached')).not.toContain('AKIA');
+    const c = commitIn(t, repo, ['-qm', 'looks clean']);
+    expect(c.code, c.out).toBe(1);
+    expect(c.out).toContain('creds.txt:1');
+    expect(c.out).toContain("which the index's cache tree names and git would commit");
+    expect(g('rev-parse', 'HEAD')).toBe(baseline);
+    // Committed anyway (--no-verify): the post-commit audit judges the tree git stored.
+    const skipped = commitIn(t, repo, ['-qm', 'looks clean', '--no-verify']);
+    expect(skipped.code, skipped.out).toBe(0);
+    expect(g('show', 'HEAD:creds.txt')).toContain(KEY);
+    expect(skipped.out).toContain('creds.txt:1  [no-aws-keys]');
   });
 
   it.each(HIDDEN_IN_CONTENT)('post-commit reports a --no-verify commit: $name', ({ plant, line }) => {

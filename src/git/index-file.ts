@@ -1,28 +1,89 @@
 /**
- * The index file, read without starting git: the tree it records for the staged snapshot,
- * and a digest of what it stages. The index format: Documentation/gitformat-index.txt.
+ * The index file, read without starting git: the tree of the staged snapshot (computed from
+ * its entries), and a digest of what it stages. The index format: Documentation/gitformat-index.txt.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /**
- * The tree of the staged snapshot, read from the index file's cache-tree ("TREE")
- * extension, without starting git: `git commit` brings the cache tree up to date and
- * writes it before the pre-commit hook runs, so this is what `git write-tree` would answer
- * (and what the commit will record). Undefined when the index holds no valid root entry
- * (an index that `git commit <paths>` built, a split index, anything unexpected): then ask
- * git. The index format: Documentation/gitformat-index.txt.
+ * The tree of the staged snapshot — what the pre-commit judged — computed from the index's
+ * entries without starting git (each folder's tree object built and hashed as git builds it),
+ * never taken from the cache-tree ("TREE") extension: `git commit` records the cache tree
+ * as it finds it, and a command that can write the index can make it name a tree other than
+ * its entries (one with a file the entries do not stage, which `git diff --cached` would not
+ * show). A commit whose tree is not this one was not judged by the pre-commit, and is judged
+ * by content afterwards. Undefined when the index cannot be read this way (a split index,
+ * a conflict, an unknown layout): then ask git.
  */
-export function indexTreeOf(indexFile: string): string | undefined {
+export function stagedTreeOf(indexFile: string): string | undefined {
   const index = readIndex(indexFile);
   if (!index) return undefined;
   const { buf, version } = index;
-  // SHA-1 or SHA-256 repository: only the right one walks to the checksum at the end.
   for (const hashLen of [20, 32]) {
-    const tree = treeExtension(buf, version, hashLen);
-    if (tree !== null) return tree;
+    const root: TreeDir = new Map();
+    let ok = true;
+    const w = walk(buf, version, hashLen, (at, path, flags, extended) => {
+      if (!ok) return;
+      // A conflict cannot be committed; an intent-to-add entry is not in the tree git writes.
+      if (flags & STAGE_MASK) ok = false;
+      if (extended & INTENT_TO_ADD) return;
+      const mode = buf.readUInt32BE(at + 24);
+      const oid = buf.subarray(at + 40, at + 40 + hashLen);
+      const parts = path.toString('latin1').replace(/\/$/, '').split('/');
+      let dir = root;
+      for (const part of parts.slice(0, -1)) {
+        let next = dir.get(part);
+        if (!next) dir.set(part, (next = new Map()));
+        if (!(next instanceof Map)) {
+          ok = false;
+          return;
+        }
+        dir = next;
+      }
+      // A sparse index stages a whole folder as one entry (mode 040000, a tree id).
+      dir.set(parts[parts.length - 1]!, { mode, oid });
+    });
+    if (w === null) continue;
+    if (w.split || !ok) return undefined;
+    return treeId(root, hashLen).toString('hex');
   }
   return undefined;
+}
+
+/**
+ * The tree the index's cache-tree ("TREE") extension names for the whole snapshot: what
+ * `git commit` records when the extension is valid (it does not recompute a valid one).
+ * Undefined when there is no valid root entry or the index cannot be read this way.
+ */
+export function cacheTreeOf(indexFile: string): string | undefined {
+  const index = readIndex(indexFile);
+  if (!index) return undefined;
+  const { buf, version } = index;
+  for (const hashLen of [20, 32]) {
+    const w = walk(buf, version, hashLen);
+    if (w === null) continue;
+    return w.split ? undefined : w.tree;
+  }
+  return undefined;
+}
+
+/** A folder of the staged snapshot: names to entries (mode and raw object id) or sub-folders. */
+type TreeDir = Map<string, { mode: number; oid: Buffer } | TreeDir>;
+
+/** The id of the tree object git writes for `dir`: entries in git's order (a folder sorts as its name and a slash). */
+function treeId(dir: TreeDir, hashLen: number): Buffer {
+  const items = [...dir].map(([name, v]) => {
+    const sub = v instanceof Map;
+    const mode = sub ? 0o40000 : v.mode;
+    const oid = sub ? treeId(v, hashLen) : v.oid;
+    const isTree = (mode & 0o170000) === 0o40000;
+    return { key: Buffer.from(isTree ? `${name}/` : name, 'latin1'), head: Buffer.from(`${mode.toString(8)} ${name}\0`, 'latin1'), oid };
+  });
+  items.sort((a, b) => Buffer.compare(a.key, b.key));
+  const body = Buffer.concat(items.flatMap((i) => [i.head, i.oid]));
+  return createHash(hashLen === 20 ? 'sha1' : 'sha256')
+    .update(Buffer.concat([Buffer.from(`tree ${body.length}\0`), body]))
+    .digest();
 }
 
 /** The index file's bytes and format version (2–4), or undefined when it is missing or not an index this reader knows. */
@@ -107,13 +168,6 @@ function walk(buf: Buffer, version: number, hashLen: number, visit?: EntryVisit)
   // Only a walk that ends exactly at the checksum read the format right.
   if (at !== end) return null;
   return { tree, split };
-}
-
-/** The root tree from the TREE extension; undefined: no valid root; null: the walk did not fit this hash length. */
-function treeExtension(buf: Buffer, version: number, hashLen: number): string | undefined | null {
-  const w = walk(buf, version, hashLen);
-  if (!w) return null;
-  return w.split ? undefined : w.tree;
 }
 
 /** What an index stages, as `git diff --cached` reads it: a digest of every entry's mode, object, stage and path. */

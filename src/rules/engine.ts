@@ -15,6 +15,7 @@ import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
 import { GITLINK_MODE, parseNulList, SYMLINK_MODE, type Change } from '../git/diff.js';
 import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
+import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
 import { addedLinesOfFile, storedDiff } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
@@ -293,6 +294,28 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
   };
   const protect = await applyGenerators(root, protectViolations(rules, all), { source: 'worktree', overlay }, opts, warnings);
   return { violations: sortViolations([...protect, ...judge.contentViolations(all)]), warnings, files: all.length };
+}
+
+/**
+ * What `git commit` would record beyond what the index stages: a valid cache tree ("TREE"
+ * extension) is committed as it is, and one written by something other than git can name a
+ * tree other than the index's entries — which `git diff --cached`, and so `checkStaged`, does
+ * not show. When the two differ, the tree the cache names is judged against HEAD as a commit
+ * is (`trees`: both, for the record of what the pre-commit judged); otherwise nothing to add.
+ */
+export async function checkCommittedTree(root: string, config: HermesConfig, indexFile: string, opts: GitOptions = {}): Promise<CheckResult & { trees: string[] }> {
+  const committed = cacheTreeOf(indexFile);
+  const staged = stagedTreeOf(indexFile);
+  if (!committed || !staged || committed === staged) return { violations: [], warnings: [], files: 0, trees: staged ? [staged] : [] };
+  const base = await headOrEmptyTree(root, opts);
+  const r = await checkCommit(root, config, committed, { ...opts, base });
+  const note = ` (in tree ${committed.slice(0, 10)}, which the index's cache tree names and git would commit; the staged files \`git diff --cached\` shows are tree ${staged.slice(0, 10)})`;
+  return {
+    violations: r.violations.map((v) => ({ ...v, message: v.message + note })),
+    warnings: [...r.warnings, `the index's cache tree names tree ${committed.slice(0, 10)}, not the staged files' tree ${staged.slice(0, 10)}: git would commit the cache tree's, so it was judged too. To commit what is staged, rebuild the index: git reset -q, then git add the files again.`],
+    files: r.files,
+    trees: [staged, committed],
+  };
 }
 
 // --- added by the guard (issue 9): post-commit re-check of a commit the pre-commit hook never saw ---

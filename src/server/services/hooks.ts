@@ -15,7 +15,7 @@ import type { SessionDB } from '../../sessions/db.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
 import type { GuardService } from './guard.js';
-import { checkStaged } from '../../rules/engine.js';
+import { checkCommittedTree, checkStaged, type CheckResult } from '../../rules/engine.js';
 import { StagedVerdicts } from '../../rules/staged-verdict.js';
 import { formatViolations } from '../../rules/format.js';
 import { NotFound, UsageError } from '../../errors/index.js';
@@ -23,7 +23,7 @@ import { backupsDir, keptBackupDir } from '../../paths/index.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../githooks/backup.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../githooks/evidence.js';
 import { attemptStart, isAttemptId, processStart } from '../../githooks/attempt.js';
-import { indexTreeOf } from '../../git/index-file.js';
+import { stagedTreeOf } from '../../git/index-file.js';
 import { OBJECT_ID } from '../../git/refs.js';
 import { gitTry } from '../../git/run.js';
 import { hookHealth, type HookHealth } from '../../githooks/health.js';
@@ -112,7 +112,7 @@ export class HookService {
           progress,
           env: this.ctx.env,
           wrap,
-          checkStaged: () => this.staged.check(config, indexFile, { signal, wrap }),
+          checkStaged: () => this.checkCommitted(config, indexFile, signal, wrap),
           runFix: async ({ task, turnContext, signal: s, onProgress }) => {
             const r = await this.deps.tasks().run({
               task,
@@ -199,17 +199,37 @@ export class HookService {
     return { ok: true, exitCode: 0, message: warnings.length ? formatViolations({ violations, warnings }) : '' };
   }
 
-  /** The tree of the index being committed: its cache tree (no process), else `git write-tree`. */
+  /**
+   * The staged snapshot's verdict (kept ready, or judged now), and — past `git diff --cached` —
+   * the tree git will commit when the index's cache tree names another one than its entries.
+   */
+  private async checkCommitted(config: HermesConfig, indexFile: string, signal: AbortSignal, wrap?: CommandWrap): Promise<CheckResult> {
+    const [staged, committed] = await Promise.all([this.staged.check(config, indexFile, { signal, wrap }), checkCommittedTree(this.ctx.root, config, indexFile, { indexFile, signal })]);
+    if (committed.trees.length < 2) {
+      this.judgedTrees.delete(indexFile);
+      return staged;
+    }
+    this.judgedTrees.set(indexFile, committed.trees);
+    return { violations: [...staged.violations, ...committed.violations], warnings: [...staged.warnings, ...committed.warnings], files: staged.files };
+  }
+
+  /** Per index file, the trees the last pre-commit judged when there were two (the staged files' and the cache tree's). */
+  private readonly judgedTrees = new Map<string, string[]>();
+
+  /** The tree of the index being committed, from its entries (no process), else `git write-tree`. */
   private treeOf(indexFile: string): string | undefined {
-    const cached = indexTreeOf(indexFile);
-    if (cached) return cached;
+    const staged = stagedTreeOf(indexFile);
+    if (staged) return staged;
     const r = gitTry(['write-tree'], { cwd: this.ctx.root, indexFile });
     return r.status === 0 ? r.stdout.trim() : undefined;
   }
 
   private recordPass(indexFile: string, attempt: string | undefined): void {
     const tree = this.treeOf(indexFile);
-    if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
+    // Both trees were judged when the cache tree named another: the commit records that one.
+    const trees = this.judgedTrees.get(indexFile);
+    this.judgedTrees.delete(indexFile);
+    for (const t of trees?.includes(tree ?? '') ? trees : tree ? [tree] : []) recordPrecommitPass(this.ctx.paths.gitDir, t, Date.now(), { attempt });
   }
 
   /**
