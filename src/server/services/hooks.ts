@@ -205,15 +205,13 @@ export class HookService {
    */
   private async checkCommitted(config: HermesConfig, indexFile: string, signal: AbortSignal, wrap?: CommandWrap): Promise<CheckResult> {
     const [staged, committed] = await Promise.all([this.staged.check(config, indexFile, { signal, wrap }), checkCommittedTree(this.ctx.root, config, indexFile, { indexFile, signal })]);
-    if (committed.trees.length < 2) {
-      this.judgedTrees.delete(indexFile);
-      return staged;
-    }
-    this.judgedTrees.set(indexFile, committed.trees);
+    if (committed.trees.length > 0) this.judgedTrees.set(indexFile, committed.trees);
+    else this.judgedTrees.delete(indexFile);
+    if (committed.trees.length < 2) return staged;
     return { violations: [...staged.violations, ...committed.violations], warnings: [...staged.warnings, ...committed.warnings], files: staged.files };
   }
 
-  /** Per index file, the trees the last pre-commit judged when there were two (the staged files' and the cache tree's). */
+  /** Per index file, the trees its last pre-commit judged (the staged files', and the cache tree's when it named another one). */
   private readonly judgedTrees = new Map<string, string[]>();
 
   /** The tree of the index being committed, from its entries (no process), else `git write-tree`. */
@@ -225,11 +223,11 @@ export class HookService {
   }
 
   private recordPass(indexFile: string, attempt: string | undefined): void {
-    const tree = this.treeOf(indexFile);
-    // Both trees were judged when the cache tree named another: the commit records that one.
-    const trees = this.judgedTrees.get(indexFile);
+    // Both trees when the cache tree named another than the staged files (the commit records that one); else the index's now.
+    const judged = this.judgedTrees.get(indexFile);
     this.judgedTrees.delete(indexFile);
-    for (const t of trees?.includes(tree ?? '') ? trees : tree ? [tree] : []) recordPrecommitPass(this.ctx.paths.gitDir, t, Date.now(), { attempt });
+    const trees = judged && judged.length > 1 ? judged : [this.treeOf(indexFile)];
+    for (const t of trees) if (t) recordPrecommitPass(this.ctx.paths.gitDir, t, Date.now(), { attempt });
   }
 
   /**
