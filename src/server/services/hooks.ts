@@ -5,7 +5,7 @@
  * (a pre-commit that checks out the staged snapshot rewrites files that are not edits).
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../../guard/audit.js';
 import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../../guard/precommit-marker.js';
 import type { DaemonContext } from '../context.js';
@@ -204,15 +204,19 @@ export class HookService {
    * the tree git will commit when the index's cache tree names another one than its entries.
    */
   private async checkCommitted(config: HermesConfig, indexFile: string, signal: AbortSignal, wrap?: CommandWrap): Promise<CheckResult> {
-    const [staged, committed] = await Promise.all([this.staged.check(config, indexFile, { signal, wrap }), checkCommittedTree(this.ctx.root, config, indexFile, { indexFile, signal })]);
-    if (committed.trees.length > 0) this.judgedTrees.set(indexFile, committed.trees);
+    const staged = await this.staged.check(config, indexFile, { signal, wrap });
+    const committed = await checkCommittedTree(this.ctx.root, config, indexFile, { indexFile, signal, stagedTree: staged.stagedTree });
+    if (committed.trees.length > 0) this.judgedTrees.set(indexFile, { trees: committed.trees, stamp: fileStamp(indexFile) });
     else this.judgedTrees.delete(indexFile);
     if (committed.trees.length < 2) return staged;
     return { violations: [...staged.violations, ...committed.violations], warnings: [...staged.warnings, ...committed.warnings], files: staged.files };
   }
 
-  /** Per index file, the trees its last pre-commit judged (the staged files', and the cache tree's when it named another one). */
-  private readonly judgedTrees = new Map<string, string[]>();
+  /**
+   * Per index file, the trees its last pre-commit judged (the staged files', and the cache
+   * tree's when it named another one), and the file's stamp then (a fix staged since changes it).
+   */
+  private readonly judgedTrees = new Map<string, { trees: string[]; stamp: string }>();
 
   /** The tree of the index being committed, from its entries (no process), else `git write-tree`. */
   private treeOf(indexFile: string): string | undefined {
@@ -226,7 +230,7 @@ export class HookService {
     // Both trees when the cache tree named another than the staged files (the commit records that one); else the index's now.
     const judged = this.judgedTrees.get(indexFile);
     this.judgedTrees.delete(indexFile);
-    const trees = judged && judged.length > 1 ? judged : [this.treeOf(indexFile)];
+    const trees = judged && (judged.trees.length > 1 || judged.stamp === fileStamp(indexFile)) ? judged.trees : [this.treeOf(indexFile)];
     for (const t of trees) if (t) recordPrecommitPass(this.ctx.paths.gitDir, t, Date.now(), { attempt });
   }
 
@@ -470,4 +474,14 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
   });
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.
   return { value: service, close: () => Promise.allSettled([...service.inflight]) };
+}
+
+/** An index file's identity for "changed since": any write changes it (a rename in place included). */
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {
+    return '-';
+  }
 }
