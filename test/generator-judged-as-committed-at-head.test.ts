@@ -60,6 +60,15 @@ describe('check --staged (what pre-commit judges)', () => {
     expect((await checkStaged(r, config)).violations).toEqual([]);
   });
 
+  it("a file the command passes to the generator is its input, not its code: changed with its output, accepted", async () => {
+    const r = t.repo({ 'gen.sh': 'mkdir -p gen && tr a-z A-Z < "$1" > gen/out.txt\n', 'schema.txt': 'hello\n', 'gen/out.txt': 'HELLO\n' });
+    const withInput = ConfigSchema.parse({ rules: [{ ...config.rules[0]!, generator: 'sh gen.sh schema.txt' }] });
+    writeFiles(r, { 'schema.txt': 'hello input\n' });
+    sh(r, 'sh gen.sh schema.txt');
+    gitIn(t, r, 'add', '-A');
+    expect((await checkStaged(r, withInput)).violations).toEqual([]);
+  });
+
   it('npm run: package.json and the script it names are the generator', async () => {
     const r = t.repo({ 'package.json': JSON.stringify({ scripts: { gen: 'sh tools/gen.sh' } }), 'tools/gen.sh': GEN_SH, 'schema.txt': 'hi\n', 'gen/out.txt': 'HI\n' });
     const npmConfig = ConfigSchema.parse({ rules: [{ ...config.rules[0]!, generator: 'npm run --silent gen' }] });

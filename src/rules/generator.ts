@@ -5,10 +5,11 @@
  * so the user's files are untouched whatever the generator does.
  *
  * The generator is the one committed at HEAD: a generator edited in the same change as its
- * output would otherwise vouch for whatever it was edited to write. Its files are those its
- * command names (`sh gen.sh` → gen.sh; `npm run gen` → package.json and the files its script
- * names; `make` → the Makefile); where the snapshot changed one of them, HEAD's version is put
- * back in the checkout before the generator runs, and the result says which changed.
+ * output would otherwise vouch for whatever it was edited to write. Its files are the programs
+ * its command runs (`sh gen.sh` → gen.sh, `node scripts/gen.mjs schema.json` → scripts/gen.mjs;
+ * `npm run gen` → package.json and the programs its script runs; `make` → the Makefile); where
+ * the snapshot changed one of them, HEAD's version is put back in the checkout before the
+ * generator runs, and the result says which changed.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -102,37 +103,57 @@ export async function verifyGenerator(root: string, rule: Rule, stagedPaths: str
 /** Package managers whose `<pm> [run] <script>` runs a package.json script. */
 const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 const MAKEFILES = ['Makefile', 'makefile', 'GNUmakefile'];
+/** Programs that run the script file named after their options: that file is the generator's own code. */
+const INTERPRETERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'node', 'deno', 'tsx', 'ts-node', 'python', 'python3', 'ruby', 'perl', 'php', 'Rscript', 'lua', 'awk', 'go']);
+/** How deep `npm run` scripts naming other scripts are followed. */
+const SCRIPT_DEPTH = 3;
 
-/** The words of a command line, quotes taken off (no expansion: `$x` stays a word). */
-function wordsOf(command: string): string[] {
-  const out: string[] = [];
-  for (const m of command.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s;&|()<>"']+)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? '');
-  return out.filter(Boolean);
+/** The simple commands of a command line (split at ;, &&, ||, |, newlines), each as its words, quotes taken off (no expansion). */
+function simpleCommands(command: string): string[][] {
+  return command.split(/&&|\|\||[;|\n]/).map((part) => {
+    const words: string[] = [];
+    for (const m of part.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s()<>"']+)/g)) words.push(m[1] ?? m[2] ?? m[3] ?? '');
+    // Leading VAR=value assignments are not the command.
+    while (words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
+    return words.filter(Boolean);
+  });
 }
 
 /**
- * The repository-relative files a generator command names: its words, and for a package
- * manager's script the package.json and the words of that script (`scripts` gives the script's
- * text in each package.json version asked); for make, the Makefile. Candidates: some name no file.
+ * The repository-relative files that are a generator command's own code — the programs it
+ * runs, not their input: `sh gen.sh` and `./gen.sh` → gen.sh, `node scripts/gen.mjs schema.json`
+ * → scripts/gen.mjs; for a package manager's script, package.json and the programs the script
+ * runs (`scripts` gives the script's text in each package.json version asked); for make, the
+ * Makefile. Candidates: some name no file.
  */
-function generatorCandidates(command: string, scripts: (name: string) => string[]): string[] {
+function generatorCandidates(command: string, scripts: (name: string) => string[], depth = 0): string[] {
   const out = new Set<string>();
-  const add = (w: string) => {
-    const p = w.replace(/^\.\//, '');
+  const add = (w: string | undefined) => {
+    const p = w?.replace(/^\.\//, '');
     if (p && !p.startsWith('-') && !p.startsWith('/') && !p.startsWith('..') && !p.includes('$')) out.add(p);
   };
-  const words = wordsOf(command);
-  words.forEach((w, i) => {
-    add(w);
-    if (SCRIPT_RUNNERS.has(w)) {
+  for (const words of simpleCommands(command)) {
+    const [cmd, ...args] = words;
+    if (!cmd) continue;
+    const program = cmd.replace(/^.*\//, '');
+    if (INTERPRETERS.has(program)) {
+      // `python -m pkg`, `node -e code`: no file of the repository's named.
+      const script = args.find((a) => !a.startsWith('-'));
+      if (!args.some((a) => a === '-m' || a === '-e' || a === '-c') && program !== 'go') add(script);
+      else if (program === 'go' && args[0] === 'run') add(args.find((a, i) => i > 0 && !a.startsWith('-')));
+    } else if (SCRIPT_RUNNERS.has(program)) {
       out.add('package.json');
       // `npm run --silent gen`, `yarn gen`, `pnpm run -r gen`: the first word after the command that is not an option.
-      const rest = words.slice(i + 1).filter((x) => !x.startsWith('-'));
+      const rest = args.filter((x) => !x.startsWith('-'));
       const name = rest[0] === 'run' || rest[0] === 'run-script' ? rest[1] : rest[0];
-      if (name) for (const text of scripts(name)) for (const x of wordsOf(text)) add(x);
+      if (name && depth < SCRIPT_DEPTH) for (const text of scripts(name)) for (const f of generatorCandidates(text, scripts, depth + 1)) out.add(f);
+    } else if (program === 'make' || program === 'gmake') {
+      for (const f of MAKEFILES) out.add(f);
+    } else if (cmd.includes('/')) {
+      // A program of the repository run by its path.
+      add(cmd);
     }
-    if (w === 'make' || w === 'gmake') for (const f of MAKEFILES) out.add(f);
-  });
+  }
   return [...out];
 }
 
