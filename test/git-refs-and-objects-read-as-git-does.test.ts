@@ -101,7 +101,7 @@ describe('reading git files as git does', () => {
     git(root, 'symbolic-ref', 'refs/remotes/upstream/HEAD', 'refs/remotes/upstream/gone');
     check();
     // A ref being written is not a ref yet (its commit is on no ref).
-    const unreferenced = gitIn(root, 'x\n', 'commit-tree', 'HEAD^{tree}', '-m', 'on no ref');
+    const unreferenced = git(root, 'commit-tree', 'HEAD^{tree}', '-m', 'on no ref').trim();
     writeFileSync(join(dirs.commonDir, 'refs', 'heads', 'next.lock'), `${unreferenced}\n`);
     check();
     expect(refTips(dirs)).not.toContain(unreferenced);
