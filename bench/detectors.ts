@@ -7,11 +7,18 @@
  * round by round so machine noise hits both alike.
  * Goals: in context ≥ 98%; values ≥ gitleaks; gitleaks' negatives ≤ 5%; override phrasings
  * ≥ 90% (issue 32; was 80%); benign documents and skills 0; cost ≤ 2× the pre-issue redaction.
+ * Then the `secrets` rule kind (issue 30) on the same samples as a commit sees them: each
+ * sample a file staged in a real repository, judged by `checkStaged` as pre-commit judges it.
+ * Goals: ≥ 98% of the samples in context refused, ≤ 2% of gitleaks' negatives refused.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { creator as secretlintRecommend } from '@secretlint/secretlint-rule-preset-recommend';
+import { ConfigSchema } from '../src/config/schema.js';
+import { checkStaged } from '../src/rules/engine.js';
 import { redactForStorage } from '../src/security/prefilter.js';
 import { redactSecrets } from '../src/security/redact.js';
 import { findWithRules } from '../src/security/gitleaks.js';
@@ -30,6 +37,8 @@ const share = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}%`;
 /** The detectors' goals (see above), as fractions. */
 const IN_CONTEXT_GOAL = 0.98;
 const NEGATIVES_GOAL = 0.05;
+/** The secrets rule on commits: a refused negative stops someone's commit, so fewer than redaction may flag. */
+const COMMIT_NEGATIVES_GOAL = 0.02;
 const OVERRIDES_GOAL = 0.9;
 const COST_RATIO_GOAL = 2;
 
@@ -124,6 +133,55 @@ async function secretTable(): Promise<Goal[]> {
       met: now.inContext >= IN_CONTEXT_GOAL * g.inContext.length && now.values >= gitleaks.values && now.negatives <= NEGATIVES_GOAL * negatives.length,
     },
   ];
+}
+
+/**
+ * The secrets rule kind on gitleaks' samples as a commit sees them: one staged file per sample
+ * (samples in context, gitleaks' negatives), judged once by checkStaged — the pre-commit's
+ * judgement — beside gitleaks' rules on the same texts.
+ */
+async function commitTable(): Promise<Goal[]> {
+  const g = gitleaksCorpus();
+  const negatives = g.falsePositives.filter((s) => findWithRules(s.text).length === 0);
+  const dir = mkdtempSync(join(tmpdir(), 'hd-bench-secrets-'));
+  try {
+    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' };
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, env, stdio: 'ignore' });
+    git('init', '-q', '-b', 'main');
+    git('commit', '-q', '--allow-empty', '-m', 'empty');
+    const files = (kind: string, xs: Array<{ text: string }>) =>
+      xs.map((x, i) => {
+        const rel = `${kind}/${Math.floor(i / 500)}/sample-${i}.txt`;
+        mkdirSync(join(dir, kind, String(Math.floor(i / 500))), { recursive: true });
+        writeFileSync(join(dir, rel), x.text.endsWith('\n') ? x.text : `${x.text}\n`);
+        return rel;
+      });
+    const positives = files('in-context', g.inContext);
+    const negs = files('negatives', negatives);
+    git('add', '-A');
+    const config = ConfigSchema.parse({ rules: [{ secrets: true }] });
+    const t0 = process.hrtime.bigint();
+    const r = await checkStaged(dir, config);
+    const judgedMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const refused = new Set(r.violations.map((v) => v.file));
+    const pos = positives.filter((f) => refused.has(f)).length;
+    const neg = negs.filter((f) => refused.has(f)).length;
+    const gitleaksPos = g.inContext.filter((s) => findWithRules(s.text).length > 0).length;
+    printTable(`The secrets rule on commits: gitleaks' samples, one staged file each (${positives.length + negs.length} files), judged by checkStaged as pre-commit judges them`, [
+      { judge: 'secrets rule (checkStaged)', 'samples in context refused (≥98%)': pct(pos, positives.length), "gitleaks' negatives refused (≤2%)": pct(neg, negs.length), 'one judgement of every file': `${(judgedMs / 1000).toFixed(1)} s` },
+      { judge: `gitleaks ${GITLEAKS_VERSION} rules on the texts`, 'samples in context refused (≥98%)': pct(gitleaksPos, g.inContext.length), "gitleaks' negatives refused (≤2%)": pct(0, negs.length), 'one judgement of every file': '—' },
+    ]);
+    return [
+      {
+        measure: "secrets rule on commits: gitleaks' samples in context refused / gitleaks' negatives refused (one staged file each)",
+        result: `${share(pos, positives.length)} / ${share(neg, negs.length)}`,
+        goal: `≥ ${IN_CONTEXT_GOAL * 100}%, ≤ ${COMMIT_NEGATIVES_GOAL * 100}%`,
+        met: pos >= IN_CONTEXT_GOAL * positives.length && neg <= COMMIT_NEGATIVES_GOAL * negs.length,
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 type ThreatDetector = { name: string; flags: (text: string) => boolean; skill?: (text: string) => boolean };
@@ -282,6 +340,7 @@ export const bench: Bench = {
   name: 'detectors',
   run: async () => {
     const goals = await secretTable();
+    goals.push(...(await commitTable()));
     ordinaryCodeTable();
     goals.push(...threatTable());
     goals.push(...costTable());

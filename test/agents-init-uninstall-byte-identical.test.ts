@@ -5,7 +5,7 @@
  * gives every file back byte for byte and removes what hermesd created. A file edited since
  * init loses only hermesd's entries.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -178,6 +178,36 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     const un = await t.cli(['init', '--uninstall'], { cwd: repo });
     expect(un.code, un.stderr).toBe(0);
     expect(bytes()).toEqual(before);
+  });
+
+  it('refuses a settings file with a key twice (agents read the last, hermesd would add to the first), naming both lines, and writes nothing', async () => {
+    const dup = CLAUDE.replace('\t"env": {', '\t"hooks": { "Stop": [] },\n\t"env": {');
+    writeFileSync(join(repo, '.claude/settings.json'), dup);
+    const before = bytes();
+    const init = await t.cli(['init', '--agents', 'claude'], { cwd: repo });
+    expect(init.code).toBe(2);
+    expect(init.stderr).toContain('.claude/settings.json has the key "hooks" twice (lines 7 and 13)');
+    expect(init.stderr).not.toMatch(/\n\s+at /);
+    expect(bytes()).toEqual(before);
+    // One level down, too.
+    writeFileSync(join(repo, '.claude/settings.json'), CLAUDE.replace('"deny": ["Read(./secrets/**)"]', '"deny": [], "deny": ["Read(./secrets/**)"]'));
+    const nested = await t.cli(['init', '--agents', 'claude'], { cwd: repo });
+    expect(nested.code).toBe(2);
+    expect(nested.stderr).toContain('has the key "permissions.deny" twice (line 5)');
+  });
+
+  it("writes agents' files atomically (a new file renamed over the old one), keeping their mode", async () => {
+    const path = join(repo, '.claude/settings.json');
+    chmodSync(path, 0o640);
+    const inode = statSync(path).ino;
+    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    expect(statSync(path).ino).not.toBe(inode);
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    const written = statSync(path).ino;
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    expect(statSync(path).ino).not.toBe(written);
+    expect(statSync(path).mode & 0o777).toBe(0o640);
+    expect(readFileSync(path, 'utf8')).toBe(CLAUDE);
   });
 
   it('takes only its own entries out of a file edited since init, and keeps the edits', async () => {

@@ -122,11 +122,11 @@ describe('config precedence', () => {
     expect(c.model.name).toBe('from-user');
   });
 
-  it('the template hermesd init copies is a valid config with the no-aws-keys rule', () => {
+  it('the template hermesd init copies is a valid config with the secrets rule on', () => {
     writeRepo(readFileSync(join(REPO_ROOT, 'templates', 'config.yaml'), 'utf8'));
     const c = loadConfig({ root, home, env: {} });
-    expect(c.rules.map((r) => r.id)).toEqual(['no-aws-keys']);
-    expect(new RegExp(c.rules[0]!.forbid!).test('key = AKIAABCDEFGHIJKLMNOP')).toBe(true);
+    expect(c.rules.map((r) => r.id)).toEqual(['no-secrets']);
+    expect(c.rules[0]!.secrets).toBe(true);
     expect(c.hooks['pre-commit'].fix).toBe('propose');
   });
 });

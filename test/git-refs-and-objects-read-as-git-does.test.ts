@@ -5,7 +5,7 @@
  * splits in its own way; and where it cannot be sure (a packed object, another encoding, a
  * broken ref) it must say so (undefined), never answer differently.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,4 +163,36 @@ describe('reading git files as git does', () => {
     git(root, 'gc', '-q', '--prune=now');
     expect(readCommitObject(dirs, c)).toBeUndefined();
   });
+
+  it('ref tips while `git pack-refs` runs: loose refs are read before packed-refs, as git reads them, so none is dropped', async () => {
+    const { root, dirs } = repo();
+    // 300 branches, each on a commit of its own (one fast-import).
+    const BRANCHES = 1000;
+    let script = '';
+    for (let i = 0; i < BRANCHES; i++) script += `commit refs/heads/b${i}\ncommitter T <t@e> ${1_700_000_000 + i} +0000\ndata ${`c${i}`.length}\nc${i}\n\n`;
+    gitIn(root, script, 'fast-import', '--quiet');
+    const ids = gitTips(root, 'refs/heads/');
+    expect(ids).toHaveLength(BRANCHES);
+    // Another process packs every ref and writes them loose again, over and over (what `git commit`'s auto-maintenance and ref updates do).
+    const updates = git(root, 'for-each-ref', '--format=update %(refname) %(objectname)', 'refs/heads/');
+    writeFileSync(join(root, '.git', 'updates'), updates);
+    const churn = spawn('sh', ['-c', 'while :; do git pack-refs --all; git update-ref --stdin < .git/updates; done'], { cwd: root, stdio: 'ignore' });
+    let reads = 0;
+    const short: number[] = [];
+    try {
+      const end = Date.now() + 3000;
+      while (Date.now() < end) {
+        const tips = refTips(dirs, ['refs/heads/']);
+        if (tips) {
+          reads++;
+          if (tips.length !== BRANCHES) short.push(tips.length);
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      churn.kill('SIGKILL');
+    }
+    expect(reads).toBeGreaterThan(20);
+    expect(short, `${short.length} of ${reads} reads dropped refs`).toEqual([]);
+  }, 20_000);
 });

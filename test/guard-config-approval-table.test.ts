@@ -20,6 +20,8 @@ const BASE = {
   hooks: { onUnavailable: 'block' },
 };
 const base = cfg(BASE);
+const SECRET_RULE = { id: 'no-secrets', message: 'm', secrets: true, allow: ['^fixture-'] };
+const SECRETS = { ...BASE, rules: [...BASE.rules, SECRET_RULE] };
 
 const cases: Array<[string, unknown, string[]]> = [
   ['a rule removed', { ...BASE, rules: [BASE.rules[1]] }, ['rules.gen']],
@@ -44,6 +46,27 @@ const cases: Array<[string, unknown, string[]]> = [
   ['a secret path added', { ...BASE, guard: { secretPaths: ['.env', 'deploy/*.json'] } }, []],
   ['model settings', { ...BASE, model: { name: 'other' } }, []],
 ];
+
+/** The secrets rule kind (issue 30): turning it off or allowing more is a loosening. */
+const secretCases: Array<[string, unknown, string[]]> = [
+  ['the secrets rule removed', { ...SECRETS, rules: BASE.rules }, ['rules.no-secrets']],
+  ['secrets turned off', { ...SECRETS, rules: [...BASE.rules, { id: 'no-secrets', message: 'm', secrets: false, forbid: 'x' }] }, ['rules.no-secrets.secrets']],
+  ['more values allowed as fixtures', { ...SECRETS, rules: [...BASE.rules, { ...SECRET_RULE, allow: ['^fixture-', '^more-'] }] }, ['rules.no-secrets.allow']],
+  ['a fixture folder excluded', { ...SECRETS, rules: [...BASE.rules, { ...SECRET_RULE, exclude: ['test/**'] }] }, ['rules.no-secrets.exclude']],
+  ['secrets narrowed to some paths', { ...SECRETS, rules: [...BASE.rules, { ...SECRET_RULE, paths: ['src/**'] }] }, ['rules.no-secrets.paths']],
+  ['fewer values allowed', { ...SECRETS, rules: [...BASE.rules, { ...SECRET_RULE, allow: undefined }] }, []],
+  ['a message reworded', { ...SECRETS, rules: [...BASE.rules, { ...SECRET_RULE, message: 'reworded' }] }, []],
+];
+
+describe('loosenings of the secrets rule', () => {
+  it.each(secretCases)('%s', (_name, raw, keys) => {
+    const approved = guardSettingsOf(cfg(SECRETS));
+    const next = cfg(raw);
+    expect(loosenings(approved, guardSettingsOf(next)).map((l) => l.key)).toEqual(keys);
+    const held = holdLoosenings(next, approved);
+    expect(loosenings(approved, guardSettingsOf(held))).toEqual([]);
+  });
+});
 
 describe('loosenings of the guard config', () => {
   it.each(cases)('%s', (_name, raw, keys) => {

@@ -123,4 +123,15 @@ describe('protected files hold after the check', () => {
     expect(existsSync(join(outside, 'generator-escape.txt'))).toBe(false);
     expect(api()).toBe(API_TEXT);
   });
+
+  it("a write the sandbox refuses is answered with the rule that protects the path, beside the command's output", async () => {
+    const run = await rt.attack('read-only', [[terminal("printf x > schema.lock; touch .hermes/extra.yaml; echo '[core]' >> .git/config; echo done")]]);
+    const result = run.parsed[0]!;
+    expect(result.output, run.results.join('\n')).toMatch(/Read-only file system/);
+    expect(result.output).toContain('done');
+    expect(result.refused_writes).toContain('schema.lock is read-only in the sandbox: protected by rule lockfile: The lock file is written by the release tool only.');
+    expect(result.refused_writes).toContain(".hermes/extra.yaml is read-only in the sandbox: hermesd's guard reads it");
+    expect(result.refused_writes).toContain('.git/config is read-only in the sandbox: in the git directory only git');
+    expect(lock()).toBe(LOCK);
+  });
 });

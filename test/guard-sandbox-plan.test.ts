@@ -58,7 +58,10 @@ describe('the sandbox plan', () => {
   const p = plan();
 
   it('keeps the guard’s files and protected paths without a generator read-only, masks secrets', () => {
-    expect(p.writable).toEqual([root]);
+    // The git dir is a mount point of its own (it cannot be moved away), writable only where git writes.
+    expect(p.writable).toEqual([root, join(root, '.git')]);
+    expect(p.readOnly).toEqual(expect.arrayContaining(['.git/info', '.git/description'].map((r) => join(root, r))));
+    expect(p.readOnly).not.toEqual(expect.arrayContaining(['.git/objects', '.git/refs', '.git/HEAD'].map((r) => join(root, r))));
     // HERMES_HOME and HOME sit inside the work tree here, so they too are bound read-only.
     expect(p.readOnly).toEqual(expect.arrayContaining(['.hermes', '.husky', '.git/config', '.git/hooks', 'src/generated', 'schema.lock', 'hermes-home', 'home'].map((r) => join(root, r))));
     // A generator's files stay writable: the agent regenerates them and is judged after.

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { indexTreeOf } from '../src/git/index-file.js';
+import { stagedTreeOf } from '../src/git/index-file.js';
 import { gitIn, commitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const RULES = 'rules:\n  - id: no-todo\n    message: No TODO markers.\n    forbid: "TODO"\n';
@@ -83,13 +83,20 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
     expect(text).toContain('q.txt');
   });
 
-  it('reads the staged tree from the index cache tree as git write-tree does', () => {
-    writeFiles(repo, { 'dir/x.txt': 'x\n', 'dir/sub/y.txt': 'y\n' });
+  it('computes the staged tree from the index entries as git write-tree does, whatever the cache tree says', () => {
+    writeFiles(repo, { 'dir/x.txt': 'x\n', 'dir/sub/y.txt': 'y\n', 'a.txt': 'a\n', 'a/b.txt': 'b\n', 'a-b/c': 'c\n', 'run.sh': 'echo\n', 'ita.txt': 'later\n' });
+    chmodSync(join(repo, 'run.sh'), 0o755);
+    symlinkSync('dir/x.txt', join(repo, 'link'));
     gitIn(t, repo, 'add', '-A');
-    // git add leaves the changed parts of the cache tree invalid: no answer, ask git
-    expect(indexTreeOf(join(repo, '.git', 'index'))).toBeUndefined();
+    gitIn(t, repo, 'rm', '-q', '--cached', 'ita.txt');
+    gitIn(t, repo, 'add', '-N', 'ita.txt');
+    gitIn(t, repo, 'update-index', '--add', '--cacheinfo', `160000,${gitIn(t, repo, 'rev-parse', 'HEAD').trim()},vendor/mod`);
+    // git add left the changed parts of the cache tree invalid: the entries answer all the same
     const tree = gitIn(t, repo, 'write-tree').trim();
-    expect(indexTreeOf(join(repo, '.git', 'index'))).toBe(tree);
-    expect(indexTreeOf(join(repo, '.git', 'no-such-index'))).toBeUndefined();
+    expect(stagedTreeOf(join(repo, '.git', 'index'))).toBe(tree);
+    gitIn(t, repo, 'update-index', '--index-version', '4');
+    expect(stagedTreeOf(join(repo, '.git', 'index'))).toBe(tree);
+    expect(stagedTreeOf(join(repo, '.git', 'no-such-index'))).toBeUndefined();
+    gitIn(t, repo, 'rm', '-q', '--cached', 'ita.txt');
   });
 });

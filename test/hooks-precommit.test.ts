@@ -83,7 +83,7 @@ describe('pre-commit enforces the rules on exactly the staged snapshot', () => {
     gitIn(t, repo, 'add', '-A');
     expect(commitIn(t, repo, ['-qm', 'timeout config']).code).toBe(0);
     // The daemon writes the new bound into the runners' settings once its watcher sees the config change.
-    await waitFor(() => readFileSync(join(repo, '.git/hermesd/settings'), 'utf8').includes('HERMESD_TIMEOUT_MS=1000'));
+    await waitFor(() => /^HERMESD_TIMEOUT_MS=1000$/m.test(readFileSync(join(repo, '.git/hermesd/settings'), 'utf8')));
     const pid = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
     process.kill(pid, 'SIGSTOP');
     try {

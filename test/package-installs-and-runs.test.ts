@@ -152,7 +152,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     git('add', 'creds.txt');
     const refused = git('commit', '-m', 'add credentials');
     expect(refused.status, refused.stdout + refused.stderr).toBe(1);
-    expect(refused.stderr).toContain('creds.txt:1  no-aws-keys');
+    expect(refused.stderr).toContain('creds.txt:1  no-secrets');
     expect(git('log', '--format=%s', '-1').stdout.trim()).toBe('initial');
 
     git('rm', '-q', '--cached', 'creds.txt');
@@ -168,7 +168,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     expect(git('commit', '-q', '--no-verify', '-m', 'past the hook').status).toBe(0);
     const range = await hermesd(['check', '--commits', 'HEAD~1..HEAD']);
     expect(range.code, range.out).toBe(1);
-    expect(range.out).toMatch(/creds\.txt:1\s+no-aws-keys/);
+    expect(range.out).toMatch(/creds\.txt:1\s+no-secrets/);
     git('reset', '-q', '--hard', 'HEAD~1');
 
     const status = await hermesd(['status', '--json']);

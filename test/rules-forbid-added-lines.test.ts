@@ -48,11 +48,16 @@ describe('forbid rules judge added lines only, with new-file line numbers', () =
     expect(where(await checkStaged(repo, scoped))).toEqual(['src/.env:1:no-keys-in-src', 'src/a.ts:2:no-keys-in-src']);
   });
 
-  it('skips binary files', async () => {
+  it('judges a file git shows as binary on the bytes it stores', async () => {
     const repo = t.repo();
     writeFiles(repo, { 'blob.bin': Buffer.concat([Buffer.from(`${KEY}\n`), Buffer.alloc(16), Buffer.from(`\n${KEY}\n`)]), 'text.txt': `${KEY}\n` });
     git(repo, 'add', '-A');
-    expect(where(await checkStaged(repo, config))).toEqual(['text.txt:1:no-aws-keys']);
+    expect(where(await checkStaged(repo, config))).toEqual(['blob.bin:1:no-aws-keys', 'blob.bin:3:no-aws-keys', 'text.txt:1:no-aws-keys']);
+    // A binary change adds the lines the file did not hold before.
+    git(repo, 'commit', '-qm', 'binary');
+    writeFiles(repo, { 'blob.bin': Buffer.concat([Buffer.from(`${KEY}\nnew ${KEY}\n`), Buffer.alloc(16), Buffer.from(`\n${KEY}\n`)]) });
+    git(repo, 'add', '-A');
+    expect(where(await checkStaged(repo, config))).toEqual(['blob.bin:2:no-aws-keys']);
   });
 
   it('a pure rename of a file is no violation; a rename with an added line is judged at the new path', async () => {

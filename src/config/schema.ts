@@ -92,32 +92,47 @@ const regex = z.string().superRefine((source, ctx) => {
 
 const positiveInt = z.number().int().positive();
 
-export const RuleSchema = z
-  .strictObject({
-    id: kebabId('rule id'),
-    message: z.string().min(1, 'say why the rule exists; the message is shown with every violation'),
-    /** Paths no tool may write and no commit may change (unless `generator` reproduces them). */
-    protect: globs.optional(),
-    /** Command that regenerates the protected files from their sources (run with sh -c). */
-    generator: z.string().min(1).optional(),
-    /** Regex no added line may match. */
-    forbid: regex.optional(),
-    /** Files `forbid` applies to. */
-    paths: globs.optional(),
-    /** Files the rule never applies to (both `protect` and `forbid`). */
-    exclude: globs.optional(),
-  })
-  .superRefine((rule, ctx) => {
-    if (!rule.protect && rule.forbid === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'a rule needs `protect` (globs) or `forbid` (regex); this one would check nothing' });
-    }
-    if (rule.generator !== undefined && !rule.protect) {
-      ctx.addIssue({ code: 'custom', path: ['generator'], message: '`generator` only applies with `protect`: say which generated files it reproduces' });
-    }
-    if (rule.paths && rule.forbid === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['paths'], message: '`paths` only applies with `forbid` (use `protect` globs for protected paths)' });
-    }
-  });
+/** The id and message a bare `- secrets: true` rule gets. */
+export const SECRETS_RULE_ID = 'no-secrets';
+const SECRETS_RULE_MESSAGE = 'Never commit credentials; use environment variables or a secret manager.';
+
+export const RuleSchema = z.preprocess(
+  // `- secrets: true` alone is a whole rule: the kind names itself.
+  (raw) => (raw && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).secrets === true && !('id' in raw) ? { id: SECRETS_RULE_ID, message: SECRETS_RULE_MESSAGE, ...raw } : raw),
+  z
+    .strictObject({
+      id: kebabId('rule id'),
+      message: z.string().min(1, 'say why the rule exists; the message is shown with every violation'),
+      /** Paths no tool may write and no commit may change (unless `generator` reproduces them). */
+      protect: globs.optional(),
+      /** Command that regenerates the protected files from their sources (run with sh -c). */
+      generator: z.string().min(1).optional(),
+      /** Regex no added line may match. */
+      forbid: regex.optional(),
+      /** No added line may hold a secret: gitleaks' rule set (token formats, keywords, entropy, allowlists, `gitleaks:allow`). */
+      secrets: z.boolean().optional(),
+      /** With `secrets`: values (regexes, tested against the secret found) that are known test fixtures, not secrets. */
+      allow: z.array(regex).min(1, 'give at least one regex').optional(),
+      /** Files `forbid` or `secrets` apply to. */
+      paths: globs.optional(),
+      /** Files the rule never applies to (`protect`, `forbid` and `secrets`). */
+      exclude: globs.optional(),
+    })
+    .superRefine((rule, ctx) => {
+      if (!rule.protect && rule.forbid === undefined && rule.secrets !== true) {
+        ctx.addIssue({ code: 'custom', message: 'a rule needs `protect` (globs), `forbid` (regex) or `secrets: true`; this one would check nothing' });
+      }
+      if (rule.generator !== undefined && !rule.protect) {
+        ctx.addIssue({ code: 'custom', path: ['generator'], message: '`generator` only applies with `protect`: say which generated files it reproduces' });
+      }
+      if (rule.paths && rule.forbid === undefined && rule.secrets !== true) {
+        ctx.addIssue({ code: 'custom', path: ['paths'], message: '`paths` only applies with `forbid` or `secrets` (use `protect` globs for protected paths)' });
+      }
+      if (rule.allow && rule.secrets !== true) {
+        ctx.addIssue({ code: 'custom', path: ['allow'], message: '`allow` only applies with `secrets: true` (values that are test fixtures, not secrets)' });
+      }
+    }),
+);
 
 export const CheckSchema = z.strictObject({
   id: kebabId('check id'),

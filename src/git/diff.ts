@@ -1,7 +1,8 @@
 /**
  * Parsers for the two git outputs the engine reads: `git diff --raw -z` (what changed,
- * with renames and modes) and a `-U0` patch (which lines were added, at which new-file
- * line numbers). Parsers only; running git is src/rules/git.ts.
+ * with renames, modes and object ids) and a `-U0` patch (which lines were added, at which
+ * new-file line numbers); and the text of a file git shows as binary (its byte-order mark
+ * decoded) with the lines it adds. Parsers only; running git is stored-diff.ts.
  */
 
 export type ChangeStatus = 'A' | 'M' | 'D' | 'R' | 'C' | 'T' | 'U' | 'X';
@@ -14,6 +15,9 @@ export type Change = {
   oldPath?: string;
   oldMode: string;
   newMode: string;
+  /** Object ids before and after (all zeros: none, or a work-tree file git did not hash). */
+  oldId?: string;
+  newId?: string;
 };
 
 /** gitlinks (submodules): their "content" is a commit id, never lines to judge. */
@@ -29,20 +33,27 @@ export function parseRawZ(out: Buffer | string): Change[] {
     if (!meta.startsWith(':')) continue;
     if (meta.startsWith('::')) {
       // A merge's combined listing (`--cc`): the paths that differ from every parent, one path each;
-      // the modes are each parent's, then the merge's, and one status letter per parent.
+      // each parent's mode then the merge's, each parent's blob then the merge's, one status letter per parent.
       const fields = meta.replace(/^:+/, '').split(' ');
       const parents = meta.length - meta.replace(/^:+/, '').length;
-      changes.push({ status: (fields[fields.length - 1]!.charAt(0) || 'M') as ChangeStatus, path: parts[i + 1]!, oldMode: fields[0] ?? '', newMode: fields[parents] ?? '' });
+      changes.push({
+        status: (fields[fields.length - 1]!.charAt(0) || 'M') as ChangeStatus,
+        path: parts[i + 1]!,
+        oldMode: fields[0] ?? '',
+        newMode: fields[parents] ?? '',
+        oldId: fields[parents + 1] ?? '',
+        newId: fields[2 * parents + 1] ?? '',
+      });
       i += 1;
       continue;
     }
-    const [oldMode = '', newMode = '', , , score = ''] = meta.slice(1).split(' ');
+    const [oldMode = '', newMode = '', oldId = '', newId = '', score = ''] = meta.slice(1).split(' ');
     const status = score.charAt(0) as ChangeStatus;
     if (status === 'R' || status === 'C') {
-      changes.push({ status, oldPath: parts[i + 1]!, path: parts[i + 2]!, oldMode, newMode });
+      changes.push({ status, oldPath: parts[i + 1]!, path: parts[i + 2]!, oldMode, newMode, oldId, newId });
       i += 2;
     } else {
-      changes.push({ status, path: parts[i + 1]!, oldMode, newMode });
+      changes.push({ status, path: parts[i + 1]!, oldMode, newMode, oldId, newId });
       i += 1;
     }
   }
@@ -211,21 +222,64 @@ function decodeLine(buf: Buffer): string {
   return buf.toString('utf8', 0, end);
 }
 
-/** git's own test for binary content: a NUL byte in the first 8000 bytes. */
-export function looksBinary(buf: Buffer): boolean {
-  return buf.subarray(0, 8000).includes(0);
+/** Regular files (with or without the executable bit): the only changes whose content is lines. */
+export function isRegularFile(mode: string): boolean {
+  return mode === '100644' || mode === '100755';
 }
 
-/** Lines of a whole new file, for untracked files (every line is added). */
-export function* linesOf(buf: Buffer): Generator<{ line: number; text: string }> {
-  let start = 0;
-  let n = 1;
-  while (start < buf.length) {
-    let nl = buf.indexOf(10, start);
-    if (nl === -1) nl = buf.length;
-    yield { line: n++, text: decodeLine(buf.subarray(start, nl)) };
-    start = nl + 1;
+/**
+ * Byte-order marks, longest first (UTF-32LE starts like UTF-16LE). A file with one is text
+ * in that encoding, however binary its bytes look to git (UTF-16 holds a NUL per ASCII letter).
+ */
+const BOMS: Array<{ bytes: number[]; decode(body: Buffer): string }> = [
+  { bytes: [0x00, 0x00, 0xfe, 0xff], decode: (b) => utf32(b, false) },
+  { bytes: [0xff, 0xfe, 0x00, 0x00], decode: (b) => utf32(b, true) },
+  { bytes: [0xef, 0xbb, 0xbf], decode: (b) => b.toString('utf8') },
+  { bytes: [0xfe, 0xff], decode: (b) => new TextDecoder('utf-16be').decode(b) },
+  { bytes: [0xff, 0xfe], decode: (b) => new TextDecoder('utf-16le').decode(b) },
+];
+
+function utf32(b: Buffer, little: boolean): string {
+  let out = '';
+  for (let i = 0; i + 4 <= b.length; i += 4) {
+    const cp = little ? b.readUInt32LE(i) : b.readUInt32BE(i);
+    out += cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? String.fromCodePoint(cp) : '\ufffd';
   }
+  return out;
+}
+
+/** Whether `buf` starts with a UTF-16 or UTF-32 byte-order mark (text git shows as binary). */
+export function hasWideBom(buf: Buffer): boolean {
+  return BOMS.some((b) => b.bytes.length !== 3 && b.bytes.every((x, i) => buf[i] === x));
+}
+
+/**
+ * The lines of a file's bytes as text: decoded from the encoding its byte-order mark names,
+ * else read as UTF-8 (a binary file's bytes too: a forbidden pattern is ASCII in any of them).
+ */
+export function textLinesOf(buf: Buffer): string[] {
+  const bom = BOMS.find((b) => b.bytes.every((x, i) => buf[i] === x));
+  const text = bom ? bom.decode(buf.subarray(bom.bytes.length)) : buf.toString('utf8');
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+/**
+ * The lines `after` adds to `before`, with their 1-based line numbers in `after`: each line of
+ * `after` beyond as many copies as `before` holds. (git's diff of a file it shows as binary is
+ * one line, "Binary files differ"; this is what a line diff would add, give or take moves.)
+ */
+export function addedLinesOf(before: string[], after: string[]): Array<{ line: number; text: string }> {
+  const left = new Map<string, number>();
+  for (const l of before) left.set(l, (left.get(l) ?? 0) + 1);
+  const out: Array<{ line: number; text: string }> = [];
+  after.forEach((text, i) => {
+    const n = left.get(text) ?? 0;
+    if (n > 0) left.set(text, n - 1);
+    else out.push({ line: i + 1, text });
+  });
+  return out;
 }
 
 /** How many bytes at the end of `buf` (from `pos` on) could be the start of `needle`: kept for the next chunk (0 for almost every chunk). */

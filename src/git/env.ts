@@ -2,6 +2,12 @@
  * The environments git runs in, built from one list of git's variables. hermesd's processes
  * inherit whatever git set for the hook or command that started them: a daemon started from
  * a pre-commit hook carries GIT_DIR and GIT_INDEX_FILE, an agent's command may set anything.
+ *
+ * Every git that hermesd runs reads what git STORES, not what git's own features show in its
+ * place: replace refs (`git replace`, refs/replace/*) and grafts (`info/grafts`) are off, and
+ * so is the commit-graph (a cache of commits' parents and trees that a command can write).
+ * The rules judge commits with these reads, and a push sends the stored objects whatever
+ * the replace refs say.
  */
 
 /** Variables that point git at another repository, work tree or index. */
@@ -29,6 +35,35 @@ export function quarantineOf(env: NodeJS.ProcessEnv = process.env): Quarantine |
   return out;
 }
 
+/**
+ * Where grafts are read from: a path that cannot exist (a file under /dev/null), so git reads
+ * none and says nothing (it warns about a graft file it cannot open for another reason).
+ */
+const NO_GRAFT_FILE = '/dev/null/hermesd-reads-no-grafts';
+
+/** Variables that make git show other objects than it stores (a replace ref namespace, a graft file). */
+const OBJECT_VIEW_ENV = ['GIT_REPLACE_REF_BASE', 'GIT_GRAFT_FILE'] as const;
+
+/** Configuration every hermesd git runs with: no commit-graph (its parents and trees are a cache a command can write). */
+const STORED_VIEW_CONFIG: ReadonlyArray<[string, string]> = [['core.commitGraph', 'false']];
+
+/** `env` with git set to read stored objects only: no replace refs, no grafts, no commit-graph (appended to any GIT_CONFIG_COUNT list). */
+function storedView(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  for (const k of OBJECT_VIEW_ENV) delete env[k];
+  env.GIT_NO_REPLACE_OBJECTS = '1';
+  env.GIT_GRAFT_FILE = NO_GRAFT_FILE;
+  const given = Number(env.GIT_CONFIG_COUNT ?? '0');
+  let n = Number.isInteger(given) && given > 0 ? given : 0;
+  if (n === 0) delete env.GIT_CONFIG_COUNT;
+  for (const [key, value] of STORED_VIEW_CONFIG) {
+    env[`GIT_CONFIG_KEY_${n}`] = key;
+    env[`GIT_CONFIG_VALUE_${n}`] = value;
+    n++;
+  }
+  env.GIT_CONFIG_COUNT = String(n);
+  return env;
+}
+
 export type GitEnvOptions = {
   /** Use this index instead of `.git/index` (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`). */
   indexFile?: string;
@@ -36,14 +71,17 @@ export type GitEnvOptions = {
   quarantine?: Quarantine;
 };
 
-/** `base` (default: this process's environment) without the repo-locating variables; reads take no optional locks. */
+/**
+ * `base` (default: this process's environment) without the repo-locating variables, reading
+ * stored objects only (see above); reads take no optional locks.
+ */
 export function gitEnv(opts: GitEnvOptions = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   for (const k of REPO_LOCATING_ENV) delete env[k];
   env.GIT_OPTIONAL_LOCKS = '0'; // reading must never take index.lock from under a running commit
   if (opts.indexFile) env.GIT_INDEX_FILE = opts.indexFile;
   if (opts.quarantine) Object.assign(env, opts.quarantine);
-  return env;
+  return storedView(env);
 }
 
 /**
@@ -51,9 +89,9 @@ export function gitEnv(opts: GitEnvOptions = {}, base: NodeJS.ProcessEnv = proce
  * agent's config overrides.
  */
 export function cleanGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out = gitEnv({}, env);
+  const out: NodeJS.ProcessEnv = { ...env };
   for (const k of Object.keys(out)) if (CONFIG_OVERRIDE_ENV.test(k)) delete out[k];
-  return out;
+  return gitEnv({}, out);
 }
 
 /**

@@ -1,26 +1,96 @@
 /**
- * The index file, read without starting git: the tree it records for the staged snapshot,
- * and a digest of what it stages. The index format: Documentation/gitformat-index.txt.
+ * The index file, read without starting git: the tree of the staged snapshot (computed from
+ * its entries), and a digest of what it stages. The index format: Documentation/gitformat-index.txt.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 /**
- * The tree of the staged snapshot, read from the index file's cache-tree ("TREE")
- * extension, without starting git: `git commit` brings the cache tree up to date and
- * writes it before the pre-commit hook runs, so this is what `git write-tree` would answer
- * (and what the commit will record). Undefined when the index holds no valid root entry
- * (an index that `git commit <paths>` built, a split index, anything unexpected): then ask
- * git. The index format: Documentation/gitformat-index.txt.
+ * The tree of the staged snapshot — what the pre-commit judged — computed from the index's
+ * entries without starting git (each folder's tree object built and hashed as git builds it),
+ * never taken from the cache-tree ("TREE") extension: `git commit` records the cache tree
+ * as it finds it, and a command that can write the index can make it name a tree other than
+ * its entries (one with a file the entries do not stage, which `git diff --cached` would not
+ * show). A commit whose tree is not this one was not judged by the pre-commit, and is judged
+ * by content afterwards. Undefined when the index cannot be read this way (a split index,
+ * a conflict, an unknown layout): then ask git.
  */
-export function indexTreeOf(indexFile: string): string | undefined {
+export function stagedTreeOf(indexFile: string): string | undefined {
   const index = readIndex(indexFile);
   if (!index) return undefined;
   const { buf, version } = index;
-  // SHA-1 or SHA-256 repository: only the right one walks to the checksum at the end.
   for (const hashLen of [20, 32]) {
-    const tree = treeExtension(buf, version, hashLen);
-    if (tree !== null) return tree;
+    const entries: StagedEntry[] = [];
+    let conflict = false;
+    const w = walk(buf, version, hashLen, (at, path, flags, extended) => {
+      // A conflict cannot be committed; an intent-to-add entry is not in the tree git writes.
+      if (flags & STAGE_MASK) conflict = true;
+      else if (!(extended & INTENT_TO_ADD)) entries.push({ path, mode: buf.readUInt32BE(at + 24), oid: buf.subarray(at + 40, at + 40 + hashLen) });
+    });
+    if (w === null) continue;
+    if (w.split || conflict) return undefined;
+    return treeOfEntries(entries, 0, entries.length, 0, hashLen).toString('hex');
+  }
+  return undefined;
+}
+
+type StagedEntry = { path: Buffer; mode: number; oid: Buffer };
+
+const SLASH = 0x2f;
+const TREE_MODE = 0o40000;
+
+/**
+ * The id of the tree git writes for entries [from, to) — all under one folder whose path ends
+ * at byte `depth` of theirs, in the index's order (sorted by path, so a folder's entries are
+ * consecutive). A folder sorts among its siblings as its name and a slash (git's tree order).
+ */
+function treeOfEntries(entries: StagedEntry[], from: number, to: number, depth: number, hashLen: number): Buffer {
+  const items: Array<{ key: Buffer; name: Buffer; mode: number; oid: Buffer }> = [];
+  let i = from;
+  while (i < to) {
+    const e = entries[i]!;
+    const slash = e.path.indexOf(SLASH, depth);
+    // A sparse index stages a whole folder as one entry ("dir/", mode 040000, a tree id).
+    if (slash < 0 || slash === e.path.length - 1) {
+      const name = e.path.subarray(depth, slash < 0 ? e.path.length : slash);
+      const isTree = (e.mode & 0o170000) === TREE_MODE;
+      items.push({ key: isTree ? Buffer.concat([name, SLASH_BYTE]) : name, name, mode: e.mode, oid: e.oid });
+      i++;
+      continue;
+    }
+    // The folder `name`: every following entry whose path starts with "<name>/".
+    const prefix = e.path.subarray(0, slash + 1);
+    let j = i + 1;
+    while (j < to && entries[j]!.path.length > slash && entries[j]!.path.subarray(0, slash + 1).equals(prefix)) j++;
+    const name = e.path.subarray(depth, slash);
+    items.push({ key: Buffer.concat([name, SLASH_BYTE]), name, mode: TREE_MODE, oid: treeOfEntries(entries, i, j, slash + 1, hashLen) });
+    i = j;
+  }
+  items.sort((a, b) => Buffer.compare(a.key, b.key));
+  const parts: Buffer[] = [];
+  for (const it of items) parts.push(Buffer.from(`${it.mode.toString(8)} `, 'latin1'), it.name, NUL, it.oid);
+  const body = Buffer.concat(parts);
+  return createHash(hashLen === 20 ? 'sha1' : 'sha256')
+    .update(`tree ${body.length}\0`)
+    .update(body)
+    .digest();
+}
+
+const SLASH_BYTE = Buffer.from('/');
+
+/**
+ * The tree the index's cache-tree ("TREE") extension names for the whole snapshot: what
+ * `git commit` records when the extension is valid (it does not recompute a valid one).
+ * Undefined when there is no valid root entry or the index cannot be read this way.
+ */
+export function cacheTreeOf(indexFile: string): string | undefined {
+  const index = readIndex(indexFile);
+  if (!index) return undefined;
+  const { buf, version } = index;
+  for (const hashLen of [20, 32]) {
+    const w = walk(buf, version, hashLen);
+    if (w === null) continue;
+    return w.split ? undefined : w.tree;
   }
   return undefined;
 }
@@ -107,13 +177,6 @@ function walk(buf: Buffer, version: number, hashLen: number, visit?: EntryVisit)
   // Only a walk that ends exactly at the checksum read the format right.
   if (at !== end) return null;
   return { tree, split };
-}
-
-/** The root tree from the TREE extension; undefined: no valid root; null: the walk did not fit this hash length. */
-function treeExtension(buf: Buffer, version: number, hashLen: number): string | undefined | null {
-  const w = walk(buf, version, hashLen);
-  if (!w) return null;
-  return w.split ? undefined : w.tree;
 }
 
 /** What an index stages, as `git diff --cached` reads it: a digest of every entry's mode, object, stage and path. */

@@ -103,6 +103,64 @@ export function parseBatch(out: Buffer): Buffer[] {
   return blobs;
 }
 
+/**
+ * A push parser of `git cat-file --batch` output that keeps at most `maxBytes` of each object
+ * (the rest is read and dropped), so a huge blob costs time, not memory. `onObject` gets the
+ * requested name, the bytes kept and the object's whole size; a missing object, no bytes.
+ */
+export function batchHeads(maxBytes: number, onObject: (name: string, head: Buffer | undefined, size: number) => void): { push(chunk: Buffer): void } {
+  let header = Buffer.alloc(0);
+  let current: { name: string; size: number; left: number; kept: Buffer[]; keptBytes: number } | undefined;
+  let trailer = 0; // the newline after an object's bytes
+  const feed = (chunk: Buffer): void => {
+    let i = 0;
+    while (i < chunk.length) {
+      if (trailer > 0) {
+        i++;
+        trailer--;
+        continue;
+      }
+      if (current) {
+        const take = Math.min(current.left, chunk.length - i);
+        const keep = Math.min(take, maxBytes - current.keptBytes);
+        if (keep > 0) {
+          current.kept.push(chunk.subarray(i, i + keep));
+          current.keptBytes += keep;
+        }
+        current.left -= take;
+        i += take;
+        if (current.left === 0) {
+          onObject(current.name, Buffer.concat(current.kept), current.size);
+          current = undefined;
+          trailer = 1;
+        }
+        continue;
+      }
+      const nl = chunk.indexOf(10, i);
+      if (nl < 0) {
+        header = Buffer.concat([header, chunk.subarray(i)]);
+        return;
+      }
+      const line = Buffer.concat([header, chunk.subarray(i, nl)]).toString('utf8');
+      header = Buffer.alloc(0);
+      i = nl + 1;
+      const m = /^(\S+) (\w+) (\d+)$/.exec(line);
+      if (m) {
+        current = { name: m[1]!, size: Number(m[3]), left: Number(m[3]), kept: [], keptBytes: 0 };
+        if (current.left === 0) {
+          onObject(current.name, Buffer.alloc(0), 0);
+          current = undefined;
+          trailer = 1;
+        }
+      } else {
+        const missing = /^(\S+) missing$/.exec(line);
+        if (missing) onObject(missing[1]!, undefined, 0);
+      }
+    }
+  };
+  return { push: feed };
+}
+
 /** Update lines of `git push --porcelain`: flag, local ref, remote ref, summary. */
 export function porcelainUpdates(out: string): Array<{ flag: string; from: string; to: string; summary: string }> {
   const updates: Array<{ flag: string; from: string; to: string; summary: string }> = [];

@@ -5,7 +5,10 @@
  *
  * Every function answers as git would, or `undefined` when it cannot be sure (a reftable
  * repository, a ref file that holds no id, anything unreadable or unexpected): the caller then
- * asks git, as it always did.
+ * asks git, as it always did. Like git, loose refs are read before packed-refs: `git pack-refs`
+ * (which `git commit`'s auto-maintenance runs) writes packed-refs first and deletes the loose
+ * files after, so a ref read loose-then-packed is found in one or the other, while packed-then-
+ * loose can miss a ref packed in between.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,21 +63,39 @@ function looseRef(dirs: GitDirs, name: string): RefValue | null | undefined {
   return OBJECT_ID.test(value) ? { id: value } : undefined;
 }
 
-/** The object id a ref name points at, following symbolic refs; null when the ref does not exist. */
-function resolve(dirs: GitDirs, name: string, packed: Map<string, string> | undefined): string | null | undefined {
+/**
+ * The object id a ref name points at, following symbolic refs; null when the ref does not exist.
+ * `loose` gives a ref's loose value (read now, or read before); `packed` is read only after the
+ * loose value said there is none, and once.
+ */
+function resolve(name: string, loose: (ref: string) => RefValue | null | undefined, packed: () => Map<string, string> | undefined): string | null | undefined {
   let ref = name;
   for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
-    const loose = looseRef(dirs, ref);
-    if (loose === undefined) return undefined;
-    if (loose === null) {
-      if (ref === 'HEAD' || packed === undefined) return undefined;
-      return packed.get(ref) ?? null;
+    const value = loose(ref);
+    if (value === undefined) return undefined;
+    if (value === null) {
+      const p = ref === 'HEAD' ? undefined : packed();
+      if (p === undefined) return undefined;
+      return p.get(ref) ?? null;
     }
-    if ('id' in loose) return loose.id;
-    ref = loose.symref;
+    if ('id' in value) return value.id;
+    ref = value.symref;
     if (!ref.startsWith('refs/')) return undefined;
   }
   return undefined;
+}
+
+/** packed-refs read at most once, on first use. */
+function packedOnce(commonDir: string): () => Map<string, string> | undefined {
+  let read = false;
+  let packed: Map<string, string> | undefined;
+  return () => {
+    if (!read) {
+      packed = packedRefs(commonDir);
+      read = true;
+    }
+    return packed;
+  };
 }
 
 export type Head = {
@@ -92,7 +113,7 @@ export function readHead(dirs: GitDirs): Head | undefined {
   if ('id' in head) return { commit: head.id, branch: null };
   // reftable's HEAD points at refs/heads/.invalid; its refs are not files.
   if (!head.symref.startsWith('refs/heads/') || head.symref === 'refs/heads/.invalid') return undefined;
-  const commit = resolve(dirs, head.symref, packedRefs(dirs.commonDir));
+  const commit = resolve(head.symref, (ref) => looseRef(dirs, ref), packedOnce(dirs.commonDir));
   return commit === undefined ? undefined : { commit, branch: head.symref };
 }
 
@@ -104,10 +125,8 @@ export function readHead(dirs: GitDirs): Head | undefined {
 export function refTips(dirs: GitDirs, prefixes: readonly string[] = ['refs/']): string[] | undefined {
   if (!filesBackend(dirs)) return undefined;
   if (dirs.gitDir !== dirs.commonDir && prefixes.some((p) => !/^refs\/(?:heads|tags|remotes)\//.test(p))) return undefined;
-  const packed = packedRefs(dirs.commonDir);
-  if (!packed) return undefined;
-  const names = new Set<string>();
-  for (const name of packed.keys()) if (prefixes.some((p) => name.startsWith(p))) names.add(name);
+  // Loose refs first, each read as it is found; packed-refs after (see the top of this file).
+  const loose = new Map<string, RefValue | null | undefined>();
   const walk = (rel: string): boolean => {
     let entries;
     try {
@@ -121,7 +140,7 @@ export function refTips(dirs: GitDirs, prefixes: readonly string[] = ['refs/']):
         if (!walk(name)) return false;
       } else if (e.isFile()) {
         // A ref being written (<name>.lock) is not a ref yet.
-        if (!e.name.endsWith('.lock')) names.add(name);
+        if (!e.name.endsWith('.lock')) loose.set(name, looseRef(dirs, name));
       } else {
         return false;
       }
@@ -129,11 +148,15 @@ export function refTips(dirs: GitDirs, prefixes: readonly string[] = ['refs/']):
     return true;
   };
   for (const prefix of new Set(prefixes.map((p) => p.replace(/\/$/, '')))) if (!walk(prefix)) return undefined;
+  const packed = packedRefs(dirs.commonDir);
+  if (!packed) return undefined;
+  const names = new Set(loose.keys());
+  for (const name of packed.keys()) if (prefixes.some((p) => name.startsWith(p))) names.add(name);
   const ids = new Set<string>();
   for (const name of names) {
-    const id = resolve(dirs, name, packed);
+    const id = resolve(name, (ref) => (loose.has(ref) ? loose.get(ref) : looseRef(dirs, ref)), () => packed);
     if (id === undefined) return undefined;
-    // A symbolic ref to nothing, or a ref removed meanwhile: git lists neither.
+    // A symbolic ref to nothing, or a ref removed meanwhile (packed and loose): git lists neither.
     if (id !== null) ids.add(id);
   }
   return [...ids];

@@ -32,8 +32,11 @@ export type GitCall = {
 /** Largest output a git call may produce unless it says otherwise (a binary diff of a big fix). */
 export const GIT_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
 
-/** Flags that make diff output independent of the user's git config (prefixes, quoting, drivers, colour). */
-export const PLAIN_DIFF = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--src-prefix=a/', '--dst-prefix=b/', '-M'];
+/**
+ * Flags that make diff output independent of the user's git config (prefixes, quoting, drivers,
+ * colour, `diff.ignoreSubmodules`): a gitlink whose commit changed is always listed.
+ */
+export const PLAIN_DIFF = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--ignore-submodules=dirty', '--src-prefix=a/', '--dst-prefix=b/', '-M'];
 export const GIT_CONFIG_OVERRIDES = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'core.fsmonitor=false'];
 
 /** Which index a repository read uses (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`), what stops its git, and a push's quarantine it must see. */

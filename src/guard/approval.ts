@@ -15,7 +15,7 @@ import { writeFileAtomicSync } from '../storage/atomic.js';
 import { GIT_POLICY_NAMES, type GitPolicy } from './config.js';
 import { approvalsDir } from '../paths/index.js';
 
-type GuardRule = Pick<Rule, 'id' | 'message'> & Partial<Pick<Rule, 'protect' | 'exclude' | 'generator' | 'forbid' | 'paths'>>;
+type GuardRule = Pick<Rule, 'id' | 'message'> & Partial<Pick<Rule, 'protect' | 'exclude' | 'generator' | 'forbid' | 'secrets' | 'allow' | 'paths'>>;
 
 /** The part of a config the guard enforces with: what a loosening is measured on. */
 export type GuardSettings = {
@@ -38,7 +38,7 @@ export function guardSettingsOf(config: HermesConfig): GuardSettings {
   return {
     rules: config.rules.map((r) => {
       const out: GuardRule = { id: r.id, message: r.message };
-      for (const k of ['protect', 'exclude', 'generator', 'forbid', 'paths'] as const) if (r[k] !== undefined) (out as Record<string, unknown>)[k] = r[k];
+      for (const k of ['protect', 'exclude', 'generator', 'forbid', 'secrets', 'allow', 'paths'] as const) if (r[k] !== undefined) (out as Record<string, unknown>)[k] = r[k];
       return out;
     }),
     gitPolicy: { ...config.guard.gitPolicy },
@@ -61,8 +61,11 @@ function ruleLoosenings(a: GuardRule, c: GuardRule): Loosening[] {
   if (!subset(c.exclude, a.exclude)) out.push({ key: key('exclude'), approved: show(a.exclude), requested: show(c.exclude) });
   if (c.generator !== undefined && c.generator !== a.generator) out.push({ key: key('generator'), approved: show(a.generator), requested: show(c.generator) });
   if (a.forbid !== undefined && a.forbid !== c.forbid) out.push({ key: key('forbid'), approved: show(a.forbid), requested: show(c.forbid) });
+  // Secrets: turned off, or more values allowed as fixtures.
+  if (a.secrets === true && c.secrets !== true) out.push({ key: key('secrets'), approved: 'true', requested: show(c.secrets ?? false) });
+  if (!subset(c.allow, a.allow)) out.push({ key: key('allow'), approved: show(a.allow), requested: show(c.allow) });
   // `paths` unset means every file; naming paths narrows it unless '**' is among them.
-  if (a.forbid !== undefined && c.forbid === a.forbid) {
+  if ((a.forbid !== undefined && c.forbid === a.forbid) || (a.secrets === true && c.secrets === true)) {
     const wide = (p: string[] | undefined) => p === undefined || p.includes('**');
     if (!wide(c.paths) && (wide(a.paths) || !subset(a.paths, c.paths))) out.push({ key: key('paths'), approved: show(a.paths ?? ['**']), requested: show(c.paths) });
   }

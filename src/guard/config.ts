@@ -30,7 +30,7 @@ export type ProtectRule = { id: string; message: string };
 
 /** A compiled matcher of every `protect` rule: path → the first rule protecting it. */
 export type ProtectMatcher = {
-  rules: Array<{ rule: ProtectRule; globs: string[]; generator?: string; isMatch: (p: string) => boolean; isExcluded: (p: string) => boolean }>;
+  rules: Array<{ rule: ProtectRule; globs: string[]; exclude?: string[]; generator?: string; isMatch: (p: string) => boolean; isExcluded: (p: string) => boolean }>;
   ruleFor(rel: string): ProtectRule | undefined;
   /** Static directory prefixes of the globs ('' when a glob can match anywhere). */
   bases: string[];
@@ -53,6 +53,7 @@ function compileProtect(config: GuardConfig | undefined): ProtectMatcher {
     .map((r) => ({
       rule: { id: r.id, message: r.message },
       globs: r.protect!,
+      exclude: r.exclude,
       generator: r.generator,
       isMatch: picomatch(r.protect!, GLOB_OPTIONS),
       isExcluded: r.exclude && r.exclude.length > 0 ? picomatch(r.exclude, GLOB_OPTIONS) : () => false,

@@ -7,15 +7,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
+import type { Rule } from '../config/schema.js';
+import { changedGeneratorFiles, GENERATOR_TIMEOUT_MS, verifyGenerator } from '../rules/generator.js';
 import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { runGit } from '../git/run.js';
 import { guardDir } from '../paths/index.js';
-import { binShell, runCommandSync } from '../process/run.js';
+import { binShell, runCommandSync, type CommandWrap } from '../process/run.js';
 
-/** `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`) and has been put back. */
-export type ProtectedChange = { file: string; rule: string; message: string; change: 'created' | 'modified' | 'deleted' | 'staged' };
+/**
+ * `staged`: the index entry of a protected path was changed (e.g. `git checkout <old> -- file`)
+ * and has been put back. `note`: why a generator did not excuse it.
+ */
+export type ProtectedChange = { file: string; rule: string; message: string; change: 'created' | 'modified' | 'deleted' | 'staged'; note?: string };
 
 type Entry = { rule: ProtectRule; sha: string; mode: number; link?: string; bytes?: Buffer; spillFile?: string };
 
@@ -178,8 +182,12 @@ function putBack(root: string, rel: string, entry: Entry): void {
 /**
  * Compares the work tree with the snapshot and undoes every change to a protected path:
  * modified and deleted files get their bytes and mode back, created ones are removed.
+ * `wrap`: how a generator runs in a scratch checkout (the command's sandbox).
  */
-export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?: NodeJS.ProcessEnv; runGenerator?: (command: string) => number | null } = {}): ProtectedChange[] {
+export async function restoreProtected(
+  snap: ProtectedSnapshot,
+  opts: { generatorEnv?: NodeJS.ProcessEnv; runGenerator?: (command: string) => number | null; wrap?: CommandWrap } = {},
+): Promise<ProtectedChange[]> {
   if (snap.matcher.empty) return [];
   const { root } = snap;
   const replaced = undoReplacedDirs(snap);
@@ -198,7 +206,7 @@ export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?:
     return found;
   };
   const found = diff();
-  const { accepted, ran } = generatorAccepted(snap, found, opts.generatorEnv, opts.runGenerator);
+  const { accepted, ran, notes } = await generatorAccepted(snap, found, opts);
   // A generator is a program: what it wrote besides its own rule's files is judged like the command's writes.
   if (ran) for (const f of diff()) if (!found.some((x) => x.file === f.file)) found.push(f);
   const changes: ProtectedChange[] = [];
@@ -206,7 +214,8 @@ export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?:
     if (accepted.has(f.rule)) continue;
     if (f.entry) putBack(root, f.file, f.entry);
     else rmSync(join(root, f.file), { recursive: true, force: true });
-    changes.push({ file: f.file, rule: f.rule, message: f.message, change: f.change });
+    const note = notes.get(f.rule);
+    changes.push({ file: f.file, rule: f.rule, message: f.message, change: f.change, ...(note ? { note } : {}) });
   }
   return changes;
 }
@@ -215,29 +224,47 @@ export function restoreProtected(snap: ProtectedSnapshot, opts: { generatorEnv?:
 /**
  * Rules whose changed files are exactly what their `generator` produces from the current
  * sources (the seed's "change the schema, run the generator, verify"): those changes stay.
+ * The generator is the one committed at HEAD: where the command changed the generator's own
+ * files, HEAD's generator is run on the sources in a scratch checkout (the work tree is left
+ * as the command left it), and what it does not reproduce is put back with a note that says so.
  */
-function generatorAccepted(
+async function generatorAccepted(
   snap: ProtectedSnapshot,
   found: ProtectedChange[],
-  env: NodeJS.ProcessEnv | undefined,
-  run: ((command: string) => number | null) | undefined,
-): { accepted: Set<string>; ran: boolean } {
+  opts: { generatorEnv?: NodeJS.ProcessEnv; runGenerator?: (command: string) => number | null; wrap?: CommandWrap },
+): Promise<{ accepted: Set<string>; ran: boolean; notes: Map<string, string> }> {
   const accepted = new Set<string>();
+  const notes = new Map<string, string>();
   let ran = false;
   const ruleIds = [...new Set(found.map((f) => f.rule))];
   for (const id of ruleIds) {
     const rule = snap.matcher.rules.find((r) => r.rule.id === id);
     if (!rule?.generator) continue;
     const files = () => [...protectedFiles(snap.root, snap.matcher, snap.gitBin)].filter(([, r]) => r.id === id).map(([f]) => f);
+    const edited = await changedGeneratorFiles(snap.root, rule.generator, { worktree: true });
+    if (edited.length > 0) {
+      const asRule: Rule = { id, message: rule.rule.message, protect: rule.globs, exclude: rule.exclude, generator: rule.generator };
+      const r = await verifyGenerator(snap.root, asRule, files(), { overlayFromWorktree: worktreeChanges(snap), wrap: opts.wrap, timeoutMs: GENERATOR_TIMEOUT_MS });
+      if (r.ok) accepted.add(id);
+      else notes.set(id, `the generator itself was changed (${edited.join(', ')}), and the generator as committed at HEAD does not reproduce these files; a change to a generator is the user's to commit`);
+      continue;
+    }
     const state = () => new Map(files().map((f) => [f, readEntry(snap.root, f)?.sha]));
     const left = state();
     ran = true;
-    const status = run ? run(rule.generator) : runCommandSync(rule.generator, { cwd: snap.root, env, wrap: binShell, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
+    const status = opts.runGenerator ? opts.runGenerator(rule.generator) : runCommandSync(rule.generator, { cwd: snap.root, env: opts.generatorEnv, wrap: binShell, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
     if (status !== 0) continue;
     const regenerated = state();
     if (left.size === regenerated.size && [...left].every(([f, sha]) => regenerated.get(f) === sha)) accepted.add(id);
   }
-  return { accepted, ran };
+  return { accepted, ran, notes };
+}
+
+/** Tracked files that differ from the index and untracked ones: what a scratch checkout of the index takes from the work tree. */
+function worktreeChanges(snap: ProtectedSnapshot): string[] {
+  const env = cleanGitEnv();
+  const list = (args: string[]) => runGit(snap.gitBin, args, { cwd: snap.root, env }).stdout.split('\0').filter(Boolean);
+  return [...new Set([...list(['diff', '--name-only', '-z', '--no-relative']), ...list(['ls-files', '--others', '--exclude-standard', '-z'])])];
 }
 
 /**
@@ -313,6 +340,6 @@ export function discardSnapshot(snap: ProtectedSnapshot): void {
 /** One line per change, for the tool result the model reads. */
 export function describeProtectedChanges(changes: ProtectedChange[]): string {
   return changes
-    .map((c) => `${c.file} was ${c.change === 'staged' ? 'changed in the index' : c.change} by the command and has been restored: protected by rule ${c.rule} (${c.message})`)
+    .map((c) => `${c.file} was ${c.change === 'staged' ? 'changed in the index' : c.change} by the command and has been restored: protected by rule ${c.rule} (${c.message})${c.note ? `; ${c.note}` : ''}`)
     .join('\n');
 }

@@ -4,7 +4,7 @@
  * masked, where the git shim and the agent socket are bound, and the environment a command
  * starts with. Plain data in, a SandboxPlan out; sandbox.ts turns it into bwrap arguments.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import picomatch from 'picomatch';
@@ -51,6 +51,99 @@ export function guardOwnedPath(rel: string): boolean {
   const p = rel.replace(/^\.\//, '');
   return ['.hermes', ...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS].some((g) => p === g || p.startsWith(g + '/'));
 }
+
+/**
+ * The writable part of a git directory: what git itself writes when it commits, fetches,
+ * merges, rebases, bisects, stashes or packs (objects, refs, logs, the index, HEAD and the
+ * other state files, lock files). Everything else git or hermesd reads there — config,
+ * config.worktree, hooks, info/ (attributes, grafts, exclude, sparse-checkout), commondir,
+ * gitdir, hermesd/ (the hook runner every hook sources, the daemon's runtime), old-style
+ * remotes/ and branches/ — is read-only in the sandbox. A command can still create a new name
+ * at the top (git's lock files need the folder writable): one git or hermesd reads
+ * (GIT_DIR_READ) is removed after the command (verify.ts).
+ */
+const GIT_DIR_WRITABLE = new Set([
+  'objects',
+  'refs',
+  'logs',
+  'index',
+  'HEAD',
+  'ORIG_HEAD',
+  'FETCH_HEAD',
+  'MERGE_HEAD',
+  'MERGE_MSG',
+  'MERGE_MODE',
+  'MERGE_RR',
+  'MERGE_AUTOSTASH',
+  'AUTO_MERGE',
+  'CHERRY_PICK_HEAD',
+  'REVERT_HEAD',
+  'REBASE_HEAD',
+  'COMMIT_EDITMSG',
+  'SQUASH_MSG',
+  'TAG_EDITMSG',
+  'NOTES_EDITMSG',
+  'EDIT_DESCRIPTION',
+  'packed-refs',
+  'shallow',
+  'sequencer',
+  'rebase-merge',
+  'rebase-apply',
+  'rr-cache',
+  'worktrees',
+  'modules',
+  'lfs',
+  'gc.pid',
+  'gc.log',
+]);
+/** Families of git's state files: a bisect's, a notes merge's, split-index files, temporary indexes and lock files. */
+const GIT_DIR_WRITABLE_FAMILY = /^(?:BISECT_|NOTES_MERGE_|sharedindex\.|index\.stash\.|next-index-)|\.lock$/;
+
+/**
+ * Names at the top of a git directory that git or hermesd read as configuration, code or a
+ * pointer elsewhere: `commondir` (another common dir, so another config), `gitdir`,
+ * `config.worktree`, `info/` (attributes, grafts, sparse-checkout), `hooks/`, `remotes/` and
+ * `branches/` (remote definitions), `hermesd/`. Created by a command where there was none,
+ * each is removed after it.
+ */
+export const GIT_DIR_READ = new Set(['commondir', 'gitdir', 'config', 'config.worktree', 'info', 'hooks', 'remotes', 'branches', 'hermesd']);
+
+/** Whether a command may write `name` at the top of a git directory (see GIT_DIR_WRITABLE). */
+export function gitDirWritable(name: string): boolean {
+  return GIT_DIR_WRITABLE.has(name) || GIT_DIR_WRITABLE_FAMILY.test(name);
+}
+
+/**
+ * The git directories of a repository whose non-writable entries the sandbox keeps read-only:
+ * the common dir, every linked work tree's git dir under worktrees/, and submodules' git dirs
+ * under modules/ (a submodule's hooks run when the user commits in it), a few levels deep.
+ */
+export function gitDirsOf(commonDir: string, gitDir: string): string[] {
+  const out = new Set([commonDir, gitDir]);
+  const below = (dir: string, sub: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(join(dir, sub));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const d = join(dir, sub, name);
+      if (!existsSync(join(d, 'HEAD'))) {
+        // modules/<a>/<b>: a submodule named with a slash
+        if (sub === 'modules' && depth < MODULE_DEPTH) below(join(dir, sub), name, depth + 1);
+        continue;
+      }
+      out.add(d);
+      if (depth < MODULE_DEPTH) below(d, 'modules', depth + 1);
+    }
+  };
+  below(commonDir, 'worktrees', 0);
+  below(commonDir, 'modules', 0);
+  return [...out];
+}
+/** How deep nested submodules' git dirs are followed. */
+const MODULE_DEPTH = 3;
 
 /** Credentials in the user's home: masked inside the sandbox (directories empty, files unreadable). */
 export const HOME_SECRET_DIRS = ['.ssh', '.aws', '.gnupg', '.kube', '.config/gcloud', '.config/gh', '.azure', '.docker'];
@@ -162,7 +255,9 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
   const userHome = input.userHome || homedir();
   const sandbox = input.config.guard?.sandbox ?? {};
 
-  const writable = existingReal([root, ...(within(root, commonDir) ? [] : [commonDir]), ...(within(root, gitDir) ? [] : [gitDir]), ...(sandbox.writable ?? []).map((p) => expandHome(p, userHome))]);
+  // The git directories are mount points of their own, even inside the work tree: a mount point
+  // cannot be renamed, so `mv .git elsewhere` and a new .git with a config of the command's fail.
+  const writable = existingReal([root, commonDir, gitDir, ...(sandbox.writable ?? []).map((p) => expandHome(p, userHome))]);
   const inWritable = (p: string) => writable.some((w) => within(w, p));
 
   const readOnly = new Set<string>();
@@ -172,8 +267,23 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
   };
   ro(join(root, '.hermes'));
   for (const f of [...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS]) ro(join(root, f));
-  for (const f of ['config', 'hooks']) ro(join(commonDir, f));
-  for (const f of ['config.worktree', 'hermesd']) ro(join(gitDir, f));
+  // Git directories: writable only where git writes its own state (GIT_DIR_WRITABLE).
+  for (const dir of gitDirsOf(commonDir, gitDir)) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      // not there (yet)
+    }
+    for (const name of names) if (!gitDirWritable(name)) ro(join(dir, name));
+  }
+  // A linked work tree's `.git` file names its git dir: rewritten, it would send the user's git elsewhere.
+  const dotGit = join(root, '.git');
+  try {
+    if (lstatSync(dotGit).isFile()) ro(dotGit);
+  } catch {
+    // no .git here (the work tree is elsewhere)
+  }
   if (input.hooksPath) ro(resolve(root, input.hooksPath));
   // A file .git/config includes could set core.hooksPath or core.fsmonitor (a program git runs) if writable.
   for (const f of input.gitConfigFiles ?? []) ro(f);

@@ -24,10 +24,11 @@ import { precommitPassed } from './precommit-marker.js';
 import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from './sandbox-plan.js';
+import { refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { SecretValues } from '../security/secret-values.js';
 import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
-import { captureRepoState, undoBadCommits, verifyRepoStateWith, type GitViolation } from './verify.js';
+import { captureRepoState, gitDirNames, undoBadCommits, undoGitDirNames, verifyRepoStateWith, type GitViolation } from './verify.js';
 import { guardDir, runtimeDirOf, sandboxDir } from '../paths/index.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
@@ -56,6 +57,8 @@ export type GuardRun = {
   finish(): Promise<GuardReport>;
   /** Redacts the known secret values (and their encodings), then secret-shaped ones. */
   redact(text: string): RedactResult;
+  /** The writes the command's output says the sandbox refused, each with the rule (or guard) that keeps the path read-only. */
+  refusedWrites(output: string): RefusedWrite[];
 };
 
 /** What the daemon gives the terminal guard (src/guard/service.ts); a standalone run has none of it. */
@@ -299,6 +302,8 @@ function sandboxRunner(o: {
   // read-only runtime dir, named `git` (git reads its own name: `git-real` would be taken for a dashed builtin).
   const shimDir = join(guard, 'sandbox');
   const realInside = join(shimDir, 'real', 'git');
+  // Folders git reads that a repository may lack (`git init --template=`): made here so they are read-only inside, not the command's to create.
+  for (const d of ['info', 'hooks']) mkdirSync(join(o.commonDir, d), { recursive: true });
   installShim({ dir: shimDir, realGit: realInside, commonDir: o.commonDir, policy: o.policy, broker: sandbox.socket?.[1], placeholder: join('real', 'git') });
   const empty = join(sandboxDir(o.gitDir), 'empty');
   mkdirSync(empty, { recursive: true, mode: 0o500 });
@@ -371,6 +376,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   let logHost: string;
   let env: NodeJS.ProcessEnv;
   let command: GuardRun['command'];
+  let commandIn: CommandWrap;
   const snapshotConfig: GuardConfig = sandbox ? opts.config : { ...opts.config, rules: [...(opts.config.rules ?? []), GUARD_FILES_RULE] };
   const snapshot = snapshotProtected(opts.root, snapshotConfig, { gitBin: opts.realGit, spillDir: guard });
   const before = captureRepoState({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir, gitBin: opts.realGit, judged: opts.judged });
@@ -382,6 +388,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     logHost = join(sandbox.tmp, logName);
     env = { ...runner.env, HERMESD_GUARD_LOG: sandbox.availability.kind === 'sandbox-exec' ? logHost : join('/tmp', logName) };
     command = (cmd) => runner.command(cmd);
+    commandIn = (cmd, cwd) => ({ ...runner.command(cmd, cwd), env });
   } else {
     const shimDir = opts.shimDir ?? join(guard, 'bin');
     installShim({ dir: shimDir, realGit: opts.realGit, commonDir: opts.commonDir, policy });
@@ -393,8 +400,11 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     if (!base.HERMESD_SOCKET_DIR) delete clean.HERMESD_SOCKET_DIR;
     env = { ...clean, PATH: `${shimDir}:${base.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`, HERMESD_GUARD_LOG: logHost };
     command = (cmd) => binShell(cmd, opts.root);
+    commandIn = (cmd, cwd) => ({ ...binShell(cmd, cwd), env });
   }
 
+  // After the guard's own folders were made (its shim, the sandbox's): what the command adds beside them is judged.
+  const names = gitDirNames(opts.gitDir, opts.commonDir);
   const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));
   // The generator of a protected rule runs in the same sandbox as the command that changed its files.
   const runGenerator = (cmd: string) => runCommandSync(cmd, { cwd: opts.root, env, wrap: (c) => command(c), timeoutMs: GUARD_GENERATOR_TIMEOUT_MS }).status;
@@ -404,6 +414,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     env,
     command,
     sandbox: sandbox?.availability.kind ?? 'none',
+    refusedWrites: (output) => (sandbox ? refusedWrites(output, { root: opts.root, config: opts.config, gitDirs: [opts.gitDir, opts.commonDir] }) : []),
     redact: (text) => {
       const byValue = secrets.redact(text);
       const r = redactSecrets(byValue.text);
@@ -411,8 +422,11 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     },
     finish() {
       report ??= (async () => {
-        const changes = restoreProtected(snapshot, { generatorEnv: env, runGenerator });
+        // First, before any git runs again: a `commondir` the command left would send git elsewhere.
+        const planted = undoGitDirNames(names);
+        const changes = await restoreProtected(snapshot, { generatorEnv: env, runGenerator, wrap: commandIn });
         const { violations: git, refsMoved } = verifyRepoStateWith(before, policy);
+        git.unshift(...planted);
         if (refsMoved) {
           const rules = { ...(opts.config as HermesConfig), rules: (opts.config.rules ?? []) as HermesConfig['rules'] };
           git.push(...(await undoBadCommits(before, rules, { judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })));
@@ -452,7 +466,7 @@ function noticeOf(changes: ProtectedChange[], git: GitViolation[], refusals: Git
   const lines: string[] = [];
   if (changes.length > 0) lines.push(describeProtectedChanges(changes));
   for (const r of refusals) lines.push(`git ${r.argv.join(' ')} was refused (policy ${r.policy}): ${r.message}`);
-  for (const g of git) lines.push(`${g.undone ? 'Undone' : 'Found'} (${g.policy === 'rules' ? 'repository rules' : `policy ${g.policy}`}): ${g.message}`);
+  for (const g of git) lines.push(`${g.undone ? 'Undone' : 'Found'} (${g.policy === 'rules' ? 'repository rules' : g.policy === 'guard' ? "hermesd's guard" : `policy ${g.policy}`}): ${g.message}`);
   if (lines.length === 0) return undefined;
   return `hermesd guard: this command broke repository rules.\n${lines.join('\n')}`;
 }

@@ -1,7 +1,8 @@
 /**
  * Verification after the fact: what a command did to the repository's git state, judged
  * by comparing before and after (refs, HEAD, the index bytes, core.hooksPath and the hook
- * scripts). It closes what a PATH shim cannot: `/usr/bin/git commit --no-verify`,
+ * scripts, hermesd's own hook runner, replace refs and grafts, what sits at the top of each
+ * git directory). It closes what a PATH shim cannot: `/usr/bin/git commit --no-verify`,
  * `env PATH=… git`, editing .git/config or a hook file. What can be undone is undone.
  */
 import { createHash } from 'node:crypto';
@@ -13,10 +14,15 @@ import type { GitPolicy, GitPolicyName } from './config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut, runGit } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
-import { guardDir } from '../paths/index.js';
+import { guardDir, sharedRuntimeDirOf } from '../paths/index.js';
+import { GIT_DIR_READ, gitDirsOf } from './sandbox-plan.js';
 
-/** `policy` 'rules': a new commit broke repository rules (issue 20: judged by content); `rules` names them. */
-export type GitViolation = { policy: GitPolicyName | 'rules'; message: string; undone: boolean; rules?: string[] };
+/**
+ * `policy` 'rules': a new commit broke repository rules (issue 20: judged by content); `rules`
+ * names them. 'guard': what hermesd runs or reads was changed (its hook runner, a name at the
+ * top of a git directory outside what git writes): always undone, whatever the config allows.
+ */
+export type GitViolation = { policy: GitPolicyName | 'rules' | 'guard'; message: string; undone: boolean; rules?: string[] };
 
 type FileCopy = { sha: string; bytes: Buffer; mode: number };
 
@@ -35,6 +41,10 @@ export type RepoState = {
   hooks: Map<string, FileCopy>;
   /** A pre-commit hook that calls hermesd is installed: commits must show a pre-commit pass. */
   hermesHook: boolean;
+  /** `<common-dir>/hermesd`'s runners: the hook runner every git hook sources, chained hooks, the agents' runners. */
+  runtime: Map<string, FileCopy>;
+  /** `info/grafts` of the common dir (undefined: none). */
+  grafts?: Buffer;
   /** Whether a pre-commit judged `tree` since `sinceMs` (default: the daemon's in-memory record). */
   judged: (tree: string, sinceMs: number) => boolean;
 };
@@ -66,19 +76,95 @@ function readHooks(dirs: string[]): Map<string, FileCopy> {
     } catch {
       continue;
     }
-    for (const name of names) {
-      const file = join(dir, name);
-      try {
-        const st = lstatSync(file);
-        if (!st.isFile()) continue;
-        const bytes = readFileSync(file);
-        out.set(file, { sha: sha1(bytes), bytes, mode: st.mode });
-      } catch {
-        // vanished between readdir and read
-      }
+    for (const name of names) readFileCopy(join(dir, name), out);
+  }
+  return out;
+}
+
+function readFileCopy(file: string, into: Map<string, FileCopy>): void {
+  try {
+    const st = lstatSync(file);
+    if (!st.isFile()) return;
+    const bytes = readFileSync(file);
+    into.set(file, { sha: sha1(bytes), bytes, mode: st.mode });
+  } catch {
+    // absent, or vanished between readdir and read
+  }
+}
+
+/**
+ * What git hooks run from `<common-dir>/hermesd` (shared by every work tree): the hook runner
+ * every hook sources, the agents' hook and MCP runners, and the folders of hooks it chains or
+ * points core.hooksPath at. (In the main work tree this folder is also the daemon's runtime
+ * folder, whose log and records the daemon writes itself: those are not read.)
+ */
+const RUNNER_FILES = ['hook', 'agent-hook', 'mcp'];
+const RUNNER_DIRS = ['chained', 'hooks'];
+
+function readRunners(commonDir: string): Map<string, FileCopy> {
+  const shared = sharedRuntimeDirOf(commonDir);
+  const out = readHooks(RUNNER_DIRS.map((d) => join(shared, d)));
+  for (const f of RUNNER_FILES) readFileCopy(join(shared, f), out);
+  return out;
+}
+
+function isRunner(commonDir: string, file: string): boolean {
+  const shared = sharedRuntimeDirOf(commonDir);
+  return RUNNER_FILES.some((f) => file === join(shared, f)) || RUNNER_DIRS.some((d) => dirname(file) === join(shared, d));
+}
+
+function readOptional(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The names at the top of each git directory of the repository (its own, the common one, linked work trees', submodules'). */
+export type GitDirNames = Map<string, Set<string>>;
+
+export function gitDirNames(gitDir: string, commonDir: string): GitDirNames {
+  const out: GitDirNames = new Map();
+  for (const dir of gitDirsOf(commonDir, gitDir)) {
+    try {
+      out.set(dir, new Set(readdirSync(dir)));
+    } catch {
+      // gone
     }
   }
   return out;
+}
+
+/**
+ * Removes what a command created at the top of a git directory that git or hermesd reads (a
+ * `commondir` that sends git to another common dir and its config, a `config.worktree`, an
+ * `info/` that was missing: GIT_DIR_READ): called first after the command, before any git
+ * runs again. Other new names (a tool's state file) are left alone: git reads none of them.
+ */
+export function undoGitDirNames(before: GitDirNames): GitViolation[] {
+  const removed: string[] = [];
+  for (const [dir, names] of before) {
+    let now: string[];
+    try {
+      now = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of now) {
+      if (names.has(name) || !GIT_DIR_READ.has(name)) continue;
+      rmSync(join(dir, name), { recursive: true, force: true });
+      removed.push(join(dir, name));
+    }
+  }
+  if (removed.length === 0) return [];
+  return [
+    {
+      policy: 'guard',
+      undone: true,
+      message: `The command created ${removed.join(', ')} in the git directory: git or hermesd reads it (configuration, hooks, or where the repository is). Removed.`,
+    },
+  ];
 }
 
 function readRefs(gitBin: string, root: string): Map<string, string> {
@@ -113,6 +199,7 @@ export function captureRepoState(opts: { root: string; gitDir: string; commonDir
   }
   const hooksDirs = hooksDirsOf(root, commonDir, hooksPath);
   const hooks = readHooks(hooksDirs);
+  const runtime = readRunners(commonDir);
   const hermesHook = [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && runsHermesd(root, c.bytes));
   return {
     root,
@@ -128,6 +215,8 @@ export function captureRepoState(opts: { root: string; gitDir: string; commonDir
     hooksDirs,
     hooks,
     hermesHook,
+    runtime,
+    grafts: readOptional(join(commonDir, 'info', 'grafts')),
     judged: opts.judged ?? ((tree, sinceMs) => precommitPassed(gitDir, tree, { sinceMs })),
   };
 }
@@ -205,9 +294,55 @@ export function verifyRepoStateWith(before: RepoState, policy: GitPolicy): { vio
   return { violations: verifyAgainst(before, after, policy), refsMoved };
 }
 
+/** Puts files back as `before` had them (changed, deleted or added ones); the paths changed, relative to `root`. */
+function restoreFiles(root: string, before: Map<string, FileCopy>, after: Map<string, FileCopy>, isOurs: (file: string) => boolean): string[] {
+  const changed: string[] = [];
+  for (const [file, copy] of before) {
+    const now = after.get(file);
+    if (now && now.sha === copy.sha && (now.mode & 0o777) === (copy.mode & 0o777)) continue;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, copy.bytes);
+    chmodSync(file, copy.mode & 0o7777);
+    changed.push(relative(root, file));
+  }
+  for (const file of after.keys()) {
+    if (before.has(file) || !isOurs(file)) continue;
+    rmSync(file, { force: true });
+    changed.push(relative(root, file));
+  }
+  return changed;
+}
+
 function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): GitViolation[] {
   const v: GitViolation[] = [];
   const env = cleanGitEnv();
+
+  // hermesd's own runner, which every git hook of every work tree sources: never the command's to change.
+  const runner = restoreFiles(before.root, before.runtime, after.runtime, (file) => isRunner(before.commonDir, file));
+  if (runner.length > 0) v.push({ policy: 'guard', undone: true, message: `hermesd's hook runner was changed (${runner.join(', ')}); every git hook runs it, outside the sandbox. It has been restored.` });
+
+  if (policy.hookConfig === 'refuse') {
+    // Replace refs and grafts make git show other commits than it stores (hermesd's judgements read the stored ones).
+    const replaced: string[] = [];
+    for (const [ref, oid] of after.refs) {
+      if (!ref.startsWith('refs/replace/') || before.refs.get(ref) === oid) continue;
+      moveRef(before, ref, before.refs.get(ref), oid);
+      replaced.push(ref);
+    }
+    for (const [ref, oid] of before.refs) {
+      if (ref.startsWith('refs/replace/') && !after.refs.has(ref)) {
+        moveRef(before, ref, oid, undefined);
+        replaced.push(ref);
+      }
+    }
+    if (replaced.length > 0) v.push({ policy: 'hookConfig', undone: true, message: `Replace refs were changed (${replaced.join(', ')}): git would show other commits in place of the ones it stores. They have been put back.` });
+    const graftFile = join(before.commonDir, 'info', 'grafts');
+    if (!(before.grafts && after.grafts ? before.grafts.equals(after.grafts) : before.grafts === after.grafts)) {
+      if (before.grafts) writeFileSync(graftFile, before.grafts);
+      else rmSync(graftFile, { force: true });
+      v.push({ policy: 'hookConfig', undone: true, message: `${relative(before.root, graftFile)} was changed: grafts make git show other parents than the commits store. It has been put back.` });
+    }
+  }
 
   if (policy.hookConfig === 'refuse') {
     if (after.hooksPath !== before.hooksPath) {
@@ -215,20 +350,7 @@ function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): 
       else runGit(before.gitBin, ['config', '--replace-all', 'core.hooksPath', before.hooksPath], { cwd: before.root, env });
       v.push({ policy: 'hookConfig', undone: true, message: `core.hooksPath was changed (${before.hooksPath ?? 'unset'} → ${after.hooksPath ?? 'unset'}); it has been set back.` });
     }
-    const changed: string[] = [];
-    for (const [file, copy] of before.hooks) {
-      const now = after.hooks.get(file);
-      if (now && now.sha === copy.sha && (now.mode & 0o777) === (copy.mode & 0o777)) continue;
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, copy.bytes);
-      chmodSync(file, copy.mode & 0o7777);
-      changed.push(relative(before.root, file));
-    }
-    for (const file of after.hooks.keys()) {
-      if (before.hooks.has(file) || !before.hooksDirs.includes(dirname(file))) continue;
-      rmSync(file, { force: true });
-      changed.push(relative(before.root, file));
-    }
+    const changed = restoreFiles(before.root, before.hooks, after.hooks, (file) => before.hooksDirs.includes(dirname(file)));
     if (changed.length > 0) v.push({ policy: 'hookConfig', undone: true, message: `Hook scripts were changed (${changed.join(', ')}); they have been restored.` });
   }
 

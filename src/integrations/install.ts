@@ -34,7 +34,7 @@ import { agentRunnerPath, agentsRecordPath, mcpRunnerPath } from '../paths/index
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
-import { insertInto, nodeAt, parseJsonc, removeFrom, toValue, type JsonNode } from './json-edit.js';
+import { insertAt, nodeAt, parseJsonc, removeAt, toValue, type JsonNode } from './json-edit.js';
 import { appendBlock, parseToml, tomlArray, tomlKey, tomlString, withoutBlock } from './toml-edit.js';
 
 /** The committed stub every hook command runs (relative to the work tree root). */
@@ -352,20 +352,20 @@ function addJson(text: string, file: string, add: JsonPlan['additions'][number])
     for (let k = full.length - 1; k > depth; k--) v = { [full[k]!]: v };
     const created: string[][] = [];
     for (let k = depth; k < full.length; k++) created.push(full.slice(0, k + 1));
-    return { text: insertInto(text, node, { key: full[depth]!, value: v }), entry: { path: add.path, ...(add.key !== undefined ? { key: add.key } : {}), value: add.value, created } };
+    return { text: insertAt(text, full.slice(0, depth), { key: full[depth]!, value: v }), entry: { path: add.path, ...(add.key !== undefined ? { key: add.key } : {}), value: add.value, created } };
   }
   if (add.key !== undefined) {
     if (node.kind !== 'object') throw new ConfigError(`${file}: ${full.join('.')} is not an object; hermesd cannot add "${add.key}" to it.`);
     const m = node.members.find((x) => x.key === add.key);
     if (m) return { present: true, differs: !deepEqual(toValue(m.value), add.value) };
-    return { text: insertInto(text, node, { key: add.key, value: add.value }), entry: { path: add.path, key: add.key, value: add.value, created: [] } };
+    return { text: insertAt(text, full, { key: add.key, value: add.value }), entry: { path: add.path, key: add.key, value: add.value, created: [] } };
   }
   if (node.kind !== 'array') throw new ConfigError(`${file}: ${full.join('.')} is not a list; hermesd cannot add its hook to it.`);
   const items = node.items.map(toValue);
   if (items.some((it) => deepEqual(it, add.value))) return { present: true, differs: false };
   const existing = items.find((it) => add.ours?.(it));
   if (existing !== undefined) return { present: true, differs: true, existing };
-  return { text: insertInto(text, node, { value: add.value }), entry: { path: add.path, value: add.value, created: [] } };
+  return { text: insertAt(text, full, { value: add.value }), entry: { path: add.path, value: add.value, created: [] } };
 }
 
 /** Takes hermesd's recorded entries out of a JSON text (the containers it created too, when empty again). */
@@ -383,7 +383,7 @@ export function removeJsonEntries(text: string, file: string, entries: readonly 
       missing++;
       continue;
     }
-    text = removeFrom(text, node, index);
+    text = removeAt(text, [...e.path, e.key !== undefined ? e.key : index]);
   }
   const created = entries.flatMap((e) => e.created).sort((a, b) => b.length - a.length);
   for (const path of created) {
@@ -393,7 +393,7 @@ export function removeJsonEntries(text: string, file: string, entries: readonly 
     const parent = nodeAt(root, path.slice(0, -1));
     if (parent?.kind !== 'object') continue;
     const index = parent.members.findIndex((m) => m.key === path[path.length - 1]);
-    if (index >= 0) text = removeFrom(text, parent, index);
+    if (index >= 0) text = removeAt(text, path);
   }
   return { text, missing };
 }
@@ -575,8 +575,8 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
       continue;
     }
     ensureDir(root, dirname(rel), w.rec);
-    writeFileSync(abs, w.text, isStub(rel) ? { mode: 0o755 } : undefined);
-    if (isStub(rel)) chmodSync(abs, 0o755);
+    // Atomically: an agent reading its settings while init writes sees the old file or the new one, never half of one.
+    writeUserFile(abs, w.text, isStub(rel) ? 0o755 : undefined);
     w.rec.after = sha256(w.text);
     changedNow.add(rel);
   }
@@ -612,14 +612,27 @@ function trustNote(agent: AgentName, root: string): string {
   }
 }
 
+/**
+ * Writes a file of the user's (an agent's settings) atomically — a temporary file in the same
+ * folder, fsynced, renamed over it — with its own mode kept (new files: `mode`, else 0644).
+ */
+function writeUserFile(abs: string, data: string | Buffer, mode?: number): void {
+  let keep: number | undefined;
+  try {
+    keep = statSync(abs).mode & 0o777;
+  } catch {
+    keep = undefined;
+  }
+  writeFileAtomicSync(abs, data, mode ?? keep ?? 0o644);
+}
+
 function putBack(abs: string, rec: FileRecord): 'restored' | 'removed' {
   if (rec.before === null) {
     rmSync(abs, { force: true });
     return 'removed';
   }
   mkdirSync(dirname(abs), { recursive: true });
-  writeFileSync(abs, Buffer.from(rec.before, 'base64'));
-  if (rec.beforeMode !== undefined) chmodSync(abs, rec.beforeMode);
+  writeUserFile(abs, Buffer.from(rec.before, 'base64'), rec.beforeMode);
   return 'restored';
 }
 
@@ -660,7 +673,7 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
         rmSync(abs, { force: true });
         report.removed.push(rec.path);
       } else if (stripped !== text) {
-        writeFileSync(abs, stripped);
+        writeUserFile(abs, stripped);
         report.unblocked.push(rec.path);
       } else report.kept.push(rec.path);
     } else if (rec.format === 'toml') {
@@ -671,7 +684,7 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
         rmSync(abs, { force: true });
         report.removed.push(rec.path);
       } else {
-        writeFileSync(abs, stripped);
+        writeUserFile(abs, stripped);
         report.unblocked.push(rec.path);
       }
     } else {

@@ -1,15 +1,26 @@
 /**
- * Edits of a user's JSON (or JSON-with-comments) config file that change nothing of theirs:
- * text is only inserted (a member, an array element) or hermesd's own inserted text taken
- * out again; every other byte — comments, key order, indentation, line endings, a missing
- * final newline — stays. The text is parsed with positions; an insertion copies the
- * indentation of the neighbour it follows (or of the container, one level in) and the
- * file's line ending; a one-line container gets a one-line insertion.
+ * Edits of a user's JSON (or JSON-with-comments) config file that change nothing of theirs,
+ * on `jsonc-parser` (the parser and editor VS Code uses): it parses the file (comments,
+ * trailing commas), finds where an entry goes or what it spans (`modify`), and applies the
+ * edit (`applyEdits`). hermesd styles the text it inserts like its neighbours — their
+ * indentation, the file's line ending, one line in a one-line container — instead of
+ * jsonc-parser's formatter, which would reformat the user's own lines around it; every other
+ * byte (comments, key order, indentation, a missing final newline) stays.
  *
- * `insert`/`remove` return the new text; callers check with `parseJsonc` that the result
+ * A file with a key twice in one object is refused: JSON leaves it undefined which one
+ * counts (agents read the last, an editor may write into the first), so hermesd would be
+ * adding its entries where the agent does not look.
+ *
+ * `insertAt`/`removeAt` return the new text; callers check with `parseJsonc` that the result
  * holds exactly what they meant (the user's values plus hermesd's) before writing it.
  */
+import jsonc from 'jsonc-parser';
 import { ConfigError } from '../errors/index.js';
+
+// jsonc-parser ships CommonJS (its ESM build has extensionless imports Node cannot load).
+const { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode } = jsonc;
+
+export type JsonPath = Array<string | number>;
 
 type Span = { start: number; end: number };
 export type JsonNode =
@@ -17,92 +28,65 @@ export type JsonNode =
   | (Span & { kind: 'array'; items: JsonNode[] })
   | (Span & { kind: 'value'; value: unknown });
 
-/** Parses JSON with `//` and `/* *\/` comments and trailing commas (what JSONC editors accept). */
+const lineOf = (text: string, offset: number): number => text.slice(0, offset).split('\n').length;
+
+function convert(n: jsonc.Node): JsonNode {
+  const span = { start: n.offset, end: n.offset + n.length };
+  if (n.type === 'object') {
+    return {
+      ...span,
+      kind: 'object',
+      members: (n.children ?? []).map((p) => {
+        const [k, v] = p.children!;
+        return { key: k!.value as string, keySpan: { start: k!.offset, end: k!.offset + k!.length }, value: convert(v!) };
+      }),
+    };
+  }
+  if (n.type === 'array') return { ...span, kind: 'array', items: (n.children ?? []).map(convert) };
+  return { ...span, kind: 'value', value: n.value };
+}
+
+/** The first key that appears twice in one object, with the lines of both, or undefined. */
+function duplicateKey(text: string, n: jsonc.Node, path: string[] = []): { path: string; lines: [number, number] } | undefined {
+  if (n.type === 'object') {
+    const seen = new Map<string, number>();
+    for (const p of n.children ?? []) {
+      const k = p.children![0]!;
+      const key = k.value as string;
+      const at = seen.get(key);
+      if (at !== undefined) return { path: [...path, key].join('.'), lines: [lineOf(text, at), lineOf(text, k.offset)] };
+      seen.set(key, k.offset);
+    }
+    for (const p of n.children ?? []) {
+      const found = p.children![1] && duplicateKey(text, p.children![1], [...path, p.children![0]!.value as string]);
+      if (found) return found;
+    }
+  } else if (n.type === 'array') {
+    for (const [i, c] of (n.children ?? []).entries()) {
+      const found = duplicateKey(text, c, [...path, String(i)]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Parses JSON with `//` and `/* *\/` comments and trailing commas (what JSONC editors accept); refuses a key given twice. */
 export function parseJsonc(text: string, file = 'the file'): { root: JsonNode; value: unknown } {
-  let i = 0;
-  const fail = (what: string): never => {
-    const line = text.slice(0, i).split('\n').length;
-    throw new ConfigError(`${file} is not valid JSON (line ${line}): ${what}. Fix it, then run hermesd init --agents again.`);
-  };
-  const skip = () => {
-    for (;;) {
-      while (i < text.length && /\s/.test(text[i]!)) i++;
-      if (text.startsWith('//', i)) {
-        while (i < text.length && text[i] !== '\n') i++;
-      } else if (text.startsWith('/*', i)) {
-        const e = text.indexOf('*/', i + 2);
-        if (e < 0) fail('a comment is not closed');
-        i = e + 2;
-      } else return;
-    }
-  };
-  const str = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\\') i++;
-      i++;
-    }
-    if (i >= text.length) fail('a string is not closed');
-    i++;
-    try {
-      return JSON.parse(text.slice(start, i)) as string;
-    } catch {
-      return fail('a string has a bad escape');
-    }
-  };
-  const value = (): JsonNode => {
-    skip();
-    const start = i;
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const members: Array<{ key: string; keySpan: Span; value: JsonNode }> = [];
-      for (;;) {
-        skip();
-        if (text[i] === '}') {
-          i++;
-          return { kind: 'object', start, end: i, members };
-        }
-        if (text[i] !== '"') fail('expected a key in quotes');
-        const ks = i;
-        const key = str();
-        const keySpan = { start: ks, end: i };
-        skip();
-        if (text[i] !== ':') fail(`expected ":" after "${key}"`);
-        i++;
-        members.push({ key, keySpan, value: value() });
-        skip();
-        if (text[i] === ',') i++;
-        else if (text[i] !== '}') fail('expected "," or "}"');
-      }
-    }
-    if (c === '[') {
-      i++;
-      const items: JsonNode[] = [];
-      for (;;) {
-        skip();
-        if (text[i] === ']') {
-          i++;
-          return { kind: 'array', start, end: i, items };
-        }
-        items.push(value());
-        skip();
-        if (text[i] === ',') i++;
-        else if (text[i] !== ']') fail('expected "," or "]"');
-      }
-    }
-    if (c === '"') return { kind: 'value', start, end: i, value: str() };
-    const m = /^(-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
-    if (!m) return fail(`unexpected ${c === undefined ? 'end of file' : `"${c}"`}`);
-    i += m[0].length;
-    return { kind: 'value', start, end: i, value: JSON.parse(m[0]) };
-  };
-  skip();
-  if (i >= text.length) return { root: { kind: 'object', start: 0, end: 0, members: [] }, value: {} };
-  const root = value();
-  skip();
-  if (i < text.length) fail('text after the end of the document');
+  if (text.trim() === '') return { root: { kind: 'object', start: 0, end: 0, members: [] }, value: {} };
+  const errors: jsonc.ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0 || !tree) {
+    const e = errors[0];
+    const what = e ? printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase() : 'no JSON value';
+    throw new ConfigError(`${file} is not valid JSON (line ${e ? lineOf(text, e.offset) : 1}): ${what}. Fix it, then run hermesd init --agents again.`);
+  }
+  const dup = duplicateKey(text, tree);
+  if (dup) {
+    throw new ConfigError(
+      `${file} has the key "${dup.path}" twice (${dup.lines[0] === dup.lines[1] ? `line ${dup.lines[0]}` : `lines ${dup.lines[0]} and ${dup.lines[1]}`}): agents read the last one, so entries added to the first would be ignored. Keep one, then run hermesd init --agents again.`,
+    );
+  }
+  const root = convert(tree);
   return { root, value: toValue(root) };
 }
 
@@ -127,7 +111,7 @@ export function nodeAt(root: JsonNode, path: readonly string[]): JsonNode | unde
 }
 
 /** The file's style: its line ending and indentation unit (two spaces when it shows none). */
-export function styleOf(text: string): { eol: string; unit: string } {
+function styleOf(text: string): { eol: string; unit: string } {
   const eol = /\r\n/.test(text) ? '\r\n' : '\n';
   const m = /\n([ \t]+)\S/.exec(text);
   let unit = '  ';
@@ -157,64 +141,77 @@ function render(value: unknown, indent: string, style: { eol: string; unit: stri
 }
 
 /**
- * Inserts `entry` at the end of the container `node` (an object member `{key, value}` or an
- * array element `{value}`). Returns the new text.
+ * Inserts `entry` at the end of the container at `path` (an object member `{key, value}` or
+ * an array element `{value}`). Returns the new text.
  */
-export function insertInto(text: string, node: JsonNode, entry: { key?: string; value: unknown }): string {
-  if (node.kind === 'value') throw new Error('insertInto: not a container');
+export function insertAt(text: string, path: JsonPath, entry: { key?: string; value: unknown }): string {
+  const tree = parseTree(text, [], { allowTrailingComma: true })!;
+  const node = path.length === 0 ? tree : findNodeAtLocation(tree, path);
+  if (!node || (node.type !== 'object' && node.type !== 'array')) throw new Error('insertAt: not a container');
+  // Where jsonc-parser puts the entry (after the last child, or just inside an empty container).
+  const [edit] = modify(text, [...path, entry.key ?? -1], entry.value, {});
+  if (!edit) return text;
   const style = styleOf(text);
-  const children = node.kind === 'object' ? node.members.map((m) => ({ start: m.keySpan.start, end: m.value.end })) : node.items.map((n) => ({ start: n.start, end: n.end }));
-  const close = node.end - 1; // the closing bracket
+  const children = (node.children ?? []).map((c) => ({ start: c.offset, end: c.offset + c.length }));
   const keyText = (inline: boolean) => (entry.key === undefined ? '' : JSON.stringify(entry.key) + (inline ? ':' : ': '));
   if (children.length === 0) {
-    const outer = lineIndent(text, node.start);
+    const start = node.offset;
+    const close = node.offset + node.length - 1; // the closing bracket
+    const outer = lineIndent(text, start);
     const inner = outer + style.unit;
     const body = style.eol + inner + keyText(false) + render(entry.value, inner, style, false) + style.eol + outer;
     // Whatever sat between the brackets (spaces, a comment) stays before the new entry.
-    const between = text.slice(node.start + 1, close);
+    const between = text.slice(start + 1, close);
     const keep = between.trim() === '' ? '' : between.replace(/\s+$/, '');
-    return text.slice(0, node.start + 1) + keep + body + text.slice(close);
+    return applyEdits(text, [{ offset: start + 1, length: close - start - 1, content: keep + body }]);
   }
   const last = children[children.length - 1]!;
   const first = children[0]!;
   const multiline = startsLine(text, last.start) || startsLine(text, first.start);
+  let content: string;
   if (!multiline) {
     // A one-line container: one more entry on that line, spaced as its neighbours are.
     // Minified stays minified; `{ "a": 1, "b": 2 }` gets its comma and space.
-    const sep = /[,:] /.test(text.slice(node.start, node.end)) ? ', ' : ',';
-    return text.slice(0, last.end) + sep + keyText(true) + render(entry.value, '', style, true) + text.slice(last.end);
+    const sep = /[,:] /.test(text.slice(node.offset, node.offset + node.length)) ? ', ' : ',';
+    content = sep + keyText(true) + render(entry.value, '', style, true);
+  } else {
+    const indent = lineIndent(text, last.start);
+    content = ',' + style.eol + indent + keyText(false) + render(entry.value, indent, style, false);
   }
-  const indent = lineIndent(text, last.start);
-  return text.slice(0, last.end) + ',' + style.eol + indent + keyText(false) + render(entry.value, indent, style, false) + text.slice(last.end);
+  return applyEdits(text, [{ offset: edit.offset, length: edit.length, content }]);
 }
 
 /**
- * Takes the child at `index` of a container out of the text, with its separator: the comma
- * before it (or after it, for the first) and the line break and indentation that led to it.
+ * Takes the child at `path` (a member's key or an element's index) out of the text, with its
+ * separator: the comma before it (or after it, for the first) and the line break and
+ * indentation that led to it; the only child of a container leaves it as it was written
+ * before (`{}`, `[]`). (jsonc-parser's own removal also takes the whitespace and comments
+ * around a first or last child, which may be the user's.)
  */
-export function removeFrom(text: string, node: JsonNode, index: number): string {
-  if (node.kind === 'value') throw new Error('removeFrom: not a container');
-  const spans = node.kind === 'object' ? node.members.map((m) => ({ start: m.keySpan.start, end: m.value.end })) : node.items.map((n) => ({ start: n.start, end: n.end }));
-  const me = spans[index]!;
+export function removeAt(text: string, path: JsonPath): string {
+  const tree = parseTree(text, [], { allowTrailingComma: true })!;
+  const parent = path.length > 1 ? findNodeAtLocation(tree, path.slice(0, -1)) : tree;
+  const child = findNodeAtLocation(tree, path);
+  if (!parent || !child) return text;
+  // An object's children are its members (key and value); an array's, its elements.
+  const spans = (parent.children ?? []).map((c) => ({ start: c.offset, end: c.offset + c.length }));
+  const me = parent.type === 'object' ? child.parent! : child;
+  const index = (parent.children ?? []).indexOf(me);
+  if (index < 0) return text;
+  const self = spans[index]!;
   if (spans.length === 1) {
-    // The only child: the container goes back to empty, as it was written (`{}` or `[]` keeps its own spacing).
-    const open = node.start + 1;
-    const close = node.end - 1;
+    const open = parent.offset + 1;
+    const close = parent.offset + parent.length - 1;
     const inner = text.slice(open, close);
-    const before = inner.slice(0, me.start - open);
-    const after = inner.slice(me.end - open);
-    const rest = (before + after).replace(/,/, '');
-    return text.slice(0, open) + (rest.trim() === '' ? '' : rest) + text.slice(close);
+    const rest = (inner.slice(0, self.start - open) + inner.slice(self.end - open)).replace(/,/, '');
+    return applyEdits(text, [{ offset: open, length: close - open, content: rest.trim() === '' ? '' : rest }]);
   }
   if (index > 0) {
     const prev = spans[index - 1]!;
-    // From the end of the previous child to the end of this one: ",<ws/comments>child".
-    const gap = text.slice(prev.end, me.start);
-    const comma = gap.indexOf(',');
+    // From the comma after the previous child to the end of this one; a trailing comma after it (JSONC) stays as it was.
+    const comma = text.slice(prev.end, self.start).indexOf(',');
     const cut = prev.end + (comma >= 0 ? comma : 0);
-    // Comments between the comma and this child belonged to it; a trailing comma after it (JSONC) stays as it was.
-    return text.slice(0, cut) + text.slice(me.end);
+    return applyEdits(text, [{ offset: cut, length: self.end - cut, content: '' }]);
   }
-  const next = spans[1]!;
-  return text.slice(0, me.start) + text.slice(next.start);
+  return applyEdits(text, [{ offset: self.start, length: spans[1]!.start - self.start, content: '' }]);
 }

@@ -5,19 +5,23 @@
  * `checkWorktree`. It knows nothing of the daemon.
  *
  * Fast path (pre-commit): ONE git process, `diff --cached --raw -z -U0`, gives what changed
- * (with renames and modes) and the added lines, parsed as a stream. The work tree is never
- * read for a staged check.
+ * (with renames and modes) and the added lines, parsed as a stream; files git shows as binary
+ * are read from the object store (src/git/stored-diff.ts: what git stores, whatever
+ * attributes, encodings, replace refs or grafts make it show). The work tree is never read
+ * for a staged check.
  */
-import { lstatSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { diffTreeSplitter, GITLINK_MODE, linesOf, looksBinary, parseNulList, parseRawZ, patchParser, rawPatchSplitter, SYMLINK_MODE, type Change } from '../git/diff.js';
+import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, SYMLINK_MODE, type Change, type PatchVisitor } from '../git/diff.js';
 import { lineSplitter } from '../git/parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
-import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from '../git/run.js';
+import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
+import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
+import { addedLinesOfFile, judgeUnshown, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
+import { SecretScanner } from './secrets-judge.js';
 
 export type Violation = {
   rule: string;
@@ -51,7 +55,7 @@ export type CheckOptions = GitOptions & {
 };
 
 type Matcher = (path: string) => boolean;
-type CompiledRule = { rule: Rule; protect?: Matcher; exclude?: Matcher; paths?: Matcher; forbid?: RegExp };
+type CompiledRule = { rule: Rule; protect?: Matcher; exclude?: Matcher; paths?: Matcher; forbid?: RegExp; secrets?: { allow: RegExp[] } };
 
 const compiled = new WeakMap<HermesConfig, CompiledRule[]>();
 
@@ -64,8 +68,9 @@ export function compileRules(config: HermesConfig): CompiledRule[] {
       rule,
       protect: glob(rule.protect),
       exclude: glob(rule.exclude),
-      paths: rule.forbid !== undefined ? (glob(rule.paths) ?? (() => true)) : undefined,
+      paths: rule.forbid !== undefined || rule.secrets === true ? (glob(rule.paths) ?? (() => true)) : undefined,
       forbid: rule.forbid !== undefined ? new RegExp(rule.forbid) : undefined,
+      secrets: rule.secrets === true ? { allow: (rule.allow ?? []).map((a) => new RegExp(a)) } : undefined,
     }));
     compiled.set(config, out);
   }
@@ -88,18 +93,28 @@ export function protectedBy(config: HermesConfig, relPath: string): Rule | undef
   return undefined;
 }
 
-/** The forbid rules that apply to `path`. */
-function forbidRulesFor(rules: CompiledRule[], path: string): CompiledRule[] {
-  return rules.filter((c) => c.forbid && c.paths!(path) && !c.exclude?.(path));
+/** The content rules (forbid, secrets) that apply to `path`. */
+function contentRulesFor(rules: CompiledRule[], path: string): CompiledRule[] {
+  return rules.filter((c) => (c.forbid || c.secrets) && c.paths!(path) && !c.exclude?.(path));
 }
 
-/** Collects forbid violations, bounded per file and per rule. */
-class ForbidJudge {
+/**
+ * Judges added lines: forbid rules line by line, secrets rules on runs of consecutive lines
+ * (src/rules/secrets-judge.ts). Violations are bounded per file and per rule; call `end()`
+ * after the last line.
+ */
+class ContentJudge {
   readonly violations: Violation[] = [];
-  readonly warnings: string[] = [];
-  private current: { path: string; rules: CompiledRule[]; bytes: number; counts: Map<string, number>; stopped: boolean } | undefined;
+  private readonly warned = new Set<string>();
+  private current:
+    | { path: string; rules: CompiledRule[]; scanners: SecretScanner[]; bytes: number; counts: Map<string, number>; stopped: boolean }
+    | undefined;
 
   constructor(private readonly rules: CompiledRule[]) {}
+
+  get warnings(): string[] {
+    return [...this.warned];
+  }
 
   /**
    * The forbid violations, minus lines that are not file content: a submodule's patch is
@@ -112,13 +127,25 @@ class ForbidJudge {
   }
 
   get active(): boolean {
-    return this.rules.some((c) => c.forbid);
+    return this.rules.some((c) => c.forbid || c.secrets);
   }
 
   file(path: string): boolean {
-    const rules = forbidRulesFor(this.rules, path);
-    this.current = rules.length ? { path, rules, bytes: 0, counts: new Map(), stopped: false } : undefined;
-    return rules.length > 0;
+    this.end();
+    const rules = contentRulesFor(this.rules, path);
+    if (rules.length === 0) return false;
+    const counts = new Map<string, number>();
+    const cur = { path, rules: rules.filter((c) => c.forbid), scanners: [] as SecretScanner[], bytes: 0, counts, stopped: false };
+    this.current = cur;
+    for (const c of rules) {
+      if (!c.secrets) continue;
+      cur.scanners.push(
+        new SecretScanner(path, c.secrets.allow, (f) =>
+          this.found(cur, c, f.line, `${c.rule.message} (${f.ruleId}: ${f.line === 0 ? 'the file itself' : f.masked})`),
+        ),
+      );
+    }
+    return true;
   }
 
   line(line: number, text: string, cut: boolean): void {
@@ -127,17 +154,28 @@ class ForbidJudge {
     cur.bytes += text.length + 1;
     if (cut || cur.bytes > MAX_ADDED_BYTES_PER_FILE) {
       cur.stopped = true;
-      this.warnings.push(`${cur.path}: added lines from line ${line} on were not checked (over ${MAX_ADDED_BYTES_PER_FILE / 1048576} MiB of added text in one file).`);
+      this.warned.add(`${cur.path}: added lines from line ${line} on were not checked (over ${MAX_ADDED_BYTES_PER_FILE / 1048576} MiB of added text in one file).`);
       return;
     }
     for (const c of cur.rules) {
       c.forbid!.lastIndex = 0;
-      if (!c.forbid!.test(text)) continue;
-      const n = (cur.counts.get(c.rule.id) ?? 0) + 1;
-      cur.counts.set(c.rule.id, n);
-      if (n <= MAX_VIOLATIONS_PER_FILE_RULE) this.violations.push({ rule: c.rule.id, file: cur.path, line, message: c.rule.message });
-      else if (n === MAX_VIOLATIONS_PER_FILE_RULE + 1) this.warnings.push(`${cur.path}: more than ${MAX_VIOLATIONS_PER_FILE_RULE} lines match rule ${c.rule.id}; only the first ${MAX_VIOLATIONS_PER_FILE_RULE} are listed.`);
+      if (c.forbid!.test(text)) this.found(cur, c, line, c.rule.message);
     }
+    for (const s of cur.scanners) s.line(line, text);
+  }
+
+  /** The file's last run of lines (secrets judge runs whole). */
+  end(): void {
+    const cur = this.current;
+    this.current = undefined;
+    for (const s of cur?.scanners ?? []) s.flush();
+  }
+
+  private found(cur: { path: string; counts: Map<string, number> }, c: CompiledRule, line: number, message: string): void {
+    const n = (cur.counts.get(c.rule.id) ?? 0) + 1;
+    cur.counts.set(c.rule.id, n);
+    if (n <= MAX_VIOLATIONS_PER_FILE_RULE) this.violations.push({ rule: c.rule.id, file: cur.path, line, message });
+    else if (n === MAX_VIOLATIONS_PER_FILE_RULE + 1) this.warned.add(`${cur.path}: more than ${MAX_VIOLATIONS_PER_FILE_RULE} lines match rule ${c.rule.id}; only the first ${MAX_VIOLATIONS_PER_FILE_RULE} are listed.`);
   }
 }
 
@@ -188,13 +226,17 @@ async function applyGenerators(
     );
     if (result.ok) continue;
     const gen = `generator \`${c.rule.generator}\``;
+    // The generator itself changed: its output was judged with HEAD's generator, and a change to the generator is the user's to commit.
+    const edited = result.generatorChanged?.length
+      ? ` The generator itself changed in this commit (${result.generatorChanged.join(', ')}): generated files are judged with the generator as committed at HEAD. A change to a generator needs the user's commit: commit it on its own first (then the next commit's output is judged with it), or commit this once with HERMESD_SKIP=1.`
+      : '';
     if (result.error) {
       // Nothing was regenerated, so no change under the rule is excused.
-      for (const v of found) out.push({ ...v, message: `${v.message} (${gen} ${result.error})` });
+      for (const v of found) out.push({ ...v, message: `${v.message} (${gen} ${result.error})${edited}` });
     } else {
       // Files the generator reproduced are excused; the ones it did not are the violations.
       for (const m of result.mismatches) {
-        out.push({ rule: c.rule.id, file: m.path, line: 0, message: `${c.rule.message} (${gen}: regenerated file ${m.reason})` });
+        out.push({ rule: c.rule.id, file: m.path, line: 0, message: `${c.rule.message} (${gen}: regenerated file ${m.reason})${edited}` });
       }
     }
     if (result.error && result.output) warnings.push(`generator of rule ${c.rule.id} (${c.rule.generator}): ${result.output.trim().split('\n').slice(-5).join(' | ')}`);
@@ -207,19 +249,14 @@ function sortViolations(vs: Violation[]): Violation[] {
 }
 
 /**
- * One git process for both answers: `git diff --raw -z -U0` prints the NUL-separated raw
- * listing, an empty record, then the patch. The listing is parsed whole; the patch is
- * judged line by line as it streams. Without forbid rules only the listing is asked for.
+ * One git process for both answers (src/git/stored-diff.ts): the listing of what changed,
+ * and each added line judged as the patch streams. Without forbid rules only the listing
+ * is asked for.
  */
-async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, opts: GitOptions): Promise<Change[]> {
-  const args = ['diff', ...range, '--raw', '-z', '--no-abbrev', ...PLAIN_DIFF];
-  if (!judge.active) return gitAsync(args, plainGitCall(root, opts)).then(parseRawZ);
-  const parse = patchParser({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) });
-  const split = lineSplitter(parse);
-  const stream = rawPatchSplitter((chunk) => split.push(chunk));
-  await gitStream([...args, '-U0'], (chunk) => stream.push(chunk), plainGitCall(root, opts));
-  split.end();
-  return parseRawZ(stream.raw());
+async function diffAndJudge(root: string, range: string[], judge: ContentJudge, opts: GitOptions & { worktree?: boolean }): Promise<Change[]> {
+  const changes = await storedDiff(root, range, judge.active ? { file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) } : undefined, opts);
+  judge.end();
+  return changes;
 }
 
 /**
@@ -230,7 +267,7 @@ async function diffAndJudge(root: string, range: string[], judge: ForbidJudge, o
 export async function checkStaged(root: string, config: HermesConfig, opts: CheckOptions & { since?: string } = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
-  const judge = new ForbidJudge(rules);
+  const judge = new ContentJudge(rules);
   const changes = await diffAndJudge(root, opts.since ? ['--cached', opts.since] : ['--cached'], judge, opts);
   const warnings = judge.warnings;
   const protect = await applyGenerators(root, protectViolations(rules, changes), { source: 'index' }, opts, warnings);
@@ -244,10 +281,10 @@ export async function checkStaged(root: string, config: HermesConfig, opts: Chec
 export async function checkWorktree(root: string, config: HermesConfig, opts: CheckOptions = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
-  const judge = new ForbidJudge(rules);
+  const judge = new ContentJudge(rules);
   const base = await headOrEmptyTree(root, opts);
   const [changes, untracked] = await Promise.all([
-    diffAndJudge(root, [base], judge, opts),
+    diffAndJudge(root, [base], judge, { ...opts, worktree: true }),
     gitAsync(['ls-files', '--others', '--exclude-standard', '-z'], plainGitCall(root, opts)).then(parseNulList),
   ]);
   if (judge.active) for (const path of untracked) judgeUntracked(root, path, judge);
@@ -261,6 +298,30 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
   return { violations: sortViolations([...protect, ...judge.contentViolations(all)]), warnings, files: all.length };
 }
 
+/**
+ * What `git commit` would record beyond what the index stages: a valid cache tree ("TREE"
+ * extension) is committed as it is, and one written by something other than git can name a
+ * tree other than the index's entries — which `git diff --cached`, and so `checkStaged`, does
+ * not show. When the two differ, the tree the cache names is judged against HEAD as a commit
+ * is. `trees`: what was judged (the staged files' tree, and the cache tree's when it differs),
+ * for the record of what the pre-commit passed.
+ */
+export async function checkCommittedTree(root: string, config: HermesConfig, indexFile: string, opts: GitOptions & { stagedTree?: string } = {}): Promise<CheckResult & { trees: string[] }> {
+  // (At a pre-commit git has just made the cache tree valid; `stagedTree`, computed ahead of the commit, saves hashing every folder on its path.)
+  const committed = cacheTreeOf(indexFile);
+  const staged = committed ? (opts.stagedTree ?? stagedTreeOf(indexFile)) : undefined;
+  if (!committed || !staged || committed === staged) return { violations: [], warnings: [], files: 0, trees: staged ? [staged] : [] };
+  const base = await headOrEmptyTree(root, opts);
+  const r = await checkCommit(root, config, committed, { ...opts, base });
+  const note = ` (in tree ${committed.slice(0, 10)}, which the index's cache tree names and git would commit; the staged files \`git diff --cached\` shows are tree ${staged.slice(0, 10)})`;
+  return {
+    violations: r.violations.map((v) => ({ ...v, message: v.message + note })),
+    warnings: [...r.warnings, `the index's cache tree names tree ${committed.slice(0, 10)}, not the staged files' tree ${staged.slice(0, 10)}: git would commit the cache tree's, so it was judged too. To commit what is staged, rebuild the index: git reset -q, then git add the files again.`],
+    files: r.files,
+    trees: [staged, committed],
+  };
+}
+
 // --- added by the guard (issue 9): post-commit re-check of a commit the pre-commit hook never saw ---
 /**
  * Judges one commit against its first parent (a root commit against the empty tree): what
@@ -270,7 +331,7 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
 export async function checkCommit(root: string, config: HermesConfig, commit = 'HEAD', opts: GitOptions & { base?: string } = {}): Promise<CheckResult> {
   const rules = compileRules(config);
   if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
-  const judge = new ForbidJudge(rules);
+  const judge = new ContentJudge(rules);
   // `base`: judge only what changed since that tree or commit (what the pre-commit did not see).
   const parent =
     opts.base ??
@@ -306,24 +367,26 @@ export type CommitDiffResult = CheckResult & { changes: Change[] };
  * Judges many commit diffs with ONE git process, `git diff-tree --stdin` (git/diff-tree.ts),
  * each as checkCommit judges one (generators are not run; a generator rule's violation says
  * so): a range of a thousand commits costs one process, not a thousand. The patch streams
- * through the same judge as every other check; nothing of it is kept. `diffs`: what to diff,
- * or a diff-tree already started for them. Results in the order of the diffs.
+ * through the same judge as every other check; nothing of it is kept. Files the patch shows
+ * as binary are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a
+ * diff-tree already started for them. Results in the order of the diffs.
  */
 export async function checkCommitDiffs(root: string, config: HermesConfig, diffs: readonly CommitDiff[] | StartedDiffs, opts: GitOptions = {}): Promise<CommitDiffResult[]> {
   const rules = compileRules(config);
   const list = 'parts' in diffs ? diffs.diffs : diffs;
-  const judges = list.map(() => new ForbidJudge(rules));
-  const patched = rules.some((c) => c.forbid);
+  const judges = list.map(() => new ContentJudge(rules));
+  const patched = judges[0]?.active ?? false;
   if (list.length === 0) return [];
   const started = 'parts' in diffs ? diffs : startDiffTree(root, list, { ...opts, patch: patched });
-  if (patched && !started.patch) throw new Error('checkCommitDiffs: the diffs were started without the patch its forbid rules read');
+  if (patched && !started.patch) throw new Error('checkCommitDiffs: the diffs were started without the patch its content rules read');
   const raws: Buffer[] = [];
+  const seen: PatchSeen[] = list.map(() => ({ shown: new Set<string>(), nulLines: new Set<string>() }));
+  const visitors: PatchVisitor[] = judges.map((judge, i) => seeingVisitor({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }, seen[i]!));
   let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
   const linesOfDiff = (index: number) => {
     if (lines?.index !== index) {
       lines?.split.end();
-      const judge = judges[index]!;
-      lines = { index, split: lineSplitter(patchParser({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }), undefined, removedLine) };
+      lines = { index, split: lineSplitter(patchParser(visitors[index]!), undefined, removedLine) };
     }
     return lines.split;
   };
@@ -341,33 +404,25 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
     await part.git.read((chunk) => split.push(chunk));
     split.end();
   }
-  return list.map((_d, i) => {
+  const out: CommitDiffResult[] = [];
+  for (let i = 0; i < list.length; i++) {
     const changes = parseRawZ(raws[i] ?? Buffer.alloc(0));
     const judge = judges[i]!;
-    return { violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length, changes };
-  });
+    if (patched) await judgeUnshown(root, changes, seen[i]!, visitors[i]!, opts);
+    judge.end();
+    out.push({ violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length, changes });
+  }
+  return out;
 }
 
-function judgeUntracked(root: string, path: string, judge: ForbidJudge): void {
+/** An untracked file: every line is added, read as a stored file is (decoded, binary or not). */
+function judgeUntracked(root: string, path: string, judge: ContentJudge): void {
   if (!judge.file(path)) return;
-  const full = join(root, path);
-  let st;
-  try {
-    st = lstatSync(full);
-  } catch {
-    return; // removed since git listed it
-  }
-  if (!st.isFile()) return;
-  const size = Math.min(st.size, MAX_ADDED_BYTES_PER_FILE + 1);
-  const buf = Buffer.alloc(size);
-  const fd = openSync(full, 'r');
-  try {
-    readSync(fd, buf, 0, size, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (looksBinary(buf)) return;
-  for (const { line, text } of linesOf(buf)) judge.line(line, text, false);
+  const read = addedLinesOfFile(join(root, path)); // undefined: removed since git listed it, or not a file
+  if (!read) return;
+  for (const { line, text } of read.lines) judge.line(line, text, false);
+  if (read.cut) judge.line(read.lines.length + 1, '', true);
+  judge.end();
 }
 
 /** HEAD, or the empty tree in a repository without commits yet. */

@@ -3,11 +3,14 @@
  * only when one of its keywords occurs in the lower-cased text; each match yields a secret
  * (the rule's secret group, else the first non-empty group, else the whole match) that must be
  * above the rule's entropy threshold and must not be allowed by the global or the rule's
- * allowlists (regexes against the secret, the match or its lines; stopwords in the secret).
- * Rules scoped to file paths are skipped: text has no path.
+ * allowlists (regexes against the secret, the match or its lines; stopwords in the secret;
+ * file paths). Text without a path (a tool result) skips the rules scoped to file paths; a
+ * file's text (the `secrets` rule of a commit) is judged with them and with the path
+ * allowlists, and a rule that is only a path (a `.p12` file) names the file itself.
  *
- * This is the rule engine under hermesd's redaction (src/security/secrets.ts) and, unchanged,
- * the "gitleaks" reference the detector benchmark compares against.
+ * This is the rule engine under hermesd's redaction (src/security/secrets.ts), under the
+ * `secrets` rule kind that judges commits (src/rules/secrets-judge.ts), and, unchanged, the
+ * "gitleaks" reference the detector benchmark compares against.
  */
 import { GITLEAKS_GLOBAL_ALLOWLIST, GITLEAKS_RULES } from './gitleaks-rules.js';
 import { buildKeywordMatcher, scanKeywords, type KeywordMatcher } from './keywords.js';
@@ -36,10 +39,13 @@ export function shannonEntropy(s: string): number {
   return h;
 }
 
-type Allowlist = { and: boolean; target: 'secret' | 'match' | 'line'; regexes: RegExp[]; stopwords: string[]; paths: boolean };
+type Allowlist = { and: boolean; target: 'secret' | 'match' | 'line'; regexes: RegExp[]; stopwords: string[]; paths: RegExp[] };
 type Rule = {
   id: string;
-  re: RegExp;
+  /** Undefined for a rule that is only a path (its finding is the file). */
+  re?: RegExp;
+  /** The files the rule applies to (gitleaks' `path`). */
+  path?: RegExp;
   keywords: string[];
   secretGroup: number;
   entropy: number;
@@ -68,18 +74,19 @@ function compileAllowlist(a: AllowlistData): Allowlist {
     target: a.regexTarget ?? 'secret',
     regexes: (a.regexes ?? []).map((r) => compileRegex(r)),
     stopwords: (a.stopwords ?? []).map((w) => w.toLowerCase()),
-    paths: (a.paths ?? []).length > 0,
+    paths: (a.paths ?? []).map((r) => compileRegex(r)),
   };
 }
 
-function compileRule(r: SecretRuleData): Rule | undefined {
-  if (!r.regex || r.path) return undefined;
-  let source = r.regex.source;
-  const identifierPrefix = source.startsWith(IDENTIFIER_PREFIX);
-  if (identifierPrefix) source = source.slice(IDENTIFIER_PREFIX.length);
+function compileRule(r: SecretRuleData, withPaths: boolean): Rule | undefined {
+  if (!withPaths && (!r.regex || r.path)) return undefined;
+  let source = r.regex?.source;
+  const identifierPrefix = source?.startsWith(IDENTIFIER_PREFIX) ?? false;
+  if (source && identifierPrefix) source = source.slice(IDENTIFIER_PREFIX.length);
   return {
     id: r.id,
-    re: new RegExp(source, (r.regex.flags ?? '') + 'gd'),
+    re: source !== undefined ? new RegExp(source, (r.regex!.flags ?? '') + 'gd') : undefined,
+    path: r.path ? compileRegex(r.path) : undefined,
     keywords: r.keywords,
     secretGroup: r.secretGroup ?? 0,
     entropy: r.entropy ?? 0,
@@ -107,9 +114,9 @@ export type RuleSet = {
 const COMMON_KEYWORDS = new Set(['ey', 'sk', 's.', 'a3t', 'a3-', 'q~', 'api', 'key', 'auth', 'token', 'access', 'secret', 'passwd', 'password', 'credential', 'creds', 'curl', 'pat.', 'sat.', 'test_', 'live_', 'linear', 'intra', 'ext_']);
 
 
-/** Compiles rule data once; `GITLEAKS` below is the default set. */
-export function compileRuleSet(data: readonly SecretRuleData[], global: AllowlistData): RuleSet {
-  const rules = data.map(compileRule).filter((r): r is Rule => r !== undefined);
+/** Compiles rule data once; `withPaths`: also the rules scoped to file paths (for files' text). */
+export function compileRuleSet(data: readonly SecretRuleData[], global: AllowlistData, opts: { withPaths?: boolean } = {}): RuleSet {
+  const rules = data.map((r) => compileRule(r, opts.withPaths === true)).filter((r): r is Rule => r !== undefined);
   const keywords = [...new Set(rules.flatMap((r) => r.keywords))];
   const common = rules.filter((r) => r.keywords.length === 0 || r.keywords.some((k) => COMMON_KEYWORDS.has(k)));
   return {
@@ -117,14 +124,31 @@ export function compileRuleSet(data: readonly SecretRuleData[], global: Allowlis
     global: compileAllowlist(global),
     keywords: buildKeywordMatcher(keywords),
     common: keywords.map((k) => common.some((r) => r.keywords.includes(k))),
-    commonKeywordTests: common.map((r) => ({ keywords: r.keywords, re: new RegExp(r.re.source, r.re.flags.replace(/[gd]/g, '')) })),
+    commonKeywordTests: common.filter((r) => r.re).map((r) => ({ keywords: r.keywords, re: new RegExp(r.re!.source, r.re!.flags.replace(/[gd]/g, '')) })),
   };
 }
 
 let defaultSet: RuleSet | undefined;
-/** gitleaks' default rules, compiled on first use. */
+/** gitleaks' default rules for text without a path (tool results), compiled on first use. */
 export function gitleaksRuleSet(): RuleSet {
   return (defaultSet ??= compileRuleSet(GITLEAKS_RULES, GITLEAKS_GLOBAL_ALLOWLIST));
+}
+
+let fileSet: RuleSet | undefined;
+/** gitleaks' default rules for a file's text: the path-scoped rules and path allowlists too. */
+export function gitleaksFileRuleSet(): RuleSet {
+  return (fileSet ??= compileRuleSet(GITLEAKS_RULES, GITLEAKS_GLOBAL_ALLOWLIST, { withPaths: true }));
+}
+
+/** Whether gitleaks' global allowlist leaves a file out altogether (lock files, images, vendored code…). */
+export function pathAllowed(set: RuleSet, path: string): boolean {
+  return set.global.paths.some((r) => r.test(path));
+}
+
+/** The rules that are only a path (a PKCS #12 file) and name this file. */
+export function pathFindings(path: string, set: RuleSet): string[] {
+  if (pathAllowed(set, path)) return [];
+  return set.rules.filter((r) => !r.re && r.path?.test(path) && !r.allowlists.some((a) => a.paths.some((p) => p.test(path)))).map((r) => r.id);
 }
 
 /** The keywords present in `text` (case-insensitively). */
@@ -140,21 +164,23 @@ function linesAround(text: string, start: number, end: number): string {
   return text.slice(from, nl < 0 ? text.length : nl);
 }
 
-function allowed(a: Allowlist, f: RuleFinding, text: string): boolean {
+function allowed(a: Allowlist, f: RuleFinding, text: string, path: string | undefined): boolean {
   const target = a.target === 'match' ? f.match : a.target === 'line' ? linesAround(text, f.start, f.end) : f.secret;
   const regexHit = a.regexes.length > 0 && target !== '' && a.regexes.some((r) => r.test(target));
   const lower = f.secret.toLowerCase();
   const stopHit = a.stopwords.length > 0 && a.stopwords.some((w) => lower.includes(w));
-  if (!a.and) return regexHit || stopHit;
+  // Text without a path never matches a path.
+  const pathHit = path !== undefined && a.paths.some((r) => r.test(path));
+  if (!a.and) return regexHit || stopHit || pathHit;
   const checks: boolean[] = [];
-  if (a.paths) checks.push(false); // text has no path
+  if (a.paths.length) checks.push(pathHit);
   if (a.regexes.length) checks.push(regexHit);
   if (a.stopwords.length) checks.push(stopHit);
   return checks.length > 0 && checks.every(Boolean);
 }
 
-function runRule(rule: Rule, set: RuleSet, text: string, out: RuleFinding[]): void {
-  const re = rule.re;
+function runRule(rule: Rule, set: RuleSet, text: string, out: RuleFinding[], path: string | undefined): void {
+  const re = rule.re!;
   re.lastIndex = 0;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
@@ -194,20 +220,25 @@ function runRule(rule: Rule, set: RuleSet, text: string, out: RuleFinding[]): vo
     }
     if (rule.entropy > 0 && shannonEntropy(secret) <= rule.entropy) continue;
     const finding: RuleFinding = { ruleId: rule.id, start, end, secret, match };
-    if (allowed(set.global, finding, text)) continue;
-    if (rule.allowlists.some((a) => allowed(a, finding, text))) continue;
+    if (allowed(set.global, finding, text, path)) continue;
+    if (rule.allowlists.some((a) => allowed(a, finding, text, path))) continue;
     out.push(finding);
   }
 }
 
-/** Every finding of `set`'s rules in `text`, in rule order. */
-export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet()): RuleFinding[] {
+/**
+ * Every finding of `set`'s rules in `text`, in rule order. `path`: the file the text is from
+ * (its path-scoped rules and path allowlists apply); without it, only rules that need none.
+ */
+export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet(), path?: string): RuleFinding[] {
   const out: RuleFinding[] = [];
-  if (!text) return out;
+  if (!text || (path !== undefined && pathAllowed(set, path))) return out;
   const present = keywordsIn(set, text);
   for (const rule of set.rules) {
+    if (!rule.re) continue;
+    if (rule.path && (path === undefined || !rule.path.test(path))) continue;
     if (rule.keywords.length > 0 && !rule.keywords.some((k) => present.has(k))) continue;
-    runRule(rule, set, text, out);
+    runRule(rule, set, text, out, path);
   }
   return out;
 }

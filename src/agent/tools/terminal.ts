@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { runCommand } from '../../process/run.js';
+import { describeRefusedWrites } from '../../guard/refused-writes.js';
 import { prepareTerminalGuard, rulesBroken, withRepoLock, type GuardReport } from '../../guard/terminal.js';
 import { defineTool } from './types.js';
 
@@ -76,15 +77,18 @@ export const terminal = defineTool({
       } finally {
         report = await guard.finish();
       }
-      return resultOf(args, r, report, guard.redact(r.output).text, guard.warning);
+      // A write the sandbox refused says only "Read-only file system": the rule that protects the path goes beside it.
+      const refused = describeRefusedWrites(guard.refusedWrites(r.output));
+      return resultOf(args, r, report, guard.redact(r.output).text, guard.warning, refused);
     });
   },
 });
 
-function resultOf(args: { timeout?: number }, r: ShellResult, report: GuardReport, output: string, warning: string | undefined) {
+function resultOf(args: { timeout?: number }, r: ShellResult, report: GuardReport, output: string, warning: string | undefined, refused: string) {
     return {
       exit_code: r.exitCode,
       output,
+      ...(refused ? { refused_writes: refused } : {}),
       ...(warning ? { sandbox: warning } : {}),
       ...(report.notice ? { guard: report.notice, rules_broken: rulesBroken(report) } : {}),
       ...(r.truncated ? { truncated: true } : {}),

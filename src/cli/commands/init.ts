@@ -84,6 +84,9 @@ async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<
   );
 }
 
+/** The rule `init` writes into a new config, for an existing one that lacks it (docs/configuration.md). */
+const SECRETS_RULE_YAML = ['  - id: no-secrets', '    message: Never commit credentials; use environment variables or a secret manager.', '    secrets: true'].join('\n');
+
 export function register(program: Command): void {
   program
     .command('init')
@@ -141,17 +144,28 @@ export function register(program: Command): void {
           return;
         }
         const settings = await runnerSettings(repo);
+        // An existing config keeps its rules; without a secrets rule, init says how to turn one on.
+        let secretsRule: boolean | undefined;
+        try {
+          const { loadConfig } = await import('../../config/load.js');
+          secretsRule = loadConfig({ root: repo.root, home: hermesHome() }).rules.some((x) => x.secrets === true);
+        } catch {
+          // a broken config is reported by every hook run; init still installs
+        }
         const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, settings, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
         // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
         const before = opts.agents === undefined ? (await import('../../integrations/install.js')).installedAgents(repo) : undefined;
         const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents, settings) : before?.length ? await installAgentHooks(repo, before.join(','), settings) : undefined;
-        const r = agents ? { ...hooks, agents } : hooks;
+        // A config init writes has the secrets rule; one that was there is judged as it is.
+        const withSecrets = { ...hooks, secretsRule: hooks.config.written || secretsRule !== false };
+        const r = agents ? { ...withSecrets, agents } : withSecrets;
         output(globals(cmd), r, () =>
           [
             `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root} with ${r.manager === 'git' ? '.git/hooks (no hook manager)' : r.manager} (${r.reason})`,
             `hooks: ${r.hooks.join(', ')}${r.hooksPath ? `  (core.hooksPath = ${r.hooksPath})` : ''}`,
             r.chained.length ? `your existing hooks keep running after hermesd's: ${r.chained.join(', ')}` : '',
             r.config.written ? `wrote ${r.config.path}: add your rules and checks there` : `kept ${r.config.path}`,
+            r.secretsRule ? '' : color.yellow(`note: ${r.config.path} has no secrets rule, so commits are not checked for credentials (GitHub, Slack, Stripe and AWS keys, private keys: ~220 kinds). To turn it on, add to its rules:\n${SECRETS_RULE_YAML}`),
             r.commit.length
               ? `commit these so teammates get the hooks (each clone then runs hermesd init once): ${r.commit.join(', ')}`
               : 'nothing to commit for the hooks: they live in this clone only (each clone runs hermesd init once)',

@@ -138,7 +138,7 @@ export class AgentHookService {
       }
       case 'post-tool': {
         this.ingestSoon(ev);
-        const told = this.putBack(adapter, ev);
+        const told = await this.putBack(adapter, ev);
         return told ? { answer: told, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
       }
       case 'stop':
@@ -223,7 +223,7 @@ export class AgentHookService {
   }
 
   /** After a shell call: what it changed of the protected files is put back, and the model told (where the event takes context). */
-  private putBack(adapter: Adapter, ev: AgentEvent): Answer | undefined {
+  private async putBack(adapter: Adapter, ev: AgentEvent): Promise<Answer | undefined> {
     if (ev.tool?.action.kind !== 'shell') return undefined;
     const key = this.callKey(ev, ev.tool.action.command);
     const entry = this.before.get(key);
@@ -231,7 +231,7 @@ export class AgentHookService {
     for (const [k, v] of this.before) if (v === entry) this.before.delete(k);
     let changes: ProtectedChange[] = [];
     try {
-      changes = restoreProtected(entry.snap, { generatorEnv: this.ctx.env });
+      changes = await restoreProtected(entry.snap, { generatorEnv: this.ctx.env });
     } finally {
       discardSnapshot(entry.snap);
     }

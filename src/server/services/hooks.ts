@@ -5,7 +5,7 @@
  * (a pre-commit that checks out the staged snapshot rewrites files that are not edits).
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../../guard/audit.js';
 import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../../guard/precommit-marker.js';
 import type { DaemonContext } from '../context.js';
@@ -15,7 +15,7 @@ import type { SessionDB } from '../../sessions/db.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
 import type { GuardService } from './guard.js';
-import { checkStaged } from '../../rules/engine.js';
+import { checkCommittedTree, checkStaged, type CheckResult } from '../../rules/engine.js';
 import { StagedVerdicts } from '../../rules/staged-verdict.js';
 import { formatViolations } from '../../rules/format.js';
 import { NotFound, UsageError } from '../../errors/index.js';
@@ -24,7 +24,7 @@ import { clientProblem } from '../../transport/build.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../githooks/backup.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../githooks/evidence.js';
 import { attemptStart, isAttemptId, processStart } from '../../githooks/attempt.js';
-import { indexTreeOf } from '../../git/index-file.js';
+import { stagedTreeOf } from '../../git/index-file.js';
 import { OBJECT_ID } from '../../git/refs.js';
 import { gitTry } from '../../git/run.js';
 import { hookHealth, type HookHealth } from '../../githooks/health.js';
@@ -124,7 +124,7 @@ export class HookService {
           progress,
           env: this.ctx.env,
           wrap,
-          checkStaged: () => this.staged.check(config, indexFile, { signal, wrap }),
+          checkStaged: () => this.checkCommitted(config, indexFile, signal, wrap),
           runFix: async ({ task, turnContext, signal: s, onProgress }) => {
             const r = await this.deps.tasks().run({
               task,
@@ -211,17 +211,39 @@ export class HookService {
     return { ok: true, exitCode: 0, message: warnings.length ? formatViolations({ violations, warnings }) : '' };
   }
 
-  /** The tree of the index being committed: its cache tree (no process), else `git write-tree`. */
+  /**
+   * The staged snapshot's verdict (kept ready, or judged now), and — past `git diff --cached` —
+   * the tree git will commit when the index's cache tree names another one than its entries.
+   */
+  private async checkCommitted(config: HermesConfig, indexFile: string, signal: AbortSignal, wrap?: CommandWrap): Promise<CheckResult> {
+    const staged = await this.staged.check(config, indexFile, { signal, wrap });
+    const committed = await checkCommittedTree(this.ctx.root, config, indexFile, { indexFile, signal, stagedTree: staged.stagedTree });
+    if (committed.trees.length > 0) this.judgedTrees.set(indexFile, { trees: committed.trees, stamp: fileStamp(indexFile) });
+    else this.judgedTrees.delete(indexFile);
+    if (committed.trees.length < 2) return staged;
+    return { violations: [...staged.violations, ...committed.violations], warnings: [...staged.warnings, ...committed.warnings], files: staged.files };
+  }
+
+  /**
+   * Per index file, the trees its last pre-commit judged (the staged files', and the cache
+   * tree's when it named another one), and the file's stamp then (a fix staged since changes it).
+   */
+  private readonly judgedTrees = new Map<string, { trees: string[]; stamp: string }>();
+
+  /** The tree of the index being committed, from its entries (no process), else `git write-tree`. */
   private treeOf(indexFile: string): string | undefined {
-    const cached = indexTreeOf(indexFile);
-    if (cached) return cached;
+    const staged = stagedTreeOf(indexFile);
+    if (staged) return staged;
     const r = gitTry(['write-tree'], { cwd: this.ctx.root, indexFile });
     return r.status === 0 ? r.stdout.trim() : undefined;
   }
 
   private recordPass(indexFile: string, attempt: string | undefined): void {
-    const tree = this.treeOf(indexFile);
-    if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
+    // Both trees when the cache tree named another than the staged files (the commit records that one); else the index's now.
+    const judged = this.judgedTrees.get(indexFile);
+    this.judgedTrees.delete(indexFile);
+    const trees = judged && (judged.trees.length > 1 || judged.stamp === fileStamp(indexFile)) ? judged.trees : [this.treeOf(indexFile)];
+    for (const t of trees) if (t) recordPrecommitPass(this.ctx.paths.gitDir, t, Date.now(), { attempt });
   }
 
   /**
@@ -452,4 +474,14 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
   });
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.
   return { value: service, close: () => Promise.allSettled([...service.inflight]) };
+}
+
+/** An index file's identity for "changed since": any write changes it (a rename in place included). */
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch {
+    return '-';
+  }
 }

@@ -1,0 +1,67 @@
+/**
+ * A write the sandbox refused reaches the command as "Read-only file system" (EROFS): true,
+ * but not why, nor what to do instead. This reads a command's output for those refusals and
+ * names, for each path, what keeps it read-only — the repository rule that protects it (its id
+ * and message: "run the generator"), hermesd's guard (its config, hook managers', agents'
+ * files), or git's directory — so the model gets the rule beside the command's own output,
+ * as the file tools give it.
+ */
+import { isAbsolute, relative, resolve } from 'node:path';
+import { protectMatcher, type GuardConfig } from './config.js';
+import { guardOwnedPath } from './sandbox-plan.js';
+
+export type RefusedWrite = { path: string; why: string; rule?: string };
+
+/** A line that reports a refused write: the shells', coreutils', git's, Python's and Node's wordings. */
+const READ_ONLY = /read-only file system|\bEROFS\b/i;
+/** Quoted paths as the tools print them: 'x', "x", ‘x’, “x”, `x'. */
+const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|“([^”\n]+)”|`([^'`\n]+)'/g;
+/** Paths reported per command, at most (a `cp -r` into a protected folder fails once per file). */
+const MAX_REPORTED = 10;
+
+/** Candidate paths on one output line: quoted strings, and the words and colon-separated parts that look like paths. */
+function candidates(line: string): string[] {
+  const out: string[] = [];
+  for (const m of line.matchAll(QUOTED)) out.push(m.slice(1).find((g) => g !== undefined)!);
+  for (const part of line.replace(QUOTED, ' ').split(/:\s|,\s|\s+/)) {
+    const p = part.replace(/^[([{<]+|[)\]}>:;,.]+$/g, '');
+    if (p && /[/.]/.test(p) && !/^\d/.test(p) && !/^https?:/.test(p)) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The refused writes `output` reports, each with what keeps its path read-only. `cwd`: where
+ * the command ran (relative paths are its); paths outside `root` are left out.
+ */
+export function refusedWrites(output: string, opts: { root: string; cwd?: string; config: GuardConfig; gitDirs?: string[] }): RefusedWrite[] {
+  if (!READ_ONLY.test(output)) return [];
+  const matcher = protectMatcher(opts.config);
+  const seen = new Set<string>();
+  const out: RefusedWrite[] = [];
+  for (const line of output.split('\n')) {
+    if (!READ_ONLY.test(line)) continue;
+    for (const c of candidates(line)) {
+      const abs = resolve(opts.cwd ?? opts.root, c);
+      const rel = relative(opts.root, abs);
+      if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || seen.has(rel)) continue;
+      const rule = matcher.ruleFor(rel);
+      let found: RefusedWrite | undefined;
+      if (rule) found = { path: rel, rule: rule.id, why: `protected by rule ${rule.id}: ${rule.message}` };
+      else if (guardOwnedPath(rel)) found = { path: rel, why: "hermesd's guard reads it (the repository config, hook managers' and agents' files): only the user changes it" };
+      else if (rel === '.git' || rel.startsWith('.git/') || opts.gitDirs?.some((d) => abs === d || abs.startsWith(d + '/'))) {
+        found = { path: rel, why: "in the git directory only git's own state (objects, refs, the index…) is writable: use git commands, not file writes" };
+      }
+      if (!found) continue;
+      seen.add(rel);
+      out.push(found);
+      if (out.length >= MAX_REPORTED) return out;
+    }
+  }
+  return out;
+}
+
+/** One line per refused write, for the tool result. */
+export function describeRefusedWrites(refused: RefusedWrite[]): string {
+  return refused.map((r) => `${r.path} is read-only in the sandbox: ${r.why}`).join('\n');
+}
