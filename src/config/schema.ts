@@ -7,6 +7,11 @@
 import picomatch from 'picomatch';
 import { z } from 'zod';
 
+// Parsed once or a few times per process (a config, a hook's question): zod's JIT, which
+// compiles each object schema with `new Function` on its first parse, costs more than it
+// saves here — about 15 ms of a cold daemon's first verdict.
+z.config({ jitless: true });
+
 /** Seed budget for MEMORY.md (chars): enough for a handful of durable facts, small enough to sit in every prompt. */
 export const MEMORY_CHAR_LIMIT = 2200;
 /** Seed budget for USER.md (chars). */

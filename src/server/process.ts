@@ -12,7 +12,7 @@ import { createApiServer } from './http.js';
 import { statusRoutes } from './routes/status.js';
 import type { Services } from './services/index.js';
 import type { Route } from './route.js';
-import { writeFileAtomicSync } from '../storage/atomic.js';
+import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
 import { prepareSocketDir } from '../storage/private-dir.js';
 import type { DaemonInfo } from '../protocol/daemon.js';
@@ -79,6 +79,10 @@ function idleMsOf(services: Services, env: NodeJS.ProcessEnv): number {
 /** Runs the daemon of the work tree at `cwd`. */
 export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const ready = readyPipe(env);
+  // What judges is read from disk while the lock is taken and the socket bound: a cold daemon's
+  // first question waits for it (a daemon that finds another holding the lock exits all the same).
+  const servicesModule = import('./services/index.js');
+  servicesModule.catch(() => undefined);
   let paths: RepoPaths;
   try {
     paths = resolvePaths(cwd, env);
@@ -122,7 +126,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   // The services load right after the socket answers; a question that comes first waits for them.
   let loading: Promise<Services> | undefined;
   const services = () =>
-    (loading ??= import('./services/index.js').then(({ servicesOf }) => {
+    (loading ??= servicesModule.then(({ servicesOf }) => {
       const s = servicesOf(ctx, { agentSocket });
       loaded = s;
       return s;
@@ -161,7 +165,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   // The socket first: the sh runners read it with builtins, line by line, and stop there.
   const info: DaemonInfo = { socket: paths.socket, pid: process.pid, version: VERSION, root: paths.root, startedAt: ctx.startedAt.toISOString() };
   try {
-    writeFileAtomicSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
+    writeRuntimeFileSync(paths.daemonJson, JSON.stringify(info, null, 2) + '\n');
   } catch (err) {
     // A full disk: the starting client still has the socket from the pipe; later clients find none recorded and start one, which waits for this lock.
     log.warn('daemon.json not written', { error: String(err) });

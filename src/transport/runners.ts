@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from '../storage/atomic.js';
+import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { clientPath, settingsPath } from '../paths/index.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, DAEMON_NODE_FLAGS, PACKAGE_ROOT } from '../version.js';
 
@@ -90,5 +90,5 @@ export function writeRunnerSettings(gitDir: string, s: RunnerSettings): void {
   } catch {
     // not written yet
   }
-  writeFileAtomicSync(file, text, 0o644);
+  writeRuntimeFileSync(file, text, 0o644);
 }
