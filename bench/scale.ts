@@ -68,22 +68,27 @@ function cpuMs(pid: number): number {
 }
 /**
  * The time git spent in hooks during one command, from its trace2 events: every hook child
- * the command itself started (pre-commit, post-commit…), start to exit. A git run inside a
+ * the command itself started (pre-commit, post-commit…), start to exit (`all`), and its
+ * pre-commit hook alone (`pre`: what the goal of issue 29 is stated on). A git run inside a
  * hook writes events of its own (a nested session id); they are not counted twice.
  */
-function hookTime(traceFile: string): number {
-  const hooks = new Set<number>();
+function hookTime(traceFile: string): { all: number; pre: number } {
+  const hooks = new Map<number, string>();
   let top: string | undefined;
-  let total = 0;
+  let all = 0;
+  let pre = 0;
   for (const line of readFileSync(traceFile, 'utf8').split('\n')) {
     if (!line) continue;
-    const e = JSON.parse(line) as { event: string; sid: string; child_id?: number; child_class?: string; t_rel?: number };
+    const e = JSON.parse(line) as { event: string; sid: string; child_id?: number; child_class?: string; hook_name?: string; t_rel?: number };
     top ??= e.sid;
     if (e.sid !== top) continue;
-    if (e.event === 'child_start' && e.child_class === 'hook') hooks.add(e.child_id!);
-    else if (e.event === 'child_exit' && hooks.has(e.child_id!)) total += e.t_rel! * 1000;
+    if (e.event === 'child_start' && e.child_class === 'hook') hooks.set(e.child_id!, e.hook_name ?? '');
+    else if (e.event === 'child_exit' && hooks.has(e.child_id!)) {
+      all += e.t_rel! * 1000;
+      if (hooks.get(e.child_id!) === 'pre-commit') pre += e.t_rel! * 1000;
+    }
   }
-  return total;
+  return { all, pre };
 }
 
 /** Linux's USER_HZ, the unit of /proc's times. */
@@ -152,6 +157,7 @@ export const bench: Bench = {
         const variant = `${pattern}, ${venvName}`;
         const times = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
         const inHooks = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
+        const inPreCommit = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
         const trace = join(base, 'trace2.json');
         const before = (await staged())!;
         let cpuBefore = 0;
@@ -176,7 +182,9 @@ export const bench: Bench = {
             if (res.status !== 0) throw new Error(`${peer.name}, ${size} files: commit failed: ${(res.stderr || res.stdout).trim()}`);
             if (r >= 0) {
               times.get(peer.kind)!.push(dt);
-              inHooks.get(peer.kind)!.push(hookTime(trace));
+              const spent = hookTime(trace);
+              inHooks.get(peer.kind)!.push(spent.all);
+              inPreCommit.get(peer.kind)!.push(spent.pre);
             }
             await sleep(peer.kind === 'hermesd' ? HERMESD_AFTER_MS : SETTLE_MS);
           }
@@ -191,23 +199,26 @@ export const bench: Bench = {
         const ratio = added('hermesd') / added('floor');
         const hooksOf = (k: Peer['kind']) => median(inHooks.get(k)!);
         const hooksRatio = hooksOf('hermesd') / hooksOf('floor');
+        const preOf = (k: Peer['kind']) => median(inPreCommit.get(k)!);
+        const preRatio = preOf('hermesd') / preOf('floor');
         (rows[variant] ??= []).push({
           'staged files': size,
           'no hook': ms(baseMed, 1),
           'sh floor added': ms(added('floor'), 1),
           'hermesd added': ms(added('hermesd'), 1),
           'hermesd ÷ floor': `${ratio.toFixed(2)}×`,
-          'in hooks: floor / hermesd': `${hooksOf('floor').toFixed(1)} / ${hooksOf('hermesd').toFixed(1)} ms = ${hooksRatio.toFixed(2)}×`,
+          'pre-commit hook: floor / hermesd': `${preOf('floor').toFixed(1)} / ${preOf('hermesd').toFixed(1)} ms = ${preRatio.toFixed(2)}×`,
+          'all hooks: floor / hermesd': `${hooksOf('floor').toFixed(1)} / ${hooksOf('hermesd').toFixed(1)} ms = ${hooksRatio.toFixed(2)}×`,
           'kept verdict served': `${after.hits - before.hits} of ${after.hits - before.hits + after.misses - before.misses}`,
           'daemon CPU per commit': ms(cpuPerCommit, 0),
         });
         const goal = GOAL_AT[size];
         if (goal !== undefined) {
           goals.push({
-            measure: `pre-commit added time, ${size} staged files, all hermesd hooks, ÷ the sh floor (${variant})`,
-            result: `${ratio.toFixed(2)}× (${added('hermesd').toFixed(1)} vs ${added('floor').toFixed(1)} ms; time in the hooks ${hooksRatio.toFixed(2)}×)`,
+            measure: `pre-commit hook, ${size} staged files, ÷ the sh floor's (git's trace2 time, ${variant})`,
+            result: `${preRatio.toFixed(2)}× (${preOf('hermesd').toFixed(1)} vs ${preOf('floor').toFixed(1)} ms); the whole commit with all hermesd's hooks ${ratio.toFixed(2)}× the floor's added time (${added('hermesd').toFixed(1)} vs ${added('floor').toFixed(1)} ms)`,
             goal: `≤ ${goal}×`,
-            met: ratio <= goal,
+            met: preRatio <= goal,
           });
         }
       }
@@ -235,7 +246,7 @@ export const bench: Bench = {
       starts.push({ process: what, 'median start to exit': ms(median(t), 2) });
     }
     for (const [variant, r] of Object.entries(rows)) printTable(`pre-commit added time by commit size, ${SIZES.map((n) => `${runsAt(n)}`).join('/')} commits per peer at ${SIZES.join('/')} files, peers in turn (${variant})`, r);
-    printNote(`Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round); "in hooks" = the median time git spent in hook children (its trace2 events). The sh floor: ${GREP_HOOK.split('\n')[1]}`);
+    printNote(`Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round); "pre-commit hook" and "all hooks" = the median time git spent in its pre-commit hook, and in all its hook children (trace2 events): hermesd runs a post-commit hook too (the audit and the commit's evidence), the floor none. The goal (issue 29) is on the pre-commit hook. The sh floor: ${GREP_HOOK.split('\n')[1]}`);
     printNote('hermesd\'s pre-commit asks its daemon through hermesd\'s client (one small C process), and the daemon serves the verdict it judged when the index changed where it has one; "kept verdict served" counts those answers (the rest were judged in full, in the hook: what "at once" measures).');
     printTable('one process started and ended, 21 times each (what a hook pays per process it starts)', starts);
     if (dropped) printNote(`${dropped} status request(s) of the bench itself were dropped by a busy daemon and asked again.`);

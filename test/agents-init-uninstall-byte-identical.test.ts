@@ -298,6 +298,48 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(readFileSync(join(repo, '.codex/config.toml'), 'utf8')).toBe(withHooks);
   });
 
+  it("writes the paths rules protect into Claude Code's sandbox (denyWrite), keeps the user's, follows the rules at the next init, and gives the file back byte for byte", async () => {
+    const rules = (protects: string) => `rules:\n${protects}`;
+    const GEN = '  - id: generated-files\n    message: Run the generator.\n    protect: ["gen/**"]\n';
+    const LOCK = '  - id: lock\n    message: Do not edit.\n    protect: ["schema.lock", "docs/**/*.md"]\n';
+    const REGEN = '  - id: regen\n    message: Regenerate.\n    protect: ["out/**"]\n    generator: "npm run gen"\n';
+    const deny = () => (parseJsonc(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).value as any).sandbox?.filesystem?.denyWrite;
+
+    // A settings file without a sandbox: hermesd creates the containers, and takes them out again.
+    writeFileSync(join(repo, '.hermes/config.yaml'), rules(GEN + LOCK + REGEN));
+    const before = bytes();
+    const init = await t.cli(['init', '--agents', 'claude'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    expect(deny()).toEqual(['./gen', './schema.lock']);
+    // A glob the sandbox cannot take, and a generator's files (the agent may run the generator), are left to hermesd's checks, and said so.
+    expect(init.stdout).toContain('sandbox.filesystem.denyWrite');
+    expect(init.stdout).toContain('docs/**/*.md, out/**');
+    // One rule fewer: its path comes out at the next init; none left: the containers go too.
+    writeFileSync(join(repo, '.hermes/config.yaml'), rules(LOCK));
+    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    expect(deny()).toEqual(['./schema.lock']);
+    writeFileSync(join(repo, '.hermes/config.yaml'), 'rules: []\n');
+    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    expect(deny()).toBeUndefined();
+    expect((parseJsonc(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).value as any).sandbox).toBeUndefined();
+    writeFileSync(join(repo, '.hermes/config.yaml'), rules(GEN));
+    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    writeFileSync(join(repo, '.hermes/config.yaml'), rules(GEN + LOCK + REGEN));
+    expect(bytes()).toEqual(before);
+
+    // A user's own sandbox settings: their entries stay, hermesd's go after them and come out alone.
+    const mine = CLAUDE.replace('\t"env":', '\t"sandbox": { "enabled": true, "filesystem": { "denyWrite": ["~/.kube", "./gen"] } },\n\t"env":');
+    writeFileSync(join(repo, '.claude/settings.json'), mine);
+    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    expect(deny()).toEqual(['~/.kube', './gen', './schema.lock']);
+    writeFileSync(join(repo, '.hermes/config.yaml'), rules(REGEN));
+    expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+    expect(deny()).toEqual(['~/.kube', './gen']);
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).toBe(mine);
+  });
+
   it('refuses a config it cannot read, naming the file, and writes nothing', async () => {
     writeFileSync(join(repo, '.cursor/hooks.json'), '{ "version": 1, "hooks": { ');
     const before = bytes();

@@ -10,6 +10,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeProbe } from '../src/guard/git-probe.js';
 import { findRealGit } from '../src/git/real-git.js';
+import { cleanGitEnv } from '../src/git/env.js';
+import { judgeTool } from '../src/integrations/judge.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 describe('the git probe of core.hooksPath', () => {
@@ -47,5 +49,17 @@ describe('the git probe of core.hooksPath', () => {
     writeFileSync(join(repo, 'other.cfg'), '[pull]\n\trebase = true\n');
     expect(makeProbe(recordingGit, [], repo, { ...t.env, GIT_CONFIG_GLOBAL: join(repo, 'other.cfg') }).hooksPathOverridden()).toBe(false);
     expect(runs()).toBe(8);
+  });
+
+  it("an agent's `git commit` judged by the daemon runs no git: the judge's own environment (its stored view of the repository, GIT_CONFIG_COUNT…) is not the invocation's config", () => {
+    const gitEnv = cleanGitEnv(t.env);
+    expect(gitEnv.GIT_CONFIG_COUNT).toBeDefined();
+    const jc = { root: repo, config: { rules: [] }, gitBin: recordingGit, gitEnv, home: dirname(repo) };
+    expect(judgeTool(jc, { kind: 'shell', command: 'git add -A && git commit -m x', cwd: repo }, repo)).toBeUndefined();
+    expect(runs()).toBe(0);
+    // Config the command itself brings is still asked about.
+    const cfg = join(repo, 'hooks.cfg');
+    expect(judgeTool(jc, { kind: 'shell', command: `GIT_CONFIG_GLOBAL=${cfg} git commit -m x`, cwd: repo }, repo)?.message).toMatch(/hooks/i);
+    expect(runs()).toBe(2);
   });
 });

@@ -49,3 +49,30 @@ export function confinedCommand(o: { bwrap: string; readOnly: string[]; gitDir: 
   const run = ['--die-with-parent', '--', '/bin/sh', '-c', o.command];
   return `${bwrap} --dev-bind / / /bin/true 2>/dev/null && exec ${bwrap} ${[...mounts, ...run].map(shq).join(' ')}; exec /bin/sh -c ${shq(o.command)}`;
 }
+
+/** A glob character: a pattern holding one is not a path the agents' own sandboxes can take. */
+const GLOB = /[*?[\]{}()!+@]/;
+
+/**
+ * What rules protect, as paths an agent's own sandbox can refuse to write: Claude Code's
+ * `sandbox.filesystem.denyWrite` takes paths, not globs (on Linux a glob is not expanded), and a
+ * directory there covers everything under it. A `protect` pattern that is a path, or a folder
+ * with everything under it (`gen/**`), becomes `./<path>` (relative to the folder Claude Code
+ * runs in, the work tree's root, where it reads the project's settings); a rule with a generator
+ * (its files are rewritten by a command the agent may run) or with `exclude` (part of the folder
+ * stays writable) is left to hermesd's own checks, as is any other glob (`skipped`).
+ */
+export function agentSandboxDenyWrite(config: GuardConfig): { paths: string[]; skipped: string[] } {
+  const paths = new Set<string>();
+  const skipped: string[] = [];
+  for (const rule of config.rules ?? []) {
+    for (const pattern of rule.protect ?? []) {
+      const folder = /^(.*?)\/\*\*(\/\*)?$/.exec(pattern)?.[1];
+      const path = folder ?? pattern;
+      const ok = !rule.generator && !(rule.exclude ?? []).length && path !== '' && !GLOB.test(path) && !path.startsWith('/') && !path.split('/').includes('..');
+      if (ok) paths.add(`./${path.replace(/^\.\//, '').replace(/\/+$/, '')}`);
+      else skipped.push(pattern);
+    }
+  }
+  return { paths: [...paths].sort(), skipped };
+}

@@ -25,7 +25,11 @@ export function withoutConfigOverrides(globals: string[], env: NodeJS.ProcessEnv
   return { globals: g, env: e };
 }
 
-export function makeProbe(gitBin: string, globals: string[], cwd: string, env: NodeJS.ProcessEnv): GitProbe {
+/**
+ * `invocation`: the variables the invocation itself sets (`GIT_CONFIG_COUNT=1 … git commit`), when
+ * `env` also holds the judge's own (its stored view of the repository); default `env`.
+ */
+export function makeProbe(gitBin: string, globals: string[], cwd: string, env: NodeJS.ProcessEnv, invocation: NodeJS.ProcessEnv = env): GitProbe {
   const q = (args: string[], e: NodeJS.ProcessEnv = env, g: string[] = globals) => runGit(gitBin, [...g, ...args], { cwd, env: { ...e, GIT_OPTIONAL_LOCKS: '0' } });
   const out = (args: string[]) => {
     const r = q(args);
@@ -56,10 +60,11 @@ export function makeProbe(gitBin: string, globals: string[], cwd: string, env: N
       return q(['rev-parse', '--verify', '-q', `${arg}^{commit}`]).code === 0;
     },
     hooksPathOverridden() {
-      const clean = withoutConfigOverrides(globals, env);
       // Nothing of this invocation's own (-c, --config-env, GIT_CONFIG_*): both questions would
       // be the same one, so no git runs (two of them cost an agent's `git commit` ~7 ms here).
-      if (clean.globals.length === globals.length && Object.keys(clean.env).length === Object.keys(env).length) return false;
+      const mine = withoutConfigOverrides(globals, invocation);
+      if (mine.globals.length === globals.length && Object.keys(mine.env).length === Object.keys(invocation).length) return false;
+      const clean = withoutConfigOverrides(globals, env);
       const asInvoked = q(['config', '--get', 'core.hooksPath']);
       const own = q(['config', '--get', 'core.hooksPath'], clean.env, clean.globals);
       return asInvoked.stdout.trim() !== own.stdout.trim();

@@ -277,7 +277,10 @@ function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
  */
 const CODEX_MCP = { command: 'sh', args: ['-c', `exec sh "$(git rev-parse --show-toplevel)/${MCP_STUB}"`], env_vars: [...FORWARDED_ENV] };
 
-export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean }): JsonPlan[] {
+/** Where Claude Code's sandbox takes the paths its commands may not write (docs/agents.md, "Shell calls, confined"). */
+export const CLAUDE_DENY_WRITE = ['sandbox', 'filesystem', 'denyWrite'];
+
+export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean; denyWrite?: readonly string[] }): JsonPlan[] {
   const entries = hookEntries(agent);
   // Where an event has two entries, each is told from the other by its reading; a single entry is hermesd's entry of that event, whichever it was.
   const split = new Set(entries.filter((e, i) => entries.findIndex((x) => x.event === e.event) !== i).map((e) => e.event));
@@ -288,7 +291,7 @@ export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean })
   const mcp = (a: Exclude<AgentName, 'codex'>): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(a) });
   switch (agent) {
     case 'claude':
-      return [hooks('.claude/settings.json'), { file: '.mcp.json', additions: [mcp(agent)] }];
+      return [hooks('.claude/settings.json', (opts.denyWrite ?? []).map((value) => ({ path: CLAUDE_DENY_WRITE, value }))), { file: '.mcp.json', additions: [mcp(agent)] }];
     case 'codex':
       return opts.codexHooksInToml ? [] : [hooks('.codex/hooks.json')];
     case 'cursor':
@@ -470,6 +473,8 @@ export type AgentsInstallOptions = {
   cliPath: string;
   timeoutMs: number;
   onUnavailable: 'allow' | 'block';
+  /** What rules protect, as Claude Code's sandbox takes it (guard/agent-shell.ts agentSandboxDenyWrite). */
+  denyWrite?: readonly string[];
 };
 
 export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsInstallReport {
@@ -532,7 +537,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
       } else codexHooksInToml = JSON.stringify(parseToml(w.text, '.codex/config.toml').hooks ?? null).includes(AGENT_STUB);
       if (codexHooksInToml) report.notes.push("Codex: hermesd's hooks went to [hooks] in .codex/config.toml, where yours are (a .codex folder with both hooks.json and [hooks] makes Codex warn at every start)");
     }
-    for (const plan of jsonPlans(agent, { codexHooksInToml })) {
+    for (const plan of jsonPlans(agent, { codexHooksInToml, denyWrite: opts.denyWrite })) {
       const w = current(plan.file, 'json');
       if (w.text.trim() === '' && w.rec.before === null) w.text = '{}\n';
       for (const add of plan.additions) {
@@ -554,6 +559,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
         w.text = r.text;
         w.rec.entries.push(r.entry);
       }
+      if (agent === 'claude' && plan.file === '.claude/settings.json') w.text = dropStaleDenyWrite(w.rec, w.text, plan.file, opts.denyWrite ?? []);
       // What the merge did must be undone exactly by the uninstall path, on the parsed values.
       const original = w.rec.before === null ? '{}' : Buffer.from(w.rec.before, 'base64').toString('utf8');
       const undone = removeJsonEntries(w.text, plan.file, w.rec.entries).text;
@@ -593,6 +599,21 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   report.commit = state.files.map((f) => f.path).filter((p) => existsSync(join(root, p)));
   for (const a of report.agents) report.notes.push(trustNote(a, root));
   return report;
+}
+
+/**
+ * The sandbox paths an earlier init wrote that no rule protects now come out (after this init's
+ * entries went in); the containers such an entry created pass to an entry still there, or go
+ * with the last one, so that uninstall still gives the file back as it was.
+ */
+function dropStaleDenyWrite(rec: FileRecord, text: string, file: string, wanted: readonly string[]): string {
+  const here = (e: JsonEntry) => deepEqual(e.path, CLAUDE_DENY_WRITE) && e.key === undefined;
+  const stale = rec.entries.filter((e) => here(e) && !wanted.includes(e.value as string));
+  if (!stale.length) return text;
+  const heir = rec.entries.find((e) => here(e) && !stale.includes(e));
+  rec.entries = rec.entries.filter((e) => !stale.includes(e));
+  if (heir) heir.created.push(...stale.flatMap((e) => e.created));
+  return removeJsonEntries(text, file, stale.map((e) => (heir ? { ...e, created: [] } : e))).text;
 }
 
 function trustNote(agent: AgentName, root: string): string {

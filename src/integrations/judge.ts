@@ -205,7 +205,7 @@ function judgeShell(jc: JudgeContext, command: string, cwd: string, depth: numbe
     if (inRepo(jc.root, call.cwd) === undefined) continue;
     const { globals } = parseGlobal(call.argv);
     const env = { ...jc.gitEnv, ...call.env };
-    const verdict = judgeGit({ argv: call.argv, env: call.env, policy, probe: makeProbe(jc.gitBin, globals, call.cwd, env) });
+    const verdict = judgeGit({ argv: call.argv, env: call.env, policy, probe: makeProbe(jc.gitBin, globals, call.cwd, env, call.env) });
     if (verdict.action === 'refuse') {
       return { rule: `guard.gitPolicy.${verdict.policy}`, message: `${prefix}Refused \`${call.text}\`: ${verdict.message}` };
     }

@@ -41,8 +41,8 @@ export type WatcherOptions = {
   home: string;
   onChange: (kinds: ReadonlySet<ChangeKind>) => void;
   onError?: (err: unknown) => void;
-  /** Called for every event as it comes, before any debounce or pause (it must do no I/O): the daemon's status reads afresh after it. */
-  onEvent?: () => void;
+  /** Called for every event as it comes, before any debounce or pause (it must do no I/O), with the path that changed where there is one: the daemon's status reads afresh after it. */
+  onEvent?: (path?: string) => void;
   /** Watch every tracked directory for dirty counts (default true). */
   tree?: boolean;
   /** `$HERMES_HOME/projects/<id>`: the repository's own MEMORY.md. */
@@ -238,7 +238,7 @@ export class RepoWatcher {
   }
 
   private onPath(path: string): void {
-    this.opts.onEvent?.();
+    this.opts.onEvent?.(path);
     const kind = this.classify(path);
     if (kind) this.note(kind);
   }

@@ -22,7 +22,7 @@ type RunnerSettings = import('../../transport/runners.js').RunnerSettings;
  * for `hermesd config approve`, as in the daemon. A broken config: the last approved guard
  * settings (the daemon judges with the last valid config too), else the defaults.
  */
-async function runnerSettings(repo: { root: string }): Promise<RunnerSettings> {
+async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & { denyWrite: { paths: string[]; skipped: string[] } }> {
   const { loadConfig } = await import('../../config/load.js');
   const { DEFAULTS } = await import('../../config/schema.js');
   const { applyApproval, holdLoosenings, readApproval } = await import('../../guard/approval.js');
@@ -33,13 +33,21 @@ async function runnerSettings(repo: { root: string }): Promise<RunnerSettings> {
     const approved = readApproval(hermesHome(), repo.root);
     if (approved) config = holdLoosenings(DEFAULTS, approved.settings);
   }
-  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents } };
+  const { agentSandboxDenyWrite } = await import('../../guard/agent-shell.js');
+  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents }, denyWrite: agentSandboxDenyWrite(config) };
 }
 
-async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: RunnerSettings): Promise<AgentsReport> {
+async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: Awaited<ReturnType<typeof runnerSettings>>): Promise<AgentsReport> {
   const { installAgents, parseAgentList } = await import('../../integrations/install.js');
   const agents = parseAgentList(list, repo.root);
-  return installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents });
+  const report = installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents, denyWrite: settings.denyWrite.paths });
+  if (report.agents.includes('claude') && settings.denyWrite.paths.length) {
+    report.notes.push(`Claude Code: the protected paths ${settings.denyWrite.paths.join(', ')} are in sandbox.filesystem.denyWrite of .claude/settings.json; they hold at the OS level once its sandbox is on (/sandbox, or "sandbox": {"enabled": true})`);
+  }
+  if (report.agents.includes('claude') && settings.denyWrite.skipped.length) {
+    report.notes.push(`Claude Code's sandbox (sandbox.filesystem.denyWrite) takes paths, not these protect patterns: ${settings.denyWrite.skipped.join(', ')}; hermesd's own checks hold them`);
+  }
+  return report;
 }
 
 function agentLines(r: AgentsReport): string[] {

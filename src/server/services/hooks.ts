@@ -22,6 +22,7 @@ import { NotFound, UsageError } from '../../errors/index.js';
 import { backupsDir, clientPath, keptBackupDir } from '../../paths/index.js';
 import { clientProblem } from '../../transport/build.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../githooks/backup.js';
+import { readCommitObject } from '../../git/objects.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../githooks/evidence.js';
 import { attemptStart, isAttemptId, processStart } from '../../githooks/attempt.js';
 import { stagedTreeOf } from '../../git/index-file.js';
@@ -148,8 +149,11 @@ export class HookService {
         return { hook, ok: true, exitCode: 0, message: '' };
       case 'post-commit': {
         const at = await this.placeOf(req);
-        const commit = await readCommit(root, at.head, this.ctx.paths);
-        const evidence = this.later(hook, async () => postCommitEvidence(root, at, commit));
+        // The audit needs the commit's id and tree, read from git's files; the evidence's list of
+        // files (a git process) is read after the answer, which git waits for.
+        const object = OBJECT_ID.test(at.head) ? readCommitObject(this.ctx.paths, at.head) : undefined;
+        const commit = object ? { sha: at.head, tree: object.tree } : await readCommit(root, at.head, this.ctx.paths);
+        const evidence = this.later(hook, async () => postCommitEvidence(root, at, await readCommit(root, commit.sha, this.ctx.paths)));
         // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
         const since = this.deps.guard.refTipsSinceLastLook();
         const audit = await this.auditCommit(config, commit.sha, commit.tree, req, since);
@@ -289,6 +293,8 @@ export class HookService {
   private later(hook: string, evidence: () => Promise<Evidence>, opts: { group?: string } = {}): HookResult {
     const job = this.evidenceQueue.then(async () => {
       try {
+        // The hook's answer goes out first: git waits for it, not for the evidence.
+        await new Promise((r) => setImmediate(r));
         const e = await evidence();
         if (opts.group) this.recordGrouped(hook, opts.group, e);
         else this.record(hook, e);
@@ -410,7 +416,7 @@ const HEALTH_TTL_MS = 2_000;
 
 /**
  * Keeps the staged verdict ready: after the index or HEAD moved (the watcher's
- * 'workspace-changed', a hook's end), the default index is judged in the background, one
+ * 'workspace-changed', a hook's end; the index's own write at once, 'index-written'), the default index is judged in the background, one
  * judgement at a time, so the next pre-commit finds its answer. Only where the pre-commit
  * judges rules; a stat and HEAD's files decide whether anything moved.
  */
@@ -442,6 +448,14 @@ function judgeAhead(ctx: DaemonContext, service: HookService, config: ConfigServ
       });
   };
   ctx.events.on('workspace-changed', run);
+  // The index just written: judged on the next turn of the loop, ahead of a commit that follows at once.
+  let soon: NodeJS.Immediate | undefined;
+  ctx.events.on('index-written', () => {
+    soon ??= setImmediate(() => {
+      soon = undefined;
+      run();
+    });
+  });
   const anew = () => {
     service.staged.forget();
     run();

@@ -5,6 +5,7 @@
  * stream (GET /v1/events) hands to clients.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DaemonContext } from '../context.js';
 import type { StreamedEvent } from '../../protocol/events.js';
 import { inotifyWatchCount } from '../../watcher/inotify.js';
@@ -40,6 +41,7 @@ export class WatcherService {
     } catch (err) {
       ctx.log.warn('could not create HERMES_HOME for watching', { home: ctx.home, error: String(err) });
     }
+    const indexFile = join(ctx.paths.gitDir, 'index');
     const watcher = new RepoWatcher({
       root: ctx.root,
       gitDir: ctx.paths.gitDir,
@@ -53,7 +55,12 @@ export class WatcherService {
         for (const k of kinds) ctx.events.emit(EVENT_OF[k]);
       },
       onError: (err) => ctx.log.warn('watcher error', { error: String(err) }),
-      onEvent: () => ctx.changed(),
+      onEvent: (path) => {
+        ctx.changed();
+        // The index written (`git add`): the staged verdict is judged ahead at once, not after the
+        // debounce, so that a commit right behind it (`git add -A && git commit`) finds it in flight.
+        if (path === indexFile) ctx.events.emit('index-written');
+      },
     });
     this.watcher = watcher;
     const onHookStart = (e?: { hook?: string }) => watcher.hold(`hook ${e?.hook ?? ''}`.trim());
