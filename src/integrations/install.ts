@@ -290,8 +290,12 @@ export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean; d
   });
   const mcp = (a: Exclude<AgentName, 'codex'>): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(a) });
   switch (agent) {
-    case 'claude':
-      return [hooks('.claude/settings.json', (opts.denyWrite ?? []).map((value) => ({ path: CLAUDE_DENY_WRITE, value }))), { file: '.mcp.json', additions: [mcp(agent)] }];
+    case 'claude': {
+      // The sandbox's paths after the hooks: a settings file reads hooks first, as before.
+      const plan = hooks('.claude/settings.json');
+      plan.additions.push(...(opts.denyWrite ?? []).map((value) => ({ path: CLAUDE_DENY_WRITE, value })));
+      return [plan, { file: '.mcp.json', additions: [mcp(agent)] }];
+    }
     case 'codex':
       return opts.codexHooksInToml ? [] : [hooks('.codex/hooks.json')];
     case 'cursor':

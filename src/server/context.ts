@@ -30,7 +30,7 @@ class DaemonEvents extends EventEmitter {
  */
 export class DaemonContext {
   readonly startedAt = new Date();
-  /** Events between services (the names in src/protocol/events.ts, and 'hook-start' / 'hook-end' / 'started' / 'index-written'). */
+  /** Events between services (the names in src/protocol/events.ts, and 'hook-start' / 'hook-end' / 'started' / 'index-written' / 'config-loaded'). */
   readonly events: EventEmitter = new DaemonEvents(() => this.changed());
   /** Counts requests in flight, so the idle timer never stops a daemon that is working. */
   busy = 0;

@@ -69,6 +69,9 @@ export class ConfigService {
       this.state = { stamp, error };
       this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });
     }
+    // Whoever read the files first (a hook's judgement, a status answer, the watcher's event):
+    // what follows the config (the runners' settings) follows it now, watcher or not.
+    this.ctx.events.emit('config-loaded');
     return this.state;
   }
 
@@ -126,7 +129,7 @@ export function createConfigService(ctx: DaemonContext): ConfigService {
     }
   };
   settings();
-  ctx.events.on('config-changed', settings);
+  ctx.events.on('config-loaded', settings);
   const seen = ctx.oncePerStatus(() => service.seen());
   ctx.report('config', () => seen().status);
   ctx.warningSources.push(() => {
