@@ -66,6 +66,10 @@ function deliveredTask(ev: AgentEvent): boolean {
 
 export type HandledHook = { answer: Answer; event: AgentEvent; decision: 'deny' | 'rewrite' | 'context' | 'none'; rule?: string };
 
+/** After a tool call, the transcript is read once no other call came for this long… */
+const POST_TOOL_INGEST_QUIET_MS = 1_000;
+/** …or once reads have waited this long (an agent that never pauses). */
+const POST_TOOL_INGEST_MAX_MS = 10_000;
 /** A shell call's snapshot waits this long for its post-tool event. */
 const PENDING_CALL_TTL_MS = 60 * 60_000;
 /** At most this many shell calls' snapshots are kept (parallel calls, events that never came). */
@@ -291,7 +295,7 @@ export class AgentHookService {
       if (ev.kind !== 'session-start') this.ctx.log.info('agent transcript not read', { agent: ev.agent, reason: problem });
       return;
     }
-    this.queue(path, () => {
+    const work = () => {
       const db = this.deps.sessions();
       const r = ingestTranscript(db, { path, agent: ev.agent, repo: this.ctx.root, ...(ev.sessionId ? { agentSessionId: ev.sessionId } : {}) });
       if (r.stored || r.skipped) this.ctx.log.info('agent transcript read', { agent: ev.agent, session: r.sessionId, stored: r.stored, skipped: r.skipped });
@@ -300,7 +304,36 @@ export class AgentHookService {
         const stopped: AgentStopped = { sessionId: r.sessionId, source: SOURCE_OF[ev.agent], event: ev.event };
         this.ctx.events.emit('agent-stopped', stopped);
       }
-    });
+    };
+    // After a tool call the transcript is read once the calls pause (a turn's calls read
+    // together, not each beside the next call on a machine the agent also runs on); any other
+    // event reads it at once, and that read covers what the deferred one would have.
+    if (ev.kind === 'post-tool') return this.defer(path, work);
+    this.deferred.get(path)?.cancel();
+    this.queue(path, work);
+  }
+
+  /** Post-tool reads waiting for the calls to pause, by transcript; `since`: when the first of them was asked for. */
+  private readonly deferred = new Map<string, { since: number; cancel(): void; fire(): void }>();
+
+  private defer(path: string, work: () => void): void {
+    const pending = this.deferred.get(path);
+    pending?.cancel();
+    const since = pending?.since ?? Date.now();
+    if (Date.now() - since >= POST_TOOL_INGEST_MAX_MS) return this.queue(path, work);
+    const timer = setTimeout(() => entry.fire(), POST_TOOL_INGEST_QUIET_MS);
+    const entry = {
+      since,
+      cancel: () => {
+        clearTimeout(timer);
+        if (this.deferred.get(path) === entry) this.deferred.delete(path);
+      },
+      fire: () => {
+        entry.cancel();
+        this.queue(path, work);
+      },
+    };
+    this.deferred.set(path, entry);
   }
 
   private queue(path: string, work: () => void): void {
@@ -328,6 +361,7 @@ export class AgentHookService {
 
   /** Resolves when every ingest queued so far has finished. */
   async settled(): Promise<void> {
+    for (const d of [...this.deferred.values()]) d.fire();
     while (this.ingests.size) await Promise.allSettled([...this.ingests.values()]);
   }
 
