@@ -246,4 +246,16 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
     expect(denied('claude', r), JSON.stringify(r)).toContain('src/generated/api.ts');
     gitIn(t, repo, 'status');
   });
+
+  it('reads a transcript after tool calls once they pause, and before the daemon stops: nothing is lost to the wait', async () => {
+    const transcript = join(home, 'deferred.jsonl');
+    copyFileSync(join(FIXTURES, 'claude-sample_session.jsonl'), transcript);
+    const payload = { ...base(), session_id: 'deferred', transcript_path: transcript, hook_event_name: 'PostToolUse', tool_name: 'Read', tool_input: { file_path: '/x' }, tool_response: {}, tool_use_id: 'toolu_d1' };
+    expect((await runHook(t, cmd.PostToolUse!, { cwd: repo, env: env(), payload })).code).toBe(0);
+    // Stopped at once, inside the pause the read waits for: the daemon reads it on its way out.
+    expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
+    expect((await t.cli(['start'], { cwd: repo })).code).toBe(0);
+    const rows = await transcripts(t, repo);
+    expect(rows.find((e) => e.path === transcript)?.stored).toBe(7);
+  });
 });

@@ -152,8 +152,9 @@ export class HookService {
         // The audit needs the commit's id and tree, read from git's files; the evidence's list of
         // files (a git process) is read after the answer, which git waits for.
         const object = OBJECT_ID.test(at.head) ? readCommitObject(this.ctx.paths, at.head) : undefined;
-        const commit = object ? { sha: at.head, tree: object.tree } : await readCommit(root, at.head, this.ctx.paths);
-        const evidence = this.later(hook, async () => postCommitEvidence(root, at, await readCommit(root, commit.sha, this.ctx.paths)));
+        const read = object ? undefined : await readCommit(root, at.head, this.ctx.paths);
+        const commit = read ?? { sha: at.head, tree: object!.tree };
+        const evidence = this.later(hook, async () => postCommitEvidence(root, at, read ?? (await readCommit(root, commit.sha, this.ctx.paths))));
         // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
         const since = this.deps.guard.refTipsSinceLastLook();
         const audit = await this.auditCommit(config, commit.sha, commit.tree, req, since);
