@@ -88,9 +88,9 @@ describe('the staged verdict kept ready is the full judgement', () => {
     expect((await compare()).violations).toEqual([]);
 
     writeFiles(repo, { 'src/keys.ts': `const k = "${KEY}";\n` });
-    ok(['add', 'src/keys.ts']);
-    // the daemon judges the new index by itself (the watcher saw it change)
+    // the daemon judges the new index by itself (the watcher saw it change; it starts at the index's write, so count from before it)
     const ahead = (await stats()).ahead;
+    ok(['add', 'src/keys.ts']);
     const deadline = Date.now() + 10_000;
     while ((await stats()).ahead === ahead && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect((await stats()).ahead).toBeGreaterThan(ahead);
