@@ -28,26 +28,29 @@ describe('the composition root closes services in the reverse of their build ord
   it('whatever order requests built them in, and builds nothing once closing', async () => {
     const orders: string[][] = [];
     for (const touch of [
-      (s: Services) => [s.agents, s.hooks, s.tasks, s.sessions, s.skills, s.watcher],
-      (s: Services) => [s.watcher, s.skills, s.sessions, s.tasks, s.hooks, s.agents],
+      (s: Services) => [s.agents, s.agentSessions, s.hooks, s.tasks, s.sessions, s.skills, s.watcher],
+      (s: Services) => [s.watcher, s.skills, s.sessions, s.tasks, s.hooks, s.agentSessions, s.agents],
     ]) {
       const repo = t.repo();
       const logFile = join(repo, '.git', 'services.log');
       const ctx = new DaemonContext(resolvePaths(repo, t.env), t.home, 'test', fileLogger(logFile), t.env);
       const services = new Services(ctx);
+      // Only the config and the judging of agents' tool calls are there before the rest of the code loads.
+      expect(() => services.sessions).toThrow(/before Services.loaded\(\)/);
+      await services.loaded();
       touch(services);
       await services.close();
       orders.push(closeOrder(logFile));
       // A late request must not reopen what shutdown closed.
       expect(() => services.prompt).toThrow(DaemonUnavailable);
     }
-    const expected = [...SERVICE_ORDER].reverse().filter((n) => ['agents', 'hooks', 'tasks', 'watcher', 'skills', 'sessions'].includes(n));
+    const expected = [...SERVICE_ORDER].reverse().filter((n) => ['agentSessions', 'hooks', 'tasks', 'watcher', 'skills', 'sessions'].includes(n));
     expect(orders).toEqual([expected, expected]);
     // The hooks drain before the tasks they start; tasks record their end before SessionDB closes.
     expect(expected.indexOf('hooks')).toBeLessThan(expected.indexOf('tasks'));
     expect(expected.indexOf('tasks')).toBeLessThan(expected.indexOf('sessions'));
     // Other agents' transcripts finish their ingest before SessionDB closes.
-    expect(expected.indexOf('agents')).toBeLessThan(expected.indexOf('sessions'));
+    expect(expected.indexOf('agentSessions')).toBeLessThan(expected.indexOf('sessions'));
   });
 
   it('a real daemon stopped over the API closes what its requests built, in that order', async () => {

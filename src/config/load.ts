@@ -4,7 +4,9 @@
  * environment (over both), and records where every effective value came from.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { Document, LineCounter, Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
 import { ConfigSchema, type HermesConfig } from './schema.js';
@@ -34,24 +36,47 @@ const LISTS_BY_ID = ['rules', 'checks'] as const;
 /** More issues than this in one file are summarised: the first ones are what to fix. */
 const MAX_REPORTED_ISSUES = 20;
 
-export type LoadOptions = { root?: string; home: string; env?: NodeJS.ProcessEnv };
+/**
+ * What a config file's text parsed to, kept by the daemon (parse-cache.ts): a file whose text
+ * is as last parsed is not parsed again, and its YAML parser need not load. `get` answers only
+ * for that exact text.
+ */
+export type ParseCache = { get(file: string, text: string): Record<string, unknown> | undefined; set(file: string, text: string, raw: Record<string, unknown>): void };
+
+export type LoadOptions = { root?: string; home: string; env?: NodeJS.ProcessEnv; cache?: ParseCache };
+
+let yamlModule: typeof Yaml | undefined;
+
+/**
+ * The YAML parser: the daemon imports it ahead (preloadYaml) unless each config file's text is in
+ * its parse cache, so that a cold daemon's first verdict does not wait for it; loaded here, at
+ * once, by whoever parses before that (the CLI, a daemon whose file changed meanwhile).
+ */
+function yaml(): typeof Yaml {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+}
+
+/** Imports the YAML parser (in the daemon's bundle, its own chunk) for the parses to come. */
+export async function preloadYaml(): Promise<void> {
+  const loaded = await import('yaml');
+  yamlModule ??= loaded;
+}
 
 /** The effective configuration; throws ConfigError naming file, line and key. */
 export function loadConfig(opts: LoadOptions): HermesConfig {
   return loadConfigWithOrigins(opts).config;
 }
 
-export function loadConfigWithOrigins({ root, home, env = process.env }: LoadOptions): LoadedConfig {
+export function loadConfigWithOrigins({ root, home, env = process.env, cache }: LoadOptions): LoadedConfig {
   const files: ConfigFile[] = [{ scope: 'user', file: userConfigPath(home), exists: false }];
   if (root) files.push({ scope: 'repository', file: repoConfigPath(root), exists: false });
 
-  const layers: Array<{ source: ConfigFile; raw: Record<string, unknown>; parsed: ParsedFile }> = [];
+  const layers: Array<{ source: ConfigFile; raw: Record<string, unknown>; parsed: ParsedFile; valid: HermesConfig }> = [];
   for (const source of files) {
-    const parsed = readConfigFile(source.file);
+    const parsed = readConfigFile(source.file, cache);
     if (!parsed) continue;
     source.exists = true;
-    validateFile(parsed);
-    layers.push({ source, raw: parsed.raw, parsed });
+    layers.push({ source, raw: parsed.raw, parsed, valid: validateFile(parsed) });
   }
 
   let merged: Record<string, unknown> = {};
@@ -65,7 +90,9 @@ export function loadConfigWithOrigins({ root, home, env = process.env }: LoadOpt
     fromEnv.set(key.join('.'), name);
   }
 
-  const result = ConfigSchema.safeParse(merged);
+  // One file and no environment: the file's own validation is the result (a cold daemon's first verdict waits for this).
+  const only = layers.length === 1 && fromEnv.size === 0 ? layers[0]!.valid : undefined;
+  const result = only ? ({ success: true, data: only } as const) : ConfigSchema.safeParse(merged);
   if (!result.success) {
     // Each file passed on its own, so what fails now came from the environment.
     const lines = result.error.issues.map((issue) => {
@@ -80,9 +107,10 @@ export function loadConfigWithOrigins({ root, home, env = process.env }: LoadOpt
   return { config, files, origins: originsOf(config, layers, fromEnv) };
 }
 
-type ParsedFile = { file: string; doc: Document; lines: LineCounter; raw: Record<string, unknown> };
+/** A file's text and what it parsed to; `tree`, the YAML document (positions for errors), parsed when first needed. */
+type ParsedFile = { file: string; text: string; raw: Record<string, unknown>; tree?: { doc: Document; lines: LineCounter } };
 
-function readConfigFile(file: string): ParsedFile | undefined {
+function readConfigFile(file: string, cache?: ParseCache): ParsedFile | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -91,7 +119,20 @@ function readConfigFile(file: string): ParsedFile | undefined {
     if (code === 'ENOENT') return undefined;
     throw new ConfigError(`${file}: cannot read the config file (${code ?? (err as Error).message}).`);
   }
-  return parseConfigText(file, text);
+  const raw = cache?.get(file, text);
+  if (raw) return { file, text, raw };
+  const parsed = parseConfigText(file, text);
+  cache?.set(file, text, parsed.raw);
+  return parsed;
+}
+
+/** The YAML document of a parsed file, for the positions of its problems. */
+function treeOf(parsed: ParsedFile): { doc: Document; lines: LineCounter } {
+  if (!parsed.tree) {
+    const lines = new (yaml().LineCounter)();
+    parsed.tree = { doc: yaml().parseDocument(parsed.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }), lines };
+  }
+  return parsed.tree;
 }
 
 /**
@@ -101,15 +142,14 @@ function readConfigFile(file: string): ParsedFile | undefined {
  */
 export function loadCommittedConfig(file: string, text: string): HermesConfig {
   const parsed = parseConfigText(file, text);
-  validateFile(parsed);
-  const config = ConfigSchema.parse(parsed.raw);
+  const config = validateFile(parsed);
   checkReferences(config, [{ raw: parsed.raw, parsed }]);
   return config;
 }
 
 function parseConfigText(file: string, text: string): ParsedFile {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const parsed: ParsedFile = { file, text, raw: {} };
+  const { doc, lines } = treeOf(parsed);
   const syntax = doc.errors[0];
   if (syntax) {
     let pos = syntax.linePos?.[0] ?? lines.linePos(syntax.pos[0]);
@@ -128,11 +168,12 @@ function parseConfigText(file: string, text: string): ParsedFile {
     });
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-  if (value === null || value === undefined) return { file, doc, lines, raw: {} };
+  if (value === null || value === undefined) return parsed;
   if (!isPlainObject(value)) {
     throw new ConfigError(`${file}:1:1: the top level must be a mapping of keys (rules:, checks:, hooks:, model:, …), not a ${Array.isArray(value) ? 'list' : typeof value}.`);
   }
-  return { file, doc, lines, raw: dropNulls(value) as Record<string, unknown> };
+  parsed.raw = dropNulls(value) as Record<string, unknown>;
+  return parsed;
 }
 
 /** `key:` with nothing after it (common after commenting out a block) means "not set". */
@@ -144,7 +185,8 @@ function dropNulls(value: unknown): unknown {
   return out;
 }
 
-function validateFile(parsed: ParsedFile): void {
+/** The file's config as the schema reads it alone; throws ConfigError naming each problem's line. */
+function validateFile(parsed: ParsedFile): HermesConfig {
   const issues: ConfigIssue[] = [];
   const result = ConfigSchema.safeParse(parsed.raw);
   if (!result.success) {
@@ -162,7 +204,8 @@ function validateFile(parsed: ParsedFile): void {
       } else seen.set(id, i);
     });
   }
-  if (issues.length > 0) throw configErrorOf(issues);
+  if (issues.length > 0 || !result.success) throw configErrorOf(issues);
+  return result.data;
 }
 
 function configErrorOf(issues: ConfigIssue[]): ConfigError {
@@ -190,13 +233,15 @@ function simplify(issue: z.core.$ZodIssue): string {
 }
 
 function issueAt(parsed: ParsedFile, path: Array<string | number>, message: string, atKey = false): ConfigIssue {
-  const offset = offsetOf(parsed.doc, path, atKey);
-  const pos = parsed.lines.linePos(offset);
+  const { doc, lines } = treeOf(parsed);
+  const offset = offsetOf(doc, path, atKey);
+  const pos = lines.linePos(offset);
   return { file: parsed.file, line: pos.line, column: pos.col, key: formatKey(path), message };
 }
 
 /** Source offset of the deepest node on `path` (of the key itself when `atKey`). */
 function offsetOf(doc: Document, path: Array<string | number>, atKey: boolean): number {
+  const { isMap, isScalar, isSeq } = yaml();
   let node: unknown = doc.contents;
   let offset = (doc.contents as YamlNode | null)?.range?.[0] ?? 0;
   for (let i = 0; i < path.length; i++) {

@@ -123,16 +123,20 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   // Every request and hook question keeps the daemon from exiting.
   let lastActivity = Date.now();
   let loaded: Services | undefined;
-  // The services load right after the socket answers; a question that comes first waits for them.
-  let loading: Promise<Services> | undefined;
-  const services = () =>
-    (loading ??= servicesModule.then(({ servicesOf }) => {
+  // The services load right after the socket answers; a question that comes first waits for
+  // them: a pre-tool-call question for the config and the judge only (judging()), every other
+  // one for all of them (services()).
+  let composing: Promise<Services> | undefined;
+  const judging = () =>
+    (composing ??= servicesModule.then(async ({ servicesOf }) => {
       const s = servicesOf(ctx, { agentSocket });
       loaded = s;
+      await s.config.ready();
       return s;
     }));
+  const services = async () => (await judging()).loaded();
   const rest = async (): Promise<Route[]> => (await import('./routes/index.js')).serviceRoutes(await services());
-  const api = createApiServer(ctx, [...statusRoutes(ctx), askRoute(ctx, services, { sandboxed: false })], {}, rest);
+  const api = createApiServer(ctx, [...statusRoutes(ctx), askRoute(ctx, judging, { sandboxed: false })], {}, rest);
   // Falling idle, the daemon collects its garbage at once (it runs with --expose-gc), not when
   // V8's memory reducer gets to it about 8 s later: most of a work tree's day is idle.
   const trim = setTimeout(function collectWhenIdle() {

@@ -22,7 +22,8 @@ type Answer = { code: number; stdout?: string; stderr?: string };
 
 
 /**
- * POST /v1/ask over `services` (loaded on first use); `sandboxed`: the agent socket, whose
+ * POST /v1/ask over `services` (composed on first use, their code loaded as questions need it:
+ * Services.loaded()); `sandboxed`: the agent socket, whose
  * every question comes from a command in hermesd's sandbox (git hooks only).
  */
 export function askRoute(ctx: DaemonContext, services: () => Promise<Services>, opts: { sandboxed: boolean }): Route {
@@ -77,7 +78,8 @@ function mismatch(ctx: DaemonContext, q: AskQuery): void {
 
 async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
   if (body.length > MAX_BODY_BYTES) throw new UsageError(bodyTooLargeMessage(body.length));
-  if (q.k === 'git') return gitAnswer(ctx, services, q, body, sandboxed, progress, signal);
+  // A git hook's question needs every service; another agent's, the judge first (agents.ts loads the rest for the events that need it).
+  if (q.k === 'git') return gitAnswer(ctx, await services.loaded(), q, body, sandboxed, progress, signal);
   if (sandboxed) throw new UsageError('A sandboxed command asks about its git hooks only.');
   if (!(AGENT_KINDS as readonly string[]).includes(q.k)) throw new UsageError(`Unknown kind of question "${q.k}": git, or one of ${AGENT_KINDS.join(', ')}.`);
   let payload: unknown;

@@ -6,11 +6,13 @@
  * (exit 2). What judges (hooks, other agents' tool calls) asks `forJudging()` instead: an
  * invalid file is judged with the last valid config, never as "no rules".
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DaemonContext } from '../context.js';
 import { applyApproval, approveConfig, describeLoosenings, holdLoosenings, readApproval, type Loosening } from '../../guard/approval.js';
-import { loadConfigWithOrigins, type LoadedConfig } from '../../config/load.js';
-import { repoConfigPath, userConfigPath } from '../../paths/index.js';
+import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache } from '../../config/load.js';
+import { fileParseCache } from '../../config/parse-cache.js';
+import { projectDir, repoConfigPath, userConfigPath } from '../../paths/index.js';
 import { writeRunnerSettings } from '../../transport/runners.js';
 import { DEFAULTS, type HermesConfig } from '../../config/schema.js';
 
@@ -21,12 +23,42 @@ export class ConfigService {
   private state: { stamp: string; value: LoadedConfig; pending: Loosening[] } | { stamp: string; error: unknown } | undefined;
   /** The last config that loaded, in this process. */
   private lastValid: HermesConfig | undefined;
+  private readonly cache: ReturnType<typeof fileParseCache>;
 
   constructor(private readonly ctx: DaemonContext) {
+    this.cache = fileParseCache(join(projectDir(ctx.home, ctx.paths.commonDir), 'config-parsed.json'), ctx.version, (err) =>
+      ctx.log.warn('config parse cache not written (the next daemon parses the files again)', { error: String(err) }),
+    );
     ctx.events.on('config-changed', () => {
       this.state = undefined;
       this.current();
     });
+  }
+
+  /**
+   * Ready to load: the YAML parser imported unless every config file's text is in the parse
+   * cache. A cold daemon's first question awaits this; whoever loads without it gets the parser
+   * at once, loaded the slower way (load.ts).
+   */
+  async ready(): Promise<void> {
+    const text = (file: string) => {
+      try {
+        return readFileSync(file, 'utf8');
+      } catch {
+        return undefined;
+      }
+    };
+    const files = [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)];
+    if (!this.cache.covers(files.map((file) => ({ file, text: text(file) })))) await this.preload();
+  }
+
+  /** Imports the YAML parser for the parses to come (a file edited while the daemon runs); never throws. */
+  async preload(): Promise<void> {
+    try {
+      await preloadYaml();
+    } catch (err) {
+      this.ctx.log.warn('YAML parser not imported ahead (it loads when a file is parsed)', { error: String(err) });
+    }
   }
 
   /** The effective configuration; throws the file's ConfigError while it is invalid. */
@@ -59,12 +91,22 @@ export class ConfigService {
     const stamp = this.stamp();
     if (this.state && this.state.stamp === stamp) return this.state;
     try {
-      const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env });
+      // The files read from the parse cache, for the log.
+      const cached: string[] = [];
+      const cache: ParseCache = {
+        get: (file, text) => {
+          const raw = this.cache.get(file, text);
+          if (raw) cached.push(file);
+          return raw;
+        },
+        set: (file, text, raw) => this.cache.set(file, text, raw),
+      };
+      const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env, cache });
       // hermesd guard (issue 20): a loosening of the guard waits for `hermesd config approve`.
       const { config, pending } = applyApproval(this.ctx.home, this.ctx.root, loaded.config);
       this.state = { stamp, value: { ...loaded, config }, pending };
       this.lastValid = config;
-      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
+      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(cached.length ? { fromParseCache: cached } : {}), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
     } catch (error) {
       this.state = { stamp, error };
       this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });
@@ -94,7 +136,7 @@ export class ConfigService {
 
   /** The user's confirmation (never reachable from a sandboxed command): the files' guard settings apply. */
   approve(): Loosening[] {
-    const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env });
+    const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env, cache: this.cache });
     const approved = approveConfig(this.ctx.home, this.ctx.root, loaded.config);
     this.state = undefined;
     this.ctx.log.info('guard config approved', { loosened: describeLoosenings(approved) });

@@ -6,7 +6,10 @@
  *
  * Services are built on first use through typed getters, so the daemon answers its first
  * request before SQLite, the model client or the watcher load; `start()` builds the ones
- * that must run from the start.
+ * that must run from the start. Only the config and the judging of other agents' tool calls
+ * are imported here: the code of every other service is later.ts, loaded by `loaded()`, which
+ * every question but a pre-tool-call one awaits (a cold daemon's first verdict loads about a
+ * third of the daemon's code).
  */
 import type { HermesConfig } from '../../config/schema.js';
 import type { AgentServices } from '../../agent/services.js';
@@ -14,21 +17,20 @@ import type { TaskRunner } from '../../agent/tasks.js';
 import { DaemonUnavailable } from '../../errors/index.js';
 import { existsSync } from 'node:fs';
 import { agentsRecordPath, memoriesDir, projectDir } from '../../paths/index.js';
-import { Memories } from '../../memory/memories.js';
+import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import type { DaemonContext } from '../context.js';
-import { agentServicesFor, createTaskRunner } from './agent.js';
+import type { AgentSessions } from './agent-sessions.js';
 import { createAgentHookService, type AgentHookService } from './agents.js';
 import type { Built } from './built.js';
 import { createConfigService, type ConfigService } from './config.js';
-import { PromptService } from './context.js';
-import { GuardService } from './guard.js';
-import { createHookService, type HookService } from './hooks.js';
-import { openSessions } from './sessions.js';
-import { openSkills } from './skills.js';
-import { createPlacementService, type PlacementService } from './placement.js';
-import { WatcherService } from './watcher.js';
+import type { PromptService } from './context.js';
+import type { GuardService } from './guard.js';
+import type { HookService } from './hooks.js';
+import type { PlacementService } from './placement.js';
+import type { WatcherService } from './watcher.js';
+import type * as Later from './later.js';
 
 /** A listener the server runs for the services (the agent socket), closed with them. */
 export type Listener = { path: string; close(): void };
@@ -44,6 +46,7 @@ type ServiceTypes = {
   placement: PlacementService;
   tasks: TaskRunner;
   hooks: HookService;
+  agentSessions: AgentSessions;
   agents: AgentHookService;
   eventStreams: Map<string, number>;
   agentSocket: Promise<Listener>;
@@ -61,6 +64,7 @@ export const SERVICE_ORDER = [
   'placement',
   'tasks',
   'hooks',
+  'agentSessions',
   'agents',
   'eventStreams',
   'agentSocket',
@@ -80,6 +84,8 @@ export class Services {
   /** What was built, by name: the getters are its only way in, each typed by ServiceTypes. */
   private readonly slots = new Map<Name, Built<unknown>>();
   private closing = false;
+  private later: typeof Later | undefined;
+  private loading: Promise<this> | undefined;
 
   constructor(
     readonly daemon: DaemonContext,
@@ -90,11 +96,27 @@ export class Services {
     return this.build('config', () => ({ value: createConfigService(this.daemon) }));
   }
 
+  /** Loads the code of every service but the config and the judging of agents' tool calls (later.ts). */
+  loaded(): Promise<this> {
+    return (this.loading ??= import('./later.js').then((m) => {
+      this.later = m;
+      return this;
+    }));
+  }
+
+  /** later.ts, which a question awaits (loaded()) before it reaches a service of it. */
+  private code(): typeof Later {
+    if (!this.later) throw new Error('A service was asked for before Services.loaded(): this is a bug in hermesd.');
+    return this.later;
+  }
+
   get guard(): GuardService {
+    const { GuardService } = this.code();
     return this.build('guard', () => ({ value: new GuardService(this.daemon, this.config, async () => (await this.agentSocket).path) }));
   }
 
   get sessions(): SessionDB {
+    const { openSessions } = this.code();
     return this.build('sessions', () => openSessions(this.daemon, this.guard.secrets));
   }
 
@@ -105,14 +127,17 @@ export class Services {
    */
   get memory(): Memories {
     const { home, paths } = this.daemon;
+    const { Memories } = this.code();
     return this.build('memory', () => ({ value: new Memories({ globalDir: memoriesDir(home), repoDir: projectDir(home, paths.commonDir), limits: () => this.config.get().memory }) }));
   }
 
   get skills(): SkillStore {
+    const { openSkills } = this.code();
     return this.build('skills', () => openSkills(this.daemon));
   }
 
   get watcher(): WatcherService {
+    const { WatcherService } = this.code();
     return this.build('watcher', () => {
       const watcher = new WatcherService(this.daemon);
       return { value: watcher, close: () => watcher.close() };
@@ -120,25 +145,35 @@ export class Services {
   }
 
   get prompt(): PromptService {
+    const { PromptService } = this.code();
     return this.build('prompt', () => ({ value: new PromptService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, watcher: this.watcher }) }));
   }
 
   /** remember, the proposals, and the post-task review queue (fed by the task runner's 'task-started' / 'task-ended'). */
   get placement(): PlacementService {
+    const { createPlacementService } = this.code();
     return this.build('placement', () => createPlacementService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
   }
 
   get tasks(): TaskRunner {
+    const { createTaskRunner } = this.code();
     return this.build('tasks', () => createTaskRunner(this.daemon, { config: this.config, prompt: () => this.prompt, stores: () => this.agentStores() }));
   }
 
   get hooks(): HookService {
+    const { createHookService } = this.code();
     return this.build('hooks', () => createHookService(this.daemon, { config: this.config, guard: this.guard, sessions: () => this.sessions, tasks: () => this.tasks }));
   }
 
-  /** Other agents' hooks (`init --agents`): their tool calls judged, context handed out, transcripts ingested. */
+  /** Other agents' sessions (`init --agents`): context handed out, recall, transcripts ingested. */
+  get agentSessions(): AgentSessions {
+    const { createAgentSessions } = this.code();
+    return this.build('agentSessions', () => createAgentSessions(this.daemon, { memory: () => this.memory, skills: () => this.skills, sessions: () => this.sessions }));
+  }
+
+  /** Other agents' hooks (`init --agents`): their tool calls judged here, every other event handed to agentSessions. */
   get agents(): AgentHookService {
-    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, memory: () => this.memory, skills: () => this.skills, sessions: () => this.sessions }));
+    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, sessions: async () => (await this.loaded()).agentSessions }));
   }
 
   /** Open GET /v1/events subscriptions by client name, for GET /v1/status. */
@@ -161,23 +196,26 @@ export class Services {
 
   /** What the agent's tools use, with `config` in force (the tools route and every task). */
   agentServices(config: HermesConfig): AgentServices {
-    return agentServicesFor(this.agentStores(), config);
+    return this.code().agentServicesFor(this.agentStores(), config);
   }
 
   private agentStores() {
     return { sessions: this.sessions, memory: this.memory, skills: this.skills, guard: this.guard, placement: this.placement };
   }
 
-  /** The services that run from the start, so status reports from the first answer: hand-edited dangerous skills, a config error, hooks git no longer runs, backups waiting for a restore, agents' transcripts. */
+  /** The services that run from the start (after loaded()), so status reports from the first answer: hand-edited dangerous skills, a config error, hooks git no longer runs, backups waiting for a restore, agents' transcripts. */
   start(): void {
     void this.watcher.start();
     this.skills;
-    this.config;
+    void this.config.preload();
     this.hooks;
     // Listens for the task runner's ends from the first task on (post-task review).
     this.placement;
     // Other agents' hooks set up here (init --agents): their sh runner's settings follow the config from the start.
-    if (existsSync(agentsRecordPath(this.daemon.paths.gitDir))) this.agents;
+    if (existsSync(agentsRecordPath(this.daemon.paths.gitDir))) {
+      this.agents;
+      this.agentSessions;
+    }
   }
 
   /**
