@@ -27,23 +27,15 @@ export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
 /** `hermesd mcp` as agents start it: the bundle of dist/src/mcp/main.js (no CLI in front). */
 export const MCP_ENTRY = join(PACKAGE_ROOT, 'dist', 'mcp', 'main.js');
 /**
- * Node flags of the daemon process, one per work tree and idle most of its life, so every
- * flag trades speed it does not need for memory it keeps (issue 18; docs/benchmarks.md,
- * "Idle footprint"):
- * - a young generation of 1 MiB semi-spaces instead of V8's 16 MiB;
- * - `--optimize-for-size`: V8's own memory-over-speed choices (smaller heap growth, denser objects);
- * - `--expose-gc`: the daemon collects once when it falls idle (server/process.ts).
- * Left out, measured: no Sparkplug (~1 MiB less; a status round trip went from 1.4× to 1.56×
- * a raw socket ping); TurboFan held back (3 MiB less RSS, all of it node binary pages every
- * Node process shares: ten idle daemons' PSS was the same); `--single-threaded` (~1.5 MiB
- * less, but collections and TurboFan's compiles then run on the main thread, in the way of
- * the hook answers).
+ * Node flags of the daemon process: none. Any V8 flag on the command line makes Node compile its
+ * built-in modules from source at every start (their code cache in the node binary is keyed by
+ * V8's flags): ~20 ms of a cold daemon's first verdict. What the daemon once set here for its
+ * idle footprint (issue 18) it sets at run time instead (server/process.ts): a young generation
+ * kept at 1 MiB semi-spaces from its start, `--optimize-for-size` and `--expose-gc` (one
+ * collection) when it first falls idle. Left out, measured (docs/benchmarks.md, "Idle
+ * footprint"): no Sparkplug, TurboFan held back, `--single-threaded`.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = [
-  '--max-semi-space-size=1',
-  '--optimize-for-size',
-  '--expose-gc',
-];
+export const DAEMON_NODE_FLAGS: readonly string[] = [];
 
 /**
  * glibc's allocator, for the daemon alone: blocks of 32 KiB and up come from mmap and go

@@ -2,7 +2,7 @@
 import { closeSync, readdirSync, readlinkSync } from 'node:fs';
 import { HOOK_INVOCATION_ENV, REPO_LOCATING_ENV } from '../git/env.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER } from '../version.js';
-import { READY_FD_ENV, runDaemon } from './process.js';
+import { keepYoungGenerationSmall, READY_FD_ENV, runDaemon } from './process.js';
 
 /**
  * Closes what the process that started the daemon left open in it (Linux): a hook's pipes
@@ -50,6 +50,8 @@ if (process.env[DAEMON_ALLOCATOR_MARKER] === '1') {
 // Started from a hook, the daemon inherits git's variables for that one command (GIT_INDEX_FILE
 // of `commit -a`, GIT_DIR…): its later git calls must not see them.
 for (const k of [...REPO_LOCATING_ENV, ...HOOK_INVOCATION_ENV]) delete process.env[k];
+
+keepYoungGenerationSmall();
 
 const cwd = process.argv[2] ?? process.cwd();
 runDaemon(cwd, process.env).catch((err: unknown) => {

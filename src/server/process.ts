@@ -8,6 +8,8 @@
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createApiServer } from './http.js';
 import { statusRoutes } from './routes/status.js';
 import type { Services } from './services/index.js';
@@ -26,6 +28,39 @@ import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from '../pa
 export const WORKTREE_CHECK_MS = 2_000;
 /** How long after its last request (or hook question) the daemon collects its garbage. */
 const IDLE_COLLECT_MS = 2_000;
+
+let collector: (() => void) | undefined;
+
+/*
+ * The daemon's V8 settings are made here, at run time, not by flags on its command line: any V8
+ * flag there makes Node compile its own built-in modules from source (their code cache, built
+ * into the node binary, is keyed by V8's flags), ~20 ms more of every start, which a cold
+ * daemon's first verdict waits for. A flag set at run time does the same to the built-in modules
+ * loaded after it, so each is set once those the daemon needs are in.
+ */
+
+/**
+ * The young generation stays at V8's initial 1 MiB semi-spaces instead of growing to 16 MiB,
+ * whose pages an idle daemon would keep (issue 18). Run once the daemon's own modules' built-in
+ * imports are loaded (the bundle's entry has them all), before the services allocate.
+ */
+export function keepYoungGenerationSmall(): void {
+  setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/**
+ * One full collection when the daemon falls idle, with V8's memory-over-speed choices on from
+ * then (`--optimize-for-size`); `--expose-gc` set now, the collector is taken from a new context.
+ */
+function collectGarbage(): void {
+  if (!collector) {
+    setFlagsFromString('--optimize-for-size');
+    setFlagsFromString('--expose-gc');
+    // A new context gets `gc` once the flag is set; the main context was made before.
+    collector = runInNewContext('gc') as () => void;
+  }
+  collector();
+}
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;
 /** How long the services' start waits for the questions that came first to be answered. */
@@ -137,11 +172,11 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const services = async () => (await judging()).loaded();
   const rest = async (): Promise<Route[]> => (await import('./routes/index.js')).serviceRoutes(await services());
   const api = createApiServer(ctx, [...statusRoutes(ctx), askRoute(ctx, judging, { sandboxed: false })], {}, rest);
-  // Falling idle, the daemon collects its garbage at once (it runs with --expose-gc), not when
+  // Falling idle, the daemon collects its garbage at once, not when
   // V8's memory reducer gets to it about 8 s later: most of a work tree's day is idle.
   const trim = setTimeout(function collectWhenIdle() {
     if (ctx.busy > 0) trim.refresh();
-    else (globalThis as { gc?: () => void }).gc?.();
+    else collectGarbage();
   }, IDLE_COLLECT_MS).unref();
   api.server.on('request', () => {
     lastActivity = Date.now();
