@@ -194,4 +194,30 @@ describe('hermesd mcp resources and notifications', () => {
     expect((await t.cli(['memory', 'add', 'Staging is rebuilt nightly'], { cwd: repo })).code).toBe(0);
     await waitFor(() => a.updated.includes('hermesd://memory'));
   });
+
+  it('a client that lists first is answered without the SDK server, as it answers, and hears list_changed before any other call', async () => {
+    const c = await connectMcp(t, repo, { name: 'client-c' });
+    try {
+      const first = await c.client.listResources();
+      // The front answered (src/mcp/line.ts): the SDK server says "serving" when it loads.
+      expect(c.stderr()).not.toContain('serving');
+      expect(first.resources.map((r) => r.uri)).toContain('hermesd://skills/release/references/checklist.md');
+
+      // A file added to a project skill by hand: the line follows the daemon's events from its first call.
+      const added = 'hermesd://skills/release/references/rollback.md';
+      writeFiles(repo, { '.hermes/skills/release/references/rollback.md': '# Rollback\n' });
+      await waitFor(() => c.listChanged > 0);
+      expect(c.stderr()).not.toContain('serving');
+
+      // A call loads the SDK server; its list is the front's, with the new file.
+      json(await c.client.callTool({ name: 'skills_list', arguments: {} }));
+      expect(c.stderr()).toContain('serving');
+      const second = await c.client.listResources();
+      expect(second.resources.filter((r) => r.uri !== added)).toEqual(first.resources);
+      expect(second.resources.find((r) => r.uri === added)).toMatchObject({ name: 'release/references/rollback.md', title: 'Skill release: references/rollback.md', description: expect.any(String) });
+      expect(c.errors).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  });
 });

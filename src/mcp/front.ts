@@ -1,12 +1,13 @@
 /**
- * `hermesd mcp`'s front: the process's stdio, its lifetime, and the answers that need neither
- * the daemon nor the MCP SDK. Every client (Claude Code, Codex, Gemini CLI) waits for
- * `initialize` and `tools/list` before its first model request, and loading the SDK and zod
- * costs a few hundred milliseconds; the answers to those two (and `ping`,
- * `resources/templates/list`) are the SDK server's own, recorded at build time
- * (`dist/mcp/answers.json`, answers.ts). The first message the front does not answer loads the
- * SDK server (server.ts) and is handed to it, after the client's `initialize` is replayed into
- * it so it holds the same state; the daemon is reached on the first tool call.
+ * `hermesd mcp`'s front: the process's stdio, its lifetime, and the answers that need no MCP
+ * SDK. Every client (Claude Code, Codex, Gemini CLI) waits for `initialize` and `tools/list`
+ * before its first model request, Claude Code for `resources/list` too, and loading the SDK and
+ * zod costs a few hundred milliseconds; the answers to `initialize`, `tools/list`, `ping` and
+ * `resources/templates/list` are the SDK server's own, recorded at build time
+ * (`dist/mcp/answers.json`, answers.ts), and `resources/list` is answered as the SDK server
+ * answers it, from the daemon (line.ts). The first other message loads the SDK server
+ * (server.ts) and is handed to it, after the client's `initialize` is replayed into it so it
+ * holds the same state; both share one line to the daemon, reached on the first call.
  *
  * The process ends as soon as its client is gone: stdin closed, stdout or stderr broken (EPIPE),
  * SIGINT, SIGTERM or SIGHUP, or the client process replaced by another parent. Nothing is
@@ -18,10 +19,13 @@ import { resolvePaths, type RepoPaths } from '../paths/index.js';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { MCP_MESSAGE_MAX_BYTES, MessageLimit } from './stdio.js';
 import { ANSWERS_FILE, answerOf, type StaticAnswers } from './answers.js';
+import type { DaemonLine } from './line.js';
 import type { McpStage } from './server.js';
 
 /** JSON-RPC "invalid request": the code of the answer to a message over MCP_MESSAGE_MAX_BYTES. */
 const INVALID_REQUEST = -32600;
+/** JSON-RPC "internal error". */
+const INTERNAL_ERROR = -32603;
 /** How often the client's pid is compared with ours' parent: a client killed with stdin still held open elsewhere. */
 const PARENT_POLL_MS = 500;
 /** The id the client's `initialize` is replayed into the SDK server with; its answer is not sent (the client had it). */
@@ -75,6 +79,10 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
   let clientName: string | undefined;
   const answers = recordedAnswers();
   let paths: RepoPaths | undefined;
+  let line: Promise<DaemonLine> | undefined;
+  /** The line to the daemon, opened once (line.ts): the front's resources/list and the SDK server share it. */
+  const daemonLine = (): Promise<DaemonLine> =>
+    (line ??= import('./line.js').then(({ openLine }) => openLine({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName })));
   /** The repository served, found once (git); a directory outside any work tree ends the server with the reason. */
   const served = (): RepoPaths => {
     try {
@@ -102,7 +110,7 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
     closing = true;
     log(`closing (${why})`);
     try {
-      stage?.close();
+      void line?.then((l) => l.link.close(), () => undefined);
     } finally {
       process.exit(code);
     }
@@ -119,8 +127,8 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
   };
 
   const loadStage = (): Promise<McpStage> => {
-    loading ??= import('./server.js').then(({ startMcpStage }) => {
-      const s = startMcpStage({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName });
+    loading ??= Promise.all([import('./server.js'), daemonLine()]).then(([{ startMcpStage }, l]) => {
+      const s = startMcpStage({ line: l, root: served().root, write, log });
       if (initialize) s.deliver({ ...initialize, id: REPLAY_ID });
       if (initialized) s.deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
       return s;
@@ -142,10 +150,10 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
       });
   };
 
-  const onMessage = (line: string): void => {
+  const onMessage = (text: string): void => {
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      message = JSON.parse(text);
     } catch (err) {
       log(`protocol: a line that is not JSON (${(err as Error).message})`);
       return;
@@ -178,6 +186,13 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
       return reply(m.method === 'tools/list' ? answers.tools : answers.templates);
     }
     if (m.id !== undefined && m.method === 'ping') return reply({});
+    if (m.id !== undefined && m.method === 'resources/list' && !(isRecord(m.params) && m.params.cursor !== undefined)) {
+      // The SDK server's answer without the SDK (answers may pass each other: JSON-RPC matches them by id).
+      void daemonLine()
+        .then(async (l) => (await import('./line.js')).listResources(l, log))
+        .then(reply, (err: unknown) => write({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: `hermesd mcp: ${(err as Error)?.message ?? String(err)}` } }));
+      return;
+    }
     toStage(message);
   };
 

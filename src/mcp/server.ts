@@ -5,8 +5,6 @@
  * threat scan, budgets, refusals, commits and rollback as hermesd's own agent. stdout carries
  * only the protocol; this process logs to stderr, the daemon to its own log.
  */
-import { realpathSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -24,16 +22,13 @@ import type { RepoPaths } from '../paths/index.js';
 import { HermesError, RemoteError } from '../errors/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { VERSION } from '../version.js';
-import { DaemonLink } from './link.js';
-import { ALL_FAMILIES, familiesOf, kindOf, RESOURCE_KINDS, ResourceChanges, ResourceMissing, type Contents, type ResourceContext, type ResourceKind } from './resources.js';
+import { listKind, metadataOf, openLine, type DaemonLine } from './line.js';
+import { kindOf, RESOURCE_KINDS, ResourceMissing, type Contents, type ResourceKind } from './resources.js';
 import type { StaticAnswers } from './answers.js';
 import { MCP_TOOLS, refusal, type McpToolContext } from './tools.js';
 
 /** MCP's "resource not found" (the spec's -32002; the SDK has no constant for it). */
 const RESOURCE_NOT_FOUND = -32002;
-
-/** How long a resource list waits for the daemon before it answers with the fixed resources alone. */
-const LIST_BOUND_MS = 2_000;
 
 /** Sent at `initialize`; Codex shows clients the first 512 characters, so they say it all. */
 export const INSTRUCTIONS =
@@ -43,11 +38,8 @@ export const INSTRUCTIONS =
   'before committing. context: the authority files and prompt tiers in force.';
 
 export type McpServerOptions = {
-  link: DaemonLink;
-  /** The directory the client works in, inside the work tree (the authority chain runs down to it). */
-  cwd: string | undefined;
-  /** Names the caller in skill commits. */
-  sessionId(): string;
+  /** The line to the daemon and the resources' change tracking, shared with the front (line.ts). */
+  line: DaemonLine;
   log(message: string): void;
 };
 
@@ -57,21 +49,18 @@ function messageOf(err: unknown, log: (m: string) => void): string {
   return `hermesd mcp: internal error: ${(err as Error)?.message ?? String(err)}`;
 }
 
-/** The SDK server with hermesd's tools, resources and subscriptions; `changes` takes the daemon's events. */
-export function createMcpServer(opts: McpServerOptions): { server: McpServer; changes: ResourceChanges } {
+/** The SDK server with hermesd's tools, resources and subscriptions (the line's change tracking sends the notifications). */
+export function createMcpServer(opts: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, title: 'hermesd', version: VERSION },
     // The SDK declares only listChanged for resources; subscriptions are ours (handlers below).
     { capabilities: { resources: { subscribe: true, listChanged: true } }, instructions: INSTRUCTIONS },
   );
-  const resourceCtx: ResourceContext = { link: opts.link, cwd: opts.cwd };
-  const changes = new ResourceChanges(resourceCtx, {
-    updated: (uri) => server.server.sendResourceUpdated({ uri }).catch(() => undefined),
-    listChanged: () => server.sendResourceListChanged(),
-    log: opts.log,
-  });
+  const { line } = opts;
+  const resourceCtx = line.ctx;
+  const changes = line.changes;
 
-  const toolCtx: McpToolContext = { link: opts.link, sessionId: opts.sessionId, cwd: opts.cwd };
+  const toolCtx: McpToolContext = { link: line.link, sessionId: line.sessionId, cwd: resourceCtx.cwd };
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
@@ -95,29 +84,13 @@ export function createMcpServer(opts: McpServerOptions): { server: McpServer; ch
     }
   };
   for (const kind of RESOURCE_KINDS) {
-    const meta = { title: kind.title, description: kind.description, ...(kind.mimeType ? { mimeType: kind.mimeType } : {}) };
+    const meta = metadataOf(kind);
     if (kind.uri) {
       server.registerResource(kind.name, kind.uri, meta, (uri) => read(kind, uri.href, {}));
       continue;
     }
-    const fixed = RESOURCE_KINDS.filter((k) => k.family === kind.family && k.uri).map((k) => k.uri!);
-    const list = kind.list
-      ? async () => {
-          try {
-            // A client lists resources while it starts (Claude Code waits for them before it shows the tools):
-            // a daemon that does not answer in time leaves the list at the fixed resources, not the client waiting.
-            let timer: NodeJS.Timeout | undefined;
-            const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the daemon did not answer within ${LIST_BOUND_MS} ms`)), LIST_BOUND_MS)));
-            const resources = await Promise.race([kind.list!(resourceCtx), late]).finally(() => clearTimeout(timer));
-            changes.recordList(kind.family, [...fixed, ...resources.map((r) => r.uri)]);
-            return { resources };
-          } catch (err) {
-            // The fixed resources are still listed; the daemon's trouble is in the log.
-            opts.log(`could not list ${kind.name} resources: ${messageOf(err, opts.log)}`);
-            return { resources: [] };
-          }
-        }
-      : undefined;
+    // The front answers resources/list the same way while this server is not loaded (line.ts).
+    const list = kind.list ? async () => ({ resources: await listKind(line, kind, opts.log) }) : undefined;
     server.registerResource(kind.name, new ResourceTemplate(kind.template!, { list }), meta, (uri, vars) =>
       read(kind, uri.href, Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]))),
     );
@@ -141,28 +114,11 @@ export function createMcpServer(opts: McpServerOptions): { server: McpServer; ch
     changes.unsubscribe(served(req.params.uri));
     return {};
   });
-  return { server, changes };
+  return server;
 }
 
-/** `mcp:<client name>` as the daemon accepts a session id. */
-function sessionIdOf(clientName: string | undefined): string {
-  const name = (clientName ?? '').replace(/[^\w.@-]+/g, '-').slice(0, 100);
-  return `mcp:${name || 'client'}`;
-}
-
-/** The work tree directory the client works in: `--repo` or the current directory, when inside the root. */
-function cwdIn(root: string, start: string): string | undefined {
-  try {
-    const real = realpathSync(start);
-    const rel = relative(root, real);
-    return rel.startsWith('..') || isAbsolute(rel) ? undefined : real;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What the front hands the SDK server: every message it does not answer itself; `close` when the client is gone. */
-export type McpStage = { deliver(message: unknown): void; close(): void };
+/** What the front hands the SDK server: every message it does not answer itself. */
+export type McpStage = { deliver(message: unknown): void };
 
 /** The SDK's transport, fed by the front (which reads stdin) and writing through it (which owns stdout). */
 class FrontTransport implements Transport {
@@ -184,35 +140,18 @@ class FrontTransport implements Transport {
  * the front does not answer itself. The front replays the client's `initialize` into it first,
  * so it holds the client's capabilities; the daemon is reached on the first call that needs it.
  */
-export function startMcpStage(opts: { paths: RepoPaths; start: string; write(message: unknown): void; log(message: string): void; clientName(): string | undefined }): McpStage {
-  const { paths, start } = opts;
-  const log = opts.log;
-  const sessionId = () => sessionIdOf(opts.clientName());
-  let changes: ResourceChanges | undefined;
-  const link = new DaemonLink(
-    paths,
-    {
-      onChange: (event) => void changes?.changed(familiesOf(event)),
-      // Changes made while no stream was open (before the first, during a restart) were not seen.
-      onSubscribed: () => void changes?.changed(ALL_FAMILIES),
-      log,
-    },
-    sessionId,
-  );
-  const built = createMcpServer({ link, cwd: cwdIn(paths.root, start), sessionId, log });
-  changes = built.changes;
+export function startMcpStage(opts: { line: DaemonLine; root: string; write(message: unknown): void; log(message: string): void }): McpStage {
+  const { log } = opts;
+  const server = createMcpServer({ line: opts.line, log });
   const transport = new FrontTransport(opts.write);
   transport.onerror = (err) => log(`protocol: ${err.message}`);
-  void built.server.connect(transport);
-  log(`serving ${paths.root}`);
+  void server.connect(transport);
+  log(`serving ${opts.root}`);
   return {
     deliver(message) {
       const parsed = JSONRPCMessageSchema.safeParse(message);
       if (!parsed.success) return transport.onerror?.(parsed.error);
       transport.onmessage?.(parsed.data);
-    },
-    close() {
-      link.close();
     },
   };
 }
@@ -222,7 +161,9 @@ export function startMcpStage(opts: { paths: RepoPaths; start: string; write(mes
  * `initialize` it supports, one it does not, `tools/list`, `resources/templates/list`.
  */
 export async function recordAnswers(): Promise<StaticAnswers> {
-  const { server } = createMcpServer({ link: undefined as unknown as DaemonLink, cwd: undefined, sessionId: () => 'mcp:record', log: () => undefined });
+  // A line that is never called: these answers need no daemon.
+  const line = openLine({ paths: { root: process.cwd() } as RepoPaths, start: process.cwd(), write: () => undefined, log: () => undefined, clientName: () => 'record' });
+  const server = createMcpServer({ line, log: () => undefined });
   const [client, side] = InMemoryTransport.createLinkedPair();
   const results = new Map<string | number, unknown>();
   client.onmessage = (m) => {
