@@ -166,13 +166,15 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
       initialize = m;
       clientName = m.params.clientInfo.name;
       reply(answerOf(answers, m.params.protocolVersion));
-      // Said now rather than at the first call: a server outside any work tree ends here.
+      // Said now rather than at the first call: a server outside any work tree ends here. A daemon
+      // that runs is connected to meanwhile (none is started), for the resources/list that follows.
       setImmediate(() => {
         try {
           served();
         } catch {
-          // said and ended
+          return; // said and ended
         }
+        void daemonLine().then((l) => l.link.warm(), () => undefined);
       });
       return;
     }

@@ -11,6 +11,7 @@ import { ensureDaemon, probe } from '../client/lifecycle.js';
 import type { StreamedEvent } from '../protocol/events.js';
 import type { RepoPaths } from '../paths/index.js';
 import { DaemonUnavailable } from '../errors/index.js';
+import { VERSION } from '../version.js';
 
 /** The events the MCP resources depend on (of those GET /v1/events streams). */
 export const FOLLOWED_EVENTS = ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed'] as const satisfies readonly StreamedEvent[];
@@ -57,6 +58,18 @@ export class DaemonLink {
       this.drop(client);
       return (await this.connect()).call<T>(method, path, body);
     }
+  }
+
+  /**
+   * Connects to a daemon already running, without starting one (the front, at `initialize`: the
+   * first list or call then finds the line open); resolves either way.
+   */
+  async warm(): Promise<void> {
+    if (this.client || this.connecting || this.closed) return;
+    const running = await probe(this.paths).catch(() => undefined);
+    if (!running || running.version !== VERSION || this.client || this.connecting || this.closed) return;
+    this.client = new DaemonClient(String(running.socket ?? this.paths.socket), { keepAlive: true });
+    this.follow();
   }
 
   /** Starts (or finds) the daemon and follows its events; concurrent callers share one attempt. */
