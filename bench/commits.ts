@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { commitViolations } from '../src/guard/commits.js';
 import { median, printNote, printTable, type Bench } from './table.js';
 
@@ -145,7 +145,7 @@ export const bench: Bench = {
         theirsCpu.push(b.cpuMs);
       }
       const t0 = performance.now();
-      const config = ConfigSchema.parse({ rules: [{ id: 'no-aws-keys', message: 'm', forbid: FORBID[0] }, { id: 'no-private-keys', message: 'm', forbid: FORBID[1] }, { id: 'no-github-tokens', message: 'm', forbid: FORBID[2] }, { id: 'ci-owned', message: 'm', protect: ['.github/workflows/**'] }] });
+      const config = configSchema().parse({ rules: [{ id: 'no-aws-keys', message: 'm', forbid: FORBID[0] }, { id: 'no-private-keys', message: 'm', forbid: FORBID[1] }, { id: 'no-github-tokens', message: 'm', forbid: FORBID[2] }, { id: 'ci-owned', message: 'm', protect: ['.github/workflows/**'] }] });
       const list = git(scratch, ['rev-list', '--parents', `${base}..${tip}`]).split('\n').map((l) => l.split(' '));
       for (const [commit, ...parents] of list) await commitViolations(scratch, config, { commit: commit!, parents });
       const perCommit = performance.now() - t0;

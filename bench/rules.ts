@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { checkStaged, checkWorktree } from '../src/rules/engine.js';
 import { median, ms, percentile, printTable, timeRuns, type Bench } from './table.js';
 
@@ -15,14 +15,14 @@ const FILES = 50;
 const LINES_PER_FILE = 200;
 const RUNS = 30;
 
-const config = ConfigSchema.parse({
+const config = configSchema().parse({
   rules: [
     { id: 'generated-files', message: 'Do not edit generated files.', protect: ['src/generated/**'] },
     { id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' },
   ],
 });
 
-const protectOnlyConfig = ConfigSchema.parse({ rules: [config.rules[0]] });
+const protectOnlyConfig = configSchema().parse({ rules: [config.rules[0]] });
 
 function setup(): { base: string; repo: string } {
   const base = mkdtempSync(join(tmpdir(), 'hd-bench-rules-'));

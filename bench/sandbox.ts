@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { findRealGit } from '../src/git/real-git.js';
 import { sandboxAvailability } from '../src/guard/sandbox.js';
 import { prepareGuardEnv, standaloneSandbox, withRepoLock } from '../src/guard/terminal.js';
@@ -19,7 +19,7 @@ const FILES = 300;
 /** What the sandbox may add to one guarded command: small beside the guard's own git processes. */
 const ADDED_GOAL_MS = 15;
 
-const config = ConfigSchema.parse({
+const config = configSchema().parse({
   rules: [
     { id: 'generated-files', message: 'Do not edit generated files.', protect: ['src/generated/**'] },
     { id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' },

@@ -29,7 +29,7 @@ function cacheFile(): string {
 }
 
 /** The `config loaded` lines of the daemon log, as objects. */
-function loads(): Array<{ files: string[]; fromParseCache?: string[] }> {
+function loads(): Array<{ files: string[]; fromParseCache?: string[]; validatedBefore?: boolean }> {
   return readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8')
     .split('\n')
     .filter((l) => l.includes(' config loaded '))
@@ -46,16 +46,33 @@ describe("the daemon's parse cache of its config files", () => {
     expect(loads().at(-1)!.fromParseCache).toBeUndefined();
     await stop();
 
+    // The test environment sets OPENAI_BASE_URL and OPENAI_API_KEY, which override config keys:
+    // the file's parse comes from the cache, its validation is done again (the cache holds no environment).
     expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), 'repository rule "generated"');
-    expect(loads().at(-1)!.fromParseCache).toEqual([join(repo, '.hermes/config.yaml')]);
+    expect(loads().at(-1)).toMatchObject({ fromParseCache: [join(repo, '.hermes/config.yaml')] });
+    expect(loads().at(-1)!.validatedBefore).toBeUndefined();
+    await stop();
+
+    // Without them, the validation too comes from the cache (recorded by the start before).
+    const plain = { OPENAI_BASE_URL: '', OPENAI_API_KEY: '' };
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts', { env: plain }), 'repository rule "generated"');
+    await stop();
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts', { env: plain }), 'repository rule "generated"');
+    expect(loads().at(-1)).toMatchObject({ fromParseCache: [join(repo, '.hermes/config.yaml')], validatedBefore: true });
     await stop();
 
     // Edited while no daemon runs: src/ is protected too.
     expect((await claudeWrite(t, repo, 'src/a.ts')).stdout).not.toContain('deny');
     await stop();
     writeFiles(repo, { '.hermes/config.yaml': guardedConfig('  - id: sources\n    message: Sources are frozen.\n    protect: ["src/**"]\n') });
-    expectRefused(await claudeWrite(t, repo, 'src/a.ts'), 'repository rule "sources"');
+    expectRefused(await claudeWrite(t, repo, 'src/a.ts', { env: plain }), 'repository rule "sources"');
     expect(loads().at(-1)!.fromParseCache).toBeUndefined();
+    expect(loads().at(-1)!.validatedBefore).toBeUndefined();
+    await stop();
+    // The old text's validation is gone from the cache; the new one's is there.
+    const stored = JSON.parse(readFileSync(cacheFile(), 'utf8'));
+    expect(Object.keys(stored.valid)).toHaveLength(1);
+    expect(Object.keys(stored.valid)[0]).toContain('sources');
   });
 
   it('a cache of another version, or torn, is parsed past; the cache is private and holds no secret of the environment', async () => {

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { checkStaged } from '../src/rules/engine.js';
 import { prepareTerminalGuard } from '../src/guard/terminal.js';
 import { sandboxAvailability } from '../src/guard/sandbox.js';
@@ -26,7 +26,7 @@ const CONFIG_YAML = `rules:
     protect: ["gen/**"]
     generator: "sh gen.sh"
 `;
-const config = ConfigSchema.parse({ rules: [{ id: 'generated-files', message: 'Do not edit generated files; change schema.txt and run sh gen.sh.', protect: ['gen/**'], generator: 'sh gen.sh' }] });
+const config = configSchema().parse({ rules: [{ id: 'generated-files', message: 'Do not edit generated files; change schema.txt and run sh gen.sh.', protect: ['gen/**'], generator: 'sh gen.sh' }] });
 
 /** The edit: a generator that writes what the agent wants, run, so its output is "regenerated". */
 const EDITED_GEN = 'mkdir -p gen && printf "HAND WRITTEN\\n" > gen/out.txt\n';
@@ -62,7 +62,7 @@ describe('check --staged (what pre-commit judges)', () => {
 
   it("a file the command passes to the generator is its input, not its code: changed with its output, accepted", async () => {
     const r = t.repo({ 'gen.sh': 'mkdir -p gen && tr a-z A-Z < "$1" > gen/out.txt\n', 'schema.txt': 'hello\n', 'gen/out.txt': 'HELLO\n' });
-    const withInput = ConfigSchema.parse({ rules: [{ ...config.rules[0]!, generator: 'sh gen.sh schema.txt' }] });
+    const withInput = configSchema().parse({ rules: [{ ...config.rules[0]!, generator: 'sh gen.sh schema.txt' }] });
     writeFiles(r, { 'schema.txt': 'hello input\n' });
     sh(r, 'sh gen.sh schema.txt');
     gitIn(t, r, 'add', '-A');
@@ -71,7 +71,7 @@ describe('check --staged (what pre-commit judges)', () => {
 
   it('npm run: package.json and the script it names are the generator', async () => {
     const r = t.repo({ 'package.json': JSON.stringify({ scripts: { gen: 'sh tools/gen.sh' } }), 'tools/gen.sh': GEN_SH, 'schema.txt': 'hi\n', 'gen/out.txt': 'HI\n' });
-    const npmConfig = ConfigSchema.parse({ rules: [{ ...config.rules[0]!, generator: 'npm run --silent gen' }] });
+    const npmConfig = configSchema().parse({ rules: [{ ...config.rules[0]!, generator: 'npm run --silent gen' }] });
     writeFiles(r, { 'tools/gen.sh': EDITED_GEN });
     sh(r, 'sh tools/gen.sh');
     gitIn(t, r, 'add', '-A');
@@ -112,7 +112,7 @@ describe("the check after an agent's command", () => {
     return { output: r.output.head, guard: await guard.finish() };
   };
   const modes = [
-    { name: 'unsandboxed', cfg: ConfigSchema.parse({ ...config, guard: { sandbox: { enabled: false } } }) },
+    { name: 'unsandboxed', cfg: configSchema().parse({ ...config, guard: { sandbox: { enabled: false } } }) },
     ...(sandboxAvailability(process.env).kind === 'bwrap' ? [{ name: 'sandboxed', cfg: config }] : []),
   ];
 

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigSchema, type HermesConfig } from '../src/config/schema.js';
+import { configSchema, type HermesConfig } from '../src/config/schema.js';
 import { applyApproval, approveConfig, guardSettingsOf, holdLoosenings, loosenings } from '../src/guard/approval.js';
 
-const cfg = (raw: unknown): HermesConfig => ConfigSchema.parse(raw);
+const cfg = (raw: unknown): HermesConfig => configSchema().parse(raw);
 const BASE = {
   rules: [
     { id: 'gen', message: 'generated', protect: ['src/gen/**'] },

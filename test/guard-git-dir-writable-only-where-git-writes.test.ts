@@ -12,14 +12,14 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { prepareTerminalGuard, type GuardReport } from '../src/guard/terminal.js';
 import { sandboxAvailability } from '../src/guard/sandbox.js';
 import { runCommand } from '../src/process/run.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 
-const config = ConfigSchema.parse({ rules: [{ id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' }] });
-const unsandboxed = ConfigSchema.parse({ ...config, guard: { sandbox: { enabled: false } } });
+const config = configSchema().parse({ rules: [{ id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' }] });
+const unsandboxed = configSchema().parse({ ...config, guard: { sandbox: { enabled: false } } });
 
 let t: TestEnv;
 let main: string;

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { postCommitAudit } from '../src/guard/audit.js';
 import type { GitDirs } from '../src/git/refs.js';
 import { recordPrecommitPass } from '../src/guard/precommit-marker.js';
@@ -12,7 +12,7 @@ const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-audit-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 const env = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e', GIT_CONFIG_NOSYSTEM: '1' };
 const git = (cwd: string, ...a: string[]) => execFileSync('git', a, { cwd, env, encoding: 'utf8' }).trim();
-const config = ConfigSchema.parse({
+const config = configSchema().parse({
   rules: [
     { id: 'generated-files', message: 'Do not edit generated files.', protect: ['src/generated/**'] },
     { id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' },

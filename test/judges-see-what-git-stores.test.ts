@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { findRealGit } from '../src/git/real-git.js';
 import { gitPolicyOf } from '../src/guard/config.js';
 import { brokerPush } from '../src/guard/push-broker.js';
@@ -27,7 +27,7 @@ const CONFIG_YAML = `rules:
     message: Never commit credentials.
     forbid: "AKIA[0-9A-Z]{16}"
 `;
-const config = ConfigSchema.parse({ rules: [{ id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' }] });
+const config = configSchema().parse({ rules: [{ id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' }] });
 
 type Git = (...args: string[]) => string;
 
@@ -230,7 +230,7 @@ describe('what else git reads: its environment, a sparse index, submodules', () 
 
   it('a submodule commit change, with diff.ignoreSubmodules=all in the config', async () => {
     const { root, g } = plainRepo();
-    const protect = ConfigSchema.parse({ rules: [{ id: 'vendored', message: 'vendor/ is updated by the release script.', protect: ['vendor/**'] }] });
+    const protect = configSchema().parse({ rules: [{ id: 'vendored', message: 'vendor/ is updated by the release script.', protect: ['vendor/**'] }] });
     const [a, b] = [g('commit-tree', 'HEAD^{tree}', '-m', 'a'), g('commit-tree', 'HEAD^{tree}', '-m', 'b')];
     g('update-index', '--add', '--cacheinfo', `160000,${a},vendor/lib`);
     g('commit', '-qm', 'vendor lib at a');

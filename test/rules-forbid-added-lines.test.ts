@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { checkStaged, checkWorktree, MAX_ADDED_BYTES_PER_FILE } from '../src/rules/engine.js';
 import { git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const KEY = 'AKIAABCDEFGHIJKLMNOP';
-const config = ConfigSchema.parse({
+const config = configSchema().parse({
   rules: [{ id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' }],
 });
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`) => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
@@ -39,7 +39,7 @@ describe('forbid rules judge added lines only, with new-file line numbers', () =
   });
 
   it('limits a rule to `paths` minus `exclude`', async () => {
-    const scoped = ConfigSchema.parse({
+    const scoped = configSchema().parse({
       rules: [{ id: 'no-keys-in-src', message: 'm', forbid: KEY, paths: ['src/**'], exclude: ['src/fixtures/**'] }],
     });
     const repo = t.repo();
@@ -84,7 +84,7 @@ describe('forbid rules judge added lines only, with new-file line numbers', () =
   });
 
   it('judges odd paths (spaces, quotes, non-ASCII) and CRLF lines', async () => {
-    const anchored = ConfigSchema.parse({ rules: [{ id: 'no-aws-keys', message: 'm', forbid: 'AKIA[0-9A-Z]{16}$' }] });
+    const anchored = configSchema().parse({ rules: [{ id: 'no-aws-keys', message: 'm', forbid: 'AKIA[0-9A-Z]{16}$' }] });
     const repo = t.repo();
     const odd = 'dir with space/naïve "quoted"\tname.txt';
     writeFiles(repo, { [odd]: `clean\r\n${KEY}\r\n` });

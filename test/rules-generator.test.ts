@@ -2,14 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { checkStaged, checkWorktree } from '../src/rules/engine.js';
 import { verifyGenerator } from '../src/rules/generator.js';
 import { git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 // The generator upper-cases schema.txt into gen/out.txt; it needs nothing but sh and tr.
 const GEN_SH = 'mkdir -p gen && tr a-z A-Z < schema.txt > gen/out.txt\n';
-const config = ConfigSchema.parse({
+const config = configSchema().parse({
   rules: [{ id: 'generated-files', message: 'Do not edit generated files; run sh gen.sh.', protect: ['gen/**'], generator: 'sh gen.sh' }],
 });
 const rule = config.rules[0]!;
@@ -79,7 +79,7 @@ describe('generator verification', () => {
   });
 
   it('a failing generator keeps the violation and says why', async () => {
-    const failing = ConfigSchema.parse({ rules: [{ ...rule, generator: 'echo schema is broken >&2; exit 3' }] });
+    const failing = configSchema().parse({ rules: [{ ...rule, generator: 'echo schema is broken >&2; exit 3' }] });
     const repo = repoWithGenerator();
     writeFiles(repo, { 'gen/out.txt': 'X\n' });
     git(repo, 'add', '-A');
@@ -90,7 +90,7 @@ describe('generator verification', () => {
   });
 
   it('a generator that runs too long is stopped', async () => {
-    const slow = ConfigSchema.parse({ rules: [{ ...rule, generator: 'sleep 20' }] }).rules[0]!;
+    const slow = configSchema().parse({ rules: [{ ...rule, generator: 'sleep 20' }] }).rules[0]!;
     const repo = repoWithGenerator();
     const started = Date.now();
     const v = await verifyGenerator(repo, slow, [], { timeoutMs: 300 });

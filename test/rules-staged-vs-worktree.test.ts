@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { checkStaged, checkWorktree, protectedBy } from '../src/rules/engine.js';
 import { git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const KEY = 'AKIAABCDEFGHIJKLMNOP';
-const config = ConfigSchema.parse({
+const config = configSchema().parse({
   rules: [
     { id: 'generated-files', message: 'Do not edit generated files directly; run npm run gen.', protect: ['src/generated/**'], exclude: ['src/generated/README.md'] },
     { id: 'lockfile', message: 'The vendored tree is read-only.', protect: ['vendor/**', 'src/generated/special.ts'] },
@@ -24,7 +24,7 @@ describe('protectedBy (what the file tools ask)', () => {
     expect(protectedBy(config, 'src/generated/README.md')).toBeUndefined();
     expect(protectedBy(config, 'vendor/.hidden')?.id).toBe('lockfile');
     expect(protectedBy(config, 'src/app.ts')).toBeUndefined();
-    expect(protectedBy(ConfigSchema.parse({}), 'src/generated/api.ts')).toBeUndefined();
+    expect(protectedBy(configSchema().parse({}), 'src/generated/api.ts')).toBeUndefined();
   });
 });
 
@@ -90,6 +90,6 @@ describe('staged snapshot versus work tree', () => {
     const repo = base();
     writeFiles(repo, { 'src/generated/api.ts': 'changed\n' });
     git(repo, 'add', '-A');
-    expect(await checkStaged(repo, ConfigSchema.parse({}))).toEqual({ violations: [], warnings: [], files: 0 });
+    expect(await checkStaged(repo, configSchema().parse({}))).toEqual({ violations: [], warnings: [], files: 0 });
   });
 });

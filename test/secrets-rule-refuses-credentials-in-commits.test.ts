@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../src/config/schema.js';
+import { configSchema } from '../src/config/schema.js';
 import { findRealGit } from '../src/git/real-git.js';
 import { gitPolicyOf } from '../src/guard/config.js';
 import { brokerPush } from '../src/guard/push-broker.js';
@@ -33,7 +33,7 @@ const SECRETS = [
   { name: 'an AWS access key', file: 'deploy.sh', text: `export AWS_ACCESS_KEY_ID=${AWS}\n`, gitleaks: 'aws-access-token', value: AWS },
 ];
 
-const config = ConfigSchema.parse({ rules: [{ secrets: true }] });
+const config = configSchema().parse({ rules: [{ secrets: true }] });
 
 let t: TestEnv;
 beforeAll(() => {
@@ -63,7 +63,7 @@ describe('the rule kind', () => {
 
   it('left alone: `gitleaks:allow` on the line, a value the rule allows, an excluded fixture, gitleaks’ own allowlists', async () => {
     const r = t.repo();
-    const fixtures = ConfigSchema.parse({ rules: [{ id: 'no-secrets', message: 'No secrets.', secrets: true, allow: [`^${STRIPE}$`], exclude: ['test/fixtures/**'] }] });
+    const fixtures = configSchema().parse({ rules: [{ id: 'no-secrets', message: 'No secrets.', secrets: true, allow: [`^${STRIPE}$`], exclude: ['test/fixtures/**'] }] });
     writeFiles(r, {
       'a.ts': `const t = "${GITHUB}"; // gitleaks:allow\n`,
       'b.py': `stripe.api_key = "${STRIPE}"\n`,

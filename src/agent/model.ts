@@ -7,7 +7,7 @@
  */
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { DEFAULTS } from '../config/schema.js';
+import { defaults } from '../config/schema.js';
 import { HermesError } from '../errors/index.js';
 import { argumentsText, ToolCallAssembler, type ToolCallDelta } from './tool-call-stream.js';
 
@@ -94,10 +94,10 @@ export function modelSettings(config: ModelConfig | undefined, env: NodeJS.Proce
   return {
     baseUrl: (env.OPENAI_BASE_URL || c.baseUrl || DEFAULT_BASE_URL).replace(/\/+$/, ''),
     apiKey: env.OPENAI_API_KEY || c.apiKey || NO_KEY,
-    name: env.HERMESD_MODEL || c.name || DEFAULTS.model.name,
-    timeoutMs: c.timeoutMs && c.timeoutMs > 0 ? c.timeoutMs : DEFAULTS.model.timeoutMs,
-    stream: c.stream ?? DEFAULTS.model.stream,
-    maxTurns: c.maxTurns && c.maxTurns > 0 ? c.maxTurns : DEFAULTS.model.maxTurns,
+    name: env.HERMESD_MODEL || c.name || defaults().model.name,
+    timeoutMs: c.timeoutMs && c.timeoutMs > 0 ? c.timeoutMs : defaults().model.timeoutMs,
+    stream: c.stream ?? defaults().model.stream,
+    maxTurns: c.maxTurns && c.maxTurns > 0 ? c.maxTurns : defaults().model.maxTurns,
   };
 }
 

@@ -9,7 +9,7 @@ import type * as Yaml from 'yaml';
 import type { Document, LineCounter, Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
-import { ConfigSchema, type HermesConfig } from './schema.js';
+import { configSchema, type HermesConfig } from './schema.js';
 import { repoConfigPath, userConfigPath } from '../paths/index.js';
 
 export type ConfigScope = 'user' | 'repository';
@@ -37,11 +37,18 @@ const LISTS_BY_ID = ['rules', 'checks'] as const;
 const MAX_REPORTED_ISSUES = 20;
 
 /**
- * What a config file's text parsed to, kept by the daemon (parse-cache.ts): a file whose text
- * is as last parsed is not parsed again, and its YAML parser need not load. `get` answers only
- * for that exact text.
+ * What a config file's text parsed to, and what the files' texts were validated to, kept by the
+ * daemon (parse-cache.ts): a file whose text is as last parsed is not parsed again, and its YAML
+ * parser need not load; files whose texts were validated together before are not validated
+ * again, and the schemas need not be built. Each answers only for those exact texts.
  */
-export type ParseCache = { get(file: string, text: string): Record<string, unknown> | undefined; set(file: string, text: string, raw: Record<string, unknown>): void };
+export type ParseCache = {
+  get(file: string, text: string): Record<string, unknown> | undefined;
+  set(file: string, text: string, raw: Record<string, unknown>): void;
+  /** The effective config the files' texts (`key`) were validated to, with no environment variable setting a key. */
+  getValid(key: string): HermesConfig | undefined;
+  setValid(key: string, config: HermesConfig): void;
+};
 
 export type LoadOptions = { root?: string; home: string; env?: NodeJS.ProcessEnv; cache?: ParseCache };
 
@@ -71,12 +78,12 @@ export function loadConfigWithOrigins({ root, home, env = process.env, cache }: 
   const files: ConfigFile[] = [{ scope: 'user', file: userConfigPath(home), exists: false }];
   if (root) files.push({ scope: 'repository', file: repoConfigPath(root), exists: false });
 
-  const layers: Array<{ source: ConfigFile; raw: Record<string, unknown>; parsed: ParsedFile; valid: HermesConfig }> = [];
+  const layers: Array<{ source: ConfigFile; raw: Record<string, unknown>; parsed: ParsedFile }> = [];
   for (const source of files) {
     const parsed = readConfigFile(source.file, cache);
     if (!parsed) continue;
     source.exists = true;
-    layers.push({ source, raw: parsed.raw, parsed, valid: validateFile(parsed) });
+    layers.push({ source, raw: parsed.raw, parsed });
   }
 
   let merged: Record<string, unknown> = {};
@@ -90,20 +97,28 @@ export function loadConfigWithOrigins({ root, home, env = process.env, cache }: 
     fromEnv.set(key.join('.'), name);
   }
 
-  // One file and no environment: the file's own validation is the result (a cold daemon's first verdict waits for this).
-  const only = layers.length === 1 && fromEnv.size === 0 ? layers[0]!.valid : undefined;
-  const result = only ? ({ success: true, data: only } as const) : ConfigSchema.safeParse(merged);
-  if (!result.success) {
-    // Each file passed on its own, so what fails now came from the environment.
-    const lines = result.error.issues.map((issue) => {
-      const key = formatKey(issue.path);
-      const name = fromEnv.get(issue.path.join('.'));
-      return name ? `environment variable ${name} (sets ${key}): ${issue.message}` : `${key}: ${issue.message}`;
-    });
-    throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
-  }
-  const config = result.data;
-  checkReferences(config, layers);
+  // The files' texts as validated before, when no environment variable sets a key (the cache
+  // never holds the environment's values): the schemas are not even built.
+  const key = cache && fromEnv.size === 0 ? JSON.stringify(layers.map((l) => [l.source.file, l.parsed.text])) : undefined;
+  let config = key ? cache?.getValid(key) : undefined;
+  if (!config) {
+    const valid = layers.map((l) => validateFile(l.parsed));
+    // One file and no environment: the file's own validation is the result.
+    const only = layers.length === 1 && fromEnv.size === 0 ? valid[0] : undefined;
+    const result = only ? ({ success: true, data: only } as const) : configSchema().safeParse(merged);
+    if (!result.success) {
+      // Each file passed on its own, so what fails now came from the environment.
+      const lines = result.error.issues.map((issue) => {
+        const key = formatKey(issue.path);
+        const name = fromEnv.get(issue.path.join('.'));
+        return name ? `environment variable ${name} (sets ${key}): ${issue.message}` : `${key}: ${issue.message}`;
+      });
+      throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
+    }
+    config = result.data;
+    checkReferences(config, layers);
+    if (key) cache?.setValid(key, config);
+  } else checkReferences(config, layers);
   return { config, files, origins: originsOf(config, layers, fromEnv) };
 }
 
@@ -188,7 +203,7 @@ function dropNulls(value: unknown): unknown {
 /** The file's config as the schema reads it alone; throws ConfigError naming each problem's line. */
 function validateFile(parsed: ParsedFile): HermesConfig {
   const issues: ConfigIssue[] = [];
-  const result = ConfigSchema.safeParse(parsed.raw);
+  const result = configSchema().safeParse(parsed.raw);
   if (!result.success) {
     for (const issue of result.error.issues) issues.push(...describeIssue(parsed, issue));
   }
@@ -277,7 +292,7 @@ export function formatKey(path: ReadonlyArray<PropertyKey>): string {
 
 /** The keys the schema allows at `path`, to suggest the right spelling of an unknown key. */
 function allowedKeys(path: Array<string | number>): string[] | undefined {
-  let schema: unknown = ConfigSchema;
+  let schema: unknown = configSchema();
   const unwrap = (s: unknown): unknown => {
     let cur = s as { def?: { type?: string; innerType?: unknown; element?: unknown } } | undefined;
     while (cur?.def && (cur.def.type === 'default' || cur.def.type === 'prefault' || cur.def.type === 'optional')) cur = cur.def.innerType as typeof cur;

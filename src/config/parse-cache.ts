@@ -12,10 +12,12 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ParseCache } from './load.js';
+import type { HermesConfig } from './schema.js';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 
 type Entry = { text: string; raw: Record<string, unknown> };
-type Stored = { version: string; files: Record<string, Entry> };
+/** `valid`: the effective config by the files' texts it was validated from (load.ts's key). */
+type Stored = { version: string; files: Record<string, Entry>; valid: Record<string, HermesConfig> };
 
 /** Whether `v` comes back from JSON as it went in (YAML may give Infinity, NaN, or a tag's objects). */
 function jsonSafe(v: unknown): boolean {
@@ -32,43 +34,66 @@ function isEntry(v: unknown): v is Entry {
   return typeof e.text === 'string' && !!e.raw && typeof e.raw === 'object' && !Array.isArray(e.raw);
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
 /** What `path` holds for `version`, as stored; empty when it holds nothing usable. */
-function readStored(path: string, version: string): Record<string, Entry> {
+function readStored(path: string, version: string): Omit<Stored, 'version'> {
   try {
     const stored = JSON.parse(readFileSync(path, 'utf8')) as Partial<Stored>;
-    if (stored.version !== version || !stored.files || typeof stored.files !== 'object') return {};
-    return Object.fromEntries(Object.entries(stored.files).filter(([, e]) => isEntry(e)));
+    if (stored.version !== version || !isObject(stored.files)) return { files: {}, valid: {} };
+    return {
+      files: Object.fromEntries(Object.entries(stored.files).filter(([, e]) => isEntry(e))),
+      valid: isObject(stored.valid) ? (Object.fromEntries(Object.entries(stored.valid).filter(([, c]) => isObject(c))) as Record<string, HermesConfig>) : {},
+    };
   } catch {
-    return {};
+    return { files: {}, valid: {} };
   }
 }
 
 /** The parse cache kept in `path` for this hermesd `version`; `onWriteError` hears once why it could not be saved. */
 export function fileParseCache(path: string, version: string, onWriteError: (err: unknown) => void = () => undefined): ParseCache & { covers(texts: Array<{ file: string; text: string | undefined }>): boolean } {
-  let files: Record<string, Entry> | undefined;
+  let kept: Omit<Stored, 'version'> | undefined;
   let told = false;
-  const stored = () => (files ??= readStored(path, version));
+  const stored = () => (kept ??= readStored(path, version));
+  const save = () => {
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      writeRuntimeFileSync(path, JSON.stringify({ version, ...stored() } satisfies Stored) + '\n');
+    } catch (err) {
+      if (!told) onWriteError(err);
+      told = true;
+    }
+  };
   return {
     get(file, text) {
-      const e = stored()[file];
-      // A copy: the loader's callers may change what they get.
+      const e = stored().files[file];
+      // Copies, in and out: the loader's callers may change what they get.
       return e && e.text === text ? (structuredClone(e.raw) as Record<string, unknown>) : undefined;
     },
     set(file, text, raw) {
       if (!jsonSafe(raw)) return;
-      const all = stored();
-      all[file] = { text, raw: structuredClone(raw) };
-      try {
-        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-        writeRuntimeFileSync(path, JSON.stringify({ version, files: all } satisfies Stored) + '\n');
-      } catch (err) {
-        if (!told) onWriteError(err);
-        told = true;
+      stored().files[file] = { text, raw: structuredClone(raw) };
+      save();
+    },
+    getValid(key) {
+      const c = stored().valid[key];
+      return c ? structuredClone(c) : undefined;
+    },
+    setValid(key, config) {
+      if (!jsonSafe(config)) return;
+      // Only the files' current texts are worth keeping: an edited file's old validation goes.
+      const current = new Set(Object.entries(stored().files).map(([file, e]) => JSON.stringify([file, e.text])));
+      const valid = stored().valid;
+      for (const k of Object.keys(valid)) {
+        const pairs = JSON.parse(k) as Array<[string, string]>;
+        if (!pairs.every((p) => current.has(JSON.stringify(p)))) delete valid[k];
       }
+      valid[key] = structuredClone(config);
+      save();
     },
     /** Whether every file's text (undefined: no file) is answered without a parse. */
     covers(texts) {
-      return texts.every(({ file, text }) => text === undefined || stored()[file]?.text === text);
+      return texts.every(({ file, text }) => text === undefined || stored().files[file]?.text === text);
     },
   };
 }

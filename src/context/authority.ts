@@ -10,7 +10,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { CONTEXT_READ_TIMEOUT_MS, prepareContextText, readContextFile, stripFrontMatter, type LoadedFile } from './files.js';
-import { DEFAULTS } from '../config/schema.js';
+import { defaults } from '../config/schema.js';
 
 export const HERMES_NAMES = ['.hermes.md', 'HERMES.md'] as const;
 export const AGENTS_NAMES = ['AGENTS.override.md', 'AGENTS.md', 'agents.md'] as const;
@@ -196,7 +196,7 @@ export async function loadAuthority(opts: AuthorityOptions): Promise<Authority> 
   const dirs = chainDirs(opts.cwd, opts.root);
   const l: Loader = {
     cwd: opts.cwd,
-    maxChars: opts.maxFileChars ?? DEFAULTS.context.maxFileChars,
+    maxChars: opts.maxFileChars ?? defaults().context.maxFileChars,
     timeoutMs: opts.readTimeoutMs ?? CONTEXT_READ_TIMEOUT_MS,
     warnings: [],
   };

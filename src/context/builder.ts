@@ -21,7 +21,7 @@ import {
 } from './tiers.js';
 import { readWorkspace } from './workspace.js';
 import { soulPath } from '../paths/index.js';
-import { DEFAULTS } from '../config/schema.js';
+import { defaults } from '../config/schema.js';
 
 /** Without a tree watcher, a cached workspace snapshot is trusted this long. */
 export const WORKSPACE_TTL_MS = 2_000;
@@ -90,7 +90,7 @@ export class ContextBuilder {
   }
 
   private maxChars(): number {
-    return this.deps.maxFileChars?.() ?? DEFAULTS.context.maxFileChars;
+    return this.deps.maxFileChars?.() ?? defaults().context.maxFileChars;
   }
 
   authority(cwd: string): Promise<Authority> {

@@ -37,7 +37,7 @@ import {
   withPreCommitEntry,
 } from './manager-config.js';
 import { clientPath, installRecordPath, settingsPath, sharedRuntimeDirOf } from '../paths/index.js';
-import { DEFAULTS } from '../config/schema.js';
+import { defaults } from '../config/schema.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { installClient } from '../transport/build.js';
 import { gitRunnerScript, shQuote, writeRunnerSettings, type RunnerSettings } from '../transport/runners.js';
@@ -512,7 +512,7 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [] };
 
   // The config's bounds and onUnavailable, baked into the runner and its settings file until the daemon refreshes that.
-  const settings: RunnerSettings = opts.settings ?? { hooks: DEFAULTS.hooks, agents: DEFAULTS.agents };
+  const settings: RunnerSettings = opts.settings ?? { hooks: defaults().hooks, agents: defaults().agents };
   if (manager === 'husky') installHusky(c, previous);
   else if (manager === 'pre-commit') installPreCommitFramework(c);
   else if (manager === 'lefthook') installLefthook(c);

@@ -4,7 +4,7 @@
  * committing a known kind of content becomes a `forbid:` regex. Deterministic on purpose:
  * a rule the guard enforces must say exactly what the sentence said, or nothing.
  */
-import { RuleSchema, type Rule } from '../config/schema.js';
+import { ruleSchema, type Rule } from '../config/schema.js';
 
 export type EnforceableRule = Pick<Rule, 'id' | 'message'> & { protect?: string[]; forbid?: string };
 
@@ -120,5 +120,5 @@ export function enforceableRule(sentence: string): EnforceableRule | undefined {
 
 /** A rule the config schema accepts (globs compile, the regex compiles), else none. */
 export function checked(rule: EnforceableRule): EnforceableRule | undefined {
-  return RuleSchema.safeParse(rule).success ? rule : undefined;
+  return ruleSchema().safeParse(rule).success ? rule : undefined;
 }

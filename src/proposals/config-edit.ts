@@ -5,7 +5,7 @@
  */
 import { isMap, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../errors/index.js';
-import { ConfigSchema } from '../config/schema.js';
+import { configSchema } from '../config/schema.js';
 
 export type NewRule = { id: string; message: string; protect?: string[]; forbid?: string };
 
@@ -27,7 +27,7 @@ export function withRule(text: string | undefined, rule: NewRule): string {
     else throw new ConfigError('`rules` in .hermes/config.yaml is not a list; fix it before adding a rule.');
     out = doc.toString();
   }
-  const parsed = ConfigSchema.safeParse(parseDocument(out).toJS() ?? {});
+  const parsed = configSchema().safeParse(parseDocument(out).toJS() ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`The rule would not load in .hermes/config.yaml (${issue.path.join('.')}: ${issue.message}).`);

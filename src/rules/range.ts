@@ -145,7 +145,7 @@ export async function rulesAt(place: RangePlace, commit: string): Promise<RangeR
   const short = commit.slice(0, 10);
   const [text, { load, schema }] = await Promise.all([fileAt(place, commit, RULES_FILE), judgingModules()]);
   const { loadCommittedConfig } = load;
-  if (text === undefined) return { config: schema.DEFAULTS, commit, found: false, warnings: [] };
+  if (text === undefined) return { config: schema.defaults(), commit, found: false, warnings: [] };
   try {
     return { config: loadCommittedConfig(`${short}:${RULES_FILE}`, text), commit, found: true, warnings: [] };
   } catch (err) {

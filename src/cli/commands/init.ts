@@ -24,14 +24,14 @@ type RunnerSettings = import('../../transport/runners.js').RunnerSettings;
  */
 async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & { denyWrite: { paths: string[]; skipped: string[] } }> {
   const { loadConfig } = await import('../../config/load.js');
-  const { DEFAULTS } = await import('../../config/schema.js');
+  const { defaults } = await import('../../config/schema.js');
   const { applyApproval, holdLoosenings, readApproval } = await import('../../guard/approval.js');
-  let config = DEFAULTS;
+  let config = defaults();
   try {
     config = applyApproval(hermesHome(), repo.root, loadConfig({ root: repo.root, home: hermesHome() }), { record: false }).config;
   } catch {
     const approved = readApproval(hermesHome(), repo.root);
-    if (approved) config = holdLoosenings(DEFAULTS, approved.settings);
+    if (approved) config = holdLoosenings(defaults(), approved.settings);
   }
   const { agentSandboxDenyWrite } = await import('../../guard/agent-shell.js');
   return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents }, denyWrite: agentSandboxDenyWrite(config) };

@@ -14,7 +14,7 @@ import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache 
 import { fileParseCache } from '../../config/parse-cache.js';
 import { projectDir, repoConfigPath, userConfigPath } from '../../paths/index.js';
 import { writeRunnerSettings } from '../../transport/runners.js';
-import { DEFAULTS, type HermesConfig } from '../../config/schema.js';
+import { defaults, type HermesConfig } from '../../config/schema.js';
 
 /** The config a judgement uses; `broken`: the files do not load (why), and `config` is the last valid one. */
 export type JudgingConfig = { config: HermesConfig; broken?: string };
@@ -84,15 +84,16 @@ export class ConfigService {
     const broken = s.error instanceof Error ? s.error.message : String(s.error);
     if (this.lastValid) return { config: this.lastValid, broken };
     const approved = readApproval(this.ctx.home, this.ctx.root);
-    return { config: approved ? holdLoosenings(DEFAULTS, approved.settings) : DEFAULTS, broken };
+    return { config: approved ? holdLoosenings(defaults(), approved.settings) : defaults(), broken };
   }
 
   private current(): NonNullable<ConfigService['state']> {
     const stamp = this.stamp();
     if (this.state && this.state.stamp === stamp) return this.state;
     try {
-      // The files read from the parse cache, for the log.
+      // The files read from the parse cache, and whether their validation was, for the log.
       const cached: string[] = [];
+      let validCached = false;
       const cache: ParseCache = {
         get: (file, text) => {
           const raw = this.cache.get(file, text);
@@ -100,13 +101,19 @@ export class ConfigService {
           return raw;
         },
         set: (file, text, raw) => this.cache.set(file, text, raw),
+        getValid: (key) => {
+          const config = this.cache.getValid(key);
+          validCached = config !== undefined;
+          return config;
+        },
+        setValid: (key, config) => this.cache.setValid(key, config),
       };
       const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env, cache });
       // hermesd guard (issue 20): a loosening of the guard waits for `hermesd config approve`.
       const { config, pending } = applyApproval(this.ctx.home, this.ctx.root, loaded.config);
       this.state = { stamp, value: { ...loaded, config }, pending };
       this.lastValid = config;
-      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(cached.length ? { fromParseCache: cached } : {}), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
+      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(cached.length ? { fromParseCache: cached } : {}), ...(validCached ? { validatedBefore: true } : {}), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
     } catch (error) {
       this.state = { stamp, error };
       this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });

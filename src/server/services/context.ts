@@ -11,7 +11,7 @@ import type { ConfigService } from './config.js';
 import type { WatcherService } from './watcher.js';
 import type { Authority } from '../../context/authority.js';
 import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../context/builder.js';
-import { DEFAULTS } from '../../config/schema.js';
+import { defaults } from '../../config/schema.js';
 import type { ContextReport } from '../../protocol/context.js';
 
 
@@ -70,7 +70,7 @@ export class PromptService {
     try {
       return this.deps.config.get().context.maxFileChars;
     } catch {
-      return DEFAULTS.context.maxFileChars;
+      return defaults().context.maxFileChars;
     }
   }
 
@@ -79,7 +79,7 @@ export class PromptService {
       this.deps.config.get();
       return [];
     } catch (err) {
-      return [`config not loaded (${message(err)}); context.maxFileChars is ${DEFAULTS.context.maxFileChars} and memory is left out until it is fixed.`];
+      return [`config not loaded (${message(err)}); context.maxFileChars is ${defaults().context.maxFileChars} and memory is left out until it is fixed.`];
     }
   }
 
