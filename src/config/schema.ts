@@ -50,7 +50,7 @@ export const MODEL_MAX_TURNS = 20;
 export const MODEL_TIMEOUT_MS = 120_000;
 /**
  * Idle minutes before the daemon exits on its own: the next hook question or command starts a
- * new one (~150 ms, docs/benchmarks.md#daemon), so an idle work tree holds no process for long.
+ * new one (~140 ms to its first verdict, docs/benchmarks.md#daemon), so an idle work tree holds no process for long.
  */
 export const DAEMON_IDLE_TIMEOUT_MINUTES = 30;
 /** The model when none is configured: small, cheap and good at tool calls. */
