@@ -66,6 +66,10 @@ describe('hooks without the client', () => {
     process.kill(pid, 'SIGKILL');
     stopped = undefined;
     await waitFor(() => !alive(pid));
-    expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), 'repository rule "generated"');
+    const again = await claudeWrite(t, repo, 'gen/api.ts');
+    // Should it fail, the daemon log says what the new daemon did with the question.
+    const log = () => readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8').split('\n').slice(-25).join('\n');
+    expect(again.stdout + again.stderr, log()).toContain('repository rule \\"generated\\"');
+    expectRefused(again, 'repository rule "generated"');
   });
 });
