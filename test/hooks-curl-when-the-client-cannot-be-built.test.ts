@@ -65,7 +65,10 @@ describe('hooks without the client', () => {
     expectRefused(await claudeWrite(t, repo, 'src/app.ts'), 'did not answer within 2000 ms');
     process.kill(pid, 'SIGKILL');
     stopped = undefined;
-    await waitFor(() => !alive(pid));
+    // Gone, not only its main thread: a killed process shows as a zombie while its other threads
+    // still exit, and until the last one does its socket still takes connections (which are then
+    // reset: the hook says the answer was cut off). /proc/<pid> goes once all of it is reaped.
+    await waitFor(() => !alive(pid) && !existsSync(`/proc/${pid}`));
     const again = await claudeWrite(t, repo, 'gen/api.ts');
     // Should it fail, the daemon log says what the new daemon did with the question.
     const log = () => readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8').split('\n').slice(-25).join('\n');
