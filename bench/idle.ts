@@ -17,7 +17,7 @@ import { probe, stopDaemon } from '../src/client/lifecycle.js';
 import { daemonCommand } from '../src/process/daemon.js';
 import { resolvePaths, type RepoPaths } from '../src/paths/index.js';
 import { CACHE_KIB, SessionDB, type NewMessage } from '../src/sessions/db.js';
-import { DAEMON_ALLOCATOR_ENV, DAEMON_NODE_FLAGS } from '../src/version.js';
+import { DAEMON_ALLOCATOR_ENV } from '../src/version.js';
 import { printNote, printTable, type Bench, type Goal } from './table.js';
 
 /** How long after its last request a process is measured: idle, its collections done. */
@@ -164,7 +164,7 @@ export const bench: Bench = {
         { process: `${TEN} hermesd daemons together`, RSS: mib(ten.rss), PSS: mib(ten.pss), anonymous: mib(ten.anon), 'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×` },
         { process: `${TEN} bare servers together`, RSS: mib(tenBare.rss), PSS: mib(tenBare.pss), anonymous: mib(tenBare.anon), 'RSS ÷ bare': '1.00×' },
       ]);
-      printNote(`The daemon runs bundled (dist/daemon), with ${DAEMON_NODE_FLAGS.length ? `node flags ${DAEMON_NODE_FLAGS.join(' ')}` : 'no node flag (set at run time instead: a young generation kept at 1 MiB semi-spaces from the start, --optimize-for-size and --expose-gc when it first falls idle)'} and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. It exits after daemon.idleTimeoutMinutes (default 30) without a request, a hook question or a change to its files, and the next question starts one (bench daemon: what that start costs). The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share. SQLite's page cache is capped at ${CACHE_KIB / 1024} MiB per daemon: what it used stays in the daemon's heap (glibc does not give it back) until the daemon exits.`);
+      printNote(`The daemon runs bundled (dist/daemon), with no node flag (set at run time instead: a young generation kept at 1 MiB semi-spaces from the start, --optimize-for-size and --expose-gc when it first falls idle) and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. It exits after daemon.idleTimeoutMinutes (default 30) without a request, a hook question or a change to its files, and the next question starts one (bench daemon: what that start costs). The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share. SQLite's page cache is capped at ${CACHE_KIB / 1024} MiB per daemon: what it used stays in the daemon's heap (glibc does not give it back) until the daemon exits.`);
       const goals: Goal[] = [
         { measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket', result: `${mib(d.rss)} vs ${mib(b.rss)} = ${ratio.toFixed(2)}×`, goal: `≤ ${RSS_OVER_BARE_GOAL}×`, met: ratio <= RSS_OVER_BARE_GOAL },
         { measure: `${TEN} idle daemons together (PSS)`, result: `${mib(ten.pss)} (${TEN} bare servers ${mib(tenBare.pss)})`, goal: '—' },

@@ -27,17 +27,6 @@ export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
 /** `hermesd mcp` as agents start it: the bundle of dist/src/mcp/main.js (no CLI in front). */
 export const MCP_ENTRY = join(PACKAGE_ROOT, 'dist', 'mcp', 'main.js');
 /**
- * Node flags of the daemon process: none. Any V8 flag on the command line makes Node compile its
- * built-in modules from source at every start (their code cache in the node binary is keyed by
- * V8's flags): ~20 ms of a cold daemon's first verdict. What the daemon once set here for its
- * idle footprint (issue 18) it sets at run time instead (server/process.ts): a young generation
- * kept at 1 MiB semi-spaces from its start, `--optimize-for-size` and `--expose-gc` (one
- * collection) when it first falls idle. Left out, measured (docs/benchmarks.md, "Idle
- * footprint"): no Sparkplug, TurboFan held back, `--single-threaded`.
- */
-export const DAEMON_NODE_FLAGS: readonly string[] = [];
-
-/**
  * glibc's allocator, for the daemon alone: blocks of 32 KiB and up come from mmap and go
  * back to the system when freed, so what parsing and compiling used at start does not stay
  * resident in an idle daemon (1.5 MiB less, issue 18). The marker tells the daemon to drop

@@ -100,7 +100,8 @@ export function loadConfigWithOrigins({ root, home, env = process.env, cache }: 
   // The files' texts as validated before, when no environment variable sets a key (the cache
   // never holds the environment's values): the schemas are not even built.
   const key = cache && fromEnv.size === 0 ? JSON.stringify(layers.map((l) => [l.source.file, l.parsed.text])) : undefined;
-  let config = key ? cache?.getValid(key) : undefined;
+  const known = key ? cache?.getValid(key) : undefined;
+  let config = known;
   if (!config) {
     const valid = layers.map((l) => validateFile(l.parsed));
     // One file and no environment: the file's own validation is the result.
@@ -116,9 +117,9 @@ export function loadConfigWithOrigins({ root, home, env = process.env, cache }: 
       throw new ConfigError(`Invalid configuration: ${lines.join('; ')}`);
     }
     config = result.data;
-    checkReferences(config, layers);
-    if (key) cache?.setValid(key, config);
-  } else checkReferences(config, layers);
+  }
+  checkReferences(config, layers);
+  if (key && !known) cache?.setValid(key, config);
   return { config, files, origins: originsOf(config, layers, fromEnv) };
 }
 

@@ -7,7 +7,8 @@
  * An entry answers only for the exact text it was made from, and only under the hermesd version
  * that made it (another version may parse differently); anything else in the file — another
  * version, a torn or hand-edited file, an entry of the wrong shape — is a miss, and the text is
- * parsed. A cache that cannot be written is left as it is: the next start parses again.
+ * parsed. What a load adds is written once, by `flush()` after it. A cache that cannot be written
+ * is left as it is: the next start parses again.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -50,12 +51,22 @@ function readStored(path: string, version: string): Omit<Stored, 'version'> {
   }
 }
 
+export type FileParseCache = ParseCache & {
+  /** Whether every file's text (undefined: no file) is answered without a parse. */
+  covers(texts: Array<{ file: string; text: string | undefined }>): boolean;
+  /** Writes what was added since the last flush, if anything. */
+  flush(): void;
+};
+
 /** The parse cache kept in `path` for this hermesd `version`; `onWriteError` hears once why it could not be saved. */
-export function fileParseCache(path: string, version: string, onWriteError: (err: unknown) => void = () => undefined): ParseCache & { covers(texts: Array<{ file: string; text: string | undefined }>): boolean } {
+export function fileParseCache(path: string, version: string, onWriteError: (err: unknown) => void = () => undefined): FileParseCache {
   let kept: Omit<Stored, 'version'> | undefined;
   let told = false;
+  let dirty = false;
   const stored = () => (kept ??= readStored(path, version));
-  const save = () => {
+  const flush = () => {
+    if (!dirty) return;
+    dirty = false;
     try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       writeRuntimeFileSync(path, JSON.stringify({ version, ...stored() } satisfies Stored) + '\n');
@@ -73,7 +84,7 @@ export function fileParseCache(path: string, version: string, onWriteError: (err
     set(file, text, raw) {
       if (!jsonSafe(raw)) return;
       stored().files[file] = { text, raw: structuredClone(raw) };
-      save();
+      dirty = true;
     },
     getValid(key) {
       const c = stored().valid[key];
@@ -89,11 +100,11 @@ export function fileParseCache(path: string, version: string, onWriteError: (err
         if (!pairs.every((p) => current.has(JSON.stringify(p)))) delete valid[k];
       }
       valid[key] = structuredClone(config);
-      save();
+      dirty = true;
     },
-    /** Whether every file's text (undefined: no file) is answered without a parse. */
     covers(texts) {
       return texts.every(({ file, text }) => text === undefined || stored().files[file]?.text === text);
     },
+    flush,
   };
 }

@@ -80,9 +80,10 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
   const answers = recordedAnswers();
   let paths: RepoPaths | undefined;
   let line: Promise<DaemonLine> | undefined;
+  let opened: DaemonLine | undefined;
   /** The line to the daemon, opened once (line.ts): the front's resources/list and the SDK server share it. */
   const daemonLine = (): Promise<DaemonLine> =>
-    (line ??= import('./line.js').then(({ openLine }) => openLine({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName })));
+    (line ??= import('./line.js').then(({ openLine }) => (opened = openLine({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName }))));
   /** The repository served, found once (git); a directory outside any work tree ends the server with the reason. */
   const served = (): RepoPaths => {
     try {
@@ -110,7 +111,7 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
     closing = true;
     log(`closing (${why})`);
     try {
-      void line?.then((l) => l.link.close(), () => undefined);
+      opened?.link.close();
     } finally {
       process.exit(code);
     }

@@ -68,8 +68,7 @@ export class DaemonLink {
     if (this.client || this.connecting || this.closed) return;
     const running = await probe(this.paths).catch(() => undefined);
     if (!running || running.version !== VERSION || this.client || this.connecting || this.closed) return;
-    this.client = new DaemonClient(String(running.socket ?? this.paths.socket), { keepAlive: true });
-    this.follow();
+    this.attach(running);
   }
 
   /** Starts (or finds) the daemon and follows its events; concurrent callers share one attempt. */
@@ -79,15 +78,19 @@ export class DaemonLink {
       try {
         const { status, started } = await ensureDaemon(this.paths);
         if (started) this.events.log(`started the daemon of ${this.paths.root} (pid ${status.pid})`);
-        // The socket the daemon answered on, whatever this environment would compute.
-        this.client = new DaemonClient(String(status.socket ?? this.paths.socket), { keepAlive: true });
-        this.follow();
-        return this.client;
+        return this.attach(status);
       } finally {
         this.connecting = undefined;
       }
     })();
     return this.connecting;
+  }
+
+  /** Talks to the daemon that answered `status`, on the socket it answered on (whatever this environment would compute), and follows its events. */
+  private attach(status: { socket?: unknown }): DaemonClient {
+    this.client = new DaemonClient(String(status.socket ?? this.paths.socket), { keepAlive: true });
+    this.follow();
+    return this.client;
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 /**
  * The entry of `hermesd mcp` as agents start it: bundled into dist/mcp/main.js
- * (scripts/bundle-daemon.mjs) and run without the CLI (commander and its commands) in front. `hermesd mcp` in the CLI runs the same front.
+ * (scripts/bundle-daemon.mjs) and run without the CLI (commander and its commands) in front.
+ * `hermesd mcp` in the CLI runs the same front.
  *
  *   node dist/mcp/main.js [--repo <path>]
  */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { withoutGitInvocation } from '../git/env.js';
-import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, DAEMON_NODE_FLAGS } from '../version.js';
+import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY } from '../version.js';
 
 /** What a starting daemon said on its pipe; `exited` when it closed the pipe without a line (it died at once). */
 export type Started = { socket: string } | { busy: number } | { error: string } | { exited: true };
@@ -17,7 +17,8 @@ export type Started = { socket: string } | { busy: number } | { error: string } 
 export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const out = withoutGitInvocation(env);
   if (Object.keys(DAEMON_ALLOCATOR_ENV).every((k) => out[k] === undefined)) Object.assign(out, DAEMON_ALLOCATOR_ENV, { [DAEMON_ALLOCATOR_MARKER]: '1' });
-  return { command: process.execPath, args: [...DAEMON_NODE_FLAGS, DAEMON_ENTRY, root], env: out };
+  // No V8 flag: one on the command line costs every start ~20 ms; the daemon sets its own at run time (server/process.ts).
+  return { command: process.execPath, args: [DAEMON_ENTRY, root], env: out };
 }
 
 /**

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { clientPath, settingsPath } from '../paths/index.js';
-import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, DAEMON_NODE_FLAGS, PACKAGE_ROOT } from '../version.js';
+import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, PACKAGE_ROOT } from '../version.js';
 
 /** A string quoted for sh. */
 export const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -18,9 +18,9 @@ export const runnerFile = (name: string): string => readFileSync(join(PACKAGE_RO
 
 export type Install = { nodePath: string; cliPath: string; commonDir: string };
 
-/** How this install starts a daemon: the client's -f (node flags) and -e (its allocator) options. */
+/** How this install starts a daemon: the client's -e options (its allocator; no node flag: server/process.ts). */
 function startOptions(): string {
-  return [...DAEMON_NODE_FLAGS.map((f) => `-f ${f}`), ...Object.entries({ ...DAEMON_ALLOCATOR_ENV, [DAEMON_ALLOCATOR_MARKER]: '1' }).map(([k, v]) => `-e ${k}=${v}`)].join(' ');
+  return [...Object.entries({ ...DAEMON_ALLOCATOR_ENV, [DAEMON_ALLOCATOR_MARKER]: '1' }).map(([k, v]) => `-e ${k}=${v}`)].join(' ');
 }
 
 function script(title: string, settings: Record<string, string>, bodies: string[]): string {

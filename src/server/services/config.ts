@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { DaemonContext } from '../context.js';
 import { applyApproval, approveConfig, describeLoosenings, holdLoosenings, readApproval, type Loosening } from '../../guard/approval.js';
 import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache } from '../../config/load.js';
-import { fileParseCache } from '../../config/parse-cache.js';
+import { fileParseCache, type FileParseCache } from '../../config/parse-cache.js';
 import { projectDir, repoConfigPath, userConfigPath } from '../../paths/index.js';
 import { writeRunnerSettings } from '../../transport/runners.js';
 import { defaults, type HermesConfig } from '../../config/schema.js';
@@ -23,7 +23,7 @@ export class ConfigService {
   private state: { stamp: string; value: LoadedConfig; pending: Loosening[] } | { stamp: string; error: unknown } | undefined;
   /** The last config that loaded, in this process. */
   private lastValid: HermesConfig | undefined;
-  private readonly cache: ReturnType<typeof fileParseCache>;
+  private readonly cache: FileParseCache;
 
   constructor(private readonly ctx: DaemonContext) {
     this.cache = fileParseCache(join(projectDir(ctx.home, ctx.paths.commonDir), 'config-parsed.json'), ctx.version, (err) =>
@@ -118,6 +118,7 @@ export class ConfigService {
       this.state = { stamp, error };
       this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });
     }
+    this.cache.flush();
     // Whoever read the files first (a hook's judgement, a status answer, the watcher's event):
     // what follows the config (the runners' settings) follows it now, watcher or not.
     this.ctx.events.emit('config-loaded');
@@ -144,6 +145,7 @@ export class ConfigService {
   /** The user's confirmation (never reachable from a sandboxed command): the files' guard settings apply. */
   approve(): Loosening[] {
     const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env, cache: this.cache });
+    this.cache.flush();
     const approved = approveConfig(this.ctx.home, this.ctx.root, loaded.config);
     this.state = undefined;
     this.ctx.log.info('guard config approved', { loosened: describeLoosenings(approved) });
