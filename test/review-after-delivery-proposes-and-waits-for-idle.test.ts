@@ -5,19 +5,12 @@
  * while the daemon is busy with another task, and is skipped when that lasts past
  * review.deferMs. Without a model, the rule-based review reads what the user said.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
-import { makeEnv, waitFor, type TestEnv } from './helpers/env.js';
+import { makeEnv, repoMemoryFiles, type TestEnv, waitFor } from './helpers/env.js';
 import { startFakeModel, type ChatRequest, type FakeModel, type FakeStep } from './helpers/fake-model.js';
-
-/** Each repository's MEMORY.md under HERMES_HOME/projects (the folder also holds the daemon's config parse cache). */
-function repoMemoryFiles(home: string): string[] {
-  const projects = join(home, 'projects');
-  if (!existsSync(projects)) return [];
-  return readdirSync(projects).filter((d) => existsSync(join(projects, d, 'MEMORY.md')));
-}
 
 const reviewName = (req: ChatRequest) => (req.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
 const candidates = {

@@ -5,20 +5,13 @@
  * ingested into; the review records pending proposals and writes no owner. With a model, a
  * review hanging on the model never delays the next hook's answer.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
-import { makeEnv, type TestEnv } from './helpers/env.js';
+import { makeEnv, repoMemoryFiles, type TestEnv } from './helpers/env.js';
 import { denied, geminiExpand, hookCommands, runHook, toolHookCommand, transcripts } from './helpers/agents.js';
 import { startFakeModel, type ChatRequest, type FakeModel } from './helpers/fake-model.js';
-
-/** Each repository's MEMORY.md under HERMES_HOME/projects (the folder also holds the daemon's config parse cache). */
-function repoMemoryFiles(home: string): string[] {
-  const projects = join(home, 'projects');
-  if (!existsSync(projects)) return [];
-  return readdirSync(projects).filter((d) => existsSync(join(projects, d, 'MEMORY.md')));
-}
 
 type Listed = { id: string; source: string; owner: string; summary: string };
 type Shown = { sessionId?: string; status: string; source: string; change: { kind: string; scope?: string; content?: string } };

@@ -4,7 +4,7 @@
  * `cleanup()` (call it in afterEach/afterAll).
  */
 import { execFileSync, spawn, spawnSync, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +133,13 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Each repository's MEMORY.md under HERMES_HOME/projects (the folder also holds the daemon's config parse cache). */
+export function repoMemoryFiles(home: string): string[] {
+  const projects = join(home, 'projects');
+  if (!existsSync(projects)) return [];
+  return readdirSync(projects).filter((d) => existsSync(join(projects, d, 'MEMORY.md')));
 }
 
 /** Polls `cond` until it holds; throws after `ms`. */
