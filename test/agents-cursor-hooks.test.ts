@@ -55,7 +55,7 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
     const hooks = JSON.parse(readFileSync(join(repo, '.cursor/hooks.json'), 'utf8'));
     expect(hooks.version).toBe(1);
     expect(Object.keys(hooks.hooks)).toEqual(['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd']);
-    expect(hooks.hooks.preToolUse[0]).toEqual({ command: '[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor preToolUse', timeout: 30 });
+    expect(hooks.hooks.preToolUse[0]).toEqual({ command: 'if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor preToolUse; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor preToolUse; fi', timeout: 30 });
     const mcp = JSON.parse(readFileSync(join(repo, '.cursor/mcp.json'), 'utf8'));
     expect(mcp.mcpServers.hermesd).toEqual({ command: 'sh', args: ['${workspaceFolder}/.hermes/mcp'] });
   });

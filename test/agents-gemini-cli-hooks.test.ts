@@ -58,8 +58,8 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
     expect(Object.keys(json.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd']);
     // Shell commands and reads (small payloads) in one entry, read by the shell; writes (a file's content) in another, read by cat.
     expect(json.hooks.BeforeTool).toEqual([
-      { matcher: 'run_shell_command|read_file|read_many_files', hooks: [{ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || { set -- gemini BeforeTool small; hermesd_root=$GEMINI_PROJECT_DIR; . $GEMINI_PROJECT_DIR/.hermes/agent-hook; }', timeout: 30000 }] },
-      { matcher: 'write_file|replace', hooks: [{ name: 'hermesd', type: 'command', command: '[ ! -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ] || { set -- gemini BeforeTool; hermesd_root=$GEMINI_PROJECT_DIR; . $GEMINI_PROJECT_DIR/.hermes/agent-hook; }', timeout: 30000 }] },
+      { matcher: 'run_shell_command|read_file|read_many_files', hooks: [{ name: 'hermesd', type: 'command', command: 'set -- gemini BeforeTool small; hermesd_root=$GEMINI_PROJECT_DIR; if [ -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ]; then . $GEMINI_PROJECT_DIR/.hermes/agent-hook; elif [ -f $GEMINI_PROJECT_DIR/.git/hermesd/agent-hook ]; then hermesd_gd=$GEMINI_PROJECT_DIR/.git; . $GEMINI_PROJECT_DIR/.git/hermesd/agent-hook; fi', timeout: 30000 }] },
+      { matcher: 'write_file|replace', hooks: [{ name: 'hermesd', type: 'command', command: 'set -- gemini BeforeTool; hermesd_root=$GEMINI_PROJECT_DIR; if [ -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ]; then . $GEMINI_PROJECT_DIR/.hermes/agent-hook; elif [ -f $GEMINI_PROJECT_DIR/.git/hermesd/agent-hook ]; then hermesd_gd=$GEMINI_PROJECT_DIR/.git; . $GEMINI_PROJECT_DIR/.git/hermesd/agent-hook; fi', timeout: 30000 }] },
     ]);
     // Gemini CLI reads these settings in the directory it runs in and starts servers there.
     expect(json.mcpServers.hermesd).toEqual({ command: 'sh', args: ['.hermes/mcp'] });

@@ -115,7 +115,7 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(Object.keys(toml.mcp_servers)).toEqual(['docs', 'hermesd']);
     const cursor = readFileSync(join(repo, '.cursor/hooks.json'), 'utf8');
     expect(cursor.split('\r\n').every((l) => !l.includes('\n'))).toBe(true);
-    expect(cursor).toContain('            { "command": "./format.sh" },\r\n            {\r\n                "command": "[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor afterFileEdit",');
+    expect(cursor).toContain('            { "command": "./format.sh" },\r\n            {\r\n                "command": "if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor afterFileEdit; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor afterFileEdit; fi",');
     const gemini = readFileSync(join(repo, '.gemini/settings.json'), 'utf8');
     expect(gemini).toContain('  // Shared Gemini CLI settings\r\n');
     expect(gemini).toContain('"preferredEditor": "vim" /* the team editor */');
@@ -167,7 +167,7 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     const again = await t.cli(['init', '--agents', 'claude,cursor'], { cwd: repo });
     expect(again.code, again.stderr).toBe(0);
     const shell = (parseJsonc(readFileSync(cursorPath, 'utf8')).value as any).hooks.beforeShellExecution as Array<{ command: string }>;
-    expect(shell.map((h) => h.command)).toEqual(['[ ! -f .hermes/agent-hook ] || sh .hermes/agent-hook cursor beforeShellExecution small']);
+    expect(shell.map((h) => h.command)).toEqual(['if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor beforeShellExecution small; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor beforeShellExecution small; fi']);
     expect(ours().map((g) => [g.matcher, g.hooks[0].command.includes('PreToolUse small;')])).toEqual([
       ['Bash|Read|Grep', true],
       ['Write|Edit|MultiEdit|NotebookEdit', false],
@@ -274,9 +274,11 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(false);
 
-    // A Claude command whose stub is missing: exit 0, the call goes on (sh on a missing file would exit 2, a refusal).
+    // A Claude command (as a session started before the uninstall still runs it) whose stub and
+    // runner are gone: exit 0, the call goes on (sh on a missing file would exit 2, a refusal).
+    expect(existsSync(join(repo, '.git/hermesd/agent-hook'))).toBe(false);
     const { runHook } = await import('./helpers/agents.js');
-    const r = await runHook(t, '[ ! -f "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" ] || sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse', { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } } });
+    const r = await runHook(t, hookCommand('claude', 'PreToolUse'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } } });
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 

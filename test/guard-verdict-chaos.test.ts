@@ -7,7 +7,7 @@
  * and it says so (issue 29).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolHookCommand } from './helpers/agents.js';
@@ -44,6 +44,12 @@ beforeAll(async () => {
   t = makeEnv();
   repo = t.repo({ '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 5000\nhooks:\n  timeoutMs: 6000\n'), 'gen/x.ts': 'x\n', '.claude/settings.json': '{}\n' });
   expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
+  // What init wrote (the agents' stub, their hook config) is committed, as a team does: the
+  // test's undoing of an allowed commit (a hard reset) must not take it away. (Once it did: a
+  // commit let through under hooks.onUnavailable "allow" carried init's untracked files, the
+  // reset deleted the stub, and every later hook command found no stub and did nothing.)
+  const committed = await run('sh', ['-c', 'git add -A && git commit -qm "hermesd init" && git status --porcelain'], { cwd: repo, env: t.env });
+  expect(committed).toEqual({ code: 0, out: '' });
   other = join(t.home, '..', 'other-install');
   mkdirSync(other);
   for (const part of ['dist', 'templates', 'src']) cpSync(join(REPO_ROOT, part), join(other, part), { recursive: true });
@@ -151,6 +157,8 @@ describe('a thousand guarded questions while the daemon is killed, stopped, rest
     expect(allowed.filter((o) => !unchecked.includes(o)), JSON.stringify(allowed.slice(0, 5))).toEqual([]);
     const unnamed = outcomes.filter((o) => !allowed.includes(o) && !byRule(o) && !byFault(o));
     expect(unnamed, JSON.stringify(unnamed.slice(0, 5))).toEqual([]);
+    // The hooks the agents ran were hermesd's all along: the stub they source is still there.
+    expect(existsSync(join(repo, '.hermes/agent-hook'))).toBe(true);
     // The file the agents asked to write was never changed by a question (the hooks judge; nothing writes).
     expect(readFileSync(join(repo, 'gen/x.ts'), 'utf8')).toBe('x\n');
     // Most questions were answered by a daemon, not by a fault.

@@ -140,8 +140,12 @@ export function parseAgentList(list: string | true | undefined, root: string): A
 
 /**
  * The hook command for one agent and event: the committed stub, found the way each agent's
- * docs say. Where it costs nothing, the command checks that the stub is there first: `sh`
- * on a missing file exits 2, which every agent takes for a refusal of the call.
+ * docs say. The command checks that the stub is there first: `sh` on a missing file exits 2,
+ * which every agent takes for a refusal of the call. Where the stub is gone but the clone still
+ * has hermesd's runner (`git clean -fdx`, a hard reset or a checkout that took the stub while
+ * the configs still run it, in the main work tree), the command sources the runner itself: the
+ * hooks keep judging instead of doing nothing without a word. Neither there (hermesd
+ * uninstalled while a session still runs the old entries): the call goes on.
  *
  * `small`: the entry is for tools whose payloads are a command or a path (Bash, Read, Grep…),
  * and the hook reads the payload with the shell's own `read` instead of starting `cat`
@@ -150,23 +154,25 @@ export function parseAgentList(list: string | true | undefined, root: string): A
  */
 export function hookCommand(agent: AgentName, event: string, small = false): string {
   const args = `${agent} ${event}${small ? ' small' : ''}`;
-  const guarded = (path: string) => `[ ! -f ${path} ] || sh ${path} ${args}`;
+  // The runner in the main work tree's git dir, where the stub would find it (a linked work tree's .git is a file: there the stub is needed).
+  const RUNNER = '.git/hermesd/agent-hook';
   // Where the agent runs the command with `sh -c` and names the root, the stub is sourced
   // into that shell: one sh start per call instead of two (0.8 ms of a 4.6 ms call here).
-  const sourced = (root: string) => `[ ! -f ${root}/${AGENT_STUB} ] || { set -- ${args}; hermesd_root=${root}; . ${root}/${AGENT_STUB}; }`;
+  const sourced = (root: string) =>
+    `set -- ${args}; hermesd_root=${root}; if [ -f ${root}/${AGENT_STUB} ]; then . ${root}/${AGENT_STUB}; elif [ -f ${root}/${RUNNER} ]; then hermesd_gd=${root}/.git; . ${root}/${RUNNER}; fi`;
   switch (agent) {
     case 'claude':
       return sourced('"$CLAUDE_PROJECT_DIR"');
     case 'codex':
       // Codex runs hooks with `$SHELL -lc` (the user's login shell, not always a POSIX one) in the session's
       // directory, which may be below the root, and no variable names the root. The login shell is replaced
-      // by sh (exec: no fork), which finds the root by walking up to the stub with builtins and sources it:
-      // no `git rev-parse` and no second shell per call (they cost 16 ms of each tool call). No stub
-      // anywhere above (hermesd uninstalled): nothing to do, the call goes on.
-      return `exec sh -c 'd=$PWD; until [ -f "$d/${AGENT_STUB}" ]; do [ -n "$d" ] || exit 0; d=\${d%/*}; done; set -- ${args}; hermesd_root=$d; . "$d/${AGENT_STUB}"'`;
+      // by sh (exec: no fork), which finds the root by walking up to the stub (or the runner) with builtins
+      // and sources it: no `git rev-parse` and no second shell per call (they cost 16 ms of each tool call).
+      // Neither anywhere above (hermesd uninstalled): nothing to do, the call goes on.
+      return `exec sh -c 'd=$PWD; until [ -f "$d/${AGENT_STUB}" ] || [ -f "$d/${RUNNER}" ]; do [ -n "$d" ] || exit 0; d=\${d%/*}; done; set -- ${args}; hermesd_root=$d; if [ -f "$d/${AGENT_STUB}" ]; then . "$d/${AGENT_STUB}"; else hermesd_gd=$d/.git; . "$d/${RUNNER}"; fi'`;
     case 'cursor':
       // Cursor runs project hooks from the project root.
-      return guarded(AGENT_STUB);
+      return `if [ -f ${AGENT_STUB} ]; then sh ${AGENT_STUB} ${args}; elif [ -f ${RUNNER} ]; then hermesd_root=. hermesd_gd=.git sh ${RUNNER} ${args}; fi`;
     case 'gemini':
       // Gemini replaces $GEMINI_PROJECT_DIR in the command with the shell-quoted directory itself: no quotes around it.
       return sourced('$GEMINI_PROJECT_DIR');
