@@ -4,7 +4,7 @@
  * while no daemon ran, a cache of another version and a torn cache are parsed again and judged by
  * their new text; no secret of the environment lands in it, and it lives under HERMES_HOME, private.
  */
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
@@ -108,5 +108,24 @@ describe("the daemon's parse cache of its config files", () => {
     await stop();
     expect(readFileSync(file, 'utf8')).toContain('# edited');
     expect(readFileSync(file, 'utf8')).not.toContain(t.env.OPENAI_API_KEY);
+  });
+
+  it('a cache that cannot be written is said once in the log, and every load judges from the files', async () => {
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), 'generated');
+    await stop();
+    // A directory where the cache file goes: its rename over it fails, as a full disk or a read-only folder would make it.
+    const file = cacheFile();
+    rmSync(file);
+    mkdirSync(file);
+    const log = () => readFileSync(join(repo, '.git/hermesd/daemon.log'), 'utf8');
+    const before = log().split('config parse cache not written').length;
+    expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), 'repository rule "generated"');
+    // Edited while the daemon runs: parsed again, judged by the new text, the cache still not written (and not said twice).
+    writeFiles(repo, { '.hermes/config.yaml': guardedConfig('  - id: sources\n    message: Sources are frozen.\n    protect: ["src/**"]\n') });
+    expectRefused(await claudeWrite(t, repo, 'src/a.ts'), 'repository rule "sources"');
+    expect(log().split('config parse cache not written').length - before).toBe(1);
+    expect(loads().at(-1)!.fromParseCache).toBeUndefined();
+    await stop();
+    expect(statSync(file).isDirectory()).toBe(true);
   });
 });

@@ -7,11 +7,11 @@
  * and it says so (issue 29).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolHookCommand } from './helpers/agents.js';
-import { alive, CLI, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
+import { alive, CLI, copyInstall, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
 import { guardedConfig, head, KEY, recordedPid } from './helpers/transport.js';
 
 const QUESTIONS = 1_000;
@@ -37,8 +37,8 @@ const between = (a: number, b: number) => a + Math.random() * (b - a);
 
 let t: TestEnv;
 let repo: string;
-/** A second install of hermesd, of another version: the "upgrade". */
-let other: string;
+/** The CLI of a second install of hermesd, of another version: the "upgrade". */
+let otherCli: string;
 
 beforeAll(async () => {
   t = makeEnv();
@@ -50,16 +50,12 @@ beforeAll(async () => {
   // reset deleted the stub, and every later hook command found no stub and did nothing.)
   const committed = await run('sh', ['-c', 'git add -A && git commit -qm "hermesd init" && git status --porcelain'], { cwd: repo, env: t.env });
   expect(committed).toEqual({ code: 0, out: '' });
-  other = join(t.home, '..', 'other-install');
-  mkdirSync(other);
-  for (const part of ['dist', 'templates', 'src']) cpSync(join(REPO_ROOT, part), join(other, part), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(other, 'node_modules'));
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-  writeFileSync(join(other, 'package.json'), JSON.stringify({ ...pkg, version: `${pkg.version}-other` }));
+  otherCli = copyInstall(join(t.home, '..', 'other-install'), { version: `${pkg.version}-other` });
 }, 120_000);
 
 afterAll(async () => {
-  await run(process.execPath, [join(other, 'dist/src/cli/main.js'), 'stop'], { cwd: repo, env: t.env }).catch(() => undefined);
+  await run(process.execPath, [otherCli, 'stop'], { cwd: repo, env: t.env }).catch(() => undefined);
   await t?.cleanup();
 });
 
@@ -130,7 +126,7 @@ describe('a thousand guarded questions while the daemon is killed, stopped, rest
           await run(process.execPath, [CLI, 'restart'], { cwd: repo, env: t.env });
         } else if (roll < 0.88) {
           faults.upgrade!++;
-          await run(process.execPath, [join(other, 'dist/src/cli/main.js'), 'restart'], { cwd: repo, env: t.env });
+          await run(process.execPath, [otherCli, 'restart'], { cwd: repo, env: t.env });
         } else {
           faults.downgrade!++;
           await run(process.execPath, [CLI, 'start'], { cwd: repo, env: t.env });

@@ -271,8 +271,9 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     log.error('unhandled rejection', { error: String((err as Error)?.stack ?? err) });
   });
 
-  // Idle: gone after the idle timeout, unless something keeps it (a task, a review, an event stream).
-  void services().then((s) => {
+  // Idle: gone after the idle timeout, unless something keeps it (a task, a review, an event
+  // stream); a daemon whose other services could not load goes too (judging() is all it needs).
+  void judging().then((s) => {
     const idleMs = idleMsOf(s, env);
     const idle = setInterval(
       () => {
@@ -283,7 +284,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
       Math.max(50, Math.min(idleMs / 4, 60_000)),
     );
     timers.push(idle);
-  });
+  }, (err: unknown) => log.error('no idle timer: the config service did not load', { error: String(err) }));
   timers.push(
     setInterval(() => {
       if (!existsSync(paths.root) || !existsSync(paths.gitDir)) void shutdown('work tree deleted');

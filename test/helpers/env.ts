@@ -4,7 +4,7 @@
  * `cleanup()` (call it in afterEach/afterAll).
  */
 import { execFileSync, spawn, spawnSync, type SpawnOptions } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +133,20 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A second install of hermesd at `dir` (its dist, templates, sources and package.json copied,
+ * node_modules linked), as another version would be installed (`version`, else this one's);
+ * its CLI's entry is returned.
+ */
+export function copyInstall(dir: string, opts: { version?: string } = {}): string {
+  mkdirSync(dir, { recursive: true });
+  for (const part of ['dist', 'templates', 'src']) cpSync(join(REPO_ROOT, part), join(dir, part), { recursive: true });
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, version: opts.version ?? pkg.version }));
+  return join(dir, 'dist', 'src', 'cli', 'main.js');
 }
 
 /** Each repository's MEMORY.md under HERMES_HOME/projects (the folder also holds the daemon's config parse cache). */

@@ -96,12 +96,26 @@ export class Services {
     return this.build('config', () => ({ value: createConfigService(this.daemon) }));
   }
 
-  /** Loads the code of every service but the config and the judging of agents' tool calls (later.ts). */
+  /**
+   * Loads the code of every service but the config and the judging of agents' tool calls
+   * (later.ts). Where it cannot be loaded (an install with a file of it missing or unreadable),
+   * every caller gets the same error, naming the broken install, and status says it: such a
+   * daemon still judges other agents' tool calls, and refuses every commit.
+   */
   loaded(): Promise<this> {
-    return (this.loading ??= import('./later.js').then((m) => {
-      this.later = m;
-      return this;
-    }));
+    return (this.loading ??= import('./later.js').then(
+      (m) => {
+        this.later = m;
+        return this;
+      },
+      (err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err);
+        const broken = `hermesd's install is broken (${why.split('\n')[0]}): commits are refused and its other services are off until hermesd is installed again (other agents' tool calls are still judged)`;
+        this.daemon.log.error('services not loaded', { error: String((err as Error)?.stack ?? err) });
+        this.daemon.warningSources.push(() => [broken]);
+        throw new Error(broken);
+      },
+    ));
   }
 
   /** later.ts, which a question awaits (loaded()) before it reaches a service of it. */
