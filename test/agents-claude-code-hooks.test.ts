@@ -8,7 +8,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitIn, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
-import { denied, rewritten, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
+import { confinement, denied, rewritten, hookCommands, runHook, toolHookCommand, transcripts, until } from './helpers/agents.js';
 import { skillMd } from './helpers/skills.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
@@ -111,7 +111,7 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
       const out = JSON.parse(r.stdout).hookSpecificOutput;
       expect(Object.keys(out).sort()).toEqual(['hookEventName', 'updatedInput']);
       expect({ ...out.updatedInput, command: input.command }).toEqual(input);
-      expect(rewritten('claude', r)).toMatch(/bwrap.*--ro-bind/);
+      expect(confinement(rewritten('claude', r))).toMatchObject({ command: input.command, script: expect.stringMatching(/bwrap.*--ro-bind/) });
     }
   });
 

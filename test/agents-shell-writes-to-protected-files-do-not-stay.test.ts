@@ -9,10 +9,10 @@
  * through the hooks `init --agents` wrote, each command run as the agent runs it (`bash -c`).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { denied, geminiExpand, hookCommands, rewritten, runHook, toolHookCommand, type HookRun } from './helpers/agents.js';
+import { confinement, denied, geminiExpand, hookCommands, rewritten, runHook, toolHookCommand, type HookRun } from './helpers/agents.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 const AGENTS = ['claude', 'codex', 'gemini'] as const;
@@ -81,18 +81,39 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
           expect(denied(agent, call.pre), `${s.command}: ${JSON.stringify(call.pre)}`).toContain('gen/a.ts');
           continue;
         }
-        // Run confined: the answer wraps the command in bubblewrap.
-        expect(call.ran, `${s.command}: ${JSON.stringify(call.pre)}`).toContain('bwrap');
+        // Run confined: the answer runs the command, as it was, in a script that runs bubblewrap.
+        expect(confinement(call.ran), `${s.command}: ${JSON.stringify(call.pre)}`).toMatchObject({ command: s.command, script: expect.stringContaining('bwrap') });
         if (s.background) await new Promise((r) => setTimeout(r, 1_500));
         expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8'), `${agent}: ${s.command}`).toBe(ORIGINAL);
       }
       // What the confinement leaves alone: the rest of the work tree and /tmp.
       const ok = await shellCall(t, repo, agent, 'echo 2 > src/app.ts && echo t > /tmp/hd-confined-ok', `call-${agent}-ok`);
-      expect(ok.ran).toContain('bwrap');
+      expect(confinement(ok.ran)?.script).toContain('--ro-bind');
       expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('2\n');
       expect(readFileSync('/tmp/hd-confined-ok', 'utf8')).toBe('t\n');
     });
   }
+
+  it('the confine script cannot be changed from inside it, and a command whose script is gone does not run at all', async () => {
+    const first = await shellCall(t, repo, 'claude', 'echo 3 > src/app.ts', 'script-1');
+    const script = /^exec \/bin\/sh '([^']+)'/.exec(first.ran!)![1]!;
+    expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('3\n');
+    // From inside (spelt so the judge cannot read it): the script, and the folder it sits in, are read-only.
+    const inside = await shellCall(t, repo, 'claude', `f='${script}'; d='${join(script, '..')}'; echo 'exec /bin/sh -c "$1"' > $f; touch $d/mine.sh`, 'script-2');
+    expect(inside.ran).toContain(script);
+    expect(readFileSync(script, 'utf8')).toContain('bwrap');
+    expect(existsSync(join(script, '..', 'mine.sh'))).toBe(false);
+    // Gone between the answer and the run (a cleanup, a hand): the command fails, unrun, never unconfined.
+    const pre = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo 4 > src/app.ts' }, tool_use_id: 'script-3' } });
+    rmSync(script);
+    const r = spawnSync('bash', ['-c', rewritten('claude', pre)!], { cwd: repo, encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('3\n');
+    // The next call writes it again.
+    const again = await shellCall(t, repo, 'claude', 'echo 5 > src/app.ts', 'script-4');
+    expect(confinement(again.ran)?.script).toContain('bwrap');
+    expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('5\n');
+  });
 });
 
 describe('without a sandbox: the post-tool event puts back what changed and tells the model which rule', () => {

@@ -10,7 +10,10 @@
  * agent's own sandbox, which may forbid user namespaces), the command runs as it was written;
  * the post-tool check puts back what it changed.
  */
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeRuntimeFileSync } from '../storage/atomic.js';
+import { sha256 } from '../text/hash.js';
 import type { GuardConfig } from './config.js';
 import { sandboxPlan } from './sandbox-plan.js';
 import { realOf } from './sandbox.js';
@@ -36,18 +39,55 @@ export function agentShellReadOnly(input: AgentShellInput): string[] {
 }
 
 /**
- * The shell line the agent runs instead of `command`: bubblewrap with the whole file system as
- * it is (devices included) and `readOnly` bound read-only over it; where bubblewrap
- * cannot start here, `command` itself.
+ * The script an agent's shell command runs in (the command is its argument): bubblewrap with the
+ * whole file system as it is (devices included) and `readOnly` bound read-only over it; where
+ * bubblewrap cannot start here, the command itself.
  */
-export function confinedCommand(o: { bwrap: string; readOnly: string[]; gitDir: string; command: string }): string {
+export function confineScript(o: { bwrap: string; readOnly: string[] }): string {
   const mounts = ['--dev-bind', '/', '/'];
   // Shallower first: a read-only file inside a read-only directory is bound after it.
   for (const p of [...o.readOnly].sort((a, b) => a.split('/').length - b.split('/').length)) mounts.push('--ro-bind', p, p);
   const bwrap = shq(o.bwrap);
   // No --chdir: bubblewrap keeps the directory the agent's shell is in.
-  const run = ['--die-with-parent', '--', '/bin/sh', '-c', o.command];
-  return `${bwrap} --dev-bind / / /bin/true 2>/dev/null && exec ${bwrap} ${[...mounts, ...run].map(shq).join(' ')}; exec /bin/sh -c ${shq(o.command)}`;
+  return [
+    "# hermesd: runs an agent's shell command ($1) with the files the guard reads and the protected files",
+    '# read-only (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
+    `${bwrap} --dev-bind / / /bin/true 2>/dev/null && exec ${bwrap} ${[...mounts, '--die-with-parent', '--', '/bin/sh', '-c'].map(shq).join(' ')} "$1"`,
+    'exec /bin/sh -c "$1"',
+    '',
+  ].join('\n');
+}
+
+/** How long a confine script no command asked for is kept (a command starts within seconds of its rewrite). */
+const SCRIPT_KEEP_MS = 60 * 60_000;
+
+/**
+ * The file of a confine script in `dir` (`<common-dir>/hermesd/confine/`, read-only inside the
+ * confinement), named by its content and written when missing; scripts unused for an hour go.
+ */
+export function confineScriptFile(dir: string, text: string): string {
+  const file = join(dir, `${sha256(text).slice(0, 16)}.sh`);
+  if (existsSync(file)) return file;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeRuntimeFileSync(file, text, 0o600);
+  for (const name of readdirSync(dir)) {
+    const old = join(dir, name);
+    try {
+      if (old !== file && Date.now() - statSync(old).mtimeMs > SCRIPT_KEEP_MS) rmSync(old, { force: true });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return file;
+}
+
+/**
+ * The shell line the agent runs instead of `command`: the confine script with the command as its
+ * argument. Short, so that the agent's own reading of the command (its permission checks parse
+ * it) costs what it costs for the command itself.
+ */
+export function confinedCommand(script: string, command: string): string {
+  return `exec /bin/sh ${shq(script)} ${shq(command)}`;
 }
 
 /** A glob character: a pattern holding one is not a path the agents' own sandboxes can take. */

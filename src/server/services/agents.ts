@@ -6,8 +6,9 @@
  * agent-sessions.ts's, loaded with the rest of the services: a cold daemon's first verdict on a
  * tool call waits for the config and the judge only.
  */
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { ZodError } from 'zod';
 import { UsageError } from '../../errors/index.js';
 import { cleanGitEnv } from '../../git/env.js';
@@ -18,7 +19,7 @@ import { cursor } from '../../integrations/cursor.js';
 import { gemini } from '../../integrations/gemini.js';
 import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../integrations/event.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
-import { agentShellReadOnly, confinedCommand } from '../../guard/agent-shell.js';
+import { agentShellReadOnly, confinedCommand, confineScript, confineScriptFile } from '../../guard/agent-shell.js';
 import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
 import { sandboxAvailability } from '../../guard/sandbox.js';
 import type { GuardConfig } from '../../guard/config.js';
@@ -38,7 +39,7 @@ const PENDING_CALLS_MAX = 64;
 const READ_ONLY_REUSE_MS = 2_000;
 
 export class AgentHookService {
-  private readOnlyCache: { key: string; at: number; paths: string[] } | undefined;
+  private scriptCache: { key: string; at: number; file: string } | undefined;
   /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
   private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
   private readonly gitBin = findRealGit();
@@ -135,7 +136,7 @@ export class AgentHookService {
     const sandbox = sandboxAvailability(this.ctx.env);
     if (adapter.rewrite && sandbox.kind === 'bwrap' && config.guard?.sandbox?.enabled !== false) {
       const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
-      confined = confinedCommand({ bwrap: sandbox.path, readOnly: this.readOnly(config, protectedFiles), gitDir: this.ctx.paths.gitDir, command });
+      confined = confinedCommand(this.confineScript(sandbox.path, config, protectedFiles), command);
     }
     if (snap) {
       this.prune();
@@ -148,17 +149,19 @@ export class AgentHookService {
   }
 
   /**
-   * The read-only paths of a confined command, computed again at most every READ_ONLY_REUSE_MS
-   * for the same config and protected files: a real path per candidate costs a few ms, on every
-   * shell call of every agent.
+   * The confine script of a shell command: its read-only paths computed again at most every
+   * READ_ONLY_REUSE_MS for the same config and protected files (a real path per candidate costs a
+   * few ms, on every shell call of every agent); the script written again when it is gone.
    */
-  private readOnly(config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string[] {
-    const key = JSON.stringify([config.rules, config.guard, protectedFiles]);
-    const hit = this.readOnlyCache;
-    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS) return hit.paths;
-    const paths = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
-    this.readOnlyCache = { key, at: Date.now(), paths };
-    return paths;
+  private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string {
+    const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles]);
+    const hit = this.scriptCache;
+    const dir = join(this.ctx.paths.commonDir, 'hermesd', 'confine');
+    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit.file;
+    const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
+    const file = confineScriptFile(dir, confineScript({ bwrap, readOnly }));
+    this.scriptCache = { key, at: Date.now(), file };
+    return file;
   }
 
   /** After a shell call: what it changed of the protected files is put back, and the model told (where the event takes context). */
