@@ -60,6 +60,9 @@ function toolCalls(client: Client, repo: string, n: number): ToolCall[] {
   return Array.from({ length: CALL_REPEATS }, (_, k) => threeCalls(client, repo, `src/out-${n}-${k}.ts`)).flat();
 }
 
+/** The kinds of threeCalls' calls, in their order. */
+const CALL_KINDS = ['read', 'shell command (git status)', 'write'] as const;
+
 function threeCalls(client: Client, repo: string, file: string): ToolCall[] {
   const line = `export const file = ${JSON.stringify(file)};\n`;
   switch (client) {
@@ -161,7 +164,7 @@ async function runOnce(client: Client, s: Setup, n: number, ca: Ca): Promise<Sam
   };
 }
 
-async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv): Promise<{ rows: Row[]; added: Row[]; goals: Goal[] }> {
+async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv): Promise<{ rows: Row[]; added: Row[]; goals: Goal[]; kinds: Row[] }> {
   const cli = await agentCli(client);
   const trap = await startNetworkTrap();
   const setups: Setup[] = [];
@@ -261,7 +264,13 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
         met: verdict(toolRange),
       },
     ];
-    return { rows, added, goals };
+    // By kind: the median tool call pools three kinds of call, and the middle one decides it.
+    const kinds: Row[] = VARIANTS.map((v) => ({
+      client: name,
+      setup: LABEL[v],
+      ...Object.fromEntries(CALL_KINDS.map((kind, i) => [kind, ms(median(cas.flatMap((ca) => all(v, ca).flatMap((x) => x.tools.filter((_, j) => j % CALL_KINDS.length === i)))), 1)])),
+    }));
+    return { rows, added, goals, kinds };
   } finally {
     for (const s of setups) await s.model.close();
     await trap.close();
@@ -279,12 +288,14 @@ export const bench: Bench = {
     const rows: Row[] = [];
     const added: Row[] = [];
     const goals: Goal[] = [];
+    const kinds: Row[] = [];
     try {
       for (const client of ['claude', 'codex', 'gemini'] as const) {
         const r = await benchClient(client, base, env);
         rows.push(...r.rows);
         added.push(...r.added);
         goals.push(...r.goals);
+        kinds.push(...r.kinds);
       }
       printTable(`A whole scripted session per client (a prompt, three tool calls, an answer), ${ROUNDS} rounds after ${WARMUP} warm-up, each round in a new random order; medians`, rows);
       printNote(
@@ -293,6 +304,11 @@ export const bench: Bench = {
           'The do-nothing hooks run `sh <repo>/noop.sh` on the same events and matchers as hermesd’s; Gemini CLI runs with GEMINI_CLI_NO_RELAUNCH=true (its relaunch only raises the heap limit) in all three setups.',
       );
       printTable(`What hermesd adds over the do-nothing hooks, and each set of hooks over none: sessions, first requests and ends as medians of per-round differences (${ROUNDS} rounds); tool calls as differences of the medians of every call`, added);
+      printTable(
+        `A tool call by kind: the median of each kind's calls (${CALL_REPEATS} of each a session, ${ROUNDS} rounds, both NODE_EXTRA_CA_CERTS settings); Codex reads and runs git status through its shell tool (exec_command) and writes with apply_patch`,
+        kinds,
+      );
+      printNote('A shell command with hermesd runs confined (Claude Code, Codex, Gemini CLI: the command is given back to run in a bubblewrap script) and is checked after the call; a read or a write only meets the hooks.');
       return goals;
     } finally {
       rmSync(base, { recursive: true, force: true });

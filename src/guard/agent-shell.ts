@@ -84,10 +84,12 @@ export function confineScriptFile(dir: string, text: string): string {
 /**
  * The shell line the agent runs instead of `command`: the confine script with the command as its
  * argument. Short, so that the agent's own reading of the command (its permission checks parse
- * it) costs what it costs for the command itself.
+ * it) costs what it costs for the command itself; and not `exec`, so that what the agent's shell
+ * does after a command (Claude Code records the directory, Gemini CLI the background processes)
+ * still runs — skipping it cost each shell call 10–30 ms more in those agents.
  */
 export function confinedCommand(script: string, command: string): string {
-  return `exec /bin/sh ${shq(script)} ${shq(command)}`;
+  return `/bin/sh ${shq(script)} ${shq(command)}`;
 }
 
 /** A glob character: a pattern holding one is not a path the agents' own sandboxes can take. */
