@@ -113,6 +113,10 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
     const again = await shellCall(t, repo, 'claude', 'echo 5 > src/app.ts', 'script-4');
     expect(confinement(again.ran)?.script).toContain('bwrap');
     expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('5\n');
+    // The daemon that wrote them removes them when it stops.
+    expect(script.startsWith(join(repo, '.git/hermesd/confine/'))).toBe(true);
+    expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
+    expect(existsSync(join(repo, '.git/hermesd/confine'))).toBe(false);
   });
 });
 

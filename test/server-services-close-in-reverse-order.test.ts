@@ -44,7 +44,7 @@ describe('the composition root closes services in the reverse of their build ord
       // A late request must not reopen what shutdown closed.
       expect(() => services.prompt).toThrow(DaemonUnavailable);
     }
-    const expected = [...SERVICE_ORDER].reverse().filter((n) => ['agentSessions', 'hooks', 'tasks', 'watcher', 'skills', 'sessions'].includes(n));
+    const expected = [...SERVICE_ORDER].reverse().filter((n) => ['agents', 'agentSessions', 'hooks', 'tasks', 'watcher', 'skills', 'sessions'].includes(n));
     expect(orders).toEqual([expected, expected]);
     // The hooks drain before the tasks they start; tasks record their end before SessionDB closes.
     expect(expected.indexOf('hooks')).toBeLessThan(expected.indexOf('tasks'));

@@ -62,8 +62,9 @@ export function confineScript(o: { bwrap: string; readOnly: string[] }): string 
 const SCRIPT_KEEP_MS = 60 * 60_000;
 
 /**
- * The file of a confine script in `dir` (`<common-dir>/hermesd/confine/`, read-only inside the
- * confinement), named by its content and written when missing; scripts unused for an hour go.
+ * The file of a confine script in `dir` (`<git-dir>/hermesd/confine/`, read-only inside the
+ * confinement), named by its content and written when missing; scripts unused for an hour go
+ * (and all of them when the daemon stops).
  */
 export function confineScriptFile(dir: string, text: string): string {
   const file = join(dir, `${sha256(text).slice(0, 16)}.sh`);

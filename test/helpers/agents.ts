@@ -155,7 +155,7 @@ export function rewritten(agent: 'claude' | 'codex' | 'gemini', r: HookRun): str
 
 /**
  * What a rewritten command runs the agent's command in: the text of the confine script it names
- * (`/bin/sh '<common-dir>/hermesd/confine/<hash>.sh' '<command>'`), with the command it
+ * (`/bin/sh '<git-dir>/hermesd/confine/<hash>.sh' '<command>'`), with the command it
  * passes; undefined for a command that is not one.
  */
 export function confinement(command: string | undefined): { script: string; command: string } | undefined {

@@ -6,7 +6,7 @@
  * agent-sessions.ts's, loaded with the rest of the services: a cold daemon's first verdict on a
  * tool call waits for the config and the judge only.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ZodError } from 'zod';
@@ -23,7 +23,7 @@ import { agentShellReadOnly, confinedCommand, confineScript, confineScriptFile }
 import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
 import { sandboxAvailability } from '../../guard/sandbox.js';
 import type { GuardConfig } from '../../guard/config.js';
-import { guardDir } from '../../paths/index.js';
+import { guardDir, runtimeDirOf } from '../../paths/index.js';
 import type { DaemonContext } from '../context.js';
 import type { AgentSessions, HandledHook } from './agent-sessions.js';
 import type { Built } from './built.js';
@@ -156,12 +156,22 @@ export class AgentHookService {
   private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string {
     const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles]);
     const hit = this.scriptCache;
-    const dir = join(this.ctx.paths.commonDir, 'hermesd', 'confine');
+    const dir = this.confineDir();
     if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit.file;
     const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
     const file = confineScriptFile(dir, confineScript({ bwrap, readOnly }));
     this.scriptCache = { key, at: Date.now(), file };
     return file;
+  }
+
+  /** Where this daemon's confine scripts are: `<git-dir>/hermesd/confine/`, read-only inside the confinement. */
+  private confineDir(): string {
+    return join(runtimeDirOf(this.ctx.paths.gitDir), 'confine');
+  }
+
+  /** The daemon stops: the confine scripts it wrote go (a command that already started has its script open). */
+  close(): void {
+    rmSync(this.confineDir(), { recursive: true, force: true });
   }
 
   /** After a shell call: what it changed of the protected files is put back, and the model told (where the event takes context). */
@@ -196,5 +206,6 @@ export class AgentHookService {
 
 /** The agents' hook service of a daemon. */
 export function createAgentHookService(ctx: DaemonContext, deps: ConstructorParameters<typeof AgentHookService>[1]): Built<AgentHookService> {
-  return { value: new AgentHookService(ctx, deps) };
+  const service = new AgentHookService(ctx, deps);
+  return { value: service, close: () => service.close() };
 }
