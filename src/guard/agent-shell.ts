@@ -87,7 +87,7 @@ export function confineScriptFile(dir: string, text: string): string {
  * argument. Short, so that the agent's own reading of the command (its permission checks parse
  * it) costs what it costs for the command itself; and not `exec`, so that what the agent's shell
  * does after a command (Claude Code records the directory, Gemini CLI the background processes)
- * still runs — skipping it cost each shell call 10–30 ms more in those agents.
+ * still runs — skipping it cost Gemini CLI's shell calls 13–27 ms more.
  */
 export function confinedCommand(script: string, command: string): string {
   return `/bin/sh ${shq(script)} ${shq(command)}`;
