@@ -69,6 +69,10 @@ describe('a hook command whose stub is gone', () => {
       expect(denied(agent, r), `${agent} without the stub: ${JSON.stringify(r)}`).toContain('repository rule "generated"');
     }
     expect(readFileSync(join(repo, 'gen/x.ts'), 'utf8')).toBe('x\n');
+    // And doctor says the stub is gone, and what still holds.
+    const doctor = await t.cli(['doctor'], { cwd: repo });
+    expect(doctor.stdout).toContain('.hermes/agent-hook is gone (the hooks still reach hermesd here, through the runner in .git/hermesd');
+    expect(doctor.stdout).toContain('fix: hermesd init --agents');
   }, 120_000);
 
   it('does nothing where hermesd is gone as well (no runner: uninstalled), as a session started before the uninstall runs it', async () => {

@@ -126,7 +126,12 @@ export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): 
   const installed = installedAgents(repo) ?? [];
   if (installed.length === 0) return { installed, agents: [], unsetUp: agentsRunningHermesd(repo.root) };
   const shared: string[] = [];
-  for (const stub of [AGENT_STUB, MCP_STUB]) if (!existsSync(join(repo.root, stub))) shared.push(`${stub} is gone`);
+  for (const stub of [AGENT_STUB, MCP_STUB]) {
+    if (existsSync(join(repo.root, stub))) continue;
+    // The hook commands find the runner without the stub in the main work tree (install.ts hookCommand); the MCP registrations do not.
+    const reached = stub === AGENT_STUB && existsSync(join(repo.root, '.git', 'hermesd', 'agent-hook'));
+    shared.push(reached ? `${stub} is gone (the hooks still reach hermesd here, through the runner in .git/hermesd; a linked work tree or a teammate's clone runs nothing without it)` : `${stub} is gone`);
+  }
   for (const runner of [agentRunnerPath(repo.commonDir), mcpRunnerPath(repo.commonDir)]) if (!existsSync(runner)) shared.push(`${runner} is gone`);
   return {
     installed,
