@@ -69,7 +69,9 @@ describe('a hook command whose stub is gone', () => {
       expect(denied(agent, r), `${agent} without the stub: ${JSON.stringify(r)}`).toContain('repository rule "generated"');
     }
     expect(readFileSync(join(repo, 'gen/x.ts'), 'utf8')).toBe('x\n');
-    // And doctor says the stub is gone, and what still holds.
+    // Status says the stub is gone; doctor says it too, and what still holds.
+    const status = await t.cli(['status'], { cwd: repo });
+    expect(status.stdout).toMatch(/warning +agents: \.hermes\/agent-hook is gone, so a clone without it runs no hermesd hook/);
     const doctor = await t.cli(['doctor'], { cwd: repo });
     expect(doctor.stdout).toContain('.hermes/agent-hook is gone (the hooks still reach hermesd here, through the runner in .git/hermesd');
     expect(doctor.stdout).toContain('fix: hermesd init --agents');

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseJsonc } from './json-edit.js';
-import { AGENT_STUB } from './install.js';
+import { AGENT_STUB } from '../paths/index.js';
 import { parseToml } from './toml-edit.js';
 
 /** Codex's own bounds on a hook's timeout (seconds): the default, and SessionEnd's default and maximum. */

@@ -8,12 +8,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../githooks/install.js';
-import { agentRunnerPath, mcpRunnerPath } from '../paths/index.js';
+import { AGENT_STUB, agentRunnerPath, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { codexTrustProblem } from './codex-trust.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
 import { parseJsonc } from './json-edit.js';
-import { AGENT_STUB, hookEntries, installedAgents, isOurHook, jsonPlans, MCP_STUB } from './install.js';
+import { hookEntries, installedAgents, isOurHook, jsonPlans } from './install.js';
 import { parseToml } from './toml-edit.js';
 
 export type AgentHealth = {

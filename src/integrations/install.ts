@@ -30,17 +30,13 @@ import { ConfigError, UsageError } from '../errors/index.js';
 import type { Repo } from '../githooks/install.js';
 import { agentRunnerScript, mcpRunnerScript, runnerFile, shQuote } from '../transport/runners.js';
 import { sha256 } from '../text/hash.js';
-import { agentRunnerPath, agentsRecordPath, mcpRunnerPath } from '../paths/index.js';
+import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
 import { insertAt, nodeAt, parseJsonc, removeAt, toValue, type JsonNode } from './json-edit.js';
 import { appendBlock, parseToml, tomlArray, tomlKey, tomlString, withoutBlock } from './toml-edit.js';
 
-/** The committed stub every hook command runs (relative to the work tree root). */
-export const AGENT_STUB = '.hermes/agent-hook';
-/** The committed stub every MCP registration runs (relative to the work tree root). */
-export const MCP_STUB = '.hermes/mcp';
 /** Each committed stub and the file in src/transport/runners/ it is a copy of. */
 const STUBS: Record<string, string> = { [AGENT_STUB]: 'agent-stub.sh', [MCP_STUB]: 'mcp-stub.sh' };
 const isStub = (rel: string): boolean => Object.hasOwn(STUBS, rel);

@@ -256,6 +256,11 @@ export function agentsRecordPath(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'agents.json');
 }
 
+/** The committed stub every agent hook command runs (relative to the work tree root; `hermesd init --agents`). */
+export const AGENT_STUB = '.hermes/agent-hook';
+/** The committed stub every MCP registration runs (relative to the work tree root). */
+export const MCP_STUB = '.hermes/mcp';
+
 /** The agents' hook runner (this install's node and CLI baked in), which the committed `.hermes/agent-hook` sources. */
 export function agentRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'agent-hook');
