@@ -9,7 +9,7 @@
  * through the hooks `init --agents` wrote, each command run as the agent runs it (`bash -c`).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confinement, denied, geminiExpand, hookCommands, rewritten, runHook, toolHookCommand, type HookRun } from './helpers/agents.js';
@@ -117,6 +117,19 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
     expect(script.startsWith(join(repo, '.git/hermesd/confine/'))).toBe(true);
     expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
     expect(existsSync(join(repo, '.git/hermesd/confine'))).toBe(false);
+  });
+
+  it('a confine script that cannot be written refuses the call, saying why (never runs it unconfined)', async () => {
+    // A file where the scripts' folder goes: as a full disk or a read-only git dir would make it.
+    writeFileSync(join(repo, '.git/hermesd/confine'), 'not a folder\n');
+    try {
+      const call = await shellCall(t, repo, 'claude', 'echo 6 > src/app.ts', 'script-5');
+      expect(call.ran).toBeUndefined();
+      expect(denied('claude', call.pre)).toMatch(/could not be judged .*confine.*so it is refused/);
+      expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('5\n');
+    } finally {
+      rmSync(join(repo, '.git/hermesd/confine'), { force: true });
+    }
   });
 });
 

@@ -30,7 +30,7 @@ import { ConfigError, UsageError } from '../errors/index.js';
 import type { Repo } from '../githooks/install.js';
 import { agentRunnerScript, mcpRunnerScript, runnerFile, shQuote } from '../transport/runners.js';
 import { sha256 } from '../text/hash.js';
-import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
+import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
@@ -151,7 +151,7 @@ export function parseAgentList(list: string | true | undefined, root: string): A
 export function hookCommand(agent: AgentName, event: string, small = false): string {
   const args = `${agent} ${event}${small ? ' small' : ''}`;
   // The runner in the main work tree's git dir, where the stub would find it (a linked work tree's .git is a file: there the stub is needed).
-  const RUNNER = '.git/hermesd/agent-hook';
+  const RUNNER = MAIN_TREE_AGENT_RUNNER;
   // Where the agent runs the command with `sh -c` and names the root, the stub is sourced
   // into that shell: one sh start per call instead of two (0.8 ms of a 4.6 ms call here).
   const sourced = (root: string) =>

@@ -260,6 +260,8 @@ export function agentsRecordPath(gitDir: string): string {
 export const AGENT_STUB = '.hermes/agent-hook';
 /** The committed stub every MCP registration runs (relative to the work tree root). */
 export const MCP_STUB = '.hermes/mcp';
+/** The agents' hook runner as the hook commands find it without the stub: in the main work tree's git dir (relative to its root). */
+export const MAIN_TREE_AGENT_RUNNER = '.git/hermesd/agent-hook';
 
 /** The agents' hook runner (this install's node and CLI baked in), which the committed `.hermes/agent-hook` sources. */
 export function agentRunnerPath(commonDir: string): string {

@@ -20,7 +20,7 @@ export type Install = { nodePath: string; cliPath: string; commonDir: string };
 
 /** How this install starts a daemon: the client's -e options (its allocator; no node flag: server/process.ts). */
 function startOptions(): string {
-  return [...Object.entries({ ...DAEMON_ALLOCATOR_ENV, [DAEMON_ALLOCATOR_MARKER]: '1' }).map(([k, v]) => `-e ${k}=${v}`)].join(' ');
+  return Object.entries({ ...DAEMON_ALLOCATOR_ENV, [DAEMON_ALLOCATOR_MARKER]: '1' }).map(([k, v]) => `-e ${k}=${v}`).join(' ');
 }
 
 function script(title: string, settings: Record<string, string>, bodies: string[]): string {

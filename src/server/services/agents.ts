@@ -156,10 +156,9 @@ export class AgentHookService {
   private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string {
     const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles]);
     const hit = this.scriptCache;
-    const dir = this.confineDir();
     if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit.file;
     const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
-    const file = confineScriptFile(dir, confineScript({ bwrap, readOnly }));
+    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, readOnly }));
     this.scriptCache = { key, at: Date.now(), file };
     return file;
   }
