@@ -102,11 +102,16 @@ describe('SessionDB under concurrent writers and kill -9', () => {
         expect(messages.map((m) => m.id)).toEqual(w.acks.map((x) => x.id));
         expect(db.getSession(w.session())!.messageCount).toBe(COUNT);
       }
-      // The two writers really interleaved (otherwise this proved nothing about contention).
-      const ids = [...a.acks.map((x) => ({ id: x.id, w: 'a' })), ...b.acks.map((x) => ({ id: x.id, w: 'b' }))].sort((x, y) => x.id - y.id);
-      let switches = 0;
-      for (let i = 1; i < ids.length; i++) if (ids[i]!.w !== ids[i - 1]!.w) switches++;
-      expect(switches).toBeGreaterThan(2);
+      // The two writers really wrote at once (otherwise this proved nothing about contention):
+      // each wrote its first message before the other wrote its last. How finely their
+      // transactions interleave after that is the scheduler's and SQLite's busy handler's
+      // choice (it has no fairness: on a loaded machine one writer may take every turn while
+      // the other sleeps in its retry), not a property of SessionDB; a count of switches
+      // between them failed a loaded suite run with every write landed.
+      const first = (w: Writer) => w.acks[0]!.id;
+      const last = (w: Writer) => w.acks.at(-1)!.id;
+      expect(first(a)).toBeLessThan(last(b));
+      expect(first(b)).toBeLessThan(last(a));
       // The FTS index agrees with the table.
       const matches = (q: string) => (db.db.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(q) as { n: number }).n;
       expect(matches('alpha')).toBe(COUNT);
