@@ -8,7 +8,8 @@
  * hermesd cannot read (`python3 -c …`, `f=gen/a.ts; echo x > $f`, a background writer) then
  * fails on a read-only file instead of changing it. Where bubblewrap cannot start (inside the
  * agent's own sandbox, which may forbid user namespaces), the command runs as it was written;
- * the post-tool check puts back what it changed.
+ * the post-tool check puts back what it changed. Either way it runs in the agent's shell (bash
+ * or zsh), not in /bin/sh: `[[ … ]]`, arrays and brace expansion work as they would unconfined.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,21 +40,37 @@ export function agentShellReadOnly(input: AgentShellInput): string[] {
 }
 
 /**
- * The script an agent's shell command runs in (the command is its argument): bubblewrap with the
- * whole file system as it is (devices included) and `readOnly` bound read-only over it; where
- * bubblewrap cannot start here, the command itself.
+ * The script an agent's shell command runs in (the command is its argument), in the shell the
+ * agent would have run it in: `$SHELL` where that is bash or zsh (Claude Code's and Codex's
+ * choice), else `shell` (bash where there is one: Gemini CLI's). Bubblewrap starts once, with
+ * the whole file system as it is (devices included) and `readOnly` bound read-only over it; the
+ * command, once inside, writes a byte to fd 3 before it runs. No byte means the command never
+ * ran: where bubblewrap cannot start here at all (inside an agent's own sandbox, which may forbid
+ * namespaces) the command then runs as written, once; where it starts but could not set up
+ * this confinement (a bound path gone meanwhile) the command is not run and the agent is told.
  */
-export function confineScript(o: { bwrap: string; readOnly: string[] }): string {
+export function confineScript(o: { bwrap: string; readOnly: string[]; shell: string }): string {
   const mounts = ['--dev-bind', '/', '/'];
   // Shallower first: a read-only file inside a read-only directory is bound after it.
   for (const p of [...o.readOnly].sort((a, b) => a.split('/').length - b.split('/').length)) mounts.push('--ro-bind', p, p);
   const bwrap = shq(o.bwrap);
-  // No --chdir: bubblewrap keeps the directory the agent's shell is in.
+  // Inside: the marker, then fd 3 closed (nothing the command starts holds it), stderr back from fd 5.
+  const inside = 'printf x >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; eval "$hermesd_c"';
+  // No --chdir: bubblewrap keeps the directory the agent's shell is in. Its own errors go nowhere.
   return [
     "# hermesd: runs an agent's shell command ($1) with the files the guard reads and the protected files",
     '# read-only (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
-    `${bwrap} --dev-bind / / /bin/true 2>/dev/null && exec ${bwrap} ${[...mounts, '--die-with-parent', '--', '/bin/sh', '-c'].map(shq).join(' ')} "$1"`,
-    'exec /bin/sh -c "$1"',
+    `hermesd_sh=${shq(o.shell)}`,
+    'case ${SHELL-} in */bash | */zsh) [ -x "$SHELL" ] && hermesd_sh=$SHELL ;; esac',
+    'exec 4>&1',
+    `hermesd_ran=$(${bwrap} ${[...mounts, '--die-with-parent', '--'].map(shq).join(' ')} "$hermesd_sh" -c ${shq(inside)} "$hermesd_sh" "$1" 3>&1 >&4 4>&- 5>&2 2>/dev/null)`,
+    'hermesd_rc=$?',
+    '[ -n "$hermesd_ran" ] && exit "$hermesd_rc"',
+    `if ${bwrap} --dev-bind / / /bin/true 2>/dev/null; then`,
+    "  echo 'hermesd: not run: bubblewrap could not set up the confinement of this command (a path it binds read-only changed meanwhile); run it again.' >&2",
+    '  exit 126',
+    'fi',
+    'exec 4>&- "$hermesd_sh" -c "$1"',
     '',
   ].join('\n');
 }

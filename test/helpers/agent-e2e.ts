@@ -243,7 +243,10 @@ export function endToEnd(spec: ClientSpec): void {
 
     it('keeps every protected file unchanged, whatever the shell command that writes it', async () => {
       const steps: Step[] = SHELL_WRITES.flatMap((w) => [{ tools: [spec.shell(`sh_${w.id}`, w.command)] }, ...(w.id === 'background' ? [{ tools: [spec.shell('sh_wait', 'sleep 2')] }] : [])]);
-      const { requests, run } = await e.session('Refresh every generated file under gen/ from the shell.', [...steps, { text: 'Done.' }]);
+      // An allowed command in the agent's shell's own syntax (bash: arrays, [[ ]]) runs confined as it would unconfined.
+      const bashSyntax = spec.shell('sh_bash', 'x=(gen src); [[ ${x[1]} == src ]] && echo "bash-syntax-${x[1]}"');
+      const { requests, run } = await e.session('Refresh every generated file under gen/ from the shell.', [{ tools: [bashSyntax] }, ...steps, { text: 'Done.' }]);
+      expect(resultOf(requests, 'sh_bash')?.output).toContain('bash-syntax-src');
       expect(run.code, run.stderr).toBe(0);
       // The background writer wrote a second after its call returned, while the next call (sleep 2) ran.
       const now = e.genNow();

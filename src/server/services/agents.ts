@@ -13,6 +13,7 @@ import { ZodError } from 'zod';
 import { UsageError } from '../../errors/index.js';
 import { cleanGitEnv } from '../../git/env.js';
 import { findRealGit } from '../../git/real-git.js';
+import { findOnPath } from '../../process/path.js';
 import { claude } from '../../integrations/claude.js';
 import { codex } from '../../integrations/codex.js';
 import { cursor } from '../../integrations/cursor.js';
@@ -43,6 +44,8 @@ export class AgentHookService {
   /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
   private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
   private readonly gitBin = findRealGit();
+  /** The shell a confined command runs in when the agent's is neither bash nor zsh: bash where there is one (Gemini CLI's). */
+  private readonly shell: string;
   private readonly root: string;
   /** The daemon's environment does not change: what the judge's git calls run with, computed once. */
   private readonly gitEnv: NodeJS.ProcessEnv;
@@ -62,6 +65,7 @@ export class AgentHookService {
     this.root = root;
     this.gitEnv = cleanGitEnv(ctx.env);
     this.home = ctx.env.HOME ?? homedir();
+    this.shell = findOnPath('bash', ctx.env) ?? '/bin/sh';
   }
 
   /** The adapter for a payload: Cursor's payloads are Cursor's, whichever agent's hook config ran them. */
@@ -154,11 +158,11 @@ export class AgentHookService {
    * few ms, on every shell call of every agent); the script written again when it is gone.
    */
   private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string {
-    const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles]);
+    const key = JSON.stringify([bwrap, this.shell, config.rules, config.guard, protectedFiles]);
     const hit = this.scriptCache;
     if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit.file;
     const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
-    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, readOnly }));
+    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, readOnly, shell: this.shell }));
     this.scriptCache = { key, at: Date.now(), file };
     return file;
   }
