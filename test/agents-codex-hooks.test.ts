@@ -52,6 +52,8 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     expect(Object.keys(hooks)).toEqual(['hooks']);
     expect(Object.keys(hooks.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd']);
     expect(hooks.hooks.PreToolUse.map((g: { matcher: string }) => g.matcher)).toEqual(['^Bash$', '^apply_patch$']);
+    // After a call only the shell's has work (what it changed of protected files is put back): no hook run after a patch.
+    expect(hooks.hooks.PostToolUse.map((g: { matcher: string }) => g.matcher)).toEqual(['^Bash$']);
     expect(hooks.hooks.SessionEnd[0].hooks[0].timeout).toBeLessThanOrEqual(3);
     const toml = readFileSync(join(repo, '.codex/config.toml'), 'utf8');
     expect(toml.startsWith(USER_TOML)).toBe(true);

@@ -56,6 +56,8 @@ describe('Gemini CLI hooks written by hermesd init --agents gemini', () => {
     expect(text.startsWith('{\n  // Team settings for Gemini CLI\n  "general": { "vimMode": true },\n  /* tools the agent may use without asking */\n  "tools": { "allowed": ["run_shell_command(git status)"] },\n')).toBe(true);
     const json = JSON.parse(text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, ''));
     expect(Object.keys(json.hooks)).toEqual(['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd']);
+    // After a call only the shell's has work: no hook run after a read or a write.
+    expect(json.hooks.AfterTool.map((g: { matcher: string }) => g.matcher)).toEqual(['run_shell_command']);
     // Shell commands and reads (small payloads) in one entry, read by the shell; writes (a file's content) in another, read by cat.
     expect(json.hooks.BeforeTool).toEqual([
       { matcher: 'run_shell_command|read_file|read_many_files', hooks: [{ name: 'hermesd', type: 'command', command: 'set -- gemini BeforeTool small; hermesd_root=$GEMINI_PROJECT_DIR; if [ -f $GEMINI_PROJECT_DIR/.hermes/agent-hook ]; then . $GEMINI_PROJECT_DIR/.hermes/agent-hook; elif [ -f $GEMINI_PROJECT_DIR/.git/hermesd/agent-hook ]; then hermesd_gd=$GEMINI_PROJECT_DIR/.git; . $GEMINI_PROJECT_DIR/.git/hermesd/agent-hook; fi', timeout: 30000 }] },

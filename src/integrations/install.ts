@@ -191,6 +191,13 @@ const JUDGED = {
   gemini: { small: 'run_shell_command|read_file|read_many_files', content: 'write_file|replace' },
 } as const;
 
+/**
+ * The shell tools, the only calls whose post-tool event has work (what the command changed of
+ * the protected files is put back): a read's or a write's would cost a hook run each for
+ * nothing. Transcripts are read at the end of each turn (Stop, AfterAgent) and of the session.
+ */
+const SHELL_TOOLS = { claude: 'Bash', codex: '^Bash$', gemini: 'run_shell_command' } as const;
+
 /** One hermesd hook entry: the event, the value put in the event's list, and whether it reads its payload with `read`. */
 export type HookEntry = { event: string; value: unknown; small?: true };
 
@@ -206,7 +213,7 @@ export function hookEntries(agent: AgentName): HookEntry[] {
         { event: 'PreToolUse', value: group(claudeHandler('PreToolUse'), JUDGED.claude.content) },
         // Not async: after a shell call the hook puts back protected files the command changed and tells the model,
         // which an async hook's output does not reach. The transcript is read after the answer, as for every event.
-        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse')) },
+        { event: 'PostToolUse', value: group(claudeHandler('PostToolUse'), SHELL_TOOLS.claude) },
         { event: 'Stop', value: group(claudeHandler('Stop')) },
         { event: 'SessionEnd', value: group({ ...claudeHandler('SessionEnd'), timeout: SESSION_END_TIMEOUT_S.claude }) },
       ];
@@ -216,7 +223,7 @@ export function hookEntries(agent: AgentName): HookEntry[] {
         { event: 'UserPromptSubmit', value: group(codexHandler('UserPromptSubmit')) },
         { event: 'PreToolUse', value: group(codexHandler('PreToolUse', AGENT_HOOK_TIMEOUT_S, true), JUDGED.codex.small), small: true },
         { event: 'PreToolUse', value: group(codexHandler('PreToolUse'), JUDGED.codex.content) },
-        { event: 'PostToolUse', value: group(codexHandler('PostToolUse')) },
+        { event: 'PostToolUse', value: group(codexHandler('PostToolUse'), SHELL_TOOLS.codex) },
         { event: 'Stop', value: group(codexHandler('Stop')) },
         { event: 'SessionEnd', value: group(codexHandler('SessionEnd', SESSION_END_TIMEOUT_S.codex)) },
       ];
@@ -232,7 +239,7 @@ export function hookEntries(agent: AgentName): HookEntry[] {
         { event: 'BeforeAgent', value: group(geminiHandler('BeforeAgent')) },
         { event: 'BeforeTool', value: group(geminiHandler('BeforeTool', true), JUDGED.gemini.small), small: true },
         { event: 'BeforeTool', value: group(geminiHandler('BeforeTool'), JUDGED.gemini.content) },
-        { event: 'AfterTool', value: group(geminiHandler('AfterTool')) },
+        { event: 'AfterTool', value: group(geminiHandler('AfterTool'), SHELL_TOOLS.gemini) },
         { event: 'AfterAgent', value: group(geminiHandler('AfterAgent')) },
         { event: 'SessionEnd', value: group(geminiHandler('SessionEnd')) },
       ];
