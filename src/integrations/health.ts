@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../githooks/install.js';
-import { AGENT_STUB, agentRunnerPath, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
+import { AGENT_STUB, agentRunnerPath, goneAgentStubs, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { codexTrustProblem } from './codex-trust.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
@@ -126,8 +126,7 @@ export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): 
   const installed = installedAgents(repo) ?? [];
   if (installed.length === 0) return { installed, agents: [], unsetUp: agentsRunningHermesd(repo.root) };
   const shared: string[] = [];
-  for (const stub of [AGENT_STUB, MCP_STUB]) {
-    if (existsSync(join(repo.root, stub))) continue;
+  for (const stub of goneAgentStubs(repo.root)) {
     // The hook commands find the runner without the stub in the main work tree (install.ts hookCommand); the MCP registrations do not.
     const reached = stub === AGENT_STUB && existsSync(join(repo.root, MAIN_TREE_AGENT_RUNNER));
     shared.push(reached ? `${stub} is gone (the hooks still reach hermesd here, through the runner in .git/hermesd; a linked work tree or a teammate's clone runs nothing without it)` : `${stub} is gone`);

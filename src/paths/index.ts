@@ -4,7 +4,7 @@
  * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
@@ -260,6 +260,10 @@ export function agentsRecordPath(gitDir: string): string {
 export const AGENT_STUB = '.hermes/agent-hook';
 /** The committed stub every MCP registration runs (relative to the work tree root). */
 export const MCP_STUB = '.hermes/mcp';
+/** The committed stubs `hermesd init --agents` wrote that are no longer in the work tree at `root` (a `git clean`, a reset). */
+export function goneAgentStubs(root: string): string[] {
+  return [AGENT_STUB, MCP_STUB].filter((stub) => !existsSync(join(root, stub)));
+}
 /** The agents' hook runner as the hook commands find it without the stub: in the main work tree's git dir (relative to its root). */
 export const MAIN_TREE_AGENT_RUNNER = '.git/hermesd/agent-hook';
 

@@ -8,7 +8,6 @@
  * other event here.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
@@ -20,7 +19,7 @@ import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcrip
 import type { TranscriptStats } from '../../protocol/agents.js';
 import type { DaemonContext } from '../context.js';
 import type { Built } from './built.js';
-import { AGENT_STUB, agentsRecordPath, MCP_STUB } from '../../paths/index.js';
+import { agentsRecordPath, goneAgentStubs, MCP_STUB } from '../../paths/index.js';
 
 /**
  * Context handed out at session start, at most (characters). Claude Code keeps hook output up
@@ -212,9 +211,7 @@ export function createAgentSessions(ctx: DaemonContext, deps: ConstructorParamet
   // A committed stub gone (a `git clean`, a reset): said in status, not only by doctor.
   ctx.warningSources.push(() => {
     if (!existsSync(agentsRecordPath(ctx.paths.gitDir))) return [];
-    return [AGENT_STUB, MCP_STUB]
-      .filter((stub) => !existsSync(join(ctx.root, stub)))
-      .map((stub) => `agents: ${stub} is gone, so a clone without it runs ${stub === MCP_STUB ? 'no hermesd MCP server' : 'no hermesd hook'} (hermesd doctor says what still runs here); put it back: hermesd init --agents, and commit it`);
+    return goneAgentStubs(ctx.root).map((stub) => `agents: ${stub} is gone, so a clone without it runs ${stub === MCP_STUB ? 'no hermesd MCP server' : 'no hermesd hook'} (hermesd doctor says what still runs here); put it back: hermesd init --agents, and commit it`);
   });
   ctx.report('agents', () => {
     try {
