@@ -5,10 +5,10 @@
  * user had (none, or the user's own value).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeEnv, REPO_ROOT } from './helpers/env.js';
+import { copyInstall, makeEnv, REPO_ROOT } from './helpers/env.js';
 import { REAL_GIT, redTeam, type RedTeam } from './helpers/redteam.js';
 
 // A check that fails and prints what it was given; the daemon runs it at pre-commit.
@@ -72,16 +72,12 @@ describe('a checkout built without the daemon bundle', () => {
   it('says what is missing and how to build it, without a stack trace', async () => {
     const t = makeEnv();
     try {
-      // The package as tsc alone leaves it: dist/src, the runners, package.json, no dist/daemon.
+      // The package as tsc alone leaves it: an install without dist/daemon.
       const checkout = join(t.home, '..', 'checkout');
-      mkdirSync(join(checkout, 'dist'), { recursive: true });
-      cpSync(join(REPO_ROOT, 'dist', 'src'), join(checkout, 'dist', 'src'), { recursive: true });
-      cpSync(join(REPO_ROOT, 'src', 'transport'), join(checkout, 'src', 'transport'), { recursive: true });
-      cpSync(join(REPO_ROOT, 'templates'), join(checkout, 'templates'), { recursive: true });
-      cpSync(join(REPO_ROOT, 'package.json'), join(checkout, 'package.json'));
-      symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'));
+      const cli = copyInstall(checkout);
+      rmSync(join(checkout, 'dist', 'daemon'), { recursive: true, force: true });
       const repo = t.repo({ 'README.md': '# r\n' });
-      const r = spawnSync(process.execPath, [join(checkout, 'dist', 'src', 'cli', 'main.js'), 'start'], { cwd: repo, env: t.env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [cli, 'start'], { cwd: repo, env: t.env, encoding: 'utf8' });
       expect(r.status).not.toBe(0);
       expect(r.stderr).toContain(`The daemon's bundle is missing (${join(checkout, 'dist', 'daemon', 'main.js')})`);
       expect(r.stderr).toContain('npm run build');
