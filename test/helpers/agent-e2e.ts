@@ -169,6 +169,12 @@ export type ClientSpec = {
   hookFailure?: RegExp;
   /** The client's own record that it stopped hermesd's MCP server without having to force it (Claude Code's debug log). */
   stoppedGently?(run: ClientRun): void;
+  /**
+   * Turns the client's own sandbox off for the next sessions, and returns what turns it back on,
+   * where the client runs one by default (Codex: bubblewrap cannot start inside it, so hermesd's
+   * confinement holds only where it is off; docs/agents.md).
+   */
+  ownSandboxOff?(e: E2E): () => void;
 };
 
 export const QUOKKA = 'export const quokka = 1;\n';
@@ -254,6 +260,20 @@ export function endToEnd(spec: ClientSpec): void {
       expect(Object.keys(now).sort()).toEqual(Object.keys(e.generated).sort());
       // The spelling hermesd reads from the command's text is refused before it runs, naming the rule.
       expect(resultOf(requests, 'sh_redirect')?.output).toContain(RULE_ID);
+    }, SESSION_MS);
+
+    it("runs a shell command confined where the client's own sandbox is off: writes hermesd cannot read fail on a read-only file", async () => {
+      const on = spec.ownSandboxOff?.(e);
+      try {
+        const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
+        const { requests, run } = await e.session('Refresh gen/ once more.', [...unread.map((w): Step => ({ tools: [spec.shell(`ro_${w.id}`, w.command)] })), { text: 'Done.' }]);
+        expect(run.code, run.stderr).toBe(0);
+        // Read-only at the write itself (no sandbox of the client's own is there to make it so), not put back afterwards.
+        for (const w of unread) expect(resultOf(requests, `ro_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
+        expect(e.genNow()).toEqual(e.generated);
+      } finally {
+        on?.();
+      }
     }, SESSION_MS);
 
     it('recalls an earlier session at the prompt, and never its own blocks', async () => {
