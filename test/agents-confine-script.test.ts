@@ -77,11 +77,20 @@ describe('the confine script of an agent shell command', () => {
     expect(readFileSync(join(kept, 'a.ts'), 'utf8')).toBe('changed\n');
   });
 
+  it('where bubblewrap fails without a word and cannot start here at all, runs the command as written, once', () => {
+    // A bubblewrap that fails silently, and whose probe fails too: /bin/false in its place.
+    writeFileSync(script, confineScript({ bwrap: '/bin/false', readOnly: [kept], shell: bash }));
+    const r = run('echo ran >> runs.txt; echo here');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('here\n');
+    expect(readFileSync(join(dir, 'runs.txt'), 'utf8')).toBe('ran\n');
+  });
+
   it('where bubblewrap starts but cannot set up this confinement (a bound path gone), does not run the command, and says so', () => {
     rmSync(kept, { recursive: true });
     const r = run('echo ran >> runs.txt');
     expect(r.status).toBe(126);
-    expect(r.stderr).toMatch(/^hermesd: not run: bubblewrap could not set up/);
+    expect(r.stderr).toMatch(/^hermesd: not run: bubblewrap could not set up the confinement of this command \(bwrap: Can't find source path .*kept/);
     expect(existsSync(join(dir, 'runs.txt'))).toBe(false);
   });
 });

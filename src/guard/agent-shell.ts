@@ -39,15 +39,21 @@ export function agentShellReadOnly(input: AgentShellInput): string[] {
   return [...out];
 }
 
+/** What the command writes to fd 3 once it runs inside bubblewrap: no bubblewrap message holds it. */
+const STARTED = 'hermesd-started';
+
 /**
  * The script an agent's shell command runs in (the command is its argument), in the shell the
  * agent would have run it in: `$SHELL` where that is bash or zsh (Claude Code's and Codex's
  * choice), else `shell` (bash where there is one: Gemini CLI's). Bubblewrap starts once, with
  * the whole file system as it is (devices included) and `readOnly` bound read-only over it; the
- * command, once inside, writes a byte to fd 3 before it runs. No byte means the command never
- * ran: where bubblewrap cannot start here at all (inside an agent's own sandbox, which may forbid
- * namespaces) the command then runs as written, once; where it starts but could not set up
- * this confinement (a bound path gone meanwhile) the command is not run and the agent is told.
+ * command, once inside, writes STARTED to fd 3 before it runs, where bubblewrap's own messages
+ * also go. Without STARTED the command never ran: where a probe finds that bubblewrap cannot
+ * start here at all (inside an agent's own sandbox, which may forbid namespaces), the command
+ * runs as written, once; where it starts but could not set up this confinement (a bound path
+ * gone meanwhile) the command is not run, and the agent is told bubblewrap's words. (Skipping
+ * the probe where bubblewrap's words already say it cannot start saved nothing measurable: a
+ * bubblewrap that fails at once costs well under a millisecond beside the shells.)
  */
 export function confineScript(o: { bwrap: string; readOnly: string[]; shell: string }): string {
   const mounts = ['--dev-bind', '/', '/'];
@@ -55,19 +61,21 @@ export function confineScript(o: { bwrap: string; readOnly: string[]; shell: str
   for (const p of [...o.readOnly].sort((a, b) => a.split('/').length - b.split('/').length)) mounts.push('--ro-bind', p, p);
   const bwrap = shq(o.bwrap);
   // Inside: the marker, then fd 3 closed (nothing the command starts holds it), stderr back from fd 5.
-  const inside = 'printf x >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; eval "$hermesd_c"';
-  // No --chdir: bubblewrap keeps the directory the agent's shell is in. Its own errors go nowhere.
+  const inside = `printf ${STARTED} >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; eval "$hermesd_c"`;
+  // No --chdir: bubblewrap keeps the directory the agent's shell is in.
   return [
     "# hermesd: runs an agent's shell command ($1) with the files the guard reads and the protected files",
     '# read-only (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
     `hermesd_sh=${shq(o.shell)}`,
     'case ${SHELL-} in */bash | */zsh) [ -x "$SHELL" ] && hermesd_sh=$SHELL ;; esac',
     'exec 4>&1',
-    `hermesd_ran=$(${bwrap} ${[...mounts, '--die-with-parent', '--'].map(shq).join(' ')} "$hermesd_sh" -c ${shq(inside)} "$hermesd_sh" "$1" 3>&1 >&4 4>&- 5>&2 2>/dev/null)`,
+    `hermesd_ran=$(${bwrap} ${[...mounts, '--die-with-parent', '--'].map(shq).join(' ')} "$hermesd_sh" -c ${shq(inside)} "$hermesd_sh" "$1" 3>&1 >&4 4>&- 5>&2 2>&3)`,
     'hermesd_rc=$?',
-    '[ -n "$hermesd_ran" ] && exit "$hermesd_rc"',
+    'case $hermesd_ran in',
+    `  *${STARTED}*) exit "$hermesd_rc" ;;`,
+    'esac',
     `if ${bwrap} --dev-bind / / /bin/true 2>/dev/null; then`,
-    "  echo 'hermesd: not run: bubblewrap could not set up the confinement of this command (a path it binds read-only changed meanwhile); run it again.' >&2",
+    `  printf 'hermesd: not run: bubblewrap could not set up the confinement of this command (%s); run it again.\\n' "$hermesd_ran" >&2`,
     '  exit 126',
     'fi',
     'exec 4>&- "$hermesd_sh" -c "$1"',
