@@ -41,12 +41,13 @@ const INGEST_GOAL = 0.8;
 
 /**
  * One hook run as an agent does it: spawn, write the payload, wait for exit. Claude Code runs
- * `sh -c <command>`; Codex `$SHELL -lc <command>` (`login`: a login shell, here sh's).
+ * `sh -c <command>`; Codex 0.171 `<the user's shell> -c <command>` (`/bin/bash -c` here, measured with
+ * the real Codex: not a login shell, and not `$SHELL`'s).
  */
-function runHook(command: string, payload: string, cwd: string, env: NodeJS.ProcessEnv, login = false): Promise<{ ms: number; code: number; stdout: string }> {
+function runHook(command: string, payload: string, cwd: string, env: NodeJS.ProcessEnv, shell = 'sh'): Promise<{ ms: number; code: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
-    const child = spawn('sh', [login ? '-lc' : '-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(shell, ['-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.resume();
@@ -129,7 +130,7 @@ export const bench: Bench = {
       const curlCommand = `set -- claude PreToolUse; hermesd_root="$CLAUDE_PROJECT_DIR"; hermesd_gd="$CLAUDE_PROJECT_DIR/.git"; . '${curlRunner}'`;
       // A refusal is exit 0 with the structured deny on stdout (exit 2 is only the runner's own onUnavailable block).
       const refused = 'deny';
-      const variants: Array<{ label: string; command: string; payload: string; expect: number; stdout?: string; login?: boolean }> = [
+      const variants: Array<{ label: string; command: string; payload: string; expect: number; stdout?: string; shell?: string }> = [
         { label: 'sh hook that does nothing', command: 'sh "$CLAUDE_PROJECT_DIR/noop.sh"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
         { label: 'Python hook script (reads the payload, checks a path)', command: 'python3 "$CLAUDE_PROJECT_DIR/guard.py"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
         { label: 'hermesd, allowed Write (payload read by cat)', command, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
@@ -139,10 +140,10 @@ export const bench: Bench = {
         { label: 'hermesd, allowed Write of a 100 KB file', command, payload: payload('Write', { file_path: join(repo, 'src/big.ts'), content: 'export const line = 1;\n'.repeat(4_500) }), expect: 0 },
         { label: 'hermesd over curl (no client built), allowed Write', command: curlCommand, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
         { label: 'hermesd, allowed Bash `git commit -m …` (the git policy judges it)', command: small, payload: payload('Bash', { command: 'git add src/app.ts && git commit -m "fix the parser"', description: 'Commit' }), expect: 0 },
-        // Codex runs hooks in a login shell ($SHELL -lc): its do-nothing hook and hermesd's, the same Bash call.
-        { label: 'Codex: sh hook that does nothing (`sh noop.sh`, in a login shell)', command: 'sh noop.sh', payload: payload('Bash', { command: 'npm test' }), expect: 0, login: true },
-        { label: 'Codex: hermesd, allowed Bash `npm test`', command: hookCommand('codex', 'PreToolUse', true), payload: payload('Bash', { command: 'npm test' }), expect: 0, login: true },
-        { label: 'Codex: hermesd before (`git rev-parse` for the root, then a second sh)', command: `sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse small`, payload: payload('Bash', { command: 'npm test' }), expect: 0, login: true },
+        // Codex runs hooks in the user's shell (bash here): its do-nothing hook and hermesd's, the same Bash call.
+        { label: 'Codex: sh hook that does nothing (`sh noop.sh`, run by bash -c)', command: 'sh noop.sh', payload: payload('Bash', { command: 'npm test' }), expect: 0, shell: 'bash' },
+        { label: 'Codex: hermesd, allowed Bash `npm test`', command: hookCommand('codex', 'PreToolUse', true), payload: payload('Bash', { command: 'npm test' }), expect: 0, shell: 'bash' },
+        { label: 'Codex: hermesd before (`git rev-parse` for the root, then a second sh)', command: `sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse small`, payload: payload('Bash', { command: 'npm test' }), expect: 0, shell: 'bash' },
       ];
       const times = variants.map(() => [] as number[]);
       // Each round runs every hook once, in a new random order: no hook always follows the
@@ -155,7 +156,7 @@ export const bench: Bench = {
         }
         for (const k of order) {
           const v = variants[k]!;
-          const r = await runHook(v.command, v.payload, repo, env, v.login);
+          const r = await runHook(v.command, v.payload, repo, env, v.shell);
           if (r.code !== v.expect || (v.stdout !== undefined && !r.stdout.includes(v.stdout))) throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}${v.stdout ? ` and "${v.stdout}" on stdout` : ''}`);
           if (i >= WARMUP) times[k]!.push(r.ms);
         }
@@ -239,7 +240,7 @@ export const bench: Bench = {
           met: worst <= ALLOWED_GOAL_MS && worst <= ALLOWED_GOAL_RATIO * sh,
         },
         {
-          measure: "Codex's hook command (allowed Bash, in its login shell) over Codex's do-nothing hook, against Claude Code's over its do-nothing hook",
+          measure: "Codex's hook command (allowed Bash, run by bash -c as Codex runs it) over Codex's do-nothing hook, against Claude Code's over its do-nothing hook",
           result: `+${codexAdded.toFixed(2)} ms against +${claudeAdded.toFixed(2)} ms (before: +${(median(times[11]!) - median(times[9]!)).toFixed(2)} ms)`,
           goal: "≤ Claude Code's",
           met: codexAdded <= claudeAdded,

@@ -160,8 +160,8 @@ export function hookCommand(agent: AgentName, event: string, small = false): str
     case 'claude':
       return sourced('"$CLAUDE_PROJECT_DIR"');
     case 'codex':
-      // Codex runs hooks with `$SHELL -lc` (the user's login shell, not always a POSIX one) in the session's
-      // directory, which may be below the root, and no variable names the root. The login shell is replaced
+      // Codex runs hooks with the user's shell (`/bin/bash -c` for Codex 0.171 here; not always a POSIX one) in the
+      // session's directory, which may be below the root, and no variable names the root. That shell is replaced
       // by sh (exec: no fork), which finds the root by walking up to the stub (or the runner) with builtins
       // and sources it: no `git rev-parse` and no second shell per call (they cost 16 ms of each tool call).
       // Neither anywhere above (hermesd uninstalled): nothing to do, the call goes on.
