@@ -158,7 +158,7 @@ export class AgentHookService {
    * few ms, on every shell call of every agent); the script written again when it is gone.
    */
   private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string {
-    const key = JSON.stringify([bwrap, this.shell, config.rules, config.guard, protectedFiles]);
+    const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles]);
     const hit = this.scriptCache;
     if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit.file;
     const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
