@@ -42,7 +42,8 @@ import { agentCli, PINNED, setUpClient, startNetworkTrap, testProcesses, type Cl
 import { startAgentModel, type AgentModel, type ModelRequest, type ToolCall } from '../test/helpers/agent-models.js';
 import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
 
-const ROUNDS = 10;
+/** Rounds per client (HERMESD_BENCH_RUNS for a longer run: a verdict the noise leaves open may need more). */
+const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 10);
 const WARMUP = 1;
 /** Issue 31's goals: hermesd's hooks and MCP server together, per session; its hooks per tool call. */
 const SESSION_GOAL_MS = 150;
