@@ -62,7 +62,12 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     expect(parsed.mcp_servers.docs).toEqual({ command: 'npx', args: ['-y', 'docs-mcp'] });
     // The committed stub at the root git names (Codex starts servers in the session's directory);
     // Codex passes a stdio server only the variables it lists: hermesd's own are named, never their values.
-    expect(parsed.mcp_servers.hermesd).toEqual({ command: 'sh', args: ['-c', 'exec sh "$(git rev-parse --show-toplevel)/.hermes/mcp"'], env_vars: ['HERMES_HOME', 'HERMESD_SOCKET_DIR'] });
+    // The stub found by walking up with builtins (no git process on the session's way to its first request).
+    expect(parsed.mcp_servers.hermesd).toEqual({
+      command: 'sh',
+      args: ['-c', 'd=$PWD; until [ -f "$d/.hermes/mcp" ]; do [ -n "$d" ] || { echo "hermesd: no .hermes/mcp in $PWD or above it: hermesd\'s MCP server is not in this repository" >&2; exit 1; }; d=${d%/*}; done; exec sh "$d/.hermes/mcp"'],
+      env_vars: ['HERMES_HOME', 'HERMESD_SOCKET_DIR'],
+    });
   });
 
   it('refuses an apply_patch that touches a protected path (permissionDecision "deny", the rule as the reason)', async () => {

@@ -8,7 +8,7 @@
  * absolute path of this machine; in a teammate's clone the same entries say on stderr that
  * hermesd is not set up there until `hermesd init --agents` runs in it, then serve that clone.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -116,6 +116,17 @@ describe('the MCP servers init --agents registered', () => {
     expect(tools).toContain('check');
     // hermesd's variables reached the server: nothing was written under the agent's HOME (~/.hermes is the default).
     expect(existsSync(join(agentEnv().HOME!, '.hermes'))).toBe(false);
+  });
+
+  it.each(AGENTS)('%s: the registered command asks git nothing before it serves (the stub found the git dirs)', async (agent) => {
+    // A daemon runs (it needs git); the server is started with a PATH that has sh (the entries run it) and no git.
+    expect((await t.cli(['start'], { cwd: repo })).code).toBe(0);
+    const noGit = join(dirname(repo), 'no-git-bin');
+    if (!existsSync(noGit)) {
+      mkdirSync(noGit);
+      symlinkSync('/bin/sh', join(noGit, 'sh'));
+    }
+    expect(await serves(agent, repo, { ...agentEnv(), PATH: noGit })).toContain('memory');
   });
 
   it('the committed files name no path of this machine: not the work tree, the home, the socket dir, node or hermesd', () => {

@@ -281,10 +281,15 @@ function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
 
 /**
  * Codex starts MCP servers in the session's directory, which may be below the root, and names
- * no project directory: the root comes from git, as in its hook commands. Its stdio servers
- * see only the variables listed in env_vars.
+ * no project directory: the stub is found by walking up with builtins, as its hook commands do
+ * (a `git rev-parse` was a git process on every session's way to its first model request).
+ * Its stdio servers see only the variables listed in env_vars.
  */
-const CODEX_MCP = { command: 'sh', args: ['-c', `exec sh "$(git rev-parse --show-toplevel)/${MCP_STUB}"`], env_vars: [...FORWARDED_ENV] };
+const CODEX_MCP = {
+  command: 'sh',
+  args: ['-c', `d=$PWD; until [ -f "$d/${MCP_STUB}" ]; do [ -n "$d" ] || { echo "hermesd: no ${MCP_STUB} in $PWD or above it: hermesd's MCP server is not in this repository" >&2; exit 1; }; d=\${d%/*}; done; exec sh "$d/${MCP_STUB}"`],
+  env_vars: [...FORWARDED_ENV],
+};
 
 /** Where Claude Code's sandbox takes the paths its commands may not write (docs/agents.md, "Shell calls, confined"). */
 export const CLAUDE_DENY_WRITE = ['sandbox', 'filesystem', 'denyWrite'];

@@ -13,9 +13,9 @@
  * SIGINT, SIGTERM or SIGHUP, or the client process replaced by another parent. Nothing is
  * logged to a broken stderr, so an error while logging can never raise another.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resolvePaths, type RepoPaths } from '../paths/index.js';
+import { repoPaths, resolvePaths, type RepoPaths } from '../paths/index.js';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { MCP_MESSAGE_MAX_BYTES, MessageLimit } from './stdio.js';
 import { ANSWERS_FILE, answerOf, type StaticAnswers } from './answers.js';
@@ -62,7 +62,23 @@ function plainInitialize(m: Message): m is Message & { id: string | number; para
 const SET_ASIDE_CA_CERTS = 'HERMESD_NODE_EXTRA_CA_CERTS';
 
 /** Runs the MCP server on this process's stdin and stdout until the client is gone; never returns. */
-export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
+/**
+ * The repository as the launcher found it (the work tree, its git dir and common dir, from the
+ * committed stub's place): no git process. Undefined, and git asked instead, when any of them is
+ * not a directory.
+ */
+function knownPaths(opts: { repo?: string; gitDirs?: { gitDir: string; commonDir: string } }): RepoPaths | undefined {
+  if (!opts.repo || !opts.gitDirs) return undefined;
+  try {
+    const [root, gitDir, commonDir] = [opts.repo, opts.gitDirs.gitDir, opts.gitDirs.commonDir].map((p) => realpathSync(resolve(p)));
+    if (![root, gitDir, commonDir].every((p) => statSync(p!).isDirectory())) return undefined;
+    return repoPaths({ root: root!, gitDir: gitDir!, commonDir: commonDir! });
+  } catch {
+    return undefined;
+  }
+}
+
+export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; commonDir: string } } = {}): Promise<never> {
   const ca = process.env[SET_ASIDE_CA_CERTS];
   if (ca !== undefined) {
     process.env.NODE_EXTRA_CA_CERTS ??= ca;
@@ -84,10 +100,10 @@ export function runMcpFront(opts: { repo?: string } = {}): Promise<never> {
   /** The line to the daemon, opened once (line.ts): the front's resources/list and the SDK server share it. */
   const daemonLine = (): Promise<DaemonLine> =>
     (line ??= import('./line.js').then(({ openLine }) => (opened = openLine({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName }))));
-  /** The repository served, found once (git); a directory outside any work tree ends the server with the reason. */
+  /** The repository served, found once (as the launcher found it, else by git); a directory outside any work tree ends the server with the reason. */
   const served = (): RepoPaths => {
     try {
-      paths ??= resolvePaths(resolve(opts.repo ?? process.cwd()));
+      paths ??= knownPaths(opts) ?? resolvePaths(resolve(opts.repo ?? process.cwd()));
       return paths;
     } catch (err) {
       log((err as Error)?.message ?? String(err));
