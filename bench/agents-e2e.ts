@@ -228,7 +228,7 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
       const got = new Map<string, Sample>();
       for (const { s, ca } of order) got.set(key(s.variant, ca), await runOnce(client, s, ++n, ca));
       if (round >= WARMUP) rounds.push(got);
-      if (round >= WARMUP) confineFloor(setups[0]!, confineTimes);
+      if (round >= WARMUP) confineFloor(setups.find((s) => s.variant === 'hermesd')!, confineTimes);
     }
     const all = (v: Variant, ca: Ca) => rounds.map((r) => r.get(key(v, ca))!);
     const pairs = (a: Variant, b: Variant, ca: Ca, f: (x: Sample) => number) => rounds.map((r) => f(r.get(key(a, ca))!) - f(r.get(key(b, ca))!));

@@ -129,6 +129,26 @@ describe('the MCP servers init --agents registered', () => {
     expect(await serves(agent, repo, { ...agentEnv(), PATH: noGit })).toContain('memory');
   });
 
+  it('given git dirs that are not there (a stub of another layout), the server asks git and serves all the same', async () => {
+    const gone = join(repo, 'no-such-git-dir');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'dist', 'mcp', 'main.js'), '--repo', repo, '--git-dir', gone, '--common-dir', gone],
+      cwd: repo,
+      env: Object.fromEntries(Object.entries(agentEnv()).filter((kv): kv is [string, string] => kv[1] !== undefined)),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'wrong-git-dirs', version: '1' });
+    await client.connect(transport);
+    try {
+      const ctx = await client.callTool({ name: 'context', arguments: {} });
+      expect(ctx.isError ?? false).toBe(false);
+      expect(JSON.stringify(ctx.content)).toContain('AGENTS.md');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('the committed files name no path of this machine: not the work tree, the home, the socket dir, node or hermesd', () => {
     expect(committed).toEqual(expect.arrayContaining(['.mcp.json', '.cursor/mcp.json', '.codex/config.toml', '.gemini/settings.json', '.hermes/mcp', '.hermes/agent-hook']));
     const local = [repo, t.home, t.socketDir, REPO_ROOT, process.execPath, dirname(process.execPath), dirname(repo)];

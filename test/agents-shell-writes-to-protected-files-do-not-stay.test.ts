@@ -96,7 +96,7 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
 
   it('the confine script cannot be changed from inside it, and a command whose script is gone does not run at all', async () => {
     const first = await shellCall(t, repo, 'claude', 'echo 3 > src/app.ts', 'script-1');
-    const script = /^\/bin\/sh '([^']+)'/.exec(first.ran!)![1]!;
+    const script = confinement(first.ran)!.file;
     expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('3\n');
     // From inside (spelt so the judge cannot read it): the script, and the folder it sits in, are read-only.
     const inside = await shellCall(t, repo, 'claude', `f='${script}'; d='${join(script, '..')}'; echo 'exec /bin/sh -c "$1"' > $f; touch $d/mine.sh`, 'script-2');

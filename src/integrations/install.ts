@@ -148,6 +148,15 @@ export function parseAgentList(list: string | true | undefined, root: string): A
  * (~0.6 ms of a ~4 ms call here). `read` takes one system call per byte, so the tools whose
  * payloads carry a file's content (Write, Edit, apply_patch…) keep `cat`.
  */
+/**
+ * Shell (POSIX, builtins only) that sets `d` to the nearest directory from `$PWD` up holding one
+ * of `files` (relative paths), else runs `none` (which must leave: `exit …`): how Codex's hook
+ * commands and its MCP registration find the work tree, which Codex names to neither.
+ */
+function walkUpTo(files: string[], none: string): string {
+  return `d=$PWD; until ${files.map((f) => `[ -f "$d/${f}" ]`).join(' || ')}; do [ -n "$d" ] || ${none}; d=\${d%/*}; done;`;
+}
+
 export function hookCommand(agent: AgentName, event: string, small = false): string {
   const args = `${agent} ${event}${small ? ' small' : ''}`;
   // The runner in the main work tree's git dir, where the stub would find it (a linked work tree's .git is a file: there the stub is needed).
@@ -165,7 +174,7 @@ export function hookCommand(agent: AgentName, event: string, small = false): str
       // by sh (exec: no fork), which finds the root by walking up to the stub (or the runner) with builtins
       // and sources it: no `git rev-parse` and no second shell per call (they cost 16 ms of each tool call).
       // Neither anywhere above (hermesd uninstalled): nothing to do, the call goes on.
-      return `exec sh -c 'd=$PWD; until [ -f "$d/${AGENT_STUB}" ] || [ -f "$d/${RUNNER}" ]; do [ -n "$d" ] || exit 0; d=\${d%/*}; done; set -- ${args}; hermesd_root=$d; if [ -f "$d/${AGENT_STUB}" ]; then . "$d/${AGENT_STUB}"; else hermesd_gd=$d/.git; . "$d/${RUNNER}"; fi'`;
+      return `exec sh -c '${walkUpTo([AGENT_STUB, RUNNER], 'exit 0')} set -- ${args}; hermesd_root=$d; if [ -f "$d/${AGENT_STUB}" ]; then . "$d/${AGENT_STUB}"; else hermesd_gd=$d/.git; . "$d/${RUNNER}"; fi'`;
     case 'cursor':
       // Cursor runs project hooks from the project root.
       return `if [ -f ${AGENT_STUB} ]; then sh ${AGENT_STUB} ${args}; elif [ -f ${RUNNER} ]; then hermesd_root=. hermesd_gd=.git sh ${RUNNER} ${args}; fi`;
@@ -287,7 +296,7 @@ function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
  */
 const CODEX_MCP = {
   command: 'sh',
-  args: ['-c', `d=$PWD; until [ -f "$d/${MCP_STUB}" ]; do [ -n "$d" ] || { echo "hermesd: no ${MCP_STUB} in $PWD or above it: hermesd's MCP server is not in this repository" >&2; exit 1; }; d=\${d%/*}; done; exec sh "$d/${MCP_STUB}"`],
+  args: ['-c', `${walkUpTo([MCP_STUB], `{ echo "hermesd: no ${MCP_STUB} in $PWD or above it: hermesd's MCP server is not in this repository" >&2; exit 1; }`)} exec sh "$d/${MCP_STUB}"`],
   env_vars: [...FORWARDED_ENV],
 };
 

@@ -61,7 +61,6 @@ function plainInitialize(m: Message): m is Message & { id: string | number; para
  */
 const SET_ASIDE_CA_CERTS = 'HERMESD_NODE_EXTRA_CA_CERTS';
 
-/** Runs the MCP server on this process's stdin and stdout until the client is gone; never returns. */
 /**
  * The repository as the launcher found it (the work tree, its git dir and common dir, from the
  * committed stub's place): no git process. Undefined, and git asked instead, when any of them is
@@ -78,6 +77,7 @@ function knownPaths(opts: { repo?: string; gitDirs?: { gitDir: string; commonDir
   }
 }
 
+/** Runs the MCP server on this process's stdin and stdout until the client is gone; never returns. */
 export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; commonDir: string } } = {}): Promise<never> {
   const ca = process.env[SET_ASIDE_CA_CERTS];
   if (ca !== undefined) {

@@ -155,10 +155,10 @@ export function rewritten(agent: 'claude' | 'codex' | 'gemini', r: HookRun): str
 
 /**
  * What a rewritten command runs the agent's command in: the text of the confine script it names
- * (`/bin/sh '<git-dir>/hermesd/confine/<hash>.sh' '<command>'`), with the command it
+ * (`/bin/sh '<git-dir>/hermesd/confine/<hash>.sh' '<command>'`), its file, and the command it
  * passes; undefined for a command that is not one.
  */
-export function confinement(command: string | undefined): { script: string; command: string } | undefined {
+export function confinement(command: string | undefined): { file: string; script: string; command: string } | undefined {
   const m = command === undefined ? null : /^\/bin\/sh '([^']+\/hermesd\/confine\/[0-9a-f]{16}\.sh)' '((?:[^']|'\\'')*)'$/.exec(command);
-  return m ? { script: readFileSync(m[1]!, 'utf8'), command: m[2]!.replace(/'\\''/g, "'") } : undefined;
+  return m ? { file: m[1]!, script: readFileSync(m[1]!, 'utf8'), command: m[2]!.replace(/'\\''/g, "'") } : undefined;
 }
