@@ -173,6 +173,15 @@ describe('the MCP servers init --agents registered', () => {
     }
   });
 
+  it("Codex's entry, started outside any repository with hermesd, says so and exits 1, printing nothing on stdout", () => {
+    const e = entries(repo).codex;
+    const outside = join(dirname(repo), 'agent-home');
+    const r = spawnSync(e.command, e.args, { cwd: outside, env: agentEnv(), input: '', encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`hermesd: no .hermes/mcp in ${outside} or above it`);
+  });
+
   it("after hermesd init --agents in the teammate's clone, the same committed entries serve that clone", async () => {
     const init = await t.cli(['init', '--agents'], { cwd: clone });
     expect(init.code, init.stderr).toBe(0);
