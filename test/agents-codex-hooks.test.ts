@@ -56,7 +56,8 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     expect(hooks.hooks.PostToolUse.map((g: { matcher: string }) => g.matcher)).toEqual(['^Bash$']);
     expect(hooks.hooks.SessionEnd[0].hooks[0].timeout).toBeLessThanOrEqual(3);
     const toml = readFileSync(join(repo, '.codex/config.toml'), 'utf8');
-    expect(toml.startsWith(USER_TOML)).toBe(true);
+    // The user's TOML unchanged, after the block of top-level keys (Codex's default_permissions: agents-codex-permission-profile.test.ts).
+    expect(toml.slice(toml.indexOf('# <<< hermesd, top-level keys <<<\n\n') + '# <<< hermesd, top-level keys <<<\n\n'.length).startsWith(USER_TOML)).toBe(true);
     const parsed = parse(toml) as any;
     expect(parsed.model).toBe('gpt-5.5');
     expect(parsed.mcp_servers.docs).toEqual({ command: 'npx', args: ['-y', 'docs-mcp'] });

@@ -84,4 +84,24 @@ describe('doctor says whether Codex will run hermesd', () => {
     expect(changed.detail).toContain('changed since you reviewed them: Stop');
     writeFileSync(hooksFile, before);
   });
+
+  it("says whether Codex's sandbox runs hermesd's permission profile for the rules in force, and what to run when the rules changed since init", async () => {
+    expect((await codexCheck()).detail).toContain("Codex's sandbox runs hermesd's permission profile (the protected paths read-only)");
+    const yaml = join(repo, '.hermes/config.yaml');
+    writeFileSync(yaml, 'rules:\n  - id: generated-files\n    message: Run the generator.\n    protect: ["gen/**"]\n');
+    try {
+      const stale = await codexCheck();
+      expect(stale.status, stale.detail).toBe('warn');
+      expect(stale.detail).toContain('written for other rules than those in force');
+      expect(stale.fix).toBe('hermesd init --agents codex');
+      expect((await t.cli(['init', '--agents', 'codex'], { cwd: repo })).code).toBe(0);
+      // The profile's name changed with it; hooks and MCP entries did not, so their trust holds.
+      const again = await codexCheck();
+      expect(again.status, again.detail).toBe('ok');
+      expect(again.detail).toContain("runs hermesd's permission profile");
+    } finally {
+      writeFileSync(yaml, 'rules: []\n');
+      await t.cli(['init', '--agents', 'codex'], { cwd: repo });
+    }
+  });
 });

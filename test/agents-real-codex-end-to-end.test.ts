@@ -42,6 +42,8 @@ endToEnd({
   mcpTools,
   listMcp: SEARCH,
   // What `sandbox_mode = "danger-full-access"` in the user's config does: Codex runs commands without its sandbox.
+  // hermesd's permission profile (default_permissions in .codex/config.toml) has gen/ read-only in Codex's own sandbox.
+  ownSandboxHolds: true,
   ownSandboxOff(e) {
     const config = join(e.t.home, '..', 'codex-home', '.codex', 'config.toml');
     const before = readFileSync(config, 'utf8');

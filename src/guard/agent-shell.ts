@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { sha256 } from '../text/hash.js';
 import type { GuardConfig } from './config.js';
-import { sandboxPlan } from './sandbox-plan.js';
-import { realOf } from './sandbox.js';
+import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan } from './sandbox-plan.js';
+import { realOf, within } from './sandbox.js';
 
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -143,4 +143,44 @@ export function agentSandboxDenyWrite(config: GuardConfig): { paths: string[]; s
     }
   }
   return { paths: [...paths].sort(), skipped };
+}
+
+/**
+ * What Codex's own `:workspace` profile keeps read-only in a workspace root (codex-rs protocol,
+ * PROTECTED_METADATA_PATH_NAMES); a profile that extends it names them again, or they go.
+ */
+const CODEX_METADATA = ['.git', '.agents', '.codex', '.aws'];
+
+export type CodexProfile = { name: string; paths: string[] };
+
+/**
+ * The Codex permission profile `init --agents codex` writes into `.codex/config.toml`: Codex's
+ * `:workspace` with the files the guard reads and the paths rules protect (as Claude Code's
+ * sandbox takes them) read-only inside the work tree, so that inside Codex's own sandbox, where
+ * bubblewrap cannot start, a command still meets a read-only file. A path not there (yet) is
+ * listed all the same: Codex makes it read-only in the command's view of the file system and
+ * creates nothing in the work tree (measured with Codex 0.171.0). Named by its content, so that
+ * a rule added since `init` is not taken as held by a profile written before it.
+ */
+export function codexProfile(config: GuardConfig): CodexProfile {
+  const paths = [...new Set([...CODEX_METADATA, '.hermes', ...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS, ...agentSandboxDenyWrite(config).paths.map((p) => p.replace(/^\.\//, ''))])].sort();
+  return { name: `hermesd-${sha256(paths.join('\n')).slice(0, 12)}`, paths };
+}
+
+/** Whether every read-only path of the confinement (real paths) is inside one of the profile's paths in the work tree at `root`. */
+export function codexProfileCovers(profile: CodexProfile, root: string, readOnly: readonly string[]): boolean {
+  const base = realOf(root) ?? root;
+  const held = profile.paths.map((p) => join(base, p));
+  return readOnly.every((r) => held.some((h) => within(h, r)));
+}
+
+/**
+ * The shell line Codex runs instead of `command` where its sandbox runs hermesd's profile
+ * (`CODEX_PERMISSION_PROFILE`, which Codex sets in every command's environment, names it): the
+ * command as written, in Codex's own shell — the profile already holds what the confinement
+ * would, and bubblewrap cannot start inside Codex's sandbox anyway. Anywhere else (Codex's
+ * sandbox off, or running another profile), the confine script, as for every agent.
+ */
+export function codexConfinedCommand(profile: CodexProfile, script: string, command: string): string {
+  return `if [ "\${CODEX_PERMISSION_PROFILE-}" = ${profile.name} ]; then eval ${shq(command)}; else ${confinedCommand(script, command)}; fi`;
 }

@@ -10,7 +10,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { HermesConfig, Rule } from '../config/schema.js';
+import { loadConfig } from '../config/load.js';
+import { defaults, type HermesConfig, type Rule } from '../config/schema.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { GIT_POLICY_NAMES, type GitPolicy } from './config.js';
 import { approvalsDir } from '../paths/index.js';
@@ -199,4 +200,18 @@ export function approveConfig(home: string, root: string, config: HermesConfig):
 /** One line per pending loosening, for status and doctor. */
 export function describeLoosenings(pending: Loosening[]): string {
   return pending.map((l) => `${l.key}: ${l.approved} → ${l.requested}`).join('; ');
+}
+
+/**
+ * The config in force outside the daemon (init, doctor), as the daemon judges with it: a
+ * loosening held until approved, nothing recorded; a config that does not load, the last
+ * approved guard settings, else the defaults.
+ */
+export function configInForce(home: string, root: string): HermesConfig {
+  try {
+    return applyApproval(home, root, loadConfig({ root, home }), { record: false }).config;
+  } catch {
+    const approved = readApproval(home, root);
+    return approved ? holdLoosenings(defaults(), approved.settings) : defaults();
+  }
 }

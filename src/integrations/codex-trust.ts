@@ -97,16 +97,20 @@ function ourHooks(root: string): Array<{ event: string; key: string; hash: strin
   return out;
 }
 
+/** Codex's user config (`$CODEX_HOME/config.toml`, else ~/.codex/config.toml), parsed; empty when there is none or it does not parse. */
+export function codexUserConfig(env: NodeJS.ProcessEnv = process.env): { path: string; parsed: Record<string, unknown> } {
+  const path = join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'config.toml');
+  try {
+    return { path, parsed: parseToml(readFileSync(path, 'utf8'), path) };
+  } catch {
+    // no config (Codex never ran, or never trusted anything)
+    return { path, parsed: {} };
+  }
+}
+
 /** What Codex will do with this project's `.codex/` and hermesd's hooks in it, from its config (read only). */
 export function codexTrust(root: string, env: NodeJS.ProcessEnv = process.env): CodexTrust {
-  const home = env.CODEX_HOME || join(env.HOME || homedir(), '.codex');
-  const config = join(home, 'config.toml');
-  let user: Record<string, unknown> = {};
-  try {
-    user = parseToml(readFileSync(config, 'utf8'), config);
-  } catch {
-    // no config (Codex never ran, or never trusted anything): nothing is trusted
-  }
+  const { path: config, parsed: user } = codexUserConfig(env);
   const projects = (user.projects ?? {}) as Record<string, { trust_level?: unknown }>;
   const levels = [root, real(root)].map((p) => projects[p]?.trust_level);
   const project = levels.includes('untrusted') ? 'untrusted' : levels.includes('trusted') ? 'trusted' : 'not trusted yet';

@@ -35,7 +35,9 @@ import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from './event.js';
 import { insertAt, nodeAt, parseJsonc, removeAt, toValue, type JsonNode } from './json-edit.js';
-import { appendBlock, parseToml, tomlArray, tomlKey, tomlString, withoutBlock } from './toml-edit.js';
+import { appendBlock, parseToml, prependBlock, tomlArray, tomlKey, tomlString, withoutBlock, withoutTopBlock } from './toml-edit.js';
+import { codexUserConfig } from './codex-trust.js';
+import type { CodexProfile } from '../guard/agent-shell.js';
 
 /** Each committed stub and the file in src/transport/runners/ it is a copy of. */
 const STUBS: Record<string, string> = { [AGENT_STUB]: 'agent-stub.sh', [MCP_STUB]: 'mcp-stub.sh' };
@@ -65,6 +67,8 @@ type FileRecord = {
   entries: JsonEntry[];
   /** TOML: the block appended. */
   inserted?: string;
+  /** TOML: the block put first (top-level keys). */
+  insertedTop?: string;
   /** Directories init created for the file (deepest last). */
   createdDirs: string[];
 };
@@ -74,6 +78,8 @@ type AgentsState = { version: 1; agents: AgentName[]; runner: string; mcpRunner?
 
 export type AgentsInstallReport = {
   root: string;
+  /** The permission profile Codex runs by default here, as written now (absent when your config chooses Codex's sandbox). */
+  codexProfile?: string;
   agents: AgentName[];
   /** Files written or changed now. */
   changed: string[];
@@ -331,11 +337,38 @@ export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean; d
   }
 }
 
+/**
+ * Whether Codex runs hermesd's permission profile by default here: not where the project's
+ * config or yours already chooses Codex's sandbox (`default_permissions`, or the older
+ * `sandbox_mode` / `[sandbox_workspace_write]`, which do not compose with a profile and which
+ * Codex prefers) — hermesd does not overrule that choice, and says so.
+ */
+const CODEX_SANDBOX_KEYS = ['default_permissions', 'sandbox_mode', 'sandbox_workspace_write'];
+
+function codexProfileChoice(project: Record<string, unknown>, env: NodeJS.ProcessEnv, report: AgentsInstallReport): boolean {
+  const user = codexUserConfig(env);
+  const chosen = [
+    ...CODEX_SANDBOX_KEYS.filter((k) => k in project).map((k) => `${k} in .codex/config.toml`),
+    ...CODEX_SANDBOX_KEYS.filter((k) => k in user.parsed).map((k) => `${k} in ${user.path}`),
+  ];
+  if (!chosen.length) return true;
+  report.notes.push(
+    `Codex: your config chooses Codex's sandbox (${chosen.join(', ')}), so hermesd did not set its permission profile as the default; ` +
+      "inside Codex's sandbox the paths rules protect are then put back after each shell call instead of being read-only (docs/agents.md shows the profile to use)",
+  );
+  return false;
+}
+
 /** Codex's `[mcp_servers.hermesd]` (and, when the user keeps Codex hooks in config.toml, hermesd's `[[hooks.…]]`), as TOML. */
-function codexTomlBody(opts: { hooks: boolean; mcp: boolean }): string {
+function codexTomlBody(opts: { hooks: boolean; mcp: boolean; profile?: CodexProfile }): string {
   const lines: string[] = [];
   if (opts.mcp) {
     lines.push(`[mcp_servers.${MCP_SERVER_NAME}]`, `command = ${tomlString(CODEX_MCP.command)}`, `args = ${tomlArray(CODEX_MCP.args)}`, `env_vars = ${tomlArray(CODEX_MCP.env_vars)}`);
+  }
+  if (opts.profile) {
+    // Codex's :workspace, with the guard's files and the protected paths read-only (guard/agent-shell.ts codexProfile).
+    lines.push('', `[permissions.${opts.profile.name}]`, 'extends = ":workspace"', '', `[permissions.${opts.profile.name}.filesystem.":workspace_roots"]`);
+    for (const p of opts.profile.paths) lines.push(`${tomlString(p)} = "read"`);
   }
   if (opts.hooks) {
     for (const e of hookEntries('codex')) {
@@ -470,6 +503,9 @@ function rebase(rec: FileRecord, text: string | undefined): void {
     const without = withoutBlock(text, rec.inserted);
     if (without === undefined) delete rec.inserted;
     else base = without;
+    const top = withoutTopBlock(base, rec.insertedTop);
+    if (top === undefined) delete rec.insertedTop;
+    else base = top;
     if (rec.before === null && base.trim() === '') return;
   } else return;
   rec.before = Buffer.from(base, 'utf8').toString('base64');
@@ -502,6 +538,10 @@ export type AgentsInstallOptions = {
   onUnavailable: 'allow' | 'block';
   /** What rules protect, as Claude Code's sandbox takes it (guard/agent-shell.ts agentSandboxDenyWrite). */
   denyWrite?: readonly string[];
+  /** Codex's permission profile with the protected paths read-only (guard/agent-shell.ts codexProfile). */
+  codexProfile?: CodexProfile;
+  /** Where Codex's user config is read from (`$CODEX_HOME`, HOME). */
+  env?: NodeJS.ProcessEnv;
 };
 
 export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsInstallReport {
@@ -534,9 +574,11 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
       const w = current('.codex/config.toml', 'toml');
       // hermesd's block from an earlier init, as it wrote it, is written again with this version's entries;
       // a block you edited since is left as it is.
-      const ours = w.rec.inserted !== undefined && w.text.includes(w.rec.inserted);
-      if (!w.rec.inserted || ours) {
-        const base = ours ? withoutBlock(w.text, w.rec.inserted)! : w.text;
+      const mine = (inserted: string | undefined) => inserted === undefined || w.text.includes(inserted);
+      if (mine(w.rec.inserted) && mine(w.rec.insertedTop)) {
+        // hermesd's blocks as recorded (both found as written: checked above) come out; nothing else is taken for one.
+        const body = w.rec.inserted ? withoutBlock(w.text, w.rec.inserted)! : w.text;
+        const base = w.rec.insertedTop ? withoutTopBlock(body, w.rec.insertedTop)! : body;
         const parsed = parseToml(base, '.codex/config.toml');
         // Codex merges hooks.json and [hooks] of one folder with a warning at every start; join the form already there.
         codexHooksInToml = 'hooks' in parsed && !existsSync(join(root, '.codex/hooks.json'));
@@ -544,21 +586,29 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
         const hasMcp = !!mcpServers && typeof mcpServers === 'object' && MCP_SERVER_NAME in mcpServers;
         if (hasMcp) report.notes.push(`kept your own [mcp_servers.${MCP_SERVER_NAME}] in .codex/config.toml`);
         const hooksPresent = codexHooksInToml && JSON.stringify(parsed.hooks).includes(AGENT_STUB);
+        const profile = opts.codexProfile && codexProfileChoice(parsed, opts.env ?? process.env, report) ? opts.codexProfile : undefined;
         w.text = base;
         delete w.rec.inserted;
-        if (!hasMcp || (codexHooksInToml && !hooksPresent)) {
+        delete w.rec.insertedTop;
+        if (!hasMcp || (codexHooksInToml && !hooksPresent) || profile) {
           try {
-            const r = appendBlock(base, codexTomlBody({ hooks: codexHooksInToml && !hooksPresent, mcp: !hasMcp }), '.codex/config.toml');
+            const r = appendBlock(base, codexTomlBody({ hooks: codexHooksInToml && !hooksPresent, mcp: !hasMcp, profile }), '.codex/config.toml');
             w.text = r.text;
             w.rec.inserted = r.inserted;
           } catch (err) {
             if (!codexHooksInToml) throw err;
             // Your [hooks] cannot take new array entries (an inline table): hermesd's hooks go to hooks.json.
             codexHooksInToml = false;
-            const r = appendBlock(base, codexTomlBody({ hooks: false, mcp: !hasMcp }), '.codex/config.toml');
+            const r = appendBlock(base, codexTomlBody({ hooks: false, mcp: !hasMcp, profile }), '.codex/config.toml');
             w.text = r.text;
             w.rec.inserted = r.inserted;
             report.notes.push('your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)');
+          }
+          if (profile) {
+            report.codexProfile = profile.name;
+            const r = prependBlock(w.text, `default_permissions = ${tomlString(profile.name)}\n`, '.codex/config.toml');
+            w.text = r.text;
+            w.rec.insertedTop = r.inserted;
           }
         }
       } else codexHooksInToml = JSON.stringify(parseToml(w.text, '.codex/config.toml').hooks ?? null).includes(AGENT_STUB);
@@ -603,7 +653,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     const before = readText(abs);
     if (before === w.text && (!isStub(rel) || (statSync(abs).mode & 0o111) !== 0)) {
       w.rec.after = sha256(w.text);
-      if (w.rec.before === null || w.rec.entries.length || w.rec.inserted || isStub(rel)) report.unchanged.push(rel);
+      if (w.rec.before === null || w.rec.entries.length || w.rec.inserted || w.rec.insertedTop || isStub(rel)) report.unchanged.push(rel);
       else state.files.splice(state.files.indexOf(w.rec), 1);
       continue;
     }
@@ -615,7 +665,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   }
   report.changed = [...changedNow];
   // Nothing to give back for a file init read and left alone.
-  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
+  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || f.insertedTop || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
 
   writeRunner(runners.runner, agentRunnerScript({ ...opts, commonDir: repo.commonDir }));
   writeRunner(runners.mcpRunner, mcpRunnerScript(opts));
@@ -726,7 +776,8 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
       } else report.kept.push(rec.path);
     } else if (rec.format === 'toml') {
       const text = current.toString('utf8');
-      const stripped = withoutBlock(text, rec.inserted);
+      const body = withoutBlock(text, rec.inserted);
+      const stripped = withoutTopBlock(body ?? text, rec.insertedTop) ?? body;
       if (stripped === undefined) report.kept.push(rec.path);
       else if (rec.before === null && stripped.trim() === '') {
         rmSync(abs, { force: true });

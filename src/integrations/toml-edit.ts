@@ -10,6 +10,9 @@ import { ConfigError } from '../errors/index.js';
 
 export const TOML_BEGIN = '# >>> hermesd (added by `hermesd init --agents`; `hermesd init --uninstall` removes it) >>>';
 export const TOML_END = '# <<< hermesd <<<';
+/** The block at the top, for keys TOML takes only before the first table (Codex's `default_permissions`). */
+export const TOML_TOP_BEGIN = '# >>> hermesd, top-level keys (added by `hermesd init --agents`; `hermesd init --uninstall` removes it) >>>';
+export const TOML_TOP_END = '# <<< hermesd, top-level keys <<<';
 
 export function parseToml(text: string, file: string): Record<string, unknown> {
   try {
@@ -77,4 +80,45 @@ export function userDataKept(before: unknown, after: unknown): boolean {
   }
   if (before instanceof Date) return after instanceof Date && before.getTime() === after.getTime();
   return Object.is(before, after) || (typeof before === 'number' && before === after);
+}
+
+/** The block as put first in the file: a blank line after it when the file goes on. */
+export function withTopBlock(text: string, body: string): { text: string; inserted: string } {
+  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
+  const block = [TOML_TOP_BEGIN, ...body.split('\n').filter((l, i, a) => !(i === a.length - 1 && l === '')), TOML_TOP_END].join(eol) + eol;
+  const inserted = text === '' ? block : block + eol;
+  return { text: inserted + text, inserted };
+}
+
+/** The text without hermesd's top block: the exact text put first, or (edited since) everything from its first marker to its second. */
+export function withoutTopBlock(text: string, inserted: string | undefined): string | undefined {
+  if (inserted && text.includes(inserted)) {
+    const at = text.indexOf(inserted);
+    return text.slice(0, at) + text.slice(at + inserted.length);
+  }
+  const begin = text.indexOf(TOML_TOP_BEGIN);
+  if (begin < 0) return undefined;
+  const endAt = text.indexOf(TOML_TOP_END, begin);
+  if (endAt < 0) return undefined;
+  let end = endAt + TOML_TOP_END.length;
+  for (let i = 0; i < 2; i++) {
+    // The marker's line end, then the blank line hermesd put after its block.
+    if (text[end] === '\r') end++;
+    if (text[end] === '\n') end++;
+  }
+  return text.slice(0, begin) + text.slice(end);
+}
+
+/** Puts `body` (top-level keys) first in a marked block, checking that the user's document is unchanged and the result parses. */
+export function prependBlock(text: string, body: string, file: string): { text: string; inserted: string } {
+  const before = parseToml(text, file);
+  const r = withTopBlock(text, body);
+  let after: Record<string, unknown>;
+  try {
+    after = parse(r.text) as Record<string, unknown>;
+  } catch (err) {
+    throw new ConfigError(`hermesd's top-level keys cannot be added to ${file} (${(err as Error).message.split('\n')[0]}); add them by hand (docs/agents.md shows them).`);
+  }
+  if (!userDataKept(before, after)) throw new ConfigError(`adding hermesd's top-level keys to ${file} would change settings of yours; add them by hand (docs/agents.md shows them).`);
+  return r;
 }

@@ -88,6 +88,9 @@ export async function e2eRepo(client: Client): Promise<E2E> {
     writeFiles(repo, { '.hermes/config.yaml': config.replace('rules:\n', `rules:\n  - id: ${RULE_ID}\n    message: ${RULE_MESSAGE}\n    protect: ["gen/**"]\n`) });
     const rules = await until(() => t.cli(['check', '--json'], { cwd: repo }), (r) => r.code === 0 && r.stdout.includes('"violations"'));
     if (rules.code !== 0) throw new Error(`hermesd check: ${rules.stderr}`);
+    // What a user does after adding a rule (docs/agents.md): init again puts its paths into the agents' own sandboxes.
+    const again = await t.cli(['init', '--agents', client], { cwd: repo });
+    if (again.code !== 0) throw new Error(`hermesd init --agents ${client} after the rule failed: ${again.stderr}`);
     const mem = await t.cli(['memory', 'add', MEMORY_FACT], { cwd: repo });
     if (mem.code !== 0) throw new Error(`hermesd memory add: ${mem.stderr}`);
     const agent = await setUpClient(cli, { env: t.env, base: join(t.home, '..'), repo, model, trap });
@@ -175,6 +178,8 @@ export type ClientSpec = {
    * confinement holds only where it is off; docs/agents.md).
    */
   ownSandboxOff?(e: E2E): () => void;
+  /** The client's own sandbox, as it runs by default, takes the protected paths from `init` (Codex's permission profile). */
+  ownSandboxHolds?: boolean;
 };
 
 export const QUOKKA = 'export const quokka = 1;\n';
@@ -275,6 +280,21 @@ export function endToEnd(spec: ClientSpec): void {
         on?.();
       }
     }, SESSION_MS);
+
+    if (spec.ownSandboxHolds) {
+      it("holds the protected paths in the client's own sandbox as it runs by default: writes hermesd cannot read fail on a read-only file", async () => {
+        const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
+        // Which profile the client ran the command in, and which shell runs it: the client's own (hermesd's rewrite took its `then eval` branch), not one the confine script started.
+        const where = spec.shell('own_where', 'echo "profile=$CODEX_PERMISSION_PROFILE"; tr "\\0" " " < /proc/$$/cmdline');
+        const { requests, run } = await e.session('Refresh gen/ from the shell.', [{ tools: [where] }, ...unread.map((w): Step => ({ tools: [spec.shell(`own_${w.id}`, w.command)] })), { text: 'Done.' }]);
+        expect(run.code, run.stderr).toBe(0);
+        const seen = resultOf(requests, 'own_where')?.output ?? '';
+        expect(seen).toMatch(/profile=hermesd-[0-9a-f]{12}\b/);
+        expect(seen).toMatch(/CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then eval /);
+        for (const w of unread) expect(resultOf(requests, `own_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
+        expect(e.genNow()).toEqual(e.generated);
+      }, SESSION_MS);
+    }
 
     it('recalls an earlier session at the prompt, and never its own blocks', async () => {
       const prompt = 'Did the quokka exporter change land?';

@@ -22,30 +22,26 @@ type RunnerSettings = import('../../transport/runners.js').RunnerSettings;
  * for `hermesd config approve`, as in the daemon. A broken config: the last approved guard
  * settings (the daemon judges with the last valid config too), else the defaults.
  */
-async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & { denyWrite: { paths: string[]; skipped: string[] } }> {
-  const { loadConfig } = await import('../../config/load.js');
-  const { defaults } = await import('../../config/schema.js');
-  const { applyApproval, holdLoosenings, readApproval } = await import('../../guard/approval.js');
-  let config = defaults();
-  try {
-    config = applyApproval(hermesHome(), repo.root, loadConfig({ root: repo.root, home: hermesHome() }), { record: false }).config;
-  } catch {
-    const approved = readApproval(hermesHome(), repo.root);
-    if (approved) config = holdLoosenings(defaults(), approved.settings);
-  }
-  const { agentSandboxDenyWrite } = await import('../../guard/agent-shell.js');
-  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents }, denyWrite: agentSandboxDenyWrite(config) };
+async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & { denyWrite: { paths: string[]; skipped: string[] }; codexProfile: import('../../guard/agent-shell.js').CodexProfile }> {
+  const { configInForce } = await import('../../guard/approval.js');
+  const config = configInForce(hermesHome(), repo.root);
+  const { agentSandboxDenyWrite, codexProfile } = await import('../../guard/agent-shell.js');
+  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents }, denyWrite: agentSandboxDenyWrite(config), codexProfile: codexProfile(config) };
 }
 
 async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: Awaited<ReturnType<typeof runnerSettings>>): Promise<AgentsReport> {
   const { installAgents, parseAgentList } = await import('../../integrations/install.js');
   const agents = parseAgentList(list, repo.root);
-  const report = installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents, denyWrite: settings.denyWrite.paths });
+  const report = installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents, denyWrite: settings.denyWrite.paths, codexProfile: settings.codexProfile });
   if (report.agents.includes('claude') && settings.denyWrite.paths.length) {
     report.notes.push(`Claude Code: the protected paths ${settings.denyWrite.paths.join(', ')} are in sandbox.filesystem.denyWrite of .claude/settings.json; they hold at the OS level once its sandbox is on (/sandbox, or "sandbox": {"enabled": true})`);
   }
-  if (report.agents.includes('claude') && settings.denyWrite.skipped.length) {
-    report.notes.push(`Claude Code's sandbox (sandbox.filesystem.denyWrite) takes paths, not these protect patterns: ${settings.denyWrite.skipped.join(', ')}; hermesd's own checks hold them`);
+  if (report.agents.includes('codex') && report.codexProfile) {
+    report.notes.push(`Codex: its sandbox runs hermesd's permission profile ${report.codexProfile} (default_permissions in .codex/config.toml): :workspace with the protected paths${settings.denyWrite.paths.length ? ` (${settings.denyWrite.paths.join(', ')})` : ''} and hermesd's files read-only`);
+  }
+  const sandboxes = [report.agents.includes('claude') ? "Claude Code's sandbox (sandbox.filesystem.denyWrite)" : '', report.codexProfile ? "Codex's permission profile" : ''].filter(Boolean);
+  if (sandboxes.length && settings.denyWrite.skipped.length) {
+    report.notes.push(`${sandboxes.join(' and ')} take${sandboxes.length > 1 ? '' : 's'} paths, not these protect patterns: ${settings.denyWrite.skipped.join(', ')}; hermesd's own checks hold them`);
   }
   return report;
 }

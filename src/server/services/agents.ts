@@ -20,7 +20,7 @@ import { cursor } from '../../integrations/cursor.js';
 import { gemini } from '../../integrations/gemini.js';
 import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../integrations/event.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
-import { agentShellReadOnly, confinedCommand, confineScript, confineScriptFile } from '../../guard/agent-shell.js';
+import { agentShellReadOnly, codexConfinedCommand, codexProfile, codexProfileCovers, confinedCommand, confineScript, confineScriptFile } from '../../guard/agent-shell.js';
 import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
 import { sandboxAvailability } from '../../guard/sandbox.js';
 import type { GuardConfig } from '../../guard/config.js';
@@ -40,7 +40,7 @@ const PENDING_CALLS_MAX = 64;
 const READ_ONLY_REUSE_MS = 2_000;
 
 export class AgentHookService {
-  private scriptCache: { key: string; at: number; file: string } | undefined;
+  private scriptCache: { key: string; at: number; file: string; readOnly: string[] } | undefined;
   /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
   private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
   private readonly gitBin = findRealGit();
@@ -140,7 +140,10 @@ export class AgentHookService {
     const sandbox = sandboxAvailability(this.ctx.env);
     if (adapter.rewrite && sandbox.kind === 'bwrap' && config.guard?.sandbox?.enabled !== false) {
       const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
-      confined = confinedCommand(this.confineScript(sandbox.path, config, protectedFiles), command);
+      const { file, readOnly } = this.confineScript(sandbox.path, config, protectedFiles);
+      // Codex: where its own sandbox runs the profile init wrote, and that profile holds every path the confinement would, the command runs as written.
+      const profile = ev.agent === 'codex' ? codexProfile(config) : undefined;
+      confined = profile && codexProfileCovers(profile, this.root, readOnly) ? codexConfinedCommand(profile, file, command) : confinedCommand(file, command);
     }
     if (snap) {
       this.prune();
@@ -157,14 +160,14 @@ export class AgentHookService {
    * READ_ONLY_REUSE_MS for the same config and protected files (a real path per candidate costs a
    * few ms, on every shell call of every agent); the script written again when it is gone.
    */
-  private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): string {
+  private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): { file: string; readOnly: string[] } {
     const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles]);
     const hit = this.scriptCache;
-    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit.file;
+    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit;
     const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
     const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, readOnly, shell: this.shell }));
-    this.scriptCache = { key, at: Date.now(), file };
-    return file;
+    this.scriptCache = { key, at: Date.now(), file, readOnly };
+    return this.scriptCache;
   }
 
   /** Where this daemon's confine scripts are: `<git-dir>/hermesd/confine/`, read-only inside the confinement. */
