@@ -5,8 +5,9 @@
  * (test/helpers/agent-models.ts) through the same session: a prompt, three tool calls (read a
  * file, a shell command, write a new file; three times), an answer. Per client, three repositories:
  *
- * - **hermesd**: `hermesd init --agents <client>` (hooks and the MCP server), a rule and a
- *   memory entry, a warm daemon;
+ * - **hermesd**: `hermesd init --agents <client>` (hooks and the MCP server), a rule (and init
+ *   again, as after any rule: Codex's permission profile takes its paths), a memory entry, a
+ *   warm daemon;
  * - **do-nothing hooks**: the same hook events and matchers, each running `sh <repo>/noop.sh`
  *   (`exit 0`), no MCP server;
  * - **no hooks**: the floor, what the client costs by itself.
@@ -205,6 +206,8 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
         execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', client], { cwd: repo, env: venv, stdio: 'ignore' });
         const config = readFileSync(join(repo, '.hermes', 'config.yaml'), 'utf8');
         writeFileSync(join(repo, '.hermes', 'config.yaml'), config.replace('rules:\n', 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly.\n    protect: ["gen/**"]\n'));
+        // After a rule, init again (docs/agents.md): the agents' own sandboxes take its paths (Codex's permission profile).
+        execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', client], { cwd: repo, env: venv, stdio: 'ignore' });
         execFileSync(process.execPath, [CLI_ENTRY, 'memory', 'add', 'Release builds need the kestrel toolchain installed first.'], { cwd: repo, env: venv, stdio: 'ignore' });
         await ensureDaemon(resolvePaths(repo, venv), venv);
       } else if (variant === 'noop') noopHooks(client, repo);

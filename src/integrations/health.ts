@@ -143,14 +143,3 @@ export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): 
   };
 }
 
-/** The permission profile this project's `.codex/config.toml` makes Codex's default (`default_permissions`), if it names one and parses. */
-export function codexDefaultProfile(root: string): string | undefined {
-  const text = read(root, '.codex/config.toml');
-  if (text === undefined) return undefined;
-  try {
-    const v = parseToml(text, '.codex/config.toml').default_permissions;
-    return typeof v === 'string' ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}

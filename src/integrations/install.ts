@@ -37,6 +37,7 @@ import { AGENT_NAMES, type AgentName } from './event.js';
 import { insertAt, nodeAt, parseJsonc, removeAt, toValue, type JsonNode } from './json-edit.js';
 import { appendBlock, parseToml, prependBlock, tomlArray, tomlKey, tomlString, withoutBlock, withoutTopBlock } from './toml-edit.js';
 import { codexUserConfig } from './codex-trust.js';
+import { codexProfileDefault, codexProfileTables } from './codex-profile.js';
 import type { CodexProfile } from '../guard/agent-shell.js';
 
 /** Each committed stub and the file in src/transport/runners/ it is a copy of. */
@@ -365,11 +366,8 @@ function codexTomlBody(opts: { hooks: boolean; mcp: boolean; profile?: CodexProf
   if (opts.mcp) {
     lines.push(`[mcp_servers.${MCP_SERVER_NAME}]`, `command = ${tomlString(CODEX_MCP.command)}`, `args = ${tomlArray(CODEX_MCP.args)}`, `env_vars = ${tomlArray(CODEX_MCP.env_vars)}`);
   }
-  if (opts.profile) {
-    // Codex's :workspace, with the guard's files and the protected paths read-only (guard/agent-shell.ts codexProfile).
-    lines.push('', `[permissions.${opts.profile.name}]`, 'extends = ":workspace"', '', `[permissions.${opts.profile.name}.filesystem.":workspace_roots"]`);
-    for (const p of opts.profile.paths) lines.push(`${tomlString(p)} = "read"`);
-  }
+  // Codex's :workspace, with the guard's files and the protected paths read-only (guard/agent-shell.ts codexProfile).
+  if (opts.profile) lines.push('', ...codexProfileTables(opts.profile));
   if (opts.hooks) {
     for (const e of hookEntries('codex')) {
       const g = e.value as { matcher?: string; hooks: Handler[] };
@@ -538,8 +536,8 @@ export type AgentsInstallOptions = {
   onUnavailable: 'allow' | 'block';
   /** What rules protect, as Claude Code's sandbox takes it (guard/agent-shell.ts agentSandboxDenyWrite). */
   denyWrite?: readonly string[];
-  /** Codex's permission profile with the protected paths read-only (guard/agent-shell.ts codexProfile). */
-  codexProfile?: CodexProfile;
+  /** Codex's permission profile with the protected paths read-only (guard/agent-shell.ts codexProfile), given what this init creates besides. */
+  codexProfile?: (alsoThere: readonly string[]) => CodexProfile;
   /** Where Codex's user config is read from (`$CODEX_HOME`, HOME). */
   env?: NodeJS.ProcessEnv;
 };
@@ -568,7 +566,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     return w;
   };
 
-  for (const agent of opts.agents) {
+  for (const agent of [...opts.agents].sort((a, b) => Number(a === 'codex') - Number(b === 'codex'))) {
     let codexHooksInToml = false;
     if (agent === 'codex') {
       const w = current('.codex/config.toml', 'toml');
@@ -586,7 +584,9 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
         const hasMcp = !!mcpServers && typeof mcpServers === 'object' && MCP_SERVER_NAME in mcpServers;
         if (hasMcp) report.notes.push(`kept your own [mcp_servers.${MCP_SERVER_NAME}] in .codex/config.toml`);
         const hooksPresent = codexHooksInToml && JSON.stringify(parsed.hooks).includes(AGENT_STUB);
-        const profile = opts.codexProfile && codexProfileChoice(parsed, opts.env ?? process.env, report) ? opts.codexProfile : undefined;
+        // Codex comes last: the folders this init creates for the other agents are there for its profile.
+        const creating = [...writes.keys(), ...Object.keys(STUBS)].map((f) => f.split('/')[0]!);
+        const profile = opts.codexProfile && codexProfileChoice(parsed, opts.env ?? process.env, report) ? opts.codexProfile(creating) : undefined;
         w.text = base;
         delete w.rec.inserted;
         delete w.rec.insertedTop;
@@ -606,7 +606,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
           }
           if (profile) {
             report.codexProfile = profile.name;
-            const r = prependBlock(w.text, `default_permissions = ${tomlString(profile.name)}\n`, '.codex/config.toml');
+            const r = prependBlock(w.text, codexProfileDefault(profile), '.codex/config.toml');
             w.text = r.text;
             w.rec.insertedTop = r.inserted;
           }
@@ -646,6 +646,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     }
     report.agents.push(agent);
   }
+  report.agents.sort((a, b) => opts.agents.indexOf(a) - opts.agents.indexOf(b));
   for (const [rel, source] of Object.entries(STUBS)) current(rel, 'file').text = runnerFile(source);
 
   for (const [rel, w] of writes) {

@@ -152,10 +152,10 @@ async function hooksChecks(): Promise<Check[]> {
   return [{ name: 'hooks', status: 'fail', detail: `installed with ${h.manager} but NOT active: ${h.problems.join('; ')}`, fix: 'hermesd init' }, pathCheck];
 }
 
-/** The name of the Codex permission profile `init --agents codex` would write for the config in force. */
-async function expectedCodexProfile(root: string): Promise<string> {
+/** The paths the Codex permission profile `init --agents codex` would write now (the config in force, the paths there). */
+async function expectedCodexPaths(root: string): Promise<string[]> {
   const [{ configInForce }, { codexProfile }] = await Promise.all([import('../../guard/approval.js'), import('../../guard/agent-shell.js')]);
-  return codexProfile(configInForce(hermesHome(), root)).name;
+  return codexProfile(configInForce(hermesHome(), root), root).paths;
 }
 
 /** Whether each agent set up with `init --agents` still has hermesd's hooks and MCP server in its configs. */
@@ -166,30 +166,36 @@ async function agentsChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const { agentsHealth, codexDefaultProfile } = await import('../../integrations/health.js');
+  const [{ agentsHealth }, { writtenCodexProfile }] = await Promise.all([import('../../integrations/health.js'), import('../../integrations/codex-profile.js')]);
   const h = agentsHealth(repo);
   if (h.unsetUp.length) {
     return [{ name: 'agents', status: 'warn', detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`, fix: `hermesd init --agents ${h.unsetUp.join(',')}` }];
   }
   if (!h.installed.length) return [];
   const fix = `hermesd init --agents ${h.installed.join(',')}`;
-  const codexProfile = h.installed.includes('codex') ? await expectedCodexProfile(repo.root) : undefined;
+  const wanted = h.installed.includes('codex') ? await expectedCodexPaths(repo.root) : [];
   return h.agents.map((a): Check => {
     if (a.problems.length) return { name: a.agent, status: 'fail', detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`, fix };
     if (a.skipped) return { name: a.agent, status: 'fail', detail: `hermesd's hooks and MCP server are in its project configs, but it will not run them: ${a.skipped.detail}`, fix: a.skipped.fix };
     if (a.agent !== 'codex') return { name: a.agent, status: 'ok', detail: "hermesd's hooks and MCP server in its project configs" };
     const trusted = "hermesd's hooks and MCP server in its project configs; the project and the hooks trusted";
-    const written = codexDefaultProfile(repo.root);
-    if (written?.startsWith('hermesd-') && written !== codexProfile) {
+    let written;
+    try {
+      written = writtenCodexProfile(readFileSync(join(repo.root, '.codex', 'config.toml'), 'utf8'));
+    } catch {
+      written = undefined;
+    }
+    if (!written) return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox is as your config chooses it: protected files a shell command changes there are put back after the call` };
+    const missing = wanted.filter((p) => !written.paths.includes(p));
+    if (missing.length) {
       return {
         name: a.agent,
         status: 'warn',
-        detail: `${trusted}; but Codex's sandbox runs hermesd's permission profile ${written}, written for other rules than those in force (${codexProfile} now): in it the paths the rules protect now are writable, and put back after each shell call`,
+        detail: `${trusted}; but hermesd's permission profile for Codex's sandbox (${written.name}) was written before ${missing.join(', ')} (a rule since, or a path there since): in Codex's sandbox those are writable, and put back only after each shell call`,
         fix: 'hermesd init --agents codex',
       };
     }
-    const sandbox = written === codexProfile ? `Codex's sandbox runs hermesd's permission profile (the protected paths read-only)` : `Codex's sandbox is as your config chooses it (default_permissions ${written ?? 'not set here'}): protected files a shell command changes there are put back after the call`;
-    return { name: a.agent, status: 'ok', detail: `${trusted}; ${sandbox}` };
+    return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox runs hermesd's permission profile (the protected paths read-only)` };
   });
 }
 

@@ -22,11 +22,11 @@ type RunnerSettings = import('../../transport/runners.js').RunnerSettings;
  * for `hermesd config approve`, as in the daemon. A broken config: the last approved guard
  * settings (the daemon judges with the last valid config too), else the defaults.
  */
-async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & { denyWrite: { paths: string[]; skipped: string[] }; codexProfile: import('../../guard/agent-shell.js').CodexProfile }> {
+async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & { denyWrite: { paths: string[]; skipped: string[] }; codexProfile: (alsoThere: readonly string[]) => import('../../guard/agent-shell.js').CodexProfile }> {
   const { configInForce } = await import('../../guard/approval.js');
   const config = configInForce(hermesHome(), repo.root);
   const { agentSandboxDenyWrite, codexProfile } = await import('../../guard/agent-shell.js');
-  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents }, denyWrite: agentSandboxDenyWrite(config), codexProfile: codexProfile(config) };
+  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents }, denyWrite: agentSandboxDenyWrite(config), codexProfile: (alsoThere) => codexProfile(config, repo.root, alsoThere) };
 }
 
 async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: Awaited<ReturnType<typeof runnerSettings>>): Promise<AgentsReport> {

@@ -6,7 +6,7 @@
  * agent-sessions.ts's, loaded with the rest of the services: a cold daemon's first verdict on a
  * tool call waits for the config and the judge only.
  */
-import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ZodError } from 'zod';
@@ -20,7 +20,8 @@ import { cursor } from '../../integrations/cursor.js';
 import { gemini } from '../../integrations/gemini.js';
 import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../integrations/event.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
-import { agentShellReadOnly, codexConfinedCommand, codexProfile, codexProfileCovers, confinedCommand, confineScript, confineScriptFile } from '../../guard/agent-shell.js';
+import { agentShellReadOnly, codexConfinedCommand, codexProfileCovers, confinedCommand, confineScript, confineScriptFile, type CodexProfile } from '../../guard/agent-shell.js';
+import { writtenCodexProfile } from '../../integrations/codex-profile.js';
 import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
 import { sandboxAvailability } from '../../guard/sandbox.js';
 import type { GuardConfig } from '../../guard/config.js';
@@ -41,6 +42,7 @@ const READ_ONLY_REUSE_MS = 2_000;
 
 export class AgentHookService {
   private scriptCache: { key: string; at: number; file: string; readOnly: string[] } | undefined;
+  private profileCache: { stamp: string; profile: CodexProfile | undefined } | undefined;
   /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
   private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
   private readonly gitBin = findRealGit();
@@ -142,7 +144,7 @@ export class AgentHookService {
       const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
       const { file, readOnly } = this.confineScript(sandbox.path, config, protectedFiles);
       // Codex: where its own sandbox runs the profile init wrote, and that profile holds every path the confinement would, the command runs as written.
-      const profile = ev.agent === 'codex' ? codexProfile(config) : undefined;
+      const profile = ev.agent === 'codex' ? this.codexProfile() : undefined;
       confined = profile && codexProfileCovers(profile, this.root, readOnly) ? codexConfinedCommand(profile, file, command) : confinedCommand(file, command);
     }
     if (snap) {
@@ -168,6 +170,28 @@ export class AgentHookService {
     const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, readOnly, shell: this.shell }));
     this.scriptCache = { key, at: Date.now(), file, readOnly };
     return this.scriptCache;
+  }
+
+  /** hermesd's profile as this work tree's `.codex/config.toml` holds it now (read again when the file changes). */
+  private codexProfile(): CodexProfile | undefined {
+    const file = join(this.ctx.root, '.codex', 'config.toml');
+    let stamp: string;
+    try {
+      const st = statSync(file);
+      stamp = `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch {
+      return undefined;
+    }
+    if (this.profileCache?.stamp !== stamp) {
+      let profile: CodexProfile | undefined;
+      try {
+        profile = writtenCodexProfile(readFileSync(file, 'utf8'));
+      } catch {
+        profile = undefined;
+      }
+      this.profileCache = { stamp, profile };
+    }
+    return this.profileCache.profile;
   }
 
   /** Where this daemon's confine scripts are: `<git-dir>/hermesd/confine/`, read-only inside the confinement. */
