@@ -159,6 +159,13 @@ export function rewritten(agent: 'claude' | 'codex' | 'gemini', r: HookRun): str
  * passes; undefined for a command that is not one.
  */
 export function confinement(command: string | undefined): { file: string; script: string; command: string } | undefined {
-  const m = command === undefined ? null : /^\/bin\/sh '([^']+\/hermesd\/confine\/[0-9a-f]{16}\.sh)' '((?:[^']|'\\'')*)'$/.exec(command);
+  if (command === undefined) return undefined;
+  // Codex's form: the command as written where Codex runs hermesd's profile, else the confine script (guard/agent-shell.ts codexConfinedCommand).
+  const codex = /^if \[ "\$\{CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then eval '((?:[^']|'\\'')*)'; else (.*); fi$/.exec(command);
+  if (codex) {
+    const inner = confinement(codex[2]);
+    return inner && inner.command === codex[1]!.replace(/'\\''/g, "'") ? inner : undefined;
+  }
+  const m = /^\/bin\/sh '([^']+\/hermesd\/confine\/[0-9a-f]{16}\.sh)' '((?:[^']|'\\'')*)'$/.exec(command);
   return m ? { file: m[1]!, script: readFileSync(m[1]!, 'utf8'), command: m[2]!.replace(/'\\''/g, "'") } : undefined;
 }
