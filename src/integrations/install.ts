@@ -338,16 +338,18 @@ export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean; d
   }
 }
 
-/**
- * Whether Codex runs hermesd's permission profile by default here: not where the project's
- * config or yours already chooses Codex's sandbox (`default_permissions`, or the older
- * `sandbox_mode` / `[sandbox_workspace_write]`, which do not compose with a profile and which
- * Codex prefers) — hermesd does not overrule that choice, and says so.
- */
+/** The keys by which a Codex config chooses Codex's sandbox. */
 const CODEX_SANDBOX_KEYS = ['default_permissions', 'sandbox_mode', 'sandbox_workspace_write'];
 
-function codexProfileChoice(project: Record<string, unknown>, env: NodeJS.ProcessEnv, report: AgentsInstallReport): boolean {
-  const user = codexUserConfig(env);
+/**
+ * Whether Codex runs hermesd's permission profile by default here: not where the project's
+ * config or yours (`$CODEX_HOME/config.toml`) already chooses Codex's sandbox
+ * (`default_permissions`, or the older `sandbox_mode` / `[sandbox_workspace_write]`, which do
+ * not compose with a profile and which Codex prefers) — hermesd does not overrule that choice,
+ * and says so.
+ */
+function codexProfileChoice(project: Record<string, unknown>, report: AgentsInstallReport): boolean {
+  const user = codexUserConfig();
   const chosen = [
     ...CODEX_SANDBOX_KEYS.filter((k) => k in project).map((k) => `${k} in .codex/config.toml`),
     ...CODEX_SANDBOX_KEYS.filter((k) => k in user.parsed).map((k) => `${k} in ${user.path}`),
@@ -538,8 +540,6 @@ export type AgentsInstallOptions = {
   denyWrite?: readonly string[];
   /** Codex's permission profile with the protected paths read-only (guard/agent-shell.ts codexProfile), given what this init creates besides. */
   codexProfile?: (alsoThere: readonly string[]) => CodexProfile;
-  /** Where Codex's user config is read from (`$CODEX_HOME`, HOME). */
-  env?: NodeJS.ProcessEnv;
 };
 
 export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsInstallReport {
@@ -586,7 +586,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
         const hooksPresent = codexHooksInToml && JSON.stringify(parsed.hooks).includes(AGENT_STUB);
         // Codex comes last: the folders this init creates for the other agents are there for its profile.
         const creating = [...writes.keys(), ...Object.keys(STUBS)].map((f) => f.split('/')[0]!);
-        const profile = opts.codexProfile && codexProfileChoice(parsed, opts.env ?? process.env, report) ? opts.codexProfile(creating) : undefined;
+        const profile = opts.codexProfile && codexProfileChoice(parsed, report) ? opts.codexProfile(creating) : undefined;
         w.text = base;
         delete w.rec.inserted;
         delete w.rec.insertedTop;
