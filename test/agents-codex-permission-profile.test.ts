@@ -113,8 +113,8 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
   it('runs a shell command as written where Codex runs the profile, and in bubblewrap anywhere else', async () => {
     await init(GEN);
     const p = profile()!;
-    const pre = async (command: string) =>
-      rewritten('codex', await runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', 'Bash'), { cwd: repo, payload: { session_id: 's1', turn_id: '1', transcript_path: null, cwd: repo, model: 'gpt-5.5', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'call_1' } }));
+    const pre = async (command: string, cwd = repo) =>
+      rewritten('codex', await runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', 'Bash'), { cwd, payload: { session_id: 's1', turn_id: '1', transcript_path: null, cwd, model: 'gpt-5.5', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'call_1' } }));
     // A write hermesd cannot read from the command's text, and a word of bash syntax.
     const command = 'x=(gen src); f=${x[0]}/a.ts; echo changed > $f && echo wrote-${x[1]}';
     const line = (await pre(command))!;
@@ -132,6 +132,9 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
       expect(r.stderr, String(other)).toMatch(/read-only file system/i);
       expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8')).toBe('export const a = 1;\n');
     }
+
+    // A session started below the root: Codex takes the profile's paths from there (src/gen, src/.git…), so they hold nothing of the root's.
+    expect(await pre('ls', join(repo, 'src'))).toMatch(/^\/bin\/sh '[^']+\/hermesd\/confine\//);
 
     // A path the confinement makes read-only that the profile as written does not list (a protected file there since init):
     // the profile does not hold everything, so no command skips bubblewrap, until init lists it.

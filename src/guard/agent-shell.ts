@@ -170,9 +170,13 @@ export function codexProfile(config: GuardConfig, root: string, alsoThere: reado
   return { name: `hermesd-${sha256(paths.join('\n')).slice(0, 12)}`, paths };
 }
 
-/** Whether every read-only path of the confinement (real paths) is inside one of the profile's paths in the work tree at `root`. */
-export function codexProfileCovers(profile: CodexProfile, root: string, readOnly: readonly string[]): boolean {
-  const base = realOf(root) ?? root;
+/**
+ * Whether every read-only path of the confinement (real paths) is inside one of the profile's
+ * paths, as Codex resolves them: against its workspace root, the folder its session runs in
+ * (`workspaceRoot`; the work tree's root when init's paths are to mean what they say).
+ */
+export function codexProfileCovers(profile: CodexProfile, workspaceRoot: string, readOnly: readonly string[]): boolean {
+  const base = realOf(workspaceRoot) ?? workspaceRoot;
   const held = profile.paths.map((p) => join(base, p));
   return readOnly.every((r) => held.some((h) => within(h, r)));
 }

@@ -144,8 +144,9 @@ export class AgentHookService {
       const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
       const { file, readOnly } = this.confineScript(sandbox.path, config, protectedFiles);
       // Codex: where its own sandbox runs the profile init wrote, and that profile holds every path the confinement would, the command runs as written.
+      // Codex takes the profile's paths from the folder its session runs in: from a folder below the root they name other paths.
       const profile = ev.agent === 'codex' ? this.codexProfile() : undefined;
-      confined = profile && codexProfileCovers(profile, this.root, readOnly) ? codexConfinedCommand(profile, file, command) : confinedCommand(file, command);
+      confined = profile && codexProfileCovers(profile, ev.cwd, readOnly) ? codexConfinedCommand(profile, file, command) : confinedCommand(file, command);
     }
     if (snap) {
       this.prune();
