@@ -89,6 +89,13 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
 
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
     expect(toml()).toBe(USER_TOML);
+
+    // A line of the user's inside hermesd's top block (an edit since init): uninstall still finds the block by its markers.
+    await init(GEN);
+    writeFileSync(join(repo, '.codex/config.toml'), toml().replace('default_permissions =', '# reviewed\ndefault_permissions ='));
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(toml()).toBe(USER_TOML);
   });
 
   it("leaves Codex's sandbox as the project's config or the user's chooses it, and says so", async () => {

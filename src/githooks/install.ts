@@ -25,6 +25,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import husky from 'husky';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
+import { markedSpan } from '../text/marked.js';
 import { absPath, Changes, type FileChange, undoChange, type UndoOutcome } from './changes.js';
 import { gitSync, gitTry } from '../git/run.js';
 import {
@@ -200,13 +201,8 @@ function block(hook: string): string {
 
 /** Removes our block from a hook file's text; returns undefined when there was none. */
 export function withoutBlock(text: string): string | undefined {
-  const start = text.indexOf(BLOCK_BEGIN);
-  if (start < 0) return undefined;
-  const endAt = text.indexOf(BLOCK_END, start);
-  if (endAt < 0) return undefined;
-  let end = endAt + BLOCK_END.length;
-  if (text[end] === '\n') end++;
-  return text.slice(0, start) + text.slice(end);
+  const span = markedSpan(text, BLOCK_BEGIN, BLOCK_END);
+  return span && text.slice(0, span.from) + text.slice(span.to);
 }
 
 /** Puts our block after a shebang line (if any), so it runs before the user's commands. */

@@ -7,6 +7,7 @@
  */
 import { parse } from 'smol-toml';
 import { ConfigError } from '../errors/index.js';
+import { markedSpan } from '../text/marked.js';
 
 export const TOML_BEGIN = '# >>> hermesd (added by `hermesd init --agents`; `hermesd init --uninstall` removes it) >>>';
 export const TOML_END = '# <<< hermesd <<<';
@@ -28,46 +29,63 @@ export const tomlArray = (xs: readonly string[]): string => `[${xs.map(tomlStrin
 /** A bare key when it can be one, else quoted. */
 export const tomlKey = (k: string): string => (/^[A-Za-z0-9_-]+$/.test(k) ? k : tomlString(k));
 
+const MAIN: Markers = [TOML_BEGIN, TOML_END];
+const TOP: Markers = [TOML_TOP_BEGIN, TOML_TOP_END];
+type Markers = [begin: string, end: string];
+
+/** `body` between the two marker lines, in the file's line ends. */
+function marked(text: string, [begin, end]: Markers, body: string): { eol: string; block: string } {
+  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
+  return { eol, block: [begin, ...body.split('\n').filter((l, i, a) => !(i === a.length - 1 && l === '')), end].join(eol) + eol };
+}
+
+/**
+ * Where hermesd's block is: the exact text it put there (`inserted`, found where it put it), or
+ * (edited since) from its first marker to the end of its second marker's line; undefined when
+ * neither is there.
+ */
+function blockAt(text: string, inserted: string | undefined, [begin, end]: Markers, last: boolean): { from: number; to: number; exact: boolean } | undefined {
+  if (inserted && text.includes(inserted)) {
+    const at = last ? text.lastIndexOf(inserted) : text.indexOf(inserted);
+    return { from: at, to: at + inserted.length, exact: true };
+  }
+  const span = markedSpan(text, begin, end);
+  return span && { ...span, exact: false };
+}
+
 /** The block as appended: a blank line before it (a newline first when the file does not end with one). */
 export function withBlock(text: string, body: string): { text: string; inserted: string } {
-  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
-  const block = [TOML_BEGIN, ...body.split('\n').filter((l, i, a) => !(i === a.length - 1 && l === '')), TOML_END].join(eol) + eol;
+  const { eol, block } = marked(text, MAIN, body);
   const lead = text === '' ? '' : (text.endsWith('\n') ? '' : eol) + eol;
   return { text: text + lead + block, inserted: lead + block };
 }
 
 /** The text without hermesd's block: the exact text appended, or (edited since) everything from the first marker to the second. */
 export function withoutBlock(text: string, inserted: string | undefined): string | undefined {
-  if (inserted && text.includes(inserted)) {
-    const at = text.lastIndexOf(inserted);
-    return text.slice(0, at) + text.slice(at + inserted.length);
-  }
-  const begin = text.indexOf(TOML_BEGIN);
-  if (begin < 0) return undefined;
-  const endAt = text.indexOf(TOML_END, begin);
-  if (endAt < 0) return undefined;
-  let end = endAt + TOML_END.length;
-  if (text[end] === '\r') end++;
-  if (text[end] === '\n') end++;
+  const at = blockAt(text, inserted, MAIN, true);
+  if (!at) return undefined;
+  let start = at.from;
   // The blank line hermesd put before its block goes too.
-  let start = begin;
-  const before = text.slice(0, start);
-  const m = /(\r?\n)(\r?\n)$/.exec(before);
+  const m = at.exact ? null : /(\r?\n)(\r?\n)$/.exec(text.slice(0, start));
   if (m) start -= m[2]!.length;
-  return text.slice(0, start) + text.slice(end);
+  return text.slice(0, start) + text.slice(at.to);
 }
 
 /** Appends `body` (TOML) in a marked block, checking that the user's document is unchanged and the result parses. */
 export function appendBlock(text: string, body: string, file: string): { text: string; inserted: string } {
+  return checked(text, withBlock(text, body), file, { what: 'entries', as: ' as a new table' });
+}
+
+/** `r`, the text with one of hermesd's blocks in it, if it parses and holds the user's document unchanged. */
+function checked(text: string, r: { text: string; inserted: string }, file: string, o: { what: string; as: string }): { text: string; inserted: string } {
   const before = parseToml(text, file);
-  const r = withBlock(text, body);
   let after: Record<string, unknown>;
   try {
     after = parse(r.text) as Record<string, unknown>;
   } catch (err) {
-    throw new ConfigError(`hermesd's entries cannot be added to ${file} as a new table (${(err as Error).message.split('\n')[0]}); add them by hand (docs/agents.md shows them).`);
+    throw new ConfigError(`hermesd's ${o.what} cannot be added to ${file}${o.as} (${(err as Error).message.split('\n')[0]}); add them by hand (docs/agents.md shows them).`);
   }
-  if (!userDataKept(before, after)) throw new ConfigError(`adding hermesd's entries to ${file} would change settings of yours; add them by hand (docs/agents.md shows them).`);
+  if (!userDataKept(before, after)) throw new ConfigError(`adding hermesd's ${o.what} to ${file} would change settings of yours; add them by hand (docs/agents.md shows them).`);
   return r;
 }
 
@@ -84,41 +102,23 @@ export function userDataKept(before: unknown, after: unknown): boolean {
 
 /** The block as put first in the file: a blank line after it when the file goes on. */
 export function withTopBlock(text: string, body: string): { text: string; inserted: string } {
-  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
-  const block = [TOML_TOP_BEGIN, ...body.split('\n').filter((l, i, a) => !(i === a.length - 1 && l === '')), TOML_TOP_END].join(eol) + eol;
+  const { eol, block } = marked(text, TOP, body);
   const inserted = text === '' ? block : block + eol;
   return { text: inserted + text, inserted };
 }
 
 /** The text without hermesd's top block: the exact text put first, or (edited since) everything from its first marker to its second. */
 export function withoutTopBlock(text: string, inserted: string | undefined): string | undefined {
-  if (inserted && text.includes(inserted)) {
-    const at = text.indexOf(inserted);
-    return text.slice(0, at) + text.slice(at + inserted.length);
-  }
-  const begin = text.indexOf(TOML_TOP_BEGIN);
-  if (begin < 0) return undefined;
-  const endAt = text.indexOf(TOML_TOP_END, begin);
-  if (endAt < 0) return undefined;
-  let end = endAt + TOML_TOP_END.length;
-  for (let i = 0; i < 2; i++) {
-    // The marker's line end, then the blank line hermesd put after its block.
-    if (text[end] === '\r') end++;
-    if (text[end] === '\n') end++;
-  }
-  return text.slice(0, begin) + text.slice(end);
+  const at = blockAt(text, inserted, TOP, false);
+  if (!at) return undefined;
+  let end = at.to;
+  // The blank line hermesd put after its block goes too.
+  if (!at.exact && text[end] === '\r') end++;
+  if (!at.exact && text[end] === '\n') end++;
+  return text.slice(0, at.from) + text.slice(end);
 }
 
 /** Puts `body` (top-level keys) first in a marked block, checking that the user's document is unchanged and the result parses. */
 export function prependBlock(text: string, body: string, file: string): { text: string; inserted: string } {
-  const before = parseToml(text, file);
-  const r = withTopBlock(text, body);
-  let after: Record<string, unknown>;
-  try {
-    after = parse(r.text) as Record<string, unknown>;
-  } catch (err) {
-    throw new ConfigError(`hermesd's top-level keys cannot be added to ${file} (${(err as Error).message.split('\n')[0]}); add them by hand (docs/agents.md shows them).`);
-  }
-  if (!userDataKept(before, after)) throw new ConfigError(`adding hermesd's top-level keys to ${file} would change settings of yours; add them by hand (docs/agents.md shows them).`);
-  return r;
+  return checked(text, withTopBlock(text, body), file, { what: 'top-level keys', as: '' });
 }
