@@ -87,6 +87,11 @@ describe('doctor says whether Codex will run hermesd', () => {
 
   it("says whether Codex's sandbox runs hermesd's permission profile for the rules in force, and what to run when the rules changed since init", async () => {
     expect((await codexCheck()).detail).toContain("Codex's sandbox runs hermesd's permission profile (the protected paths read-only)");
+    // sandbox_mode in the user's config: Codex uses the older settings, and the profile goes unused.
+    const userConfig = readFileSync(config, 'utf8');
+    writeFileSync(config, `sandbox_mode = "workspace-write"\n${userConfig}`);
+    expect((await codexCheck()).detail).toContain(`Codex's sandbox follows sandbox_mode in ${config}, not hermesd's permission profile`);
+    writeFileSync(config, userConfig);
     const yaml = join(repo, '.hermes/config.yaml');
     writeFileSync(yaml, 'rules:\n  - id: generated-files\n    message: Run the generator.\n    protect: ["gen/**"]\n');
     try {

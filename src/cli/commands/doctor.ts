@@ -166,7 +166,7 @@ async function agentsChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const [{ agentsHealth }, { writtenCodexProfile }] = await Promise.all([import('../../integrations/health.js'), import('../../integrations/codex-profile.js')]);
+  const [{ agentsHealth }, { writtenCodexProfile }, { codexUserConfig }] = await Promise.all([import('../../integrations/health.js'), import('../../integrations/codex-profile.js'), import('../../integrations/codex-trust.js')]);
   const h = agentsHealth(repo);
   if (h.unsetUp.length) {
     return [{ name: 'agents', status: 'warn', detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`, fix: `hermesd init --agents ${h.unsetUp.join(',')}` }];
@@ -186,6 +186,11 @@ async function agentsChecks(): Promise<Check[]> {
       written = undefined;
     }
     if (!written) return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox is as your config chooses it: protected files a shell command changes there are put back after the call` };
+    // Codex prefers the older sandbox settings wherever sandbox_mode is set: then the project's profile is not used.
+    const user = codexUserConfig();
+    if ('sandbox_mode' in user.parsed) {
+      return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox follows sandbox_mode in ${user.path}, not hermesd's permission profile: protected files a shell command changes there are put back after the call` };
+    }
     const missing = wanted.filter((p) => !written.paths.includes(p));
     if (missing.length) {
       return {
