@@ -46,10 +46,14 @@ function setup() {
 /** A Node process that answers initialize and tools/list from a literal: the floor of any Node MCP server. */
 const FLOOR_SERVER = `process.stdin.on('data', (d) => { for (const l of String(d).split('\\n')) { if (!l) continue; const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { tools: [] } }) + '\\n'); } }); process.stdin.on('end', () => process.exit(0));`;
 
-type Start = { initialize: number; tools: number; exit: number };
+type Start = { initialize: number; tools: number; resources?: number; exit: number };
 
-/** Spawns a server, asks initialize then tools/list, then ends it (`end`): the times from spawn to each answer, and from `end` to its exit. */
-function oneStart(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, end: 'stdin' | 'SIGTERM'): Promise<Start> {
+/**
+ * Spawns a server, asks initialize then tools/list (then resources/list, with `resources`: what
+ * Claude Code also waits for), then ends it (`end`): the times from spawn to each answer, and
+ * from `end` to its exit.
+ */
+function oneStart(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, end: 'stdin' | 'SIGTERM', resources = false): Promise<Start> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const since = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
@@ -75,8 +79,12 @@ function oneStart(command: string, args: string[], cwd: string, env: NodeJS.Proc
           times.initialize = since(t0);
           child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
           child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) + '\n');
-        } else if (m.id === 2) {
+        } else if (m.id === 2 && resources) {
           times.tools = since(t0);
+          child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list' }) + '\n');
+        } else if (m.id === 2 || m.id === 3) {
+          if (m.id === 2) times.tools = since(t0);
+          else times.resources = since(t0);
           ended = process.hrtime.bigint();
           if (end === 'stdin') child.stdin.end();
           else child.kill('SIGTERM');
@@ -120,6 +128,18 @@ async function startTimes(repo: string, env: NodeJS.ProcessEnv): Promise<Goal[]>
     'ends after SIGTERM': ms(median(signalled[k]!), 1),
   }));
   printTable(`hermesd mcp: from spawn to answered initialize and tools/list, no daemon running (${START_RUNS} interleaved runs each, medians; NODE_EXTRA_CA_CERTS ${ca ? 'set' : 'not set'} in this environment)`, rows);
+  // What Claude Code waits for before its first model request: the three answers, the last from the daemon (warm).
+  await ensureDaemon(resolvePaths(repo, env), env);
+  const claude: Start[] = [];
+  for (let i = 0; i < START_RUNS; i++) claude.push(await oneStart('sh', [join(repo, '.hermes', 'mcp')], repo, withCa, 'stdin', true));
+  printTable(`hermesd mcp as agents start it, with a warm daemon: from spawn to answered initialize, tools/list and resources/list (what Claude Code waits for before its first model request; ${START_RUNS} runs, medians)`, [
+    {
+      'started as': variants[0]!.label,
+      'initialize answered': ms(median(claude.map((r) => r.initialize)), 1),
+      'tools/list answered': ms(median(claude.map((r) => r.tools)), 1),
+      'resources/list answered': ms(median(claude.map((r) => r.resources!)), 1),
+    },
+  ]);
   const stub = runs[0]!;
   const stubTools = median(stub.map((r) => r.tools));
   const ends = Math.max(median(stub.map((r) => r.exit)), median(signalled[0]!));

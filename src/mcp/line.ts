@@ -94,12 +94,13 @@ export async function listKind(line: DaemonLine, kind: ResourceKind, log: (messa
 
 /**
  * `resources/list` as the SDK server answers it (its fixed resources in the order registered,
- * then each template's list, each resource over its template's metadata), without the SDK. The
- * templates' lists are asked of the daemon at once, not one after the other: Claude Code waits
- * for this answer before its first model request.
+ * then each template's list, each resource over its template's metadata), without the SDK.
  */
 export async function listResources(line: DaemonLine, log: (message: string) => void): Promise<{ resources: Resource[] }> {
-  const fixed: Resource[] = RESOURCE_KINDS.filter((k) => k.uri).map((k) => ({ uri: k.uri!, name: k.name, ...metadataOf(k) }));
-  const listed = await Promise.all(RESOURCE_KINDS.filter((k) => k.list).map(async (kind) => (await listKind(line, kind, log)).map((r): Resource => ({ ...metadataOf(kind), ...r }))));
-  return { resources: [...fixed, ...listed.flat()] };
+  const resources: Resource[] = RESOURCE_KINDS.filter((k) => k.uri).map((k) => ({ uri: k.uri!, name: k.name, ...metadataOf(k) }));
+  for (const kind of RESOURCE_KINDS) {
+    if (!kind.list) continue;
+    for (const r of await listKind(line, kind, log)) resources.push({ ...metadataOf(kind), ...r });
+  }
+  return { resources };
 }
