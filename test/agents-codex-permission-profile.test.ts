@@ -106,6 +106,13 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
     expect(project.stdout).toContain('your config chooses Codex\'s sandbox (sandbox_mode in .codex/config.toml)');
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
 
+    // The older settings' table alone (writable roots of the user's): they do not compose with a profile, so none is made the default.
+    writeFileSync(join(repo, '.codex/config.toml'), `${USER_TOML}\n[sandbox_workspace_write]\nwritable_roots = ["/tmp/build"]\n`);
+    const older = await init(GEN);
+    expect(profile()).toBeUndefined();
+    expect(older.stdout).toContain('sandbox_workspace_write in .codex/config.toml');
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+
     writeFileSync(join(repo, '.codex/config.toml'), USER_TOML);
     const home = t.env.CODEX_HOME!;
     mkdirSync(home, { recursive: true });
@@ -139,6 +146,13 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
       expect(r.stderr, String(other)).toMatch(/read-only file system/i);
       expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8')).toBe('export const a = 1;\n');
     }
+
+    // The profile taken out of the config by hand (default_permissions gone): read as written, it holds nothing, so bubblewrap again.
+    const config = toml();
+    writeFileSync(join(repo, '.codex/config.toml'), config.replace(/^default_permissions = .*\n/m, ''));
+    expect(await pre('ls')).toMatch(/^\/bin\/sh '[^']+\/hermesd\/confine\//);
+    writeFileSync(join(repo, '.codex/config.toml'), config);
+    expect(await pre('ls')).toContain('CODEX_PERMISSION_PROFILE');
 
     // A session started below the root: Codex takes the profile's paths from there (src/gen, src/.git…), so they hold nothing of the root's.
     expect(await pre('ls', join(repo, 'src'))).toMatch(/^\/bin\/sh '[^']+\/hermesd\/confine\//);

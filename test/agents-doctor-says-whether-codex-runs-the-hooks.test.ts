@@ -91,7 +91,14 @@ describe('doctor says whether Codex will run hermesd', () => {
     const userConfig = readFileSync(config, 'utf8');
     writeFileSync(config, `sandbox_mode = "workspace-write"\n${userConfig}`);
     expect((await codexCheck()).detail).toContain(`Codex's sandbox follows sandbox_mode in ${config}, not hermesd's permission profile`);
+    // The user's own default_permissions at init: no profile of hermesd's written, and doctor says the sandbox is theirs.
+    writeFileSync(config, `default_permissions = ":workspace"\n${userConfig}`);
+    expect((await t.cli(['init', '--agents', 'codex'], { cwd: repo })).code).toBe(0);
+    const theirs = await codexCheck();
+    expect(theirs.status, theirs.detail).toBe('ok');
+    expect(theirs.detail).toContain("Codex's sandbox is as your config chooses it");
     writeFileSync(config, userConfig);
+    expect((await t.cli(['init', '--agents', 'codex'], { cwd: repo })).code).toBe(0);
     const yaml = join(repo, '.hermes/config.yaml');
     writeFileSync(yaml, 'rules:\n  - id: generated-files\n    message: Run the generator.\n    protect: ["gen/**"]\n');
     try {

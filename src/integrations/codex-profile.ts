@@ -6,6 +6,8 @@
  * read-only (guard/agent-shell.ts codexProfileCovers). Read as written, not as `init` would
  * write it now: that is what Codex enforces.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CodexProfile } from '../guard/agent-shell.js';
 import { tomlString } from './toml-edit.js';
 
@@ -18,7 +20,7 @@ export function codexProfileTables(profile: CodexProfile): string[] {
 }
 
 /** The hermesd profile a `.codex/config.toml` makes Codex's default, with the paths it lists read-only; undefined when it makes none. */
-export function writtenCodexProfile(text: string): CodexProfile | undefined {
+function writtenCodexProfile(text: string): CodexProfile | undefined {
   const name = /^default_permissions = "(hermesd-[0-9a-f]{12})"\r?$/m.exec(text)?.[1];
   if (!name) return undefined;
   const header = `[permissions.${name}.filesystem.":workspace_roots"]`;
@@ -31,4 +33,16 @@ export function writtenCodexProfile(text: string): CodexProfile | undefined {
     if (m) paths.push(JSON.parse(m[1]!) as string);
   }
   return { name, paths };
+}
+
+/** The `.codex/config.toml` of the work tree at `root`. */
+export const codexConfigFile = (root: string): string => join(root, '.codex', 'config.toml');
+
+/** hermesd's profile as the work tree's `.codex/config.toml` holds it; undefined when it holds none, or cannot be read. */
+export function readCodexProfile(root: string): CodexProfile | undefined {
+  try {
+    return writtenCodexProfile(readFileSync(codexConfigFile(root), 'utf8'));
+  } catch {
+    return undefined;
+  }
 }

@@ -142,4 +142,3 @@ export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): 
     unsetUp: [],
   };
 }
-

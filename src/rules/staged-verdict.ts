@@ -11,12 +11,12 @@
  * for, so a verdict is served only for the snapshot it judged. Anything this cannot read
  * (a split index, reftable, generator rules, which run commands) is judged in full.
  */
-import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { stagedEntriesOf, stagedTreeOf } from '../git/index-file.js';
 import { headCommitOf } from '../git/refs.js';
+import { fileStamp } from '../storage/file-stamp.js';
 import { checkStaged, type CheckOptions, type CheckResult } from './engine.js';
 
 export type StagedWhere = {
@@ -42,15 +42,6 @@ export type StagedStats = {
 type Kept = { key: string; config: HermesConfig; result: CheckResult; tree?: string };
 type InFlight = { key: string; config: HermesConfig; done: Promise<Kept | undefined> };
 
-/** A file's identity for a key: changes with any write (rename, in place, touch). */
-function stamp(file: string): string {
-  try {
-    const st = statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-  } catch {
-    return '-';
-  }
-}
 
 /** Verdicts kept at once (each is a few violations at most). */
 const KEPT_MAX = 4;
@@ -94,7 +85,7 @@ export class StagedVerdicts {
       .filter((k) => k.startsWith('GIT_CONFIG'))
       .sort()
       .map((k) => `${k}=${env[k]}`);
-    return [entries.digest, head, ...files.map(stamp), ...gitEnv].join('|');
+    return [entries.digest, head, ...files.map(fileStamp), ...gitEnv].join('|');
   }
 
   /**
@@ -158,7 +149,7 @@ export class StagedVerdicts {
 
   /** Whether the default index or HEAD moved since the last call: a stat and HEAD's files, not the whole index. */
   moved(): boolean {
-    const look = `${stamp(join(this.where.gitDir, 'index'))}|${headCommitOf(this.where.gitDir, this.where.commonDir)}`;
+    const look = `${fileStamp(join(this.where.gitDir, 'index'))}|${headCommitOf(this.where.gitDir, this.where.commonDir)}`;
     if (look === this.look) return false;
     this.look = look;
     return true;

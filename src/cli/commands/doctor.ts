@@ -166,7 +166,7 @@ async function agentsChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const [{ agentsHealth }, { writtenCodexProfile }, { codexUserConfig }] = await Promise.all([import('../../integrations/health.js'), import('../../integrations/codex-profile.js'), import('../../integrations/codex-trust.js')]);
+  const [{ agentsHealth }, { readCodexProfile }, { codexUserConfig }] = await Promise.all([import('../../integrations/health.js'), import('../../integrations/codex-profile.js'), import('../../integrations/codex-trust.js')]);
   const h = agentsHealth(repo);
   if (h.unsetUp.length) {
     return [{ name: 'agents', status: 'warn', detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`, fix: `hermesd init --agents ${h.unsetUp.join(',')}` }];
@@ -179,12 +179,7 @@ async function agentsChecks(): Promise<Check[]> {
     if (a.skipped) return { name: a.agent, status: 'fail', detail: `hermesd's hooks and MCP server are in its project configs, but it will not run them: ${a.skipped.detail}`, fix: a.skipped.fix };
     if (a.agent !== 'codex') return { name: a.agent, status: 'ok', detail: "hermesd's hooks and MCP server in its project configs" };
     const trusted = "hermesd's hooks and MCP server in its project configs; the project and the hooks trusted";
-    let written;
-    try {
-      written = writtenCodexProfile(readFileSync(join(repo.root, '.codex', 'config.toml'), 'utf8'));
-    } catch {
-      written = undefined;
-    }
+    const written = readCodexProfile(repo.root);
     if (!written) return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox is as your config chooses it: protected files a shell command changes there are put back after the call` };
     // Codex prefers the older sandbox settings wherever sandbox_mode is set: then the project's profile is not used.
     const user = codexUserConfig();

@@ -6,7 +6,7 @@
  * agent-sessions.ts's, loaded with the rest of the services: a cold daemon's first verdict on a
  * tool call waits for the config and the judge only.
  */
-import { existsSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ZodError } from 'zod';
@@ -21,7 +21,8 @@ import { gemini } from '../../integrations/gemini.js';
 import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../integrations/event.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
 import { agentShellReadOnly, codexConfinedCommand, codexProfileCovers, confinedCommand, confineScript, confineScriptFile, type CodexProfile } from '../../guard/agent-shell.js';
-import { writtenCodexProfile } from '../../integrations/codex-profile.js';
+import { codexConfigFile, readCodexProfile } from '../../integrations/codex-profile.js';
+import { fileStamp } from '../../storage/file-stamp.js';
 import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
 import { sandboxAvailability } from '../../guard/sandbox.js';
 import type { GuardConfig } from '../../guard/config.js';
@@ -175,23 +176,8 @@ export class AgentHookService {
 
   /** hermesd's profile as this work tree's `.codex/config.toml` holds it now (read again when the file changes). */
   private codexProfile(): CodexProfile | undefined {
-    const file = join(this.ctx.root, '.codex', 'config.toml');
-    let stamp: string;
-    try {
-      const st = statSync(file);
-      stamp = `${st.mtimeMs}:${st.size}:${st.ino}`;
-    } catch {
-      return undefined;
-    }
-    if (this.profileCache?.stamp !== stamp) {
-      let profile: CodexProfile | undefined;
-      try {
-        profile = writtenCodexProfile(readFileSync(file, 'utf8'));
-      } catch {
-        profile = undefined;
-      }
-      this.profileCache = { stamp, profile };
-    }
+    const stamp = fileStamp(codexConfigFile(this.root));
+    if (this.profileCache?.stamp !== stamp) this.profileCache = { stamp, profile: readCodexProfile(this.root) };
     return this.profileCache.profile;
   }
 

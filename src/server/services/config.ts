@@ -6,7 +6,7 @@
  * (exit 2). What judges (hooks, other agents' tool calls) asks `forJudging()` instead: an
  * invalid file is judged with the last valid config, never as "no rules".
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DaemonContext } from '../context.js';
 import { applyApproval, approveConfig, describeLoosenings, holdLoosenings, readApproval, type Loosening } from '../../guard/approval.js';
@@ -14,6 +14,7 @@ import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache 
 import { fileParseCache, type FileParseCache } from '../../config/parse-cache.js';
 import { projectDir, repoConfigPath, userConfigPath } from '../../paths/index.js';
 import { writeRunnerSettings } from '../../transport/runners.js';
+import { fileStamp } from '../../storage/file-stamp.js';
 import { defaults, type HermesConfig } from '../../config/schema.js';
 
 /** The config a judgement uses; `broken`: the files do not load (why), and `config` is the last valid one. */
@@ -127,13 +128,8 @@ export class ConfigService {
 
   /** Cheap change detector: two stat calls. */
   private stamp(): string {
-    return [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)]
-      .map((file) => {
-        // No throw for a missing file: status reads this on every answer, and an ENOENT error costs more than the stat.
-        const st = statSync(file, { throwIfNoEntry: false });
-        return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '-';
-      })
-      .join('|');
+    // No throw for a missing file: status reads this on every answer, and an ENOENT error costs more than the stat.
+    return [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)].map(fileStamp).join('|');
   }
 
   /** Loosenings of the guard in the files that wait for the user's approval (none while the config is invalid). */

@@ -5,7 +5,7 @@
  * (a pre-commit that checks out the staged snapshot rewrites files that are not edits).
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../../guard/audit.js';
 import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../../guard/precommit-marker.js';
 import type { DaemonContext } from '../context.js';
@@ -21,6 +21,7 @@ import { formatViolations } from '../../rules/format.js';
 import { NotFound, UsageError } from '../../errors/index.js';
 import { backupsDir, clientPath, keptBackupDir } from '../../paths/index.js';
 import { clientProblem } from '../../transport/build.js';
+import { fileStamp } from '../../storage/file-stamp.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from '../../githooks/backup.js';
 import { readCommitObject } from '../../git/objects.js';
 import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from '../../githooks/evidence.js';
@@ -491,12 +492,3 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
   return { value: service, close: () => Promise.allSettled([...service.inflight]) };
 }
 
-/** An index file's identity for "changed since": any write changes it (a rename in place included). */
-function fileStamp(file: string): string {
-  try {
-    const st = statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-  } catch {
-    return '-';
-  }
-}
