@@ -45,6 +45,7 @@ import { median, ms, percentile, printNote, printTable, type Bench, type Goal, t
 
 /** Rounds per client (HERMESD_BENCH_RUNS for a longer run: a verdict the noise leaves open may need more). */
 const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 10);
+const roundsProblem = () => (Number.isInteger(ROUNDS) && ROUNDS >= 1 ? undefined : `HERMESD_BENCH_RUNS must be a whole number of rounds, 1 or more; it is "${process.env.HERMESD_BENCH_RUNS}"`);
 const WARMUP = 1;
 /** Issue 31's goals: hermesd's hooks and MCP server together, per session; its hooks per tool call. */
 const SESSION_GOAL_MS = 150;
@@ -322,6 +323,8 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
 export const bench: Bench = {
   name: 'agents-e2e',
   async run() {
+    const problem = roundsProblem();
+    if (problem) throw new Error(problem);
     const base = mkdtempSync(join(tmpdir(), 'hd-bench-e2e-'));
     const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERMESD_') && !k.startsWith('GIT_')));
     Object.assign(env, { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_CONFIG_NOSYSTEM: '1' });

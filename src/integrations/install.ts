@@ -142,6 +142,15 @@ export function parseAgentList(list: string | true | undefined, root: string): A
 // ---- what each agent gets --------------------------------------------------------------
 
 /**
+ * Shell (POSIX, builtins only) that sets `d` to the nearest directory from `$PWD` up holding one
+ * of `files` (relative paths), else runs `none` (which must leave: `exit …`): how Codex's hook
+ * commands and its MCP registration find the work tree, which Codex names to neither.
+ */
+function walkUpTo(files: string[], none: string): string {
+  return `d=$PWD; until ${files.map((f) => `[ -f "$d/${f}" ]`).join(' || ')}; do [ -n "$d" ] || ${none}; d=\${d%/*}; done;`;
+}
+
+/**
  * The hook command for one agent and event: the committed stub, found the way each agent's
  * docs say. The command checks that the stub is there first: `sh` on a missing file exits 2,
  * which every agent takes for a refusal of the call. Where the stub is gone but the clone still
@@ -155,15 +164,6 @@ export function parseAgentList(list: string | true | undefined, root: string): A
  * (~0.6 ms of a ~4 ms call here). `read` takes one system call per byte, so the tools whose
  * payloads carry a file's content (Write, Edit, apply_patch…) keep `cat`.
  */
-/**
- * Shell (POSIX, builtins only) that sets `d` to the nearest directory from `$PWD` up holding one
- * of `files` (relative paths), else runs `none` (which must leave: `exit …`): how Codex's hook
- * commands and its MCP registration find the work tree, which Codex names to neither.
- */
-function walkUpTo(files: string[], none: string): string {
-  return `d=$PWD; until ${files.map((f) => `[ -f "$d/${f}" ]`).join(' || ')}; do [ -n "$d" ] || ${none}; d=\${d%/*}; done;`;
-}
-
 export function hookCommand(agent: AgentName, event: string, small = false): string {
   const args = `${agent} ${event}${small ? ' small' : ''}`;
   // The runner in the main work tree's git dir, where the stub would find it (a linked work tree's .git is a file: there the stub is needed).
