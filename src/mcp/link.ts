@@ -37,6 +37,7 @@ function neverDelivered(err: unknown): boolean {
 export class DaemonLink {
   private client: DaemonClient | undefined;
   private connecting: Promise<DaemonClient> | undefined;
+  private warming: Promise<void> | undefined;
   private following = false;
   private closed = false;
   private readonly stop = new AbortController();
@@ -62,20 +63,30 @@ export class DaemonLink {
 
   /**
    * Connects to a daemon already running, without starting one (the front, at `initialize`: the
-   * first list or call then finds the line open); resolves either way.
+   * first list or call then finds the line open); resolves either way. Once.
    */
-  async warm(): Promise<void> {
-    if (this.client || this.connecting || this.closed) return;
-    const running = await probe(this.paths).catch(() => undefined);
-    if (!running || running.version !== VERSION || this.client || this.connecting || this.closed) return;
-    this.attach(running);
+  warm(): Promise<void> {
+    this.warming ??= (async () => {
+      if (this.client || this.connecting || this.closed) return;
+      const running = await probe(this.paths).catch(() => undefined);
+      // A call meanwhile waits for this (connect): it takes the line attached here.
+      if (!running || running.version !== VERSION || this.client || this.closed) return;
+      this.attach(running);
+    })();
+    return this.warming;
   }
 
-  /** Starts (or finds) the daemon and follows its events; concurrent callers share one attempt. */
+  /**
+   * Starts (or finds) the daemon and follows its events; concurrent callers share one attempt.
+   * A warm-up under way is waited for first: its probe is the one this would send (~5 ms of a
+   * new Node process's first request, on every client's path to its first model request).
+   */
   connect(): Promise<DaemonClient> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
       try {
+        await this.warming;
+        if (this.client) return this.client;
         const { status, started } = await ensureDaemon(this.paths);
         if (started) this.events.log(`started the daemon of ${this.paths.root} (pid ${status.pid})`);
         return this.attach(status);
