@@ -28,7 +28,7 @@ import { resolvePaths } from '../src/paths/index.js';
 import { SessionDB } from '../src/sessions/db.js';
 import type { NewMessage } from '../src/sessions/records.js';
 import { CLI_ENTRY } from '../src/version.js';
-import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+import { median, ms, percentile, printNote, printTable, shuffled, type Bench, type Goal, type Row } from './table.js';
 
 const RUNS = 150;
 const WARMUP = 10;
@@ -148,13 +148,8 @@ export const bench: Bench = {
       const times = variants.map(() => [] as number[]);
       // Each round runs every hook once, in a new random order: no hook always follows the
       // Python one (whose exit leaves the machine busy) or always comes first.
-      const order = variants.map((_, k) => k);
       for (let i = 0; i < WARMUP + RUNS; i++) {
-        for (let j = order.length - 1; j > 0; j--) {
-          const r = Math.floor(Math.random() * (j + 1));
-          [order[j], order[r]] = [order[r]!, order[j]!];
-        }
-        for (const k of order) {
+        for (const k of shuffled(variants.map((_, k) => k))) {
           const v = variants[k]!;
           const r = await runHook(v.command, v.payload, repo, env, v.shell);
           if (r.code !== v.expect || (v.stdout !== undefined && !r.stdout.includes(v.stdout))) throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}${v.stdout ? ` and "${v.stdout}" on stdout` : ''}`);

@@ -41,11 +41,11 @@ import { resolvePaths } from '../src/paths/index.js';
 import { CLI_ENTRY } from '../src/version.js';
 import { agentCli, PINNED, setUpClient, startNetworkTrap, testProcesses, type Client, type ClientSession } from '../test/helpers/agent-clis.js';
 import { startAgentModel, type AgentModel, type ModelRequest, type ToolCall } from '../test/helpers/agent-models.js';
-import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+import { median, ms, percentile, printNote, printTable, shuffled, type Bench, type Goal, type Row } from './table.js';
 
 /** Rounds per client (HERMESD_BENCH_RUNS for a longer run: a verdict the noise leaves open may need more). */
-const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 10);
-const roundsProblem = () => (Number.isInteger(ROUNDS) && ROUNDS >= 1 ? undefined : `HERMESD_BENCH_RUNS must be a whole number of rounds, 1 or more; it is "${process.env.HERMESD_BENCH_RUNS}"`);
+export const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 10);
+export const roundsProblem = () => (Number.isInteger(ROUNDS) && ROUNDS >= 1 ? undefined : `HERMESD_BENCH_RUNS must be a whole number of rounds, 1 or more; it is "${process.env.HERMESD_BENCH_RUNS}"`);
 const WARMUP = 1;
 /** Issue 31's goals: hermesd's hooks and MCP server together, per session; its hooks per tool call. */
 const SESSION_GOAL_MS = 150;
@@ -56,18 +56,18 @@ const LEFT_AFTER_MS = 1_000;
 type Variant = 'hermesd' | 'noop' | 'none';
 const VARIANTS: Variant[] = ['hermesd', 'noop', 'none'];
 const LABEL: Record<Variant, string> = { hermesd: 'hermesd (hooks + MCP)', noop: 'do-nothing hooks', none: 'no hooks' };
-type Ca = 'set' | 'unset';
+export type Ca = 'set' | 'unset';
 
 /** Each session makes these three calls this many times: samples of a tool call's cost are cheap beside a session's start. */
 const CALL_REPEATS = 3;
 
 /** The session every run plays: a file read, a shell command and a new file written, three times over (file names change per run), then an answer. */
-function toolCalls(client: Client, repo: string, n: number): ToolCall[] {
+export function toolCalls(client: Client, repo: string, n: number): ToolCall[] {
   return Array.from({ length: CALL_REPEATS }, (_, k) => threeCalls(client, repo, `src/out-${n}-${k}.ts`)).flat();
 }
 
 /** The kinds of threeCalls' calls, in their order. */
-const CALL_KINDS = ['read', 'shell command (git status)', 'write'] as const;
+export const CALL_KINDS = ['read', 'shell command (git status)', 'write'] as const;
 
 function threeCalls(client: Client, repo: string, file: string): ToolCall[] {
   const line = `export const file = ${JSON.stringify(file)};\n`;
@@ -94,7 +94,7 @@ function threeCalls(client: Client, repo: string, file: string): ToolCall[] {
 }
 
 /** The hook configs of `hermesd init --agents <client>` with every command a do-nothing `sh` script instead, and no MCP server. */
-function noopHooks(client: Client, repo: string): void {
+export function noopHooks(client: Client, repo: string): void {
   const hooks: Record<string, unknown[]> = {};
   for (const e of hookEntries(client)) {
     const group = structuredClone(e.value) as { hooks: Array<{ command: string }> };
@@ -106,7 +106,7 @@ function noopHooks(client: Client, repo: string): void {
   writeFileSync(join(repo, file), JSON.stringify({ hooks }, null, 2) + '\n');
 }
 
-function gitRepo(dir: string, env: NodeJS.ProcessEnv): void {
+export function gitRepo(dir: string, env: NodeJS.ProcessEnv): void {
   mkdirSync(join(dir, 'src'), { recursive: true });
   writeFileSync(join(dir, 'README.md'), '# bench\n\nA repository for the agents-e2e benchmark.\n');
   writeFileSync(join(dir, 'src', 'app.ts'), 'export const app = 1;\n');
@@ -116,7 +116,7 @@ function gitRepo(dir: string, env: NodeJS.ProcessEnv): void {
   execFileSync('git', ['commit', '-qm', 'initial'], { cwd: dir, env });
 }
 
-const kill = (pid: number) => {
+export const kill = (pid: number) => {
   try {
     process.kill(pid, 'SIGKILL');
   } catch {
@@ -138,11 +138,13 @@ function interval(groups: number[][], stat: (resampled: number[][]) => number): 
 const verdict = ([lo, hi]: [number, number]): boolean | undefined => (hi <= 0 ? true : lo > 0 ? false : undefined);
 const range = ([lo, hi]: [number, number]) => `[${lo.toFixed(0)}, ${hi.toFixed(0)}] ms`;
 
-type Sample = { wall: number; first: number; tools: number[]; end: number; atExit: number; after: number };
+export type Sample = { wall: number; first: number; tools: number[]; end: number; atExit: number; after: number };
 
-type Setup = { variant: Variant; repo: string; model: AgentModel; session: ClientSession; hermesHome: string };
+/** One repository a client runs its sessions in; `variant` names its setup. */
+export type Setup = { variant: string; repo: string; model: AgentModel; session: ClientSession; hermesHome: string };
 
-async function runOnce(client: Client, s: Setup, n: number, ca: Ca): Promise<Sample> {
+/** One session of `s`: its timings, and hermesd's processes left at the client's exit and `leftAfterMs` later (then stopped). */
+export async function runOnce(client: Client, s: Setup, n: number, ca: Ca, leftAfterMs = LEFT_AFTER_MS): Promise<Sample> {
   const calls = toolCalls(client, s.repo, n);
   const from = s.model.requests.length;
   s.model.clear();
@@ -153,7 +155,7 @@ async function runOnce(client: Client, s: Setup, n: number, ca: Ca): Promise<Sam
   const exit = performance.now();
   const left = () => testProcesses(s.hermesHome).filter((p) => p.kind === 'mcp' || p.kind === 'hook');
   const atExit = left().length;
-  await new Promise((r) => setTimeout(r, LEFT_AFTER_MS));
+  await new Promise((r) => setTimeout(r, leftAfterMs));
   const after = left();
   for (const p of after) kill(p.pid);
   const reqs: ModelRequest[] = s.model.requests.slice(from);
@@ -193,7 +195,7 @@ function confineFloor(s: Setup, out: { confined: number[]; alone: number[] }): v
 async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv): Promise<{ rows: Row[]; added: Row[]; goals: Goal[]; kinds: Row[]; confine: Row }> {
   const cli = await agentCli(client);
   const trap = await startNetworkTrap();
-  const setups: Setup[] = [];
+  const setups: Array<Setup & { variant: Variant }> = [];
   const hermesRepo = join(base, `${client}-hermesd`);
   try {
     for (const variant of VARIANTS) {
@@ -224,11 +226,7 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
     const key = (v: Variant, ca: Ca) => `${v}/${ca}`;
     let n = 0;
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
-      const order = setups.flatMap((s) => cas.map((ca) => ({ s, ca })));
-      for (let j = order.length - 1; j > 0; j--) {
-        const r = Math.floor(Math.random() * (j + 1));
-        [order[j], order[r]] = [order[r]!, order[j]!];
-      }
+      const order = shuffled(setups.flatMap((s) => cas.map((ca) => ({ s, ca }))));
       const got = new Map<string, Sample>();
       for (const { s, ca } of order) got.set(key(s.variant, ca), await runOnce(client, s, ++n, ca));
       if (round >= WARMUP) rounds.push(got);
@@ -320,14 +318,19 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
   }
 }
 
+/** This process's environment without hermesd's and git's variables, with a bench identity for git. */
+export function benchEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERMESD_') && !k.startsWith('GIT_')));
+  return { ...env, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_CONFIG_NOSYSTEM: '1' };
+}
+
 export const bench: Bench = {
   name: 'agents-e2e',
   async run() {
     const problem = roundsProblem();
     if (problem) throw new Error(problem);
     const base = mkdtempSync(join(tmpdir(), 'hd-bench-e2e-'));
-    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERMESD_') && !k.startsWith('GIT_')));
-    Object.assign(env, { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_CONFIG_NOSYSTEM: '1' });
+    const env = benchEnv();
     const rows: Row[] = [];
     const added: Row[] = [];
     const goals: Goal[] = [];

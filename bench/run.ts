@@ -33,6 +33,7 @@ const benches: Record<string, Entry> = {
   mcp: { load: () => import('./mcp.js') },
   'agent-hooks': { load: () => import('./agent-hooks.js') },
   'agents-e2e': { load: () => import('./agents-e2e.js') },
+  'claude-call-parts': { load: () => import('./claude-call-parts.js') },
   placement: { load: () => import('./placement.js') },
   recall: { load: () => import('./recall.js') },
   commits: { load: () => import('./commits.js') },

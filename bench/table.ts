@@ -15,6 +15,16 @@ export type Block = { kind: 'table'; title: string; rows: Row[] } | { kind: 'not
 
 let recording: Block[] = [];
 
+/** `xs` in a new random order (Fisher–Yates): each round of a benchmark runs its setups in one, so none always follows another. */
+export function shuffled<T>(xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let j = out.length - 1; j > 0; j--) {
+    const r = Math.floor(Math.random() * (j + 1));
+    [out[j], out[r]] = [out[r]!, out[j]!];
+  }
+  return out;
+}
+
 export function median(xs: number[]): number {
   return percentile(xs, 50);
 }
