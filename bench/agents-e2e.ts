@@ -128,7 +128,7 @@ export const kill = (pid: number) => {
 const BOOTSTRAP = 2_000;
 
 /** The 5th and 95th percentiles of `stat` over resamplings (with replacement) of each group: how far the run's noise moves it. */
-function interval(groups: number[][], stat: (resampled: number[][]) => number): [number, number] {
+export function interval(groups: number[][], stat: (resampled: number[][]) => number): [number, number] {
   const out: number[] = [];
   for (let i = 0; i < BOOTSTRAP; i++) out.push(stat(groups.map((g) => g.map(() => g[Math.floor(Math.random() * g.length)]!))));
   return [percentile(out, 5), percentile(out, 95)];

@@ -13,7 +13,7 @@
  * - **+ an MCP server with tools**: a Node process that lists eight tools with empty schemas and
  *   does nothing else (not hermesd's);
  * - **+ the command given back**: the Bash pre-tool hook prints `updatedInput` with the same
- *   command (`cat` of a file: no judging);
+ *   command (sh builtins: no judging);
  * - **+ the command given back confined**: the same with hermesd's rewrite of it, taken once
  *   from hermesd's hook in that repository (the command runs in hermesd's bubblewrap script);
  * - **hermesd's hooks**: `init --agents claude` with its MCP registration taken out;
@@ -28,10 +28,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDaemon, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
+import { shQuote } from '../src/transport/runners.js';
 import { CLI_ENTRY } from '../src/version.js';
 import { agentCli, setUpClient, startNetworkTrap, testProcesses } from '../test/helpers/agent-clis.js';
 import { startAgentModel } from '../test/helpers/agent-models.js';
-import { benchEnv, CALL_KINDS, gitRepo, kill, noopHooks, ROUNDS, roundsProblem, runOnce, type Sample, type Setup } from './agents-e2e.js';
+import { benchEnv, CALL_KINDS, gitRepo, interval, kill, noopHooks, ROUNDS, roundsProblem, runOnce, type Sample, type Setup } from './agents-e2e.js';
 import { median, ms, printNote, printTable, shuffled, type Bench, type Row } from './table.js';
 
 const WARMUP = 1;
@@ -70,13 +71,17 @@ type ClaudeSettings = { hooks: Record<string, Array<{ matcher?: string; hooks: A
 /** The Bash entry of PreToolUse in a Claude Code settings file. */
 const bashPre = (st: ClaudeSettings) => st.hooks.PreToolUse!.find((g) => g.matcher?.split('|').includes('Bash'))!.hooks[0]!;
 
-/** The do-nothing hooks with the Bash pre-tool hook printing `updatedInput: {command}`. */
+/**
+ * The do-nothing hooks with the pre-tool hook of Bash (its entry also matches Read and Grep)
+ * printing `updatedInput: {command}` for a Bash call, with sh builtins only.
+ */
 function givingBack(repo: string, command: string): void {
   noopHooks('claude', repo);
   const file = join(repo, '.claude', 'settings.json');
   const st = JSON.parse(readFileSync(file, 'utf8')) as ClaudeSettings;
-  writeFileSync(join(repo, 'given-back.json'), JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command } } }) + '\n');
-  bashPre(st).command = `cat ${join(repo, 'given-back.json')}`;
+  const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command } } });
+  writeFileSync(join(repo, 'given-back.sh'), `IFS= read -r p\ncase $p in *'"tool_name":"Bash"'*) printf '%s\\n' ${shQuote(answer)} ;; esac\n`);
+  bashPre(st).command = `sh ${join(repo, 'given-back.sh')}`;
   writeFileSync(file, JSON.stringify(st, null, 2) + '\n');
 }
 
@@ -121,9 +126,8 @@ export const bench: Bench = {
           execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', 'claude'], { cwd: repo, env: venv, stdio: 'ignore' });
           await ensureDaemon(resolvePaths(repo, venv), venv);
           if (part === 'given-back-confined') {
-            const rewritten = hermesdRewrite(repo, venv, 'git status --short');
-            await stopDaemon(resolvePaths(repo, venv));
-            givingBack(repo, rewritten);
+            // The daemon keeps running: the confine script is its file, and it takes the script away when it stops.
+            givingBack(repo, hermesdRewrite(repo, venv, 'git status --short'));
             writeFileSync(join(repo, '.mcp.json'), NO_MCP);
           }
           if (part === 'hermesd-hooks') writeFileSync(join(repo, '.mcp.json'), NO_MCP);
@@ -133,30 +137,48 @@ export const bench: Bench = {
         setups.push({ variant: LABEL[part], part, repo, model, session, hermesHome: String(venv.HERMES_HOME), env: venv });
       }
 
-      const samples = new Map<Part, Sample[]>(PARTS.map((p) => [p, []]));
+      // One sample per setup per round: a part's cost is taken within a round, which shares the machine's noise.
+      const rounds: Array<Map<Part, Sample>> = [];
       let n = 0;
       for (let round = 0; round < WARMUP + ROUNDS; round++) {
+        const got = new Map<Part, Sample>();
         for (const s of shuffled(setups)) {
+          const from = s.model.requests.length;
           const x = await runOnce('claude', s, ++n, 'unset', 0);
-          if (round >= WARMUP) samples.get(s.part)!.push(x);
+          // A call that failed (a command that could not run) is quick and measures nothing.
+          const failed = s.model.requests.slice(from).flatMap((r) => r.toolResults).find((r) => r.isError);
+          if (failed) throw new Error(`${s.variant}: a tool call failed: ${failed.output.slice(0, 500)}`);
+          got.set(s.part, x);
         }
+        if (round >= WARMUP) rounds.push(got);
       }
 
-      const kind = (p: Part, k: number) => median(samples.get(p)!.flatMap((x) => x.tools.filter((_, j) => j % CALL_KINDS.length === k)));
-      const rows: Row[] = PARTS.map((p) => ({
-        setup: LABEL[p],
-        ...Object.fromEntries(CALL_KINDS.flatMap((name, k) => [[name, ms(kind(p, k), 1)], [`${name}, over do-nothing hooks`, p === 'none' || p === 'noop' ? '' : ms(kind(p, k) - kind('noop', k), 1)]])),
-      }));
-      const pin = `${cli.version}`;
-      printTable(`Claude Code ${pin}: a tool call by kind, per setup (${ROUNDS} rounds after ${WARMUP} warm-up, 3 calls of each kind a session, NODE_EXTRA_CA_CERTS unset; medians)`, rows);
-      const shell = 1;
-      const part = (a: Part, b: Part, k: number) => ms(kind(a, k) - kind(b, k), 1);
+      const calls = (x: Sample, k: number) => x.tools.filter((_, j) => j % CALL_KINDS.length === k);
+      const pooled = (p: Part, k: number) => median(rounds.flatMap((r) => calls(r.get(p)!, k)));
+      const rows: Row[] = PARTS.map((p) => ({ setup: LABEL[p], ...Object.fromEntries(CALL_KINDS.map((name, k) => [name, ms(pooled(p, k), 1)])) }));
+      printTable(`Claude Code ${cli.version}: a tool call by kind, per setup (${ROUNDS} rounds after ${WARMUP} warm-up, 3 calls of each kind a session, NODE_EXTRA_CA_CERTS unset; medians of every call)`, rows);
+
+      // A part: per round, the median of a kind's three calls with it less without it; the median over rounds, and its 90% interval.
+      const part = (a: Part, b: Part, k: number) => {
+        const d = rounds.map((r) => median(calls(r.get(a)!, k)) - median(calls(r.get(b)!, k)));
+        const [lo, hi] = interval([d], ([g]) => median(g!));
+        return `${ms(median(d), 1)} [${lo.toFixed(1)}, ${hi.toFixed(1)}]`;
+      };
+      const PAIRS: Array<[string, Part, Part]> = [
+        ['an MCP server with tools, not hermesd’s (over do-nothing hooks)', 'mcp-tools', 'noop'],
+        ['a pre-tool hook giving the Bash command back as it was (over do-nothing hooks)', 'given-back', 'noop'],
+        ['the confinement that command then runs in (given back confined, over given back as it was)', 'given-back-confined', 'given-back'],
+        ['hermesd’s hooks themselves (over do-nothing hooks giving back the same confined command)', 'hermesd-hooks', 'given-back-confined'],
+        ['hermesd’s MCP server (over hermesd’s hooks alone)', 'hermesd', 'hermesd-hooks'],
+        ['all of hermesd, hooks and MCP server (over do-nothing hooks)', 'hermesd', 'noop'],
+      ];
+      printTable(
+        `What each part adds to a tool call: per round, the median of a kind's three calls with the part less without it; the median over ${ROUNDS} rounds [and its 90% bootstrap interval, ms]`,
+        PAIRS.map(([what, a, b]) => ({ part: what, ...Object.fromEntries(CALL_KINDS.map((name, k) => [name, part(a, b, k)])) })),
+      );
       printNote(
-        `Read across: an MCP server with tools costs Claude Code ${part('mcp-tools', 'noop', 0)} / ${part('mcp-tools', 'noop', shell)} / ${part('mcp-tools', 'noop', 2)} a call (read / shell / write) whoever serves it; ` +
-          `a pre-tool hook that gives the command back costs it ${part('given-back', 'noop', shell)} a shell call, and the confinement the command then runs in ${part('given-back-confined', 'given-back', shell)} more; ` +
-          `hermesd's hooks themselves, over do-nothing hooks giving back the same confined command: ${part('hermesd-hooks', 'given-back-confined', shell)} a shell call, and over do-nothing hooks ${part('hermesd-hooks', 'noop', 0)} a read, ${part('hermesd-hooks', 'noop', 2)} a write; ` +
-          `hermesd's MCP server over its hooks alone: ${part('hermesd', 'hermesd-hooks', 0)} / ${part('hermesd', 'hermesd-hooks', shell)} / ${part('hermesd', 'hermesd-hooks', 2)}. ` +
-          'Each figure is a difference of two medians of a noisy machine: read them to a few milliseconds.',
+        'The do-nothing hooks that give the command back answer only for Bash (their entry also matches Read and Grep): for a read or a write, "hermesd’s hooks themselves" is hermesd’s hooks over do-nothing ones. ' +
+          'An interval that spans zero is a part this run could not tell from the machine’s noise.',
       );
       return [];
     } finally {
