@@ -22,7 +22,7 @@
  * Claude Code only: its calls are the quickest of the three clients (~40–110 ms), so a few
  * milliseconds show; Codex's take ~150 ms and vary by more than the parts.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,7 @@ import { shQuote } from '../src/transport/runners.js';
 import { CLI_ENTRY } from '../src/version.js';
 import { agentCli, setUpClient, startNetworkTrap, testProcesses } from '../test/helpers/agent-clis.js';
 import { startAgentModel } from '../test/helpers/agent-models.js';
+import { rewritten, toolHookCommand } from '../test/helpers/agents.js';
 import { benchEnv, CALL_KINDS, gitRepo, interval, kill, noopHooks, ROUNDS, roundsProblem, runOnce, type Sample, type Setup } from './agents-e2e.js';
 import { median, ms, printNote, printTable, shuffled, type Bench, type Row } from './table.js';
 
@@ -85,14 +86,13 @@ function givingBack(repo: string, command: string): void {
   writeFileSync(file, JSON.stringify(st, null, 2) + '\n');
 }
 
-/** hermesd's Bash pre-tool hook's rewrite of `command` in `repo` (its daemon running). */
+/** hermesd's Bash pre-tool hook's rewrite of `command` in `repo` (its daemon running), run as Claude Code runs it. */
 function hermesdRewrite(repo: string, env: NodeJS.ProcessEnv, command: string): string {
-  const st = JSON.parse(readFileSync(join(repo, '.claude', 'settings.json'), 'utf8')) as ClaudeSettings;
   const payload = { session_id: 'bench', transcript_path: join(repo, 'none.jsonl'), cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } };
-  const out = execFileSync('sh', ['-c', bashPre(st).command], { cwd: repo, env: { ...env, CLAUDE_PROJECT_DIR: repo }, input: JSON.stringify(payload) }).toString();
-  const rewritten = (JSON.parse(out) as { hookSpecificOutput?: { updatedInput?: { command?: string } } }).hookSpecificOutput?.updatedInput?.command;
-  if (!rewritten || rewritten === command) throw new Error(`hermesd's hook gave back no confined command: ${out}`);
-  return rewritten;
+  const r = spawnSync('sh', ['-c', toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash')], { cwd: repo, env: { ...env, CLAUDE_PROJECT_DIR: repo }, input: JSON.stringify(payload), encoding: 'utf8' });
+  const given = rewritten('claude', { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: 0 });
+  if (!given || given === command) throw new Error(`hermesd's hook gave back no confined command: exit ${r.status}, ${r.stdout}${r.stderr}`);
+  return given;
 }
 
 export const bench: Bench = {

@@ -61,6 +61,12 @@ function oneStart(command: string, args: string[], cwd: string, env: NodeJS.Proc
     const times: Partial<Start> = {};
     let ended = 0n;
     let buf = '';
+    /** The last answer came: the client goes, as `end` says. */
+    const finish = () => {
+      ended = process.hrtime.bigint();
+      if (end === 'stdin') child.stdin.end();
+      else child.kill('SIGTERM');
+    };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${command} ${args.join(' ')}: no answer within 20 s`));
@@ -79,15 +85,13 @@ function oneStart(command: string, args: string[], cwd: string, env: NodeJS.Proc
           times.initialize = since(t0);
           child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
           child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) + '\n');
-        } else if (m.id === 2 && resources) {
+        } else if (m.id === 2) {
           times.tools = since(t0);
-          child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list' }) + '\n');
-        } else if (m.id === 2 || m.id === 3) {
-          if (m.id === 2) times.tools = since(t0);
-          else times.resources = since(t0);
-          ended = process.hrtime.bigint();
-          if (end === 'stdin') child.stdin.end();
-          else child.kill('SIGTERM');
+          if (resources) child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/list' }) + '\n');
+          else finish();
+        } else if (m.id === 3) {
+          times.resources = since(t0);
+          finish();
         }
       }
     });

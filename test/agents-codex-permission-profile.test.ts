@@ -71,12 +71,12 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
     expect(text).toContain(`\n# <<< hermesd, top-level keys <<<\n\n${USER_TOML}\n# >>> hermesd (added by`);
     expect((parse(text) as any).mcp_servers.docs).toEqual({ command: 'npx', args: ['-y', 'docs-mcp'] });
 
-    // A rule fewer: the profile follows under a new name (the name is its content), once.
-    // A rule's file there since, and a folder of a hook manager: the next init lists them; a rule fewer, its path goes.
+    // A rule's file there since, and a folder of a hook manager: the next init lists them.
     writeFileSync(join(repo, 'schema.lock'), 'locked\n');
     mkdirSync(join(repo, '.husky'));
     await init(GEN + LOCK);
     expect(profile()!.readOnly).toEqual(['.codex', '.git', '.hermes', '.husky', 'gen', 'schema.lock']);
+    // A rule fewer: its path goes, and the profile follows under a new name (the name is its content), once.
     await init(GEN);
     const q = profile()!;
     expect(q.name).not.toBe(p.name);

@@ -42,7 +42,6 @@ export type StagedStats = {
 type Kept = { key: string; config: HermesConfig; result: CheckResult; tree?: string };
 type InFlight = { key: string; config: HermesConfig; done: Promise<Kept | undefined> };
 
-
 /** Verdicts kept at once (each is a few violations at most). */
 const KEPT_MAX = 4;
 

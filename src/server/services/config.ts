@@ -128,7 +128,7 @@ export class ConfigService {
 
   /** Cheap change detector: two stat calls. */
   private stamp(): string {
-    // No throw for a missing file: status reads this on every answer, and an ENOENT error costs more than the stat.
+    // Status reads this on every answer.
     return [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)].map(fileStamp).join('|');
   }
 

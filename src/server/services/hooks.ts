@@ -491,4 +491,3 @@ export function createHookService(ctx: DaemonContext, deps: ConstructorParameter
   // Aborted hooks put the user's work back on their way out; the daemon waits for that.
   return { value: service, close: () => Promise.allSettled([...service.inflight]) };
 }
-
