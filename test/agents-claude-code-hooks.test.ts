@@ -113,7 +113,7 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
       const out = JSON.parse(r.stdout).hookSpecificOutput;
       expect(Object.keys(out).sort()).toEqual(['hookEventName', 'updatedInput']);
       expect({ ...out.updatedInput, command: input.command }).toEqual(input);
-      expect(confinement(rewritten('claude', r))).toMatchObject({ command: input.command, script: expect.stringMatching(/bwrap.*--ro-bind/) });
+      expect(confinement(rewritten('claude', r))).toMatchObject({ command: input.command, script: expect.stringMatching(/--ro-bind[\s\S]*\/bwrap' "\$@"/) });
     }
   });
 

@@ -11,16 +11,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { confineScript, confinedCommand } from '../src/guard/agent-shell.js';
-import { sandboxAvailability } from '../src/guard/sandbox.js';
+import { sandboxAvailability, type SandboxAvailability, type SandboxPlan } from '../src/guard/sandbox.js';
 import { findOnPath } from '../src/process/path.js';
 
 const bwrap = sandboxAvailability(process.env);
 const bash = findOnPath('bash')!;
 
+/** A plan as the daemon makes one (guard/agent-shell.ts agentShellPlan): `dir` and /tmp writable, `readOnly` read-only. */
+function plan(dir: string, readOnly: string[]): SandboxPlan {
+  return { cwd: dir, writable: [dir, '/tmp'], readOnly, maskFiles: [], maskDirs: [], visible: [], empty: dir, files: [], hide: [], network: true };
+}
+const script = (bw: SandboxAvailability, dir: string, readOnly: string[]) => confineScript({ bwrap: bw as Extract<SandboxAvailability, { kind: 'bwrap' }>, plan: plan(dir, readOnly), shell: bash, shared: ['/tmp'] });
+
 describe('the confine script of an agent shell command', () => {
   let dir: string;
   let kept: string;
-  let script: string;
+  let scriptFile: string;
 
   beforeEach(() => {
     expect(bwrap.kind, 'these tests need bubblewrap (CI installs it)').toBe('bwrap');
@@ -28,16 +34,16 @@ describe('the confine script of an agent shell command', () => {
     kept = join(dir, 'kept');
     mkdirSync(kept);
     writeFileSync(join(kept, 'a.ts'), 'original\n');
-    script = join(dir, 'confine.sh');
-    writeFileSync(script, confineScript({ bwrap: (bwrap as { path: string }).path, readOnly: [kept], shell: bash }));
-    chmodSync(script, 0o600);
+    scriptFile = join(dir, 'confine.sh');
+    writeFileSync(scriptFile, script(bwrap, dir, [kept]));
+    chmodSync(scriptFile, 0o600);
   });
 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   /** The rewritten command, run as Claude Code runs a Bash call: `bash -c <command>`, from the work tree. */
   const run = (command: string, o: { env?: NodeJS.ProcessEnv; wrap?: string[] } = {}) => {
-    const line = confinedCommand(script, command);
+    const line = confinedCommand(scriptFile, command);
     const argv = [...(o.wrap ?? []), bash, '-c', line];
     return spawnSync(argv[0]!, argv.slice(1), { cwd: dir, encoding: 'utf8', env: { ...process.env, SHELL: bash, ...o.env } });
   };
@@ -79,7 +85,7 @@ describe('the confine script of an agent shell command', () => {
 
   it('where bubblewrap fails without a word and cannot start here at all, runs the command as written, once', () => {
     // A bubblewrap that fails silently, and whose probe fails too: /bin/false in its place.
-    writeFileSync(script, confineScript({ bwrap: '/bin/false', readOnly: [kept], shell: bash }));
+    writeFileSync(scriptFile, script({ kind: 'bwrap', path: '/bin/false', disableUserns: false }, dir, [kept]));
     const r = run('echo ran >> runs.txt; echo here');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('here\n');

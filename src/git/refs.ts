@@ -123,6 +123,15 @@ export function readHead(dirs: GitDirs): Head | undefined {
  * every ref; then only in the main work tree, since a linked one also has refs of its own.
  */
 export function refTips(dirs: GitDirs, prefixes: readonly string[] = ['refs/']): string[] | undefined {
+  const refs = refMap(dirs, prefixes);
+  return refs && [...new Set(refs.values())];
+}
+
+/**
+ * Every ref under `prefixes` by name, with the object id it names, as `git for-each-ref
+ * --format='%(objectname) %(refname)'` lists them; undefined where refTips would be.
+ */
+export function refMap(dirs: GitDirs, prefixes: readonly string[] = ['refs/']): Map<string, string> | undefined {
   if (!filesBackend(dirs)) return undefined;
   if (dirs.gitDir !== dirs.commonDir && prefixes.some((p) => !/^refs\/(?:heads|tags|remotes)\//.test(p))) return undefined;
   // Loose refs first, each read as it is found; packed-refs after (see the top of this file).
@@ -152,14 +161,14 @@ export function refTips(dirs: GitDirs, prefixes: readonly string[] = ['refs/']):
   if (!packed) return undefined;
   const names = new Set(loose.keys());
   for (const name of packed.keys()) if (prefixes.some((p) => name.startsWith(p))) names.add(name);
-  const ids = new Set<string>();
+  const ids = new Map<string, string>();
   for (const name of names) {
     const id = resolve(name, (ref) => (loose.has(ref) ? loose.get(ref) : looseRef(dirs, ref)), () => packed);
     if (id === undefined) return undefined;
     // A symbolic ref to nothing, or a ref removed meanwhile (packed and loose): git lists neither.
-    if (id !== null) ids.add(id);
+    if (id !== null) ids.set(name, id);
   }
-  return [...ids];
+  return ids;
 }
 
 /** The commit HEAD names, `unborn <ref>` on a branch without commits, undefined when it cannot be read this way. */

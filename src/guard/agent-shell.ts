@@ -17,7 +17,7 @@ import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { sha256 } from '../text/hash.js';
 import type { GuardConfig } from './config.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan } from './sandbox-plan.js';
-import { realOf, within } from './sandbox.js';
+import { bwrapIsolationArgs, bwrapMountArgs, realOf, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -28,48 +28,112 @@ export type AgentShellInput = {
   config: GuardConfig;
   /** Protected files that exist (repository-relative) and whether their rule has a generator. */
   protectedFiles: Array<{ rel: string; generator: boolean }>;
+  /** $HERMES_HOME (read-only inside). */
+  home: string;
+  /** The user's home as the daemon knows it (read-only inside, like everything outside the writable trees). */
+  userHome: string;
+  /** The temporary folders a command may write: /tmp, and the daemon's TMPDIR where that is another. */
+  tmpDirs: string[];
+  /** The daemon's socket folder (hidden inside) and [the agent socket, the daemon's socket path it is bound at]. */
+  socketDir?: string;
+  socket?: [string, string];
+  /** The effective core.hooksPath and the files .git/config includes: read-only inside. */
+  hooksPath?: string;
+  gitConfigFiles?: string[];
 };
 
-/** What stays read-only around an agent's command: the terminal sandbox's read-only paths, and hermesd's runners in the common dir. */
-export function agentShellReadOnly(input: AgentShellInput): string[] {
-  const plan = sandboxPlan({ ...input, home: join(input.gitDir, 'hermesd', 'no-home'), userHome: join(input.gitDir, 'hermesd', 'no-home'), secretFiles: [], tmp: '/tmp', empty: '/tmp', files: [], alsoVisible: [] });
-  const out = new Set(plan.readOnly);
-  const runners = realOf(join(input.commonDir, 'hermesd'));
-  if (runners) out.add(runners);
-  return [...out];
+/**
+ * The plan of another agent's shell command: hermesd's one sandbox plan (sandbox-plan.ts), as for
+ * `terminal`, with what an agent's shell keeps of its own — /tmp as it is (the agent reads there
+ * what its commands wrote), the network, the environment, the user's credentials (a push over
+ * ssh). Writable: the work tree but what the guard reads and what rules protect, the git
+ * directories' state, the temporary folders, `guard.sandbox.writable`; everything else
+ * read-only ($HERMES_HOME, the user's home and configs) or absent (the daemon's socket folder,
+ * where only the agent socket is, which answers git hooks and nothing else).
+ */
+export function agentShellPlan(input: AgentShellInput): { plan: SandboxPlan; shared: string[] } {
+  const empty = join(input.gitDir, 'hermesd', 'sandbox', 'empty');
+  const plan: SandboxPlan = {
+    ...sandboxPlan({
+      ...input,
+      sharedTmp: input.tmpDirs,
+      maskUserSecrets: false,
+      secretFiles: [],
+      empty,
+      files: [],
+      alsoVisible: [],
+      config: { ...input.config, guard: { ...input.config.guard, sandbox: { ...input.config.guard?.sandbox, network: true } } },
+    }),
+    maskDirs: [],
+  };
+  const own = [input.root, input.gitDir, input.commonDir].map((p) => realOf(p) ?? p);
+  return { plan, shared: plan.writable.filter((w) => !own.includes(w)) };
 }
 
 /** What the command writes to fd 3 once it runs inside bubblewrap: no bubblewrap message holds it. */
 const STARTED = 'hermesd-started';
 
 /**
+ * The agent's own configuration as its environment names it: read-only inside where it lies in a
+ * temporary folder (an agent started with a HOME under /tmp), as the user's home is everywhere else.
+ */
+const AGENT_ENV_DIRS = ['HOME', 'XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'HERMES_HOME'];
+/** Where such a folder holds the work tree or another writable tree, only these of its entries are made read-only. */
+const HOME_CONFIG_NAMES = ['.gitconfig', '.config', '.claude', '.claude.json', '.codex', '.gemini', '.cursor', '.hermes', '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zshenv', '.npmrc', '.ssh'];
+
+export type ConfineOptions = {
+  bwrap: Extract<SandboxAvailability, { kind: 'bwrap' }>;
+  plan: SandboxPlan;
+  /** The shell a command runs in when the agent's is neither bash nor zsh (bash where there is one: Gemini CLI's). */
+  shell: string;
+  /** The writable trees a folder of the agent's environment may lie in (the temporary folders, guard.sandbox.writable). */
+  shared: string[];
+};
+
+/**
  * The script an agent's shell command runs in (the command is its argument), in the shell the
  * agent would have run it in: `$SHELL` where that is bash or zsh (Claude Code's and Codex's
- * choice), else `shell` (bash where there is one: Gemini CLI's). Bubblewrap starts once, with
- * the whole file system as it is (devices included) and `readOnly` bound read-only over it; the
- * command, once inside, writes STARTED to fd 3 before it runs, where bubblewrap's own messages
- * also go. Without STARTED the command never ran: where a probe finds that bubblewrap cannot
- * start here at all (inside an agent's own sandbox, which may forbid namespaces), the command
- * runs as written, once; where it starts but could not set up this confinement (a bound path
- * gone meanwhile) the command is not run, and the agent is told bubblewrap's words. (Skipping
- * the probe where bubblewrap's words already say it cannot start saved nothing measurable: a
- * bubblewrap that fails at once costs well under a millisecond beside the shells.)
+ * choice), else `shell`. Bubblewrap starts once with the plan's mounts and isolation; the command,
+ * once inside, writes STARTED to fd 3 before it runs, where bubblewrap's own messages also go.
+ * Without STARTED the command never ran: where a probe finds that bubblewrap cannot start here at
+ * all (inside an agent's own sandbox, which may forbid namespaces), the command runs as written,
+ * once (the check after the call still holds); where it starts but could not set up this
+ * confinement (a bound path gone meanwhile) the command is not run, and the agent is told
+ * bubblewrap's words.
  */
-export function confineScript(o: { bwrap: string; readOnly: string[]; shell: string }): string {
-  const mounts = ['--dev-bind', '/', '/'];
-  // Shallower first: a read-only file inside a read-only directory is bound after it.
-  for (const p of [...o.readOnly].sort((a, b) => a.split('/').length - b.split('/').length)) mounts.push('--ro-bind', p, p);
-  const bwrap = shq(o.bwrap);
+export function confineScript(o: ConfineOptions): string {
+  const bwrap = shq(o.bwrap.path);
+  const args = [...bwrapMountArgs(o.plan), ...bwrapIsolationArgs(o.bwrap, o.plan)];
+  // A folder of the agent's environment made read-only must not cover a writable tree (the work tree under a HOME in /tmp).
+  const { shared } = o;
+  const keep = o.plan.writable;
   // Inside: the marker, then fd 3 closed (nothing the command starts holds it), stderr back from fd 5.
   const inside = `printf ${STARTED} >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; eval "$hermesd_c"`;
-  // No --chdir: bubblewrap keeps the directory the agent's shell is in.
+  const sharedCase = shared.map((w) => `${shq(w)}/*`).join(' | ');
   return [
-    "# hermesd: runs an agent's shell command ($1) with the files the guard reads and the protected files",
-    '# read-only (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
+    "# hermesd: runs an agent's shell command ($1) in hermesd's sandbox plan: the work tree writable but what",
+    "# the guard reads and what rules protect, the temporary folders writable, everything else read-only or",
+    '# absent (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
     `hermesd_sh=${shq(o.shell)}`,
     'case ${SHELL-} in */bash | */zsh) [ -x "$SHELL" ] && hermesd_sh=$SHELL ;; esac',
+    'hermesd_c=$1',
+    `set -- ${args.map(shq).join(' ')}`,
+    ...(shared.length > 0
+      ? [
+          'for hermesd_n in ' + AGENT_ENV_DIRS.join(' ') + '; do',
+          '  eval "hermesd_v=\\${$hermesd_n-}"',
+          '  case $hermesd_v in /*) ;; *) continue ;; esac',
+          '  [ -e "$hermesd_v" ] || continue',
+          `  case $hermesd_v/ in ${sharedCase}) ;; *) continue ;; esac`,
+          '  hermesd_whole=1',
+          `  for hermesd_k in ${keep.map(shq).join(' ')}; do case $hermesd_k/ in "$hermesd_v"/*) hermesd_whole= ;; esac; done`,
+          '  if [ -n "$hermesd_whole" ]; then set -- "$@" --ro-bind "$hermesd_v" "$hermesd_v"; continue; fi',
+          `  for hermesd_f in ${HOME_CONFIG_NAMES.join(' ')}; do [ -e "$hermesd_v/$hermesd_f" ] && set -- "$@" --ro-bind "$hermesd_v/$hermesd_f" "$hermesd_v/$hermesd_f"; done`,
+          'done',
+        ]
+      : []),
     'exec 4>&1',
-    `hermesd_ran=$(${bwrap} ${[...mounts, '--die-with-parent', '--'].map(shq).join(' ')} "$hermesd_sh" -c ${shq(inside)} "$hermesd_sh" "$1" 3>&1 >&4 4>&- 5>&2 2>&3)`,
+    `hermesd_ran=$(${bwrap} "$@" -- "$hermesd_sh" -c ${shq(inside)} "$hermesd_sh" "$hermesd_c" 3>&1 >&4 4>&- 5>&2 2>&3)`,
     'hermesd_rc=$?',
     'case $hermesd_ran in',
     `  *${STARTED}*) exit "$hermesd_rc" ;;`,
@@ -78,7 +142,7 @@ export function confineScript(o: { bwrap: string; readOnly: string[]; shell: str
     `  printf 'hermesd: not run: bubblewrap could not set up the confinement of this command (%s); run it again.\\n' "$hermesd_ran" >&2`,
     '  exit 126',
     'fi',
-    'exec 4>&- "$hermesd_sh" -c "$1"',
+    'exec 4>&- "$hermesd_sh" -c "$hermesd_c"',
     '',
   ].join('\n');
 }
@@ -171,14 +235,18 @@ export function codexProfile(config: GuardConfig, root: string, alsoThere: reado
 }
 
 /**
- * Whether every read-only path of the confinement (real paths) is inside one of the profile's
- * paths, as Codex resolves them: against its workspace root, the folder its session runs in
- * (`workspaceRoot`; the work tree's root when init's paths are to mean what they say).
+ * Whether every read-only path of the confinement inside the work tree `root` (real paths) is
+ * inside one of the profile's paths, as Codex resolves them: against its workspace root, the
+ * folder its session runs in (`workspaceRoot`; the work tree's root when init's paths are to mean
+ * what they say). Outside the work tree Codex's `:workspace` writes nothing but its temporary
+ * folders; what hermesd keeps there is held by other means (the hook client checks whose socket
+ * it reaches; $HERMES_HOME lies in the user's home).
  */
-export function codexProfileCovers(profile: CodexProfile, workspaceRoot: string, readOnly: readonly string[]): boolean {
+export function codexProfileCovers(profile: CodexProfile, workspaceRoot: string, root: string, readOnly: readonly string[]): boolean {
   const base = realOf(workspaceRoot) ?? workspaceRoot;
+  const tree = realOf(root) ?? root;
   const held = profile.paths.map((p) => join(base, p));
-  return readOnly.every((r) => held.some((h) => within(h, r)));
+  return readOnly.filter((r) => within(tree, r)).every((r) => held.some((h) => within(h, r)));
 }
 
 /**

@@ -3,9 +3,8 @@
  * `guard` key. Taken as a structural subset of HermesConfig so the guard can judge with a
  * partial config (tests, the git shim) and every missing policy means "refuse".
  */
-import picomatch from 'picomatch';
 import type { HermesConfig, Rule } from '../config/schema.js';
-import { GLOB_OPTIONS } from '../config/schema.js';
+import { compileProtect, globBase, type CompiledProtect } from '../rules/protected-paths.js';
 
 export type GitPolicyName = 'noVerify' | 'forcePush' | 'addIgnored' | 'rewritePushed' | 'hookConfig';
 export type PolicyValue = 'refuse' | 'allow';
@@ -28,9 +27,9 @@ export function gitPolicyOf(config: GuardConfig | undefined): GitPolicy {
 
 export type ProtectRule = { id: string; message: string };
 
-/** A compiled matcher of every `protect` rule: path → the first rule protecting it. */
+/** A compiled matcher of every `protect` rule: path → the first rule protecting it (rules/protected-paths.ts compiles each). */
 export type ProtectMatcher = {
-  rules: Array<{ rule: ProtectRule; globs: string[]; exclude?: string[]; generator?: string; isMatch: (p: string) => boolean; isExcluded: (p: string) => boolean }>;
+  rules: Array<CompiledProtect<ProtectRule>>;
   ruleFor(rel: string): ProtectRule | undefined;
   /** Static directory prefixes of the globs ('' when a glob can match anywhere). */
   bases: string[];
@@ -41,31 +40,26 @@ export type ProtectMatcher = {
 const matcherCache = new WeakMap<GuardConfig, ProtectMatcher>();
 
 export function protectMatcher(config: GuardConfig | undefined): ProtectMatcher {
-  if (!config) return compileProtect(undefined);
+  if (!config) return compileMatcher(undefined);
   let m = matcherCache.get(config);
-  if (!m) matcherCache.set(config, (m = compileProtect(config)));
+  if (!m) matcherCache.set(config, (m = compileMatcher(config)));
   return m;
 }
 
-function compileProtect(config: GuardConfig | undefined): ProtectMatcher {
-  const rules = (config?.rules ?? [])
-    .filter((r) => r.protect && r.protect.length > 0)
-    .map((r) => ({
-      rule: { id: r.id, message: r.message },
-      globs: r.protect!,
-      exclude: r.exclude,
-      generator: r.generator,
-      isMatch: picomatch(r.protect!, GLOB_OPTIONS),
-      isExcluded: r.exclude && r.exclude.length > 0 ? picomatch(r.exclude, GLOB_OPTIONS) : () => false,
-    }));
+function compileMatcher(config: GuardConfig | undefined): ProtectMatcher {
+  const rules: Array<CompiledProtect<ProtectRule>> = [];
+  for (const r of config?.rules ?? []) {
+    const c = compileProtect({ id: r.id, message: r.message, ...(r.protect ? { protect: r.protect } : {}), ...(r.exclude ? { exclude: r.exclude } : {}), ...(r.generator ? { generator: r.generator } : {}) });
+    if (c) rules.push(c);
+  }
   const bases = new Set<string>();
-  for (const r of rules) for (const g of r.globs) bases.add(picomatch.scan(g).base);
+  for (const r of rules) for (const g of r.globs) bases.add(globBase(g));
   return {
     rules,
     bases: [...bases],
     empty: rules.length === 0,
     ruleFor(rel) {
-      for (const r of rules) if (r.isMatch(rel) && !r.isExcluded(rel)) return r.rule;
+      for (const r of rules) if (r.covers(rel)) return { id: r.rule.id, message: r.rule.message };
       return undefined;
     },
   };

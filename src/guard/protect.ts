@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import type { Rule } from '../config/schema.js';
 import { changedGeneratorFiles, GENERATOR_TIMEOUT_MS, verifyGenerator } from '../rules/generator.js';
 import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
+import { spellingsOf } from '../rules/protected-paths.js';
 import { cleanGitEnv } from '../git/env.js';
 import { runGit } from '../git/run.js';
 import { guardDir } from '../paths/index.js';
@@ -73,7 +74,8 @@ function protectedFiles(root: string, matcher: ProtectMatcher, gitBin: string): 
       consider(rel);
     }
   };
-  for (const base of matcher.bases) if (base) walk(base);
+  // Every spelling of a base the folded globs cover (`gen`, `GEN`, NFD forms: protected-paths.ts).
+  for (const base of matcher.bases) if (base) for (const spelt of spellingsOf(root, base, (d) => readdirSync(d))) walk(spelt);
   // Every glob under a directory prefix, walked whole: git's list would add nothing (and costs a
   // process, on every other agent's shell call). A glob without a prefix, a walk cut short or one that
   // left a node_modules out needs it.

@@ -228,7 +228,12 @@ export type PlanInput = {
   secretFiles: string[];
   /** The effective core.hooksPath (as configured), if any. */
   hooksPath?: string;
-  tmp: string;
+  /** Host directory bound at /tmp, private to the command's session; undefined: /tmp as it is (see `sharedTmp`). */
+  tmp?: string;
+  /** Temporary folders commands share with the rest of the machine, writable (another agent's shell: /tmp and its TMPDIR). */
+  sharedTmp?: string[];
+  /** Whether the user's credentials (~/.ssh, ~/.aws …) are masked; hermesd's own secrets always are. Default true. */
+  maskUserSecrets?: boolean;
   empty: string;
   /** Read-only file binds (the git shim over git binaries, the real git at its hidden path). */
   files: Array<[string, string]>;
@@ -257,7 +262,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
 
   // The git directories are mount points of their own, even inside the work tree: a mount point
   // cannot be renamed, so `mv .git elsewhere` and a new .git with a config of the command's fail.
-  const writable = existingReal([root, commonDir, gitDir, ...(sandbox.writable ?? []).map((p) => expandHome(p, userHome))]);
+  const writable = existingReal([root, commonDir, gitDir, ...(input.sharedTmp ?? []), ...(sandbox.writable ?? []).map((p) => expandHome(p, userHome))]);
   const inWritable = (p: string) => writable.some((w) => within(w, p));
 
   const readOnly = new Set<string>();
@@ -309,7 +314,8 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     const real = realOf(f);
     if (real) maskFiles.add(real);
   }
-  for (const d of HOME_SECRET_DIRS) {
+  const userSecrets = input.maskUserSecrets !== false;
+  for (const d of userSecrets ? HOME_SECRET_DIRS : []) {
     const real = realOf(join(userHome, d));
     if (real) maskDirs.add(real);
   }
@@ -322,17 +328,17 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
       return false;
     }
   })();
-  for (const f of [...HOME_SECRET_FILES.map((x) => join(userHome, x)), join(home, '.env'), join(home, 'auth.json'), ...(keyInConfig ? [userConfig] : []), ...PRIVILEGED_SOCKETS]) {
+  for (const f of [...(userSecrets ? HOME_SECRET_FILES.map((x) => join(userHome, x)) : []), join(home, '.env'), join(home, 'auth.json'), ...(keyInConfig ? [userConfig] : []), ...PRIVILEGED_SOCKETS]) {
     const real = realOf(f);
     if (real) maskFiles.add(real);
   }
 
   // The private /tmp hides whatever lived under the real one (tests keep HOME and HERMES_HOME there).
   const tmpRoot = realOf('/tmp') ?? '/tmp';
-  const visible = existingReal([home, userHome, ...input.alsoVisible]).filter((p) => within(tmpRoot, p) && !inWritable(p));
+  const visible = input.tmp ? existingReal([home, userHome, ...input.alsoVisible]).filter((p) => within(tmpRoot, p) && !inWritable(p)) : [];
 
   // A mask under the private /tmp is only needed where the real path is visible again.
-  const seen = (p: string) => !within(tmpRoot, p) || inWritable(p) || visible.some((v) => within(v, p));
+  const seen = (p: string) => !input.tmp || !within(tmpRoot, p) || inWritable(p) || visible.some((v) => within(v, p));
   return {
     cwd: root,
     writable,
@@ -340,7 +346,7 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     maskFiles: [...maskFiles].filter(seen),
     maskDirs: [...maskDirs].filter(seen),
     visible,
-    tmp: input.tmp,
+    ...(input.tmp ? { tmp: input.tmp } : {}),
     empty: input.empty,
     files: input.files,
     scratch: input.scratch ?? [],
@@ -348,4 +354,14 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
     socket: input.socket,
     network: sandbox.network === true,
   };
+}
+
+/**
+ * Whether a command confined by `plan` may write the real path `abs`: inside a writable tree and
+ * under none of its read-only paths, masks or hidden folders. The same answer the mounts give a
+ * process inside, asked by an agent's file tool that runs outside them.
+ */
+export function planAllowsWrite(plan: Pick<SandboxPlan, 'writable' | 'readOnly' | 'maskFiles' | 'maskDirs' | 'hide' | 'tmp'>, abs: string): boolean {
+  if (!plan.writable.some((w) => within(w, abs))) return false;
+  return ![...plan.readOnly, ...plan.maskFiles, ...plan.maskDirs, ...plan.hide].some((p) => within(p, abs));
 }

@@ -35,9 +35,9 @@ export type SandboxPlan = {
   maskDirs: string[];
   /** Read-only paths the private /tmp would hide (a HOME or HERMES_HOME under /tmp). */
   visible: string[];
-  /** Host directory bound at /tmp: the command's scratch space, kept between its commands. */
-  tmp: string;
-  /** An empty host directory (masks directories). */
+  /** Host directory bound at /tmp: the command's scratch space, kept between its commands (undefined: /tmp as it is, writable when in `writable`). */
+  tmp?: string;
+  /** An empty host directory (masks directories; needed only when there are `maskDirs`). */
   empty: string;
   /** Read-only file binds, [source, target]: the git shim over git binaries, the real git at its hidden path. */
   files: Array<[string, string]>;
@@ -111,14 +111,15 @@ export function realOf(path: string): string | undefined {
 type Mount = { op: '--bind' | '--ro-bind' | '--tmpfs'; src?: string; dest: string; order: number };
 
 /**
- * bubblewrap's argument list for `sh -c command`. Mounts are applied parents before
- * children (a read-only path inside a writable tree comes after the tree), and a
- * read-only path that is itself a symbolic link is bound at its real path.
+ * bubblewrap's file system arguments for a plan: everything read-only (`--ro-bind / /`), a fresh
+ * /dev and /proc (the pid namespace's own: no other process, the daemon's root included, is
+ * reachable through it), then the plan's mounts, parents before children (a read-only path
+ * inside a writable tree comes after the tree), and at one depth in plan order.
  */
-export function bwrapArgs(avail: Extract<SandboxAvailability, { kind: 'bwrap' }>, plan: SandboxPlan, command: string): string[] {
+export function bwrapMountArgs(plan: SandboxPlan): string[] {
   const mounts: Mount[] = [];
   const add = (op: Mount['op'], dest: string, src: string | undefined, order: number) => mounts.push({ op, src, dest, order });
-  add('--bind', '/tmp', plan.tmp, 0);
+  if (plan.tmp) add('--bind', '/tmp', plan.tmp, 0);
   for (const p of plan.visible) add('--ro-bind', p, p, 1);
   for (const p of plan.writable) add('--bind', p, p, 2);
   for (const p of plan.hide) add('--tmpfs', p, undefined, 3);
@@ -128,7 +129,6 @@ export function bwrapArgs(avail: Extract<SandboxAvailability, { kind: 'bwrap' }>
   for (const [src, dest] of plan.files) add('--ro-bind', dest, src, 6);
   for (const [src, dest] of plan.scratch ?? []) add('--bind', dest, src, 6);
   if (plan.socket) add('--ro-bind', plan.socket[1], plan.socket[0], 7);
-  // Shallower first, and at one depth in plan order: a later mount lands on an earlier one.
   const depth = (p: string) => (p === '/' ? 0 : p.split(sep).length);
   mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.order - b.order);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
@@ -136,11 +136,28 @@ export function bwrapArgs(avail: Extract<SandboxAvailability, { kind: 'bwrap' }>
     if (m.op === '--tmpfs') args.push('--tmpfs', m.dest);
     else args.push(m.op, m.src!, m.dest);
   }
-  args.push('--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  return args;
+}
+
+/**
+ * bubblewrap's isolation arguments, the same for every command hermesd confines: its own user,
+ * pid, ipc and uts namespaces (no further user namespace where bubblewrap can forbid it), no
+ * capability (root included: no mount, no remount of what is read-only), a session of its own
+ * (no keystrokes pushed into the caller's terminal), and every process gone when the command's
+ * shell ends (the pid namespace dies with its first process; `--die-with-parent` ends it with
+ * its caller). The network is the plan's to give.
+ */
+export function bwrapIsolationArgs(avail: Extract<SandboxAvailability, { kind: 'bwrap' }>, plan: Pick<SandboxPlan, 'network'>): string[] {
+  const args = ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
   if (avail.disableUserns) args.push('--disable-userns');
   if (!plan.network) args.push('--unshare-net');
-  args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--chdir', plan.cwd, '--', '/bin/sh', '-c', command);
+  args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session');
   return args;
+}
+
+/** bubblewrap's argument list for `sh -c command` in `plan`. */
+export function bwrapArgs(avail: Extract<SandboxAvailability, { kind: 'bwrap' }>, plan: SandboxPlan, command: string): string[] {
+  return [...bwrapMountArgs(plan), ...bwrapIsolationArgs(avail, plan), '--chdir', plan.cwd, '--', '/bin/sh', '-c', command];
 }
 
 const sbString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -156,7 +173,7 @@ export function seatbeltProfile(plan: SandboxPlan): string {
   const sub = (p: string) => `(subpath ${sbString(p)})`;
   const lit = (p: string) => `(literal ${sbString(p)})`;
   const pathFilter = (p: string) => (isDirectory(p) ? sub(p) : lit(p));
-  const writable = [...plan.writable, plan.tmp, '/private/tmp', '/private/var/folders', '/dev'].map(sub);
+  const writable = [...plan.writable, ...(plan.tmp ? [plan.tmp] : []), '/private/tmp', '/private/var/folders', '/dev'].map(sub);
   const lines = [
     '(version 1)',
     '(allow default)',

@@ -13,7 +13,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { HermesConfig } from '../config/schema.js';
 import { SandboxUnavailable } from '../errors/index.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
 import { cleanGitEnv } from '../git/env.js';
@@ -21,14 +20,15 @@ import { findRealGit } from '../git/real-git.js';
 import { gitOut, runGit } from '../git/run.js';
 import { binShell, runCommandSync, runCommand, type CommandWrap } from '../process/run.js';
 import { precommitPassed } from './precommit-marker.js';
-import { discardSnapshot, describeProtectedChanges, restoreProtected, restoreProtectedIndex, snapshotProtected, type ProtectedChange } from './protect.js';
+import { describeProtectedChanges, snapshotProtected, type ProtectedChange } from './protect.js';
+import { GUARD_FILES_RULE, judgeCommandEffects } from './after-command.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
-import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxEnv, sandboxPlan } from './sandbox-plan.js';
+import { sandboxEnv, sandboxPlan } from './sandbox-plan.js';
 import { refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { SecretValues } from '../security/secret-values.js';
 import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
-import { captureRepoState, gitDirNames, undoBadCommits, undoGitDirNames, verifyRepoStateWith, type GitViolation } from './verify.js';
+import { captureRepoState, gitDirNames, type GitViolation } from './verify.js';
 import { guardDir, runtimeDirOf, sandboxDir } from '../paths/index.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
@@ -217,21 +217,19 @@ function sessionTmp(gitDir: string, sessionId: string): string {
   return dir;
 }
 
-/**
- * The implicit rule of the terminal guard: a command's commits may not change what the guard
- * reads (the repository config, hook managers' files, other agents' hooks). Applies to
- * commits made in `terminal`, not to the user's own.
- */
-export const GUARD_FILES_RULE = {
-  id: 'hermesd-guard-files',
-  message: "hermesd's guard reads these files; only the user changes them (a loosening takes effect after `hermesd config approve`).",
-  protect: ['.hermes/**', ...[...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS].flatMap((p) => [p, `${p}/**`])],
-};
-
-const includeCache = new Map<string, { stamp: string; files: string[] }>();
+const includeCache = new Map<string, { stamp: string; files: string[]; hooksPath?: string }>();
 
 /** The files the repository's git config includes (`include.path`, `includeIf.*.path`), re-read when .git/config changes. */
-function gitConfigIncludes(root: string, realGit: string): string[] {
+export function gitConfigIncludes(root: string, realGit: string): string[] {
+  return gitConfigReads(root, realGit).files;
+}
+
+/** The effective core.hooksPath, read with the includes (and again when .git/config changes). */
+export function hooksPathOf(root: string, realGit: string): string | undefined {
+  return gitConfigReads(root, realGit).hooksPath;
+}
+
+function gitConfigReads(root: string, realGit: string): { files: string[]; hooksPath?: string } {
   const dirs = dirsOf(root);
   const config = join(dirs.commonDir, 'config');
   let stamp = '';
@@ -239,10 +237,10 @@ function gitConfigIncludes(root: string, realGit: string): string[] {
     const st = statSync(config);
     stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
   } catch {
-    return [];
+    return { files: [] };
   }
   const hit = includeCache.get(root);
-  if (hit && hit.stamp === stamp) return hit.files;
+  if (hit && hit.stamp === stamp) return hit;
   const out = gitOut(realGit, ['config', '--local', '--includes', '--show-origin', '--name-only', '--list'], root, cleanGitEnv()) ?? '';
   const files = new Set<string>();
   for (const line of out.split('\n')) {
@@ -250,8 +248,10 @@ function gitConfigIncludes(root: string, realGit: string): string[] {
     const file = m ? resolve(root, m[1]!) : undefined;
     if (file && file !== config) files.add(file);
   }
-  includeCache.set(root, { stamp, files: [...files] });
-  return [...files];
+  const hooksPath = gitOut(realGit, ['config', '--get', 'core.hooksPath'], root, cleanGitEnv()) || undefined;
+  const read = { stamp, files: [...files], ...(hooksPath ? { hooksPath } : {}) };
+  includeCache.set(root, read);
+  return read;
 }
 
 let gitBinaries: string[] | undefined;
@@ -422,17 +422,10 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
     },
     finish() {
       report ??= (async () => {
-        // First, before any git runs again: a `commondir` the command left would send git elsewhere.
-        const planted = undoGitDirNames(names);
-        const changes = await restoreProtected(snapshot, { generatorEnv: env, runGenerator, wrap: commandIn });
-        const { violations: git, refsMoved } = verifyRepoStateWith(before, policy);
-        git.unshift(...planted);
-        if (refsMoved) {
-          const rules = { ...(opts.config as HermesConfig), rules: (opts.config.rules ?? []) as HermesConfig['rules'] };
-          git.push(...(await undoBadCommits(before, rules, { judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })));
-        }
-        changes.push(...restoreProtectedIndex(snapshot, opts.gitDir, before.index));
-        discardSnapshot(snapshot);
+        const { protected: changes, git } = await judgeCommandEffects(
+          { snapshot, state: before, names },
+          { config: opts.config, policy, restore: { generatorEnv: env, runGenerator, wrap: commandIn }, judged },
+        );
         const refusals = readRefusals(logHost);
         return { protected: changes, git, refusals, notice: noticeOf(changes, git, refusals) };
       })();

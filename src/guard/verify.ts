@@ -15,6 +15,7 @@ import { cleanGitEnv } from '../git/env.js';
 import { gitOut, runGit } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';
 import { guardDir, sharedRuntimeDirOf } from '../paths/index.js';
+import { readHead, refMap } from '../git/refs.js';
 import { GIT_DIR_READ, gitDirsOf } from './sandbox-plan.js';
 
 /**
@@ -176,6 +177,51 @@ function readRefs(gitBin: string, root: string): Map<string, string> {
     if (at > 0) refs.set(line.slice(at + 1), line.slice(0, at));
   }
   return refs;
+}
+
+/**
+ * The refs, HEAD and index alone, read from git's files (no git process where they can be): what
+ * a command confined where it cannot touch the hooks, the config or hermesd's runners is judged
+ * against (undoBadCommits). verifyRepoStateWith needs the whole state (captureRepoState).
+ */
+export function captureRefState(opts: { root: string; gitDir: string; commonDir: string; gitBin: string; judged?: RepoState['judged'] }): RepoState {
+  const { root, gitDir, commonDir, gitBin } = opts;
+  const head = readHead({ gitDir, commonDir });
+  let index: Buffer | undefined;
+  try {
+    index = readFileSync(join(gitDir, 'index'));
+  } catch {
+    index = undefined;
+  }
+  return {
+    root,
+    gitDir,
+    commonDir,
+    gitBin,
+    takenAt: Date.now(),
+    headRef: head ? (head.branch ?? undefined) : headRefOf(gitDir),
+    headOid: head ? (head.commit ?? undefined) : gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], root, cleanGitEnv()) || undefined,
+    refs: readRefsFast(gitBin, root, { gitDir, commonDir }),
+    index,
+    hooksDirs: [],
+    hooks: new Map(),
+    hermesHook: false,
+    runtime: new Map(),
+    judged: opts.judged ?? ((tree, sinceMs) => precommitPassed(gitDir, tree, { sinceMs })),
+  };
+}
+
+function headRefOf(gitDir: string): string | undefined {
+  try {
+    return /^ref:\s*(\S+)/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every ref, from git's files where they can be read that way (refs.ts), else from git. */
+function readRefsFast(gitBin: string, root: string, dirs: { gitDir: string; commonDir: string }): Map<string, string> {
+  return refMap(dirs) ?? readRefs(gitBin, root);
 }
 
 /** Captures what verifyRepoState compares against. A few milliseconds: three git calls and some small reads. */
@@ -475,7 +521,7 @@ const isRemoteRef = (ref: string) => ref.startsWith('refs/remotes/');
  * index too when HEAD's branch moves back. Whatever made the commits; the reflog is not read.
  */
 export async function undoBadCommits(before: RepoState, config: HermesConfig, opts: { judged?: (tree: string) => boolean; always?: HermesConfig } = {}): Promise<GitViolation[]> {
-  const now = readRefs(before.gitBin, before.root);
+  const now = readRefsFast(before.gitBin, before.root, before);
   const headNow = headOf(before.gitDir, now);
   const moved: Array<{ ref: string; old?: string; now: string }> = [];
   for (const [ref, oid] of now) if (!isRemoteRef(ref) && before.refs.get(ref) !== oid) moved.push({ ref, old: before.refs.get(ref), now: oid });

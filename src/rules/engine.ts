@@ -21,6 +21,7 @@ import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
 import { addedLinesOfFile, judgeUnshown, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
+import { compileProtect, type CompiledProtect } from './protected-paths.js';
 import { SecretScanner } from './secrets-judge.js';
 
 export type Violation = {
@@ -55,7 +56,7 @@ export type CheckOptions = GitOptions & {
 };
 
 type Matcher = (path: string) => boolean;
-type CompiledRule = { rule: Rule; protect?: Matcher; exclude?: Matcher; paths?: Matcher; forbid?: RegExp; secrets?: { allow: RegExp[] } };
+type CompiledRule = { rule: Rule; protect?: CompiledProtect<Rule>; exclude?: Matcher; paths?: Matcher; forbid?: RegExp; secrets?: { allow: RegExp[] } };
 
 const compiled = new WeakMap<HermesConfig, CompiledRule[]>();
 
@@ -66,7 +67,7 @@ export function compileRules(config: HermesConfig): CompiledRule[] {
     const glob = (gs: string[] | undefined) => (gs && gs.length ? picomatch(gs, GLOB_OPTIONS) : undefined);
     out = config.rules.map((rule) => ({
       rule,
-      protect: glob(rule.protect),
+      protect: compileProtect(rule),
       exclude: glob(rule.exclude),
       paths: rule.forbid !== undefined || rule.secrets === true ? (glob(rule.paths) ?? (() => true)) : undefined,
       forbid: rule.forbid !== undefined ? new RegExp(rule.forbid) : undefined,
@@ -77,18 +78,10 @@ export function compileRules(config: HermesConfig): CompiledRule[] {
   return out;
 }
 
-/** Repository-relative, forward slashes, no leading `./`. */
-export function normalizeRelPath(p: string): string {
-  let s = p.replace(/\\/g, '/');
-  while (s.startsWith('./')) s = s.slice(2);
-  return s.replace(/\/{2,}/g, '/');
-}
-
 /** The first rule whose `protect` globs cover `relPath` (tools refuse to write it, quoting the rule). */
 export function protectedBy(config: HermesConfig, relPath: string): Rule | undefined {
-  const path = normalizeRelPath(relPath);
   for (const c of compileRules(config)) {
-    if (c.protect && c.protect(path) && !c.exclude?.(path)) return c.rule;
+    if (c.protect?.covers(relPath)) return c.rule;
   }
   return undefined;
 }
@@ -188,7 +181,7 @@ function protectViolations(rules: CompiledRule[], changes: Change[]): Map<Compil
     const seen = new Set<string>();
     for (const ch of changes) {
       for (const p of ch.oldPath !== undefined ? [ch.oldPath, ch.path] : [ch.path]) {
-        if (seen.has(p) || !c.protect(p) || c.exclude?.(p)) continue;
+        if (seen.has(p) || !c.protect.covers(p)) continue;
         seen.add(p);
         found.push({ rule: c.rule.id, file: p, line: 0, message: c.rule.message });
       }

@@ -15,12 +15,12 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import picomatch from 'picomatch';
-import { GLOB_OPTIONS, type Rule } from '../config/schema.js';
+import type { Rule } from '../config/schema.js';
 import { gitEnv } from '../git/env.js';
 import { parseNulList } from '../git/diff.js';
 import { gitAsync, gitAsyncTry, plainGitCall, type GitOptions } from '../git/run.js';
 import { runCommand, type CommandWrap } from '../process/run.js';
+import { compileProtect, globBase } from './protected-paths.js';
 
 /** A generator that runs longer than this is stopped and the change is not excused (2 min: codegen is usually seconds). */
 export const GENERATOR_TIMEOUT_MS = 120_000;
@@ -73,10 +73,8 @@ export async function verifyGenerator(root: string, rule: Rule, stagedPaths: str
     for (const name of LINKED_DEPENDENCY_DIRS) {
       if (existsSync(join(root, name)) && !existsSync(join(dir, name))) symlinkSync(join(root, name), join(dir, name));
     }
-    const isProtected = picomatch(rule.protect, GLOB_OPTIONS);
-    const excluded = rule.exclude?.length ? picomatch(rule.exclude, GLOB_OPTIONS) : () => false;
-    const select = (p: string) => isProtected(p) && !excluded(p);
-    const bases = rule.protect.map((g) => picomatch.scan(g).base);
+    const select = compileProtect(rule)!.covers;
+    const bases = rule.protect.map(globBase);
     const before = hashTree(dir, bases, select);
     // Outputs are removed first, so a stale file the generator no longer writes is caught and
     // an up-to-date check (make, mtime-based tools) cannot skip regenerating a hand edit.

@@ -8,7 +8,7 @@
  */
 import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { ZodError } from 'zod';
 import { UsageError } from '../../errors/index.js';
 import { cleanGitEnv } from '../../git/env.js';
@@ -20,11 +20,18 @@ import { cursor } from '../../integrations/cursor.js';
 import { gemini } from '../../integrations/gemini.js';
 import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../integrations/event.js';
 import { judgeTool, type JudgeContext } from '../../integrations/judge.js';
-import { agentShellReadOnly, codexConfinedCommand, codexProfileCovers, confinedCommand, confineScript, confineScriptFile, type CodexProfile } from '../../guard/agent-shell.js';
+import { agentShellPlan, codexConfinedCommand, codexProfileCovers, confinedCommand, confineScript, confineScriptFile, type CodexProfile } from '../../guard/agent-shell.js';
+import { judgeCommandEffects, type BeforeCommand } from '../../guard/after-command.js';
+import { gitPolicyOf } from '../../guard/config.js';
+import { precommitPassed } from '../../guard/precommit-marker.js';
+import { gitConfigIncludes, hooksPathOf } from '../../guard/terminal.js';
+import { captureRefState, captureRepoState, gitDirNames } from '../../guard/verify.js';
+import { GENERATOR_TIMEOUT_MS } from '../../rules/generator.js';
+import { runCommandSync, type CommandWrap } from '../../process/run.js';
 import { codexConfigFile, readCodexProfile } from '../../integrations/codex-profile.js';
 import { fileStamp } from '../../storage/file-stamp.js';
-import { describeProtectedChanges, discardSnapshot, restoreProtected, snapshotProtected, type ProtectedChange, type ProtectedSnapshot } from '../../guard/protect.js';
-import { sandboxAvailability } from '../../guard/sandbox.js';
+import { describeProtectedChanges, discardSnapshot, snapshotProtected } from '../../guard/protect.js';
+import { bwrapArgs, sandboxAvailability, within, type SandboxAvailability, type SandboxPlan } from '../../guard/sandbox.js';
 import type { GuardConfig } from '../../guard/config.js';
 import { guardDir, runtimeDirOf } from '../../paths/index.js';
 import type { DaemonContext } from '../context.js';
@@ -38,14 +45,19 @@ export const ADAPTERS: Record<AgentName, Adapter> = { claude, codex, cursor, gem
 const PENDING_CALL_TTL_MS = 60 * 60_000;
 /** At most this many shell calls' snapshots are kept (parallel calls, events that never came). */
 const PENDING_CALLS_MAX = 64;
+/** A shell call on its way: what it is judged against after, whether hermesd's sandbox held it, and that sandbox's plan. */
+type PendingCall = { before: BeforeCommand; at: number; confined: boolean; plan?: SandboxPlan };
+
 /** How long the read-only paths of confined commands are reused: a guard file made since is bound from the next computation on. */
 const READ_ONLY_REUSE_MS = 2_000;
 
 export class AgentHookService {
-  private scriptCache: { key: string; at: number; file: string; readOnly: string[] } | undefined;
+  private scriptCache: { key: string; at: number; file: string; plan: SandboxPlan } | undefined;
   private profileCache: { stamp: string; profile: CodexProfile | undefined } | undefined;
-  /** Snapshots of the protected files taken before allowed shell calls, by call, until their post-tool event. */
-  private readonly before = new Map<string, { snap: ProtectedSnapshot; at: number }>();
+  /** What allowed shell calls are judged against, by call, until their post-tool event. */
+  private readonly before = new Map<string, PendingCall>();
+  /** The temporary folders an agent's command may write: /tmp, and the daemon's TMPDIR where that is another. */
+  private readonly tmpDirs: string[];
   private readonly gitBin = findRealGit();
   /** The shell a confined command runs in when the agent's is neither bash nor zsh: bash where there is one (Gemini CLI's). */
   private readonly shell: string;
@@ -57,7 +69,7 @@ export class AgentHookService {
   /** `sessions` is loaded on first use: a daemon whose agents only ask about tool calls loads none of it. */
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly deps: { config: ConfigService; sessions: () => Promise<AgentSessions> },
+    private readonly deps: { config: ConfigService; sessions: () => Promise<AgentSessions>; agentSocket: () => Promise<string | undefined> },
   ) {
     let root = ctx.root;
     try {
@@ -69,6 +81,7 @@ export class AgentHookService {
     this.gitEnv = cleanGitEnv(ctx.env);
     this.home = ctx.env.HOME ?? homedir();
     this.shell = findOnPath('bash', ctx.env) ?? '/bin/sh';
+    this.tmpDirs = [...new Set(['/tmp', ...(ctx.env.TMPDIR && isAbsolute(ctx.env.TMPDIR) ? [ctx.env.TMPDIR] : [])])];
   }
 
   /** The adapter for a payload: Cursor's payloads are Cursor's, whichever agent's hook config ran them. */
@@ -106,7 +119,7 @@ export class AgentHookService {
   }
 
 
-  private preTool(adapter: Adapter, ev: AgentEvent): HandledHook {
+  private async preTool(adapter: Adapter, ev: AgentEvent): Promise<HandledHook> {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
     // A config that does not load is judged with the last valid one, and the agent is told.
     const { config, broken } = this.deps.config.forJudging();
@@ -120,7 +133,7 @@ export class AgentHookService {
     }
     const told = (answer: Answer): Answer => (note ? { ...answer, stderr: `${answer.stderr}${note}\n` } : answer);
     if (ev.tool.action.kind === 'shell') {
-      const rewritten = this.confine(adapter, ev, ev.tool.action.command, jc.config);
+      const rewritten = await this.confine(adapter, ev, ev.tool.action.command, jc.config);
       if (rewritten) return { answer: told(rewritten), event: ev, decision: 'rewrite' };
     }
     return { answer: told(adapter.silent(ev)), event: ev, decision: 'none' };
@@ -132,45 +145,70 @@ export class AgentHookService {
   }
 
   /**
-   * Before an allowed shell call: the protected files are snapshotted (their post-tool event puts
-   * back what the command changed anyway), and where the agent lets the hook rewrite the command
-   * and bubblewrap runs here, the command comes back confined (guard/agent-shell.ts).
+   * Before an allowed shell call: what the call will be judged against when it ends (the
+   * protected files, the names at the top of the git directories, the refs; and where the call
+   * runs outside any sandbox, the hooks and the config too), and where the agent lets the hook
+   * rewrite the command and bubblewrap runs here, the command back in hermesd's sandbox plan
+   * (guard/agent-shell.ts).
    */
-  private confine(adapter: Adapter, ev: AgentEvent, command: string, config: GuardConfig): Answer | undefined {
-    const protects = (config.rules ?? []).some((r) => (r.protect ?? []).length > 0);
-    const snap = protects ? snapshotProtected(this.root, config, { gitBin: this.gitBin, spillDir: guardDir(this.ctx.paths.gitDir) }) : undefined;
+  private async confine(adapter: Adapter, ev: AgentEvent, command: string, config: GuardConfig): Promise<Answer | undefined> {
+    const { gitDir, commonDir } = this.ctx.paths;
+    const snapshot = snapshotProtected(this.root, config, { gitBin: this.gitBin, spillDir: guardDir(gitDir) });
     let confined: string | undefined;
+    let plan: SandboxPlan | undefined;
     const sandbox = sandboxAvailability(this.ctx.env);
     if (adapter.rewrite && sandbox.kind === 'bwrap' && config.guard?.sandbox?.enabled !== false) {
-      const protectedFiles = snap ? [...snap.entries.keys()].map((rel) => ({ rel, generator: snap.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) })) : [];
-      const { file, readOnly } = this.confineScript(sandbox.path, config, protectedFiles);
+      const protectedFiles = [...snapshot.entries.keys()].map((rel) => ({ rel, generator: snapshot.matcher.rules.some((r) => r.generator && r.covers(rel)) }));
+      const socket = await this.deps.agentSocket();
+      const script = this.confineScript(sandbox, config, protectedFiles, socket);
+      plan = script.plan;
       // Codex: where its own sandbox runs the profile init wrote, and that profile holds every path the confinement would, the command runs as written.
       // Codex takes the profile's paths from the folder its session runs in: from a folder below the root they name other paths.
       const profile = ev.agent === 'codex' ? this.codexProfile() : undefined;
-      confined = profile && codexProfileCovers(profile, ev.cwd, readOnly) ? codexConfinedCommand(profile, file, command) : confinedCommand(file, command);
+      confined = profile && codexProfileCovers(profile, ev.cwd, this.root, plan.readOnly) ? codexConfinedCommand(profile, script.file, command) : confinedCommand(script.file, command);
     }
-    if (snap) {
-      this.prune();
-      const entry = { snap, at: Date.now() };
-      this.before.set(this.callKey(ev, command), entry);
-      // Gemini CLI has no call id; its after-tool event carries the rewritten command.
-      if (confined && !ev.toolUseId) this.before.set(this.callKey(ev, confined), entry);
-    }
+    const dirs = { root: this.root, gitDir, commonDir, gitBin: this.gitBin };
+    // A call hermesd's sandbox does not hold could reach the hooks, the config and hermesd's runners: their whole state is kept.
+    const state = confined ? captureRefState(dirs) : captureRepoState(dirs);
+    const call: PendingCall = { before: { snapshot, state, names: gitDirNames(gitDir, commonDir) }, at: Date.now(), confined: confined !== undefined, plan };
+    this.prune();
+    this.before.set(this.callKey(ev, command), call);
+    // Gemini CLI has no call id; its after-tool event carries the rewritten command.
+    if (confined && !ev.toolUseId) this.before.set(this.callKey(ev, confined), call);
     return confined && adapter.rewrite ? adapter.rewrite(ev, confined) : undefined;
   }
 
   /**
-   * The confine script of a shell command: its read-only paths computed again at most every
+   * The confine script of a shell command: its plan computed again at most every
    * READ_ONLY_REUSE_MS for the same config and protected files (a real path per candidate costs a
    * few ms, on every shell call of every agent); the script written again when it is gone.
    */
-  private confineScript(bwrap: string, config: GuardConfig, protectedFiles: Array<{ rel: string; generator: boolean }>): { file: string; readOnly: string[] } {
-    const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles]);
+  private confineScript(
+    bwrap: Extract<SandboxAvailability, { kind: 'bwrap' }>,
+    config: GuardConfig,
+    protectedFiles: Array<{ rel: string; generator: boolean }>,
+    socket: string | undefined,
+  ): { file: string; plan: SandboxPlan } {
+    const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles, socket]);
     const hit = this.scriptCache;
     if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit;
-    const readOnly = agentShellReadOnly({ root: this.root, gitDir: this.ctx.paths.gitDir, commonDir: this.ctx.paths.commonDir, config, protectedFiles });
-    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, readOnly, shell: this.shell }));
-    this.scriptCache = { key, at: Date.now(), file, readOnly };
+    const { paths } = this.ctx;
+    const { plan, shared } = agentShellPlan({
+      root: this.root,
+      gitDir: paths.gitDir,
+      commonDir: paths.commonDir,
+      config,
+      protectedFiles,
+      home: this.ctx.home,
+      userHome: this.home,
+      tmpDirs: this.tmpDirs,
+      socketDir: paths.socketDir,
+      ...(socket ? { socket: [socket, paths.socket] as [string, string] } : {}),
+      hooksPath: hooksPathOf(this.root, this.gitBin),
+      gitConfigFiles: gitConfigIncludes(this.root, this.gitBin),
+    });
+    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, plan, shell: this.shell, shared }));
+    this.scriptCache = { key, at: Date.now(), file, plan };
     return this.scriptCache;
   }
 
@@ -191,23 +229,43 @@ export class AgentHookService {
     rmSync(this.confineDir(), { recursive: true, force: true });
   }
 
-  /** After a shell call: what it changed of the protected files is put back, and the model told (where the event takes context). */
+  /**
+   * After a shell call: what it did judged as `terminal`'s commands are (guard/after-command.ts) —
+   * planted git names removed, protected files put back, new commits that break a rule taken back
+   * — and the model told what and why (where the event takes context).
+   */
   private async putBack(adapter: Adapter, ev: AgentEvent): Promise<Answer | undefined> {
     if (ev.tool?.action.kind !== 'shell') return undefined;
     const key = this.callKey(ev, ev.tool.action.command);
-    const entry = this.before.get(key);
-    if (!entry) return undefined;
-    for (const [k, v] of this.before) if (v === entry) this.before.delete(k);
-    let changes: ProtectedChange[] = [];
-    try {
-      changes = await restoreProtected(entry.snap, { generatorEnv: this.ctx.env });
-    } finally {
-      discardSnapshot(entry.snap);
-    }
-    if (changes.length === 0) return undefined;
-    this.ctx.log.warn('agent shell call changed protected files; put back', { agent: ev.agent, session: ev.sessionId, files: changes.map((c) => c.file), rules: [...new Set(changes.map((c) => c.rule))] });
-    const text = `hermesd: ${describeProtectedChanges(changes)}. Do not write these files; change their sources (or ask the user) instead.`;
-    return adapter.context(ev, text);
+    const call = this.before.get(key);
+    if (!call) return undefined;
+    for (const [k, v] of this.before) if (v === call) this.before.delete(k);
+    const { config } = this.deps.config.forJudging();
+    const run = call.plan ? this.inPlan(call.plan) : undefined;
+    const effects = await judgeCommandEffects(call.before, {
+      config,
+      ...(call.confined ? {} : { policy: gitPolicyOf(config) }),
+      restore: run ? { generatorEnv: this.ctx.env, runGenerator: run.generator, wrap: run.wrap } : { generatorEnv: this.ctx.env },
+      judged: (tree) => precommitPassed(this.ctx.paths.gitDir, tree, { sinceMs: call.at }),
+    });
+    const lines: string[] = [];
+    if (effects.protected.length > 0) lines.push(`${describeProtectedChanges(effects.protected)}. Do not write these files; change their sources (or ask the user) instead.`);
+    for (const g of effects.git) lines.push(g.message);
+    if (lines.length === 0) return undefined;
+    const rules = [...new Set([...effects.protected.map((c) => c.rule), ...effects.git.flatMap((g) => (g.policy === 'rules' ? (g.rules ?? []) : [g.policy]))])];
+    this.ctx.log.warn('agent shell call broke the rules; put back', { agent: ev.agent, session: ev.sessionId, files: effects.protected.map((c) => c.file), rules });
+    return adapter.context(ev, `hermesd: ${lines.join('\n')}`);
+  }
+
+  /** How a generator the check runs after a confined call runs: in the call's own plan, never outside it. */
+  private inPlan(plan: SandboxPlan): { generator: (command: string) => number | null; wrap: CommandWrap } | undefined {
+    const sandbox = sandboxAvailability(this.ctx.env);
+    if (sandbox.kind !== 'bwrap') return undefined;
+    const wrap: CommandWrap = (command, cwd = this.root) => {
+      const inTree = plan.writable.some((w) => within(w, cwd));
+      return { file: sandbox.path, args: bwrapArgs(sandbox, { ...plan, cwd, writable: inTree ? plan.writable : [...plan.writable, cwd] }, command) };
+    };
+    return { wrap, generator: (command) => runCommandSync(command, { cwd: this.root, env: this.ctx.env, wrap: (c) => wrap(c, this.root), timeoutMs: GENERATOR_TIMEOUT_MS }).status };
   }
 
   /** Snapshots of calls whose post-tool event never came (a killed command, an agent that stopped) are let go. */
@@ -216,7 +274,7 @@ export class AgentHookService {
     for (const [k, v] of this.before) {
       if (v.at >= old && this.before.size <= PENDING_CALLS_MAX) continue;
       this.before.delete(k);
-      discardSnapshot(v.snap);
+      discardSnapshot(v.before.snapshot);
     }
   }
 }

@@ -187,7 +187,21 @@ export class Services {
 
   /** Other agents' hooks (`init --agents`): their tool calls judged here, every other event handed to agentSessions. */
   get agents(): AgentHookService {
-    return this.build('agents', () => createAgentHookService(this.daemon, { config: this.config, sessions: async () => (await this.loaded()).agentSessions }));
+    return this.build('agents', () =>
+      createAgentHookService(this.daemon, {
+        config: this.config,
+        sessions: async () => (await this.loaded()).agentSessions,
+        // Confined shell calls reach the daemon through the agent socket only (their git hooks).
+        agentSocket: () =>
+          this.agentSocket.then(
+            (l) => l.path,
+            (err: unknown) => {
+              this.daemon.log.warn('agent socket not started', { error: String(err) });
+              return undefined;
+            },
+          ),
+      }),
+    );
   }
 
   /** Open GET /v1/events subscriptions by client name, for GET /v1/status. */
