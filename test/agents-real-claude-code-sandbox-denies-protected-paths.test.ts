@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eRepo, resultOf, RULE_ID, type E2E } from './helpers/agent-e2e.js';
 import { parseJsonc } from '../src/integrations/json-edit.js';
+import { approveAtTerminal } from './helpers/env.js';
 
 describe("Claude Code's own sandbox holds the paths hermesd's rules protect", () => {
   let e: E2E;
@@ -18,7 +19,8 @@ describe("Claude Code's own sandbox holds the paths hermesd's rules protect", ()
     e = await e2eRepo('claude');
     const config = readFileSync(join(e.repo, '.hermes/config.yaml'), 'utf8');
     writeFileSync(join(e.repo, '.hermes/config.yaml'), `${config}\nguard:\n  sandbox:\n    enabled: false\n`);
-    expect((await e.t.cli(['config', 'approve'], { cwd: e.repo })).code).toBe(0);
+    const approved = await approveAtTerminal(e.t, e.repo);
+    expect(approved.code, approved.stdout).toBe(0);
     // The rule came after the first init: the next one writes its path into Claude Code's sandbox.
     const init = await e.t.cli(['init', '--agents', 'claude'], { cwd: e.repo });
     expect(init.code, init.stderr).toBe(0);

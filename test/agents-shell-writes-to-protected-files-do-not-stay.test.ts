@@ -13,7 +13,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confinement, denied, geminiExpand, hookCommands, rewritten, runHook, toolHookCommand, type HookRun } from './helpers/agents.js';
-import { makeEnv, type TestEnv } from './helpers/env.js';
+import { approveAtTerminal, makeEnv, type TestEnv } from './helpers/env.js';
 
 const AGENTS = ['claude', 'codex', 'gemini'] as const;
 type Agent = (typeof AGENTS)[number];
@@ -140,6 +140,10 @@ describe('without a sandbox: the post-tool event puts back what changed and tell
     ({ t, repo } = setup({ HERMESD_BWRAP: 'none' }));
     const init = await t.cli(['init', '--agents', 'claude,codex,gemini'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
+    // No sandbox is a loosening the daemon's environment asks for: the user approves it at a terminal.
+    const approved = await approveAtTerminal(t, repo);
+    expect(approved.code, approved.stdout).toBe(0);
+    expect(approved.stdout).toContain('HERMESD_BWRAP');
   });
   afterAll(async () => {
     await t.cleanup();

@@ -39,6 +39,9 @@ const cases: Array<[string, unknown, string[]]> = [
   ['an env name passed in', { ...BASE, guard: { ...BASE.guard, sandbox: { env: ['GITHUB_TOKEN'] } } }, ['guard.sandbox.env']],
   ['pre-commit rules off', { ...BASE, hooks: { ...BASE.hooks, 'pre-commit': { rules: false } } }, ['hooks.pre-commit.rules']],
   ['onUnavailable allow', { ...BASE, hooks: { onUnavailable: 'allow' } }, ['hooks.onUnavailable']],
+  // HERMESD_BWRAP in the daemon's environment: no sandbox, or another binary in bubblewrap's place.
+  ['no bubblewrap (HERMESD_BWRAP=none)', { ...BASE, guard: { ...BASE.guard, sandbox: { bwrap: 'none' } } }, ['guard.sandbox.bwrap (HERMESD_BWRAP)']],
+  ['another bubblewrap', { ...BASE, guard: { ...BASE.guard, sandbox: { bwrap: '/tmp/fake-bwrap' } } }, ['guard.sandbox.bwrap (HERMESD_BWRAP)']],
   // Stricter, or not about the guard: applied at once.
   ['a rule added', { ...BASE, rules: [...BASE.rules, { id: 'lock', message: 'lock', protect: ['x.lock'] }] }, []],
   ['protect globs widened', { ...BASE, rules: [{ ...BASE.rules[0], protect: ['src/gen/**', 'more/**'] }, BASE.rules[1]] }, []],
@@ -93,5 +96,16 @@ describe('loosenings of the guard config', () => {
     expect(applyApproval(home, root, base).pending).toEqual([]);
     // Another work tree has its own record.
     expect(applyApproval(home, '/repo/b', cfg({ rules: [] })).pending).toEqual([]);
+  });
+
+  it('a bubblewrap the environment names is held even in the first config a daemon sees, until the user approves it', () => {
+    const root = '/repo/c';
+    const none = cfg({ ...BASE, guard: { ...BASE.guard, sandbox: { bwrap: 'none' } } });
+    const first = applyApproval(home, root, none);
+    expect(first.pending.map((l) => l.key)).toEqual(['guard.sandbox.bwrap (HERMESD_BWRAP)']);
+    expect(first.config.guard.sandbox.bwrap, 'held: bubblewrap on PATH stays in force').toBeUndefined();
+    expect(applyApproval(home, root, none).config.guard.sandbox.bwrap).toBeUndefined();
+    expect(approveConfig(home, root, none).map((l) => l.key)).toEqual(['guard.sandbox.bwrap (HERMESD_BWRAP)']);
+    expect(applyApproval(home, root, none).config.guard.sandbox.bwrap).toBe('none');
   });
 });

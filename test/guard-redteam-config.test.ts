@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { patchFile, redTeam, terminal, writeFile, type RedTeam } from './helpers/redteam.js';
+import { approveAtTerminal } from './helpers/env.js';
 
 const CONFIG = `rules:
   - id: generated-files
@@ -132,7 +133,11 @@ describe('the agent cannot loosen the guard', () => {
     const status = await rt.t.cli(['status', '--json'], { cwd: rt.repo, env: rt.env });
     expect(JSON.stringify(status.json().warnings)).toMatch(/config approve/);
 
-    const approve = await rt.t.cli(['config', 'approve'], { cwd: rt.repo, env: rt.env });
+    // Not from a script: `config approve` without a terminal approves nothing.
+    const scripted = await rt.t.cli(['config', 'approve'], { cwd: rt.repo, env: rt.env });
+    expect(scripted.code, scripted.stdout).toBe(2);
+    expect(scripted.stderr).toMatch(/asks you at a terminal/);
+    const approve = await approveAtTerminal(rt.t, rt.repo, rt.env);
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stdout).toMatch(/noVerify/);
 

@@ -1,5 +1,6 @@
 /**
- * A machine without a sandbox (HERMESD_BWRAP naming a missing binary: "bubblewrap is not installed"):
+ * A machine without a sandbox (HERMESD_BWRAP naming a missing binary: "bubblewrap is not installed",
+ * approved by the user at a terminal, as every loosening the daemon's environment asks for):
  * by default `terminal` refuses to run and says how to install one; with
  * guard.sandbox.ifUnavailable: unsandboxed it runs, says so on every call, and the
  * after-the-fact checks still hold; `hermesd doctor` names the fix.
@@ -20,8 +21,8 @@ let refusing: RedTeam;
 let unsandboxed: RedTeam;
 beforeAll(async () => {
   [refusing, unsandboxed] = await Promise.all([
-    redTeam({ config: RULES, files: { 'src/generated/api.ts': 'v1\n' }, env: { HERMESD_BWRAP: MISSING } }),
-    redTeam({ config: `${RULES}guard:\n  sandbox:\n    ifUnavailable: unsandboxed\n`, files: { 'src/generated/api.ts': 'v1\n' }, env: { HERMESD_BWRAP: MISSING } }),
+    redTeam({ config: RULES, files: { 'src/generated/api.ts': 'v1\n' }, env: { HERMESD_BWRAP: MISSING }, approve: true }),
+    redTeam({ config: `${RULES}guard:\n  sandbox:\n    ifUnavailable: unsandboxed\n`, files: { 'src/generated/api.ts': 'v1\n' }, env: { HERMESD_BWRAP: MISSING }, approve: true }),
   ]);
 }, 120_000);
 afterAll(async () => Promise.all([refusing?.close(), unsandboxed?.close()]));

@@ -29,6 +29,7 @@ export const ENV_OVERRIDES = [
   { env: 'OPENAI_BASE_URL', key: ['model', 'baseUrl'] },
   { env: 'OPENAI_API_KEY', key: ['model', 'apiKey'] },
   { env: 'HERMESD_MODEL', key: ['model', 'name'] },
+  { env: 'HERMESD_BWRAP', key: ['guard', 'sandbox', 'bwrap'] },
 ] as const;
 
 /** Lists merged by `id` (user entries first, a repository entry replaces the user's of the same id). */

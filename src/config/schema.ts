@@ -257,6 +257,8 @@ function build() {
             writable: z.array(z.string().min(1)).default([]),
             /** Extra environment variables passed into the sandbox by name (the daemon's own keys never are). */
             env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')).default([]),
+            /** The bubblewrap binary commands run in, `none` for none (HERMESD_BWRAP); any value is a loosening until approved. */
+            bwrap: z.string().min(1).optional(),
           })
           .prefault({}),
       })

@@ -8,13 +8,15 @@
  * a sandboxed command cannot reach. The first config a daemon sees is recorded as approved.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { defaults, type HermesConfig, type Rule } from '../config/schema.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { GIT_POLICY_NAMES, type GitPolicy } from './config.js';
-import { approvalsDir } from '../paths/index.js';
+import { approvalRequestsDir, approvalsDir } from '../paths/index.js';
+import { Refused } from '../errors/index.js';
 
 type GuardRule = Pick<Rule, 'id' | 'message'> & Partial<Pick<Rule, 'protect' | 'exclude' | 'generator' | 'forbid' | 'secrets' | 'allow' | 'paths'>>;
 
@@ -23,7 +25,7 @@ export type GuardSettings = {
   rules: GuardRule[];
   gitPolicy: GitPolicy;
   secretPaths: string[];
-  sandbox: { enabled: boolean; ifUnavailable: 'refuse' | 'unsandboxed'; network: boolean; writable: string[]; env: string[] };
+  sandbox: { enabled: boolean; ifUnavailable: 'refuse' | 'unsandboxed'; network: boolean; writable: string[]; env: string[]; bwrap?: string };
   preCommitRules: boolean;
   onUnavailable: 'allow' | 'block';
   /** agents.onUnavailable (absent in records written before other agents' hooks). */
@@ -91,6 +93,8 @@ export function loosenings(approved: GuardSettings, current: GuardSettings): Loo
   if (!a.network && c.network) out.push({ key: 'guard.sandbox.network', approved: 'false', requested: 'true' });
   if (!subset(c.writable, a.writable)) out.push({ key: 'guard.sandbox.writable', approved: show(a.writable), requested: show(c.writable) });
   if (!subset(c.env, a.env)) out.push({ key: 'guard.sandbox.env', approved: show(a.env), requested: show(c.env) });
+  // Another bubblewrap, or none (HERMESD_BWRAP): whatever it names, it decides what confines a command.
+  if (c.bwrap !== undefined && c.bwrap !== a.bwrap) out.push({ key: 'guard.sandbox.bwrap (HERMESD_BWRAP)', approved: show(a.bwrap), requested: c.bwrap });
   if (approved.preCommitRules && !current.preCommitRules) out.push({ key: 'hooks.pre-commit.rules', approved: 'true', requested: 'false' });
   if (approved.onUnavailable === 'block' && current.onUnavailable === 'allow') out.push({ key: 'hooks.onUnavailable', approved: 'block', requested: 'allow' });
   if (approved.agentsOnUnavailable === 'block' && current.agentsOnUnavailable === 'allow') out.push({ key: 'agents.onUnavailable', approved: 'block', requested: 'allow' });
@@ -121,6 +125,7 @@ export function holdLoosenings(config: HermesConfig, approved: GuardSettings): H
         network: c.network && a.network,
         writable: c.writable.filter((w) => a.writable.includes(w)),
         env: c.env.filter((e) => a.env.includes(e)),
+        ...(c.bwrap !== undefined && c.bwrap === a.bwrap ? { bwrap: c.bwrap } : {}),
       },
     },
     hooks: {
@@ -175,10 +180,13 @@ function keepRecord(home: string, root: string, settings: GuardSettings): void {
 export function applyApproval(home: string, root: string, config: HermesConfig, opts: { record?: boolean } = {}): Approval {
   const record = opts.record ?? true;
   const current = guardSettingsOf(config);
-  const approved = readApproval(home, root);
+  let approved = readApproval(home, root);
   if (!approved) {
-    if (record) keepRecord(home, root, current);
-    return { config, pending: [] };
+    // The first config a daemon sees is approved as it is, but for the bubblewrap the environment names: that one the user approves.
+    const { bwrap: _fromEnv, ...sandbox } = current.sandbox;
+    const first = { ...current, sandbox };
+    if (record) keepRecord(home, root, first);
+    approved = { root, approvedAt: new Date().toISOString(), settings: first };
   }
   const pending = loosenings(approved.settings, current);
   if (pending.length === 0) {
@@ -195,6 +203,48 @@ export function approveConfig(home: string, root: string, config: HermesConfig):
   const loosened = record ? loosenings(record.settings, current) : [];
   writeApproval(home, root, current);
   return loosened;
+}
+
+/** How long a request to approve is good for: made by the command that posts it, a moment before. */
+const APPROVAL_REQUEST_TTL_MS = 5 * 60_000;
+const PROOF = /^[A-Za-z0-9_-]{16,64}$/;
+
+/**
+ * Writes a request to approve the loosenings of the work tree at `root`, and returns its name
+ * (POST /v1/config/approve takes it). Writing it is the proof: $HERMES_HOME is read-only in every
+ * sandbox hermesd runs a command in, and outside the user's home in an agent's own.
+ */
+export function writeApprovalRequest(home: string, root: string): string {
+  const proof = randomBytes(18).toString('base64url');
+  const dir = approvalRequestsDir(home);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, proof), root, { mode: 0o600, flag: 'wx' });
+  return proof;
+}
+
+/**
+ * Takes (and removes) the request `proof` for `root`: a regular file this user made in the last
+ * minutes, naming this work tree. A Refused error otherwise: the approval is not made.
+ */
+export function takeApprovalRequest(home: string, root: string, proof: string): void {
+  const refused = (why: string) =>
+    new Refused(`Not approved: ${why}. A loosening is approved with \`hermesd config approve\` at a terminal (or by writing a request under ${approvalRequestsDir(home)} and posting its name: docs/api.md).`);
+  if (!PROOF.test(proof)) throw refused('the request name is not one hermesd makes');
+  const file = join(approvalRequestsDir(home), proof);
+  let st;
+  try {
+    st = lstatSync(file);
+  } catch {
+    throw refused(`there is no request ${proof}`);
+  }
+  try {
+    if (!st.isFile()) throw refused('the request is not a file');
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw refused("the request belongs to another user than the daemon's");
+    if (Date.now() - st.mtimeMs > APPROVAL_REQUEST_TTL_MS) throw refused('the request is too old');
+    if (readFileSync(file, 'utf8') !== root) throw refused(`the request names another work tree than ${root}`);
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 /** One line per pending loosening, for status and doctor. */

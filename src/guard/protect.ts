@@ -345,3 +345,22 @@ export function describeProtectedChanges(changes: ProtectedChange[]): string {
     .map((c) => `${c.file} was ${c.change === 'staged' ? 'changed in the index' : c.change} by the command and has been restored: protected by rule ${c.rule} (${c.message})${c.note ? `; ${c.note}` : ''}`)
     .join('\n');
 }
+
+/**
+ * The rule of the protected file that `st` (an existing file with more than one name) is a hard
+ * link of: a program that writes it in place writes the protected file. Asked only of a file
+ * with a second name, so the walk of the protected paths is rarely paid.
+ */
+export function hardLinkedProtected(root: string, config: GuardConfig | undefined, gitBin: string, st: Stats): ProtectRule | undefined {
+  const matcher = protectMatcher(config);
+  if (matcher.empty || st.nlink < 2) return undefined;
+  for (const [rel, rule] of protectedFiles(root, matcher, gitBin)) {
+    try {
+      const p = lstatSync(join(root, rel));
+      if (p.ino === st.ino && p.dev === st.dev) return rule;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}

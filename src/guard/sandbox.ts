@@ -83,6 +83,17 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
   return { kind: 'none', reason: `bubblewrap cannot create its namespaces here (${why})`, install: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)' };
 }
 
+/**
+ * The sandbox a repository's commands run in, with the bubblewrap binary its config in force names
+ * (`guard.sandbox.bwrap`, set by HERMESD_BWRAP): an environment that names another binary, or
+ * `none`, is a loosening the user approves (approval.ts); until then bubblewrap on PATH.
+ */
+export function sandboxFor(config: { guard?: { sandbox?: { bwrap?: string } } } | undefined, env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
+  const { HERMESD_BWRAP: _ignored, ...rest } = env;
+  const bwrap = config?.guard?.sandbox?.bwrap;
+  return sandboxAvailability(bwrap === undefined ? rest : { ...rest, HERMESD_BWRAP: bwrap });
+}
+
 /** bwrap on PATH, as its real path. */
 function bwrapOnPath(env: NodeJS.ProcessEnv): string | undefined {
   const found = findOnPath('bwrap', env);

@@ -22,7 +22,7 @@ import { binShell, runCommandSync, runCommand, type CommandWrap } from '../proce
 import { precommitPassed } from './precommit-marker.js';
 import { describeProtectedChanges, snapshotProtected, type ProtectedChange } from './protect.js';
 import { GUARD_FILES_RULE, judgeCommandEffects } from './after-command.js';
-import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, type SandboxAvailability } from './sandbox.js';
+import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, sandboxFor, type SandboxAvailability } from './sandbox.js';
 import { sandboxEnv, sandboxPlan } from './sandbox-plan.js';
 import { refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { SecretValues } from '../security/secret-values.js';
@@ -164,7 +164,7 @@ export async function prepareTerminalGuard(root: string, config: GuardConfig, op
   if (settings.enabled === false) {
     warning = unsandboxedWarning('guard.sandbox.enabled is false', 'remove guard.sandbox.enabled: false from the config');
   } else {
-    const availability = sandboxAvailability(env);
+    const availability = sandboxFor(config, env);
     if (availability.kind === 'none') {
       if (settings.ifUnavailable !== 'unsandboxed') {
         throw new SandboxUnavailable(
@@ -349,7 +349,7 @@ function sandboxRunner(o: {
  * outside it. Undefined when this machine has no sandbox (then the commands ran unsandboxed too).
  */
 export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPort, agentSocket: string | undefined): CommandWrap | undefined {
-  const availability = sandboxAvailability(port.env);
+  const availability = sandboxFor(config, port.env);
   if (availability.kind === 'none' || config.guard?.sandbox?.enabled === false) return undefined;
   const dirs = dirsOf(root);
   return (command, cwd) => {

@@ -6,13 +6,15 @@
  * go through the git policy (no --no-verify, no hooks bypass, no force push, no `add -f` of
  * ignored files); secret files are not read. A denial names the rule and what to do instead.
  */
-import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { join, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { protectMatcher, gitPolicyOf, type GuardConfig } from '../guard/config.js';
 import { judgeGit, parseGlobal } from '../guard/git-policy.js';
 import { makeProbe } from '../guard/git-probe.js';
-import { guardOwnedPath } from '../guard/sandbox-plan.js';
+import { guardOwnedPath, planAllowsWrite } from '../guard/sandbox-plan.js';
+import type { SandboxPlan } from '../guard/sandbox.js';
+import { relativeTo, resolvePhysical } from '../rules/protected-paths.js';
 import { isSecretPath, secretPathMessage } from '../security/secret-paths.js';
 import { analyseShell, type Reach } from './shell.js';
 import type { Denial, ToolAction } from './event.js';
@@ -27,44 +29,41 @@ export type JudgeContext = {
   gitEnv: NodeJS.ProcessEnv;
   /** The user's home, for `~` in commands. */
   home?: string;
+  /** $HERMES_HOME: hermesd's own state, never an agent's to write. */
+  hermesHome?: string;
+  /**
+   * hermesd's sandbox plan of this repository's shell commands: outside the work tree a tool may
+   * write only where a confined command could (the temporary folders, `guard.sandbox.writable`).
+   */
+  plan?: Pick<SandboxPlan, 'writable' | 'readOnly' | 'maskFiles' | 'maskDirs' | 'hide' | 'tmp'>;
+  /** The protect rule of a protected file `abs` is a hard link of (the same inode), if any. */
+  hardLinkOf?: (abs: string, st: Stats) => { id: string; message: string } | undefined;
 };
+
+/**
+ * What agents and git read as configuration wherever it lies: outside the work tree, a path through
+ * one of these is never a tool's to write, whatever folder holds it (a HOME under /tmp included).
+ */
+const CONFIG_NAMES_OUTSIDE = new Set(['.gitconfig', '.git-credentials', '.claude', '.claude.json', '.codex', '.gemini', '.cursor', '.hermes', '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zshenv', '.ssh']);
 
 /** Files looked at under a directory or glob a command would remove or overwrite: a bound on a command like `rm -rf /`. */
 const WALK_MAX_ENTRIES = 20_000;
 /** A git alias that runs a shell command is judged too, this many levels deep. */
 const MAX_ALIAS_DEPTH = 4;
 
-const toPosix = (p: string) => p.split(sep).join('/');
-
 /** The repository-relative path of `abs`, or undefined outside the work tree ('' is the root itself). */
 function inRepo(root: string, abs: string): string | undefined {
-  const r = relative(root, abs);
-  if (r === '') return '';
-  return r.startsWith('..') || isAbsolute(r) ? undefined : toPosix(r);
+  return relativeTo(root, abs);
 }
 
-/** `abs` with symbolic links resolved along the part of it that exists (the rest appended as given). */
-function realLoose(abs: string): string {
-  const tail: string[] = [];
-  let cur = abs;
-  for (let i = 0; i < 256; i++) {
-    try {
-      const real = realpathSync(cur);
-      return tail.length ? join(real, ...tail.reverse()) : real;
-    } catch {
-      const up = dirname(cur);
-      if (up === cur) return abs;
-      tail.push(basename(cur));
-      cur = up;
-    }
-  }
-  return abs;
-}
-
-/** The repository-relative names of `abs`: as written and through symbolic links (a link may lead to a protected file). */
-function namesInRepo(root: string, abs: string): string[] {
+/**
+ * The repository-relative names of a path as a program would reach it (rules/protected-paths.ts:
+ * every link followed where it stands) and as it is written (`..` taken lexically): a rule that
+ * covers either refuses it.
+ */
+function namesInRepo(root: string, abs: string, cwd: string = root): string[] {
   const out = new Set<string>();
-  for (const p of [abs, realLoose(abs)]) {
+  for (const p of [resolve(cwd, abs), resolvePhysical(abs, cwd).path]) {
     const r = inRepo(root, p);
     if (r !== undefined) out.add(r);
   }
@@ -154,16 +153,51 @@ function expandGlob(root: string, absPattern: string, budget: { left: number }):
   return out;
 }
 
-/** A write to `abs` (a file, or a directory with everything under it). */
-function judgeWriteTarget(jc: JudgeContext, abs: string, verb: string, how: string | undefined, budget: { left: number }): Denial | undefined {
-  const names = namesInRepo(jc.root, abs);
+/**
+ * A write that lands outside the work tree: allowed where hermesd's sandbox plan lets a confined
+ * command write (the temporary folders, `guard.sandbox.writable`), refused everywhere else, and
+ * always for hermesd's own state and what agents and git read as configuration.
+ */
+function outsideDenial(jc: JudgeContext, real: string, verb: string, how: string | undefined): Denial | undefined {
+  const what = how ? `Refused: \`${how}\` would ${verb} ${real}` : `Refused to ${verb} ${real}`;
+  if (jc.hermesHome && relativeTo(jc.hermesHome, real) !== undefined) {
+    return { rule: 'outside-sandbox', message: `${prefix}${what}: it is hermesd's own state ($HERMES_HOME: its configuration, approvals and memory); only the user changes it.` };
+  }
+  const configName = real.split('/').find((part) => CONFIG_NAMES_OUTSIDE.has(part));
+  if (configName || (jc.plan && !planAllowsWrite(jc.plan, real))) {
+    return {
+      rule: 'outside-sandbox',
+      message:
+        `${prefix}${what}: it is outside what an agent's tools and commands may write here (the work tree and the temporary folders${configName ? `; ${configName} is configuration git or an agent reads` : ''}). ` +
+        'Ask the user; a folder commands need (a build cache) can be added to guard.sandbox.writable in .hermes/config.yaml, which the user approves with `hermesd config approve`.',
+    };
+  }
+  return undefined;
+}
+
+/** A write that reaches a protected file through a hard link of it: the same file under another name. */
+function hardLinkDenial(jc: JudgeContext, real: string, st: Stats | undefined, verb: string, how: string | undefined): Denial | undefined {
+  if (!st || !st.isFile() || st.nlink < 2 || !jc.hardLinkOf) return undefined;
+  const rule = jc.hardLinkOf(real, st);
+  if (!rule) return undefined;
+  const rel = inRepo(jc.root, real) ?? real;
+  return { rule: rule.id, message: `${prefix}${how ? `Refused: \`${how}\` would ${verb} ${rel}` : `Refused to ${verb} ${rel}`}: it is a hard link of a file protected by repository rule "${rule.id}": ${rule.message}` };
+}
+
+/** A write to `abs` (a file, or a directory with everything under it), as the program that writes it reaches it. */
+function judgeWriteTarget(jc: JudgeContext, abs: string, verb: string, how: string | undefined, budget: { left: number }, cwd: string = jc.root): Denial | undefined {
+  const names = namesInRepo(jc.root, abs, cwd);
   for (const rel of names) {
     if (rel === '') continue;
     const d = writeDenial(jc, rel, verb, how);
     if (d) return d;
   }
-  const rel = inRepo(jc.root, abs);
-  if (rel === undefined) return undefined;
+  const physical = resolvePhysical(abs, cwd);
+  if (inRepo(jc.root, physical.path) === undefined) return outsideDenial(jc, physical.path, verb, how);
+  const linked = hardLinkDenial(jc, physical.path, physical.stat, verb, how);
+  if (linked) return linked;
+  const rel = inRepo(jc.root, resolve(cwd, abs));
+  if (rel === undefined) return outsideDenial(jc, physical.path, verb, how);
   const st = lstat(abs);
   if (how && st?.isDirectory()) {
     for (const f of filesUnder(jc.root, rel, budget)) {
@@ -181,7 +215,7 @@ function judgeRead(jc: JudgeContext, abs: string, how: string | undefined): Deni
   const names = namesInRepo(jc.root, abs);
   let hit = isSecretPath(rel ?? abs, jc.config, { root: jc.root });
   for (const n of names) hit ??= n === '' ? undefined : isSecretPath(n, jc.config, { root: jc.root });
-  if (!hit && names.length === 0) hit = isSecretPath(realLoose(abs), jc.config, { root: jc.root });
+  if (!hit && names.length === 0) hit = isSecretPath(resolvePhysical(abs).path, jc.config, { root: jc.root });
   if (!hit) return undefined;
   const base = secretPathMessage(shown, hit);
   return { rule: 'secret-file', message: prefix + (how ? base.replace(/^Refused: /, `Refused: \`${how}\` would read ${shown}; `) : base) };
@@ -223,11 +257,14 @@ export function judgeTool(jc: JudgeContext, action: ToolAction, cwd: string): De
   switch (action.kind) {
     case 'write':
       for (const p of action.paths) {
-        for (const rel of namesInRepo(jc.root, resolve(cwd, p))) {
+        for (const rel of namesInRepo(jc.root, p, cwd)) {
           if (rel === '') continue;
           const d = writeDenial(jc, rel, action.verb);
           if (d) return d;
         }
+        const physical = resolvePhysical(p, cwd);
+        const d = inRepo(jc.root, physical.path) === undefined ? outsideDenial(jc, physical.path, action.verb, undefined) : hardLinkDenial(jc, physical.path, physical.stat, action.verb, undefined);
+        if (d) return d;
       }
       return undefined;
     case 'read':

@@ -334,8 +334,10 @@ function basename(cmd: string): string {
   return cmd.slice(cmd.lastIndexOf('/') + 1);
 }
 
+/** A path as the command names it, absolute but not normalised: `s/../x` is resolved through `s` by the judge (rules/protected-paths.ts), as open(2) does. */
 function abs(ctx: Ctx, p: string): string {
-  return isAbsolute(p) ? resolve(p) : resolve(ctx.cwd, p);
+  const whole = isAbsolute(p) ? p : `${ctx.cwd}/${p}`;
+  return '/' + whole.split('/').filter((part) => part !== '' && part !== '.').join('/');
 }
 
 function reach(list: Reach[], ctx: Ctx, w: Word | undefined, via: string, del = false): void {
@@ -491,7 +493,8 @@ function command(words: Word[], ctx: Ctx, outer: Ctx, local: Record<string, stri
   if (name === 'cd' || name === 'pushd') {
     const target = args.find((w) => !w.text.startsWith('-'));
     if (!target) outer.cwd = ctx.home;
-    else if (target.known) outer.cwd = abs(ctx, target.text);
+    // The shell's cd is logical (`cd s/..` comes back here), a file operand is not.
+    else if (target.known) outer.cwd = resolve(ctx.cwd, target.text);
     return;
   }
   if (name === 'export' || name === 'declare' || name === 'typeset' || name === 'local' || name === 'readonly') {

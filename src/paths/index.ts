@@ -155,6 +155,15 @@ export function approvalsDir(home: string): string {
   return join(home, 'guard', 'approved');
 }
 
+/**
+ * `$HERMES_HOME/guard/approve`: a request to approve a loosening, one file each, made by whoever
+ * asks (`hermesd config approve`): only a process that can write $HERMES_HOME can make one, and
+ * no confined command can.
+ */
+export function approvalRequestsDir(home: string): string {
+  return join(home, 'guard', 'approve');
+}
+
 /** `$HERMES_HOME/memories`: MEMORY.md and USER.md. */
 export function memoriesDir(home: string): string {
   return join(home, 'memories');

@@ -44,7 +44,7 @@
 #define MISMATCH_STOP_MS 3000
 #define MAX_OPTS 32
 
-static const char *rt, *root, *node, *entry, *phase, *kind, *name;
+static const char *rt, *root, *node, *entry, *judge, *phase, *kind, *name;
 static const char *flags[MAX_OPTS], *envs[MAX_OPTS];
 static int nflags, nenvs, blocking, sandboxed;
 static int allow_unavailable = 1, refuse_code = 1;
@@ -126,8 +126,44 @@ static void agent_deny(const char *reason) {
   fwrite(b.p, 1, b.n, stdout);
 }
 
+/* Bounds the judgement made here without a daemon (it may run a protected rule's generator). */
+#define JUDGE_HERE_MS 120000
+
+/* No daemon could start: the commit is judged in this process's stead by the CLI (`check --staged
+ * --no-daemon`: the rules of the config in force, the checks not run), before onUnavailable is
+ * asked. 0: no rule broken; 1: refused (the CLI said why); -1: the judge could not run (then
+ * onUnavailable decides, as for a judge that cannot run at all). */
+static int judge_here(void) {
+  if (!node || !judge) return -1;
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    if (in >= 0) dup2(in, 0);
+    dup2(2, 1); /* git shows a hook's stderr; the verdict's lines go there */
+    execl(node, node, judge, "check", "--staged", "--no-daemon", (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  for (long long until = now_ms() + JUDGE_HERE_MS;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return -1;
+    if (now_ms() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    struct timespec ts = {0, 10000000};
+    nanosleep(&ts, NULL);
+  }
+  if (!WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status) == 0 ? 0 : WEXITSTATUS(status) == 1 ? 1 : -1;
+}
+
 /* A fault, in words, and what it means for this question; `may_allow`: no daemon could be
- * started, the one fault -u decides. */
+ * started, the one fault -u decides — a commit is first judged here (judge_here). */
 __attribute__((noreturn, format(printf, 2, 3))) static void fault(int may_allow, const char *fmt, ...) {
   char what[1024], said[1400];
   va_list ap;
@@ -138,6 +174,16 @@ __attribute__((noreturn, format(printf, 2, 3))) static void fault(int may_allow,
   if (!blocking) {
     fprintf(stderr, "hermesd: %s; the %s hook did nothing this time (%s goes on). Check the daemon: hermesd status\n", what, name, git ? "git" : "the agent");
     exit(0);
+  }
+  if (may_allow && git && !sandboxed && !strcmp(name, "pre-commit")) {
+    fprintf(stderr, "hermesd: %s; judging this commit here, without the daemon (the rules; the repository's checks are not run)...\n", what);
+    int r = judge_here();
+    if (r == 0) exit(0);
+    if (r == 1) {
+      fprintf(stderr, "hermesd: the pre-commit hook refused this commit (judged without the daemon). To commit without hermesd: HERMESD_SKIP=1 git commit ...\n");
+      exit(refuse_code);
+    }
+    snprintf(what + strlen(what), sizeof what - strlen(what), ", and the commit could not be judged here either");
   }
   if (may_allow && allow_unavailable && !sandboxed) {
     fprintf(stderr, "hermesd: %s; this %s UNCHECKED because %s.onUnavailable is \"allow\". Check the daemon: hermesd status\n", what, git ? "commit goes ahead" : "tool call was run", git ? "hooks" : "agents");
@@ -197,6 +243,66 @@ static int write_all(int fd, const char *p, size_t n, long long deadline) {
     p += w, n -= (size_t)w;
   }
   return 1;
+}
+
+/* The daemon that holds this work tree's lock: its pid and start time (daemon.lock, in the runtime
+ * folder no sandboxed command can write), and the lock file's owner. 0 when it cannot be read. */
+static int lock_holder(long *pid, unsigned long long *start, uid_t *owner) {
+  char path[PATH_MAX], t[128];
+  snprintf(path, sizeof path, "%s/daemon.lock", rt);
+  for (int tries = 0; tries < 3; tries++) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    ssize_t n = fd < 0 ? -1 : read(fd, t, sizeof t - 1);
+    int ok = fd >= 0 && fstat(fd, &st) == 0;
+    if (fd >= 0) close(fd);
+    if (ok && n > 0) {
+      t[n] = 0;
+      *start = 0;
+      if (sscanf(t, "%ld %llu", pid, start) >= 1 && *pid > 0) return *owner = st.st_uid, 1;
+    }
+    struct timespec ts = {0, 10000000}; /* a lock being written */
+    nanosleep(&ts, NULL);
+  }
+  return 0;
+}
+
+/* A process's start in clock ticks since boot (/proc/<pid>/stat field 22), 0 when unknown. */
+static unsigned long long start_of(long pid) {
+  char path[64], t[1024];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : read(fd, t, sizeof t - 1);
+  if (fd >= 0) close(fd);
+  if (n <= 0) return 0;
+  t[n] = 0;
+  char *f = strrchr(t, ')');
+  for (int i = 0; f && i < 20; i++) f = strchr(f + 1, ' ');
+  return f ? strtoull(f + 1, NULL, 10) : 0;
+}
+
+/* Whose socket `fd` reached: the daemon that holds the lock, seen through the kernel (SO_PEERCRED),
+ * never what the listener says of itself. A listener in another pid namespace (pid 0) is the agent
+ * socket that hermesd's sandbox binds at the daemon's path, and only there is it taken. A fault
+ * when it is anyone else's: an answer from it would read as the daemon's. */
+static void check_peer(int fd, const char *path) {
+#ifdef SO_PEERCRED
+  struct ucred cr;
+  socklen_t l = sizeof cr;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0) return;
+  if (cr.pid == 0) {
+    if (!sandboxed) fault(0, "the socket %s is served from another pid namespace, not by this work tree's daemon", path);
+    return;
+  }
+  long pid = 0;
+  unsigned long long start = 0, now;
+  uid_t owner = 0;
+  if (!lock_holder(&pid, &start, &owner)) fault(0, "the socket %s answers, but no daemon holds this work tree's lock (%s/daemon.lock); its answer is not trusted", path, rt);
+  if ((long)cr.pid != pid || cr.uid != owner || (start && (now = start_of(pid)) && now != start))
+    fault(0, "the socket %s is served by pid %ld, not by the daemon that holds this work tree's lock (pid %ld); its answer is not trusted", path, (long)cr.pid, pid);
+#else
+  (void)fd, (void)path;
+#endif
 }
 
 /* A connection to `path`, or -1 when nobody listens there; a fault when it is not ours or accepts nothing. */
@@ -354,6 +460,7 @@ enum { ASK_MISMATCH, ASK_GONE, ASK_CUT };
 static int ask(const char *sock, long long deadline) {
   int fd = connect_to(sock, deadline);
   if (fd < 0) return ASK_GONE;
+  check_peer(fd, sock);
   buf req = {0}, in = {0}, out = {0};
   addf(&req, "POST /v1/ask?p=%d&v=", HERMESD_PROTOCOL), add_query(&req, HERMESD_VERSION);
   adds(&req, "&q="), add_query(&req, qid), adds(&req, "&k="), add_query(&req, kind), adds(&req, "&n="), add_query(&req, name);
@@ -477,7 +584,7 @@ int main(int argc, char **argv) {
   static char cwd[PATH_MAX];
   int opt;
   signal(SIGPIPE, SIG_IGN);
-  while ((opt = getopt(argc, argv, "+r:w:t:xu:c:p:n:d:f:e:V")) != -1) {
+  while ((opt = getopt(argc, argv, "+r:w:t:xu:c:p:n:d:j:f:e:V")) != -1) {
     switch (opt) {
       case 'r': rt = optarg; break;
       case 'w': root = optarg; break;
@@ -488,6 +595,7 @@ int main(int argc, char **argv) {
       case 'p': phase = optarg; break;
       case 'n': node = optarg; break;
       case 'd': entry = optarg; break;
+      case 'j': judge = optarg; break;
       case 'f': if (nflags < MAX_OPTS) flags[nflags++] = optarg; break;
       case 'e': if (nenvs < MAX_OPTS) envs[nenvs++] = optarg; break;
       case 'V': printf("hermesd-client %s protocol %d\n", HERMESD_VERSION, HERMESD_PROTOCOL); return 0;
@@ -497,7 +605,7 @@ int main(int argc, char **argv) {
   if (!rt || argc - optind < 2) {
   usage:
     fputs("usage: hermesd-client -r <runtime-dir> [-w <work-tree>] [-t <ms>] [-x] [-u allow|block] [-c <code>] [-p <phase>]\n"
-          "       [-n <node> -d <daemon-entry> [-f <node-flag>]... [-e NAME=VALUE]...] <git|claude|codex|cursor|gemini> <hook or event> [arg...]\n",
+          "       [-n <node> -d <daemon-entry> [-j <cli>] [-f <node-flag>]... [-e NAME=VALUE]...] <git|claude|codex|cursor|gemini> <hook or event> [arg...]\n",
           stderr);
     return 2;
   }

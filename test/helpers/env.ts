@@ -124,6 +124,36 @@ export function makeEnv(): TestEnv {
   };
 }
 
+const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * `hermesd config approve` as a person runs it: at a terminal (a pty, from util-linux `script`),
+ * typing "yes" at its question. Without a terminal it approves nothing (docs/guardrails.md).
+ */
+export function approveAtTerminal(t: TestEnv, cwd: string, env: NodeJS.ProcessEnv = {}, answer = 'yes'): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const command = `${shq(process.execPath)} ${shq(CLI)} config approve`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...t.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? -1, stdout, stderr, json: () => JSON.parse(stdout) });
+    });
+    // Typed once the question is there: a pty drops what comes before its reader switches modes.
+    const typed = setInterval(() => {
+      if (!stdout.includes('Type "yes"') && !stdout.includes('nothing to approve') ) return;
+      clearInterval(typed);
+      child.stdin!.write(`${answer}\n`);
+    }, 20);
+    child.on('close', () => clearInterval(typed));
+  });
+}
+
 /** True while `pid` runs (a zombie awaiting its reaper counts as gone). */
 export function alive(pid: number): boolean {
   try {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { DaemonClient } from '../../src/client/client.js';
 import { findRepo, repoPaths, type RepoPaths } from '../../src/paths/index.js';
 import { findRealGit } from '../../src/git/real-git.js';
-import { makeEnv, writeFiles, type TestEnv } from './env.js';
+import { approveAtTerminal, makeEnv, writeFiles, type TestEnv } from './env.js';
 import { startFakeModel, type ChatRequest, type FakeReply, type FakeToolCall } from './fake-model.js';
 
 export const REAL_GIT = findRealGit();
@@ -83,6 +83,8 @@ export type RedTeamOptions = {
   prepare?: (rt: { repo: string; g: (...a: string[]) => string }) => void;
   /** Runs after `hermesd init` was committed and pushed, before the baseline is taken. */
   afterInit?: (rt: { repo: string; g: (...a: string[]) => string }) => void;
+  /** The user approves, at a terminal, what the daemon's environment loosens (HERMESD_BWRAP). */
+  approve?: boolean;
 };
 
 type Snapshot = { refs: Map<string, string>; remoteRefs: Map<string, string>; files: Map<string, { bytes: Buffer; mode: number }> };
@@ -144,6 +146,10 @@ export async function redTeam(opts: RedTeamOptions): Promise<RedTeam> {
   const paths = repoPaths(findRepo(repo), env);
   const client = new DaemonClient(paths.socket);
   await client.call('GET', '/v1/status');
+  if (opts.approve) {
+    const approved = await approveAtTerminal(t, repo, env);
+    if (approved.code !== 0) throw new Error(`hermesd config approve failed: ${approved.stdout}${approved.stderr}`);
+  }
 
   // Every request routes by the task's tag to that task's script; the turn is the number of
   // assistant messages so far. Stateless, so no step is consumed by the wrong task.

@@ -1,12 +1,13 @@
 /**
  * Repository confinement for the file tools. A path the model gives is resolved against
- * the work tree, then every existing component is resolved through realpath, so neither
+ * the work tree as open(2) resolves it (every link followed where it stands), so neither
  * `..`, nor an absolute path, nor a symlink (anywhere along the path) can lead outside.
  * The git directory is refused too: writing hooks or config there escapes the rules.
  */
-import { lstatSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { GuardConfig } from '../../guard/config.js';
+import { resolvePhysical } from '../../rules/protected-paths.js';
 import { isSecretPath, secretPathMessage } from '../../security/secret-paths.js';
 import { ToolError, ToolRefused } from './types.js';
 
@@ -29,31 +30,6 @@ function inside(root: string, abs: string): boolean {
   return r === '' || (!r.startsWith('..') && !isAbsolute(r));
 }
 
-/** Realpath of the deepest existing ancestor, with the missing tail appended. */
-function realpathLoose(abs: string): { real: string; exists: boolean } {
-  const tail: string[] = [];
-  let cur = abs;
-  for (;;) {
-    try {
-      const real = realpathSync(cur);
-      return { real: tail.length ? join(real, ...tail.reverse()) : real, exists: tail.length === 0 };
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
-      // A dangling symlink is "missing" for realpath but names a target; refuse rather than guess.
-      try {
-        if (lstatSync(cur).isSymbolicLink()) throw new ToolError(`${cur} is a symbolic link whose target does not exist; refusing to follow it.`);
-      } catch (e) {
-        if (e instanceof ToolError) throw e;
-      }
-      const parent = dirname(cur);
-      if (parent === cur) return { real: abs, exists: false };
-      tail.push(basename(cur));
-      cur = parent;
-    }
-  }
-}
-
 /** Resolves `path` inside the repository `root` (a realpath) or throws a ToolError the model can act on. */
 export function confine(root: string, path: string): Confined {
   if (typeof path !== 'string' || path.trim() === '') throw new ToolError('path must be a non-empty path relative to the repository root.');
@@ -66,7 +42,13 @@ export function confine(root: string, path: string): Confined {
         : `${path} leads outside the repository (${root}) through "..". File tools only work inside the repository.`,
     );
   }
-  const { real, exists } = realpathLoose(abs);
+  // As open(2) reaches it: `s/../x` through `s`'s target (rules/protected-paths.ts), a dangling link refused rather than followed.
+  const { path: real, exists } = resolvePhysical(path, root);
+  try {
+    if (!exists && lstatSync(abs).isSymbolicLink()) throw new ToolError(`${abs} is a symbolic link whose target does not exist; refusing to follow it.`);
+  } catch (e) {
+    if (e instanceof ToolError) throw e;
+  }
   if (!inside(root, real)) {
     throw new ToolError(`${path} resolves through a symbolic link to ${real}, which is outside the repository. File tools only work inside the repository.`);
   }

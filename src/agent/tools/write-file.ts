@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { lstatSync } from 'node:fs';
+import { findRealGit } from '../../git/real-git.js';
+import { hardLinkedProtected } from '../../guard/protect.js';
 import { guardOwnedPath } from '../../guard/sandbox-plan.js';
 import { confine, type Confined } from './confine.js';
 import { withHandles } from './handles.js';
@@ -23,6 +26,12 @@ export function refuseProtected(ctx: ToolContext, target: Confined, verb: string
     if (rule) {
       throw new ToolRefused(`Refused to ${verb} ${rel}: it is protected by repository rule "${rule.id}": ${rule.message}`, { rule: rule.id, path: rel });
     }
+  }
+  // The same file under a second name: refused as other agents' tools are (their writes may go through the link).
+  const st = target.exists ? lstatSync(target.abs, { throwIfNoEntry: false }) : undefined;
+  const linked = st && st.nlink > 1 ? hardLinkedProtected(target.root, ctx.services.config, findRealGit(), st) : undefined;
+  if (linked) {
+    throw new ToolRefused(`Refused to ${verb} ${target.rel}: it is a hard link of a file protected by repository rule "${linked.id}": ${linked.message}`, { rule: linked.id, path: target.rel });
   }
 }
 

@@ -80,6 +80,19 @@ async function checkCommits(range: string, format: Format): Promise<void> {
   if (verdict.violations.length > 0) failWith(1);
 }
 
+/**
+ * `--no-daemon`: the rules judged in this process, with the config in force as the daemon would
+ * judge with it (a loosening held until approved; a config that does not load, the last approved
+ * rules): what a git hook runs when no daemon could start, before `hooks.onUnavailable` is asked.
+ */
+async function checkHere(staged: boolean, indexFile: string | undefined): Promise<CheckAnswer> {
+  const [{ findRepo, hermesHome }, { configInForce }, engine] = await Promise.all([import('../../paths/index.js'), import('../../guard/approval.js'), import('../../rules/engine.js')]);
+  const { root } = findRepo(process.cwd());
+  const config = configInForce(hermesHome(), root);
+  const result = staged ? await engine.checkStaged(root, config, indexFile ? { indexFile } : {}) : await engine.checkWorktree(root, config);
+  return { violations: result.violations, warnings: result.warnings, staged };
+}
+
 export function register(program: Command): void {
   program
     .command('check')
@@ -89,19 +102,19 @@ export function register(program: Command): void {
     .option('--staged', 'judge the staged snapshot (what pre-commit judges) instead of the work tree')
     .option('--commits <range>', 'judge every commit of a range, e.g. origin/main..HEAD, under the rules committed in its base (no daemon needed)')
     .option('--format <format>', `output: ${FORMATS.join(', ')} (SARIF 2.1.0, for code scanning); default text, or json with --json`)
+    .option('--no-daemon', "judge in this process, without the daemon (what a git hook does when no daemon could start): the rules only, the repository's checks not run")
     .action(
-      action(async (opts: { staged?: boolean; commits?: string; format?: string }, cmd: Command) => {
+      action(async (opts: { staged?: boolean; commits?: string; format?: string; daemon?: boolean }, cmd: Command) => {
         const format = formatOf(opts, globals(cmd));
         if (opts.commits !== undefined) {
           if (opts.staged) throw new UsageError('--staged judges the staged snapshot and --commits a range of commits; give one.');
           await checkCommits(opts.commits, format);
           return;
         }
-        const client = await daemon();
         // Inside a git hook during `git commit -a` or `git commit <paths>`, the snapshot being
         // committed is a temporary index that git names in GIT_INDEX_FILE.
         const indexFile = opts.staged && process.env.GIT_INDEX_FILE ? resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
-        const answer = await client.call<CheckAnswer>('POST', '/v1/check', { staged: Boolean(opts.staged), ...(indexFile ? { indexFile } : {}) });
+        const answer = opts.daemon === false ? await checkHere(Boolean(opts.staged), indexFile) : await (await daemon()).call<CheckAnswer>('POST', '/v1/check', { staged: Boolean(opts.staged), ...(indexFile ? { indexFile } : {}) });
         await report(format, answer, {
           json: () => ({ violations: answer.violations, warnings: answer.warnings }),
           text: () => {

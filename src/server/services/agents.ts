@@ -30,8 +30,8 @@ import { GENERATOR_TIMEOUT_MS } from '../../rules/generator.js';
 import { runCommandSync, type CommandWrap } from '../../process/run.js';
 import { codexConfigFile, readCodexProfile } from '../../integrations/codex-profile.js';
 import { fileStamp } from '../../storage/file-stamp.js';
-import { describeProtectedChanges, discardSnapshot, snapshotProtected } from '../../guard/protect.js';
-import { bwrapArgs, sandboxAvailability, within, type SandboxAvailability, type SandboxPlan } from '../../guard/sandbox.js';
+import { describeProtectedChanges, discardSnapshot, hardLinkedProtected, snapshotProtected } from '../../guard/protect.js';
+import { bwrapArgs, recordDaemonNamespace, sandboxFor, within, type SandboxAvailability, type SandboxPlan } from '../../guard/sandbox.js';
 import type { GuardConfig } from '../../guard/config.js';
 import { guardDir, runtimeDirOf } from '../../paths/index.js';
 import type { DaemonContext } from '../context.js';
@@ -54,6 +54,7 @@ const READ_ONLY_REUSE_MS = 2_000;
 export class AgentHookService {
   private scriptCache: { key: string; at: number; file: string; plan: SandboxPlan } | undefined;
   private profileCache: { stamp: string; profile: CodexProfile | undefined } | undefined;
+  private planCache: { key: string; at: number; plan: SandboxPlan } | undefined;
   /** What allowed shell calls are judged against, by call, until their post-tool event. */
   private readonly before = new Map<string, PendingCall>();
   /** The temporary folders an agent's command may write: /tmp, and the daemon's TMPDIR where that is another. */
@@ -123,7 +124,16 @@ export class AgentHookService {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
     // A config that does not load is judged with the last valid one, and the agent is told.
     const { config, broken } = this.deps.config.forJudging();
-    const jc: JudgeContext = { root: this.root, config, gitBin: this.gitBin, gitEnv: this.gitEnv, home: this.home };
+    const jc: JudgeContext = {
+      root: this.root,
+      config,
+      gitBin: this.gitBin,
+      gitEnv: this.gitEnv,
+      home: this.home,
+      hermesHome: this.ctx.home,
+      plan: this.judgingPlan(config),
+      hardLinkOf: (_abs, st) => hardLinkedProtected(this.root, config, this.gitBin, st),
+    };
     const denial = judgeTool(jc, ev.tool.action, ev.cwd);
     const note = broken ? `hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); this call was judged with the last valid rules. Fix the file.` : '';
     if (denial) {
@@ -156,7 +166,7 @@ export class AgentHookService {
     const snapshot = snapshotProtected(this.root, config, { gitBin: this.gitBin, spillDir: guardDir(gitDir) });
     let confined: string | undefined;
     let plan: SandboxPlan | undefined;
-    const sandbox = sandboxAvailability(this.ctx.env);
+    const sandbox = sandboxFor(config, this.ctx.env);
     if (adapter.rewrite && sandbox.kind === 'bwrap' && config.guard?.sandbox?.enabled !== false) {
       const protectedFiles = [...snapshot.entries.keys()].map((rel) => ({ rel, generator: snapshot.matcher.rules.some((r) => r.generator && r.covers(rel)) }));
       const socket = await this.deps.agentSocket();
@@ -208,8 +218,25 @@ export class AgentHookService {
       gitConfigFiles: gitConfigIncludes(this.root, this.gitBin),
     });
     const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, plan, shell: this.shell, shared }));
+    // A git hook inside the confinement knows it from this (another pid namespace): no HERMESD_SKIP, no onUnavailable there.
+    recordDaemonNamespace(paths.gitDir);
     this.scriptCache = { key, at: Date.now(), file, plan };
     return this.scriptCache;
+  }
+
+  /**
+   * The plan a tool call is judged by where it writes outside the work tree (which folders a
+   * confined command may write): the same plan as a shell call's, without its protected files
+   * (inside the work tree the rules themselves judge), reused for READ_ONLY_REUSE_MS.
+   */
+  private judgingPlan(config: GuardConfig): SandboxPlan {
+    const key = JSON.stringify([config.guard?.sandbox?.writable ?? []]);
+    const hit = this.planCache;
+    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS) return hit.plan;
+    const { paths } = this.ctx;
+    const { plan } = agentShellPlan({ root: this.root, gitDir: paths.gitDir, commonDir: paths.commonDir, config, protectedFiles: [], home: this.ctx.home, userHome: this.home, tmpDirs: this.tmpDirs, socketDir: paths.socketDir });
+    this.planCache = { key, at: Date.now(), plan };
+    return plan;
   }
 
   /** hermesd's profile as this work tree's `.codex/config.toml` holds it now (read again when the file changes). */
@@ -241,7 +268,7 @@ export class AgentHookService {
     if (!call) return undefined;
     for (const [k, v] of this.before) if (v === call) this.before.delete(k);
     const { config } = this.deps.config.forJudging();
-    const run = call.plan ? this.inPlan(call.plan) : undefined;
+    const run = call.plan ? this.inPlan(call.plan, config) : undefined;
     const effects = await judgeCommandEffects(call.before, {
       config,
       ...(call.confined ? {} : { policy: gitPolicyOf(config) }),
@@ -258,8 +285,8 @@ export class AgentHookService {
   }
 
   /** How a generator the check runs after a confined call runs: in the call's own plan, never outside it. */
-  private inPlan(plan: SandboxPlan): { generator: (command: string) => number | null; wrap: CommandWrap } | undefined {
-    const sandbox = sandboxAvailability(this.ctx.env);
+  private inPlan(plan: SandboxPlan, config: GuardConfig): { generator: (command: string) => number | null; wrap: CommandWrap } | undefined {
+    const sandbox = sandboxFor(config, this.ctx.env);
     if (sandbox.kind !== 'bwrap') return undefined;
     const wrap: CommandWrap = (command, cwd = this.root) => {
       const inTree = plan.writable.some((w) => within(w, cwd));

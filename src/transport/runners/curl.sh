@@ -13,6 +13,15 @@ hermesd_cfault() {
     echo "hermesd: $2; the $hermesd_cn hook did nothing this time. Check the daemon: hermesd status" >&2
     exit 0
   fi
+  if [ "$1" = 1 ] && [ "$hermesd_ck" = git ] && [ "$hermesd_cn" = pre-commit ] && [ -z "$hermesd_csb" ]; then
+    # No daemon could start: the commit is judged here first (the rules; the checks not run), as client.c does.
+    echo "hermesd: $2; judging this commit here, without the daemon (the rules; the repository's checks are not run)..." >&2
+    "$HERMESD_NODE" "$HERMESD_CLI" check --staged --no-daemon </dev/null >&2
+    case $? in
+      0) exit 0 ;;
+      1) echo "hermesd: the pre-commit hook refused this commit (judged without the daemon). To commit without hermesd: HERMESD_SKIP=1 git commit ..." >&2; exit "$hermesd_crc" ;;
+    esac
+  fi
   if [ "$1" = 1 ] && [ "$hermesd_cu" = allow ] && [ -z "$hermesd_csb" ]; then
     echo "hermesd: $2; this goes ahead UNCHECKED because onUnavailable is \"allow\". Check the daemon: hermesd status" >&2
     [ "$hermesd_ck" = cursor ] && echo '{}'
@@ -48,6 +57,18 @@ hermesd_cjson() {
       *) hermesd_e=\"$hermesd_e$hermesd_r\"; return ;;
     esac
   done
+}
+
+# Whether the listener at $1 is the daemon that holds this work tree's lock (daemon.lock, in the runtime
+# folder no sandboxed command can write): that process has the listening socket at that path open
+# (/proc/net/unix, /proc/<pid>/fd). Inside hermesd's sandbox the path holds the agent socket it bound.
+hermesd_cown() {
+  [ -n "$hermesd_csb" ] && return 0
+  [ -r /proc/net/unix ] || return 0
+  read -r hermesd_lp hermesd_ls < "$hermesd_rt/daemon.lock" 2>/dev/null || return 1
+  hermesd_ino=$(awk -v p="$1" '$4 == "00010000" { l = $0; for (i = 0; i < 7; i++) sub(/^ *[^ ]+ +/, "", l); if (l == p) { print $7; exit } }' /proc/net/unix 2>/dev/null)
+  [ -n "$hermesd_ino" ] || return 1
+  ls -l "/proc/$hermesd_lp/fd" 2>/dev/null | grep -q "socket:\[$hermesd_ino\]"
 }
 
 hermesd_curl() {
@@ -101,6 +122,7 @@ hermesd_curl() {
     hermesd_out=
     hermesd_k=7
     if [ -n "$hermesd_sock" ] && [ -S "$hermesd_sock" ]; then
+      hermesd_cown "$hermesd_sock" || hermesd_cfault 0 "the socket $hermesd_sock is not served by the daemon that holds this work tree's lock; its answer is not trusted"
       hermesd_out=$(printf '%s' "$hermesd_body" | curl -sS --http1.0 --unix-socket "$hermesd_sock" --max-time "$hermesd_secs" -H 'content-type: application/octet-stream' \
         --data-binary @- -w "${hermesd_nl}%{http_code}" "http://hermesd/v1/ask?p=2&q=$hermesd_q&k=$hermesd_ck&n=$hermesd_cn&pid=$$&bound=$hermesd_cb" 2>/dev/null)
       hermesd_k=$?

@@ -131,9 +131,15 @@ case $hermesd_hook in
   *) hermesd_after "$@"; exit $? ;;
 esac
 
+# HERMESD_SKIP=1 is the user's escape hatch, not a sandboxed command's: inside hermesd's sandbox (another
+# pid namespace than the daemon recorded) the commit is judged as any other.
 if [ "${HERMESD_SKIP:-}" = 1 ]; then
-  hermesd_after "$@"
-  exit $?
+  if [ -n "$hermesd_gd" ] && [ -f "$hermesd_rt/sandbox/daemon-pidns" ] && [ "$(readlink /proc/$$/ns/pid 2>/dev/null)" != "$(cat "$hermesd_rt/sandbox/daemon-pidns")" ]; then
+    echo "hermesd: HERMESD_SKIP=1 is ignored inside hermesd's sandbox: this commit is judged as any other" >&2
+  else
+    hermesd_after "$@"
+    exit $?
+  fi
 fi
 
 # The pre-commit framework runs this stub as pre-commit.legacy before its own hooks; when its
@@ -152,7 +158,7 @@ hermesd_ask() {
   case $hermesd_n in pre-commit | pre-commit-final) hermesd_x=-x ;; esac
   if [ -x "$HERMESD_CLIENT" ]; then
     "$HERMESD_CLIENT" -r "$hermesd_rt" -t "${HERMESD_TIMEOUT_MS:-10000}" -u "${HERMESD_ON_UNAVAILABLE:-allow}" -c 1 $hermesd_x \
-      ${hermesd_p:+-p "$hermesd_p"} -n "$HERMESD_NODE" -d "$HERMESD_DAEMON" $HERMESD_START git "$hermesd_n" "$@"
+      ${hermesd_p:+-p "$hermesd_p"} -n "$HERMESD_NODE" -d "$HERMESD_DAEMON" -j "$HERMESD_CLI" $HERMESD_START git "$hermesd_n" "$@"
   else
     (hermesd_curl git "$hermesd_n" "${HERMESD_TIMEOUT_MS:-10000}" "${HERMESD_ON_UNAVAILABLE:-allow}" 1 "$hermesd_x" "$hermesd_p" "$@")
   fi
