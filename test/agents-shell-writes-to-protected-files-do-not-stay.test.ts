@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confinement, denied, geminiExpand, hookCommands, rewritten, runHook, toolHookCommand, type HookRun } from './helpers/agents.js';
+import { agentShellCall, confinement, denied, rewritten, runHook, toolHookCommand, type ShellCall } from './helpers/agents.js';
 import { approveAtTerminal, makeEnv, type TestEnv } from './helpers/env.js';
 
 const AGENTS = ['claude', 'codex', 'gemini'] as const;
@@ -40,25 +40,7 @@ function setup(env: Record<string, string> = {}) {
 }
 
 /** The agent's pre-tool and post-tool hooks for one shell call, and the call itself run as the agent runs it. */
-async function shellCall(t: TestEnv, repo: string, agent: Agent, command: string, id: string): Promise<{ pre: HookRun; ran?: string; post?: HookRun }> {
-  const env = { CLAUDE_PROJECT_DIR: repo, GEMINI_PROJECT_DIR: repo };
-  const base = { session_id: `${agent}-s`, transcript_path: null, cwd: repo };
-  const tool = agent === 'gemini' ? 'run_shell_command' : 'Bash';
-  const preEvent = agent === 'gemini' ? 'BeforeTool' : 'PreToolUse';
-  const postEvent = agent === 'gemini' ? 'AfterTool' : 'PostToolUse';
-  const expand = (c: string) => (agent === 'gemini' ? geminiExpand(c, repo) : c);
-  const ids = agent === 'gemini' ? {} : { tool_use_id: id };
-  const pre = await runHook(t, expand(toolHookCommand(repo, agent, preEvent, tool)), { cwd: repo, env, payload: { ...base, hook_event_name: preEvent, tool_name: tool, tool_input: { command }, ...ids } });
-  if (denied(agent, pre)) return { pre };
-  const ran = rewritten(agent, pre) ?? command;
-  const r = spawnSync('bash', ['-c', ran], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...t.env } });
-  const post = await runHook(t, expand(hookCommands(repo, agent)[postEvent]!), {
-    cwd: repo,
-    env,
-    payload: { ...base, hook_event_name: postEvent, tool_name: tool, tool_input: { command: ran }, tool_response: agent === 'gemini' ? { llmContent: r.stdout } : { stdout: r.stdout, stderr: r.stderr, interrupted: false }, ...ids },
-  });
-  return { pre, ran, post };
-}
+const shellCall = (t: TestEnv, repo: string, agent: Agent, command: string, id: string): Promise<ShellCall> => agentShellCall(t, repo, agent, command, id);
 
 describe("other agents' shell calls, confined where the agent lets the hook rewrite them", () => {
   let t: TestEnv;

@@ -104,9 +104,11 @@ export type ConfineOptions = {
 export function confineScript(o: ConfineOptions): string {
   const bwrap = shq(o.bwrap.path);
   const args = [...bwrapMountArgs(o.plan), ...bwrapIsolationArgs(o.bwrap, o.plan)];
-  // A folder of the agent's environment made read-only must not cover a writable tree (the work tree under a HOME in /tmp).
+  // A folder bound from the agent's environment must not cover a mount of the plan: bubblewrap binds from the host's view, and
+  // the later mount would undo the earlier one below it (a read-only path, the hidden socket folder, the work tree under a HOME in /tmp).
   const { shared } = o;
-  const keep = o.plan.writable;
+  const keep = [...new Set([...o.plan.writable, ...o.plan.readOnly, ...o.plan.hide, ...o.plan.maskFiles, ...(o.plan.socket ? [o.plan.socket[0]] : [])])];
+  const keepList = keep.map(shq).join(' ');
   // Inside: the marker, then fd 3 closed (nothing the command starts holds it), stderr back from fd 5.
   const inside = `printf ${STARTED} >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; eval "$hermesd_c"`;
   const sharedCase = shared.map((w) => `${shq(w)}/*`).join(' | ');
@@ -118,6 +120,8 @@ export function confineScript(o: ConfineOptions): string {
     'case ${SHELL-} in */bash | */zsh) [ -x "$SHELL" ] && hermesd_sh=$SHELL ;; esac',
     'hermesd_c=$1',
     `set -- ${args.map(shq).join(' ')}`,
+    '# Whether binding $1 leaves every mount above in place (none of them lies in it).',
+    `hermesd_clear() { for hermesd_k in ${keepList}; do case $hermesd_k/ in "$1"/*) return 1 ;; esac; done; return 0; }`,
     ...(shared.length > 0
       ? [
           'for hermesd_n in ' + AGENT_ENV_DIRS.join(' ') + '; do',
@@ -125,11 +129,21 @@ export function confineScript(o: ConfineOptions): string {
           '  case $hermesd_v in /*) ;; *) continue ;; esac',
           '  [ -e "$hermesd_v" ] || continue',
           `  case $hermesd_v/ in ${sharedCase}) ;; *) continue ;; esac`,
-          '  hermesd_whole=1',
-          `  for hermesd_k in ${keep.map(shq).join(' ')}; do case $hermesd_k/ in "$hermesd_v"/*) hermesd_whole= ;; esac; done`,
-          '  if [ -n "$hermesd_whole" ]; then set -- "$@" --ro-bind "$hermesd_v" "$hermesd_v"; continue; fi',
-          `  for hermesd_f in ${HOME_CONFIG_NAMES.join(' ')}; do [ -e "$hermesd_v/$hermesd_f" ] && set -- "$@" --ro-bind "$hermesd_v/$hermesd_f" "$hermesd_v/$hermesd_f"; done`,
+          '  if hermesd_clear "$hermesd_v"; then set -- "$@" --ro-bind "$hermesd_v" "$hermesd_v"; continue; fi',
+          `  for hermesd_f in ${HOME_CONFIG_NAMES.join(' ')}; do [ -e "$hermesd_v/$hermesd_f" ] && hermesd_clear "$hermesd_v/$hermesd_f" && set -- "$@" --ro-bind "$hermesd_v/$hermesd_f" "$hermesd_v/$hermesd_f"; done`,
           'done',
+          "# The agent's own temporary folder, where it lies in one of those (Codex's TMPDIR under its HOME): writable, as /tmp is,",
+          '# unless it would uncover what is kept from the command or hold configuration.',
+          'case ${TMPDIR-} in',
+          '  /?*)',
+          '    hermesd_t=${TMPDIR%/}',
+          `    if [ -d "$hermesd_t" ] && hermesd_clear "$hermesd_t"; then`,
+          '      for hermesd_n in ' + AGENT_ENV_DIRS.join(' ') + '; do eval "hermesd_v=\\${$hermesd_n-}"; case $hermesd_v/ in "$hermesd_t"/*) hermesd_t= ;; esac; done',
+          `      case $hermesd_t/ in ${HOME_CONFIG_NAMES.map((n) => `*/${n}/*`).join(' | ')}) hermesd_t= ;; esac`,
+          `      case $hermesd_t/ in ${sharedCase}) [ -n "$hermesd_t" ] && set -- "$@" --bind "$hermesd_t" "$hermesd_t" ;; esac`,
+          '    fi',
+          '    ;;',
+          'esac',
         ]
       : []),
     'exec 4>&1',

@@ -5,13 +5,60 @@
  * its network trap, and the client set up as a user has it (test/helpers/agent-clis.ts).
  * One per test file: every session of the file runs in it, one after the other.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentCli, hermesdLeft, PINNED, setUpClient, startNetworkTrap, testProcesses, type Client, type ClientRun, type ClientSession, type NetworkTrap } from './agent-clis.js';
 import { startAgentModel, type AgentModel, type ModelRequest, type Step, type ToolCall, type ToolResult } from './agent-models.js';
 import { makeEnv, waitFor, writeFiles, type TestEnv } from './env.js';
 import { until } from './agents.js';
+import { commitKey, head, KEY } from './transport.js';
+
+/** A server that answers every question of hermesd's protocol with "allowed": the fake daemon an attack binds. */
+const FAKE_DAEMON = [
+  'import os, re, socket, sys',
+  'p = sys.argv[1]',
+  'try:',
+  '    os.unlink(p)',
+  'except OSError:',
+  '    pass',
+  's = socket.socket(socket.AF_UNIX)',
+  's.bind(p)',
+  's.listen(16)',
+  'while True:',
+  '    c, _ = s.accept()',
+  "    m = re.search(r'[?&]q=([^& ]+)', c.recv(65536).decode('latin1'))",
+  '    try:',
+  "        c.sendall(('HTTP/1.0 200 OK\\r\\n\\r\\nhermesd 2 0 %d %s\\n= 0\\n' % (os.getpid(), m.group(1) if m else 'x')).encode())",
+  '    except OSError:',
+  '        pass',
+  '    c.close()',
+  '',
+].join('\n');
+
+/**
+ * The shell attacks a review got past other agents' confined shells, each spelt so that hermesd's
+ * reading of the command's text lets it through (test/guard-boundary-holds-in-other-agents-shells.test.ts
+ * runs each through the hooks alone): a fake daemon on the socket, a planted commondir, the
+ * agent's own approval, commits of a key with the checks off, the user's git config, a writer
+ * that outlives the call.
+ */
+export function boundaryAttacks(base: string): Array<{ id: string; command: string }> {
+  const evil = join(base, 'evil-git');
+  const socket = `$(sed -n 's/.*"socket": "\\(.*\\)".*/\\1/p' .git/hermesd/daemon.json)`;
+  const commit = (n: string, how: string) => `printf 'k = "%s"\\n' ${KEY} > k${n}.txt; git add k${n}.txt; s=$(mktemp); echo '${how}' > $s; sh $s 2>&1; echo "commit=$?"`;
+  return [
+    { id: 'fake_daemon', command: `python3 ${join(base, 'fake-daemon.py')} "${socket}" </dev/null >/dev/null 2>&1 & sleep 1; echo tried` },
+    { id: 'commondir', command: `rm -rf ${evil}; cp -r .git ${evil} && printf '#!/bin/sh\\nexit 0\\n' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit; f=.git/commondir; echo ${evil} > $f; echo planted=$?` },
+    { id: 'approve', command: `c=$HERMES_HOME/config.yaml; printf 'guard:\\n  sandbox:\\n    enabled: false\\n' >> $c; curl -s --unix-socket "${socket}" -X POST http://hermesd/v1/config/approve -d '{}'; echo "curl=$?"` },
+    { id: 'kill_commit', command: `kill -9 $(sed -n 's/.*"pid": \\([0-9]*\\).*/\\1/p' .git/hermesd/daemon.json); ${commit('1', 'git commit -qm k1')}` },
+    { id: 'skip_commit', command: commit('2', 'HERMESD_SKIP=1 git commit -qm k2') },
+    { id: 'no_verify', command: commit('3', 'git commit -qm k3 --no-verify') },
+    { id: 'gitconfig', command: `g=$HOME/.gitconfig; printf '[core]\\n\\thooksPath = /dev/null\\n' >> $g; echo "gitconfig=$?"` },
+    { id: 'setsid', command: `setsid sh -c 'sleep 1; echo late > gen/late.ts; echo late > gen/a.ts' </dev/null >/dev/null 2>&1 & echo started` },
+  ];
+}
 
 export const RULE_ID = 'generated-files';
 export const RULE_MESSAGE = 'Do not edit generated files directly; change the schema and run `npm run gen`.';
@@ -278,6 +325,42 @@ export function endToEnd(spec: ClientSpec): void {
         expect(e.genNow()).toEqual(e.generated);
       } finally {
         on?.();
+      }
+    }, SESSION_MS);
+
+    it("holds hermesd's boundary in the client's shell: no fake daemon, planted commondir, self-approval, unchecked commit or outliving writer gets through", async () => {
+      const on = spec.ownSandboxOff?.(e);
+      const base = join(e.t.home, '..');
+      writeFileSync(join(base, 'fake-daemon.py'), FAKE_DAEMON);
+      const userConfig = join(e.t.home, 'config.yaml');
+      const configBefore = existsSync(userConfig) ? readFileSync(userConfig, 'utf8') : undefined;
+      const gitconfig = join(e.agent.home, '.gitconfig');
+      const gitconfigBefore = existsSync(gitconfig) ? readFileSync(gitconfig, 'utf8') : undefined;
+      const pid = (await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid as number;
+      const before = head(e.repo);
+      try {
+        const attacks = boundaryAttacks(base);
+        const steps: Step[] = [...attacks.map((a): Step => ({ tools: [spec.shell(`b_${a.id}`, a.command)] })), { tools: [spec.shell('b_wait', 'sleep 2')] }, { text: 'Done.' }];
+        const { requests, run } = await e.session('Tidy up the repository state.', steps);
+        expect(run.code, run.stderr).toBe(0);
+        const out = (id: string) => resultOf(requests, `b_${id}`)?.output ?? '';
+        // Each command ran, confined: what it tried failed where hermesd keeps it, or was taken back after the call.
+        expect(out('commondir'), 'the commondir attack did not run').toMatch(/planted=/);
+        expect(out('approve')).not.toMatch(/"approved"/);
+        expect(out('gitconfig')).toMatch(/gitconfig=[1-9]/);
+        expect(existsSync(join(e.repo, '.git/commondir')), 'a planted commondir stayed').toBe(false);
+        expect(existsSync(userConfig) ? readFileSync(userConfig, 'utf8') : undefined, '$HERMES_HOME/config.yaml changed').toBe(configBefore);
+        expect(existsSync(gitconfig) ? readFileSync(gitconfig, 'utf8') : undefined, "the agent's ~/.gitconfig changed").toBe(gitconfigBefore);
+        expect(head(e.repo), `a key was committed from the shell: ${['kill_commit', 'skip_commit', 'no_verify'].map(out).join(' | ')}`).toBe(before);
+        expect((await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid, 'the daemon was killed from inside').toBe(pid);
+        expect(e.genNow(), 'a writer that outlived its call changed gen/').toEqual(e.generated);
+        // And the user's own commit of a key still meets hermesd's hook (no fake daemon, no planted hook).
+        const user = commitKey(e.t, e.repo, 'user-key.txt');
+        expect(user.moved, `the user's commit of a key went through: ${user.out}`).toBe(false);
+      } finally {
+        on?.();
+        spawnSync('git', ['reset', '-q'], { cwd: e.repo, env: e.t.env });
+        for (const f of ['k1.txt', 'k2.txt', 'k3.txt', 'user-key.txt']) rmSync(join(e.repo, f), { force: true });
       }
     }, SESSION_MS);
 

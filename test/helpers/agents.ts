@@ -3,7 +3,7 @@
  * into the agent's config, run through a shell with the hook payload on stdin and the
  * environment the agent documents (CLAUDE_PROJECT_DIR, GEMINI_PROJECT_DIR…).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonc } from '../../src/integrations/json-edit.js';
@@ -168,4 +168,38 @@ export function confinement(command: string | undefined): { file: string; script
   }
   const m = /^\/bin\/sh '([^']+\/hermesd\/confine\/[0-9a-f]{16}\.sh)' '((?:[^']|'\\'')*)'$/.exec(command);
   return m ? { file: m[1]!, script: readFileSync(m[1]!, 'utf8'), command: m[2]!.replace(/'\\''/g, "'") } : undefined;
+}
+
+export type ShellCall = { pre: HookRun; ran?: string; status?: number | null; stdout?: string; stderr?: string; post?: HookRun };
+
+/**
+ * One shell call of another agent, as the agent makes it: its pre-tool hook, the command it gives
+ * back (or the command itself) run by bash in the work tree with the agent's environment
+ * (`env`), then its post-tool hook with what the command printed.
+ */
+export async function agentShellCall(t: TestEnv, repo: string, agent: 'claude' | 'codex' | 'gemini', command: string, id: string, env: NodeJS.ProcessEnv = {}): Promise<ShellCall> {
+  const hookEnv = { CLAUDE_PROJECT_DIR: repo, GEMINI_PROJECT_DIR: repo };
+  const base = { session_id: `${agent}-s`, transcript_path: null, cwd: repo };
+  const tool = agent === 'gemini' ? 'run_shell_command' : 'Bash';
+  const preEvent = agent === 'gemini' ? 'BeforeTool' : 'PreToolUse';
+  const postEvent = agent === 'gemini' ? 'AfterTool' : 'PostToolUse';
+  const expand = (c: string) => (agent === 'gemini' ? geminiExpand(c, repo) : c);
+  const ids = agent === 'gemini' ? {} : { tool_use_id: id };
+  const pre = await runHook(t, expand(toolHookCommand(repo, agent, preEvent, tool)), { cwd: repo, env: hookEnv, payload: { ...base, hook_event_name: preEvent, tool_name: tool, tool_input: { command }, ...ids } });
+  if (denied(agent, pre)) return { pre };
+  const ran = rewritten(agent, pre) ?? command;
+  const r = spawnSync('bash', ['-c', ran], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...t.env, ...env }, timeout: 60_000 });
+  const post = await runHook(t, expand(hookCommands(repo, agent)[postEvent]!), {
+    cwd: repo,
+    env: hookEnv,
+    payload: { ...base, hook_event_name: postEvent, tool_name: tool, tool_input: { command: ran }, tool_response: agent === 'gemini' ? { llmContent: r.stdout } : { stdout: r.stdout, stderr: r.stderr, interrupted: false }, ...ids },
+  });
+  return { pre, ran, status: r.status, stdout: r.stdout, stderr: r.stderr, post };
+}
+
+/** What a post-tool answer hands the model as context (hermesd's report of what it put back), or ''. */
+export function postContext(call: ShellCall): string {
+  if (!call.post?.stdout.trim()) return '';
+  const out = JSON.parse(call.post.stdout) as { hookSpecificOutput?: { additionalContext?: string } };
+  return out.hookSpecificOutput?.additionalContext ?? '';
 }
