@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
 import { runHook, type HookRun } from './helpers/agents.js';
-import { alive, CLI, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
+import { alive, CLI, commitIn, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
 import { claudeBash, claudeWrite, commitKey, daemonPid, expectRefused, guardedConfig, head, KEY, recordedPid } from './helpers/transport.js';
 
 let t: TestEnv;
@@ -171,11 +171,17 @@ describe('faults between a hook and the daemon', () => {
     });
     await new Promise<void>((r) => server.listen(socket, r));
     try {
+      // No daemon holds the work tree's lock: whatever answers on the socket is not trusted at all.
+      expectRefused(await claudeWrite(t, repo, 'src/app.ts'), "no daemon holds this work tree's lock");
+      // This process as the lock's holder: what it answers is judged by the protocol.
+      const start = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19];
+      writeFileSync(join(repo, '.git/hermesd/daemon.lock'), `${process.pid} ${start}`);
       expectRefused(await claudeWrite(t, repo, 'src/app.ts'), 'answered question not-yours, not this one');
       reply = 'HTTP/1.0 200 OK\r\n\r\nwelcome to something else\n';
       expectRefused(await claudeWrite(t, repo, 'src/app.ts'), 'does not start as protocol 2 says');
     } finally {
       server.close();
+      rmSync(join(repo, '.git/hermesd/daemon.lock'), { force: true });
     }
   });
 
@@ -186,6 +192,9 @@ describe('faults between a hook and the daemon', () => {
     const socket = join(t.socketDir, 'old.sock');
     mkdirSync(t.socketDir, { recursive: true, mode: 0o700 });
     writeFileSync(join(repo, '.git/hermesd/daemon.json'), JSON.stringify({ socket, pid: process.pid, version: '0.0.9', root: repo, startedAt: new Date().toISOString() }, null, 2));
+    // It holds the work tree's lock, as a daemon does (the hooks trust only the lock's holder), and lets go when it stops.
+    const lock = join(repo, '.git/hermesd/daemon.lock');
+    writeFileSync(lock, `${process.pid} ${readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]}`);
     let shutdowns = 0;
     const server: Server = createServer((c) => {
       c.once('data', (d: Buffer) => {
@@ -194,6 +203,7 @@ describe('faults between a hook and the daemon', () => {
           c.end('HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n{"ok":true}');
           server.close();
           rmSync(socket, { force: true });
+          rmSync(lock, { force: true });
         } else c.end('HTTP/1.0 404 Not Found\r\ncontent-type: application/json\r\n\r\n{"error":{"code":"not-found","message":"No route"}}');
       });
     });
@@ -339,6 +349,28 @@ describe('faults of the machine', () => {
     expect(c.moved, c.out).toBe(false);
     expect(c.out).toContain('no-aws-keys');
     expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
+  });
+
+  it('no daemon can start (its log cannot be opened): a commit is judged in the hook itself, a key refused under hooks.onUnavailable allow', async () => {
+    t = makeEnv();
+    repo = t.repo({ '.hermes/config.yaml': guardedConfig('hooks:\n  onUnavailable: allow\n  timeoutMs: 2000\n'), 'gen/api.ts': 'x\n' });
+    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    await t.cli(['stop'], { cwd: repo });
+    rmSync(join(repo, '.git/hermesd/daemon.log'), { force: true });
+    mkdirSync(join(repo, '.git/hermesd/daemon.log'));
+    const c = commitKey(t, repo);
+    expect(c.moved, `a key was committed with no daemon able to start: ${c.out}`).toBe(false);
+    expect(c.out).toMatch(/judging this commit here, without the daemon/);
+    expect(c.out).toContain('no-aws-keys');
+    expect(c.out).not.toContain('UNCHECKED');
+    // A clean commit goes through, judged here, and says so.
+    spawnSync('git', ['rm', '-q', '--cached', 'creds.txt'], { cwd: repo, env: t.env });
+    writeFileSync(join(repo, 'notes.md'), 'notes\n');
+    spawnSync('git', ['add', 'notes.md'], { cwd: repo, env: t.env });
+    const ok = commitIn(t, repo, ['-qm', 'notes']);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/judging this commit here, without the daemon/);
+    rmSync(join(repo, '.git/hermesd/daemon.log'), { recursive: true, force: true });
   });
 
   it("another user's git (sudo git commit) reaches the user's daemon and gets its verdict", async () => {
