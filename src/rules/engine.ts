@@ -13,12 +13,12 @@
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, SYMLINK_MODE, type Change, type PatchVisitor } from '../git/diff.js';
+import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, type Change, type PatchVisitor } from '../git/diff.js';
 import { lineSplitter } from '../git/parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
-import { addedLinesOfFile, judgeUnshown, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
+import { addedLinesOfFile, judgeUnshown, MAX_JUDGED_FILE_BYTES, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
 import { SecretScanner } from './secrets-judge.js';
@@ -33,14 +33,13 @@ export type Violation = {
 
 export type CheckResult = {
   violations: Violation[];
-  /** What was not fully judged (huge files) and why; not violations. */
+  /** What the judgement notes beside its violations (findings past the listed number, generators not run); not violations. */
   warnings: string[];
   /** Changed paths that were judged. */
   files: number;
 };
 
-/** Added lines judged per file: past this, a file is reported in `warnings`, not read further (1 MiB). */
-export const MAX_ADDED_BYTES_PER_FILE = 1024 * 1024;
+const MIB = 1024 * 1024;
 /** The empty tree of a SHA-1 repository: the base a root commit is compared with. */
 const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** One file repeating a forbidden pattern does not need a thousand lines of report. */
@@ -107,7 +106,7 @@ class ContentJudge {
   readonly violations: Violation[] = [];
   private readonly warned = new Set<string>();
   private current:
-    | { path: string; rules: CompiledRule[]; scanners: SecretScanner[]; bytes: number; counts: Map<string, number>; stopped: boolean }
+    | { path: string; all: CompiledRule[]; rules: CompiledRule[]; scanners: SecretScanner[]; bytes: number; counts: Map<string, number>; stopped: boolean }
     | undefined;
 
   constructor(private readonly rules: CompiledRule[]) {}
@@ -117,12 +116,12 @@ class ContentJudge {
   }
 
   /**
-   * The forbid violations, minus lines that are not file content: a submodule's patch is
-   * its commit id, a symlink's is its target. (The patch streams in before the raw listing
-   * that says which paths those are, so they are dropped here.)
+   * The content violations, minus lines that are not content: a submodule's patch is its
+   * commit id. (The patch streams in before the raw listing that says which paths those are, so
+   * they are dropped here.) A symlink's patch is its target, which git stores as a blob: content.
    */
   contentViolations(changes: Change[]): Violation[] {
-    const skip = new Set(changes.filter((c) => c.newMode === GITLINK_MODE || c.newMode === SYMLINK_MODE).map((c) => c.path));
+    const skip = new Set(changes.filter((c) => c.newMode === GITLINK_MODE).map((c) => c.path));
     return skip.size ? this.violations.filter((v) => !skip.has(v.file)) : this.violations;
   }
 
@@ -135,7 +134,7 @@ class ContentJudge {
     const rules = contentRulesFor(this.rules, path);
     if (rules.length === 0) return false;
     const counts = new Map<string, number>();
-    const cur = { path, rules: rules.filter((c) => c.forbid), scanners: [] as SecretScanner[], bytes: 0, counts, stopped: false };
+    const cur = { path, all: rules, rules: rules.filter((c) => c.forbid), scanners: [] as SecretScanner[], bytes: 0, counts, stopped: false };
     this.current = cur;
     for (const c of rules) {
       if (!c.secrets) continue;
@@ -148,13 +147,20 @@ class ContentJudge {
     return true;
   }
 
+  /**
+   * An added line. `cut`: what follows was not read (a line, or a file, over MAX_JUDGED_FILE_BYTES;
+   * line 0: the whole file): each content rule of the file refuses it, since a file passed unread
+   * would be a way around them.
+   */
   line(line: number, text: string, cut: boolean): void {
     const cur = this.current;
     if (!cur || cur.stopped) return;
     cur.bytes += text.length + 1;
-    if (cut || cur.bytes > MAX_ADDED_BYTES_PER_FILE) {
+    if (cut || cur.bytes > MAX_JUDGED_FILE_BYTES) {
       cur.stopped = true;
-      this.warned.add(`${cur.path}: added lines from line ${line} on were not checked (over ${MAX_ADDED_BYTES_PER_FILE / 1048576} MiB of added text in one file).`);
+      const bound = `${MAX_JUDGED_FILE_BYTES / MIB} MiB`;
+      const why = `not judged: ${cur.path} is over the ${bound} of one file hermesd reads; keep such files out of git (Git LFS) or out of this rule's paths`;
+      for (const c of cur.all) this.found(cur, c, line, `${c.rule.message} (${why})`);
       return;
     }
     for (const c of cur.rules) {
@@ -386,7 +392,7 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
   const linesOfDiff = (index: number) => {
     if (lines?.index !== index) {
       lines?.split.end();
-      lines = { index, split: lineSplitter(patchParser(visitors[index]!), undefined, removedLine) };
+      lines = { index, split: lineSplitter(patchParser(visitors[index]!), MAX_JUDGED_FILE_BYTES, removedLine) };
     }
     return lines.split;
   };
@@ -418,10 +424,10 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
 /** An untracked file: every line is added, read as a stored file is (decoded, binary or not). */
 function judgeUntracked(root: string, path: string, judge: ContentJudge): void {
   if (!judge.file(path)) return;
-  const read = addedLinesOfFile(join(root, path)); // undefined: removed since git listed it, or not a file
+  const read = addedLinesOfFile(join(root, path)); // undefined: removed since git listed it, or neither a file nor a symlink
   if (!read) return;
   for (const { line, text } of read.lines) judge.line(line, text, false);
-  if (read.cut) judge.line(read.lines.length + 1, '', true);
+  if (read.tooLarge) judge.line(0, '', true);
   judge.end();
 }
 
