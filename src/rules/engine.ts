@@ -372,10 +372,12 @@ export type CommitDiffResult = CheckResult & { changes: Change[] };
 /**
  * Judges many commit diffs with ONE git process, `git diff-tree --stdin` (git/diff-tree.ts),
  * each as checkCommit judges one (generators are not run; a generator rule's violation says
- * so): a range of a thousand commits costs one process, not a thousand. The patch streams
- * through the same judge as every other check; nothing of it is kept. Files the patch shows
- * as binary are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a
- * diff-tree already started for them. Results in the order of the diffs.
+ * so): a range of a thousand commits costs one process, not a thousand
+ * (three with merges: a merge's added lines are its combined diff's, the paths it changes
+ * those that differ from any of its parents, listed against each). The patch streams through
+ * the same judge as every other check; nothing of it is kept. Files the patch shows as binary
+ * are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a diff-tree
+ * already started for them. Results in the order of the diffs.
  */
 export async function checkCommitDiffs(root: string, config: HermesConfig, diffs: readonly CommitDiff[] | StartedDiffs, opts: GitOptions = {}): Promise<CommitDiffResult[]> {
   const rules = compileRules(config);
@@ -386,6 +388,8 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
   const started = 'parts' in diffs ? diffs : startDiffTree(root, list, { ...opts, patch: patched });
   if (patched && !started.patch) throw new Error('checkCommitDiffs: the diffs were started without the patch its content rules read');
   const raws: Buffer[] = [];
+  /** Each merge listed against each of its parents: the paths it changes on either branch. */
+  const perParent: Buffer[][] = list.map(() => []);
   const seen: PatchSeen[] = list.map(() => ({ shown: new Set<string>(), nulLines: new Set<string>() }));
   const visitors: PatchVisitor[] = judges.map((judge, i) => seeingVisitor({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }, seen[i]!));
   let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
@@ -397,6 +401,15 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
     return lines.split;
   };
   for (const part of started.parts) {
+    if (part.perParent) {
+      const split = diffTreeSplitter(
+        part.indexes.map((i) => list[i]!.commit),
+        { patch: () => undefined, end: (k, raw) => perParent[part.indexes[k]!]!.push(raw) },
+      );
+      await part.git.read((chunk) => split.push(chunk));
+      split.end();
+      continue;
+    }
     const split = diffTreeSplitter(
       part.indexes.map((i) => list[i]!.commit),
       {
@@ -416,9 +429,19 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
     const judge = judges[i]!;
     if (patched) await judgeUnshown(root, changes, seen[i]!, visitors[i]!, opts);
     judge.end();
-    out.push({ violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length, changes });
+    // A merge changes every path that differs from one of its parents, whatever the combined diff shows.
+    const touched = list[i]!.merge ? unionOfChanges(perParent[i]!.map((raw) => parseRawZ(raw))) : changes;
+    const violations = sortViolations([...unverifiedProtect(rules, touched), ...judge.contentViolations(changes)]);
+    out.push({ violations, warnings: judge.warnings, files: touched.length, changes: touched });
   }
   return out;
+}
+
+/** Changes listed against several parents, one per path (and old path of a rename). */
+function unionOfChanges(lists: Change[][]): Change[] {
+  const out = new Map<string, Change>();
+  for (const list of lists) for (const c of list) out.set(`${c.oldPath ?? ''}\0${c.path}`, out.get(`${c.oldPath ?? ''}\0${c.path}`) ?? c);
+  return [...out.values()];
 }
 
 /** An untracked file: every line is added, read as a stored file is (decoded, binary or not). */

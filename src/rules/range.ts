@@ -1,10 +1,11 @@
 /**
  * Commits judged where no hook of a clone ran: `hermesd check --commits <range>` (CI, any clone,
  * a bare repository) and the server's pre-receive and update hooks. Every commit of the range is
- * judged against its parent (a merge: what differs from every parent, what it brought itself),
- * all of them with one git process (two with merges: engine.ts, checkCommitDiffs), under the
- * rules as committed in the range's base: a commit cannot loosen the rules that judge it, and a
- * change to .hermes/config.yaml inside the range is reported as such. No daemon, no work tree.
+ * judged against its parent (a merge: its added lines are what differs from every parent, what it
+ * brought itself; the paths it changes, those that differ from any parent), all of them with one
+ * git process (three with merges: engine.ts, checkCommitDiffs), under the rules as committed in
+ * the range's base: a commit cannot loosen the rules that judge it, and a change to
+ * .hermes/config.yaml inside the range is reported as such. No daemon, no work tree.
  *
  *   const verdict = await checkRange({ cwd, root }, 'origin/main..HEAD');   // check --commits
  *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin));   // pre-receive
@@ -192,10 +193,19 @@ const pathsOf = (changes: CommitDiffResult['changes']) => new Set(changes.flatMa
 
 /**
  * Each commit against its first parent; a merge against all of its parents at once (git's
- * combined diff: only what differs from every parent is the merge's own, what its branches
- * brought is judged in their own commits); a root commit against the empty tree.
+ * combined diff: only the lines that differ from every parent are the merge's own, what its
+ * branches brought is judged in their own commits) and, for the paths it changes, against each
+ * (a file taken from one parent is a change on the other's branch); a root commit against the
+ * empty tree.
  */
-const rangeDiffs = (commits: readonly RangeCommit[]): CommitDiff[] => commits.map((c) => (c.parents.length === 1 ? { commit: c.commit, parent: c.parents[0] } : c.parents.length > 1 ? { commit: c.commit, merge: true } : { commit: c.commit }));
+const rangeDiffs = (commits: readonly RangeCommit[]): CommitDiff[] =>
+  commits.map((c) =>
+    c.parents.length === 1
+      ? { commit: c.commit, parent: c.parents[0] }
+      : c.parents.length > 1
+        ? { commit: c.commit, merge: true, parents: c.parents }
+        : { commit: c.commit },
+  );
 
 /** Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what could not be judged here. */
 export async function judgeRange(place: RangePlace, rules: RangeRules, commits: readonly RangeCommit[], started?: StartedDiffs): Promise<RangeVerdict> {
