@@ -18,10 +18,13 @@ export function formatViolations(result: Pick<CheckResult, 'violations' | 'warni
   return lines.join('\n');
 }
 
+/** The rules that judged a range (range.ts's RulesUsed, without their list). */
+type RangeRulesReport = { commit?: string; found: boolean; defaults?: boolean; from?: string };
+
 /** What a range's verdict needs to be shown (range.ts's RangeVerdict). */
 type RangeReport = {
   commits: readonly string[];
-  rules: { commit: string; found: boolean; from?: string; pushed?: boolean };
+  rules: RangeRulesReport;
   violations: ReadonlyArray<CheckResult['violations'][number] & { commit: string }>;
   warnings: readonly string[];
   configChanges: readonly string[];
@@ -29,10 +32,23 @@ type RangeReport = {
 };
 
 const short = (id: string) => id.slice(0, 10);
+const AFTER_IT = 'its rules judge what comes after it';
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The rules that judged, named as they were: the committed file at the base (or its last version
+ * that parses), or init's defaults where the base has none or there is no base.
+ */
+export function rulesUsed(r: RangeRulesReport): string {
+  const base = r.commit ? short(r.commit) : undefined;
+  return r.found
+    ? `the rules of .hermes/config.yaml at ${base}${r.from ? ` (its version from ${short(r.from)})` : ''}`
+    : `init's default rules (${base ? `the base ${base} has no .hermes/config.yaml` : 'no base to take rules from: the ref is new and HEAD names no commit'})`;
+}
 
 /**
  * `commit  file:line  rule-id  message` per violation, then warnings and notes (a change to the
- * rules file, rules missing), then a summary that names the rules that judged and how to fix.
+ * rules file), then a summary that names the rules that judged and how to fix.
  */
 export function formatRangeVerdict(v: RangeReport): string {
   const lines: string[] = [];
@@ -41,22 +57,20 @@ export function formatRangeVerdict(v: RangeReport): string {
   const ruleWidth = Math.min(30, Math.max(0, ...v.violations.map((x) => x.rule.length)));
   v.violations.forEach((x, i) => lines.push(`${short(x.commit)}  ${where[i]!.padEnd(width)}  ${x.rule.padEnd(ruleWidth)}  ${x.message}`));
   for (const w of v.warnings) lines.push(`warning: ${w}`);
-  const base = short(v.rules.commit);
-  if (v.rules.pushed) lines.push(`note: the repository had no commits, so the rules this push brings (.hermes/config.yaml at ${base}) judge it.`);
-  for (const c of v.rules.pushed ? [] : v.configChanges) {
-    lines.push(`note: ${short(c)} changes .hermes/config.yaml; these commits are judged by the rules committed in ${base}, which a commit cannot loosen (its rules judge what comes after it).`);
+  const rules = rulesUsed(v.rules);
+  const judging = v.rules.found && v.rules.commit ? `the rules committed in ${short(v.rules.commit)}` : rules;
+  for (const c of v.configChanges) {
+    lines.push(`note: ${short(c)} changes .hermes/config.yaml; these commits are judged by ${judging}, which a commit cannot loosen (${AFTER_IT}).`);
   }
-  if (!v.rules.found) lines.push(`note: ${base} has no .hermes/config.yaml: there are no rules to judge with.`);
   if (v.secretValues.judged) lines.push(`note: secret values ${v.secretValues.note}.`);
   const n = v.commits.length;
-  const rulesOf = `the rules of .hermes/config.yaml at ${base}${v.rules.from ? ` (its version from ${short(v.rules.from)})` : ''}`;
   if (v.violations.length === 0) {
-    lines.push(`no rule violations in ${n} commit${n === 1 ? '' : 's'}, judged by ${rulesOf}`);
+    lines.push(`no rule violations in ${plural(n, 'commit')}, judged by ${rules}`);
   } else {
     const bad = new Set(v.violations.map((x) => x.commit)).size;
-    const k = v.violations.length;
-    lines.push('', `${k} rule violation${k === 1 ? '' : 's'} in ${bad} of ${n} commit${n === 1 ? '' : 's'}, judged by ${rulesOf}.`);
-    lines.push(`To fix: rewrite the commits that carry them (e.g. git rebase -i ${base}) so that none does, then push again.`);
+    lines.push('', `${plural(v.violations.length, 'rule violation')} in ${bad} of ${plural(n, 'commit')}, judged by ${rules}.`);
+    const rebase = v.rules.commit ? short(v.rules.commit) : '--root';
+    lines.push(`To fix: rewrite the commits that carry them (e.g. git rebase -i ${rebase}) so that none does, then push again.`);
   }
   return lines.join('\n');
 }

@@ -5,7 +5,9 @@
  * brought itself; the paths it changes, those that differ from any parent), all of them with one
  * git process (three with merges: engine.ts, checkCommitDiffs), under the rules as committed in
  * the range's base: a commit cannot loosen the rules that judge it, and a change to
- * .hermes/config.yaml inside the range is reported as such. No daemon, no work tree.
+ * .hermes/config.yaml inside the range is reported as such. A base without that file, or no base
+ * at all (a new ref where HEAD names no commit), is judged by init's default rules, never by none
+ * and never by the pushed tip's own. No daemon, no work tree.
  *
  *   const verdict = await checkRange({ cwd, root }, 'origin/main..HEAD');   // check --commits
  *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin));   // pre-receive
@@ -17,14 +19,15 @@ import { ConfigError, UsageError } from '../errors/index.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import type { Quarantine } from '../git/env.js';
 import { GitFailed, gitAsync, gitAsyncTry, plainGitCall } from '../git/run.js';
+import { INIT_CONFIG_TEMPLATE } from '../version.js';
 import type { CommitDiffResult, Violation } from './engine.js';
 
 /**
  * The rule engine and the config loader (zod, yaml, the schemas: most of a range check's
  * start-up), loaded on first use, while git already works (checkRange starts the diffs first).
  */
-let judging: Promise<{ engine: typeof import('./engine.js'); load: typeof import('../config/load.js'); schema: typeof import('../config/schema.js') }> | undefined;
-const judgingModules = () => (judging ??= Promise.all([import('./engine.js'), import('../config/load.js'), import('../config/schema.js')]).then(([engine, load, schema]) => ({ engine, load, schema })));
+let judging: Promise<{ engine: typeof import('./engine.js'); load: typeof import('../config/load.js') }> | undefined;
+const judgingModules = () => (judging ??= Promise.all([import('./engine.js'), import('../config/load.js')]).then(([engine, load]) => ({ engine, load })));
 
 /** The repository's rules, as a path inside a commit's tree. */
 export const RULES_FILE = '.hermes/config.yaml';
@@ -38,25 +41,28 @@ export type RangeCommit = { commit: string; parents: string[] };
 
 export type RangeViolation = Violation & { commit: string };
 
-/** The rules that judge a range: the config committed in `commit` (or, when that one does not parse, in `from`). */
+/** The rules that judge a range: the config committed in `commit` (or its last version that parses, from `from`), or init's defaults. */
 export type RangeRules = {
   config: HermesConfig;
-  /** The commit whose rules judge (the range's base). */
-  commit: string;
-  /** Whether that commit has a .hermes/config.yaml at all (none: nothing is judged). */
+  /** The commit whose rules judge (the range's base); none: a new ref with no base (HEAD names no commit). */
+  commit?: string;
+  /** Whether that commit has a .hermes/config.yaml. */
   found: boolean;
+  /** init's default rules judge in place of the base's: it has no .hermes/config.yaml, or there is no base. */
+  defaults?: boolean;
   /** The commit whose version of the file was used, when the base's own does not parse. */
   from?: string;
-  /** The first push into an empty repository: no rules came before, so the pushed tip's own judge it. */
-  pushed?: boolean;
   warnings: string[];
 };
+
+/** What judges a range, as a verdict reports it. */
+export type RulesUsed = Omit<RangeRules, 'config' | 'warnings'> & { list: Array<{ id: string; message: string }> };
 
 export type RangeVerdict = {
   /** The commits judged, oldest first. */
   commits: string[];
-  /** Which rules judged: committed where, and their ids and messages. */
-  rules: { commit: string; found: boolean; from?: string; pushed?: boolean; list: Array<{ id: string; message: string }> };
+  /** Which rules judged: committed where (or init's defaults), and their ids and messages. */
+  rules: RulesUsed;
   violations: RangeViolation[];
   /** What was not fully judged, and generated files whose generator cannot run here. */
   warnings: string[];
@@ -137,16 +143,36 @@ async function fileAt(place: RangePlace, commit: string, path: string): Promise<
   return r.status === 0 ? r.stdout : undefined;
 }
 
+/** init's default rules (the config `hermesd init` writes), read once. */
+let initDefaults: Promise<HermesConfig> | undefined;
+
+/** The config `hermesd init` writes, as the rules of a base that has none. A broken install is a ConfigError, never "no rules". */
+function defaultRules(): Promise<HermesConfig> {
+  return (initDefaults ??= judgingModules().then(({ load }) => {
+    let text: string;
+    try {
+      text = readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new ConfigError(`init's default config ${INIT_CONFIG_TEMPLATE} cannot be read (${why}); it judges a base without ${RULES_FILE}: reinstall.`);
+    }
+    return load.loadCommittedConfig(INIT_CONFIG_TEMPLATE, text);
+  }));
+}
+
 /**
- * The rules committed in `commit`. A config that does not parse is never read as "no rules":
- * the last earlier version that parses judges (with a warning that says so), and when none
- * does, a ConfigError naming the file, line and key.
+ * The rules committed in `commit`, or init's defaults where it has no .hermes/config.yaml or
+ * there is no `commit`. A config that does not parse is never read as "no rules": the last
+ * earlier version that parses judges (with a warning that says so), and when none does, a
+ * ConfigError naming the file, line and key.
  */
-export async function rulesAt(place: RangePlace, commit: string): Promise<RangeRules> {
-  const short = commit.slice(0, 10);
-  const [text, { load, schema }] = await Promise.all([fileAt(place, commit, RULES_FILE), judgingModules()]);
+export async function rulesAt(place: RangePlace, commit: string | undefined): Promise<RangeRules> {
+  const [text, { load }] = await Promise.all([commit ? fileAt(place, commit, RULES_FILE) : undefined, judgingModules()]);
   const { loadCommittedConfig } = load;
-  if (text === undefined) return { config: schema.defaults(), commit, found: false, warnings: [] };
+  if (commit === undefined || text === undefined) {
+    return { config: await defaultRules(), ...(commit ? { commit } : {}), found: false, defaults: true, warnings: [] };
+  }
+  const short = commit.slice(0, 10);
   try {
     return { config: loadCommittedConfig(`${short}:${RULES_FILE}`, text), commit, found: true, warnings: [] };
   } catch (err) {
@@ -207,6 +233,14 @@ const rangeDiffs = (commits: readonly RangeCommit[]): CommitDiff[] =>
         : { commit: c.commit },
   );
 
+/** What a verdict says of the rules that judged (without the config itself). */
+const rulesUsed = (rules: RangeRules): Omit<RulesUsed, 'list'> => ({
+  ...(rules.commit ? { commit: rules.commit } : {}),
+  found: rules.found,
+  ...(rules.defaults ? { defaults: true } : {}),
+  ...(rules.from ? { from: rules.from } : {}),
+});
+
 /** Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what could not be judged here. */
 export async function judgeRange(place: RangePlace, rules: RangeRules, commits: readonly RangeCommit[], started?: StartedDiffs): Promise<RangeVerdict> {
   const [secret, { engine, load }] = await Promise.all([secretValueRule(place, rules.config), judgingModules()]);
@@ -215,7 +249,7 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
   const generators = new Map(config.rules.filter((r) => r.generator).map((r) => [r.id, r.generator!] as const));
   const verdict: RangeVerdict = {
     commits: commits.map((c) => c.commit),
-    rules: { commit: rules.commit, found: rules.found, ...(rules.from ? { from: rules.from } : {}), ...(rules.pushed ? { pushed: true } : {}), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
+    rules: { ...rulesUsed(rules), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
     violations: [],
     warnings: [...rules.warnings],
     configChanges: [],
@@ -247,8 +281,8 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
 
 /**
  * `hermesd check --commits <range>`: the range's commits under the rules of its base. git starts
- * diffing (with the patch, whatever the rules turn out to need) as soon as the commits are
- * listed, and works while the engine and the config load.
+ * diffing (with the patch, whatever the rules turn out to need) as soon as the commits are listed,
+ * and works while the engine and the config load.
  */
 export async function checkRange(place: RangePlace, range: string): Promise<RangeVerdict & { range: string; base: string }> {
   void judgingModules();
@@ -281,8 +315,8 @@ export type PushVerdict = { ref: string; verdict: RangeVerdict };
 
 /**
  * A push, judged as a server hook judges it: for each ref it moves, the commits new to the
- * repository, under the rules committed where the ref was (a new ref: where HEAD is; the first
- * push into an empty repository: its own rules, there being no others). A deletion brings no
+ * repository, under the rules committed where the ref was (a new ref: where HEAD is; where HEAD
+ * names no commit, init's defaults: never the rules the push itself brings). A deletion brings no
  * commit. Commits two refs share are judged once.
  */
 export async function judgePush(place: RangePlace, updates: readonly RefUpdate[]): Promise<PushVerdict[]> {
@@ -292,10 +326,11 @@ export async function judgePush(place: RangePlace, updates: readonly RefUpdate[]
     if (isZero(u.new)) continue;
     const commits = await listCommits(place, [u.new], ['--all']);
     const head = isZero(u.old) ? (await gitAsyncTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call(place))).stdout.trim() : '';
-    const base = isZero(u.old) ? head || u.new : u.old;
-    const rules = { ...(await rulesAt(place, base)), ...(base === u.new ? { pushed: true } : {}) };
-    const fresh = commits.filter((c) => !judged.has(`${rules.from ?? base}\0${c.commit}`));
-    for (const c of fresh) judged.add(`${rules.from ?? base}\0${c.commit}`);
+    const base = isZero(u.old) ? head || undefined : u.old;
+    const rules = await rulesAt(place, base);
+    const key = (c: RangeCommit) => `${rules.commit ?? ''}\0${rules.from ?? ''}\0${c.commit}`;
+    const fresh = commits.filter((c) => !judged.has(key(c)));
+    for (const c of fresh) judged.add(key(c));
     out.push({ ref: u.ref, verdict: await judgeRange(place, rules, fresh) });
   }
   return out;

@@ -28,7 +28,7 @@ async function judge(name: ServerHook, args: string[]): Promise<number> {
   const { quarantineOf } = await import('../../git/env.js');
   const { rangeModule } = await import('./check.js');
   const { judgePush, parseRefUpdates } = await rangeModule();
-  const { formatRangeVerdict } = await import('../../rules/format.js');
+  const { formatRangeVerdict, rulesUsed } = await import('../../rules/format.js');
   let updates;
   if (name === 'update') {
     const [ref, old, next] = args;
@@ -47,7 +47,7 @@ async function judge(name: ServerHook, args: string[]): Promise<number> {
     } else if (verdict.commits.length > 0) {
       const notes = formatRangeVerdict(verdict).split('\n').slice(0, -1);
       const n = verdict.commits.length;
-      lines.push(`hermesd: ${ref}: ${n} new commit${n === 1 ? '' : 's'} judged, no rule violations (rules of .hermes/config.yaml at ${verdict.rules.commit.slice(0, 10)})`, ...notes);
+      lines.push(`hermesd: ${ref}: ${n} new commit${n === 1 ? '' : 's'} judged, no rule violations (judged by ${rulesUsed(verdict.rules)})`, ...notes);
     }
     if (lines.length) process.stderr.write(lines.filter(Boolean).join('\n') + '\n');
   }
