@@ -366,13 +366,17 @@ function unverifiedProtect(rules: CompiledRule[], changes: Change[]): Violation[
  */
 const removedLine = (first: number | undefined) => first === 0x2d;
 
-/** A diff's verdict, with what it changed (a range reports changes to the rules file itself). */
-export type CommitDiffResult = CheckResult & { changes: Change[] };
+/**
+ * A diff's verdict, with what it changed (a range reports changes to the rules file itself), and
+ * apart from its violations, the protected paths it changed under rules with a generator, which
+ * a range cannot run (it says so instead of refusing; the pre-commit hook verifies them).
+ */
+export type CommitDiffResult = CheckResult & { changes: Change[]; generated: Array<Violation & { generator: string }> };
 
 /**
  * Judges many commit diffs with ONE git process, `git diff-tree --stdin` (git/diff-tree.ts),
- * each as checkCommit judges one (generators are not run; a generator rule's violation says
- * so): a range of a thousand commits costs one process, not a thousand
+ * each as checkCommit judges one (generators are not run: a generator rule's findings come
+ * apart, in `generated`): a range of a thousand commits costs one process, not a thousand
  * (three with merges: a merge's added lines are its combined diff's, the paths it changes
  * those that differ from any of its parents, listed against each). The patch streams through
  * the same judge as every other check; nothing of it is kept. Files the patch shows as binary
@@ -431,8 +435,14 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
     judge.end();
     // A merge changes every path that differs from one of its parents, whatever the combined diff shows.
     const touched = list[i]!.merge ? unionOfChanges(perParent[i]!.map((raw) => parseRawZ(raw))) : changes;
-    const violations = sortViolations([...unverifiedProtect(rules, touched), ...judge.contentViolations(changes)]);
-    out.push({ violations, warnings: judge.warnings, files: touched.length, changes: touched });
+    const violations: Violation[] = [...judge.contentViolations(changes)];
+    const generated: CommitDiffResult['generated'] = [];
+    // Each rule on its own: a rule with a generator excuses none of another's findings, whatever their ids.
+    for (const [c, found] of protectViolations(rules, touched)) {
+      if (c.rule.generator) generated.push(...found.map((v) => ({ ...v, generator: c.rule.generator! })));
+      else violations.push(...found);
+    }
+    out.push({ violations: sortViolations(violations), warnings: judge.warnings, files: touched.length, changes: touched, generated });
   }
   return out;
 }

@@ -19,7 +19,7 @@ export function formatViolations(result: Pick<CheckResult, 'violations' | 'warni
 }
 
 /** The rules that judged a range (range.ts's RulesUsed, without their list). */
-type RangeRulesReport = { commit?: string; found: boolean; defaults?: boolean; from?: string };
+type RangeRulesReport = { commit?: string; found: boolean; defaults?: boolean; from?: string; pinned?: string };
 
 /** What a range's verdict needs to be shown (range.ts's RangeVerdict). */
 type RangeReport = {
@@ -37,13 +37,14 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /**
  * The rules that judged, named as they were: the committed file at the base (or its last version
- * that parses), or init's defaults where the base has none or there is no base.
+ * that parses), or init's defaults where the base has none or there is no base; and a server's pin.
  */
 export function rulesUsed(r: RangeRulesReport): string {
   const base = r.commit ? short(r.commit) : undefined;
-  return r.found
+  const committed = r.found
     ? `the rules of .hermes/config.yaml at ${base}${r.from ? ` (its version from ${short(r.from)})` : ''}`
     : `init's default rules (${base ? `the base ${base} has no .hermes/config.yaml` : 'no base to take rules from: the ref is new and HEAD names no commit'})`;
+  return r.pinned ? `${committed} and the server's pinned rules (${r.pinned})` : committed;
 }
 
 /**

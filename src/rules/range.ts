@@ -7,10 +7,12 @@
  * the range's base: a commit cannot loosen the rules that judge it, and a change to
  * .hermes/config.yaml inside the range is reported as such. A base without that file, or no base
  * at all (a new ref where HEAD names no commit), is judged by init's default rules, never by none
- * and never by the pushed tip's own. No daemon, no work tree.
+ * and never by the pushed tip's own. A server's pinned rules (`<git-dir>/hermesd/
+ * server-config.yaml`, from init --server) judge beside them: the committed file can add rules,
+ * not remove them. No daemon, no work tree.
  *
  *   const verdict = await checkRange({ cwd, root }, 'origin/main..HEAD');   // check --commits
- *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin));   // pre-receive
+ *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin), { pinned });   // pre-receive
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -41,7 +43,10 @@ export type RangeCommit = { commit: string; parents: string[] };
 
 export type RangeViolation = Violation & { commit: string };
 
-/** The rules that judge a range: the config committed in `commit` (or its last version that parses, from `from`), or init's defaults. */
+/**
+ * The rules that judge a range: the config committed in `commit` (or its last version that
+ * parses, from `from`), or init's defaults; and a server's pinned rules.
+ */
 export type RangeRules = {
   config: HermesConfig;
   /** The commit whose rules judge (the range's base); none: a new ref with no base (HEAD names no commit). */
@@ -52,6 +57,8 @@ export type RangeRules = {
   defaults?: boolean;
   /** The commit whose version of the file was used, when the base's own does not parse. */
   from?: string;
+  /** The server's pinned config (its path), which judges beside the committed rules. */
+  pinned?: string;
   warnings: string[];
 };
 
@@ -61,7 +68,7 @@ export type RulesUsed = Omit<RangeRules, 'config' | 'warnings'> & { list: Array<
 export type RangeVerdict = {
   /** The commits judged, oldest first. */
   commits: string[];
-  /** Which rules judged: committed where (or init's defaults), and their ids and messages. */
+  /** Which rules judged: committed where (or init's defaults, and a server's pin), and their ids and messages. */
   rules: RulesUsed;
   violations: RangeViolation[];
   /** What was not fully judged, and generated files whose generator cannot run here. */
@@ -164,9 +171,15 @@ function defaultRules(): Promise<HermesConfig> {
  * The rules committed in `commit`, or init's defaults where it has no .hermes/config.yaml or
  * there is no `commit`. A config that does not parse is never read as "no rules": the last
  * earlier version that parses judges (with a warning that says so), and when none does, a
- * ConfigError naming the file, line and key.
+ * ConfigError naming the file, line and key. `pin`: a server's pinned rules, which judge too.
  */
-export async function rulesAt(place: RangePlace, commit: string | undefined): Promise<RangeRules> {
+export async function rulesAt(place: RangePlace, commit: string | undefined, pin?: PinnedRules): Promise<RangeRules> {
+  const committed = await committedRules(place, commit);
+  if (!pin) return committed;
+  return { ...committed, config: { ...committed.config, rules: distinctRules([...committed.config.rules, ...pin.config.rules]) }, pinned: pin.path };
+}
+
+async function committedRules(place: RangePlace, commit: string | undefined): Promise<RangeRules> {
   const [text, { load }] = await Promise.all([commit ? fileAt(place, commit, RULES_FILE) : undefined, judgingModules()]);
   const { loadCommittedConfig } = load;
   if (commit === undefined || text === undefined) {
@@ -190,6 +203,38 @@ export async function rulesAt(place: RangePlace, commit: string | undefined): Pr
     }
     throw err;
   }
+}
+
+/** A server's pinned rules: the file, and the config it holds. */
+export type PinnedRules = { path: string; config: HermesConfig };
+
+/**
+ * The server's pinned rules at `path`, or undefined where there is no such file (no pin: the
+ * committed rules alone judge). One that does not parse is a ConfigError naming the file, line
+ * and key: a push is refused rather than judged without them.
+ */
+export async function pinnedRules(path: string | undefined): Promise<PinnedRules | undefined> {
+  if (!path) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`the server's pinned rules ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}).`);
+  }
+  const { load } = await judgingModules();
+  return { path, config: load.loadCommittedConfig(path, text) };
+}
+
+/** Rules without repeats: a rule both the pin and the committed file hold judges once. */
+function distinctRules(rules: readonly Rule[]): Rule[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Regex source that matches `s` literally. */
@@ -239,6 +284,7 @@ const rulesUsed = (rules: RangeRules): Omit<RulesUsed, 'list'> => ({
   found: rules.found,
   ...(rules.defaults ? { defaults: true } : {}),
   ...(rules.from ? { from: rules.from } : {}),
+  ...(rules.pinned ? { pinned: rules.pinned } : {}),
 });
 
 /** Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what could not be judged here. */
@@ -246,7 +292,6 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
   const [secret, { engine, load }] = await Promise.all([secretValueRule(place, rules.config), judgingModules()]);
   const config: HermesConfig = secret.rule ? { ...rules.config, rules: [...rules.config.rules, secret.rule] } : rules.config;
   const results = await engine.checkCommitDiffs(place.cwd, config, started ?? rangeDiffs(commits), { quarantine: place.quarantine });
-  const generators = new Map(config.rules.filter((r) => r.generator).map((r) => [r.id, r.generator!] as const));
   const verdict: RangeVerdict = {
     commits: commits.map((c) => c.commit),
     rules: { ...rulesUsed(rules), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
@@ -258,13 +303,21 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
   commits.forEach((c, i) => {
     const short = c.commit.slice(0, 10);
     const found = results[i]!;
+    // The same finding twice: a rule the pin and the committed file both hold, with other options, finds the same line.
+    const said = new Set<string>();
     for (const v of found.violations) {
-      const generator = v.line === 0 ? generators.get(v.rule) : undefined;
-      if (generator) {
-        verdict.warnings.push(`${short} ${v.file}: a file rule ${v.rule} protects changed; its generator (\`${generator}\`) cannot run here, so the change is not refused (the pre-commit hook verifies it where hermesd init ran).`);
-      } else verdict.violations.push({ ...v, commit: c.commit });
+      const finding = `${v.rule}\0${v.file}\0${v.line}\0${v.message}`;
+      if (!said.has(finding)) verdict.violations.push({ ...v, commit: c.commit });
+      said.add(finding);
     }
-    for (const w of found.warnings) verdict.warnings.push(`${short} ${w}`);
+    const warnings = new Set([
+      ...found.generated.map(
+        (g) =>
+          `${short} ${g.file}: a file rule ${g.rule} protects changed; its generator (\`${g.generator}\`) cannot run here, so the change is not refused (the pre-commit hook verifies it where hermesd init ran).`,
+      ),
+      ...found.warnings.map((w) => `${short} ${w}`),
+    ]);
+    verdict.warnings.push(...warnings);
     if (pathsOf(found.changes).has(RULES_FILE)) verdict.configChanges.push(c.commit);
   });
   const last = verdict.configChanges[verdict.configChanges.length - 1];
@@ -280,17 +333,18 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
 }
 
 /**
- * `hermesd check --commits <range>`: the range's commits under the rules of its base. git starts
+ * `hermesd check --commits <range>`: the range's commits under the rules of its base (and, in a
+ * bare repository with `init --server`, its pinned rules: `pinned`, the file's path). git starts
  * diffing (with the patch, whatever the rules turn out to need) as soon as the commits are listed,
  * and works while the engine and the config load.
  */
-export async function checkRange(place: RangePlace, range: string): Promise<RangeVerdict & { range: string; base: string }> {
+export async function checkRange(place: RangePlace, range: string, opts: { pinned?: string } = {}): Promise<RangeVerdict & { range: string; base: string }> {
   void judgingModules();
   const { base, include, exclude } = await resolveRange(place, range);
   const commits = await listCommits(place, include, exclude);
   const started = startDiffTree(place.cwd, rangeDiffs(commits), { patch: true, quarantine: place.quarantine });
   try {
-    return { range, base, ...(await judgeRange(place, await rulesAt(place, base), commits, started)) };
+    return { range, base, ...(await judgeRange(place, await rulesAt(place, base, await pinnedRules(opts.pinned)), commits, started)) };
   } finally {
     started.stop(); // read to the end by then, unless the rules could not be read
   }
@@ -316,18 +370,20 @@ export type PushVerdict = { ref: string; verdict: RangeVerdict };
 /**
  * A push, judged as a server hook judges it: for each ref it moves, the commits new to the
  * repository, under the rules committed where the ref was (a new ref: where HEAD is; where HEAD
- * names no commit, init's defaults: never the rules the push itself brings). A deletion brings no
+ * names no commit, init's defaults: never the rules the push itself brings), and beside them the
+ * server's pinned rules (`opts.pinned`: the file, where there is one). A deletion brings no
  * commit. Commits two refs share are judged once.
  */
-export async function judgePush(place: RangePlace, updates: readonly RefUpdate[]): Promise<PushVerdict[]> {
+export async function judgePush(place: RangePlace, updates: readonly RefUpdate[], opts: { pinned?: string } = {}): Promise<PushVerdict[]> {
   const out: PushVerdict[] = [];
   const judged = new Set<string>();
+  const pin = await pinnedRules(opts.pinned);
   for (const u of updates) {
     if (isZero(u.new)) continue;
     const commits = await listCommits(place, [u.new], ['--all']);
     const head = isZero(u.old) ? (await gitAsyncTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call(place))).stdout.trim() : '';
     const base = isZero(u.old) ? head || undefined : u.old;
-    const rules = await rulesAt(place, base);
+    const rules = await rulesAt(place, base, pin);
     const key = (c: RangeCommit) => `${rules.commit ?? ''}\0${rules.from ?? ''}\0${c.commit}`;
     const fresh = commits.filter((c) => !judged.has(key(c)));
     for (const c of fresh) judged.add(key(c));

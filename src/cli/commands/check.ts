@@ -66,10 +66,11 @@ export async function rangeModule(): Promise<typeof import('../../rules/range.js
 /** `--commits <range>`: judged in this process, from a clone or a bare repository. */
 async function checkCommits(range: string, format: Format): Promise<void> {
   const loading = rangeModule(); // loads while git finds the repository
-  const { findGitRepository } = await import('../../paths/index.js');
+  const { findGitRepository, serverConfigPath } = await import('../../paths/index.js');
   const { checkRange } = await loading;
   const repo = findGitRepository(process.cwd());
-  const verdict = await checkRange({ cwd: repo.root ?? repo.gitDir, root: repo.root }, range);
+  // In a server's bare repository, its pinned rules judge too, as its pre-receive hook judges.
+  const verdict = await checkRange({ cwd: repo.root ?? repo.gitDir, root: repo.root }, range, repo.root ? {} : { pinned: serverConfigPath(repo.gitDir) });
   const { commits, ...rest } = verdict;
   const { list, ...used } = rest.rules;
   const judgedBy = rulesUsed(used);
@@ -82,6 +83,7 @@ async function checkCommits(range: string, format: Format): Promise<void> {
         ...(used.from ? { from: used.from } : {}),
         ids: list.map((r) => r.id),
         ...(used.defaults ? { defaults: true } : {}),
+        ...(used.pinned ? { pinned: used.pinned } : {}),
         by: judgedBy,
       },
       commits: commits.length,

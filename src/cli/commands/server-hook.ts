@@ -1,7 +1,9 @@
 /**
  * `hermesd hook pre-receive` and `hermesd hook update <ref> <old> <new>`: a push judged as a
- * server hook judges it, in this process (no daemon, no work tree: a bare repository), with the
- * violations on stderr, which git shows the pusher (`remote: …`). Exit 1 refuses the push.
+ * server hook judges it, in this process (no daemon, no work tree: a bare repository), by the
+ * rules committed where each ref was and the server's pinned rules (`<git-dir>/hermesd/
+ * server-config.yaml`), with the violations on stderr, which git shows the pusher (`remote: …`).
+ * Exit 1 refuses the push.
  *
  * hook.ts runs the client hooks through the clone's runner; it hands these two to this module,
  * so `hermesd hook <name>` stays one command for both.
@@ -24,7 +26,7 @@ export async function runServerHook(name: ServerHook, args: string[]): Promise<n
 
 async function judge(name: ServerHook, args: string[]): Promise<number> {
   const { UsageError } = await import('../../errors/index.js');
-  const { findGitRepository } = await import('../../paths/index.js');
+  const { findGitRepository, serverConfigPath } = await import('../../paths/index.js');
   const { quarantineOf } = await import('../../git/env.js');
   const { rangeModule } = await import('./check.js');
   const { judgePush, parseRefUpdates } = await rangeModule();
@@ -37,7 +39,8 @@ async function judge(name: ServerHook, args: string[]): Promise<number> {
   } else updates = parseRefUpdates(await readStdin());
   const repo = findGitRepository(process.cwd());
   // The pushed objects wait in git's quarantine until this hook says yes: every git read must see it.
-  const verdicts = await judgePush({ cwd: repo.root ?? repo.gitDir, quarantine: quarantineOf(process.env) }, updates);
+  const place = { cwd: repo.root ?? repo.gitDir, quarantine: quarantineOf(process.env) };
+  const verdicts = await judgePush(place, updates, { pinned: serverConfigPath(repo.gitDir) });
   let refused = false;
   for (const { ref, verdict } of verdicts) {
     const lines: string[] = [];
