@@ -2,7 +2,7 @@
  * `hermesd init --server`: the pre-receive hook of a bare repository (the server's copy, pushed
  * to over ssh, git daemon, Gitea…). It judges every push with the repository's rules as
  * committed, in Node, in-process (`hermesd hook pre-receive`: no daemon, no work tree), and
- * refuses one whose new commits break them. A pre-receive the repository had keeps running
+ * refuses one whose new objects break them. A pre-receive the repository had keeps running
  * after hermesd's judgement, with the same input (as `pre-receive.before-hermesd`, beside it);
  * where hooks come from a `pre-receive.d/`
  * folder (Gitea), hermesd's is one file in it. init also pins the server's rules: it writes

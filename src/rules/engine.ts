@@ -13,12 +13,12 @@
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, type Change, type PatchVisitor } from '../git/diff.js';
+import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, textLinesOf, type Change, type PatchVisitor } from '../git/diff.js';
 import { lineSplitter } from '../git/parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
-import { addedLinesOfFile, judgeUnshown, MAX_JUDGED_FILE_BYTES, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
+import { addedLinesOfFile, judgeUnshown, MAX_JUDGED_FILE_BYTES, readStoredObjects, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
 import { SecretScanner } from './secrets-judge.js';
@@ -444,6 +444,43 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
     }
     out.push({ violations: sortViolations(violations), warnings: judge.warnings, files: touched.length, changes: touched, generated });
   }
+  return out;
+}
+
+/** An object judged whole as new content: its id, the path rules see it at; `message`: a tag, of which only the message (after its header) is text. */
+export type WholeObject = { id: string; path: string; message?: boolean };
+
+/**
+ * Judges objects whole, as new files (every line added), by the content rules: what a push adds
+ * that is not a commit (a blob a ref names, the new blobs of a tree a ref names, an annotated
+ * tag's message; rules/range.ts). One `git cat-file --batch` for all of them, one held at a time;
+ * one over MAX_JUDGED_FILE_BYTES is refused unread, as a file is. Results in the order given.
+ */
+export async function checkObjects(root: string, config: HermesConfig, objects: readonly WholeObject[], opts: GitOptions = {}): Promise<CheckResult[]> {
+  const rules = compileRules(config);
+  const out: CheckResult[] = objects.map(() => ({ violations: [], warnings: [], files: 1 }));
+  if (!rules.some((c) => c.forbid || c.secrets)) return out;
+  let k = 0;
+  await readStoredObjects(
+    root,
+    objects.map((o) => o.id),
+    (object) => {
+      const i = k++;
+      const o = objects[i]!;
+      const judge = new ContentJudge(rules);
+      // (A missing object cannot be: git checks that a push brings every object its refs reach before its hooks run.)
+      if (object.type === undefined || !judge.file(o.path)) return;
+      if (!object.bytes) judge.line(0, '', true);
+      else {
+        const header = o.message ? object.bytes.indexOf('\n\n') : -1;
+        const text = o.message ? (header === -1 ? Buffer.alloc(0) : object.bytes.subarray(header + 2)) : object.bytes;
+        textLinesOf(text).forEach((line, n) => judge.line(n + 1, line, false));
+      }
+      judge.end();
+      out[i] = { violations: sortViolations(judge.violations), warnings: judge.warnings, files: 1 };
+    },
+    opts,
+  );
   return out;
 }
 

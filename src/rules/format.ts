@@ -24,8 +24,9 @@ type RangeRulesReport = { commit?: string; found: boolean; defaults?: boolean; f
 /** What a range's verdict needs to be shown (range.ts's RangeVerdict). */
 type RangeReport = {
   commits: readonly string[];
+  objects?: ReadonlyArray<{ ref: string; id: string; type: string }>;
   rules: RangeRulesReport;
-  violations: ReadonlyArray<CheckResult['violations'][number] & { commit: string }>;
+  violations: ReadonlyArray<CheckResult['violations'][number] & { commit: string; object?: string }>;
   warnings: readonly string[];
   configChanges: readonly string[];
   secretValues: { judged: boolean; note: string };
@@ -65,13 +66,22 @@ export function formatRangeVerdict(v: RangeReport): string {
   }
   if (v.secretValues.judged) lines.push(`note: secret values ${v.secretValues.note}.`);
   const n = v.commits.length;
+  const m = v.objects?.length ?? 0;
+  const inObjects = v.violations.filter((x) => x.object);
+  /** What was judged ("3 commits", "2 of 3 commits and 1 of 2 other objects…"), with how many of each broke a rule. */
+  const judged = (bad?: { commits: number; objects: number }) => {
+    const commits = `${bad ? `${bad.commits} of ` : ''}${plural(n, 'commit')}`;
+    const objects = `${bad ? `${bad.objects} of ` : ''}${plural(m, 'other object')} the refs name (tags, trees, blobs)`;
+    return m === 0 ? commits : n === 0 ? objects : `${commits} and ${objects}`;
+  };
   if (v.violations.length === 0) {
-    lines.push(`no rule violations in ${plural(n, 'commit')}, judged by ${rules}`);
+    lines.push(`no rule violations in ${judged()}, judged by ${rules}`);
   } else {
-    const bad = new Set(v.violations.map((x) => x.commit)).size;
-    lines.push('', `${plural(v.violations.length, 'rule violation')} in ${bad} of ${plural(n, 'commit')}, judged by ${rules}.`);
+    const bad = { commits: new Set(v.violations.filter((x) => !x.object).map((x) => x.commit)).size, objects: new Set(inObjects.map((x) => x.commit)).size };
+    lines.push('', `${plural(v.violations.length, 'rule violation')} in ${judged(bad)}, judged by ${rules}.`);
     const rebase = v.rules.commit ? short(v.rules.commit) : '--root';
-    lines.push(`To fix: rewrite the commits that carry them (e.g. git rebase -i ${rebase}) so that none does, then push again.`);
+    if (bad.commits > 0) lines.push(`To fix: rewrite the commits that carry them (e.g. git rebase -i ${rebase}) so that none does, then push again.`);
+    if (bad.objects > 0) lines.push('To fix a tag, tree or blob a ref names: make one without them (a tag: git tag -d, then tag again), then push it.');
   }
   return lines.join('\n');
 }

@@ -9,7 +9,9 @@
  * at all (a new ref where HEAD names no commit), is judged by init's default rules, never by none
  * and never by the pushed tip's own. A server's pinned rules (`<git-dir>/hermesd/
  * server-config.yaml`, from init --server) judge beside them: the committed file can add rules,
- * not remove them. No daemon, no work tree.
+ * not remove them. A push is judged on every object it adds: tags are peeled, a blob a ref names
+ * is judged as content, a tree as its new blobs, an annotated tag by its message. No daemon, no
+ * work tree.
  *
  *   const verdict = await checkRange({ cwd, root }, 'origin/main..HEAD');   // check --commits
  *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin), { pinned });   // pre-receive
@@ -18,11 +20,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { HermesConfig, Rule } from '../config/schema.js';
 import { ConfigError, UsageError } from '../errors/index.js';
+import { parseNulList } from '../git/diff.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import type { Quarantine } from '../git/env.js';
 import { GitFailed, gitAsync, gitAsyncTry, plainGitCall } from '../git/run.js';
+import { readStoredObjects } from '../git/stored-diff.js';
 import { INIT_CONFIG_TEMPLATE } from '../version.js';
-import type { CommitDiffResult, Violation } from './engine.js';
+import type { CommitDiffResult, Violation, WholeObject } from './engine.js';
 
 /**
  * The rule engine and the config loader (zod, yaml, the schemas: most of a range check's
@@ -41,7 +45,13 @@ export type RangePlace = { cwd: string; root?: string; quarantine?: Quarantine }
 
 export type RangeCommit = { commit: string; parents: string[] };
 
-export type RangeViolation = Violation & { commit: string };
+/**
+ * A violation and the commit that brought it; in a push, also what a ref names that is not a commit
+ * (`object`: a tag's message, a blob, a tree's blob), whose `commit` is then that tag, blob or tree.
+ */
+export type RangeViolation = Violation & { commit: string; object?: ObjectKind };
+
+type ObjectKind = 'tag' | 'tree' | 'blob';
 
 /**
  * The rules that judge a range: the config committed in `commit` (or its last version that
@@ -68,6 +78,8 @@ export type RulesUsed = Omit<RangeRules, 'config' | 'warnings'> & { list: Array<
 export type RangeVerdict = {
   /** The commits judged, oldest first. */
   commits: string[];
+  /** In a push: what its refs name that is not a commit, judged as content (tags peeled: the tag, and the tree or blob it names). */
+  objects?: Array<{ ref: string; id: string; type: ObjectKind }>;
   /** Which rules judged: committed where (or init's defaults, and a server's pin), and their ids and messages. */
   rules: RulesUsed;
   violations: RangeViolation[];
@@ -367,27 +379,146 @@ export function parseRefUpdates(stdin: string): RefUpdate[] {
 
 export type PushVerdict = { ref: string; verdict: RangeVerdict };
 
+/** An object's id and type (none: missing), as `git cat-file --batch-check` names it. */
+type Kind = { id: string; type?: string };
+
+/** The ids and types of `names` (ids, `<id>^{}` to peel a tag), with one `git cat-file --batch-check`, in order. */
+async function kindsOf(place: RangePlace, names: readonly string[]): Promise<Kind[]> {
+  if (names.length === 0) return [];
+  const out = await gitAsync(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { ...call(place), input: names.join('\n') + '\n' });
+  return out
+    .toString('utf8')
+    .split('\n')
+    .slice(0, names.length)
+    .map((line) => {
+      const [id = '', type] = line.split(' ');
+      return type === 'missing' || type === 'ambiguous' || type === undefined ? { id } : { id, type };
+    });
+}
+
+/** The tags of the chains that start at `ids` (a tag of a tag…): each round reads the tags found so far, one `git cat-file --batch`. */
+async function tagChains(place: RangePlace, ids: readonly string[]): Promise<Map<string, string[]>> {
+  const chains = new Map<string, string[]>(ids.map((id) => [id, [id]]));
+  let round = ids.map((id) => ({ start: id, tag: id }));
+  while (round.length > 0) {
+    const next: typeof round = [];
+    let k = 0;
+    await readStoredObjects(
+      place.cwd,
+      round.map((r) => r.tag),
+      (object) => {
+        const r = round[k++]!;
+        // A tag's header names what it tags: `object <id>` then `type <type>`.
+        const head = object.bytes?.subarray(0, 400).toString('latin1') ?? '';
+        const target = /^object ([0-9a-f]+)\ntype tag\n/.exec(head)?.[1];
+        const chain = chains.get(r.start)!;
+        if (target && !chain.includes(target)) {
+          chain.push(target);
+          next.push({ start: r.start, tag: target });
+        }
+      },
+      { quarantine: place.quarantine },
+    );
+    round = next;
+  }
+  return chains;
+}
+
+/** The blobs of `tree` the repository does not have yet (not reachable from its refs), with their paths in the tree. */
+async function newBlobsOf(place: RangePlace, tree: string): Promise<Array<{ id: string; path: string }>> {
+  const [fresh, listing] = await Promise.all([
+    gitAsync(['rev-list', '--objects', tree, '--not', '--all'], call(place)),
+    gitAsync(['ls-tree', '-r', '-z', '--full-tree', tree], call(place)),
+  ]);
+  // rev-list prints a path after each id, unquoted: only the ids are read from it; ls-tree gives the paths, NUL-separated.
+  const ids = new Set(fresh.toString('utf8').split('\n').map((l) => l.slice(0, l.indexOf(' ') === -1 ? l.length : l.indexOf(' '))));
+  const out: Array<{ id: string; path: string }> = [];
+  for (const entry of parseNulList(listing)) {
+    const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (m && ids.has(m[2]!)) out.push({ id: m[2]!, path: m[3]! });
+  }
+  return out;
+}
+
 /**
- * A push, judged as a server hook judges it: for each ref it moves, the commits new to the
- * repository, under the rules committed where the ref was (a new ref: where HEAD is; where HEAD
- * names no commit, init's defaults: never the rules the push itself brings), and beside them the
- * server's pinned rules (`opts.pinned`: the file, where there is one). A deletion brings no
- * commit. Commits two refs share are judged once.
+ * What a ref names beside commits, judged as content under `rules`: each tag of its chain by its
+ * message, and the blob or tree it peels to (a blob as a file at the ref's name, a tree by its new
+ * blobs at their paths). A violation's `commit` is the tag, blob or tree it was found in.
+ */
+async function judgeObjects(
+  place: RangePlace,
+  rules: RangeRules,
+  u: RefUpdate,
+  own: Kind,
+  peeled: Kind,
+): Promise<{ objects: NonNullable<RangeVerdict['objects']>; violations: RangeViolation[] }> {
+  const objects: NonNullable<RangeVerdict['objects']> = [];
+  /** Each object to read, with what a violation in it names: the kind and id of what the ref names (the tag, the blob, the tree) and where. */
+  const wholes: Array<WholeObject & { kind: ObjectKind; shown: string; note: string }> = [];
+  if (own.type === 'tag') {
+    for (const tag of (await tagChains(place, [own.id])).get(own.id)!) {
+      objects.push({ ref: u.ref, id: tag, type: 'tag' });
+      wholes.push({ id: tag, path: u.ref, message: true, kind: 'tag', shown: tag, note: `in the tag message of ${u.ref}` });
+    }
+  }
+  if (peeled.type === 'blob') {
+    objects.push({ ref: u.ref, id: peeled.id, type: 'blob' });
+    wholes.push({ id: peeled.id, path: u.ref, kind: 'blob', shown: peeled.id, note: `in the blob ${u.ref} names` });
+  } else if (peeled.type === 'tree') {
+    objects.push({ ref: u.ref, id: peeled.id, type: 'tree' });
+    for (const b of await newBlobsOf(place, peeled.id)) wholes.push({ ...b, kind: 'tree', shown: peeled.id, note: `in the tree ${u.ref} names` });
+  }
+  if (wholes.length === 0) return { objects, violations: [] };
+  const { engine } = await judgingModules();
+  const results = await engine.checkObjects(place.cwd, rules.config, wholes, { quarantine: place.quarantine });
+  const said = new Set<string>();
+  const violations = results
+    .flatMap((r, i) => r.violations.map((v) => ({ ...v, message: `${v.message} (${wholes[i]!.note})`, commit: wholes[i]!.shown, object: wholes[i]!.kind })))
+    .filter((v) => {
+      const finding = `${v.rule}\0${v.file}\0${v.line}\0${v.message}`;
+      return !said.has(finding) && Boolean(said.add(finding));
+    });
+  return { objects, violations };
+}
+
+/**
+ * A push, judged as a server hook judges it: for each ref it moves, every object new to the
+ * repository. Its new commits, under the rules committed where the ref was (a new ref: where HEAD
+ * is; where HEAD names no commit, init's defaults: never the rules the push itself brings), and
+ * beside them the server's pinned rules (`opts.pinned`: the file, where there is one). A tag is
+ * peeled: its message is judged, and what it names; a blob a ref names is judged as content, a
+ * tree by its blobs the repository did not have. A deletion brings nothing. Commits two refs
+ * share are judged once.
  */
 export async function judgePush(place: RangePlace, updates: readonly RefUpdate[], opts: { pinned?: string } = {}): Promise<PushVerdict[]> {
+  const live = updates.filter((u) => !isZero(u.new));
+  if (live.length === 0) return [];
+  // One batch for every type: what each ref names, what that peels to, what it named before (peeled: a moved tag's commit), and HEAD's commit.
+  const names = [...live.flatMap((u) => [u.new, `${u.new}^{}`, isZero(u.old) ? 'HEAD^{commit}' : `${u.old}^{}`]), 'HEAD^{commit}'];
+  const [kinds, pin] = await Promise.all([kindsOf(place, names), pinnedRules(opts.pinned)]);
+  const head = kinds[kinds.length - 1]!;
+  const rulesOf = new Map<string, Promise<RangeRules>>();
   const out: PushVerdict[] = [];
   const judged = new Set<string>();
-  const pin = await pinnedRules(opts.pinned);
-  for (const u of updates) {
-    if (isZero(u.new)) continue;
-    const commits = await listCommits(place, [u.new], ['--all']);
-    const head = isZero(u.old) ? (await gitAsyncTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call(place))).stdout.trim() : '';
-    const base = isZero(u.old) ? head || undefined : u.old;
-    const rules = await rulesAt(place, base, pin);
+  for (const [i, u] of live.entries()) {
+    const [own, peeled, was] = [kinds[3 * i]!, kinds[3 * i + 1]!, kinds[3 * i + 2]!];
+    // (git checks that a push brings every object its refs name before the hooks run: this is a repository that lost one.)
+    if (!own.type || !peeled.type) throw new UsageError(`${u.ref}: ${u.new} is not in this repository, so the push cannot be judged.`);
+    // The base: the commit the ref named before; for a new ref (or one that named no commit), HEAD's, if it has one.
+    const base = was.type === 'commit' ? was.id : head.type === 'commit' ? head.id : undefined;
+    if (!rulesOf.has(base ?? '')) rulesOf.set(base ?? '', rulesAt(place, base, pin));
+    const rules = await rulesOf.get(base ?? '')!;
     const key = (c: RangeCommit) => `${rules.commit ?? ''}\0${rules.from ?? ''}\0${c.commit}`;
+    const commits = peeled.type === 'commit' ? await listCommits(place, [u.new], ['--all']) : [];
     const fresh = commits.filter((c) => !judged.has(key(c)));
     for (const c of fresh) judged.add(key(c));
-    out.push({ ref: u.ref, verdict: await judgeRange(place, rules, fresh) });
+    const verdict = await judgeRange(place, rules, fresh);
+    if (own.type !== 'commit') {
+      const { objects, violations } = await judgeObjects(place, rules, u, own, peeled);
+      verdict.objects = objects;
+      verdict.violations.push(...violations);
+    }
+    out.push({ ref: u.ref, verdict });
   }
   return out;
 }

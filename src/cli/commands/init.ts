@@ -83,7 +83,7 @@ async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<
       r.pinned.written ? `pinned rules written to ${r.pinned.path} (from ${r.pinned.from})` : `pinned rules kept as they are: ${r.pinned.path}`,
       'every push is judged by the rules of .hermes/config.yaml as committed where each ref was (a new branch: where HEAD is; ' +
         "init's defaults where there is no such file) and by the pinned rules, which the repository's file can add to but not loosen; " +
-        'a push whose new commits break them is refused, and the pusher sees why',
+        'a push whose new objects (commits, tags, trees, blobs) break them is refused, and the pusher sees why',
       `edit the pinned rules in ${r.pinned.path} (read at every push; init --server keeps your edits)`,
       r.pinned.secretsRule
         ? ''

@@ -44,13 +44,18 @@ async function judge(name: ServerHook, args: string[]): Promise<number> {
   let refused = false;
   for (const { ref, verdict } of verdicts) {
     const lines: string[] = [];
+    const objects = verdict.objects?.length ?? 0;
     if (verdict.violations.length > 0) {
       refused = true;
-      lines.push(`hermesd: ${ref}: push refused: new commits break the repository's rules`, formatRangeVerdict(verdict));
-    } else if (verdict.commits.length > 0) {
+      const what = verdict.violations.some((v) => !v.object) ? 'new commits break' : 'what it names breaks';
+      lines.push(`hermesd: ${ref}: push refused: ${what} the repository's rules`, formatRangeVerdict(verdict));
+    } else if (verdict.commits.length > 0 || objects > 0) {
       const notes = formatRangeVerdict(verdict).split('\n').slice(0, -1);
       const n = verdict.commits.length;
-      lines.push(`hermesd: ${ref}: ${n} new commit${n === 1 ? '' : 's'} judged, no rule violations (judged by ${rulesUsed(verdict.rules)})`, ...notes);
+      const judged = [n > 0 ? `${n} new commit${n === 1 ? '' : 's'}` : '', objects > 0 ? `${objects} other object${objects === 1 ? '' : 's'}` : '']
+        .filter(Boolean)
+        .join(' and ');
+      lines.push(`hermesd: ${ref}: ${judged} judged, no rule violations (judged by ${rulesUsed(verdict.rules)})`, ...notes);
     }
     if (lines.length) process.stderr.write(lines.filter(Boolean).join('\n') + '\n');
   }
