@@ -124,7 +124,12 @@ function pinText(repo: GitRepository): { text: string; from: string } {
       from = `init's default rules (.hermes/config.yaml at ${head.slice(0, 10)} does not parse)`;
     }
   }
-  body ??= readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
+  try {
+    body ??= readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError(`init's default config ${INIT_CONFIG_TEMPLATE} cannot be read (${why}): reinstall hermesd.`);
+  }
   const header = [
     `# hermesd: this server's pinned rules, written by \`hermesd init --server\` from ${from}.`,
     '# Every push is judged by these rules AND by the rules of .hermes/config.yaml committed where',

@@ -322,13 +322,10 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
       if (!said.has(finding)) verdict.violations.push({ ...v, commit: c.commit });
       said.add(finding);
     }
-    const warnings = new Set([
-      ...found.generated.map(
-        (g) =>
-          `${short} ${g.file}: a file rule ${g.rule} protects changed; its generator (\`${g.generator}\`) cannot run here, so the change is not refused (the pre-commit hook verifies it where hermesd init ran).`,
-      ),
-      ...found.warnings.map((w) => `${short} ${w}`),
-    ]);
+    const unverified = (g: CommitDiffResult['generated'][number]) =>
+      `${short} ${g.file}: a file rule ${g.rule} protects changed; its generator (\`${g.generator}\`) cannot run here, so the change is not refused ` +
+      '(the pre-commit hook verifies it where hermesd init ran).';
+    const warnings = new Set([...found.generated.map(unverified), ...found.warnings.map((w) => `${short} ${w}`)]);
     verdict.warnings.push(...warnings);
     if (pathsOf(found.changes).has(RULES_FILE)) verdict.configChanges.push(c.commit);
   });
@@ -476,7 +473,9 @@ async function judgeObjects(
     .flatMap((r, i) => r.violations.map((v) => ({ ...v, message: `${v.message} (${wholes[i]!.note})`, commit: wholes[i]!.shown, object: wholes[i]!.kind })))
     .filter((v) => {
       const finding = `${v.rule}\0${v.file}\0${v.line}\0${v.message}`;
-      return !said.has(finding) && Boolean(said.add(finding));
+      if (said.has(finding)) return false;
+      said.add(finding);
+      return true;
     });
   return { objects, violations };
 }
