@@ -103,6 +103,14 @@ describe('forbid rules judge added lines only, with new-file line numbers', () =
     expect(where(await checkWorktree(repo, config)), 'a key as an untracked symlink target passed').toEqual(['link:1:no-aws-keys']);
   });
 
+  it('decodes UTF-16 text without a byte-order mark, staged or untracked', async () => {
+    const repo = t.repo();
+    writeFiles(repo, { 'notes.txt': Buffer.from(`first\nsecond ${KEY}\n`, 'utf16le') });
+    expect(where(await checkWorktree(repo, config)), 'an untracked UTF-16 file was not decoded').toEqual(['notes.txt:2:no-aws-keys']);
+    git(repo, 'add', '-A');
+    expect(where(await checkStaged(repo, config)), 'a staged UTF-16 file was not decoded').toEqual(['notes.txt:2:no-aws-keys']);
+  });
+
   it('judges every added line of a big file (no part is left unread), and refuses a file over the bound unread', async () => {
     const repo = t.repo();
     const filler = 'x'.repeat(99) + '\n';
