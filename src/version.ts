@@ -18,6 +18,8 @@ export const PACKAGE_ROOT = findPackageRoot();
 
 export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
+/** The config `hermesd init` writes; its rules (init's defaults) also judge a range whose base has no config. */
+export const INIT_CONFIG_TEMPLATE = join(PACKAGE_ROOT, 'templates', 'config.yaml');
 /** The CLI entry point, for spawning the daemon and for hooks that must find this install. */
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'src', 'cli', 'main.js');
 /** The range check's bundle (scripts/bundle-range.mjs, from dist/src/rules/range.js): what check --commits and the server hook load. */

@@ -106,6 +106,22 @@ describe('CI: the GitHub Action and the pre-commit entry', () => {
     expect(JSON.parse(readFileSync(join(repo, 'out.sarif'), 'utf8')).runs[0].results).toHaveLength(1);
   });
 
+  it('a repository adopting hermesd (no config in the base) is judged by init’s default rules, and the log names them', () => {
+    const adopting = t.repo({ 'README.md': '# no hermesd config yet\n' });
+    const start = gitIn(t, adopting, 'rev-parse', 'HEAD').trim();
+    writeFiles(adopting, { 'deploy.sh': `export AWS_ACCESS_KEY_ID=${'AKIA' + 'Q3EGRV7YXH2MZK4P'}\n` });
+    gitIn(t, adopting, 'add', '-A');
+    gitIn(t, adopting, 'commit', '-qm', 'a key');
+    const tip = gitIn(t, adopting, 'rev-parse', 'HEAD').trim();
+    const text = runStep({ PR_BASE: start, PR_HEAD: tip }, adopting);
+    expect(text.code, `a key in a repository without config passed the action:\n${text.out}`).toBe(1);
+    const named = `judged by init's default rules (the base ${start.slice(0, 10)} has no .hermes/config.yaml)`;
+    expect(text.out, 'the log does not name the rules that judged').toContain(named);
+    const sarif = runStep({ PR_BASE: start, PR_HEAD: tip, FORMAT: 'sarif', SARIF_FILE: 'out.sarif' }, adopting);
+    expect(sarif.code).toBe(1);
+    expect(sarif.out, 'beside SARIF the log does not name the rules that judged').toContain("::notice title=hermesd::judged by init's default rules");
+  });
+
   it('with nothing to judge it says what to give and exits 2', () => {
     const r = runStep({});
     expect(r.code).toBe(2);

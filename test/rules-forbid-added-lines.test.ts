@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config/schema.js';
-import { checkStaged, checkWorktree, MAX_ADDED_BYTES_PER_FILE } from '../src/rules/engine.js';
+import { MAX_JUDGED_FILE_BYTES } from '../src/git/stored-diff.js';
+import { checkStaged, checkWorktree } from '../src/rules/engine.js';
 import { git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const KEY = 'AKIAABCDEFGHIJKLMNOP';
@@ -92,29 +93,49 @@ describe('forbid rules judge added lines only, with new-file line numbers', () =
     expect(where(await checkStaged(repo, anchored))).toEqual([`${odd}:2:no-aws-keys`]);
   });
 
-  it('does not read a symlink target as content', async () => {
+  it('reads a symlink target as content: git stores it as a blob, and pushes it', async () => {
     const repo = t.repo();
     symlinkSync(`target-${KEY}`, join(repo, 'link'));
     git(repo, 'add', '-A');
-    expect((await checkStaged(repo, config)).violations).toEqual([]);
+    expect(where(await checkStaged(repo, config)), 'a key as a staged symlink target passed').toEqual(['link:1:no-aws-keys']);
+    // The work tree check reads an untracked link's target the same way.
+    git(repo, 'rm', '-q', '--cached', 'link');
+    expect(where(await checkWorktree(repo, config)), 'a key as an untracked symlink target passed').toEqual(['link:1:no-aws-keys']);
   });
 
-  it('stops judging a file past 1 MiB of added text, with a warning', async () => {
+  it('decodes UTF-16 text without a byte-order mark, staged or untracked', async () => {
+    const repo = t.repo();
+    writeFiles(repo, { 'notes.txt': Buffer.from(`first\nsecond ${KEY}\n`, 'utf16le') });
+    expect(where(await checkWorktree(repo, config)), 'an untracked UTF-16 file was not decoded').toEqual(['notes.txt:2:no-aws-keys']);
+    git(repo, 'add', '-A');
+    expect(where(await checkStaged(repo, config)), 'a staged UTF-16 file was not decoded').toEqual(['notes.txt:2:no-aws-keys']);
+  });
+
+  it('judges every added line of a big file (no part is left unread), and refuses a file over the bound unread', async () => {
     const repo = t.repo();
     const filler = 'x'.repeat(99) + '\n';
-    const count = Math.ceil((MAX_ADDED_BYTES_PER_FILE * 1.5) / filler.length);
+    const count = Math.ceil((1024 * 1024 * 1.5) / filler.length);
     writeFiles(repo, { 'big.txt': `${KEY}\n` + filler.repeat(count) + `${KEY}\n` });
     git(repo, 'add', '-A');
     const r = await checkStaged(repo, config);
-    expect(where(r)).toEqual(['big.txt:1:no-aws-keys']);
-    expect(r.warnings).toHaveLength(1);
-    expect(r.warnings[0]).toMatch(/^big\.txt: added lines from line \d+ on were not checked/);
+    expect(where(r), 'a key past the first MiB was not found').toEqual(['big.txt:1:no-aws-keys', `big.txt:${count + 2}:no-aws-keys`]);
+    expect(r.warnings).toEqual([]);
 
-    // Same bound for an untracked file in the work tree check.
+    // The same for an untracked file in the work tree check.
     git(repo, 'rm', '-q', '--cached', 'big.txt');
     const w = await checkWorktree(repo, config);
-    expect(where(w)).toEqual(['big.txt:1:no-aws-keys']);
-    expect(w.warnings[0]).toMatch(/^big\.txt: /);
+    expect(where(w), 'a key past the first MiB of an untracked file was not found').toEqual(['big.txt:1:no-aws-keys', `big.txt:${count + 2}:no-aws-keys`]);
+
+    // Over the bound: a violation that says why, staged or untracked, never a pass.
+    writeFiles(repo, { 'huge.txt': filler.repeat(Math.ceil((MAX_JUDGED_FILE_BYTES + 1024) / filler.length)) });
+    const untracked = await checkWorktree(repo, config);
+    expect(untracked.violations.filter((v) => v.file === 'huge.txt'), 'an untracked file over the bound passed').toMatchObject([
+      { rule: 'no-aws-keys', line: 0, message: expect.stringContaining('not judged: huge.txt is over the') },
+    ]);
+    git(repo, 'add', 'huge.txt');
+    const staged = await checkStaged(repo, config);
+    expect(staged.violations.map((v) => `${v.file}:${v.rule}`), 'a staged file over the bound passed').toEqual(['huge.txt:no-aws-keys']);
+    expect(staged.violations[0]!.message).toMatch(/not judged: huge\.txt is over the \d+ MiB of one file hermesd reads/);
   });
 
   it('works in a repository without commits', async () => {

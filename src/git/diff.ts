@@ -1,8 +1,9 @@
 /**
  * Parsers for the two git outputs the engine reads: `git diff --raw -z` (what changed,
  * with renames, modes and object ids) and a `-U0` patch (which lines were added, at which
- * new-file line numbers); and the text of a file git shows as binary (its byte-order mark
- * decoded) with the lines it adds. Parsers only; running git is stored-diff.ts.
+ * new-file line numbers); and the text of a file git shows as binary (decoded from a byte-order
+ * mark, or from UTF-16/32 told by its NUL bytes) with the lines it adds. Parsers only; running
+ * git is stored-diff.ts.
  */
 
 export type ChangeStatus = 'A' | 'M' | 'D' | 'R' | 'C' | 'T' | 'U' | 'X';
@@ -227,6 +228,11 @@ export function isRegularFile(mode: string): boolean {
   return mode === '100644' || mode === '100755';
 }
 
+/** Regular files and symlinks: the changes whose blob is content (a symlink's blob is its target, which git shows as a line). */
+export function isContentMode(mode: string): boolean {
+  return isRegularFile(mode) || mode === SYMLINK_MODE;
+}
+
 /**
  * Byte-order marks, longest first (UTF-32LE starts like UTF-16LE). A file with one is text
  * in that encoding, however binary its bytes look to git (UTF-16 holds a NUL per ASCII letter).
@@ -239,27 +245,67 @@ const BOMS: Array<{ bytes: number[]; decode(body: Buffer): string }> = [
   { bytes: [0xff, 0xfe], decode: (b) => new TextDecoder('utf-16le').decode(b) },
 ];
 
+/** Code points turned into text per slice of this many (String.fromCodePoint takes them as arguments). */
+const CODE_POINTS_PER_SLICE = 8192;
+
 function utf32(b: Buffer, little: boolean): string {
-  let out = '';
+  const parts: string[] = [];
+  const points: number[] = [];
   for (let i = 0; i + 4 <= b.length; i += 4) {
     const cp = little ? b.readUInt32LE(i) : b.readUInt32BE(i);
-    out += cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? String.fromCodePoint(cp) : '\ufffd';
+    points.push(cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? cp : 0xfffd);
+    if (points.length === CODE_POINTS_PER_SLICE) parts.push(String.fromCodePoint(...points.splice(0)));
   }
-  return out;
-}
-
-/** Whether `buf` starts with a UTF-16 or UTF-32 byte-order mark (text git shows as binary). */
-export function hasWideBom(buf: Buffer): boolean {
-  return BOMS.some((b) => b.bytes.length !== 3 && b.bytes.every((x, i) => buf[i] === x));
+  parts.push(String.fromCodePoint(...points));
+  return parts.join('');
 }
 
 /**
- * The lines of a file's bytes as text: decoded from the encoding its byte-order mark names,
- * else read as UTF-8 (a binary file's bytes too: a forbidden pattern is ASCII in any of them).
+ * UTF-16 and UTF-32 text without a byte-order mark, told by where its NUL bytes fall: in
+ * mostly-ASCII text every code unit has NUL high bytes, at the same places in each unit, and a
+ * non-NUL low byte. Binary data has its NULs anywhere. The shares below are of the bytes at one
+ * place of the unit: text with some letters beyond ASCII still has most high bytes NUL.
+ */
+const WIDE_HIGH_NUL_MIN = 0.6;
+const WIDE_LOW_NUL_MAX = 0.1;
+
+/** How to decode `buf` when it is UTF-16 or UTF-32 without a byte-order mark: from which byte, with what; undefined when it is not. */
+function wideEncodingOf(buf: Buffer): { offset: number; decode(body: Buffer): string } | undefined {
+  if (buf.length < 4 || buf.indexOf(0) === -1) return undefined;
+  const nuls = [0, 0, 0, 0];
+  for (let i = 0; i < buf.length; i++) if (buf[i] === 0) nuls[i & 3]!++;
+  const at = [0, 1, 2, 3].map((r) => Math.ceil((buf.length - r) / 4));
+  const share = nuls.map((n, r) => n / at[r]!);
+  const low = [0, 1, 2, 3].filter((r) => share[r]! <= WIDE_LOW_NUL_MAX);
+  const high = [0, 1, 2, 3].filter((r) => share[r]! >= WIDE_HIGH_NUL_MIN);
+  if (low.length === 1 && high.length === 3) {
+    // UTF-32: the low byte comes first (LE) or last (BE) in its unit; a letter beyond ASCII fills the byte beside it.
+    const r = low[0]!;
+    const little = nuls[(r + 1) & 3]! <= nuls[(r + 3) & 3]!;
+    return { offset: little ? r : (r + 1) & 3, decode: (b) => utf32(b, little) };
+  }
+  const even = (nuls[0]! + nuls[2]!) / (at[0]! + at[2]!);
+  const odd = (nuls[1]! + nuls[3]!) / (at[1]! + at[3]!);
+  // UTF-16: the NULs at odd bytes (LE) or even ones (BE; also LE text that starts one byte in).
+  if (even <= WIDE_LOW_NUL_MAX && odd >= WIDE_HIGH_NUL_MIN) return { offset: 0, decode: (b) => new TextDecoder('utf-16le').decode(b) };
+  if (odd <= WIDE_LOW_NUL_MAX && even >= WIDE_HIGH_NUL_MIN) return { offset: 0, decode: (b) => new TextDecoder('utf-16be').decode(b) };
+  return undefined;
+}
+
+/** Whether `buf` is UTF-16 or UTF-32 text, with a byte-order mark or without (text git shows as binary). */
+export function isWideText(buf: Buffer): boolean {
+  return BOMS.some((b) => b.bytes.length !== 3 && b.bytes.every((x, i) => buf[i] === x)) || wideEncodingOf(buf) !== undefined;
+}
+
+/**
+ * The lines of a file's bytes as text: decoded from the encoding its byte-order mark names, or
+ * that the places of its NUL bytes show (UTF-16 and UTF-32 without a mark), else read as UTF-8
+ * (a binary file's bytes too: a forbidden pattern is ASCII in any of them).
  */
 export function textLinesOf(buf: Buffer): string[] {
   const bom = BOMS.find((b) => b.bytes.every((x, i) => buf[i] === x));
-  const text = bom ? bom.decode(buf.subarray(bom.bytes.length)) : buf.toString('utf8');
+  const wide = bom ? undefined : wideEncodingOf(buf);
+  const text = bom ? bom.decode(buf.subarray(bom.bytes.length)) : wide ? wide.decode(buf.subarray(wide.offset)) : buf.toString('utf8');
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));

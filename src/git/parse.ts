@@ -15,41 +15,55 @@ export function splitZ(out: string): string[] {
  * Splits a byte stream into lines (without the newline), across chunk boundaries. A line
  * longer than `maxLineBytes` is handed over cut to that length with `cut = true`, so one
  * minified megabyte line cannot grow the buffer without bound. `skip`: lines whose first byte
- * it names are not handed over (a patch's removed lines, which no rule reads).
+ * it names are not handed over, nor held (a patch's removed lines, which no rule reads).
+ * A line that spans chunks is held as its pieces and joined once, when it ends: joining at
+ * every chunk would copy a long line once per chunk.
  */
 export function lineSplitter(onLine: (line: Buffer, cut: boolean) => void, maxLineBytes = 2 * 1024 * 1024, skip?: (firstByte: number | undefined) => boolean): { push(chunk: Buffer): void; end(): void } {
-  let rest: Buffer | undefined;
-  let skipping = false; // inside an over-long line whose head was already delivered
+  let parts: Buffer[] = [];
+  let held = 0;
+  /** Whether the next byte starts a line. */
+  let atStart = true;
+  /** The line in progress is not handed over (skipped, or handed over cut already). */
+  let dropping = false;
+  const deliver = (line: Buffer) => (line.length > maxLineBytes ? onLine(line.subarray(0, maxLineBytes), true) : onLine(line, false));
   return {
     push(chunk) {
-      let buf = chunk;
-      let start = 0;
-      if (rest) {
-        // Only the line the last chunk cut is joined, not the whole chunk (copying every chunk costs a streamed patch's time).
-        const nl = chunk.indexOf(10);
-        if (nl === -1 || skipping) buf = Buffer.concat([rest, chunk]);
-        else {
-          onLine(Buffer.concat([rest, chunk.subarray(0, nl)]), false);
-          start = nl + 1;
+      let pos = 0;
+      while (pos < chunk.length) {
+        if (atStart) {
+          dropping = skip?.(chunk[pos]) ?? false;
+          atStart = false;
         }
-        rest = undefined;
+        const nl = chunk.indexOf(10, pos);
+        if (nl === -1) {
+          if (dropping) return;
+          const piece = chunk.subarray(pos);
+          if (held + piece.length > maxLineBytes) {
+            onLine(Buffer.concat([...parts, piece]).subarray(0, maxLineBytes), true);
+            parts = [];
+            held = 0;
+            dropping = true;
+            return;
+          }
+          parts.push(Buffer.from(piece)); // a copy: a view would keep the whole chunk alive until the line ends
+          held += piece.length;
+          return;
+        }
+        if (!dropping) deliver(held === 0 ? chunk.subarray(pos, nl) : Buffer.concat([...parts, chunk.subarray(pos, nl)]));
+        parts = [];
+        held = 0;
+        dropping = false;
+        atStart = true;
+        pos = nl + 1;
       }
-      for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
-        if (!skipping && !skip?.(buf[start])) onLine(buf.subarray(start, nl), false);
-        skipping = false;
-        start = nl + 1;
-      }
-      if (start >= buf.length || skipping) return;
-      if (buf.length - start > maxLineBytes) {
-        onLine(buf.subarray(start, start + maxLineBytes), true);
-        skipping = true;
-        return;
-      }
-      rest = Buffer.from(buf.subarray(start));
     },
     end() {
-      if (rest && rest.length && !skipping) onLine(rest, false);
-      rest = undefined;
+      if (!dropping && held > 0) deliver(Buffer.concat(parts));
+      parts = [];
+      held = 0;
+      atStart = true;
+      dropping = false;
     },
   };
 }
@@ -104,61 +118,61 @@ export function parseBatch(out: Buffer): Buffer[] {
 }
 
 /**
- * A push parser of `git cat-file --batch` output that keeps at most `maxBytes` of each object
- * (the rest is read and dropped), so a huge blob costs time, not memory. `onObject` gets the
- * requested name, the bytes kept and the object's whole size; a missing object, no bytes.
+ * A push parser of `git cat-file --batch` output that keeps an object's bytes only when it is at
+ * most `maxBytes` long: a larger one is read and dropped, so a huge blob costs time, not memory,
+ * and one object is held at a time. `onObject` gets the requested name, the object's type and
+ * size, and its bytes (none past `maxBytes`); a missing object, no type.
  */
-export function batchHeads(maxBytes: number, onObject: (name: string, head: Buffer | undefined, size: number) => void): { push(chunk: Buffer): void } {
+export function batchObjects(
+  maxBytes: number,
+  onObject: (name: string, type: string | undefined, size: number, bytes: Buffer | undefined) => void,
+): { push(chunk: Buffer): void } {
   let header = Buffer.alloc(0);
-  let current: { name: string; size: number; left: number; kept: Buffer[]; keptBytes: number } | undefined;
+  let current: { name: string; type: string; size: number; left: number; kept: Buffer[] | undefined } | undefined;
   let trailer = 0; // the newline after an object's bytes
-  const feed = (chunk: Buffer): void => {
-    let i = 0;
-    while (i < chunk.length) {
-      if (trailer > 0) {
-        i++;
-        trailer--;
-        continue;
-      }
-      if (current) {
-        const take = Math.min(current.left, chunk.length - i);
-        const keep = Math.min(take, maxBytes - current.keptBytes);
-        if (keep > 0) {
-          current.kept.push(chunk.subarray(i, i + keep));
-          current.keptBytes += keep;
-        }
-        current.left -= take;
-        i += take;
-        if (current.left === 0) {
-          onObject(current.name, Buffer.concat(current.kept), current.size);
-          current = undefined;
-          trailer = 1;
-        }
-        continue;
-      }
-      const nl = chunk.indexOf(10, i);
-      if (nl < 0) {
-        header = Buffer.concat([header, chunk.subarray(i)]);
-        return;
-      }
-      const line = Buffer.concat([header, chunk.subarray(i, nl)]).toString('utf8');
-      header = Buffer.alloc(0);
-      i = nl + 1;
-      const m = /^(\S+) (\w+) (\d+)$/.exec(line);
-      if (m) {
-        current = { name: m[1]!, size: Number(m[3]), left: Number(m[3]), kept: [], keptBytes: 0 };
-        if (current.left === 0) {
-          onObject(current.name, Buffer.alloc(0), 0);
-          current = undefined;
-          trailer = 1;
-        }
-      } else {
-        const missing = /^(\S+) missing$/.exec(line);
-        if (missing) onObject(missing[1]!, undefined, 0);
-      }
-    }
+  const done = () => {
+    const c = current!;
+    current = undefined;
+    trailer = 1;
+    onObject(c.name, c.type, c.size, c.kept ? Buffer.concat(c.kept) : undefined);
   };
-  return { push: feed };
+  return {
+    push(chunk) {
+      let i = 0;
+      while (i < chunk.length) {
+        if (trailer > 0) {
+          i++;
+          trailer--;
+          continue;
+        }
+        if (current) {
+          const take = Math.min(current.left, chunk.length - i);
+          if (current.kept) current.kept.push(chunk.subarray(i, i + take));
+          current.left -= take;
+          i += take;
+          if (current.left === 0) done();
+          continue;
+        }
+        const nl = chunk.indexOf(10, i);
+        if (nl < 0) {
+          header = Buffer.concat([header, chunk.subarray(i)]);
+          return;
+        }
+        const line = Buffer.concat([header, chunk.subarray(i, nl)]).toString('utf8');
+        header = Buffer.alloc(0);
+        i = nl + 1;
+        const m = /^(\S+) (\w+) (\d+)$/.exec(line);
+        if (m) {
+          const size = Number(m[3]);
+          current = { name: m[1]!, type: m[2]!, size, left: size, kept: size <= maxBytes ? [] : undefined };
+          if (size === 0) done();
+        } else {
+          const missing = /^(\S+) (?:missing|ambiguous)$/.exec(line);
+          if (missing) onObject(missing[1]!, undefined, 0, undefined);
+        }
+      }
+    },
+  };
 }
 
 /** Update lines of `git push --porcelain`: flag, local ref, remote ref, summary. */

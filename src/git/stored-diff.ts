@@ -5,22 +5,30 @@
  * changes the bytes git stores and pushes. So the one diff the rule engine reads is taken
  * with drivers, textconv and colour off (PLAIN_DIFF), and every changed regular file whose
  * patch shows no lines is read from the object store instead (`git cat-file --batch`, one
- * process for all of them): its text, decoded from a byte-order mark when it has one, and
- * the lines it adds to the file before it. A file git shows as text whose added lines hold
- * NUL bytes is read that way too when it starts with a UTF-16/32 byte-order mark (an
- * attribute can force such a file to text). Replace refs, grafts and the commit-graph are
- * off for every git this runs (env.ts).
+ * process for all of them, every byte up to MAX_JUDGED_FILE_BYTES): its text, decoded from a
+ * byte-order mark, or as UTF-16/32 where its NUL bytes say so, and the lines it adds to the file
+ * before it. A symlink is content too: its blob is its target. A file git shows as text whose
+ * added lines hold NUL bytes is read that way too when it is UTF-16/32 text (an attribute can
+ * force such a file to text). Replace refs, grafts and the commit-graph are off for every git
+ * this runs (env.ts).
  *
  *   const changes = await storedDiff(root, ['--cached'], { file: (p) => wanted(p), added: (p, n, text, cut) => … }, opts);
  */
-import { lstatSync, openSync, readSync, closeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { addedLinesOf, hasWideBom, isRegularFile, parseRawZ, patchParser, rawPatchSplitter, textLinesOf, type Change, type PatchVisitor } from './diff.js';
-import { batchHeads, lineSplitter } from './parse.js';
+import { addedLinesOf, isContentMode, isWideText, parseRawZ, patchParser, rawPatchSplitter, textLinesOf, type Change, type PatchVisitor } from './diff.js';
+import { batchObjects, lineSplitter } from './parse.js';
 import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from './run.js';
 
-/** Bytes of one file read from a blob: past this, the rest is not judged (the caller's own bound is smaller). */
-const STORED_READ_MAX_BYTES = 2 * 1024 * 1024;
+/**
+ * Bytes of one file hermesd reads to judge it. Every byte up to this is read: a stored file
+ * streamed from git one at a time, a patch's added lines as they come. A file past it is not
+ * read, and every content rule that applies to it refuses it (rules/engine.ts): a file passed
+ * unread would be a way around the rules. 32 MiB keeps one file's text, held a few times over
+ * while gitleaks' rules read it, within what a server hook may use; files that large belong in
+ * Git LFS (GitHub refuses files over 100 MiB).
+ */
+export const MAX_JUDGED_FILE_BYTES = 32 * 1024 * 1024;
 
 const NULL_ID = /^0+$/;
 /** The empty blob (SHA-1 and SHA-256): a new empty file adds nothing. */
@@ -39,7 +47,7 @@ export async function storedDiff(root: string, range: string[], visitor: PatchVi
   const shown = new Set<string>();
   const nulLines = new Set<string>();
   const parse = patchParser(seeingVisitor(visitor, { shown, nulLines }));
-  const split = lineSplitter(parse);
+  const split = lineSplitter(parse, MAX_JUDGED_FILE_BYTES);
   const stream = rawPatchSplitter((chunk) => split.push(chunk));
   await gitStream([...args, '-U0'], (chunk) => stream.push(chunk), call);
   split.end();
@@ -67,62 +75,113 @@ export function seeingVisitor(visitor: PatchVisitor, seen: PatchSeen): PatchVisi
 
 /**
  * After a patch has streamed: the added lines of the `changes` it did not show as lines (git
- * called them binary), read from their blobs and handed to `visitor`.
+ * called them binary), read from their blobs and handed to `visitor`. A file over
+ * MAX_JUDGED_FILE_BYTES is handed over as one cut line at line 0 (not read).
  */
 export async function judgeUnshown(root: string, changes: Change[], seen: PatchSeen, visitor: PatchVisitor, opts: GitOptions & { worktree?: boolean } = {}): Promise<void> {
-  const unread = changes.filter((c) => isRegularFile(c.newMode) && c.status !== 'D' && c.newId !== c.oldId && !EMPTY_BLOB.has(c.newId ?? '') && (!seen.shown.has(c.path) || seen.nulLines.has(c.path)));
+  const added = (c: Change) => isContentMode(c.newMode) && c.status !== 'D' && c.newId !== c.oldId && !EMPTY_BLOB.has(c.newId ?? '');
+  const unread = changes.filter((c) => added(c) && (!seen.shown.has(c.path) || seen.nulLines.has(c.path)));
   if (unread.length > 0) await readAsStored(root, unread, seen.shown, visitor, opts);
 }
 
-/** The added lines of changes git showed as binary (or as text with NUL bytes), from their stored bytes. */
+/** A file's bytes as stored, or only its size when it is over MAX_JUDGED_FILE_BYTES. */
+type Stored = { bytes?: Buffer; size: number };
+
+const stored = (id: string | undefined) => id !== undefined && id !== '' && !NULL_ID.test(id);
+
+/**
+ * The added lines of changes git showed as binary (or as text with NUL bytes), from their
+ * stored bytes. Each change's blobs are asked for before then after, and git answers in that
+ * order: one change's pair is all that is held at a time.
+ */
 async function readAsStored(root: string, changes: Change[], shown: Set<string>, visitor: PatchVisitor, opts: GitOptions & { worktree?: boolean }): Promise<void> {
-  const ids = new Set<string>();
+  const asks: Array<{ change: Change; before: boolean }> = [];
   for (const c of changes) {
-    if (c.newId && !NULL_ID.test(c.newId)) ids.add(c.newId);
-    if (c.oldId && !NULL_ID.test(c.oldId) && isRegularFile(c.oldMode)) ids.add(c.oldId);
+    if (stored(c.oldId) && isContentMode(c.oldMode)) asks.push({ change: c, before: true });
+    if (stored(c.newId)) asks.push({ change: c, before: false });
   }
-  const blobs = await readBlobs(root, [...ids], opts);
-  for (const c of changes) {
-    const after = c.newId && !NULL_ID.test(c.newId) ? blobs.get(c.newId) : opts.worktree ? readHead(join(root, c.path)) : undefined;
-    if (!after) continue;
-    // A file shown as text is re-read only when it is UTF-16/32 text: its lines were judged already otherwise.
-    if (shown.has(c.path) && !hasWideBom(after.bytes)) continue;
-    const before = c.oldId && !NULL_ID.test(c.oldId) && isRegularFile(c.oldMode) ? blobs.get(c.oldId) : undefined;
-    if (!visitor.file(c.path)) continue;
-    const lines = textLinesOf(after.bytes);
-    // The last line of a cut read is cut too: it and everything after were not read.
-    const cut = after.size > after.bytes.length;
-    const whole = cut ? lines.slice(0, -1) : lines;
-    const added = addedLinesOf(before ? textLinesOf(before.bytes) : [], whole);
-    for (const a of added) visitor.added(c.path, a.line, a.text, false);
-    if (cut) visitor.added(c.path, whole.length + 1, lines[lines.length - 1] ?? '', true);
-  }
+  const fromDisk = (c: Change) => (opts.worktree ? readFromDisk(join(root, c.path)) : undefined);
+  let before: { change: Change; blob: Stored } | undefined;
+  let k = 0;
+  await readStoredObjects(
+    root,
+    asks.map((a) => (a.before ? a.change.oldId! : a.change.newId!)),
+    (object) => {
+      const ask = asks[k++]!;
+      const blob = object.type === undefined ? undefined : { bytes: object.bytes, size: object.size };
+      if (ask.before) {
+        if (stored(ask.change.newId)) before = blob && { change: ask.change, blob };
+        else judgeStored(ask.change, blob, fromDisk(ask.change), shown, visitor);
+        return;
+      }
+      judgeStored(ask.change, before?.change === ask.change ? before.blob : undefined, blob, shown, visitor);
+      before = undefined;
+    },
+    opts,
+  );
+  // A work-tree file git did not hash, with nothing before it.
+  for (const c of changes) if (!stored(c.newId) && !(stored(c.oldId) && isContentMode(c.oldMode))) judgeStored(c, undefined, fromDisk(c), shown, visitor);
 }
 
-type Stored = { bytes: Buffer; size: number };
+/** One change read as stored: the lines `after` adds to `before`, or, past the bound, one cut line at line 0. */
+function judgeStored(c: Change, before: Stored | undefined, after: Stored | undefined, shown: Set<string>, visitor: PatchVisitor): void {
+  if (!after) return;
+  if (!after.bytes) {
+    if (visitor.file(c.path)) visitor.added(c.path, 0, '', true);
+    return;
+  }
+  // A file shown as text is read again only when it is UTF-16/32 text: its lines were judged already otherwise.
+  if (shown.has(c.path) && !isWideText(after.bytes)) return;
+  if (!visitor.file(c.path)) return;
+  // A `before` too large to read: every line of `after` counts as added.
+  const added = addedLinesOf(before?.bytes ? textLinesOf(before.bytes) : [], textLinesOf(after.bytes));
+  for (const a of added) visitor.added(c.path, a.line, a.text, false);
+}
 
-/** Blobs by id, each up to STORED_READ_MAX_BYTES, in one `git cat-file --batch`. */
-async function readBlobs(root: string, ids: string[], opts: GitOptions): Promise<Map<string, Stored>> {
-  const out = new Map<string, Stored>();
-  if (ids.length === 0) return out;
-  const parser = batchHeads(STORED_READ_MAX_BYTES, (name, head, size) => {
-    if (head) out.set(name, { bytes: head, size });
+/** One object of `git cat-file --batch`: its type (none: missing), size, and bytes when within the bound. */
+export type StoredObject = { type?: string; size: number; bytes?: Buffer };
+
+/**
+ * Reads objects (ids, or `<rev>:<path>`) with one `git cat-file --batch`, handing each to
+ * `onObject` in the order asked as git streams it: its bytes when it is at most `maxBytes`
+ * (default MAX_JUDGED_FILE_BYTES), its size alone past that (read and dropped).
+ */
+export async function readStoredObjects(
+  root: string,
+  names: readonly string[],
+  onObject: (object: StoredObject) => void,
+  opts: GitOptions = {},
+  maxBytes = MAX_JUDGED_FILE_BYTES,
+): Promise<void> {
+  if (names.length === 0) return;
+  const parser = batchObjects(maxBytes, (_name, type, size, bytes) => onObject({ type, size, bytes }));
+  await gitStream(['cat-file', '--batch'], (chunk) => parser.push(chunk), {
+    ...plainGitCall(root, opts),
+    input: names.join('\n') + '\n',
+    // Read as a stream, one object held at a time: the output's size is no memory bound here.
+    maxBuffer: Number.MAX_SAFE_INTEGER,
   });
-  await gitStream(['cat-file', '--batch'], (chunk) => parser.push(chunk), { ...plainGitCall(root, opts), input: ids.join('\n') + '\n' });
-  return out;
 }
 
-/** A work-tree file's first STORED_READ_MAX_BYTES, or undefined when it is not a regular file (any more). */
-function readHead(file: string): Stored | undefined {
+/**
+ * A work-tree file as git would store it: a regular file's bytes (its size alone past
+ * MAX_JUDGED_FILE_BYTES), a symlink's target; undefined when it is neither (any more).
+ */
+function readFromDisk(file: string): Stored | undefined {
   let size: number;
   try {
     const st = lstatSync(file);
+    if (st.isSymbolicLink()) {
+      const target = readlinkSync(file, { encoding: 'buffer' });
+      return { bytes: target, size: target.length };
+    }
     if (!st.isFile()) return undefined;
     size = st.size;
   } catch {
     return undefined;
   }
-  const buf = Buffer.alloc(Math.min(size, STORED_READ_MAX_BYTES));
+  if (size > MAX_JUDGED_FILE_BYTES) return { size };
+  const buf = Buffer.alloc(size);
   const fd = openSync(file, 'r');
   try {
     const n = readSync(fd, buf, 0, buf.length, 0);
@@ -132,12 +191,13 @@ function readHead(file: string): Stored | undefined {
   }
 }
 
-/** A work-tree file as the engine judges an untracked one: every line added, decoded like a stored file. */
-export function addedLinesOfFile(file: string): { lines: Array<{ line: number; text: string }>; cut: boolean } | undefined {
-  const read = readHead(file);
+/**
+ * A work-tree file as the engine judges an untracked one: every line added, decoded like a stored
+ * file; `tooLarge` (and no lines) past MAX_JUDGED_FILE_BYTES.
+ */
+export function addedLinesOfFile(file: string): { lines: Array<{ line: number; text: string }>; tooLarge: boolean } | undefined {
+  const read = readFromDisk(file);
   if (!read) return undefined;
-  const lines = textLinesOf(read.bytes);
-  const cut = read.size > read.bytes.length;
-  const whole = cut ? lines.slice(0, -1) : lines;
-  return { lines: whole.map((text, i) => ({ line: i + 1, text })), cut };
+  if (!read.bytes) return { lines: [], tooLarge: true };
+  return { lines: textLinesOf(read.bytes).map((text, i) => ({ line: i + 1, text })), tooLarge: false };
 }

@@ -39,7 +39,7 @@ import {
 } from './manager-config.js';
 import { clientPath, installRecordPath, settingsPath, sharedRuntimeDirOf } from '../paths/index.js';
 import { defaults } from '../config/schema.js';
-import { PACKAGE_ROOT } from '../version.js';
+import { INIT_CONFIG_TEMPLATE } from '../version.js';
 import { installClient } from '../transport/build.js';
 import { gitRunnerScript, shQuote, writeRunnerSettings, type RunnerSettings } from '../transport/runners.js';
 
@@ -287,8 +287,7 @@ export function detectManager(repo: Repo): { manager: HookManager; reason: strin
 function writeConfigFromTemplate(repo: Repo): { path: string; written: boolean } {
   const path = join(repo.root, '.hermes', 'config.yaml');
   if (existsSync(path)) return { path, written: false };
-  const template = join(PACKAGE_ROOT, 'templates', 'config.yaml');
-  const text = existsSync(template) ? readFileSync(template, 'utf8') : FALLBACK_CONFIG;
+  const text = existsSync(INIT_CONFIG_TEMPLATE) ? readFileSync(INIT_CONFIG_TEMPLATE, 'utf8') : FALLBACK_CONFIG;
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text, { flag: 'wx' });
   return { path, written: true };

@@ -2,20 +2,27 @@
  * `hermesd init --server`: the pre-receive hook of a bare repository (the server's copy, pushed
  * to over ssh, git daemon, Gitea…). It judges every push with the repository's rules as
  * committed, in Node, in-process (`hermesd hook pre-receive`: no daemon, no work tree), and
- * refuses one whose new commits break them. A pre-receive the repository had keeps running
+ * refuses one whose new objects break them. A pre-receive the repository had keeps running
  * after hermesd's judgement, with the same input (as `pre-receive.before-hermesd`, beside it);
  * where hooks come from a `pre-receive.d/`
- * folder (Gitea), hermesd's is one file in it. `--uninstall` puts back exactly what was there.
+ * folder (Gitea), hermesd's is one file in it. init also pins the server's rules: it writes
+ * `<git-dir>/hermesd/server-config.yaml` (from the default branch's committed config, or init's
+ * defaults where there is none), which judges every push beside the committed rules, so a push
+ * that loosens the repository's file cannot loosen the server's; its admin edits it, and init
+ * keeps it. `--uninstall` puts back exactly what was there (an edited pin stays, and is said).
  * What init changed is recorded in <git-dir>/hermesd/server-install.json.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { loadCommittedConfig } from '../config/load.js';
 import { ConfigError, UsageError } from '../errors/index.js';
-import { gitSync } from '../git/run.js';
+import { gitSync, gitTry } from '../git/run.js';
 import type { GitRepository } from '../paths/index.js';
-import { runtimeDirOf } from '../paths/index.js';
+import { runtimeDirOf, serverConfigPath, serverInstallRecordPath } from '../paths/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
+import { sha256 } from '../text/hash.js';
 import { shQuote } from '../transport/runners.js';
+import { INIT_CONFIG_TEMPLATE } from '../version.js';
 
 /** First comment of hermesd's server hook: how init recognises its own file. */
 const SERVER_HOOK_MARK = '# hermesd server hook';
@@ -26,6 +33,10 @@ type ServerInstall = {
   hook: string;
   /** A pre-receive that was there, moved aside to keep running after hermesd's judgement. */
   moved?: { from: string; to: string };
+  /** The pinned rules: written by init (with the digest of what it wrote: an edited pin is the admin's), or there before it. */
+  pin?: { path: string; written: boolean; sha256?: string };
+  /** Whether init made `<git-dir>/hermesd/` (uninstall removes it when nothing else is left in it). */
+  madeDir?: boolean;
   installedAt: string;
 };
 
@@ -36,11 +47,13 @@ export type ServerInstallReport = {
   /** The repository's own pre-receive, which now runs after hermesd's judgement. */
   chained?: string;
   reinstalled: boolean;
+  /** The server's pinned rules: where, whether this run wrote them and from what, and whether they hold a secrets rule. */
+  pinned: { path: string; written: boolean; from?: string; secretsRule: boolean };
 };
 
 export type ServerUninstallReport = { gitDir: string; wasInstalled: boolean; removed: string[]; restored: string[]; kept: string[] };
 
-const recordPath = (repo: GitRepository) => join(runtimeDirOf(repo.gitDir), 'server-install.json');
+const recordPath = (repo: GitRepository) => serverInstallRecordPath(repo.gitDir);
 
 function readRecord(repo: GitRepository): ServerInstall | undefined {
   try {
@@ -71,7 +84,8 @@ export function serverHookScript(opts: { nodePath: string; cliPath: string; chai
   return [
     '#!/bin/sh',
     `${SERVER_HOOK_MARK} (written by \`hermesd init --server\`; \`hermesd init --server --uninstall\` puts back what was here).`,
-    "# Judges every push with the repository's rules as committed (.hermes/config.yaml), in Node, without a daemon.",
+    "# Judges every push with the repository's rules as committed (.hermes/config.yaml) and the server's pinned ones",
+    '# (hermesd/server-config.yaml in the git dir), in Node, without a daemon.',
     `HERMESD_NODE=${shQuote(opts.nodePath)}`,
     `HERMESD_CLI=${shQuote(opts.cliPath)}`,
     `chained=${shQuote(opts.chained ?? '')}`,
@@ -92,7 +106,51 @@ function hooksDir(repo: GitRepository): string {
   return gitSync(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.gitDir }).trim();
 }
 
-/** Installs (or refreshes) the server hook in a bare repository. */
+/**
+ * The text of a new pin: the config committed at HEAD (the default branch) when it has one that
+ * parses, else init's defaults; with a header that says what it is and that it may be edited.
+ */
+function pinText(repo: GitRepository): { text: string; from: string } {
+  const head = gitTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { cwd: repo.gitDir }).stdout.trim();
+  const committed = head ? gitTry(['cat-file', 'blob', `${head}:.hermes/config.yaml`], { cwd: repo.gitDir }) : undefined;
+  let body: string | undefined;
+  let from = "init's default rules";
+  if (committed?.status === 0) {
+    try {
+      loadCommittedConfig(`${head.slice(0, 10)}:.hermes/config.yaml`, committed.stdout);
+      body = committed.stdout;
+      from = `.hermes/config.yaml as committed at ${head.slice(0, 10)} (HEAD)`;
+    } catch {
+      from = `init's default rules (.hermes/config.yaml at ${head.slice(0, 10)} does not parse)`;
+    }
+  }
+  try {
+    body ??= readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError(`init's default config ${INIT_CONFIG_TEMPLATE} cannot be read (${why}): reinstall hermesd.`);
+  }
+  const header = [
+    `# hermesd: this server's pinned rules, written by \`hermesd init --server\` from ${from}.`,
+    '# Every push is judged by these rules AND by the rules of .hermes/config.yaml committed where',
+    "# each ref was (init's defaults where there is none): the repository's own file can add rules,",
+    '# never take these away. Edit this file to change them (it is read at every push; only its',
+    '# rules count); hermesd init --server keeps your edits, and --uninstall removes it unless edited.',
+    '',
+  ].join('\n');
+  return { text: `${header}${body.endsWith('\n') || body === '' ? body : `${body}\n`}`, from };
+}
+
+/** Whether the config at `path` has a secrets rule (false where it does not parse: the hook will say why). */
+function hasSecretsRule(path: string): boolean {
+  try {
+    return loadCommittedConfig(path, readFileSync(path, 'utf8')).rules.some((r) => r.secrets === true);
+  } catch {
+    return false;
+  }
+}
+
+/** Installs (or refreshes) the server hook in a bare repository, and pins its rules where no pin is. */
 export function installServerHook(repo: GitRepository, opts: { nodePath: string; cliPath: string }): ServerInstallReport {
   if (!repo.bare) {
     throw new UsageError(`hermesd init --server installs a server-side hook in a bare repository (the server's copy that is pushed to); ${repo.root ?? repo.gitDir} has a work tree: run hermesd init there for the client hooks.`);
@@ -105,7 +163,7 @@ export function installServerHook(repo: GitRepository, opts: { nodePath: string;
     const dir = hooksDir(repo);
     const folder = join(dir, 'pre-receive.d');
     const hook = isDir(folder) ? join(folder, 'hermesd') : join(dir, 'pre-receive');
-    record = { version: 1, hook, installedAt: new Date().toISOString() };
+    record = { version: 1, hook, madeDir: !existsSync(runtimeDirOf(repo.gitDir)), installedAt: new Date().toISOString() };
     const there = readText(hook);
     if (there !== undefined && !there.includes(SERVER_HOOK_MARK)) {
       if (isDir(folder)) throw new ConfigError(`${hook} exists and is not hermesd's; move it out of the way and run hermesd init --server again.`);
@@ -120,8 +178,23 @@ export function installServerHook(repo: GitRepository, opts: { nodePath: string;
   writeFileSync(record.hook, serverHookScript({ ...opts, chained: record.moved?.to }), { mode: 0o755 });
   chmodSync(record.hook, 0o755);
   mkdirSync(dirname(recordPath(repo)), { recursive: true, mode: 0o700 });
+  // The pin: written where there is none; one that is there (the admin's, or an earlier install's) is kept as it is.
+  const pinPath = serverConfigPath(repo.gitDir);
+  let written: { from: string } | undefined;
+  if (!existsSync(pinPath)) {
+    const pin = pinText(repo);
+    writeFileAtomicSync(pinPath, pin.text);
+    record.pin = { path: pinPath, written: true, sha256: sha256(pin.text) };
+    written = { from: pin.from };
+  } else record.pin ??= { path: pinPath, written: false };
   writeFileAtomicSync(recordPath(repo), JSON.stringify(record, null, 2) + '\n');
-  return { gitDir: repo.gitDir, hook: record.hook, ...(record.moved ? { chained: record.moved.to } : {}), reinstalled: previous !== undefined };
+  return {
+    gitDir: repo.gitDir,
+    hook: record.hook,
+    ...(record.moved ? { chained: record.moved.to } : {}),
+    reinstalled: previous !== undefined,
+    pinned: { path: pinPath, written: written !== undefined, ...(written ? { from: written.from } : {}), secretsRule: hasSecretsRule(pinPath) },
+  };
 }
 
 /** Removes the server hook and puts back the pre-receive that was there, byte for byte. */
@@ -141,6 +214,16 @@ export function uninstallServerHook(repo: GitRepository): ServerUninstallReport 
       report.restored.push(record.moved.from);
     }
   }
+  // The pin init wrote goes; one the admin edited since (or that was there before init) stays theirs.
+  if (record.pin?.written) {
+    const pin = readText(record.pin.path);
+    if (pin !== undefined && sha256(pin) === record.pin.sha256) {
+      rmSync(record.pin.path);
+      report.removed.push(record.pin.path);
+    } else if (pin !== undefined) report.kept.push(record.pin.path);
+  }
   rmSync(recordPath(repo), { force: true });
+  const dir = runtimeDirOf(repo.gitDir);
+  if (record.madeDir && isDir(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
   return report;
 }

@@ -225,6 +225,19 @@ export function installRecordPath(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'install.json');
 }
 
+/** What `hermesd init --server` changed in a bare repository, so `--uninstall` can give it back. */
+export function serverInstallRecordPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'server-install.json');
+}
+
+/**
+ * The server's pinned rules of a bare repository (`hermesd init --server` writes it; its admin
+ * edits it): every push is judged by them and by the rules committed in its base.
+ */
+export function serverConfigPath(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'server-config.yaml');
+}
+
 /** The work-state backups of hooks in flight (one folder per backup). */
 export function backupsDir(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'backups');

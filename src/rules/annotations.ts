@@ -19,3 +19,8 @@ export function githubAnnotations(result: { violations: readonly Finding[]; warn
   for (const w of result.warnings) lines.push(`::warning title=hermesd::${escapeData(w)}`);
   return lines;
 }
+
+/** A `::notice` line: a sentence for the run's log and summary, at no file. */
+export function githubNotice(text: string): string {
+  return `::notice title=hermesd::${escapeData(text)}`;
+}

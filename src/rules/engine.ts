@@ -13,12 +13,12 @@
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, SYMLINK_MODE, type Change, type PatchVisitor } from '../git/diff.js';
+import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, textLinesOf, type Change, type PatchVisitor } from '../git/diff.js';
 import { lineSplitter } from '../git/parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
-import { addedLinesOfFile, judgeUnshown, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
+import { addedLinesOfFile, judgeUnshown, MAX_JUDGED_FILE_BYTES, readStoredObjects, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
 import { compileProtect, type CompiledProtect } from './protected-paths.js';
@@ -34,14 +34,13 @@ export type Violation = {
 
 export type CheckResult = {
   violations: Violation[];
-  /** What was not fully judged (huge files) and why; not violations. */
+  /** What the judgement notes beside its violations (findings past the listed number, generators not run); not violations. */
   warnings: string[];
   /** Changed paths that were judged. */
   files: number;
 };
 
-/** Added lines judged per file: past this, a file is reported in `warnings`, not read further (1 MiB). */
-export const MAX_ADDED_BYTES_PER_FILE = 1024 * 1024;
+const MIB = 1024 * 1024;
 /** The empty tree of a SHA-1 repository: the base a root commit is compared with. */
 const EMPTY_TREE_SHA1 = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** One file repeating a forbidden pattern does not need a thousand lines of report. */
@@ -100,7 +99,7 @@ class ContentJudge {
   readonly violations: Violation[] = [];
   private readonly warned = new Set<string>();
   private current:
-    | { path: string; rules: CompiledRule[]; scanners: SecretScanner[]; bytes: number; counts: Map<string, number>; stopped: boolean }
+    | { path: string; all: CompiledRule[]; rules: CompiledRule[]; scanners: SecretScanner[]; bytes: number; counts: Map<string, number>; stopped: boolean }
     | undefined;
 
   constructor(private readonly rules: CompiledRule[]) {}
@@ -110,12 +109,12 @@ class ContentJudge {
   }
 
   /**
-   * The forbid violations, minus lines that are not file content: a submodule's patch is
-   * its commit id, a symlink's is its target. (The patch streams in before the raw listing
-   * that says which paths those are, so they are dropped here.)
+   * The content violations, minus lines that are not content: a submodule's patch is its
+   * commit id. (The patch streams in before the raw listing that says which paths those are, so
+   * they are dropped here.) A symlink's patch is its target, which git stores as a blob: content.
    */
   contentViolations(changes: Change[]): Violation[] {
-    const skip = new Set(changes.filter((c) => c.newMode === GITLINK_MODE || c.newMode === SYMLINK_MODE).map((c) => c.path));
+    const skip = new Set(changes.filter((c) => c.newMode === GITLINK_MODE).map((c) => c.path));
     return skip.size ? this.violations.filter((v) => !skip.has(v.file)) : this.violations;
   }
 
@@ -128,7 +127,7 @@ class ContentJudge {
     const rules = contentRulesFor(this.rules, path);
     if (rules.length === 0) return false;
     const counts = new Map<string, number>();
-    const cur = { path, rules: rules.filter((c) => c.forbid), scanners: [] as SecretScanner[], bytes: 0, counts, stopped: false };
+    const cur = { path, all: rules, rules: rules.filter((c) => c.forbid), scanners: [] as SecretScanner[], bytes: 0, counts, stopped: false };
     this.current = cur;
     for (const c of rules) {
       if (!c.secrets) continue;
@@ -141,13 +140,20 @@ class ContentJudge {
     return true;
   }
 
+  /**
+   * An added line. `cut`: what follows was not read (a line, or a file, over MAX_JUDGED_FILE_BYTES;
+   * line 0: the whole file): each content rule of the file refuses it, since a file passed unread
+   * would be a way around them.
+   */
   line(line: number, text: string, cut: boolean): void {
     const cur = this.current;
     if (!cur || cur.stopped) return;
     cur.bytes += text.length + 1;
-    if (cut || cur.bytes > MAX_ADDED_BYTES_PER_FILE) {
+    if (cut || cur.bytes > MAX_JUDGED_FILE_BYTES) {
       cur.stopped = true;
-      this.warned.add(`${cur.path}: added lines from line ${line} on were not checked (over ${MAX_ADDED_BYTES_PER_FILE / 1048576} MiB of added text in one file).`);
+      const bound = `${MAX_JUDGED_FILE_BYTES / MIB} MiB`;
+      const why = `not judged: ${cur.path} is over the ${bound} of one file hermesd reads; keep such files out of git (Git LFS) or out of this rule's paths`;
+      for (const c of cur.all) this.found(cur, c, line, `${c.rule.message} (${why})`);
       return;
     }
     for (const c of cur.rules) {
@@ -353,16 +359,22 @@ function unverifiedProtect(rules: CompiledRule[], changes: Change[]): Violation[
  */
 const removedLine = (first: number | undefined) => first === 0x2d;
 
-/** A diff's verdict, with what it changed (a range reports changes to the rules file itself). */
-export type CommitDiffResult = CheckResult & { changes: Change[] };
+/**
+ * A diff's verdict, with what it changed (a range reports changes to the rules file itself), and
+ * apart from its violations, the protected paths it changed under rules with a generator, which
+ * a range cannot run (it says so instead of refusing; the pre-commit hook verifies them).
+ */
+export type CommitDiffResult = CheckResult & { changes: Change[]; generated: Array<Violation & { generator: string }> };
 
 /**
  * Judges many commit diffs with ONE git process, `git diff-tree --stdin` (git/diff-tree.ts),
- * each as checkCommit judges one (generators are not run; a generator rule's violation says
- * so): a range of a thousand commits costs one process, not a thousand. The patch streams
- * through the same judge as every other check; nothing of it is kept. Files the patch shows
- * as binary are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a
- * diff-tree already started for them. Results in the order of the diffs.
+ * each as checkCommit judges one (generators are not run: a generator rule's findings come
+ * apart, in `generated`): a range of a thousand commits costs one process, not a thousand
+ * (three with merges: a merge's added lines are its combined diff's, the paths it changes
+ * those that differ from any of its parents, listed against each). The patch streams through
+ * the same judge as every other check; nothing of it is kept. Files the patch shows as binary
+ * are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a diff-tree
+ * already started for them. Results in the order of the diffs.
  */
 export async function checkCommitDiffs(root: string, config: HermesConfig, diffs: readonly CommitDiff[] | StartedDiffs, opts: GitOptions = {}): Promise<CommitDiffResult[]> {
   const rules = compileRules(config);
@@ -373,17 +385,28 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
   const started = 'parts' in diffs ? diffs : startDiffTree(root, list, { ...opts, patch: patched });
   if (patched && !started.patch) throw new Error('checkCommitDiffs: the diffs were started without the patch its content rules read');
   const raws: Buffer[] = [];
+  /** Each merge listed against each of its parents: the paths it changes on either branch. */
+  const perParent: Buffer[][] = list.map(() => []);
   const seen: PatchSeen[] = list.map(() => ({ shown: new Set<string>(), nulLines: new Set<string>() }));
   const visitors: PatchVisitor[] = judges.map((judge, i) => seeingVisitor({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }, seen[i]!));
   let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
   const linesOfDiff = (index: number) => {
     if (lines?.index !== index) {
       lines?.split.end();
-      lines = { index, split: lineSplitter(patchParser(visitors[index]!), undefined, removedLine) };
+      lines = { index, split: lineSplitter(patchParser(visitors[index]!), MAX_JUDGED_FILE_BYTES, removedLine) };
     }
     return lines.split;
   };
   for (const part of started.parts) {
+    if (part.perParent) {
+      const split = diffTreeSplitter(
+        part.indexes.map((i) => list[i]!.commit),
+        { patch: () => undefined, end: (k, raw) => perParent[part.indexes[k]!]!.push(raw) },
+      );
+      await part.git.read((chunk) => split.push(chunk));
+      split.end();
+      continue;
+    }
     const split = diffTreeSplitter(
       part.indexes.map((i) => list[i]!.commit),
       {
@@ -403,18 +426,71 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
     const judge = judges[i]!;
     if (patched) await judgeUnshown(root, changes, seen[i]!, visitors[i]!, opts);
     judge.end();
-    out.push({ violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length, changes });
+    // A merge changes every path that differs from one of its parents, whatever the combined diff shows.
+    const touched = list[i]!.merge ? unionOfChanges(perParent[i]!.map((raw) => parseRawZ(raw))) : changes;
+    const violations: Violation[] = [...judge.contentViolations(changes)];
+    const generated: CommitDiffResult['generated'] = [];
+    // Each rule on its own: a rule with a generator excuses none of another's findings, whatever their ids.
+    for (const [c, found] of protectViolations(rules, touched)) {
+      if (c.rule.generator) generated.push(...found.map((v) => ({ ...v, generator: c.rule.generator! })));
+      else violations.push(...found);
+    }
+    out.push({ violations: sortViolations(violations), warnings: judge.warnings, files: touched.length, changes: touched, generated });
   }
   return out;
+}
+
+/** An object judged whole as new content: its id, the path rules see it at; `message`: a tag, of which only the message (after its header) is text. */
+export type WholeObject = { id: string; path: string; message?: boolean };
+
+/**
+ * Judges objects whole, as new files (every line added), by the content rules: what a push adds
+ * that is not a commit (a blob a ref names, the new blobs of a tree a ref names, an annotated
+ * tag's message; rules/range.ts). One `git cat-file --batch` for all of them, one held at a time;
+ * one over MAX_JUDGED_FILE_BYTES is refused unread, as a file is. Results in the order given.
+ */
+export async function checkObjects(root: string, config: HermesConfig, objects: readonly WholeObject[], opts: GitOptions = {}): Promise<CheckResult[]> {
+  const rules = compileRules(config);
+  const out: CheckResult[] = objects.map(() => ({ violations: [], warnings: [], files: 1 }));
+  if (!rules.some((c) => c.forbid || c.secrets)) return out;
+  let k = 0;
+  await readStoredObjects(
+    root,
+    objects.map((o) => o.id),
+    (object) => {
+      const i = k++;
+      const o = objects[i]!;
+      const judge = new ContentJudge(rules);
+      // (A missing object cannot be: git checks that a push brings every object its refs reach before its hooks run.)
+      if (object.type === undefined || !judge.file(o.path)) return;
+      if (!object.bytes) judge.line(0, '', true);
+      else {
+        const header = o.message ? object.bytes.indexOf('\n\n') : -1;
+        const text = o.message ? (header === -1 ? Buffer.alloc(0) : object.bytes.subarray(header + 2)) : object.bytes;
+        textLinesOf(text).forEach((line, n) => judge.line(n + 1, line, false));
+      }
+      judge.end();
+      out[i] = { violations: sortViolations(judge.violations), warnings: judge.warnings, files: 1 };
+    },
+    opts,
+  );
+  return out;
+}
+
+/** Changes listed against several parents, one per path (and old path of a rename). */
+function unionOfChanges(lists: Change[][]): Change[] {
+  const out = new Map<string, Change>();
+  for (const list of lists) for (const c of list) out.set(`${c.oldPath ?? ''}\0${c.path}`, out.get(`${c.oldPath ?? ''}\0${c.path}`) ?? c);
+  return [...out.values()];
 }
 
 /** An untracked file: every line is added, read as a stored file is (decoded, binary or not). */
 function judgeUntracked(root: string, path: string, judge: ContentJudge): void {
   if (!judge.file(path)) return;
-  const read = addedLinesOfFile(join(root, path)); // undefined: removed since git listed it, or not a file
+  const read = addedLinesOfFile(join(root, path)); // undefined: removed since git listed it, or neither a file nor a symlink
   if (!read) return;
   for (const { line, text } of read.lines) judge.line(line, text, false);
-  if (read.cut) judge.line(read.lines.length + 1, '', true);
+  if (read.tooLarge) judge.line(0, '', true);
   judge.end();
 }
 

@@ -1,29 +1,39 @@
 /**
  * Commits judged where no hook of a clone ran: `hermesd check --commits <range>` (CI, any clone,
  * a bare repository) and the server's pre-receive and update hooks. Every commit of the range is
- * judged against its parent (a merge: what differs from every parent, what it brought itself),
- * all of them with one git process (two with merges: engine.ts, checkCommitDiffs), under the
- * rules as committed in the range's base: a commit cannot loosen the rules that judge it, and a
- * change to .hermes/config.yaml inside the range is reported as such. No daemon, no work tree.
+ * judged against its parent (a merge: its added lines are what differs from every parent, what it
+ * brought itself; the paths it changes, those that differ from any parent), all of them with one
+ * git process (three with merges: engine.ts, checkCommitDiffs), under the rules as committed in
+ * the range's base: a commit cannot loosen the rules that judge it, and a change to
+ * .hermes/config.yaml inside the range is reported as such. A base without that file, or no base
+ * at all (a new ref where HEAD names no commit), is judged by init's default rules, never by none
+ * and never by the pushed tip's own. A server's pinned rules (`<git-dir>/hermesd/
+ * server-config.yaml`, from init --server) judge beside them: the committed file can add rules,
+ * not remove them. A push is judged on every object it adds: tags are peeled, a blob a ref names
+ * is judged as content, a tree as its new blobs, an annotated tag by its message. No daemon, no
+ * work tree.
  *
  *   const verdict = await checkRange({ cwd, root }, 'origin/main..HEAD');   // check --commits
- *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin));   // pre-receive
+ *   const refs = await judgePush({ cwd: gitDir, quarantine }, parseRefUpdates(stdin), { pinned });   // pre-receive
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { HermesConfig, Rule } from '../config/schema.js';
 import { ConfigError, UsageError } from '../errors/index.js';
+import { parseNulList } from '../git/diff.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import type { Quarantine } from '../git/env.js';
 import { GitFailed, gitAsync, gitAsyncTry, plainGitCall } from '../git/run.js';
-import type { CommitDiffResult, Violation } from './engine.js';
+import { readStoredObjects } from '../git/stored-diff.js';
+import { INIT_CONFIG_TEMPLATE } from '../version.js';
+import type { CommitDiffResult, Violation, WholeObject } from './engine.js';
 
 /**
  * The rule engine and the config loader (zod, yaml, the schemas: most of a range check's
  * start-up), loaded on first use, while git already works (checkRange starts the diffs first).
  */
-let judging: Promise<{ engine: typeof import('./engine.js'); load: typeof import('../config/load.js'); schema: typeof import('../config/schema.js') }> | undefined;
-const judgingModules = () => (judging ??= Promise.all([import('./engine.js'), import('../config/load.js'), import('../config/schema.js')]).then(([engine, load, schema]) => ({ engine, load, schema })));
+let judging: Promise<{ engine: typeof import('./engine.js'); load: typeof import('../config/load.js') }> | undefined;
+const judgingModules = () => (judging ??= Promise.all([import('./engine.js'), import('../config/load.js')]).then(([engine, load]) => ({ engine, load })));
 
 /** The repository's rules, as a path inside a commit's tree. */
 export const RULES_FILE = '.hermes/config.yaml';
@@ -35,27 +45,43 @@ export type RangePlace = { cwd: string; root?: string; quarantine?: Quarantine }
 
 export type RangeCommit = { commit: string; parents: string[] };
 
-export type RangeViolation = Violation & { commit: string };
+/**
+ * A violation and the commit that brought it; in a push, also what a ref names that is not a commit
+ * (`object`: a tag's message, a blob, a tree's blob), whose `commit` is then that tag, blob or tree.
+ */
+export type RangeViolation = Violation & { commit: string; object?: ObjectKind };
 
-/** The rules that judge a range: the config committed in `commit` (or, when that one does not parse, in `from`). */
+type ObjectKind = 'tag' | 'tree' | 'blob';
+
+/**
+ * The rules that judge a range: the config committed in `commit` (or its last version that
+ * parses, from `from`), or init's defaults; and a server's pinned rules.
+ */
 export type RangeRules = {
   config: HermesConfig;
-  /** The commit whose rules judge (the range's base). */
-  commit: string;
-  /** Whether that commit has a .hermes/config.yaml at all (none: nothing is judged). */
+  /** The commit whose rules judge (the range's base); none: a new ref with no base (HEAD names no commit). */
+  commit?: string;
+  /** Whether that commit has a .hermes/config.yaml. */
   found: boolean;
+  /** init's default rules judge in place of the base's: it has no .hermes/config.yaml, or there is no base. */
+  defaults?: boolean;
   /** The commit whose version of the file was used, when the base's own does not parse. */
   from?: string;
-  /** The first push into an empty repository: no rules came before, so the pushed tip's own judge it. */
-  pushed?: boolean;
+  /** The server's pinned config (its path), which judges beside the committed rules. */
+  pinned?: string;
   warnings: string[];
 };
+
+/** What judges a range, as a verdict reports it. */
+export type RulesUsed = Omit<RangeRules, 'config' | 'warnings'> & { list: Array<{ id: string; message: string }> };
 
 export type RangeVerdict = {
   /** The commits judged, oldest first. */
   commits: string[];
-  /** Which rules judged: committed where, and their ids and messages. */
-  rules: { commit: string; found: boolean; from?: string; pushed?: boolean; list: Array<{ id: string; message: string }> };
+  /** In a push: what its refs name that is not a commit, judged as content (tags peeled: the tag, and the tree or blob it names). */
+  objects?: Array<{ ref: string; id: string; type: ObjectKind }>;
+  /** Which rules judged: committed where (or init's defaults, and a server's pin), and their ids and messages. */
+  rules: RulesUsed;
   violations: RangeViolation[];
   /** What was not fully judged, and generated files whose generator cannot run here. */
   warnings: string[];
@@ -136,16 +162,42 @@ async function fileAt(place: RangePlace, commit: string, path: string): Promise<
   return r.status === 0 ? r.stdout : undefined;
 }
 
+/** init's default rules (the config `hermesd init` writes), read once. */
+let initDefaults: Promise<HermesConfig> | undefined;
+
+/** The config `hermesd init` writes, as the rules of a base that has none. A broken install is a ConfigError, never "no rules". */
+function defaultRules(): Promise<HermesConfig> {
+  return (initDefaults ??= judgingModules().then(({ load }) => {
+    let text: string;
+    try {
+      text = readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new ConfigError(`init's default config ${INIT_CONFIG_TEMPLATE} cannot be read (${why}); it judges a base without ${RULES_FILE}: reinstall.`);
+    }
+    return load.loadCommittedConfig(INIT_CONFIG_TEMPLATE, text);
+  }));
+}
+
 /**
- * The rules committed in `commit`. A config that does not parse is never read as "no rules":
- * the last earlier version that parses judges (with a warning that says so), and when none
- * does, a ConfigError naming the file, line and key.
+ * The rules committed in `commit`, or init's defaults where it has no .hermes/config.yaml or
+ * there is no `commit`. A config that does not parse is never read as "no rules": the last
+ * earlier version that parses judges (with a warning that says so), and when none does, a
+ * ConfigError naming the file, line and key. `pin`: a server's pinned rules, which judge too.
  */
-export async function rulesAt(place: RangePlace, commit: string): Promise<RangeRules> {
-  const short = commit.slice(0, 10);
-  const [text, { load, schema }] = await Promise.all([fileAt(place, commit, RULES_FILE), judgingModules()]);
+export async function rulesAt(place: RangePlace, commit: string | undefined, pin?: PinnedRules): Promise<RangeRules> {
+  const committed = await committedRules(place, commit);
+  if (!pin) return committed;
+  return { ...committed, config: { ...committed.config, rules: distinctRules([...committed.config.rules, ...pin.config.rules]) }, pinned: pin.path };
+}
+
+async function committedRules(place: RangePlace, commit: string | undefined): Promise<RangeRules> {
+  const [text, { load }] = await Promise.all([commit ? fileAt(place, commit, RULES_FILE) : undefined, judgingModules()]);
   const { loadCommittedConfig } = load;
-  if (text === undefined) return { config: schema.defaults(), commit, found: false, warnings: [] };
+  if (commit === undefined || text === undefined) {
+    return { config: await defaultRules(), ...(commit ? { commit } : {}), found: false, defaults: true, warnings: [] };
+  }
+  const short = commit.slice(0, 10);
   try {
     return { config: loadCommittedConfig(`${short}:${RULES_FILE}`, text), commit, found: true, warnings: [] };
   } catch (err) {
@@ -163,6 +215,38 @@ export async function rulesAt(place: RangePlace, commit: string): Promise<RangeR
     }
     throw err;
   }
+}
+
+/** A server's pinned rules: the file, and the config it holds. */
+export type PinnedRules = { path: string; config: HermesConfig };
+
+/**
+ * The server's pinned rules at `path`, or undefined where there is no such file (no pin: the
+ * committed rules alone judge). One that does not parse is a ConfigError naming the file, line
+ * and key: a push is refused rather than judged without them.
+ */
+export async function pinnedRules(path: string | undefined): Promise<PinnedRules | undefined> {
+  if (!path) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`the server's pinned rules ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}).`);
+  }
+  const { load } = await judgingModules();
+  return { path, config: load.loadCommittedConfig(path, text) };
+}
+
+/** Rules without repeats: a rule both the pin and the committed file hold judges once. */
+function distinctRules(rules: readonly Rule[]): Rule[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => {
+    const key = JSON.stringify(r);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Regex source that matches `s` literally. */
@@ -192,20 +276,37 @@ const pathsOf = (changes: CommitDiffResult['changes']) => new Set(changes.flatMa
 
 /**
  * Each commit against its first parent; a merge against all of its parents at once (git's
- * combined diff: only what differs from every parent is the merge's own, what its branches
- * brought is judged in their own commits); a root commit against the empty tree.
+ * combined diff: only the lines that differ from every parent are the merge's own, what its
+ * branches brought is judged in their own commits) and, for the paths it changes, against each
+ * (a file taken from one parent is a change on the other's branch); a root commit against the
+ * empty tree.
  */
-const rangeDiffs = (commits: readonly RangeCommit[]): CommitDiff[] => commits.map((c) => (c.parents.length === 1 ? { commit: c.commit, parent: c.parents[0] } : c.parents.length > 1 ? { commit: c.commit, merge: true } : { commit: c.commit }));
+const rangeDiffs = (commits: readonly RangeCommit[]): CommitDiff[] =>
+  commits.map((c) =>
+    c.parents.length === 1
+      ? { commit: c.commit, parent: c.parents[0] }
+      : c.parents.length > 1
+        ? { commit: c.commit, merge: true, parents: c.parents }
+        : { commit: c.commit },
+  );
+
+/** What a verdict says of the rules that judged (without the config itself). */
+const rulesUsed = (rules: RangeRules): Omit<RulesUsed, 'list'> => ({
+  ...(rules.commit ? { commit: rules.commit } : {}),
+  found: rules.found,
+  ...(rules.defaults ? { defaults: true } : {}),
+  ...(rules.from ? { from: rules.from } : {}),
+  ...(rules.pinned ? { pinned: rules.pinned } : {}),
+});
 
 /** Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what could not be judged here. */
 export async function judgeRange(place: RangePlace, rules: RangeRules, commits: readonly RangeCommit[], started?: StartedDiffs): Promise<RangeVerdict> {
   const [secret, { engine, load }] = await Promise.all([secretValueRule(place, rules.config), judgingModules()]);
   const config: HermesConfig = secret.rule ? { ...rules.config, rules: [...rules.config.rules, secret.rule] } : rules.config;
   const results = await engine.checkCommitDiffs(place.cwd, config, started ?? rangeDiffs(commits), { quarantine: place.quarantine });
-  const generators = new Map(config.rules.filter((r) => r.generator).map((r) => [r.id, r.generator!] as const));
   const verdict: RangeVerdict = {
     commits: commits.map((c) => c.commit),
-    rules: { commit: rules.commit, found: rules.found, ...(rules.from ? { from: rules.from } : {}), ...(rules.pushed ? { pushed: true } : {}), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
+    rules: { ...rulesUsed(rules), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },
     violations: [],
     warnings: [...rules.warnings],
     configChanges: [],
@@ -214,13 +315,18 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
   commits.forEach((c, i) => {
     const short = c.commit.slice(0, 10);
     const found = results[i]!;
+    // The same finding twice: a rule the pin and the committed file both hold, with other options, finds the same line.
+    const said = new Set<string>();
     for (const v of found.violations) {
-      const generator = v.line === 0 ? generators.get(v.rule) : undefined;
-      if (generator) {
-        verdict.warnings.push(`${short} ${v.file}: a file rule ${v.rule} protects changed; its generator (\`${generator}\`) cannot run here, so the change is not refused (the pre-commit hook verifies it where hermesd init ran).`);
-      } else verdict.violations.push({ ...v, commit: c.commit });
+      const finding = `${v.rule}\0${v.file}\0${v.line}\0${v.message}`;
+      if (!said.has(finding)) verdict.violations.push({ ...v, commit: c.commit });
+      said.add(finding);
     }
-    for (const w of found.warnings) verdict.warnings.push(`${short} ${w}`);
+    const unverified = (g: CommitDiffResult['generated'][number]) =>
+      `${short} ${g.file}: a file rule ${g.rule} protects changed; its generator (\`${g.generator}\`) cannot run here, so the change is not refused ` +
+      '(the pre-commit hook verifies it where hermesd init ran).';
+    const warnings = new Set([...found.generated.map(unverified), ...found.warnings.map((w) => `${short} ${w}`)]);
+    verdict.warnings.push(...warnings);
     if (pathsOf(found.changes).has(RULES_FILE)) verdict.configChanges.push(c.commit);
   });
   const last = verdict.configChanges[verdict.configChanges.length - 1];
@@ -236,17 +342,18 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
 }
 
 /**
- * `hermesd check --commits <range>`: the range's commits under the rules of its base. git starts
- * diffing (with the patch, whatever the rules turn out to need) as soon as the commits are
- * listed, and works while the engine and the config load.
+ * `hermesd check --commits <range>`: the range's commits under the rules of its base (and, in a
+ * bare repository with `init --server`, its pinned rules: `pinned`, the file's path). git starts
+ * diffing (with the patch, whatever the rules turn out to need) as soon as the commits are listed,
+ * and works while the engine and the config load.
  */
-export async function checkRange(place: RangePlace, range: string): Promise<RangeVerdict & { range: string; base: string }> {
+export async function checkRange(place: RangePlace, range: string, opts: { pinned?: string } = {}): Promise<RangeVerdict & { range: string; base: string }> {
   void judgingModules();
   const { base, include, exclude } = await resolveRange(place, range);
   const commits = await listCommits(place, include, exclude);
   const started = startDiffTree(place.cwd, rangeDiffs(commits), { patch: true, quarantine: place.quarantine });
   try {
-    return { range, base, ...(await judgeRange(place, await rulesAt(place, base), commits, started)) };
+    return { range, base, ...(await judgeRange(place, await rulesAt(place, base, await pinnedRules(opts.pinned)), commits, started)) };
   } finally {
     started.stop(); // read to the end by then, unless the rules could not be read
   }
@@ -269,24 +376,148 @@ export function parseRefUpdates(stdin: string): RefUpdate[] {
 
 export type PushVerdict = { ref: string; verdict: RangeVerdict };
 
+/** An object's id and type (none: missing), as `git cat-file --batch-check` names it. */
+type Kind = { id: string; type?: string };
+
+/** The ids and types of `names` (ids, `<id>^{}` to peel a tag), with one `git cat-file --batch-check`, in order. */
+async function kindsOf(place: RangePlace, names: readonly string[]): Promise<Kind[]> {
+  if (names.length === 0) return [];
+  const out = await gitAsync(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { ...call(place), input: names.join('\n') + '\n' });
+  return out
+    .toString('utf8')
+    .split('\n')
+    .slice(0, names.length)
+    .map((line) => {
+      const [id = '', type] = line.split(' ');
+      return type === 'missing' || type === 'ambiguous' || type === undefined ? { id } : { id, type };
+    });
+}
+
+/** The tags of the chains that start at `ids` (a tag of a tag…): each round reads the tags found so far, one `git cat-file --batch`. */
+async function tagChains(place: RangePlace, ids: readonly string[]): Promise<Map<string, string[]>> {
+  const chains = new Map<string, string[]>(ids.map((id) => [id, [id]]));
+  let round = ids.map((id) => ({ start: id, tag: id }));
+  while (round.length > 0) {
+    const next: typeof round = [];
+    let k = 0;
+    await readStoredObjects(
+      place.cwd,
+      round.map((r) => r.tag),
+      (object) => {
+        const r = round[k++]!;
+        // A tag's header names what it tags: `object <id>` then `type <type>`.
+        const head = object.bytes?.subarray(0, 400).toString('latin1') ?? '';
+        const target = /^object ([0-9a-f]+)\ntype tag\n/.exec(head)?.[1];
+        const chain = chains.get(r.start)!;
+        if (target && !chain.includes(target)) {
+          chain.push(target);
+          next.push({ start: r.start, tag: target });
+        }
+      },
+      { quarantine: place.quarantine },
+    );
+    round = next;
+  }
+  return chains;
+}
+
+/** The blobs of `tree` the repository does not have yet (not reachable from its refs), with their paths in the tree. */
+async function newBlobsOf(place: RangePlace, tree: string): Promise<Array<{ id: string; path: string }>> {
+  const [fresh, listing] = await Promise.all([
+    gitAsync(['rev-list', '--objects', tree, '--not', '--all'], call(place)),
+    gitAsync(['ls-tree', '-r', '-z', '--full-tree', tree], call(place)),
+  ]);
+  // rev-list prints a path after each id, unquoted: only the ids are read from it; ls-tree gives the paths, NUL-separated.
+  const ids = new Set(fresh.toString('utf8').split('\n').map((l) => l.slice(0, l.indexOf(' ') === -1 ? l.length : l.indexOf(' '))));
+  const out: Array<{ id: string; path: string }> = [];
+  for (const entry of parseNulList(listing)) {
+    const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (m && ids.has(m[2]!)) out.push({ id: m[2]!, path: m[3]! });
+  }
+  return out;
+}
+
 /**
- * A push, judged as a server hook judges it: for each ref it moves, the commits new to the
- * repository, under the rules committed where the ref was (a new ref: where HEAD is; the first
- * push into an empty repository: its own rules, there being no others). A deletion brings no
- * commit. Commits two refs share are judged once.
+ * What a ref names beside commits, judged as content under `rules`: each tag of its chain by its
+ * message, and the blob or tree it peels to (a blob as a file at the ref's name, a tree by its new
+ * blobs at their paths). A violation's `commit` is the tag, blob or tree it was found in.
  */
-export async function judgePush(place: RangePlace, updates: readonly RefUpdate[]): Promise<PushVerdict[]> {
+async function judgeObjects(
+  place: RangePlace,
+  rules: RangeRules,
+  u: RefUpdate,
+  own: Kind,
+  peeled: Kind,
+): Promise<{ objects: NonNullable<RangeVerdict['objects']>; violations: RangeViolation[] }> {
+  const objects: NonNullable<RangeVerdict['objects']> = [];
+  /** Each object to read, with what a violation in it names: the kind and id of what the ref names (the tag, the blob, the tree) and where. */
+  const wholes: Array<WholeObject & { kind: ObjectKind; shown: string; note: string }> = [];
+  if (own.type === 'tag') {
+    for (const tag of (await tagChains(place, [own.id])).get(own.id)!) {
+      objects.push({ ref: u.ref, id: tag, type: 'tag' });
+      wholes.push({ id: tag, path: u.ref, message: true, kind: 'tag', shown: tag, note: `in the tag message of ${u.ref}` });
+    }
+  }
+  if (peeled.type === 'blob') {
+    objects.push({ ref: u.ref, id: peeled.id, type: 'blob' });
+    wholes.push({ id: peeled.id, path: u.ref, kind: 'blob', shown: peeled.id, note: `in the blob ${u.ref} names` });
+  } else if (peeled.type === 'tree') {
+    objects.push({ ref: u.ref, id: peeled.id, type: 'tree' });
+    for (const b of await newBlobsOf(place, peeled.id)) wholes.push({ ...b, kind: 'tree', shown: peeled.id, note: `in the tree ${u.ref} names` });
+  }
+  if (wholes.length === 0) return { objects, violations: [] };
+  const { engine } = await judgingModules();
+  const results = await engine.checkObjects(place.cwd, rules.config, wholes, { quarantine: place.quarantine });
+  const said = new Set<string>();
+  const violations = results
+    .flatMap((r, i) => r.violations.map((v) => ({ ...v, message: `${v.message} (${wholes[i]!.note})`, commit: wholes[i]!.shown, object: wholes[i]!.kind })))
+    .filter((v) => {
+      const finding = `${v.rule}\0${v.file}\0${v.line}\0${v.message}`;
+      if (said.has(finding)) return false;
+      said.add(finding);
+      return true;
+    });
+  return { objects, violations };
+}
+
+/**
+ * A push, judged as a server hook judges it: for each ref it moves, every object new to the
+ * repository. Its new commits, under the rules committed where the ref was (a new ref: where HEAD
+ * is; where HEAD names no commit, init's defaults: never the rules the push itself brings), and
+ * beside them the server's pinned rules (`opts.pinned`: the file, where there is one). A tag is
+ * peeled: its message is judged, and what it names; a blob a ref names is judged as content, a
+ * tree by its blobs the repository did not have. A deletion brings nothing. Commits two refs
+ * share are judged once.
+ */
+export async function judgePush(place: RangePlace, updates: readonly RefUpdate[], opts: { pinned?: string } = {}): Promise<PushVerdict[]> {
+  const live = updates.filter((u) => !isZero(u.new));
+  if (live.length === 0) return [];
+  // One batch for every type: what each ref names, what that peels to, what it named before (peeled: a moved tag's commit), and HEAD's commit.
+  const names = [...live.flatMap((u) => [u.new, `${u.new}^{}`, isZero(u.old) ? 'HEAD^{commit}' : `${u.old}^{}`]), 'HEAD^{commit}'];
+  const [kinds, pin] = await Promise.all([kindsOf(place, names), pinnedRules(opts.pinned)]);
+  const head = kinds[kinds.length - 1]!;
+  const rulesOf = new Map<string, Promise<RangeRules>>();
   const out: PushVerdict[] = [];
   const judged = new Set<string>();
-  for (const u of updates) {
-    if (isZero(u.new)) continue;
-    const commits = await listCommits(place, [u.new], ['--all']);
-    const head = isZero(u.old) ? (await gitAsyncTry(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call(place))).stdout.trim() : '';
-    const base = isZero(u.old) ? head || u.new : u.old;
-    const rules = { ...(await rulesAt(place, base)), ...(base === u.new ? { pushed: true } : {}) };
-    const fresh = commits.filter((c) => !judged.has(`${rules.from ?? base}\0${c.commit}`));
-    for (const c of fresh) judged.add(`${rules.from ?? base}\0${c.commit}`);
-    out.push({ ref: u.ref, verdict: await judgeRange(place, rules, fresh) });
+  for (const [i, u] of live.entries()) {
+    const [own, peeled, was] = [kinds[3 * i]!, kinds[3 * i + 1]!, kinds[3 * i + 2]!];
+    // (git checks that a push brings every object its refs name before the hooks run: this is a repository that lost one.)
+    if (!own.type || !peeled.type) throw new UsageError(`${u.ref}: ${u.new} is not in this repository, so the push cannot be judged.`);
+    // The base: the commit the ref named before; for a new ref (or one that named no commit), HEAD's, if it has one.
+    const base = was.type === 'commit' ? was.id : head.type === 'commit' ? head.id : undefined;
+    if (!rulesOf.has(base ?? '')) rulesOf.set(base ?? '', rulesAt(place, base, pin));
+    const rules = await rulesOf.get(base ?? '')!;
+    const key = (c: RangeCommit) => `${rules.commit ?? ''}\0${rules.from ?? ''}\0${c.commit}`;
+    const commits = peeled.type === 'commit' ? await listCommits(place, [u.new], ['--all']) : [];
+    const fresh = commits.filter((c) => !judged.has(key(c)));
+    for (const c of fresh) judged.add(key(c));
+    const verdict = await judgeRange(place, rules, fresh);
+    if (own.type !== 'commit') {
+      const { objects, violations } = await judgeObjects(place, rules, u, own, peeled);
+      verdict.objects = objects;
+      verdict.violations.push(...violations);
+    }
+    out.push({ ref: u.ref, verdict });
   }
   return out;
 }

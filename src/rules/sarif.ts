@@ -21,8 +21,13 @@ function pathUri(path: string): string {
 /**
  * The SARIF log of `violations`. `rules`: the rules that judged (id and message), so the log
  * lists them even when none was broken; rules only a violation names are added from it.
+ * `judgedBy`: where those rules came from (a range's base, init's defaults, a server's pin), in
+ * the run's property bag.
  */
-export function sarifLog(result: { violations: readonly Finding[]; warnings: readonly string[] }, opts: { version: string; rules?: ReadonlyArray<{ id: string; message: string }> }): object {
+export function sarifLog(
+  result: { violations: readonly Finding[]; warnings: readonly string[] },
+  opts: { version: string; rules?: ReadonlyArray<{ id: string; message: string }>; judgedBy?: string },
+): object {
   const rules = new Map<string, string>();
   for (const r of opts.rules ?? []) rules.set(r.id, r.message);
   for (const v of result.violations) if (!rules.has(v.rule)) rules.set(v.rule, v.message);
@@ -62,6 +67,7 @@ export function sarifLog(result: { violations: readonly Finding[]; warnings: rea
           partialFingerprints: { 'hermesd/v1': sha256(`${v.rule}\0${v.file}\0${v.line}\0${v.commit ?? ''}`) },
           ...(v.commit ? { properties: { commit: v.commit } } : {}),
         })),
+        ...(opts.judgedBy ? { properties: { judgedBy: opts.judgedBy } } : {}),
       },
     ],
   };

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Violation } from '../../rules/engine.js';
 import type { Finding } from '../../rules/sarif.js';
-import { formatRangeVerdict, formatViolations } from '../../rules/format.js';
+import { formatRangeVerdict, formatViolations, rulesUsed } from '../../rules/format.js';
 import { UsageError } from '../../errors/index.js';
 import { VERSION } from '../../version.js';
 import { action, color, daemon, failWith, globals, type GlobalOptions } from '../runtime.js';
@@ -33,18 +33,20 @@ function formatOf(opts: { format?: string }, globalOpts: GlobalOptions): Format 
 async function report(
   format: Format,
   result: { violations: readonly Finding[]; warnings: readonly string[] },
-  shapes: { json: () => unknown; text: () => string; rules?: ReadonlyArray<{ id: string; message: string }> },
+  shapes: { json: () => unknown; text: () => string; rules?: ReadonlyArray<{ id: string; message: string }>; judgedBy?: string },
 ): Promise<void> {
   const write = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
   if (process.env.GITHUB_ACTIONS === 'true') {
-    const { githubAnnotations } = await import('../../rules/annotations.js');
+    const { githubAnnotations, githubNotice } = await import('../../rules/annotations.js');
     const lines = githubAnnotations(result);
+    // Beside JSON or SARIF the run's log has no summary: a notice names the rules that judged (text prints it itself).
+    if (format !== 'text' && shapes.judgedBy) lines.push(githubNotice(`judged by ${shapes.judgedBy}`));
     if (lines.length) (format === 'text' ? process.stdout : process.stderr).write(lines.join('\n') + '\n');
   }
   if (format === 'json') write(JSON.stringify(shapes.json(), null, 2));
   else if (format === 'sarif') {
     const { sarifLog } = await import('../../rules/sarif.js');
-    write(JSON.stringify(sarifLog(result, { version: VERSION, rules: shapes.rules }), null, 2));
+    write(JSON.stringify(sarifLog(result, { version: VERSION, rules: shapes.rules, judgedBy: shapes.judgedBy }), null, 2));
   } else {
     const text = shapes.text();
     if (text) write(text);
@@ -64,18 +66,34 @@ export async function rangeModule(): Promise<typeof import('../../rules/range.js
 /** `--commits <range>`: judged in this process, from a clone or a bare repository. */
 async function checkCommits(range: string, format: Format): Promise<void> {
   const loading = rangeModule(); // loads while git finds the repository
-  const { findGitRepository } = await import('../../paths/index.js');
+  const { findGitRepository, serverConfigPath } = await import('../../paths/index.js');
   const { checkRange } = await loading;
   const repo = findGitRepository(process.cwd());
-  const verdict = await checkRange({ cwd: repo.root ?? repo.gitDir, root: repo.root }, range);
+  // In a server's bare repository, its pinned rules judge too, as its pre-receive hook judges.
+  const verdict = await checkRange({ cwd: repo.root ?? repo.gitDir, root: repo.root }, range, repo.root ? {} : { pinned: serverConfigPath(repo.gitDir) });
   const { commits, ...rest } = verdict;
+  const { list, ...used } = rest.rules;
+  const judgedBy = rulesUsed(used);
   await report(format, verdict, {
-    json: () => ({ ...rest, rules: { commit: rest.rules.commit, found: rest.rules.found, ...(rest.rules.from ? { from: rest.rules.from } : {}), ids: rest.rules.list.map((r) => r.id) }, commits: commits.length }),
+    json: () => ({
+      ...rest,
+      rules: {
+        commit: used.commit,
+        found: used.found,
+        ...(used.from ? { from: used.from } : {}),
+        ids: list.map((r) => r.id),
+        ...(used.defaults ? { defaults: true } : {}),
+        ...(used.pinned ? { pinned: used.pinned } : {}),
+        by: judgedBy,
+      },
+      commits: commits.length,
+    }),
     text: () => {
       const text = formatRangeVerdict(verdict);
       return verdict.violations.length ? text : color.green(text);
     },
-    rules: verdict.rules.list,
+    rules: list,
+    judgedBy,
   });
   if (verdict.violations.length > 0) failWith(1);
 }

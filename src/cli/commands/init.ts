@@ -80,7 +80,17 @@ async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<
     [
       `${r.reinstalled ? 'hermesd server hook refreshed' : 'hermesd server hook installed'} in ${r.gitDir}: ${r.hook}`,
       r.chained ? `the repository's own pre-receive keeps running after hermesd's judgement (moved to ${r.chained})` : '',
-      "every push is judged by the rules of .hermes/config.yaml as committed where each ref was (a new branch: where HEAD is); a push whose new commits break them is refused, and the pusher sees why",
+      r.pinned.written ? `pinned rules written to ${r.pinned.path} (from ${r.pinned.from})` : `pinned rules kept as they are: ${r.pinned.path}`,
+      'every push is judged by the rules of .hermes/config.yaml as committed where each ref was (a new branch: where HEAD is; ' +
+        "init's defaults where there is no such file) and by the pinned rules, which the repository's file can add to but not loosen; " +
+        'a push whose new objects (commits, tags, trees, blobs) break them is refused, and the pusher sees why',
+      `edit the pinned rules in ${r.pinned.path} (read at every push; init --server keeps your edits)`,
+      r.pinned.secretsRule
+        ? ''
+        : color.yellow(
+            'note: the pinned rules have no secrets rule, so pushes are checked for credentials only where the committed rules ask. ' +
+              `To turn it on, add to its rules:\n${SECRETS_RULE_YAML}`,
+          ),
       'remove: hermesd init --server --uninstall',
     ]
       .filter(Boolean)
