@@ -7,8 +7,6 @@
  * MCP server is found (tool_search) and answers, and neither the end of a session nor a
  * killed client leaves a hermesd process behind.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { endToEnd, QUOKKA } from './helpers/agent-e2e.js';
 import type { ModelRequest } from './helpers/agent-models.js';
 
@@ -41,13 +39,9 @@ endToEnd({
   shell: (id, command) => ({ id, name: 'exec_command', input: { cmd: command } }),
   mcpTools,
   listMcp: SEARCH,
-  // What `sandbox_mode = "danger-full-access"` in the user's config does: Codex runs commands without its sandbox.
   // hermesd's permission profile (default_permissions in .codex/config.toml) has gen/ read-only in Codex's own sandbox.
   ownSandboxHolds: true,
-  ownSandboxOff(e) {
-    const config = join(e.t.home, '..', 'codex-home', '.codex', 'config.toml');
-    const before = readFileSync(config, 'utf8');
-    writeFileSync(config, `sandbox_mode = "danger-full-access"\n${before}`);
-    return () => writeFileSync(config, before);
-  },
+  // `--sandbox danger-full-access`: Codex runs commands without its sandbox (measured with Codex 0.171.0: a
+  // `sandbox_mode` in the user's config.toml does not, while the project's default_permissions names a profile).
+  ownSandboxOff: ['--sandbox', 'danger-full-access'],
 });

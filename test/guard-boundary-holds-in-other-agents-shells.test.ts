@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentShellCall, confinement, denied, postContext, runHook, toolHookCommand } from './helpers/agents.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 import { claudeWrite, commitKey, expectRefused, head, KEY } from './helpers/transport.js';
+import { createAgentServices } from '../src/agent/standalone.js';
+import { runToolCall, TOOLS } from '../src/agent/tools/index.js';
 
 const ORIGINAL = 'export const a = 1;\n';
 const CONFIG = [
@@ -238,6 +240,32 @@ describe('a path spelt another way is the same path at every entry point', () =>
       payload: { session_id: 's1', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch }, tool_use_id: `p-${path}` },
     });
     expect(denied('codex', r), `${path}: ${JSON.stringify(r)}`).toMatch(/repository rule "(generated|accents)"/);
+  });
+
+  it.each(spellings)("hermesd's own write_file of %s is refused", async (_name, path) => {
+    const services = createAgentServices({ root: repo, home: t.home });
+    try {
+      const ctx = { root: repo, sessionId: 'spelling', signal: new AbortController().signal, config: services.config, services };
+      const r = JSON.parse((await runToolCall(TOOLS, { name: 'write_file', arguments: JSON.stringify({ path, content: 'x' }) }, ctx)).content) as { error?: string };
+      expect(r.error, `${path}: ${JSON.stringify(r)}`).toMatch(/repository rule "(generated|accents)"/);
+    } finally {
+      services.sessions.close();
+    }
+  });
+
+  it('a commit adding GEN/x.ts or the NFD spelling made past the hooks is found by check --commits', async () => {
+    const before = head(repo);
+    for (const path of ['GEN/y.ts', 'générés/es.json'.normalize('NFD')]) {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), 'x\n');
+      spawnSync('git', ['add', '--', path], { cwd: repo, env: t.env });
+    }
+    spawnSync('git', ['commit', '-qm', 'past the hooks', '--no-verify'], { cwd: repo, env: { ...t.env, HERMESD_SKIP: '1' } });
+    const r = await t.cli(['check', '--commits', `${before}..HEAD`, '--json'], { cwd: repo });
+    expect(r.code, r.stderr).toBe(1);
+    const files = (r.json().violations as Array<{ rule: string; file: string }>).map((v) => `${v.rule} ${v.file.normalize('NFC')}`);
+    expect(files).toEqual(expect.arrayContaining(['generated GEN/y.ts', 'accents générés/es.json']));
+    spawnSync('git', ['reset', '-q', '--hard', before], { cwd: repo, env: t.env });
   });
 
   it('a commit adding GEN/x.ts or the NFD spelling is refused by the pre-commit hook', () => {

@@ -289,6 +289,9 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     setInterval(() => {
       if (!existsSync(paths.root) || !existsSync(paths.gitDir)) void shutdown('work tree deleted');
       else if (!existsSync(paths.socket)) void shutdown('socket removed');
+      // Another listener in its place (unlinked and bound again): no client reaches this daemon any more, and
+      // none takes the other's answers (the hooks trust only the lock's holder); the next question starts a daemon.
+      else if (statSync(paths.socket, { throwIfNoEntry: false })?.ino !== socketIno) void shutdown('socket replaced by another listener');
     }, WORKTREE_CHECK_MS),
   );
   ctx.events.emit('started');

@@ -202,9 +202,9 @@ export type ClientSession = {
   home: string;
   env: NodeJS.ProcessEnv;
   /** Starts one headless session on `prompt` in the repository. */
-  start(prompt: string, opts?: { env?: NodeJS.ProcessEnv }): RunningClient;
-  /** Runs one headless session to its end (killed after `timeoutMs`). */
-  run(prompt: string, opts?: { env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<ClientRun>;
+  start(prompt: string, opts?: { env?: NodeJS.ProcessEnv; args?: string[] }): RunningClient;
+  /** Runs one headless session to its end (killed after `timeoutMs`); `args`: the client's own options, before the prompt's. */
+  run(prompt: string, opts?: { env?: NodeJS.ProcessEnv; args?: string[]; timeoutMs?: number }): Promise<ClientRun>;
 };
 
 /** Variables of the developer's environment that would point a client elsewhere or at real accounts. */
@@ -351,7 +351,10 @@ export async function setUpClient(cli: AgentCli, opts: { env: NodeJS.ProcessEnv;
   const start: ClientSession['start'] = (prompt, o = {}) => {
     const debugFile = join(home, `debug-${++runs}.txt`);
     const extra = cli.client === 'claude' && opts.debugLog !== false ? ['--debug-file', debugFile] : [];
-    const child = spawn(cli.command, [...cli.prefix, ...args(prompt), ...extra], { cwd: opts.repo, env: { ...env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [first, ...rest] = args(prompt);
+    // A subcommand (codex exec) keeps its place: the client's own options come after it.
+    const ordered = cli.client === 'codex' ? [first!, ...(o.args ?? []), ...rest] : [...(o.args ?? []), first!, ...rest];
+    const child = spawn(cli.command, [...cli.prefix, ...ordered, ...extra], { cwd: opts.repo, env: { ...env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d));

@@ -99,7 +99,7 @@ export type E2E = {
   /** Every file under gen/ now. */
   genNow(): Record<string, string>;
   /** Plays `steps` as the model in one session on `prompt`; the requests of that session and the run. */
-  session(prompt: string, steps: Step[], opts?: { env?: NodeJS.ProcessEnv }): Promise<{ requests: ModelRequest[]; run: Awaited<ReturnType<ClientSession['run']>> }>;
+  session(prompt: string, steps: Step[], opts?: { env?: NodeJS.ProcessEnv; args?: string[] }): Promise<{ requests: ModelRequest[]; run: Awaited<ReturnType<ClientSession['run']>> }>;
   /** The sessions hermesd stored for this client, oldest first (after ingest has caught up with `count`). */
   stored(count: number): Promise<Array<{ id: string; title: string | null; messages: Array<{ role: string; content: string | null; toolName?: string; toolCalls?: unknown }> }>>;
   cleanup(): Promise<void>;
@@ -220,11 +220,11 @@ export type ClientSpec = {
   /** The client's own record that it stopped hermesd's MCP server without having to force it (Claude Code's debug log). */
   stoppedGently?(run: ClientRun): void;
   /**
-   * Turns the client's own sandbox off for the next sessions, and returns what turns it back on,
-   * where the client runs one by default (Codex: bubblewrap cannot start inside it, so hermesd's
-   * confinement holds only where it is off; docs/agents.md).
+   * The client's options that turn its own sandbox off for a session, where it runs one by
+   * default (Codex: bubblewrap cannot start inside it, so hermesd's confinement holds only where
+   * it is off; docs/agents.md).
    */
-  ownSandboxOff?(e: E2E): () => void;
+  ownSandboxOff?: string[];
   /** The client's own sandbox, as it runs by default, takes the protected paths from `init` (Codex's permission profile). */
   ownSandboxHolds?: boolean;
 };
@@ -315,21 +315,18 @@ export function endToEnd(spec: ClientSpec): void {
     }, SESSION_MS);
 
     it("runs a shell command confined where the client's own sandbox is off: writes hermesd cannot read fail on a read-only file", async () => {
-      const on = spec.ownSandboxOff?.(e);
-      try {
-        const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
-        const { requests, run } = await e.session('Refresh gen/ once more.', [...unread.map((w): Step => ({ tools: [spec.shell(`ro_${w.id}`, w.command)] })), { text: 'Done.' }]);
-        expect(run.code, run.stderr).toBe(0);
-        // Read-only at the write itself (no sandbox of the client's own is there to make it so), not put back afterwards.
-        for (const w of unread) expect(resultOf(requests, `ro_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
-        expect(e.genNow()).toEqual(e.generated);
-      } finally {
-        on?.();
-      }
+      const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
+      // Which confinement held it: hermesd's script (its shell is pid 2 in a namespace hermesd's bubblewrap made), not the client's.
+      const where = spec.shell('ro_where', 'tr "\\0" " " < /proc/$$/cmdline');
+      const { requests, run } = await e.session('Refresh gen/ once more.', [{ tools: [where] }, ...unread.map((w): Step => ({ tools: [spec.shell(`ro_${w.id}`, w.command)] })), { text: 'Done.' }], { args: spec.ownSandboxOff });
+      expect(run.code, run.stderr).toBe(0);
+      expect(resultOf(requests, 'ro_where')?.output, "the command did not run in hermesd's confine script").toContain('printf hermesd-started >&3');
+      // Read-only at the write itself (no sandbox of the client's own is there to make it so), not put back afterwards.
+      for (const w of unread) expect(resultOf(requests, `ro_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
+      expect(e.genNow()).toEqual(e.generated);
     }, SESSION_MS);
 
     it("holds hermesd's boundary in the client's shell: no fake daemon, planted commondir, self-approval, unchecked commit or outliving writer gets through", async () => {
-      const on = spec.ownSandboxOff?.(e);
       const base = join(e.t.home, '..');
       writeFileSync(join(base, 'fake-daemon.py'), FAKE_DAEMON);
       const userConfig = join(e.t.home, 'config.yaml');
@@ -341,7 +338,7 @@ export function endToEnd(spec: ClientSpec): void {
       try {
         const attacks = boundaryAttacks(base);
         const steps: Step[] = [...attacks.map((a): Step => ({ tools: [spec.shell(`b_${a.id}`, a.command)] })), { tools: [spec.shell('b_wait', 'sleep 2')] }, { text: 'Done.' }];
-        const { requests, run } = await e.session('Tidy up the repository state.', steps);
+        const { requests, run } = await e.session('Tidy up the repository state.', steps, { args: spec.ownSandboxOff });
         expect(run.code, run.stderr).toBe(0);
         const out = (id: string) => resultOf(requests, `b_${id}`)?.output ?? '';
         // Each command ran, confined: what it tried failed where hermesd keeps it, or was taken back after the call.
@@ -358,7 +355,6 @@ export function endToEnd(spec: ClientSpec): void {
         const user = commitKey(e.t, e.repo, 'user-key.txt');
         expect(user.moved, `the user's commit of a key went through: ${user.out}`).toBe(false);
       } finally {
-        on?.();
         spawnSync('git', ['reset', '-q'], { cwd: e.repo, env: e.t.env });
         for (const f of ['k1.txt', 'k2.txt', 'k3.txt', 'user-key.txt']) rmSync(join(e.repo, f), { force: true });
       }
