@@ -1,8 +1,11 @@
 /**
- * Sandbox benchmark (issue 20): what the sandbox adds to one `terminal` command. The same
- * command is run through the whole guard (snapshot, secret scan, run, restore, verify,
- * judge) with the sandbox and without it, and also bare (bwrap versus sh alone), in the same
- * run, medians. Goal: ≤ 15 ms added per command.
+ * Sandbox benchmark: what the sandbox adds to one `terminal` command, and what another agent's
+ * shell call pays for its confinement. The same command is run through the whole guard
+ * (snapshot, secret scan, run, restore, verify, judge) with the sandbox and without it, and also
+ * bare (bwrap versus sh alone), in the same run, medians. Goal: ≤ 15 ms added per command. Then
+ * the confine script other agents' shell calls run in (hermesd's one sandbox plan), run as an
+ * agent's shell runs it, beside bubblewrap running `true` and the command alone, interleaved.
+ * Goal: ≤ bubblewrap + 2 ms.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,11 +13,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { configSchema } from '../src/config/schema.js';
 import { findRealGit } from '../src/git/real-git.js';
-import { sandboxAvailability } from '../src/guard/sandbox.js';
+import { agentShellPlan, confinedCommand, confineScript } from '../src/guard/agent-shell.js';
+import { bwrapMountArgs, sandboxAvailability } from '../src/guard/sandbox.js';
 import { prepareGuardEnv, standaloneSandbox, withRepoLock } from '../src/guard/terminal.js';
-import { median, ms, printNote, printTable, timeRuns, type Bench } from './table.js';
+import { median, ms, printNote, printTable, shuffled, timeRuns, type Bench, type Row } from './table.js';
 
 const RUNS = 40;
+/** What the confine script may add over a bare bubblewrap start: the plan's mounts and the script's own shell. */
+const CONFINE_OVER_BWRAP_GOAL_MS = 2;
 const FILES = 300;
 /** What the sandbox may add to one guarded command: small beside the guard's own git processes. */
 const ADDED_GOAL_MS = 15;
@@ -61,6 +67,36 @@ async function guarded(repo: string, command: string, sandboxed: boolean): Promi
   });
 }
 
+/**
+ * The confine script of another agent's shell call in `repo` (guard/agent-shell.ts: the plan the
+ * daemon makes, protected paths and git dirs read-only, /tmp writable), run as Claude Code runs a
+ * Bash call (`bash -c <command given back>`), beside `bwrap --ro-bind / / true` (the floor: what
+ * any bubblewrap start costs) and the command alone, interleaved.
+ */
+function confineRows(repo: string, availability: Extract<ReturnType<typeof sandboxAvailability>, { kind: 'bwrap' }>): { rows: Row[]; script: number; floor: number; alone: number; over: number; mounts: number } {
+  const gitDir = join(repo, '.git');
+  const protectedFiles = Array.from({ length: 20 }, (_, i) => ({ rel: `src/generated/api${i}.ts`, generator: false }));
+  const { plan, shared } = agentShellPlan({ root: repo, gitDir, commonDir: gitDir, config, protectedFiles, home: join(repo, '..', 'hermes-home'), userHome: join(repo, '..'), tmpDirs: ['/tmp'] });
+  const file = join(repo, '..', 'confine.sh');
+  writeFileSync(file, confineScript({ bwrap: availability, plan, shell: '/bin/bash', shared }));
+  const lines: Array<[string, string, number[]]> = [
+    ['bash -c true (the command alone)', 'true', []],
+    ['bash -c "bwrap --ro-bind / / true" (the floor)', `'${availability.path}' --ro-bind / / /bin/true`, []],
+    ["bash -c \"/bin/sh <confine script> 'true'\" (hermesd's confinement)", confinedCommand(file, 'true'), []],
+  ];
+  for (let i = 0; i < RUNS + 2; i++) {
+    for (const [, line, times] of shuffled(lines)) {
+      const t = performance.now();
+      const r = spawnSync('bash', ['-c', line], { cwd: repo, stdio: 'ignore' });
+      if (i >= 2) times.push(performance.now() - t);
+      if (r.status !== 0) throw new Error(`${line}: exit ${r.status}`);
+    }
+  }
+  const [alone, floor, script] = lines.map(([, , times]) => median(times)) as [number, number, number];
+  const rows = lines.map(([what, , times]) => ({ what, median: ms(median(times)), 'over the floor': ms(median(times) - floor) }));
+  return { rows, script, floor, alone, over: script - floor, mounts: [...bwrapMountArgs(plan)].filter((a) => a === '--bind' || a === '--ro-bind' || a === '--tmpfs').length };
+}
+
 export const bench: Bench = {
   name: 'sandbox',
   async run() {
@@ -100,12 +136,20 @@ export const bench: Bench = {
       rows.push({ command: 'spawn only: sh -c true', 'guarded, no sandbox': ms(median(sh)), 'guarded, sandbox': ms(median(bw)), 'added by the sandbox': ms(median(bw) - median(sh)), goal: '' });
       const mounts = args.filter((a) => a === '--bind' || a === '--ro-bind' || a === '--tmpfs').length;
       printTable(`terminal command with and without the sandbox (${RUNS} runs each, medians; ${mounts} mounts, ${FILES} files, 2 secret files)`, rows);
+      const confine = confineRows(repo, availability);
+      printTable(`another agent's shell call: the confine script beside bubblewrap alone (${RUNS} runs each, interleaved, medians; ${confine.mounts} mounts)`, confine.rows);
       return [
         {
           measure: 'added per guarded `terminal` command by the sandbox (`true` / `git status` / `cat`), medians',
           result: `${added.map((x) => x.toFixed(1)).join(' / ')} ms (bwrap spawn alone +${(median(bw) - median(sh)).toFixed(1)} ms over \`sh -c\`)`,
           goal: `≤ ${ADDED_GOAL_MS} ms`,
           met: added.every((x) => x <= ADDED_GOAL_MS),
+        },
+        {
+          measure: "another agent's shell call confined (`bash -c` running the confine script with `true`), over `bash -c` running `bwrap --ro-bind / / true`",
+          result: `+${confine.over.toFixed(1)} ms (${ms(confine.script)} vs ${ms(confine.floor)}; the command alone ${ms(confine.alone)})`,
+          goal: `≤ bwrap + ${CONFINE_OVER_BWRAP_GOAL_MS} ms`,
+          met: confine.over <= CONFINE_OVER_BWRAP_GOAL_MS,
         },
       ];
     } finally {

@@ -58,6 +58,23 @@ describe('hooks without the client', () => {
     expect(spawnSync('git', ['commit', '-qm', 'clean'], { cwd: repo, env: t.env }).status).toBe(0);
   });
 
+  it("a listener at the daemon's socket path that is not the lock's holder is a fault, never an allow", async () => {
+    const pid = await daemonPid(t, repo);
+    const socket = (await t.cli(['status', '--json'], { cwd: repo })).json().socket as string;
+    // A server answering "allowed" to every question, where the daemon's socket was.
+    const { createServer } = await import('node:net');
+    rmSync(socket, { force: true });
+    const fake = createServer((c) => c.once('data', (d: Buffer) => c.end(`HTTP/1.0 200 OK\r\n\r\nhermesd 2 0 ${process.pid} ${/[?&]q=([^& ]+)/.exec(d.toString())?.[1] ?? 'x'}\n= 0\n`)));
+    await new Promise<void>((r) => fake.listen(socket, r));
+    try {
+      expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), "is not served by the daemon that holds this work tree's lock");
+    } finally {
+      fake.close();
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => !alive(pid) && !existsSync(`/proc/${pid}`));
+    }
+  });
+
   it('a stopped daemon refuses within the bound; a killed one is started again and judges', async () => {
     const pid = await daemonPid(t, repo);
     process.kill(pid, 'SIGSTOP');

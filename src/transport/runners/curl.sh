@@ -59,16 +59,24 @@ hermesd_cjson() {
   done
 }
 
-# Whether the listener at $1 is the daemon that holds this work tree's lock (daemon.lock, in the runtime
-# folder no sandboxed command can write): that process has the listening socket at that path open
-# (/proc/net/unix, /proc/<pid>/fd). Inside hermesd's sandbox the path holds the agent socket it bound.
+# Whether every listener at $1 is the daemon that holds this work tree's lock (daemon.lock, in the runtime
+# folder no sandboxed command can write): that process has each listening socket bound at that path open
+# (/proc/net/unix, /proc/<pid>/fd). /proc/net/unix names a socket by the path it was bound at, unlinked since
+# or not: a second listener at the path (one bound after the daemon's was unlinked) fails this too. Nobody
+# listening is not this check's to say (curl finds it refused, and a daemon is started). Inside hermesd's
+# sandbox the path holds the agent socket it bound.
 hermesd_cown() {
   [ -n "$hermesd_csb" ] && return 0
   [ -r /proc/net/unix ] || return 0
-  read -r hermesd_lp hermesd_ls < "$hermesd_rt/daemon.lock" 2>/dev/null || return 1
-  hermesd_ino=$(awk -v p="$1" '$4 == "00010000" { l = $0; for (i = 0; i < 7; i++) sub(/^ *[^ ]+ +/, "", l); if (l == p) { print $7; exit } }' /proc/net/unix 2>/dev/null)
-  [ -n "$hermesd_ino" ] || return 1
-  ls -l "/proc/$hermesd_lp/fd" 2>/dev/null | grep -q "socket:\[$hermesd_ino\]"
+  hermesd_inos=$(awk -v p="$1" '$4 == "00010000" { l = $0; for (i = 0; i < 7; i++) sub(/^ *[^ ]+ +/, "", l); if (l == p) print $7 }' /proc/net/unix 2>/dev/null)
+  [ -n "$hermesd_inos" ] || return 0
+  hermesd_lp=
+  # The lock holds "<pid> <start>" without a newline: read says so, having read it.
+  read -r hermesd_lp hermesd_ls < "$hermesd_rt/daemon.lock" 2>/dev/null || [ -n "$hermesd_lp" ] || return 1
+  hermesd_fds=$(ls -l "/proc/$hermesd_lp/fd" 2>/dev/null)
+  for hermesd_ino in $hermesd_inos; do
+    case $hermesd_fds in *"socket:[$hermesd_ino]"*) ;; *) return 1 ;; esac
+  done
 }
 
 hermesd_curl() {
