@@ -8,7 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
+import { serverSide } from './helpers/server.js';
 
 const KEY = 'AKIA' + 'Q3EGRV7YXH2MZK4P';
 const RULES = `rules:
@@ -22,11 +23,8 @@ describe('the pre-receive hook judges every object a push adds', () => {
   let server: string;
   let clone: string;
 
-  const push = (...args: string[]) => {
-    const r = spawnSync('git', ['push', ...args], { cwd: clone, env: t.env, encoding: 'utf8', timeout: 60_000 });
-    return { code: r.status ?? -1, err: r.stderr };
-  };
-  const serverHas = (ref: string) => spawnSync('git', ['rev-parse', '--verify', '-q', ref], { cwd: server, env: t.env, encoding: 'utf8' }).stdout.trim() !== '';
+  const { push, serverTip } = serverSide(() => t, () => ({ server, clone }));
+  const serverHas = (ref: string) => serverTip(ref) !== '';
   /** A blob written into the clone's object store only (no commit holds it). */
   const blob = (text: string) => spawnSync('git', ['hash-object', '-w', '--stdin'], { cwd: clone, env: t.env, input: text, encoding: 'utf8' }).stdout.trim();
   /** A tree of `files`, written from a scratch index (no commit holds it). */

@@ -7,11 +7,11 @@
  * `--uninstall` gives back exactly what init changed. Real bare repositories, real pushes.
  * (Keys are built at run time.)
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
+import { serverSide } from './helpers/server.js';
 
 const KEY = 'AKIA' + 'Q3EGRV7YXH2MZK4P';
 const RULES = `rules:
@@ -43,17 +43,7 @@ describe("the server's pinned rules", () => {
   let pin: string;
   let initOut: string;
 
-  const push = (...args: string[]) => {
-    const r = spawnSync('git', ['push', ...args], { cwd: clone, env: t.env, encoding: 'utf8', timeout: 60_000 });
-    return { code: r.status ?? -1, err: r.stderr };
-  };
-  const commit = (files: Record<string, string>, message: string) => {
-    writeFiles(clone, files);
-    gitIn(t, clone, 'add', '-A');
-    gitIn(t, clone, 'commit', '-qm', message);
-    return gitIn(t, clone, 'rev-parse', 'HEAD').trim();
-  };
-  const serverTip = () => spawnSync('git', ['rev-parse', 'refs/heads/main'], { cwd: server, env: t.env, encoding: 'utf8' }).stdout.trim();
+  const { push, commit, serverTip } = serverSide(() => t, () => ({ server, clone }));
 
   beforeAll(async () => {
     t = makeEnv();

@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
+import { CLI, gitIn, makeEnv, type TestEnv } from './helpers/env.js';
+import { serverSide } from './helpers/server.js';
 
 const KEY = 'AKIAABCDEFGHIJKLMNOP';
 const RULES = `rules:
@@ -33,17 +34,7 @@ describe('the pre-receive hook of hermesd init --server', () => {
   let server: string;
   let clone: string;
 
-  const push = (...args: string[]) => {
-    const r = spawnSync('git', ['push', ...args], { cwd: clone, env: t.env, encoding: 'utf8', timeout: 60_000 });
-    return { code: r.status ?? -1, err: r.stderr };
-  };
-  const commit = (files: Record<string, string>, message: string) => {
-    writeFiles(clone, files);
-    gitIn(t, clone, 'add', '-A');
-    gitIn(t, clone, 'commit', '-qm', message);
-    return gitIn(t, clone, 'rev-parse', 'HEAD').trim();
-  };
-  const serverTip = (ref = 'refs/heads/main') => spawnSync('git', ['rev-parse', '--verify', '-q', ref], { cwd: server, env: t.env, encoding: 'utf8' }).stdout.trim();
+  const { push, commit, serverTip } = serverSide(() => t, () => ({ server, clone }));
 
   beforeAll(async () => {
     t = makeEnv();

@@ -224,46 +224,20 @@ function readRefsFast(gitBin: string, root: string, dirs: { gitDir: string; comm
   return refMap(dirs) ?? readRefs(gitBin, root);
 }
 
-/** Captures what verifyRepoState compares against. A few milliseconds: three git calls and some small reads. */
+/** Captures what verifyRepoState compares against: the refs, HEAD and the index, then the hooks, core.hooksPath, hermesd's runners and grafts. */
 export function captureRepoState(opts: { root: string; gitDir: string; commonDir: string; gitBin: string; judged?: RepoState['judged'] }): RepoState {
-  const { root, gitDir, commonDir, gitBin } = opts;
-  const env = cleanGitEnv();
-  const oid = gitOut(gitBin, ['rev-parse', '--verify', '-q', 'HEAD'], root, env);
-  let symbolic: string | undefined;
-  try {
-    const m = /^ref:\s*(\S+)/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'));
-    symbolic = m?.[1];
-  } catch {
-    symbolic = undefined;
-  }
-  const hooksPath = gitOut(gitBin, ['config', '--get', 'core.hooksPath'], root, env) || undefined;
-  let index: Buffer | undefined;
-  try {
-    index = readFileSync(join(gitDir, 'index'));
-  } catch {
-    index = undefined;
-  }
+  const { root, commonDir, gitBin } = opts;
+  const hooksPath = gitOut(gitBin, ['config', '--get', 'core.hooksPath'], root, cleanGitEnv()) || undefined;
   const hooksDirs = hooksDirsOf(root, commonDir, hooksPath);
   const hooks = readHooks(hooksDirs);
-  const runtime = readRunners(commonDir);
-  const hermesHook = [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && runsHermesd(root, c.bytes));
   return {
-    root,
-    gitDir,
-    commonDir,
-    gitBin,
-    takenAt: Date.now(),
-    headRef: symbolic,
-    headOid: oid && /^[0-9a-f]{40,64}$/.test(oid) ? oid : undefined,
-    refs: readRefs(gitBin, root),
-    index,
+    ...captureRefState(opts),
     hooksPath,
     hooksDirs,
     hooks,
-    hermesHook,
-    runtime,
+    hermesHook: [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && runsHermesd(root, c.bytes)),
+    runtime: readRunners(commonDir),
     grafts: readOptional(join(commonDir, 'info', 'grafts')),
-    judged: opts.judged ?? ((tree, sinceMs) => precommitPassed(gitDir, tree, { sinceMs })),
   };
 }
 
