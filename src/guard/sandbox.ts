@@ -89,8 +89,11 @@ function probeSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
  * `none`, is a loosening the user approves (approval.ts); until then bubblewrap on PATH.
  */
 export function sandboxFor(config: { guard?: { sandbox?: { bwrap?: string } } } | undefined, env: NodeJS.ProcessEnv = process.env): SandboxAvailability {
-  const { HERMESD_BWRAP: _ignored, ...rest } = env;
   const bwrap = config?.guard?.sandbox?.bwrap;
+  // Probed once per setting (every shell call of every agent asks).
+  const found = cache.get(bwrap ?? '');
+  if (found) return found;
+  const { HERMESD_BWRAP: _ignored, ...rest } = env;
   return sandboxAvailability(bwrap === undefined ? rest : { ...rest, HERMESD_BWRAP: bwrap });
 }
 

@@ -35,7 +35,7 @@ export type JudgeContext = {
    * hermesd's sandbox plan of this repository's shell commands: outside the work tree a tool may
    * write only where a confined command could (the temporary folders, `guard.sandbox.writable`).
    */
-  plan?: Pick<SandboxPlan, 'writable' | 'readOnly' | 'maskFiles' | 'maskDirs' | 'hide' | 'tmp'>;
+  plan?: () => Pick<SandboxPlan, 'writable' | 'readOnly' | 'maskFiles' | 'maskDirs' | 'hide' | 'tmp'>;
   /** The protect rule of a protected file `abs` is a hard link of (the same inode), if any. */
   hardLinkOf?: (abs: string, st: Stats) => { id: string; message: string } | undefined;
 };
@@ -164,7 +164,7 @@ function outsideDenial(jc: JudgeContext, real: string, verb: string, how: string
     return { rule: 'outside-sandbox', message: `${prefix}${what}: it is hermesd's own state ($HERMES_HOME: its configuration, approvals and memory); only the user changes it.` };
   }
   const configName = real.split('/').find((part) => CONFIG_NAMES_OUTSIDE.has(part));
-  if (configName || (jc.plan && !planAllowsWrite(jc.plan, real))) {
+  if (configName || (jc.plan && !planAllowsWrite(jc.plan(), real))) {
     return {
       rule: 'outside-sandbox',
       message:

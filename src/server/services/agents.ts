@@ -131,7 +131,8 @@ export class AgentHookService {
       gitEnv: this.gitEnv,
       home: this.home,
       hermesHome: this.ctx.home,
-      plan: this.judgingPlan(config),
+      // Asked only of a write outside the work tree.
+      plan: () => this.judgingPlan(config),
       hardLinkOf: (_abs, st) => hardLinkedProtected(this.root, config, this.gitBin, st),
     };
     const denial = judgeTool(jc, ev.tool.action, ev.cwd);
