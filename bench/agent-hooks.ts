@@ -6,7 +6,7 @@
  * payload and checks a path (the form most published guard hooks take), and hermesd's
  * PreToolUse commands as `init --agents claude` wrote them (Write's entry reads the payload with
  * cat, the Bash/Read/Grep entry with the shell's `read`), allowed and refused, warm daemon —
- * through hermesd's client (src/transport/client.c) and through curl (src/transport/runners/curl.sh,
+ * through hermesd's client (src/hook-client/client.c) and through curl (src/hook-client/runners/curl.sh,
  * what the runner uses where the client could not be built).
  * Goal: allowed ≤ 15 ms median and ≤ 1.5× the do-nothing sh hook.
  *
@@ -20,9 +20,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ingestTranscript, TRANSCRIPT_CHUNK_BYTES } from '../src/integrations/ingest.js';
-import { hookCommand } from '../src/integrations/install.js';
-import { parseLines } from '../src/integrations/transcripts.js';
+import { ingestTranscript, TRANSCRIPT_CHUNK_BYTES } from '../src/other-agents/ingest.js';
+import { hookCommand } from '../src/other-agents/install.js';
+import { parseLines } from '../src/other-agents/transcripts.js';
 import { ensureDaemon, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { SessionDB } from '../src/sessions/db.js';

@@ -35,7 +35,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { confinedCommand } from '../src/guard/agent-shell.js';
-import { hookEntries } from '../src/integrations/install.js';
+import { hookEntries } from '../src/other-agents/install.js';
 import { ensureDaemon, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { CLI_ENTRY } from '../src/version.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
-import { daemonCommand } from '../src/process/daemon.js';
+import { daemonCommand } from '../src/process/spawn-daemon.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { CLI_ENTRY } from '../src/version.js';
 import { median, ms, printTable, type Bench } from './table.js';

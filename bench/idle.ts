@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonClient } from '../src/client/client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
-import { daemonCommand } from '../src/process/daemon.js';
+import { daemonCommand } from '../src/process/spawn-daemon.js';
 import { resolvePaths, type RepoPaths } from '../src/paths/index.js';
 import { CACHE_KIB, SessionDB, type NewMessage } from '../src/sessions/db.js';
 import { DAEMON_ALLOCATOR_ENV } from '../src/version.js';

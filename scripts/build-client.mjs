@@ -1,5 +1,5 @@
 /**
- * hermesd's hook client (src/transport/client.c), compiled into dist/client/ by `npm run build`
+ * hermesd's hook client (src/hook-client/client.c), compiled into dist/client/ by `npm run build`
  * (and so by `npm pack`, which ships it). `hermesd init` copies it into a clone when it runs on
  * that machine, and compiles it there when it does not; the hooks use curl where neither
  * works (docs/hooks.md).
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const built = join(root, 'dist', 'src', 'transport', 'build.js');
+const built = join(root, 'dist', 'src', 'hook-client', 'build.js');
 const { compileClient, PREBUILT_CLIENT } = await import(pathToFileURL(built).href);
 const why = compileClient(PREBUILT_CLIENT);
 if (why) {

@@ -47,5 +47,5 @@ async function bundle(name, input, external) {
 
 await bundle('daemon', ['server', 'main.js'], ['better-sqlite3']);
 await bundle('mcp', ['mcp', 'main.js'], []);
-const { recordAnswers } = await import(join(root, 'dist', 'src', 'mcp', 'server.js'));
+const { recordAnswers } = await import(join(root, 'dist', 'src', 'mcp', 'sdk-server.js'));
 writeFileSync(join(root, 'dist', 'mcp', 'answers.json'), JSON.stringify(await recordAnswers()) + '\n');

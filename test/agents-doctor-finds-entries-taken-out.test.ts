@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseJsonc } from '../src/integrations/json-edit.js';
+import { parseJsonc } from '../src/other-agents/json-edit.js';
 import { trustCodex } from './helpers/agents.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 

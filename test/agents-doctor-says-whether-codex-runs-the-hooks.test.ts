@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexHookHash } from '../src/integrations/codex-trust.js';
+import { codexHookHash } from '../src/other-agents/codex-trust.js';
 import { trustCodex } from './helpers/agents.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 

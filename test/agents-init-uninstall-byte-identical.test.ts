@@ -9,8 +9,8 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseJsonc } from '../src/integrations/json-edit.js';
-import { hookCommand, removeJsonEntries } from '../src/integrations/install.js';
+import { parseJsonc } from '../src/other-agents/json-edit.js';
+import { hookCommand, removeJsonEntries } from '../src/other-agents/install.js';
 import { sha256 } from '../src/text/hash.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';
 

@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJsonc } from '../src/integrations/json-edit.js';
+import { parseJsonc } from '../src/other-agents/json-edit.js';
 import { gitIn, makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
 
 type Entry = { command: string; args: string[]; env?: Record<string, string>; env_vars?: string[] };

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eRepo, resultOf, RULE_ID, type E2E } from './helpers/agent-e2e.js';
-import { parseJsonc } from '../src/integrations/json-edit.js';
+import { parseJsonc } from '../src/other-agents/json-edit.js';
 import { approveAtTerminal } from './helpers/env.js';
 
 describe("Claude Code's own sandbox holds the paths hermesd's rules protect", () => {

@@ -1,5 +1,5 @@
 /**
- * What a shell command line reaches, read from its text (src/integrations/shell.ts): the git
+ * What a shell command line reaches, read from its text (src/guard/shell-reach.ts): the git
  * invocations in it and the files it writes and reads, through quoting, pipes, `&&`, `cd`,
  * subshells, `$(…)`, `sh -c`, `eval`, wrappers (env, sudo, timeout, xargs) and
  * redirections; and, through the guard's judgement on a real repository, which of them are
@@ -8,8 +8,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyseShell } from '../src/integrations/shell.js';
-import { judgeTool } from '../src/integrations/judge.js';
+import { analyseShell } from '../src/guard/shell-reach.js';
+import { judgeTool } from '../src/guard/tool-judge.js';
 import { cleanGitEnv } from '../src/git/env.js';
 import { findRealGit } from '../src/git/real-git.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

@@ -1,5 +1,5 @@
 /**
- * Transcript ingest into a real SessionDB (src/integrations/ingest.ts): only complete lines are
+ * Transcript ingest into a real SessionDB (src/other-agents/ingest.ts): only complete lines are
  * read, the position and the keys of stored records survive a restart, a replaced file is
  * read again without duplicates, two processes ingesting the same file at once store every
  * record once, secrets are redacted, and a line longer than a read chunk is read whole.
@@ -9,7 +9,7 @@ import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, realpathSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ingestTranscript, transcriptRow, TRANSCRIPT_CHUNK_BYTES } from '../src/integrations/ingest.js';
+import { ingestTranscript, transcriptRow, TRANSCRIPT_CHUNK_BYTES } from '../src/other-agents/ingest.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { REPO_ROOT } from './helpers/env.js';
 
@@ -72,7 +72,7 @@ describe('incremental transcript ingest', () => {
     for (let i = 0; i < 3000; i++) lines.push(line(`u${i}`, `message number ${i} about the parser`, i % 2 ? 'assistant' : 'user'));
     writeFileSync(file, lines.join(''));
     db.close();
-    const script = `const { ingestTranscript } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/src/integrations/ingest.js'))});
+    const script = `const { ingestTranscript } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/src/other-agents/ingest.js'))});
       const { SessionDB } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/src/sessions/db.js'))});
       const db = new SessionDB(${JSON.stringify(dbPath)});
       const r = ingestTranscript(db, { path: ${JSON.stringify(file)}, agent: 'claude', repo: '/w/repo' });

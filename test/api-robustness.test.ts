@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { createApiServer } from '../src/server/http.js';
 import type { Route } from '../src/server/route.js';
 import { DaemonClient } from '../src/client/client.js';
-import { DaemonContext } from '../src/server/context.js';
+import { DaemonContext } from '../src/server/daemon-context.js';
 import { silentLogger } from '../src/server/log.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 

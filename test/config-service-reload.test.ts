@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configOf, configServiceOf } from '../src/server/services/index.js';
-import { DaemonContext } from '../src/server/context.js';
+import { DaemonContext } from '../src/server/daemon-context.js';
 import { silentLogger } from '../src/server/log.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { ConfigError } from '../src/errors/index.js';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeProbe } from '../src/guard/git-probe.js';
 import { findRealGit } from '../src/git/real-git.js';
 import { cleanGitEnv } from '../src/git/env.js';
-import { judgeTool } from '../src/integrations/judge.js';
+import { judgeTool } from '../src/guard/tool-judge.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 describe('the git probe of core.hooksPath', () => {

@@ -217,7 +217,7 @@ describe('faults between a hook and the daemon', () => {
   it('a client of another protocol makes the daemon stop, and refuses what it cannot have judged', async () => {
     const pid = await daemonPid(t, repo);
     const client3 = join(tmpdir(), `hermesd-client-p3-${process.pid}`);
-    const cc = spawnSync('cc', ['-O2', '-DHERMESD_PROTOCOL=3', '-DHERMESD_VERSION="9.9.9"', '-o', client3, join(REPO_ROOT, 'src/transport/client.c')], { encoding: 'utf8' });
+    const cc = spawnSync('cc', ['-O2', '-DHERMESD_PROTOCOL=3', '-DHERMESD_VERSION="9.9.9"', '-o', client3, join(REPO_ROOT, 'src/hook-client/client.c')], { encoding: 'utf8' });
     expect(cc.status, cc.stderr).toBe(0);
     try {
       const payload = JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/app.ts'), content: 'x' } });
@@ -241,7 +241,7 @@ describe('a clone where hermesd is not set up', () => {
   it('is not "unavailable": the committed stub does nothing, and says so once, at session start', async () => {
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
     // The committed stub, in a clone that never ran hermesd init.
-    writeFileSync(join(repo, '.hermes/agent-hook'), readFileSync(join(REPO_ROOT, 'src/transport/runners/agent-stub.sh')));
+    writeFileSync(join(repo, '.hermes/agent-hook'), readFileSync(join(REPO_ROOT, 'src/hook-client/runners/agent-stub.sh')));
     const payload = { session_id: 's1', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/api.ts'), content: 'x' } };
     const write = await runHook(t, 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse', { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload });
     expect(write).toMatchObject({ code: 0, stdout: '', stderr: '' });

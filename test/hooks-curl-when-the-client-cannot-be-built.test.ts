@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientPath } from '../src/paths/index.js';
-import { installClient } from '../src/transport/build.js';
+import { installClient } from '../src/hook-client/build.js';
 import { alive, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
 import { claudeBash, claudeWrite, commitKey, daemonPid, expectRefused, guardedConfig } from './helpers/transport.js';
 

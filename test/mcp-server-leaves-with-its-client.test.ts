@@ -10,7 +10,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordAnswers } from '../src/mcp/server.js';
+import { recordAnswers } from '../src/mcp/sdk-server.js';
 import { alive, git, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
 import { builtLaunch, serverEnv } from './helpers/mcp.js';
 

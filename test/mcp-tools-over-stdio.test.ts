@@ -12,7 +12,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { memoryToolArgs } from '../src/memory/schema.js';
-import { rememberToolArgs } from '../src/placement/owners.js';
+import { rememberToolArgs } from '../src/protocol/owners.js';
 import { checkArgs } from '../src/rules/schema.js';
 import { sessionSearchArgsSchema } from '../src/sessions/search-tool.js';
 import { skillManageArgs, skillsListArgs, skillViewArgs } from '../src/skills/schema.js';

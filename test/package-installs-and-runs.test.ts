@@ -124,7 +124,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
 
   it('the tarball ships the program, its hook client and runners, templates, docs and licence, and no tests, fixtures or benchmarks', () => {
     const entries = execFileSync('tar', ['-tzf', join(checkout, tarball)], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
-    for (const f of ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml', 'src/transport/runners/git-hook.sh', 'src/transport/client.c', 'dist/client/hermesd-client', 'templates/config.yaml', 'dist/src/cli/main.js', 'dist/daemon/main.js', 'dist/mcp/main.js', 'dist/mcp/answers.json', 'dist/range/range.js', 'dist/src/guard/git-shim.js']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml', 'src/hook-client/runners/git-hook.sh', 'src/hook-client/client.c', 'dist/client/hermesd-client', 'templates/config.yaml', 'dist/src/cli/main.js', 'dist/daemon/main.js', 'dist/mcp/main.js', 'dist/mcp/answers.json', 'dist/range/range.js', 'dist/src/guard/git-shim.js']) {
       expect(entries, f).toContain(f);
     }
     for (const doc of readdirSync(join(REPO_ROOT, 'docs'))) expect(entries).toContain(`docs/${doc}`);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonUnavailable } from '../src/errors/index.js';
 import { resolvePaths } from '../src/paths/index.js';
-import { DaemonContext } from '../src/server/context.js';
+import { DaemonContext } from '../src/server/daemon-context.js';
 import { fileLogger } from '../src/server/log.js';
 import { SERVICE_ORDER, Services } from '../src/server/services/index.js';
 import { DaemonClient } from '../src/client/client.js';

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../src/client/client.js';
-import { STATUS_REUSE_MS } from '../src/server/context.js';
+import { STATUS_REUSE_MS } from '../src/server/daemon-context.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 type Status = { uptimeMs: number; config?: { ok: boolean; error?: string }; watcher?: { state?: string }; eventStreams?: Record<string, number> };

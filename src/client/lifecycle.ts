@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
 import { VERSION } from '../version.js';
-import { spawnDaemon } from '../process/daemon.js';
+import { spawnDaemon } from '../process/spawn-daemon.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './client.js';
 import { checkSocketPath, type RepoPaths } from '../paths/index.js';

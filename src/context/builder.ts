@@ -16,9 +16,9 @@ import {
   tierReport,
   volatileTier,
   workspaceText,
-  type TierReport,
   type WorkspaceSnapshot,
 } from './tiers.js';
+import type { TierReport } from '../protocol/context-report.js';
 import { readWorkspace } from './workspace.js';
 import { soulPath } from '../paths/index.js';
 import { defaults } from '../config/schema.js';

@@ -4,6 +4,7 @@
  * prompt cache, so nothing that varies by repository, day or session goes in `stable`.
  */
 import { sha256 } from '../text/hash.js';
+import type { TierReport } from '../protocol/context-report.js';
 
 /** Used when $HERMES_HOME/SOUL.md does not exist. */
 export const DEFAULT_IDENTITY = [
@@ -122,7 +123,6 @@ function join(parts: string[]): string {
   return parts.map((p) => p.trim()).filter(Boolean).join('\n\n');
 }
 
-export type TierReport = { bytes: number; sha256: string; text: string };
 export type Tiers = { stable: string; context: string; volatile: string };
 
 export function tierReport(text: string): TierReport {

@@ -5,7 +5,7 @@
  * /proc/<pid>/stat), so a recycled pid is never the same attempt. A hook finds it by walking
  * up its process tree to the nearest `git`, whatever runs in between (husky's runner,
  * lefthook, the pre-commit framework's Python). The sh hook does the same walk with `read`
- * builtins (src/transport/client.c reads it too). Without /proc (macOS) there is no attempt id and the
+ * builtins (src/hook-client/client.c reads it too). Without /proc (macOS) there is no attempt id and the
  * callers fall back to what they did before attempts existed.
  */
 import { readFileSync } from 'node:fs';

@@ -10,19 +10,10 @@ import { join } from 'node:path';
 import { gitTry } from '../git/run.js';
 import { hookOwner, readInstallState, type HookManager, type Repo } from './install.js';
 import { findLefthookConfig, PRE_COMMIT_CONFIG } from './manager-config.js';
+import type { HookHealthReport } from '../protocol/daemon.js';
 
-export type HookHealth = {
-  installed: boolean;
-  manager?: HookManager;
-  /** git runs hermesd's pre-commit. */
-  active: boolean;
-  /** The hooks directory git uses (core.hooksPath, or <common-dir>/hooks). */
-  hooksDir?: string;
-  /** How git reaches hermesd at pre-commit, when it does. */
-  via?: string;
-  /** What is wrong, each with the fix. */
-  problems: string[];
-};
+/** Whether git runs hermesd's hooks here (the shape GET /v1/status carries: src/protocol/daemon.ts). */
+export type HookHealth = HookHealthReport & { manager?: HookManager };
 
 function text(path: string): string | undefined {
   try {

@@ -40,8 +40,8 @@ import {
 import { clientPath, installRecordPath, settingsPath, sharedRuntimeDirOf } from '../paths/index.js';
 import { defaults } from '../config/schema.js';
 import { INIT_CONFIG_TEMPLATE } from '../version.js';
-import { installClient } from '../transport/build.js';
-import { gitRunnerScript, shQuote, writeRunnerSettings, type RunnerSettings } from '../transport/runners.js';
+import { installClient } from '../hook-client/build.js';
+import { gitRunnerScript, shQuote, writeRunnerSettings, type RunnerSettings } from '../hook-client/runners.js';
 
 /**
  * The hooks init installs. commit-msg has nothing to judge yet, and every installed hook
@@ -66,7 +66,7 @@ const GIT_STUB_MARK = '# hermesd hook stub';
  * What init writes in place of husky's stub in a husky layout it created: husky's runner `h`
  * costs each hook four forks (dirname, basename, dirname, dirname) and two more `sh` starts
  * before hermesd's own; this one sources hermesd's runner in the shell git started, which
- * does what `h` does (see src/transport/runners/git-hook.sh). Without the runner, husky's `h` as before.
+ * does what `h` does (see src/hook-client/runners/git-hook.sh). Without the runner, husky's `h` as before.
  */
 export const DIRECT_STUB = [
   '#!/bin/sh',

@@ -20,7 +20,7 @@ import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { MCP_MESSAGE_MAX_BYTES, MessageLimit } from './stdio.js';
 import { ANSWERS_FILE, answerOf, type StaticAnswers } from './answers.js';
 import type { DaemonLine } from './line.js';
-import type { McpStage } from './server.js';
+import type { McpStage } from './sdk-server.js';
 
 /** JSON-RPC "invalid request": the code of the answer to a message over MCP_MESSAGE_MAX_BYTES. */
 const INVALID_REQUEST = -32600;
@@ -55,7 +55,7 @@ function plainInitialize(m: Message): m is Message & { id: string | number; para
 }
 
 /**
- * The launcher (src/transport/runners/mcp.sh) sets NODE_EXTRA_CA_CERTS aside for this process, which
+ * The launcher (src/hook-client/runners/mcp.sh) sets NODE_EXTRA_CA_CERTS aside for this process, which
  * makes no TLS connection (reading the certificates costs a Node start ~40 ms); a daemon it
  * starts reaches the model endpoint and gets it back.
  */
@@ -144,7 +144,7 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
   };
 
   const loadStage = (): Promise<McpStage> => {
-    loading ??= Promise.all([import('./server.js'), daemonLine()]).then(([{ startMcpStage }, l]) => {
+    loading ??= Promise.all([import('./sdk-server.js'), daemonLine()]).then(([{ startMcpStage }, l]) => {
       const s = startMcpStage({ line: l, root: served().root, write, log });
       if (initialize) s.deliver({ ...initialize, id: REPLAY_ID });
       if (initialized) s.deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });

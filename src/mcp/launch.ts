@@ -4,7 +4,7 @@
  * hermesd's variables from the environment. For a client configured on this
  * machine only (an editor's user settings, the tests, the benchmark). It is not what
  * `hermesd init --agents` registers: those entries are committed, so they run the
- * repository's stub `.hermes/mcp`, which finds this clone's hermesd (src/integrations/install.ts).
+ * repository's stub `.hermes/mcp`, which finds this clone's hermesd (src/other-agents/install.ts).
  */
 import { FORWARDED_ENV } from '../protocol/mcp.js';
 import { MCP_ENTRY } from '../version.js';

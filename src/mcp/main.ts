@@ -5,7 +5,7 @@
  *
  *   node dist/mcp/main.js [--repo <path> [--git-dir <path> --common-dir <path>]]
  *
- * The launcher (src/transport/runners/mcp.sh) passes the git dir and common dir the committed stub
+ * The launcher (src/hook-client/runners/mcp.sh) passes the git dir and common dir the committed stub
  * found with builtins, so that the server asks git nothing before its first answers.
  */
 import { runMcpFront } from './front.js';

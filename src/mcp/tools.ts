@@ -11,7 +11,7 @@ import { remember } from '../agent/tools/remember.js';
 import { sessionSearch } from '../agent/tools/session-search.js';
 import { skillManage, skillsList, skillView } from '../agent/tools/skills.js';
 import type { Tool } from '../agent/tools/types.js';
-import type { ContextReport } from '../protocol/context.js';
+import type { ContextReport } from '../protocol/context-report.js';
 import type { ToolAnswer } from '../protocol/tools.js';
 import type { Violation } from '../rules/engine.js';
 import { checkArgs } from '../rules/schema.js';

@@ -210,12 +210,12 @@ export function sharedRuntimeDirOf(commonDir: string): string {
   return join(commonDir, 'hermesd');
 }
 
-/** What the runners source before they ask the daemon (they cannot read YAML): the bounds and onUnavailable settings in force (src/transport/runners.ts). */
+/** What the runners source before they ask the daemon (they cannot read YAML): the bounds and onUnavailable settings in force (src/hook-client/runners.ts). */
 export function settingsPath(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'settings');
 }
 
-/** hermesd's client (src/transport/client.c), built for this clone: what every hook runs to ask the daemon. */
+/** hermesd's client (src/hook-client/client.c), built for this clone: what every hook runs to ask the daemon. */
 export function clientPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'client');
 }

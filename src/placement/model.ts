@@ -6,7 +6,7 @@
  * nothing of the agent's client.
  */
 import { z } from 'zod';
-import { ownerSchema, reasonsSchema } from './owners.js';
+import { ownerSchema, reasonsSchema } from '../protocol/owners.js';
 
 /** One structured request: the endpoint is asked to hold the answer to `schema`. */
 export type StructuredRequest = {

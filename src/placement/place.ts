@@ -25,7 +25,7 @@ import { repoConfigPath } from '../paths/index.js';
 import { repoEntry, ruleLine, skillDraft, stripLead, userEntry } from './draft.js';
 import { checked, enforceableRule, type EnforceableRule } from './enforce.js';
 import { classifyByModel, type ModelPlacement, type StructuredModel } from './model.js';
-import type { Classifier, Owner, Reasons } from './owners.js';
+import type { Classifier, Owner, Reasons } from '../protocol/owners.js';
 import { classifyByRules } from './rules.js';
 
 /** Longest sentence `remember` takes: a sentence, not a document (a document belongs in a file of the repository). */

@@ -25,7 +25,7 @@
  * rule wrongly put in USER.md leaks into every project (the seed's named cost), while one
  * wrongly put in the authority file is a reviewable patch the user can reject.
  */
-import type { Reasons } from './owners.js';
+import type { Reasons } from '../protocol/owners.js';
 
 export type RuleOwner = 'authority' | 'user' | 'repo-memory' | 'skill' | 'none';
 export type RuleClassification = { owner: RuleOwner; reasons: Reasons; rule: string };

@@ -4,7 +4,7 @@
  * by the post-task review and by the skill curator; stored one JSON file each.
  */
 import { z } from 'zod';
-import { ownerSchema, reasonsSchema } from '../placement/owners.js';
+import { ownerSchema, reasonsSchema } from '../protocol/owners.js';
 
 export const PROPOSAL_SOURCES = ['remember', 'review', 'curator'] as const;
 export const PROPOSAL_STATES = ['pending', 'accepted', 'rejected'] as const;

@@ -1,5 +1,4 @@
 /** What a daemon says about itself: in `<git-dir>/hermesd/daemon.json` and in GET /v1/status. */
-import type { HookHealth } from '../githooks/health.js';
 import type { TranscriptStats } from './agents.js';
 import type { ModelEnv } from './model-env.js';
 
@@ -9,12 +8,27 @@ import type { ModelEnv } from './model-env.js';
  */
 export type DaemonInfo = { pid: number; version: string; root: string; socket: string; startedAt: string };
 
+/** Whether git runs hermesd's hooks in this clone (src/githooks/health.ts decides). */
+export type HookHealthReport = {
+  installed: boolean;
+  /** The hook manager the hooks were installed with (husky, pre-commit, lefthook, git). */
+  manager?: string;
+  /** git runs hermesd's pre-commit. */
+  active: boolean;
+  /** The hooks directory git uses (core.hooksPath, or <common-dir>/hooks). */
+  hooksDir?: string;
+  /** How git reaches hermesd at pre-commit, when it does. */
+  via?: string;
+  /** What is wrong, each with the fix. */
+  problems: string[];
+};
+
 /** The fields of GET /v1/status that services add and clients read, by key. */
 export type StatusFields = {
   /** Whether the config files load (an invalid one is reported until fixed). */
   config: { ok: boolean; error?: string };
   /** Whether git runs hermesd's hooks, hooks running now, backups waiting for a restore. */
-  hooks: Partial<HookHealth> & { running?: number; pendingBackups?: string[]; staged?: { hits: number; misses: number; ahead: number; judged?: string } };
+  hooks: Partial<HookHealthReport> & { running?: number; pendingBackups?: string[]; staged?: { hits: number; misses: number; ahead: number; judged?: string } };
   /** Other agents' transcripts read into SessionDB (daemons of work trees with `init --agents`). */
   agents: TranscriptStats | undefined;
   /** Proposals waiting for the user's accept or reject (this repository's and those of none). */

@@ -14,7 +14,7 @@ import type { Message, Session } from '../sessions/records.js';
 import type { SessionDB } from '../sessions/db.js';
 import { scanText } from '../security/scan.js';
 import { jsonInstruction, jsonSchemaOf, parseStrict } from '../placement/model.js';
-import { reasonsSchema } from '../placement/owners.js';
+import { reasonsSchema } from '../protocol/owners.js';
 import { placeSentence, type PlacementAnswer, type PlacementDeps } from '../placement/place.js';
 import { classifyByRules } from '../placement/rules.js';
 

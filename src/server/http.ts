@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { ZodError, z } from 'zod';
 import { errorToWire, MethodNotAllowed, NotFound, PayloadTooLarge, UsageError } from '../errors/index.js';
-import type { DaemonContext } from './context.js';
+import type { DaemonContext } from './daemon-context.js';
 import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
 import type { Route, RequestContext } from './route.js';
 

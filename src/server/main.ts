@@ -2,7 +2,7 @@
 import { closeSync, readdirSync, readlinkSync } from 'node:fs';
 import { HOOK_INVOCATION_ENV, REPO_LOCATING_ENV } from '../git/env.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER } from '../version.js';
-import { keepYoungGenerationSmall, READY_FD_ENV, runDaemon } from './process.js';
+import { keepYoungGenerationSmall, READY_FD_ENV, runDaemon } from './run-daemon.js';
 
 /**
  * Closes what the process that started the daemon left open in it (Linux): a hook's pipes
@@ -42,7 +42,7 @@ function closeInherited(keep: number): void {
 }
 closeInherited(Number(process.env[READY_FD_ENV]));
 
-// The allocator setting the daemon was started with (src/transport/runners.ts) is for this
+// The allocator setting the daemon was started with (src/hook-client/runners.ts) is for this
 // process alone: git and the agent's commands get the environment the user had.
 if (process.env[DAEMON_ALLOCATOR_MARKER] === '1') {
   for (const k of [...Object.keys(DAEMON_ALLOCATOR_ENV), DAEMON_ALLOCATOR_MARKER]) delete process.env[k];

@@ -196,7 +196,7 @@ UPDATE messages SET tool_args = ${TOOL_TEXT_SQL('tool_calls')} WHERE tool_calls 
 `;
 
 /**
- * v4: other agents' transcripts (src/integrations/ingest.ts). `agent_transcripts` remembers, per
+ * v4: other agents' transcripts (src/other-agents/ingest.ts). `agent_transcripts` remembers, per
  * transcript file, the session its messages went to and how far the file was read;
  * `agent_transcript_keys` holds the key of every record stored, so a re-read file or a
  * re-appended record adds nothing twice. Both are written in the transaction that stores

@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJsonc } from '../../src/integrations/json-edit.js';
+import { parseJsonc } from '../../src/other-agents/json-edit.js';
 import type { TestEnv } from './env.js';
 
 export type HookRun = { code: number; stdout: string; stderr: string; ms: number };
@@ -124,7 +124,7 @@ export function denied(agent: 'claude' | 'codex' | 'cursor' | 'gemini', r: HookR
  * hermesd's hooks in /hooks (all of them, or all but the first `leaveOut`).
  */
 export async function trustCodex(t: TestEnv, repo: string, leaveOut = 0): Promise<void> {
-  const { codexHookHash } = await import('../../src/integrations/codex-trust.js');
+  const { codexHookHash } = await import('../../src/other-agents/codex-trust.js');
   const { mkdirSync, realpathSync, writeFileSync } = await import('node:fs');
   const file = realpathSync(join(repo, '.codex/hooks.json'));
   const hooks = JSON.parse(readFileSync(file, 'utf8')).hooks as Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout?: number }> }>>;

@@ -1,6 +1,6 @@
 /**
  * Asking the daemon as the hooks do, for the tests of what every fault on the way means
- * (src/transport/): another agent's tool call through the committed stub, a commit through
+ * (src/hook-client/): another agent's tool call through the committed stub, a commit through
  * git, and the daemon's pid and files.
  */
 import { spawnSync } from 'node:child_process';

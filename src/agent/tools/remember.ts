@@ -1,4 +1,4 @@
-import { rememberToolArgs } from '../../placement/owners.js';
+import { rememberToolArgs } from '../../protocol/owners.js';
 import { defineTool, ToolError } from './types.js';
 
 export const remember = defineTool({

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ContextReport } from '../../protocol/context.js';
+import type { ContextReport } from '../../protocol/context-report.js';
 import { action, color, daemon, globals, output } from '../runtime.js';
 
 function human(r: ContextReport): string {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { checkSocketPath, clientPath, findRepo, hermesHome, repoPaths, sharedRuntimeDirOf, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
-import { clientProblem } from '../../transport/build.js';
+import { clientProblem } from '../../hook-client/build.js';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
 import { DaemonClient } from '../../client/client.js';
@@ -166,7 +166,7 @@ async function agentsChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const [{ agentsHealth }, { readCodexProfile }, { codexUserConfig }] = await Promise.all([import('../../integrations/health.js'), import('../../integrations/codex-profile.js'), import('../../integrations/codex-trust.js')]);
+  const [{ agentsHealth }, { readCodexProfile }, { codexUserConfig }] = await Promise.all([import('../../other-agents/health.js'), import('../../other-agents/codex-profile.js'), import('../../other-agents/codex-trust.js')]);
   const h = agentsHealth(repo);
   if (h.unsetUp.length) {
     return [{ name: 'agents', status: 'warn', detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`, fix: `hermesd init --agents ${h.unsetUp.join(',')}` }];
@@ -200,7 +200,7 @@ async function agentsChecks(): Promise<Check[]> {
 }
 
 /**
- * How the hooks reach the daemon: hermesd's client, built for this clone (src/transport/client.c),
+ * How the hooks reach the daemon: hermesd's client, built for this clone (src/hook-client/client.c),
  * else curl (slower, and the same meaning of every fault); neither: every hook fails closed.
  */
 function clientCheck(): Check[] {

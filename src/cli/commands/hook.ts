@@ -1,6 +1,6 @@
 /**
  * `hermesd hook <git-hook-name> [args…]`: runs this clone's hook runner for that hook, as git
- * does (the runner asks the daemon through hermesd's client: src/transport/), so a hook can be
+ * does (the runner asks the daemon through hermesd's client: src/hook-client/), so a hook can be
  * tried by hand and a hook manager can call it. Also: `hermesd hook backups` lists the backups
  * interrupted hooks left, and `hermesd hook restore [id]` puts one back.
  */

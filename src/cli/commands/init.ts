@@ -4,7 +4,7 @@
  * pre-commit framework, lefthook, or plain .git/hooks), keeping the hooks it already had
  * running; it says which files to commit so teammates get the hooks. Local: it needs no
  * daemon, and works in any git repository, with or without package.json. `--server`, in a bare
- * repository: the pre-receive hook that judges every push (src/githooks/server.ts).
+ * repository: the pre-receive hook that judges every push (src/githooks/pre-receive.ts).
  */
 import type { Command } from 'commander';
 import { findGitRepository, findRepo, hermesHome } from '../../paths/index.js';
@@ -14,8 +14,8 @@ import { action, color, globals, output } from '../runtime.js';
 
 const MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const;
 
-type AgentsReport = import('../../integrations/install.js').AgentsInstallReport;
-type RunnerSettings = import('../../transport/runners.js').RunnerSettings;
+type AgentsReport = import('../../other-agents/install.js').AgentsInstallReport;
+type RunnerSettings = import('../../hook-client/runners.js').RunnerSettings;
 
 /**
  * The runners' bounds and onUnavailable settings from the config in force: a loosening waits
@@ -30,7 +30,7 @@ async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & 
 }
 
 async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: Awaited<ReturnType<typeof runnerSettings>>): Promise<AgentsReport> {
-  const { installAgents, parseAgentList } = await import('../../integrations/install.js');
+  const { installAgents, parseAgentList } = await import('../../other-agents/install.js');
   const agents = parseAgentList(list, repo.root);
   const report = installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents, denyWrite: settings.denyWrite.paths, codexProfile: settings.codexProfile });
   if (report.agents.includes('claude') && settings.denyWrite.paths.length) {
@@ -59,7 +59,7 @@ function agentLines(r: AgentsReport): string[] {
 /** `init --server [--uninstall]`: the server-side hook of a bare repository. */
 async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<void> {
   const repo = findGitRepository(process.cwd());
-  const { installServerHook, uninstallServerHook } = await import('../../githooks/server.js');
+  const { installServerHook, uninstallServerHook } = await import('../../githooks/pre-receive.js');
   if (opts.uninstall) {
     const r = uninstallServerHook(repo);
     output(globals(cmd), r, () =>
@@ -123,7 +123,7 @@ export function register(program: Command): void {
         // The installer (husky, yaml) and the config schema load only for this command.
         const { installHooks, uninstallHooks } = await import('../../githooks/install.js');
         if (opts.uninstall) {
-          const { uninstallAgents } = await import('../../integrations/install.js');
+          const { uninstallAgents } = await import('../../other-agents/install.js');
           const agents = uninstallAgents(repo);
           const r = { ...uninstallHooks(repo), agents };
           output(globals(cmd), r, () =>
@@ -168,7 +168,7 @@ export function register(program: Command): void {
         }
         const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, settings, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
         // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
-        const before = opts.agents === undefined ? (await import('../../integrations/install.js')).installedAgents(repo) : undefined;
+        const before = opts.agents === undefined ? (await import('../../other-agents/install.js')).installedAgents(repo) : undefined;
         const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents, settings) : before?.length ? await installAgentHooks(repo, before.join(','), settings) : undefined;
         // A config init writes has the secrets rule; one that was there is judged as it is.
         const withSecrets = { ...hooks, secretsRule: hooks.config.written || secretsRule !== false };

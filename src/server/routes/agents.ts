@@ -3,9 +3,9 @@
  *   POST /v1/agents/:agent/hook            body: the agent's hook payload, as it wrote it on stdin
  *        → AgentHookAnswer {exitCode, stdout, stderr, agent, event, kind, decision, rule?}: what the hook prints and how it exits
  *   GET  /v1/agents/transcripts            → {transcripts: AgentTranscript[]}
- * The payload is each agent's own shape, read by that agent's adapter (src/integrations/): no schema here.
+ * The payload is each agent's own shape, read by that agent's adapter (src/other-agents/): no schema here.
  */
-import { listTranscripts } from '../../integrations/ingest.js';
+import { listTranscripts } from '../../other-agents/ingest.js';
 import type { AgentHookAnswer, AgentTranscript } from '../../protocol/agents.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';

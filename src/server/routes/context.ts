@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { relative, isAbsolute, sep } from 'node:path';
 import { UsageError } from '../../errors/index.js';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 

@@ -1,6 +1,6 @@
 /**
  * The git hooks over the API, for local clients (the hook runners ask through POST /v1/ask,
- * src/transport/). POST /v1/hooks/:name runs a hook and answers, by `format`: NDJSON (default:
+ * src/hook-client/). POST /v1/hooks/:name runs a hook and answers, by `format`: NDJSON (default:
  * progress events, then {"type":"result", ok, exitCode, message, …}) or `json` (one plain
  * JSON answer when done).
  */

@@ -1,6 +1,6 @@
 import { modelEnvOf } from '../../protocol/model-env.js';
 import type { Status } from '../../protocol/daemon.js';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import { defineRoute, type Route } from '../route.js';
 
 /** Resident memory, read at most once a second: a figure to show, and reading it costs more than the rest of a status answer's fields. */

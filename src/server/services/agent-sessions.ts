@@ -14,10 +14,10 @@ import type { SkillStore } from '../../skills/store.js';
 import { recallBlock } from '../../agent/recall.js';
 import { recallFrom } from '../../agent/session-log.js';
 import { SESSION_CONTEXT_CLOSE, SESSION_CONTEXT_OPEN } from '../../text/fence.js';
-import { SOURCE_OF, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../integrations/event.js';
-import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from '../../integrations/ingest.js';
+import { SOURCE_OF, type Adapter, type AgentEvent, type AgentName, type Answer } from '../../other-agents/event.js';
+import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from '../../other-agents/ingest.js';
 import type { TranscriptStats } from '../../protocol/agents.js';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
 import { agentsRecordPath, goneAgentStubs, MCP_STUB } from '../../paths/index.js';
 

@@ -15,10 +15,10 @@ import { agentServicesOver } from '../../agent/standalone.js';
 import { recallFrom, sessionLog } from '../../agent/session-log.js';
 import { TaskRunner } from '../../agent/tasks.js';
 import { TOOLS } from '../../agent/tools/index.js';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
-import type { PromptService } from './context.js';
+import type { PromptService } from './prompt.js';
 import type { GuardService } from './guard.js';
 import type { PlacementService } from './placement.js';
 

@@ -8,12 +8,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import { applyApproval, approveConfig, describeLoosenings, holdLoosenings, readApproval, type Loosening } from '../../guard/approval.js';
 import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache } from '../../config/load.js';
 import { fileParseCache, type FileParseCache } from '../../config/parse-cache.js';
 import { projectDir, repoConfigPath, userConfigPath } from '../../paths/index.js';
-import { writeRunnerSettings } from '../../transport/runners.js';
+import { writeRunnerSettings } from '../../hook-client/runners.js';
 import { fileStamp } from '../../storage/file-stamp.js';
 import { defaults, type HermesConfig } from '../../config/schema.js';
 

@@ -4,7 +4,7 @@
  * the daemon through, and the port the terminal tool uses. Core guard modules know nothing
  * of the daemon; this file composes them.
  */
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { GuardConfig } from '../../guard/config.js';
 import { cleanGitEnv } from '../../git/env.js';
 import { refTips } from '../../git/refs.js';

@@ -20,12 +20,12 @@ import { agentsRecordPath, memoriesDir, projectDir } from '../../paths/index.js'
 import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { AgentSessions } from './agent-sessions.js';
 import { createAgentHookService, type AgentHookService } from './agents.js';
 import type { Built } from './built.js';
 import { createConfigService, type ConfigService } from './config.js';
-import type { PromptService } from './context.js';
+import type { PromptService } from './prompt.js';
 import type { GuardService } from './guard.js';
 import type { HookService } from './hooks.js';
 import type { PlacementService } from './placement.js';
@@ -76,7 +76,7 @@ const everyServiceIsOrdered: Exclude<keyof ServiceTypes, Name> extends never ? t
 void everyServiceIsOrdered;
 
 export type ServiceOptions = {
-  /** Starts the agent socket over these services (src/server/agent-socket.ts); without it sandboxed commands get none. */
+  /** Starts the agent socket over these services (src/server/sandbox-socket.ts); without it sandboxed commands get none. */
   agentSocket?: (services: Services) => Promise<Listener>;
 };
 

@@ -7,7 +7,7 @@
 export { Memories } from '../../memory/memories.js';
 export { agentServicesFor, createTaskRunner } from './agent.js';
 export { createAgentSessions } from './agent-sessions.js';
-export { PromptService } from './context.js';
+export { PromptService } from './prompt.js';
 export { GuardService } from './guard.js';
 export { createHookService } from './hooks.js';
 export { openSessions } from './sessions.js';

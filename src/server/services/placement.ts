@@ -21,7 +21,7 @@ import { ReviewQueue } from '../../review/queue.js';
 import { reviewSession } from '../../review/review.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
 import type { AgentStopped } from './agent-sessions.js';

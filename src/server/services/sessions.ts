@@ -1,5 +1,5 @@
 /** The daemon's one SessionDB: opened on first use, checkpointed periodically, closed on shutdown. */
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { SecretValues } from '../../security/secret-values.js';
 import { sessionDbPath } from '../../paths/index.js';
 import { SessionDB } from '../../sessions/db.js';

@@ -3,7 +3,7 @@
  * tree), its index cache dropped on the watcher's 'skills-changed', and its warnings (skills
  * kept out of the index) in status and doctor.
  */
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import { SkillStore } from '../../skills/store.js';
 import type { Built } from './built.js';
 

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { StreamedEvent } from '../../protocol/events.js';
 import { inotifyWatchCount } from '../../watcher/inotify.js';
 import { projectDir } from '../../paths/index.js';

@@ -1,5 +1,5 @@
 # hermesd's client in sh and curl, for a machine where client.c could not be built (`hermesd
-# status` and `doctor` say so). The same protocol (src/transport/protocol.ts) and the same
+# status` and `doctor` say so). The same protocol (src/hook-client/protocol.ts) and the same
 # meaning of every fault as client.c, slower: a curl per question, and a daemon that is down
 # is waited for by polling. Sourced by both runners before their body.
 #

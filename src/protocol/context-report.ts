@@ -1,5 +1,7 @@
 /** GET /v1/context: the system prompt a session would get now, by tier. */
-import type { TierReport } from '../context/tiers.js';
+
+/** One tier of the system prompt: its size, its hash (what a prompt cache keys on) and its text. */
+export type TierReport = { bytes: number; sha256: string; text: string };
 
 export type ContextReport = {
   authority: string[];

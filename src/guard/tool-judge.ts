@@ -9,15 +9,15 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import { protectMatcher, gitPolicyOf, type GuardConfig } from '../guard/config.js';
-import { judgeGit, parseGlobal } from '../guard/git-policy.js';
-import { makeProbe } from '../guard/git-probe.js';
-import { guardOwnedPath, planAllowsWrite } from '../guard/sandbox-plan.js';
-import type { SandboxPlan } from '../guard/sandbox.js';
+import { protectMatcher, gitPolicyOf, type GuardConfig } from './config.js';
+import { judgeGit, parseGlobal } from './git-policy.js';
+import { makeProbe } from './git-probe.js';
+import { guardOwnedPath, planAllowsWrite } from './sandbox-plan.js';
+import type { SandboxPlan } from './sandbox.js';
 import { relativeTo, resolvePhysical } from '../rules/protected-paths.js';
 import { isSecretPath, secretPathMessage } from '../security/secret-paths.js';
-import { analyseShell, type Reach } from './shell.js';
-import type { Denial, ToolAction } from './event.js';
+import { analyseShell, type Reach } from './shell-reach.js';
+import type { Denial, ToolAction } from './tool-call.js';
 
 export type JudgeContext = {
   /** The work tree root (a realpath). */

@@ -13,7 +13,8 @@
  * treats as an error without `updatedInput`.
  */
 import { resolve } from 'node:path';
-import { jsonAnswer, permissionDeny, SILENT, type Adapter, type ToolAction } from './event.js';
+import { jsonAnswer, permissionDeny, SILENT, type Adapter } from './event.js';
+import type { ToolAction } from '../guard/tool-call.js';
 import { hookSpecificContext, parseClaudeStyle } from './claude.js';
 
 /** The files an apply_patch patch adds, updates, deletes or moves to (`*** Add File: <path>` …). */

@@ -1,6 +1,6 @@
 /**
  * How the CLI starts a daemon process (client/lifecycle.ts); the hooks' client starts it the
- * same way in C (src/transport/client.c): detached, output to daemon.log, and a pipe on fd 3
+ * same way in C (src/hook-client/client.c): detached, output to daemon.log, and a pipe on fd 3
  * on which the daemon says one line — the socket it listens on, `busy <pid>` when another
  * daemon holds the lock, or `error <why>` — and closes.
  */
@@ -17,7 +17,7 @@ export type Started = { socket: string } | { busy: number } | { error: string } 
 export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const out = withoutGitInvocation(env);
   if (Object.keys(DAEMON_ALLOCATOR_ENV).every((k) => out[k] === undefined)) Object.assign(out, DAEMON_ALLOCATOR_ENV, { [DAEMON_ALLOCATOR_MARKER]: '1' });
-  // No V8 flag: one on the command line costs every start ~20 ms; the daemon sets its own at run time (server/process.ts).
+  // No V8 flag: one on the command line costs every start ~20 ms; the daemon sets its own at run time (server/run-daemon.ts).
   return { command: process.execPath, args: [DAEMON_ENTRY, root], env: out };
 }
 

@@ -12,7 +12,7 @@
  * Every hook runs `.hermes/agent-hook <agent> <event>`, and every MCP registration
  * `sh .hermes/mcp`: small sh stubs committed with the configs, so the entries name no path
  * of any machine. In a clone where hermesd is set up, a stub sources its runner in the git
- * dir (src/transport/runners/agent-hook.sh, mcp.sh, with this install's node, daemon and
+ * dir (src/hook-client/runners/agent-hook.sh, mcp.sh, with this install's node, daemon and
  * client baked in); elsewhere the hook stub does nothing and the MCP stub says on stderr that
  * hermesd is not set up in this clone. The entries never change between runs of init
  * (Codex asks to trust a hook again when its hash changes, Gemini warns when its name or
@@ -28,7 +28,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync,
 import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors/index.js';
 import type { Repo } from '../githooks/install.js';
-import { agentRunnerScript, mcpRunnerScript, runnerFile, shQuote } from '../transport/runners.js';
+import { agentRunnerScript, mcpRunnerScript, runnerFile, shQuote } from '../hook-client/runners.js';
 import { sha256 } from '../text/hash.js';
 import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
@@ -40,7 +40,7 @@ import { codexUserConfig } from './codex-trust.js';
 import { codexProfileDefault, codexProfileTables } from './codex-profile.js';
 import type { CodexProfile } from '../guard/agent-shell.js';
 
-/** Each committed stub and the file in src/transport/runners/ it is a copy of. */
+/** Each committed stub and the file in src/hook-client/runners/ it is a copy of. */
 const STUBS: Record<string, string> = { [AGENT_STUB]: 'agent-stub.sh', [MCP_STUB]: 'mcp-stub.sh' };
 const isStub = (rel: string): boolean => Object.hasOwn(STUBS, rel);
 /** The agents' folders: an agent whose folder exists is set up by `init --agents` without a list. */

@@ -13,7 +13,7 @@ import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { PROTOCOL } from './protocol.js';
 
 /** The client's source in this package. */
-export const CLIENT_SOURCE = join(PACKAGE_ROOT, 'src', 'transport', 'client.c');
+export const CLIENT_SOURCE = join(PACKAGE_ROOT, 'src', 'hook-client', 'client.c');
 /** The client this package built (npm run build, or its install). */
 export const PREBUILT_CLIENT = join(PACKAGE_ROOT, 'dist', 'client', 'hermesd-client');
 /** A compile takes well under a second; one that hangs must not hold `init`. */

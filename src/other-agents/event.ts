@@ -4,6 +4,7 @@
  * each adapter writes in its agent's documented form.
  */
 import { z } from 'zod';
+import type { Denial, ToolAction } from '../guard/tool-call.js';
 
 export const AGENT_NAMES = ['claude', 'codex', 'cursor', 'gemini'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
@@ -14,13 +15,6 @@ export const SOURCE_OF: Record<AgentName, string> = { claude: 'claude-code', cod
 /** What an event is for hermesd, whatever the agent calls it. */
 export const EVENT_KINDS = ['session-start', 'prompt', 'pre-tool', 'post-tool', 'stop', 'session-end'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number] | 'other';
-
-/** What a tool call would do, as far as the guard is concerned. */
-export type ToolAction =
-  | { kind: 'write'; paths: string[]; verb: 'write' | 'edit' | 'delete' | 'patch' }
-  | { kind: 'read'; paths: string[] }
-  | { kind: 'shell'; command: string; cwd: string }
-  | { kind: 'other' };
 
 export type AgentEvent = {
   agent: AgentName;
@@ -43,9 +37,6 @@ export type AgentEvent = {
 
 /** What the hook command prints and how it exits. */
 export type Answer = { exitCode: 0 | 2; stdout: string; stderr: string };
-
-/** A refusal: the rule (or policy) that decided and the sentence for the agent, which says what to do instead. */
-export type Denial = { rule: string; message: string };
 
 /** Nothing to say: exit 0, nothing printed (never an explicit "allow", which would skip the user's own prompts). */
 export const SILENT: Answer = { exitCode: 0, stdout: '', stderr: '' };

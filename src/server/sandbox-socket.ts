@@ -14,7 +14,7 @@ import { brokerPush } from '../guard/push-broker.js';
 import { agentSocketPath, checkSocketPath } from '../paths/index.js';
 import { createApiServer } from './http.js';
 import { defineRoute, type Route } from './route.js';
-import { askRoute } from '../transport/server.js';
+import { askRoute } from './routes/ask.js';
 import { statusRoutes } from './routes/status.js';
 import type { Listener, Services } from './services/index.js';
 

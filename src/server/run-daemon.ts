@@ -4,7 +4,7 @@
  * disappearance of the work tree all go through. It answers hook questions (POST /v1/ask)
  * from its first moment and loads its services behind them; idle for
  * `daemon.idleTimeoutMinutes`, it exits, and the next question starts a new one
- * (src/transport/client.c). Every file it made is gone when it stops.
+ * (src/hook-client/client.c). Every file it made is gone when it stops.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -18,9 +18,9 @@ import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
 import { prepareSocketDir } from '../storage/private-dir.js';
 import type { DaemonInfo } from '../protocol/daemon.js';
-import { askRoute } from '../transport/server.js';
+import { askRoute } from './routes/ask.js';
 import { VERSION } from '../version.js';
-import { DaemonContext } from './context.js';
+import { DaemonContext } from './daemon-context.js';
 import { fileLogger } from './log.js';
 import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from '../paths/index.js';
 
@@ -65,7 +65,7 @@ function collectGarbage(): void {
 export const SHUTDOWN_GRACE_MS = 3_000;
 /** How long the services' start waits for the questions that came first to be answered. */
 const START_AFTER_QUESTIONS_MAX_MS = 2_000;
-/** The environment variable naming the fd a starting client reads the daemon's first line on (src/transport/client.c). */
+/** The environment variable naming the fd a starting client reads the daemon's first line on (src/hook-client/client.c). */
 export const READY_FD_ENV = 'HERMESD_READY_FD';
 
 /** Resolves true when something accepts connections on the socket. */
@@ -152,7 +152,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const home = hermesHome(env);
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
   // The agent socket loads with the first sandboxed command that needs it, as the guard it serves.
-  const agentSocket = async (s: Services) => (await import('./agent-socket.js')).startAgentSocket(s);
+  const agentSocket = async (s: Services) => (await import('./sandbox-socket.js')).startAgentSocket(s);
   let stopping = false;
   const timers: NodeJS.Timeout[] = [];
   // Every request and hook question keeps the daemon from exiting.

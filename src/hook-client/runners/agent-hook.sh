@@ -1,5 +1,5 @@
 # hermesd agent hook runner (POSIX sh). `hermesd init --agents` writes this file to
-# <git-common-dir>/hermesd/agent-hook after a header of baked settings (src/transport/runners.ts)
+# <git-common-dir>/hermesd/agent-hook after a header of baked settings (src/hook-client/runners.ts)
 # and curl.sh. Claude Code, Codex, Cursor and Gemini CLI run `.hermes/agent-hook <agent> <event>`
 # (a stub committed with their hook configs), which finds the work tree and git dir with
 # builtins, sets hermesd_root and hermesd_gd, and sources this file. The agent's hook payload

@@ -13,7 +13,8 @@
  * non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
 import { resolve } from 'node:path';
-import { CommonPayload, jsonAnswer, pathField, reasonOf, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, reasonOf, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind } from './event.js';
+import type { ToolAction } from '../guard/tool-call.js';
 import { hookSpecificContext } from './claude.js';
 
 const EVENTS: Record<string, EventKind> = {

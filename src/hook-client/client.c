@@ -1,7 +1,7 @@
 /*
  * hermesd-client: how a git hook or another agent's hook asks the daemon one question, over
  * the daemon's Unix socket (the path in <runtime-dir>/daemon.json), in the protocol of
- * src/transport/protocol.ts. It owns every fault on the way and what each one means
+ * src/hook-client/protocol.ts. It owns every fault on the way and what each one means
  * (docs/hooks.md, "When the daemon cannot answer"):
  *   nobody listening      start a daemon (-n/-d/-f/-e) and ask it, within the bound (-t)
  *   none could start      -u allow|block decides a blocking question (-x): the one fault
@@ -13,7 +13,7 @@
  * A question from hermesd's sandbox (another pid namespace than the daemon's) never starts a
  * daemon and refuses on every fault; one that does not block goes on and says what happened.
  * POSIX only (sockets, poll, fork, exec): /proc is read where there is one, for the sandbox's
- * namespace and the git command a hook runs in. Built by `hermesd init`: src/transport/build.ts.
+ * namespace and the git command a hook runs in. Built by `hermesd init`: src/hook-client/build.ts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -110,7 +110,7 @@ static int read_all(int fd, buf *b, size_t limit) {
 /* ---- outcomes ---- */
 
 /* An agent's structured refusal on stdout, exit 0: the form Claude Code, Codex, Gemini CLI and
- * Cursor read as "refused, because…" (src/integrations/event.ts answers the same way). */
+ * Cursor read as "refused, because…" (src/other-agents/event.ts answers the same way). */
 static void agent_deny(const char *reason) {
   buf b = {0}, r = {0};
   add_json(&r, reason, strlen(reason));

@@ -17,7 +17,8 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { jsonAnswer, reasonOf, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { jsonAnswer, reasonOf, toolInput, type Adapter, type AgentEvent, type EventKind } from './event.js';
+import type { ToolAction } from '../guard/tool-call.js';
 
 const EVENTS: Record<string, EventKind> = {
   sessionStart: 'session-start',

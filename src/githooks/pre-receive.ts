@@ -21,7 +21,7 @@ import type { GitRepository } from '../paths/index.js';
 import { runtimeDirOf, serverConfigPath, serverInstallRecordPath } from '../paths/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { sha256 } from '../text/hash.js';
-import { shQuote } from '../transport/runners.js';
+import { shQuote } from '../hook-client/runners.js';
 import { INIT_CONFIG_TEMPLATE } from '../version.js';
 
 /** First comment of hermesd's server hook: how init recognises its own file. */

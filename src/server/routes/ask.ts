@@ -9,14 +9,14 @@
  * with the first question (the services): this module is in the daemon's first moment.
  */
 import type { ServerResponse } from 'node:http';
-import { errorToWire, UsageError } from '../errors/index.js';
-import type { HookRequest } from '../protocol/hooks.js';
-import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../protocol/limits.js';
-import type { DaemonContext } from '../server/context.js';
-import { defineRoute, type Route } from '../server/route.js';
-import type { Services } from '../server/services/index.js';
-import type { AgentEvent, AgentName } from '../integrations/event.js';
-import { AGENT_KINDS, ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PRE_TOOL_EVENTS, PROTOCOL, textLines, verdictLine, type AskQuery } from './protocol.js';
+import { errorToWire, UsageError } from '../../errors/index.js';
+import type { HookRequest } from '../../protocol/hooks.js';
+import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../../protocol/limits.js';
+import type { DaemonContext } from '../daemon-context.js';
+import { defineRoute, type Route } from '../route.js';
+import type { Services } from '../services/index.js';
+import type { AgentEvent, AgentName } from '../../other-agents/event.js';
+import { AGENT_KINDS, ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PRE_TOOL_EVENTS, PROTOCOL, textLines, verdictLine, type AskQuery } from '../../hook-client/protocol.js';
 
 type Answer = { code: number; stdout?: string; stderr?: string };
 
@@ -93,7 +93,7 @@ async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, bod
 }
 
 async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
-  const { hookRequestSchema } = await import('../protocol/hooks.js');
+  const { hookRequestSchema } = await import('../../protocol/hooks.js');
   let req: HookRequest;
   try {
     req = hookRequestSchema.parse(JSON.parse(body.toString('utf8') || '{}'));
@@ -104,9 +104,9 @@ async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, bo
   req.via = q.v ? 'client' : 'curl';
   if (sandboxed) req.sandboxed = true;
   // curl (no client) sends no attempt: the git command above the runner's shell, read from /proc here.
-  else if (!req.attempt && q.pid) req.attempt = (await import('../githooks/attempt.js')).attemptOf(q.pid);
+  else if (!req.attempt && q.pid) req.attempt = (await import('../../githooks/attempt.js')).attemptOf(q.pid);
   if (q.n === 'recover') {
-    const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../githooks/recover.js');
+    const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../../githooks/recover.js');
     const r = await restoreAfterDaemonLoss(ctx.paths.gitDir, { attempt: req.attempt });
     const said = selfRestoreMessage(r);
     return { code: 1, stderr: `${said || 'hermesd: nothing of this commit needed putting back.'}\nhermesd: commit again (a new daemon judges it). The daemon log says why the last one stopped: hermesd logs` };
@@ -134,7 +134,7 @@ async function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, servic
   if (allow) return { code: 0, stderr: `hermesd: this tool call could not be judged (${why}); it was NOT checked because agents.onUnavailable is "allow"` };
   const message = `hermesd: this tool call could not be judged (${why}), so it is refused (agents.onUnavailable is "block")`;
   // The agent's own structured refusal, as the daemon refuses any call (its adapter's deny); exit 2 for a kind it does not know.
-  const adapter = (await import('../server/services/agents.js')).ADAPTERS[q.k as AgentName];
+  const adapter = (await import('../services/agents.js')).ADAPTERS[q.k as AgentName];
   if (!adapter) return { code: 2, stderr: message };
   const denied = adapter.deny({ agent: q.k, event: q.n, kind: 'pre-tool', cwd: '' } as AgentEvent, { rule: 'hermesd', message });
   return { code: denied.exitCode, stdout: denied.stdout, stderr: denied.stderr };

@@ -4,7 +4,7 @@
  * `buildSessionPrompt()` is what the agent calls once per session; `report()` is what
  * GET /v1/context and `hermesd context` show.
  */
-import type { DaemonContext } from '../context.js';
+import type { DaemonContext } from '../daemon-context.js';
 import type { Memories } from '../../memory/memories.js';
 import type { SkillStore } from '../../skills/store.js';
 import type { ConfigService } from './config.js';
@@ -12,7 +12,7 @@ import type { WatcherService } from './watcher.js';
 import type { Authority } from '../../context/authority.js';
 import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../context/builder.js';
 import { defaults } from '../../config/schema.js';
-import type { ContextReport } from '../../protocol/context.js';
+import type { ContextReport } from '../../protocol/context-report.js';
 
 
 function message(err: unknown): string {

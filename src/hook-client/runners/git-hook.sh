@@ -1,5 +1,5 @@
 # hermesd git hook runner (POSIX sh). `hermesd init` writes this file to
-# <common-dir>/hermesd/hook after a header of baked settings (src/transport/runners.ts: the
+# <common-dir>/hermesd/hook after a header of baked settings (src/hook-client/runners.ts: the
 # client, how to start a daemon, HERMESD_PREV_HOOKS, the default bound) and curl.sh. It runs
 # three ways:
 #  - hermesd_stub=husky (a husky layout hermesd created): git runs <husky-dir>/_/<hook>, which

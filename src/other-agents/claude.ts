@@ -12,7 +12,8 @@
  * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`; otherwise nothing —
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
-import { CommonPayload, jsonAnswer, pathField, permissionDeny, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind, type ToolAction } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, permissionDeny, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind } from './event.js';
+import type { ToolAction } from '../guard/tool-call.js';
 
 const EVENTS: Record<string, EventKind> = {
   SessionStart: 'session-start',
