@@ -15,8 +15,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RECALL_MAX_HITS, type RecallHit } from '../src/agent/recall.js';
-import { recallFrom } from '../src/agent/session-log.js';
+import { RECALL_MAX_HITS, type RecallHit } from '../src/sessions/recall.js';
+import { recallFrom } from '../src/sessions/recall.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { recallFromBefore } from './baseline/recall-before.js';
 import { fixturesDir } from './detector-corpus.js';

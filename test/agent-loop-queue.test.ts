@@ -6,8 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTask, replayMessages, type AgentDeps } from '../src/agent/loop.js';
 import { createModelClient, modelSettings } from '../src/agent/model.js';
-import { TURN_CONTEXT_OPEN } from '../src/agent/recall.js';
-import { recallFrom, sessionLog } from '../src/agent/session-log.js';
+import { TURN_CONTEXT_OPEN } from '../src/sessions/recall.js';
+import { sessionLog } from '../src/agent/session-log.js';
+import { recallFrom } from '../src/sessions/recall.js';
 import { createAgentServices } from '../src/agent/standalone.js';
 import { TaskRunner, type TaskEvent } from '../src/agent/tasks.js';
 import { TOOLS } from '../src/agent/tools/index.js';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RECALL_CLOSE, RECALL_OPEN } from '../src/agent/recall.js';
+import { RECALL_CLOSE, RECALL_OPEN } from '../src/sessions/recall.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 import { startFakeModel, type FakeModel } from './helpers/fake-model.js';

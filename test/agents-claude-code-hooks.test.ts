@@ -233,7 +233,7 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
     expect(r.code, r.stderr).toBe(0);
     const ctx = JSON.parse(r.stdout).hookSpecificOutput;
     expect(ctx.hookEventName).toBe('UserPromptSubmit');
-    const { RECALL_OPEN, RECALL_CLOSE, RECALL_NOTICE } = await import('../src/agent/recall.js');
+    const { RECALL_OPEN, RECALL_CLOSE, RECALL_NOTICE } = await import('../src/sessions/recall.js');
     expect(ctx.additionalContext.startsWith(`${RECALL_OPEN}\n${RECALL_NOTICE}\n`)).toBe(true);
     expect(ctx.additionalContext.endsWith(RECALL_CLOSE)).toBe(true);
     expect(ctx.additionalContext).toContain('goodbye');

@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECALL_CLOSE, RECALL_NOTICE, RECALL_OPEN } from '../src/agent/recall.js';
+import { RECALL_CLOSE, RECALL_NOTICE, RECALL_OPEN } from '../src/sessions/recall.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { SESSION_CONTEXT_CLOSE, SESSION_CONTEXT_OPEN } from '../src/text/fence.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

@@ -8,7 +8,7 @@ import { createApiServer } from '../src/server/http.js';
 import type { Route } from '../src/server/route.js';
 import { DaemonClient } from '../src/client/client.js';
 import { DaemonContext } from '../src/server/daemon-context.js';
-import { silentLogger } from '../src/server/log.js';
+import { silentLogger } from '../src/storage/log.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 /** Sends raw bytes on the socket and resolves with everything the server answers before closing. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configOf, configServiceOf } from '../src/server/services/index.js';
 import { DaemonContext } from '../src/server/daemon-context.js';
-import { silentLogger } from '../src/server/log.js';
+import { silentLogger } from '../src/storage/log.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { ConfigError } from '../src/errors/index.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

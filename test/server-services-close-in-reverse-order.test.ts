@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonUnavailable } from '../src/errors/index.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { DaemonContext } from '../src/server/daemon-context.js';
-import { fileLogger } from '../src/server/log.js';
+import { fileLogger } from '../src/storage/log.js';
 import { SERVICE_ORDER, Services } from '../src/server/services/index.js';
 import { DaemonClient } from '../src/client/client.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

@@ -5,7 +5,7 @@
  * holds the rarest word still in play. `npm run bench -- recall` measures it beside the current
  * ranking on the same labelled set. Not used by hermesd itself.
  */
-import { isSafeHit, type RecallHit } from '../../src/agent/recall.js';
+import { isSafeHit, type RecallHit } from '../../src/sessions/recall.js';
 import type { SessionDB } from '../../src/sessions/db.js';
 
 const RECALL_MAX_HITS = 3;

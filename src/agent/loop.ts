@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { HermesError } from '../errors/index.js';
 import { Cancelled, type ChatMessage, type ModelClient, type TokenUsage, type ToolCall } from './model.js';
-import { composeUserApiContent, recallBlock, safeHits, turnContextBlock, type RecallHit } from './recall.js';
+import { composeUserApiContent, recallBlock, safeHits, turnContextBlock, type RecallHit } from '../sessions/recall.js';
 import { runToolCall, shortArgs, toolSpecs, type Tool, type ToolContext } from './tools/index.js';
 
 export type TaskStatus = 'completed' | 'failed' | 'cancelled' | 'max_turns';

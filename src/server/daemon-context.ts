@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { RepoPaths } from '../paths/index.js';
 import type { StatusFields } from '../protocol/daemon.js';
-import type { Logger } from './log.js';
+import type { Logger } from '../storage/log.js';
 
 /**
  * How long a status answer may be served again while nothing the daemon hears of has

@@ -21,7 +21,7 @@ import type { DaemonInfo } from '../protocol/daemon.js';
 import { askRoute } from './routes/ask.js';
 import { VERSION } from '../version.js';
 import { DaemonContext } from './daemon-context.js';
-import { fileLogger } from './log.js';
+import { fileLogger } from '../storage/log.js';
 import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from '../paths/index.js';
 
 /** How often the daemon checks that its work tree still exists. */

@@ -16,7 +16,7 @@ export function agentsRoutes(services: Services): Route[] {
       method: 'POST',
       path: '/v1/agents/:agent/hook',
       handler: async ({ params, body }): Promise<AgentHookAnswer> => {
-        const h = await services.agents.handle(params.agent!, body);
+        const h = await services.agents.handle(params.agent!, body, services.config.forJudging());
         return { ...h.answer, agent: h.event.agent, event: h.event.event, kind: h.event.kind, decision: h.decision, ...(h.rule ? { rule: h.rule } : {}) };
       },
     }),

@@ -88,7 +88,7 @@ async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, bod
   } catch {
     throw new UsageError(`The ${q.k} hook's payload is not JSON.`);
   }
-  const { answer } = await services.agents.handle(q.k, payload);
+  const { answer } = await services.agents.handle(q.k, payload, services.config.forJudging());
   return { code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
 }
 
@@ -134,7 +134,7 @@ async function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, servic
   if (allow) return { code: 0, stderr: `hermesd: this tool call could not be judged (${why}); it was NOT checked because agents.onUnavailable is "allow"` };
   const message = `hermesd: this tool call could not be judged (${why}), so it is refused (agents.onUnavailable is "block")`;
   // The agent's own structured refusal, as the daemon refuses any call (its adapter's deny); exit 2 for a kind it does not know.
-  const adapter = (await import('../services/agents.js')).ADAPTERS[q.k as AgentName];
+  const adapter = (await import('../../other-agents/hook-handler.js')).ADAPTERS[q.k as AgentName];
   if (!adapter) return { code: 2, stderr: message };
   const denied = adapter.deny({ agent: q.k, event: q.n, kind: 'pre-tool', cwd: '' } as AgentEvent, { rule: 'hermesd', message });
   return { code: denied.exitCode, stdout: denied.stdout, stderr: denied.stderr };

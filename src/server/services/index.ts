@@ -21,8 +21,9 @@ import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import type { DaemonContext } from '../daemon-context.js';
-import type { AgentSessions } from './agent-sessions.js';
-import { createAgentHookService, type AgentHookService } from './agents.js';
+import type { AgentSessions } from '../../other-agents/sessions.js';
+import { createAgentHookService } from './agents.js';
+import type { OtherAgentHooks } from '../../other-agents/hook-handler.js';
 import type { Built } from './built.js';
 import { createConfigService, type ConfigService } from './config.js';
 import type { PromptService } from './prompt.js';
@@ -47,7 +48,7 @@ type ServiceTypes = {
   tasks: TaskRunner;
   hooks: HookService;
   agentSessions: AgentSessions;
-  agents: AgentHookService;
+  agents: OtherAgentHooks;
   eventStreams: Map<string, number>;
   agentSocket: Promise<Listener>;
 };
@@ -186,10 +187,9 @@ export class Services {
   }
 
   /** Other agents' hooks (`init --agents`): their tool calls judged here, every other event handed to agentSessions. */
-  get agents(): AgentHookService {
+  get agents(): OtherAgentHooks {
     return this.build('agents', () =>
       createAgentHookService(this.daemon, {
-        config: this.config,
         sessions: async () => (await this.loaded()).agentSessions,
         // Confined shell calls reach the daemon through the agent socket only (their git hooks).
         agentSocket: () =>

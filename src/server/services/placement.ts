@@ -24,7 +24,7 @@ import type { SkillStore } from '../../skills/store.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
 import type { ConfigService } from './config.js';
-import type { AgentStopped } from './agent-sessions.js';
+import type { AgentStopped } from '../../other-agents/sessions.js';
 
 /** What a task's end says, as the task runner emits it on ctx.events. */
 export type TaskEnded = { sessionId: string | null; source: string; status: string };

@@ -5,7 +5,8 @@
  * the message's `api_content` sidecar. Nothing of it enters the system prompt.
  */
 import { scanText } from '../security/scan.js';
-import { RECALL_CLOSE, RECALL_OPEN, TURN_CONTEXT_CLOSE, TURN_CONTEXT_OPEN } from '../text/fence.js';
+import { holdsInjected, RECALL_CLOSE, RECALL_OPEN, TURN_CONTEXT_CLOSE, TURN_CONTEXT_OPEN } from '../text/fence.js';
+import type { SessionDB } from './db.js';
 
 export { RECALL_CLOSE, RECALL_OPEN, TURN_CONTEXT_CLOSE, TURN_CONTEXT_OPEN };
 
@@ -167,4 +168,60 @@ export function turnContextBlock(text: string | undefined): string {
 export function composeUserApiContent(userText: string, blocks: string[]): string {
   const extra = blocks.filter(Boolean);
   return extra.length ? `${userText}\n\n${extra.join('\n\n')}` : userText;
+}
+
+/**
+ * About how many messages a recall term matches, capped past RECALL_MAX_TERM_DOCS. Counted as
+ * exact words, the word and its stem, where it can be: FTS5 reads every doclist a prefix covers
+ * before it yields a row, so a prefix count of a common word costs ~15 ms at a million messages
+ * (a common word is dropped on its exact count, and its prefix never searched). Only a word
+ * that occurs in neither exact form ("crash" where the log says "crashed") is counted as the
+ * prefix it will be searched as.
+ */
+function documentCount(db: SessionDB, t: RecallTerm): number {
+  const exact = db.termFrequency(t.word, RECALL_MAX_TERM_DOCS) + (t.stem === t.word ? 0 : db.termFrequency(t.stem, RECALL_MAX_TERM_DOCS));
+  return exact > 0 || !t.prefix ? exact : db.termFrequency(t.stem, RECALL_MAX_TERM_DOCS, { prefix: true });
+}
+
+/**
+ * Evidence for a request from earlier sessions of this repository, best first, at most
+ * RECALL_MAX_HITS. The request's informative words (stopwords dropped; words found in more than
+ * RECALL_MAX_TERM_DOCS messages left out, so a common word costs nothing and points at nothing;
+ * the RECALL_MAX_TERMS rarest when there are more) are searched together, any of them matching;
+ * the best RECALL_CANDIDATES by bm25 are scored against the request as a whole and chosen to
+ * cover it (rankRecall): no single word, however rare, decides what comes back. Hits of the
+ * asking lineage are left out, and a hit that fails the threat scan is passed over for the next
+ * one, so an unsafe hit never shrinks recall.
+ */
+export function recallFrom(db: SessionDB, repo: string): (text: string, exclude: ReadonlySet<string>) => RecallHit[] {
+  return (text, exclude) => {
+    const terms = recallTerms(text)
+      .map(recallTerm)
+      .map((t) => ({ t, df: documentCount(db, t) }))
+      .filter((x) => x.df > 0 && x.df <= RECALL_MAX_TERM_DOCS)
+      .sort((a, b) => a.df - b.df)
+      .slice(0, RECALL_MAX_TERMS);
+    if (terms.length === 0) return [];
+    const n = db.messageCountEstimate();
+    const weights = terms.map((x) => termWeight(x.df, n));
+    const total = weights.reduce((a, b) => a + b, 0);
+    const matchers = terms.map((x) => termMatcher(x.t));
+    const candidates = db
+      .search(recallQuery(terms.map((x) => x.t)), { repo, limit: RECALL_CANDIDATES })
+      .results.filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '')
+      .flatMap((h) => {
+        const content = (db.getMessage(h.messageId)?.content ?? h.snippet).normalize('NFC');
+        // A message holding injected blocks (stored before transcripts were stored without them) would hand hermesd's own words back.
+        if (holdsInjected(content)) return [];
+        const held = matchers.flatMap((m, i) => (m.test(content) ? [i] : []));
+        return [{ hit: h, sessionId: h.sessionId, bm25: -h.rank, weight: held.reduce((sum, i) => sum + weights[i]!, 0) / total, terms: held }];
+      });
+    return rankRecall(candidates, { max: RECALL_MAX_HITS, minShare: RECALL_MIN_SHARE_OF_BEST, shown: isSafeHit }).map((h) => ({
+      sessionId: h.sessionId,
+      messageId: h.messageId,
+      role: h.role,
+      snippet: h.snippet,
+      createdAt: h.createdAt,
+    }));
+  };
 }
