@@ -111,7 +111,7 @@ async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, bo
     const said = selfRestoreMessage(r);
     return { code: 1, stderr: `${said || 'hermesd: nothing of this commit needed putting back.'}\nhermesd: commit again (a new daemon judges it). The daemon log says why the last one stopped: hermesd logs` };
   }
-  const result = await services.hooks.handle(q.n, req, progress, signal);
+  const result = await services.hooks.handle(q.n, req, progress, signal, services.config.forJudging());
   return { code: result.exitCode, stderr: result.message };
 }
 

@@ -19,7 +19,8 @@ function hookRoute(services: Services): Route {
     body: hookRequestSchema,
     handler: async ({ params, body, query, res, signal }) => {
       const hooks = services.hooks;
-      if (query.get('format') === 'json') return hooks.handle(params.name!, body, () => undefined, signal);
+      const judging = services.config.forJudging();
+      if (query.get('format') === 'json') return hooks.handle(params.name!, body, () => undefined, signal, judging);
       res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
       const line = (event: Record<string, unknown>) => {
         if (!res.writableEnded && !res.destroyed) res.write(JSON.stringify(event) + '\n');
@@ -28,7 +29,7 @@ function hookRoute(services: Services): Route {
       line({ type: 'started', hook: params.name });
       const beat = setInterval(() => line({ type: 'heartbeat' }), HOOK_HEARTBEAT_MS);
       try {
-        const result = await hooks.handle(params.name!, body, (message) => line({ type: 'progress', message }), signal);
+        const result = await hooks.handle(params.name!, body, (message) => line({ type: 'progress', message }), signal, judging);
         line({ type: 'result', ...result });
       } catch (err) {
         line({ type: 'error', error: errorToWire(err).wire });

@@ -28,7 +28,7 @@ import type { Built } from './built.js';
 import { createConfigService, type ConfigService } from './config.js';
 import type { PromptService } from './prompt.js';
 import type { GuardService } from './guard.js';
-import type { HookService } from './hooks.js';
+import type { GitHooks } from '../../githooks/hook-service.js';
 import type { PlacementService } from './placement.js';
 import type { WatcherService } from './watcher.js';
 import type * as Later from './later.js';
@@ -46,7 +46,7 @@ type ServiceTypes = {
   prompt: PromptService;
   placement: PlacementService;
   tasks: TaskRunner;
-  hooks: HookService;
+  hooks: GitHooks;
   agentSessions: AgentSessions;
   agents: OtherAgentHooks;
   eventStreams: Map<string, number>;
@@ -175,7 +175,7 @@ export class Services {
     return this.build('tasks', () => createTaskRunner(this.daemon, { config: this.config, prompt: () => this.prompt, stores: () => this.agentStores() }));
   }
 
-  get hooks(): HookService {
+  get hooks(): GitHooks {
     const { createHookService } = this.code();
     return this.build('hooks', () => createHookService(this.daemon, { config: this.config, guard: this.guard, sessions: () => this.sessions, tasks: () => this.tasks }));
   }
