@@ -17,6 +17,7 @@ const LAYERS = [
   'hook-client',
   'process',
   'config',
+  'model',
   'security',
   'rules',
   'context',

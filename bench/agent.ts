@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import OpenAI from 'openai';
 import { runTask, type AgentDeps } from '../src/agent/loop.js';
-import { createModelClient, modelSettings, type AssistantTurn, type ModelClient } from '../src/agent/model.js';
+import { createModelClient, modelSettings, type AssistantTurn, type ModelClient } from '../src/model/client.js';
 import { sessionLog } from '../src/agent/session-log.js';
 import { recallFrom } from '../src/sessions/recall.js';
 import { createAgentServices } from '../src/agent/standalone.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTask, replayMessages, type AgentDeps } from '../src/agent/loop.js';
-import { createModelClient, modelSettings } from '../src/agent/model.js';
+import { createModelClient, modelSettings } from '../src/model/client.js';
 import { TURN_CONTEXT_OPEN } from '../src/sessions/recall.js';
 import { sessionLog } from '../src/agent/session-log.js';
 import { recallFrom } from '../src/sessions/recall.js';

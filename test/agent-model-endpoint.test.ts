@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createModelClient, modelSettings, ModelError, Cancelled, type ModelSettings } from '../src/agent/model.js';
+import { createModelClient, modelSettings, ModelError, Cancelled, type ModelSettings } from '../src/model/client.js';
 import { startFakeModel, type FakeModel } from './helpers/fake-model.js';
 
 const messages = [

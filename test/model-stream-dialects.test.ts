@@ -5,8 +5,8 @@
  * merged, renamed or given arguments nobody sent.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createModelClient, modelSettings } from '../src/agent/model.js';
-import { ToolCallAssembler } from '../src/agent/tool-call-stream.js';
+import { createModelClient, modelSettings } from '../src/model/client.js';
+import { ToolCallAssembler } from '../src/model/tool-call-stream.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 import { startFakeModel, type ChatRequest, type FakeModel, type FakeReply, type StreamDialect } from './helpers/fake-model.js';
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { HermesError } from '../errors/index.js';
-import { Cancelled, type ChatMessage, type ModelClient, type TokenUsage, type ToolCall } from './model.js';
+import { Cancelled, type ChatMessage, type ModelClient, type TokenUsage, type ToolCall } from '../model/client.js';
 import { composeUserApiContent, recallBlock, safeHits, turnContextBlock, type RecallHit } from '../sessions/recall.js';
 import { runToolCall, shortArgs, toolSpecs, type Tool, type ToolContext } from './tools/index.js';
 

@@ -261,7 +261,16 @@ export function configInForce(home: string, root: string): HermesConfig {
   try {
     return applyApproval(home, root, loadConfig({ root, home }), { record: false }).config;
   } catch {
-    const approved = readApproval(home, root);
-    return approved ? holdLoosenings(defaults(), approved.settings) : defaults();
+    return configWhenBroken(home, root);
   }
+}
+
+/**
+ * What judges while the config files do not load and no valid config was seen: the defaults
+ * with the guard settings last approved for this work tree (its rules among them), never "no
+ * rules".
+ */
+export function configWhenBroken(home: string, root: string): HermesConfig {
+  const approved = readApproval(home, root);
+  return approved ? holdLoosenings(defaults(), approved.settings) : defaults();
 }

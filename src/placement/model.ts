@@ -6,25 +6,8 @@
  * nothing of the agent's client.
  */
 import { z } from 'zod';
+import type { StructuredModel } from '../model/structured.js';
 import { ownerSchema, reasonsSchema } from '../protocol/owners.js';
-
-/** One structured request: the endpoint is asked to hold the answer to `schema`. */
-export type StructuredRequest = {
-  system: string;
-  user: string;
-  /** The schema's name (response_format.json_schema.name): letters, digits, _ and -. */
-  name: string;
-  schema: Record<string, unknown>;
-  maxTokens: number;
-  signal?: AbortSignal;
-};
-
-/** `structured`: the endpoint took the schema (json_schema); false when it refused it and the answer is JSON in text. */
-export type StructuredAnswer = { text: string; structured: boolean };
-
-export interface StructuredModel {
-  complete(req: StructuredRequest): Promise<StructuredAnswer>;
-}
 
 /** The model's answer to `remember`. Every field is required (nullable instead of optional): strict json_schema mode demands it. */
 export const modelPlacementSchema = z.strictObject({

@@ -24,7 +24,8 @@ import { unifiedDiff } from '../text/unified-diff.js';
 import { repoConfigPath } from '../paths/index.js';
 import { repoEntry, ruleLine, skillDraft, stripLead, userEntry } from './draft.js';
 import { checked, enforceableRule, type EnforceableRule } from './enforce.js';
-import { classifyByModel, type ModelPlacement, type StructuredModel } from './model.js';
+import type { StructuredModel } from '../model/structured.js';
+import { classifyByModel, type ModelPlacement } from './model.js';
 import type { Classifier, Owner, Reasons } from '../protocol/owners.js';
 import { classifyByRules } from './rules.js';
 

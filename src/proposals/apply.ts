@@ -20,6 +20,13 @@ import type { Proposal } from './schema.js';
 
 export type ApplyDeps = { root: string; memories: Memories; skills: SkillStore };
 
+/** A proposal for another repository is accepted there (its work tree is the one to change). */
+export function refuseIfElsewhere(p: Proposal, project: string): void {
+  if (p.project !== null && p.project !== project) {
+    throw new Conflict(`Proposal ${p.id} belongs to the repository at ${p.repo}; accept it there (cd ${p.repo} && hermesd proposals accept ${p.id}).`);
+  }
+}
+
 /** The file a repository change names, inside the work tree (a proposal file edited to point elsewhere is refused). */
 function inTree(root: string, file: string): string {
   const abs = join(root, file);

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { HermesError } from '../../errors/index.js';
 import { redactSecrets } from '../../security/redact.js';
-import type { ToolSpec } from '../model.js';
+import type { ToolSpec } from '../../model/client.js';
 import { memory } from './memory.js';
 import { patch } from './patch.js';
 import { readFile } from './read-file.js';

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { checkSocketPath, clientPath, findRepo, hermesHome, repoPaths, sharedRuntimeDirOf, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
 import { clientProblem } from '../../hook-client/build.js';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
-import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../agent/probe.js';
+import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../model/probe.js';
 import { DaemonClient } from '../../client/client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { RemoteError } from '../../errors/index.js';
@@ -114,7 +114,7 @@ async function modelCheck(status: Status | undefined): Promise<Check[]> {
       // an older daemon without the route: probe from here
     }
   }
-  const [{ loadConfig }, { modelSettings }] = await Promise.all([import('../../config/load.js'), import('../../agent/model.js')]);
+  const [{ loadConfig }, { modelSettings }] = await Promise.all([import('../../config/load.js'), import('../../model/client.js')]);
   let root: string | undefined;
   try {
     root = findRepo().root;

@@ -1,6 +1,6 @@
 /** GET /v1/model/check: the model endpoint as this daemon sees it (its config and environment). */
-import { probeModel } from '../../agent/probe.js';
-import { modelSettings } from '../../agent/model.js';
+import { probeModel } from '../../model/probe.js';
+import { modelSettings } from '../../model/client.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 

@@ -9,7 +9,7 @@ import type { Memories } from '../../memory/memories.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { SkillStore } from '../../skills/store.js';
 import { runTask, type AgentDeps } from '../../agent/loop.js';
-import { createModelClient, modelSettings, type ModelClient } from '../../agent/model.js';
+import { createModelClient, modelSettings, type ModelClient } from '../../model/client.js';
 import type { AgentServices } from '../../agent/services.js';
 import { agentServicesOver } from '../../agent/standalone.js';
 import { sessionLog } from '../../agent/session-log.js';

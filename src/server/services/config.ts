@@ -9,13 +9,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DaemonContext } from '../daemon-context.js';
-import { applyApproval, approveConfig, describeLoosenings, holdLoosenings, readApproval, type Loosening } from '../../guard/approval.js';
+import { applyApproval, approveConfig, configWhenBroken, describeLoosenings, type Loosening } from '../../guard/approval.js';
 import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache } from '../../config/load.js';
 import { fileParseCache, type FileParseCache } from '../../config/parse-cache.js';
 import { projectDir, repoConfigPath, userConfigPath } from '../../paths/index.js';
 import { writeRunnerSettings } from '../../hook-client/runners.js';
 import { fileStamp } from '../../storage/file-stamp.js';
-import { defaults, type HermesConfig } from '../../config/schema.js';
+import type { HermesConfig } from '../../config/schema.js';
 
 /** The config a judgement uses; `broken`: the files do not load (why), and `config` is the last valid one. */
 export type JudgingConfig = { config: HermesConfig; broken?: string };
@@ -84,8 +84,7 @@ export class ConfigService {
     if (!('error' in s)) return { config: s.value.config };
     const broken = s.error instanceof Error ? s.error.message : String(s.error);
     if (this.lastValid) return { config: this.lastValid, broken };
-    const approved = readApproval(this.ctx.home, this.ctx.root);
-    return { config: approved ? holdLoosenings(defaults(), approved.settings) : defaults(), broken };
+    return { config: configWhenBroken(this.ctx.home, this.ctx.root), broken };
   }
 
   private current(): NonNullable<ConfigService['state']> {
@@ -110,7 +109,7 @@ export class ConfigService {
         setValid: (key, config) => this.cache.setValid(key, config),
       };
       const loaded = loadConfigWithOrigins({ root: this.ctx.root, home: this.ctx.home, env: this.ctx.env, cache });
-      // hermesd guard (issue 20): a loosening of the guard waits for `hermesd config approve`.
+      // a loosening of the guard waits for `hermesd config approve`.
       const { config, pending } = applyApproval(this.ctx.home, this.ctx.root, loaded.config);
       this.state = { stamp, value: { ...loaded, config }, pending };
       this.lastValid = config;

@@ -3,7 +3,7 @@
  * bounded. `doctor` asks the running daemon (whose environment may differ from the shell's,
  * when a git hook started it) and falls back to its own settings when no daemon runs.
  */
-import type { ModelSettings } from './model.js';
+import type { ModelSettings } from './client.js';
 
 /** Bound on the probe: doctor must answer quickly even when the endpoint hangs. */
 export const MODEL_PROBE_TIMEOUT_MS = 3_000;
