@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDaemon, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
-import { shQuote } from '../src/hook-client/runners.js';
+import { shQuote } from '../src/text/sh-quote.js';
 import { CLI_ENTRY } from '../src/version.js';
 import { agentCli, setUpClient, startNetworkTrap, testProcesses } from '../test/helpers/agent-clis.js';
 import { startAgentModel } from '../test/helpers/agent-models.js';

@@ -50,7 +50,6 @@ function makeRepo(base: string, name: string): string {
   return repo;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function startDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<{ pid: number; paths: RepoPaths }> {
   const paths = resolvePaths(repo, env);

@@ -217,8 +217,8 @@ describe('faults between a hook and the daemon', () => {
   it('a client of another protocol makes the daemon stop, and refuses what it cannot have judged', async () => {
     const pid = await daemonPid(t, repo);
     const client3 = join(tmpdir(), `hermesd-client-p3-${process.pid}`);
-    const cc = spawnSync('cc', ['-O2', '-DHERMESD_PROTOCOL=3', '-DHERMESD_VERSION="9.9.9"', '-o', client3, join(REPO_ROOT, 'src/hook-client/client.c')], { encoding: 'utf8' });
-    expect(cc.status, cc.stderr).toBe(0);
+    const { compileClient } = await import('../src/hook-client/build.js');
+    expect(compileClient(client3, process.env, { protocol: 3, version: '9.9.9' }), 'the client of protocol 3 did not compile').toBeUndefined();
     try {
       const payload = JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/app.ts'), content: 'x' } });
       // The other install's client, with a starter that (here) starts this install's daemon again.

@@ -5,7 +5,8 @@
  * word. `status` and `doctor` say so, with the fix. Plain reads of the files git would run,
  * plus one `git rev-parse` for the hooks directory.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readTextIfAny } from '../storage/read.js';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitTry } from '../git/run.js';
 import { hookOwner, readInstallState, type HookManager, type Repo } from './install.js';
@@ -15,13 +16,6 @@ import type { HookHealthReport } from '../protocol/daemon.js';
 /** Whether git runs hermesd's hooks here (the shape GET /v1/status carries: src/protocol/daemon.ts). */
 export type HookHealth = HookHealthReport & { manager?: HookManager };
 
-function text(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 function executable(path: string): boolean {
   try {
@@ -46,7 +40,7 @@ export function hookHealth(repo: Repo): HookHealth {
   const ourStub = owner === 'hermesd' || (owner !== 'none' && hookOwner(hooksDir, 'pre-commit.legacy') === 'hermesd' && owner === 'pre-commit');
   if (state.manager === 'husky') {
     const expected = join(repo.root, state.huskyDir ?? '.husky', '_');
-    const userHook = text(join(repo.root, state.huskyDir ?? '.husky', 'pre-commit')) ?? '';
+    const userHook = readTextIfAny(join(repo.root, state.huskyDir ?? '.husky', 'pre-commit')) ?? '';
     if (hooksDir !== expected) problems.push(`core.hooksPath does not point at ${state.huskyDir ?? '.husky'}/_ (git runs hooks from ${hooksDir}), so hermesd's hooks do not run: run hermesd init (or: git config core.hooksPath ${state.huskyDir ?? '.husky'}/_)`);
     else if (!userHook.includes('hermesd')) problems.push(`${state.huskyDir ?? '.husky'}/pre-commit no longer calls hermesd (its block was taken out): run hermesd init to put it back`);
     else {
@@ -58,13 +52,13 @@ export function hookHealth(repo: Repo): HookHealth {
     health.active = true;
     health.via = owner === 'pre-commit' ? 'the pre-commit framework (hermesd as its legacy hook)' : `${pre}`;
   } else if (state.manager === 'pre-commit' && owner === 'pre-commit') {
-    const config = text(join(repo.root, PRE_COMMIT_CONFIG)) ?? '';
+    const config = readTextIfAny(join(repo.root, PRE_COMMIT_CONFIG)) ?? '';
     health.active = config.includes('/hermesd/hook');
     health.via = 'the pre-commit framework';
     if (!health.active) problems.push(`${PRE_COMMIT_CONFIG} no longer runs hermesd: run hermesd init to add its entry again`);
   } else if (state.manager === 'lefthook' && owner === 'lefthook') {
     const found = findLefthookConfig(repo.root);
-    const config = found ? (text(join(repo.root, found.file)) ?? '') : '';
+    const config = found ? (readTextIfAny(join(repo.root, found.file)) ?? '') : '';
     health.active = config.includes('/hermesd/hook');
     health.via = 'lefthook';
     if (!health.active) problems.push(`${found?.file ?? 'lefthook.yml'} no longer runs hermesd: run hermesd init to add its commands again`);

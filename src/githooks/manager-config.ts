@@ -10,7 +10,9 @@
  * by `hermesd init`), so the committed config works in every clone: one where hermesd is not
  * set up says so in one line and lets the commit through.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readTextIfAny } from '../storage/read.js';
+import { shQuote } from '../text/sh-quote.js';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isSeq, parseDocument, type Document } from 'yaml';
 import { ConfigError } from '../errors/index.js';
@@ -47,7 +49,7 @@ const FRAMEWORK_ARGS: Record<string, string> = {
 const LEFTHOOK_ARGS: Record<string, string> = { 'post-checkout': '{1} {2} {3}', 'post-merge': '{1}', 'post-rewrite': '{1}' };
 
 /** A YAML single-quoted scalar. */
-const sq = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const yamlQuote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 function lineStart(text: string, offset: number): number {
   return text.lastIndexOf('\n', offset - 1) + 1;
@@ -106,7 +108,7 @@ export function withPreCommitEntry(text: string, hooks: readonly string[], frame
     hooks.flatMap((hook) => [
       `${indent}- id: ${hook === 'pre-commit' ? ENTRY_ID : `${ENTRY_ID}-${hook}`}`,
       `${indent}  name: hermesd ${hook === 'pre-commit' ? '(repository rules and checks)' : `(${hook} evidence)`}`,
-      `${indent}  entry: ${sq(`sh -c ${shSingle(entryCommand(hook, FRAMEWORK_ARGS[hook]))} hermesd`)}`,
+      `${indent}  entry: ${yamlQuote(`sh -c ${shQuote(entryCommand(hook, FRAMEWORK_ARGS[hook]))} hermesd`)}`,
       `${indent}  language: system`,
       `${indent}  pass_filenames: false`,
       `${indent}  always_run: true`,
@@ -135,10 +137,6 @@ export function withPreCommitEntry(text: string, hooks: readonly string[], frame
   return out;
 }
 
-/** A POSIX sh single-quoted word. */
-function shSingle(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 // --- lefthook ------------------------------------------------------------------------------
 
@@ -166,7 +164,7 @@ export function withLefthookEntries(file: string, text: string, sections: Readon
   for (const { hook, run } of sections) {
     const doc = parse(file, out);
     const section = isMap(doc.contents) ? doc.contents.get(hook, true) : undefined;
-    const command = sq(entryCommand(run, LEFTHOOK_ARGS[hook]));
+    const command = yamlQuote(entryCommand(run, LEFTHOOK_ARGS[hook]));
     if (section === undefined || section === null) {
       out = insertAt(out, out.length, [CONFIG_BEGIN, `${hook}:`, '  commands:', `    ${ENTRY_ID}:`, `      run: ${command}`, CONFIG_END, ''].join('\n'));
       continue;
@@ -212,9 +210,5 @@ export function withLefthookEntries(file: string, text: string, sections: Readon
 
 /** Reads a config file of the work tree, or undefined. */
 export function readConfig(root: string, file: string): string | undefined {
-  try {
-    return readFileSync(join(root, file), 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readTextIfAny(join(root, file));
 }

@@ -12,6 +12,7 @@
  * keeps it. `--uninstall` puts back exactly what was there (an edited pin stays, and is said).
  * What init changed is recorded in <git-dir>/hermesd/server-install.json.
  */
+import { readTextIfAny } from '../storage/read.js';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadCommittedConfig } from '../config/load.js';
@@ -21,7 +22,7 @@ import type { GitRepository } from '../paths/index.js';
 import { runtimeDirOf, serverConfigPath, serverInstallRecordPath } from '../paths/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { sha256 } from '../text/hash.js';
-import { shQuote } from '../hook-client/runners.js';
+import { shQuote } from '../text/sh-quote.js';
 import { INIT_CONFIG_TEMPLATE } from '../version.js';
 
 /** First comment of hermesd's server hook: how init recognises its own file. */
@@ -63,13 +64,6 @@ function readRecord(repo: GitRepository): ServerInstall | undefined {
   }
 }
 
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 const isDir = (path: string) => {
   try {
@@ -164,7 +158,7 @@ export function installServerHook(repo: GitRepository, opts: { nodePath: string;
     const folder = join(dir, 'pre-receive.d');
     const hook = isDir(folder) ? join(folder, 'hermesd') : join(dir, 'pre-receive');
     record = { version: 1, hook, madeDir: !existsSync(runtimeDirOf(repo.gitDir)), installedAt: new Date().toISOString() };
-    const there = readText(hook);
+    const there = readTextIfAny(hook);
     if (there !== undefined && !there.includes(SERVER_HOOK_MARK)) {
       if (isDir(folder)) throw new ConfigError(`${hook} exists and is not hermesd's; move it out of the way and run hermesd init --server again.`);
       // Beside where it was, so a hook that finds its files from its own path still does.
@@ -202,7 +196,7 @@ export function uninstallServerHook(repo: GitRepository): ServerUninstallReport 
   const record = readRecord(repo);
   const report: ServerUninstallReport = { gitDir: repo.gitDir, wasInstalled: record !== undefined, removed: [], restored: [], kept: [] };
   if (!record) return report;
-  const text = readText(record.hook);
+  const text = readTextIfAny(record.hook);
   if (text !== undefined && text.includes(SERVER_HOOK_MARK)) {
     rmSync(record.hook);
     report.removed.push(record.hook);
@@ -216,7 +210,7 @@ export function uninstallServerHook(repo: GitRepository): ServerUninstallReport 
   }
   // The pin init wrote goes; one the admin edited since (or that was there before init) stays theirs.
   if (record.pin?.written) {
-    const pin = readText(record.pin.path);
+    const pin = readTextIfAny(record.pin.path);
     if (pin !== undefined && sha256(pin) === record.pin.sha256) {
       rmSync(record.pin.path);
       report.removed.push(record.pin.path);

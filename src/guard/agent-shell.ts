@@ -11,6 +11,7 @@
  * the post-tool check puts back what it changed. Either way it runs in the agent's shell (bash
  * or zsh), not in /bin/sh: `[[ … ]]`, arrays and brace expansion work as they would unconfined.
  */
+import { shQuote } from '../text/sh-quote.js';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
@@ -19,7 +20,6 @@ import type { GuardConfig } from './config.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan } from './sandbox-plan.js';
 import { bwrapIsolationArgs, bwrapMountArgs, realOf, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 
-const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export type AgentShellInput = {
   root: string;
@@ -102,24 +102,24 @@ export type ConfineOptions = {
  * bubblewrap's words.
  */
 export function confineScript(o: ConfineOptions): string {
-  const bwrap = shq(o.bwrap.path);
+  const bwrap = shQuote(o.bwrap.path);
   const args = [...bwrapMountArgs(o.plan), ...bwrapIsolationArgs(o.bwrap, o.plan)];
   // A folder bound from the agent's environment must not cover a mount of the plan: bubblewrap binds from the host's view, and
   // the later mount would undo the earlier one below it (a read-only path, the hidden socket folder, the work tree under a HOME in /tmp).
   const { shared } = o;
   const keep = [...new Set([...o.plan.writable, ...o.plan.readOnly, ...o.plan.hide, ...o.plan.maskFiles, ...(o.plan.socket ? [o.plan.socket[0]] : [])])];
-  const keepList = keep.map(shq).join(' ');
+  const keepList = keep.map(shQuote).join(' ');
   // Inside: the marker, then fd 3 closed (nothing the command starts holds it), stderr back from fd 5.
   const inside = `printf ${STARTED} >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; eval "$hermesd_c"`;
-  const sharedCase = shared.map((w) => `${shq(w)}/*`).join(' | ');
+  const sharedCase = shared.map((w) => `${shQuote(w)}/*`).join(' | ');
   return [
     "# hermesd: runs an agent's shell command ($1) in hermesd's sandbox plan: the work tree writable but what",
     "# the guard reads and what rules protect, the temporary folders writable, everything else read-only or",
     '# absent (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
-    `hermesd_sh=${shq(o.shell)}`,
+    `hermesd_sh=${shQuote(o.shell)}`,
     'case ${SHELL-} in */bash | */zsh) [ -x "$SHELL" ] && hermesd_sh=$SHELL ;; esac',
     'hermesd_c=$1',
-    `set -- ${args.map(shq).join(' ')}`,
+    `set -- ${args.map(shQuote).join(' ')}`,
     '# Whether binding $1 leaves every mount above in place (none of them lies in it).',
     `hermesd_clear() { for hermesd_k in ${keepList}; do case $hermesd_k/ in "$1"/*) return 1 ;; esac; done; return 0; }`,
     ...(shared.length > 0
@@ -147,7 +147,7 @@ export function confineScript(o: ConfineOptions): string {
         ]
       : []),
     'exec 4>&1',
-    `hermesd_ran=$(${bwrap} "$@" -- "$hermesd_sh" -c ${shq(inside)} "$hermesd_sh" "$hermesd_c" 3>&1 >&4 4>&- 5>&2 2>&3)`,
+    `hermesd_ran=$(${bwrap} "$@" -- "$hermesd_sh" -c ${shQuote(inside)} "$hermesd_sh" "$hermesd_c" 3>&1 >&4 4>&- 5>&2 2>&3)`,
     'hermesd_rc=$?',
     'case $hermesd_ran in',
     `  *${STARTED}*) exit "$hermesd_rc" ;;`,
@@ -193,7 +193,7 @@ export function confineScriptFile(dir: string, text: string): string {
  * still runs — skipping it cost Gemini CLI's shell calls 13–27 ms more.
  */
 export function confinedCommand(script: string, command: string): string {
-  return `/bin/sh ${shq(script)} ${shq(command)}`;
+  return `/bin/sh ${shQuote(script)} ${shQuote(command)}`;
 }
 
 /** A glob character: a pattern holding one is not a path the agents' own sandboxes can take. */
@@ -271,5 +271,5 @@ export function codexProfileCovers(profile: CodexProfile, workspaceRoot: string,
  * sandbox off, or running another profile), the confine script, as for every agent.
  */
 export function codexConfinedCommand(profile: CodexProfile, script: string, command: string): string {
-  return `if [ "\${CODEX_PERMISSION_PROFILE-}" = ${profile.name} ]; then eval ${shq(command)}; else ${confinedCommand(script, command)}; fi`;
+  return `if [ "\${CODEX_PERMISSION_PROFILE-}" = ${profile.name} ]; then eval ${shQuote(command)}; else ${confinedCommand(script, command)}; fi`;
 }

@@ -4,6 +4,7 @@
  * (commands the policy does not judge go straight to the real git; the rest are judged by
  * git-shim.js under Node) and the policy it enforces.
  */
+import { shQuote } from '../text/sh-quote.js';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,9 +16,6 @@ import { PACKAGE_ROOT } from '../version.js';
 
 export type Shim = { dir: string; files: Map<string, string> };
 
-function sq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /** The compiled shim entry, in the per-file build: the daemon runs from a bundle elsewhere in dist, tests from sources. */
 export function shimEntry(): string {
@@ -32,9 +30,9 @@ function shimScript(realGit: string, nodeBin: string, entry: string, dir: string
     'hermesd_me=${0##*/}',
     'case $hermesd_me in git-*) set -- "${hermesd_me#git-}" "$@" ;; esac',
     'case "$1" in',
-    `  ${UNJUDGED_COMMANDS.join('|')}) exec ${sq(realGit)} "$@" ;;`,
+    `  ${UNJUDGED_COMMANDS.join('|')}) exec ${shQuote(realGit)} "$@" ;;`,
     'esac',
-    `exec ${sq(nodeBin)} ${sq(entry)} ${sq(dir)} "$@"`,
+    `exec ${shQuote(nodeBin)} ${shQuote(entry)} ${shQuote(dir)} "$@"`,
     '',
   ].join('\n');
 }

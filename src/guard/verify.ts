@@ -5,6 +5,7 @@
  * git directory). It closes what a PATH shim cannot: `/usr/bin/git commit --no-verify`,
  * `env PATH=… git`, editing .git/config or a hook file. What can be undone is undone.
  */
+import { readBytesIfAny } from '../storage/read.js';
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -114,13 +115,6 @@ function isRunner(commonDir: string, file: string): boolean {
   return RUNNER_FILES.some((f) => file === join(shared, f)) || RUNNER_DIRS.some((d) => dirname(file) === join(shared, d));
 }
 
-function readOptional(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The names at the top of each git directory of the repository (its own, the common one, linked work trees', submodules'). */
 export type GitDirNames = Map<string, Set<string>>;
@@ -237,7 +231,7 @@ export function captureRepoState(opts: { root: string; gitDir: string; commonDir
     hooks,
     hermesHook: [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && runsHermesd(root, c.bytes)),
     runtime: readRunners(commonDir),
-    grafts: readOptional(join(commonDir, 'info', 'grafts')),
+    grafts: readBytesIfAny(join(commonDir, 'info', 'grafts')),
   };
 }
 

@@ -7,9 +7,11 @@
  * `status` and `doctor` say why.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
+import { agentHooksHeader } from './agent-hooks.js';
 import { PROTOCOL } from './protocol.js';
 
 /** The client's source in this package. */
@@ -24,13 +26,19 @@ function compiler(env: NodeJS.ProcessEnv): string {
   return env.HERMESD_CC || env.CC || 'cc';
 }
 
-/** Compiles client.c into `out` (written whole or not at all). Returns why when it could not. */
-export function compileClient(out: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+/**
+ * Compiles client.c into `out` (written whole or not at all), with the agents' table it includes
+ * generated from agent-hooks.ts beside it. `as` builds another install's client (a test of a
+ * protocol change). Returns why when it could not.
+ */
+export function compileClient(out: string, env: NodeJS.ProcessEnv = process.env, as: { protocol: number; version: string } = { protocol: PROTOCOL, version: VERSION }): string | undefined {
   const cc = compiler(env);
   const tmp = `${out}.${process.pid}.tmp`;
   mkdirSync(dirname(out), { recursive: true });
+  const include = mkdtempSync(join(tmpdir(), 'hermesd-client-'));
   try {
-    execFileSync(cc, ['-O2', '-o', tmp, `-DHERMESD_PROTOCOL=${PROTOCOL}`, `-DHERMESD_VERSION="${VERSION}"`, CLIENT_SOURCE], {
+    writeFileSync(join(include, 'agent-hooks.h'), agentHooksHeader());
+    execFileSync(cc, ['-O2', '-o', tmp, `-DHERMESD_PROTOCOL=${as.protocol}`, `-DHERMESD_VERSION="${as.version}"`, '-I', include, CLIENT_SOURCE], {
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: COMPILE_TIMEOUT_MS,
       env,
@@ -43,6 +51,8 @@ export function compileClient(out: string, env: NodeJS.ProcessEnv = process.env)
     const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
     const said = e.stderr?.toString().trim().split('\n').slice(-3).join(' ');
     return e.code === 'ENOENT' ? `no C compiler (${cc} not found; install one, e.g. build-essential, or set CC)` : `${cc} failed: ${said || e.message}`;
+  } finally {
+    rmSync(include, { recursive: true, force: true });
   }
 }
 

@@ -32,6 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The agents, and how each reads a refusal: generated from src/hook-client/agent-hooks.ts. */
+#include "agent-hooks.h"
+
 #ifndef HERMESD_PROTOCOL
 #define HERMESD_PROTOCOL 2
 #endif
@@ -78,12 +81,15 @@ static void addf(buf *b, const char *fmt, ...) {
   va_end(ap);
   if (n > 0) add(b, t, (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
 }
+/* Control characters JSON.stringify writes as \b \f \n \r \t (the rest as \u00xx), so this client's JSON is the daemon's bytes. */
+static const char SHORT_ESCAPES[] = "\b\f\n\r\t";
 /* s (n bytes) as a JSON string. */
 static void add_json(buf *b, const char *s, size_t n) {
   adds(b, "\"");
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c == '"' || c == '\\') addf(b, "\\%c", c);
+    else if (c < 0x20 && c && strchr(SHORT_ESCAPES, c)) addf(b, "\\%c", "bfnrt"[strchr(SHORT_ESCAPES, c) - SHORT_ESCAPES]);
     else if (c < 0x20) addf(b, "\\u%04x", c);
     else add(b, s + i, 1);
   }
@@ -109,21 +115,31 @@ static int read_all(int fd, buf *b, size_t limit) {
 
 /* ---- outcomes ---- */
 
-/* An agent's structured refusal on stdout, exit 0: the form Claude Code, Codex, Gemini CLI and
- * Cursor read as "refused, because…" (src/other-agents/event.ts answers the same way). */
+/* An agent's structured refusal on stdout, exit 0: the form its row of DENY_FORMS gives, the
+ * same bytes the daemon writes (src/hook-client/agent-hooks.ts). An agent without a row is
+ * refused by exit code 2 with the reason on stderr. */
 static void agent_deny(const char *reason) {
-  buf b = {0}, r = {0};
-  add_json(&r, reason, strlen(reason));
-  if (!strcmp(kind, "gemini")) {
-    adds(&b, "{\"decision\":\"deny\",\"reason\":"), adds(&b, r.p);
-  } else if (!strcmp(kind, "cursor")) {
-    adds(&b, "{\"permission\":\"deny\",\"user_message\":"), adds(&b, r.p), adds(&b, ",\"agent_message\":"), adds(&b, r.p);
-  } else {
-    adds(&b, "{\"hookSpecificOutput\":{\"hookEventName\":"), add_json(&b, name, strlen(name));
-    adds(&b, ",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":"), adds(&b, r.p), adds(&b, "}");
+  const char *form = NULL;
+  for (int i = 0; DENY_FORMS[i].agent && !form; i++)
+    if (!strcmp(DENY_FORMS[i].agent, kind) && (!DENY_FORMS[i].event || !strcmp(DENY_FORMS[i].event, name))) form = DENY_FORMS[i].form;
+  if (!form) {
+    fprintf(stderr, "%s\n", reason);
+    exit(2);
   }
-  adds(&b, "}\n");
+  buf b = {0};
+  for (const char *p = form; *p;) {
+    if (!strncmp(p, "$REASON", 7)) add_json(&b, reason, strlen(reason)), p += 7;
+    else if (!strncmp(p, "$EVENT", 6)) add_json(&b, name, strlen(name)), p += 6;
+    else add(&b, p++, 1);
+  }
+  adds(&b, "\n");
   fwrite(b.p, 1, b.n, stdout);
+}
+
+/* What an agent is told when there is nothing to say (Cursor wants JSON on every path). */
+static void agent_silent(void) {
+  for (int i = 0; SILENT_FORMS[i].agent; i++)
+    if (!strcmp(SILENT_FORMS[i].agent, kind)) fputs(SILENT_FORMS[i].text, stdout);
 }
 
 /* Bounds the judgement made here without a daemon (it may run a protected rule's generator). */
@@ -187,7 +203,7 @@ __attribute__((noreturn, format(printf, 2, 3))) static void fault(int may_allow,
   }
   if (may_allow && allow_unavailable && !sandboxed) {
     fprintf(stderr, "hermesd: %s; this %s UNCHECKED because %s.onUnavailable is \"allow\". Check the daemon: hermesd status\n", what, git ? "commit goes ahead" : "tool call was run", git ? "hooks" : "agents");
-    if (!strcmp(kind, "cursor")) puts("{}");
+    agent_silent();
     exit(0);
   }
   const char *why = sandboxed ? "it comes from hermesd's sandbox, where every fault refuses"
@@ -605,7 +621,7 @@ int main(int argc, char **argv) {
   if (!rt || argc - optind < 2) {
   usage:
     fputs("usage: hermesd-client -r <runtime-dir> [-w <work-tree>] [-t <ms>] [-x] [-u allow|block] [-c <code>] [-p <phase>]\n"
-          "       [-n <node> -d <daemon-entry> [-j <cli>] [-f <node-flag>]... [-e NAME=VALUE]...] <git|claude|codex|cursor|gemini> <hook or event> [arg...]\n",
+          "       [-n <node> -d <daemon-entry> [-j <cli>] [-f <node-flag>]... [-e NAME=VALUE]...] <git|" HERMESD_AGENTS "> <hook or event> [arg...]\n",
           stderr);
     return 2;
   }

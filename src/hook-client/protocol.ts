@@ -33,12 +33,6 @@ export const ASK_PATH = '/v1/ask';
 /** A sign of life at least this often while the daemon works on a question (the client's silence bound is ≥ 1 s). */
 export const HEARTBEAT_MS = 500;
 
-/** Kinds of question: a git hook, or another agent's hook. */
-export const AGENT_KINDS = ['claude', 'codex', 'cursor', 'gemini'] as const;
-
-/** Agents' events that come before a tool call: a fault refuses them (agents.onUnavailable). */
-export const PRE_TOOL_EVENTS: ReadonlySet<string> = new Set(['PreToolUse', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'beforeMCPExecution', 'BeforeTool']);
-
 /** What a question says of itself (its query string), as the daemon reads it. */
 export type AskQuery = { p: number; v: string; q: string; k: string; n: string; pid?: number; ppid?: number; bound?: number };
 

@@ -12,19 +12,9 @@
  * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`; otherwise nothing —
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
-import { CommonPayload, jsonAnswer, pathField, permissionDeny, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind } from './event.js';
+import { eventKind } from '../hook-client/agent-hooks.js';
+import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
-
-const EVENTS: Record<string, EventKind> = {
-  SessionStart: 'session-start',
-  UserPromptSubmit: 'prompt',
-  PreToolUse: 'pre-tool',
-  PostToolUse: 'post-tool',
-  PostToolUseFailure: 'post-tool',
-  Stop: 'stop',
-  SubagentStop: 'stop',
-  SessionEnd: 'session-end',
-};
 
 
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
@@ -50,7 +40,7 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
 export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, unknown>, toolAction: (tool: string, ti: Record<string, unknown>, cwd: string) => ToolAction): AgentEvent {
   const p = CommonPayload.parse(raw);
   const cwd = p.cwd ?? process.cwd();
-  const kind = (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other';
+  const kind = eventKind(agent, p.hook_event_name);
   const ev: AgentEvent = { agent, event: p.hook_event_name, kind, cwd };
   if (p.session_id) ev.sessionId = p.session_id;
   if (p.transcript_path) ev.transcriptPath = p.transcript_path;
@@ -70,10 +60,8 @@ export function hookSpecificContext(ev: AgentEvent, text: string, events: readon
 export const claude: Adapter = {
   agent: 'claude',
   parse: (raw) => parseClaudeStyle('claude', raw, action),
-  deny: (ev, d) => permissionDeny(ev, d),
   // PostToolUse: what the check after a shell call put back, for the model.
   context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse']),
   // updatedInput without a permissionDecision: the call goes through the user's permission rules as before.
   rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, updatedInput: { ...ev.tool?.input, command } } }),
-  silent: () => SILENT,
 };

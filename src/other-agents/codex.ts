@@ -12,8 +12,9 @@
  * a rejected output lets the call go ahead. Never `permissionDecision: "allow"`, which Codex
  * treats as an error without `updatedInput`.
  */
+import { shWord } from '../text/sh-quote.js';
 import { resolve } from 'node:path';
-import { jsonAnswer, permissionDeny, SILENT, type Adapter } from './event.js';
+import { jsonAnswer, type Adapter } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 import { hookSpecificContext, parseClaudeStyle } from './claude.js';
 
@@ -27,12 +28,11 @@ export function patchPaths(patch: string): string[] {
   return out;
 }
 
-const shq = (s: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** A command given as a string, or as argv (older Codex builds), as one shell line. */
 function commandText(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return (v as string[]).map(shq).join(' ');
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return (v as string[]).map(shWord).join(' ');
   return undefined;
 }
 
@@ -52,10 +52,8 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
 export const codex: Adapter = {
   agent: 'codex',
   parse: (raw) => parseClaudeStyle('codex', raw, action),
-  deny: (ev, d) => permissionDeny(ev, d),
   context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse']),
   // Codex 0.171 takes updatedInput only with permissionDecision "allow" and a string `command`; the call then goes on
   // through Codex's own approval and sandbox.
   rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, permissionDecision: 'allow', updatedInput: { command } } }),
-  silent: () => SILENT,
 };

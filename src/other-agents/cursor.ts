@@ -17,26 +17,9 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { jsonAnswer, reasonOf, toolInput, type Adapter, type AgentEvent, type EventKind } from './event.js';
+import { eventKind } from '../hook-client/agent-hooks.js';
+import { toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
-
-const EVENTS: Record<string, EventKind> = {
-  sessionStart: 'session-start',
-  beforeSubmitPrompt: 'prompt',
-  preToolUse: 'pre-tool',
-  beforeShellExecution: 'pre-tool',
-  beforeReadFile: 'pre-tool',
-  beforeMCPExecution: 'pre-tool',
-  postToolUse: 'post-tool',
-  postToolUseFailure: 'post-tool',
-  afterFileEdit: 'post-tool',
-  afterShellExecution: 'post-tool',
-  afterMCPExecution: 'post-tool',
-  afterAgentResponse: 'post-tool',
-  stop: 'stop',
-  subagentStop: 'stop',
-  sessionEnd: 'session-end',
-};
 
 const Payload = z.looseObject({
   hook_event_name: z.string(),
@@ -86,11 +69,11 @@ function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action
 
 export const cursor: Adapter = {
   agent: 'cursor',
-  recognises: (raw) => typeof raw.cursor_version === 'string' || (typeof raw.hook_event_name === 'string' && /^[a-z]/.test(raw.hook_event_name) && Object.hasOwn(EVENTS, raw.hook_event_name)),
+  recognises: (raw) => typeof raw.cursor_version === 'string' || (typeof raw.hook_event_name === 'string' && /^[a-z]/.test(raw.hook_event_name) && eventKind('cursor', raw.hook_event_name) !== 'other'),
   parse(raw) {
     const p = Payload.parse(raw);
     const cwd = p.cwd ?? p.workspace_roots?.[0] ?? process.cwd();
-    const ev: AgentEvent = { agent: 'cursor', event: p.hook_event_name, kind: (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other', cwd };
+    const ev: AgentEvent = { agent: 'cursor', event: p.hook_event_name, kind: eventKind('cursor', p.hook_event_name), cwd };
     const session = p.conversation_id ?? p.session_id;
     if (session) ev.sessionId = session;
     if (p.transcript_path) ev.transcriptPath = p.transcript_path;
@@ -100,10 +83,5 @@ export const cursor: Adapter = {
     if (tool) ev.tool = tool;
     return ev;
   },
-  deny(ev, d) {
-    const reason = reasonOf(d);
-    return jsonAnswer(ev.event === 'beforeReadFile' ? { permission: 'deny', user_message: reason } : { permission: 'deny', user_message: reason, agent_message: reason });
-  },
   context: (ev, text) => (ev.event === 'sessionStart' ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),
-  silent: () => ({ exitCode: 0, stdout: '{}\n', stderr: '' }),
 };

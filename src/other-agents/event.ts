@@ -4,17 +4,11 @@
  * each adapter writes in its agent's documented form.
  */
 import { z } from 'zod';
+import { denyText, silentText, type AgentName, type EventKind } from '../hook-client/agent-hooks.js';
 import type { Denial, ToolAction } from '../guard/tool-call.js';
-
-export const AGENT_NAMES = ['claude', 'codex', 'cursor', 'gemini'] as const;
-export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** SessionDB `source` of each agent's sessions (what `hermesd sessions list --source …` filters on). */
 export const SOURCE_OF: Record<AgentName, string> = { claude: 'claude-code', codex: 'codex', cursor: 'cursor', gemini: 'gemini' };
-
-/** What an event is for hermesd, whatever the agent calls it. */
-export const EVENT_KINDS = ['session-start', 'prompt', 'pre-tool', 'post-tool', 'stop', 'session-end'] as const;
-export type EventKind = (typeof EVENT_KINDS)[number] | 'other';
 
 export type AgentEvent = {
   agent: AgentName;
@@ -38,8 +32,10 @@ export type AgentEvent = {
 /** What the hook command prints and how it exits. */
 export type Answer = { exitCode: 0 | 2; stdout: string; stderr: string };
 
-/** Nothing to say: exit 0, nothing printed (never an explicit "allow", which would skip the user's own prompts). */
-export const SILENT: Answer = { exitCode: 0, stdout: '', stderr: '' };
+/** Nothing to say, in the agent's form (agent-hooks.ts): never an explicit "allow", which would skip the user's own prompts. */
+export function silentAnswer(ev: AgentEvent): Answer {
+  return { exitCode: 0, stdout: silentText(ev.agent), stderr: '' };
+}
 
 /** What the model reads of a refusal: hermesd's sentence, which names the rule's message, and the rule's id when the sentence does not. */
 export function reasonOf(d: Denial): string {
@@ -51,12 +47,9 @@ export function jsonAnswer(answer: Record<string, unknown>): Answer {
   return { exitCode: 0, stdout: JSON.stringify(answer) + '\n', stderr: '' };
 }
 
-/**
- * `hookSpecificOutput.permissionDecision: "deny"` with the reason (Claude Code; Codex with exactly
- * these three keys, since it rejects unknown ones): the call is not made, the model reads the reason.
- */
-export function permissionDeny(ev: AgentEvent, d: Denial): Answer {
-  return jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, permissionDecision: 'deny', permissionDecisionReason: reasonOf(d) } });
+/** A refusal in the agent's form (agent-hooks.ts): the call is not made, the model reads the reason. */
+export function denyAnswer(ev: AgentEvent, d: Denial): Answer {
+  return { exitCode: 0, stdout: denyText(ev.agent, ev.event, reasonOf(d)), stderr: '' };
 }
 
 /** An agent's hook adapter: its payload into an AgentEvent, hermesd's answers into its documented output. */
@@ -65,13 +58,10 @@ export type Adapter = {
   /** Whether this payload is this agent's (Cursor also runs Claude Code's hooks with its own payloads). */
   recognises?(payload: Record<string, unknown>): boolean;
   parse(payload: Record<string, unknown>): AgentEvent;
-  deny(ev: AgentEvent, d: Denial): Answer;
   /** Additional context for the model, where this event takes it; undefined where it cannot. */
   context(ev: AgentEvent, text: string): Answer | undefined;
   /** A pre-tool answer that runs `command` instead of the shell command the call carries, where the agent lets a hook rewrite it. */
   rewrite?(ev: AgentEvent, command: string): Answer;
-  /** No decision, no context. */
-  silent(ev: AgentEvent): Answer;
 };
 
 /**

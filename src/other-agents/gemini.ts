@@ -13,18 +13,10 @@
  * non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
 import { resolve } from 'node:path';
-import { CommonPayload, jsonAnswer, pathField, reasonOf, SILENT, toolInput, type Adapter, type AgentEvent, type EventKind } from './event.js';
+import { eventKind } from '../hook-client/agent-hooks.js';
+import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 import { hookSpecificContext } from './claude.js';
-
-const EVENTS: Record<string, EventKind> = {
-  SessionStart: 'session-start',
-  BeforeAgent: 'prompt',
-  BeforeTool: 'pre-tool',
-  AfterTool: 'post-tool',
-  AfterAgent: 'stop',
-  SessionEnd: 'session-end',
-};
 
 
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
@@ -53,7 +45,7 @@ export const gemini: Adapter = {
   parse(raw) {
     const p = CommonPayload.parse(raw);
     const cwd = p.cwd ?? process.cwd();
-    const ev: AgentEvent = { agent: 'gemini', event: p.hook_event_name, kind: (Object.hasOwn(EVENTS, p.hook_event_name) && EVENTS[p.hook_event_name]) || 'other', cwd };
+    const ev: AgentEvent = { agent: 'gemini', event: p.hook_event_name, kind: eventKind('gemini', p.hook_event_name), cwd };
     if (p.session_id) ev.sessionId = p.session_id;
     if (p.transcript_path) ev.transcriptPath = p.transcript_path;
     if (p.prompt !== undefined) ev.prompt = p.prompt;
@@ -61,10 +53,8 @@ export const gemini: Adapter = {
     if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
     return ev;
   },
-  deny: (_ev, d) => jsonAnswer({ decision: 'deny', reason: reasonOf(d) }),
   // AfterTool: appended to the tool's result for the model.
   context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent', 'AfterTool']),
   // hookSpecificOutput.tool_input is merged over the model's arguments (docs/hooks/reference.md, BeforeTool).
   rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, tool_input: { command } } }),
-  silent: () => SILENT,
 };

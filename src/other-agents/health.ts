@@ -5,13 +5,14 @@
  * without a word. `doctor` says so, with the fix. Plain reads of the files init wrote, and of
  * Codex's trust of the project and its hooks (codex-trust.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readTextIfAny } from '../storage/read.js';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../githooks/install.js';
 import { AGENT_STUB, agentRunnerPath, goneAgentStubs, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { codexTrustProblem } from './codex-trust.js';
-import { AGENT_NAMES, type AgentName } from './event.js';
+import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
 import { parseJsonc } from './json-edit.js';
 import { hookEntries, installedAgents, isOurHook, jsonPlans } from './install.js';
 import { parseToml } from './toml-edit.js';
@@ -40,11 +41,7 @@ const CONFIG_FILES: Record<AgentName, string[]> = {
 };
 
 function read(root: string, rel: string): string | undefined {
-  try {
-    return readFileSync(join(root, rel), 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readTextIfAny(join(root, rel));
 }
 
 /** The value of a JSON(C) file, or why it has none. */

@@ -16,7 +16,8 @@ import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { codexConfigFile, readCodexProfile } from './codex-profile.js';
 import { cursor } from './cursor.js';
-import { AGENT_NAMES, type Adapter, type AgentEvent, type AgentName, type Answer } from './event.js';
+import { denyAnswer, silentAnswer, type Adapter, type AgentEvent, type Answer } from './event.js';
+import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
 import { gemini } from './gemini.js';
 import type { AgentSessions, HandledHook } from './sessions.js';
 import type { CodexProfile } from '../guard/agent-shell.js';
@@ -60,18 +61,18 @@ export class OtherAgentHooks {
     sessions.ingestSoon(ev);
     const told = ev.tool?.action.kind === 'shell' ? await this.deps.guard.afterShell(callKey(ev, ev.tool.action.command), judging.config, { agent: ev.agent, session: ev.sessionId }) : undefined;
     const answer = told ? adapter.context(ev, told) : undefined;
-    return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };
   }
 
   private async preTool(adapter: Adapter, ev: AgentEvent, { config, broken }: JudgingConfig): Promise<HandledHook> {
-    if (!ev.tool || ev.tool.action.kind === 'other') return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+    if (!ev.tool || ev.tool.action.kind === 'other') return { answer: silentAnswer(ev), event: ev, decision: 'none' };
     const denial = this.deps.guard.judge(ev.tool.action, ev.cwd, config);
     // A config that does not load is judged with the last valid one, and the agent is told.
     const note = broken ? `hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); this call was judged with the last valid rules. Fix the file.` : '';
     if (denial) {
       if (note) denial.message = `${denial.message} (${note})`;
       this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
-      return { answer: adapter.deny(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
+      return { answer: denyAnswer(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
     }
     const told = (answer: Answer): Answer => (note ? { ...answer, stderr: `${answer.stderr}${note}\n` } : answer);
     if (ev.tool.action.kind === 'shell') {
@@ -85,7 +86,7 @@ export class OtherAgentHooks {
       );
       if (start.confined && adapter.rewrite) return { answer: told(adapter.rewrite(ev, start.confined)), event: ev, decision: 'rewrite' };
     }
-    return { answer: told(adapter.silent(ev)), event: ev, decision: 'none' };
+    return { answer: told(silentAnswer(ev)), event: ev, decision: 'none' };
   }
 
   /** hermesd's profile as this work tree's `.codex/config.toml` holds it now (read again when the file changes). */

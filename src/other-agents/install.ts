@@ -24,16 +24,17 @@
  * (and containers hermesd created, when they are empty again); a file hermesd created and
  * that holds nothing else is removed.
  */
+import { readTextIfAny } from '../storage/read.js';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors/index.js';
 import type { Repo } from '../githooks/install.js';
-import { agentRunnerScript, mcpRunnerScript, runnerFile, shQuote } from '../hook-client/runners.js';
+import { agentRunnerScript, mcpRunnerScript, runnerFile } from '../hook-client/runners.js';
 import { sha256 } from '../text/hash.js';
 import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { AGENT_NAMES, type AgentName } from './event.js';
+import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
 import { insertAt, nodeAt, parseJsonc, removeAt, toValue, type JsonNode } from './json-edit.js';
 import { appendBlock, parseToml, prependBlock, tomlArray, tomlKey, tomlString, withoutBlock, withoutTopBlock } from './toml-edit.js';
 import { codexUserConfig } from './codex-trust.js';
@@ -386,14 +387,6 @@ function codexTomlBody(opts: { hooks: boolean; mcp: boolean; profile?: CodexProf
 
 // ---- applying and undoing ----------------------------------------------------------------
 
-const readText = (abs: string): string | undefined => {
-  try {
-    return readFileSync(abs, 'utf8');
-  } catch {
-    return undefined;
-  }
-};
-
 const deepEqual = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Adds one entry to a JSON text (see json-edit.ts); undefined when it is there already. */
@@ -558,7 +551,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     let w = writes.get(rel);
     if (!w) {
       const rec = recordFor(state, root, rel, format);
-      const text = readText(join(root, rel));
+      const text = readTextIfAny(join(root, rel));
       if (rec.after && (text === undefined || sha256(text) !== rec.after)) rebase(rec, text);
       w = { rec, text: text ?? '' };
       writes.set(rel, w);
@@ -651,7 +644,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
 
   for (const [rel, w] of writes) {
     const abs = join(root, rel);
-    const before = readText(abs);
+    const before = readTextIfAny(abs);
     if (before === w.text && (!isStub(rel) || (statSync(abs).mode & 0o111) !== 0)) {
       w.rec.after = sha256(w.text);
       if (w.rec.before === null || w.rec.entries.length || w.rec.inserted || w.rec.insertedTop || isStub(rel)) report.unchanged.push(rel);
@@ -666,7 +659,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   }
   report.changed = [...changedNow];
   // Nothing to give back for a file init read and left alone.
-  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || f.insertedTop || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readText(join(root, f.path)));
+  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || f.insertedTop || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readTextIfAny(join(root, f.path)));
 
   writeRunner(runners.runner, agentRunnerScript({ ...opts, commonDir: repo.commonDir }));
   writeRunner(runners.mcpRunner, mcpRunnerScript(opts));
@@ -752,7 +745,7 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
       current = undefined;
     }
     if (isStub(rec.path) && current !== undefined) {
-      const users = state.files.filter((f) => !isStub(f.path) && (readText(join(root, f.path)) ?? '').includes(rec.path)).map((f) => f.path);
+      const users = state.files.filter((f) => !isStub(f.path) && (readTextIfAny(join(root, f.path)) ?? '').includes(rec.path)).map((f) => f.path);
       if (users.length) {
         report.kept.push(`${rec.path} (still run by ${users.join(', ')}: take hermesd's entries out of them, then run hermesd init --uninstall again)`);
         keptStubs.push(rec);

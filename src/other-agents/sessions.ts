@@ -14,7 +14,8 @@ import type { SkillStore } from '../skills/store.js';
 import { recallBlock, recallFrom } from '../sessions/recall.js';
 import type { Logger } from '../storage/log.js';
 import { SESSION_CONTEXT_CLOSE, SESSION_CONTEXT_OPEN } from '../text/fence.js';
-import { SOURCE_OF, type Adapter, type AgentEvent, type AgentName, type Answer } from './event.js';
+import { silentAnswer, SOURCE_OF, type Adapter, type AgentEvent, type Answer } from './event.js';
+import { type AgentName } from '../hook-client/agent-hooks.js';
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from './ingest.js';
 import type { TranscriptStats } from '../protocol/agents.js';
 
@@ -72,21 +73,21 @@ export class AgentSessions {
         this.catchUp();
         const text = this.sessionContext();
         const answer = text ? adapter.context(ev, text) : undefined;
-        return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+        return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };
       }
       case 'prompt': {
         // Cursor's beforeSubmitPrompt takes no context: no recall to compute.
         const text = adapter.context(ev, '') ? this.recall(ev) : '';
         this.ingestSoon(ev);
         const answer = text ? adapter.context(ev, text) : undefined;
-        return answer ? { answer, event: ev, decision: 'context' } : { answer: adapter.silent(ev), event: ev, decision: 'none' };
+        return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };
       }
       case 'stop':
       case 'session-end':
         this.ingestSoon(ev);
-        return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+        return { answer: silentAnswer(ev), event: ev, decision: 'none' };
       default:
-        return { answer: adapter.silent(ev), event: ev, decision: 'none' };
+        return { answer: silentAnswer(ev), event: ev, decision: 'none' };
     }
   }
 

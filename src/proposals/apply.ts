@@ -7,8 +7,9 @@
  * to review and commit: hermesd never commits to the user's repository. A config change that
  * loosens the guard still waits for `hermesd config approve` (the config service holds it).
  */
+import { readTextIfAny } from '../storage/read.js';
 import { sha256 } from '../text/hash.js';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { Conflict, NotFound, Refused } from '../errors/index.js';
 import { gitTry } from '../git/run.js';
@@ -35,13 +36,6 @@ function inTree(root: string, file: string): string {
   return abs;
 }
 
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 const leftToCommit = (file: string) => `review it with \`git diff -- ${file}\` and commit it yourself (hermesd does not commit to your repository).`;
 
@@ -56,7 +50,7 @@ export async function applyProposal(p: Proposal, deps: ApplyDeps): Promise<strin
     }
     case 'authority': {
       const abs = inTree(deps.root, c.file);
-      const before = readText(abs);
+      const before = readTextIfAny(abs);
       if (before !== undefined && before.includes(c.line)) return `${c.file} already has this line; nothing changed.`;
       // The patch may touch only the file the proposal names (a hand-edited proposal file could say more).
       const touched = [...c.patch.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?(.+)$/gm)].map((m) => m[1]!).filter((f) => f !== '/dev/null');
@@ -73,7 +67,7 @@ export async function applyProposal(p: Proposal, deps: ApplyDeps): Promise<strin
     }
     case 'config-rule': {
       const abs = inTree(deps.root, c.file);
-      const before = readText(abs);
+      const before = readTextIfAny(abs);
       const ids = ruleIdsIn(before);
       let id = c.rule.id;
       for (let n = 2; ids.includes(id); n++) id = `${c.rule.id}-${n}`;

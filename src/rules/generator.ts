@@ -11,6 +11,7 @@
  * the snapshot changed one of them, HEAD's version is put back in the checkout before the
  * generator runs, and the result says which changed.
  */
+import { readTextIfAny } from '../storage/read.js';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -180,7 +181,7 @@ export async function changedGeneratorFiles(root: string, command: string, opts:
   };
   const [atHead, now] = await Promise.all([
     packageJson('HEAD:package.json'),
-    opts.worktree ? Promise.resolve(readOptionalText(join(root, 'package.json'))) : packageJson(':package.json'),
+    opts.worktree ? Promise.resolve(readTextIfAny(join(root, 'package.json'))) : packageJson(':package.json'),
   ]);
   const candidates = generatorCandidates(command, (name) => [scriptOf(atHead, name), scriptOf(now, name)].filter((x): x is string => x !== undefined));
   if (candidates.length === 0) return [];
@@ -190,13 +191,6 @@ export async function changedGeneratorFiles(root: string, command: string, opts:
   return diff.status === 0 ? parseNulList(diff.stdout).filter((f) => named.has(f)) : [];
 }
 
-function readOptionalText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 /** Puts HEAD's version of each of `files` into the checkout `dir` (removing the ones HEAD does not have). */
 async function headVersions(root: string, dir: string, files: string[], opts: GitOptions): Promise<void> {

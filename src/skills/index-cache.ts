@@ -11,10 +11,10 @@
  * then the rendered index text, then the skill list as compact JSON that is parsed only
  * when something asks for the list (the prompt needs the text alone).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
-import { writeFileAtomicSync } from '../storage/atomic.js';
+import { writeFileAtomicSync, writeRuntimeFileSync } from '../storage/atomic.js';
 import { buildCatalog, renderIndex, type Catalog, type ManifestEntry, type SkillInfo, type SkillScope } from './catalog.js';
 import type { Verdict } from './scan.js';
 
@@ -192,10 +192,8 @@ function writeSnapshot(p: CatalogPaths, key: string, e: Entry, catalog: Catalog)
   const file = snapshotPath(p);
   try {
     mkdirSync(p.snapshotDir, { recursive: true });
-    // A cache, not state: rename for atomicity, but no fsync (a lost snapshot is only a cold start).
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(head)}\n${e.text}${JSON.stringify(compactSkills(catalog.skills))}`);
-    renameSync(tmp, file);
+    // A cache, not state: no fsync (a lost snapshot is only a cold start).
+    writeRuntimeFileSync(file, `${JSON.stringify(head)}\n${e.text}${JSON.stringify(compactSkills(catalog.skills))}`);
   } catch {
     // a read-only home still gets an index, only not a warm start
   }

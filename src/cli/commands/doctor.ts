@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { checkSocketPath, clientPath, findRepo, hermesHome, repoPaths, sharedRuntimeDirOf, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';

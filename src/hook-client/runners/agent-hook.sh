@@ -17,13 +17,12 @@ hermesd_rt=$hermesd_gd/hermesd
 # What the daemon writes from .hermes/config.yaml (agents.timeoutMs, agents.onUnavailable).
 [ -f "$hermesd_rt/settings" ] && . "$hermesd_rt/settings"
 case $hermesd_event in *[!A-Za-z-]* | '') hermesd_event=unknown ;; esac
-case $hermesd_agent in claude | codex | cursor | gemini) ;; *)
+if ! hermesd_is_agent "$hermesd_agent"; then
   echo "hermesd: unknown agent \"$hermesd_agent\" in the hook command; run hermesd init --agents again" >&2
   exit 2
-  ;;
-esac
+fi
 hermesd_x=
-case $hermesd_event in PreToolUse | preToolUse | beforeShellExecution | beforeReadFile | beforeMCPExecution | BeforeTool) hermesd_x=-x ;; esac
+hermesd_is_pre_tool "$hermesd_event" && hermesd_x=-x
 
 if [ -x "$HERMESD_CLIENT" ]; then
   exec "$HERMESD_CLIENT" -r "$hermesd_rt" -w "$hermesd_root" -t "${HERMESD_AGENT_TIMEOUT_MS:-3000}" -u "${HERMESD_AGENT_ON_UNAVAILABLE:-block}" -c 2 $hermesd_x \

@@ -1,7 +1,8 @@
 # hermesd's client in sh and curl, for a machine where client.c could not be built (`hermesd
 # status` and `doctor` say so). The same protocol (src/hook-client/protocol.ts) and the same
 # meaning of every fault as client.c, slower: a curl per question, and a daemon that is down
-# is waited for by polling. Sourced by both runners before their body.
+# is waited for by polling. Sourced by both runners before their body, after the agents' table
+# (hermesd_deny, hermesd_silent: generated from src/hook-client/agent-hooks.ts).
 #
 # hermesd_curl <kind> <name> <bound ms> <allow|block> <refusal code> <-x or ''> <phase> [git hook args...]
 # (an agent's payload, and post-rewrite's lines, on stdin). Exits with the answer's code: run it
@@ -24,7 +25,7 @@ hermesd_cfault() {
   fi
   if [ "$1" = 1 ] && [ "$hermesd_cu" = allow ] && [ -z "$hermesd_csb" ]; then
     echo "hermesd: $2; this goes ahead UNCHECKED because onUnavailable is \"allow\". Check the daemon: hermesd status" >&2
-    [ "$hermesd_ck" = cursor ] && echo '{}'
+    hermesd_silent "$hermesd_ck"
     exit 0
   fi
   hermesd_said="hermesd: $2; refused (a fault never lets it through; hermesd's client is not built here, hooks use curl: see hermesd doctor). Check the daemon: hermesd status (restart: hermesd restart)"
@@ -32,13 +33,9 @@ hermesd_cfault() {
     echo "$hermesd_said" >&2
     exit "$hermesd_crc"
   fi
-  # An agent's structured refusal on stdout, exit 0 (as client.c and the daemon answer).
+  # An agent's structured refusal on stdout, exit 0: the same bytes as client.c's and the daemon's (hermesd_deny: agent-hooks.ts).
   hermesd_cjson "$hermesd_said"
-  case $hermesd_ck in
-    gemini) printf '{"decision":"deny","reason":%s}\n' "$hermesd_e" ;;
-    cursor) printf '{"permission":"deny","user_message":%s,"agent_message":%s}\n' "$hermesd_e" "$hermesd_e" ;;
-    *) printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":%s}}\n' "$hermesd_cn" "$hermesd_e" ;;
-  esac
+  hermesd_deny "$hermesd_ck" "$hermesd_cn" "$hermesd_e"
   exit 0
 }
 

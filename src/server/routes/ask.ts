@@ -15,8 +15,8 @@ import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../../protocol/limits.js';
 import type { DaemonContext } from '../daemon-context.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
-import type { AgentEvent, AgentName } from '../../other-agents/event.js';
-import { AGENT_KINDS, ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PRE_TOOL_EVENTS, PROTOCOL, textLines, verdictLine, type AskQuery } from '../../hook-client/protocol.js';
+import { AGENT_NAMES, denyText, isAgentName, PRE_TOOL_EVENTS } from '../../hook-client/agent-hooks.js';
+import { ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PROTOCOL, textLines, verdictLine, type AskQuery } from '../../hook-client/protocol.js';
 
 type Answer = { code: number; stdout?: string; stderr?: string };
 
@@ -81,7 +81,7 @@ async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, bod
   // A git hook's question needs every service; another agent's, the judge first (agents.ts loads the rest for the events that need it).
   if (q.k === 'git') return gitAnswer(ctx, await services.loaded(), q, body, sandboxed, progress, signal);
   if (sandboxed) throw new UsageError('A sandboxed command asks about its git hooks only.');
-  if (!(AGENT_KINDS as readonly string[]).includes(q.k)) throw new UsageError(`Unknown kind of question "${q.k}": git, or one of ${AGENT_KINDS.join(', ')}.`);
+  if (!isAgentName(q.k)) throw new UsageError(`Unknown kind of question "${q.k}": git, or one of ${AGENT_NAMES.join(', ')}.`);
   let payload: unknown;
   try {
     payload = JSON.parse(body.toString('utf8'));
@@ -133,9 +133,7 @@ async function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, servic
   }
   if (allow) return { code: 0, stderr: `hermesd: this tool call could not be judged (${why}); it was NOT checked because agents.onUnavailable is "allow"` };
   const message = `hermesd: this tool call could not be judged (${why}), so it is refused (agents.onUnavailable is "block")`;
-  // The agent's own structured refusal, as the daemon refuses any call (its adapter's deny); exit 2 for a kind it does not know.
-  const adapter = (await import('../../other-agents/hook-handler.js')).ADAPTERS[q.k as AgentName];
-  if (!adapter) return { code: 2, stderr: message };
-  const denied = adapter.deny({ agent: q.k, event: q.n, kind: 'pre-tool', cwd: '' } as AgentEvent, { rule: 'hermesd', message });
-  return { code: denied.exitCode, stdout: denied.stdout, stderr: denied.stderr };
+  // The agent's own structured refusal (agent-hooks.ts), as the daemon refuses any call; exit 2 for a kind it does not know.
+  if (!isAgentName(q.k)) return { code: 2, stderr: message };
+  return { code: 0, stdout: denyText(q.k, q.n, message), stderr: '' };
 }

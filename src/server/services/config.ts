@@ -6,7 +6,7 @@
  * (exit 2). What judges (hooks, other agents' tool calls) asks `forJudging()` instead: an
  * invalid file is judged with the last valid config, never as "no rules".
  */
-import { readFileSync } from 'node:fs';
+import { readTextIfAny } from '../../storage/read.js';
 import { join } from 'node:path';
 import type { DaemonContext } from '../daemon-context.js';
 import { applyApproval, approveConfig, configWhenBroken, describeLoosenings, type Loosening } from '../../guard/approval.js';
@@ -42,15 +42,8 @@ export class ConfigService {
    * at once, loaded the slower way (load.ts).
    */
   async ready(): Promise<void> {
-    const text = (file: string) => {
-      try {
-        return readFileSync(file, 'utf8');
-      } catch {
-        return undefined;
-      }
-    };
     const files = [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)];
-    if (!this.cache.covers(files.map((file) => ({ file, text: text(file) })))) await this.preload();
+    if (!this.cache.covers(files.map((file) => ({ file, text: readTextIfAny(file) })))) await this.preload();
   }
 
   /** Imports the YAML parser for the parses to come (a file edited while the daemon runs); never throws. */
