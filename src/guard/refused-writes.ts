@@ -6,7 +6,7 @@
  * files), or git's directory — so the model gets the rule beside the command's own output,
  * as the file tools give it.
  */
-import { isAbsolute, relative, resolve } from 'node:path';
+import { relativeTo, resolvePhysical } from '../rules/protected-paths.js';
 import { protectMatcher, type GuardConfig } from './config.js';
 import { guardOwnedPath } from './sandbox-plan.js';
 
@@ -42,9 +42,10 @@ export function refusedWrites(output: string, opts: { root: string; cwd?: string
   for (const line of output.split('\n')) {
     if (!READ_ONLY.test(line)) continue;
     for (const c of candidates(line)) {
-      const abs = resolve(opts.cwd ?? opts.root, c);
-      const rel = relative(opts.root, abs);
-      if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || seen.has(rel)) continue;
+      // The path as open(2) reached it (through the links where they stand: rules/protected-paths.ts).
+      const abs = resolvePhysical(c, opts.cwd ?? opts.root).path;
+      const rel = relativeTo(opts.root, abs);
+      if (!rel || seen.has(rel)) continue;
       const rule = matcher.ruleFor(rel);
       let found: RefusedWrite | undefined;
       if (rule) found = { path: rel, rule: rule.id, why: `protected by rule ${rule.id}: ${rule.message}` };

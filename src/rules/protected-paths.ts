@@ -141,23 +141,32 @@ const fold = (name: string) => name.normalize('NFC').toLowerCase();
 /**
  * Every spelling of the directory `base` (repository-relative) that exists under `root` and that
  * a folded protect glob covers: `gen` and, on a file system that tells them apart, `GEN` and the
- * NFD spelling too. One readdir per component of the base.
+ * NFD spelling too — and a name holding a backslash that spells the base, or a file below it
+ * (`gen\a.ts` at the root is `gen/a.ts` where `\` separates). One readdir per component of the base.
  */
 export function spellingsOf(root: string, base: string, readdir: (abs: string) => string[]): string[] {
-  let found = [''];
-  for (const part of normalizeRelPath(base).split('/').filter(Boolean)) {
-    const next: string[] = [];
-    for (const dir of found) {
-      let names: string[];
-      try {
-        names = readdir(dir ? `${root}/${dir}` : root);
-      } catch {
-        continue;
-      }
-      for (const name of names) if (fold(name) === fold(part)) next.push(dir ? `${dir}/${name}` : name);
+  const parts = normalizeRelPath(base).split('/').filter(Boolean);
+  const out: string[] = [];
+  const visit = (dir: string, i: number) => {
+    if (i >= parts.length) {
+      out.push(dir);
+      return;
     }
-    found = next;
-    if (found.length === 0) break;
-  }
-  return found;
+    let names: string[];
+    try {
+      names = readdir(dir ? `${root}/${dir}` : root);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const comps = name.includes('\\') ? normalizeRelPath(name).split('/').filter(Boolean) : [name];
+      const n = Math.min(comps.length, parts.length - i);
+      if (n === 0 || !comps.slice(0, n).every((c, k) => fold(c) === fold(parts[i + k]!))) continue;
+      const rel = dir ? `${dir}/${name}` : name;
+      if (comps.length >= parts.length - i) out.push(rel);
+      else visit(rel, i + comps.length);
+    }
+  };
+  visit('', 0);
+  return out;
 }
