@@ -14,7 +14,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
 import { daemonCommand } from '../src/process/spawn-daemon.js';
 import { resolvePaths } from '../src/paths/index.js';

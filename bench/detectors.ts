@@ -24,7 +24,7 @@ import { redactSecrets } from '../src/security/redact.js';
 import { findWithRules } from '../src/security/gitleaks.js';
 import { GITLEAKS_VERSION } from '../src/security/gitleaks-rules.js';
 import { scanText, type ThreatScope } from '../src/security/scan.js';
-import { scanSkillText } from '../src/skills/scan.js';
+import { scanSkillText } from '../src/skills/skill-scan.js';
 import * as scanBefore from './baseline/scan-before.js';
 import * as secretsBefore from './baseline/secrets-before.js';
 import { CONTEXT, MEMORY, referenceHits, SKILL } from './baseline/hermes-agent-patterns.js';

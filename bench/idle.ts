@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { probe, stopDaemon } from '../src/client/lifecycle.js';
 import { daemonCommand } from '../src/process/spawn-daemon.js';
 import { resolvePaths, type RepoPaths } from '../src/paths/index.js';

@@ -22,11 +22,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { ensureDaemon, stopDaemon } from '../src/client/lifecycle.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { enforceableRule } from '../src/placement/enforce.js';
-import { classifyByRules } from '../src/placement/rules.js';
+import { classifyByRules } from '../src/placement/classify-by-rules.js';
 import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
 
 /** Labelled sentences (this file runs as dist/bench/placement.js). */

@@ -15,7 +15,7 @@ import { configSchema } from '../src/config/schema.js';
 import { findRealGit } from '../src/git/real-git.js';
 import { agentShellPlan, confinedCommand, confineScript } from '../src/guard/agent-shell.js';
 import { bwrapMountArgs, sandboxAvailability } from '../src/guard/sandbox.js';
-import { prepareGuardEnv, standaloneSandbox, withRepoLock } from '../src/guard/terminal.js';
+import { prepareGuardEnv, standaloneSandbox, withRepoLock } from '../src/guard/terminal-guard.js';
 import { median, ms, printNote, printTable, shuffled, timeRuns, type Bench, type Row } from './table.js';
 
 const RUNS = 40;

@@ -23,7 +23,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
 import { GREP_HOOK } from './hooks.js';

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { CLI, makeEnv, waitFor, type TestEnv } from './helpers/env.js';
 import { startFakeModel, type ChatRequest, type FakeModel } from './helpers/fake-model.js';
 

@@ -10,7 +10,7 @@ import { TURN_CONTEXT_OPEN } from '../src/sessions/recall.js';
 import { sessionLog } from '../src/agent/session-log.js';
 import { recallFrom } from '../src/sessions/recall.js';
 import { createAgentServices } from '../src/agent/standalone.js';
-import { TaskRunner, type TaskEvent } from '../src/agent/tasks.js';
+import { TaskRunner, type TaskEvent } from '../src/agent/task-runner.js';
 import { TOOLS } from '../src/agent/tools/index.js';
 import type { AgentServices } from '../src/agent/services.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

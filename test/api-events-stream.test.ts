@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { alive, makeEnv, waitFor, writeFiles, type TestEnv } from './helpers/env.js';
 import { skillMd } from './helpers/skills.js';
 

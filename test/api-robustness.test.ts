@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createApiServer } from '../src/server/http.js';
 import type { Route } from '../src/server/route.js';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { DaemonContext } from '../src/server/daemon-context.js';
 import { silentLogger } from '../src/storage/log.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

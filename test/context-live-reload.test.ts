@@ -1,7 +1,7 @@
 import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

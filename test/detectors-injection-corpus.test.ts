@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { benignDocuments, benignParagraphs, benignPrompts, overridePhrasings, realSkills } from '../bench/detector-corpus.js';
 import { prepareContextText } from '../src/context/files.js';
 import { scanText, type ThreatScope } from '../src/security/scan.js';
-import { scanSkillText } from '../src/skills/scan.js';
+import { scanSkillText } from '../src/skills/skill-scan.js';
 
 const SCOPES: ThreatScope[] = ['context', 'recall', 'memory', 'skill'];
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config/schema.js';
 import { checkStaged } from '../src/rules/engine.js';
-import { prepareTerminalGuard } from '../src/guard/terminal.js';
+import { prepareTerminalGuard } from '../src/guard/terminal-guard.js';
 import { sandboxAvailability } from '../src/guard/sandbox.js';
 import { runCommand } from '../src/process/run.js';
 import { commitIn, gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';

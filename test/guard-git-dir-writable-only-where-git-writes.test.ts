@@ -13,7 +13,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config/schema.js';
-import { prepareTerminalGuard, type GuardReport } from '../src/guard/terminal.js';
+import { prepareTerminalGuard, type GuardReport } from '../src/guard/terminal-guard.js';
 import { sandboxAvailability } from '../src/guard/sandbox.js';
 import { runCommand } from '../src/process/run.js';
 import { gitIn, makeEnv, type TestEnv } from './helpers/env.js';

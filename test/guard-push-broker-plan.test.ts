@@ -4,7 +4,7 @@
  * push elsewhere, remotes that are not configured).
  */
 import { describe, expect, it } from 'vitest';
-import { gitPolicyOf } from '../src/guard/config.js';
+import { gitPolicyOf } from '../src/guard/guard-config.js';
 import { planPush } from '../src/guard/push-broker.js';
 
 const remotes = new Map([['origin', ['/srv/repo.git', 'https://example.com/repo.git']]]);

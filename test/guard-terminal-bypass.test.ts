@@ -8,9 +8,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GuardConfig } from '../src/guard/config.js';
+import type { GuardConfig } from '../src/guard/guard-config.js';
 import { findRealGit } from '../src/git/real-git.js';
-import { runGuarded } from '../src/guard/terminal.js';
+import { runGuarded } from '../src/guard/terminal-guard.js';
 
 const REAL_GIT = findRealGit();
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-guard-')));

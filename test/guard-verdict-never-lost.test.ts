@@ -12,7 +12,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { runHook, type HookRun } from './helpers/agents.js';
 import { alive, CLI, commitIn, makeEnv, REPO_ROOT, waitFor, type TestEnv } from './helpers/env.js';
 import { claudeBash, claudeWrite, commitKey, daemonPid, expectRefused, guardedConfig, head, KEY, recordedPid } from './helpers/transport.js';

@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../src/config/schema.js';
 import { findRealGit } from '../src/git/real-git.js';
-import { gitPolicyOf } from '../src/guard/config.js';
+import { gitPolicyOf } from '../src/guard/guard-config.js';
 import { brokerPush } from '../src/guard/push-broker.js';
-import { runGuarded } from '../src/guard/terminal.js';
+import { runGuarded } from '../src/guard/terminal-guard.js';
 import { checkStaged } from '../src/rules/engine.js';
 import { commitIn, gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 

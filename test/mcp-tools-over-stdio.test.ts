@@ -16,7 +16,7 @@ import { rememberToolArgs } from '../src/protocol/owners.js';
 import { checkArgs } from '../src/rules/schema.js';
 import { sessionSearchArgsSchema } from '../src/sessions/search-tool.js';
 import { skillManageArgs, skillsListArgs, skillViewArgs } from '../src/skills/schema.js';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 import { builtLaunch, connectMcp, json, serverEnv, texts, type McpSession } from './helpers/mcp.js';
 import { skillMd } from './helpers/skills.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { parseEntries, roundTrips } from '../src/memory/entries.js';
 import { makeEnv, REPO_ROOT, type TestEnv } from './helpers/env.js';
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyByRules } from '../src/placement/rules.js';
+import { classifyByRules } from '../src/placement/classify-by-rules.js';
 import { enforceableRule } from '../src/placement/enforce.js';
 import { REPO_ROOT } from './helpers/env.js';
 

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffTreeSplitter } from '../src/git/diff.js';
+import { diffTreeSplitter } from '../src/git/diff-parse.js';
 import { gitIn, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 type Split = Array<{ raw: string; patch: string }>;

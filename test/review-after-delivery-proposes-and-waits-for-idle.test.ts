@@ -8,7 +8,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { makeEnv, repoMemoryFiles, type TestEnv, waitFor } from './helpers/env.js';
 import { startFakeModel, type ChatRequest, type FakeModel, type FakeStep } from './helpers/fake-model.js';
 

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { makeEnv, repoMemoryFiles, type TestEnv } from './helpers/env.js';
 import { denied, geminiExpand, hookCommands, runHook, toolHookCommand, transcripts } from './helpers/agents.js';
 import { startFakeModel, type ChatRequest, type FakeModel } from './helpers/fake-model.js';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { CLI, git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 const KEY = 'AKIAABCDEFGHIJKLMNOP';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lineSplitter } from '../src/git/parse.js';
 import { PLAIN_DIFF, GIT_CONFIG_OVERRIDES } from '../src/git/run.js';
-import { parseRawZ, patchParser, rawPatchSplitter, unquoteGitPath } from '../src/git/diff.js';
+import { parseRawZ, patchParser, rawPatchSplitter, unquoteGitPath } from '../src/git/diff-parse.js';
 import { git, makeEnv, writeFiles, type TestEnv } from './helpers/env.js';
 
 type Added = string;

@@ -6,7 +6,7 @@ import { resolvePaths } from '../src/paths/index.js';
 import { DaemonContext } from '../src/server/daemon-context.js';
 import { fileLogger } from '../src/storage/log.js';
 import { SERVICE_ORDER, Services } from '../src/server/services/index.js';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 
 /** The `order` of the last "services closed" line in a daemon log. */

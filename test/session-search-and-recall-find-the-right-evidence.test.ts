@@ -18,7 +18,7 @@ import { RECALL_MAX_HITS } from '../src/sessions/recall.js';
 import { recallFrom } from '../src/sessions/recall.js';
 import { createAgentServices } from '../src/agent/standalone.js';
 import { runToolCall, TOOLS, toolSpecs } from '../src/agent/tools/index.js';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { SessionDB, type NewMessage } from '../src/sessions/db.js';
 import { SCROLL_WINDOW_MAX, SESSION_SEARCH_LIMIT_MAX, sessionSearchArgsSchema } from '../src/sessions/search-tool.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';

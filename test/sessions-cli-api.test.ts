@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 

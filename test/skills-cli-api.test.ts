@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { RemoteError } from '../src/errors/index.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 import { skillMd } from './helpers/skills.js';

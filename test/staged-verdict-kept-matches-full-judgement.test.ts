@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { loadConfig } from '../src/config/load.js';
 import { applyApproval } from '../src/guard/approval.js';
 import { checkStaged } from '../src/rules/engine.js';

@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DaemonClient } from '../src/client/client.js';
+import { DaemonClient } from '../src/client/daemon-client.js';
 import { STATUS_REUSE_MS } from '../src/server/daemon-context.js';
 import { makeEnv, type TestEnv } from './helpers/env.js';
 

@@ -5,7 +5,7 @@
  * the same core classes over temp directories. Tools see nothing else of the process.
  */
 import type { HermesConfig } from '../config/schema.js';
-import type { GuardPort } from '../guard/terminal.js';
+import type { GuardPort } from '../guard/terminal-guard.js';
 import type { Memories } from '../memory/memories.js';
 import type { SessionDB } from '../sessions/db.js';
 import type { SessionSearchArgs } from '../sessions/search-tool.js';

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { modelEnvWarnings } from '../protocol/model-env.js';
 import { HermesError } from '../errors/index.js';
-import { DaemonClient } from '../client/client.js';
+import { DaemonClient } from '../client/daemon-client.js';
 import { ensureDaemon } from '../client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../paths/index.js';
 import { pendingBackups, pendingNotice } from '../githooks/backup.js';

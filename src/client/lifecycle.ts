@@ -15,7 +15,7 @@ import { lockOwner, pidAlive } from '../storage/lock.js';
 import { VERSION } from '../version.js';
 import { spawnDaemon } from '../process/spawn-daemon.js';
 import { DAEMON_ENTRY } from '../version.js';
-import { DaemonClient } from './client.js';
+import { DaemonClient } from './daemon-client.js';
 import { checkSocketPath, type RepoPaths } from '../paths/index.js';
 import type { DaemonInfo, Status } from '../protocol/daemon.js';
 

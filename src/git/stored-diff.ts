@@ -16,7 +16,7 @@
  */
 import { closeSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { addedLinesOf, isContentMode, isWideText, parseRawZ, patchParser, rawPatchSplitter, textLinesOf, type Change, type PatchVisitor } from './diff.js';
+import { addedLinesOf, isContentMode, isWideText, parseRawZ, patchParser, rawPatchSplitter, textLinesOf, type Change, type PatchVisitor } from './diff-parse.js';
 import { batchObjects, lineSplitter } from './parse.js';
 import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from './run.js';
 

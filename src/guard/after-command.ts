@@ -11,7 +11,7 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import type { CommandWrap } from '../process/run.js';
-import type { GitPolicy, GuardConfig } from './config.js';
+import type { GitPolicy, GuardConfig } from './guard-config.js';
 import { discardSnapshot, restoreProtected, restoreProtectedIndex, type ProtectedChange, type ProtectedSnapshot } from './protect.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES } from './sandbox-plan.js';
 import { captureRefState, undoBadCommits, undoGitDirNames, verifyRepoStateWith, type GitDirNames, type GitViolation, type RepoState } from './verify.js';

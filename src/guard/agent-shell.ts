@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { sha256 } from '../text/hash.js';
-import type { GuardConfig } from './config.js';
+import type { GuardConfig } from './guard-config.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan } from './sandbox-plan.js';
 import { bwrapIsolationArgs, bwrapMountArgs, realOf, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 

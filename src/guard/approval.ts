@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { defaults, type HermesConfig, type Rule } from '../config/schema.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { GIT_POLICY_NAMES, type GitPolicy } from './config.js';
+import { GIT_POLICY_NAMES, type GitPolicy } from './guard-config.js';
 import { approvalRequestsDir, approvalsDir } from '../paths/index.js';
 import { Refused } from '../errors/index.js';
 

@@ -4,7 +4,7 @@
  * would). A judgement is a tagged value; the repository facts it needs (ignored files,
  * pushed commits, aliases) come from a GitProbe so the rules read as a table.
  */
-import type { GitPolicy, GitPolicyName } from './config.js';
+import type { GitPolicy, GitPolicyName } from './guard-config.js';
 
 export type GitProbe = {
   /** The alias value git would use for `name` under this invocation's config, if any. */

@@ -7,7 +7,7 @@
 import { appendFileSync, readFileSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import type { GitPolicy } from './config.js';
+import type { GitPolicy } from './guard-config.js';
 import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
 import { gitPassThrough, runGit, type Exit } from '../git/run.js';

@@ -9,7 +9,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import { dirname, join } from 'node:path';
 import type { Rule } from '../config/schema.js';
 import { changedGeneratorFiles, GENERATOR_TIMEOUT_MS, verifyGenerator } from '../rules/generator.js';
-import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './config.js';
+import { protectMatcher, type GuardConfig, type ProtectMatcher, type ProtectRule } from './guard-config.js';
 import { spellingsOf } from '../rules/protected-paths.js';
 import { cleanGitEnv } from '../git/env.js';
 import { runGit } from '../git/run.js';

@@ -10,7 +10,7 @@
  */
 import type { HermesConfig } from '../config/schema.js';
 import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
-import type { GitPolicy } from './config.js';
+import type { GitPolicy } from './guard-config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { runGit } from '../git/run.js';
 import { porcelainUpdates } from '../git/parse.js';

@@ -7,7 +7,7 @@
  * as the file tools give it.
  */
 import { relativeTo, resolvePhysical } from '../rules/protected-paths.js';
-import { protectMatcher, type GuardConfig } from './config.js';
+import { protectMatcher, type GuardConfig } from './guard-config.js';
 import { guardOwnedPath } from './sandbox-plan.js';
 
 export type RefusedWrite = { path: string; why: string; rule?: string };

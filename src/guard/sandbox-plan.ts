@@ -8,7 +8,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import type { GuardConfig } from './config.js';
+import type { GuardConfig } from './guard-config.js';
 import { existingReal, realOf, within, type SandboxPlan } from './sandbox.js';
 import { userConfigPath } from '../paths/index.js';
 

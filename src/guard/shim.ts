@@ -8,7 +8,7 @@ import { shQuote } from '../text/sh-quote.js';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { GitPolicy } from './config.js';
+import type { GitPolicy } from './guard-config.js';
 import { UNJUDGED_COMMANDS } from './git-policy.js';
 import type { ShimSettings } from './git-shim.js';
 import { SHIM_MARKER } from '../git/real-git.js';

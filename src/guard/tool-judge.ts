@@ -9,7 +9,7 @@
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import { protectMatcher, gitPolicyOf, type GuardConfig } from './config.js';
+import { protectMatcher, gitPolicyOf, type GuardConfig } from './guard-config.js';
 import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
 import { guardOwnedPath, planAllowsWrite } from './sandbox-plan.js';

@@ -11,7 +11,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, wri
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
-import type { GitPolicy, GitPolicyName } from './config.js';
+import type { GitPolicy, GitPolicyName } from './guard-config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut, runGit } from '../git/run.js';
 import { precommitPassed } from './precommit-marker.js';

@@ -6,7 +6,7 @@
  * call starts it again, and a restarted daemon is picked up on its own.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DaemonClient } from '../client/client.js';
+import { DaemonClient } from '../client/daemon-client.js';
 import { ensureDaemon, probe } from '../client/lifecycle.js';
 import type { StreamedEvent } from '../protocol/events.js';
 import type { RepoPaths } from '../paths/index.js';

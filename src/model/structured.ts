@@ -1,5 +1,5 @@
 /**
- * Structured answers from the model client (the port src/placement/model.ts classifies through): the request asks
+ * Structured answers from the model client (the port src/placement/classify-by-model.ts classifies through): the request asks
  * for `response_format: json_schema`; an endpoint that refuses it (HTTP 400 naming
  * response_format, json_schema or structured output — older vLLM, llama.cpp without
  * grammar support, some proxies) is asked again without it, the schema then being only in

@@ -9,7 +9,7 @@ import { realpathSync } from 'node:fs';
 import { ZodError } from 'zod';
 import { UsageError } from '../errors/index.js';
 import type { AgentCallGuard } from '../guard/agent-calls.js';
-import type { GuardConfig } from '../guard/config.js';
+import type { GuardConfig } from '../guard/guard-config.js';
 import type { Logger } from '../storage/log.js';
 import { fileStamp } from '../storage/file-stamp.js';
 import { claude } from './claude.js';

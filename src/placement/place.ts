@@ -25,9 +25,9 @@ import { repoConfigPath } from '../paths/index.js';
 import { repoEntry, ruleLine, skillDraft, stripLead, userEntry } from './draft.js';
 import { checked, enforceableRule, type EnforceableRule } from './enforce.js';
 import type { StructuredModel } from '../model/structured.js';
-import { classifyByModel, type ModelPlacement } from './model.js';
+import { classifyByModel, type ModelPlacement } from './classify-by-model.js';
 import type { Classifier, Owner, Reasons } from '../protocol/owners.js';
-import { classifyByRules } from './rules.js';
+import { classifyByRules } from './classify-by-rules.js';
 
 /** Longest sentence `remember` takes: a sentence, not a document (a document belongs in a file of the repository). */
 export const PLACEMENT_MAX_CHARS = 2_000;

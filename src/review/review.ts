@@ -13,10 +13,10 @@ import { z } from 'zod';
 import type { Message, Session } from '../sessions/records.js';
 import type { SessionDB } from '../sessions/db.js';
 import { scanText } from '../security/scan.js';
-import { jsonInstruction, jsonSchemaOf, parseStrict } from '../placement/model.js';
+import { jsonInstruction, jsonSchemaOf, parseStrict } from '../placement/classify-by-model.js';
 import { reasonsSchema } from '../protocol/owners.js';
 import { placeSentence, type PlacementAnswer, type PlacementDeps } from '../placement/place.js';
-import { classifyByRules } from '../placement/rules.js';
+import { classifyByRules } from '../placement/classify-by-rules.js';
 
 /** Candidates one review may propose: a handful the user can judge in a glance, not a dump. */
 export const REVIEW_MAX_CANDIDATES = 5;

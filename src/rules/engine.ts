@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { GLOB_OPTIONS, type HermesConfig, type Rule } from '../config/schema.js';
-import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, textLinesOf, type Change, type PatchVisitor } from '../git/diff.js';
+import { diffTreeSplitter, GITLINK_MODE, parseNulList, parseRawZ, patchParser, textLinesOf, type Change, type PatchVisitor } from '../git/diff-parse.js';
 import { lineSplitter } from '../git/parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';

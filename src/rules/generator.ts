@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Rule } from '../config/schema.js';
 import { gitEnv } from '../git/env.js';
-import { parseNulList } from '../git/diff.js';
+import { parseNulList } from '../git/diff-parse.js';
 import { gitAsync, gitAsyncTry, plainGitCall, type GitOptions } from '../git/run.js';
 import { runCommand, type CommandWrap } from '../process/run.js';
 import { compileProtect, globBase } from './protected-paths.js';

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { HermesConfig, Rule } from '../config/schema.js';
 import { ConfigError, UsageError } from '../errors/index.js';
-import { parseNulList } from '../git/diff.js';
+import { parseNulList } from '../git/diff-parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import type { Quarantine } from '../git/env.js';
 import { GitFailed, gitAsync, gitAsyncTry, plainGitCall } from '../git/run.js';

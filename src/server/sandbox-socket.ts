@@ -7,7 +7,7 @@
  */
 import { chmodSync, rmSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { gitPolicyOf } from '../guard/config.js';
+import { gitPolicyOf } from '../guard/guard-config.js';
 import { findRealGit } from '../git/real-git.js';
 import { precommitPassed } from '../guard/precommit-marker.js';
 import { brokerPush } from '../guard/push-broker.js';

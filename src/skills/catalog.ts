@@ -13,7 +13,7 @@
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
-import { describeFindings, scanSkillFile, verdictOf, type Finding, type Verdict } from './scan.js';
+import { describeFindings, scanSkillFile, verdictOf, type Finding, type Verdict } from './skill-scan.js';
 import { parseSkillMd, SKILL_NAME_PATTERN } from './validate.js';
 
 export type SkillScope = 'user' | 'project';

@@ -16,7 +16,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { writeFileAtomicSync, writeRuntimeFileSync } from '../storage/atomic.js';
 import { buildCatalog, renderIndex, type Catalog, type ManifestEntry, type SkillInfo, type SkillScope } from './catalog.js';
-import type { Verdict } from './scan.js';
+import type { Verdict } from './skill-scan.js';
 
 /** Several work trees (and so several project folders) may be served by one process. */
 export const INDEX_LRU_ENTRIES = 16;

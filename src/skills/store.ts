@@ -19,8 +19,8 @@ import { SKILL_FILE, type SkillScope } from './catalog.js';
 import { SkillRepo, type Commit } from './git.js';
 import { bumpGeneration, invalidateCatalog, loadCatalog, type CatalogPaths } from './index-cache.js';
 import { skillManageArgs, type SkillManageArgs } from './schema.js';
-import { describeFindings, describeSecretFindings, isBinary, scanSkillDir, secretFindings, verdictOf, type Finding, type Verdict } from './scan.js';
-import { removeEmptyDirs, restoreTree, snapshotTree, listFiles, type TreeSnapshot } from './tree.js';
+import { describeFindings, describeSecretFindings, isBinary, scanSkillDir, secretFindings, verdictOf, type Finding, type Verdict } from './skill-scan.js';
+import { removeEmptyDirs, restoreTree, snapshotTree, listFiles, type TreeSnapshot } from './folder-snapshot.js';
 import {
   checkCategory,
   checkName,

@@ -10,7 +10,7 @@
  * caller did change is exactly what new_string says.
  */
 
-import { diffSequences } from './diff.js';
+import { diffSequences } from './edit-script.js';
 import { foldUnicode, normaliseWithMap, UNICODE_FOLDS, type CharMap, type FuzzyStrategy, type Range } from './fuzzy-match.js';
 
 /** old_string and new_string as the matched strategy read them (escapes undone, boundary blanks trimmed). */

@@ -3,7 +3,7 @@
  * file, so a proposed change to a repository file can be reviewed as a patch and applied by
  * git, which refuses it when the file no longer matches.
  */
-import { diffSequences } from './diff.js';
+import { diffSequences } from './edit-script.js';
 
 /** Lines of context around each change, as `git diff` shows by default. */
 const CONTEXT_LINES = 3;

@@ -18,7 +18,7 @@ import { AUTHORITY_FILE_NAMES } from '../context/authority.js';
 import { gitOperation } from '../context/workspace.js';
 import { FILE_OF } from '../memory/snapshot.js';
 import { GitDirWatch } from './gitdir.js';
-import { TreeSentinel, type TreeState } from './tree.js';
+import { TreeSentinel, type TreeState } from './tree-watch.js';
 import { memoriesDir, projectSkillsDir, repoConfigPath, soulPath, userConfigPath, userSkillsDir } from '../paths/index.js';
 
 export type ChangeKind = 'authority' | 'config' | 'skills' | 'memory' | 'workspace';

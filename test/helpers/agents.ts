@@ -81,7 +81,7 @@ export function geminiExpand(command: string, cwd: string): string {
 /** The daemon's record of the transcripts it read for this repository. */
 export async function transcripts(t: TestEnv, repo: string): Promise<Array<{ path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number }>> {
   const status = (await t.cli(['status', '--json'], { cwd: repo })).json();
-  const { DaemonClient } = await import('../../src/client/client.js');
+  const { DaemonClient } = await import('../../src/client/daemon-client.js');
   return (await new DaemonClient(status.socket).call<{ transcripts: Array<{ path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number }> }>('GET', '/v1/agents/transcripts')).transcripts;
 }
 

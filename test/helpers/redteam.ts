@@ -15,7 +15,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DaemonClient } from '../../src/client/client.js';
+import { DaemonClient } from '../../src/client/daemon-client.js';
 import { findRepo, repoPaths, type RepoPaths } from '../../src/paths/index.js';
 import { findRealGit } from '../../src/git/real-git.js';
 import { approveAtTerminal, makeEnv, writeFiles, type TestEnv } from './env.js';

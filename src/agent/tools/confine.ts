@@ -6,7 +6,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { GuardConfig } from '../../guard/config.js';
+import type { GuardConfig } from '../../guard/guard-config.js';
 import { resolvePhysical } from '../../rules/protected-paths.js';
 import { isSecretPath, secretPathMessage } from '../../security/secret-paths.js';
 import { ToolError, ToolRefused } from './types.js';

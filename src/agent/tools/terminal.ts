@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { runCommand } from '../../process/run.js';
 import { describeRefusedWrites } from '../../guard/refused-writes.js';
-import { prepareTerminalGuard, rulesBroken, withRepoLock, type GuardReport } from '../../guard/terminal.js';
+import { prepareTerminalGuard, rulesBroken, withRepoLock, type GuardReport } from '../../guard/terminal-guard.js';
 import { defineTool } from './types.js';
 
 /** Default time a command may run (s): builds and test suites, not servers. */

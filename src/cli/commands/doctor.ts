@@ -6,7 +6,7 @@ import { checkSocketPath, clientPath, findRepo, hermesHome, repoPaths, sharedRun
 import { clientProblem } from '../../hook-client/build.js';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../model/probe.js';
-import { DaemonClient } from '../../client/client.js';
+import { DaemonClient } from '../../client/daemon-client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';

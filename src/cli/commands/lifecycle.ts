@@ -1,7 +1,7 @@
 import { existsSync, openSync, readSync, statSync, closeSync, watch } from 'node:fs';
 import type { Command } from 'commander';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
-import { DaemonClient } from '../../client/client.js';
+import { DaemonClient } from '../../client/daemon-client.js';
 import { ensureDaemon, probe, socketMismatch, stopDaemon, type Status } from '../../client/lifecycle.js';
 import type { RepoPaths } from '../../paths/index.js';
 import { DaemonUnavailable } from '../../errors/index.js';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { SkillFileView, SkillSummary, SkillView } from '../../skills/store.js';
 import type { Commit } from '../../skills/git.js';
-import { DaemonClient } from '../../client/client.js';
+import { DaemonClient } from '../../client/daemon-client.js';
 import { probe } from '../../client/lifecycle.js';
 import { action, color, daemon, globals, output, repo } from '../runtime.js';
 import { doctorChecks } from './doctor.js';

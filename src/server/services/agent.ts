@@ -14,7 +14,7 @@ import type { AgentServices } from '../../agent/services.js';
 import { agentServicesOver } from '../../agent/standalone.js';
 import { sessionLog } from '../../agent/session-log.js';
 import { recallFrom } from '../../sessions/recall.js';
-import { TaskRunner } from '../../agent/tasks.js';
+import { TaskRunner } from '../../agent/task-runner.js';
 import { TOOLS } from '../../agent/tools/index.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';

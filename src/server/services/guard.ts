@@ -5,13 +5,13 @@
  * of the daemon; this file composes them.
  */
 import type { DaemonContext } from '../daemon-context.js';
-import type { GuardConfig } from '../../guard/config.js';
+import type { GuardConfig } from '../../guard/guard-config.js';
 import { cleanGitEnv } from '../../git/env.js';
 import { refTips } from '../../git/refs.js';
 import { findRealGit } from '../../git/real-git.js';
 import { gitOut } from '../../git/run.js';
 import { SecretValues } from '../../security/secret-values.js';
-import { sandboxWrapFor, type GuardPort } from '../../guard/terminal.js';
+import { sandboxWrapFor, type GuardPort } from '../../guard/terminal-guard.js';
 import type { CommandWrap } from '../../process/run.js';
 import type { ConfigService } from './config.js';
 

@@ -4,7 +4,7 @@
  * requests; their health and pending backups in status and warnings, and the staged verdict
  * judged ahead after the index or HEAD moved.
  */
-import type { TaskRunner } from '../../agent/tasks.js';
+import type { TaskRunner } from '../../agent/task-runner.js';
 import type { HermesConfig } from '../../config/schema.js';
 import { pendingBackups, pendingNotice } from '../../githooks/backup.js';
 import { hookHealth, type HookHealth } from '../../githooks/health.js';

@@ -13,7 +13,7 @@
  */
 import type { HermesConfig } from '../../config/schema.js';
 import type { AgentServices } from '../../agent/services.js';
-import type { TaskRunner } from '../../agent/tasks.js';
+import type { TaskRunner } from '../../agent/task-runner.js';
 import { DaemonUnavailable } from '../../errors/index.js';
 import { existsSync } from 'node:fs';
 import { agentsRecordPath, memoriesDir, projectDir } from '../../paths/index.js';

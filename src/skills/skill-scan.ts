@@ -9,7 +9,7 @@ import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { redactSecrets } from '../security/redact.js';
 import { REMEDY, scanText, type ThreatCategory } from '../security/scan.js';
-import { listFiles } from './tree.js';
+import { listFiles } from './folder-snapshot.js';
 
 export type Verdict = 'safe' | 'caution' | 'dangerous';
 export type Finding = { file: string; id: string; category: string; severity: Exclude<Verdict, 'safe'>; description: string; excerpt?: string };

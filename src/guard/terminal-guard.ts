@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SandboxUnavailable } from '../errors/index.js';
-import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './config.js';
+import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './guard-config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { findRealGit } from '../git/real-git.js';
 import { gitOut, runGit } from '../git/run.js';
