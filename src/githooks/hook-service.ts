@@ -15,6 +15,7 @@ import { stagedTreeOf } from '../git/index-file.js';
 import { readCommitObject } from '../git/objects.js';
 import { OBJECT_ID } from '../git/refs.js';
 import { gitTry } from '../git/run.js';
+import type { JudgingConfig } from '../guard/approval.js';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../guard/audit.js';
 import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../guard/precommit-marker.js';
 import { backupsDir, keptBackupDir, type RepoPaths } from '../paths/index.js';
@@ -34,9 +35,6 @@ import { runPreCommit, type FixRequest, type FixResult, type HookOutcome } from 
 
 /** What the hooks need of the process around them: where the repository is, a log, and where 'hook-start' / 'hook-end' go. */
 export type GitHooksContext = { root: string; paths: RepoPaths; env: NodeJS.ProcessEnv; log: Logger; events: EventEmitter };
-
-/** The config a hook is judged with; `broken`: the files do not load (why), and `config` is the last valid one. */
-export type JudgingConfig = { config: HermesConfig; broken?: string };
 
 /** What the hooks ask of the rest of the daemon. */
 export type GitHooksPorts = {
@@ -67,6 +65,76 @@ export class GitHooks {
     private readonly deps: GitHooksPorts,
   ) {
     this.staged = new StagedVerdicts({ root: ctx.root, gitDir: ctx.paths.gitDir, commonDir: ctx.paths.commonDir, env: ctx.env });
+  }
+
+  /**
+   * Keeps the staged verdict ready: after the index or HEAD moved (the watcher's
+   * 'workspace-changed', a hook's end; the index's own write at once, 'index-written'), the
+   * default index is judged in the background, one judgement at a time, so the next pre-commit
+   * finds its answer. Only where the pre-commit judges rules; a stat and HEAD's files decide
+   * whether anything moved. `config`: the config in force (throws while it is invalid: then
+   * nothing is judged ahead, and the next hook reports it).
+   */
+  judgeAhead(config: () => HermesConfig): void {
+    const { events, log } = this.ctx;
+    let running = false;
+    let again = false;
+    const run = () => {
+      if (running) {
+        again = true;
+        return;
+      }
+      let current: HermesConfig;
+      try {
+        current = config();
+      } catch {
+        return;
+      }
+      if (!current.hooks['pre-commit'].rules || current.rules.length === 0 || !this.staged.moved()) return;
+      running = true;
+      void this.staged
+        .judgeAhead(current)
+        .catch((err: unknown) => log.warn('staged verdict not judged ahead', { error: String(err) }))
+        .finally(() => {
+          running = false;
+          if (again) {
+            again = false;
+            run();
+          }
+        });
+    };
+    events.on('workspace-changed', run);
+    // The index just written: judged on the next turn of the loop, ahead of a commit that follows at once.
+    let soon: NodeJS.Immediate | undefined;
+    events.on('index-written', () => {
+      soon ??= setImmediate(() => {
+        soon = undefined;
+        run();
+      });
+    });
+    const anew = () => {
+      this.staged.forget();
+      run();
+    };
+    events.on('config-changed', anew);
+    events.on('authority-changed', anew);
+  }
+
+  /**
+   * A git hook's question as the ask route received it: `recover` (a client whose daemon
+   * stopped mid pre-commit) puts the commit's work back and refuses; any other hook is
+   * handled. A question without an attempt id (curl's) gets the git command above the
+   * runner's shell, read from /proc, from `pid`.
+   */
+  async ask(hook: string, req: HookRequest, from: { pid?: number }, progress: (line: string) => void, signal: AbortSignal, judging: JudgingConfig): Promise<HookResult> {
+    if (!req.sandboxed && !req.attempt && from.pid) req.attempt = (await import('./attempt.js')).attemptOf(from.pid);
+    if (hook === 'recover') {
+      const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('./recover.js');
+      const r = await restoreAfterDaemonLoss(this.ctx.paths.gitDir, { attempt: req.attempt });
+      const said = selfRestoreMessage(r);
+      return { hook, ok: false, exitCode: 1, message: `${said || 'hermesd: nothing of this commit needed putting back.'}\nhermesd: commit again (a new daemon judges it). The daemon log says why the last one stopped: hermesd logs` };
+    }
+    return this.handle(hook, req, progress, signal, judging);
   }
 
   /** One hook's question, judged with `judging` (the config in force, the last valid one while the files do not load). */

@@ -265,6 +265,9 @@ export function configInForce(home: string, root: string): HermesConfig {
   }
 }
 
+/** The config a judgement uses (a judge may need only part of it); `broken`: the files do not load (why), and `config` is the last valid one. */
+export type JudgingConfig<C = HermesConfig> = { config: C; broken?: string };
+
 /**
  * What judges while the config files do not load and no valid config was seen: the defaults
  * with the guard settings last approved for this work tree (its rules among them), never "no

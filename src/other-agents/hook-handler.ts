@@ -21,11 +21,9 @@ import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
 import { gemini } from './gemini.js';
 import type { AgentSessions, HandledHook } from './sessions.js';
 import type { CodexProfile } from '../guard/agent-shell.js';
+import type { JudgingConfig } from '../guard/approval.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = { claude, codex, cursor, gemini };
-
-/** The config a call is judged with; `broken`: the files do not load (why), and `config` is the last valid one. */
-export type JudgingConfig = { config: GuardConfig; broken?: string };
 
 export class OtherAgentHooks {
   private profileCache: { stamp: string; profile: CodexProfile | undefined } | undefined;
@@ -44,7 +42,7 @@ export class OtherAgentHooks {
   }
 
   /** One hook event of `agent`, judged with `judging` (the config in force, the last valid one while the files do not load). */
-  async handle(agent: string, payload: unknown, judging: JudgingConfig): Promise<HandledHook> {
+  async handle(agent: string, payload: unknown, judging: JudgingConfig<GuardConfig>): Promise<HandledHook> {
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new UsageError('The hook payload must be a JSON object (what the agent writes on the hook\'s stdin).');
     const adapter = this.adapterFor(agent, payload as Record<string, unknown>);
     let ev: AgentEvent;
@@ -64,7 +62,7 @@ export class OtherAgentHooks {
     return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };
   }
 
-  private async preTool(adapter: Adapter, ev: AgentEvent, { config, broken }: JudgingConfig): Promise<HandledHook> {
+  private async preTool(adapter: Adapter, ev: AgentEvent, { config, broken }: JudgingConfig<GuardConfig>): Promise<HandledHook> {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: silentAnswer(ev), event: ev, decision: 'none' };
     const denial = this.deps.guard.judge(ev.tool.action, ev.cwd, config);
     // A config that does not load is judged with the last valid one, and the agent is told.

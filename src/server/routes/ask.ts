@@ -47,7 +47,7 @@ export function askRoute(ctx: DaemonContext, services: () => Promise<Services>, 
       const beat = setInterval(() => write('.\n'), HEARTBEAT_MS);
       let answer: Answer;
       try {
-        answer = await answerOf(ctx, await services(), q, body as Buffer, opts.sandboxed, (line) => write(textLines('e', line)), signal);
+        answer = await answerOf(await services(), q, body as Buffer, opts.sandboxed, (line) => write(textLines('e', line)), signal);
       } catch (err) {
         answer = await cannotJudge(ctx, q, err, await services().catch(() => undefined));
       } finally {
@@ -76,10 +76,10 @@ function mismatch(ctx: DaemonContext, q: AskQuery): void {
   stop.unref();
 }
 
-async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
+async function answerOf(services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
   if (body.length > MAX_BODY_BYTES) throw new UsageError(bodyTooLargeMessage(body.length));
   // A git hook's question needs every service; another agent's, the judge first (agents.ts loads the rest for the events that need it).
-  if (q.k === 'git') return gitAnswer(ctx, await services.loaded(), q, body, sandboxed, progress, signal);
+  if (q.k === 'git') return gitAnswer(await services.loaded(), q, body, sandboxed, progress, signal);
   if (sandboxed) throw new UsageError('A sandboxed command asks about its git hooks only.');
   if (!isAgentName(q.k)) throw new UsageError(`Unknown kind of question "${q.k}": git, or one of ${AGENT_NAMES.join(', ')}.`);
   let payload: unknown;
@@ -92,7 +92,7 @@ async function answerOf(ctx: DaemonContext, services: Services, q: AskQuery, bod
   return { code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
 }
 
-async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
+async function gitAnswer(services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
   const { hookRequestSchema } = await import('../../protocol/hooks.js');
   let req: HookRequest;
   try {
@@ -103,15 +103,7 @@ async function gitAnswer(ctx: DaemonContext, services: Services, q: AskQuery, bo
   // The log says which client asked: hermesd's (it names its version), or curl.
   req.via = q.v ? 'client' : 'curl';
   if (sandboxed) req.sandboxed = true;
-  // curl (no client) sends no attempt: the git command above the runner's shell, read from /proc here.
-  else if (!req.attempt && q.pid) req.attempt = (await import('../../githooks/attempt.js')).attemptOf(q.pid);
-  if (q.n === 'recover') {
-    const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('../../githooks/recover.js');
-    const r = await restoreAfterDaemonLoss(ctx.paths.gitDir, { attempt: req.attempt });
-    const said = selfRestoreMessage(r);
-    return { code: 1, stderr: `${said || 'hermesd: nothing of this commit needed putting back.'}\nhermesd: commit again (a new daemon judges it). The daemon log says why the last one stopped: hermesd logs` };
-  }
-  const result = await services.hooks.handle(q.n, req, progress, signal, services.config.forJudging());
+  const result = await services.hooks.ask(q.n, req, { pid: q.pid }, progress, signal, services.config.forJudging());
   return { code: result.exitCode, stderr: result.message };
 }
 

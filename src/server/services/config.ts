@@ -9,16 +9,13 @@
 import { readTextIfAny } from '../../storage/read.js';
 import { join } from 'node:path';
 import type { DaemonContext } from '../daemon-context.js';
-import { applyApproval, approveConfig, configWhenBroken, describeLoosenings, type Loosening } from '../../guard/approval.js';
+import { applyApproval, approveConfig, configWhenBroken, describeLoosenings, type JudgingConfig, type Loosening } from '../../guard/approval.js';
 import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache } from '../../config/load.js';
 import { fileParseCache, type FileParseCache } from '../../config/parse-cache.js';
 import { projectDir, repoConfigPath, userConfigPath } from '../../paths/index.js';
 import { writeRunnerSettings } from '../../hook-client/runners.js';
 import { fileStamp } from '../../storage/file-stamp.js';
 import type { HermesConfig } from '../../config/schema.js';
-
-/** The config a judgement uses; `broken`: the files do not load (why), and `config` is the last valid one. */
-export type JudgingConfig = { config: HermesConfig; broken?: string };
 
 export class ConfigService {
   private state: { stamp: string; value: LoadedConfig; pending: Loosening[] } | { stamp: string; error: unknown } | undefined;

@@ -20,56 +20,6 @@ import type { GuardService } from './guard.js';
 /** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
 const HEALTH_TTL_MS = 2_000;
 
-/**
- * Keeps the staged verdict ready: after the index or HEAD moved (the watcher's
- * 'workspace-changed', a hook's end; the index's own write at once, 'index-written'), the default index is judged in the background, one
- * judgement at a time, so the next pre-commit finds its answer. Only where the pre-commit
- * judges rules; a stat and HEAD's files decide whether anything moved.
- */
-function judgeAhead(ctx: DaemonContext, service: GitHooks, config: ConfigService): void {
-  let running = false;
-  let again = false;
-  const run = () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    let current: HermesConfig;
-    try {
-      current = config.get();
-    } catch {
-      return; // an invalid config is reported by the next hook
-    }
-    if (!current.hooks['pre-commit'].rules || current.rules.length === 0 || !service.staged.moved()) return;
-    running = true;
-    void service.staged
-      .judgeAhead(current)
-      .catch((err: unknown) => ctx.log.warn('staged verdict not judged ahead', { error: String(err) }))
-      .finally(() => {
-        running = false;
-        if (again) {
-          again = false;
-          run();
-        }
-      });
-  };
-  ctx.events.on('workspace-changed', run);
-  // The index just written: judged on the next turn of the loop, ahead of a commit that follows at once.
-  let soon: NodeJS.Immediate | undefined;
-  ctx.events.on('index-written', () => {
-    soon ??= setImmediate(() => {
-      soon = undefined;
-      run();
-    });
-  });
-  const anew = () => {
-    service.staged.forget();
-    run();
-  };
-  ctx.events.on('config-changed', anew);
-  ctx.events.on('authority-changed', anew);
-}
-
 /** The hook service, with its health and pending backups in status and warnings. */
 export function createHookService(ctx: DaemonContext, deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner }): Built<GitHooks> {
   const service = new GitHooks(ctx, {
@@ -97,7 +47,7 @@ export function createHookService(ctx: DaemonContext, deps: { config: ConfigServ
   };
   const pendingNow = ctx.oncePerStatus(() => pendingBackups(ctx.paths.gitDir));
   ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingNow().map((b) => b.id), staged: { ...service.staged.stats }, ...healthNow() }));
-  judgeAhead(ctx, service, deps.config);
+  service.judgeAhead(() => deps.config.get());
   ctx.warningSources.push(() => {
     const h = healthNow();
     const pending = pendingNow();
