@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- agent-hooks` (issue 16): what hermesd's hook adds to an agent's tool call.
+ * `npm run bench -- agent-hooks`: what hermesd's hook adds to an agent's tool call.
  * Each hook is run as an agent runs it — spawned from Node through `sh -c <command>`, the
  * payload written to its stdin, waited for — with its peers, each round in a new random
  * order, so they share the machine's noise: a `sh` hook that does nothing, a Python hook script that reads the
@@ -34,7 +34,7 @@ const RUNS = 150;
 const WARMUP = 10;
 const TRANSCRIPT_LINES = 20_000;
 const INGEST_ROUNDS = 6;
-/** Issue 16's goals: an allowed call's hook, warm daemon (median), against the do-nothing sh hook; ingest against raw inserts. */
+/** The goals: an allowed call's hook, warm daemon (median), against the do-nothing sh hook; ingest against raw inserts. */
 const ALLOWED_GOAL_MS = 15;
 const ALLOWED_GOAL_RATIO = 1.5;
 const INGEST_GOAL = 0.8;

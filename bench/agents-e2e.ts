@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- agents-e2e` (issue 31): what hermesd costs a whole session of the real
+ * `npm run bench -- agents-e2e`: what hermesd costs a whole session of the real
  * Claude Code, Codex and Gemini CLI (the pinned versions of test/helpers/agent-clis.ts,
  * installed into the cache when missing), each driven by its scripted model server
  * (test/helpers/agent-models.ts) through the same session: a prompt, three tool calls (read a
@@ -47,7 +47,7 @@ import { median, ms, percentile, printNote, printTable, shuffled, type Bench, ty
 export const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 10);
 export const roundsProblem = () => (Number.isInteger(ROUNDS) && ROUNDS >= 1 ? undefined : `HERMESD_BENCH_RUNS must be a whole number of rounds, 1 or more; it is "${process.env.HERMESD_BENCH_RUNS}"`);
 const WARMUP = 1;
-/** Issue 31's goals: hermesd's hooks and MCP server together, per session; its hooks per tool call. */
+/** The goals: hermesd's hooks and MCP server together, per session; its hooks per tool call. */
 const SESSION_GOAL_MS = 150;
 const TOOL_GOAL_RATIO = 1.5;
 /** How long after a client's exit its MCP servers and hooks may take to go before they count as left behind. */

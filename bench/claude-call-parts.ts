@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- claude-call-parts` (issue 31): where a Claude Code tool call's time goes
+ * `npm run bench -- claude-call-parts`: where a Claude Code tool call's time goes
  * when hermesd is set up, part by part. agents-e2e compares hermesd (hooks + MCP server) with
  * do-nothing hooks and no MCP server; a tool call's difference there mixes hermesd's hooks with
  * what Claude Code itself does differently when a project has an MCP server with tools, and

@@ -1,6 +1,6 @@
 /**
  * `hermesd check --commits` over a ~1,000-commit range of a real public repository's history
- * (issue 33): the whole CLI process (Node's start, the rules read from the range's base, one
+ *: the whole CLI process (Node's start, the rules read from the range's base, one
  * `git diff-tree` for the range) next to the floor a script would set, `git log -p <range> |
  * grep -E` of the same forbid patterns, measured in the same run, taking turns round by round.
  * gitleaks' own `git` scan is the peer the issue names, but it cannot run here: Debian 12 has

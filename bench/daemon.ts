@@ -1,9 +1,9 @@
 /**
- * Foundation benchmark (issue #2): daemon cold start to first answer, GET /v1/status round
+ * Foundation benchmark: daemon cold start to first answer, GET /v1/status round
  * trip next to a raw Unix-socket ping between two Node processes and next to a bare Node
  * HTTP server answering a small JSON (new connection and keep-alive: what the HTTP layer
  * costs, and what the status answer adds), `hermesd status` as a whole process next to
- * `node -e 0`, and the idle daemon's RSS. Issue 29: cold start to the first verdict — no
+ * `node -e 0`, and the idle daemon's RSS. The goal: cold start to the first verdict — no
  * daemon running, another agent's tool call asked through the hook as the agent runs it (the
  * client starts the daemon and waits for its judgement) — beside `node -e 0` in the same run,
  * with and without NODE_EXTRA_CA_CERTS.
@@ -23,7 +23,7 @@ import { median, ms, printTable, type Bench } from './table.js';
 
 /** A daemon worth starting on demand, and an API about as cheap as the socket under it. */
 const COLD_START_GOAL_MS = 300;
-/** Issue 29: an idle daemon exits, so the next question pays a start: it must stay cheap. */
+/** An idle daemon exits, so the next question pays a start: it must stay cheap. */
 const FIRST_VERDICT_GOAL_MS = 150;
 const STATUS_OVER_PING_GOAL = 1.5;
 

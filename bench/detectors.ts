@@ -1,13 +1,13 @@
 /**
- * Detector benchmark (issue 13): recall and false-positive rate per corpus family, for the
+ * Detector benchmark: recall and false-positive rate per corpus family, for the
  * current detectors beside the pre-issue ones (frozen in bench/baseline/), gitleaks' rules
  * (the same data, evaluated with gitleaks' semantics), secretlint's recommended preset, and the
  * reference implementation's threat patterns — all on the same inputs (test/fixtures/). Then
  * the cost of redaction per MB of tool output, today's beside the pre-issue one, interleaved
  * round by round so machine noise hits both alike.
  * Goals: in context ≥ 98%; values ≥ gitleaks; gitleaks' negatives ≤ 5%; override phrasings
- * ≥ 90% (issue 32; was 80%); benign documents and skills 0; cost ≤ 2× the pre-issue redaction.
- * Then the `secrets` rule kind (issue 30) on the same samples as a commit sees them: each
+ * ≥ 90% (was 80%); benign documents and skills 0; cost ≤ 2× the earlier redaction.
+ * Then the `secrets` rule kind on the same samples as a commit sees them: each
  * sample a file staged in a real repository, judged by `checkStaged` as pre-commit judges it.
  * Goals: ≥ 98% of the samples in context refused, ≤ 2% of gitleaks' negatives refused.
  */

@@ -13,7 +13,7 @@
  *
  * `node dist/bench/hooks-trials.js [n]` runs n trials (default 500) and prints the tally;
  * `npm run bench -- hooks-trials [--write]` runs HERMESD_BENCH_TRIALS of them (default 500) as
- * a benchmark with its table; test/hooks-never-lose-work.test.ts runs a smaller number.
+ * a benchmark with its table; test/githooks/hooks-never-lose-work.test.ts runs a smaller number.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

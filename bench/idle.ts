@@ -1,5 +1,5 @@
 /**
- * The idle footprint (issues 18 and 29): a daemon that has served status, context, check,
+ * The idle footprint: a daemon that has served status, context, check,
  * memory, session search and skills, then sat idle, beside a bare Node HTTP server on a Unix
  * socket that served as many requests, both measured in the same run; then ten daemons
  * together (ten work trees open) beside ten bare servers. An idle daemon exits after
@@ -26,7 +26,7 @@ const TEN = 10;
 /** A session log of some months: this many sessions of 100 messages, searched seven ways. */
 const LOG_SESSIONS = 1_000;
 const LOG_QUERIES = ['hello', 'parser', 'tokenizer', 'commit', 'branch merge', 'schema generator', 'flaky retry'];
-/** Issue 29's goal: an idle daemon within half again a bare Node HTTP server. */
+/** The goals: an idle daemon within half again a bare Node HTTP server. */
 const RSS_OVER_BARE_GOAL = 1.5;
 
 type Memory = { rss: number; pss: number; anon: number };

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- mcp` (issues 17, 31): a tool call through `hermesd mcp` (the SDK client over
+ * `npm run bench -- mcp`: a tool call through `hermesd mcp` (the SDK client over
  * stdio → the server → the daemon's API) next to the daemon's own HTTP call for the same
  * operation from a kept-alive client, interleaved, medians. The difference is what MCP adds
  * (goal ≤ 2 ms). Also: `hermesd mcp` from spawn to answered `initialize` and `tools/list` (what
@@ -24,7 +24,7 @@ import { median, ms, percentile, printTable, type Bench, type Goal, type Row } f
 const RUNS = 200;
 const WARMUP = 20;
 const START_RUNS = 15;
-/** Spawn to `tools/list` answered: every agent waits for it before its first model request (issue 31). */
+/** Spawn to `tools/list` answered: every agent waits for it before its first model request. */
 const START_GOAL_MS = 120;
 /** A client stopping its servers (Claude Code: SIGINT, SIGTERM 100 ms later, SIGKILL 400 ms after) must not wait on hermesd. */
 const EXIT_GOAL_MS = 100;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- placement` (issue 19).
+ * `npm run bench -- placement`.
  *
  * Accuracy: the rule-based classifier (with the deterministic enforceability check that turns
  * an authority rule into a config rule) on the labelled sentences of test/fixtures/placement/

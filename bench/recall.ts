@@ -1,7 +1,7 @@
 /**
  * Turn-only recall on a labelled set (test/fixtures/recall/threads.json: public GitHub issue
  * threads as earlier sessions, requests a user would type later, and the message of the thread
- * that should come back). For the current ranking beside the one before issue 32 (frozen in
+ * that should come back). For the current ranking beside the one before it (frozen in
  * bench/baseline/recall-before.ts), on the same log:
  *   - recall@3: share of requests whose labelled message is among the hits shown;
  *   - precision@3: share of the hits shown that come from the labelled thread;
@@ -62,7 +62,7 @@ function buildLog(fx: Fixture, background: number): Log {
 type Ranker = { name: string; make: (db: SessionDB) => (text: string, exclude: ReadonlySet<string>) => RecallHit[] };
 
 const RANKERS: Ranker[] = [
-  { name: 'before issue 32: rarest word decides (bench/baseline)', make: (db) => recallFromBefore(db, REPO) },
+  { name: 'before: rarest word decides (bench/baseline)', make: (db) => recallFromBefore(db, REPO) },
   { name: 'now: bm25 over the request, more words matched first', make: (db) => recallFrom(db, REPO) },
 ];
 

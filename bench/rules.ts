@@ -1,5 +1,5 @@
 /**
- * Rule engine benchmark (issue #3): the pre-commit fast path — rules judged on 50 staged
+ * Rule engine benchmark: the pre-commit fast path — rules judged on 50 staged
  * files in-process — next to the naive way (list the staged files, then `git show :path`
  * per file and scan every line), measured in the same run; plus the work-tree check.
  */

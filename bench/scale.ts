@@ -1,5 +1,5 @@
 /**
- * How the pre-commit's cost grows with the commit (issues 18 and 29): 5, 50, 500 and 5,000
+ * How the pre-commit's cost grows with the commit: 5, 50, 500 and 5,000
  * staged files, each size committed with no hook, with hermesd (all its hooks installed, the
  * rules of the config `hermesd init` writes — its secrets rule, gitleaks' rule set — warm
  * daemon, asked through hermesd's client) and with the `sh` floor: a plain hook doing a
@@ -69,7 +69,7 @@ function cpuMs(pid: number): number {
 /**
  * The time git spent in hooks during one command, from its trace2 events: every hook child
  * the command itself started (pre-commit, post-commit…), start to exit (`all`), and its
- * pre-commit hook alone (`pre`: what the goal of issue 29 is stated on). A git run inside a
+ * pre-commit hook alone (`pre`: what the goal is stated on). A git run inside a
  * hook writes events of its own (a nested session id); they are not counted twice.
  */
 function hookTime(traceFile: string): { all: number; pre: number } {
@@ -246,7 +246,7 @@ export const bench: Bench = {
       starts.push({ process: what, 'median start to exit': ms(median(t), 2) });
     }
     for (const [variant, r] of Object.entries(rows)) printTable(`pre-commit added time by commit size, ${SIZES.map((n) => `${runsAt(n)}`).join('/')} commits per peer at ${SIZES.join('/')} files, peers in turn (${variant})`, r);
-    printNote(`Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round); "pre-commit hook" and "all hooks" = the median time git spent in its pre-commit hook, and in all its hook children (trace2 events): hermesd runs a post-commit hook too (the audit and the commit's evidence), the floor none. The goal (issue 29) is on the pre-commit hook. The sh floor: ${GREP_HOOK.split('\n')[1]}`);
+    printNote(`Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round); "pre-commit hook" and "all hooks" = the median time git spent in its pre-commit hook, and in all its hook children (trace2 events): hermesd runs a post-commit hook too (the audit and the commit's evidence), the floor none. The goal is on the pre-commit hook. The sh floor: ${GREP_HOOK.split('\n')[1]}`);
     printNote('hermesd\'s pre-commit asks its daemon through hermesd\'s client (one small C process), and the daemon serves the verdict it judged when the index changed where it has one; "kept verdict served" counts those answers (the rest were judged in full, in the hook: what "at once" measures).');
     printTable('one process started and ended, 21 times each (what a hook pays per process it starts)', starts);
     if (dropped) printNote(`${dropped} status request(s) of the bench itself were dropped by a busy daemon and asked again.`);

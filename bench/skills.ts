@@ -1,5 +1,5 @@
 /**
- * Skills benchmark (issue #6): building the volatile-tier skill index for 1,000 skills —
+ * Skills benchmark: building the volatile-tier skill index for 1,000 skills —
  * cold (walk, parse front matter, security-scan every file, render), warm from the disk
  * snapshot (a new daemon: read the snapshot, stat the manifest), and warm from the
  * in-process LRU. Peer in the same run: the cold build without the security scan (what an
@@ -8,7 +8,7 @@
  * to its floor: the same process doing only the manifest's bare stat calls.
  * Goals: cold ≤ 150 ms, warm from the snapshot ≤ 5 ms.
  *
- * Then the git steps of a skill change (issue 32: the skills repository runs git through
+ * Then the git steps of a skill change (the skills repository runs git through
  * simple-git): create the repository, commit a new skill, read its history, resolve a revision,
  * list its files and read one back (what a revert does), through SkillRepo beside the same
  * steps through the raw runner (the frozen pre-issue SkillRepo), interleaved round by round.

@@ -1,11 +1,11 @@
 /**
  * The bundled builds, after tsc:
- * - the daemon (issue 18, idle footprint): dist/src/server/main.js and everything it imports,
+ * - the daemon (its idle footprint): dist/src/server/main.js and everything it imports,
  *   bundled and minified into dist/daemon/. A daemon is resident per work tree; V8 keeps every
  *   loaded module's source text and scope data, so fewer, smaller modules idle smaller (about
  *   5 MiB less RSS than the per-file tsc output, docs/benchmarks.md). better-sqlite3 stays
  *   external: a native addon, loaded from node_modules as before.
- * - `hermesd mcp` (issue 31, start on every agent session's critical path): dist/src/mcp/main.js
+ * - `hermesd mcp` (its start is on every agent session's critical path): dist/src/mcp/main.js
  *   into dist/mcp/, the MCP SDK in a chunk of its own that loads at the first tool call, and the
  *   SDK server's answers to `initialize` and `tools/list` recorded into dist/mcp/answers.json
  *   (src/mcp/answers.ts), which the front gives without loading it.

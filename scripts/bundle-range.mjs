@@ -1,5 +1,5 @@
 /**
- * The range check's build (issue 33): dist/src/rules/range.js and what it loads (the engine,
+ * The range check's build: dist/src/rules/range.js and what it loads (the engine,
  * the config schema with zod and yaml, the detectors), bundled and minified into dist/range/.
  * `hermesd check --commits` and the server's pre-receive hook start a Node process for one
  * judgement, and loading ~200 small modules cost them more than the judging (docs/benchmarks.md,

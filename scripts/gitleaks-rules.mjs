@@ -10,7 +10,7 @@
  * The file must be the pinned upstream version (checked by SHA-256): get it from
  * https://github.com/gitleaks/gitleaks/blob/<PINNED_TAG>/config/gitleaks.toml. To move to a
  * newer release, change PINNED_TAG and PINNED_SHA256 together, regenerate, and run
- * `npx vitest run test/detectors-*.test.ts` (the corpus tests hold the thresholds).
+ * `npx vitest run test/security` (the corpus tests hold the thresholds).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

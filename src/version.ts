@@ -31,7 +31,7 @@ export const MCP_ENTRY = join(PACKAGE_ROOT, 'dist', 'mcp', 'main.js');
 /**
  * glibc's allocator, for the daemon alone: blocks of 32 KiB and up come from mmap and go
  * back to the system when freed, so what parsing and compiling used at start does not stay
- * resident in an idle daemon (1.5 MiB less, issue 18). The marker tells the daemon to drop
+ * resident in an idle daemon (docs/benchmarks.md#idle). The marker tells the daemon to drop
  * the setting from its own environment, so git and the agent's commands run as the user's
  * environment says (server/main.ts); a value the user set is left as it is.
  */

@@ -1,6 +1,6 @@
 /**
- * FROZEN COPY, for comparison only: turn-only recall's ranking as it was before issue 32
- * (src/agent/recall.ts and recallFrom in src/agent/session-log.ts at commit 8735f55): the
+ * FROZEN COPY, for comparison only: turn-only recall's ranking as it was before
+ * (recall.ts and recallFrom in session-log.ts, then in the agent folder, at commit 8735f55; now src/sessions/recall.ts): the
  * request's rarest words searched with AND, relaxed by dropping the commonest, so every hit
  * holds the rarest word still in play. `npm run bench -- recall` measures it beside the current
  * ranking on the same labelled set. Not used by hermesd itself.

@@ -1,5 +1,5 @@
 /**
- * FROZEN COPY, for comparison only: src/security/scan.ts as it was before issue 13 (commit
+ * FROZEN COPY, for comparison only: src/security/scan.ts as it was before (commit
  * decb608). `npm run bench -- detectors` measures it beside the current scanner on the same
  * inputs. Not used by hermesd itself.
  */

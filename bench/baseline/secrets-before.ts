@@ -1,6 +1,7 @@
 /**
- * FROZEN COPY, for comparison only: the secret-pattern part of src/guard/secrets.ts and the
- * SessionDB pre-test of src/guard/prefilter.ts as they were before issue 13 (commit decb608).
+ * FROZEN COPY, for comparison only: the secret-pattern part of the secrets module and the
+ * SessionDB pre-test of the prefilter, both then in src/guard (now src/security/secrets.ts and
+ * src/security/prefilter.ts), as they were before (commit decb608).
  * `npm run bench -- detectors` measures it beside the current detector on the same inputs.
  * Not used by hermesd itself.
  */

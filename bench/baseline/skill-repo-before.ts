@@ -1,5 +1,5 @@
 /**
- * FROZEN COPY, for comparison only: src/skills/git.ts as it was before issue 32 (commit
+ * FROZEN COPY, for comparison only: src/skills/git.ts as it was before (commit
  * 8735f55), running git through the raw runner (src/git/run.ts) instead of simple-git.
  * `npm run bench -- skills` times the same git steps of a skill change through both. Not used
  * by hermesd itself.

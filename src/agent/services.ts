@@ -1,7 +1,7 @@
 /**
  * What the agent needs from the rest of hermesd, as one plain object: the configuration,
  * the rule check for protected paths, and the stores the tools read and write. The daemon
- * builds it from its services (src/agent/service.ts); tests and the benchmark build it from
+ * builds it from its services (src/server/services/agent.ts); tests and the benchmark build it from
  * the same core classes over temp directories. Tools see nothing else of the process.
  */
 import type { HermesConfig } from '../config/schema.js';

@@ -11,7 +11,7 @@ export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal };
 /**
  * A request's connection: the socket, and no TLS server name (there is no TLS). Without
  * `servername`, Node's agent works one out from the host, testing whether it is an IP address;
- * the first such test compiles Node's IPv6 pattern, ~5 ms of the first request of every CLI
+ * the first such test compiles Node's IPv6 pattern, on the first request of every CLI
  * command and of every MCP server's first resource list. (`servername` is an agent option the
  * http types do not list.)
  */

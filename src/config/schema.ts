@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 // Parsed once or a few times per process (a config, a hook's question): zod's JIT, which
 // compiles each object schema with `new Function` on its first parse, costs more than it
-// saves here — about 15 ms of a cold daemon's first verdict.
+// saves here, on a cold daemon's first verdict (docs/benchmarks.md#daemon).
 z.config({ jitless: true });
 
 /** Seed budget for MEMORY.md (chars): enough for a handful of durable facts, small enough to sit in every prompt. */
@@ -50,7 +50,7 @@ export const MODEL_MAX_TURNS = 20;
 export const MODEL_TIMEOUT_MS = 120_000;
 /**
  * Idle minutes before the daemon exits on its own: the next hook question or command starts a
- * new one (~140 ms to its first verdict, docs/benchmarks.md#daemon), so an idle work tree holds no process for long.
+ * new one (its first verdict: docs/benchmarks.md#daemon), so an idle work tree holds no process for long.
  */
 export const DAEMON_IDLE_TIMEOUT_MINUTES = 30;
 /** The model when none is configured: small, cheap and good at tool calls. */
@@ -66,7 +66,7 @@ export const SECRETS_RULE_ID = 'no-secrets';
 const SECRETS_RULE_MESSAGE = 'Never commit credentials; use environment variables or a secret manager.';
 
 /**
- * Builds the schemas. Building them costs a cold process ~12 ms of zod's own start (each schema
+ * Builds the schemas. Building them is most of zod's own start in a cold process (each schema
  * object made and its first parse), so they are built on first use (`schemas()`): a cold daemon
  * whose config comes from its parse cache builds none before its first verdict.
  */

@@ -1,6 +1,6 @@
 /**
  * Refs read without starting git: HEAD, loose and packed refs. A git process costs the daemon
- * 3–5 ms of its main thread (the fork of a large process), and it asked git after every commit
+ * its main thread for the fork of a large process, and it asked git after every commit
  * for facts that sit in a few small files.
  *
  * Every function answers as git would, or `undefined` when it cannot be sure (a reftable

@@ -226,7 +226,7 @@ export function gitOut(gitBin: string, args: string[], cwd: string, env?: NodeJS
 
 /**
  * runGit without holding the daemon's event loop: a synchronous spawn blocks it for the whole
- * git run (~3–5 ms each here), and the post-commit audit ran five of them.
+ * git run (the fork of a large process), and the post-commit audit ran five of them.
  */
 export async function runGitAsync(gitBin: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = await gitAsyncTry(args, { bin: gitBin, cwd: opts.cwd, env: opts.env ?? process.env, timeoutMs: GIT_QUERY_TIMEOUT_MS, maxBuffer: GIT_QUERY_MAX_BYTES });

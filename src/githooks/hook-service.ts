@@ -191,7 +191,7 @@ export class GitHooks {
           return { hook, ok: false, exitCode: 1, message: `${pendingNotice(pending)}\nhermesd: this commit waits until it is restored (or: HERMESD_SKIP=1 git commit …  or  git commit --no-verify).` };
         }
         const indexFile = this.indexFileOf(req);
-        // hermesd guard (issue 20): a commit from the sandbox has its checks and generators run in it too.
+        // hermesd guard: a commit from the sandbox has its checks and generators run in it too.
         const wrap = req.sandboxed ? this.deps.sandboxWrap(config) : undefined;
         const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
         const judged = attempt ? precommitOfAttempt(paths.gitDir, attempt) : undefined;
@@ -227,7 +227,7 @@ export class GitHooks {
         const read = object ? undefined : await readCommit(root, at.head, this.ctx.paths);
         const commit = read ?? { sha: at.head, tree: object!.tree };
         const evidence = this.later(hook, async () => postCommitEvidence(root, at, read ?? (await readCommit(root, commit.sha, this.ctx.paths))));
-        // hermesd guard (issue 20): every new commit since the last look is judged, not only HEAD.
+        // hermesd guard: every new commit since the last look is judged, not only HEAD.
         const since = this.deps.refTipsSinceLastLook();
         const audit = await this.auditCommit(config, commit.sha, commit.tree, req, since);
         if (!audit?.notice) return evidence;
@@ -332,7 +332,7 @@ export class GitHooks {
     const { root, paths } = this.ctx;
     const gitDir = paths.gitDir;
     const attempt = isAttemptId(req.attempt) ? req.attempt : undefined;
-    // issue 20: commits other than HEAD that are new since the daemon's last look (commit-tree, merges) are judged by content.
+    // commits other than HEAD that are new since the daemon's last look (commit-tree, merges) are judged by content.
     const withEarlier = async (audit: CommitAudit | undefined): Promise<CommitAudit | undefined> => {
       if (!since) return audit;
       const earlier = await postCommitAudit(root, config, { dirs: paths, hookRan: true, since });

@@ -77,7 +77,7 @@ export type PreCommitDeps = {
 /** Runs `sh -c <run>` at the root; resolves when it exits, is stopped by `signal`, or times out. */
 export async function runCheck(root: string, check: Check, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env, wrap?: CommandWrap): Promise<CheckRun> {
   const limit = check.timeoutMs ?? CHECK_TIMEOUT_MS;
-  // `wrap`: the guard's sandbox, for a commit made in one (issue 20). The check sees the hook's
+  // `wrap`: the guard's sandbox, for a commit made in one. The check sees the hook's
   // environment without the index of the commit (it runs on the staged snapshot itself).
   const how: CommandWrap = (command, cwd) => {
     const w = (wrap ?? plainShell)(command, cwd);

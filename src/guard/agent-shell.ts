@@ -190,7 +190,7 @@ export function confineScriptFile(dir: string, text: string): string {
  * argument. Short, so that the agent's own reading of the command (its permission checks parse
  * it) costs what it costs for the command itself; and not `exec`, so that what the agent's shell
  * does after a command (Claude Code records the directory, Gemini CLI the background processes)
- * still runs — skipping it cost Gemini CLI's shell calls 13–27 ms more.
+ * still runs — skipping it made Gemini CLI's shell calls slower (docs/benchmarks.md#sandbox).
  */
 export function confinedCommand(script: string, command: string): string {
   return `/bin/sh ${shQuote(script)} ${shQuote(command)}`;
@@ -236,9 +236,8 @@ export type CodexProfile = { name: string; paths: string[] };
  * `:workspace` with the files the guard reads and the paths rules protect read-only inside the
  * work tree, so that inside Codex's own sandbox, where bubblewrap cannot start, a command still
  * meets a read-only file. Only the paths there now: Codex sets up each listed path for every
- * command it runs, and one that is not there costs it more (measured with Codex 0.171.0: 28
- * missing paths added ~45 ms to every shell call, 28 present ones ~18 ms, 4 present ones
- * nothing measurable); a path that appears later is not in the profile, so the confinement does
+ * command it runs, and one that is not there costs it more on every shell call than one that is
+ * (docs/benchmarks.md#sandbox); a path that appears later is not in the profile, so the confinement does
  * not count on it (codexProfileCovers). Named by its content.
  */
 export function codexProfile(config: GuardConfig, root: string, alsoThere: readonly string[] = []): CodexProfile {

@@ -25,7 +25,7 @@ export type CommitAudit = {
   /** What to print (empty when the hook ran); loud when there are violations. */
   notice: string;
   /**
-   * issue 20: earlier new commits (reachable from HEAD, from none of `since`) that the hook did
+   * earlier new commits (reachable from HEAD, from none of `since`) that the hook did
    * not judge and that break rules — a commit-tree, a merge — found whatever the reflog says.
    */
   earlier?: Array<{ commit: string; violations: Violation[] }>;
@@ -37,7 +37,7 @@ export type CommitAudit = {
  * by attempt); without it, a tree the pre-commit passed recently counts. `unknown`: the daemon
  * restarted during the commit, so it cannot tell; the notice says so instead of "skipped".
  * `since`: the ref tips the daemon saw last; every commit HEAD reaches that none of them does
- * is judged (issue 20), not only HEAD. A merge is judged on what it changed against every parent.
+ * is judged, not only HEAD. A merge is judged on what it changed against every parent.
  * `dirs`: HEAD and its commit are read from git's files where they can be (no git process), and
  * the git dir is known without asking git.
  */

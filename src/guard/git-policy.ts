@@ -51,7 +51,7 @@ export const READ_ONLY_COMMANDS = (
 
 /**
  * Commands the policy has nothing to say about and that run no hook a policy protects: the sh
- * shim hands these straight to git too (issue 20: a Node start per plumbing call made
+ * shim hands these straight to git too (a Node start per plumbing call made
  * scripted git slow). What they do to refs and files is judged after the command, by content.
  */
 export const UNJUDGED_COMMANDS = [

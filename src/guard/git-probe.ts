@@ -61,7 +61,7 @@ export function makeProbe(gitBin: string, globals: string[], cwd: string, env: N
     },
     hooksPathOverridden() {
       // Nothing of this invocation's own (-c, --config-env, GIT_CONFIG_*): both questions would
-      // be the same one, so no git runs (two of them cost an agent's `git commit` ~7 ms here).
+      // be the same one, so no git runs (two git processes on every agent's `git commit`).
       const mine = withoutConfigOverrides(globals, invocation);
       if (mine.globals.length === globals.length && Object.keys(mine.env).length === Object.keys(invocation).length) return false;
       const clean = withoutConfigOverrides(globals, env);

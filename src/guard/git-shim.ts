@@ -13,7 +13,7 @@ import { makeProbe } from './git-probe.js';
 import { gitPassThrough, runGit, type Exit } from '../git/run.js';
 import { binShell, runCommandSync } from '../process/run.js';
 
-/** `broker`: inside the sandbox, the socket of the daemon that makes pushes (issue 20). */
+/** `broker`: inside the sandbox, the socket of the daemon that makes pushes. */
 export type ShimSettings = { realGit: string; commonDir: string; policy: GitPolicy; broker?: string };
 
 /** A push can take minutes (a slow remote, a pre-push hook running tests). */

@@ -139,7 +139,7 @@ export function snapshotProtected(root: string, config: GuardConfig | undefined,
 }
 
 /**
- * Directories above protected files that are no longer directories (issue 20: `mv dir away
+ * Directories above protected files that are no longer directories (`mv dir away
  * && ln -s away dir`): each is removed (a symbolic link is unlinked, never followed), so the
  * files below are seen as deleted and put back into a real directory.
  */

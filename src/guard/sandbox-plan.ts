@@ -45,7 +45,7 @@ export const AGENT_CONFIG_PATHS = ['.claude', '.codex', '.cursor', '.gemini', '.
 
 /**
  * Whether a repository-relative path is one the guard reads or enforces with (the config,
- * hook managers' files, other agents' hooks): no tool writes it (issue 20).
+ * hook managers' files, other agents' hooks): no tool writes it.
  */
 export function guardOwnedPath(rel: string): boolean {
   const p = rel.replace(/^\.\//, '');

@@ -61,7 +61,7 @@ export type GuardRun = {
   refusedWrites(output: string): RefusedWrite[];
 };
 
-/** What the daemon gives the terminal guard (src/guard/service.ts); a standalone run has none of it. */
+/** What the daemon gives the terminal guard (src/server/services/guard.ts); a standalone run has none of it. */
 export type GuardPort = {
   secrets: SecretValues;
   /** $HERMES_HOME. */

@@ -20,7 +20,7 @@ import { readHead, refMap } from '../git/refs.js';
 import { GIT_DIR_READ, gitDirsOf } from './sandbox-plan.js';
 
 /**
- * `policy` 'rules': a new commit broke repository rules (issue 20: judged by content); `rules`
+ * `policy` 'rules': a new commit broke repository rules (judged by content); `rules`
  * names them. 'guard': what hermesd runs or reads was changed (its hook runner, a name at the
  * top of a git directory outside what git writes): always undone, whatever the config allows.
  */
@@ -164,7 +164,7 @@ export function undoGitDirNames(before: GitDirNames): GitViolation[] {
 
 function readRefs(gitBin: string, root: string): Map<string, string> {
   const refs = new Map<string, string>();
-  // Every ref, not only branches and tags: a commit parked under refs/anything can be merged or pushed later (issue 20).
+  // Every ref, not only branches and tags: a commit parked under refs/anything can be merged or pushed later.
   const out = gitOut(gitBin, ['for-each-ref', '--format=%(objectname) %(refname)'], root, cleanGitEnv()) ?? '';
   for (const line of out.split('\n')) {
     const at = line.indexOf(' ');
@@ -299,7 +299,7 @@ function commitsMadeSince(before: RepoState, after: RepoState): string[] {
 /**
  * Compares the repository with `before` and undoes what the policy refuses: one violation
  * per finding (`undone` says whether it was rolled back), and whether any ref or HEAD moved
- * during the command (issue 20: only then are new commits looked for, so a command that
+ * during the command (only then are new commits looked for, so a command that
  * moved nothing costs no more git).
  */
 export function verifyRepoStateWith(before: RepoState, policy: GitPolicy): { violations: GitViolation[]; refsMoved: boolean } {
@@ -465,7 +465,7 @@ function newlyStagedIgnored(before: RepoState): string[] {
   return now.filter((f) => !was.has(f));
 }
 
-// --- issue 20: commits judged by content ---------------------------------------------------
+// --- commits judged by content ---------------------------------------------------
 
 /** HEAD's commit from the HEAD file and the refs just read (no git process): a branch's tip, or a detached id. */
 function headOf(gitDir: string, refs: Map<string, string>): string | undefined {

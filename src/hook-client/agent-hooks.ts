@@ -54,7 +54,7 @@ export const AGENT_EVENTS: Readonly<Record<AgentName, Readonly<Record<string, Ev
     subagentStop: 'stop',
     sessionEnd: 'session-end',
   },
-  // Gemini CLI's docs/hooks/reference.md
+  // Gemini CLI's hooks reference (google-gemini/gemini-cli/docs/hooks/reference.md)
   gemini: {
     SessionStart: 'session-start',
     BeforeAgent: 'prompt',

@@ -56,7 +56,7 @@ function plainInitialize(m: Message): m is Message & { id: string | number; para
 
 /**
  * The launcher (src/hook-client/runners/mcp.sh) sets NODE_EXTRA_CA_CERTS aside for this process, which
- * makes no TLS connection (reading the certificates costs a Node start ~40 ms); a daemon it
+ * makes no TLS connection (reading the certificates slows every Node start); a daemon it
  * starts reaches the model endpoint and gets it back.
  */
 const SET_ASIDE_CA_CERTS = 'HERMESD_NODE_EXTRA_CA_CERTS';

@@ -78,8 +78,8 @@ export class DaemonLink {
 
   /**
    * Starts (or finds) the daemon and follows its events; concurrent callers share one attempt.
-   * A warm-up under way is waited for first: its probe is the one this would send (~5 ms of a
-   * new Node process's first request, on every client's path to its first model request).
+   * A warm-up under way is waited for first: its probe is the one this would send (a new Node
+   * process's first request, on every client's path to its first model request).
    */
   connect(): Promise<DaemonClient> {
     if (this.client) return Promise.resolve(this.client);

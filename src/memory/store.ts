@@ -14,7 +14,7 @@ import { MEMORY_CHAR_LIMIT, USER_CHAR_LIMIT } from '../config/schema.js';
 import { MemoryRefused } from '../errors/index.js';
 import { redactSecrets } from '../security/redact.js';
 import { REMEDY, scanText } from '../security/scan.js';
-import { writeFileAtomicSync } from '../storage/atomic.js';
+import { isTempOf, writeFileAtomicSync } from '../storage/atomic.js';
 import { withLockSync } from '../storage/lock.js';
 import { charCount, containsSeparatorLine, decodeFile, dedupe, ENTRY_SEPARATOR, formatCount, parseEntries, preview, roundTrips, serializeEntries, usageOf } from './entries.js';
 import { FILE_OF, kindOf, NAME_OF, renderBlock, sanitizeEntries, type MemoryScope, type MemoryTarget, type StoreKind } from './snapshot.js';
@@ -81,7 +81,7 @@ const refuse = (reason: MemoryRefusal, error: string, matches?: string[]): Outco
 
 /** Returns the refusal message for content that fails the strict scan, naming the pattern. */
 function threatRefusal(content: string): { error: string; threats: string[] } | undefined {
-  // hermesd guard (issue 9): a secret-shaped value never lands in a store shown in every prompt.
+  // hermesd guard: a secret-shaped value never lands in a store shown in every prompt.
   const secrets = redactSecrets(content).redactions;
   if (secrets.length > 0) {
     const kinds = [...new Set(secrets.map((r) => r.kind))];
@@ -435,9 +435,8 @@ export class MemoryStore {
    * holder writes `<file>.<n>` temps, so under the lock every one of them is stale.
    */
   private removeStaleTemps(target: MemoryTarget): void {
-    const temp = new RegExp(`^${FILE_OF[target].replace('.', '\\.')}\\.\\d+$`);
     for (const f of readdirSync(this.dir)) {
-      if (!temp.test(f)) continue;
+      if (!isTempOf(FILE_OF[target], f)) continue;
       try {
         unlinkSync(join(this.dir, f));
       } catch {

@@ -1,12 +1,12 @@
 /**
- * Gemini CLI's hooks (`hooks` in `.gemini/settings.json`; docs/hooks/reference.md of
+ * Gemini CLI's hooks (`hooks` in `.gemini/settings.json`; google-gemini/gemini-cli/docs/hooks/reference.md of
  * google-gemini/gemini-cli). Stdin: `session_id`, `transcript_path`, `cwd`,
  * `hook_event_name`, `timestamp`; `prompt` on BeforeAgent; `tool_name` / `tool_input` on
  * BeforeTool and AfterTool (`run_shell_command {command, dir_path?}`, `write_file
  * {file_path, content}`, `replace {file_path, …}`, `read_file {file_path}`,
  * `read_many_files {include, …}`; paths relative to `cwd` or absolute).
  *
- * Answers: a denial is exit 0 with `{"decision": "deny", "reason"}` (docs/hooks/reference.md:
+ * Answers: a denial is exit 0 with `{"decision": "deny", "reason"}` (gemini-cli/docs/hooks/reference.md:
  * the reason goes to the agent as the tool's error; exit 2 worked too, but Gemini then warned the
  * user "Hook(s) [hermesd] failed" on every refusal). Context at SessionStart and BeforeAgent is
  * `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`. Never exit with another
@@ -55,6 +55,6 @@ export const gemini: Adapter = {
   },
   // AfterTool: appended to the tool's result for the model.
   context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'BeforeAgent', 'AfterTool']),
-  // hookSpecificOutput.tool_input is merged over the model's arguments (docs/hooks/reference.md, BeforeTool).
+  // hookSpecificOutput.tool_input is merged over the model's arguments (gemini-cli/docs/hooks/reference.md, BeforeTool).
   rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, tool_input: { command } } }),
 };

@@ -162,7 +162,7 @@ function walkUpTo(files: string[], none: string): string {
  *
  * `small`: the entry is for tools whose payloads are a command or a path (Bash, Read, Grep…),
  * and the hook reads the payload with the shell's own `read` instead of starting `cat`
- * (~0.6 ms of a ~4 ms call here). `read` takes one system call per byte, so the tools whose
+ * (a process less per call: docs/benchmarks.md#agent-hooks). `read` takes one system call per byte, so the tools whose
  * payloads carry a file's content (Write, Edit, apply_patch…) keep `cat`.
  */
 export function hookCommand(agent: AgentName, event: string, small = false): string {
@@ -170,7 +170,7 @@ export function hookCommand(agent: AgentName, event: string, small = false): str
   // The runner in the main work tree's git dir, where the stub would find it (a linked work tree's .git is a file: there the stub is needed).
   const RUNNER = MAIN_TREE_AGENT_RUNNER;
   // Where the agent runs the command with `sh -c` and names the root, the stub is sourced
-  // into that shell: one sh start per call instead of two (0.8 ms of a 4.6 ms call here).
+  // into that shell: one sh start per call instead of two.
   const sourced = (root: string) =>
     `set -- ${args}; hermesd_root=${root}; if [ -f ${root}/${AGENT_STUB} ]; then . ${root}/${AGENT_STUB}; elif [ -f ${root}/${RUNNER} ]; then hermesd_gd=${root}/.git; . ${root}/${RUNNER}; fi`;
   switch (agent) {
@@ -180,7 +180,7 @@ export function hookCommand(agent: AgentName, event: string, small = false): str
       // Codex runs hooks with the user's shell (`/bin/bash -c` for Codex 0.171 here; not always a POSIX one) in the
       // session's directory, which may be below the root, and no variable names the root. That shell is replaced
       // by sh (exec: no fork), which finds the root by walking up to the stub (or the runner) with builtins
-      // and sources it: no `git rev-parse` and no second shell per call (they cost 16 ms of each tool call).
+      // and sources it: no `git rev-parse` and no second shell per call (each a process on every tool call).
       // Neither anywhere above (hermesd uninstalled): nothing to do, the call goes on.
       return `exec sh -c '${walkUpTo([AGENT_STUB, RUNNER], 'exit 0')} set -- ${args}; hermesd_root=$d; if [ -f "$d/${AGENT_STUB}" ]; then . "$d/${AGENT_STUB}"; else hermesd_gd=$d/.git; . "$d/${RUNNER}"; fi'`;
     case 'cursor':

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 
 /**
  * How a command is run: the program and arguments for `sh -c command` in `cwd`, and the
- * environment when the wrapper chooses it. The guard passes its sandbox (issue 20: an
+ * environment when the wrapper chooses it. The guard passes its sandbox (an
  * agent's generator or check must not run outside the sandbox it came from).
  */
 export type CommandWrap = (command: string, cwd: string) => { file: string; args: string[]; env?: NodeJS.ProcessEnv };

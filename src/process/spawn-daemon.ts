@@ -17,7 +17,7 @@ export type Started = { socket: string } | { busy: number } | { error: string } 
 export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   const out = withoutGitInvocation(env);
   if (Object.keys(DAEMON_ALLOCATOR_ENV).every((k) => out[k] === undefined)) Object.assign(out, DAEMON_ALLOCATOR_ENV, { [DAEMON_ALLOCATOR_MARKER]: '1' });
-  // No V8 flag: one on the command line costs every start ~20 ms; the daemon sets its own at run time (server/run-daemon.ts).
+  // No V8 flag: one on the command line slows every start; the daemon sets its own at run time (src/server/run-daemon.ts).
   return { command: process.execPath, args: [DAEMON_ENTRY, root], env: out };
 }
 

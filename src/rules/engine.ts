@@ -321,7 +321,7 @@ export async function checkCommittedTree(root: string, config: HermesConfig, ind
   };
 }
 
-// --- added by the guard (issue 9): post-commit re-check of a commit the pre-commit hook never saw ---
+// --- added by the guard: post-commit re-check of a commit the pre-commit hook never saw ---
 /**
  * Judges one commit against its first parent (a root commit against the empty tree): what
  * post-commit re-checks when the pre-commit hook was skipped. Generators are not run (the

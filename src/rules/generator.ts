@@ -6,7 +6,7 @@
  *
  * The generator is the one committed at HEAD: a generator edited in the same change as its
  * output would otherwise vouch for whatever it was edited to write. Its files are the programs
- * its command runs (`sh gen.sh` → gen.sh, `node scripts/gen.mjs schema.json` → scripts/gen.mjs;
+ * its command runs (`sh gen.sh` → gen.sh, `node tools/gen.mjs schema.json` → tools/gen.mjs;
  * `npm run gen` → package.json and the programs its script runs; `make` → the Makefile); where
  * the snapshot changed one of them, HEAD's version is put back in the checkout before the
  * generator runs, and the result says which changed.
@@ -120,8 +120,8 @@ function simpleCommands(command: string): string[][] {
 
 /**
  * The repository-relative files that are a generator command's own code — the programs it
- * runs, not their input: `sh gen.sh` and `./gen.sh` → gen.sh, `node scripts/gen.mjs schema.json`
- * → scripts/gen.mjs; for a package manager's script, package.json and the programs the script
+ * runs, not their input: `sh gen.sh` and `./gen.sh` → gen.sh, `node tools/gen.mjs schema.json`
+ * → tools/gen.mjs; for a package manager's script, package.json and the programs the script
  * runs (`scripts` gives the script's text in each package.json version asked); for make, the
  * Makefile. Candidates: some name no file.
  */

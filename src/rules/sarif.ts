@@ -2,7 +2,7 @@
  * A check's result as a SARIF 2.1.0 log (`hermesd check --format sarif`), the format code
  * scanning uploads take (GitHub's upload-sarif action, GitLab, Azure DevOps). One run; each
  * violation a result at its file and line (a protected path: the file alone), with the commit
- * that brought it; warnings are the run's tool notifications. test/check-sarif-validates.test.ts
+ * that brought it; warnings are the run's tool notifications. test/rules/check-sarif-validates-against-the-schema.test.ts
  * validates it against the SARIF 2.1.0 schema.
  */
 import { sha256 } from '../text/hash.js';

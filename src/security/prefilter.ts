@@ -6,7 +6,7 @@
  * SECRET_CANDIDATE must hold for every text in which `redactSecrets` (without `known` values)
  * could change anything — a superset, never narrower: it is `mightHoldSecret`, which tests
  * gitleaks' rare keywords, the own regex of rules whose keywords are common words, and the
- * anchors of the other detectors. test/sessions-write-and-filter-paths.test.ts holds it to that.
+ * anchors of the other detectors. test/sessions/sessions-write-and-filter-paths.test.ts holds it to that.
  */
 import { mightHoldSecret } from './secrets.js';
 import { redactSecrets } from './redact.js';

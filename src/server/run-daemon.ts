@@ -34,14 +34,14 @@ let collector: (() => void) | undefined;
 /*
  * The daemon's V8 settings are made here, at run time, not by flags on its command line: any V8
  * flag there makes Node compile its own built-in modules from source (their code cache, built
- * into the node binary, is keyed by V8's flags), ~20 ms more of every start, which a cold
+ * into the node binary, is keyed by V8's flags): a slower start (docs/benchmarks.md#daemon), which a cold
  * daemon's first verdict waits for. A flag set at run time does the same to the built-in modules
  * loaded after it, so each is set once those the daemon needs are in.
  */
 
 /**
  * The young generation stays at V8's initial 1 MiB semi-spaces instead of growing to 16 MiB,
- * whose pages an idle daemon would keep (issue 18). Run once the daemon's own modules' built-in
+ * whose pages an idle daemon would keep. Run once the daemon's own modules' built-in
  * imports are loaded (the bundle's entry has them all), before the services allocate.
  */
 export function keepYoungGenerationSmall(): void {
@@ -173,7 +173,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const rest = async (): Promise<Route[]> => (await import('./routes/index.js')).serviceRoutes(await services());
   const api = createApiServer(ctx, [...statusRoutes(ctx), askRoute(ctx, judging, { sandboxed: false })], {}, rest);
   // Falling idle, the daemon collects its garbage at once, not when
-  // V8's memory reducer gets to it about 8 s later: most of a work tree's day is idle.
+  // V8's memory reducer gets to it only seconds later: most of a work tree's day is idle.
   const trim = setTimeout(function collectWhenIdle() {
     if (ctx.busy > 0) trim.refresh();
     else collectGarbage();

@@ -30,8 +30,8 @@ export const BUSY_TIMEOUT_MS = 5_000;
 export const BUSY_RETRIES = 6;
 const BUSY_BACKOFF_BASE_MS = 10;
 /**
- * Up to this many matches, a query is ranked by bm25 over all of them (about 0.7 µs a match,
- * so ≈15 ms). Beyond it, ranking everything costs hundreds of ms for nearly no relevance (a
+ * Up to this many matches, a query is ranked by bm25 over all of them (a cost per match).
+ * Beyond it, ranking everything costs far more for nearly no relevance (a
  * term in most rows has almost no IDF), so only the newest RECENT_CANDIDATES are ranked.
  */
 export const FULL_RANK_MAX_MATCHES = 20_000;
@@ -40,7 +40,7 @@ export const RECENT_CANDIDATES = 2_000;
  * A filtered search (repository, role, source) of a very common term looks at the newest
  * this-many matches first and ranks those that pass the filters. Collecting RECENT_CANDIDATES
  * that pass a 1-in-20 filter would mean joining 40,000 matches to messages and sessions
- * (~30 ms of a 68 ms p95); one window of 10,000 fills a page for any filter that keeps more
+ * (most of such a search's time); one window of 10,000 fills a page for any filter that keeps more
  * than 1 match in 500. When it does not, the window grows ×4 until the page is full or the
  * matches run out, so a small repository still finds its messages, only more slowly.
  */
@@ -54,8 +54,7 @@ export const SEARCH_LIMIT_MAX = 200;
  * it is not given back: glibc keeps what SQLite frees in the daemon's heap (neither
  * `PRAGMA shrink_memory` nor closing the database lowered an idle daemon's RSS), so the cap
  * is what a daemon keeps after searching a large log. Over a million messages 8 MiB ingests as
- * fast as 32 did, and search p95s stay within ~3 ms of 32's (all under 21 ms; docs/benchmarks.md,
- * sessions), for 24 MiB less.
+ * fast as 32 did, and searches are nearly as fast (docs/benchmarks.md#sessions), for 24 MiB less.
  */
 export const CACHE_KIB = 8 * 1024;
 
@@ -361,7 +360,7 @@ export class SessionDB {
   // ---- messages -------------------------------------------------------------------------
 
   /**
-   * hermesd guard (issue 20): the known secret values of the daemon that owns this connection
+   * hermesd guard: the known secret values of the daemon that owns this connection
    * (its secret files, their history, its environment), removed before anything is stored.
    */
   private valueRedactor: ((text: string) => string) | undefined;
@@ -382,7 +381,7 @@ export class SessionDB {
 
   private insertMessage(sessionId: string, m: NewMessage): number {
     if (!(ROLES as readonly string[]).includes(m.role)) throw new UsageError(`Unknown message role "${m.role}"; expected one of ${ROLES.join(', ')}.`);
-    // hermesd guard (issue 9): secret-shaped values are redacted before anything is persisted.
+    // hermesd guard: secret-shaped values are redacted before anything is persisted.
     const content = this.redactStored(m.content ?? '');
     // The common case, the model saw exactly `content`, needs no second redaction pass.
     const apiRaw = m.apiContent == null || m.apiContent === m.content ? null : this.redactStored(m.apiContent);
@@ -549,7 +548,7 @@ export class SessionDB {
    * hits are found or the matches run out (see RECENT_FILTER_WINDOW).
    *
    * Two steps per window, because FTS5 reads the whole doclist of a term when given a lower
-   * rowid bound (50 ms for a word in 90% of a million rows), while walking it newest first
+   * rowid bound (slow for a word in most rows of a large log), while walking it newest first
    * from an upper bound is cheap: (1) walk `window` matches below `hi`, join them to messages
    * and sessions, keep the ids that pass; (2) walk again from `hi` with bm25, scoring only
    * those ids (`+f.rowid` keeps the IN test out of FTS5, which would restart the query per
@@ -586,9 +585,9 @@ export class SessionDB {
   /**
    * How many messages contain `term` (a word, or words as one phrase, split as the index splits
    * them), counted up to `cap`: a more frequent term returns `cap + 1`. Costs about a
-   * microsecond per counted match, so a small cap keeps it cheap for any term; the fts5vocab
-   * table gives exact counts but walks the term's whole doclist (25 ms for a word in 90% of a
-   * million messages). 0 for text with no word in it.
+   * small cost per counted match, so a small cap keeps it cheap for any term; the fts5vocab
+   * table gives exact counts but walks the term's whole doclist (slow for a word in most
+   * messages of a large log). 0 for text with no word in it.
    */
   termFrequency(term: string, cap: number = FULL_RANK_MAX_MATCHES, opts: { prefix?: boolean } = {}): number {
     const words = String(term ?? '').normalize('NFC').match(WORD_PARTS);

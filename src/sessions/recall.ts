@@ -18,7 +18,7 @@ export const RECALL_SNIPPET_CHARS = 300;
 export const RECALL_MAX_TERMS = 8;
 /**
  * A word found in more messages than this is too common to point at specific evidence, and
- * ranking its matches is what makes a search slow (150 ms at 1M messages); such words are
+ * ranking its matches is what makes a search slow on a large log (docs/benchmarks.md#sessions); such words are
  * left out of recall. The session_search tool still searches for anything.
  */
 export const RECALL_MAX_TERM_DOCS = 5_000;
@@ -173,7 +173,7 @@ export function composeUserApiContent(userText: string, blocks: string[]): strin
 /**
  * About how many messages a recall term matches, capped past RECALL_MAX_TERM_DOCS. Counted as
  * exact words, the word and its stem, where it can be: FTS5 reads every doclist a prefix covers
- * before it yields a row, so a prefix count of a common word costs ~15 ms at a million messages
+ * before it yields a row, so a prefix count of a common word is slow on a large log
  * (a common word is dropped on its exact count, and its prefix never searched). Only a word
  * that occurs in neither exact form ("crash" where the log says "crashed") is counted as the
  * prefix it will be searched as.

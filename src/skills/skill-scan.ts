@@ -171,7 +171,7 @@ export function scanSkillDir(dir: string): ScanReport {
 
 /**
  * Secret-shaped values in the text files of a skill folder, one finding per file and kind
- * (issue 9). Skills are committed to git and shown to every later session, so a value the
+ *. Skills are committed to git and shown to every later session, so a value the
  * guard would redact from a tool result must not be stored in one. The guard's own
  * `redactSecrets` decides, so its look-alikes (`sk-learn`, `API_KEY=changeme`, `${VAR}`)
  * pass here too. Findings carry no excerpt: the value itself must not travel further.

@@ -536,7 +536,7 @@ export class SkillStore {
     try {
       mutate();
       if (scan) {
-        // Secret values first (issue 9): whatever lands in the folder is committed, so the whole folder is checked.
+        // Secret values first: whatever lands in the folder is committed, so the whole folder is checked.
         const secrets = dirs.flatMap((d) => (existsSync(d) ? secretFindings(d) : []));
         if (secrets.length > 0) {
           await undo();

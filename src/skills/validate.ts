@@ -52,7 +52,7 @@ const NOT_PLAIN = /^(['"\[\]{}&*!|>%@`#,?:-]|[.+-]?\d|\.(inf|nan)$|(true|false|y
 
 /**
  * Front matter of the common shape — one `key: plain text` per line — read without the YAML
- * parser, which costs ~70 µs per document (70 ms for a 1,000-skill index). Anything else
+ * parser, whose cost per document adds up over a large skill index (docs/benchmarks.md#skills). Anything else
  * (quotes, lists, nesting, comments, numbers, booleans) returns undefined and goes to YAML,
  * so both paths read the same strings.
  */

@@ -24,9 +24,19 @@ function target(path: string): string {
   }
 }
 
+/** A temporary file's name beside `file`: `<file>.<digits>` (this process's id and a counter). */
+function tempOf(file: string): string {
+  return `${file}.${process.pid}${String(++written).padStart(6, '0')}`;
+}
+
+/** Whether `name` (in the same directory) is a temporary file of `fileName` this writer made: one a writer killed before its rename leaves. */
+export function isTempOf(fileName: string, name: string): boolean {
+  return name.startsWith(`${fileName}.`) && /^\d+$/.test(name.slice(fileName.length + 1));
+}
+
 function writeThenRename(path: string, data: string | Buffer, mode: number, durable: boolean): void {
   const file = target(path);
-  const tmp = `${file}.${process.pid}.${++written}.tmp`;
+  const tmp = tempOf(file);
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   try {
     const fd = openSync(tmp, 'wx', mode);

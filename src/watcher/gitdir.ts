@@ -3,7 +3,7 @@
  * reporting each entry's name as the kernel gives it. chokidar re-read a watched directory on
  * every entry created in it (a readdir and an lstat per entry), and git creates, renames and
  * removes a dozen entries in the git dir during each commit (index.lock, HEAD.lock,
- * COMMIT_EDITMSG, ORIG_HEAD…): ~8 ms of the daemon's CPU per commit, spent while git works.
+ * COMMIT_EDITMSG, ORIG_HEAD…): the daemon's CPU spent on each commit while git works.
  * Which names matter is the caller's to decide (RepoWatcher's classify).
  */
 import { watch, type FSWatcher } from 'node:fs';

@@ -35,7 +35,7 @@ async function ignoredAmong(root: string, rels: string[]): Promise<Set<string>> 
 
 /**
  * New directories are followed in batches: events are collected for this long, then one
- * stat each and two git processes for the whole batch (issue 20: a rename storm once cost a
+ * stat each and two git processes for the whole batch (a rename storm once cost a
  * `git check-ignore` per event and thousands of processes).
  */
 export const FOLLOW_BATCH_MS = 100;

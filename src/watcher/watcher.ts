@@ -250,7 +250,7 @@ export class RepoWatcher {
   }
 
   /**
-   * Called for every event, so it does no I/O (issue 20: a rename storm is tens of thousands
+   * Called for every event, so it does no I/O (a rename storm is tens of thousands
    * of events a second): the first event arms one timer, and the flush asks whether git is busy.
    */
   private note(kind: ChangeKind): void {

@@ -39,7 +39,7 @@ const FAKE_DAEMON = [
 
 /**
  * The shell attacks a review got past other agents' confined shells, each spelt so that hermesd's
- * reading of the command's text lets it through (test/guard-boundary-holds-in-other-agents-shells.test.ts
+ * reading of the command's text lets it through (test/guard/guard-boundary-holds-in-other-agents-shells.test.ts
  * runs each through the hooks alone): a fake daemon on the socket, a planted commondir, the
  * agent's own approval, commits of a key with the checks off, the user's git config, a writer
  * that outlives the call.
@@ -67,7 +67,7 @@ export const MEMORY_FACT = 'Release builds need the kestrel toolchain installed 
 
 /**
  * Shell commands that write a protected file, each its own: the ones hermesd's reading of a
- * command's text catches, and the ones it cannot read (issue 31: interpreters, a variable, a
+ * command's text catches, and the ones it cannot read (interpreters, a variable, a
  * writer in the background). After the session none of the files may have changed.
  */
 export const SHELL_WRITES: Array<{ id: string; command: string }> = [

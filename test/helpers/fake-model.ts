@@ -35,7 +35,7 @@
  * `reviewRequests`, not `requests`: a test scripting tasks keeps its steps and its indexes.
  *
  * Dialects: real OpenAI-compatible servers stream tool calls in shapes OpenAI does not (see
- * src/agent/tool-call-stream.ts for who sends what). A reply's `dialect`, or the default given
+ * src/model/tool-call-stream.ts for who sends what). A reply's `dialect`, or the default given
  * as `startFakeModel(script, { dialect })`, makes the fake speak one:
  *   { index: 'omit' }                        no `index` on tool-call deltas (Gemini, Ollama < 0.5, mistral.rs)
  *   { index: 'zero' }                        `index: 0` for every call (Ollama parallel calls)

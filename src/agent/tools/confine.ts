@@ -60,7 +60,7 @@ export function confine(root: string, path: string): Confined {
   return { root, abs: real, rel: rel || '.', realRel: realRel || '.', exists };
 }
 
-/** hermesd guard (issue 9): secret files (.env, keys, credentials, guard.secretPaths) are never read by a tool. */
+/** hermesd guard: secret files (.env, keys, credentials, guard.secretPaths) are never read by a tool. */
 export function refuseSecret(ctx: { root: string; config: GuardConfig }, target: { rel: string; realRel: string }, shown: string): void {
   for (const rel of [target.rel, target.realRel]) {
     const hit = isSecretPath(rel, ctx.config, { root: ctx.root });

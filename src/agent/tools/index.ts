@@ -20,7 +20,7 @@ import { writeFile } from './write-file.js';
 
 export type { Tool, ToolContext } from './types.js';
 
-/** The tool set, in the order of DESIGN.md §6 (names and parameters are a public contract), then remember (issue 19). */
+/** The tool set, in the order of DESIGN.md §6 (names and parameters are a public contract), then remember. */
 export const TOOLS: readonly Tool[] = [readFile, writeFile, patch, searchFiles, terminal, memory, sessionSearch, skillsList, skillView, skillManage, remember] as Tool[];
 
 /** Largest tool result handed to the model (chars of JSON); bigger results are cut and say so. */
@@ -107,7 +107,7 @@ function refusedValue(value: unknown): boolean {
 
 /** Runs one tool call from the model; never throws (a failure is a result the model can read). */
 export async function runToolCall(tools: readonly Tool[], call: { name: string; arguments: string }, ctx: ToolContext): Promise<ToolOutcome> {
-  // hermesd guard (issues 9, 20): known secret values (in any simple encoding), then secret-shaped
+  // hermesd guard: known secret values (in any simple encoding), then secret-shaped
   // ones, never reach the model or SessionDB through a tool result.
   const byValue = ctx.services.redactValues ?? ((t: string) => t);
   const redact = (text: string) => redactSecrets(byValue(text)).text;

@@ -34,7 +34,7 @@ export const readFile = defineTool({
     const target = confine(ctx.root, args.path);
     refuseSecret(ctx, target, args.path);
     if (!target.exists) throw new ToolError(`${args.path} does not exist. Use search_files to find the right path.`);
-    // Read through directory handles: a directory swapped for a link meanwhile fails the read (issue 20).
+    // Read through directory handles: a directory swapped for a link meanwhile fails the read.
     const { st, bytes } = withHandles(ctx.root, (h) => {
       const st = h.lstat(target.realRel);
       if (!st) throw new ToolError(`${args.path} does not exist. Use search_files to find the right path.`);

@@ -51,7 +51,7 @@ export const searchFiles = defineTool({
     const matches: Array<{ path: string; line: number; text: string }> = [];
     const pathMatches: string[] = [];
     let truncated = false;
-    // Files are read through directory handles: a directory swapped for a link meanwhile is skipped, never followed (issue 20).
+    // Files are read through directory handles: a directory swapped for a link meanwhile is skipped, never followed.
     const handles = new DirHandles(ctx.root);
     try {
       for (const rel of files) {
@@ -61,7 +61,7 @@ export const searchFiles = defineTool({
           truncated = true;
           continue;
         }
-        // hermesd guard (issue 9): the contents of secret files are not searched.
+        // hermesd guard: the contents of secret files are not searched.
         if (isSecretPath(rel, ctx.config, { root: ctx.root })) continue;
         let text: string;
         try {

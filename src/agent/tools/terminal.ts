@@ -66,7 +66,7 @@ export const terminal = defineTool({
     timeout: z.number().int().min(1).max(TERMINAL_MAX_TIMEOUT_S).optional().describe('seconds before the command is killed'),
   }),
   execute(args, ctx) {
-    // hermesd guard (issues 9, 20): the command runs in the sandbox; protected files restored, git policy
+    // hermesd guard: the command runs in the sandbox; protected files restored, git policy
     // and rules enforced on what it did, secrets redacted. One guarded command per repository at a time.
     return withRepoLock(ctx.root, async () => {
       const guard = await prepareTerminalGuard(ctx.root, ctx.config, { port: ctx.services.guard, sessionId: ctx.sessionId });

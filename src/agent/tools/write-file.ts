@@ -15,7 +15,7 @@ const NEW_FILE_MODE = 0o644;
 /** Throws a ToolRefused quoting the rule when a repository rule protects the path (or its symlink target). */
 export function refuseProtected(ctx: ToolContext, target: Confined, verb: string): void {
   for (const rel of new Set([target.rel, target.realRel])) {
-    // hermesd guard (issue 20): what the guard reads is the user's to change, never a tool's.
+    // hermesd guard: what the guard reads is the user's to change, never a tool's.
     if (guardOwnedPath(rel)) {
       throw new ToolRefused(
         `Refused to ${verb} ${rel}: hermesd's guard reads this file (repository config, git hooks, agents' hooks); only the user changes it, and a change that loosens the guard applies only after \`hermesd config approve\`.`,
@@ -38,7 +38,7 @@ export function refuseProtected(ctx: ToolContext, target: Confined, verb: string
 /**
  * Writes `content` to a confined path atomically, keeping the mode of an existing file. The
  * path is walked from the root through directory handles (handles.ts): a directory swapped
- * for a symbolic link meanwhile fails the write instead of redirecting it (issue 20).
+ * for a symbolic link meanwhile fails the write instead of redirecting it.
  */
 export function writeConfined(target: Confined, content: string): void {
   withHandles(target.root, (h) => {

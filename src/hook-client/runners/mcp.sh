@@ -6,7 +6,7 @@
 # The server's own bundle (dist/mcp/main.js, beside the CLI's dist/src) starts faster than
 # `hermesd mcp` through the CLI: every agent waits for it before its first model request.
 
-# NODE_EXTRA_CA_CERTS costs every Node start ~40 ms of reading certificates, and the server
+# NODE_EXTRA_CA_CERTS makes every Node start read certificates, and the server
 # makes no TLS connection: it is set aside, and put back for the daemon the server may start.
 if [ -n "${NODE_EXTRA_CA_CERTS:-}" ]; then
   HERMESD_NODE_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS
@@ -17,7 +17,7 @@ hermesd_n=${HERMESD_NODE:-}
 [ -x "$hermesd_n" ] || hermesd_n=$(command -v node 2>/dev/null)
 if [ -n "$hermesd_n" ] && [ -f "${HERMESD_CLI:-}" ]; then
   hermesd_m=${HERMESD_CLI%/src/cli/main.js}/mcp/main.js
-  # The git dir and common dir the stub found with builtins: the server needs no `git rev-parse` (~10 ms on its clients' path).
+  # The git dir and common dir the stub found with builtins: the server needs no `git rev-parse` on its clients' path.
   [ -f "$hermesd_m" ] && exec "$hermesd_n" "$hermesd_m" --repo "${hermesd_root:-.}" ${hermesd_gd:+--git-dir "$hermesd_gd"} ${hermesd_cd:+--common-dir "$hermesd_cd"}
   exec "$hermesd_n" "$HERMESD_CLI" mcp --repo "${hermesd_root:-.}"
 fi

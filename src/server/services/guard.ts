@@ -70,7 +70,7 @@ export class GuardService {
 
   /**
    * The ref tips (branches, tags, remote-tracking) at the previous call, and records the
-   * current ones: post-commit judges every commit HEAD reaches beyond them (issue 20), not
+   * current ones: post-commit judges every commit HEAD reaches beyond them, not
    * only HEAD. Undefined the first time (then only HEAD is judged).
    */
   refTipsSinceLastLook(): string[] | undefined {
@@ -87,7 +87,7 @@ export class GuardService {
 
   /**
    * How the daemon runs a sandboxed commit's pre-commit checks and generators: in the sandbox
-   * the commit came from (issue 20). Undefined when commands are not sandboxed here.
+   * the commit came from. Undefined when commands are not sandboxed here.
    */
   sandboxWrap(config: GuardConfig): CommandWrap | undefined {
     return sandboxWrapFor(this.ctx.root, config, this.port, this.socketPath);

@@ -14,7 +14,7 @@ export const CHECKPOINT_INTERVAL_MS = 60_000;
 
 export function openSessions(ctx: DaemonContext, secrets: SecretValues): Built<SessionDB> {
   const db = new SessionDB(sessionDbPath(ctx.home));
-  // hermesd guard (issue 20): the values of this repository's secrets never reach state.db, in any form.
+  // hermesd guard: the values of this repository's secrets never reach state.db, in any form.
   db.setValueRedactor((text) => secrets.redact(text).text);
   const timer = setInterval(() => {
     try {

@@ -20,7 +20,7 @@ const EVENT_OF: Record<ChangeKind, StreamedEvent> = {
   workspace: 'workspace-changed',
 };
 
-/** Counting watches reads /proc/self/fdinfo (~0.15 ms); status is polled, so count at most once a second. */
+/** Counting watches reads /proc/self/fdinfo; status is polled, so count at most once a second. */
 const INOTIFY_COUNT_TTL_MS = 1_000;
 
 export class WatcherService {
