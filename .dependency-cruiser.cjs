@@ -46,7 +46,11 @@ const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   comment: `${layer} sits below ${LAYERS.slice(i + 1).join(', ')}: it imports none of them (docs/architecture.md).`,
   severity: 'error',
   from: { path: pathOf(layer) },
-  to: { path: LAYERS.slice(i + 1).map(pathOf).join('|') },
+  to: {
+    path: LAYERS.slice(i + 1)
+      .map(pathOf)
+      .join('|'),
+  },
 }));
 
 module.exports = {
@@ -61,7 +65,8 @@ module.exports = {
     ...layerRules,
     {
       name: 'clients-not-server',
-      comment: 'The daemon and its clients sit side by side at the top: the CLI and the MCP bridge talk to the daemon over its socket (src/client) and start it by path (DAEMON_ENTRY), never import it.',
+      comment:
+        'The daemon and its clients sit side by side at the top: the CLI and the MCP bridge talk to the daemon over its socket (src/client) and start it by path (DAEMON_ENTRY), never import it.',
       severity: 'error',
       from: { path: '^src/(client|cli|mcp)/' },
       to: { path: '^src/server/' },
@@ -72,12 +77,16 @@ module.exports = {
         'git runs through src/git (its raw runner, and simple-git in src/git/simple.ts), shell commands and the daemon process through src/process. The other programs hermesd starts are named here: ' +
         'bubblewrap probes (guard/sandbox), hook managers (githooks/install), the C compiler (hook-client/build), the hook client and curl (cli doctor), the hook runner (cli hook).',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(git|process)/|^src/guard/sandbox\\.ts$|^src/githooks/install\\.ts$|^src/hook-client/build\\.ts$|^src/cli/commands/(doctor|hook)\\.ts$' },
+      from: {
+        path: '^src/',
+        pathNot: '^src/(git|process)/|^src/guard/sandbox\\.ts$|^src/githooks/install\\.ts$|^src/hook-client/build\\.ts$|^src/cli/commands/(doctor|hook)\\.ts$',
+      },
       to: { path: '^(node:)?child_process$' },
     },
     {
       name: 'simple-git-in-src-git',
-      comment: 'simple-git starts git processes, so like every git run it is set up in src/git (src/git/simple.ts: the environment, which GIT_* variables it keeps).',
+      comment:
+        'simple-git starts git processes, so like every git run it is set up in src/git (src/git/simple.ts: the environment, which GIT_* variables it keeps).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/git/simple\\.ts$' },
       to: { path: 'node_modules/simple-git/' },

@@ -84,7 +84,10 @@ function setup() {
   mkdirSync(join(repo, '.hermes'), { recursive: true });
   mkdirSync(join(repo, '.claude'), { recursive: true });
   execFileSync('git', ['init', '-q', repo]);
-  writeFileSync(join(repo, '.hermes', 'config.yaml'), 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n');
+  writeFileSync(
+    join(repo, '.hermes', 'config.yaml'),
+    'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n',
+  );
   writeFileSync(join(repo, 'src', 'generated', 'api.ts'), 'x\n');
   writeFileSync(join(repo, 'noop.sh'), '#!/bin/sh\nexit 0\n');
   writeFileSync(join(repo, 'guard.py'), PYTHON_GUARD);
@@ -98,15 +101,34 @@ function transcriptText(): string {
   for (let i = 0; i < TRANSCRIPT_LINES / 4; i++) {
     const id = `u${i}`;
     out.push(
-      JSON.stringify({ type: 'user', uuid: `${id}-p`, sessionId: 's', timestamp: '2026-11-01T10:00:00Z', message: { role: 'user', content: `Fix the flaky test number ${i} in the parser module and run the suite again` } }),
+      JSON.stringify({
+        type: 'user',
+        uuid: `${id}-p`,
+        sessionId: 's',
+        timestamp: '2026-11-01T10:00:00Z',
+        message: { role: 'user', content: `Fix the flaky test number ${i} in the parser module and run the suite again` },
+      }),
       JSON.stringify({
         type: 'assistant',
         uuid: `${id}-a`,
         sessionId: 's',
         timestamp: '2026-11-01T10:00:01Z',
-        message: { role: 'assistant', model: 'claude-sonnet-5', content: [{ type: 'text', text: `Looking at test ${i}; the tokenizer drops the trailing quote.` }, { type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `npm test -- parser-${i}` } }] },
+        message: {
+          role: 'assistant',
+          model: 'claude-sonnet-5',
+          content: [
+            { type: 'text', text: `Looking at test ${i}; the tokenizer drops the trailing quote.` },
+            { type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `npm test -- parser-${i}` } },
+          ],
+        },
       }),
-      JSON.stringify({ type: 'user', uuid: `${id}-r`, sessionId: 's', timestamp: '2026-11-01T10:00:02Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `PASS parser-${i} (12 tests) in 0.4 s` }] } }),
+      JSON.stringify({
+        type: 'user',
+        uuid: `${id}-r`,
+        sessionId: 's',
+        timestamp: '2026-11-01T10:00:02Z',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `PASS parser-${i} (12 tests) in 0.4 s` }] },
+      }),
       JSON.stringify({ type: 'progress', uuid: `${id}-x`, data: { note: 'ignored record type' } }),
     );
   }
@@ -123,27 +145,104 @@ export const bench: Bench = {
       const command = hookCommand('claude', 'PreToolUse');
       const small = hookCommand('claude', 'PreToolUse', true);
       const payload = (tool: string, input: Record<string, unknown>) =>
-        JSON.stringify({ session_id: 'bench', transcript_path: join(base, 'none.jsonl'), cwd: repo, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: 'toolu_1' });
+        JSON.stringify({
+          session_id: 'bench',
+          transcript_path: join(base, 'none.jsonl'),
+          cwd: repo,
+          permission_mode: 'default',
+          hook_event_name: 'PreToolUse',
+          tool_name: tool,
+          tool_input: input,
+          tool_use_id: 'toolu_1',
+        });
       // The runner as a clone without the client has it (curl.sh), sourced as Claude Code's command sources the stub's runner.
       const curlRunner = join(base, 'agent-hook-curl');
-      writeFileSync(curlRunner, readFileSync(join(repo, '.git', 'hermesd', 'agent-hook'), 'utf8').replace(/^HERMESD_CLIENT=.*$/m, "HERMESD_CLIENT='/nonexistent'"));
+      writeFileSync(
+        curlRunner,
+        readFileSync(join(repo, '.git', 'hermesd', 'agent-hook'), 'utf8').replace(/^HERMESD_CLIENT=.*$/m, "HERMESD_CLIENT='/nonexistent'"),
+      );
       const curlCommand = `set -- claude PreToolUse; hermesd_root="$CLAUDE_PROJECT_DIR"; hermesd_gd="$CLAUDE_PROJECT_DIR/.git"; . '${curlRunner}'`;
       // A refusal is exit 0 with the structured deny on stdout (exit 2 is only the runner's own onUnavailable block).
       const refused = 'deny';
       const variants: Array<{ label: string; command: string; payload: string; expect: number; stdout?: string; shell?: string }> = [
-        { label: 'sh hook that does nothing', command: 'sh "$CLAUDE_PROJECT_DIR/noop.sh"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
-        { label: 'Python hook script (reads the payload, checks a path)', command: 'python3 "$CLAUDE_PROJECT_DIR/guard.py"', payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }), expect: 0 },
-        { label: 'hermesd, allowed Write (payload read by cat)', command, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
-        { label: 'hermesd, allowed Bash `npm test` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'npm test', description: 'Run tests' }), expect: 0 },
-        { label: 'hermesd, refused Write (protected path)', command, payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }), expect: 0, stdout: refused },
-        { label: 'hermesd, refused Bash `git push --force` (payload read by the shell)', command: small, payload: payload('Bash', { command: 'git push --force origin main' }), expect: 0, stdout: refused },
-        { label: 'hermesd, allowed Write of a 100 KB file', command, payload: payload('Write', { file_path: join(repo, 'src/big.ts'), content: 'export const line = 1;\n'.repeat(4_500) }), expect: 0 },
-        { label: 'hermesd over curl (no client built), allowed Write', command: curlCommand, payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }), expect: 0 },
-        { label: 'hermesd, allowed Bash `git commit -m …` (the git policy judges it)', command: small, payload: payload('Bash', { command: 'git add src/app.ts && git commit -m "fix the parser"', description: 'Commit' }), expect: 0 },
+        {
+          label: 'sh hook that does nothing',
+          command: 'sh "$CLAUDE_PROJECT_DIR/noop.sh"',
+          payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }),
+          expect: 0,
+        },
+        {
+          label: 'Python hook script (reads the payload, checks a path)',
+          command: 'python3 "$CLAUDE_PROJECT_DIR/guard.py"',
+          payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'x' }),
+          expect: 0,
+        },
+        {
+          label: 'hermesd, allowed Write (payload read by cat)',
+          command,
+          payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }),
+          expect: 0,
+        },
+        {
+          label: 'hermesd, allowed Bash `npm test` (payload read by the shell)',
+          command: small,
+          payload: payload('Bash', { command: 'npm test', description: 'Run tests' }),
+          expect: 0,
+        },
+        {
+          label: 'hermesd, refused Write (protected path)',
+          command,
+          payload: payload('Write', { file_path: join(repo, 'src/generated/api.ts'), content: 'x' }),
+          expect: 0,
+          stdout: refused,
+        },
+        {
+          label: 'hermesd, refused Bash `git push --force` (payload read by the shell)',
+          command: small,
+          payload: payload('Bash', { command: 'git push --force origin main' }),
+          expect: 0,
+          stdout: refused,
+        },
+        {
+          label: 'hermesd, allowed Write of a 100 KB file',
+          command,
+          payload: payload('Write', { file_path: join(repo, 'src/big.ts'), content: 'export const line = 1;\n'.repeat(4_500) }),
+          expect: 0,
+        },
+        {
+          label: 'hermesd over curl (no client built), allowed Write',
+          command: curlCommand,
+          payload: payload('Write', { file_path: join(repo, 'src/app.ts'), content: 'export const a = 1;\n' }),
+          expect: 0,
+        },
+        {
+          label: 'hermesd, allowed Bash `git commit -m …` (the git policy judges it)',
+          command: small,
+          payload: payload('Bash', { command: 'git add src/app.ts && git commit -m "fix the parser"', description: 'Commit' }),
+          expect: 0,
+        },
         // Codex runs hooks in the user's shell (bash here): its do-nothing hook and hermesd's, the same Bash call.
-        { label: 'Codex: sh hook that does nothing (`sh noop.sh`, run by bash -c)', command: 'sh noop.sh', payload: payload('Bash', { command: 'npm test' }), expect: 0, shell: 'bash' },
-        { label: 'Codex: hermesd, allowed Bash `npm test`', command: hookCommand('codex', 'PreToolUse', true), payload: payload('Bash', { command: 'npm test' }), expect: 0, shell: 'bash' },
-        { label: 'Codex: hermesd before (`git rev-parse` for the root, then a second sh)', command: `sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse small`, payload: payload('Bash', { command: 'npm test' }), expect: 0, shell: 'bash' },
+        {
+          label: 'Codex: sh hook that does nothing (`sh noop.sh`, run by bash -c)',
+          command: 'sh noop.sh',
+          payload: payload('Bash', { command: 'npm test' }),
+          expect: 0,
+          shell: 'bash',
+        },
+        {
+          label: 'Codex: hermesd, allowed Bash `npm test`',
+          command: hookCommand('codex', 'PreToolUse', true),
+          payload: payload('Bash', { command: 'npm test' }),
+          expect: 0,
+          shell: 'bash',
+        },
+        {
+          label: 'Codex: hermesd before (`git rev-parse` for the root, then a second sh)',
+          command: `sh "$(git rev-parse --show-toplevel)/.hermes/agent-hook" codex PreToolUse small`,
+          payload: payload('Bash', { command: 'npm test' }),
+          expect: 0,
+          shell: 'bash',
+        },
       ];
       const times = variants.map(() => [] as number[]);
       // Each round runs every hook once, in a new random order: no hook always follows the
@@ -152,7 +251,8 @@ export const bench: Bench = {
         for (const k of shuffled(variants.map((_, k) => k))) {
           const v = variants[k]!;
           const r = await runHook(v.command, v.payload, repo, env, v.shell);
-          if (r.code !== v.expect || (v.stdout !== undefined && !r.stdout.includes(v.stdout))) throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}${v.stdout ? ` and "${v.stdout}" on stdout` : ''}`);
+          if (r.code !== v.expect || (v.stdout !== undefined && !r.stdout.includes(v.stdout)))
+            throw new Error(`${v.label}: exit ${r.code}, expected ${v.expect}${v.stdout ? ` and "${v.stdout}" on stdout` : ''}`);
           if (i >= WARMUP) times[k]!.push(r.ms);
         }
       }
@@ -164,13 +264,18 @@ export const bench: Bench = {
         'vs sh hook': `${(median(times[k]!) / sh).toFixed(2)}×`,
         'added over sh hook': ms(median(times[k]!) - sh),
       }));
-      printTable(`A tool call's hook, spawned as an agent spawns it (sh -c, payload on stdin), warm daemon, ${RUNS} runs each, in a shuffled order each round`, rows);
+      printTable(
+        `A tool call's hook, spawned as an agent spawns it (sh -c, payload on stdin), warm daemon, ${RUNS} runs each, in a shuffled order each round`,
+        rows,
+      );
       const allowed = [median(times[2]!), median(times[3]!), median(times[8]!)];
       const refusedMs = [median(times[4]!), median(times[5]!)];
       const claudeAdded = median(times[3]!) - sh;
       const codexAdded = median(times[10]!) - median(times[9]!);
       const curlAlone = await curlStart(repo, env);
-      printNote(`curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — what the curl path pays before it sends a byte; hermesd's client starts in well under a millisecond.`);
+      printNote(
+        `curl's own start (\`curl --version\`, ${RUNS} runs): ${ms(curlAlone)} median — what the curl path pays before it sends a byte; hermesd's client starts in well under a millisecond.`,
+      );
 
       // Transcript ingest against raw inserts of the same messages.
       const text = transcriptText();
@@ -220,22 +325,36 @@ export const bench: Bench = {
       }
       const ingestRate = messages.length / (median(ingestMs) / 1000);
       const rawRate = messages.length / (median(rawMs) / 1000);
-      printTable(`Transcript ingest: ${TRANSCRIPT_LINES.toLocaleString('en')} JSONL lines (${messages.length.toLocaleString('en')} messages, ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB), fresh SessionDB, median of ${INGEST_ROUNDS}`, [
-        { path: 'raw SessionDB.appendMessages (messages parsed beforehand)', median: ms(median(rawMs), 0), 'messages/s': Math.round(rawRate).toLocaleString('en') },
-        { path: 'ingestTranscript (read, parse, read position)', median: ms(median(ingestMs), 0), 'messages/s': Math.round(ingestRate).toLocaleString('en'), 'of raw speed': `${((ingestRate / rawRate) * 100).toFixed(0)}%` },
-      ]);
+      printTable(
+        `Transcript ingest: ${TRANSCRIPT_LINES.toLocaleString('en')} JSONL lines (${messages.length.toLocaleString('en')} messages, ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB), fresh SessionDB, median of ${INGEST_ROUNDS}`,
+        [
+          {
+            path: 'raw SessionDB.appendMessages (messages parsed beforehand)',
+            median: ms(median(rawMs), 0),
+            'messages/s': Math.round(rawRate).toLocaleString('en'),
+          },
+          {
+            path: 'ingestTranscript (read, parse, read position)',
+            median: ms(median(ingestMs), 0),
+            'messages/s': Math.round(ingestRate).toLocaleString('en'),
+            'of raw speed': `${((ingestRate / rawRate) * 100).toFixed(0)}%`,
+          },
+        ],
+      );
 
       const range = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
       const worst = Math.max(...allowed);
       return [
         {
-          measure: "another agent's tool call, allowed (Write / Bash `npm test` / Bash `git commit`), through hermesd's hook as the agent spawns it, warm daemon",
+          measure:
+            "another agent's tool call, allowed (Write / Bash `npm test` / Bash `git commit`), through hermesd's hook as the agent spawns it, warm daemon",
           result: `${range(allowed)} ms median; the do-nothing sh hook ${sh.toFixed(1)} ms (${(worst / sh).toFixed(2)}×), over curl ${median(times[7]!).toFixed(1)} ms, a Python hook script ${median(times[1]!).toFixed(0)} ms; refused ${range(refusedMs)} ms`,
           goal: `≤ ${ALLOWED_GOAL_MS} ms, ≤ ${ALLOWED_GOAL_RATIO}× sh`,
           met: worst <= ALLOWED_GOAL_MS && worst <= ALLOWED_GOAL_RATIO * sh,
         },
         {
-          measure: "Codex's hook command (allowed Bash, run by bash -c as Codex runs it) over Codex's do-nothing hook, against Claude Code's over its do-nothing hook",
+          measure:
+            "Codex's hook command (allowed Bash, run by bash -c as Codex runs it) over Codex's do-nothing hook, against Claude Code's over its do-nothing hook",
           result: `+${codexAdded.toFixed(2)} ms against +${claudeAdded.toFixed(2)} ms (before: +${(median(times[11]!) - median(times[9]!)).toFixed(2)} ms)`,
           goal: "≤ Claude Code's",
           met: codexAdded <= claudeAdded,

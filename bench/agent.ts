@@ -75,7 +75,10 @@ function seedSkills(home: string): void {
   for (let i = 0; i < SKILLS; i++) {
     const dir = join(home, 'skills', `cat-${i % 20}`, `skill-${i}`);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'SKILL.md'), `---\nname: skill-${i}\ndescription: How to handle recurring job number ${i} in a repository.\n---\n\nStep one. Step two.\n`);
+    writeFileSync(
+      join(dir, 'SKILL.md'),
+      `---\nname: skill-${i}\ndescription: How to handle recurring job number ${i} in a repository.\n---\n\nStep one. Step two.\n`,
+    );
   }
 }
 
@@ -93,7 +96,13 @@ function instantModel(turns = TURNS_PER_TASK): ModelClient {
 }
 
 async function localServer(): Promise<{ url: string; close: () => void }> {
-  const body = JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] });
+  const body = JSON.stringify({
+    id: 'x',
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+  });
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -123,7 +132,9 @@ async function run(): Promise<Goal[]> {
     t = Date.now();
     seedSessions(db, repo, TOTAL_MESSAGES);
     const seedMs = Date.now() - t;
-    printNote(`Seeded ${SKILLS.toLocaleString('en')} skills in ${skillsMs} ms, ${TOTAL_MESSAGES.toLocaleString('en')} messages in ${(seedMs / 1000).toFixed(1)} s.`);
+    printNote(
+      `Seeded ${SKILLS.toLocaleString('en')} skills in ${skillsMs} ms, ${TOTAL_MESSAGES.toLocaleString('en')} messages in ${(seedMs / 1000).toFixed(1)} s.`,
+    );
 
     const services = createAgentServices({ root: repo, home, db });
     services.memory.global.add('memory', 'Project uses vitest; run npm test.');
@@ -158,14 +169,22 @@ async function run(): Promise<Goal[]> {
     });
     const instant = deps(instantModel());
     const taskTimes = await timeRuns(TASKS, async () => {
-      const r = await runTask(instant, { task: 'Why does the parser test fail with w4242? Check the tokenizer cache.', source: 'bench', signal: new AbortController().signal });
+      const r = await runTask(instant, {
+        task: 'Why does the parser test fail with w4242? Check the tokenizer cache.',
+        source: 'bench',
+        signal: new AbortController().signal,
+      });
       if (r.status !== 'completed' || r.turns !== TURNS_PER_TASK) throw new Error(`bench task ended ${r.status} after ${r.turns} turns`);
     });
     const perTurn = taskTimes.map((x) => x / TURNS_PER_TASK);
     // Marginal cost of one more model turn (no prompt build, no recall): a turn of the loop alone.
     const longer = deps(instantModel(2 * TURNS_PER_TASK));
     const longTimes = await timeRuns(TASKS, async () => {
-      const r = await runTask(longer, { task: 'Why does the parser test fail with w4242? Check the tokenizer cache.', source: 'bench', signal: new AbortController().signal });
+      const r = await runTask(longer, {
+        task: 'Why does the parser test fail with w4242? Check the tokenizer cache.',
+        source: 'bench',
+        signal: new AbortController().signal,
+      });
       if (r.turns !== 2 * TURNS_PER_TASK) throw new Error(`bench task ended ${r.status} after ${r.turns} turns`);
     });
     const marginal = Math.max(0, (median(longTimes) - median(taskTimes)) / TURNS_PER_TASK);
@@ -173,10 +192,15 @@ async function run(): Promise<Goal[]> {
     // Peer: the same SDK call bare, and made by the loop's client (request building, SSE/JSON parsing, retries wrapper).
     const server = await localServer();
     const sdk = new OpenAI({ baseURL: server.url, apiKey: 'k', maxRetries: 0 });
-    const msgs = [{ role: 'system' as const, content: first.system }, { role: 'user' as const, content: 'hello' }];
+    const msgs = [
+      { role: 'system' as const, content: first.system },
+      { role: 'user' as const, content: 'hello' },
+    ];
     const bare = await timeRuns(50, () => sdk.chat.completions.create({ model: 'm', messages: msgs }));
     const client = createModelClient(modelSettings({ baseUrl: server.url, apiKey: 'k', name: 'm', stream: false }, {}));
-    const ours = await timeRuns(50, () => client.complete({ messages: msgs, tools: TOOLS.map((x) => ({ type: 'function' as const, function: { name: x.name, parameters: {} } })) }));
+    const ours = await timeRuns(50, () =>
+      client.complete({ messages: msgs, tools: TOOLS.map((x) => ({ type: 'function' as const, function: { name: x.name, parameters: {} } })) }),
+    );
     server.close();
 
     const row = (what: string, xs: number[], per: string): Row => ({ step: what, per, median: ms(median(xs)), p95: ms(percentile(xs, 95)) });
@@ -193,7 +217,9 @@ async function run(): Promise<Goal[]> {
       row('our model client, same call (+ tool specs, retry wrapper)', ours, 'call'),
     ]);
     const met = median(perTurn) <= GOAL_MS;
-    printNote(`Full-loop overhead per model turn (prompt + recall amortised over ${TURNS_PER_TASK} turns): median ${ms(median(perTurn))}, p95 ${ms(percentile(perTurn, 95))} — ${met ? 'meets' : 'MISSES'} the ${GOAL_MS} ms goal; marginal turn ${ms(marginal)}.`);
+    printNote(
+      `Full-loop overhead per model turn (prompt + recall amortised over ${TURNS_PER_TASK} turns): median ${ms(median(perTurn))}, p95 ${ms(percentile(perTurn, 95))} — ${met ? 'meets' : 'MISSES'} the ${GOAL_MS} ms goal; marginal turn ${ms(marginal)}.`,
+    );
     db.close();
     return [
       {

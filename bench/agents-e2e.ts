@@ -45,7 +45,10 @@ import { median, ms, percentile, printNote, printTable, shuffled, type Bench, ty
 
 /** Rounds per client (HERMESD_BENCH_RUNS for a longer run: a verdict the noise leaves open may need more). */
 export const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 10);
-export const roundsProblem = () => (Number.isInteger(ROUNDS) && ROUNDS >= 1 ? undefined : `HERMESD_BENCH_RUNS must be a whole number of rounds, 1 or more; it is "${process.env.HERMESD_BENCH_RUNS}"`);
+export const roundsProblem = () =>
+  Number.isInteger(ROUNDS) && ROUNDS >= 1
+    ? undefined
+    : `HERMESD_BENCH_RUNS must be a whole number of rounds, 1 or more; it is "${process.env.HERMESD_BENCH_RUNS}"`;
 const WARMUP = 1;
 /** The goals: hermesd's hooks and MCP server together, per session; its hooks per tool call. */
 const SESSION_GOAL_MS = 150;
@@ -160,7 +163,9 @@ export async function runOnce(client: Client, s: Setup, n: number, ca: Ca, leftA
   for (const p of after) kill(p.pid);
   const reqs: ModelRequest[] = s.model.requests.slice(from);
   if (result.code !== 0 || reqs.length !== calls.length + 1 || s.model.exhausted) {
-    throw new Error(`${client} (${s.variant}): exit ${result.code}, ${reqs.length} model requests for ${calls.length + 1} turns: ${result.stderr.slice(-1500)}`);
+    throw new Error(
+      `${client} (${s.variant}): exit ${result.code}, ${reqs.length} model requests for ${calls.length + 1} turns: ${result.stderr.slice(-1500)}`,
+    );
   }
   return {
     wall: exit - t0,
@@ -181,7 +186,10 @@ function confineFloor(s: Setup, out: { confined: number[]; alone: number[] }): v
   const script = readdirSync(dir).find((f) => f.endsWith('.sh'));
   if (!script) throw new Error(`no confine script in ${dir}: the sessions' shell calls were not confined`);
   const command = 'git status --short';
-  const runs: Array<[number[], string]> = [[out.confined, confinedCommand(join(dir, script), command)], [out.alone, command]];
+  const runs: Array<[number[], string]> = [
+    [out.confined, confinedCommand(join(dir, script), command)],
+    [out.alone, command],
+  ];
   for (let i = 0; i < FLOOR_RUNS; i++) {
     for (const [times, line] of i % 2 ? runs : [...runs].reverse()) {
       const t = performance.now();
@@ -192,7 +200,11 @@ function confineFloor(s: Setup, out: { confined: number[]; alone: number[] }): v
   }
 }
 
-async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv): Promise<{ rows: Row[]; added: Row[]; goals: Goal[]; kinds: Row[]; confine: Row }> {
+async function benchClient(
+  client: Client,
+  base: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ rows: Row[]; added: Row[]; goals: Goal[]; kinds: Row[]; confine: Row }> {
   const cli = await agentCli(client);
   const trap = await startNetworkTrap();
   const setups: Array<Setup & { variant: Variant }> = [];
@@ -208,10 +220,17 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
       if (variant === 'hermesd') {
         execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', client], { cwd: repo, env: venv, stdio: 'ignore' });
         const config = readFileSync(join(repo, '.hermes', 'config.yaml'), 'utf8');
-        writeFileSync(join(repo, '.hermes', 'config.yaml'), config.replace('rules:\n', 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly.\n    protect: ["gen/**"]\n'));
+        writeFileSync(
+          join(repo, '.hermes', 'config.yaml'),
+          config.replace('rules:\n', 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly.\n    protect: ["gen/**"]\n'),
+        );
         // After a rule, init again (docs/agents.md): the agents' own sandboxes take its paths (Codex's permission profile).
         execFileSync(process.execPath, [CLI_ENTRY, 'init', '--agents', client], { cwd: repo, env: venv, stdio: 'ignore' });
-        execFileSync(process.execPath, [CLI_ENTRY, 'memory', 'add', 'Release builds need the kestrel toolchain installed first.'], { cwd: repo, env: venv, stdio: 'ignore' });
+        execFileSync(process.execPath, [CLI_ENTRY, 'memory', 'add', 'Release builds need the kestrel toolchain installed first.'], {
+          cwd: repo,
+          env: venv,
+          stdio: 'ignore',
+        });
         await ensureDaemon(resolvePaths(repo, venv), venv);
       } else if (variant === 'noop') noopHooks(client, repo);
       const model = await startAgentModel(cli.dialect);
@@ -264,10 +283,19 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
       added.push({
         client: name,
         NODE_EXTRA_CA_CERTS: ca,
-        session: ms(paired('hermesd', 'noop', ca, (x) => x.wall), 0),
-        'first model request': ms(paired('hermesd', 'noop', ca, (x) => x.first), 0),
+        session: ms(
+          paired('hermesd', 'noop', ca, (x) => x.wall),
+          0,
+        ),
+        'first model request': ms(
+          paired('hermesd', 'noop', ca, (x) => x.first),
+          0,
+        ),
         'tool call': ms(callDiff('hermesd', 'noop', [ca]), 1),
-        end: ms(paired('hermesd', 'noop', ca, (x) => x.end), 0),
+        end: ms(
+          paired('hermesd', 'noop', ca, (x) => x.end),
+          0,
+        ),
         "do-nothing hooks' own, per tool call": ms(callDiff('noop', 'none', [ca]), 1),
         "hermesd's hooks' own, per tool call": ms(callDiff('hermesd', 'none', [ca]), 1),
       });
@@ -286,7 +314,14 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
     const goals: Goal[] = [
       {
         measure: `${name}: a whole scripted session with hermesd's hooks and MCP server, less the same session with do-nothing hooks (median of per-round pairs), NODE_EXTRA_CA_CERTS ${cas.join(' / ')}`,
-        result: `${cas.map((ca) => ms(paired('hermesd', 'noop', ca, (x) => x.wall), 0)).join(' / ')} (unset, less the goal: 90% in ${range(sessionRange)}); hermesd processes left 1 s after the client's exit: ${leftBehind}`,
+        result: `${cas
+          .map((ca) =>
+            ms(
+              paired('hermesd', 'noop', ca, (x) => x.wall),
+              0,
+            ),
+          )
+          .join(' / ')} (unset, less the goal: 90% in ${range(sessionRange)}); hermesd processes left 1 s after the client's exit: ${leftBehind}`,
         goal: `≤ ${SESSION_GOAL_MS} ms (unset), none left`,
         met: leftBehind > 0 ? false : sessionMet,
       },
@@ -301,7 +336,12 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
     const kinds: Row[] = VARIANTS.map((v) => ({
       client: name,
       setup: LABEL[v],
-      ...Object.fromEntries(CALL_KINDS.map((kind, i) => [kind, ms(median(cas.flatMap((ca) => all(v, ca).flatMap((x) => x.tools.filter((_, j) => j % CALL_KINDS.length === i)))), 1)])),
+      ...Object.fromEntries(
+        CALL_KINDS.map((kind, i) => [
+          kind,
+          ms(median(cas.flatMap((ca) => all(v, ca).flatMap((x) => x.tools.filter((_, j) => j % CALL_KINDS.length === i)))), 1),
+        ]),
+      ),
     }));
     const confine: Row = {
       client: name,
@@ -313,7 +353,9 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
   } finally {
     for (const s of setups) await s.model.close();
     await trap.close();
-    await stopDaemon(resolvePaths(hermesRepo, { ...env, HERMES_HOME: join(base, `${client}-hermesd-home`, 'hermes'), HERMESD_SOCKET_DIR: join(base, 's') })).catch(() => undefined);
+    await stopDaemon(
+      resolvePaths(hermesRepo, { ...env, HERMES_HOME: join(base, `${client}-hermesd-home`, 'hermes'), HERMESD_SOCKET_DIR: join(base, 's') }),
+    ).catch(() => undefined);
     for (const s of setups) for (const p of testProcesses(s.hermesHome)) kill(p.pid);
   }
 }
@@ -321,7 +363,14 @@ async function benchClient(client: Client, base: string, env: NodeJS.ProcessEnv)
 /** This process's environment without hermesd's and git's variables, with a bench identity for git. */
 export function benchEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERMESD_') && !k.startsWith('GIT_')));
-  return { ...env, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_CONFIG_NOSYSTEM: '1' };
+  return {
+    ...env,
+    GIT_AUTHOR_NAME: 'Bench',
+    GIT_AUTHOR_EMAIL: 'bench@example.com',
+    GIT_COMMITTER_NAME: 'Bench',
+    GIT_COMMITTER_EMAIL: 'bench@example.com',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
 }
 
 export const bench: Bench = {
@@ -345,19 +394,30 @@ export const bench: Bench = {
         kinds.push(...r.kinds);
         confine.push(r.confine);
       }
-      printTable(`A whole scripted session per client (a prompt, three tool calls, an answer), ${ROUNDS} rounds after ${WARMUP} warm-up, each round in a new random order; medians`, rows);
+      printTable(
+        `A whole scripted session per client (a prompt, three tool calls, an answer), ${ROUNDS} rounds after ${WARMUP} warm-up, each round in a new random order; medians`,
+        rows,
+      );
       printNote(
         'session: spawn to exit. first model request: spawn to the first request (the client waits for its MCP servers and its SessionStart and prompt hooks before it). ' +
           'tool call: the answer asking for a call sent → the request carrying its result (pre- and post-tool hooks, the tool). end: the last answer sent → exit (stop and session-end hooks, MCP servers stopped). ' +
           'The do-nothing hooks run `sh <repo>/noop.sh` on the same events and matchers as hermesd’s; Gemini CLI runs with GEMINI_CLI_NO_RELAUNCH=true (its relaunch only raises the heap limit) in all three setups.',
       );
-      printTable(`What hermesd adds over the do-nothing hooks, and each set of hooks over none: sessions, first requests and ends as medians of per-round differences (${ROUNDS} rounds); tool calls as differences of the medians of every call`, added);
+      printTable(
+        `What hermesd adds over the do-nothing hooks, and each set of hooks over none: sessions, first requests and ends as medians of per-round differences (${ROUNDS} rounds); tool calls as differences of the medians of every call`,
+        added,
+      );
       printTable(
         `A tool call by kind: the median of each kind's calls (${CALL_REPEATS} of each a session, ${ROUNDS} rounds, both NODE_EXTRA_CA_CERTS settings); Codex reads and runs git status through its shell tool (exec_command) and writes with apply_patch`,
         kinds,
       );
-      printNote('A shell command with hermesd runs confined (Claude Code, Codex, Gemini CLI: the command is given back to run in a bubblewrap script) and is checked after the call (the post-tool hooks run for the shell tool only); a read or a write only meets the pre-tool hook.');
-      printTable(`What the confinement itself costs a shell command: the sessions' command through hermesd's confine script and alone, spawned with bash -c in hermesd's repository, ${FLOOR_RUNS} of each per round, interleaved with the rounds; medians`, confine);
+      printNote(
+        'A shell command with hermesd runs confined (Claude Code, Codex, Gemini CLI: the command is given back to run in a bubblewrap script) and is checked after the call (the post-tool hooks run for the shell tool only); a read or a write only meets the pre-tool hook.',
+      );
+      printTable(
+        `What the confinement itself costs a shell command: the sessions' command through hermesd's confine script and alone, spawned with bash -c in hermesd's repository, ${FLOOR_RUNS} of each per round, interleaved with the rounds; medians`,
+        confine,
+      );
       return goals;
     } finally {
       rmSync(base, { recursive: true, force: true });

@@ -88,8 +88,20 @@ function givingBack(repo: string, command: string): void {
 
 /** hermesd's Bash pre-tool hook's rewrite of `command` in `repo` (its daemon running), run as Claude Code runs it. */
 function hermesdRewrite(repo: string, env: NodeJS.ProcessEnv, command: string): string {
-  const payload = { session_id: 'bench', transcript_path: join(repo, 'none.jsonl'), cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } };
-  const r = spawnSync('sh', ['-c', toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash')], { cwd: repo, env: { ...env, CLAUDE_PROJECT_DIR: repo }, input: JSON.stringify(payload), encoding: 'utf8' });
+  const payload = {
+    session_id: 'bench',
+    transcript_path: join(repo, 'none.jsonl'),
+    cwd: repo,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command },
+  };
+  const r = spawnSync('sh', ['-c', toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash')], {
+    cwd: repo,
+    env: { ...env, CLAUDE_PROJECT_DIR: repo },
+    input: JSON.stringify(payload),
+    encoding: 'utf8',
+  });
   const given = rewritten('claude', { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: 0 });
   if (!given || given === command) throw new Error(`hermesd's hook gave back no confined command: exit ${r.status}, ${r.stdout}${r.stderr}`);
   return given;
@@ -119,7 +131,10 @@ export const bench: Bench = {
         if (part === 'noop') noopHooks('claude', repo);
         if (part === 'mcp-tools') {
           noopHooks('claude', repo);
-          writeFileSync(join(repo, '.mcp.json'), JSON.stringify({ mcpServers: { tools: { type: 'stdio', command: process.execPath, args: [serverFile] } } }, null, 2) + '\n');
+          writeFileSync(
+            join(repo, '.mcp.json'),
+            JSON.stringify({ mcpServers: { tools: { type: 'stdio', command: process.execPath, args: [serverFile] } } }, null, 2) + '\n',
+          );
         }
         if (part === 'given-back') givingBack(repo, 'git status --short');
         if (part === 'given-back-confined' || part === 'hermesd-hooks' || part === 'hermesd') {
@@ -146,7 +161,10 @@ export const bench: Bench = {
           const from = s.model.requests.length;
           const x = await runOnce('claude', s, ++n, 'unset', 0);
           // A call that failed (a command that could not run) is quick and measures nothing.
-          const failed = s.model.requests.slice(from).flatMap((r) => r.toolResults).find((r) => r.isError);
+          const failed = s.model.requests
+            .slice(from)
+            .flatMap((r) => r.toolResults)
+            .find((r) => r.isError);
           if (failed) throw new Error(`${s.variant}: a tool call failed: ${failed.output.slice(0, 500)}`);
           got.set(s.part, x);
         }
@@ -156,7 +174,10 @@ export const bench: Bench = {
       const calls = (x: Sample, k: number) => x.tools.filter((_, j) => j % CALL_KINDS.length === k);
       const pooled = (p: Part, k: number) => median(rounds.flatMap((r) => calls(r.get(p)!, k)));
       const rows: Row[] = PARTS.map((p) => ({ setup: LABEL[p], ...Object.fromEntries(CALL_KINDS.map((name, k) => [name, ms(pooled(p, k), 1)])) }));
-      printTable(`Claude Code ${cli.version}: a tool call by kind, per setup (${ROUNDS} rounds after ${WARMUP} warm-up, 3 calls of each kind a session, NODE_EXTRA_CA_CERTS unset; medians of every call)`, rows);
+      printTable(
+        `Claude Code ${cli.version}: a tool call by kind, per setup (${ROUNDS} rounds after ${WARMUP} warm-up, 3 calls of each kind a session, NODE_EXTRA_CA_CERTS unset; medians of every call)`,
+        rows,
+      );
 
       // A part: per round, the median of a kind's three calls with it less without it; the median over rounds, and its 90% interval.
       const part = (a: Part, b: Part, k: number) => {

@@ -54,10 +54,12 @@ const HOW_TO = [
   '  HERMESD_BENCH_REPO=/tmp/express.git npm run bench -- commits',
 ].join('\n');
 
-const git = (cwd: string, args: string[], input?: string) => execFileSync('git', args, { cwd, encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }).trim();
+const git = (cwd: string, args: string[], input?: string) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }).trim();
 
 /** bash's `times` line for the children: user and system time, e.g. `0m0.650s 0m0.080s`. */
-const seconds = (s: string) => s.split(' ').reduce((sum, x) => sum + Number(/(\d+)m([\d.]+)s/.exec(x)?.[1] ?? 0) * 60 + Number(/(\d+)m([\d.]+)s/.exec(x)?.[2] ?? 0), 0);
+const seconds = (s: string) =>
+  s.split(' ').reduce((sum, x) => sum + Number(/(\d+)m([\d.]+)s/.exec(x)?.[1] ?? 0) * 60 + Number(/(\d+)m([\d.]+)s/.exec(x)?.[2] ?? 0), 0);
 
 /**
  * Wall time of a command, in ms, its CPU time (user + system of it and every process it
@@ -77,7 +79,8 @@ function pickBase(repo: string, tip: string): string {
   const count = (i: number) => Number(git(repo, ['rev-list', '--count', `${chain[i]}..${tip}`]));
   let lo = 1;
   let hi = chain.length - 1;
-  if (count(hi) < RANGE_COMMITS) throw new Error(`${repo}: ${tip} has fewer than ${RANGE_COMMITS} commits behind it; pick a longer history (HERMESD_BENCH_TIP, HERMESD_BENCH_REPO).`);
+  if (count(hi) < RANGE_COMMITS)
+    throw new Error(`${repo}: ${tip} has fewer than ${RANGE_COMMITS} commits behind it; pick a longer history (HERMESD_BENCH_TIP, HERMESD_BENCH_REPO).`);
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
     if (count(mid) >= RANGE_COMMITS) hi = mid;
@@ -105,7 +108,9 @@ export const bench: Bench = {
       writeFileSync(join(scratch, 'objects', 'info', 'alternates'), (isAbsolute(objects) ? objects : resolve(repo, objects)) + '\n');
       const blob = git(scratch, ['hash-object', '-w', '--stdin'], RULES);
       const hermes = git(scratch, ['mktree'], `100644 blob ${blob}\tconfig.yaml\n`);
-      const top = git(scratch, ['ls-tree', `${base}^{tree}`]).split('\n').filter((l) => !l.endsWith('\t.hermes'));
+      const top = git(scratch, ['ls-tree', `${base}^{tree}`])
+        .split('\n')
+        .filter((l) => !l.endsWith('\t.hermes'));
       const tree = git(scratch, ['mktree'], [...top, `040000 tree ${hermes}\t.hermes`].join('\n') + '\n');
       const rulesCommit = git(scratch, ['commit-tree', '-p', base, '-m', 'the rules that judge the range', tree], '');
       const commits = Number(git(scratch, ['rev-list', '--count', `${base}..${tip}`]));
@@ -145,21 +150,33 @@ export const bench: Bench = {
         theirsCpu.push(b.cpuMs);
       }
       const t0 = performance.now();
-      const config = configSchema().parse({ rules: [{ id: 'no-aws-keys', message: 'm', forbid: FORBID[0] }, { id: 'no-private-keys', message: 'm', forbid: FORBID[1] }, { id: 'no-github-tokens', message: 'm', forbid: FORBID[2] }, { id: 'ci-owned', message: 'm', protect: ['.github/workflows/**'] }] });
-      const list = git(scratch, ['rev-list', '--parents', `${base}..${tip}`]).split('\n').map((l) => l.split(' '));
+      const config = configSchema().parse({
+        rules: [
+          { id: 'no-aws-keys', message: 'm', forbid: FORBID[0] },
+          { id: 'no-private-keys', message: 'm', forbid: FORBID[1] },
+          { id: 'no-github-tokens', message: 'm', forbid: FORBID[2] },
+          { id: 'ci-owned', message: 'm', protect: ['.github/workflows/**'] },
+        ],
+      });
+      const list = git(scratch, ['rev-list', '--parents', `${base}..${tip}`])
+        .split('\n')
+        .map((l) => l.split(' '));
       for (const [commit, ...parents] of list) await commitViolations(scratch, config, { commit: commit!, parents });
       const perCommit = performance.now() - t0;
 
       const ratio = median(ratios);
       const s = (x: number) => `${(x / 1000).toFixed(2)} s`;
-      printTable(`${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}; 3 forbid rules + 1 protect rule`, [
-        { what: 'hermesd check --commits (the whole CLI process)', median: s(median(ours)), runs: ours.length },
-        { what: 'floor: git log -p <range> | grep -E (the 3 forbid patterns)', median: s(median(theirs)), runs: theirs.length },
-        { what: 'check --commits ÷ floor (paired by round, median)', median: `${ratio.toFixed(2)}×`, runs: ratios.length },
-        { what: 'CPU time, user + system, of the process and its children: check --commits', median: s(median(oursCpu)), runs: oursCpu.length },
-        { what: 'CPU time, user + system: the floor (sh, git log, grep)', median: s(median(theirsCpu)), runs: theirsCpu.length },
-        { what: 'one git process per commit (guard/commits.ts, in-process)', median: s(perCommit), runs: 1 },
-      ]);
+      printTable(
+        `${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}; 3 forbid rules + 1 protect rule`,
+        [
+          { what: 'hermesd check --commits (the whole CLI process)', median: s(median(ours)), runs: ours.length },
+          { what: 'floor: git log -p <range> | grep -E (the 3 forbid patterns)', median: s(median(theirs)), runs: theirs.length },
+          { what: 'check --commits ÷ floor (paired by round, median)', median: `${ratio.toFixed(2)}×`, runs: ratios.length },
+          { what: 'CPU time, user + system, of the process and its children: check --commits', median: s(median(oursCpu)), runs: oursCpu.length },
+          { what: 'CPU time, user + system: the floor (sh, git log, grep)', median: s(median(theirsCpu)), runs: theirsCpu.length },
+          { what: 'one git process per commit (guard/commits.ts, in-process)', median: s(perCommit), runs: 1 },
+        ],
+      );
       printNote(
         `Findings: check --commits ${verdict?.violations.length ?? 0} violations in ${verdict?.commits ?? 0} commits (a merge judged on what differs from every parent; the protect rule included); ` +
           `grep ${grepHits} matching lines of \`git log -p\` (context and removed lines included, merges not diffed). The tip: ${tip}.`,

@@ -32,7 +32,10 @@ function generate(root: string): { dirs: number } {
       for (let c = 0; c < FANOUT; c++) {
         const dir = join(`pkg${a}`, `mod${b}`, `part${c}`);
         mkdirSync(join(root, dir), { recursive: true });
-        dirs.add(`pkg${a}`).add(join(`pkg${a}`, `mod${b}`)).add(dir);
+        dirs
+          .add(`pkg${a}`)
+          .add(join(`pkg${a}`, `mod${b}`))
+          .add(dir);
         for (let f = 0; f < perLeaf; f++) writeFileSync(join(root, dir, `f${f}.ts`), `export const v${f} = ${f};\n`);
       }
   for (let i = 0; i < IGNORED_FILES; i++) {
@@ -87,7 +90,9 @@ export const bench: Bench = {
       mkdirSync(join(home, 'skills'), { recursive: true });
       mkdirSync(root);
       const { dirs } = generate(root);
-      printNote(`Generated ${FILES.toLocaleString('en')} tracked files in ${dirs.toLocaleString('en')} directories (+${IGNORED_FILES.toLocaleString('en')} gitignored in node_modules).`);
+      printNote(
+        `Generated ${FILES.toLocaleString('en')} tracked files in ${dirs.toLocaleString('en')} directories (+${IGNORED_FILES.toLocaleString('en')} gitignored in node_modules).`,
+      );
 
       const rows = [];
       const byMode = new Map<string, { ready: number; rss: number; watches: number }>();
@@ -101,7 +106,7 @@ export const bench: Bench = {
           'ready (median)': ms(m.ready, 0),
           'RSS (median)': `${m.rss.toFixed(1)} MB`,
           'inotify watches': m.watches,
-          'budget': mode === 'hermesd' ? `≤ ${READY_GOAL_MS} ms, ≤ ${RSS_GOAL_MB} MB, ≤ ${dirs} + ${WATCHES_OUTSIDE_TREE} (git dir, home)` : 'peer',
+          budget: mode === 'hermesd' ? `≤ ${READY_GOAL_MS} ms, ≤ ${RSS_GOAL_MB} MB, ≤ ${dirs} + ${WATCHES_OUTSIDE_TREE} (git dir, home)` : 'peer',
         });
       }
       printTable(`Watcher on a ${FILES}-file repository (${dirs} directories), median of ${RUNS} child processes`, rows);

@@ -52,7 +52,13 @@ function agentRepo(base: string, env: NodeJS.ProcessEnv): string {
 
 /** No daemon running; a protected Write asked through the hook (sh -c, payload on stdin): until the refusal is out. */
 function firstVerdict(repo: string, env: NodeJS.ProcessEnv): Promise<number> {
-  const payload = JSON.stringify({ session_id: 'bench', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/a.ts'), content: 'x' } });
+  const payload = JSON.stringify({
+    session_id: 'bench',
+    cwd: repo,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: join(repo, 'gen/a.ts'), content: 'x' },
+  });
   const command = 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse';
   return new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
@@ -62,7 +68,8 @@ function firstVerdict(repo: string, env: NodeJS.ProcessEnv): Promise<number> {
     child.stderr.on('data', (d: Buffer) => (out += d));
     child.on('close', (code) => {
       // Claude Code's structured refusal: exit 0, the deny on stdout, naming the rule.
-      if (code !== 0 || !out.includes('"permissionDecision":"deny"') || !out.includes('generated-files')) reject(new Error(`the first verdict was not the refusal (exit ${code}): ${out}`));
+      if (code !== 0 || !out.includes('"permissionDecision":"deny"') || !out.includes('generated-files'))
+        reject(new Error(`the first verdict was not the refusal (exit ${code}): ${out}`));
       else resolve(Number(process.hrtime.bigint() - t) / 1e6);
     });
     child.stdin.end(payload);
@@ -82,7 +89,7 @@ async function coldStart(repo: string, env: NodeJS.ProcessEnv, paths: ReturnType
 }
 
 /** A small JSON answer, about what a client of a bare server would read. */
-const SMALL_JSON = "JSON.stringify({ok:true,pid:process.pid})";
+const SMALL_JSON = 'JSON.stringify({ok:true,pid:process.pid})';
 
 /** A raw ping: connect to a Unix socket served by another Node process, send a byte, read a small JSON answer. */
 async function rawPingServer(socket: string): Promise<() => void> {
@@ -163,7 +170,11 @@ export const bench: Bench = {
       const bareKeepAlive = new DaemonClient(bareSock, { keepAlive: true });
       const persistent = connect(pingSock);
       await new Promise((r) => persistent.once('connect', r));
-      const pingOnce = () => new Promise<void>((r) => { persistent.once('data', () => r()); persistent.write('p'); });
+      const pingOnce = () =>
+        new Promise<void>((r) => {
+          persistent.once('data', () => r());
+          persistent.write('p');
+        });
       const [status, statusKa, bare, bareKa, pings, pingsKa] = await interleaved(300, 20, [
         () => client.call('GET', '/v1/status'),
         () => keepAlive.call('GET', '/v1/status'),
@@ -194,7 +205,10 @@ export const bench: Bench = {
       const agentPaths = resolvePaths(agents, env);
       const firsts = { with: [] as number[], without: [] as number[], node: [] as number[], nodeNoCa: [] as number[] };
       for (let i = 0; i < RUNS + 1; i++) {
-        for (const [key, e] of [['with', withCa], ['without', withoutCa]] as const) {
+        for (const [key, e] of [
+          ['with', withCa],
+          ['without', withoutCa],
+        ] as const) {
           await stopDaemon(agentPaths);
           const took = await firstVerdict(agents, e);
           if (i > 0) firsts[key].push(took);
@@ -213,15 +227,63 @@ export const bench: Bench = {
       const statusRatio = median(status) / median(pings);
       printTable('daemon — medians', [
         { measure: 'cold start → first /v1/status answer', hermesd: ms(cold, 1), baseline: '—', ratio: '—', goal: `≤ ${COLD_START_GOAL_MS} ms` },
-        { measure: 'GET /v1/status round trip (new connection)', hermesd: ms(median(status), 3), baseline: `raw Unix-socket ping ${ms(median(pings), 3)}`, ratio: `${statusRatio.toFixed(2)}×`, goal: `≤ ${STATUS_OVER_PING_GOAL}×` },
-        { measure: 'GET /v1/status round trip (keep-alive connection)', hermesd: ms(median(statusKa), 3), baseline: `raw ping, one connection ${ms(median(pingsKa), 3)}`, ratio: `${(median(statusKa) / median(pingsKa)).toFixed(2)}×`, goal: '—' },
-        { measure: 'bare Node HTTP server, small JSON (new connection)', hermesd: ms(median(bare), 3), baseline: `raw Unix-socket ping ${ms(median(pings), 3)}`, ratio: `${(median(bare) / median(pings)).toFixed(2)}×`, goal: '— (the HTTP layer alone)' },
-        { measure: 'bare Node HTTP server, small JSON (keep-alive)', hermesd: ms(median(bareKa), 3), baseline: `raw ping, one connection ${ms(median(pingsKa), 3)}`, ratio: `${(median(bareKa) / median(pingsKa)).toFixed(2)}×`, goal: '—' },
-        { measure: `hermesd status (process), NODE_EXTRA_CA_CERTS ${ca}`, hermesd: ms(median(cliStatus), 1), baseline: `node -e 0 ${ms(median(nodeBare), 1)}`, ratio: `+${(median(cliStatus) - median(nodeBare)).toFixed(1)} ms`, goal: '—' },
-        { measure: 'hermesd status (process), NODE_EXTRA_CA_CERTS unset', hermesd: ms(median(cliStatusNoCa), 1), baseline: `node -e 0 ${ms(median(nodeBareNoCa), 1)}`, ratio: `+${(median(cliStatusNoCa) - median(nodeBareNoCa)).toFixed(1)} ms`, goal: '—' },
+        {
+          measure: 'GET /v1/status round trip (new connection)',
+          hermesd: ms(median(status), 3),
+          baseline: `raw Unix-socket ping ${ms(median(pings), 3)}`,
+          ratio: `${statusRatio.toFixed(2)}×`,
+          goal: `≤ ${STATUS_OVER_PING_GOAL}×`,
+        },
+        {
+          measure: 'GET /v1/status round trip (keep-alive connection)',
+          hermesd: ms(median(statusKa), 3),
+          baseline: `raw ping, one connection ${ms(median(pingsKa), 3)}`,
+          ratio: `${(median(statusKa) / median(pingsKa)).toFixed(2)}×`,
+          goal: '—',
+        },
+        {
+          measure: 'bare Node HTTP server, small JSON (new connection)',
+          hermesd: ms(median(bare), 3),
+          baseline: `raw Unix-socket ping ${ms(median(pings), 3)}`,
+          ratio: `${(median(bare) / median(pings)).toFixed(2)}×`,
+          goal: '— (the HTTP layer alone)',
+        },
+        {
+          measure: 'bare Node HTTP server, small JSON (keep-alive)',
+          hermesd: ms(median(bareKa), 3),
+          baseline: `raw ping, one connection ${ms(median(pingsKa), 3)}`,
+          ratio: `${(median(bareKa) / median(pingsKa)).toFixed(2)}×`,
+          goal: '—',
+        },
+        {
+          measure: `hermesd status (process), NODE_EXTRA_CA_CERTS ${ca}`,
+          hermesd: ms(median(cliStatus), 1),
+          baseline: `node -e 0 ${ms(median(nodeBare), 1)}`,
+          ratio: `+${(median(cliStatus) - median(nodeBare)).toFixed(1)} ms`,
+          goal: '—',
+        },
+        {
+          measure: 'hermesd status (process), NODE_EXTRA_CA_CERTS unset',
+          hermesd: ms(median(cliStatusNoCa), 1),
+          baseline: `node -e 0 ${ms(median(nodeBareNoCa), 1)}`,
+          ratio: `+${(median(cliStatusNoCa) - median(nodeBareNoCa)).toFixed(1)} ms`,
+          goal: '—',
+        },
         { measure: 'idle daemon RSS', hermesd: `${(rss / 1048576).toFixed(1)} MiB`, baseline: '—', ratio: '—', goal: '—' },
-        { measure: `no daemon → first verdict (another agent's Write, through the hook and hermesd's client), NODE_EXTRA_CA_CERTS ${ca}`, hermesd: ms(first, 1), baseline: `node -e 0 ${ms(median(firsts.node), 1)}`, ratio: `+${(first - median(firsts.node)).toFixed(1)} ms`, goal: `≤ ${FIRST_VERDICT_GOAL_MS} ms` },
-        { measure: 'no daemon → first verdict, NODE_EXTRA_CA_CERTS unset', hermesd: ms(firstNoCa, 1), baseline: `node -e 0 ${ms(median(firsts.nodeNoCa), 1)}`, ratio: `+${(firstNoCa - median(firsts.nodeNoCa)).toFixed(1)} ms`, goal: `≤ ${FIRST_VERDICT_GOAL_MS} ms` },
+        {
+          measure: `no daemon → first verdict (another agent's Write, through the hook and hermesd's client), NODE_EXTRA_CA_CERTS ${ca}`,
+          hermesd: ms(first, 1),
+          baseline: `node -e 0 ${ms(median(firsts.node), 1)}`,
+          ratio: `+${(first - median(firsts.node)).toFixed(1)} ms`,
+          goal: `≤ ${FIRST_VERDICT_GOAL_MS} ms`,
+        },
+        {
+          measure: 'no daemon → first verdict, NODE_EXTRA_CA_CERTS unset',
+          hermesd: ms(firstNoCa, 1),
+          baseline: `node -e 0 ${ms(median(firsts.nodeNoCa), 1)}`,
+          ratio: `+${(firstNoCa - median(firsts.nodeNoCa)).toFixed(1)} ms`,
+          goal: `≤ ${FIRST_VERDICT_GOAL_MS} ms`,
+        },
       ]);
       return [
         { measure: 'cold start → first answer', result: ms(cold, 0), goal: `≤ ${COLD_START_GOAL_MS} ms`, met: cold <= COLD_START_GOAL_MS },

@@ -28,7 +28,16 @@ import { scanSkillText } from '../src/skills/skill-scan.js';
 import * as scanBefore from './baseline/scan-before.js';
 import * as secretsBefore from './baseline/secrets-before.js';
 import { CONTEXT, MEMORY, referenceHits, SKILL } from './baseline/hermes-agent-patterns.js';
-import { benignDocuments, benignParagraphs, benignPrompts, detectSecretsCorpus, fixturesDir, gitleaksCorpus, overridePhrasings, realSkills } from './detector-corpus.js';
+import {
+  benignDocuments,
+  benignParagraphs,
+  benignPrompts,
+  detectSecretsCorpus,
+  fixturesDir,
+  gitleaksCorpus,
+  overridePhrasings,
+  realSkills,
+} from './detector-corpus.js';
 import { median, printTable, type Bench, type Goal } from './table.js';
 
 const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(1)}% (${n}/${of})`;
@@ -45,7 +54,11 @@ const COST_RATIO_GOAL = 2;
 type Counts = { inContext: number; values: number; negatives: number };
 
 /** A detector judges a whole family at once (secretlint is asked once per family: see below). */
-type SecretDetector = { name: string; flags: (texts: string[]) => Promise<boolean[]> | boolean[]; removes?: (text: string, value: string | undefined) => boolean };
+type SecretDetector = {
+  name: string;
+  flags: (texts: string[]) => Promise<boolean[]> | boolean[];
+  removes?: (text: string, value: string | undefined) => boolean;
+};
 
 const SECRETLINT_CONFIG = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: secretlintRecommend }] };
 /**
@@ -145,7 +158,14 @@ async function commitTable(): Promise<Goal[]> {
   const negatives = g.falsePositives.filter((s) => findWithRules(s.text).length === 0);
   const dir = mkdtempSync(join(tmpdir(), 'hd-bench-secrets-'));
   try {
-    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' };
+    const env = {
+      ...process.env,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@e',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@e',
+    };
     const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, env, stdio: 'ignore' });
     git('init', '-q', '-b', 'main');
     git('commit', '-q', '--allow-empty', '-m', 'empty');
@@ -167,10 +187,23 @@ async function commitTable(): Promise<Goal[]> {
     const pos = positives.filter((f) => refused.has(f)).length;
     const neg = negs.filter((f) => refused.has(f)).length;
     const gitleaksPos = g.inContext.filter((s) => findWithRules(s.text).length > 0).length;
-    printTable(`The secrets rule on commits: gitleaks' samples, one staged file each (${positives.length + negs.length} files), judged by checkStaged as pre-commit judges them`, [
-      { judge: 'secrets rule (checkStaged)', 'samples in context refused (≥98%)': pct(pos, positives.length), "gitleaks' negatives refused (≤2%)": pct(neg, negs.length), 'one judgement of every file': `${(judgedMs / 1000).toFixed(1)} s` },
-      { judge: `gitleaks ${GITLEAKS_VERSION} rules on the texts`, 'samples in context refused (≥98%)': pct(gitleaksPos, g.inContext.length), "gitleaks' negatives refused (≤2%)": pct(0, negs.length), 'one judgement of every file': '—' },
-    ]);
+    printTable(
+      `The secrets rule on commits: gitleaks' samples, one staged file each (${positives.length + negs.length} files), judged by checkStaged as pre-commit judges them`,
+      [
+        {
+          judge: 'secrets rule (checkStaged)',
+          'samples in context refused (≥98%)': pct(pos, positives.length),
+          "gitleaks' negatives refused (≤2%)": pct(neg, negs.length),
+          'one judgement of every file': `${(judgedMs / 1000).toFixed(1)} s`,
+        },
+        {
+          judge: `gitleaks ${GITLEAKS_VERSION} rules on the texts`,
+          'samples in context refused (≥98%)': pct(gitleaksPos, g.inContext.length),
+          "gitleaks' negatives refused (≤2%)": pct(0, negs.length),
+          'one judgement of every file': '—',
+        },
+      ],
+    );
     return [
       {
         measure: "secrets rule on commits: gitleaks' samples in context refused / gitleaks' negatives refused (one staged file each)",
@@ -188,7 +221,10 @@ type ThreatDetector = { name: string; flags: (text: string) => boolean; skill?: 
 
 function threatDetectors(): ThreatDetector[] {
   const now = (scope: ThreatScope): ThreatDetector => ({ name: `hermesd now, ${scope}`, flags: (t) => scanText(t, scope).length > 0 });
-  const before = (scope: 'context' | 'memory' | 'skill'): ThreatDetector => ({ name: `hermesd before, ${scope}`, flags: (t) => scanBefore.scanText(t, scope).length > 0 });
+  const before = (scope: 'context' | 'memory' | 'skill'): ThreatDetector => ({
+    name: `hermesd before, ${scope}`,
+    flags: (t) => scanBefore.scanText(t, scope).length > 0,
+  });
   return [
     before('context'),
     now('context'),
@@ -273,7 +309,18 @@ function ordinaryCode(): Array<{ file: string; text: string }> {
       else if (/\.(ts|js|mjs|md|json|ya?ml)$/.test(name)) out.push({ file: p.slice(root.length + 1), text: readFileSync(p, 'utf8') });
     }
   };
-  for (const d of ['src', 'docs', 'node_modules/zod', 'node_modules/commander', 'node_modules/yaml', 'node_modules/openai', 'node_modules/@types/node', 'node_modules/vitest', 'node_modules/vite']) walk(join(root, d));
+  for (const d of [
+    'src',
+    'docs',
+    'node_modules/zod',
+    'node_modules/commander',
+    'node_modules/yaml',
+    'node_modules/openai',
+    'node_modules/@types/node',
+    'node_modules/vitest',
+    'node_modules/vite',
+  ])
+    walk(join(root, d));
   return out;
 }
 
@@ -285,7 +332,10 @@ function ordinaryCodeTable(): void {
     { detector: 'hermesd now', n: files.reduce((n, f) => n + redactSecrets(f.text).redactions.length, 0) },
     { detector: `gitleaks ${GITLEAKS_VERSION} rules`, n: files.reduce((n, f) => n + findWithRules(f.text).length, 0) },
   ].map((r) => ({ detector: r.detector, redactions: r.n, 'per MB': (r.n / mb).toFixed(2) }));
-  printTable(`Redactions in ordinary code and docs (${mb.toFixed(1)} MB: dependency sources pinned by the lockfile, this repository's src/ and docs/; mostly false positives, a few test fixtures of those packages)`, rows);
+  printTable(
+    `Redactions in ordinary code and docs (${mb.toFixed(1)} MB: dependency sources pinned by the lockfile, this repository's src/ and docs/; mostly false positives, a few test fixtures of those packages)`,
+    rows,
+  );
 }
 
 function costTable(): Goal[] {
@@ -293,7 +343,11 @@ function costTable(): Goal[] {
   const ROUNDS = 15;
   const paths = [
     { name: 'every tool result: redactSecrets', before: (c: string) => secretsBefore.redactSecrets(c), now: (c: string) => redactSecrets(c) },
-    { name: 'every SessionDB write: pre-test, then redaction', before: (c: string) => secretsBefore.redactForStorage(c), now: (c: string) => redactForStorage(c) },
+    {
+      name: 'every SessionDB write: pre-test, then redaction',
+      before: (c: string) => secretsBefore.redactForStorage(c),
+      now: (c: string) => redactForStorage(c),
+    },
     // No goal: a context file is scanned once per change, not per message.
     { name: 'threat scan, context scope', before: (c: string) => scanBefore.scanText(c, 'context'), now: (c: string) => scanText(c, 'context'), noGoal: true },
   ];
@@ -324,7 +378,10 @@ function costTable(): Goal[] {
       goal: p.noGoal ? '—' : `≤ ${COST_RATIO_GOAL}×`,
     });
   }
-  printTable(`Redaction and scan cost per MB of tool output (${chunks.length} messages of ≤4 KB: sources and docs), medians of ${ROUNDS} interleaved rounds`, rows);
+  printTable(
+    `Redaction and scan cost per MB of tool output (${chunks.length} messages of ≤4 KB: sources and docs), medians of ${ROUNDS} interleaved rounds`,
+    rows,
+  );
   const both = (f: (x: { before: number; now: number; ratio: number }) => string) => figures.map(f).join(' / ');
   return [
     {

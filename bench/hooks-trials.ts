@@ -16,7 +16,20 @@
  * a benchmark with its table; test/githooks/hooks-never-lose-work.test.ts runs a smaller number.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,8 +66,16 @@ function makeRand(seed: number) {
 }
 
 const gitEnv = () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e', GIT_CONFIG_NOSYSTEM: '1' };
-  for (const k of Object.keys(env)) if (k.startsWith('GIT_') && !k.startsWith('GIT_AUTHOR') && !k.startsWith('GIT_COMMITTER') && k !== 'GIT_CONFIG_NOSYSTEM') delete env[k];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@e',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@e',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+  for (const k of Object.keys(env))
+    if (k.startsWith('GIT_') && !k.startsWith('GIT_AUTHOR') && !k.startsWith('GIT_COMMITTER') && k !== 'GIT_CONFIG_NOSYSTEM') delete env[k];
   return env;
 };
 
@@ -199,10 +220,19 @@ function alive(pid: number): boolean {
 }
 
 /** Runs one trial's hook (which runs its daemon) and interrupts per `interrupt` after `delayMs`; resolves once both are gone. */
-function runHook(root: string, seed: number, attempt: string, interrupt: Interrupt, delayMs: number): Promise<{ selfRestored: number; daemonRestored: boolean }> {
+function runHook(
+  root: string,
+  seed: number,
+  attempt: string,
+  interrupt: Interrupt,
+  delayMs: number,
+): Promise<{ selfRestored: number; daemonRestored: boolean }> {
   const marker = `${root}.daemon-restored`;
   return new Promise((resolve, reject) => {
-    const hook = spawn(process.execPath, [HOOK_JS, root, join(root, '.git'), String(seed), attempt, marker], { stdio: ['ignore', 'pipe', 'pipe'], env: gitEnv() });
+    const hook = spawn(process.execPath, [HOOK_JS, root, join(root, '.git'), String(seed), attempt, marker], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: gitEnv(),
+    });
     let out = '';
     let err = '';
     let daemonPid: number | undefined;
@@ -301,7 +331,8 @@ export const bench: Bench = {
     const n = Number(process.env.HERMESD_BENCH_TRIALS ?? DEFAULT_TRIALS);
     const t = await runTrials(n, {
       onProgress: (i, t) => {
-        if ((i + 1) % 50 === 0) process.stdout.write(`${i + 1} trials, ${t.manualAfterDaemonKill} manual restores after a daemon kill, ${t.bytesLost} bytes lost\n`);
+        if ((i + 1) % 50 === 0)
+          process.stdout.write(`${i + 1} trials, ${t.manualAfterDaemonKill} manual restores after a daemon kill, ${t.bytesLost} bytes lost\n`);
       },
     });
     const k = t.interrupts;
@@ -333,7 +364,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.a
   const t0 = Date.now();
   const tally = await runTrials(n, {
     onProgress: (i, t) => {
-      if ((i + 1) % 50 === 0) process.stdout.write(`${i + 1} trials, ${t.manualAfterDaemonKill} manual restores after a daemon kill, ${t.bytesLost} bytes lost\n`);
+      if ((i + 1) % 50 === 0)
+        process.stdout.write(`${i + 1} trials, ${t.manualAfterDaemonKill} manual restores after a daemon kill, ${t.bytesLost} bytes lost\n`);
     },
   });
   process.stdout.write(JSON.stringify({ ...tally, seconds: Math.round((Date.now() - t0) / 1000) }, null, 2) + '\n');

@@ -41,7 +41,16 @@ export const bench: Bench = {
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-hooks-')));
     const home = join(base, 'home');
     mkdirSync(home);
-    const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home, HERMESD_SOCKET_DIR: join(base, 's'), GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e', GIT_CONFIG_NOSYSTEM: '1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HERMES_HOME: home,
+      HERMESD_SOCKET_DIR: join(base, 's'),
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@e',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@e',
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
     for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
     const skipped: string[] = [];
 
@@ -72,7 +81,8 @@ export const bench: Bench = {
           sh(process.execPath, [CLI, 'init', '--manager', 'husky'], repo, env);
           writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
           const internal = join(repo, '.husky', '_');
-          for (const h of readdirSync(internal)) if (!['h', 'hermesd', 'husky.sh', '.gitignore'].includes(h)) writeFileSync(join(internal, h), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"');
+          for (const h of readdirSync(internal))
+            if (!['h', 'hermesd', 'husky.sh', '.gitignore'].includes(h)) writeFileSync(join(internal, h), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"');
           sh(process.execPath, [CLI, 'start'], repo, env);
         },
       },
@@ -94,7 +104,10 @@ export const bench: Bench = {
               setup: (repo: string) => {
                 const other = process.env.HERMESD_BENCH_BASELINE_CLI!;
                 sh(process.execPath, [other, 'init'], repo, env);
-                writeFileSync(join(repo, '.hermes', 'config.yaml'), `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`);
+                writeFileSync(
+                  join(repo, '.hermes', 'config.yaml'),
+                  `rules:\n  - id: no-aws-keys\n    message: Never commit credentials.\n    forbid: "${FORBID}"\n`,
+                );
                 sh(process.execPath, [other, 'start'], repo, env);
               },
             },
@@ -134,14 +147,25 @@ export const bench: Bench = {
           writeFileSync(join(repo, '.gitignore'), 'node_modules\n');
           sh('git', ['add', 'check.sh', 'package.json', '.gitignore'], repo, env);
           sh('git', ['commit', '-qm', 'lint-staged config', '--no-verify'], repo, env);
-          sh(process.execPath, ['-e', `import(${JSON.stringify(join(peersDir, 'node_modules', 'husky', 'index.js'))}).then(m => { const r = m.default('.husky'); if (r) { console.error(r); process.exit(1); } })`], repo, env);
+          sh(
+            process.execPath,
+            [
+              '-e',
+              `import(${JSON.stringify(join(peersDir, 'node_modules', 'husky', 'index.js'))}).then(m => { const r = m.default('.husky'); if (r) { console.error(r); process.exit(1); } })`,
+            ],
+            repo,
+            env,
+          );
           writeFileSync(join(repo, '.husky', 'pre-commit'), 'lint-staged --quiet\n');
         },
       });
       peers.push({
         name: 'lefthook',
         setup: (repo) => {
-          writeFileSync(join(repo, 'lefthook.yml'), `pre-commit:\n  commands:\n    no-aws-keys:\n      run: "git diff --cached -U0 --no-color | grep '^+' | grep -qE '${FORBID}' && exit 1 || exit 0"\n`);
+          writeFileSync(
+            join(repo, 'lefthook.yml'),
+            `pre-commit:\n  commands:\n    no-aws-keys:\n      run: "git diff --cached -U0 --no-color | grep '^+' | grep -qE '${FORBID}' && exit 1 || exit 0"\n`,
+          );
           sh('git', ['add', 'lefthook.yml'], repo, env);
           sh('git', ['commit', '-qm', 'lefthook config', '--no-verify'], repo, env);
           sh(bin('lefthook'), ['install'], repo, env);
@@ -224,7 +248,10 @@ export const bench: Bench = {
           };
         });
       printTable(`pre-commit on ${FILES} staged files, ${RUNS} commits each, peers in turn (${variant})`, rows);
-      if (hermes) printNote(`hermesd adds ${ms(hermesAdded, 1)} (median) over a hook-less commit with all its hooks; goal ≤ ${ADDED_GOAL_MS} ms: ${hermesAdded <= ADDED_GOAL_MS ? 'met' : 'NOT met'}.`);
+      if (hermes)
+        printNote(
+          `hermesd adds ${ms(hermesAdded, 1)} (median) over a hook-less commit with all its hooks; goal ≤ ${ADDED_GOAL_MS} ms: ${hermesAdded <= ADDED_GOAL_MS ? 'met' : 'NOT met'}.`,
+        );
       const multiples: Array<[string, number]> = [];
       for (const name of ['pre-commit framework', 'husky + lint-staged']) {
         const peer = results.find((r) => r.variant === variant && r.peer.name.startsWith(name) && !r.failed);
@@ -240,7 +267,9 @@ export const bench: Bench = {
       }
       if (hermes && !hermes.failed) {
         const peersAdded = results
-          .filter((r) => r.variant === variant && !r.failed && ['lefthook', 'pre-commit framework', 'husky + lint-staged'].some((n) => r.peer.name.startsWith(n)))
+          .filter(
+            (r) => r.variant === variant && !r.failed && ['lefthook', 'pre-commit framework', 'husky + lint-staged'].some((n) => r.peer.name.startsWith(n)),
+          )
           .map((r) => `${r.peer.name.replace(/ \(.*\)$/, '')} ${(median(r.times) - baseMed).toFixed(1)}`);
         goals.push({
           measure: `added to a ${FILES}-file commit, all hermesd hooks, warm daemon (${variant})`,

@@ -50,7 +50,6 @@ function makeRepo(base: string, name: string): string {
   return repo;
 }
 
-
 async function startDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<{ pid: number; paths: RepoPaths }> {
   const paths = resolvePaths(repo, env);
   const daemon = daemonCommand(repo, env);
@@ -66,11 +65,16 @@ async function startDaemon(repo: string, env: NodeJS.ProcessEnv): Promise<{ pid:
 function writeLog(home: string, repo: string): number {
   mkdirSync(home, { recursive: true });
   const db = new SessionDB(join(home, 'state.db'));
-  const words = 'parser tokenizer module test flaky retry quote trailing build cache index commit branch merge rebase lint format schema generator config'.split(' ');
+  const words =
+    'parser tokenizer module test flaky retry quote trailing build cache index commit branch merge rebase lint format schema generator config'.split(' ');
   for (let s = 0; s < LOG_SESSIONS; s++) {
     const session = db.createSession({ repo, source: 'claude-code' });
     const messages: NewMessage[] = [];
-    for (let i = 0; i < 100; i++) messages.push({ role: i % 2 ? 'assistant' : 'user', content: Array.from({ length: 40 }, (_, k) => `${words[(s * 7 + i * 3 + k * 5) % words.length]}${k % 9}`).join(' ') + ' hello' });
+    for (let i = 0; i < 100; i++)
+      messages.push({
+        role: i % 2 ? 'assistant' : 'user',
+        content: Array.from({ length: 40 }, (_, k) => `${words[(s * 7 + i * 3 + k * 5) % words.length]}${k % 9}`).join(' ') + ' hello',
+      });
     db.appendMessages(session.id, messages);
   }
   db.close();
@@ -137,7 +141,8 @@ export const bench: Bench = {
         await workload(next.paths.socket);
       }
       await sleep(IDLE_MS);
-      const sum = (list: number[]) => list.map(memoryOf).reduce((acc, m) => ({ rss: acc.rss + m.rss, pss: acc.pss + m.pss, anon: acc.anon + m.anon }), { rss: 0, pss: 0, anon: 0 });
+      const sum = (list: number[]) =>
+        list.map(memoryOf).reduce((acc, m) => ({ rss: acc.rss + m.rss, pss: acc.pss + m.pss, anon: acc.anon + m.anon }), { rss: 0, pss: 0, anon: 0 });
       const ten = sum(pids);
       const tenBare = sum(barePids);
 
@@ -157,15 +162,46 @@ export const bench: Bench = {
 
       const ratio = d.rss / b.rss;
       printTable(`idle footprint, ${IDLE_MS / 1000} s after the last request (same run)`, [
-        { process: 'hermesd daemon (after status, context, check, memory, search, skills)', RSS: mib(d.rss), PSS: mib(d.pss), anonymous: mib(d.anon), 'RSS ÷ bare': `${ratio.toFixed(2)}×` },
+        {
+          process: 'hermesd daemon (after status, context, check, memory, search, skills)',
+          RSS: mib(d.rss),
+          PSS: mib(d.pss),
+          anonymous: mib(d.anon),
+          'RSS ÷ bare': `${ratio.toFixed(2)}×`,
+        },
         { process: 'bare Node HTTP server on a Unix socket', RSS: mib(b.rss), PSS: mib(b.pss), anonymous: mib(b.anon), 'RSS ÷ bare': '1.00×' },
-        { process: `hermesd daemon, the same after ${LOG_QUERIES.length} searches of a ${(LOG_SESSIONS * 100).toLocaleString('en')}-message session log (${(logBytes / 1e6).toFixed(0)} MB)`, RSS: mib(l.rss), PSS: mib(l.pss), anonymous: mib(l.anon), 'RSS ÷ bare': `${(l.rss / b.rss).toFixed(2)}×` },
-        { process: `${TEN} hermesd daemons together`, RSS: mib(ten.rss), PSS: mib(ten.pss), anonymous: mib(ten.anon), 'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×` },
+        {
+          process: `hermesd daemon, the same after ${LOG_QUERIES.length} searches of a ${(LOG_SESSIONS * 100).toLocaleString('en')}-message session log (${(logBytes / 1e6).toFixed(0)} MB)`,
+          RSS: mib(l.rss),
+          PSS: mib(l.pss),
+          anonymous: mib(l.anon),
+          'RSS ÷ bare': `${(l.rss / b.rss).toFixed(2)}×`,
+        },
+        {
+          process: `${TEN} hermesd daemons together`,
+          RSS: mib(ten.rss),
+          PSS: mib(ten.pss),
+          anonymous: mib(ten.anon),
+          'RSS ÷ bare': `${(ten.rss / tenBare.rss).toFixed(2)}×`,
+        },
         { process: `${TEN} bare servers together`, RSS: mib(tenBare.rss), PSS: mib(tenBare.pss), anonymous: mib(tenBare.anon), 'RSS ÷ bare': '1.00×' },
       ]);
-      printNote(`The daemon runs bundled (dist/daemon), with no node flag (set at run time instead: a young generation kept at 1 MiB semi-spaces from the start, --optimize-for-size and --expose-gc when it first falls idle) and ${Object.entries(DAEMON_ALLOCATOR_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}; the bare server with neither. It exits after daemon.idleTimeoutMinutes (default 30) without a request, a hook question or a change to its files, and the next question starts one (bench daemon: what that start costs). The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share. SQLite's page cache is capped at ${CACHE_KIB / 1024} MiB per daemon: what it used stays in the daemon's heap (glibc does not give it back) until the daemon exits.`);
+      printNote(
+        `The daemon runs bundled (dist/daemon), with no node flag (set at run time instead: a young generation kept at 1 MiB semi-spaces from the start, --optimize-for-size and --expose-gc when it first falls idle) and ${Object.entries(
+          DAEMON_ALLOCATOR_ENV,
+        )
+          .map(([k, v]) => `${k}=${v}`)
+          .join(
+            ' ',
+          )}; the bare server with neither. It exits after daemon.idleTimeoutMinutes (default 30) without a request, a hook question or a change to its files, and the next question starts one (bench daemon: what that start costs). The node binary's text (~35-40 MiB of RSS) is shared: PSS counts each process's share. SQLite's page cache is capped at ${CACHE_KIB / 1024} MiB per daemon: what it used stays in the daemon's heap (glibc does not give it back) until the daemon exits.`,
+      );
       const goals: Goal[] = [
-        { measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket', result: `${mib(d.rss)} vs ${mib(b.rss)} = ${ratio.toFixed(2)}×`, goal: `≤ ${RSS_OVER_BARE_GOAL}×`, met: ratio <= RSS_OVER_BARE_GOAL },
+        {
+          measure: 'idle daemon RSS ÷ a bare Node HTTP server on a Unix socket',
+          result: `${mib(d.rss)} vs ${mib(b.rss)} = ${ratio.toFixed(2)}×`,
+          goal: `≤ ${RSS_OVER_BARE_GOAL}×`,
+          met: ratio <= RSS_OVER_BARE_GOAL,
+        },
         { measure: `${TEN} idle daemons together (PSS)`, result: `${mib(ten.pss)} (${TEN} bare servers ${mib(tenBare.pss)})`, goal: '—' },
       ];
       return goals;

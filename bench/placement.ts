@@ -99,7 +99,12 @@ function accuracy(): Goal[] {
   );
   const rate = total.right / total.of;
   return [
-    { measure: `rule-based placement, correct owner (${total.of} labelled sentences)`, result: `${pct(total.right, total.of)} overall, ${pct(held.right, held.of)} held-out`, goal: `≥ ${ACCURACY_GOAL * 100}%`, met: rate >= ACCURACY_GOAL },
+    {
+      measure: `rule-based placement, correct owner (${total.of} labelled sentences)`,
+      result: `${pct(total.right, total.of)} overall, ${pct(held.right, held.of)} held-out`,
+      goal: `≥ ${ACCURACY_GOAL * 100}%`,
+      met: rate >= ACCURACY_GOAL,
+    },
     { measure: 'rule-based placement, repository rules placed in USER.md', result: String(leaked.length), goal: '0', met: leaked.length === 0 },
   ];
 }
@@ -115,7 +120,13 @@ async function serialModel(): Promise<{ url: string; counts: { task: number; rev
   const queue: Array<{ res: ServerResponse; body: string }> = [];
   let busy = false;
   const reply = (res: ServerResponse, message: Record<string, unknown>, finish: string) => {
-    const body = JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }] });
+    const body = JSON.stringify({
+      id: 'x',
+      object: 'chat.completion',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   };
@@ -123,12 +134,23 @@ async function serialModel(): Promise<{ url: string; counts: { task: number; rev
     const r = JSON.parse(job.body) as { messages: Array<{ role: string }>; response_format?: { json_schema?: { name?: string } } };
     if (r.response_format?.json_schema?.name === 'review') {
       counts.review++;
-      const candidates = [{ owner: 'repo-memory', text: 'The README is the only documentation of this repository.', reasons: { scope: 'this repository', lifetime: 'until it changes', type: 'fact', readTiming: 'every session here' } }];
+      const candidates = [
+        {
+          owner: 'repo-memory',
+          text: 'The README is the only documentation of this repository.',
+          reasons: { scope: 'this repository', lifetime: 'until it changes', type: 'fact', readTiming: 'every session here' },
+        },
+      ];
       reply(job.res, { content: JSON.stringify({ candidates }) }, 'stop');
     } else {
       counts.task++;
       if (r.messages.at(-1)?.role === 'tool') reply(job.res, { content: 'The README documents everything.' }, 'stop');
-      else reply(job.res, { content: null, tool_calls: [{ id: `c${counts.task}`, type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }] }, 'tool_calls');
+      else
+        reply(
+          job.res,
+          { content: null, tool_calls: [{ id: `c${counts.task}`, type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }] },
+          'tool_calls',
+        );
     }
   };
   const next = () => {
@@ -180,7 +202,12 @@ async function startDaemon(base: string, name: string, modelUrl: string, review:
   writeFileSync(join(repo, 'README.md'), '# demo\nEverything is documented here.\n');
   writeFileSync(
     join(home, 'config.yaml'),
-    [`model:\n  baseUrl: ${modelUrl}\n  apiKey: bench\n  stream: false`, `review:\n  enabled: ${review}\n  minToolCalls: 1`, 'placement:\n  classifier: model', ''].join('\n'),
+    [
+      `model:\n  baseUrl: ${modelUrl}\n  apiKey: bench\n  stream: false`,
+      `review:\n  enabled: ${review}\n  minToolCalls: 1`,
+      'placement:\n  classifier: model',
+      '',
+    ].join('\n'),
   );
   const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home, HERMESD_SOCKET_DIR: join(base, name, 's') };
   delete env.OPENAI_BASE_URL;

@@ -49,7 +49,10 @@ function buildLog(fx: Fixture, background: number): Log {
   // Background first: the threads are the recent sessions, as evidence a user asks about is.
   for (let s = 0; s < background; s++) {
     const session = db.createSession({ repo: REPO, source: 'cli' });
-    db.appendMessages(session.id, Array.from({ length: 50 }, (_, i) => gen.message(i)));
+    db.appendMessages(
+      session.id,
+      Array.from({ length: 50 }, (_, i) => gen.message(i)),
+    );
   }
   for (const t of fx.sessions) {
     const session = db.createSession({ repo: REPO, source: 'cli', title: t.id });
@@ -87,7 +90,14 @@ function score(log: Log, fx: Fixture, ranker: Ranker, split: 'dev' | 'held-out')
     shown += hits.length;
     onTopic += hits.filter((h) => threads.has(log.sessionOf.get(h.sessionId) ?? '')).length;
   }
-  return { recall: found / cases.length, precision: shown ? onTopic / shown : 0, shown: shown / cases.length, found, cases: cases.length, latencyMs: median(times) };
+  return {
+    recall: found / cases.length,
+    precision: shown ? onTopic / shown : 0,
+    shown: shown / cases.length,
+    found,
+    cases: cases.length,
+    latencyMs: median(times),
+  };
 }
 
 const f2 = (n: number) => n.toFixed(2);

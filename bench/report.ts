@@ -35,12 +35,18 @@ export function observeMachine(): () => Machine {
 }
 
 function cell(v: unknown): string {
-  return String(v ?? '').replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  return String(v ?? '')
+    .replace(/\r?\n/g, ' ')
+    .replace(/\|/g, '\\|');
 }
 
 function markdownTable(rows: Row[]): string {
   const cols = columns(rows);
-  return [`| ${cols.map(cell).join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => cell(r[c])).join(' | ')} |`)].join('\n');
+  return [
+    `| ${cols.map(cell).join(' | ')} |`,
+    `|${cols.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cols.map((c) => cell(r[c])).join(' | ')} |`),
+  ].join('\n');
 }
 
 export function stamp(s: Section): string {
@@ -73,7 +79,11 @@ function renderGoals(previous: string | undefined, sections: Section[], order: s
     const name = /^\| \[([^\]]+)\]\(#/.exec(line)?.[1];
     if (name) rows.set(name, [...(rows.get(name) ?? []), line]);
   }
-  for (const s of sections) rows.set(s.name, s.goals.map((g) => goalRow(s.name, g, s.startedAt.slice(0, 10))));
+  for (const s of sections)
+    rows.set(
+      s.name,
+      s.goals.map((g) => goalRow(s.name, g, s.startedAt.slice(0, 10))),
+    );
   const names = [...order.filter((n) => rows.has(n)), ...[...rows.keys()].filter((n) => !order.includes(n))];
   return `${GOALS_HEAD}\n${names.flatMap((n) => rows.get(n)!).join('\n')}`;
 }

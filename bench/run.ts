@@ -47,7 +47,9 @@ const write = args.includes('--write');
 const wanted = args.filter((a) => a !== '--write');
 const unknown = wanted.filter((a) => !(a in benches));
 if (unknown.length) {
-  process.stderr.write(`npm run bench: no benchmark ${unknown.map((u) => `"${u}"`).join(', ')}; the benchmarks are: ${Object.keys(benches).join(', ')} (and --write)\n`);
+  process.stderr.write(
+    `npm run bench: no benchmark ${unknown.map((u) => `"${u}"`).join(', ')}; the benchmarks are: ${Object.keys(benches).join(', ')} (and --write)\n`,
+  );
   process.exit(2);
 }
 

@@ -58,7 +58,14 @@ function setup(): { base: string; repo: string } {
 async function guarded(repo: string, command: string, sandboxed: boolean): Promise<void> {
   await withRepoLock(repo, async () => {
     const gitDir = join(repo, '.git');
-    const run = prepareGuardEnv({ root: repo, gitDir, commonDir: gitDir, config, realGit: findRealGit(), sandbox: sandboxed ? standaloneSandbox(gitDir) : undefined });
+    const run = prepareGuardEnv({
+      root: repo,
+      gitDir,
+      commonDir: gitDir,
+      config,
+      realGit: findRealGit(),
+      sandbox: sandboxed ? standaloneSandbox(gitDir) : undefined,
+    });
     const { file, args } = run.command(command);
     const r = spawnSync(file, args, { cwd: repo, env: run.env, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${command} failed (${sandboxed ? 'sandboxed' : 'unsandboxed'}): ${r.stderr}`);
@@ -73,10 +80,22 @@ async function guarded(repo: string, command: string, sandboxed: boolean): Promi
  * Bash call (`bash -c <command given back>`), beside `bwrap --ro-bind / / true` (the floor: what
  * any bubblewrap start costs) and the command alone, interleaved.
  */
-function confineRows(repo: string, availability: Extract<ReturnType<typeof sandboxAvailability>, { kind: 'bwrap' }>): { rows: Row[]; script: number; floor: number; alone: number; over: number; mounts: number } {
+function confineRows(
+  repo: string,
+  availability: Extract<ReturnType<typeof sandboxAvailability>, { kind: 'bwrap' }>,
+): { rows: Row[]; script: number; floor: number; alone: number; over: number; mounts: number } {
   const gitDir = join(repo, '.git');
   const protectedFiles = Array.from({ length: 20 }, (_, i) => ({ rel: `src/generated/api${i}.ts`, generator: false }));
-  const { plan, shared } = agentShellPlan({ root: repo, gitDir, commonDir: gitDir, config, protectedFiles, home: join(repo, '..', 'hermes-home'), userHome: join(repo, '..'), tmpDirs: ['/tmp'] });
+  const { plan, shared } = agentShellPlan({
+    root: repo,
+    gitDir,
+    commonDir: gitDir,
+    config,
+    protectedFiles,
+    home: join(repo, '..', 'hermes-home'),
+    userHome: join(repo, '..'),
+    tmpDirs: ['/tmp'],
+  });
   const file = join(repo, '..', 'confine.sh');
   writeFileSync(file, confineScript({ bwrap: availability, plan, shell: '/bin/bash', shared }));
   const lines: Array<[string, string, number[]]> = [
@@ -94,7 +113,14 @@ function confineRows(repo: string, availability: Extract<ReturnType<typeof sandb
   }
   const [alone, floor, script] = lines.map(([, , times]) => median(times)) as [number, number, number];
   const rows = lines.map(([what, , times]) => ({ what, median: ms(median(times)), 'over the floor': ms(median(times) - floor) }));
-  return { rows, script, floor, alone, over: script - floor, mounts: [...bwrapMountArgs(plan)].filter((a) => a === '--bind' || a === '--ro-bind' || a === '--tmpfs').length };
+  return {
+    rows,
+    script,
+    floor,
+    alone,
+    over: script - floor,
+    mounts: [...bwrapMountArgs(plan)].filter((a) => a === '--bind' || a === '--ro-bind' || a === '--tmpfs').length,
+  };
 }
 
 export const bench: Bench = {
@@ -133,11 +159,20 @@ export const bench: Bench = {
       const sh = await timeRuns(RUNS, () => spawnSync('/bin/sh', ['-c', 'true']));
       const bw = await timeRuns(RUNS, () => spawnSync(file, args, { env: run.env }));
       await run.finish();
-      rows.push({ command: 'spawn only: sh -c true', 'guarded, no sandbox': ms(median(sh)), 'guarded, sandbox': ms(median(bw)), 'added by the sandbox': ms(median(bw) - median(sh)), goal: '' });
+      rows.push({
+        command: 'spawn only: sh -c true',
+        'guarded, no sandbox': ms(median(sh)),
+        'guarded, sandbox': ms(median(bw)),
+        'added by the sandbox': ms(median(bw) - median(sh)),
+        goal: '',
+      });
       const mounts = args.filter((a) => a === '--bind' || a === '--ro-bind' || a === '--tmpfs').length;
       printTable(`terminal command with and without the sandbox (${RUNS} runs each, medians; ${mounts} mounts, ${FILES} files, 2 secret files)`, rows);
       const confine = confineRows(repo, availability);
-      printTable(`another agent's shell call: the confine script beside bubblewrap alone (${RUNS} runs each, interleaved, medians; ${confine.mounts} mounts)`, confine.rows);
+      printTable(
+        `another agent's shell call: the confine script beside bubblewrap alone (${RUNS} runs each, interleaved, medians; ${confine.mounts} mounts)`,
+        confine.rows,
+      );
       return [
         {
           measure: 'added per guarded `terminal` command by the sandbox (`true` / `git status` / `cat`), medians',

@@ -103,7 +103,16 @@ export const bench: Bench = {
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-scale-')));
     const home = join(base, 'home');
     mkdirSync(home);
-    const env: NodeJS.ProcessEnv = { ...process.env, HERMES_HOME: home, HERMESD_SOCKET_DIR: join(base, 's'), GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e', GIT_CONFIG_NOSYSTEM: '1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HERMES_HOME: home,
+      HERMESD_SOCKET_DIR: join(base, 's'),
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@e',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@e',
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
     for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
     const withoutCa = { ...env };
     delete withoutCa.NODE_EXTRA_CA_CERTS;
@@ -153,80 +162,82 @@ export const bench: Bench = {
       const daemonPid = (await client.call<{ pid: number }>('GET', '/v1/status')).pid;
 
       let round = 0;
-      for (const [venvName, venv] of variants) for (const pattern of PATTERNS) {
-        const variant = `${pattern}, ${venvName}`;
-        const times = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
-        const inHooks = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
-        const inPreCommit = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
-        const trace = join(base, 'trace2.json');
-        const before = (await staged())!;
-        let cpuBefore = 0;
-        for (let r = -1; r < runsAt(size); r++) {
-          round++;
-          if (r === 0) cpuBefore = cpuMs(daemonPid);
-          for (let k = 0; k < repos.length; k++) {
-            const { peer, repo } = repos[(k + round) % repos.length]!;
-            for (let i = 0; i < size; i++) writeFileSync(join(repo, fileName(i)), `file ${i}\nround ${round}\n`);
-            const judged = peer.kind === 'hermesd' ? (await staged())?.judged : undefined;
-            run('git', ['add', '-u'], repo, venv);
-            if (pattern === 'settled') await sleep(SETTLE_MS);
-            if (pattern === 'settled' && peer.kind === 'hermesd') {
-              const deadline = Date.now() + JUDGE_WAIT_MS;
-              while ((await staged())?.judged === judged && Date.now() < deadline) await sleep(5);
+      for (const [venvName, venv] of variants)
+        for (const pattern of PATTERNS) {
+          const variant = `${pattern}, ${venvName}`;
+          const times = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
+          const inHooks = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
+          const inPreCommit = new Map(repos.map((r) => [r.peer.kind, [] as number[]]));
+          const trace = join(base, 'trace2.json');
+          const before = (await staged())!;
+          let cpuBefore = 0;
+          for (let r = -1; r < runsAt(size); r++) {
+            round++;
+            if (r === 0) cpuBefore = cpuMs(daemonPid);
+            for (let k = 0; k < repos.length; k++) {
+              const { peer, repo } = repos[(k + round) % repos.length]!;
+              for (let i = 0; i < size; i++) writeFileSync(join(repo, fileName(i)), `file ${i}\nround ${round}\n`);
+              const judged = peer.kind === 'hermesd' ? (await staged())?.judged : undefined;
+              run('git', ['add', '-u'], repo, venv);
+              if (pattern === 'settled') await sleep(SETTLE_MS);
+              if (pattern === 'settled' && peer.kind === 'hermesd') {
+                const deadline = Date.now() + JUDGE_WAIT_MS;
+                while ((await staged())?.judged === judged && Date.now() < deadline) await sleep(5);
+              }
+              const args = peer.kind === 'none' ? ['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', `r${round}`] : ['commit', '-qm', `r${round}`];
+              rmSync(trace, { force: true });
+              const t0 = process.hrtime.bigint();
+              const res = spawnSync('git', args, { cwd: repo, env: { ...venv, GIT_TRACE2_EVENT: trace }, encoding: 'utf8' });
+              const dt = Number(process.hrtime.bigint() - t0) / 1e6;
+              if (res.status !== 0) throw new Error(`${peer.name}, ${size} files: commit failed: ${(res.stderr || res.stdout).trim()}`);
+              if (r >= 0) {
+                times.get(peer.kind)!.push(dt);
+                const spent = hookTime(trace);
+                inHooks.get(peer.kind)!.push(spent.all);
+                inPreCommit.get(peer.kind)!.push(spent.pre);
+              }
+              await sleep(peer.kind === 'hermesd' ? HERMESD_AFTER_MS : SETTLE_MS);
             }
-            const args = peer.kind === 'none' ? ['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', `r${round}`] : ['commit', '-qm', `r${round}`];
-            rmSync(trace, { force: true });
-            const t0 = process.hrtime.bigint();
-            const res = spawnSync('git', args, { cwd: repo, env: { ...venv, GIT_TRACE2_EVENT: trace }, encoding: 'utf8' });
-            const dt = Number(process.hrtime.bigint() - t0) / 1e6;
-            if (res.status !== 0) throw new Error(`${peer.name}, ${size} files: commit failed: ${(res.stderr || res.stdout).trim()}`);
-            if (r >= 0) {
-              times.get(peer.kind)!.push(dt);
-              const spent = hookTime(trace);
-              inHooks.get(peer.kind)!.push(spent.all);
-              inPreCommit.get(peer.kind)!.push(spent.pre);
-            }
-            await sleep(peer.kind === 'hermesd' ? HERMESD_AFTER_MS : SETTLE_MS);
+          }
+          const cpuPerCommit = (cpuMs(daemonPid) - cpuBefore) / runsAt(size);
+          const after = (await staged())!;
+          const baseMed = median(times.get('none')!);
+          // Paired: each round's commit less the same round's hook-less commit, then the median.
+          // Commits of one round are seconds apart, so they share the machine's mood; medians of
+          // separate series did not (a hook-less 50-file commit took 16 ms in one run, 55 in the next).
+          const added = (k: Peer['kind']) => median(times.get(k)!.map((t, r) => t - times.get('none')![r]!));
+          const ratio = added('hermesd') / added('floor');
+          const hooksOf = (k: Peer['kind']) => median(inHooks.get(k)!);
+          const hooksRatio = hooksOf('hermesd') / hooksOf('floor');
+          const preOf = (k: Peer['kind']) => median(inPreCommit.get(k)!);
+          const preRatio = preOf('hermesd') / preOf('floor');
+          (rows[variant] ??= []).push({
+            'staged files': size,
+            'no hook': ms(baseMed, 1),
+            'sh floor added': ms(added('floor'), 1),
+            'hermesd added': ms(added('hermesd'), 1),
+            'hermesd ÷ floor': `${ratio.toFixed(2)}×`,
+            'pre-commit hook: floor / hermesd': `${preOf('floor').toFixed(1)} / ${preOf('hermesd').toFixed(1)} ms = ${preRatio.toFixed(2)}×`,
+            'all hooks: floor / hermesd': `${hooksOf('floor').toFixed(1)} / ${hooksOf('hermesd').toFixed(1)} ms = ${hooksRatio.toFixed(2)}×`,
+            'kept verdict served': `${after.hits - before.hits} of ${after.hits - before.hits + after.misses - before.misses}`,
+            'daemon CPU per commit': ms(cpuPerCommit, 0),
+          });
+          const goal = GOAL_AT[size];
+          if (goal !== undefined) {
+            goals.push({
+              measure: `pre-commit hook, ${size} staged files, ÷ the sh floor's (git's trace2 time, ${variant})`,
+              result: `${preRatio.toFixed(2)}× (${preOf('hermesd').toFixed(1)} vs ${preOf('floor').toFixed(1)} ms); the whole commit with all hermesd's hooks ${ratio.toFixed(2)}× the floor's added time (${added('hermesd').toFixed(1)} vs ${added('floor').toFixed(1)} ms)`,
+              goal: `≤ ${goal}×`,
+              met: preRatio <= goal,
+            });
           }
         }
-        const cpuPerCommit = (cpuMs(daemonPid) - cpuBefore) / runsAt(size);
-        const after = (await staged())!;
-        const baseMed = median(times.get('none')!);
-        // Paired: each round's commit less the same round's hook-less commit, then the median.
-        // Commits of one round are seconds apart, so they share the machine's mood; medians of
-        // separate series did not (a hook-less 50-file commit took 16 ms in one run, 55 in the next).
-        const added = (k: Peer['kind']) => median(times.get(k)!.map((t, r) => t - times.get('none')![r]!));
-        const ratio = added('hermesd') / added('floor');
-        const hooksOf = (k: Peer['kind']) => median(inHooks.get(k)!);
-        const hooksRatio = hooksOf('hermesd') / hooksOf('floor');
-        const preOf = (k: Peer['kind']) => median(inPreCommit.get(k)!);
-        const preRatio = preOf('hermesd') / preOf('floor');
-        (rows[variant] ??= []).push({
-          'staged files': size,
-          'no hook': ms(baseMed, 1),
-          'sh floor added': ms(added('floor'), 1),
-          'hermesd added': ms(added('hermesd'), 1),
-          'hermesd ÷ floor': `${ratio.toFixed(2)}×`,
-          'pre-commit hook: floor / hermesd': `${preOf('floor').toFixed(1)} / ${preOf('hermesd').toFixed(1)} ms = ${preRatio.toFixed(2)}×`,
-          'all hooks: floor / hermesd': `${hooksOf('floor').toFixed(1)} / ${hooksOf('hermesd').toFixed(1)} ms = ${hooksRatio.toFixed(2)}×`,
-          'kept verdict served': `${after.hits - before.hits} of ${after.hits - before.hits + after.misses - before.misses}`,
-          'daemon CPU per commit': ms(cpuPerCommit, 0),
-        });
-        const goal = GOAL_AT[size];
-        if (goal !== undefined) {
-          goals.push({
-            measure: `pre-commit hook, ${size} staged files, ÷ the sh floor's (git's trace2 time, ${variant})`,
-            result: `${preRatio.toFixed(2)}× (${preOf('hermesd').toFixed(1)} vs ${preOf('floor').toFixed(1)} ms); the whole commit with all hermesd's hooks ${ratio.toFixed(2)}× the floor's added time (${added('hermesd').toFixed(1)} vs ${added('floor').toFixed(1)} ms)`,
-            goal: `≤ ${goal}×`,
-            met: preRatio <= goal,
-          });
-        }
-      }
 
       // The refusal path at this size: a forbidden line among the staged files is stopped.
       writeFileSync(join(hermes.repo, fileName(0)), `key AKIAABCDEFGHIJKLMNOP\n`);
       run('git', ['add', '-u'], hermes.repo, env);
-      if (spawnSync('git', ['commit', '-qm', 'leak'], { cwd: hermes.repo, env }).status === 0) problems.push(`${size} files: a forbidden line was NOT refused (bench sanity check failed)`);
+      if (spawnSync('git', ['commit', '-qm', 'leak'], { cwd: hermes.repo, env }).status === 0)
+        problems.push(`${size} files: a forbidden line was NOT refused (bench sanity check failed)`);
       spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.repo, env });
       for (const { repo } of repos) rmSync(repo, { recursive: true, force: true });
     }
@@ -245,9 +256,17 @@ export const bench: Bench = {
       }
       starts.push({ process: what, 'median start to exit': ms(median(t), 2) });
     }
-    for (const [variant, r] of Object.entries(rows)) printTable(`pre-commit added time by commit size, ${SIZES.map((n) => `${runsAt(n)}`).join('/')} commits per peer at ${SIZES.join('/')} files, peers in turn (${variant})`, r);
-    printNote(`Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round); "pre-commit hook" and "all hooks" = the median time git spent in its pre-commit hook, and in all its hook children (trace2 events): hermesd runs a post-commit hook too (the audit and the commit's evidence), the floor none. The goal is on the pre-commit hook. The sh floor: ${GREP_HOOK.split('\n')[1]}`);
-    printNote('hermesd\'s pre-commit asks its daemon through hermesd\'s client (one small C process), and the daemon serves the verdict it judged when the index changed where it has one; "kept verdict served" counts those answers (the rest were judged in full, in the hook: what "at once" measures).');
+    for (const [variant, r] of Object.entries(rows))
+      printTable(
+        `pre-commit added time by commit size, ${SIZES.map((n) => `${runsAt(n)}`).join('/')} commits per peer at ${SIZES.join('/')} files, peers in turn (${variant})`,
+        r,
+      );
+    printNote(
+      `Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round); "pre-commit hook" and "all hooks" = the median time git spent in its pre-commit hook, and in all its hook children (trace2 events): hermesd runs a post-commit hook too (the audit and the commit's evidence), the floor none. The goal is on the pre-commit hook. The sh floor: ${GREP_HOOK.split('\n')[1]}`,
+    );
+    printNote(
+      'hermesd\'s pre-commit asks its daemon through hermesd\'s client (one small C process), and the daemon serves the verdict it judged when the index changed where it has one; "kept verdict served" counts those answers (the rest were judged in full, in the hook: what "at once" measures).',
+    );
     printTable('one process started and ended, 21 times each (what a hook pays per process it starts)', starts);
     if (dropped) printNote(`${dropped} status request(s) of the bench itself were dropped by a busy daemon and asked again.`);
     for (const p of problems) printNote(`Problem: ${p}`);

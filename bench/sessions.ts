@@ -49,7 +49,38 @@ const COMMON = (
 ).split(' ');
 
 function vocabulary(size: number, rand: () => number): string[] {
-  const syll = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'po', 'si', 've', 'zu', 'bra', 'ch', 'dor', 'fen', 'gil', 'har', 'jus', 'kel', 'mon', 'nix', 'ost', 'pra', 'qui', 'ren', 'sta', 'tor', 'umb', 'vex', 'wal', 'yor'];
+  const syll = [
+    'ka',
+    'lo',
+    'mi',
+    'ne',
+    'ru',
+    'ta',
+    'po',
+    'si',
+    've',
+    'zu',
+    'bra',
+    'ch',
+    'dor',
+    'fen',
+    'gil',
+    'har',
+    'jus',
+    'kel',
+    'mon',
+    'nix',
+    'ost',
+    'pra',
+    'qui',
+    'ren',
+    'sta',
+    'tor',
+    'umb',
+    'vex',
+    'wal',
+    'yor',
+  ];
   const seen = new Set(COMMON);
   const words = [...COMMON];
   while (words.length < size) {
@@ -99,7 +130,8 @@ export class TextGen {
     while (len < target) {
       let w: string;
       const roll = this.rand();
-      if (roll < 0.01) w = `E${Math.floor(this.rand() * 1e6)}`; // error codes: a long tail of rare tokens
+      if (roll < 0.01)
+        w = `E${Math.floor(this.rand() * 1e6)}`; // error codes: a long tail of rare tokens
       else if (roll < 0.04) w = `src/${this.words[this.pick()]}/${this.words[this.pick()]}.ts`;
       else {
         const r = this.pick();
@@ -118,7 +150,17 @@ export class TextGen {
     const role = (['user', 'assistant', 'tool', 'assistant'] as const)[i % 4]!;
     if (role === 'tool') return { role, content: this.text(), toolName: 'terminal', toolCallId: `c${i}` };
     if (role === 'assistant' && i % 8 === 1) {
-      return { role, content: this.text(120), toolCalls: [{ id: `c${i + 1}`, type: 'function', function: { name: 'terminal', arguments: JSON.stringify({ command: `npm test -- ${this.words[this.pick()]}` }) } }] };
+      return {
+        role,
+        content: this.text(120),
+        toolCalls: [
+          {
+            id: `c${i + 1}`,
+            type: 'function',
+            function: { name: 'terminal', arguments: JSON.stringify({ command: `npm test -- ${this.words[this.pick()]}` }) },
+          },
+        ],
+      };
     }
     return { role, content: this.text() };
   }
@@ -147,7 +189,17 @@ function ingestRaw(path: string, batches: NewMessage[][]): number {
       const id = `raw-${s}`;
       insS.run(id, REPOS[s % REPOS.length], 'cli', now);
       for (const m of batches[s]!) {
-        insM.run(id, m.role, m.content ?? '', null, m.toolCalls ? JSON.stringify(m.toolCalls) : null, toolArgsText(m.toolCalls), m.toolName ?? null, m.toolCallId ?? null, now);
+        insM.run(
+          id,
+          m.role,
+          m.content ?? '',
+          null,
+          m.toolCalls ? JSON.stringify(m.toolCalls) : null,
+          toolArgsText(m.toolCalls),
+          m.toolName ?? null,
+          m.toolCallId ?? null,
+          now,
+        );
       }
     }
   });
@@ -189,13 +241,20 @@ export function bulkLoad(path: string, gen: TextGen, sessions: number, onChunk?:
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = OFF');
     db.pragma(`cache_size = -${4 * CACHE_KIB}`);
-    const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages'").all() as Array<{ name: string; sql: string }>;
+    const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'messages'").all() as Array<{
+      name: string;
+      sql: string;
+    }>;
     for (const t of triggers) db.exec(`DROP TRIGGER ${t.name}`);
-    const insS = db.prepare('INSERT INTO sessions (id, repo, source, started_at, ended_at, end_reason, message_count, tool_call_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insS = db.prepare(
+      'INSERT INTO sessions (id, repo, source, started_at, ended_at, end_reason, message_count, tool_call_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     const insM = db.prepare(
       'INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_args, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    const indexFts = db.prepare('INSERT INTO messages_fts (rowid, content, tool_name, tool_args) SELECT id, content, tool_name, tool_args FROM messages WHERE id > ?');
+    const indexFts = db.prepare(
+      'INSERT INTO messages_fts (rowid, content, tool_name, tool_args) SELECT id, content, tool_name, tool_args FROM messages WHERE id > ?',
+    );
     const indexTrigram = db.prepare('INSERT INTO messages_trigram (rowid, content) SELECT id, content FROM messages WHERE id > ?');
     const lastId = db.prepare('SELECT coalesce(max(id), 0) AS n FROM messages').pluck();
     // One message a second, one session after another, ending now.
@@ -210,7 +269,17 @@ export function bulkLoad(path: string, gen: TextGen, sessions: number, onChunk?:
         const calls = batch.reduce((n, m) => n + (m.toolCalls?.length ?? 0), 0);
         insS.run(id, REPOS[k % REPOS.length], 'cli', iso(first), iso(first + batch.length), 'completed', batch.length, calls);
         batch.forEach((m, i) =>
-          insM.run(id, m.role, m.content ?? '', null, m.toolCalls ? JSON.stringify(m.toolCalls) : null, toolArgsText(m.toolCalls), m.toolName ?? null, m.toolCallId ?? null, iso(first + i)),
+          insM.run(
+            id,
+            m.role,
+            m.content ?? '',
+            null,
+            m.toolCalls ? JSON.stringify(m.toolCalls) : null,
+            toolArgsText(m.toolCalls),
+            m.toolName ?? null,
+            m.toolCallId ?? null,
+            iso(first + i),
+          ),
         );
       });
       indexFts.run(before);
@@ -219,7 +288,8 @@ export function bulkLoad(path: string, gen: TextGen, sessions: number, onChunk?:
     for (let s = 0; s < sessions; s += BULK_SESSIONS_PER_COMMIT) {
       const g = Date.now();
       const batches: NewMessage[][] = [];
-      for (let k = s; k < Math.min(sessions, s + BULK_SESSIONS_PER_COMMIT); k++) batches.push(Array.from({ length: MESSAGES_PER_SESSION }, (_, i) => gen.message(k * MESSAGES_PER_SESSION + i)));
+      for (let k = s; k < Math.min(sessions, s + BULK_SESSIONS_PER_COMMIT); k++)
+        batches.push(Array.from({ length: MESSAGES_PER_SESSION }, (_, i) => gen.message(k * MESSAGES_PER_SESSION + i)));
       onChunk?.(Date.now() - g);
       chunk.immediate(s, batches);
     }
@@ -280,15 +350,23 @@ async function run(): Promise<Goal[]> {
       for (const f of [`raw${round}.db`, `ours${round}.db`]) for (const suffix of ['', '-wal', '-shm']) rmSync(join(home, f + suffix), { force: true });
     }
     const pct = (x: number) => `${Math.round(100 * x)}%`;
-    printTable(`SessionDB ingest (${INGEST_ROUNDS} alternating rounds of ${INGEST_SAMPLE_MESSAGES.toLocaleString('en')} messages, ${MESSAGES_PER_SESSION}/session, ${SESSIONS_PER_COMMIT} sessions per commit, word + trigram FTS triggers; medians)`, [
-      { 'write path': 'raw better-sqlite3 prepared INSERTs', 'rows/s': Math.round(median(rawRates)), 'relative (median of per-round ratios)': '100%', 'per-round range': '' },
-      {
-        'write path': 'SessionDB createSession + appendMessages',
-        'rows/s': Math.round(median(ourRates)),
-        'relative (median of per-round ratios)': pct(median(ratios)),
-        'per-round range': `${pct(Math.min(...ratios))}–${pct(Math.max(...ratios))}`,
-      },
-    ]);
+    printTable(
+      `SessionDB ingest (${INGEST_ROUNDS} alternating rounds of ${INGEST_SAMPLE_MESSAGES.toLocaleString('en')} messages, ${MESSAGES_PER_SESSION}/session, ${SESSIONS_PER_COMMIT} sessions per commit, word + trigram FTS triggers; medians)`,
+      [
+        {
+          'write path': 'raw better-sqlite3 prepared INSERTs',
+          'rows/s': Math.round(median(rawRates)),
+          'relative (median of per-round ratios)': '100%',
+          'per-round range': '',
+        },
+        {
+          'write path': 'SessionDB createSession + appendMessages',
+          'rows/s': Math.round(median(ourRates)),
+          'relative (median of per-round ratios)': pct(median(ratios)),
+          'per-round range': `${pct(Math.min(...ratios))}–${pct(Math.max(...ratios))}`,
+        },
+      ],
+    );
 
     // ---- the big database: bulk-loaded (bench-only fast path, see bulkLoad) ------------------
     const gen = new TextGen();
@@ -309,7 +387,9 @@ async function run(): Promise<Goal[]> {
       { name: 'common', terms: pickTerms(gen, 0.8, 0.95, 0.88) },
     ];
     const raw = db.db.prepare('SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20');
-    const rawSnippet = db.db.prepare("SELECT rowid, snippet(messages_fts, 0, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20");
+    const rawSnippet = db.db.prepare(
+      "SELECT rowid, snippet(messages_fts, 0, '[', ']', '…', 16) AS s FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20",
+    );
     const count = db.db.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?');
     for (const c of classes) for (const t of c.terms) t.docs = (count.get(`"${t.term}"`) as { n: number }).n;
     const rows: Row[] = [];
@@ -353,17 +433,23 @@ async function run(): Promise<Goal[]> {
     rows.push({
       'term class': 'substring',
       terms: subs.join(' '),
-      matches: subs.map((s) => (db.db.prepare('SELECT count(*) AS n FROM messages_trigram WHERE content LIKE ?').get(`%${s}%`) as { n: number }).n.toLocaleString('en')).join(' / '),
+      matches: subs
+        .map((s) => (db.db.prepare('SELECT count(*) AS n FROM messages_trigram WHERE content LIKE ?').get(`%${s}%`) as { n: number }).n.toLocaleString('en'))
+        .join(' / '),
       'raw bm25 p50': `LIKE scan ${ms(median(scanT), 1)}`,
       'ours p50': ms(median(subT)),
       'ours p95': ms(percentile(subT, 95)),
       strategy: [...strategies].join(','),
     });
-    printTable(`SessionDB search over ${gen.messages.toLocaleString('en')} messages (top 20, ${RUNS_PER_TERM} runs × ${TERMS_PER_CLASS} terms per class; ours includes hydration and excerpts)`, rows);
+    printTable(
+      `SessionDB search over ${gen.messages.toLocaleString('en')} messages (top 20, ${RUNS_PER_TERM} runs × ${TERMS_PER_CLASS} terms per class; ours includes hydration and excerpts)`,
+      rows,
+    );
     printNote(`integrity_check: ${db.integrityCheck()}`);
     db.close();
     const names = classes.map((c) => c.name);
-    const each = (f: (x: { raw: number; ours: number; filtered: number }) => number, digits = 1) => names.map((n) => f(p95.get(n)!).toFixed(digits)).join(' / ');
+    const each = (f: (x: { raw: number; ours: number; filtered: number }) => number, digits = 1) =>
+      names.map((n) => f(p95.get(n)!).toFixed(digits)).join(' / ');
     const worst = (f: (x: { raw: number; ours: number; filtered: number }) => number) => Math.max(...names.map((n) => f(p95.get(n)!)));
     return [
       {
@@ -372,7 +458,12 @@ async function run(): Promise<Goal[]> {
         goal: `≤ ${SEARCH_P95_GOAL_MS} ms`,
         met: worst((x) => x.ours) <= SEARCH_P95_GOAL_MS,
       },
-      { measure: 'same with repository + role filter', result: `${each((x) => x.filtered, 2)} ms`, goal: `≤ ${SEARCH_P95_GOAL_MS} ms`, met: worst((x) => x.filtered) <= SEARCH_P95_GOAL_MS },
+      {
+        measure: 'same with repository + role filter',
+        result: `${each((x) => x.filtered, 2)} ms`,
+        goal: `≤ ${SEARCH_P95_GOAL_MS} ms`,
+        met: worst((x) => x.filtered) <= SEARCH_P95_GOAL_MS,
+      },
       {
         measure: 'ingest through SessionDB vs raw better-sqlite3 + FTS triggers',
         result: `${pct(median(ratios))} (rounds ${pct(Math.min(...ratios))}–${pct(Math.max(...ratios))})`,

@@ -78,7 +78,10 @@ function makeSkills(root: string): void {
       '',
       'Pitfalls: the generator needs Node 20; delete node_modules/.cache when it fails.',
     ].join('\n');
-    writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Regenerate the API client number ${i} after a schema change and verify the diff\n---\n${body}\n`);
+    writeFileSync(
+      join(dir, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: Regenerate the API client number ${i} after a schema change and verify the diff\n---\n${body}\n`,
+    );
   }
 }
 
@@ -97,7 +100,14 @@ function buildWithoutScan(root: string): string {
   return renderIndex(skills);
 }
 
-type GitSteps = { ensure(): Promise<void>; commitPaths(paths: string[], message: string): Promise<string | undefined>; log(paths: string[]): Promise<unknown[]>; resolve(rev: string): Promise<string | undefined>; filesAt(rev: string, prefix: string): Promise<Array<{ blob: string }>>; blob(blob: string): Promise<Buffer> };
+type GitSteps = {
+  ensure(): Promise<void>;
+  commitPaths(paths: string[], message: string): Promise<string | undefined>;
+  log(paths: string[]): Promise<unknown[]>;
+  resolve(rev: string): Promise<string | undefined>;
+  filesAt(rev: string, prefix: string): Promise<Array<{ blob: string }>>;
+  blob(blob: string): Promise<Buffer>;
+};
 
 /** One skill change's git steps in a fresh repository, each step timed (ms). */
 async function gitSteps(make: (dir: string) => GitSteps, base: string, round: number): Promise<Record<string, number>> {
@@ -137,11 +147,14 @@ async function gitStepsTable(base: string): Promise<void> {
     }
   }
   const names = Object.keys(runs[0]![0]!);
-  printTable(`Git steps of a skill change, medians of ${GIT_ROUNDS} interleaved rounds (a fresh repository each)`, names.map((n) => ({
-    step: n,
-    ...Object.fromEntries(impls.map((impl, k) => [impl.name, ms(median(runs[k]!.map((x) => x[n]!)))])),
-    'simple-git − raw': ms(median(runs[0]!.map((x, j) => x[n]! - runs[1]![j]![n]!))),
-  })));
+  printTable(
+    `Git steps of a skill change, medians of ${GIT_ROUNDS} interleaved rounds (a fresh repository each)`,
+    names.map((n) => ({
+      step: n,
+      ...Object.fromEntries(impls.map((impl, k) => [impl.name, ms(median(runs[k]!.map((x) => x[n]!)))])),
+      'simple-git − raw': ms(median(runs[0]!.map((x, j) => x[n]! - runs[1]![j]![n]!))),
+    })),
+  );
 }
 
 export const bench: Bench = {
@@ -203,7 +216,12 @@ export const bench: Bench = {
         row('warm: in-process LRU', warmMemory),
       ]);
       const goals: Goal[] = [
-        { measure: `index of ${SKILLS.toLocaleString('en')} skills, cold`, result: ms(median(cold), 0), goal: `≤ ${COLD_GOAL_MS} ms`, met: median(cold) <= COLD_GOAL_MS },
+        {
+          measure: `index of ${SKILLS.toLocaleString('en')} skills, cold`,
+          result: ms(median(cold), 0),
+          goal: `≤ ${COLD_GOAL_MS} ms`,
+          met: median(cold) <= COLD_GOAL_MS,
+        },
         {
           measure: 'warm from the disk snapshot, same process',
           result: `${ms(median(warmDisk), 1)} (floor: ${manifest.length.toLocaleString('en')} bare \`stat\` calls ${ms(median(statFloor), 1)})`,

@@ -54,8 +54,10 @@ if (!input) {
 const raw = readFileSync(input);
 const sha = createHash('sha256').update(raw).digest('hex');
 if (sha !== PINNED_SHA256 && !process.argv.includes('--any-version')) {
-  process.stderr.write(`${input} is not gitleaks ${PINNED_TAG}'s config/gitleaks.toml (sha256 ${sha}).\n` +
-    `Update PINNED_TAG/PINNED_COMMIT/PINNED_SHA256 in this script when moving to a new release.\n`);
+  process.stderr.write(
+    `${input} is not gitleaks ${PINNED_TAG}'s config/gitleaks.toml (sha256 ${sha}).\n` +
+      `Update PINNED_TAG/PINNED_COMMIT/PINNED_SHA256 in this script when moving to a new release.\n`,
+  );
   process.exit(1);
 }
 const config = parseTomlSubset(raw.toString('utf8'));
@@ -91,8 +93,15 @@ const global = allowlist(config.allowlist);
 
 /** Pretty JSON with arrays of plain values kept on one line, so the file reads rule by rule. */
 function compact(value) {
-  return JSON.stringify(value, null, 2).replace(/\[\n\s*("(?:[^"\\]|\\.)*"|[\d.]+)(?:,\n\s*("(?:[^"\\]|\\.)*"|[\d.]+))*\n\s*\]/g, (m) =>
-    '[' + JSON.parse(m).map((v) => JSON.stringify(v)).join(', ') + ']');
+  return JSON.stringify(value, null, 2).replace(
+    /\[\n\s*("(?:[^"\\]|\\.)*"|[\d.]+)(?:,\n\s*("(?:[^"\\]|\\.)*"|[\d.]+))*\n\s*\]/g,
+    (m) =>
+      '[' +
+      JSON.parse(m)
+        .map((v) => JSON.stringify(v))
+        .join(', ') +
+      ']',
+  );
 }
 
 const header = `/**
@@ -104,7 +113,9 @@ const header = `/**
  * translated from Go RE2 to JavaScript; keywords, secret groups, entropy thresholds,
  * allowlists and stopwords are gitleaks' own.
  *
-${GITLEAKS_LICENSE.split('\n').map((l) => ` * ${l}`.trimEnd()).join('\n')}
+${GITLEAKS_LICENSE.split('\n')
+  .map((l) => ` * ${l}`.trimEnd())
+  .join('\n')}
  */
 import type { SecretRuleData, AllowlistData } from './secret-rule-types.js';
 

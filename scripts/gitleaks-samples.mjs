@@ -73,7 +73,13 @@ const CLASS = { w: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 function expandClass(body) {
   let chars = '';
   let i = 0;
-  const posix = { alnum: CLASS.w.replace('_', ''), alpha: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', digit: CLASS.d, upper: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', lower: 'abcdefghijklmnopqrstuvwxyz' };
+  const posix = {
+    alnum: CLASS.w.replace('_', ''),
+    alpha: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ',
+    digit: CLASS.d,
+    upper: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+    lower: 'abcdefghijklmnopqrstuvwxyz',
+  };
   while (i < body.length) {
     if (body.startsWith('[:', i)) {
       const end = body.indexOf(':]', i);
@@ -355,7 +361,14 @@ function evaluate(tokens, env) {
             return asString(out[0]).replace(/%[sdv]/g, () => String(out[k++]));
           }
           case 'utils.GenerateSampleSecret':
-            return [{ text: SINGLE_TEMPLATE.replace('{i}', asString(out[0])).replace('{s}', asString(out[1])), identifier: asString(out[0]), value: asString(out[1]), template: 'single' }];
+            return [
+              {
+                text: SINGLE_TEMPLATE.replace('{i}', asString(out[0])).replace('{s}', asString(out[1])),
+                identifier: asString(out[0]),
+                value: asString(out[1]),
+                template: 'single',
+              },
+            ];
           case 'utils.GenerateSampleSecrets':
             return [{ identifier: asString(out[0]), value: asString(out[1]), template: 'all' }];
           case 'append': {
@@ -502,7 +515,9 @@ if (!rulesDir) {
 const rules = [];
 let skipped = 0;
 const skippedWhy = new Map();
-for (const file of readdirSync(rulesDir).filter((f) => f.endsWith('.go')).sort()) {
+for (const file of readdirSync(rulesDir)
+  .filter((f) => f.endsWith('.go'))
+  .sort()) {
   const src = stripComments(readFileSync(join(rulesDir, file), 'utf8'));
   // Package-level `var name = …` (samples shared between rules of one file).
   const fileEnv = {};
@@ -549,7 +564,7 @@ for (const file of readdirSync(rulesDir).filter((f) => f.endsWith('.go')).sort()
       } catch (e) {
         if (!(e instanceof Unsupported)) throw e;
         if (name === 'tps' || name === 'fps' || /secret|token|key/i.test(name)) {
-          if (process.env.DEBUG_SAMPLES) process.stderr.write(id + " " + stmt.map((t) => t.v).join(" ") + "\n");
+          if (process.env.DEBUG_SAMPLES) process.stderr.write(id + ' ' + stmt.map((t) => t.v).join(' ') + '\n');
           skipped++;
           skippedWhy.set(`${id}:${name}`, e.message);
         }
@@ -557,16 +572,26 @@ for (const file of readdirSync(rulesDir).filter((f) => f.endsWith('.go')).sort()
     }
     const asList = (v) => (typeof v === 'string' ? [{ text: v }] : v);
     const out = { id };
-    const values = asList(tps).filter((s) => s.template === 'all').map((s) => ({ identifier: s.identifier, value: s.value }));
-    const single = asList(tps).filter((s) => s.template === 'single').map((s) => ({ identifier: s.identifier, value: s.value }));
-    const lines = asList(tps).filter((s) => !s.template).map((s) => s.text);
+    const values = asList(tps)
+      .filter((s) => s.template === 'all')
+      .map((s) => ({ identifier: s.identifier, value: s.value }));
+    const single = asList(tps)
+      .filter((s) => s.template === 'single')
+      .map((s) => ({ identifier: s.identifier, value: s.value }));
+    const lines = asList(tps)
+      .filter((s) => !s.template)
+      .map((s) => s.text);
     if (values.length) out.values = values;
     if (single.length) out.singleValues = single;
     if (lines.length) out.lines = lines;
     const fpText = (s) => s.text ?? SINGLE_TEMPLATE.replace('{i}', s.identifier).replace('{s}', s.value);
     // A negative only because of its file path (ValidateWithPaths) says nothing about text.
-    const fpLines = asList(fps).filter((s) => s.path === undefined).map(fpText);
-    const fpPaths = asList(fps).filter((s) => s.path !== undefined).map((s) => ({ path: s.path, text: fpText(s) }));
+    const fpLines = asList(fps)
+      .filter((s) => s.path === undefined)
+      .map(fpText);
+    const fpPaths = asList(fps)
+      .filter((s) => s.path !== undefined)
+      .map((s) => ({ path: s.path, text: fpText(s) }));
     if (fpLines.length) out.fps = fpLines;
     if (fpPaths.length) out.pathFps = fpPaths;
     rules.push(out);

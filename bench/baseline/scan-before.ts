@@ -31,7 +31,8 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     category: 'injection',
     description: 'asks the model to ignore or override its earlier instructions',
     scopes: ALL,
-    pattern: /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions?|prompts?|rules?|directions?|context)\b/i,
+    pattern:
+      /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions?|prompts?|rules?|directions?|context)\b/i,
   },
   {
     id: 'ignore-your-instructions',
@@ -39,7 +40,8 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     description: "asks the model to drop its own instructions ('ignore your instructions')",
     scopes: ALL,
     // Only "your": "ignore these rules in generated code" is an ordinary linter note.
-    pattern: /\b(ignore|disregard|forget|override)\s+(all\s+(of\s+)?)?your\s+(previous\s+|prior\s+|original\s+|system\s+|current\s+)?(instructions|rules|guidelines|programming|directives|system\s+prompt)\b/i,
+    pattern:
+      /\b(ignore|disregard|forget|override)\s+(all\s+(of\s+)?)?your\s+(previous\s+|prior\s+|original\s+|system\s+|current\s+)?(instructions|rules|guidelines|programming|directives|system\s+prompt)\b/i,
   },
   {
     id: 'new-instructions',
@@ -60,7 +62,8 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     category: 'role-hijack',
     description: 'tries to give the model a new identity that drops its rules',
     scopes: ALL,
-    pattern: /\byou\s+are\s+(now|no\s+longer)\s+(a|an|in|the|my)?\s*(unrestricted|jailbroken|dan\b|developer\s+mode|evil|uncensored|free\s+from|without\s+(any\s+)?(rules|restrictions|limits))/i,
+    pattern:
+      /\byou\s+are\s+(now|no\s+longer)\s+(a|an|in|the|my)?\s*(unrestricted|jailbroken|dan\b|developer\s+mode|evil|uncensored|free\s+from|without\s+(any\s+)?(rules|restrictions|limits))/i,
   },
   {
     id: 'hide-from-user',
@@ -82,14 +85,16 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     description: 'asks the model to send the conversation, its prompt or secrets to an outside address',
     scopes: ALL,
     // Needs an address: "share the project context with the team" names no destination.
-    pattern: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^\n]{0,60}\b(conversation|chat\s+history|transcript|system\s+prompt|context\s+window|memory|secrets?|credentials|tokens?|api\s+keys?)\b[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)/i,
+    pattern:
+      /\b(send|post|upload|forward|exfiltrate|transmit)\b[^\n]{0,60}\b(conversation|chat\s+history|transcript|system\s+prompt|context\s+window|memory|secrets?|credentials|tokens?|api\s+keys?)\b[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)/i,
   },
   {
     id: 'exfil-curl-secret',
     category: 'exfiltration',
     description: 'sends environment secrets or credential files to a remote host with curl/wget',
     scopes: ALL,
-    pattern: /\b(curl|wget|nc|ncat|http)\b[^\n]{0,200}(\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\.env\b|\.netrc|id_rsa|id_ed25519|\.aws\/credentials|\/etc\/passwd)/i,
+    pattern:
+      /\b(curl|wget|nc|ncat|http)\b[^\n]{0,200}(\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\.env\b|\.netrc|id_rsa|id_ed25519|\.aws\/credentials|\/etc\/passwd)/i,
   },
   {
     id: 'exfil-env-pipe',
@@ -103,14 +108,16 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     category: 'secret-read',
     description: 'reads a credential file (.env, .netrc, SSH keys, cloud credentials)',
     scopes: STRICT,
-    pattern: /\b(cat|less|more|head|tail|type|read|open|source|cp|scp)\s+[^\n]{0,40}(~\/|\$HOME\/|\/home\/[^/\s]+\/|\/root\/)?(\.env(\.[a-z]+)?\b|\.netrc\b|\.ssh\/|id_rsa|id_ed25519|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.npmrc|\.pypirc)/i,
+    pattern:
+      /\b(cat|less|more|head|tail|type|read|open|source|cp|scp)\s+[^\n]{0,40}(~\/|\$HOME\/|\/home\/[^/\s]+\/|\/root\/)?(\.env(\.[a-z]+)?\b|\.netrc\b|\.ssh\/|id_rsa|id_ed25519|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.npmrc|\.pypirc)/i,
   },
   {
     id: 'destructive-rm',
     category: 'destructive',
     description: 'deletes the file system root, home or the repository wholesale',
     scopes: ['skill'],
-    pattern: /\brm\s+(-[a-z]*r[a-z]*f?[a-z]*|-[a-z]*f[a-z]*r[a-z]*|--recursive|--force)\s+(--no-preserve-root\s+)?(\/|~|\$HOME|\/\*|~\/\*|\.\/?\*?|\*)(\s|$|;|&)/i,
+    pattern:
+      /\brm\s+(-[a-z]*r[a-z]*f?[a-z]*|-[a-z]*f[a-z]*r[a-z]*|--recursive|--force)\s+(--no-preserve-root\s+)?(\/|~|\$HOME|\/\*|~\/\*|\.\/?\*?|\*)(\s|$|;|&)/i,
   },
   {
     id: 'destructive-disk',
@@ -131,7 +138,8 @@ export const THREAT_PATTERNS: ThreatPattern[] = [
     category: 'obfuscation',
     description: 'decodes and executes hidden content (base64/hex piped to a shell or eval)',
     scopes: ['skill'],
-    pattern: /(base64\s+(-d|--decode)[^\n]{0,60}\|\s*(sh|bash|zsh|python3?|node|perl)\b|\beval\s*\(\s*(atob|Buffer\.from|base64)|\bcurl\b[^\n|]{0,200}\|\s*(sudo\s+)?(sh|bash|zsh)\b|\\x[0-9a-f]{2}(\\x[0-9a-f]{2}){15,})/i,
+    pattern:
+      /(base64\s+(-d|--decode)[^\n]{0,60}\|\s*(sh|bash|zsh|python3?|node|perl)\b|\beval\s*\(\s*(atob|Buffer\.from|base64)|\bcurl\b[^\n|]{0,200}\|\s*(sudo\s+)?(sh|bash|zsh)\b|\\x[0-9a-f]{2}(\\x[0-9a-f]{2}){15,})/i,
   },
 ];
 
@@ -146,7 +154,10 @@ THREAT_PATTERNS.push(
     category: 'exfiltration',
     description: 'uploads a credential file with curl/wget (-d @file, -F x=@file, -T, --post-file)',
     scopes: STRICT,
-    pattern: new RegExp(String.raw`\b(curl|wget)\b[^\n]{0,200}(-d\s*@|--data(-binary|-urlencode|-raw)?[=\s]+@|-F\s*['"]?[\w.-]*=@|-T\s+|--upload-file[=\s]+|--post-file[=\s]+|--body-file[=\s]+)['"]?[^\s'"]*${SECRET_PATHS}`, 'i'),
+    pattern: new RegExp(
+      String.raw`\b(curl|wget)\b[^\n]{0,200}(-d\s*@|--data(-binary|-urlencode|-raw)?[=\s]+@|-F\s*['"]?[\w.-]*=@|-T\s+|--upload-file[=\s]+|--post-file[=\s]+|--body-file[=\s]+)['"]?[^\s'"]*${SECRET_PATHS}`,
+      'i',
+    ),
   },
   {
     id: 'exfil-secret-pipe',
@@ -163,7 +174,10 @@ THREAT_PATTERNS.push(
     category: 'exfiltration',
     description: 'asks to send a credential file to an outside address',
     scopes: STRICT,
-    pattern: new RegExp(String.raw`\b(send|upload|post|e-?mail|mail|forward|transmit|exfiltrate)\b[^\n]{0,60}${SECRET_PATHS}[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)`, 'i'),
+    pattern: new RegExp(
+      String.raw`\b(send|upload|post|e-?mail|mail|forward|transmit|exfiltrate)\b[^\n]{0,60}${SECRET_PATHS}[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)`,
+      'i',
+    ),
   },
 );
 
@@ -184,7 +198,10 @@ function firstInvisible(text: string): { index: number; 0: string } | undefined 
 
 function excerpt(text: string, index: number, length: number): string {
   const start = Math.max(0, index - 20);
-  return text.slice(start, Math.min(text.length, index + length + 20)).replace(/\s+/g, ' ').trim();
+  return text
+    .slice(start, Math.min(text.length, index + length + 20))
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Returns every named pattern of `scope` that `text` matches (empty when clean). */

@@ -29,7 +29,8 @@ const ASSIGNMENT_MIN_ENTROPY = 3.0;
 const PASSWORD_MIN_CHARS = 8;
 const PASSWORD_MIN_ENTROPY = 2.5;
 
-const PLACEHOLDER = /^(x+|\*+|\.+|-+|0+|changeme|change_me|password|secret|token|null|none|nil|undefined|true|false|todo|tbd|redacted|example|dummy|placeholder)$|your[_-]?|<[^>]*>|\{\{|\$\{|^\$[A-Za-z_]|xxxx|example|placeholder|redacted|dummy|changeme|replace[_-]?me|insert[_-]|fake|sample/i;
+const PLACEHOLDER =
+  /^(x+|\*+|\.+|-+|0+|changeme|change_me|password|secret|token|null|none|nil|undefined|true|false|todo|tbd|redacted|example|dummy|placeholder)$|your[_-]?|<[^>]*>|\{\{|\$\{|^\$[A-Za-z_]|xxxx|example|placeholder|redacted|dummy|changeme|replace[_-]?me|insert[_-]|fake|sample/i;
 
 function classes(s: string): number {
   return [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((r) => r.test(s)).length;
@@ -62,7 +63,12 @@ const PATTERNS: Pattern[] = [
   { kind: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}\b/g },
   { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   { kind: 'bearer-token', re: /\b(?:Bearer|token)\s+([A-Za-z0-9._~+/-]{20,}=*)/g, group: 1, accept: (m) => looksGenerated(m[1]!, false) },
-  { kind: 'url-credentials', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]+:([^\s@/'"]+)@/gi, group: 1, accept: (m) => !PLACEHOLDER.test(m[1]!) && !/^\$/.test(m[1]!) },
+  {
+    kind: 'url-credentials',
+    re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]+:([^\s@/'"]+)@/gi,
+    group: 1,
+    accept: (m) => !PLACEHOLDER.test(m[1]!) && !/^\$/.test(m[1]!),
+  },
 ];
 
 /**
@@ -71,7 +77,6 @@ const PATTERNS: Pattern[] = [
  */
 const ASSIGNMENT =
   /([A-Za-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|passwd|passphrase|pwd|credentials?|auth))["']?\s*(?::=|=>|[:=])\s*["'`]?([A-Za-z0-9_\-+/=.~!@#$%^&*?]+)/gi;
-
 
 /**
  * Replaces secret-shaped values with `[REDACTED:<kind>]`. `known` adds exact values to
@@ -102,7 +107,6 @@ export function redactSecrets(text: string): RedactResult {
   });
   return { text: out, redactions };
 }
-
 
 export const SECRET_CANDIDATE = new RegExp(
   [

@@ -99,12 +99,20 @@ export function replayMessages(logged: LoggedMessage[]): ChatMessage[] {
     if (m.role === 'user') out.push({ role: 'user', content: m.apiContent ?? m.content });
     else if (m.role === 'assistant') {
       const calls = (m.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, type: 'function' as const, function: c.function }));
-      out.push(calls.length ? { role: 'assistant', content: m.apiContent ?? (m.content || null), tool_calls: calls } : { role: 'assistant', content: m.apiContent ?? m.content });
+      out.push(
+        calls.length
+          ? { role: 'assistant', content: m.apiContent ?? (m.content || null), tool_calls: calls }
+          : { role: 'assistant', content: m.apiContent ?? m.content },
+      );
       for (const c of calls) {
         if (!answered.has(c.id)) {
           // Placed right after the call so the order stays valid; the real result, if logged later, is skipped.
           answered.add(c.id);
-          out.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify({ error: 'No result was recorded for this call (the task ended before the tool finished).' }) });
+          out.push({
+            role: 'tool',
+            tool_call_id: c.id,
+            content: JSON.stringify({ error: 'No result was recorded for this call (the task ended before the tool finished).' }),
+          });
         }
       }
     } else if (m.role === 'tool') {
@@ -193,7 +201,9 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
       const calls: ToolCall[] = reply.toolCalls;
       const wireCalls = calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
       deps.log.append(sessionId, { role: 'assistant', content: reply.content, ...(calls.length ? { toolCalls: wireCalls } : {}) });
-      messages.push(calls.length ? { role: 'assistant', content: reply.content || null, tool_calls: wireCalls } : { role: 'assistant', content: reply.content });
+      messages.push(
+        calls.length ? { role: 'assistant', content: reply.content || null, tool_calls: wireCalls } : { role: 'assistant', content: reply.content },
+      );
       if (reply.content) answer = reply.content;
       if (calls.length === 0) {
         emit({ type: 'assistant', text: reply.content });

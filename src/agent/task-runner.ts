@@ -65,11 +65,21 @@ export class TaskRunner {
   run(spec: TaskSpec): Promise<TaskOutcome> {
     if (this.closed) return Promise.reject(new TaskRefused('The daemon is shutting down; run the task again in a moment.'));
     if (this.queue.length >= this.maxQueued) {
-      return Promise.reject(new TaskRefused(`${this.queue.length} tasks are already waiting; try again when some have finished (hermesd lists them at GET /v1/tasks).`));
+      return Promise.reject(
+        new TaskRefused(`${this.queue.length} tasks are already waiting; try again when some have finished (hermesd lists them at GET /v1/tasks).`),
+      );
     }
     const id = `task-${randomBytes(4).toString('hex')}`;
     const abort = new AbortController();
-    const info: TaskInfo = { id, state: 'queued', source: spec.source, task: taskTitle(spec.task), sessionId: null, createdAt: new Date().toISOString(), startedAt: null };
+    const info: TaskInfo = {
+      id,
+      state: 'queued',
+      source: spec.source,
+      task: taskTitle(spec.task),
+      sessionId: null,
+      createdAt: new Date().toISOString(),
+      startedAt: null,
+    };
     const emit = (e: TaskEvent) => {
       try {
         spec.onEvent?.(e);
@@ -101,17 +111,16 @@ export class TaskRunner {
                 emit({ ...e, taskId: id } as TaskEvent);
               } else emit(e);
             },
-          })
-            .then(
-              (r) => {
-                this.release(finish);
-                resolve({ ...r, taskId: id });
-              },
-              (err: unknown) => {
-                this.release(finish);
-                reject(err);
-              },
-            );
+          }).then(
+            (r) => {
+              this.release(finish);
+              resolve({ ...r, taskId: id });
+            },
+            (err: unknown) => {
+              this.release(finish);
+              reject(err);
+            },
+          );
         },
       };
       this.entries.set(id, entry);
@@ -124,7 +133,14 @@ export class TaskRunner {
           if (i >= 0) {
             this.queue.splice(i, 1);
             finish();
-            resolve({ taskId: id, sessionId: null, status: 'cancelled', answer: '', turns: 0, error: { code: 'cancelled', message: 'The task was cancelled before it started.' } });
+            resolve({
+              taskId: id,
+              sessionId: null,
+              status: 'cancelled',
+              answer: '',
+              turns: 0,
+              error: { code: 'cancelled', message: 'The task was cancelled before it started.' },
+            });
           }
         },
         { once: true },

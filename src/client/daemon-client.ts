@@ -88,7 +88,9 @@ export class DaemonClient {
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(new DaemonUnavailable(`The daemon did not answer ${method} ${path} within ${opts.timeoutMs ?? CLIENT_TIMEOUT_MS} ms.`)));
+      req.on('timeout', () =>
+        req.destroy(new DaemonUnavailable(`The daemon did not answer ${method} ${path} within ${opts.timeoutMs ?? CLIENT_TIMEOUT_MS} ms.`)),
+      );
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (retry && req.reusedSocket && !answered && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(this.send(method, path, body, opts, false));
         else if (err instanceof DaemonUnavailable || err.name === 'AbortError') reject(err);
@@ -172,10 +174,14 @@ export class DaemonClient {
         },
       );
       const silenceMs = opts.silenceMs;
-      if (silenceMs !== undefined) req.setTimeout(silenceMs, () => req.destroy(new DaemonUnavailable(`The daemon did not answer within ${silenceMs} ms (hung or stopped?).`, { reason: 'silent' })));
+      if (silenceMs !== undefined)
+        req.setTimeout(silenceMs, () =>
+          req.destroy(new DaemonUnavailable(`The daemon did not answer within ${silenceMs} ms (hung or stopped?).`, { reason: 'silent' })),
+        );
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (err instanceof DaemonUnavailable || err.name === 'AbortError') reject(err);
-        else if (err.code === 'ECONNRESET' || err.code === 'EPIPE') reject(new DaemonUnavailable(`The daemon's answer to ${path} broke off (${err.code}). See hermesd logs.`, { reason: 'lost' }));
+        else if (err.code === 'ECONNRESET' || err.code === 'EPIPE')
+          reject(new DaemonUnavailable(`The daemon's answer to ${path} broke off (${err.code}). See hermesd logs.`, { reason: 'lost' }));
         else reject(new DaemonUnavailable(`Could not reach the daemon at ${this.socket}: ${err.code ?? err.message}.`, { reason: 'unreachable' }));
       });
       req.write(payload);

@@ -95,7 +95,8 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   if (running) await stopDaemon(paths);
   checkSocketPath(paths.socket);
   // A checkout built with tsc alone has no daemon bundle (scripts/bundle-daemon.mjs).
-  if (!existsSync(DAEMON_ENTRY)) throw new DaemonUnavailable(`The daemon's bundle is missing (${DAEMON_ENTRY}). In a checkout of hermesd, build it with: npm run build`);
+  if (!existsSync(DAEMON_ENTRY))
+    throw new DaemonUnavailable(`The daemon's bundle is missing (${DAEMON_ENTRY}). In a checkout of hermesd, build it with: npm run build`);
   mkdirSync(paths.runtimeDir, { recursive: true, mode: 0o700 });
   let logStart = 0;
   try {
@@ -109,7 +110,9 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     // The deadline's timer must not keep a CLI that has its answer alive.
     const said = await Promise.race([started, sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false })]);
     if (said && 'socket' in said) {
-      const status = await new DaemonClient(said.socket).call<Status>('GET', '/v1/status', undefined, { timeoutMs: Math.max(PROBE_TIMEOUT_MS, deadline - Date.now()) }).catch(() => undefined);
+      const status = await new DaemonClient(said.socket)
+        .call<Status>('GET', '/v1/status', undefined, { timeoutMs: Math.max(PROBE_TIMEOUT_MS, deadline - Date.now()) })
+        .catch(() => undefined);
       if (status) return { status, started: status.pid === pid };
     }
     if (said && ('error' in said || 'exited' in said)) {

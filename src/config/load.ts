@@ -187,7 +187,9 @@ function parseConfigText(file: string, text: string): ParsedFile {
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   if (value === null || value === undefined) return parsed;
   if (!isPlainObject(value)) {
-    throw new ConfigError(`${file}:1:1: the top level must be a mapping of keys (rules:, checks:, hooks:, model:, …), not a ${Array.isArray(value) ? 'list' : typeof value}.`);
+    throw new ConfigError(
+      `${file}:1:1: the top level must be a mapping of keys (rules:, checks:, hooks:, model:, …), not a ${Array.isArray(value) ? 'list' : typeof value}.`,
+    );
   }
   parsed.raw = dropNulls(value) as Record<string, unknown>;
   return parsed;
@@ -237,9 +239,7 @@ function describeIssue(parsed: ParsedFile, issue: z.core.$ZodIssue): ConfigIssue
   const path = issue.path as Array<string | number>;
   if (issue.code === 'unrecognized_keys') {
     const allowed = allowedKeys(path);
-    return issue.keys.map((key) =>
-      issueAt(parsed, [...path, key], `unknown key "${key}"${allowed ? ` (allowed here: ${allowed.join(', ')})` : ''}`, true),
-    );
+    return issue.keys.map((key) => issueAt(parsed, [...path, key], `unknown key "${key}"${allowed ? ` (allowed here: ${allowed.join(', ')})` : ''}`, true));
   }
   return [issueAt(parsed, path, simplify(issue))];
 }
@@ -365,7 +365,11 @@ function checkReferences(config: HermesConfig, layers: Array<{ raw: Record<strin
   if (issues.length) throw configErrorOf(issues);
 }
 
-function originsOf(config: HermesConfig, layers: Array<{ source: ConfigFile; raw: Record<string, unknown> }>, fromEnv: Map<string, string>): Record<string, Origin> {
+function originsOf(
+  config: HermesConfig,
+  layers: Array<{ source: ConfigFile; raw: Record<string, unknown> }>,
+  fromEnv: Map<string, string>,
+): Record<string, Origin> {
   const origins: Record<string, Origin> = {};
   const originOf = (path: string[]): Origin => {
     const env = fromEnv.get(path.join('.'));
@@ -381,7 +385,9 @@ function originsOf(config: HermesConfig, layers: Array<{ source: ConfigFile; raw
   for (const [key, value] of Object.entries(config)) {
     if ((LISTS_BY_ID as readonly string[]).includes(key)) {
       for (const item of value as Array<{ id: string }>) {
-        const layer = [...layers].reverse().find((l) => Array.isArray(l.raw[key]) && (l.raw[key] as Array<{ id?: unknown }>).some((r) => isPlainObject(r) && r.id === item.id));
+        const layer = [...layers]
+          .reverse()
+          .find((l) => Array.isArray(l.raw[key]) && (l.raw[key] as Array<{ id?: unknown }>).some((r) => isPlainObject(r) && r.id === item.id));
         origins[`${key}.${item.id}`] = layer?.source.scope ?? 'default';
       }
     } else walk(value, [key]);

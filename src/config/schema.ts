@@ -107,10 +107,12 @@ function build() {
 
   const positiveInt = z.number().int().positive();
 
-
   const RuleSchema = z.preprocess(
     // `- secrets: true` alone is a whole rule: the kind names itself.
-    (raw) => (raw && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).secrets === true && !('id' in raw) ? { id: SECRETS_RULE_ID, message: SECRETS_RULE_MESSAGE, ...raw } : raw),
+    (raw) =>
+      raw && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).secrets === true && !('id' in raw)
+        ? { id: SECRETS_RULE_ID, message: SECRETS_RULE_MESSAGE, ...raw }
+        : raw,
     z
       .strictObject({
         id: kebabId('rule id'),
@@ -138,7 +140,11 @@ function build() {
           ctx.addIssue({ code: 'custom', path: ['generator'], message: '`generator` only applies with `protect`: say which generated files it reproduces' });
         }
         if (rule.paths && rule.forbid === undefined && rule.secrets !== true) {
-          ctx.addIssue({ code: 'custom', path: ['paths'], message: '`paths` only applies with `forbid` or `secrets` (use `protect` globs for protected paths)' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['paths'],
+            message: '`paths` only applies with `forbid` or `secrets` (use `protect` globs for protected paths)',
+          });
         }
         if (rule.allow && rule.secrets !== true) {
           ctx.addIssue({ code: 'custom', path: ['allow'], message: '`allow` only applies with `secrets: true` (values that are test fixtures, not secrets)' });

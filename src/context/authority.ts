@@ -78,7 +78,8 @@ async function load(l: Loader, path: string, transform: (t: string) => string = 
   }
   const file = prepareContextText(transform(out.text), label, path, l.maxChars);
   if (file.blocked.length > 0) l.warnings.push(`${label} was blocked: ${file.blocked.map((h) => `${h.id} (${h.excerpt})`).join('; ')}`);
-  if (file.truncated) l.warnings.push(`${label} is ${out.text.length} characters, over the ${l.maxChars}-character cap; it was truncated (head 70%, tail 20%).`);
+  if (file.truncated)
+    l.warnings.push(`${label} is ${out.text.length} characters, over the ${l.maxChars}-character cap; it was truncated (head 70%, tail 20%).`);
   return file;
 }
 
@@ -210,7 +211,14 @@ export async function loadAuthority(opts: AuthorityOptions): Promise<Authority> 
   for (const [i, [source, run]] of sources.entries()) {
     const files = await run();
     if (files.length > 0) {
-      l.warnings.push(...(await shadowed(l, dirs, files, sources.slice(i + 1).map(([s]) => s))));
+      l.warnings.push(
+        ...(await shadowed(
+          l,
+          dirs,
+          files,
+          sources.slice(i + 1).map(([s]) => s),
+        )),
+      );
       return { source, files, text: renderAuthority(files), warnings: l.warnings, dirs: watchDirs };
     }
   }

@@ -162,7 +162,11 @@ export class ContextBuilder {
     const system = joinTiers({ stable, context, volatile });
     const prompt: SessionPrompt = {
       system,
-      tiers: Object.freeze({ stable: Object.freeze(tierReport(stable)), context: Object.freeze(tierReport(context)), volatile: Object.freeze(tierReport(volatile)) }),
+      tiers: Object.freeze({
+        stable: Object.freeze(tierReport(stable)),
+        context: Object.freeze(tierReport(context)),
+        volatile: Object.freeze(tierReport(volatile)),
+      }),
       authority: Object.freeze(authority.files.map((f) => f.label)),
       warnings: Object.freeze([...identity.warnings, ...authority.warnings, ...(this.deps.extraWarnings?.() ?? [])]),
       sha256: sha256(system),
@@ -183,7 +187,10 @@ async function loadIdentity(home: string, maxChars: number): Promise<Identity> {
   if (out.kind === 'skipped') return { text: DEFAULT_IDENTITY, warnings: [`${label} ${out.reason}; the default identity was used.`] };
   const f = prepareContextText(out.text, label, soulPath(home), maxChars, 'user');
   if (f.blocked.length > 0) {
-    return { text: `${f.text}\n\n${DEFAULT_IDENTITY}`, warnings: [`${label} was blocked: ${f.blocked.map((h) => `${h.id} (${h.excerpt})`).join('; ')}; the default identity was used.`] };
+    return {
+      text: `${f.text}\n\n${DEFAULT_IDENTITY}`,
+      warnings: [`${label} was blocked: ${f.blocked.map((h) => `${h.id} (${h.excerpt})`).join('; ')}; the default identity was used.`],
+    };
   }
   const warnings = f.cautions.map(
     (h) =>

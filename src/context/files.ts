@@ -14,10 +14,7 @@ export const MAX_CONTEXT_FILE_BYTES = 8 * 1024 * 1024;
 export const TRUNCATE_HEAD_SHARE = 0.7;
 export const TRUNCATE_TAIL_SHARE = 0.2;
 
-export type ReadOutcome =
-  | { kind: 'missing' }
-  | { kind: 'text'; text: string }
-  | { kind: 'skipped'; reason: string };
+export type ReadOutcome = { kind: 'missing' } | { kind: 'text'; text: string } | { kind: 'skipped'; reason: string };
 
 /** Reads a regular file as UTF-8; anything else (missing, directory, FIFO, too big, too slow) is reported, not thrown. */
 export async function readContextFile(path: string, timeoutMs = CONTEXT_READ_TIMEOUT_MS): Promise<ReadOutcome> {

@@ -34,18 +34,20 @@ const TOOL_GUIDANCE: Record<string, string> = {
   write_file: 'write_file replaces a whole file; prefer patch for edits to existing files.',
   patch: 'patch replaces old_string with new_string in a file; include enough surrounding text to make the match unique.',
   search_files: 'search_files finds text in the repository; use it instead of guessing where something is defined.',
-  terminal: 'terminal runs a shell command in the repository root; use it to run tests, builds and git commands. Never run destructive commands the task does not need.',
+  terminal:
+    'terminal runs a shell command in the repository root; use it to run tests, builds and git commands. Never run destructive commands the task does not need.',
   memory: [
     'You have persistent memory across sessions. Save durable facts with the memory tool: user preferences, environment details, tool quirks and stable conventions.',
     'Prioritise what reduces future steering: the most valuable memory prevents the user from having to correct or remind you again.',
     "Write memories as declarative facts, not instructions to yourself: 'User prefers concise responses' ✓ — 'Always respond concisely' ✗. 'Project uses pytest with xdist' ✓ — 'Run tests with pytest -n 4' ✗.",
     "Facts about this repository's environment go to its own memory (scope repo); the user's preferences to USER.md (target user); notes that hold in every repository to the global MEMORY.md.",
-    'Repository rules belong to the repository\'s context file, not to memory; procedures to skills; one-off task details to nobody.',
+    "Repository rules belong to the repository's context file, not to memory; procedures to skills; one-off task details to nobody.",
     'A memory write changes disk for the next session; the memory shown in this prompt stays as it was when the session began.',
   ].join('\n'),
-  session_search: 'session_search searches the log of past sessions (full text, no summaries). Use it when the user refers to earlier work or you need evidence of what happened before; open a hit with session_id and around_message_id to read its surrounding messages.',
+  session_search:
+    'session_search searches the log of past sessions (full text, no summaries). Use it when the user refers to earlier work or you need evidence of what happened before; open a hit with session_id and around_message_id to read its surrounding messages.',
   skills_list: 'skills_list lists the available skills (procedures for recurring jobs).',
-  skill_view: 'skill_view loads a skill\'s full instructions. When a task matches a skill in the index, view it before starting and follow it.',
+  skill_view: "skill_view loads a skill's full instructions. When a task matches a skill in the index, view it before starting and follow it.",
   skill_manage: [
     'skill_manage creates and updates skills. Create one when a complex task succeeded (5+ tool calls), you overcame errors, the user corrected your approach and it worked, or the user asks you to remember a procedure.',
     'If you used a skill and hit problems it does not cover, patch it right away (action "patch"). A skill is a procedure; a one-line fact or preference belongs in memory instead.',
@@ -120,7 +122,10 @@ export function volatileTier(input: VolatileInput): string {
 }
 
 function join(parts: string[]): string {
-  return parts.map((p) => p.trim()).filter(Boolean).join('\n\n');
+  return parts
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 export type Tiers = { stable: string; context: string; volatile: string };

@@ -14,7 +14,6 @@ export const GIT_STATUS_TIMEOUT_MS = 10_000;
 /** A status listing past this is not a work tree a prompt can describe anyway. */
 const STATUS_MAX_BYTES = 64 * 1024 * 1024;
 
-
 /** The git operation in progress in `gitDir`, if any: while one runs, files and HEAD are in flux. */
 export function gitOperation(gitDir: string): string | undefined {
   if (existsSync(join(gitDir, 'rebase-merge')) || existsSync(join(gitDir, 'rebase-apply'))) return 'rebase';
@@ -28,7 +27,11 @@ export async function readWorkspace(root: string, gitDir?: string): Promise<Work
   let snapshot: WorkspaceSnapshot;
   try {
     // --no-optional-locks: never take index.lock for a stat refresh, so we cannot collide with the user's git.
-    const out = await gitAsync(['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], { cwd: root, timeoutMs: GIT_STATUS_TIMEOUT_MS, maxBuffer: STATUS_MAX_BYTES });
+    const out = await gitAsync(['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], {
+      cwd: root,
+      timeoutMs: GIT_STATUS_TIMEOUT_MS,
+      maxBuffer: STATUS_MAX_BYTES,
+    });
     snapshot = parseStatus(out.toString('utf8'));
   } catch {
     snapshot = { branch: '(unknown)', head: '(unknown)', staged: 0, unstaged: 0, untracked: 0, conflicted: 0 };

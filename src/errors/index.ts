@@ -16,9 +16,7 @@ export class HermesError extends Error {
     this.details = details;
   }
   toWire(): ErrorWire {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 }
 

@@ -346,7 +346,10 @@ function partialTail(buf: Buffer, pos: number, needle: Buffer): number {
  * each diff's patch bytes as they arrive, `end` its raw listing once it is whole. Works for any
  * chunking of the stream.
  */
-export function diffTreeSplitter(ids: readonly string[], on: { patch(index: number, chunk: Buffer): void; end(index: number, raw: Buffer): void }): { push(chunk: Buffer): void; end(): void } {
+export function diffTreeSplitter(
+  ids: readonly string[],
+  on: { patch(index: number, chunk: Buffer): void; end(index: number, raw: Buffer): void },
+): { push(chunk: Buffer): void; end(): void } {
   let index = -1;
   /** Before the first id, or in a raw listing (`paths`: how many of the next records are paths), or in a patch. */
   let mode: 'raw' | 'patch' = 'raw';
@@ -382,7 +385,13 @@ export function diffTreeSplitter(ids: readonly string[], on: { patch(index: numb
       patchStart = true;
     } else if (index >= 0 && record[0] === 0x3a /* : */) {
       raw.push(Buffer.from(record));
-      const status = record[1] === 0x3a ? '' : record.toString('latin1', 0, record.length - 1).split(' ')[4]?.charAt(0); // `::`: a merge's, one path
+      const status =
+        record[1] === 0x3a
+          ? ''
+          : record
+              .toString('latin1', 0, record.length - 1)
+              .split(' ')[4]
+              ?.charAt(0); // `::`: a merge's, one path
       paths = status === 'R' || status === 'C' ? 2 : 1;
     }
   };

@@ -44,9 +44,23 @@ export function startDiffTree(root: string, diffs: readonly CommitDiff[], opts: 
     const indexes = diffs.flatMap((d, i) => (Boolean(d.merge) === merges ? [i] : []));
     if (indexes.length === 0) continue;
     const args = ['--root', ...(merges ? ['--cc'] : []), ...(opts.patch ? ['-p', merges ? '-U1' : '-U0'] : [])];
-    parts.push({ indexes, git: start(args, indexes.map((i) => (diffs[i]!.parent ? `${diffs[i]!.commit} ${diffs[i]!.parent}` : diffs[i]!.commit))) });
+    parts.push({
+      indexes,
+      git: start(
+        args,
+        indexes.map((i) => (diffs[i]!.parent ? `${diffs[i]!.commit} ${diffs[i]!.parent}` : diffs[i]!.commit)),
+      ),
+    });
   }
   const perParent = diffs.flatMap((d, i) => (d.merge ? (d.parents ?? []).map((p) => ({ i, line: `${d.commit} ${p}` })) : []));
-  if (perParent.length > 0) parts.push({ indexes: perParent.map((p) => p.i), git: start([], perParent.map((p) => p.line)), perParent: true });
+  if (perParent.length > 0)
+    parts.push({
+      indexes: perParent.map((p) => p.i),
+      git: start(
+        [],
+        perParent.map((p) => p.line),
+      ),
+      perParent: true,
+    });
   return { diffs, patch: opts.patch, parts, stop: () => parts.forEach((p) => p.git.stop()) };
 }

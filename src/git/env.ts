@@ -11,7 +11,16 @@
  */
 
 /** Variables that point git at another repository, work tree or index. */
-export const REPO_LOCATING_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR', 'GIT_PREFIX', 'GIT_NAMESPACE'] as const;
+export const REPO_LOCATING_ENV = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_PREFIX',
+  'GIT_NAMESPACE',
+] as const;
 
 /** Variables git sets for the one command a hook runs in (the editor, the reflog message, the quarantine of a push). */
 export const HOOK_INVOCATION_ENV = ['GIT_EDITOR', 'GIT_EXEC_PATH', 'GIT_REFLOG_ACTION', 'GIT_QUARANTINE_PATH'] as const;

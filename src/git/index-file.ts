@@ -216,7 +216,11 @@ export function stagedEntriesOf(indexFile: string): StagedEntries | undefined {
       hash.update(word);
       hash.update(path);
       hash.update(NUL);
-      if (path.length >= ATTRIBUTES_FILE.length && path.subarray(path.length - ATTRIBUTES_FILE.length).equals(ATTRIBUTES_FILE) && (path.length === ATTRIBUTES_FILE.length || path[path.length - ATTRIBUTES_FILE.length - 1] === 0x2f)) {
+      if (
+        path.length >= ATTRIBUTES_FILE.length &&
+        path.subarray(path.length - ATTRIBUTES_FILE.length).equals(ATTRIBUTES_FILE) &&
+        (path.length === ATTRIBUTES_FILE.length || path[path.length - ATTRIBUTES_FILE.length - 1] === 0x2f)
+      ) {
         attributes.push(path.toString('utf8'));
       }
     });

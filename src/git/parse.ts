@@ -19,7 +19,11 @@ export function splitZ(out: string): string[] {
  * A line that spans chunks is held as its pieces and joined once, when it ends: joining at
  * every chunk would copy a long line once per chunk.
  */
-export function lineSplitter(onLine: (line: Buffer, cut: boolean) => void, maxLineBytes = 2 * 1024 * 1024, skip?: (firstByte: number | undefined) => boolean): { push(chunk: Buffer): void; end(): void } {
+export function lineSplitter(
+  onLine: (line: Buffer, cut: boolean) => void,
+  maxLineBytes = 2 * 1024 * 1024,
+  skip?: (firstByte: number | undefined) => boolean,
+): { push(chunk: Buffer): void; end(): void } {
   let parts: Buffer[] = [];
   let held = 0;
   /** Whether the next byte starts a line. */

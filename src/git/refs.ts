@@ -163,7 +163,11 @@ export function refMap(dirs: GitDirs, prefixes: readonly string[] = ['refs/']): 
   for (const name of packed.keys()) if (prefixes.some((p) => name.startsWith(p))) names.add(name);
   const ids = new Map<string, string>();
   for (const name of names) {
-    const id = resolve(name, (ref) => (loose.has(ref) ? loose.get(ref) : looseRef(dirs, ref)), () => packed);
+    const id = resolve(
+      name,
+      (ref) => (loose.has(ref) ? loose.get(ref) : looseRef(dirs, ref)),
+      () => packed,
+    );
     if (id === undefined) return undefined;
     // A symbolic ref to nothing, or a ref removed meanwhile (packed and loose): git lists neither.
     if (id !== null) ids.set(name, id);

@@ -36,7 +36,16 @@ export const GIT_MAX_BUFFER_BYTES = 512 * 1024 * 1024;
  * Flags that make diff output independent of the user's git config (prefixes, quoting, drivers,
  * colour, `diff.ignoreSubmodules`): a gitlink whose commit changed is always listed.
  */
-export const PLAIN_DIFF = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--ignore-submodules=dirty', '--src-prefix=a/', '--dst-prefix=b/', '-M'];
+export const PLAIN_DIFF = [
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--no-relative',
+  '--ignore-submodules=dirty',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+  '-M',
+];
 export const GIT_CONFIG_OVERRIDES = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'core.fsmonitor=false'];
 
 /** Which index a repository read uses (a hook's GIT_INDEX_FILE, e.g. during `git commit -a`), what stops its git, and a push's quarantine it must see. */
@@ -211,8 +220,19 @@ const GIT_QUERY_TIMEOUT_MS = 30_000;
 const GIT_QUERY_MAX_BYTES = 256 * 1024 * 1024;
 
 /** A guard query: `gitBin` (the real git) with `env` as given (default this process's), bounded. */
-export function runGit(gitBin: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string | Buffer }): { code: number; stdout: string; stderr: string } {
-  const r = gitTry(args, { bin: gitBin, cwd: opts.cwd, env: opts.env ?? process.env, input: opts.input, timeoutMs: GIT_QUERY_TIMEOUT_MS, maxBuffer: GIT_QUERY_MAX_BYTES });
+export function runGit(
+  gitBin: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string | Buffer },
+): { code: number; stdout: string; stderr: string } {
+  const r = gitTry(args, {
+    bin: gitBin,
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    input: opts.input,
+    timeoutMs: GIT_QUERY_TIMEOUT_MS,
+    maxBuffer: GIT_QUERY_MAX_BYTES,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -228,8 +248,18 @@ export function gitOut(gitBin: string, args: string[], cwd: string, env?: NodeJS
  * runGit without holding the daemon's event loop: a synchronous spawn blocks it for the whole
  * git run (the fork of a large process), and the post-commit audit ran five of them.
  */
-export async function runGitAsync(gitBin: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number; stdout: string; stderr: string }> {
-  const r = await gitAsyncTry(args, { bin: gitBin, cwd: opts.cwd, env: opts.env ?? process.env, timeoutMs: GIT_QUERY_TIMEOUT_MS, maxBuffer: GIT_QUERY_MAX_BYTES });
+export async function runGitAsync(
+  gitBin: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const r = await gitAsyncTry(args, {
+    bin: gitBin,
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    timeoutMs: GIT_QUERY_TIMEOUT_MS,
+    maxBuffer: GIT_QUERY_MAX_BYTES,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

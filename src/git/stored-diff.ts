@@ -16,7 +16,17 @@
  */
 import { closeSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { addedLinesOf, isContentMode, isWideText, parseRawZ, patchParser, rawPatchSplitter, textLinesOf, type Change, type PatchVisitor } from './diff-parse.js';
+import {
+  addedLinesOf,
+  isContentMode,
+  isWideText,
+  parseRawZ,
+  patchParser,
+  rawPatchSplitter,
+  textLinesOf,
+  type Change,
+  type PatchVisitor,
+} from './diff-parse.js';
 import { batchObjects, lineSplitter } from './parse.js';
 import { gitAsync, gitStream, plainGitCall, PLAIN_DIFF, type GitOptions } from './run.js';
 
@@ -40,7 +50,12 @@ const EMPTY_BLOB = new Set(['e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', '473a0f4
  * patch showed as binary, read from their blobs. Without a visitor only the listing is asked for.
  * `worktree`: the range compares with the work tree, whose files git does not hash (read from disk).
  */
-export async function storedDiff(root: string, range: string[], visitor: PatchVisitor | undefined, opts: GitOptions & { worktree?: boolean } = {}): Promise<Change[]> {
+export async function storedDiff(
+  root: string,
+  range: string[],
+  visitor: PatchVisitor | undefined,
+  opts: GitOptions & { worktree?: boolean } = {},
+): Promise<Change[]> {
   const args = ['diff', ...range, '--raw', '-z', '--no-abbrev', ...PLAIN_DIFF];
   const call = plainGitCall(root, opts);
   if (!visitor) return gitAsync(args, call).then(parseRawZ);
@@ -78,7 +93,13 @@ export function seeingVisitor(visitor: PatchVisitor, seen: PatchSeen): PatchVisi
  * called them binary), read from their blobs and handed to `visitor`. A file over
  * MAX_JUDGED_FILE_BYTES is handed over as one cut line at line 0 (not read).
  */
-export async function judgeUnshown(root: string, changes: Change[], seen: PatchSeen, visitor: PatchVisitor, opts: GitOptions & { worktree?: boolean } = {}): Promise<void> {
+export async function judgeUnshown(
+  root: string,
+  changes: Change[],
+  seen: PatchSeen,
+  visitor: PatchVisitor,
+  opts: GitOptions & { worktree?: boolean } = {},
+): Promise<void> {
   const added = (c: Change) => isContentMode(c.newMode) && c.status !== 'D' && c.newId !== c.oldId && !EMPTY_BLOB.has(c.newId ?? '');
   const unread = changes.filter((c) => added(c) && (!seen.shown.has(c.path) || seen.nulLines.has(c.path)));
   if (unread.length > 0) await readAsStored(root, unread, seen.shown, visitor, opts);
@@ -94,7 +115,13 @@ const stored = (id: string | undefined) => id !== undefined && id !== '' && !NUL
  * stored bytes. Each change's blobs are asked for before then after, and git answers in that
  * order: one change's pair is all that is held at a time.
  */
-async function readAsStored(root: string, changes: Change[], shown: Set<string>, visitor: PatchVisitor, opts: GitOptions & { worktree?: boolean }): Promise<void> {
+async function readAsStored(
+  root: string,
+  changes: Change[],
+  shown: Set<string>,
+  visitor: PatchVisitor,
+  opts: GitOptions & { worktree?: boolean },
+): Promise<void> {
   const asks: Array<{ change: Change; before: boolean }> = [];
   for (const c of changes) {
     if (stored(c.oldId) && isContentMode(c.oldMode)) asks.push({ change: c, before: true });

@@ -17,19 +17,7 @@
  * `<git-dir>/hermesd/displaced/<id>/` and reported.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pidAlive, withLockSync } from '../storage/lock.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -76,7 +64,10 @@ export type RestoreResult = {
 };
 
 function newId(): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${t}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -394,18 +385,22 @@ export function recoverBackup(gitDir: string, id: string): RestoreResult & { saf
   // The hook whose daemon died, a new daemon and `hermesd hook restore` may all reach for the
   // same backup: one at a time, and the later ones find it gone.
   mkdirSync(runtimeDirOf(gitDir), { recursive: true, mode: 0o700 });
-  return withLockSync(restoreLockPath(gitDir), () => {
-    const state = readWorkState(join(backupsDir(gitDir), id)) ?? readWorkState(keptBackupDir(gitDir, id));
-    if (!state) throw new BackupGone(`No backup ${id} under ${backupsDir(gitDir)} or ${join(runtimeDirOf(gitDir), 'kept')} (restored already?).`);
-    const safety = saveWorkState({ root: state.root, gitDir, indexFile: state.mainIndex ? state.indexFile : undefined, reason: `before restoring ${id}` });
-    // The safety backup is not an interrupted hook: mark it as kept, not pending.
-    const keptDir = keptBackupDir(gitDir, safety.id);
-    mkdirSync(dirname(keptDir), { recursive: true });
-    renameSync(safety.dir, keptDir);
-    const result = restoreWorkState(state, { restoreIndex: state.mainIndex });
-    finishWorkState(state);
-    return { ...result, safetyId: safety.id };
-  }, RESTORE_LOCK_WAIT_MS);
+  return withLockSync(
+    restoreLockPath(gitDir),
+    () => {
+      const state = readWorkState(join(backupsDir(gitDir), id)) ?? readWorkState(keptBackupDir(gitDir, id));
+      if (!state) throw new BackupGone(`No backup ${id} under ${backupsDir(gitDir)} or ${join(runtimeDirOf(gitDir), 'kept')} (restored already?).`);
+      const safety = saveWorkState({ root: state.root, gitDir, indexFile: state.mainIndex ? state.indexFile : undefined, reason: `before restoring ${id}` });
+      // The safety backup is not an interrupted hook: mark it as kept, not pending.
+      const keptDir = keptBackupDir(gitDir, safety.id);
+      mkdirSync(dirname(keptDir), { recursive: true });
+      renameSync(safety.dir, keptDir);
+      const result = restoreWorkState(state, { restoreIndex: state.mainIndex });
+      finishWorkState(state);
+      return { ...result, safetyId: safety.id };
+    },
+    RESTORE_LOCK_WAIT_MS,
+  );
 }
 
 /** A restore of a big work tree takes seconds; another restorer waits that long for it. */

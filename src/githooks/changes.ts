@@ -26,7 +26,6 @@ export type FileChange = {
   after: string;
 };
 
-
 export function absPath(root: string, path: string): string {
   return isAbsolute(path) ? path : join(root, path);
 }

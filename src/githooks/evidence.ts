@@ -92,7 +92,11 @@ export async function postCheckoutEvidence(root: string, args: string[], at: Pla
 export async function postRewriteEvidence(root: string, args: string[], stdin: string[], at: Place): Promise<Evidence> {
   const how = args[0] ?? 'rewrite';
   const pairs = stdin.map((l) => l.trim().split(/\s+/)).filter((p) => p.length >= 2);
-  const lines = await Promise.all(pairs.slice(0, EVIDENCE_MAX_FILES).map(async ([from, to]) => `  ${from!.slice(0, 10)} -> ${to!.slice(0, 10)} ${await run(root, ['log', '-1', '--format=%s', to!])}`));
+  const lines = await Promise.all(
+    pairs
+      .slice(0, EVIDENCE_MAX_FILES)
+      .map(async ([from, to]) => `  ${from!.slice(0, 10)} -> ${to!.slice(0, 10)} ${await run(root, ['log', '-1', '--format=%s', to!])}`),
+  );
   const b = at.branch;
   return {
     title: `${how}: ${pairs.length} commit${pairs.length === 1 ? '' : 's'} rewritten on ${b}`,

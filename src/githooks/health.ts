@@ -16,7 +16,6 @@ import type { HookHealthReport } from '../protocol/daemon.js';
 /** Whether git runs hermesd's hooks here (the shape GET /v1/status carries: src/protocol/daemon.ts). */
 export type HookHealth = HookHealthReport & { manager?: HookManager };
 
-
 function executable(path: string): boolean {
   try {
     const st = statSync(path);
@@ -41,8 +40,12 @@ export function hookHealth(repo: Repo): HookHealth {
   if (state.manager === 'husky') {
     const expected = join(repo.root, state.huskyDir ?? '.husky', '_');
     const userHook = readTextIfAny(join(repo.root, state.huskyDir ?? '.husky', 'pre-commit')) ?? '';
-    if (hooksDir !== expected) problems.push(`core.hooksPath does not point at ${state.huskyDir ?? '.husky'}/_ (git runs hooks from ${hooksDir}), so hermesd's hooks do not run: run hermesd init (or: git config core.hooksPath ${state.huskyDir ?? '.husky'}/_)`);
-    else if (!userHook.includes('hermesd')) problems.push(`${state.huskyDir ?? '.husky'}/pre-commit no longer calls hermesd (its block was taken out): run hermesd init to put it back`);
+    if (hooksDir !== expected)
+      problems.push(
+        `core.hooksPath does not point at ${state.huskyDir ?? '.husky'}/_ (git runs hooks from ${hooksDir}), so hermesd's hooks do not run: run hermesd init (or: git config core.hooksPath ${state.huskyDir ?? '.husky'}/_)`,
+      );
+    else if (!userHook.includes('hermesd'))
+      problems.push(`${state.huskyDir ?? '.husky'}/pre-commit no longer calls hermesd (its block was taken out): run hermesd init to put it back`);
     else {
       health.active = executable(pre);
       health.via = 'husky';
@@ -78,6 +81,7 @@ export function hookHealth(repo: Repo): HookHealth {
 /** One line for `status`. */
 export function describeHealth(h: HookHealth): string {
   if (!h.installed) return 'not installed (hermesd init installs them)';
-  if (h.active) return `active (${h.manager === 'git' ? '.git/hooks' : h.manager}${h.via && h.manager !== 'husky' && h.manager !== 'git' ? `, through ${h.via}` : ''})`;
+  if (h.active)
+    return `active (${h.manager === 'git' ? '.git/hooks' : h.manager}${h.via && h.manager !== 'husky' && h.manager !== 'git' ? `, through ${h.via}` : ''})`;
   return `NOT active: ${h.problems.join('; ')}`;
 }

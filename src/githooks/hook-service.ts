@@ -29,7 +29,16 @@ import { fileStamp } from '../storage/file-stamp.js';
 import type { Logger } from '../storage/log.js';
 import { attemptStart, isAttemptId, processStart } from './attempt.js';
 import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from './backup.js';
-import { placeOf, postCheckoutEvidence, postCommitEvidence, postMergeEvidence, postRewriteEvidence, readCommit, type Evidence, type Place } from './evidence.js';
+import {
+  placeOf,
+  postCheckoutEvidence,
+  postCommitEvidence,
+  postMergeEvidence,
+  postRewriteEvidence,
+  readCommit,
+  type Evidence,
+  type Place,
+} from './evidence.js';
 import { ANSWERED_HOOKS, type HookName } from './names.js';
 import { runPreCommit, type FixRequest, type FixResult, type HookOutcome } from './precommit.js';
 
@@ -126,13 +135,25 @@ export class GitHooks {
    * handled. A question without an attempt id (curl's) gets the git command above the
    * runner's shell, read from /proc, from `pid`.
    */
-  async ask(hook: string, req: HookRequest, from: { pid?: number }, progress: (line: string) => void, signal: AbortSignal, judging: JudgingConfig): Promise<HookResult> {
+  async ask(
+    hook: string,
+    req: HookRequest,
+    from: { pid?: number },
+    progress: (line: string) => void,
+    signal: AbortSignal,
+    judging: JudgingConfig,
+  ): Promise<HookResult> {
     if (!req.sandboxed && !req.attempt && from.pid) req.attempt = (await import('./attempt.js')).attemptOf(from.pid);
     if (hook === 'recover') {
       const { restoreAfterDaemonLoss, selfRestoreMessage } = await import('./recover.js');
       const r = await restoreAfterDaemonLoss(this.ctx.paths.gitDir, { attempt: req.attempt });
       const said = selfRestoreMessage(r);
-      return { hook, ok: false, exitCode: 1, message: `${said || 'hermesd: nothing of this commit needed putting back.'}\nhermesd: commit again (a new daemon judges it). The daemon log says why the last one stopped: hermesd logs` };
+      return {
+        hook,
+        ok: false,
+        exitCode: 1,
+        message: `${said || 'hermesd: nothing of this commit needed putting back.'}\nhermesd: commit again (a new daemon judges it). The daemon log says why the last one stopped: hermesd logs`,
+      };
     }
     return this.handle(hook, req, progress, signal, judging);
   }
@@ -168,12 +189,24 @@ export class GitHooks {
     }
   }
 
-  private async dispatch(hook: HookName, req: HookRequest, progress: (line: string) => void, signal: AbortSignal, { config, broken }: JudgingConfig): Promise<HookResult> {
+  private async dispatch(
+    hook: HookName,
+    req: HookRequest,
+    progress: (line: string) => void,
+    signal: AbortSignal,
+    { config, broken }: JudgingConfig,
+  ): Promise<HookResult> {
     const { root, paths } = this.ctx;
     if (broken && (hook === 'pre-commit' || hook === 'pre-commit-final')) {
       // The last valid rules judge; a commit of the broken file itself waits for its fix.
       const staged = gitTry(['diff', '--cached', '--name-only', '--', '.hermes/config.yaml'], { cwd: this.ctx.root, indexFile: this.indexFileOf(req) });
-      if (staged.status !== 0 || staged.stdout.trim()) return { hook, ok: false, exitCode: 2, message: `hermesd: this commit changes .hermes/config.yaml, which does not load:\n${broken}\nhermesd: fix it, then commit again.` };
+      if (staged.status !== 0 || staged.stdout.trim())
+        return {
+          hook,
+          ok: false,
+          exitCode: 2,
+          message: `hermesd: this commit changes .hermes/config.yaml, which does not load:\n${broken}\nhermesd: fix it, then commit again.`,
+        };
       progress(`hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); judged with the last valid rules.`);
     }
     switch (hook) {
@@ -188,7 +221,12 @@ export class GitHooks {
         const pending = pendingBackups(paths.gitDir);
         if (pending.length) {
           // The work tree may still hold the staged snapshot of the interrupted run, not the user's work.
-          return { hook, ok: false, exitCode: 1, message: `${pendingNotice(pending)}\nhermesd: this commit waits until it is restored (or: HERMESD_SKIP=1 git commit …  or  git commit --no-verify).` };
+          return {
+            hook,
+            ok: false,
+            exitCode: 1,
+            message: `${pendingNotice(pending)}\nhermesd: this commit waits until it is restored (or: HERMESD_SKIP=1 git commit …  or  git commit --no-verify).`,
+          };
         }
         const indexFile = this.indexFileOf(req);
         // hermesd guard: a commit from the sandbox has its checks and generators run in it too.
@@ -270,7 +308,14 @@ export class GitHooks {
    * to compare with (no attempt id, or this daemon did not see the first pre-commit), the
    * whole staged snapshot is judged by the rules; checks are not run again.
    */
-  private async recheck(config: HermesConfig, indexFile: string, attempt: string | undefined, since: string | undefined, signal: AbortSignal, wrap?: CommandWrap): Promise<HookOutcome & { sessionId?: string }> {
+  private async recheck(
+    config: HermesConfig,
+    indexFile: string,
+    attempt: string | undefined,
+    since: string | undefined,
+    signal: AbortSignal,
+    wrap?: CommandWrap,
+  ): Promise<HookOutcome & { sessionId?: string }> {
     const tree = this.treeOf(indexFile);
     if (tree && since && tree === since) return { ok: true, exitCode: 0, message: '' };
     const { violations, warnings } = await checkStaged(this.ctx.root, config, { indexFile, signal, wrap, since: tree !== undefined ? since : undefined });
@@ -357,7 +402,6 @@ export class GitHooks {
     const unknown = started !== undefined && self !== undefined && self > started;
     return postCommitAudit(root, config, { dirs: paths, hookRan: false, unknown, since });
   }
-
 
   /**
    * Evidence is written after git has its answer: a post-* hook costs git one round trip,
@@ -465,7 +509,11 @@ export class GitHooks {
       throw new NotFound(`No backup ${id}. List them with: hermesd hook backups`);
     }
     if (!chosen) {
-      throw new UsageError(pending.length === 0 ? 'No interrupted hook left a backup; nothing to restore.' : `Several backups are pending (${pending.map((p) => p.id).join(', ')}); name one: hermesd hook restore <id>.`);
+      throw new UsageError(
+        pending.length === 0
+          ? 'No interrupted hook left a backup; nothing to restore.'
+          : `Several backups are pending (${pending.map((p) => p.id).join(', ')}); name one: hermesd hook restore <id>.`,
+      );
     }
     this.running++;
     this.ctx.events.emit('hook-start', { hook: 'restore' });

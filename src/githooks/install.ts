@@ -55,7 +55,22 @@ export const HOOK_MANAGERS = ['husky', 'pre-commit', 'lefthook', 'git'] as const
 export type HookManager = (typeof HOOK_MANAGERS)[number];
 
 /** Husky 9 writes a stub for each of these; any other hook a repository had gets a stub from us. */
-const HUSKY_STUBS = ['pre-commit', 'pre-merge-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'applypatch-msg', 'pre-applypatch', 'post-applypatch', 'pre-rebase', 'post-rewrite', 'post-checkout', 'post-merge', 'pre-push', 'pre-auto-gc'];
+const HUSKY_STUBS = [
+  'pre-commit',
+  'pre-merge-commit',
+  'prepare-commit-msg',
+  'commit-msg',
+  'post-commit',
+  'applypatch-msg',
+  'pre-applypatch',
+  'post-applypatch',
+  'pre-rebase',
+  'post-rewrite',
+  'post-checkout',
+  'post-merge',
+  'pre-push',
+  'pre-auto-gc',
+];
 
 const BLOCK_BEGIN = '# >>> hermesd (added by `hermesd init`; `hermesd init --uninstall` removes it) >>>';
 const BLOCK_END = '# <<< hermesd <<<';
@@ -101,7 +116,16 @@ type InstallState = {
 };
 
 /** install.json of hermesd before hook managers (husky only). */
-type InstallStateV1 = { version: 1; previousHooksPath: string | null; chainDir: string | null; huskyDir: string; createdHuskyDir: boolean; createdHuskyInternal: boolean; createdFiles: string[]; installedAt: string };
+type InstallStateV1 = {
+  version: 1;
+  previousHooksPath: string | null;
+  chainDir: string | null;
+  huskyDir: string;
+  createdHuskyDir: boolean;
+  createdHuskyInternal: boolean;
+  createdFiles: string[];
+  installedAt: string;
+};
 
 export type InstallReport = {
   root: string;
@@ -232,7 +256,6 @@ function isExecutableFile(p: string): boolean {
   }
 }
 
-
 /** An existing husky 9 setup: core.hooksPath = <dir>/_ with husky's runner `h` in it. */
 function existingHuskyDir(repo: Repo, hooksPath: string | null): string | undefined {
   if (!hooksPath) return undefined;
@@ -269,7 +292,8 @@ export function detectManager(repo: Repo): { manager: HookManager; reason: strin
   if (existingHuskyDir(repo, hooksPath)) return { manager: 'husky', reason: `core.hooksPath is ${hooksPath} (husky 9)` };
   const hooksDir = effectiveHooksDir(repo);
   const owner = hookOwner(hooksDir, 'pre-commit');
-  if (owner === 'pre-commit' && existsSync(join(repo.root, PRE_COMMIT_CONFIG))) return { manager: 'pre-commit', reason: 'the pre-commit framework is installed (.git/hooks/pre-commit)' };
+  if (owner === 'pre-commit' && existsSync(join(repo.root, PRE_COMMIT_CONFIG)))
+    return { manager: 'pre-commit', reason: 'the pre-commit framework is installed (.git/hooks/pre-commit)' };
   if (owner === 'lefthook' && findLefthookConfig(repo.root)) return { manager: 'lefthook', reason: 'lefthook is installed (.git/hooks/pre-commit)' };
   if (existsSync(join(repo.root, '.husky')) && statSync(join(repo.root, '.husky')).isDirectory()) return { manager: 'husky', reason: 'a .husky/ directory' };
   if (packageJsonUsesHusky(repo.root)) return { manager: 'husky', reason: 'husky in package.json' };
@@ -308,12 +332,22 @@ function runHuskyInstaller(repo: Repo, huskyDir: string): void {
   } finally {
     process.chdir(cwd);
   }
-  if (message) throw new ConfigError(`husky could not install the hooks in ${repo.root}: ${message}${message.includes('HUSKY=0') ? ' (unset HUSKY to let hermesd init install them)' : ''}`);
+  if (message)
+    throw new ConfigError(
+      `husky could not install the hooks in ${repo.root}: ${message}${message.includes('HUSKY=0') ? ' (unset HUSKY to let hermesd init install them)' : ''}`,
+    );
 }
 
 /** lefthook's executable as its own hook script finds it: $LEFTHOOK_BIN, node_modules, PATH. */
 function lefthookBinary(root: string): string | undefined {
-  const candidates = [process.env.LEFTHOOK_BIN, join(root, 'node_modules', '.bin', 'lefthook'), ...(process.env.PATH ?? '').split(':').filter(Boolean).map((d) => join(d, 'lefthook'))];
+  const candidates = [
+    process.env.LEFTHOOK_BIN,
+    join(root, 'node_modules', '.bin', 'lefthook'),
+    ...(process.env.PATH ?? '')
+      .split(':')
+      .filter(Boolean)
+      .map((d) => join(d, 'lefthook')),
+  ];
   return candidates.find((p): p is string => !!p && isExecutableFile(p));
 }
 
@@ -370,7 +404,9 @@ function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void 
   }
   if (state.chainDir) {
     // Every hook of the old directory: a stub that runs it after hermesd's part (or alone).
-    const names = existsSync(state.chainDir) ? readdirSync(state.chainDir).filter((n) => !n.endsWith('.sample') && isExecutableFile(join(state.chainDir!, n))) : [];
+    const names = existsSync(state.chainDir)
+      ? readdirSync(state.chainDir).filter((n) => !n.endsWith('.sample') && isExecutableFile(join(state.chainDir!, n)))
+      : [];
     for (const name of names.sort()) if (!c.chained.includes(name)) c.chained.push(name);
     const hooks = [...new Set([...(opts.onlyHooks ?? INSTALLED_HOOKS), ...names])];
     for (const hook of hooks) {
@@ -469,7 +505,11 @@ function installLefthook(c: Ctx): void {
   const hooksDir = effectiveHooksDir(repo);
   const installed = hookOwner(hooksDir, 'pre-commit') === 'lefthook';
   if (!installed) {
-    c.notes.push("lefthook's hooks are not installed in this clone; until `lefthook install` runs, hermesd's own stub in .git/hooks judges commits (lefthook then takes over and runs hermesd from " + found.file + ')');
+    c.notes.push(
+      "lefthook's hooks are not installed in this clone; until `lefthook install` runs, hermesd's own stub in .git/hooks judges commits (lefthook then takes over and runs hermesd from " +
+        found.file +
+        ')',
+    );
   } else {
     // lefthook writes a git hook per config section, but syncs only when its config looks changed
     // to the second: install the new prepare-commit-msg now, as `lefthook install` would.
@@ -479,9 +519,14 @@ function installLefthook(c: Ctx): void {
       const tracked = c.changes.track(hook);
       const r = spawnSync(bin, ['install'], { cwd: repo.root, encoding: 'utf8', timeout: 60_000 });
       tracked.settle();
-      if (r.status !== 0) c.notes.push(`\`lefthook install\` failed (${(r.stderr || r.stdout).trim().split('\n').pop()}); run it yourself so lefthook runs hermesd's re-check in prepare-commit-msg`);
+      if (r.status !== 0)
+        c.notes.push(
+          `\`lefthook install\` failed (${(r.stderr || r.stdout).trim().split('\n').pop()}); run it yourself so lefthook runs hermesd's re-check in prepare-commit-msg`,
+        );
     } else if (!bin && hookOwner(hooksDir, 'prepare-commit-msg') !== 'lefthook') {
-      c.notes.push("run `lefthook install` once, so lefthook installs the prepare-commit-msg hook hermesd's re-check runs in (lefthook also does it by itself at the next commit after its config changed)");
+      c.notes.push(
+        "run `lefthook install` once, so lefthook installs the prepare-commit-msg hook hermesd's re-check runs in (lefthook also does it by itself at the next commit after its config changed)",
+      );
     }
   }
   installGit(c, { onlyHooks: INSTALLED_HOOKS.filter((h) => !viaLefthook.includes(h) || (h === 'pre-commit' && !installed)) });
@@ -492,12 +537,25 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   if (previous && opts.manager && opts.manager !== previous.manager) {
     throw new UsageError(`hermesd is installed here with ${previous.manager}; run hermesd init --uninstall first to switch to ${opts.manager}.`);
   }
-  const detected = previous ? { manager: previous.manager, reason: 'installed before' } : opts.manager ? { manager: opts.manager, reason: 'chosen with --manager' } : detectManager(repo);
+  const detected = previous
+    ? { manager: previous.manager, reason: 'installed before' }
+    : opts.manager
+      ? { manager: opts.manager, reason: 'chosen with --manager' }
+      : detectManager(repo);
   const manager = detected.manager;
   const currentPath = localHooksPath(repo);
   const huskyDir = manager === 'husky' ? (previous?.huskyDir ?? existingHuskyDir(repo, currentPath) ?? '.husky') : undefined;
   const runner = manager === 'husky' ? join(repo.root, huskyDir!, '_', HUSKY_RUNNER) : join(sharedRuntimeDirOf(repo.commonDir), 'hook');
-  const state: InstallState = previous ?? { version: 2, manager, previousHooksPath: currentPath, runner, ...(huskyDir ? { huskyDir } : {}), files: [], moved: [], installedAt: new Date().toISOString() };
+  const state: InstallState = previous ?? {
+    version: 2,
+    manager,
+    previousHooksPath: currentPath,
+    runner,
+    ...(huskyDir ? { huskyDir } : {}),
+    files: [],
+    moved: [],
+    installedAt: new Date().toISOString(),
+  };
   state.runner = runner;
   const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [] };
 
@@ -512,7 +570,17 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   const client = installClient(clientPath(repo.commonDir));
   if (!client.built) c.notes.push(`hermesd's hook client could not be built (${client.error}); the hooks use curl instead, slower (hermesd doctor)`);
   mkdirSync(dirname(runner), { recursive: true });
-  writeFileSync(runner, gitRunnerScript({ nodePath: opts.nodePath, cliPath: opts.cliPath, commonDir: repo.commonDir, chainDir: manager === 'husky' ? (state.chainDir ?? null) : undefined, ...settings.hooks }), { mode: 0o755 });
+  writeFileSync(
+    runner,
+    gitRunnerScript({
+      nodePath: opts.nodePath,
+      cliPath: opts.cliPath,
+      commonDir: repo.commonDir,
+      chainDir: manager === 'husky' ? (state.chainDir ?? null) : undefined,
+      ...settings.hooks,
+    }),
+    { mode: 0o755 },
+  );
   chmodSync(runner, 0o755);
 
   mkdirSync(dirname(statePath(repo)), { recursive: true, mode: 0o700 });
@@ -528,8 +596,19 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
     return r && !r.startsWith('..') && !isAbsolute(r) && r !== '.git' && !r.startsWith('.git/') ? r : undefined;
   };
   const ignored = (rel: string) => gitTry(['check-ignore', '-q', '--', rel], { cwd: repo.root }).status === 0;
-  const commit = [...new Set([...(config.written || !isCommitted(repo, '.hermes/config.yaml') ? ['.hermes/config.yaml'] : []), ...state.files.map((f) => inTree(f.path)).filter((p): p is string => p !== undefined && !ignored(p) && !isCommitted(repo, p, true))])];
-  const local = [relOrAbs(repo.root, runner), ...state.files.map((f) => f.path).filter((p) => !inTree(p) || ignored(inTree(p)!)).map((p) => relOrAbs(repo.root, absPath(repo.root, p)))];
+  const commit = [
+    ...new Set([
+      ...(config.written || !isCommitted(repo, '.hermes/config.yaml') ? ['.hermes/config.yaml'] : []),
+      ...state.files.map((f) => inTree(f.path)).filter((p): p is string => p !== undefined && !ignored(p) && !isCommitted(repo, p, true)),
+    ]),
+  ];
+  const local = [
+    relOrAbs(repo.root, runner),
+    ...state.files
+      .map((f) => f.path)
+      .filter((p) => !inTree(p) || ignored(inTree(p)!))
+      .map((p) => relOrAbs(repo.root, absPath(repo.root, p))),
+  ];
   return {
     root: repo.root,
     manager,
@@ -577,7 +656,16 @@ function relOrAbs(root: string, abs: string): string {
 export function uninstallHooks(repo: Repo): UninstallReport {
   const state = readInstallState(repo);
   const currentPath = localHooksPath(repo);
-  const report: UninstallReport = { root: repo.root, manager: state?.manager ?? null, hooksPath: currentPath, removedBlocks: [], removedFiles: [], restoredFiles: [], keptCommitted: [], wasInstalled: state !== undefined };
+  const report: UninstallReport = {
+    root: repo.root,
+    manager: state?.manager ?? null,
+    hooksPath: currentPath,
+    removedBlocks: [],
+    removedFiles: [],
+    restoredFiles: [],
+    keptCommitted: [],
+    wasInstalled: state !== undefined,
+  };
   const tally = (path: string, outcome: UndoOutcome) => {
     const shown = relOrAbs(repo.root, absPath(repo.root, path));
     if (outcome === 'removed') report.removedFiles.push(shown);
@@ -629,7 +717,15 @@ export function uninstallHooks(repo: Repo): UninstallReport {
       rmSync(join(internal, HUSKY_RUNNER), { force: true });
       // Stubs of ours for hooks husky does not know (an install before records existed).
       for (const name of existsSync(internal) ? readdirSync(internal) : []) {
-        if (state && !HUSKY_STUBS.includes(name) && name !== 'h' && name !== 'husky.sh' && name !== '.gitignore' && readTextIfAny(join(internal, name)) === STUB) rmSync(join(internal, name));
+        if (
+          state &&
+          !HUSKY_STUBS.includes(name) &&
+          name !== 'h' &&
+          name !== 'husky.sh' &&
+          name !== '.gitignore' &&
+          readTextIfAny(join(internal, name)) === STUB
+        )
+          rmSync(join(internal, name));
       }
     }
     if (state?.createdHuskyDir && existsSync(huskyAbs) && readdirSync(huskyAbs).length === 0) {

@@ -62,7 +62,10 @@ function insertAt(text: string, at: number, block: string): string {
 
 function parse(file: string, text: string): Document {
   const doc = parseDocument(text);
-  if (doc.errors.length) throw new ConfigError(`${file} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}); hermesd did not change it. Fix it, then run hermesd init again.`);
+  if (doc.errors.length)
+    throw new ConfigError(
+      `${file} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}); hermesd did not change it. Fix it, then run hermesd init again.`,
+    );
   return doc;
 }
 
@@ -120,7 +123,11 @@ export function withPreCommitEntry(text: string, hooks: readonly string[], frame
   } else if (isSeq(repos) && repos.range && repos.flow !== true && repos.items.length > 0) {
     const col = repos.range[0] - lineStart(clean, repos.range[0]);
     const ind = ' '.repeat(col);
-    out = insertAt(clean, repos.range[1], [`${ind}${CONFIG_BEGIN}`, `${ind}- repo: local`, `${ind}  hooks:`, ...hookLines(`${ind}    `), `${ind}${CONFIG_END}`, ''].join('\n'));
+    out = insertAt(
+      clean,
+      repos.range[1],
+      [`${ind}${CONFIG_BEGIN}`, `${ind}- repo: local`, `${ind}  hooks:`, ...hookLines(`${ind}    `), `${ind}${CONFIG_END}`, ''].join('\n'),
+    );
   } else {
     throw new ConfigError(
       `${PRE_COMMIT_CONFIG}: "repos" is not a block list hermesd can append to; hermesd did not change it. Add this entry to "repos" by hand, then run hermesd init again:\n` +
@@ -136,7 +143,6 @@ export function withPreCommitEntry(text: string, hooks: readonly string[], frame
   }
   return out;
 }
-
 
 // --- lefthook ------------------------------------------------------------------------------
 
@@ -169,12 +175,17 @@ export function withLefthookEntries(file: string, text: string, sections: Readon
       out = insertAt(out, out.length, [CONFIG_BEGIN, `${hook}:`, '  commands:', `    ${ENTRY_ID}:`, `      run: ${command}`, CONFIG_END, ''].join('\n'));
       continue;
     }
-    if (!isMap(section) || !section.range || section.flow) throw new ConfigError(`${file}: the "${hook}" section is not a block mapping hermesd can add to; hermesd did not change the file.`);
+    if (!isMap(section) || !section.range || section.flow)
+      throw new ConfigError(`${file}: the "${hook}" section is not a block mapping hermesd can add to; hermesd did not change the file.`);
     const jobs = section.get('jobs', true);
     const commands = section.get('commands', true);
     if (isSeq(jobs) && jobs.range && !jobs.flow && jobs.items.length) {
       const ind = ' '.repeat(jobs.range[0] - lineStart(out, jobs.range[0]));
-      out = insertAt(out, jobs.range[1], [`${ind}${CONFIG_BEGIN}`, `${ind}- name: ${ENTRY_ID}`, `${ind}  run: ${command}`, `${ind}${CONFIG_END}`, ''].join('\n'));
+      out = insertAt(
+        out,
+        jobs.range[1],
+        [`${ind}${CONFIG_BEGIN}`, `${ind}- name: ${ENTRY_ID}`, `${ind}  run: ${command}`, `${ind}${CONFIG_END}`, ''].join('\n'),
+      );
     } else if (isMap(commands) && commands.range && !commands.flow && commands.items.length) {
       const ind = ' '.repeat(commands.range[0] - lineStart(out, commands.range[0]));
       out = insertAt(out, commands.range[1], [`${ind}${CONFIG_BEGIN}`, `${ind}${ENTRY_ID}:`, `${ind}  run: ${command}`, `${ind}${CONFIG_END}`, ''].join('\n'));
@@ -182,7 +193,11 @@ export function withLefthookEntries(file: string, text: string, sections: Readon
       // A section with scripts only (or options): add a commands list at its end.
       const first = section.items[0]!.key as { range?: [number, number, number] };
       const ind = ' '.repeat(first.range ? first.range[0] - lineStart(out, first.range[0]) : 2);
-      out = insertAt(out, section.range[1], [`${ind}${CONFIG_BEGIN}`, `${ind}commands:`, `${ind}  ${ENTRY_ID}:`, `${ind}    run: ${command}`, `${ind}${CONFIG_END}`, ''].join('\n'));
+      out = insertAt(
+        out,
+        section.range[1],
+        [`${ind}${CONFIG_BEGIN}`, `${ind}commands:`, `${ind}  ${ENTRY_ID}:`, `${ind}    run: ${command}`, `${ind}${CONFIG_END}`, ''].join('\n'),
+      );
     } else {
       throw new ConfigError(`${file}: the "${hook}" section's jobs/commands are not a block list hermesd can add to; hermesd did not change the file.`);
     }
@@ -198,7 +213,8 @@ export function withLefthookEntries(file: string, text: string, sections: Readon
       const was = strip(value) as { commands?: unknown };
       if (was && typeof was === 'object' && !('commands' in was) && now.commands && Object.keys(now.commands).length === 0) delete now.commands;
     }
-    if (JSON.stringify(now) !== JSON.stringify(strip(value))) throw new ConfigError(`${file}: hermesd could not add its commands without changing yours; hermesd did not change the file.`);
+    if (JSON.stringify(now) !== JSON.stringify(strip(value)))
+      throw new ConfigError(`${file}: hermesd could not add its commands without changing yours; hermesd did not change the file.`);
   }
   for (const { hook } of sections) {
     const s = after[hook];

@@ -64,7 +64,6 @@ function readRecord(repo: GitRepository): ServerInstall | undefined {
   }
 }
 
-
 const isDir = (path: string) => {
   try {
     return statSync(path).isDirectory();
@@ -147,7 +146,9 @@ function hasSecretsRule(path: string): boolean {
 /** Installs (or refreshes) the server hook in a bare repository, and pins its rules where no pin is. */
 export function installServerHook(repo: GitRepository, opts: { nodePath: string; cliPath: string }): ServerInstallReport {
   if (!repo.bare) {
-    throw new UsageError(`hermesd init --server installs a server-side hook in a bare repository (the server's copy that is pushed to); ${repo.root ?? repo.gitDir} has a work tree: run hermesd init there for the client hooks.`);
+    throw new UsageError(
+      `hermesd init --server installs a server-side hook in a bare repository (the server's copy that is pushed to); ${repo.root ?? repo.gitDir} has a work tree: run hermesd init there for the client hooks.`,
+    );
   }
   const previous = readRecord(repo);
   let record: ServerInstall;

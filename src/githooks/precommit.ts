@@ -10,7 +10,17 @@ import type { Check, HermesConfig } from '../config/schema.js';
 import type { CheckResult } from '../rules/engine.js';
 import { fixDir } from '../paths/index.js';
 import { BYPASS_HINT, formatViolations } from '../rules/format.js';
-import { changedSinceSave, checkoutIndex, finishWorkState, gitDirOfBackup, restoreWorkState, saveWorkState, savedIndexFile, userHadChanges, type WorkState } from './backup.js';
+import {
+  changedSinceSave,
+  checkoutIndex,
+  finishWorkState,
+  gitDirOfBackup,
+  restoreWorkState,
+  saveWorkState,
+  savedIndexFile,
+  userHadChanges,
+  type WorkState,
+} from './backup.js';
 import { splitZ } from '../git/parse.js';
 import { plainShell, runCommand, type CommandWrap } from '../process/run.js';
 import { gitSync, gitSyncBuffer, gitTry } from '../git/run.js';
@@ -89,7 +99,15 @@ export async function runCheck(root: string, check: Check, signal: AbortSignal, 
   const r = await runCommand(check.run, { cwd: root, wrap: how, timeoutMs: limit, signal, output: { tailChars: CHECK_OUTPUT_MAX_CHARS } });
   if (r.error) return { id: check.id, run: check.run, ok: false, exitCode: null, output: String(r.error), ms: r.durationMs };
   const tail = r.output.total > CHECK_OUTPUT_MAX_CHARS ? '…' + r.output.tail : r.output.tail;
-  return { id: check.id, run: check.run, ok: r.exitCode === 0 && !r.timedOut, exitCode: r.exitCode, output: r.timedOut ? `${tail}\n(stopped after ${limit} ms)` : tail, ms: r.durationMs, timedOut: r.timedOut };
+  return {
+    id: check.id,
+    run: check.run,
+    ok: r.exitCode === 0 && !r.timedOut,
+    exitCode: r.exitCode,
+    output: r.timedOut ? `${tail}\n(stopped after ${limit} ms)` : tail,
+    ms: r.durationMs,
+    timedOut: r.timedOut,
+  };
 }
 
 function fixTask(failed: CheckRun[], attempt: number): string {
@@ -103,7 +121,9 @@ function fixTask(failed: CheckRun[], attempt: number): string {
 }
 
 function checkOutputContext(failed: CheckRun[]): string {
-  return failed.map((c) => `Check \`${c.id}\` (\`${c.run}\`) exited with ${c.timedOut ? 'a timeout' : `code ${c.exitCode}`}. Output:\n${c.output.trim() || '(no output)'}`).join('\n\n');
+  return failed
+    .map((c) => `Check \`${c.id}\` (\`${c.run}\`) exited with ${c.timedOut ? 'a timeout' : `code ${c.exitCode}`}. Output:\n${c.output.trim() || '(no output)'}`)
+    .join('\n\n');
 }
 
 /** Saves the fix (changed paths, their content, one git patch) under <git-dir>/hermesd/fixes/<id>/. */
@@ -115,7 +135,9 @@ function saveFix(state: WorkState, paths: string[]): { dir: string; patch: strin
   const listed = new Set(splitZ(gitSync(['--literal-pathspecs', 'ls-files', '-z', '--', ...paths], { cwd: state.root, indexFile: savedIndexFile(state) })));
   const tracked = paths.filter((p) => listed.has(p));
   if (tracked.length) {
-    parts.push(gitSyncBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }));
+    parts.push(
+      gitSyncBuffer(['diff-files', '-p', '--binary', '--no-color', '--no-ext-diff', '--', ...tracked], { cwd: state.root, indexFile: savedIndexFile(state) }),
+    );
   }
   for (const p of paths.filter((x) => !tracked.includes(x))) {
     if (!existsSync(join(state.root, p))) continue;
@@ -181,7 +203,12 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
   if (settings.rules) {
     const result = await deps.checkStaged();
     if (result.violations.length > 0) {
-      return { ok: false, exitCode: 1, message: `hermesd: commit refused by the repository's rules (.hermes/config.yaml):\n${formatViolations(result)}`, violations: result.violations };
+      return {
+        ok: false,
+        exitCode: 1,
+        message: `hermesd: commit refused by the repository's rules (.hermes/config.yaml):\n${formatViolations(result)}`,
+        violations: result.violations,
+      };
     }
     if (result.warnings.length) deps.progress(formatViolations(result));
   }
@@ -190,7 +217,12 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
   const checks: Check[] = [];
   for (const id of wanted) {
     const c = deps.config.checks.find((x) => x.id === id);
-    if (!c) return { ok: false, exitCode: 2, message: `hermesd: hooks.pre-commit.checks names "${id}", which is not a check in .hermes/config.yaml (checks: ${deps.config.checks.map((x) => x.id).join(', ') || 'none'}).` };
+    if (!c)
+      return {
+        ok: false,
+        exitCode: 2,
+        message: `hermesd: hooks.pre-commit.checks names "${id}", which is not a check in .hermes/config.yaml (checks: ${deps.config.checks.map((x) => x.id).join(', ') || 'none'}).`,
+      };
     checks.push(c);
   }
 
@@ -222,7 +254,12 @@ export async function runPreCommit(deps: PreCommitDeps): Promise<HookOutcome> {
         fix.attempts++;
         const toFix = fixable();
         deps.progress(`hermesd: asking the agent to fix ${toFix.map((r) => r.id).join(', ')} (attempt ${fix.attempts} of ${settings.maxFixAttempts})`);
-        const r = await deps.runFix({ task: fixTask(toFix, fix.attempts), turnContext: checkOutputContext(toFix), signal: deps.signal, onProgress: deps.progress });
+        const r = await deps.runFix({
+          task: fixTask(toFix, fix.attempts),
+          turnContext: checkOutputContext(toFix),
+          signal: deps.signal,
+          onProgress: deps.progress,
+        });
         if (r.sessionId) fix.sessionIds.push(r.sessionId);
         if (r.error && r.status !== 'completed') fix.errors.push(`${r.error.code}: ${r.error.message}`);
         if (deps.signal.aborted) break;
@@ -304,7 +341,10 @@ function describe(o: HookOutcome): string {
   for (const r of o.checks ?? []) {
     if (!r.ok) {
       const out = r.output.trim().split('\n').slice(-15).join('\n');
-      lines.push(`hermesd: check ${r.id} failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}): ${r.run}`, out ? out.replace(/^/gm, '  | ') : '  | (no output)');
+      lines.push(
+        `hermesd: check ${r.id} failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`}): ${r.run}`,
+        out ? out.replace(/^/gm, '  | ') : '  | (no output)',
+      );
     }
   }
   const f = o.fix;
@@ -324,10 +364,17 @@ function describe(o: HookOutcome): string {
       lines.push(`hermesd: the agent fixed the failing check${sessions}; the checks pass, and the fix is staged in this commit: ${f.files.join(', ')}.`);
     } else {
       lines.push(`hermesd: the agent proposes a fix${f.passes ? ' (the checks pass with it)' : ' (the checks still fail with it)'}${sessions}.`);
-      if (f.applied.length) lines.push(`  changed in your work tree, not staged: ${f.applied.join(', ')}`, '  review it with: git diff', '  then stage what you accept (git add -p) and commit again.');
+      if (f.applied.length)
+        lines.push(
+          `  changed in your work tree, not staged: ${f.applied.join(', ')}`,
+          '  review it with: git diff',
+          '  then stage what you accept (git add -p) and commit again.',
+        );
     }
     if (f.conflicts.length) {
-      lines.push(`  your own unstaged changes to ${f.conflicts.join(', ')} were kept; the fix for ${f.conflicts.length === 1 ? 'it' : 'them'} is in ${f.patch} (apply with: git apply --3way ${f.patch})`);
+      lines.push(
+        `  your own unstaged changes to ${f.conflicts.join(', ')} were kept; the fix for ${f.conflicts.length === 1 ? 'it' : 'them'} is in ${f.patch} (apply with: git apply --3way ${f.patch})`,
+      );
     } else if (f.patch && !f.staged) lines.push(`  the whole fix is also saved as ${f.patch}`);
   }
   if (o.displaced) lines.push(`hermesd: files created or changed while the checks ran were moved to ${o.displaced.dir}: ${o.displaced.paths.join(', ')}`);

@@ -50,7 +50,11 @@ function backupsOf(gitDir: string, match: { attempt?: string; daemonPid?: number
  * Restores the backups of this hook's attempt whose owner (the daemon) is gone, waiting a
  * bounded time for an owner that is still exiting. Never touches a backup a live process holds.
  */
-export async function restoreAfterDaemonLoss(gitDir: string, match: { attempt?: string; daemonPid?: number }, waitMs = SELF_RESTORE_WAIT_MS): Promise<SelfRestore> {
+export async function restoreAfterDaemonLoss(
+  gitDir: string,
+  match: { attempt?: string; daemonPid?: number },
+  waitMs = SELF_RESTORE_WAIT_MS,
+): Promise<SelfRestore> {
   const restored: SelfRestore['restored'] = [];
   const deadline = Date.now() + waitMs;
   for (;;) {
@@ -73,7 +77,9 @@ export async function restoreAfterDaemonLoss(gitDir: string, match: { attempt?: 
 export function selfRestoreMessage(r: SelfRestore): string {
   const lines: string[] = [];
   for (const x of r.restored) {
-    lines.push(`hermesd: your work tree and index are back as they were before this commit (the hook restored backup ${x.id} itself; undo: hermesd hook restore ${x.safetyId}).`);
+    lines.push(
+      `hermesd: your work tree and index are back as they were before this commit (the hook restored backup ${x.id} itself; undo: hermesd hook restore ${x.safetyId}).`,
+    );
     if (x.displaced.length) lines.push(`hermesd: files changed while the hook ran were moved to ${x.displacedDir}: ${x.displaced.join(', ')}`);
   }
   if (r.waiting.length) {

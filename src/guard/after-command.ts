@@ -72,7 +72,9 @@ export async function judgeCommandEffects(before: BeforeCommand, o: JudgeEffects
   }
   if (moved) {
     const rules = { ...(o.config as HermesConfig), rules: (o.config.rules ?? []) as HermesConfig['rules'] };
-    git.push(...(await undoBadCommits(before.state, rules, { judged: o.judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })));
+    git.push(
+      ...(await undoBadCommits(before.state, rules, { judged: o.judged, always: { ...rules, rules: [GUARD_FILES_RULE as HermesConfig['rules'][number]] } })),
+    );
   }
   changes.push(...restoreProtectedIndex(before.snapshot, before.state.gitDir, before.state.index));
   discardSnapshot(before.snapshot);

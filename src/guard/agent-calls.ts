@@ -17,7 +17,15 @@ import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
 import { guardDir, runtimeDirOf } from '../paths/index.js';
 import type { Logger } from '../storage/log.js';
 import { judgeCommandEffects, type BeforeCommand } from './after-command.js';
-import { agentShellPlan, codexConfinedCommand, codexProfileCovers, confinedCommand, confineScript, confineScriptFile, type CodexProfile } from './agent-shell.js';
+import {
+  agentShellPlan,
+  codexConfinedCommand,
+  codexProfileCovers,
+  confinedCommand,
+  confineScript,
+  confineScriptFile,
+  type CodexProfile,
+} from './agent-shell.js';
 import { gitPolicyOf, type GuardConfig } from './guard-config.js';
 import { precommitPassed } from './precommit-marker.js';
 import { describeProtectedChanges, discardSnapshot, hardLinkedProtected, snapshotProtected } from './protect.js';
@@ -112,7 +120,12 @@ export class AgentCallGuard {
    * holds every path the confinement would, the command runs as written in Codex's sandbox; Codex
    * takes the profile's paths from the folder its session runs in (`codex.cwd`).
    */
-  async beforeShell(keys: { call: string; alias?: (confined: string) => string }, command: string, config: GuardConfig, o: { rewrite: boolean; codex?: { profile?: CodexProfile; cwd: string } }): Promise<ShellCallStart> {
+  async beforeShell(
+    keys: { call: string; alias?: (confined: string) => string },
+    command: string,
+    config: GuardConfig,
+    o: { rewrite: boolean; codex?: { profile?: CodexProfile; cwd: string } },
+  ): Promise<ShellCallStart> {
     const { gitDir, commonDir } = this.ctx;
     const snapshot = snapshotProtected(this.root, config, { gitBin: this.gitBin, spillDir: guardDir(gitDir) });
     let confined: string | undefined;
@@ -124,7 +137,10 @@ export class AgentCallGuard {
       const script = this.confineScript(sandbox, config, protectedFiles, socket);
       plan = script.plan;
       const profile = o.codex?.profile;
-      confined = profile && codexProfileCovers(profile, o.codex!.cwd, this.root, plan.readOnly) ? codexConfinedCommand(profile, script.file, command) : confinedCommand(script.file, command);
+      confined =
+        profile && codexProfileCovers(profile, o.codex!.cwd, this.root, plan.readOnly)
+          ? codexConfinedCommand(profile, script.file, command)
+          : confinedCommand(script.file, command);
     }
     const dirs = { root: this.root, gitDir, commonDir, gitBin: this.gitBin };
     // A call hermesd's sandbox does not hold could reach the hooks, the config and hermesd's runners: their whole state is kept.
@@ -154,7 +170,8 @@ export class AgentCallGuard {
       judged: (tree) => precommitPassed(this.ctx.gitDir, tree, { sinceMs: call.at }),
     });
     const lines: string[] = [];
-    if (effects.protected.length > 0) lines.push(`${describeProtectedChanges(effects.protected)}. Do not write these files; change their sources (or ask the user) instead.`);
+    if (effects.protected.length > 0)
+      lines.push(`${describeProtectedChanges(effects.protected)}. Do not write these files; change their sources (or ask the user) instead.`);
     for (const g of effects.git) lines.push(g.message);
     if (lines.length === 0) return undefined;
     const rules = [...new Set([...effects.protected.map((c) => c.rule), ...effects.git.flatMap((g) => (g.policy === 'rules' ? (g.rules ?? []) : [g.policy]))])];
@@ -239,7 +256,11 @@ export class AgentCallGuard {
       const inTree = plan.writable.some((w) => within(w, cwd));
       return { file: sandbox.path, args: bwrapArgs(sandbox, { ...plan, cwd, writable: inTree ? plan.writable : [...plan.writable, cwd] }, command) };
     };
-    return { wrap, generator: (command) => runCommandSync(command, { cwd: this.root, env: this.ctx.env, wrap: (c) => wrap(c, this.root), timeoutMs: GENERATOR_TIMEOUT_MS }).status };
+    return {
+      wrap,
+      generator: (command) =>
+        runCommandSync(command, { cwd: this.root, env: this.ctx.env, wrap: (c) => wrap(c, this.root), timeoutMs: GENERATOR_TIMEOUT_MS }).status,
+    };
   }
 
   /** Snapshots of calls whose post-tool event never came (a killed command, an agent that stopped) are let go. */
@@ -252,4 +273,3 @@ export class AgentCallGuard {
     }
   }
 }
-

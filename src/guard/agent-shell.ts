@@ -20,7 +20,6 @@ import type { GuardConfig } from './guard-config.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan } from './sandbox-plan.js';
 import { bwrapIsolationArgs, bwrapMountArgs, realOf, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 
-
 export type AgentShellInput = {
   root: string;
   gitDir: string;
@@ -79,7 +78,23 @@ const STARTED = 'hermesd-started';
  */
 const AGENT_ENV_DIRS = ['HOME', 'XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'HERMES_HOME'];
 /** Where such a folder holds the work tree or another writable tree, only these of its entries are made read-only. */
-const HOME_CONFIG_NAMES = ['.gitconfig', '.config', '.claude', '.claude.json', '.codex', '.gemini', '.cursor', '.hermes', '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zshenv', '.npmrc', '.ssh'];
+const HOME_CONFIG_NAMES = [
+  '.gitconfig',
+  '.config',
+  '.claude',
+  '.claude.json',
+  '.codex',
+  '.gemini',
+  '.cursor',
+  '.hermes',
+  '.bashrc',
+  '.bash_profile',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.npmrc',
+  '.ssh',
+];
 
 export type ConfineOptions = {
   bwrap: Extract<SandboxAvailability, { kind: 'bwrap' }>;
@@ -114,7 +129,7 @@ export function confineScript(o: ConfineOptions): string {
   const sharedCase = shared.map((w) => `${shQuote(w)}/*`).join(' | ');
   return [
     "# hermesd: runs an agent's shell command ($1) in hermesd's sandbox plan: the work tree writable but what",
-    "# the guard reads and what rules protect, the temporary folders writable, everything else read-only or",
+    '# the guard reads and what rules protect, the temporary folders writable, everything else read-only or',
     '# absent (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
     `hermesd_sh=${shQuote(o.shell)}`,
     'case ${SHELL-} in */bash | */zsh) [ -x "$SHELL" ] && hermesd_sh=$SHELL ;; esac',
@@ -138,7 +153,9 @@ export function confineScript(o: ConfineOptions): string {
           '  /?*)',
           '    hermesd_t=${TMPDIR%/}',
           `    if [ -d "$hermesd_t" ] && hermesd_clear "$hermesd_t"; then`,
-          '      for hermesd_n in ' + AGENT_ENV_DIRS.join(' ') + '; do eval "hermesd_v=\\${$hermesd_n-}"; case $hermesd_v/ in "$hermesd_t"/*) hermesd_t= ;; esac; done',
+          '      for hermesd_n in ' +
+            AGENT_ENV_DIRS.join(' ') +
+            '; do eval "hermesd_v=\\${$hermesd_n-}"; case $hermesd_v/ in "$hermesd_t"/*) hermesd_t= ;; esac; done',
           `      case $hermesd_t/ in ${HOME_CONFIG_NAMES.map((n) => `*/${n}/*`).join(' | ')}) hermesd_t= ;; esac`,
           `      case $hermesd_t/ in ${sharedCase}) [ -n "$hermesd_t" ] && set -- "$@" --bind "$hermesd_t" "$hermesd_t" ;; esac`,
           '    fi',
@@ -241,7 +258,13 @@ export type CodexProfile = { name: string; paths: string[] };
  * not count on it (codexProfileCovers). Named by its content.
  */
 export function codexProfile(config: GuardConfig, root: string, alsoThere: readonly string[] = []): CodexProfile {
-  const candidates = [...CODEX_METADATA, '.hermes', ...HOOK_MANAGER_FILES, ...AGENT_CONFIG_PATHS, ...agentSandboxDenyWrite(config).paths.map((p) => p.replace(/^\.\//, ''))];
+  const candidates = [
+    ...CODEX_METADATA,
+    '.hermes',
+    ...HOOK_MANAGER_FILES,
+    ...AGENT_CONFIG_PATHS,
+    ...agentSandboxDenyWrite(config).paths.map((p) => p.replace(/^\.\//, '')),
+  ];
   // `alsoThere`: what the init writing the profile creates (.codex itself, other agents' folders).
   const paths = [...new Set(candidates)].filter((p) => alsoThere.includes(p) || existsSync(join(root, p))).sort();
   return { name: `hermesd-${sha256(paths.join('\n')).slice(0, 12)}`, paths };

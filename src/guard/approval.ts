@@ -41,7 +41,8 @@ export function guardSettingsOf(config: HermesConfig): GuardSettings {
   return {
     rules: config.rules.map((r) => {
       const out: GuardRule = { id: r.id, message: r.message };
-      for (const k of ['protect', 'exclude', 'generator', 'forbid', 'secrets', 'allow', 'paths'] as const) if (r[k] !== undefined) (out as Record<string, unknown>)[k] = r[k];
+      for (const k of ['protect', 'exclude', 'generator', 'forbid', 'secrets', 'allow', 'paths'] as const)
+        if (r[k] !== undefined) (out as Record<string, unknown>)[k] = r[k];
       return out;
     }),
     gitPolicy: { ...config.guard.gitPolicy },
@@ -70,7 +71,8 @@ function ruleLoosenings(a: GuardRule, c: GuardRule): Loosening[] {
   // `paths` unset means every file; naming paths narrows it unless '**' is among them.
   if ((a.forbid !== undefined && c.forbid === a.forbid) || (a.secrets === true && c.secrets === true)) {
     const wide = (p: string[] | undefined) => p === undefined || p.includes('**');
-    if (!wide(c.paths) && (wide(a.paths) || !subset(a.paths, c.paths))) out.push({ key: key('paths'), approved: show(a.paths ?? ['**']), requested: show(c.paths) });
+    if (!wide(c.paths) && (wide(a.paths) || !subset(a.paths, c.paths)))
+      out.push({ key: key('paths'), approved: show(a.paths ?? ['**']), requested: show(c.paths) });
   }
   return out;
 }
@@ -84,12 +86,15 @@ export function loosenings(approved: GuardSettings, current: GuardSettings): Loo
     else out.push(...ruleLoosenings(a, c));
   }
   for (const name of GIT_POLICY_NAMES) {
-    if (approved.gitPolicy[name] === 'refuse' && current.gitPolicy[name] === 'allow') out.push({ key: `guard.gitPolicy.${name}`, approved: 'refuse', requested: 'allow' });
+    if (approved.gitPolicy[name] === 'refuse' && current.gitPolicy[name] === 'allow')
+      out.push({ key: `guard.gitPolicy.${name}`, approved: 'refuse', requested: 'allow' });
   }
-  if (!subset(approved.secretPaths, current.secretPaths)) out.push({ key: 'guard.secretPaths', approved: show(approved.secretPaths), requested: show(current.secretPaths) });
+  if (!subset(approved.secretPaths, current.secretPaths))
+    out.push({ key: 'guard.secretPaths', approved: show(approved.secretPaths), requested: show(current.secretPaths) });
   const [a, c] = [approved.sandbox, current.sandbox];
   if (a.enabled && !c.enabled) out.push({ key: 'guard.sandbox.enabled', approved: 'true', requested: 'false' });
-  if (a.ifUnavailable === 'refuse' && c.ifUnavailable === 'unsandboxed') out.push({ key: 'guard.sandbox.ifUnavailable', approved: 'refuse', requested: 'unsandboxed' });
+  if (a.ifUnavailable === 'refuse' && c.ifUnavailable === 'unsandboxed')
+    out.push({ key: 'guard.sandbox.ifUnavailable', approved: 'refuse', requested: 'unsandboxed' });
   if (!a.network && c.network) out.push({ key: 'guard.sandbox.network', approved: 'false', requested: 'true' });
   if (!subset(c.writable, a.writable)) out.push({ key: 'guard.sandbox.writable', approved: show(a.writable), requested: show(c.writable) });
   if (!subset(c.env, a.env)) out.push({ key: 'guard.sandbox.env', approved: show(a.env), requested: show(c.env) });
@@ -97,7 +102,8 @@ export function loosenings(approved: GuardSettings, current: GuardSettings): Loo
   if (c.bwrap !== undefined && c.bwrap !== a.bwrap) out.push({ key: 'guard.sandbox.bwrap (HERMESD_BWRAP)', approved: show(a.bwrap), requested: c.bwrap });
   if (approved.preCommitRules && !current.preCommitRules) out.push({ key: 'hooks.pre-commit.rules', approved: 'true', requested: 'false' });
   if (approved.onUnavailable === 'block' && current.onUnavailable === 'allow') out.push({ key: 'hooks.onUnavailable', approved: 'block', requested: 'allow' });
-  if (approved.agentsOnUnavailable === 'block' && current.agentsOnUnavailable === 'allow') out.push({ key: 'agents.onUnavailable', approved: 'block', requested: 'allow' });
+  if (approved.agentsOnUnavailable === 'block' && current.agentsOnUnavailable === 'allow')
+    out.push({ key: 'agents.onUnavailable', approved: 'block', requested: 'allow' });
   return out;
 }
 
@@ -228,7 +234,9 @@ export function writeApprovalRequest(home: string, root: string): string {
  */
 export function takeApprovalRequest(home: string, root: string, proof: string): void {
   const refused = (why: string) =>
-    new Refused(`Not approved: ${why}. A loosening is approved with \`hermesd config approve\` at a terminal (or by writing a request under ${approvalRequestsDir(home)} and posting its name: docs/api.md).`);
+    new Refused(
+      `Not approved: ${why}. A loosening is approved with \`hermesd config approve\` at a terminal (or by writing a request under ${approvalRequestsDir(home)} and posting its name: docs/api.md).`,
+    );
   if (!PROOF.test(proof)) throw refused('the request name is not one hermesd makes');
   const file = join(approvalRequestsDir(home), proof);
   let st;

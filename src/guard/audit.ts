@@ -78,7 +78,15 @@ export async function postCommitAudit(
   if (hookRan) return { commit, tree, hookRan, violations: [], undo, notice: more.trim(), ...(earlier.length ? { earlier } : {}) };
   const parents = read?.parents ?? ((await q(['rev-list', '--parents', '-n', '1', commit])) ?? '').split(' ').slice(1);
   const violations = await commitViolations(root, config, { commit, parents });
-  return { commit, tree, hookRan, violations, undo, notice: auditNotice(commit, violations, undo, opts.unknown ? 'unknown' : 'skipped') + more, ...(earlier.length ? { earlier } : {}) };
+  return {
+    commit,
+    tree,
+    hookRan,
+    violations,
+    undo,
+    notice: auditNotice(commit, violations, undo, opts.unknown ? 'unknown' : 'skipped') + more,
+    ...(earlier.length ? { earlier } : {}),
+  };
 }
 
 /** HEAD's commit, tree and parents from git's files; undefined when git must be asked (or there is no commit). */
@@ -97,7 +105,11 @@ function earlierNotice(earlier: Array<{ commit: string; violations: Violation[] 
  * ran after hermesd's (a formatter, lint-staged, a lefthook command with stage_fixed) changed
  * the staged files. Only what changed since the last judged tree is checked.
  */
-export async function auditChangedAfterJudgement(root: string, config: HermesConfig, opts: { commit: string; judgedTree: string; gitBin?: string }): Promise<CommitAudit> {
+export async function auditChangedAfterJudgement(
+  root: string,
+  config: HermesConfig,
+  opts: { commit: string; judgedTree: string; gitBin?: string },
+): Promise<CommitAudit> {
   const env = cleanGitEnv();
   const gitBin = opts.gitBin ?? 'git';
   const [commitTree, parent] = await Promise.all([

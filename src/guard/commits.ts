@@ -82,7 +82,12 @@ export async function commitViolations(root: string, config: HermesConfig, c: { 
 }
 
 /** Judges every commit of `commits` that the pre-commit hook did not pass; returns the ones that break a rule. */
-export async function judgeCommits(root: string, config: HermesConfig, commits: Array<{ commit: string; tree: string; parents: string[] }>, opts: JudgeOptions): Promise<CommitVerdict[]> {
+export async function judgeCommits(
+  root: string,
+  config: HermesConfig,
+  commits: Array<{ commit: string; tree: string; parents: string[] }>,
+  opts: JudgeOptions,
+): Promise<CommitVerdict[]> {
   const bad: CommitVerdict[] = [];
   if (config.rules.length === 0 && !opts.always?.rules.length) return bad;
   for (const c of commits) {

@@ -30,7 +30,8 @@ export type Judgement =
 
 /** Builtins git runs before ever looking at aliases; anything else may be an alias. */
 const BUILTINS = new Set(
-  ('add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout ' +
+  (
+    'add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout ' +
     'checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential describe ' +
     'diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref ' +
     'for-each-repo format-patch fsck gc get-tar-commit-id grep hash-object help hook index-pack init init-db interpret-trailers log ' +
@@ -39,7 +40,8 @@ const BUILTINS = new Set(
     'rebase receive-pack reflog remote repack replace rerere reset restore rev-list rev-parse revert rm send-pack shortlog show ' +
     'show-branch show-index show-ref sparse-checkout stage stash status stripspace submodule switch symbolic-ref tag unpack-file ' +
     'unpack-objects update-index update-ref update-server-info upload-archive upload-pack var verify-commit verify-pack verify-tag ' +
-    'version whatchanged worktree write-tree').split(' '),
+    'version whatchanged worktree write-tree'
+  ).split(' '),
 );
 
 /** Commands that cannot bypass a hook or rewrite anything the policy covers; the sh shim hands these straight to git. */
@@ -56,8 +58,10 @@ export const READ_ONLY_COMMANDS = (
  */
 export const UNJUDGED_COMMANDS = [
   ...READ_ONLY_COMMANDS,
-  ...('hash-object update-index write-tree commit-tree update-ref read-tree mktree mktag symbolic-ref merge-tree merge-file apply mv rm restore ' +
-    'switch checkout checkout-index branch tag stash clean notes reflog pack-refs prune gc repack').split(' '),
+  ...(
+    'hash-object update-index write-tree commit-tree update-ref read-tree mktree mktag symbolic-ref merge-tree merge-file apply mv rm restore ' +
+    'switch checkout checkout-index branch tag stash clean notes reflog pack-refs prune gc repack'
+  ).split(' '),
 ];
 
 type Parsed = { globals: string[]; configKeys: string[]; sub?: string; rest: string[] };
@@ -184,7 +188,7 @@ const BYPASS_HINT: Record<GitPolicyName, string> = {
   forcePush: 'Push without force; if the remote has diverged, fetch and merge or rebase your unpushed commits first, or ask the user.',
   addIgnored: 'Ignored files stay out of the repository (they often hold secrets or build output); ask the user if one really belongs in git.',
   rewritePushed: 'Those commits are already on a remote; make a new commit (e.g. git revert) instead of rewriting them, or ask the user.',
-  hookConfig: 'The repository\'s hooks are configured by the user; leave core.hooksPath, hooks and hook-bypassing aliases as they are.',
+  hookConfig: "The repository's hooks are configured by the user; leave core.hooksPath, hooks and hook-bypassing aliases as they are.",
 };
 
 function refuse(policy: GitPolicyName, what: string): Judgement {
@@ -213,7 +217,10 @@ export function judgeGit({ argv, env, policy, probe }: JudgeInput): Judgement {
       const envKey = configKeysFromEnv(env).find((k) => HOOK_CONFIG_KEY.test(k));
       if (envKey) return refuse('hookConfig', `The environment (GIT_CONFIG_*) overrides ${envKey}, which decides which hooks run.`);
       if (!readOnly && p.sub !== undefined && probe.hooksPathOverridden()) {
-        return refuse('hookConfig', 'This invocation would run git with a different core.hooksPath than the repository\'s (set through the environment or an included config file).');
+        return refuse(
+          'hookConfig',
+          "This invocation would run git with a different core.hooksPath than the repository's (set through the environment or an included config file).",
+        );
       }
     }
     if (policy.noVerify === 'refuse' && !readOnly && p.sub !== undefined) {
@@ -262,23 +269,57 @@ function judgeBuiltin(sub: string, rest: string[], policy: GitPolicy, probe: Git
     case 'commit': {
       const s = scanArgs(rest, {
         shortWithValue: 'mFcCtuS',
-        longWithValue: ['--message', '--file', '--reedit-message', '--reuse-message', '--template', '--author', '--date', '--cleanup', '--fixup', '--squash', '--trailer', '--pathspec-from-file'],
+        longWithValue: [
+          '--message',
+          '--file',
+          '--reedit-message',
+          '--reuse-message',
+          '--template',
+          '--author',
+          '--date',
+          '--cleanup',
+          '--fixup',
+          '--squash',
+          '--trailer',
+          '--pathspec-from-file',
+        ],
       });
-      if (policy.noVerify === 'refuse' && skipsHooks(s, true)) return refuse('noVerify', '`git commit --no-verify` (-n) skips the pre-commit and commit-msg hooks that enforce the repository\'s rules.');
+      if (policy.noVerify === 'refuse' && skipsHooks(s, true))
+        return refuse('noVerify', "`git commit --no-verify` (-n) skips the pre-commit and commit-msg hooks that enforce the repository's rules.");
       if (policy.rewritePushed === 'refuse' && s.longs.some((l) => l === '--amend' || (l.length >= 4 && '--amend'.startsWith(l))) && probe.isPushed('HEAD')) {
         return refuse('rewritePushed', '`git commit --amend` would rewrite HEAD, which is already pushed.');
       }
       return undefined;
     }
     case 'am': {
-      const s = scanArgs(rest, { shortWithValue: 'CpS', longWithValue: ['--directory', '--exclude', '--include', '--whitespace', '--resolvemsg', '--patch-format', '--quoted-cr', '--empty'] });
+      const s = scanArgs(rest, {
+        shortWithValue: 'CpS',
+        longWithValue: ['--directory', '--exclude', '--include', '--whitespace', '--resolvemsg', '--patch-format', '--quoted-cr', '--empty'],
+      });
       if (policy.noVerify === 'refuse' && skipsHooks(s, true)) return refuse('noVerify', '`git am --no-verify` (-n) skips the applypatch hooks.');
       return undefined;
     }
     case 'merge':
     case 'pull': {
-      const s = scanArgs(rest, { shortWithValue: 'mFsX', longWithValue: ['--message', '--file', '--strategy', '--strategy-option', '--cleanup', '--into-name', '--depth', '--upload-pack', '--shallow-since', '--shallow-exclude', '--negotiation-tip', '--server-option'] });
-      if (policy.noVerify === 'refuse' && skipsHooks(s, false)) return refuse('noVerify', `\`git ${sub} --no-verify\` skips the pre-merge-commit and commit-msg hooks.`);
+      const s = scanArgs(rest, {
+        shortWithValue: 'mFsX',
+        longWithValue: [
+          '--message',
+          '--file',
+          '--strategy',
+          '--strategy-option',
+          '--cleanup',
+          '--into-name',
+          '--depth',
+          '--upload-pack',
+          '--shallow-since',
+          '--shallow-exclude',
+          '--negotiation-tip',
+          '--server-option',
+        ],
+      });
+      if (policy.noVerify === 'refuse' && skipsHooks(s, false))
+        return refuse('noVerify', `\`git ${sub} --no-verify\` skips the pre-merge-commit and commit-msg hooks.`);
       return undefined;
     }
     case 'push': {
@@ -298,7 +339,10 @@ function judgeBuiltin(sub: string, rest: string[], policy: GitPolicy, probe: Git
       return undefined;
     }
     case 'rebase': {
-      const s = scanArgs(rest, { shortWithValue: 'xsXC', longWithValue: ['--onto', '--exec', '--strategy', '--strategy-option', '--whitespace', '--empty', '--rebase-merges', '--gpg-sign'] });
+      const s = scanArgs(rest, {
+        shortWithValue: 'xsXC',
+        longWithValue: ['--onto', '--exec', '--strategy', '--strategy-option', '--whitespace', '--empty', '--rebase-merges', '--gpg-sign'],
+      });
       if (policy.noVerify === 'refuse' && skipsHooks(s, false)) return refuse('noVerify', '`git rebase --no-verify` skips the pre-rebase hook.');
       const control = s.longs.some((l) => /^--(continue|abort|skip|quit|edit-todo|show-current-patch)$/.test(l));
       if (policy.rewritePushed === 'refuse' && !control) {
@@ -311,7 +355,13 @@ function judgeBuiltin(sub: string, rest: string[], policy: GitPolicy, probe: Git
     }
     case 'reset': {
       const s = scanArgs(rest, { longWithValue: ['--pathspec-from-file'] });
-      if (policy.rewritePushed === 'refuse' && !s.shorts.includes('p') && !s.longs.includes('--patch') && s.afterDashDash.length === 0 && s.positionals.length === 1) {
+      if (
+        policy.rewritePushed === 'refuse' &&
+        !s.shorts.includes('p') &&
+        !s.longs.includes('--patch') &&
+        s.afterDashDash.length === 0 &&
+        s.positionals.length === 1
+      ) {
         const target = s.positionals[0]!;
         if (probe.isCommit(target) && probe.rewritesPushed('HEAD', target)) {
           return refuse('rewritePushed', `\`git reset ${target}\` would move the branch back past commits that are already pushed.`);
@@ -320,7 +370,8 @@ function judgeBuiltin(sub: string, rest: string[], policy: GitPolicy, probe: Git
       return undefined;
     }
     case 'filter-branch':
-      if (policy.rewritePushed === 'refuse' && probe.rewritesPushed('HEAD', undefined)) return refuse('rewritePushed', '`git filter-branch` rewrites history that is already pushed.');
+      if (policy.rewritePushed === 'refuse' && probe.rewritesPushed('HEAD', undefined))
+        return refuse('rewritePushed', '`git filter-branch` rewrites history that is already pushed.');
       return undefined;
     case 'add':
     case 'stage': {
@@ -329,8 +380,10 @@ function judgeBuiltin(sub: string, rest: string[], policy: GitPolicy, probe: Git
         const force = s.shorts.includes('f') || s.longs.some((l) => l === '--force' || (l.length >= 4 && '--force'.startsWith(l)));
         if (!force) return undefined;
         let specs = [...s.positionals, ...s.afterDashDash];
-        if (specs.length === 0 && (s.shorts.includes('A') || s.shorts.includes('u') || s.longs.some((l) => /^--(all|update|no-ignore-removal)$/.test(l)))) specs = ['.'];
-        if (s.longs.some((l) => l.startsWith('--pathspec-from-file'))) return refuse('addIgnored', '`git add -f --pathspec-from-file` may stage ignored files the guard cannot see in advance.');
+        if (specs.length === 0 && (s.shorts.includes('A') || s.shorts.includes('u') || s.longs.some((l) => /^--(all|update|no-ignore-removal)$/.test(l))))
+          specs = ['.'];
+        if (s.longs.some((l) => l.startsWith('--pathspec-from-file')))
+          return refuse('addIgnored', '`git add -f --pathspec-from-file` may stage ignored files the guard cannot see in advance.');
         if (specs.length === 0) return undefined;
         const ignored = probe.ignoredAmong(specs);
         if (ignored.length > 0) {
@@ -371,7 +424,8 @@ function judgeConfig(rest: string[], policy: GitPolicy, probe: GitProbe): Judgem
   if (mode === 'edit') return refuse('hookConfig', '`git config --edit` can change the hook configuration out of sight; set single keys instead.');
   const key = positionals[0] ?? '';
   if (mode === 'section') {
-    if (/^(core|hook(\..*)?|include|includeif\..*)$/i.test(key)) return refuse('hookConfig', `Renaming or removing the config section [${key}] changes which hooks run.`);
+    if (/^(core|hook(\..*)?|include|includeif\..*)$/i.test(key))
+      return refuse('hookConfig', `Renaming or removing the config section [${key}] changes which hooks run.`);
     return undefined;
   }
   if (HOOK_CONFIG_KEY.test(key)) return refuse('hookConfig', `\`git config ${key}\` changes which hooks run.`);
@@ -385,7 +439,8 @@ function judgeConfig(rest: string[], policy: GitPolicy, probe: GitProbe): Judgem
       return undefined;
     }
     const inner = judgeGit({ argv: splitCmdline(value), env: {}, policy, probe });
-    if (inner.action === 'refuse') return refuse('hookConfig', `The alias ${alias[1]} = "${value}" would be refused when run: ${inner.message.split(' (hermesd')[0]}`);
+    if (inner.action === 'refuse')
+      return refuse('hookConfig', `The alias ${alias[1]} = "${value}" would be refused when run: ${inner.message.split(' (hermesd')[0]}`);
   }
   return undefined;
 }

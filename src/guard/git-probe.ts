@@ -30,7 +30,8 @@ export function withoutConfigOverrides(globals: string[], env: NodeJS.ProcessEnv
  * `env` also holds the judge's own (its stored view of the repository); default `env`.
  */
 export function makeProbe(gitBin: string, globals: string[], cwd: string, env: NodeJS.ProcessEnv, invocation: NodeJS.ProcessEnv = env): GitProbe {
-  const q = (args: string[], e: NodeJS.ProcessEnv = env, g: string[] = globals) => runGit(gitBin, [...g, ...args], { cwd, env: { ...e, GIT_OPTIONAL_LOCKS: '0' } });
+  const q = (args: string[], e: NodeJS.ProcessEnv = env, g: string[] = globals) =>
+    runGit(gitBin, [...g, ...args], { cwd, env: { ...e, GIT_OPTIONAL_LOCKS: '0' } });
   const out = (args: string[]) => {
     const r = q(args);
     return r.code === 0 ? r.stdout.trim() : undefined;

@@ -24,7 +24,13 @@ function brokerPush(socket: string, args: string[]): Promise<number> {
   return new Promise((resolve) => {
     const body = JSON.stringify({ args });
     const req = request(
-      { socketPath: socket, method: 'POST', path: '/v1/guard/push', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: BROKER_TIMEOUT_MS },
+      {
+        socketPath: socket,
+        method: 'POST',
+        path: '/v1/guard/push',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        timeout: BROKER_TIMEOUT_MS,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -82,7 +88,15 @@ async function main(): Promise<number> {
     const top = runGit(settings.realGit, [...globals, 'rev-parse', '--show-toplevel', '--show-prefix'], { cwd, env });
     const [toplevel, prefix] = top.code === 0 ? top.stdout.split('\n') : [cwd, ''];
     const script = verdict.args.length > 0 ? `${verdict.command} "$@"` : verdict.command;
-    return exitOf(runCommandSync(script, { cwd: toplevel || cwd, env: { ...env, GIT_PREFIX: prefix ?? '' }, wrap: binShell, args: [verdict.command, ...verdict.args], stdio: 'inherit' }));
+    return exitOf(
+      runCommandSync(script, {
+        cwd: toplevel || cwd,
+        env: { ...env, GIT_PREFIX: prefix ?? '' },
+        wrap: binShell,
+        args: [verdict.command, ...verdict.args],
+        stdio: 'inherit',
+      }),
+    );
   }
   process.stderr.write(`hermesd guard: refused \`git ${argv.join(' ')}\` (policy ${verdict.policy}): ${verdict.message}\n`);
   const log = env.HERMESD_GUARD_LOG;

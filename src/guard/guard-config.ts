@@ -49,7 +49,13 @@ export function protectMatcher(config: GuardConfig | undefined): ProtectMatcher 
 function compileMatcher(config: GuardConfig | undefined): ProtectMatcher {
   const rules: Array<CompiledProtect<ProtectRule>> = [];
   for (const r of config?.rules ?? []) {
-    const c = compileProtect({ id: r.id, message: r.message, ...(r.protect ? { protect: r.protect } : {}), ...(r.exclude ? { exclude: r.exclude } : {}), ...(r.generator ? { generator: r.generator } : {}) });
+    const c = compileProtect({
+      id: r.id,
+      message: r.message,
+      ...(r.protect ? { protect: r.protect } : {}),
+      ...(r.exclude ? { exclude: r.exclude } : {}),
+      ...(r.generator ? { generator: r.generator } : {}),
+    });
     if (c) rules.push(c);
   }
   const bases = new Set<string>();

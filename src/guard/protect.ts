@@ -222,7 +222,6 @@ export async function restoreProtected(
   return changes;
 }
 
-
 /**
  * Rules whose changed files are exactly what their `generator` produces from the current
  * sources (the seed's "change the schema, run the generator, verify"): those changes stay.
@@ -246,15 +245,25 @@ async function generatorAccepted(
     const edited = await changedGeneratorFiles(snap.root, rule.generator, { worktree: true });
     if (edited.length > 0) {
       const asRule: Rule = { id, message: rule.rule.message, protect: rule.globs, exclude: rule.exclude, generator: rule.generator };
-      const r = await verifyGenerator(snap.root, asRule, files(), { overlayFromWorktree: worktreeChanges(snap), wrap: opts.wrap, timeoutMs: GENERATOR_TIMEOUT_MS });
+      const r = await verifyGenerator(snap.root, asRule, files(), {
+        overlayFromWorktree: worktreeChanges(snap),
+        wrap: opts.wrap,
+        timeoutMs: GENERATOR_TIMEOUT_MS,
+      });
       if (r.ok) accepted.add(id);
-      else notes.set(id, `the generator itself was changed (${edited.join(', ')}), and the generator as committed at HEAD does not reproduce these files; a change to a generator is the user's to commit`);
+      else
+        notes.set(
+          id,
+          `the generator itself was changed (${edited.join(', ')}), and the generator as committed at HEAD does not reproduce these files; a change to a generator is the user's to commit`,
+        );
       continue;
     }
     const state = () => new Map(files().map((f) => [f, readEntry(snap.root, f)?.sha]));
     const left = state();
     ran = true;
-    const status = opts.runGenerator ? opts.runGenerator(rule.generator) : runCommandSync(rule.generator, { cwd: snap.root, env: opts.generatorEnv, wrap: binShell, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
+    const status = opts.runGenerator
+      ? opts.runGenerator(rule.generator)
+      : runCommandSync(rule.generator, { cwd: snap.root, env: opts.generatorEnv, wrap: binShell, timeoutMs: GENERATOR_TIMEOUT_MS }).status;
     if (status !== 0) continue;
     const regenerated = state();
     if (left.size === regenerated.size && [...left].every(([f, sha]) => regenerated.get(f) === sha)) accepted.add(id);
@@ -342,7 +351,10 @@ export function discardSnapshot(snap: ProtectedSnapshot): void {
 /** One line per change, for the tool result the model reads. */
 export function describeProtectedChanges(changes: ProtectedChange[]): string {
   return changes
-    .map((c) => `${c.file} was ${c.change === 'staged' ? 'changed in the index' : c.change} by the command and has been restored: protected by rule ${c.rule} (${c.message})${c.note ? `; ${c.note}` : ''}`)
+    .map(
+      (c) =>
+        `${c.file} was ${c.change === 'staged' ? 'changed in the index' : c.change} by the command and has been restored: protected by rule ${c.rule} (${c.message})${c.note ? `; ${c.note}` : ''}`,
+    )
     .join('\n');
 }
 

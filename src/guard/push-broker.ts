@@ -16,15 +16,61 @@ import { runGit } from '../git/run.js';
 import { porcelainUpdates } from '../git/parse.js';
 import { gitAsyncTry } from '../git/run.js';
 
-export type PushPlan = { ok: true; remote?: string; refspecs: string[]; flags: string[] } | { ok: false; policy: 'forcePush' | 'noVerify' | 'broker'; message: string };
+export type PushPlan =
+  | { ok: true; remote?: string; refspecs: string[]; flags: string[] }
+  | { ok: false; policy: 'forcePush' | 'noVerify' | 'broker'; message: string };
 
 /** Options passed through as given: they change what is shown or how refs are chosen, never what is overwritten. */
-const PASS_FLAGS = new Set(['-q', '--quiet', '-v', '--verbose', '--progress', '--no-progress', '-u', '--set-upstream', '--tags', '--follow-tags', '--no-follow-tags', '--atomic', '--no-atomic', '-n', '--dry-run', '--porcelain', '--all', '--branches', '-4', '--ipv4', '-6', '--ipv6', '--verify', '--no-force-with-lease']);
+const PASS_FLAGS = new Set([
+  '-q',
+  '--quiet',
+  '-v',
+  '--verbose',
+  '--progress',
+  '--no-progress',
+  '-u',
+  '--set-upstream',
+  '--tags',
+  '--follow-tags',
+  '--no-follow-tags',
+  '--atomic',
+  '--no-atomic',
+  '-n',
+  '--dry-run',
+  '--porcelain',
+  '--all',
+  '--branches',
+  '-4',
+  '--ipv4',
+  '-6',
+  '--ipv6',
+  '--verify',
+  '--no-force-with-lease',
+]);
 /** Options that overwrite or delete what the remote has. */
 const FORCE_FLAGS = /^(-f|--force|--force-with-lease(=.*)?|--force-if-includes|--mirror|--prune|-d|--delete)$/;
 
 /** git accepts unique prefixes of long options; these are the ones a push may abbreviate. */
-const LONG_OPTIONS = [...PASS_FLAGS, '--force', '--force-with-lease', '--force-if-includes', '--mirror', '--prune', '--delete', '--no-verify', '--receive-pack', '--exec', '--repo', '--push-option', '--signed', '--no-signed', '--recurse-submodules', '--no-recurse-submodules', '--thin', '--no-thin'].filter((o) => o.startsWith('--'));
+const LONG_OPTIONS = [
+  ...PASS_FLAGS,
+  '--force',
+  '--force-with-lease',
+  '--force-if-includes',
+  '--mirror',
+  '--prune',
+  '--delete',
+  '--no-verify',
+  '--receive-pack',
+  '--exec',
+  '--repo',
+  '--push-option',
+  '--signed',
+  '--no-signed',
+  '--recurse-submodules',
+  '--no-recurse-submodules',
+  '--thin',
+  '--no-thin',
+].filter((o) => o.startsWith('--'));
 
 /** The full long option an abbreviation stands for (git's own rule: a unique prefix). */
 function expandLong(arg: string): string {
@@ -71,7 +117,12 @@ export function planPush(args: string[], opts: { remotes: RemoteInfo; policy: Gi
         flags.push(a);
       } else if (FORCE_FLAGS.test(a)) forcing.push(a);
       else if (PASS_FLAGS.has(a)) flags.push(a);
-      else return { ok: false, policy: 'broker', message: `hermesd's push broker does not pass \`${raw}\` (it may run a program or push somewhere else); push with plain options.` };
+      else
+        return {
+          ok: false,
+          policy: 'broker',
+          message: `hermesd's push broker does not pass \`${raw}\` (it may run a program or push somewhere else); push with plain options.`,
+        };
     }
   }
   const [remoteArg, ...refspecs] = positionals;
@@ -79,12 +130,21 @@ export function planPush(args: string[], opts: { remotes: RemoteInfo; policy: Gi
   if (remoteArg !== undefined) {
     if (opts.remotes.has(remoteArg)) remote = remoteArg;
     else remote = [...opts.remotes].find(([, urls]) => urls.includes(remoteArg))?.[0];
-    if (!remote) return { ok: false, policy: 'broker', message: `\`${remoteArg}\` is not a configured remote (${[...opts.remotes.keys()].join(', ') || 'none'}); pushes go only to the repository's remotes.` };
+    if (!remote)
+      return {
+        ok: false,
+        policy: 'broker',
+        message: `\`${remoteArg}\` is not a configured remote (${[...opts.remotes.keys()].join(', ') || 'none'}); pushes go only to the repository's remotes.`,
+      };
   }
   // `+src:dst` forces; `:dst` (an empty source) deletes.
   for (const spec of refspecs) if (spec.startsWith('+') || spec.startsWith(':')) forcing.push(spec);
   if (forcing.length > 0 && opts.policy.forcePush === 'refuse') {
-    return { ok: false, policy: 'forcePush', message: `\`${forcing.join(' ')}\` would overwrite or delete what the remote has. Push without force; if the remote has diverged, fetch and merge or rebase your unpushed commits first, or ask the user.` };
+    return {
+      ok: false,
+      policy: 'forcePush',
+      message: `\`${forcing.join(' ')}\` would overwrite or delete what the remote has. Push without force; if the remote has diverged, fetch and merge or rebase your unpushed commits first, or ask the user.`,
+    };
   }
   flags.push(...forcing.filter((f) => f.startsWith('-')));
   return { ok: true, remote, refspecs, flags };
@@ -107,9 +167,20 @@ async function push(gitBin: string, args: string[], cwd: string, env: NodeJS.Pro
  * Runs a push for a sandboxed command: plans it, asks git what it would do (dry run), judges
  * every commit it would publish that the remote does not have, then pushes.
  */
-export async function brokerPush(root: string, config: HermesConfig, policy: GitPolicy, args: string[], opts: { gitBin: string; judged?: (tree: string) => boolean }): Promise<PushResult> {
+export async function brokerPush(
+  root: string,
+  config: HermesConfig,
+  policy: GitPolicy,
+  args: string[],
+  opts: { gitBin: string; judged?: (tree: string) => boolean },
+): Promise<PushResult> {
   const plan = planPush(args, { remotes: remotesOf(root, opts.gitBin), policy });
-  if (!plan.ok) return { exitCode: 1, output: `hermesd guard: refused \`git push ${args.join(' ')}\` (policy ${plan.policy}): ${plan.message}\n`, refused: { policy: plan.policy, message: plan.message } };
+  if (!plan.ok)
+    return {
+      exitCode: 1,
+      output: `hermesd guard: refused \`git push ${args.join(' ')}\` (policy ${plan.policy}): ${plan.message}\n`,
+      refused: { policy: plan.policy, message: plan.message },
+    };
   const env = cleanGitEnv();
   const target = [...(plan.remote ? [plan.remote] : []), ...plan.refspecs];
   const dry = await push(opts.gitBin, ['push', '--dry-run', '--porcelain', ...plan.flags.filter((f) => f !== '--porcelain'), ...target], root, env);
@@ -118,17 +189,28 @@ export async function brokerPush(root: string, config: HermesConfig, policy: Git
   const overwriting = updates.filter((u) => u.flag === '+' || u.flag === '-');
   if (overwriting.length > 0 && policy.forcePush === 'refuse') {
     const message = `This push would overwrite or delete ${overwriting.map((u) => u.to).join(', ')} on the remote.`;
-    return { exitCode: 1, output: `hermesd guard: refused \`git push ${args.join(' ')}\` (policy forcePush): ${message}\n`, refused: { policy: 'forcePush', message } };
+    return {
+      exitCode: 1,
+      output: `hermesd guard: refused \`git push ${args.join(' ')}\` (policy forcePush): ${message}\n`,
+      refused: { policy: 'forcePush', message },
+    };
   }
   const remoteName = plan.remote;
-  const tips = updates.filter((u) => u.flag !== '-' && u.flag !== '=' && u.flag !== '!').map((u) => u.from).filter(Boolean);
+  const tips = updates
+    .filter((u) => u.flag !== '-' && u.flag !== '=' && u.flag !== '!')
+    .map((u) => u.from)
+    .filter(Boolean);
   if (tips.length > 0) {
     // What the remote does not have yet (as far as its tracking refs say): the commits this push publishes.
     const fresh = commitsBetween(root, tips, [remoteName ? `--remotes=${remoteName}` : '--remotes'], opts.gitBin);
     const bad = await judgeCommits(root, config, fresh, { gitBin: opts.gitBin, judged: opts.judged });
     if (bad.length > 0) {
       const message = `The push would publish commits that break repository rules:\n${describeBadCommits(bad)}`;
-      return { exitCode: 1, output: `hermesd guard: refused \`git push ${args.join(' ')}\` (repository rules): ${message}\n`, refused: { policy: 'rules', message } };
+      return {
+        exitCode: 1,
+        output: `hermesd guard: refused \`git push ${args.join(' ')}\` (repository rules): ${message}\n`,
+        refused: { policy: 'rules', message },
+      };
     }
   }
   if (plan.flags.includes('--dry-run') || plan.flags.includes('-n')) return { exitCode: dry.code, output: dry.stdout + dry.stderr };

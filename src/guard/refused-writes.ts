@@ -49,7 +49,8 @@ export function refusedWrites(output: string, opts: { root: string; cwd?: string
       const rule = matcher.ruleFor(rel);
       let found: RefusedWrite | undefined;
       if (rule) found = { path: rel, rule: rule.id, why: `protected by rule ${rule.id}: ${rule.message}` };
-      else if (guardOwnedPath(rel)) found = { path: rel, why: "hermesd's guard reads it (the repository config, hook managers' and agents' files): only the user changes it" };
+      else if (guardOwnedPath(rel))
+        found = { path: rel, why: "hermesd's guard reads it (the repository config, hook managers' and agents' files): only the user changes it" };
       else if (rel === '.git' || rel.startsWith('.git/') || opts.gitDirs?.some((d) => abs === d || abs.startsWith(d + '/'))) {
         found = { path: rel, why: "in the git directory only git's own state (objects, refs, the index…) is writable: use git commands, not file writes" };
       }

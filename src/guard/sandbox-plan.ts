@@ -154,7 +154,13 @@ export const HOME_SECRET_FILES = ['.git-credentials', '.netrc', '.npmrc', '.pypi
  * root by another name). Path sockets stay reachable on a read-only mount, so each is
  * covered; the user's runtime directory ($XDG_RUNTIME_DIR: session bus, agents) is hidden.
  */
-export const PRIVILEGED_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock', '/run/crio/crio.sock'];
+export const PRIVILEGED_SOCKETS = [
+  '/var/run/docker.sock',
+  '/run/docker.sock',
+  '/run/podman/podman.sock',
+  '/run/containerd/containerd.sock',
+  '/run/crio/crio.sock',
+];
 
 /** Variables a command gets from the daemon's environment, by name; everything else (API keys above all) stays out. */
 const ENV_ALLOW = new Set([
@@ -328,7 +334,13 @@ export function sandboxPlan(input: PlanInput): SandboxPlan {
       return false;
     }
   })();
-  for (const f of [...(userSecrets ? HOME_SECRET_FILES.map((x) => join(userHome, x)) : []), join(home, '.env'), join(home, 'auth.json'), ...(keyInConfig ? [userConfig] : []), ...PRIVILEGED_SOCKETS]) {
+  for (const f of [
+    ...(userSecrets ? HOME_SECRET_FILES.map((x) => join(userHome, x)) : []),
+    join(home, '.env'),
+    join(home, 'auth.json'),
+    ...(keyInConfig ? [userConfig] : []),
+    ...PRIVILEGED_SOCKETS,
+  ]) {
     const real = realOf(f);
     if (real) maskFiles.add(real);
   }

@@ -67,20 +67,35 @@ export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env): Sandb
 }
 
 function probeSandbox(env: NodeJS.ProcessEnv): SandboxAvailability {
-  if (env.HERMESD_BWRAP === 'none') return { kind: 'none', reason: 'HERMESD_BWRAP=none turns the sandbox off', install: 'unset HERMESD_BWRAP in the environment the daemon starts from' };
+  if (env.HERMESD_BWRAP === 'none')
+    return { kind: 'none', reason: 'HERMESD_BWRAP=none turns the sandbox off', install: 'unset HERMESD_BWRAP in the environment the daemon starts from' };
   if (process.platform === 'darwin') {
-    return existsSync('/usr/bin/sandbox-exec') ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' } : { kind: 'none', reason: 'sandbox-exec is missing', install: 'sandbox-exec ships with macOS' };
+    return existsSync('/usr/bin/sandbox-exec')
+      ? { kind: 'sandbox-exec', path: '/usr/bin/sandbox-exec' }
+      : { kind: 'none', reason: 'sandbox-exec is missing', install: 'sandbox-exec ships with macOS' };
   }
-  if (process.platform !== 'linux') return { kind: 'none', reason: `no sandbox on ${process.platform}`, install: 'run hermesd on Linux (bubblewrap) or macOS (sandbox-exec)' };
+  if (process.platform !== 'linux')
+    return { kind: 'none', reason: `no sandbox on ${process.platform}`, install: 'run hermesd on Linux (bubblewrap) or macOS (sandbox-exec)' };
   const bwrap = env.HERMESD_BWRAP ? realOf(env.HERMESD_BWRAP) : bwrapOnPath(env);
   if (!bwrap) return { kind: 'none', reason: 'bubblewrap (bwrap) is not installed', install: BWRAP_INSTALL };
-  const probe = (extra: string[]) => spawnSync(bwrap, ['--unshare-user', ...extra, '--ro-bind', '/', '/', '--unshare-pid', '--die-with-parent', '/bin/true'], { stdio: 'pipe', timeout: 10_000 });
+  const probe = (extra: string[]) =>
+    spawnSync(bwrap, ['--unshare-user', ...extra, '--ro-bind', '/', '/', '--unshare-pid', '--die-with-parent', '/bin/true'], {
+      stdio: 'pipe',
+      timeout: 10_000,
+    });
   const full = probe(['--disable-userns']);
   if (full.status === 0) return { kind: 'bwrap', path: bwrap, disableUserns: true };
   // bubblewrap before 0.8 has no --disable-userns: the rest of the sandbox still holds.
   if (probe([]).status === 0) return { kind: 'bwrap', path: bwrap, disableUserns: false };
-  const why = String(full.stderr ?? '').trim().split('\n')[0] || `exit ${full.status}`;
-  return { kind: 'none', reason: `bubblewrap cannot create its namespaces here (${why})`, install: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)' };
+  const why =
+    String(full.stderr ?? '')
+      .trim()
+      .split('\n')[0] || `exit ${full.status}`;
+  return {
+    kind: 'none',
+    reason: `bubblewrap cannot create its namespaces here (${why})`,
+    install: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile for bwrap)',
+  };
 }
 
 /**
@@ -188,11 +203,7 @@ export function seatbeltProfile(plan: SandboxPlan): string {
   const lit = (p: string) => `(literal ${sbString(p)})`;
   const pathFilter = (p: string) => (isDirectory(p) ? sub(p) : lit(p));
   const writable = [...plan.writable, ...(plan.tmp ? [plan.tmp] : []), '/private/tmp', '/private/var/folders', '/dev'].map(sub);
-  const lines = [
-    '(version 1)',
-    '(allow default)',
-    `(deny file-write* (require-not (require-any ${writable.join(' ')})))`,
-  ];
+  const lines = ['(version 1)', '(allow default)', `(deny file-write* (require-not (require-any ${writable.join(' ')})))`];
   if (plan.readOnly.length > 0) lines.push(`(deny file-write* ${plan.readOnly.map(pathFilter).join(' ')})`);
   const masked = [...plan.maskFiles.map(lit), ...plan.maskDirs.map(sub)];
   if (masked.length > 0) lines.push(`(deny file-read* ${masked.join(' ')})`);

@@ -43,7 +43,29 @@ type Ctx = { cwd: string; env: Record<string, string>; depth: number; out: Shell
 
 const OPERATORS = ['&&', '||', ';;', '|&', ';', '|', '&', '(', ')', '\n'];
 const REDIRECTS = ['<<<', '<<-', '&>>', '<<', '<>', '<&', '>>', '>&', '>|', '&>', '<', '>'];
-const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'for', 'in', 'case', 'esac', '{', '}', '!', 'function', 'select', 'coproc', '[[', ']]']);
+const RESERVED = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  'for',
+  'in',
+  'case',
+  'esac',
+  '{',
+  '}',
+  '!',
+  'function',
+  'select',
+  'coproc',
+  '[[',
+  ']]',
+]);
 
 /** Everything a command line reaches; `cwd` is where it starts. */
 export function analyseShell(command: string, cwd: string, opts: { home?: string } = {}): ShellReach {
@@ -337,7 +359,13 @@ function basename(cmd: string): string {
 /** A path as the command names it, absolute but not normalised: `s/../x` is resolved through `s` by the judge (rules/protected-paths.ts), as open(2) does. */
 function abs(ctx: Ctx, p: string): string {
   const whole = isAbsolute(p) ? p : `${ctx.cwd}/${p}`;
-  return '/' + whole.split('/').filter((part) => part !== '' && part !== '.').join('/');
+  return (
+    '/' +
+    whole
+      .split('/')
+      .filter((part) => part !== '' && part !== '.')
+      .join('/')
+  );
 }
 
 function reach(list: Reach[], ctx: Ctx, w: Word | undefined, via: string, del = false): void {
@@ -388,10 +416,66 @@ function operands(words: Word[], withValue: string, longWithValue: string[] = []
 
 /** Commands that print or send a file's bytes: their file operands are reads. */
 const READERS = new Set([
-  'cat', 'tac', 'nl', 'less', 'more', 'most', 'head', 'tail', 'bat', 'batcat', 'view', 'od', 'xxd', 'hexdump', 'strings',
-  'base64', 'base32', 'cut', 'sort', 'uniq', 'paste', 'fold', 'fmt', 'column', 'tr', 'iconv', 'grep', 'egrep', 'fgrep',
-  'rg', 'ag', 'ack', 'awk', 'gawk', 'mawk', 'jq', 'yq', 'diff', 'cmp', 'comm', 'source', '.', 'scp', 'vim', 'vi', 'nvim',
-  'nano', 'emacs', 'code', 'open', 'xdg-open', 'python', 'python3', 'node', 'ruby', 'perl', 'php', 'bash', 'sh', 'zsh',
+  'cat',
+  'tac',
+  'nl',
+  'less',
+  'more',
+  'most',
+  'head',
+  'tail',
+  'bat',
+  'batcat',
+  'view',
+  'od',
+  'xxd',
+  'hexdump',
+  'strings',
+  'base64',
+  'base32',
+  'cut',
+  'sort',
+  'uniq',
+  'paste',
+  'fold',
+  'fmt',
+  'column',
+  'tr',
+  'iconv',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'ack',
+  'awk',
+  'gawk',
+  'mawk',
+  'jq',
+  'yq',
+  'diff',
+  'cmp',
+  'comm',
+  'source',
+  '.',
+  'scp',
+  'vim',
+  'vi',
+  'nvim',
+  'nano',
+  'emacs',
+  'code',
+  'open',
+  'xdg-open',
+  'python',
+  'python3',
+  'node',
+  'ruby',
+  'perl',
+  'php',
+  'bash',
+  'sh',
+  'zsh',
 ]);
 
 /** Wrappers that run the rest of their arguments as a command; the value says which options take a value. */
@@ -407,7 +491,10 @@ const WRAPPERS: Record<string, { withValue: string; longWithValue?: string[]; sk
   builtin: { withValue: '' },
   exec: { withValue: 'a' },
   stdbuf: { withValue: 'ioe', longWithValue: ['--input', '--output', '--error'] },
-  xargs: { withValue: 'IEdaLnPs', longWithValue: ['--replace', '--eof', '--delimiter', '--arg-file', '--max-lines', '--max-args', '--max-procs', '--max-chars'] },
+  xargs: {
+    withValue: 'IEdaLnPs',
+    longWithValue: ['--replace', '--eof', '--delimiter', '--arg-file', '--max-lines', '--max-args', '--max-procs', '--max-chars'],
+  },
   watch: { withValue: 'nd', longWithValue: ['--interval'] },
   flock: { withValue: 'wEc', skipFirst: true },
   chronic: { withValue: '' },
@@ -634,11 +721,24 @@ function fileEffects(name: string, args: Word[], ctx: Ctx, text: string): void {
       return;
     }
     case 'curl': {
-      const o = operands(args, 'dFToHXuAeErwxU', ['--data', '--data-binary', '--data-raw', '--data-ascii', '--data-urlencode', '--form', '--upload-file', '--output', '--header', '--request', '--user']);
+      const o = operands(args, 'dFToHXuAeErwxU', [
+        '--data',
+        '--data-binary',
+        '--data-raw',
+        '--data-ascii',
+        '--data-urlencode',
+        '--form',
+        '--upload-file',
+        '--output',
+        '--header',
+        '--request',
+        '--user',
+      ]);
       for (const k of ['-d', '--data', '--data-binary', '--data-ascii', '--data-urlencode', '-F', '--form']) {
         for (const x of o.values.get(k) ?? []) {
           const at = x.text.indexOf('@');
-          if (at >= 0 && (k === '-F' || k === '--form' || at === 0 || k === '--data-urlencode')) reach(r, ctx, { ...x, text: x.text.slice(at + 1).split(';')[0]! }, text);
+          if (at >= 0 && (k === '-F' || k === '--form' || at === 0 || k === '--data-urlencode'))
+            reach(r, ctx, { ...x, text: x.text.slice(at + 1).split(';')[0]! }, text);
         }
       }
       for (const k of ['-T', '--upload-file']) for (const x of o.values.get(k) ?? []) reach(r, ctx, x, text);
@@ -649,7 +749,11 @@ function fileEffects(name: string, args: Word[], ctx: Ctx, text: string): void {
       if (READERS.has(name)) {
         // grep PATTERN files, awk PROGRAM files, jq FILTER files: the first operand is not a file, which the
         // secret-file test ignores anyway (a pattern is not a secret path); every operand is considered.
-        for (const x of operands(args, name === 'head' || name === 'tail' ? 'nc' : name === 'grep' || name === 'egrep' || name === 'fgrep' || name === 'rg' ? 'efmABC' : '').positionals) reach(r, ctx, x, text);
+        for (const x of operands(
+          args,
+          name === 'head' || name === 'tail' ? 'nc' : name === 'grep' || name === 'egrep' || name === 'fgrep' || name === 'rg' ? 'efmABC' : '',
+        ).positionals)
+          reach(r, ctx, x, text);
       }
   }
 }

@@ -16,7 +16,6 @@ import { PACKAGE_ROOT } from '../version.js';
 
 export type Shim = { dir: string; files: Map<string, string> };
 
-
 /** The compiled shim entry, in the per-file build: the daemon runs from a bundle elsewhere in dist, tests from sources. */
 export function shimEntry(): string {
   return join(PACKAGE_ROOT, 'dist', 'src', 'guard', 'git-shim.js');
@@ -42,7 +41,16 @@ function shimScript(realGit: string, nodeBin: string, entry: string, dir: string
  * `broker`: the socket (as seen by the command) whose daemon performs pushes (inside the sandbox).
  * `placeholder`: also writes an empty executable file of that name, the mount point the sandbox binds the real git on.
  */
-export function installShim(opts: { dir: string; realGit: string; commonDir: string; policy: GitPolicy; nodeBin?: string; entry?: string; broker?: string; placeholder?: string }): Shim {
+export function installShim(opts: {
+  dir: string;
+  realGit: string;
+  commonDir: string;
+  policy: GitPolicy;
+  nodeBin?: string;
+  entry?: string;
+  broker?: string;
+  placeholder?: string;
+}): Shim {
   const entry = opts.entry ?? shimEntry();
   if (!existsSync(entry)) throw new Error(`The git shim entry ${entry} is missing; build hermesd (npm run build).`);
   mkdirSync(opts.dir, { recursive: true, mode: 0o700 });

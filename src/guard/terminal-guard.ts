@@ -154,7 +154,11 @@ function unsandboxedWarning(why: string, install: string): string {
  * calls): the sandbox guard.sandbox asks for, or a SandboxUnavailable error when there is
  * none and the config says to refuse.
  */
-export async function prepareTerminalGuard(root: string, config: GuardConfig, opts: { port?: GuardPort; sessionId?: string; env?: NodeJS.ProcessEnv } = {}): Promise<GuardRun> {
+export async function prepareTerminalGuard(
+  root: string,
+  config: GuardConfig,
+  opts: { port?: GuardPort; sessionId?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<GuardRun> {
   const dirs = dirsOf(root);
   const { port } = opts;
   const settings = config.guard?.sandbox ?? {};
@@ -361,7 +365,17 @@ export function sandboxWrapFor(root: string, config: GuardConfig, port: GuardPor
       socketDir: port.socketDir,
       ...(agentSocket ? { socket: [agentSocket, port.socket] as [string, string] } : {}),
     };
-    const runner = sandboxRunner({ root, ...dirs, config, realGit: REAL_GIT_AT_START, base: port.env, sandbox, policy: gitPolicyOf(config), protectedFiles: [], secretFiles: port.secrets.secretFiles() });
+    const runner = sandboxRunner({
+      root,
+      ...dirs,
+      config,
+      realGit: REAL_GIT_AT_START,
+      base: port.env,
+      sandbox,
+      policy: gitPolicyOf(config),
+      protectedFiles: [],
+      secretFiles: port.secrets.secretFiles(),
+    });
     return { ...runner.command(command, cwd), env: runner.env };
   };
 }
@@ -383,7 +397,10 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   secrets.refresh(before.refs.values());
 
   if (sandbox) {
-    const protectedFiles = [...snapshot.entries.keys()].map((rel) => ({ rel, generator: snapshot.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)) }));
+    const protectedFiles = [...snapshot.entries.keys()].map((rel) => ({
+      rel,
+      generator: snapshot.matcher.rules.some((r) => r.generator && r.isMatch(rel) && !r.isExcluded(rel)),
+    }));
     const runner = sandboxRunner({ ...opts, base, sandbox, policy, protectedFiles, secretFiles: secrets.secretFiles(), hooksPath: before.hooksPath });
     logHost = join(sandbox.tmp, logName);
     env = { ...runner.env, HERMESD_GUARD_LOG: sandbox.availability.kind === 'sandbox-exec' ? logHost : join('/tmp', logName) };
@@ -459,14 +476,23 @@ function noticeOf(changes: ProtectedChange[], git: GitViolation[], refusals: Git
   const lines: string[] = [];
   if (changes.length > 0) lines.push(describeProtectedChanges(changes));
   for (const r of refusals) lines.push(`git ${r.argv.join(' ')} was refused (policy ${r.policy}): ${r.message}`);
-  for (const g of git) lines.push(`${g.undone ? 'Undone' : 'Found'} (${g.policy === 'rules' ? 'repository rules' : g.policy === 'guard' ? "hermesd's guard" : `policy ${g.policy}`}): ${g.message}`);
+  for (const g of git)
+    lines.push(
+      `${g.undone ? 'Undone' : 'Found'} (${g.policy === 'rules' ? 'repository rules' : g.policy === 'guard' ? "hermesd's guard" : `policy ${g.policy}`}): ${g.message}`,
+    );
   if (lines.length === 0) return undefined;
   return `hermesd guard: this command broke repository rules.\n${lines.join('\n')}`;
 }
 
 /** The rule ids and policy names a report says were broken (the tool result's `rules_broken`). */
 export function rulesBroken(report: GuardReport): string[] {
-  return [...new Set([...report.protected.map((p) => p.rule), ...report.refusals.map((x) => x.policy), ...report.git.flatMap((g) => (g.policy === 'rules' ? (g.rules ?? []) : [g.policy]))])];
+  return [
+    ...new Set([
+      ...report.protected.map((p) => p.rule),
+      ...report.refusals.map((x) => x.policy),
+      ...report.git.flatMap((g) => (g.policy === 'rules' ? (g.rules ?? []) : [g.policy])),
+    ]),
+  ];
 }
 
 export type GuardedResult = {
@@ -483,13 +509,17 @@ export type GuardedResult = {
 const OUTPUT_MAX_CHARS = 1024 * 1024;
 
 /** Runs `command` in the repository under the guard (sandboxed when `opts.sandbox` says so), then restores, verifies and redacts. */
-export async function runGuarded(
-  command: string,
-  opts: GuardOptions & { timeoutMs?: number; signal?: AbortSignal; cwd?: string },
-): Promise<GuardedResult> {
+export async function runGuarded(command: string, opts: GuardOptions & { timeoutMs?: number; signal?: AbortSignal; cwd?: string }): Promise<GuardedResult> {
   return withRepoLock(opts.root, async () => {
     const run = prepareGuardEnv(opts);
-    const r = await runCommand(command, { cwd: opts.cwd ?? opts.root, env: run.env, wrap: (c) => run.command(c), timeoutMs: opts.timeoutMs || undefined, signal: opts.signal, separateChars: OUTPUT_MAX_CHARS });
+    const r = await runCommand(command, {
+      cwd: opts.cwd ?? opts.root,
+      env: run.env,
+      wrap: (c) => run.command(c),
+      timeoutMs: opts.timeoutMs || undefined,
+      signal: opts.signal,
+      separateChars: OUTPUT_MAX_CHARS,
+    });
     const code = r.error ? 127 : r.exitCode;
     const signal = r.error ? null : r.signal;
     const timedOut = r.timedOut;

@@ -44,7 +44,22 @@ export type JudgeContext = {
  * What agents and git read as configuration wherever it lies: outside the work tree, a path through
  * one of these is never a tool's to write, whatever folder holds it (a HOME under /tmp included).
  */
-const CONFIG_NAMES_OUTSIDE = new Set(['.gitconfig', '.git-credentials', '.claude', '.claude.json', '.codex', '.gemini', '.cursor', '.hermes', '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zshenv', '.ssh']);
+const CONFIG_NAMES_OUTSIDE = new Set([
+  '.gitconfig',
+  '.git-credentials',
+  '.claude',
+  '.claude.json',
+  '.codex',
+  '.gemini',
+  '.cursor',
+  '.hermes',
+  '.bashrc',
+  '.bash_profile',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.ssh',
+]);
 
 /** Files looked at under a directory or glob a command would remove or overwrite: a bound on a command like `rm -rf /`. */
 const WALK_MAX_ENTRIES = 20_000;
@@ -75,7 +90,10 @@ const prefix = 'hermesd: ';
 function writeDenial(jc: JudgeContext, rel: string, verb: string, how?: string): Denial | undefined {
   const what = how ? `\`${how}\` would ${verb} ${rel}` : `Refused to ${verb} ${rel}`;
   if (rel === '.git' || rel.startsWith('.git/')) {
-    return { rule: 'git-dir', message: `${prefix}${how ? `Refused: ${what}` : what}: it is inside the git directory; hooks and config there decide what runs at commit time. Use git commands instead.` };
+    return {
+      rule: 'git-dir',
+      message: `${prefix}${how ? `Refused: ${what}` : what}: it is inside the git directory; hooks and config there decide what runs at commit time. Use git commands instead.`,
+    };
   }
   if (guardOwnedPath(rel)) {
     return {
@@ -86,7 +104,11 @@ function writeDenial(jc: JudgeContext, rel: string, verb: string, how?: string):
     };
   }
   const rule = protectMatcher(jc.config).ruleFor(rel);
-  if (rule) return { rule: rule.id, message: `${prefix}${how ? `Refused: ${what}, which` : `${what}: it`} is protected by repository rule "${rule.id}": ${rule.message}` };
+  if (rule)
+    return {
+      rule: rule.id,
+      message: `${prefix}${how ? `Refused: ${what}, which` : `${what}: it`} is protected by repository rule "${rule.id}": ${rule.message}`,
+    };
   return undefined;
 }
 
@@ -161,7 +183,10 @@ function expandGlob(root: string, absPattern: string, budget: { left: number }):
 function outsideDenial(jc: JudgeContext, real: string, verb: string, how: string | undefined): Denial | undefined {
   const what = how ? `Refused: \`${how}\` would ${verb} ${real}` : `Refused to ${verb} ${real}`;
   if (jc.hermesHome && relativeTo(jc.hermesHome, real) !== undefined) {
-    return { rule: 'outside-sandbox', message: `${prefix}${what}: it is hermesd's own state ($HERMES_HOME: its configuration, approvals and memory); only the user changes it.` };
+    return {
+      rule: 'outside-sandbox',
+      message: `${prefix}${what}: it is hermesd's own state ($HERMES_HOME: its configuration, approvals and memory); only the user changes it.`,
+    };
   }
   const configName = real.split('/').find((part) => CONFIG_NAMES_OUTSIDE.has(part));
   if (configName || (jc.plan && !planAllowsWrite(jc.plan(), real))) {
@@ -181,11 +206,21 @@ function hardLinkDenial(jc: JudgeContext, real: string, st: Stats | undefined, v
   const rule = jc.hardLinkOf(real, st);
   if (!rule) return undefined;
   const rel = inRepo(jc.root, real) ?? real;
-  return { rule: rule.id, message: `${prefix}${how ? `Refused: \`${how}\` would ${verb} ${rel}` : `Refused to ${verb} ${rel}`}: it is a hard link of a file protected by repository rule "${rule.id}": ${rule.message}` };
+  return {
+    rule: rule.id,
+    message: `${prefix}${how ? `Refused: \`${how}\` would ${verb} ${rel}` : `Refused to ${verb} ${rel}`}: it is a hard link of a file protected by repository rule "${rule.id}": ${rule.message}`,
+  };
 }
 
 /** A write to `abs` (a file, or a directory with everything under it), as the program that writes it reaches it. */
-function judgeWriteTarget(jc: JudgeContext, abs: string, verb: string, how: string | undefined, budget: { left: number }, cwd: string = jc.root): Denial | undefined {
+function judgeWriteTarget(
+  jc: JudgeContext,
+  abs: string,
+  verb: string,
+  how: string | undefined,
+  budget: { left: number },
+  cwd: string = jc.root,
+): Denial | undefined {
   const names = namesInRepo(jc.root, abs, cwd);
   for (const rel of names) {
     if (rel === '') continue;
@@ -263,7 +298,10 @@ export function judgeTool(jc: JudgeContext, action: ToolAction, cwd: string): De
           if (d) return d;
         }
         const physical = resolvePhysical(p, cwd);
-        const d = inRepo(jc.root, physical.path) === undefined ? outsideDenial(jc, physical.path, action.verb, undefined) : hardLinkDenial(jc, physical.path, physical.stat, action.verb, undefined);
+        const d =
+          inRepo(jc.root, physical.path) === undefined
+            ? outsideDenial(jc, physical.path, action.verb, undefined)
+            : hardLinkDenial(jc, physical.path, physical.stat, action.verb, undefined);
         if (d) return d;
       }
       return undefined;

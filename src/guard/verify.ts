@@ -115,7 +115,6 @@ function isRunner(commonDir: string, file: string): boolean {
   return RUNNER_FILES.some((f) => file === join(shared, f)) || RUNNER_DIRS.some((d) => dirname(file) === join(shared, d));
 }
 
-
 /** The names at the top of each git directory of the repository (its own, the common one, linked work trees', submodules'). */
 export type GitDirNames = Map<string, Set<string>>;
 
@@ -333,7 +332,12 @@ function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): 
 
   // hermesd's own runner, which every git hook of every work tree sources: never the command's to change.
   const runner = restoreFiles(before.root, before.runtime, after.runtime, (file) => isRunner(before.commonDir, file));
-  if (runner.length > 0) v.push({ policy: 'guard', undone: true, message: `hermesd's hook runner was changed (${runner.join(', ')}); every git hook runs it, outside the sandbox. It has been restored.` });
+  if (runner.length > 0)
+    v.push({
+      policy: 'guard',
+      undone: true,
+      message: `hermesd's hook runner was changed (${runner.join(', ')}); every git hook runs it, outside the sandbox. It has been restored.`,
+    });
 
   if (policy.hookConfig === 'refuse') {
     // Replace refs and grafts make git show other commits than it stores (hermesd's judgements read the stored ones).
@@ -349,12 +353,21 @@ function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): 
         replaced.push(ref);
       }
     }
-    if (replaced.length > 0) v.push({ policy: 'hookConfig', undone: true, message: `Replace refs were changed (${replaced.join(', ')}): git would show other commits in place of the ones it stores. They have been put back.` });
+    if (replaced.length > 0)
+      v.push({
+        policy: 'hookConfig',
+        undone: true,
+        message: `Replace refs were changed (${replaced.join(', ')}): git would show other commits in place of the ones it stores. They have been put back.`,
+      });
     const graftFile = join(before.commonDir, 'info', 'grafts');
     if (!(before.grafts && after.grafts ? before.grafts.equals(after.grafts) : before.grafts === after.grafts)) {
       if (before.grafts) writeFileSync(graftFile, before.grafts);
       else rmSync(graftFile, { force: true });
-      v.push({ policy: 'hookConfig', undone: true, message: `${relative(before.root, graftFile)} was changed: grafts make git show other parents than the commits store. It has been put back.` });
+      v.push({
+        policy: 'hookConfig',
+        undone: true,
+        message: `${relative(before.root, graftFile)} was changed: grafts make git show other parents than the commits store. It has been put back.`,
+      });
     }
   }
 
@@ -362,10 +375,15 @@ function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): 
     if (after.hooksPath !== before.hooksPath) {
       if (before.hooksPath === undefined) runGit(before.gitBin, ['config', '--unset-all', 'core.hooksPath'], { cwd: before.root, env });
       else runGit(before.gitBin, ['config', '--replace-all', 'core.hooksPath', before.hooksPath], { cwd: before.root, env });
-      v.push({ policy: 'hookConfig', undone: true, message: `core.hooksPath was changed (${before.hooksPath ?? 'unset'} → ${after.hooksPath ?? 'unset'}); it has been set back.` });
+      v.push({
+        policy: 'hookConfig',
+        undone: true,
+        message: `core.hooksPath was changed (${before.hooksPath ?? 'unset'} → ${after.hooksPath ?? 'unset'}); it has been set back.`,
+      });
     }
     const changed = restoreFiles(before.root, before.hooks, after.hooks, (file) => before.hooksDirs.includes(dirname(file)));
-    if (changed.length > 0) v.push({ policy: 'hookConfig', undone: true, message: `Hook scripts were changed (${changed.join(', ')}); they have been restored.` });
+    if (changed.length > 0)
+      v.push({ policy: 'hookConfig', undone: true, message: `Hook scripts were changed (${changed.join(', ')}); they have been restored.` });
   }
 
   const indexSame = (before.index && after.index && before.index.equals(after.index)) || (!before.index && !after.index);
@@ -434,7 +452,11 @@ function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): 
       const added = newlyStagedIgnored(before);
       if (added.length > 0) {
         runGit(before.gitBin, ['update-index', '--force-remove', '--', ...added], { cwd: before.root, env });
-        v.push({ policy: 'addIgnored', undone: true, message: `Ignored files were staged (${added.slice(0, 5).join(', ')}${added.length > 5 ? ', …' : ''}); they have been unstaged (the files themselves are untouched).` });
+        v.push({
+          policy: 'addIgnored',
+          undone: true,
+          message: `Ignored files were staged (${added.slice(0, 5).join(', ')}${added.length > 5 ? ', …' : ''}); they have been unstaged (the files themselves are untouched).`,
+        });
       }
     }
   }
@@ -488,7 +510,11 @@ const isRemoteRef = (ref: string) => ref.startsWith('refs/remotes/');
  * pass — takes every ref that reaches it back where it was (a new ref is deleted), and the
  * index too when HEAD's branch moves back. Whatever made the commits; the reflog is not read.
  */
-export async function undoBadCommits(before: RepoState, config: HermesConfig, opts: { judged?: (tree: string) => boolean; always?: HermesConfig } = {}): Promise<GitViolation[]> {
+export async function undoBadCommits(
+  before: RepoState,
+  config: HermesConfig,
+  opts: { judged?: (tree: string) => boolean; always?: HermesConfig } = {},
+): Promise<GitViolation[]> {
   const now = readRefsFast(before.gitBin, before.root, before);
   const headNow = headOf(before.gitDir, now);
   const moved: Array<{ ref: string; old?: string; now: string }> = [];
@@ -504,7 +530,12 @@ export async function undoBadCommits(before: RepoState, config: HermesConfig, op
     ...[...now].filter(([r]) => isRemoteRef(r)).map(([, o]) => o),
     ...(before.headOid ? [before.headOid] : []),
   ];
-  const fresh = commitsBetween(before.root, moved.map((m) => m.now), base, before.gitBin);
+  const fresh = commitsBetween(
+    before.root,
+    moved.map((m) => m.now),
+    base,
+    before.gitBin,
+  );
   if (fresh.length === 0) return [];
   const bad = await judgeCommits(before.root, config, fresh, { gitBin: before.gitBin, judged: opts.judged, always: opts.always });
   if (bad.length === 0) return [];
@@ -527,7 +558,9 @@ export async function undoBadCommits(before: RepoState, config: HermesConfig, op
       rules,
       message:
         `New commits break repository rules (judged by their content, however they were made):\n${describeBadCommits(bad)}\n` +
-        (undone.length > 0 ? `${undone.join(', ')} ${undone.length === 1 ? 'has' : 'have'} been put back where ${undone.length === 1 ? 'it was' : 'they were'}${indexBack ? ', with the index' : ''}. Make the change the rules allow and commit with plain \`git commit\`.` : ''),
+        (undone.length > 0
+          ? `${undone.join(', ')} ${undone.length === 1 ? 'has' : 'have'} been put back where ${undone.length === 1 ? 'it was' : 'they were'}${indexBack ? ', with the index' : ''}. Make the change the rules allow and commit with plain \`git commit\`.`
+          : ''),
     },
   ];
 }

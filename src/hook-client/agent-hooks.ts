@@ -72,7 +72,9 @@ export function eventKind(agent: AgentName, event: string): EventKind {
 }
 
 /** Agents' events that come before a tool call, by any agent's name: a fault refuses them (agents.onUnavailable). */
-export const PRE_TOOL_EVENTS: ReadonlySet<string> = new Set(AGENT_NAMES.flatMap((a) => Object.keys(AGENT_EVENTS[a]).filter((e) => AGENT_EVENTS[a][e] === 'pre-tool')));
+export const PRE_TOOL_EVENTS: ReadonlySet<string> = new Set(
+  AGENT_NAMES.flatMap((a) => Object.keys(AGENT_EVENTS[a]).filter((e) => AGENT_EVENTS[a][e] === 'pre-tool')),
+);
 
 /**
  * How each agent reads "refused, because…": JSON on stdout, exit 0, with `$REASON` and
@@ -133,8 +135,6 @@ export function agentHooksHeader(): string {
     '',
   ].join('\n');
 }
-
-
 
 /**
  * The agents' hook runner's copy (sh, sourced before curl.sh): `hermesd_is_agent <name>`,

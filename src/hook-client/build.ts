@@ -31,7 +31,11 @@ function compiler(env: NodeJS.ProcessEnv): string {
  * generated from agent-hooks.ts beside it. `as` builds another install's client (a test of a
  * protocol change). Returns why when it could not.
  */
-export function compileClient(out: string, env: NodeJS.ProcessEnv = process.env, as: { protocol: number; version: string } = { protocol: PROTOCOL, version: VERSION }): string | undefined {
+export function compileClient(
+  out: string,
+  env: NodeJS.ProcessEnv = process.env,
+  as: { protocol: number; version: string } = { protocol: PROTOCOL, version: VERSION },
+): string | undefined {
   const cc = compiler(env);
   const tmp = `${out}.${process.pid}.tmp`;
   mkdirSync(dirname(out), { recursive: true });
@@ -61,7 +65,11 @@ export function compileClient(out: string, env: NodeJS.ProcessEnv = process.env,
  * build, else compiled here. Records why in `<out>.error` when neither worked, and removes
  * that record once it works.
  */
-export function installClient(out: string, env: NodeJS.ProcessEnv = process.env, prebuilt = PREBUILT_CLIENT): { built: true } | { built: false; error: string } {
+export function installClient(
+  out: string,
+  env: NodeJS.ProcessEnv = process.env,
+  prebuilt = PREBUILT_CLIENT,
+): { built: true } | { built: false; error: string } {
   const record = `${out}.error`;
   let error: string | undefined;
   if (runsHere(prebuilt)) {

@@ -99,7 +99,9 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
   let opened: DaemonLine | undefined;
   /** The line to the daemon, opened once (line.ts): the front's resources/list and the SDK server share it. */
   const daemonLine = (): Promise<DaemonLine> =>
-    (line ??= import('./line.js').then(({ openLine }) => (opened = openLine({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName }))));
+    (line ??= import('./line.js').then(
+      ({ openLine }) => (opened = openLine({ paths: served(), start: resolve(opts.repo ?? process.cwd()), write, log, clientName: () => clientName })),
+    ));
   /** The repository served, found once (as the launcher found it, else by git); a directory outside any work tree ends the server with the reason. */
   const served = (): RepoPaths => {
     try {
@@ -191,7 +193,10 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
         } catch {
           return; // said and ended
         }
-        void daemonLine().then((l) => l.link.warm(), () => undefined);
+        void daemonLine().then(
+          (l) => l.link.warm(),
+          () => undefined,
+        );
       });
       return;
     }
@@ -201,7 +206,11 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
       log(`${String(info.name ?? 'a client')} ${String(info.version ?? '')} connected`.replace(/\s+/g, ' ').trim());
       return;
     }
-    if (m.id !== undefined && (m.method === 'tools/list' || m.method === 'resources/templates/list') && !(isRecord(m.params) && m.params.cursor !== undefined)) {
+    if (
+      m.id !== undefined &&
+      (m.method === 'tools/list' || m.method === 'resources/templates/list') &&
+      !(isRecord(m.params) && m.params.cursor !== undefined)
+    ) {
       return reply(m.method === 'tools/list' ? answers.tools : answers.templates);
     }
     if (m.id !== undefined && m.method === 'ping') return reply({});
@@ -209,7 +218,9 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
       // The SDK server's answer without the SDK (answers may pass each other: JSON-RPC matches them by id).
       void daemonLine()
         .then(async (l) => (await import('./line.js')).listResources(l, log))
-        .then(reply, (err: unknown) => write({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: `hermesd mcp: ${(err as Error)?.message ?? String(err)}` } }));
+        .then(reply, (err: unknown) =>
+          write({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: `hermesd mcp: ${(err as Error)?.message ?? String(err)}` } }),
+        );
       return;
     }
     toStage(message);
@@ -218,7 +229,12 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
   // A message over the bound is dropped and answered here; the session goes on.
   const input = new MessageLimit((o) => {
     log(`dropped a message of ${o.bytes} bytes (limit ${MCP_MESSAGE_MAX_BYTES})`);
-    if (o.id !== undefined) write({ jsonrpc: '2.0', id: o.id, error: { code: INVALID_REQUEST, message: `The request is ${o.bytes} bytes; hermesd mcp reads messages up to ${MCP_MESSAGE_MAX_BYTES} bytes.` } });
+    if (o.id !== undefined)
+      write({
+        jsonrpc: '2.0',
+        id: o.id,
+        error: { code: INVALID_REQUEST, message: `The request is ${o.bytes} bytes; hermesd mcp reads messages up to ${MCP_MESSAGE_MAX_BYTES} bytes.` },
+      });
   });
   input.on('data', (chunk: Buffer) => onMessage(chunk.toString('utf8')));
 

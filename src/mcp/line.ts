@@ -41,7 +41,13 @@ function cwdIn(root: string, start: string): string | undefined {
   }
 }
 
-export function openLine(opts: { paths: RepoPaths; start: string; write(message: unknown): void; log(message: string): void; clientName(): string | undefined }): DaemonLine {
+export function openLine(opts: {
+  paths: RepoPaths;
+  start: string;
+  write(message: unknown): void;
+  log(message: string): void;
+  clientName(): string | undefined;
+}): DaemonLine {
   const { write, log } = opts;
   const sessionId = () => sessionIdOf(opts.clientName());
   let changes: ResourceChanges | undefined;
@@ -80,7 +86,9 @@ export async function listKind(line: DaemonLine, kind: ResourceKind, log: (messa
   const fixed = RESOURCE_KINDS.filter((k) => k.family === kind.family && k.uri).map((k) => k.uri!);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the daemon did not answer within ${LIST_BOUND_MS} ms`)), LIST_BOUND_MS)));
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`the daemon did not answer within ${LIST_BOUND_MS} ms`)), LIST_BOUND_MS)),
+    );
     const resources = await Promise.race([kind.list(line.ctx), late]);
     line.changes.recordList(kind.family, [...fixed, ...resources.map((r) => r.uri)]);
     return resources;

@@ -80,13 +80,15 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
   {
     name: 'authority',
     title: 'Authority files in force',
-    description: "The repository's rules as hermesd's prompt carries them: the first of HERMES.md, the AGENTS.md chain, CLAUDE.md or Cursor rules that exists (scanned; capped).",
+    description:
+      "The repository's rules as hermesd's prompt carries them: the first of HERMES.md, the AGENTS.md chain, CLAUDE.md or Cursor rules that exists (scanned; capped).",
     family: 'authority',
     mimeType: MARKDOWN,
     uri: 'hermesd://authority',
     async read(ctx, uri) {
       const a = await authority(ctx);
-      const text = a.text || 'No authority file is in force here (none of .hermes.md, HERMES.md, AGENTS.md, CLAUDE.md, .cursorrules or .cursor/rules/*.mdc exists).';
+      const text =
+        a.text || 'No authority file is in force here (none of .hermes.md, HERMES.md, AGENTS.md, CLAUDE.md, .cursorrules or .cursor/rules/*.mdc exists).';
       return [{ uri, mimeType: MARKDOWN, text }];
     },
   },
@@ -119,14 +121,18 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     uri: 'hermesd://memory',
     async read(ctx, uri) {
       const s = await ctx.link.call<{ memory: string; user: string; repo?: string }>('GET', '/v1/memory/snapshot');
-      const text = [s.memory, s.repo ?? '', s.user].map((b) => b.trim()).filter(Boolean).join('\n\n');
+      const text = [s.memory, s.repo ?? '', s.user]
+        .map((b) => b.trim())
+        .filter(Boolean)
+        .join('\n\n');
       return [{ uri, mimeType: MARKDOWN, text: text || "Every memory store (MEMORY.md, this repository's MEMORY.md, USER.md) is empty." }];
     },
   },
   {
     name: 'skills',
     title: 'Skill index',
-    description: 'The skill index as the prompt carries it: every skill with its description. Load one with skill_view or read hermesd://skills/<name>/SKILL.md.',
+    description:
+      'The skill index as the prompt carries it: every skill with its description. Load one with skill_view or read hermesd://skills/<name>/SKILL.md.',
     family: 'skills',
     mimeType: MARKDOWN,
     uri: 'hermesd://skills',
@@ -138,14 +144,21 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
   {
     name: 'skill-file',
     title: 'A skill file',
-    description: "A skill's SKILL.md or one of its supporting files (references/, templates/, scripts/, assets/), as stored (secret-shaped values redacted, as skill_view does).",
+    description:
+      "A skill's SKILL.md or one of its supporting files (references/, templates/, scripts/, assets/), as stored (secret-shaped values redacted, as skill_view does).",
     family: 'skills',
     template: 'hermesd://skills/{name}/{+path}',
     async list(ctx) {
       const out: Resource[] = [];
       for (const s of await skills(ctx)) {
         for (const f of s.files) {
-          out.push({ uri: `hermesd://skills/${encodeURIComponent(s.name)}/${encodePath(f)}`, name: `${s.name}/${f}`, title: `Skill ${s.name}: ${f}`, mimeType: mimeOf(f), ...(f === 'SKILL.md' ? { description: s.description } : {}) });
+          out.push({
+            uri: `hermesd://skills/${encodeURIComponent(s.name)}/${encodePath(f)}`,
+            name: `${s.name}/${f}`,
+            title: `Skill ${s.name}: ${f}`,
+            mimeType: mimeOf(f),
+            ...(f === 'SKILL.md' ? { description: s.description } : {}),
+          });
         }
       }
       return out;

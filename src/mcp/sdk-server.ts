@@ -79,7 +79,8 @@ export function createMcpServer(opts: McpServerOptions): McpServer {
     try {
       return { contents: await kind.read(resourceCtx, uri, vars) };
     } catch (err) {
-      if (err instanceof ResourceMissing || (err instanceof RemoteError && err.httpStatus === 404)) throw new McpError(RESOURCE_NOT_FOUND, (err as Error).message, { uri });
+      if (err instanceof ResourceMissing || (err instanceof RemoteError && err.httpStatus === 404))
+        throw new McpError(RESOURCE_NOT_FOUND, (err as Error).message, { uri });
       throw new McpError(err instanceof RemoteError && err.httpStatus < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, messageOf(err, opts.log));
     }
   };
@@ -162,7 +163,13 @@ export function startMcpStage(opts: { line: DaemonLine; root: string; write(mess
  */
 export async function recordAnswers(): Promise<StaticAnswers> {
   // A line that is never called: these answers need no daemon.
-  const line = openLine({ paths: { root: process.cwd() } as RepoPaths, start: process.cwd(), write: () => undefined, log: () => undefined, clientName: () => 'record' });
+  const line = openLine({
+    paths: { root: process.cwd() } as RepoPaths,
+    start: process.cwd(),
+    write: () => undefined,
+    log: () => undefined,
+    clientName: () => 'record',
+  });
   const server = createMcpServer({ line, log: () => undefined });
   const [client, side] = InMemoryTransport.createLinkedPair();
   const results = new Map<string | number, unknown>();

@@ -20,7 +20,9 @@ export type Oversize = { bytes: number; id: string | number | undefined };
 /** The JSON-RPC id of a message cut short: clients put it first (`{"jsonrpc":"2.0","id":…`) or last (`…,"id":…}`). */
 export function idOf(head: string, tail: string): string | number | undefined {
   const value = '("(?:[^"\\\\]|\\\\.)*"|-?\\d+)';
-  const m = new RegExp(`^\\s*\\{\\s*"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*"id"\\s*:\\s*${value}`).exec(head) ?? new RegExp(`[,{]\\s*"id"\\s*:\\s*${value}\\s*\\}\\s*$`).exec(tail);
+  const m =
+    new RegExp(`^\\s*\\{\\s*"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*"id"\\s*:\\s*${value}`).exec(head) ??
+    new RegExp(`[,{]\\s*"id"\\s*:\\s*${value}\\s*\\}\\s*$`).exec(tail);
   if (!m) return undefined;
   try {
     return JSON.parse(m[1]!) as string | number;

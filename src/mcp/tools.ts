@@ -100,7 +100,9 @@ export const MCP_TOOLS: readonly McpTool[] = [
     inputSchema: checkArgs,
     annotations: { ...READ, openWorldHint: false },
     async call(args, ctx) {
-      const answer = await ctx.link.call<{ violations: Violation[]; warnings: string[]; staged: boolean }>('POST', '/v1/check', { staged: Boolean(args.staged) });
+      const answer = await ctx.link.call<{ violations: Violation[]; warnings: string[]; staged: boolean }>('POST', '/v1/check', {
+        staged: Boolean(args.staged),
+      });
       return text(JSON.stringify({ violations: answer.violations, warnings: answer.warnings, staged: answer.staged }));
     },
   },
@@ -116,7 +118,14 @@ export const MCP_TOOLS: readonly McpTool[] = [
     async call(_args, ctx) {
       const r = await ctx.link.call<ContextReport>('GET', `/v1/context${ctx.cwd ? `?cwd=${encodeURIComponent(ctx.cwd)}` : ''}`);
       const tier = (t: { bytes: number; sha256: string }) => ({ bytes: t.bytes, sha256: t.sha256 });
-      return text(JSON.stringify({ authority: r.authority, tiers: { stable: tier(r.tiers.stable), context: tier(r.tiers.context), volatile: tier(r.tiers.volatile) }, warnings: r.warnings, sha256: r.sha256 }));
+      return text(
+        JSON.stringify({
+          authority: r.authority,
+          tiers: { stable: tier(r.tiers.stable), context: tier(r.tiers.context), volatile: tier(r.tiers.volatile) },
+          warnings: r.warnings,
+          sha256: r.sha256,
+        }),
+      );
     },
   },
 ];

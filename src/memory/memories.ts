@@ -21,10 +21,14 @@ export class Memories {
   constructor(opts: { globalDir: string; repoDir?: string; limits: () => AllMemoryLimits }) {
     this.global = new MemoryStore(opts.globalDir, opts.limits);
     this.repo = opts.repoDir
-      ? new MemoryStore(opts.repoDir, () => {
-          const l = opts.limits();
-          return { memoryCharLimit: l.repoCharLimit, userCharLimit: l.userCharLimit };
-        }, 'repo')
+      ? new MemoryStore(
+          opts.repoDir,
+          () => {
+            const l = opts.limits();
+            return { memoryCharLimit: l.repoCharLimit, userCharLimit: l.userCharLimit };
+          },
+          'repo',
+        )
       : undefined;
   }
 
@@ -34,7 +38,8 @@ export class Memories {
    */
   store(target: MemoryTarget, scope: MemoryScope = 'global'): MemoryStore | MemoryRefused {
     if (scope === 'global') return this.global;
-    const refusal = (error: string) => new MemoryRefused(error, { target, scope, reason: 'invalid', entries: [], usage: { chars: 0, limit: 0 } } satisfies MemoryRefusalDetails);
+    const refusal = (error: string) =>
+      new MemoryRefused(error, { target, scope, reason: 'invalid', entries: [], usage: { chars: 0, limit: 0 } } satisfies MemoryRefusalDetails);
     if (target === 'user') {
       return refusal(
         "USER.md has no repository scope: the user's preferences follow them into every repository. Use target user without a scope, " +

@@ -14,7 +14,9 @@ export const memoryToolArgs = z.strictObject({
   target: memoryTargetSchema,
   scope: memoryScopeSchema
     .optional()
-    .describe("target memory only: 'repo' for a fact about this repository's environment (its own MEMORY.md), 'global' (the default) for notes that hold in every repository"),
+    .describe(
+      "target memory only: 'repo' for a fact about this repository's environment (its own MEMORY.md), 'global' (the default) for notes that hold in every repository",
+    ),
   content: z.string().optional().describe('the entry text (add, replace)'),
   old_text: z.string().optional().describe('a unique part of the entry to replace or remove'),
 });

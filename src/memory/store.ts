@@ -16,7 +16,19 @@ import { redactSecrets } from '../security/redact.js';
 import { REMEDY, scanText } from '../security/scan.js';
 import { isTempOf, writeFileAtomicSync } from '../storage/atomic.js';
 import { withLockSync } from '../storage/lock.js';
-import { charCount, containsSeparatorLine, decodeFile, dedupe, ENTRY_SEPARATOR, formatCount, parseEntries, preview, roundTrips, serializeEntries, usageOf } from './entries.js';
+import {
+  charCount,
+  containsSeparatorLine,
+  decodeFile,
+  dedupe,
+  ENTRY_SEPARATOR,
+  formatCount,
+  parseEntries,
+  preview,
+  roundTrips,
+  serializeEntries,
+  usageOf,
+} from './entries.js';
 import { FILE_OF, kindOf, NAME_OF, renderBlock, sanitizeEntries, type MemoryScope, type MemoryTarget, type StoreKind } from './snapshot.js';
 
 export type { MemoryScope, MemoryTarget } from './snapshot.js';
@@ -73,9 +85,7 @@ export type MemoryRefusalDetails = Pick<MemoryResult, 'target' | 'scope' | 'entr
 
 const refusal = (error: string, details: MemoryRefusalDetails) => new MemoryRefused(error, details);
 
-type Outcome =
-  | { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } }
-  | { entries: string[]; message: string };
+type Outcome = { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } } | { entries: string[]; message: string };
 
 const refuse = (reason: MemoryRefusal, error: string, matches?: string[]): Outcome => ({ refuse: { reason, error, matches } });
 
@@ -85,7 +95,10 @@ function threatRefusal(content: string): { error: string; threats: string[] } | 
   const secrets = redactSecrets(content).redactions;
   if (secrets.length > 0) {
     const kinds = [...new Set(secrets.map((r) => r.kind))];
-    return { error: `Blocked: content contains a secret-shaped value (${kinds.join(', ')}). Memory is stored in plain text and shown in every prompt; keep secrets out of it.`, threats: kinds.map((k) => `secret:${k}`) };
+    return {
+      error: `Blocked: content contains a secret-shaped value (${kinds.join(', ')}). Memory is stored in plain text and shown in every prompt; keep secrets out of it.`,
+      threats: kinds.map((k) => `secret:${k}`),
+    };
   }
   const hits = scanText(content, 'memory');
   if (hits.length === 0) return undefined;
@@ -238,7 +251,8 @@ export class MemoryStore {
     if (threat) throw this.refusedNow(target, refuse('threat', threat.error), threat.threats);
     return this.mutate(target, true, (entries, limit) => {
       const found = locate(entries, old);
-      if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to replace.`);
+      if ('none' in found)
+        return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to replace.`);
       if ('several' in found) return refuse('ambiguous', `Multiple entries matched '${old}'. Be more specific.`, found.several);
       const next = dedupe(entries.map((e, i) => (i === found.index ? text : e)));
       const current = usageOf(entries);
@@ -260,7 +274,8 @@ export class MemoryStore {
     if (!old) throw this.refusedNow(target, refuse('empty', 'old_text cannot be empty.'));
     return this.mutate(target, true, (entries) => {
       const found = locate(entries, old);
-      if ('none' in found) return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to remove.`);
+      if ('none' in found)
+        return refuse('no-match', `No entry matched '${old}'. Check the current entries and retry with the exact text of the entry you want to remove.`);
       if ('several' in found) return refuse('ambiguous', `Multiple entries matched '${old}'. Be more specific.`, found.several);
       return { entries: entries.filter((_, i) => i !== found.index), message: 'Entry removed.' };
     });
@@ -338,7 +353,15 @@ export class MemoryStore {
   private refusedNow(target: MemoryTarget, outcome: Outcome, threats?: string[]): MemoryRefused {
     const entries = this.entries(target);
     const r = (outcome as { refuse: { reason: MemoryRefusal; error: string; matches?: string[] } }).refuse;
-    return refusal(r.error, { target, scope: this.scope, reason: r.reason, ...(r.matches ? { matches: r.matches } : {}), ...(threats ? { threats } : {}), entries, usage: this.usage(target, entries) });
+    return refusal(r.error, {
+      target,
+      scope: this.scope,
+      reason: r.reason,
+      ...(r.matches ? { matches: r.matches } : {}),
+      ...(threats ? { threats } : {}),
+      entries,
+      usage: this.usage(target, entries),
+    });
   }
 
   /**
@@ -379,7 +402,14 @@ export class MemoryStore {
           this.removeStaleTemps(target);
           writeFileAtomicSync(path, text, 0o600);
         }
-        return { success: true, target, scope: this.scope, message: outcome.message, entries: next, usage: { chars: usageOf(next), limit } } satisfies MemoryResult;
+        return {
+          success: true,
+          target,
+          scope: this.scope,
+          message: outcome.message,
+          entries: next,
+          usage: { chars: usageOf(next), limit },
+        } satisfies MemoryResult;
       },
       MEMORY_LOCK_TIMEOUT_MS,
     );
@@ -403,7 +433,14 @@ export class MemoryStore {
         `one entry (${preview(drift.entry, 40)}) is ${formatCount(charCount(drift.entry))} characters, over the store's whole budget of ${formatCount(limit)}: ` +
         'text added by hand without a "§" line reads as part of one entry, and rewriting that entry would lose it';
     }
-    return refusal(`Refusing to rewrite ${name}: ${why}. ${how}`, { target, scope: this.scope, reason: 'drift', backup, entries, usage: { chars: usageOf(entries), limit } });
+    return refusal(`Refusing to rewrite ${name}: ${why}. ${how}`, {
+      target,
+      scope: this.scope,
+      reason: 'drift',
+      backup,
+      entries,
+      usage: { chars: usageOf(entries), limit },
+    });
   }
 
   private ensureDir(): void {

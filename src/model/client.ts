@@ -111,7 +111,8 @@ async function loadSdk(): Promise<SdkModule> {
 
 export function createModelClient(settings: ModelSettings): ModelClient {
   let client: Promise<OpenAI> | undefined;
-  const sdkClient = () => (client ??= loadSdk().then((m) => new m.default({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs })));
+  const sdkClient = () =>
+    (client ??= loadSdk().then((m) => new m.default({ baseURL: settings.baseUrl, apiKey: settings.apiKey, maxRetries: 0, timeout: settings.timeoutMs })));
   // Streams ask for a final usage chunk; an endpoint that rejects the option (rather than
   // ignoring it) is asked again without it, and this client stops sending it.
   let streamUsage = settings.stream;
@@ -200,7 +201,9 @@ async function attempt(sdk: OpenAI, settings: ModelSettings, req: CompleteReques
       model: settings.name,
       messages: req.messages,
       ...(req.tools?.length ? { tools: req.tools } : {}),
-      ...(req.responseFormat ? { response_format: { type: 'json_schema' as const, json_schema: { name: req.responseFormat.name, schema: req.responseFormat.schema, strict: true } } } : {}),
+      ...(req.responseFormat
+        ? { response_format: { type: 'json_schema' as const, json_schema: { name: req.responseFormat.name, schema: req.responseFormat.schema, strict: true } } }
+        : {}),
       ...(req.maxTokens ? { max_tokens: req.maxTokens } : {}),
     };
     if (!settings.stream) {
@@ -280,18 +283,34 @@ function classify(err: unknown, s: ModelSettings, signal: AbortSignal | undefine
   if (err instanceof sdk.APIError && typeof err.status === 'number') {
     const st = err.status;
     if (st === 401 || st === 403) {
-      return new ModelError('model-auth', `${where} refused the API key (HTTP ${st})${serverSays(err)}. Set OPENAI_API_KEY or model.apiKey in $HERMES_HOME/config.yaml.`);
+      return new ModelError(
+        'model-auth',
+        `${where} refused the API key (HTTP ${st})${serverSays(err)}. Set OPENAI_API_KEY or model.apiKey in $HERMES_HOME/config.yaml.`,
+      );
     }
     if (st === 429) {
       const after = retryAfterMs(err.headers);
       const tooLong = after !== undefined && after > MODEL_RETRY_AFTER_MAX_MS;
-      return new ModelError('model-rate-limited', `${where} is rate limiting requests (HTTP 429)${serverSays(err)}${after !== undefined ? `; it asked to retry after ${Math.round(after / 1000)} s` : ''}. Try again later or use another endpoint.`, !tooLong, after);
+      return new ModelError(
+        'model-rate-limited',
+        `${where} is rate limiting requests (HTTP 429)${serverSays(err)}${after !== undefined ? `; it asked to retry after ${Math.round(after / 1000)} s` : ''}. Try again later or use another endpoint.`,
+        !tooLong,
+        after,
+      );
     }
     if (st >= 500) {
-      return new ModelError('model-server-error', `${where} failed with HTTP ${st}${serverSays(err)}. The server is having trouble; check its logs or try again.`, true, retryAfterMs(err.headers));
+      return new ModelError(
+        'model-server-error',
+        `${where} failed with HTTP ${st}${serverSays(err)}. The server is having trouble; check its logs or try again.`,
+        true,
+        retryAfterMs(err.headers),
+      );
     }
     if (st === 404) {
-      return new ModelError('model-bad-request', `${where} answered 404${serverSays(err)}. Check the base URL (it usually ends in /v1) and that the model "${s.name}" exists (HERMESD_MODEL or model.name).`);
+      return new ModelError(
+        'model-bad-request',
+        `${where} answered 404${serverSays(err)}. Check the base URL (it usually ends in /v1) and that the model "${s.name}" exists (HERMESD_MODEL or model.name).`,
+      );
     }
     return new ModelError('model-bad-request', `${where} rejected the request (HTTP ${st})${serverSays(err)}.`);
   }
@@ -299,7 +318,11 @@ function classify(err: unknown, s: ModelSettings, signal: AbortSignal | undefine
     // No status: the connection itself failed (refused, reset, DNS, TLS).
     const cause = (err as { cause?: { code?: string; message?: string; cause?: { code?: string } } }).cause;
     const code = cause?.code ?? cause?.cause?.code ?? cause?.message ?? err.message;
-    return new ModelError('model-unreachable', `Could not reach the model endpoint ${s.baseUrl} (${code}). Check OPENAI_BASE_URL or model.baseUrl, and that the server is running.`, true);
+    return new ModelError(
+      'model-unreachable',
+      `Could not reach the model endpoint ${s.baseUrl} (${code}). Check OPENAI_BASE_URL or model.baseUrl, and that the server is running.`,
+      true,
+    );
   }
   return err;
 }

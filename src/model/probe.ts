@@ -15,15 +15,34 @@ export async function probeModel(settings: ModelSettings, timeoutMs = MODEL_PROB
   try {
     const res = await fetch(`${settings.baseUrl}/models`, { headers: { authorization: `Bearer ${settings.apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
     if (res.status === 401 || res.status === 403)
-      return { name: 'model', status: 'fail', detail: `${where}: HTTP ${res.status}, the API key was refused`, fix: 'Set OPENAI_API_KEY (or model.apiKey in config.yaml).' };
-    if (!res.ok) return { name: 'model', status: 'warn', detail: `${where}: GET /models answered HTTP ${res.status}`, fix: 'Check OPENAI_BASE_URL (or model.baseUrl); it should end in /v1 for most servers.' };
+      return {
+        name: 'model',
+        status: 'fail',
+        detail: `${where}: HTTP ${res.status}, the API key was refused`,
+        fix: 'Set OPENAI_API_KEY (or model.apiKey in config.yaml).',
+      };
+    if (!res.ok)
+      return {
+        name: 'model',
+        status: 'warn',
+        detail: `${where}: GET /models answered HTTP ${res.status}`,
+        fix: 'Check OPENAI_BASE_URL (or model.baseUrl); it should end in /v1 for most servers.',
+      };
     const body = (await res.json().catch(() => ({}))) as { data?: Array<{ id?: string }> };
     const ids = (body.data ?? []).map((m) => m.id);
     if (ids.length > 0 && !ids.includes(settings.name))
-      return { name: 'model', status: 'warn', detail: `${where}: reachable, but it does not list ${settings.name}`, fix: `Set HERMESD_MODEL (or model.name) to one of: ${ids.slice(0, 5).join(', ')}` };
+      return {
+        name: 'model',
+        status: 'warn',
+        detail: `${where}: reachable, but it does not list ${settings.name}`,
+        fix: `Set HERMESD_MODEL (or model.name) to one of: ${ids.slice(0, 5).join(', ')}`,
+      };
     return { name: 'model', status: 'ok', detail: `${where}: reachable` };
   } catch (err) {
-    const why = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
+    const why =
+      (err as Error).name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
     return {
       name: 'model',
       status: 'warn',

@@ -16,7 +16,6 @@ import { eventKind } from '../hook-client/agent-hooks.js';
 import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 
-
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
   switch (tool) {
     case 'Bash':
@@ -37,7 +36,11 @@ function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAct
   }
 }
 
-export function parseClaudeStyle(agent: 'claude' | 'codex', raw: Record<string, unknown>, toolAction: (tool: string, ti: Record<string, unknown>, cwd: string) => ToolAction): AgentEvent {
+export function parseClaudeStyle(
+  agent: 'claude' | 'codex',
+  raw: Record<string, unknown>,
+  toolAction: (tool: string, ti: Record<string, unknown>, cwd: string) => ToolAction,
+): AgentEvent {
   const p = CommonPayload.parse(raw);
   const cwd = p.cwd ?? process.cwd();
   const kind = eventKind(agent, p.hook_event_name);

@@ -16,7 +16,13 @@ export const codexProfileDefault = (profile: CodexProfile): string => `default_p
 
 /** The profile's tables: Codex's :workspace, and each path read-only in the work tree. */
 export function codexProfileTables(profile: CodexProfile): string[] {
-  return [`[permissions.${profile.name}]`, 'extends = ":workspace"', '', `[permissions.${profile.name}.filesystem.":workspace_roots"]`, ...profile.paths.map((p) => `${tomlString(p)} = "read"`)];
+  return [
+    `[permissions.${profile.name}]`,
+    'extends = ":workspace"',
+    '',
+    `[permissions.${profile.name}.filesystem.":workspace_roots"]`,
+    ...profile.paths.map((p) => `${tomlString(p)} = "read"`),
+  ];
 }
 
 /** The hermesd profile a `.codex/config.toml` makes Codex's default, with the paths it lists read-only; undefined when it makes none. */

@@ -40,18 +40,32 @@ const label = (event: string) => event.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toLo
 /** Object keys sorted at every level, as Codex canonicalises before hashing. */
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
 /** The hash Codex records when the user trusts a command hook (verified against Codex 0.171: a hook with this hash runs, one with another does not). */
-export function codexHookHash(event: string, matcher: string | undefined, handler: { command: string; timeout?: number; async?: boolean; statusMessage?: string }): string {
-  const timeout = event === 'SessionEnd' ? Math.min(SESSION_END_MAX_S, Math.max(1, handler.timeout ?? SESSION_END_DEFAULT_S)) : Math.max(1, handler.timeout ?? DEFAULT_TIMEOUT_S);
+export function codexHookHash(
+  event: string,
+  matcher: string | undefined,
+  handler: { command: string; timeout?: number; async?: boolean; statusMessage?: string },
+): string {
+  const timeout =
+    event === 'SessionEnd'
+      ? Math.min(SESSION_END_MAX_S, Math.max(1, handler.timeout ?? SESSION_END_DEFAULT_S))
+      : Math.max(1, handler.timeout ?? DEFAULT_TIMEOUT_S);
   const normalised: Record<string, unknown> = { type: 'command', command: handler.command, timeout, async: handler.async ?? false };
   if (handler.statusMessage !== undefined) normalised.statusMessage = handler.statusMessage;
   const identity: Record<string, unknown> = { event_name: label(event), hooks: [normalised] };
   if (matcher !== undefined && !NO_MATCHER.has(event)) identity.matcher = matcher;
-  return `sha256:${createHash('sha256').update(JSON.stringify(canonical(identity))).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(canonical(identity)))
+    .digest('hex')}`;
 }
 
 function real(p: string): string {
@@ -89,7 +103,12 @@ function ourHooks(root: string): Array<{ event: string; key: string; hash: strin
       handlers.forEach((h: Record<string, unknown>, hi) => {
         if (h?.type !== 'command' || typeof h.command !== 'string' || !h.command.includes(AGENT_STUB)) return;
         const matcher = typeof g.matcher === 'string' ? g.matcher : undefined;
-        const handler = { command: h.command, ...(typeof h.timeout === 'number' ? { timeout: h.timeout } : {}), async: h.async === true, ...(typeof h.statusMessage === 'string' ? { statusMessage: h.statusMessage } : {}) };
+        const handler = {
+          command: h.command,
+          ...(typeof h.timeout === 'number' ? { timeout: h.timeout } : {}),
+          async: h.async === true,
+          ...(typeof h.statusMessage === 'string' ? { statusMessage: h.statusMessage } : {}),
+        };
         out.push({ event, key: `${real(file)}:${label(event)}:${gi}:${hi}`, hash: codexHookHash(event, matcher, handler) });
       });
     });
@@ -127,10 +146,16 @@ export function codexTrust(root: string, env: NodeJS.ProcessEnv = process.env): 
 export function codexTrustProblem(root: string, env: NodeJS.ProcessEnv = process.env): { detail: string; fix: string } | undefined {
   const t = codexTrust(root, env);
   if (t.project === 'untrusted') {
-    return { detail: `Codex ignores this project's .codex/ (hermesd's hooks and MCP server): it is marked untrusted in ${t.config}`, fix: `set [projects."${root}"] trust_level = "trusted" in ${t.config}` };
+    return {
+      detail: `Codex ignores this project's .codex/ (hermesd's hooks and MCP server): it is marked untrusted in ${t.config}`,
+      fix: `set [projects."${root}"] trust_level = "trusted" in ${t.config}`,
+    };
   }
   if (t.project !== 'trusted') {
-    return { detail: `Codex ignores this project's .codex/ (hermesd's hooks and MCP server) until you trust the project (${t.config} has no trust for ${root})`, fix: 'run `codex` here and trust the folder (or `codex exec --trust`), then review the hooks in /hooks' };
+    return {
+      detail: `Codex ignores this project's .codex/ (hermesd's hooks and MCP server) until you trust the project (${t.config} has no trust for ${root})`,
+      fix: 'run `codex` here and trust the folder (or `codex exec --trust`), then review the hooks in /hooks',
+    };
   }
   const skipped = t.hooks.filter((h) => h.state !== 'trusted');
   if (skipped.length === 0) return undefined;

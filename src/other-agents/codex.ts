@@ -28,7 +28,6 @@ export function patchPaths(patch: string): string[] {
   return out;
 }
 
-
 /** A command given as a string, or as argv (older Codex builds), as one shell line. */
 function commandText(v: unknown): string | undefined {
   if (typeof v === 'string') return v;

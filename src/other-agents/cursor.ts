@@ -37,16 +37,18 @@ const Payload = z.looseObject({
   tool_input: z.unknown().optional(),
 });
 
-
 /** Cursor's tool input for Write/Read/Delete is not documented: the usual names of a path field. */
 function pathsOf(ti: Record<string, unknown>): string[] {
   return ['file_path', 'path', 'target_file', 'filePath'].map((k) => ti[k]).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
 function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action: ToolAction; input: Record<string, unknown> } | undefined {
-  if (p.hook_event_name === 'beforeShellExecution' && typeof p.command === 'string') return { name: 'Shell', action: { kind: 'shell', command: p.command, cwd }, input: { command: p.command } };
-  if (p.hook_event_name === 'beforeReadFile' && p.file_path) return { name: 'Read', action: { kind: 'read', paths: [p.file_path] }, input: { file_path: p.file_path } };
-  if (p.hook_event_name === 'afterFileEdit' && p.file_path) return { name: 'Write', action: { kind: 'write', paths: [p.file_path], verb: 'edit' }, input: { file_path: p.file_path } };
+  if (p.hook_event_name === 'beforeShellExecution' && typeof p.command === 'string')
+    return { name: 'Shell', action: { kind: 'shell', command: p.command, cwd }, input: { command: p.command } };
+  if (p.hook_event_name === 'beforeReadFile' && p.file_path)
+    return { name: 'Read', action: { kind: 'read', paths: [p.file_path] }, input: { file_path: p.file_path } };
+  if (p.hook_event_name === 'afterFileEdit' && p.file_path)
+    return { name: 'Write', action: { kind: 'write', paths: [p.file_path], verb: 'edit' }, input: { file_path: p.file_path } };
   if (!p.tool_name) return undefined;
   const input = toolInput(p.tool_input);
   const ti = input;
@@ -69,7 +71,9 @@ function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action
 
 export const cursor: Adapter = {
   agent: 'cursor',
-  recognises: (raw) => typeof raw.cursor_version === 'string' || (typeof raw.hook_event_name === 'string' && /^[a-z]/.test(raw.hook_event_name) && eventKind('cursor', raw.hook_event_name) !== 'other'),
+  recognises: (raw) =>
+    typeof raw.cursor_version === 'string' ||
+    (typeof raw.hook_event_name === 'string' && /^[a-z]/.test(raw.hook_event_name) && eventKind('cursor', raw.hook_event_name) !== 'other'),
   parse(raw) {
     const p = Payload.parse(raw);
     const cwd = p.cwd ?? p.workspace_roots?.[0] ?? process.cwd();

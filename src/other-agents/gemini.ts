@@ -18,7 +18,6 @@ import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type Age
 import type { ToolAction } from '../guard/tool-call.js';
 import { hookSpecificContext } from './claude.js';
 
-
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
   switch (tool) {
     case 'run_shell_command': {

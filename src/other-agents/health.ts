@@ -86,7 +86,8 @@ function checkAgent(root: string, agent: AgentName): string[] {
       }
     }
     const servers = toml?.mcp_servers as Record<string, unknown> | undefined;
-    if (toml && !(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers)) problems.push(`.codex/config.toml lacks [mcp_servers.${MCP_SERVER_NAME}]`);
+    if (toml && !(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers))
+      problems.push(`.codex/config.toml lacks [mcp_servers.${MCP_SERVER_NAME}]`);
     // hermesd's hooks are in hooks.json, or in [hooks] of config.toml where the user keeps theirs.
     if (existsSync(join(root, '.codex/hooks.json'))) {
       const j = jsonOf(root, '.codex/hooks.json');
@@ -104,7 +105,8 @@ function checkAgent(root: string, agent: AgentName): string[] {
     for (const add of plan.additions) {
       if (add.key !== MCP_SERVER_NAME) continue;
       const servers = (j.value as Record<string, unknown> | null)?.[add.path[0]!];
-      if (!(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers)) problems.push(`${plan.file} lacks the ${MCP_SERVER_NAME} MCP server (${add.path.join('.')}.${MCP_SERVER_NAME})`);
+      if (!(servers && typeof servers === 'object' && MCP_SERVER_NAME in servers))
+        problems.push(`${plan.file} lacks the ${MCP_SERVER_NAME} MCP server (${add.path.join('.')}.${MCP_SERVER_NAME})`);
     }
     if (plan.additions.some((add) => add.ours)) hooksMissing(plan.file, missingHooks(agent, j.value));
   }
@@ -113,10 +115,12 @@ function checkAgent(root: string, agent: AgentName): string[] {
 
 /** The agents whose committed configs run hermesd's stubs. */
 function agentsRunningHermesd(root: string): AgentName[] {
-  return AGENT_NAMES.filter((a) => CONFIG_FILES[a].some((f) => {
-    const text = read(root, f);
-    return text !== undefined && (text.includes(AGENT_STUB) || text.includes(MCP_STUB));
-  }));
+  return AGENT_NAMES.filter((a) =>
+    CONFIG_FILES[a].some((f) => {
+      const text = read(root, f);
+      return text !== undefined && (text.includes(AGENT_STUB) || text.includes(MCP_STUB));
+    }),
+  );
 }
 
 export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): AgentsHealth {
@@ -126,7 +130,11 @@ export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): 
   for (const stub of goneAgentStubs(repo.root)) {
     // The hook commands find the runner without the stub in the main work tree (install.ts hookCommand); the MCP registrations do not.
     const reached = stub === AGENT_STUB && existsSync(join(repo.root, MAIN_TREE_AGENT_RUNNER));
-    shared.push(reached ? `${stub} is gone (the hooks still reach hermesd here, through the runner in .git/hermesd; a linked work tree or a teammate's clone runs nothing without it)` : `${stub} is gone`);
+    shared.push(
+      reached
+        ? `${stub} is gone (the hooks still reach hermesd here, through the runner in .git/hermesd; a linked work tree or a teammate's clone runs nothing without it)`
+        : `${stub} is gone`,
+    );
   }
   for (const runner of [agentRunnerPath(repo.commonDir), mcpRunnerPath(repo.commonDir)]) if (!existsSync(runner)) shared.push(`${runner} is gone`);
   return {

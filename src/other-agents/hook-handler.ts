@@ -37,19 +37,22 @@ export class OtherAgentHooks {
   /** The adapter for a payload: Cursor's payloads are Cursor's, whichever agent's hook config ran them. */
   adapterFor(agent: string, payload: Record<string, unknown>): Adapter {
     if (cursor.recognises!(payload)) return cursor;
-    if (!(AGENT_NAMES as readonly string[]).includes(agent)) throw new UsageError(`Unknown agent "${agent}"; hermesd's agent hooks are for ${AGENT_NAMES.join(', ')}.`);
+    if (!(AGENT_NAMES as readonly string[]).includes(agent))
+      throw new UsageError(`Unknown agent "${agent}"; hermesd's agent hooks are for ${AGENT_NAMES.join(', ')}.`);
     return ADAPTERS[agent as AgentName];
   }
 
   /** One hook event of `agent`, judged with `judging` (the config in force, the last valid one while the files do not load). */
   async handle(agent: string, payload: unknown, judging: JudgingConfig<GuardConfig>): Promise<HandledHook> {
-    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new UsageError('The hook payload must be a JSON object (what the agent writes on the hook\'s stdin).');
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload))
+      throw new UsageError("The hook payload must be a JSON object (what the agent writes on the hook's stdin).");
     const adapter = this.adapterFor(agent, payload as Record<string, unknown>);
     let ev: AgentEvent;
     try {
       ev = adapter.parse(payload as Record<string, unknown>);
     } catch (err) {
-      if (err instanceof ZodError) throw new UsageError(`Not a ${adapter.agent} hook payload: ${err.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
+      if (err instanceof ZodError)
+        throw new UsageError(`Not a ${adapter.agent} hook payload: ${err.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`);
       throw err;
     }
     ev.cwd = real(ev.cwd);
@@ -57,7 +60,10 @@ export class OtherAgentHooks {
     const sessions = await this.deps.sessions();
     if (ev.kind !== 'post-tool') return sessions.handle(adapter, ev);
     sessions.ingestSoon(ev);
-    const told = ev.tool?.action.kind === 'shell' ? await this.deps.guard.afterShell(callKey(ev, ev.tool.action.command), judging.config, { agent: ev.agent, session: ev.sessionId }) : undefined;
+    const told =
+      ev.tool?.action.kind === 'shell'
+        ? await this.deps.guard.afterShell(callKey(ev, ev.tool.action.command), judging.config, { agent: ev.agent, session: ev.sessionId })
+        : undefined;
     const answer = told ? adapter.context(ev, told) : undefined;
     return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };
   }
@@ -66,7 +72,9 @@ export class OtherAgentHooks {
     if (!ev.tool || ev.tool.action.kind === 'other') return { answer: silentAnswer(ev), event: ev, decision: 'none' };
     const denial = this.deps.guard.judge(ev.tool.action, ev.cwd, config);
     // A config that does not load is judged with the last valid one, and the agent is told.
-    const note = broken ? `hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); this call was judged with the last valid rules. Fix the file.` : '';
+    const note = broken
+      ? `hermesd: .hermes/config.yaml does not load (${broken.split('\n')[0]}); this call was judged with the last valid rules. Fix the file.`
+      : '';
     if (denial) {
       if (note) denial.message = `${denial.message} (${note})`;
       this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });

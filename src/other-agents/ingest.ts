@@ -141,9 +141,23 @@ function store(
         `UPDATE agent_transcripts SET offset = CASE WHEN @reread THEN @offset ELSE max(offset, @offset) END, head = @head, size = @size, mtime_ms = @mtime,
            lines = lines + @lines, stored = stored + @stored, skipped = skipped + @skipped, agent_session_id = coalesce(agent_session_id, @agentSession), updated_at = @now WHERE path = @path`,
       )
-      .run({ reread: pos.reread ? 1 : 0, offset: pos.offset, head: pos.head, size: pos.size, mtime: Math.trunc(pos.mtimeMs), lines: parsed.lines, stored: fresh.length, skipped: parsed.skipped, agentSession: parsed.agentSessionId ?? opts.agentSessionId ?? null, now: new Date().toISOString(), path: opts.path });
+      .run({
+        reread: pos.reread ? 1 : 0,
+        offset: pos.offset,
+        head: pos.head,
+        size: pos.size,
+        mtime: Math.trunc(pos.mtimeMs),
+        lines: parsed.lines,
+        stored: fresh.length,
+        skipped: parsed.skipped,
+        agentSession: parsed.agentSessionId ?? opts.agentSessionId ?? null,
+        now: new Date().toISOString(),
+        path: opts.path,
+      });
     if (parsed.title || parsed.model) {
-      db.db.prepare('UPDATE sessions SET title = coalesce(title, ?), model = coalesce(?, model) WHERE id = ?').run(parsed.title ?? null, parsed.model ?? null, sessionId);
+      db.db
+        .prepare('UPDATE sessions SET title = coalesce(title, ?), model = coalesce(?, model) WHERE id = ?')
+        .run(parsed.title ?? null, parsed.model ?? null, sessionId);
     }
     return { sessionId, stored: fresh.length };
   });
@@ -164,7 +178,8 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
 
     if (format === 'whole') {
       if (row && row.size === st.size && row.mtime_ms === Math.trunc(st.mtimeMs)) return { ...report, sessionId: row.session_id, offset: row.offset };
-      if (st.size > TRANSCRIPT_MAX_WHOLE_BYTES) throw new Error(`transcript ${opts.path} is ${st.size} bytes, over the ${TRANSCRIPT_MAX_WHOLE_BYTES}-byte limit for a transcript read whole`);
+      if (st.size > TRANSCRIPT_MAX_WHOLE_BYTES)
+        throw new Error(`transcript ${opts.path} is ${st.size} bytes, over the ${TRANSCRIPT_MAX_WHOLE_BYTES}-byte limit for a transcript read whole`);
       const buf = Buffer.alloc(st.size);
       const got = readSync(fd, buf, 0, st.size, 0);
       const parsed = parseWhole(opts.agent, buf.subarray(0, got).toString('utf8'));
@@ -194,7 +209,8 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
       let skipLine = false;
       if (offset + got >= st.size && lastNl < got - 1 && completeRecord(buf.subarray(lastNl + 1, got))) take = got;
       else if (lastNl >= 0) take = lastNl + 1;
-      else if (offset + got >= st.size) break; // a last line still being written: next time
+      else if (offset + got >= st.size)
+        break; // a last line still being written: next time
       else if (chunkBytes < TRANSCRIPT_MAX_LINE_BYTES) {
         chunkBytes = Math.min(chunkBytes * 2, TRANSCRIPT_MAX_LINE_BYTES);
         continue;
@@ -207,7 +223,15 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
       }
       const parsed: ParsedChunk = skipLine ? { items: [], lines: 1, skipped: 1 } : parseLines(opts.agent, buf.subarray(0, take), offset, toolNames);
       const end = offset + take;
-      const r = store(db, opts, parsed, { offset: end, head: headOf(fd, Math.min(end, HEAD_BYTES)), size: st.size, mtimeMs: st.mtimeMs, from: offset, keys, reread });
+      const r = store(db, opts, parsed, {
+        offset: end,
+        head: headOf(fd, Math.min(end, HEAD_BYTES)),
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        from: offset,
+        keys,
+        reread,
+      });
       reread = false;
       report.sessionId = r.sessionId;
       report.stored += r.stored;
@@ -219,7 +243,12 @@ export function ingestTranscript(db: SessionDB, opts: { path: string; agent: Age
     }
     if (!report.sessionId) {
       // Nothing complete to read yet: the session exists from the first event on, so SessionEnd can close it.
-      const r = store(db, opts, { items: [], lines: 0, skipped: 0 }, { offset, head: headOf(fd, Math.min(offset, HEAD_BYTES)), size: st.size, mtimeMs: st.mtimeMs, from: offset, keys, reread: false });
+      const r = store(
+        db,
+        opts,
+        { items: [], lines: 0, skipped: 0 },
+        { offset, head: headOf(fd, Math.min(offset, HEAD_BYTES)), size: st.size, mtimeMs: st.mtimeMs, from: offset, keys, reread: false },
+      );
       report.sessionId = r.sessionId;
     }
     return report;
@@ -256,7 +285,9 @@ function nextNewline(fd: number, from: number, size: number): number {
 
 /** Transcripts of this repository whose files grew since they were last read (an agent wrote on while no hook ran). */
 export function transcriptsBehind(db: SessionDB, repo: string): Array<{ path: string; agent: AgentName }> {
-  const rows = db.db.prepare('SELECT path, agent, offset, size, mtime_ms FROM agent_transcripts WHERE repo = ? ORDER BY updated_at DESC LIMIT ?').all(repo, CATCH_UP_MAX) as Array<Pick<Row, 'path' | 'agent' | 'offset' | 'size' | 'mtime_ms'>>;
+  const rows = db.db
+    .prepare('SELECT path, agent, offset, size, mtime_ms FROM agent_transcripts WHERE repo = ? ORDER BY updated_at DESC LIMIT ?')
+    .all(repo, CATCH_UP_MAX) as Array<Pick<Row, 'path' | 'agent' | 'offset' | 'size' | 'mtime_ms'>>;
   const out: Array<{ path: string; agent: AgentName }> = [];
   for (const r of rows) {
     try {
@@ -271,12 +302,25 @@ export function transcriptsBehind(db: SessionDB, repo: string): Array<{ path: st
 
 /** Per-transcript counts for status: how many read, stored and skipped as malformed. */
 export function transcriptStats(db: SessionDB, repo: string): TranscriptStats {
-  const r = db.db.prepare('SELECT count(*) AS n, coalesce(sum(stored), 0) AS stored, coalesce(sum(skipped), 0) AS skipped FROM agent_transcripts WHERE repo = ?').get(repo) as { n: number; stored: number; skipped: number };
+  const r = db.db
+    .prepare('SELECT count(*) AS n, coalesce(sum(stored), 0) AS stored, coalesce(sum(skipped), 0) AS skipped FROM agent_transcripts WHERE repo = ?')
+    .get(repo) as { n: number; stored: number; skipped: number };
   return { transcripts: r.n, stored: r.stored, skipped: r.skipped };
 }
 
 /** The transcripts of this repository and how far each was read, newest first. */
 export function listTranscripts(db: SessionDB, repo: string): AgentTranscript[] {
-  const rows = db.db.prepare('SELECT path, agent, session_id, offset, lines, stored, skipped, updated_at FROM agent_transcripts WHERE repo = ? ORDER BY updated_at DESC').all(repo) as Array<Pick<Row, 'path' | 'agent' | 'session_id' | 'offset' | 'lines' | 'stored' | 'skipped'> & { updated_at: string }>;
-  return rows.map((r) => ({ path: r.path, agent: r.agent, sessionId: r.session_id, offset: r.offset, lines: r.lines, stored: r.stored, skipped: r.skipped, updatedAt: r.updated_at }));
+  const rows = db.db
+    .prepare('SELECT path, agent, session_id, offset, lines, stored, skipped, updated_at FROM agent_transcripts WHERE repo = ? ORDER BY updated_at DESC')
+    .all(repo) as Array<Pick<Row, 'path' | 'agent' | 'session_id' | 'offset' | 'lines' | 'stored' | 'skipped'> & { updated_at: string }>;
+  return rows.map((r) => ({
+    path: r.path,
+    agent: r.agent,
+    sessionId: r.session_id,
+    offset: r.offset,
+    lines: r.lines,
+    stored: r.stored,
+    skipped: r.skipped,
+    updatedAt: r.updated_at,
+  }));
 }

@@ -134,7 +134,8 @@ export function parseAgentList(list: string | true | undefined, root: string): A
   const out: AgentName[] = [];
   for (const n of names) {
     const a = (aliases[n] ?? n) as AgentName;
-    if (!(AGENT_NAMES as readonly string[]).includes(a)) throw new UsageError(`--agents: unknown agent "${n}"; use ${AGENT_NAMES.join(', ')} or all (comma-separated).`);
+    if (!(AGENT_NAMES as readonly string[]).includes(a))
+      throw new UsageError(`--agents: unknown agent "${n}"; use ${AGENT_NAMES.join(', ')} or all (comma-separated).`);
     if (!out.includes(a)) out.push(a);
   }
   return out;
@@ -193,9 +194,23 @@ export function hookCommand(agent: AgentName, event: string, small = false): str
 }
 
 type Handler = Record<string, unknown>;
-const claudeHandler = (event: string, extra: Handler = {}, small = false): Handler => ({ type: 'command', command: hookCommand('claude', event, small), timeout: AGENT_HOOK_TIMEOUT_S, ...extra });
-const codexHandler = (event: string, timeout = AGENT_HOOK_TIMEOUT_S, small = false): Handler => ({ type: 'command', command: hookCommand('codex', event, small), timeout });
-const geminiHandler = (event: string, small = false): Handler => ({ name: 'hermesd', type: 'command', command: hookCommand('gemini', event, small), timeout: AGENT_HOOK_TIMEOUT_S * 1000 });
+const claudeHandler = (event: string, extra: Handler = {}, small = false): Handler => ({
+  type: 'command',
+  command: hookCommand('claude', event, small),
+  timeout: AGENT_HOOK_TIMEOUT_S,
+  ...extra,
+});
+const codexHandler = (event: string, timeout = AGENT_HOOK_TIMEOUT_S, small = false): Handler => ({
+  type: 'command',
+  command: hookCommand('codex', event, small),
+  timeout,
+});
+const geminiHandler = (event: string, small = false): Handler => ({
+  name: 'hermesd',
+  type: 'command',
+  command: hookCommand('gemini', event, small),
+  timeout: AGENT_HOOK_TIMEOUT_S * 1000,
+});
 
 /**
  * The tools whose calls the guard judges (the rest are not worth a hook run each), in two
@@ -246,10 +261,12 @@ export function hookEntries(agent: AgentName): HookEntry[] {
       ];
     case 'cursor':
       // beforeShellExecution carries a command; beforeReadFile carries the file's content, preToolUse any tool's input.
-      return ['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd'].map((event) => {
-        const small = event === 'beforeShellExecution';
-        return { event, value: { command: hookCommand('cursor', event, small), timeout: AGENT_HOOK_TIMEOUT_S }, ...(small ? { small: true as const } : {}) };
-      });
+      return ['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd'].map(
+        (event) => {
+          const small = event === 'beforeShellExecution';
+          return { event, value: { command: hookCommand('cursor', event, small), timeout: AGENT_HOOK_TIMEOUT_S }, ...(small ? { small: true as const } : {}) };
+        },
+      );
     case 'gemini':
       return [
         { event: 'SessionStart', value: group(geminiHandler('SessionStart')) },
@@ -288,7 +305,12 @@ type JsonPlan = { file: string; additions: Array<{ path: string[]; key?: string;
 function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
   switch (agent) {
     case 'claude':
-      return { type: 'stdio', command: 'sh', args: [`\${CLAUDE_PROJECT_DIR:-.}/${MCP_STUB}`], env: Object.fromEntries(FORWARDED_ENV.map((v) => [v, `\${${v}:-}`])) };
+      return {
+        type: 'stdio',
+        command: 'sh',
+        args: [`\${CLAUDE_PROJECT_DIR:-.}/${MCP_STUB}`],
+        env: Object.fromEntries(FORWARDED_ENV.map((v) => [v, `\${${v}:-}`])),
+      };
     case 'cursor':
       return { command: 'sh', args: [`\${workspaceFolder}/${MCP_STUB}`] };
     case 'gemini':
@@ -304,7 +326,10 @@ function mcpValue(agent: Exclude<AgentName, 'codex'>): Record<string, unknown> {
  */
 const CODEX_MCP = {
   command: 'sh',
-  args: ['-c', `${walkUpTo([MCP_STUB], `{ echo "hermesd: no ${MCP_STUB} in $PWD or above it: hermesd's MCP server is not in this repository" >&2; exit 1; }`)} exec sh "$d/${MCP_STUB}"`],
+  args: [
+    '-c',
+    `${walkUpTo([MCP_STUB], `{ echo "hermesd: no ${MCP_STUB} in $PWD or above it: hermesd's MCP server is not in this repository" >&2; exit 1; }`)} exec sh "$d/${MCP_STUB}"`,
+  ],
   env_vars: [...FORWARDED_ENV],
 };
 
@@ -317,7 +342,14 @@ export function jsonPlans(agent: AgentName, opts: { codexHooksInToml: boolean; d
   const split = new Set(entries.filter((e, i) => entries.findIndex((x) => x.event === e.event) !== i).map((e) => e.event));
   const hooks = (file: string, extra: JsonPlan['additions'] = []): JsonPlan => ({
     file,
-    additions: [...extra, ...entries.map((e) => ({ path: ['hooks', e.event], value: e.value, ours: (v: unknown) => isOurHook(v, agent, e.event, split.has(e.event) ? !!e.small : undefined) }))],
+    additions: [
+      ...extra,
+      ...entries.map((e) => ({
+        path: ['hooks', e.event],
+        value: e.value,
+        ours: (v: unknown) => isOurHook(v, agent, e.event, split.has(e.event) ? !!e.small : undefined),
+      })),
+    ],
   });
   const mcp = (a: Exclude<AgentName, 'codex'>): JsonPlan['additions'][number] => ({ path: ['mcpServers'], key: MCP_SERVER_NAME, value: mcpValue(a) });
   switch (agent) {
@@ -367,7 +399,12 @@ function codexProfileChoice(project: Record<string, unknown>, report: AgentsInst
 function codexTomlBody(opts: { hooks: boolean; mcp: boolean; profile?: CodexProfile }): string {
   const lines: string[] = [];
   if (opts.mcp) {
-    lines.push(`[mcp_servers.${MCP_SERVER_NAME}]`, `command = ${tomlString(CODEX_MCP.command)}`, `args = ${tomlArray(CODEX_MCP.args)}`, `env_vars = ${tomlArray(CODEX_MCP.env_vars)}`);
+    lines.push(
+      `[mcp_servers.${MCP_SERVER_NAME}]`,
+      `command = ${tomlString(CODEX_MCP.command)}`,
+      `args = ${tomlArray(CODEX_MCP.args)}`,
+      `env_vars = ${tomlArray(CODEX_MCP.env_vars)}`,
+    );
   }
   // Codex's :workspace, with the guard's files and the protected paths read-only (guard/agent-shell.ts codexProfile).
   if (opts.profile) lines.push('', ...codexProfileTables(opts.profile));
@@ -390,25 +427,36 @@ function codexTomlBody(opts: { hooks: boolean; mcp: boolean; profile?: CodexProf
 const deepEqual = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Adds one entry to a JSON text (see json-edit.ts); undefined when it is there already. */
-function addJson(text: string, file: string, add: JsonPlan['additions'][number]): { text: string; entry: JsonEntry } | { present: true; differs: boolean; existing?: unknown } {
+function addJson(
+  text: string,
+  file: string,
+  add: JsonPlan['additions'][number],
+): { text: string; entry: JsonEntry } | { present: true; differs: boolean; existing?: unknown } {
   const { root } = parseJsonc(text, file);
   let node: JsonNode = root;
   let depth = 0;
   const full = add.path;
   while (depth < full.length) {
-    if (node.kind !== 'object') throw new ConfigError(`${file}: ${full.slice(0, depth).join('.') || 'the document'} is not an object, so hermesd cannot add ${full.join('.')} to it; fix the file or add the entries by hand (docs/agents.md).`);
+    if (node.kind !== 'object')
+      throw new ConfigError(
+        `${file}: ${full.slice(0, depth).join('.') || 'the document'} is not an object, so hermesd cannot add ${full.join('.')} to it; fix the file or add the entries by hand (docs/agents.md).`,
+      );
     const child: JsonNode | undefined = node.members.find((m) => m.key === full[depth])?.value;
     if (!child) break;
     node = child;
     depth++;
   }
-  if (node.kind !== 'object' && depth < full.length) throw new ConfigError(`${file}: ${full.slice(0, depth).join('.')} is not an object; hermesd cannot add its entries to it.`);
+  if (node.kind !== 'object' && depth < full.length)
+    throw new ConfigError(`${file}: ${full.slice(0, depth).join('.')} is not an object; hermesd cannot add its entries to it.`);
   if (depth < full.length) {
     let v: unknown = add.key !== undefined ? { [add.key]: add.value } : [add.value];
     for (let k = full.length - 1; k > depth; k--) v = { [full[k]!]: v };
     const created: string[][] = [];
     for (let k = depth; k < full.length; k++) created.push(full.slice(0, k + 1));
-    return { text: insertAt(text, full.slice(0, depth), { key: full[depth]!, value: v }), entry: { path: add.path, ...(add.key !== undefined ? { key: add.key } : {}), value: add.value, created } };
+    return {
+      text: insertAt(text, full.slice(0, depth), { key: full[depth]!, value: v }),
+      entry: { path: add.path, ...(add.key !== undefined ? { key: add.key } : {}), value: add.value, created },
+    };
   }
   if (add.key !== undefined) {
     if (node.kind !== 'object') throw new ConfigError(`${file}: ${full.join('.')} is not an object; hermesd cannot add "${add.key}" to it.`);
@@ -434,7 +482,14 @@ export function removeJsonEntries(text: string, file: string, entries: readonly 
       missing++;
       continue;
     }
-    const index = e.key !== undefined ? (node.kind === 'object' ? node.members.findIndex((m) => m.key === e.key && deepEqual(toValue(m.value), e.value)) : -1) : node.kind === 'array' ? node.items.findIndex((it) => deepEqual(toValue(it), e.value)) : -1;
+    const index =
+      e.key !== undefined
+        ? node.kind === 'object'
+          ? node.members.findIndex((m) => m.key === e.key && deepEqual(toValue(m.value), e.value))
+          : -1
+        : node.kind === 'array'
+          ? node.items.findIndex((it) => deepEqual(toValue(it), e.value))
+          : -1;
     if (index < 0) {
       missing++;
       continue;
@@ -595,7 +650,9 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
             const r = appendBlock(base, codexTomlBody({ hooks: false, mcp: !hasMcp, profile }), '.codex/config.toml');
             w.text = r.text;
             w.rec.inserted = r.inserted;
-            report.notes.push('your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)');
+            report.notes.push(
+              'your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)',
+            );
           }
           if (profile) {
             report.codexProfile = profile.name;
@@ -605,7 +662,10 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
           }
         }
       } else codexHooksInToml = JSON.stringify(parseToml(w.text, '.codex/config.toml').hooks ?? null).includes(AGENT_STUB);
-      if (codexHooksInToml) report.notes.push("Codex: hermesd's hooks went to [hooks] in .codex/config.toml, where yours are (a .codex folder with both hooks.json and [hooks] makes Codex warn at every start)");
+      if (codexHooksInToml)
+        report.notes.push(
+          "Codex: hermesd's hooks went to [hooks] in .codex/config.toml, where yours are (a .codex folder with both hooks.json and [hooks] makes Codex warn at every start)",
+        );
     }
     for (const plan of jsonPlans(agent, { codexHooksInToml, denyWrite: opts.denyWrite })) {
       const w = current(plan.file, 'json');
@@ -659,7 +719,15 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   }
   report.changed = [...changedNow];
   // Nothing to give back for a file init read and left alone.
-  state.files = state.files.filter((f) => f.before === null || f.entries.length > 0 || f.inserted || f.insertedTop || isStub(f.path) || Buffer.from(f.before, 'base64').toString('utf8') !== readTextIfAny(join(root, f.path)));
+  state.files = state.files.filter(
+    (f) =>
+      f.before === null ||
+      f.entries.length > 0 ||
+      f.inserted ||
+      f.insertedTop ||
+      isStub(f.path) ||
+      Buffer.from(f.before, 'base64').toString('utf8') !== readTextIfAny(join(root, f.path)),
+  );
 
   writeRunner(runners.runner, agentRunnerScript({ ...opts, commonDir: repo.commonDir }));
   writeRunner(runners.mcpRunner, mcpRunnerScript(opts));
@@ -684,7 +752,11 @@ function dropStaleDenyWrite(rec: FileRecord, text: string, file: string, wanted:
   const heir = rec.entries.find((e) => here(e) && !stale.includes(e));
   rec.entries = rec.entries.filter((e) => !stale.includes(e));
   if (heir) heir.created.push(...stale.flatMap((e) => e.created));
-  return removeJsonEntries(text, file, stale.map((e) => (heir ? { ...e, created: [] } : e))).text;
+  return removeJsonEntries(
+    text,
+    file,
+    stale.map((e) => (heir ? { ...e, created: [] } : e)),
+  ).text;
 }
 
 function trustNote(agent: AgentName, root: string): string {
@@ -693,7 +765,7 @@ function trustNote(agent: AgentName, root: string): string {
       return 'Claude Code: the hooks run once the folder is trusted; it asks before it uses the project MCP server in .mcp.json';
     case 'codex':
       return (
-        "Codex: it reads .codex/ (hermesd's hooks and MCP server) only in a trusted project: answer \"trust\" when Codex asks, or add " +
+        'Codex: it reads .codex/ (hermesd\'s hooks and MCP server) only in a trusted project: answer "trust" when Codex asks, or add ' +
         `[projects."${root}"] trust_level = "trusted" to ~/.codex/config.toml; then open /hooks in Codex and trust hermesd's hooks ` +
         '(it skips new or changed hooks until they are reviewed). `hermesd doctor` says whether Codex will run them'
       );
@@ -814,4 +886,3 @@ function otherAgentInstalls(repo: Repo): boolean {
   }
   return candidates.some((f) => f !== statePath(repo) && existsSync(f));
 }
-

@@ -77,7 +77,11 @@ export function parseJsonc(text: string, file = 'the file'): { root: JsonNode; v
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0 || !tree) {
     const e = errors[0];
-    const what = e ? printParseErrorCode(e.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase() : 'no JSON value';
+    const what = e
+      ? printParseErrorCode(e.error)
+          .replace(/([a-z])([A-Z])/g, '$1 $2')
+          .toLowerCase()
+      : 'no JSON value';
     throw new ConfigError(`${file} is not valid JSON (line ${e ? lineOf(text, e.offset) : 1}): ${what}. Fix it, then run hermesd init --agents again.`);
   }
   const dup = duplicateKey(text, tree);
@@ -137,7 +141,9 @@ function startsLine(text: string, pos: number): boolean {
 /** `value` as JSON text placed at `indent`, in the file's style (one line when `inline`). */
 function render(value: unknown, indent: string, style: { eol: string; unit: string }, inline: boolean): string {
   if (inline) return JSON.stringify(value);
-  return JSON.stringify(value, null, style.unit).split('\n').join(style.eol + indent);
+  return JSON.stringify(value, null, style.unit)
+    .split('\n')
+    .join(style.eol + indent);
 }
 
 /**

@@ -107,7 +107,7 @@ export class AgentSessions {
     const used = fixed.join('\n\n').length + 2 + fence;
     const room = AGENT_CONTEXT_MAX_CHARS - used;
     if (skills.length > room) {
-      const note = '\n… (skill index cut to fit; hermesd\'s MCP tool skills_list lists every skill)';
+      const note = "\n… (skill index cut to fit; hermesd's MCP tool skills_list lists every skill)";
       skills = room > note.length ? skills.slice(0, room - note.length).replace(/\n[^\n]*$/, '') + note : '';
     }
     return `${SESSION_CONTEXT_OPEN}\n${[...fixed, skills.trim()].filter(Boolean).join('\n\n')}\n${SESSION_CONTEXT_CLOSE}`;

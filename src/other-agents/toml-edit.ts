@@ -83,9 +83,12 @@ function checked(text: string, r: { text: string; inserted: string }, file: stri
   try {
     after = parse(r.text) as Record<string, unknown>;
   } catch (err) {
-    throw new ConfigError(`hermesd's ${o.what} cannot be added to ${file}${o.as} (${(err as Error).message.split('\n')[0]}); add them by hand (docs/agents.md shows them).`);
+    throw new ConfigError(
+      `hermesd's ${o.what} cannot be added to ${file}${o.as} (${(err as Error).message.split('\n')[0]}); add them by hand (docs/agents.md shows them).`,
+    );
   }
-  if (!userDataKept(before, after)) throw new ConfigError(`adding hermesd's ${o.what} to ${file} would change settings of yours; add them by hand (docs/agents.md shows them).`);
+  if (!userDataKept(before, after))
+    throw new ConfigError(`adding hermesd's ${o.what} to ${file} would change settings of yours; add them by hand (docs/agents.md shows them).`);
   return r;
 }
 

@@ -130,7 +130,13 @@ const claudeLine: LineReader = (rec, offset, out, toolNames) => {
         const name = id ? toolNames.get(id) : undefined;
         out.items.push({
           key: `${base}:${i}`,
-          message: { role: 'tool', content: ownWords(textOf(part.content) || (typeof rec.toolUseResult === 'string' ? rec.toolUseResult : '')), toolCallId: id ?? null, toolName: name ?? null, ...when },
+          message: {
+            role: 'tool',
+            content: ownWords(textOf(part.content) || (typeof rec.toolUseResult === 'string' ? rec.toolUseResult : '')),
+            toolCallId: id ?? null,
+            toolName: name ?? null,
+            ...when,
+          },
         });
       }
     });
@@ -158,7 +164,8 @@ const claudeLine: LineReader = (rec, offset, out, toolNames) => {
       calls.push({ ...(id ? { id } : {}), type: 'function', function: { name: part.name, arguments: jsonArgs(part.input) } });
     }
   }
-  if (texts.length || calls.length) out.items.push({ key: `${base}:a`, message: { role: 'assistant', content: texts.join('\n'), toolCalls: calls.length ? calls : null, ...when } });
+  if (texts.length || calls.length)
+    out.items.push({ key: `${base}:a`, message: { role: 'assistant', content: texts.join('\n'), toolCalls: calls.length ? calls : null, ...when } });
 };
 
 // ---- Codex ------------------------------------------------------------------------------
@@ -201,7 +208,10 @@ const codexLine: LineReader = (rec, offset, out, toolNames) => {
       const id = s(p.call_id);
       if (id) toolNames.set(id, name);
       const args = p.type === 'function_call' ? jsonArgs(p.arguments) : jsonArgs(p.input);
-      out.items.push({ key, message: { role: 'assistant', content: '', toolCalls: [{ ...(id ? { id } : {}), type: 'function', function: { name, arguments: args } }], ...when } });
+      out.items.push({
+        key,
+        message: { role: 'assistant', content: '', toolCalls: [{ ...(id ? { id } : {}), type: 'function', function: { name, arguments: args } }], ...when },
+      });
       return;
     }
     case 'function_call_output':
@@ -265,9 +275,18 @@ function geminiMessage(rec: Rec, out: ParsedChunk): void {
   for (const call of Array.isArray(rec.toolCalls) ? rec.toolCalls : []) {
     if (!isRec(call) || typeof call.name !== 'string') continue;
     const callId = s(call.id) ?? call.name;
-    out.items.push({ key: `${id}:call:${callId}`, message: { role: 'assistant', content: '', toolCalls: [{ id: callId, type: 'function', function: { name: call.name, arguments: jsonArgs(call.args) } }], ...when } });
+    out.items.push({
+      key: `${id}:call:${callId}`,
+      message: {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: callId, type: 'function', function: { name: call.name, arguments: jsonArgs(call.args) } }],
+        ...when,
+      },
+    });
     const result = DONE.has(String(call.status)) ? geminiResult(call) : undefined;
-    if (result !== undefined) out.items.push({ key: `${id}:result:${callId}`, message: { role: 'tool', content: result, toolCallId: callId, toolName: call.name, ...when } });
+    if (result !== undefined)
+      out.items.push({ key: `${id}:result:${callId}`, message: { role: 'tool', content: result, toolCallId: callId, toolName: call.name, ...when } });
   }
 }
 
@@ -302,7 +321,8 @@ const cursorLine: LineReader = (rec, offset, out) => {
   for (const part of parts) {
     if (!isRec(part)) continue;
     if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
-    else if (part.type === 'tool_use' && typeof part.name === 'string') calls.push({ type: 'function', function: { name: part.name, arguments: jsonArgs(part.input) } });
+    else if (part.type === 'tool_use' && typeof part.name === 'string')
+      calls.push({ type: 'function', function: { name: part.name, arguments: jsonArgs(part.input) } });
   }
   const key = `o${offset}`;
   if (role === 'user') {
@@ -311,7 +331,8 @@ const cursorLine: LineReader = (rec, offset, out) => {
       out.items.push({ key, message: { role: 'user', content: text } });
       out.title ??= title(text);
     }
-  } else if (texts.length || calls.length) out.items.push({ key, message: { role: 'assistant', content: texts.join('\n'), toolCalls: calls.length ? calls : null } });
+  } else if (texts.length || calls.length)
+    out.items.push({ key, message: { role: 'assistant', content: texts.join('\n'), toolCalls: calls.length ? calls : null } });
 };
 
 /** Cursor's older plain-text transcript: `user:` / `assistant:` blocks, `[Tool call] …` lines inside. */

@@ -77,7 +77,12 @@ export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: s
 }
 
 /** A repository as the commands that read only git's objects see it (check --commits, the server hook): work tree or bare. */
-export type GitRepository = { gitDir: string; commonDir: string; bare: boolean; /** The work tree's top; undefined in a bare repository or inside a git dir. */ root?: string };
+export type GitRepository = {
+  gitDir: string;
+  commonDir: string;
+  bare: boolean;
+  /** The work tree's top; undefined in a bare repository or inside a git dir. */ root?: string;
+};
 
 /**
  * The repository around `cwd`, with or without a work tree (a server's bare repository, the
@@ -86,10 +91,18 @@ export type GitRepository = { gitDir: string; commonDir: string; bare: boolean; 
  */
 export function findGitRepository(cwd: string = process.cwd()): GitRepository {
   // One git process: --show-toplevel fails where there is no work tree, after the other answers.
-  const r = gitTry(['rev-parse', '--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'], { cwd, env: process.env });
+  const r = gitTry(['rev-parse', '--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'], {
+    cwd,
+    env: process.env,
+  });
   const [bare, inWorkTree, gitDir, common, top] = r.stdout.trimEnd().split('\n');
-  if (!gitDir || !common) throw new NotARepository(`Not inside a git repository: ${cwd}. Run hermesd from a clone or a bare repository (git init creates one).`);
-  const repo: GitRepository = { gitDir: realpathSync(gitDir), commonDir: realpathSync(isAbsolute(common) ? common : resolve(cwd, common)), bare: bare === 'true' };
+  if (!gitDir || !common)
+    throw new NotARepository(`Not inside a git repository: ${cwd}. Run hermesd from a clone or a bare repository (git init creates one).`);
+  const repo: GitRepository = {
+    gitDir: realpathSync(gitDir),
+    commonDir: realpathSync(isAbsolute(common) ? common : resolve(cwd, common)),
+    bare: bare === 'true',
+  };
   if (inWorkTree === 'true' && top) repo.root = realpathSync(top);
   return repo;
 }
@@ -176,7 +189,12 @@ export function memoriesDir(home: string): string {
  */
 export function projectId(commonDir: string): string {
   const top = basename(commonDir) === '.git' ? basename(dirname(commonDir)) : basename(commonDir).replace(/\.git$/, '');
-  const slug = top.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 40) || 'repo';
+  const slug =
+    top
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[-.]+|-+$/g, '')
+      .slice(0, 40) || 'repo';
   return `${slug}-${createHash('sha256').update(commonDir).digest('hex').slice(0, 12)}`;
 }
 
@@ -298,4 +316,3 @@ export function agentRunnerPath(commonDir: string): string {
 export function mcpRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'mcp');
 }
-

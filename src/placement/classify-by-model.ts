@@ -13,7 +13,12 @@ import { ownerSchema, reasonsSchema } from '../protocol/owners.js';
 export const modelPlacementSchema = z.strictObject({
   owner: ownerSchema,
   reasons: reasonsSchema,
-  entry: z.string().nullable().describe('user / repo-memory: the entry, one short declarative fact ("User prefers concise answers", "Project uses pytest with xdist"); authority / config-rule: the rule as one line'),
+  entry: z
+    .string()
+    .nullable()
+    .describe(
+      'user / repo-memory: the entry, one short declarative fact ("User prefers concise answers", "Project uses pytest with xdist"); authority / config-rule: the rule as one line',
+    ),
   rule: z
     .strictObject({
       protect: z.array(z.string()).nullable().describe('repository-relative globs no tool may write, e.g. "src/generated/**"'),
@@ -46,13 +51,13 @@ export const PLACEMENT_SYSTEM = [
   '3. type: a rule, a fact (a preference, or an environment fact), evidence, or a method (a procedure of several steps)?',
   '4. readTiming: at every session start, only when a matching task occurs, or never again?',
   'Then choose one owner:',
-  '- authority: a rule every contributor of THIS repository must follow (it goes into the repository\'s AGENTS.md / CLAUDE.md).',
+  "- authority: a rule every contributor of THIS repository must follow (it goes into the repository's AGENTS.md / CLAUDE.md).",
   '- config-rule: such a rule when the daemon can enforce it mechanically: a ban on editing named paths (protect globs) or on committing a recognisable pattern (forbid regex).',
   '- user: a stable preference of the user that holds in every project (USER.md). Write `entry` as a declarative fact: "User prefers concise responses", never an instruction like "Always respond concisely".',
-  "- repo-memory: a fact about this repository's environment (\"tests need `make db` first\", \"the API listens on :8080\"). Write `entry` declaratively: \"Project uses pytest with xdist\", not \"Run tests with pytest -n 4\".",
+  '- repo-memory: a fact about this repository\'s environment ("tests need `make db` first", "the API listens on :8080"). Write `entry` declaratively: "Project uses pytest with xdist", not "Run tests with pytest -n 4".',
   '- skill: a reusable procedure of several steps (give name, description and steps).',
   '- none: one-off task state or a request for the current task; the transcript already keeps it.',
-  'Choosing a durable owner for one-off state hardens it into policy; putting a repository rule into USER.md leaks it into every project. When unsure between authority and user, a rule about code is the repository\'s.',
+  "Choosing a durable owner for one-off state hardens it into policy; putting a repository rule into USER.md leaks it into every project. When unsure between authority and user, a rule about code is the repository's.",
 ].join('\n');
 
 /** The JSON-in-text instruction for endpoints that refuse json_schema (and a reminder for those that ignore it). */
@@ -92,7 +97,9 @@ export async function classifyByModel(
   context: { authorityFile?: string; maxTokens: number; signal?: AbortSignal },
 ): Promise<{ placement: ModelPlacement; structured: boolean }> {
   const schema = jsonSchemaOf(modelPlacementSchema);
-  const where = context.authorityFile ? `The repository's authority file in force is ${context.authorityFile}.` : 'The repository has no authority file yet (AGENTS.md would be created).';
+  const where = context.authorityFile
+    ? `The repository's authority file in force is ${context.authorityFile}.`
+    : 'The repository has no authority file yet (AGENTS.md would be created).';
   const answer = await model.complete({
     system: `${PLACEMENT_SYSTEM}\n\n${jsonInstruction(schema)}`,
     user: `${where}\nThe sentence:\n${sentence}`,

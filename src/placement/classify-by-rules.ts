@@ -55,23 +55,28 @@ const ACTION =
 
 const USER_SCOPE =
   /\b(my (requests?|questions?|messages?|descriptions?|bug reports?)|in (all|every|any) (of )?my (projects?|repos?|repositories|code|work)|in any (project|repo|repository)|across (all )?(my )?(projects|repos|repositories)|every(where| project| repo(sitory)?)|all my (projects|repos|repositories|code)|my own projects|globally|(for|with|to) me\b|unless i ask|when i ask|if i ask|i read|i review)\b/i;
-const FIRST_PERSON = /^((the )?user('s)? (prefers|likes|wants|is|uses|works|reads|speaks|dislikes|hates|needs|reviews|lives)|i am|i'm|i use|i prefer|i like|i love|i hate|i dislike|i want|i'd like|i'd rather|i would rather|i need|i work|i review|i read|i speak|i live|call me|my (name|timezone|time zone|editor|shell|os|preference|preferences|role|job|pronouns|language|native language|team|keyboard|laptop|machine|setup))\b/i;
+const FIRST_PERSON =
+  /^((the )?user('s)? (prefers|likes|wants|is|uses|works|reads|speaks|dislikes|hates|needs|reviews|lives)|i am|i'm|i use|i prefer|i like|i love|i hate|i dislike|i want|i'd like|i'd rather|i would rather|i need|i work|i review|i read|i speak|i live|call me|my (name|timezone|time zone|editor|shell|os|preference|preferences|role|job|pronouns|language|native language|team|keyboard|laptop|machine|setup))\b/i;
 const COMMUNICATION =
   /\b(answers?|respond|responses?|reply|replies|explain(ing)?|explanations?|be (concise|brief|direct|verbose|terse|short|thorough)|tone|emojis?|bullet points?|summar(y|ies|ize|ise)|jargon|preambles?|clarifying questions?|ask (me|before)|rephrase|sugar-?coat|talk|speak|in (english|german|french|spanish|japanese|chinese|portuguese|italian|dutch)|british english|american english|spelling)\b/i;
 
-const REPO_SCOPE = /\b(this (repo|repository|project|codebase|package|monorepo|service|app)|in this (repo|repository|project|codebase)|here\b|our (repo|repository|project|codebase|ci|tests?|build))\b/i;
+const REPO_SCOPE =
+  /\b(this (repo|repository|project|codebase|package|monorepo|service|app)|in this (repo|repository|project|codebase)|here\b|our (repo|repository|project|codebase|ci|tests?|build))\b/i;
 const NORMATIVE =
   /\b(never|always|must|mustn'?t|should|shouldn'?t|do not|don'?t|avoid|prefer|preferred|have to|has to|are not allowed|is not allowed|forbidden|make sure|ensure|keep|required|need to be|needs to be|instead of|rather than|no new)\b/i;
 /** "always"/"never" before a third-person verb after a subject describe what happens ("the server always starts on 3000"), not a rule. */
 const FREQUENCY = /\b\w+\s+(always|never)\s+\w+s\b/i;
 /** Talk-style words about code artifacts are the repository's conventions, not how to talk to the user. */
-const CODE_ARTIFACT = /\b(strings?|comments?|code|docstrings?|identifiers?|variables?|functions?|class(es)?|tests?|commit messages?|logs?|errors?|messages in)\b/i;
-const CONVENTION = /\b(conventions?|style|naming|indent(ation|ed)?|tabs|spaces|format(ted|ting)?|commit messages?|docstrings?|follow(s)? (the )?[\w-]+ (convention|style|standard|format|guide))\b/i;
+const CODE_ARTIFACT =
+  /\b(strings?|comments?|code|docstrings?|identifiers?|variables?|functions?|class(es)?|tests?|commit messages?|logs?|errors?|messages in)\b/i;
+const CONVENTION =
+  /\b(conventions?|style|naming|indent(ation|ed)?|tabs|spaces|format(ted|ting)?|commit messages?|docstrings?|follow(s)? (the )?[\w-]+ (convention|style|standard|format|guide))\b/i;
 
 /** Words of a repository's environment: what a fact about it talks about. */
 const ENVIRONMENT =
   /\b(repo|repository|project|codebase|monorepo|package|packages|tests?|test suite|suite|ci|build|server|database|db|port|docker|compose|container|redis|postgres|mysql|sqlite|branch|fixtures?|linter|lint|env|environment variables?|migrations?|api|docs|endpoint|staging|production|deploy|python|node|go|rust|java|version|pinned|workspaces?|dependencies|script|scripts|makefile|make|npm|pnpm|yarn|pytest|vitest|jest|cargo|gradle|maven|generated|generator|schema|cache|cluster|service|services|bucket|queue|cron|flaky|slow|takes|listens?|runs? on|lives? in|located|uses|requires?|needs?)\b/i;
-const FACT_VERB = /\b(is|are|was|were|uses|use|runs|run on|listens|lives|live|takes|take|needs|need|requires|require|has|have|loads|load|lives in|sits|sit|exists|exist|contains|contain|points|point|depends|depend|only exist|is called|are called|are generated|is generated|are fetched|is reset|are copied|is pinned|defaults?|starts|binds|serves|stores|writes|reads|builds|deploys|pins|caches|expects|returns|fails|passes|times out)\b/i;
+const FACT_VERB =
+  /\b(is|are|was|were|uses|use|runs|run on|listens|lives|live|takes|take|needs|need|requires|require|has|have|loads|load|lives in|sits|sit|exists|exist|contains|contain|points|point|depends|depend|only exist|is called|are called|are generated|is generated|are fetched|is reset|are copied|is pinned|defaults?|starts|binds|serves|stores|writes|reads|builds|deploys|pins|caches|expects|returns|fails|passes|times out)\b/i;
 
 const PATHISH = /[\w-]+\/[\w./*-]*|`[^`]+`|\b[\w-]+\.(json|md|toml|ya?ml|ts|js|py|go|rs|lock|cfg|ini|sh)\b|:\d{2,5}\b|\bport \d+/i;
 
@@ -131,7 +136,9 @@ function numberedList(text: string): boolean {
 
 const reasonsOf = {
   none: (marker: string): Reasons => ({
-    scope: marker ? `only the current task ("${marker}")` : 'no one beyond the current task: the sentence names no repository rule, preference, fact or procedure',
+    scope: marker
+      ? `only the current task ("${marker}")`
+      : 'no one beyond the current task: the sentence names no repository rule, preference, fact or procedure',
     lifetime: 'until the task ends',
     type: 'one-off task state or a request',
     readTiming: 'never again as always-on material; the transcript keeps the words and session_search finds them later',
@@ -149,7 +156,9 @@ const reasonsOf = {
     readTiming: 'at the start of every session in every repository (USER.md, volatile tier)',
   }),
   authority: (marker: string, scopeMarker: string): Reasons => ({
-    scope: scopeMarker ? `this repository ("${scopeMarker}"): every contributor and task here` : 'this repository (no cross-project marker): every contributor and task here',
+    scope: scopeMarker
+      ? `this repository ("${scopeMarker}"): every contributor and task here`
+      : 'this repository (no cross-project marker): every contributor and task here',
     lifetime: 'as long as the repository keeps the rule',
     type: `a rule ("${marker}")`,
     readTiming: 'at the start of every session in this repository (the authority file, context tier)',
@@ -197,13 +206,21 @@ export function classifyByRules(raw: string): RuleClassification {
   // 4. A rule of this repository.
   const normative = normativeMarker(body) || firstMatch(CONVENTION, body);
   if (normative || imperative === 'rule' || /^no\b/i.test(body)) {
-    return { owner: 'authority', reasons: reasonsOf.authority(normative || firstMatch(VERB_START, body) || 'no …', firstMatch(REPO_SCOPE, body)), rule: 'repository rule' };
+    return {
+      owner: 'authority',
+      reasons: reasonsOf.authority(normative || firstMatch(VERB_START, body) || 'no …', firstMatch(REPO_SCOPE, body)),
+      rule: 'repository rule',
+    };
   }
 
   // 5. A fact about the repository's environment.
   const verb = firstMatch(FACT_VERB, body);
   if ((verb && (ENVIRONMENT.test(lower) || PATHISH.test(body))) || repoScoped) {
-    return { owner: 'repo-memory', reasons: reasonsOf.repo(verb || 'a statement about it', firstMatch(REPO_SCOPE, body) || firstMatch(PATHISH, body)), rule: 'environment fact' };
+    return {
+      owner: 'repo-memory',
+      reasons: reasonsOf.repo(verb || 'a statement about it', firstMatch(REPO_SCOPE, body) || firstMatch(PATHISH, body)),
+      rule: 'environment fact',
+    };
   }
 
   // 6. Nothing says it should outlive the task.

@@ -10,7 +10,9 @@ import { SKILL_NAME_MAX_CHARS } from '../skills/validate.js';
 export function stripLead(sentence: string): string {
   return sentence
     .trim()
-    .replace(/^(please\s+)?(remember( that| how to)?|note( that)?|fyi|for the record|keep in mind( that)?|just so you know)\s*[:,-]?\s*/i, (m) => (/how to/i.test(m) ? 'How to ' : ''))
+    .replace(/^(please\s+)?(remember( that| how to)?|note( that)?|fyi|for the record|keep in mind( that)?|just so you know)\s*[:,-]?\s*/i, (m) =>
+      /how to/i.test(m) ? 'How to ' : '',
+    )
     .trim();
 }
 
@@ -81,12 +83,41 @@ export function ruleLine(sentence: string): string {
   return `- ${sentenceCase(stripLead(sentence))}`;
 }
 
-const STOP = new Set(['the', 'a', 'an', 'this', 'that', 'our', 'my', 'your', 'of', 'for', 'to', 'in', 'on', 'with', 'and', 'how', 'steps', 'when', 'whenever', 'you', 'it', 'is', 'are', 'works', 'like']);
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'this',
+  'that',
+  'our',
+  'my',
+  'your',
+  'of',
+  'for',
+  'to',
+  'in',
+  'on',
+  'with',
+  'and',
+  'how',
+  'steps',
+  'when',
+  'whenever',
+  'you',
+  'it',
+  'is',
+  'are',
+  'works',
+  'like',
+]);
 
 /** A skill name from the sentence's opener ("To release: …" → "release"; "Deploying to staging: …" → "deploying-staging"). */
 export function skillName(sentence: string): string {
   const text = stripLead(sentence);
-  const head = (/^(.*?)[:,—]/.exec(text)?.[1] ?? text).replace(/^(to|how to|steps to|the procedure for|procedure for|workflow for|process for|for a new|for|when(ever)?( you)?)\s+/i, '');
+  const head = (/^(.*?)[:,—]/.exec(text)?.[1] ?? text).replace(
+    /^(to|how to|steps to|the procedure for|procedure for|workflow for|process for|for a new|for|when(ever)?( you)?)\s+/i,
+    '',
+  );
   const words = head
     .toLowerCase()
     .replace(/[^a-z0-9\s-]/g, ' ')
@@ -100,7 +131,10 @@ export function skillName(sentence: string): string {
 /** The steps of a procedure: a numbered list, or the clauses after its opener. */
 export function stepsOf(sentence: string): string[] {
   const text = stripLead(sentence);
-  const numbered = text.split(/\s(?=\d+[.)]\s)|^(?=\d+[.)]\s)/).map((s) => s.replace(/^\d+[.)]\s*/, '').trim()).filter(Boolean);
+  const numbered = text
+    .split(/\s(?=\d+[.)]\s)|^(?=\d+[.)]\s)/)
+    .map((s) => s.replace(/^\d+[.)]\s*/, '').trim())
+    .filter(Boolean);
   if (numbered.length >= 2) return numbered.map((s) => sentenceCase(s.replace(/[,;]$/, '')));
   const body = /^[^:]{1,80}:\s*(.+)$/.exec(text)?.[1] ?? text.replace(/^[^,]{1,80},\s*/, '');
   return body
@@ -119,6 +153,11 @@ export function skillDraft(sentence: string, name = skillName(sentence)): { name
   const title = name.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase());
   const body = [`# ${title}`, '', ...steps.map((s, i) => `${i + 1}. ${s}`), ''].join('\n');
   // A plain one-line description keeps the front matter in the form every reader parses the same way.
-  const plain = description.replace(/:\s*/g, ' — ').replace(/#/g, ' ').replace(/\s+/g, ' ').replace(/^[^A-Za-z0-9]+/, '').trim();
+  const plain = description
+    .replace(/:\s*/g, ' — ')
+    .replace(/#/g, ' ')
+    .replace(/\s+/g, ' ')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .trim();
   return { name, description: plain, content: `---\nname: ${name}\ndescription: ${plain}\n---\n\n${body}` };
 }

@@ -18,7 +18,8 @@ const KNOWN_CONTENT: Array<{ names: RegExp; id: string; forbid: string }> = [
 ];
 
 const PROHIBITION = /\b(never|do not|don't|dont|must not|mustn't|must never|may not|should never|shouldn't|should not|no one may|not to be|not be)\b/i;
-const EDIT_VERB = /\b(edit(ed|s|ing)?|modif(y|ied|ies|ying)|chang(e|ed|es|ing)|touch(ed|es|ing)?|writ(e|ten|es|ing)|alter(ed|s)?|hand-edit(ed)?|add(ed)? files?)\b/i;
+const EDIT_VERB =
+  /\b(edit(ed|s|ing)?|modif(y|ied|ies|ying)|chang(e|ed|es|ing)|touch(ed|es|ing)?|writ(e|ten|es|ing)|alter(ed|s)?|hand-edit(ed)?|add(ed)? files?)\b/i;
 const READ_ONLY = /\bread-only\b/i;
 const COMMIT_VERB = /\b(commit(ted|s)?|push(ed)?|check(ed)? in|leave|left|add(ed)?|use|ship)\b/i;
 const PRONOUN = /\b(them|it|these|those|there)\b/i;
@@ -28,7 +29,8 @@ const PRONOUN = /\b(them|it|these|those|there)\b/i;
  * `./src`) or a file name with an extension (`CHANGELOG.md`, `package-lock.json`). URLs and
  * version-like tokens are not paths.
  */
-const PATH_TOKEN = /(?<![\w@:/])(`?)((?:\.{0,2}\/)?(?:[\w@*.-]+\/)+(?:[\w@*.-]+)?|[\w*-][\w.*-]*\.(?:json|lock|md|mdx|ya?ml|toml|ts|tsx|js|jsx|mjs|cjs|py|go|rs|rb|java|kt|txt|cfg|ini|proto|sql|graphql|css|scss|html|xml|csv|sh))\1(?=$|[\s,.;:)!?'"`])/g;
+const PATH_TOKEN =
+  /(?<![\w@:/])(`?)((?:\.{0,2}\/)?(?:[\w@*.-]+\/)+(?:[\w@*.-]+)?|[\w*-][\w.*-]*\.(?:json|lock|md|mdx|ya?ml|toml|ts|tsx|js|jsx|mjs|cjs|py|go|rs|rb|java|kt|txt|cfg|ini|proto|sql|graphql|css|scss|html|xml|csv|sh))\1(?=$|[\s,.;:)!?'"`])/g;
 
 function pathsIn(text: string): string[] {
   const out: string[] = [];

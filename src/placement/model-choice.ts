@@ -22,7 +22,10 @@ export class PlacementModel {
     const env = this.env;
     const configured = Boolean(env.OPENAI_BASE_URL || env.OPENAI_API_KEY || config.model.baseUrl || config.model.apiKey);
     if (mode === 'auto' && !configured) {
-      return { noModel: 'No model endpoint is configured (OPENAI_BASE_URL or model.baseUrl), so the rule-based classifier answered (docs/placement.md lists its rules).' };
+      return {
+        noModel:
+          'No model endpoint is configured (OPENAI_BASE_URL or model.baseUrl), so the rule-based classifier answered (docs/placement.md lists its rules).',
+      };
     }
     // One request per answer, not a stream: nothing is shown while it is written.
     const settings = { ...modelSettings(config.model, env), stream: false };

@@ -77,9 +77,22 @@ export type PlacementAnswer = {
   notes: string[];
 };
 
-export type Decided = { owner: Owner; reasons: Reasons; classifier: Classifier; entry?: string; rule?: EnforceableRule; skill?: { name: string; description: string; steps: string[] } };
+export type Decided = {
+  owner: Owner;
+  reasons: Reasons;
+  classifier: Classifier;
+  entry?: string;
+  rule?: EnforceableRule;
+  skill?: { name: string; description: string; steps: string[] };
+};
 
-const words = (text: string) => new Set(text.toLowerCase().match(/[a-z0-9][a-z0-9_.-]*/g)?.filter((w) => w.length > 2) ?? []);
+const words = (text: string) =>
+  new Set(
+    text
+      .toLowerCase()
+      .match(/[a-z0-9][a-z0-9_.-]*/g)
+      ?.filter((w) => w.length > 2) ?? [],
+  );
 
 /** Shared words over the smaller set's (`contained`) or the larger set's (`same`): the first finds a related skill, the second a repeat. */
 function overlap(a: string, b: string, of: 'contained' | 'same' = 'contained'): number {
@@ -91,7 +104,13 @@ function overlap(a: string, b: string, of: 'contained' | 'same' = 'contained'): 
   return both / (of === 'same' ? Math.max(x.size, y.size) : Math.min(x.size, y.size));
 }
 
-const norm = (t: string) => t.toLowerCase().replace(/[`*_]/g, '').replace(/\s+/g, ' ').replace(/[.!;:,\s]+$/, '').trim();
+const norm = (t: string) =>
+  t
+    .toLowerCase()
+    .replace(/[`*_]/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/[.!;:,\s]+$/, '')
+    .trim();
 
 /** Whether `text` already says `sentence`: its words in one line, or the sentence verbatim. */
 function alreadySays(text: string, sentence: string): string | undefined {
@@ -108,13 +127,21 @@ function alreadySays(text: string, sentence: string): string | undefined {
 /** The threat scan and the secret check every text gets before it may enter a prompt. */
 function scanRefusal(text: string, scope: ThreatScope): string | undefined {
   const secrets = redactSecrets(text).redactions;
-  if (secrets.length > 0) return `it holds a secret-shaped value (${[...new Set(secrets.map((r) => r.kind))].join(', ')}), which never goes into a file the prompt carries`;
+  if (secrets.length > 0)
+    return `it holds a secret-shaped value (${[...new Set(secrets.map((r) => r.kind))].join(', ')}), which never goes into a file the prompt carries`;
   const hits = scanText(text, scope);
   return hits.length ? `it matches the threat scan (${[...new Set(hits.map((h) => h.id))].join(', ')})` : undefined;
 }
 
 function fromModel(m: ModelPlacement): Decided {
-  const rule = m.rule ? checked({ id: 'rule', message: m.entry ?? '', ...(m.rule.protect?.length ? { protect: m.rule.protect } : {}), ...(m.rule.forbid ? { forbid: m.rule.forbid } : {}) }) : undefined;
+  const rule = m.rule
+    ? checked({
+        id: 'rule',
+        message: m.entry ?? '',
+        ...(m.rule.protect?.length ? { protect: m.rule.protect } : {}),
+        ...(m.rule.forbid ? { forbid: m.rule.forbid } : {}),
+      })
+    : undefined;
   return { owner: m.owner, reasons: m.reasons, classifier: 'model', entry: m.entry ?? undefined, rule, skill: m.skill ?? undefined };
 }
 
@@ -123,7 +150,11 @@ async function classify(deps: PlacementDeps, sentence: string, authority: Author
   if (deps.model) {
     const signal = AbortSignal.any([AbortSignal.timeout(opts.timeoutMs ?? 30_000), ...(opts.signal ? [opts.signal] : [])]);
     try {
-      const { placement, structured } = await classifyByModel(deps.model, sentence, { authorityFile: authority.files[0]?.label, maxTokens: PLACEMENT_MAX_OUTPUT_TOKENS, signal });
+      const { placement, structured } = await classifyByModel(deps.model, sentence, {
+        authorityFile: authority.files[0]?.label,
+        maxTokens: PLACEMENT_MAX_OUTPUT_TOKENS,
+        signal,
+      });
       if (!structured) notes.push('The model endpoint does not take a JSON schema (response_format json_schema); its JSON answer was parsed strictly instead.');
       return fromModel(placement);
     } catch (err) {
@@ -141,7 +172,9 @@ export async function placeSentence(deps: PlacementDeps, raw: string, opts: Plac
   const sentence = (raw ?? '').trim();
   if (!sentence) throw new UsageError('Give the sentence to remember, e.g. hermesd remember "Do not edit generated files directly".');
   if (charCount(sentence) > PLACEMENT_MAX_CHARS) {
-    throw new UsageError(`The sentence is ${charCount(sentence)} characters; remember takes one statement of at most ${PLACEMENT_MAX_CHARS}. A longer text belongs in a file of the repository.`);
+    throw new UsageError(
+      `The sentence is ${charCount(sentence)} characters; remember takes one statement of at most ${PLACEMENT_MAX_CHARS}. A longer text belongs in a file of the repository.`,
+    );
   }
   const notes: string[] = [];
   const authority = await loadAuthority({ cwd: deps.root, root: deps.root, maxFileChars: deps.config.context.maxFileChars });
@@ -217,7 +250,12 @@ function authorityLine(deps: PlacementDeps, text: string, authority: Authority, 
   if (!file) notes.push('No authority file is in force here; the proposal creates AGENTS.md.');
   return {
     owner: 'authority',
-    draft: { owner: 'authority', summary: `Add to ${rel}: ${line.slice(2)}`, ...repo, change: { kind: 'authority', file: rel, line, patch: unifiedDiff(rel, before, after) } },
+    draft: {
+      owner: 'authority',
+      summary: `Add to ${rel}: ${line.slice(2)}`,
+      ...repo,
+      change: { kind: 'authority', file: rel, line, patch: unifiedDiff(rel, before, after) },
+    },
   };
 }
 
@@ -259,11 +297,23 @@ function configRule(deps: PlacementDeps, sentence: string, rule: EnforceableRule
   return {
     owner: 'config-rule',
     reasons: ENFORCED,
-    draft: { owner: 'config-rule', summary: `Add rule ${id} to ${rel} (${what})`, ...repo, change: { kind: 'config-rule', file: rel, rule: full, patch: unifiedDiff(rel, before, after) } },
+    draft: {
+      owner: 'config-rule',
+      summary: `Add rule ${id} to ${rel} (${what})`,
+      ...repo,
+      change: { kind: 'config-rule', file: rel, rule: full, patch: unifiedDiff(rel, before, after) },
+    },
   };
 }
 
-function memoryEntry(deps: PlacementDeps, d: Decided, sentence: string, authority: Authority, notes: string[], repo: { repo: string; project: string }): Outcome {
+function memoryEntry(
+  deps: PlacementDeps,
+  d: Decided,
+  sentence: string,
+  authority: Authority,
+  notes: string[],
+  repo: { repo: string; project: string },
+): Outcome {
   const user = d.owner === 'user';
   const entry = (d.entry?.trim() || (user ? userEntry(sentence) : repoEntry(sentence))).replace(/\s+/g, ' ');
   const target = user ? 'user' : 'memory';
@@ -313,9 +363,7 @@ function memoryEntry(deps: PlacementDeps, d: Decided, sentence: string, authorit
 }
 
 async function skillChange(deps: PlacementDeps, sentence: string, d: Decided, notes: string[]): Promise<Outcome> {
-  const drafted = d.skill
-    ? skillDraft(`${d.skill.description}: ${d.skill.steps.join(', then ')}`, d.skill.name)
-    : skillDraft(sentence);
+  const drafted = d.skill ? skillDraft(`${d.skill.description}: ${d.skill.steps.join(', then ')}`, d.skill.name) : skillDraft(sentence);
   const content = d.skill
     ? `---\nname: ${drafted.name}\ndescription: ${drafted.description}\n---\n\n# ${drafted.name}\n\n${d.skill.steps.map((s, i) => `${i + 1}. ${s.trim()}`).join('\n')}\n`
     : drafted.content;
@@ -326,7 +374,13 @@ async function skillChange(deps: PlacementDeps, sentence: string, d: Decided, no
   }
   const skills = deps.skills.list();
   const match = skills
-    .map((s) => ({ s, score: Math.max(overlap(`${s.name.replace(/-/g, ' ')} ${s.description}`, `${drafted.name.replace(/-/g, ' ')} ${drafted.description}`), s.name === drafted.name ? 1 : 0) }))
+    .map((s) => ({
+      s,
+      score: Math.max(
+        overlap(`${s.name.replace(/-/g, ' ')} ${s.description}`, `${drafted.name.replace(/-/g, ' ')} ${drafted.description}`),
+        s.name === drafted.name ? 1 : 0,
+      ),
+    }))
     .sort((a, b) => b.score - a.score)[0];
   if (match && match.score >= SKILL_MATCH_MIN) {
     const s = match.s;
@@ -364,7 +418,16 @@ async function skillChange(deps: PlacementDeps, sentence: string, d: Decided, no
     notes.push(`Not proposed: the drafted SKILL.md is not valid (${(err as Error).message}).`);
     return { owner: 'skill' };
   }
-  return { owner: 'skill', draft: { owner: 'skill', summary: `Create skill ${name}: ${drafted.description}`, repo: null, project: null, change: { kind: 'skill-create', name, content: final } } };
+  return {
+    owner: 'skill',
+    draft: {
+      owner: 'skill',
+      summary: `Create skill ${name}: ${drafted.description}`,
+      repo: null,
+      project: null,
+      change: { kind: 'skill-create', name, content: final },
+    },
+  };
 }
 
 /** A skill's SKILL.md as it is, or undefined when the store will not serve it (gone, or scans dangerous). */

@@ -161,8 +161,16 @@ export function runCommand(command: string, opts: RunOptions): Promise<CommandRe
  * two checks). `args` become `$0 $1 …`; `stdio: 'inherit'` hands the terminal to it.
  * Resolves with its exit status (null: killed, or it did not start).
  */
-export function runCommandSync(command: string, opts: { cwd: string; env?: NodeJS.ProcessEnv; wrap?: CommandWrap; timeoutMs?: number; args?: string[]; stdio?: 'ignore' | 'inherit' }): { status: number | null; signal: NodeJS.Signals | null; error?: Error } {
+export function runCommandSync(
+  command: string,
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; wrap?: CommandWrap; timeoutMs?: number; args?: string[]; stdio?: 'ignore' | 'inherit' },
+): { status: number | null; signal: NodeJS.Signals | null; error?: Error } {
   const how = (opts.wrap ?? plainShell)(command, opts.cwd);
-  const r = spawnSync(how.file, [...how.args, ...(opts.args ?? [])], { cwd: opts.cwd, env: how.env ?? opts.env ?? process.env, stdio: opts.stdio ?? 'ignore', timeout: opts.timeoutMs });
+  const r = spawnSync(how.file, [...how.args, ...(opts.args ?? [])], {
+    cwd: opts.cwd,
+    env: how.env ?? opts.env ?? process.env,
+    stdio: opts.stdio ?? 'ignore',
+    timeout: opts.timeoutMs,
+  });
   return { status: r.status, signal: r.signal, ...(r.error ? { error: r.error } : {}) };
 }

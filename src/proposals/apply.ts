@@ -32,10 +32,10 @@ export function refuseIfElsewhere(p: Proposal, project: string): void {
 function inTree(root: string, file: string): string {
   const abs = join(root, file);
   const rel = relative(root, abs);
-  if (rel.startsWith('..') || rel.split(sep).includes('.git')) throw new Refused(`The proposal names ${file}, which is outside the work tree; it was not applied.`);
+  if (rel.startsWith('..') || rel.split(sep).includes('.git'))
+    throw new Refused(`The proposal names ${file}, which is outside the work tree; it was not applied.`);
   return abs;
 }
-
 
 const leftToCommit = (file: string) => `review it with \`git diff -- ${file}\` and commit it yourself (hermesd does not commit to your repository).`;
 
@@ -77,7 +77,10 @@ export async function applyProposal(p: Proposal, deps: ApplyDeps): Promise<strin
       return `Added rule ${id} to ${c.file} in the work tree (not committed); the daemon enforces it now: ${leftToCommit(c.file)}`;
     }
     case 'skill-create': {
-      const r = await deps.skills.manage({ action: 'create', name: c.name, content: c.content, ...(c.category ? { category: c.category } : {}) }, { sessionId: `proposal ${p.id}` });
+      const r = await deps.skills.manage(
+        { action: 'create', name: c.name, content: c.content, ...(c.category ? { category: c.category } : {}) },
+        { sessionId: `proposal ${p.id}` },
+      );
       return r.message;
     }
     case 'skill-edit': {
@@ -85,11 +88,14 @@ export async function applyProposal(p: Proposal, deps: ApplyDeps): Promise<strin
       try {
         view = deps.skills.readFile(c.name, 'SKILL.md');
       } catch (err) {
-        if (err instanceof NotFound || err instanceof Refused) throw new NotFound(`Skill "${c.name}" cannot be read (${err.message}); the patch was not applied.`);
+        if (err instanceof NotFound || err instanceof Refused)
+          throw new NotFound(`Skill "${c.name}" cannot be read (${err.message}); the patch was not applied.`);
         throw err;
       }
       if (sha256(view.content ?? '') !== c.baseSha256) {
-        throw new Conflict(`Skill "${c.name}" changed since this proposal was made; the patch was not applied. Reject it and run the review again, or edit the skill yourself.`);
+        throw new Conflict(
+          `Skill "${c.name}" changed since this proposal was made; the patch was not applied. Reject it and run the review again, or edit the skill yourself.`,
+        );
       }
       const r = await deps.skills.manage({ action: 'edit', name: c.name, content: c.content }, { sessionId: `proposal ${p.id}` });
       return r.message;

@@ -11,7 +11,12 @@ export type NewRule = { id: string; message: string; protect?: string[]; forbid?
 
 /** The file text with `rule` appended to `rules:` (created when missing); throws ConfigError when the result would not load. */
 export function withRule(text: string | undefined, rule: NewRule): string {
-  const plain = { id: rule.id, message: rule.message, ...(rule.protect ? { protect: rule.protect } : {}), ...(rule.forbid !== undefined ? { forbid: rule.forbid } : {}) };
+  const plain = {
+    id: rule.id,
+    message: rule.message,
+    ...(rule.protect ? { protect: rule.protect } : {}),
+    ...(rule.forbid !== undefined ? { forbid: rule.forbid } : {}),
+  };
   let out: string;
   if (text === undefined || text.trim() === '') {
     const doc = parseDocument('{}');

@@ -30,7 +30,11 @@ export type CreateOutcome =
 
 /** Text as a fingerprint compares it: case, whitespace and trailing punctuation do not make a new proposal. */
 function norm(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').replace(/[.!;:,\s]+$/, '').trim();
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[.!;:,\s]+$/, '')
+    .trim();
 }
 
 /** What identifies a change whoever proposes it and however its patch happens to be laid out. */
@@ -52,7 +56,10 @@ function keyOf(change: Change, project: string | null): unknown {
 }
 
 export function fingerprintOf(change: Change, project: string | null): string {
-  return createHash('sha256').update(JSON.stringify(keyOf(change, project))).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify(keyOf(change, project)))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export class ProposalStore {

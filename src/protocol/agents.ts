@@ -22,4 +22,13 @@ export type AgentHookAnswer = {
 export type TranscriptStats = { transcripts: number; stored: number; skipped: number };
 
 /** GET /v1/agents/transcripts: one transcript file and how far it was read. */
-export type AgentTranscript = { path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number; updatedAt: string };
+export type AgentTranscript = {
+  path: string;
+  agent: string;
+  sessionId: string;
+  offset: number;
+  lines: number;
+  stored: number;
+  skipped: number;
+  updatedAt: string;
+};

@@ -28,7 +28,12 @@ export async function unusedSkills(skills: SkillStore, afterDays: number, now = 
     const times = [views[s.name], changed].map((t) => Date.parse(t ?? '')).filter(Number.isFinite);
     const last = times.length ? Math.max(...times) : undefined;
     const idle = last === undefined ? Infinity : now - last;
-    if (idle >= afterDays * DAY_MS) out.push({ name: s.name, lastUsed: last === undefined ? null : new Date(last).toISOString(), unusedDays: last === undefined ? afterDays : idle / DAY_MS });
+    if (idle >= afterDays * DAY_MS)
+      out.push({
+        name: s.name,
+        lastUsed: last === undefined ? null : new Date(last).toISOString(),
+        unusedDays: last === undefined ? afterDays : idle / DAY_MS,
+      });
   }
   return out;
 }

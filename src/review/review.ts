@@ -40,7 +40,9 @@ const candidateSchema = z.strictObject({
   owner: z.enum(['authority', 'user', 'repo-memory', 'skill']),
   text: z
     .string()
-    .describe('user / repo-memory: one short declarative fact; authority: the rule as one line; skill: the procedure as one sentence ("To X: step, then step")'),
+    .describe(
+      'user / repo-memory: one short declarative fact; authority: the rule as one line; skill: the procedure as one sentence ("To X: step, then step")',
+    ),
   reasons: reasonsSchema,
 });
 const reviewSchema = z.strictObject({ candidates: z.array(candidateSchema).max(REVIEW_MAX_CANDIDATES) });
@@ -49,7 +51,7 @@ const REVIEW_SYSTEM = [
   'You review one finished session of a coding agent and propose what is worth keeping for future sessions. Propose little: most sessions hold nothing durable.',
   'Candidates, each with the owner it belongs to:',
   '- user: a stable preference the user showed or stated that holds in every project (declarative: "User prefers …").',
-  "- repo-memory: a fact about this repository's environment the agent had to discover (\"tests need `make db` first\").",
+  '- repo-memory: a fact about this repository\'s environment the agent had to discover ("tests need `make db` first").',
   '- authority: a rule for every contributor of this repository the user stated.',
   '- skill: a reusable procedure of several steps that worked after errors or corrections.',
   'Never propose one-off task state, guesses, secrets, or anything the session does not show. Answer each of the four questions (scope, lifetime, type, readTiming) for each candidate.',
@@ -122,7 +124,14 @@ export async function reviewSession(deps: ReviewDeps, sessionId: string, limits:
     report.candidates = candidates.length;
     for (const c of candidates) {
       if (deadline.aborted) break;
-      answers.push(await place(c.text, { owner: c.owner, reasons: c.reasons, classifier: 'model', ...(c.owner === 'skill' || c.owner === 'authority' ? {} : { entry: c.text }) }));
+      answers.push(
+        await place(c.text, {
+          owner: c.owner,
+          reasons: c.reasons,
+          classifier: 'model',
+          ...(c.owner === 'skill' || c.owner === 'authority' ? {} : { entry: c.text }),
+        }),
+      );
     }
   } else {
     report.classifier = 'rules';

@@ -174,7 +174,10 @@ class ContentJudge {
     const n = (cur.counts.get(c.rule.id) ?? 0) + 1;
     cur.counts.set(c.rule.id, n);
     if (n <= MAX_VIOLATIONS_PER_FILE_RULE) this.violations.push({ rule: c.rule.id, file: cur.path, line, message });
-    else if (n === MAX_VIOLATIONS_PER_FILE_RULE + 1) this.warned.add(`${cur.path}: more than ${MAX_VIOLATIONS_PER_FILE_RULE} lines match rule ${c.rule.id}; only the first ${MAX_VIOLATIONS_PER_FILE_RULE} are listed.`);
+    else if (n === MAX_VIOLATIONS_PER_FILE_RULE + 1)
+      this.warned.add(
+        `${cur.path}: more than ${MAX_VIOLATIONS_PER_FILE_RULE} lines match rule ${c.rule.id}; only the first ${MAX_VIOLATIONS_PER_FILE_RULE} are listed.`,
+      );
   }
 }
 
@@ -238,7 +241,8 @@ async function applyGenerators(
         out.push({ rule: c.rule.id, file: m.path, line: 0, message: `${c.rule.message} (${gen}: regenerated file ${m.reason})${edited}` });
       }
     }
-    if (result.error && result.output) warnings.push(`generator of rule ${c.rule.id} (${c.rule.generator}): ${result.output.trim().split('\n').slice(-5).join(' | ')}`);
+    if (result.error && result.output)
+      warnings.push(`generator of rule ${c.rule.id} (${c.rule.generator}): ${result.output.trim().split('\n').slice(-5).join(' | ')}`);
   }
   return out;
 }
@@ -253,7 +257,12 @@ function sortViolations(vs: Violation[]): Violation[] {
  * is asked for.
  */
 async function diffAndJudge(root: string, range: string[], judge: ContentJudge, opts: GitOptions & { worktree?: boolean }): Promise<Change[]> {
-  const changes = await storedDiff(root, range, judge.active ? { file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) } : undefined, opts);
+  const changes = await storedDiff(
+    root,
+    range,
+    judge.active ? { file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) } : undefined,
+    opts,
+  );
   judge.end();
   return changes;
 }
@@ -305,7 +314,12 @@ export async function checkWorktree(root: string, config: HermesConfig, opts: Ch
  * is. `trees`: what was judged (the staged files' tree, and the cache tree's when it differs),
  * for the record of what the pre-commit passed.
  */
-export async function checkCommittedTree(root: string, config: HermesConfig, indexFile: string, opts: GitOptions & { stagedTree?: string } = {}): Promise<CheckResult & { trees: string[] }> {
+export async function checkCommittedTree(
+  root: string,
+  config: HermesConfig,
+  indexFile: string,
+  opts: GitOptions & { stagedTree?: string } = {},
+): Promise<CheckResult & { trees: string[] }> {
   // (At a pre-commit git has just made the cache tree valid; `stagedTree`, computed ahead of the commit, saves hashing every folder on its path.)
   const committed = cacheTreeOf(indexFile);
   const staged = committed ? (opts.stagedTree ?? stagedTreeOf(indexFile)) : undefined;
@@ -315,7 +329,10 @@ export async function checkCommittedTree(root: string, config: HermesConfig, ind
   const note = ` (in tree ${committed.slice(0, 10)}, which the index's cache tree names and git would commit; the staged files \`git diff --cached\` shows are tree ${staged.slice(0, 10)})`;
   return {
     violations: r.violations.map((v) => ({ ...v, message: v.message + note })),
-    warnings: [...r.warnings, `the index's cache tree names tree ${committed.slice(0, 10)}, not the staged files' tree ${staged.slice(0, 10)}: git would commit the cache tree's, so it was judged too. To commit what is staged, rebuild the index: git reset -q, then git add the files again.`],
+    warnings: [
+      ...r.warnings,
+      `the index's cache tree names tree ${committed.slice(0, 10)}, not the staged files' tree ${staged.slice(0, 10)}: git would commit the cache tree's, so it was judged too. To commit what is staged, rebuild the index: git reset -q, then git add the files again.`,
+    ],
     files: r.files,
     trees: [staged, committed],
   };
@@ -338,7 +355,11 @@ export async function checkCommit(root: string, config: HermesConfig, commit = '
       .then((b) => b.toString('utf8').trim())
       .catch(() => EMPTY_TREE_SHA1));
   const changes = await diffAndJudge(root, [parent, commit], judge, opts);
-  return { violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]), warnings: judge.warnings, files: changes.length };
+  return {
+    violations: sortViolations([...unverifiedProtect(rules, changes), ...judge.contentViolations(changes)]),
+    warnings: judge.warnings,
+    files: changes.length,
+  };
 }
 // --- end guard addition ---
 
@@ -376,7 +397,12 @@ export type CommitDiffResult = CheckResult & { changes: Change[]; generated: Arr
  * are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a diff-tree
  * already started for them. Results in the order of the diffs.
  */
-export async function checkCommitDiffs(root: string, config: HermesConfig, diffs: readonly CommitDiff[] | StartedDiffs, opts: GitOptions = {}): Promise<CommitDiffResult[]> {
+export async function checkCommitDiffs(
+  root: string,
+  config: HermesConfig,
+  diffs: readonly CommitDiff[] | StartedDiffs,
+  opts: GitOptions = {},
+): Promise<CommitDiffResult[]> {
   const rules = compileRules(config);
   const list = 'parts' in diffs ? diffs.diffs : diffs;
   const judges = list.map(() => new ContentJudge(rules));
@@ -388,7 +414,9 @@ export async function checkCommitDiffs(root: string, config: HermesConfig, diffs
   /** Each merge listed against each of its parents: the paths it changes on either branch. */
   const perParent: Buffer[][] = list.map(() => []);
   const seen: PatchSeen[] = list.map(() => ({ shown: new Set<string>(), nulLines: new Set<string>() }));
-  const visitors: PatchVisitor[] = judges.map((judge, i) => seeingVisitor({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }, seen[i]!));
+  const visitors: PatchVisitor[] = judges.map((judge, i) =>
+    seeingVisitor({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }, seen[i]!),
+  );
   let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
   const linesOfDiff = (index: number) => {
     if (lines?.index !== index) {

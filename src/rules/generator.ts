@@ -13,7 +13,20 @@
  */
 import { readTextIfAny } from '../storage/read.js';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Rule } from '../config/schema.js';
@@ -103,7 +116,26 @@ export async function verifyGenerator(root: string, rule: Rule, stagedPaths: str
 const SCRIPT_RUNNERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 const MAKEFILES = ['Makefile', 'makefile', 'GNUmakefile'];
 /** Programs that run the script file named after their options: that file is the generator's own code. */
-const INTERPRETERS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'node', 'deno', 'tsx', 'ts-node', 'python', 'python3', 'ruby', 'perl', 'php', 'Rscript', 'lua', 'awk', 'go']);
+const INTERPRETERS = new Set([
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'node',
+  'deno',
+  'tsx',
+  'ts-node',
+  'python',
+  'python3',
+  'ruby',
+  'perl',
+  'php',
+  'Rscript',
+  'lua',
+  'awk',
+  'go',
+]);
 /** How deep `npm run` scripts naming other scripts are followed. */
 const SCRIPT_DEPTH = 3;
 
@@ -185,12 +217,14 @@ export async function changedGeneratorFiles(root: string, command: string, opts:
   ]);
   const candidates = generatorCandidates(command, (name) => [scriptOf(atHead, name), scriptOf(now, name)].filter((x): x is string => x !== undefined));
   if (candidates.length === 0) return [];
-  const diff = await gitAsyncTry(['--literal-pathspecs', 'diff', '--name-only', '-z', '--no-renames', ...(opts.worktree ? [] : ['--cached']), 'HEAD', '--', ...candidates], call);
+  const diff = await gitAsyncTry(
+    ['--literal-pathspecs', 'diff', '--name-only', '-z', '--no-renames', ...(opts.worktree ? [] : ['--cached']), 'HEAD', '--', ...candidates],
+    call,
+  );
   // Files the command names, not what lies under a word that names a folder (`gen` of `npm run gen`).
   const named = new Set(candidates);
   return diff.status === 0 ? parseNulList(diff.stdout).filter((f) => named.has(f)) : [];
 }
-
 
 /** Puts HEAD's version of each of `files` into the checkout `dir` (removing the ones HEAD does not have). */
 async function headVersions(root: string, dir: string, files: string[], opts: GitOptions): Promise<void> {
@@ -259,11 +293,25 @@ function hashTree(dir: string, bases: string[], select: (rel: string) => boolean
   return out;
 }
 
-async function runGenerator(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal, wrap?: CommandWrap): Promise<{ output: string; error?: string }> {
+async function runGenerator(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  wrap?: CommandWrap,
+): Promise<{ output: string; error?: string }> {
   // Own process group, so a timeout stops the generator's children too. A plain sh runs with
   // git's variables of the hook removed: the generator sees the throwaway checkout, not the commit.
   const r = await runCommand(command, { cwd, env: gitEnv(), wrap, timeoutMs, signal, output: { tailChars: OUTPUT_TAIL_CHARS } });
   const output = r.output.tail;
-  const why = r.timedOut ? `timed out after ${timeoutMs} ms` : r.cancelled ? 'aborted' : r.error ? `could not start: ${r.error.message}` : r.exitCode !== 0 ? `exited with ${r.exitCode ?? r.signal}` : undefined;
+  const why = r.timedOut
+    ? `timed out after ${timeoutMs} ms`
+    : r.cancelled
+      ? 'aborted'
+      : r.error
+        ? `could not start: ${r.error.message}`
+        : r.exitCode !== 0
+          ? `exited with ${r.exitCode ?? r.signal}`
+          : undefined;
   return why ? { output, error: `failed: ${why}` } : { output };
 }

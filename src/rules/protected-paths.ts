@@ -116,7 +116,10 @@ const PROTECT_OPTIONS = { ...GLOB_OPTIONS, nocase: true } as const;
 /** Compiles one rule's protect and exclude globs. */
 export function compileProtect<R extends ProtectRuleSource>(rule: R): CompiledProtect<R> | undefined {
   if (!rule.protect || rule.protect.length === 0) return undefined;
-  const match = picomatch(rule.protect.map((g) => g.normalize('NFC')), PROTECT_OPTIONS);
+  const match = picomatch(
+    rule.protect.map((g) => g.normalize('NFC')),
+    PROTECT_OPTIONS,
+  );
   const exclude = rule.exclude && rule.exclude.length > 0 ? picomatch(rule.exclude, GLOB_OPTIONS) : undefined;
   const isMatch = (rel: string) => match(normalizeRelPath(rel));
   const isExcluded = (rel: string) => (exclude ? exclude(normalizeRelPath(rel)) : false);

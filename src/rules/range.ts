@@ -94,7 +94,7 @@ export type RangeVerdict = {
 const call = (place: RangePlace) => plainGitCall(place.cwd, { quarantine: place.quarantine });
 
 /** A range's first line of git's complaint, for an error a person reads. */
-const gitReason = (err: unknown) => (err instanceof GitFailed ? err.stderr.trim().split('\n')[0] ?? '' : String(err)).replace(/^fatal: /, '');
+const gitReason = (err: unknown) => (err instanceof GitFailed ? (err.stderr.trim().split('\n')[0] ?? '') : String(err)).replace(/^fatal: /, '');
 
 /**
  * The revisions of a range (`A..B`, `A...B`): what it includes, what it excludes, and its base
@@ -113,12 +113,15 @@ export async function resolveRange(place: RangePlace, range: string): Promise<{ 
   const include = revs.filter((r) => !r.startsWith('^'));
   const exclude = revs.filter((r) => r.startsWith('^')).map((r) => r.slice(1));
   if (include.length === 0 || exclude.length === 0) {
-    throw new UsageError(`"${range}" names no base: give BASE..TIP (e.g. origin/main..HEAD). The commits of TIP that BASE lacks are judged, under the rules committed in BASE.`);
+    throw new UsageError(
+      `"${range}" names no base: give BASE..TIP (e.g. origin/main..HEAD). The commits of TIP that BASE lacks are judged, under the rules committed in BASE.`,
+    );
   }
   return { base: exclude[0]!, include, exclude };
 }
 
-const SHALLOW_HINT = ' This clone is shallow: fetch the history the range needs (actions/checkout: fetch-depth: 0; GitLab: GIT_DEPTH: 0; or git fetch --unshallow).';
+const SHALLOW_HINT =
+  ' This clone is shallow: fetch the history the range needs (actions/checkout: fetch-depth: 0; GitLab: GIT_DEPTH: 0; or git fetch --unshallow).';
 
 async function isShallow(place: RangePlace): Promise<boolean> {
   return (await gitAsyncTry(['rev-parse', '--is-shallow-repository'], call(place))).stdout.trim() === 'true';
@@ -131,7 +134,9 @@ export async function listCommits(place: RangePlace, include: readonly string[],
   try {
     out = (await gitAsync(args, call(place))).toString('utf8');
   } catch (err) {
-    throw new UsageError(`cannot list the commits of ${[...include, ...exclude.map((e) => (e.startsWith('-') ? e : `^${e}`))].join(' ')}: ${gitReason(err)}.${(await isShallow(place)) ? SHALLOW_HINT : ''}`);
+    throw new UsageError(
+      `cannot list the commits of ${[...include, ...exclude.map((e) => (e.startsWith('-') ? e : `^${e}`))].join(' ')}: ${gitReason(err)}.${(await isShallow(place)) ? SHALLOW_HINT : ''}`,
+    );
   }
   const commits: RangeCommit[] = [];
   for (const line of out.split('\n')) {
@@ -140,9 +145,12 @@ export async function listCommits(place: RangePlace, include: readonly string[],
   }
   // A shallow clone shows its boundary commits without parents: judged against nothing, their whole tree would look new.
   if (commits.some((c) => c.parents.length === 0) && (await isShallow(place))) {
-    const cut = new Set((await gitAsyncTry(['rev-parse', '--git-path', 'shallow'], call(place)).then((r) => readShallow(place.cwd, r.stdout.trim()))));
+    const cut = new Set(await gitAsyncTry(['rev-parse', '--git-path', 'shallow'], call(place)).then((r) => readShallow(place.cwd, r.stdout.trim())));
     const at = commits.find((c) => cut.has(c.commit));
-    if (at) throw new UsageError(`the range reaches ${at.commit.slice(0, 10)}, where this shallow clone's history is cut, so its parent cannot be compared with.${SHALLOW_HINT}`);
+    if (at)
+      throw new UsageError(
+        `the range reaches ${at.commit.slice(0, 10)}, where this shallow clone's history is cut, so its parent cannot be compared with.${SHALLOW_HINT}`,
+      );
   }
   return commits;
 }
@@ -202,13 +210,22 @@ async function committedRules(place: RangePlace, commit: string | undefined): Pr
     return { config: loadCommittedConfig(`${short}:${RULES_FILE}`, text), commit, found: true, warnings: [] };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    const log = await gitAsyncTry(['log', '--first-parent', `--max-count=${RULES_FALLBACK_MAX_VERSIONS}`, '--format=%H', commit, '--', RULES_FILE], call(place));
+    const log = await gitAsyncTry(
+      ['log', '--first-parent', `--max-count=${RULES_FALLBACK_MAX_VERSIONS}`, '--format=%H', commit, '--', RULES_FILE],
+      call(place),
+    );
     for (const earlier of log.stdout.split('\n').filter(Boolean)) {
       const older = await fileAt(place, earlier, RULES_FILE);
       if (older === undefined || older === text) continue;
       try {
         const config = loadCommittedConfig(`${earlier.slice(0, 10)}:${RULES_FILE}`, older);
-        return { config, commit, found: true, from: earlier, warnings: [`${RULES_FILE} does not parse in ${short} (${err.message}); judged by its last version that does, from ${earlier.slice(0, 10)}.`] };
+        return {
+          config,
+          commit,
+          found: true,
+          from: earlier,
+          warnings: [`${RULES_FILE} does not parse in ${short} (${err.message}); judged by its last version that does, from ${earlier.slice(0, 10)}.`],
+        };
       } catch {
         // an older broken version: keep looking
       }
@@ -267,7 +284,11 @@ async function secretValueRule(place: RangePlace, config: HermesConfig): Promise
   const files = secrets.secretFiles().length;
   if (values.length === 0) return { note: `none known: the ${files} secret file(s) here hold no values to look for` };
   return {
-    rule: { id: 'secret-value', message: "A value of one of this clone's secret files (.env, keys) is committed here: take it out of the commit and rotate the secret.", forbid: values.map(literal).join('|') },
+    rule: {
+      id: 'secret-value',
+      message: "A value of one of this clone's secret files (.env, keys) is committed here: take it out of the commit and rotate the secret.",
+      forbid: values.map(literal).join('|'),
+    },
     note: `judged: ${values.length} value(s) of ${files} secret file(s) in this clone`,
   };
 }
@@ -335,7 +356,9 @@ export async function judgeRange(place: RangePlace, rules: RangeRules, commits: 
     try {
       if (text !== undefined) load.loadCommittedConfig(`${last.slice(0, 10)}:${RULES_FILE}`, text);
     } catch (err) {
-      verdict.warnings.push(`the ${RULES_FILE} of ${last.slice(0, 10)} does not parse: ${(err as Error).message} (where it lands, hooks judge with the last version that does).`);
+      verdict.warnings.push(
+        `the ${RULES_FILE} of ${last.slice(0, 10)} does not parse: ${(err as Error).message} (where it lands, hooks judge with the last version that does).`,
+      );
     }
   }
   return verdict;
@@ -428,7 +451,12 @@ async function newBlobsOf(place: RangePlace, tree: string): Promise<Array<{ id: 
     gitAsync(['ls-tree', '-r', '-z', '--full-tree', tree], call(place)),
   ]);
   // rev-list prints a path after each id, unquoted: only the ids are read from it; ls-tree gives the paths, NUL-separated.
-  const ids = new Set(fresh.toString('utf8').split('\n').map((l) => l.slice(0, l.indexOf(' ') === -1 ? l.length : l.indexOf(' '))));
+  const ids = new Set(
+    fresh
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.slice(0, l.indexOf(' ') === -1 ? l.length : l.indexOf(' '))),
+  );
   const out: Array<{ id: string; path: string }> = [];
   for (const entry of parseNulList(listing)) {
     const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);

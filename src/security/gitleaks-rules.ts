@@ -31,2371 +31,3930 @@
  */
 import type { SecretRuleData, AllowlistData } from './secret-rule-types.js';
 
-export const GITLEAKS_VERSION = "v8.30.0";
+export const GITLEAKS_VERSION = 'v8.30.0';
 
 export const GITLEAKS_GLOBAL_ALLOWLIST: AllowlistData = {
-  "description": "global allow lists",
-  "regexes": [
+  description: 'global allow lists',
+  regexes: [
     {
-      "source": "^true|false|null$",
-      "flags": "i"
+      source: '^true|false|null$',
+      flags: 'i',
     },
     {
-      "source": "^(?:[aA]+|[bB]+|[cC]+|[dD]+|[eE]+|[fF]+|[gG]+|[hH]+|[iI]+|[jJ]+|[kK]+|[lL]+|[mM]+|[nN]+|[oO]+|[pP]+|[qQ]+|[rR]+|[sS]+|[tT]+|[uU]+|[vV]+|[wW]+|[xX]+|[yY]+|[zZ]+|\\*+|\\.+)$"
+      source:
+        '^(?:[aA]+|[bB]+|[cC]+|[dD]+|[eE]+|[fF]+|[gG]+|[hH]+|[iI]+|[jJ]+|[kK]+|[lL]+|[mM]+|[nN]+|[oO]+|[pP]+|[qQ]+|[rR]+|[sS]+|[tT]+|[uU]+|[vV]+|[wW]+|[xX]+|[yY]+|[zZ]+|\\*+|\\.+)$',
     },
     {
-      "source": "^\\$(?:\\d+|\\{\\d+\\})$"
+      source: '^\\$(?:\\d+|\\{\\d+\\})$',
     },
     {
-      "source": "^\\$(?:[A-Z_]+|[a-z_]+)$"
+      source: '^\\$(?:[A-Z_]+|[a-z_]+)$',
     },
     {
-      "source": "^\\$\\{(?:[A-Z_]+|[a-z_]+)\\}$"
+      source: '^\\$\\{(?:[A-Z_]+|[a-z_]+)\\}$',
     },
     {
-      "source": "^\\{\\{[ \\t]*[\\w ().|]+[ \\t]*\\}\\}$"
+      source: '^\\{\\{[ \\t]*[\\w ().|]+[ \\t]*\\}\\}$',
     },
     {
-      "source": "^\\$\\{\\{[ \\t]*(?:(?:env|github|secrets|vars)(?:\\.[A-Za-z]\\w+)+[\\w \"'&./=|]*)[ \\t]*\\}\\}$"
+      source: '^\\$\\{\\{[ \\t]*(?:(?:env|github|secrets|vars)(?:\\.[A-Za-z]\\w+)+[\\w "\'&./=|]*)[ \\t]*\\}\\}$',
     },
     {
-      "source": "^%(?:[A-Z_]+|[a-z_]+)%$"
+      source: '^%(?:[A-Z_]+|[a-z_]+)%$',
     },
     {
-      "source": "^%[+\\-# 0]?[bcdeEfFgGoOpqstTUvxX]$"
+      source: '^%[+\\-# 0]?[bcdeEfFgGoOpqstTUvxX]$',
     },
     {
-      "source": "^\\{\\d{0,2}\\}$"
+      source: '^\\{\\d{0,2}\\}$',
     },
     {
-      "source": "^@(?:[A-Z_]+|[a-z_]+)@$"
+      source: '^@(?:[A-Z_]+|[a-z_]+)@$',
     },
     {
-      "source": "^/Users/[a-zA-Z0-9]+/[\\w .-/]+$"
+      source: '^/Users/[a-zA-Z0-9]+/[\\w .-/]+$',
     },
     {
-      "source": "^/(?:bin|etc|home|opt|tmp|usr|var)/[\\w ./\\-]+$"
-    }
+      source: '^/(?:bin|etc|home|opt|tmp|usr|var)/[\\w ./\\-]+$',
+    },
   ],
-  "paths": [
+  paths: [
     {
-      "source": "gitleaks\\.toml"
+      source: 'gitleaks\\.toml',
     },
     {
-      "source": "\\.(?:bmp|gif|jpe?g|png|svg|tiff?)$",
-      "flags": "i"
+      source: '\\.(?:bmp|gif|jpe?g|png|svg|tiff?)$',
+      flags: 'i',
     },
     {
-      "source": "\\.(?:eot|[ot]tf|woff2?)$",
-      "flags": "i"
+      source: '\\.(?:eot|[ot]tf|woff2?)$',
+      flags: 'i',
     },
     {
-      "source": "\\.(?:docx?|xlsx?|pdf|bin|socket|vsidx|v2|suo|wsuo|[^\\n]dll|pdb|exe|gltf)$",
-      "flags": "i"
+      source: '\\.(?:docx?|xlsx?|pdf|bin|socket|vsidx|v2|suo|wsuo|[^\\n]dll|pdb|exe|gltf)$',
+      flags: 'i',
     },
     {
-      "source": "go\\.(?:mod|sum|work(?:\\.sum)?)$"
+      source: 'go\\.(?:mod|sum|work(?:\\.sum)?)$',
     },
     {
-      "source": "(?:^|/)vendor/modules\\.txt$"
+      source: '(?:^|/)vendor/modules\\.txt$',
     },
     {
-      "source": "(?:^|/)vendor/(?:github\\.com|golang\\.org/x|google\\.golang\\.org|gopkg\\.in|istio\\.io|k8s\\.io|sigs\\.k8s\\.io)(?:/[^\\n]*)?$"
+      source: '(?:^|/)vendor/(?:github\\.com|golang\\.org/x|google\\.golang\\.org|gopkg\\.in|istio\\.io|k8s\\.io|sigs\\.k8s\\.io)(?:/[^\\n]*)?$',
     },
     {
-      "source": "(?:^|/)gradlew(?:\\.bat)?$"
+      source: '(?:^|/)gradlew(?:\\.bat)?$',
     },
     {
-      "source": "(?:^|/)gradle\\.lockfile$"
+      source: '(?:^|/)gradle\\.lockfile$',
     },
     {
-      "source": "(?:^|/)mvnw(?:\\.cmd)?$"
+      source: '(?:^|/)mvnw(?:\\.cmd)?$',
     },
     {
-      "source": "(?:^|/)\\.mvn/wrapper/MavenWrapperDownloader\\.java$"
+      source: '(?:^|/)\\.mvn/wrapper/MavenWrapperDownloader\\.java$',
     },
     {
-      "source": "(?:^|/)node_modules(?:/[^\\n]*)?$"
+      source: '(?:^|/)node_modules(?:/[^\\n]*)?$',
     },
     {
-      "source": "(?:^|/)(?:deno\\.lock|npm-shrinkwrap\\.json|package-lock\\.json|pnpm-lock\\.yaml|yarn\\.lock)$"
+      source: '(?:^|/)(?:deno\\.lock|npm-shrinkwrap\\.json|package-lock\\.json|pnpm-lock\\.yaml|yarn\\.lock)$',
     },
     {
-      "source": "(?:^|/)bower_components(?:/[^\\n]*)?$"
+      source: '(?:^|/)bower_components(?:/[^\\n]*)?$',
     },
     {
-      "source": "(?:^|/)(?:angular|bootstrap|jquery(?:-?ui)?|plotly|swagger-?ui)[a-zA-Z0-9.\\-]*(?:\\.min)?\\.js(?:\\.map)?$"
+      source: '(?:^|/)(?:angular|bootstrap|jquery(?:-?ui)?|plotly|swagger-?ui)[a-zA-Z0-9.\\-]*(?:\\.min)?\\.js(?:\\.map)?$',
     },
     {
-      "source": "(?:^|/)javascript\\.json$"
+      source: '(?:^|/)javascript\\.json$',
     },
     {
-      "source": "(?:^|/)(?:Pipfile|poetry)\\.lock$"
+      source: '(?:^|/)(?:Pipfile|poetry)\\.lock$',
     },
     {
-      "source": "(?:^|/)(?:v?env|virtualenv)/lib(?:64)?(?:/[^\\n]*)?$",
-      "flags": "i"
+      source: '(?:^|/)(?:v?env|virtualenv)/lib(?:64)?(?:/[^\\n]*)?$',
+      flags: 'i',
     },
     {
-      "source": "(?:^|/)(?:lib(?:64)?/python[23](?:\\.\\d{1,2})+|python/[23](?:\\.\\d{1,2})+/lib(?:64)?)(?:/[^\\n]*)?$",
-      "flags": "i"
+      source: '(?:^|/)(?:lib(?:64)?/python[23](?:\\.\\d{1,2})+|python/[23](?:\\.\\d{1,2})+/lib(?:64)?)(?:/[^\\n]*)?$',
+      flags: 'i',
     },
     {
-      "source": "(?:^|/)[a-z0-9_.]+-[0-9.]+\\.dist-info(?:/[^\\n]+)?$",
-      "flags": "i"
+      source: '(?:^|/)[a-z0-9_.]+-[0-9.]+\\.dist-info(?:/[^\\n]+)?$',
+      flags: 'i',
     },
     {
-      "source": "(?:^|/)vendor/(?:bundle|ruby)(?:/[^\\n]*?)?$"
+      source: '(?:^|/)vendor/(?:bundle|ruby)(?:/[^\\n]*?)?$',
     },
     {
-      "source": "\\.gem$"
+      source: '\\.gem$',
     },
     {
-      "source": "verification-metadata\\.xml"
+      source: 'verification-metadata\\.xml',
     },
     {
-      "source": "Database[^\\n]refactorlog"
+      source: 'Database[^\\n]refactorlog',
     },
     {
-      "source": "(?:^|/)\\.git$"
-    }
+      source: '(?:^|/)\\.git$',
+    },
   ],
-  "stopwords": ["014df517-39d1-4453-b7b3-9930c563627c", "abcdefghijklmnopqrstuvwxyz"]
+  stopwords: ['014df517-39d1-4453-b7b3-9930c563627c', 'abcdefghijklmnopqrstuvwxyz'],
 };
 
 export const GITLEAKS_RULES: readonly SecretRuleData[] = [
   {
-    "id": "1password-secret-key",
-    "description": "Uncovered a possible 1Password secret key, potentially compromising access to secrets in vaults.",
-    "regex": {
-      "source": "\\bA3-[A-Z0-9]{6}-(?:(?:[A-Z0-9]{11})|(?:[A-Z0-9]{6}-[A-Z0-9]{5}))-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\\b"
+    id: '1password-secret-key',
+    description: 'Uncovered a possible 1Password secret key, potentially compromising access to secrets in vaults.',
+    regex: {
+      source: '\\bA3-[A-Z0-9]{6}-(?:(?:[A-Z0-9]{11})|(?:[A-Z0-9]{6}-[A-Z0-9]{5}))-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\\b',
     },
-    "entropy": 3.8,
-    "keywords": ["a3-"]
+    entropy: 3.8,
+    keywords: ['a3-'],
   },
   {
-    "id": "1password-service-account-token",
-    "description": "Uncovered a possible 1Password service account token, potentially compromising access to secrets in vaults.",
-    "regex": {
-      "source": "ops_eyJ[a-zA-Z0-9+/]{250,}={0,3}"
+    id: '1password-service-account-token',
+    description: 'Uncovered a possible 1Password service account token, potentially compromising access to secrets in vaults.',
+    regex: {
+      source: 'ops_eyJ[a-zA-Z0-9+/]{250,}={0,3}',
     },
-    "entropy": 4,
-    "keywords": ["ops_"]
+    entropy: 4,
+    keywords: ['ops_'],
   },
   {
-    "id": "adafruit-api-key",
-    "description": "Identified a potential Adafruit API Key, which could lead to unauthorized access to Adafruit services and sensitive data exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:adafruit)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9_\\-]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'adafruit-api-key',
+    description: 'Identified a potential Adafruit API Key, which could lead to unauthorized access to Adafruit services and sensitive data exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:adafruit)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9_\\-]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
     },
-    "keywords": ["adafruit"]
+    keywords: ['adafruit'],
   },
   {
-    "id": "adobe-client-id",
-    "description": "Detected a pattern that resembles an Adobe OAuth Web Client ID, posing a risk of compromised Adobe integrations and data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:adobe)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'adobe-client-id',
+    description: 'Detected a pattern that resembles an Adobe OAuth Web Client ID, posing a risk of compromised Adobe integrations and data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:adobe)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
     },
-    "entropy": 2,
-    "keywords": ["adobe"]
+    entropy: 2,
+    keywords: ['adobe'],
   },
   {
-    "id": "adobe-client-secret",
-    "description": "Discovered a potential Adobe Client Secret, which, if exposed, could allow unauthorized Adobe service access and data manipulation.",
-    "regex": {
-      "source": "\\b(p8e-[a-zA-Z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
+    id: 'adobe-client-secret',
+    description: 'Discovered a potential Adobe Client Secret, which, if exposed, could allow unauthorized Adobe service access and data manipulation.',
+    regex: {
+      source: '\\b(p8e-[a-zA-Z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
     },
-    "entropy": 2,
-    "keywords": ["p8e-"]
+    entropy: 2,
+    keywords: ['p8e-'],
   },
   {
-    "id": "age-secret-key",
-    "description": "Discovered a potential Age encryption tool secret key, risking data decryption and unauthorized access to sensitive information.",
-    "regex": {
-      "source": "AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"
+    id: 'age-secret-key',
+    description: 'Discovered a potential Age encryption tool secret key, risking data decryption and unauthorized access to sensitive information.',
+    regex: {
+      source: 'AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}',
     },
-    "keywords": ["age-secret-key-1"]
+    keywords: ['age-secret-key-1'],
   },
   {
-    "id": "airtable-api-key",
-    "description": "Uncovered a possible Airtable API Key, potentially compromising database access and leading to data leakage or alteration.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:airtable)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{17})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'airtable-api-key',
+    description: 'Uncovered a possible Airtable API Key, potentially compromising database access and leading to data leakage or alteration.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:airtable)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{17})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
     },
-    "keywords": ["airtable"]
+    keywords: ['airtable'],
   },
   {
-    "id": "airtable-personnal-access-token",
-    "description": "Uncovered a possible Airtable Personal AccessToken, potentially compromising database access and leading to data leakage or alteration.",
-    "regex": {
-      "source": "\\b(pat[a-zA-Z0-9]{14}\\.[a-f0-9]{64})\\b"
+    id: 'airtable-personnal-access-token',
+    description: 'Uncovered a possible Airtable Personal AccessToken, potentially compromising database access and leading to data leakage or alteration.',
+    regex: {
+      source: '\\b(pat[a-zA-Z0-9]{14}\\.[a-f0-9]{64})\\b',
     },
-    "keywords": ["airtable"]
+    keywords: ['airtable'],
   },
   {
-    "id": "algolia-api-key",
-    "description": "Identified an Algolia API Key, which could result in unauthorized search operations and data exposure on Algolia-managed platforms.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:algolia)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'algolia-api-key',
+    description: 'Identified an Algolia API Key, which could result in unauthorized search operations and data exposure on Algolia-managed platforms.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:algolia)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
     },
-    "keywords": ["algolia"]
+    keywords: ['algolia'],
   },
   {
-    "id": "alibaba-access-key-id",
-    "description": "Detected an Alibaba Cloud AccessKey ID, posing a risk of unauthorized cloud resource access and potential data compromise.",
-    "regex": {
-      "source": "\\b(LTAI[a-zA-Z0-9]{20})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
+    id: 'alibaba-access-key-id',
+    description: 'Detected an Alibaba Cloud AccessKey ID, posing a risk of unauthorized cloud resource access and potential data compromise.',
+    regex: {
+      source: '\\b(LTAI[a-zA-Z0-9]{20})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
     },
-    "entropy": 2,
-    "keywords": ["ltai"]
+    entropy: 2,
+    keywords: ['ltai'],
   },
   {
-    "id": "alibaba-secret-key",
-    "description": "Discovered a potential Alibaba Cloud Secret Key, potentially allowing unauthorized operations and data access within Alibaba Cloud.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:alibaba)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{30})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'alibaba-secret-key',
+    description: 'Discovered a potential Alibaba Cloud Secret Key, potentially allowing unauthorized operations and data access within Alibaba Cloud.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:alibaba)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{30})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
     },
-    "entropy": 2,
-    "keywords": ["alibaba"]
+    entropy: 2,
+    keywords: ['alibaba'],
   },
   {
-    "id": "anthropic-admin-api-key",
-    "description": "Detected an Anthropic Admin API Key, risking unauthorized access to administrative functions and sensitive AI model configurations.",
-    "regex": {
-      "source": "\\b(sk-ant-admin01-[a-zA-Z0-9_\\-]{93}AA)(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
+    id: 'anthropic-admin-api-key',
+    description: 'Detected an Anthropic Admin API Key, risking unauthorized access to administrative functions and sensitive AI model configurations.',
+    regex: {
+      source: '\\b(sk-ant-admin01-[a-zA-Z0-9_\\-]{93}AA)(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
     },
-    "keywords": ["sk-ant-admin01"]
+    keywords: ['sk-ant-admin01'],
   },
   {
-    "id": "anthropic-api-key",
-    "description": "Identified an Anthropic API Key, which may compromise AI assistant integrations and expose sensitive data to unauthorized access.",
-    "regex": {
-      "source": "\\b(sk-ant-api03-[a-zA-Z0-9_\\-]{93}AA)(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
+    id: 'anthropic-api-key',
+    description: 'Identified an Anthropic API Key, which may compromise AI assistant integrations and expose sensitive data to unauthorized access.',
+    regex: {
+      source: '\\b(sk-ant-api03-[a-zA-Z0-9_\\-]{93}AA)(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
     },
-    "keywords": ["sk-ant-api03"]
+    keywords: ['sk-ant-api03'],
   },
   {
-    "id": "artifactory-api-key",
-    "description": "Detected an Artifactory api key, posing a risk unauthorized access to the central repository.",
-    "regex": {
-      "source": "\\bAKCp[A-Za-z0-9]{69}\\b"
+    id: 'artifactory-api-key',
+    description: 'Detected an Artifactory api key, posing a risk unauthorized access to the central repository.',
+    regex: {
+      source: '\\bAKCp[A-Za-z0-9]{69}\\b',
     },
-    "entropy": 4.5,
-    "keywords": ["akcp"]
+    entropy: 4.5,
+    keywords: ['akcp'],
   },
   {
-    "id": "artifactory-reference-token",
-    "description": "Detected an Artifactory reference token, posing a risk of impersonation and unauthorized access to the central repository.",
-    "regex": {
-      "source": "\\bcmVmd[A-Za-z0-9]{59}\\b"
+    id: 'artifactory-reference-token',
+    description: 'Detected an Artifactory reference token, posing a risk of impersonation and unauthorized access to the central repository.',
+    regex: {
+      source: '\\bcmVmd[A-Za-z0-9]{59}\\b',
     },
-    "entropy": 4.5,
-    "keywords": ["cmvmd"]
+    entropy: 4.5,
+    keywords: ['cmvmd'],
   },
   {
-    "id": "asana-client-id",
-    "description": "Discovered a potential Asana Client ID, risking unauthorized access to Asana projects and sensitive task information.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:asana)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9]{16})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'asana-client-id',
+    description: 'Discovered a potential Asana Client ID, risking unauthorized access to Asana projects and sensitive task information.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:asana)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9]{16})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
     },
-    "keywords": ["asana"]
+    keywords: ['asana'],
   },
   {
-    "id": "asana-client-secret",
-    "description": "Identified an Asana Client Secret, which could lead to compromised project management integrity and unauthorized access.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:asana)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'asana-client-secret',
+    description: 'Identified an Asana Client Secret, which could lead to compromised project management integrity and unauthorized access.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:asana)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
     },
-    "keywords": ["asana"]
+    keywords: ['asana'],
   },
   {
-    "id": "atlassian-api-token",
-    "description": "Detected an Atlassian API token, posing a threat to project management and collaboration tool security and data confidentiality.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:(?:ATLASSIAN|[Aa]tlassian)|(?:CONFLUENCE|[Cc]onfluence)|(?:JIRA|[Jj]ira))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-zA-Z0-9]{20}[a-fA-F0-9]{4})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)|\\b([aA][tT][aA][tT][tT]3[A-Za-za-zA-Z0-9_\\-=]{186})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)"
+    id: 'atlassian-api-token',
+    description: 'Detected an Atlassian API token, posing a threat to project management and collaboration tool security and data confidentiality.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:(?:ATLASSIAN|[Aa]tlassian)|(?:CONFLUENCE|[Cc]onfluence)|(?:JIRA|[Jj]ira))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-zA-Z0-9]{20}[a-fA-F0-9]{4})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)|\\b([aA][tT][aA][tT][tT]3[A-Za-za-zA-Z0-9_\\-=]{186})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)',
     },
-    "entropy": 3.5,
-    "keywords": ["atlassian", "confluence", "jira", "atatt3"]
+    entropy: 3.5,
+    keywords: ['atlassian', 'confluence', 'jira', 'atatt3'],
   },
   {
-    "id": "authress-service-client-access-key",
-    "description": "Uncovered a possible Authress Service Client Access Key, which may compromise access control services and sensitive data.",
-    "regex": {
-      "source": "\\b((?:sc|ext|scauth|authress)_[a-zA-Z0-9]{5,30}\\.[a-zA-Z0-9]{4,6}\\.(?:acc)[_\\-][a-zA-Z0-9\\-]{10,32}\\.[a-zA-Z0-9+/_=\\-]{30,120})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
+    id: 'authress-service-client-access-key',
+    description: 'Uncovered a possible Authress Service Client Access Key, which may compromise access control services and sensitive data.',
+    regex: {
+      source:
+        '\\b((?:sc|ext|scauth|authress)_[a-zA-Z0-9]{5,30}\\.[a-zA-Z0-9]{4,6}\\.(?:acc)[_\\-][a-zA-Z0-9\\-]{10,32}\\.[a-zA-Z0-9+/_=\\-]{30,120})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
     },
-    "entropy": 2,
-    "keywords": ["sc_", "ext_", "scauth_", "authress_"]
+    entropy: 2,
+    keywords: ['sc_', 'ext_', 'scauth_', 'authress_'],
   },
   {
-    "id": "aws-access-token",
-    "description": "Identified a pattern that may indicate AWS credentials, risking unauthorized cloud resource access and data breaches on AWS platforms.",
-    "regex": {
-      "source": "\\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\\b"
+    id: 'aws-access-token',
+    description: 'Identified a pattern that may indicate AWS credentials, risking unauthorized cloud resource access and data breaches on AWS platforms.',
+    regex: {
+      source: '\\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\\b',
     },
-    "entropy": 3,
-    "keywords": ["a3t", "akia", "asia", "abia", "acca"],
-    "allowlists": [
+    entropy: 3,
+    keywords: ['a3t', 'akia', 'asia', 'abia', 'acca'],
+    allowlists: [
       {
-        "regexes": [
+        regexes: [
           {
-            "source": "[^\\n]+EXAMPLE$"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "aws-amazon-bedrock-api-key-long-lived",
-    "description": "Identified a pattern that may indicate long-lived Amazon Bedrock API keys, risking unauthorized Amazon Bedrock usage",
-    "regex": {
-      "source": "\\b(ABSK[A-Za-z0-9+/]{109,269}={0,2})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["absk"]
-  },
-  {
-    "id": "aws-amazon-bedrock-api-key-short-lived",
-    "description": "Identified a pattern that may indicate short-lived Amazon Bedrock API keys, risking unauthorized Amazon Bedrock usage",
-    "regex": {
-      "source": "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"
-    },
-    "entropy": 3,
-    "keywords": ["bedrock-api-key-"]
-  },
-  {
-    "id": "azure-ad-client-secret",
-    "description": "Azure AD Client Secret",
-    "regex": {
-      "source": "(?:^|[\\\\'\"\\x60\\s>=:(,)])([a-zA-Z0-9_~.]{3}\\dQ~[a-zA-Z0-9_~.\\-]{31,34})(?:$|[\\\\'\"\\x60\\s<),])"
-    },
-    "entropy": 3,
-    "keywords": ["q~"]
-  },
-  {
-    "id": "beamer-api-token",
-    "description": "Detected a Beamer API token, potentially compromising content management and exposing sensitive notifications and updates.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:beamer)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(b_[a-z0-9=_\\-]{44})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["beamer"]
-  },
-  {
-    "id": "bitbucket-client-id",
-    "description": "Discovered a potential Bitbucket Client ID, risking unauthorized repository access and potential codebase exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:bitbucket)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["bitbucket"]
-  },
-  {
-    "id": "bitbucket-client-secret",
-    "description": "Discovered a potential Bitbucket Client Secret, posing a risk of compromised code repositories and unauthorized access.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:bitbucket)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["bitbucket"]
-  },
-  {
-    "id": "bittrex-access-key",
-    "description": "Identified a Bittrex Access Key, which could lead to unauthorized access to cryptocurrency trading accounts and financial loss.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:bittrex)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["bittrex"]
-  },
-  {
-    "id": "bittrex-secret-key",
-    "description": "Detected a Bittrex Secret Key, potentially compromising cryptocurrency transactions and financial security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:bittrex)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["bittrex"]
-  },
-  {
-    "id": "cisco-meraki-api-key",
-    "description": "Cisco Meraki is a cloud-managed IT solution that provides networking, security, and device management through an easy-to-use interface.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:(?:[Mm]eraki|MERAKI))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9a-f]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["meraki"]
-  },
-  {
-    "id": "clickhouse-cloud-api-secret-key",
-    "description": "Identified a pattern that may indicate clickhouse cloud API secret key, risking unauthorized clickhouse cloud api access and data breaches on ClickHouse Cloud platforms.",
-    "regex": {
-      "source": "\\b(4b1d[A-Za-z0-9]{38})\\b"
-    },
-    "entropy": 3,
-    "keywords": ["4b1d"]
-  },
-  {
-    "id": "clojars-api-token",
-    "description": "Uncovered a possible Clojars API token, risking unauthorized access to Clojure libraries and potential code manipulation.",
-    "regex": {
-      "source": "CLOJARS_[a-z0-9]{60}",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["clojars_"]
-  },
-  {
-    "id": "cloudflare-api-key",
-    "description": "Detected a Cloudflare API Key, potentially compromising cloud application deployments and operational security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:cloudflare)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9_\\-]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["cloudflare"]
-  },
-  {
-    "id": "cloudflare-global-api-key",
-    "description": "Detected a Cloudflare Global API Key, potentially compromising cloud application deployments and operational security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:cloudflare)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{37})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["cloudflare"]
-  },
-  {
-    "id": "cloudflare-origin-ca-key",
-    "description": "Detected a Cloudflare Origin CA Key, potentially compromising cloud application deployments and operational security.",
-    "regex": {
-      "source": "\\b(v1\\.0-[a-f0-9]{24}-[a-f0-9]{146})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["cloudflare", "v1.0-"]
-  },
-  {
-    "id": "codecov-access-token",
-    "description": "Found a pattern resembling a Codecov Access Token, posing a risk of unauthorized access to code coverage reports and sensitive data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:codecov)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["codecov"]
-  },
-  {
-    "id": "cohere-api-token",
-    "description": "Identified a Cohere Token, posing a risk of unauthorized access to AI services and data manipulation.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:[cC][oO][hH][eE][rR][eE]|[cC][oO]_[aA][pP][iI]_[kK][eE][yY])(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-zA-Z0-9]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["cohere", "co_api_key"]
-  },
-  {
-    "id": "coinbase-access-token",
-    "description": "Detected a Coinbase Access Token, posing a risk of unauthorized access to cryptocurrency accounts and financial transactions.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:coinbase)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9_\\-]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["coinbase"]
-  },
-  {
-    "id": "confluent-access-token",
-    "description": "Identified a Confluent Access Token, which could compromise access to streaming data platforms and sensitive data flow.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:confluent)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{16})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["confluent"]
-  },
-  {
-    "id": "confluent-secret-key",
-    "description": "Found a Confluent Secret Key, potentially risking unauthorized operations and data access within Confluent services.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:confluent)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["confluent"]
-  },
-  {
-    "id": "contentful-delivery-api-token",
-    "description": "Discovered a Contentful delivery API token, posing a risk to content management systems and data integrity.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:contentful)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{43})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["contentful"]
-  },
-  {
-    "id": "curl-auth-header",
-    "description": "Discovered a potential authorization token provided in a curl command header, which could compromise the curl accessed resource.",
-    "regex": {
-      "source": "\\bcurl\\b(?:[^\\n]*?|[^\\n]*?(?:[\\r\\n]{1,2}[^\\n]*?){1,5})[ \\t\\n\\r](?:-H|--header)(?:=|[ \\t]{0,5})(?:\"(?:[aA][uU][tT][hH][oO][rR][iI][zZ][aA][tT][iI][oO][nN]:[ \\t]{0,5}(?:[bB][aA][sS][iI][cC][ \\t]([a-zA-Z0-9+/]{8,}={0,3})|(?:[bB][eE][aA][rR][eE][rR]|(?:[aA][pP][iI]-)?[tT][oO][kK][eE][nN])[ \\t]([\\w=~@.+/\\-]{8,})|([\\w=~@.+/\\-]{8,}))|(?:(?:[xX]-(?:[a-zA-Z]+-)?)?(?:[aA][pP][iI]-?)?(?:[kK][eE][yY]|[tT][oO][kK][eE][nN])):[ \\t]{0,5}([\\w=~@.+/\\-]{8,}))\"|'(?:[aA][uU][tT][hH][oO][rR][iI][zZ][aA][tT][iI][oO][nN]:[ \\t]{0,5}(?:[bB][aA][sS][iI][cC][ \\t]([a-zA-Z0-9+/]{8,}={0,3})|(?:[bB][eE][aA][rR][eE][rR]|(?:[aA][pP][iI]-)?[tT][oO][kK][eE][nN])[ \\t]([\\w=~@.+/\\-]{8,})|([\\w=~@.+/\\-]{8,}))|(?:(?:[xX]-(?:[a-zA-Z]+-)?)?(?:[aA][pP][iI]-?)?(?:[kK][eE][yY]|[tT][oO][kK][eE][nN])):[ \\t]{0,5}([\\w=~@.+/\\-]{8,}))')(?:\\B|\\s|$)"
-    },
-    "entropy": 2.75,
-    "keywords": ["curl"]
-  },
-  {
-    "id": "curl-auth-user",
-    "description": "Discovered a potential basic authorization token provided in a curl command, which could compromise the curl accessed resource.",
-    "regex": {
-      "source": "\\bcurl\\b(?:[^\\n]*|[^\\n]*(?:[\\r\\n]{1,2}[^\\n]*){1,5})[ \\t\\n\\r](?:-u|--user)(?:=|[ \\t]{0,5})(\"(:[^\"]{3,}|[^:\"]{3,}:|[^:\"]{3,}:[^\"]{3,})\"|'([^:']{3,}:[^']{3,})'|((?:\"[^\"]{3,}\"|'[^']{3,}'|[\\w$@.\\-]+):(?:\"[^\"]{3,}\"|'[^']{3,}'|[\\w${}@.\\-]+)))(?:\\s|$)"
-    },
-    "entropy": 2,
-    "keywords": ["curl"],
-    "allowlists": [
-      {
-        "regexes": [
-          {
-            "source": "[^:]+:(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\\*+|x+)"
+            source: '[^\\n]+EXAMPLE$',
           },
-          {
-            "source": "['\"]?<[^>]+>['\"]?:['\"]?<[^>]+>|<[^:]+:[^>]+>['\"]?"
-          },
-          {
-            "source": "[^:]+:\\[[^\\]]+]"
-          },
-          {
-            "source": "['\"]?[^:]+['\"]?:['\"]?\\$(?:\\d|\\w+|\\{(?:\\d|\\w+)\\})['\"]?"
-          },
-          {
-            "source": "\\$\\([^)]+\\):\\$\\([^)]+\\)"
-          },
-          {
-            "source": "['\"]?\\$?\\{\\{[^}]+\\}\\}['\"]?:['\"]?\\$?\\{\\{[^}]+\\}\\}['\"]?"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "databricks-api-token",
-    "description": "Uncovered a Databricks API token, which may compromise big data analytics platforms and sensitive data processing.",
-    "regex": {
-      "source": "\\b(dapi[a-f0-9]{32}(?:-\\d)?)(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["dapi"]
-  },
-  {
-    "id": "datadog-access-token",
-    "description": "Detected a Datadog Access Token, potentially risking monitoring and analytics data exposure and manipulation.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:datadog)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["datadog"]
-  },
-  {
-    "id": "defined-networking-api-token",
-    "description": "Identified a Defined Networking API token, which could lead to unauthorized network operations and data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:dnkey)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(dnkey-[a-z0-9=_\\-]{26}-[a-z0-9=_\\-]{52})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["dnkey"]
-  },
-  {
-    "id": "digitalocean-access-token",
-    "description": "Found a DigitalOcean OAuth Access Token, risking unauthorized cloud resource access and data compromise.",
-    "regex": {
-      "source": "\\b(doo_v1_[a-f0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["doo_v1_"]
-  },
-  {
-    "id": "digitalocean-pat",
-    "description": "Discovered a DigitalOcean Personal Access Token, posing a threat to cloud infrastructure security and data privacy.",
-    "regex": {
-      "source": "\\b(dop_v1_[a-f0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["dop_v1_"]
-  },
-  {
-    "id": "digitalocean-refresh-token",
-    "description": "Uncovered a DigitalOcean OAuth Refresh Token, which could allow prolonged unauthorized access and resource manipulation.",
-    "regex": {
-      "source": "\\b(dor_v1_[a-f0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["dor_v1_"]
-  },
-  {
-    "id": "discord-api-token",
-    "description": "Detected a Discord API key, potentially compromising communication channels and user data privacy on Discord.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:discord)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["discord"]
-  },
-  {
-    "id": "discord-client-id",
-    "description": "Identified a Discord client ID, which may lead to unauthorized integrations and data exposure in Discord applications.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:discord)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9]{18})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["discord"]
-  },
-  {
-    "id": "discord-client-secret",
-    "description": "Discovered a potential Discord client secret, risking compromised Discord bot integrations and data leaks.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:discord)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["discord"]
-  },
-  {
-    "id": "doppler-api-token",
-    "description": "Discovered a Doppler API token, posing a risk to environment and secrets management security.",
-    "regex": {
-      "source": "dp\\.pt\\.[a-zA-Z0-9]{43}"
-    },
-    "entropy": 2,
-    "keywords": ["dp.pt."]
-  },
-  {
-    "id": "droneci-access-token",
-    "description": "Detected a Droneci Access Token, potentially compromising continuous integration and deployment workflows.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:droneci)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["droneci"]
-  },
-  {
-    "id": "dropbox-api-token",
-    "description": "Identified a Dropbox API secret, which could lead to unauthorized file access and data breaches in Dropbox storage.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:dropbox)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{15})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["dropbox"]
-  },
-  {
-    "id": "dropbox-long-lived-api-token",
-    "description": "Found a Dropbox long-lived API token, risking prolonged unauthorized access to cloud storage and sensitive data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:dropbox)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{11}(AAAAAAAAAA)[a-z0-9\\-_=]{43})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["dropbox"]
-  },
-  {
-    "id": "dropbox-short-lived-api-token",
-    "description": "Discovered a Dropbox short-lived API token, posing a risk of temporary but potentially harmful data access and manipulation.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:dropbox)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(sl\\.[a-z0-9\\-=_]{135})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["dropbox"]
-  },
-  {
-    "id": "duffel-api-token",
-    "description": "Uncovered a Duffel API token, which may compromise travel platform integrations and sensitive customer data.",
-    "regex": {
-      "source": "duffel_(?:test|live)_[a-zA-Z0-9_\\-=]{43}"
-    },
-    "entropy": 2,
-    "keywords": ["duffel_"]
-  },
-  {
-    "id": "dynatrace-api-token",
-    "description": "Detected a Dynatrace API token, potentially risking application performance monitoring and data exposure.",
-    "regex": {
-      "source": "dt0c01\\.[a-zA-Z0-9]{24}\\.[a-zA-Z0-9]{64}"
-    },
-    "entropy": 4,
-    "keywords": ["dt0c01."]
-  },
-  {
-    "id": "easypost-api-token",
-    "description": "Identified an EasyPost API token, which could lead to unauthorized postal and shipment service access and data exposure.",
-    "regex": {
-      "source": "\\bEZAK[a-zA-Z0-9]{54}\\b"
-    },
-    "entropy": 2,
-    "keywords": ["ezak"]
-  },
-  {
-    "id": "easypost-test-api-token",
-    "description": "Detected an EasyPost test API token, risking exposure of test environments and potentially sensitive shipment data.",
-    "regex": {
-      "source": "\\bEZTK[a-zA-Z0-9]{54}\\b"
-    },
-    "entropy": 2,
-    "keywords": ["eztk"]
-  },
-  {
-    "id": "etsy-access-token",
-    "description": "Found an Etsy Access Token, potentially compromising Etsy shop management and customer data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:(?:ETSY|[Ee]tsy))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-zA-Z0-9]{24})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["etsy"]
-  },
-  {
-    "id": "facebook-access-token",
-    "description": "Discovered a Facebook Access Token, posing a risk of unauthorized access to Facebook accounts and personal data exposure.",
-    "regex": {
-      "source": "\\b(\\d{15,16}(\\||%)[0-9a-z\\-_]{27,40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3,
-    "keywords": ["facebook"]
-  },
-  {
-    "id": "facebook-page-access-token",
-    "description": "Discovered a Facebook Page Access Token, posing a risk of unauthorized access to Facebook accounts and personal data exposure.",
-    "regex": {
-      "source": "\\b(EAA[MC][a-zA-Z0-9]{100,})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["eaam", "eaac"]
-  },
-  {
-    "id": "facebook-secret",
-    "description": "Discovered a Facebook Application secret, posing a risk of unauthorized access to Facebook accounts and personal data exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:facebook)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3,
-    "keywords": ["facebook"]
-  },
-  {
-    "id": "fastly-api-token",
-    "description": "Uncovered a Fastly API key, which may compromise CDN and edge cloud services, leading to content delivery and security issues.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:fastly)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["fastly"]
-  },
-  {
-    "id": "finicity-api-token",
-    "description": "Detected a Finicity API token, potentially risking financial data access and unauthorized financial operations.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:finicity)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["finicity"]
-  },
-  {
-    "id": "finicity-client-secret",
-    "description": "Identified a Finicity Client Secret, which could lead to compromised financial service integrations and data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:finicity)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{20})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["finicity"]
-  },
-  {
-    "id": "finnhub-access-token",
-    "description": "Found a Finnhub Access Token, risking unauthorized access to financial market data and analytics.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:finnhub)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{20})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["finnhub"]
-  },
-  {
-    "id": "flickr-access-token",
-    "description": "Discovered a Flickr Access Token, posing a risk of unauthorized photo management and potential data leakage.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:flickr)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["flickr"]
-  },
-  {
-    "id": "flutterwave-encryption-key",
-    "description": "Uncovered a Flutterwave Encryption Key, which may compromise payment processing and sensitive financial information.",
-    "regex": {
-      "source": "FLWSECK_TEST-[a-hA-H0-9]{12}"
-    },
-    "entropy": 2,
-    "keywords": ["flwseck_test"]
-  },
-  {
-    "id": "flutterwave-public-key",
-    "description": "Detected a Finicity Public Key, potentially exposing public cryptographic operations and integrations.",
-    "regex": {
-      "source": "FLWPUBK_TEST-[a-hA-H0-9]{32}-[xX]"
-    },
-    "entropy": 2,
-    "keywords": ["flwpubk_test"]
-  },
-  {
-    "id": "flutterwave-secret-key",
-    "description": "Identified a Flutterwave Secret Key, risking unauthorized financial transactions and data breaches.",
-    "regex": {
-      "source": "FLWSECK_TEST-[a-hA-H0-9]{32}-[xX]"
-    },
-    "entropy": 2,
-    "keywords": ["flwseck_test"]
-  },
-  {
-    "id": "flyio-access-token",
-    "description": "Uncovered a Fly.io API key",
-    "regex": {
-      "source": "\\b((?:fo1_[\\w\\-]{43}|fm1[ar]_[a-zA-Z0-9+/]{100,}={0,3}|fm2_[a-zA-Z0-9+/]{100,}={0,3}))(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["fo1_", "fm1", "fm2_"]
-  },
-  {
-    "id": "frameio-api-token",
-    "description": "Found a Frame.io API token, potentially compromising video collaboration and project management.",
-    "regex": {
-      "source": "fio-u-[a-zA-Z0-9\\-_=]{64}"
-    },
-    "keywords": ["fio-u-"]
-  },
-  {
-    "id": "freemius-secret-key",
-    "description": "Detected a Freemius secret key, potentially exposing sensitive information.",
-    "regex": {
-      "source": "[\"']secret_key[\"']\\s*=>\\s*[\"'](sk_[\\S]{29})[\"']",
-      "flags": "i"
-    },
-    "path": {
-      "source": "\\.php$",
-      "flags": "i"
-    },
-    "keywords": ["secret_key"]
-  },
-  {
-    "id": "freshbooks-access-token",
-    "description": "Discovered a Freshbooks Access Token, posing a risk to accounting software access and sensitive financial data exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:freshbooks)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["freshbooks"]
-  },
-  {
-    "id": "gcp-api-key",
-    "description": "Uncovered a GCP API key, which could lead to unauthorized access to Google Cloud services and data breaches.",
-    "regex": {
-      "source": "\\b(AIza[\\w\\-]{35})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["aiza"],
-    "allowlists": [
-      {
-        "regexes": [
-          {
-            "source": "AIzaSyabcdefghijklmnopqrstuvwxyz1234567"
-          },
-          {
-            "source": "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs"
-          },
-          {
-            "source": "AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM"
-          },
-          {
-            "source": "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU"
-          },
-          {
-            "source": "AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0"
-          },
-          {
-            "source": "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A"
-          },
-          {
-            "source": "AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c"
-          },
-          {
-            "source": "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4"
-          },
-          {
-            "source": "AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY"
-          },
-          {
-            "source": "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM"
-          },
-          {
-            "source": "AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ"
-          },
-          {
-            "source": "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g"
-          },
-          {
-            "source": "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU"
-          },
-          {
-            "source": "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw"
-          },
-          {
-            "source": "AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE"
-          },
-          {
-            "source": "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "generic-api-key",
-    "description": "Detected a Generic API Key, potentially exposing access to various services and sensitive operations.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[aA][cC][cC][eE][sS][sS]|[aA][uU][tT][hH]|(?:[Aa]pi|API)|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[cC][rR][eE][dD][sS]|[kK][eE][yY]|[pP][aA][sS][sS][wW](?:[oO][rR])?[dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN])(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([\\w.=\\-]{10,150}|[a-zA-Z0-9][a-zA-Z0-9+/]{11,}={0,3})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)"
-    },
-    "entropy": 3.5,
-    "keywords": ["access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token"],
-    "allowlists": [
-      {
-        "regexes": [
-          {
-            "source": "^[a-zA-Z_.\\-]+$"
-          }
-        ]
-      },
-      {
-        "description": "Allowlist for Generic API Keys",
-        "regexTarget": "match",
-        "regexes": [
-          {
-            "source": "(?:[aA][cC][cC][eE][sS][sS](?:[iI][bB][iI][lL][iI][tT][yY]|[oO][rR])|[aA][cC][cC][eE][sS][sS][_.\\-]?[iI][dD]|[rR][aA][nN][dD][oO][mM][_.\\-]?[aA][cC][cC][eE][sS][sS]|[aA][pP][iI][_.\\-]?(?:[iI][dD]|[nN][aA][mM][eE]|[vV][eE][rR][sS][iI][oO][nN])|[rR][aA][pP][iI][dD]|[cC][aA][pP][iI][tT][aA][lL]|[a-zA-Z0-9\\-]*?[aA][pP][iI][a-zA-Z0-9\\-]*?:[jJ][aA][rR]:|[aA][uU][tT][hH][oO][rR]|[xX]-[mM][sS]-[eE][xX][cC][hH][aA][nN][gG][eE]-[oO][rR][gG][aA][nN][iI][zZ][aA][tT][iI][oO][nN]-[aA][uU][tT][hH]|[aA][uU][tT][hH][eE][nN][tT][iI][cC][aA][tT][iI][oO][nN]-[rR][eE][sS][uU][lL][tT][sS]|(?:[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]?[_.\\-]?[iI][dD]|[wW][iI][tT][hH][cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS])|(?:[bB][uU][cC][kK][eE][tT]|[fF][oO][rR][eE][iI][gG][nN]|[hH][oO][tT]|[iI][dD][xX]|[nN][aA][tT][uU][rR][aA][lL]|[pP][rR][iI][mM][aA][rR][yY]|[pP][uU][bB](?:[lL][iI][cC])?|[sS][cC][hH][eE][mM][aA]|[sS][eE][qQ][uU][eE][nN][cC][eE])[_.\\-]?[kK][eE][yY]|(?:[tT][uU][rR][kK][eE][yY])|[kK][eE][yY][_.\\-]?(?:[aA][lL][iI][aA][sS]|[bB][oO][aA][rR][dD]|[cC][oO][dD][eE]|[fF][rR][aA][mM][eE]|[iI][dD]|[lL][eE][nN][gG][tT][hH]|[mM][eE][sS][hH]|[nN][aA][mM][eE]|[pP][aA][iI][rR]|[pP][rR][eE][sS][sS](?:[eE][dD])?|[rR][iI][nN][gG]|[sS][eE][lL][eE][cC][tT][oO][rR]|[sS][iI][gG][nN][aA][tT][uU][rR][eE]|[sS][iI][zZ][eE]|[sS][tT][oO][nN][eE]|[sS][tT][oO][rR][eE][tT][yY][pP][eE]|[wW][oO][rR][dD]|[uU][pP]|[dD][oO][wW][nN]|[lL][eE][fF][tT]|[rR][iI][gG][hH][tT])|[kK][eE][yY][_.\\-]?[vV][aA][uU][lL][tT][_.\\-]?(?:[iI][dD]|[nN][aA][mM][eE])|[kK][eE][yY][vV][aA][uU][lL][tT][tT][oO][sS][tT][oO][rR][eE][sS][eE][cC][rR][eE][tT][sS]|[kK][eE][yY](?:[sS][tT][oO][rR][eE]|[tT][aA][bB])[_.\\-]?(?:[fF][iI][lL][eE]|[pP][aA][tT][hH])|[iI][sS][sS][uU][eE][rR][kK][eE][yY][hH][aA][sS][hH]|(?:[DdMm]onkey|[DM]ONKEY)|[kK][eE][yY][iI][nN][gG]|(?:[sS][eE][cC][rR][eE][tT])[_.\\-]?(?:[lL][eE][nN][gG][tT][hH]|[nN][aA][mM][eE]|[sS][iI][zZ][eE])|[uU][sS][eE][rR][sS][eE][cC][rR][eE][tT][sS][iI][dD]|(?:[cC][sS][rR][fF])[_.\\-]?[tT][oO][kK][eE][nN]|(?:[iI][oO]\\.[jJ][sS][oO][nN][wW][eE][bB][tT][oO][kK][eE][nN][ \\t]?:[ \\t]?[\\w\\-]+)|(?:[aA][pP][iI]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]|[tT][oO][kK][eE][nN])[_.\\-]?(?:[eE][nN][dD][pP][oO][iI][nN][tT]|[uU][rR][iIlL])|[pP][uU][bB][lL][iI][cC][_.\\-]?[tT][oO][kK][eE][nN]|(?:[kK][eE][yY]|[tT][oO][kK][eE][nN])[_.\\-]?[fF][iI][lL][eE]|(?:(?:[A-Z_]+=\\n[A-Z_]+=|[a-z_]+=\\n[a-z_]+=)(?:\\n|$))|(?:(?:[A-Z.]+=\\n[A-Z.]+=|[a-z.]+=\\n[a-z.]+=)(?:\\n|$)))"
-          }
         ],
-        "stopwords": ["000000", "6fe4476ee5a1832882e326b506d14126", "_ec2_", "aaaaaa", "about", "abstract", "academy", "acces", "account", "act-", "act.", "act_", "action", "active", "actively", "activity", "adapter", "add-", "add-on", "add.", "add_", "addon", "addres", "admin", "adobe", "advanced", "adventure", "agent", "agile", "air-", "air.", "air_", "ajax", "akka", "alert", "alfred", "algorithm", "all-", "all.", "all_", "alloy", "alpha", "amazon", "amqp", "analysi", "analytic", "analyzer", "android", "angular", "angularj", "animate", "animation", "another", "ansible", "answer", "ant-", "ant.", "ant_", "any-", "any.", "any_", "apache", "app-", "app.", "app_", "apple", "arch", "archive", "archived", "arduino", "array", "art-", "art.", "art_", "article", "asp-", "asp.", "asp_", "asset", "async", "atom", "attention", "audio", "audit", "aura", "auth", "author", "authorize", "auto", "automated", "automatic", "awesome", "aws_", "azure", "back", "backbone", "backend", "backup", "bar-", "bar.", "bar_", "base", "based", "bash", "basic", "batch", "been", "beer", "behavior", "being", "benchmark", "best", "beta", "better", "big-", "big.", "big_", "binary", "binding", "bit-", "bit.", "bit_", "bitcoin", "block", "blog", "board", "book", "bookmark", "boost", "boot", "bootstrap", "bosh", "bot-", "bot.", "bot_", "bower", "box-", "box.", "box_", "boxen", "bracket", "branch", "bridge", "browser", "brunch", "buffer", "bug-", "bug.", "bug_", "build", "builder", "building", "buildout", "buildpack", "built", "bundle", "busines", "but-", "but.", "but_", "button", "cache", "caching", "cakephp", "calendar", "call", "camera", "campfire", "can-", "can.", "can_", "canva", "captcha", "capture", "card", "carousel", "case", "cassandra", "cat-", "cat.", "cat_", "category", "center", "cento", "challenge", "change", "changelog", "channel", "chart", "chat", "cheat", "check", "checker", "chef", "ches", "chinese", "chosen", "chrome", "ckeditor", "clas", "classe", "classic", "clean", "cli-", "cli.", "cli_", "client", "clojure", "clone", "closure", "cloud", "club", "cluster", "cms-", "cms_", "coco", "code", "coding", "coffee", "color", "combination", "combo", "command", "commander", "comment", "commit", "common", "community", "compas", "compiler", "complete", "component", "composer", "computer", "computing", "con-", "con.", "con_", "concept", "conf", "config", "connect", "connector", "console", "contact", "container", "contao", "content", "contest", "context", "control", "convert", "converter", "conway'", "cookbook", "cookie", "cool", "copy", "cordova", "core", "couchbase", "couchdb", "countdown", "counter", "course", "craft", "crawler", "create", "creating", "creator", "credential", "crm-", "crm.", "crm_", "cros", "crud", "csv-", "csv.", "csv_", "cube", "cucumber", "cuda", "current", "currently", "custom", "daemon", "dark", "dart", "dash", "dashboard", "data", "database", "date", "day-", "day.", "day_", "dead", "debian", "debug", "debugger", "deck", "define", "del-", "del.", "del_", "delete", "demo", "deploy", "design", "designer", "desktop", "detection", "detector", "dev-", "dev.", "dev_", "develop", "developer", "device", "devise", "diff", "digital", "directive", "directory", "discovery", "display", "django", "dns-", "dns_", "doc-", "doc.", "doc_", "docker", "docpad", "doctrine", "document", "doe-", "doe.", "doe_", "dojo", "dom-", "dom.", "dom_", "domain", "don't", "done", "dot-", "dot.", "dot_", "dotfile", "download", "draft", "drag", "drill", "drive", "driven", "driver", "drop", "dropbox", "drupal", "dsl-", "dsl.", "dsl_", "dynamic", "easy", "ecdsa", "eclipse", "edit", "editing", "edition", "editor", "element", "emac", "email", "embed", "embedded", "ember", "emitter", "emulator", "encoding", "endpoint", "engine", "english", "enhanced", "entity", "entry", "env_", "episode", "erlang", "error", "espresso", "event", "evented", "example", "exchange", "exercise", "experiment", "expire", "exploit", "explorer", "export", "exporter", "expres", "ext-", "ext.", "ext_", "extended", "extension", "external", "extra", "extractor", "fabric", "facebook", "factory", "fake", "fast", "feature", "feed", "fewfwef", "ffmpeg", "field", "file", "filter", "find", "finder", "firefox", "firmware", "first", "fish", "fix-", "fix_", "flash", "flask", "flat", "flex", "flexible", "flickr", "flow", "fluent", "fluentd", "fluid", "folder", "font", "force", "foreman", "fork", "form", "format", "formatter", "forum", "foundry", "framework", "free", "friend", "friendly", "front-end", "frontend", "ftp-", "ftp.", "ftp_", "fuel", "full", "fun-", "fun.", "fun_", "func", "future", "gaia", "gallery", "game", "gateway", "gem-", "gem.", "gem_", "gen-", "gen.", "gen_", "general", "generator", "generic", "genetic", "get-", "get.", "get_", "getenv", "getting", "ghost", "gist", "git-", "git.", "git_", "github", "gitignore", "gitlab", "glas", "gmail", "gnome", "gnu-", "gnu.", "gnu_", "goal", "golang", "gollum", "good", "google", "gpu-", "gpu.", "gpu_", "gradle", "grail", "graph", "graphic", "great", "grid", "groovy", "group", "grunt", "guard", "gui-", "gui.", "gui_", "guide", "guideline", "gulp", "gwt-", "gwt.", "gwt_", "hack", "hackathon", "hacker", "hacking", "hadoop", "haml", "handler", "hardware", "has-", "has_", "hash", "haskell", "have", "haxe", "hello", "help", "helper", "here", "hero", "heroku", "high", "hipchat", "history", "home", "homebrew", "homepage", "hook", "host", "hosting", "hot-", "hot.", "hot_", "house", "how-", "how.", "how_", "html", "http", "hub-", "hub.", "hub_", "hubot", "human", "icon", "ide-", "ide.", "ide_", "idea", "identity", "idiomatic", "image", "impact", "import", "important", "importer", "impres", "index", "infinite", "info", "injection", "inline", "input", "inside", "inspector", "instagram", "install", "installer", "instant", "intellij", "interface", "internet", "interview", "into", "intro", "ionic", "iphone", "ipython", "irc-", "irc_", "iso-", "iso.", "iso_", "issue", "jade", "jasmine", "java", "jbos", "jekyll", "jenkin", "jetbrains", "job-", "job.", "job_", "joomla", "jpa-", "jpa.", "jpa_", "jquery", "json", "just", "kafka", "karma", "kata", "kernel", "keyboard", "kindle", "kit-", "kit.", "kit_", "kitchen", "knife", "koan", "kohana", "lab-", "lab.", "lab_", "lambda", "lamp", "language", "laravel", "last", "latest", "latex", "launcher", "layer", "layout", "lazy", "ldap", "leaflet", "league", "learn", "learning", "led-", "led.", "led_", "leetcode", "les-", "les.", "les_", "level", "leveldb", "lib-", "lib.", "lib_", "librarie", "library", "license", "life", "liferay", "light", "lightbox", "like", "line", "link", "linked", "linkedin", "linux", "lisp", "list", "lite", "little", "load", "loader", "local", "location", "lock", "log-", "log.", "log_", "logger", "logging", "logic", "login", "logstash", "longer", "look", "love", "lua-", "lua.", "lua_", "mac-", "mac.", "mac_", "machine", "made", "magento", "magic", "mail", "make", "maker", "making", "man-", "man.", "man_", "manage", "manager", "manifest", "manual", "map-", "map.", "map_", "mapper", "mapping", "markdown", "markup", "master", "math", "matrix", "maven", "md5", "mean", "media", "mediawiki", "meetup", "memcached", "memory", "menu", "merchant", "message", "messaging", "meta", "metadata", "meteor", "method", "metric", "micro", "middleman", "migration", "minecraft", "miner", "mini", "minimal", "mirror", "mit-", "mit.", "mit_", "mobile", "mocha", "mock", "mod-", "mod.", "mod_", "mode", "model", "modern", "modular", "module", "modx", "money", "mongo", "mongodb", "mongoid", "mongoose", "monitor", "monkey", "more", "motion", "moved", "movie", "mozilla", "mqtt", "mule", "multi", "multiple", "music", "mustache", "mvc-", "mvc.", "mvc_", "mysql", "nagio", "name", "native", "need", "neo-", "neo.", "neo_", "nest", "nested", "net-", "net.", "net_", "nette", "network", "new-", "new.", "new_", "next", "nginx", "ninja", "nlp-", "nlp.", "nlp_", "node", "nodej", "nosql", "not-", "not.", "not_", "note", "notebook", "notepad", "notice", "notifier", "now-", "now.", "now_", "number", "oauth", "object", "objective", "obsolete", "ocaml", "octopres", "official", "old-", "old.", "old_", "onboard", "online", "only", "open", "opencv", "opengl", "openshift", "openwrt", "option", "oracle", "org-", "org.", "org_", "origin", "original", "orm-", "orm.", "orm_", "osx-", "osx_", "our-", "our.", "our_", "out-", "out.", "out_", "output", "over", "overview", "own-", "own.", "own_", "pack", "package", "packet", "page", "panel", "paper", "paperclip", "para", "parallax", "parallel", "parse", "parser", "parsing", "particle", "party", "password", "patch", "path", "pattern", "payment", "paypal", "pdf-", "pdf.", "pdf_", "pebble", "people", "perl", "personal", "phalcon", "phoenix", "phone", "phonegap", "photo", "php-", "php.", "php_", "physic", "picker", "pipeline", "platform", "play", "player", "please", "plu-", "plu.", "plu_", "plug-in", "plugin", "plupload", "png-", "png.", "png_", "poker", "polyfill", "polymer", "pool", "pop-", "pop.", "pop_", "popcorn", "popup", "port", "portable", "portal", "portfolio", "post", "power", "powered", "powerful", "prelude", "pretty", "preview", "principle", "print", "pro-", "pro.", "pro_", "problem", "proc", "product", "profile", "profiler", "program", "progres", "project", "protocol", "prototype", "provider", "proxy", "public", "pull", "puppet", "pure", "purpose", "push", "pusher", "pyramid", "python", "quality", "query", "queue", "quick", "rabbitmq", "rack", "radio", "rail", "railscast", "random", "range", "raspberry", "rdf-", "rdf.", "rdf_", "react", "reactive", "read", "reader", "readme", "ready", "real", "real-time", "reality", "realtime", "recipe", "recorder", "red-", "red.", "red_", "reddit", "redi", "redmine", "reference", "refinery", "refresh", "registry", "related", "release", "remote", "rendering", "repo", "report", "request", "require", "required", "requirej", "research", "resource", "response", "resque", "rest", "restful", "resume", "reveal", "reverse", "review", "riak", "rich", "right", "ring", "robot", "role", "room", "router", "routing", "rpc-", "rpc.", "rpc_", "rpg-", "rpg.", "rpg_", "rspec", "ruby-", "ruby.", "ruby_", "rule", "run-", "run.", "run_", "runner", "running", "runtime", "rust", "rvm-", "rvm.", "rvm_", "salt", "sample", "sandbox", "sas-", "sas.", "sas_", "sbt-", "sbt.", "sbt_", "scala", "scalable", "scanner", "schema", "scheme", "school", "science", "scraper", "scratch", "screen", "script", "scroll", "scs-", "scs.", "scs_", "sdk-", "sdk.", "sdk_", "sdl-", "sdl.", "sdl_", "search", "secure", "security", "see-", "see.", "see_", "seed", "select", "selector", "selenium", "semantic", "sencha", "send", "sentiment", "serie", "server", "service", "session", "set-", "set.", "set_", "setting", "setup", "sha1", "sha2", "sha256", "share", "shared", "sharing", "sheet", "shell", "shield", "shipping", "shop", "shopify", "shortener", "should", "show", "showcase", "side", "silex", "simple", "simulator", "single", "site", "skeleton", "sketch", "skin", "slack", "slide", "slider", "slim", "small", "smart", "smtp", "snake", "snapshot", "snippet", "soap", "social", "socket", "software", "solarized", "solr", "solution", "solver", "some", "soon", "source", "space", "spark", "spatial", "spec", "sphinx", "spine", "spotify", "spree", "spring", "sprite", "sql-", "sql.", "sql_", "sqlite", "ssh-", "ssh.", "ssh_", "stack", "staging", "standard", "stanford", "start", "started", "starter", "startup", "stat", "statamic", "state", "static", "statistic", "statsd", "statu", "steam", "step", "still", "stm-", "stm.", "stm_", "storage", "store", "storm", "story", "strategy", "stream", "streaming", "string", "stripe", "structure", "studio", "study", "stuff", "style", "sublime", "sugar", "suite", "summary", "super", "support", "supported", "svg-", "svg.", "svg_", "svn-", "svn.", "svn_", "swagger", "swift", "switch", "switcher", "symfony", "symphony", "sync", "synopsi", "syntax", "system", "tab-", "tab.", "tab_", "table", "tag-", "tag.", "tag_", "talk", "target", "task", "tcp-", "tcp.", "tcp_", "tdd-", "tdd.", "tdd_", "team", "tech", "template", "term", "terminal", "testing", "tetri", "text", "textmate", "theme", "theory", "three", "thrift", "time", "timeline", "timer", "tiny", "tinymce", "tip-", "tip.", "tip_", "title", "todo", "todomvc", "token", "tool", "toolbox", "toolkit", "top-", "top.", "top_", "tornado", "touch", "tower", "tracker", "tracking", "traffic", "training", "transfer", "translate", "transport", "tree", "trello", "try-", "try.", "try_", "tumblr", "tut-", "tut.", "tut_", "tutorial", "tweet", "twig", "twitter", "type", "typo", "ubuntu", "uiview", "ultimate", "under", "unit", "unity", "universal", "unix", "update", "updated", "upgrade", "upload", "uploader", "uri-", "uri.", "uri_", "url-", "url.", "url_", "usage", "usb-", "usb.", "usb_", "use-", "use.", "use_", "used", "useful", "user", "using", "util", "utilitie", "utility", "vagrant", "validator", "value", "variou", "varnish", "version", "via-", "via.", "via_", "video", "view", "viewer", "vim-", "vim.", "vim_", "vimrc", "virtual", "vision", "visual", "vpn", "want", "warning", "watch", "watcher", "wave", "way-", "way.", "way_", "weather", "web-", "web_", "webapp", "webgl", "webhook", "webkit", "webrtc", "website", "websocket", "welcome", "what", "what'", "when", "where", "which", "why-", "why.", "why_", "widget", "wifi", "wiki", "win-", "win.", "win_", "window", "wip-", "wip.", "wip_", "within", "without", "wizard", "word", "wordpres", "work", "worker", "workflow", "working", "workshop", "world", "wrapper", "write", "writer", "writing", "written", "www-", "www.", "www_", "xamarin", "xcode", "xml-", "xml.", "xml_", "xmpp", "xxxxxx", "yahoo", "yaml", "yandex", "yeoman", "yet-", "yet.", "yet_", "yii-", "yii.", "yii_", "youtube", "yui-", "yui.", "yui_", "zend", "zero", "zip-", "zip.", "zip_", "zsh-", "zsh.", "zsh_"]
       },
+    ],
+  },
+  {
+    id: 'aws-amazon-bedrock-api-key-long-lived',
+    description: 'Identified a pattern that may indicate long-lived Amazon Bedrock API keys, risking unauthorized Amazon Bedrock usage',
+    regex: {
+      source: '\\b(ABSK[A-Za-z0-9+/]{109,269}={0,2})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['absk'],
+  },
+  {
+    id: 'aws-amazon-bedrock-api-key-short-lived',
+    description: 'Identified a pattern that may indicate short-lived Amazon Bedrock API keys, risking unauthorized Amazon Bedrock usage',
+    regex: {
+      source: 'bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t',
+    },
+    entropy: 3,
+    keywords: ['bedrock-api-key-'],
+  },
+  {
+    id: 'azure-ad-client-secret',
+    description: 'Azure AD Client Secret',
+    regex: {
+      source: '(?:^|[\\\\\'"\\x60\\s>=:(,)])([a-zA-Z0-9_~.]{3}\\dQ~[a-zA-Z0-9_~.\\-]{31,34})(?:$|[\\\\\'"\\x60\\s<),])',
+    },
+    entropy: 3,
+    keywords: ['q~'],
+  },
+  {
+    id: 'beamer-api-token',
+    description: 'Detected a Beamer API token, potentially compromising content management and exposing sensitive notifications and updates.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:beamer)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(b_[a-z0-9=_\\-]{44})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['beamer'],
+  },
+  {
+    id: 'bitbucket-client-id',
+    description: 'Discovered a potential Bitbucket Client ID, risking unauthorized repository access and potential codebase exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:bitbucket)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['bitbucket'],
+  },
+  {
+    id: 'bitbucket-client-secret',
+    description: 'Discovered a potential Bitbucket Client Secret, posing a risk of compromised code repositories and unauthorized access.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:bitbucket)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['bitbucket'],
+  },
+  {
+    id: 'bittrex-access-key',
+    description: 'Identified a Bittrex Access Key, which could lead to unauthorized access to cryptocurrency trading accounts and financial loss.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:bittrex)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['bittrex'],
+  },
+  {
+    id: 'bittrex-secret-key',
+    description: 'Detected a Bittrex Secret Key, potentially compromising cryptocurrency transactions and financial security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:bittrex)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['bittrex'],
+  },
+  {
+    id: 'cisco-meraki-api-key',
+    description: 'Cisco Meraki is a cloud-managed IT solution that provides networking, security, and device management through an easy-to-use interface.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:(?:[Mm]eraki|MERAKI))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9a-f]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['meraki'],
+  },
+  {
+    id: 'clickhouse-cloud-api-secret-key',
+    description:
+      'Identified a pattern that may indicate clickhouse cloud API secret key, risking unauthorized clickhouse cloud api access and data breaches on ClickHouse Cloud platforms.',
+    regex: {
+      source: '\\b(4b1d[A-Za-z0-9]{38})\\b',
+    },
+    entropy: 3,
+    keywords: ['4b1d'],
+  },
+  {
+    id: 'clojars-api-token',
+    description: 'Uncovered a possible Clojars API token, risking unauthorized access to Clojure libraries and potential code manipulation.',
+    regex: {
+      source: 'CLOJARS_[a-z0-9]{60}',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['clojars_'],
+  },
+  {
+    id: 'cloudflare-api-key',
+    description: 'Detected a Cloudflare API Key, potentially compromising cloud application deployments and operational security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:cloudflare)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9_\\-]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['cloudflare'],
+  },
+  {
+    id: 'cloudflare-global-api-key',
+    description: 'Detected a Cloudflare Global API Key, potentially compromising cloud application deployments and operational security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:cloudflare)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{37})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['cloudflare'],
+  },
+  {
+    id: 'cloudflare-origin-ca-key',
+    description: 'Detected a Cloudflare Origin CA Key, potentially compromising cloud application deployments and operational security.',
+    regex: {
+      source: '\\b(v1\\.0-[a-f0-9]{24}-[a-f0-9]{146})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['cloudflare', 'v1.0-'],
+  },
+  {
+    id: 'codecov-access-token',
+    description: 'Found a pattern resembling a Codecov Access Token, posing a risk of unauthorized access to code coverage reports and sensitive data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:codecov)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['codecov'],
+  },
+  {
+    id: 'cohere-api-token',
+    description: 'Identified a Cohere Token, posing a risk of unauthorized access to AI services and data manipulation.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:[cC][oO][hH][eE][rR][eE]|[cC][oO]_[aA][pP][iI]_[kK][eE][yY])(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-zA-Z0-9]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['cohere', 'co_api_key'],
+  },
+  {
+    id: 'coinbase-access-token',
+    description: 'Detected a Coinbase Access Token, posing a risk of unauthorized access to cryptocurrency accounts and financial transactions.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:coinbase)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9_\\-]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['coinbase'],
+  },
+  {
+    id: 'confluent-access-token',
+    description: 'Identified a Confluent Access Token, which could compromise access to streaming data platforms and sensitive data flow.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:confluent)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{16})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['confluent'],
+  },
+  {
+    id: 'confluent-secret-key',
+    description: 'Found a Confluent Secret Key, potentially risking unauthorized operations and data access within Confluent services.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:confluent)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['confluent'],
+  },
+  {
+    id: 'contentful-delivery-api-token',
+    description: 'Discovered a Contentful delivery API token, posing a risk to content management systems and data integrity.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:contentful)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{43})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['contentful'],
+  },
+  {
+    id: 'curl-auth-header',
+    description: 'Discovered a potential authorization token provided in a curl command header, which could compromise the curl accessed resource.',
+    regex: {
+      source:
+        '\\bcurl\\b(?:[^\\n]*?|[^\\n]*?(?:[\\r\\n]{1,2}[^\\n]*?){1,5})[ \\t\\n\\r](?:-H|--header)(?:=|[ \\t]{0,5})(?:"(?:[aA][uU][tT][hH][oO][rR][iI][zZ][aA][tT][iI][oO][nN]:[ \\t]{0,5}(?:[bB][aA][sS][iI][cC][ \\t]([a-zA-Z0-9+/]{8,}={0,3})|(?:[bB][eE][aA][rR][eE][rR]|(?:[aA][pP][iI]-)?[tT][oO][kK][eE][nN])[ \\t]([\\w=~@.+/\\-]{8,})|([\\w=~@.+/\\-]{8,}))|(?:(?:[xX]-(?:[a-zA-Z]+-)?)?(?:[aA][pP][iI]-?)?(?:[kK][eE][yY]|[tT][oO][kK][eE][nN])):[ \\t]{0,5}([\\w=~@.+/\\-]{8,}))"|\'(?:[aA][uU][tT][hH][oO][rR][iI][zZ][aA][tT][iI][oO][nN]:[ \\t]{0,5}(?:[bB][aA][sS][iI][cC][ \\t]([a-zA-Z0-9+/]{8,}={0,3})|(?:[bB][eE][aA][rR][eE][rR]|(?:[aA][pP][iI]-)?[tT][oO][kK][eE][nN])[ \\t]([\\w=~@.+/\\-]{8,})|([\\w=~@.+/\\-]{8,}))|(?:(?:[xX]-(?:[a-zA-Z]+-)?)?(?:[aA][pP][iI]-?)?(?:[kK][eE][yY]|[tT][oO][kK][eE][nN])):[ \\t]{0,5}([\\w=~@.+/\\-]{8,}))\')(?:\\B|\\s|$)',
+    },
+    entropy: 2.75,
+    keywords: ['curl'],
+  },
+  {
+    id: 'curl-auth-user',
+    description: 'Discovered a potential basic authorization token provided in a curl command, which could compromise the curl accessed resource.',
+    regex: {
+      source:
+        '\\bcurl\\b(?:[^\\n]*|[^\\n]*(?:[\\r\\n]{1,2}[^\\n]*){1,5})[ \\t\\n\\r](?:-u|--user)(?:=|[ \\t]{0,5})("(:[^"]{3,}|[^:"]{3,}:|[^:"]{3,}:[^"]{3,})"|\'([^:\']{3,}:[^\']{3,})\'|((?:"[^"]{3,}"|\'[^\']{3,}\'|[\\w$@.\\-]+):(?:"[^"]{3,}"|\'[^\']{3,}\'|[\\w${}@.\\-]+)))(?:\\s|$)',
+    },
+    entropy: 2,
+    keywords: ['curl'],
+    allowlists: [
       {
-        "regexTarget": "line",
-        "regexes": [
+        regexes: [
           {
-            "source": "--mount=type=secret,"
+            source: '[^:]+:(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\\*+|x+)',
           },
           {
-            "source": "import[ \\t]+\\{[ \\t\\w,]+\\}[ \\t]+from[ \\t]+['\"][^'\"]+['\"]"
-          }
-        ]
-      },
-      {
-        "condition": "AND",
-        "regexTarget": "line",
-        "regexes": [
-          {
-            "source": "LICENSE[^=]*=\\s*\"[^\"]+"
+            source: '[\'"]?<[^>]+>[\'"]?:[\'"]?<[^>]+>|<[^:]+:[^>]+>[\'"]?',
           },
           {
-            "source": "LIC_FILES_CHKSUM[^=]*=\\s*\"[^\"]+"
+            source: '[^:]+:\\[[^\\]]+]',
           },
           {
-            "source": "SRC[^=]*=\\s*\"[a-zA-Z0-9]+"
-          }
+            source: '[\'"]?[^:]+[\'"]?:[\'"]?\\$(?:\\d|\\w+|\\{(?:\\d|\\w+)\\})[\'"]?',
+          },
+          {
+            source: '\\$\\([^)]+\\):\\$\\([^)]+\\)',
+          },
+          {
+            source: '[\'"]?\\$?\\{\\{[^}]+\\}\\}[\'"]?:[\'"]?\\$?\\{\\{[^}]+\\}\\}[\'"]?',
+          },
         ],
-        "paths": [
+      },
+    ],
+  },
+  {
+    id: 'databricks-api-token',
+    description: 'Uncovered a Databricks API token, which may compromise big data analytics platforms and sensitive data processing.',
+    regex: {
+      source: '\\b(dapi[a-f0-9]{32}(?:-\\d)?)(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['dapi'],
+  },
+  {
+    id: 'datadog-access-token',
+    description: 'Detected a Datadog Access Token, potentially risking monitoring and analytics data exposure and manipulation.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:datadog)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['datadog'],
+  },
+  {
+    id: 'defined-networking-api-token',
+    description: 'Identified a Defined Networking API token, which could lead to unauthorized network operations and data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:dnkey)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(dnkey-[a-z0-9=_\\-]{26}-[a-z0-9=_\\-]{52})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['dnkey'],
+  },
+  {
+    id: 'digitalocean-access-token',
+    description: 'Found a DigitalOcean OAuth Access Token, risking unauthorized cloud resource access and data compromise.',
+    regex: {
+      source: '\\b(doo_v1_[a-f0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['doo_v1_'],
+  },
+  {
+    id: 'digitalocean-pat',
+    description: 'Discovered a DigitalOcean Personal Access Token, posing a threat to cloud infrastructure security and data privacy.',
+    regex: {
+      source: '\\b(dop_v1_[a-f0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['dop_v1_'],
+  },
+  {
+    id: 'digitalocean-refresh-token',
+    description: 'Uncovered a DigitalOcean OAuth Refresh Token, which could allow prolonged unauthorized access and resource manipulation.',
+    regex: {
+      source: '\\b(dor_v1_[a-f0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['dor_v1_'],
+  },
+  {
+    id: 'discord-api-token',
+    description: 'Detected a Discord API key, potentially compromising communication channels and user data privacy on Discord.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:discord)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['discord'],
+  },
+  {
+    id: 'discord-client-id',
+    description: 'Identified a Discord client ID, which may lead to unauthorized integrations and data exposure in Discord applications.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:discord)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9]{18})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['discord'],
+  },
+  {
+    id: 'discord-client-secret',
+    description: 'Discovered a potential Discord client secret, risking compromised Discord bot integrations and data leaks.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:discord)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['discord'],
+  },
+  {
+    id: 'doppler-api-token',
+    description: 'Discovered a Doppler API token, posing a risk to environment and secrets management security.',
+    regex: {
+      source: 'dp\\.pt\\.[a-zA-Z0-9]{43}',
+    },
+    entropy: 2,
+    keywords: ['dp.pt.'],
+  },
+  {
+    id: 'droneci-access-token',
+    description: 'Detected a Droneci Access Token, potentially compromising continuous integration and deployment workflows.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:droneci)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['droneci'],
+  },
+  {
+    id: 'dropbox-api-token',
+    description: 'Identified a Dropbox API secret, which could lead to unauthorized file access and data breaches in Dropbox storage.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:dropbox)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{15})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['dropbox'],
+  },
+  {
+    id: 'dropbox-long-lived-api-token',
+    description: 'Found a Dropbox long-lived API token, risking prolonged unauthorized access to cloud storage and sensitive data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:dropbox)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{11}(AAAAAAAAAA)[a-z0-9\\-_=]{43})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['dropbox'],
+  },
+  {
+    id: 'dropbox-short-lived-api-token',
+    description: 'Discovered a Dropbox short-lived API token, posing a risk of temporary but potentially harmful data access and manipulation.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:dropbox)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(sl\\.[a-z0-9\\-=_]{135})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['dropbox'],
+  },
+  {
+    id: 'duffel-api-token',
+    description: 'Uncovered a Duffel API token, which may compromise travel platform integrations and sensitive customer data.',
+    regex: {
+      source: 'duffel_(?:test|live)_[a-zA-Z0-9_\\-=]{43}',
+    },
+    entropy: 2,
+    keywords: ['duffel_'],
+  },
+  {
+    id: 'dynatrace-api-token',
+    description: 'Detected a Dynatrace API token, potentially risking application performance monitoring and data exposure.',
+    regex: {
+      source: 'dt0c01\\.[a-zA-Z0-9]{24}\\.[a-zA-Z0-9]{64}',
+    },
+    entropy: 4,
+    keywords: ['dt0c01.'],
+  },
+  {
+    id: 'easypost-api-token',
+    description: 'Identified an EasyPost API token, which could lead to unauthorized postal and shipment service access and data exposure.',
+    regex: {
+      source: '\\bEZAK[a-zA-Z0-9]{54}\\b',
+    },
+    entropy: 2,
+    keywords: ['ezak'],
+  },
+  {
+    id: 'easypost-test-api-token',
+    description: 'Detected an EasyPost test API token, risking exposure of test environments and potentially sensitive shipment data.',
+    regex: {
+      source: '\\bEZTK[a-zA-Z0-9]{54}\\b',
+    },
+    entropy: 2,
+    keywords: ['eztk'],
+  },
+  {
+    id: 'etsy-access-token',
+    description: 'Found an Etsy Access Token, potentially compromising Etsy shop management and customer data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:(?:ETSY|[Ee]tsy))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-zA-Z0-9]{24})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)',
+    },
+    entropy: 3,
+    keywords: ['etsy'],
+  },
+  {
+    id: 'facebook-access-token',
+    description: 'Discovered a Facebook Access Token, posing a risk of unauthorized access to Facebook accounts and personal data exposure.',
+    regex: {
+      source: '\\b(\\d{15,16}(\\||%)[0-9a-z\\-_]{27,40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3,
+    keywords: ['facebook'],
+  },
+  {
+    id: 'facebook-page-access-token',
+    description: 'Discovered a Facebook Page Access Token, posing a risk of unauthorized access to Facebook accounts and personal data exposure.',
+    regex: {
+      source: '\\b(EAA[MC][a-zA-Z0-9]{100,})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['eaam', 'eaac'],
+  },
+  {
+    id: 'facebook-secret',
+    description: 'Discovered a Facebook Application secret, posing a risk of unauthorized access to Facebook accounts and personal data exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:facebook)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3,
+    keywords: ['facebook'],
+  },
+  {
+    id: 'fastly-api-token',
+    description: 'Uncovered a Fastly API key, which may compromise CDN and edge cloud services, leading to content delivery and security issues.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:fastly)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['fastly'],
+  },
+  {
+    id: 'finicity-api-token',
+    description: 'Detected a Finicity API token, potentially risking financial data access and unauthorized financial operations.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:finicity)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['finicity'],
+  },
+  {
+    id: 'finicity-client-secret',
+    description: 'Identified a Finicity Client Secret, which could lead to compromised financial service integrations and data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:finicity)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{20})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['finicity'],
+  },
+  {
+    id: 'finnhub-access-token',
+    description: 'Found a Finnhub Access Token, risking unauthorized access to financial market data and analytics.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:finnhub)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{20})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['finnhub'],
+  },
+  {
+    id: 'flickr-access-token',
+    description: 'Discovered a Flickr Access Token, posing a risk of unauthorized photo management and potential data leakage.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:flickr)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['flickr'],
+  },
+  {
+    id: 'flutterwave-encryption-key',
+    description: 'Uncovered a Flutterwave Encryption Key, which may compromise payment processing and sensitive financial information.',
+    regex: {
+      source: 'FLWSECK_TEST-[a-hA-H0-9]{12}',
+    },
+    entropy: 2,
+    keywords: ['flwseck_test'],
+  },
+  {
+    id: 'flutterwave-public-key',
+    description: 'Detected a Finicity Public Key, potentially exposing public cryptographic operations and integrations.',
+    regex: {
+      source: 'FLWPUBK_TEST-[a-hA-H0-9]{32}-[xX]',
+    },
+    entropy: 2,
+    keywords: ['flwpubk_test'],
+  },
+  {
+    id: 'flutterwave-secret-key',
+    description: 'Identified a Flutterwave Secret Key, risking unauthorized financial transactions and data breaches.',
+    regex: {
+      source: 'FLWSECK_TEST-[a-hA-H0-9]{32}-[xX]',
+    },
+    entropy: 2,
+    keywords: ['flwseck_test'],
+  },
+  {
+    id: 'flyio-access-token',
+    description: 'Uncovered a Fly.io API key',
+    regex: {
+      source: '\\b((?:fo1_[\\w\\-]{43}|fm1[ar]_[a-zA-Z0-9+/]{100,}={0,3}|fm2_[a-zA-Z0-9+/]{100,}={0,3}))(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['fo1_', 'fm1', 'fm2_'],
+  },
+  {
+    id: 'frameio-api-token',
+    description: 'Found a Frame.io API token, potentially compromising video collaboration and project management.',
+    regex: {
+      source: 'fio-u-[a-zA-Z0-9\\-_=]{64}',
+    },
+    keywords: ['fio-u-'],
+  },
+  {
+    id: 'freemius-secret-key',
+    description: 'Detected a Freemius secret key, potentially exposing sensitive information.',
+    regex: {
+      source: '["\']secret_key["\']\\s*=>\\s*["\'](sk_[\\S]{29})["\']',
+      flags: 'i',
+    },
+    path: {
+      source: '\\.php$',
+      flags: 'i',
+    },
+    keywords: ['secret_key'],
+  },
+  {
+    id: 'freshbooks-access-token',
+    description: 'Discovered a Freshbooks Access Token, posing a risk to accounting software access and sensitive financial data exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:freshbooks)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['freshbooks'],
+  },
+  {
+    id: 'gcp-api-key',
+    description: 'Uncovered a GCP API key, which could lead to unauthorized access to Google Cloud services and data breaches.',
+    regex: {
+      source: '\\b(AIza[\\w\\-]{35})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['aiza'],
+    allowlists: [
+      {
+        regexes: [
           {
-            "source": "\\.bb$"
+            source: 'AIzaSyabcdefghijklmnopqrstuvwxyz1234567',
           },
           {
-            "source": "\\.bbappend$"
+            source: 'AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs',
           },
           {
-            "source": "\\.bbclass$"
+            source: 'AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM',
           },
           {
-            "source": "\\.inc$"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "github-app-token",
-    "description": "Identified a GitHub App Token, which may compromise GitHub application integrations and source code security.",
-    "regex": {
-      "source": "(?:ghu|ghs)_[0-9a-zA-Z]{36}"
-    },
-    "entropy": 3,
-    "keywords": ["ghu_", "ghs_"],
-    "allowlists": [
-      {
-        "paths": [
+            source: 'AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU',
+          },
           {
-            "source": "(?:^|/)@octokit/auth-token/README\\.md$"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "github-fine-grained-pat",
-    "description": "Found a GitHub Fine-Grained Personal Access Token, risking unauthorized repository access and code manipulation.",
-    "regex": {
-      "source": "github_pat_\\w{82}"
-    },
-    "entropy": 3,
-    "keywords": ["github_pat_"]
-  },
-  {
-    "id": "github-oauth",
-    "description": "Discovered a GitHub OAuth Access Token, posing a risk of compromised GitHub account integrations and data leaks.",
-    "regex": {
-      "source": "gho_[0-9a-zA-Z]{36}"
-    },
-    "entropy": 3,
-    "keywords": ["gho_"]
-  },
-  {
-    "id": "github-pat",
-    "description": "Uncovered a GitHub Personal Access Token, potentially leading to unauthorized repository access and sensitive content exposure.",
-    "regex": {
-      "source": "ghp_[0-9a-zA-Z]{36}"
-    },
-    "entropy": 3,
-    "keywords": ["ghp_"],
-    "allowlists": [
-      {
-        "paths": [
+            source: 'AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0',
+          },
           {
-            "source": "(?:^|/)@octokit/auth-token/README\\.md$"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "github-refresh-token",
-    "description": "Detected a GitHub Refresh Token, which could allow prolonged unauthorized access to GitHub services.",
-    "regex": {
-      "source": "ghr_[0-9a-zA-Z]{36}"
-    },
-    "entropy": 3,
-    "keywords": ["ghr_"]
-  },
-  {
-    "id": "gitlab-cicd-job-token",
-    "description": "Identified a GitLab CI/CD Job Token, potential access to projects and some APIs on behalf of a user while the CI job is running.",
-    "regex": {
-      "source": "glcbt-[0-9a-zA-Z]{1,5}_[0-9a-zA-Z_\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["glcbt-"]
-  },
-  {
-    "id": "gitlab-deploy-token",
-    "description": "Identified a GitLab Deploy Token, risking access to repositories, packages and containers with write access.",
-    "regex": {
-      "source": "gldt-[0-9a-zA-Z_\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["gldt-"]
-  },
-  {
-    "id": "gitlab-feature-flag-client-token",
-    "description": "Identified a GitLab feature flag client token, risks exposing user lists and features flags used by an application.",
-    "regex": {
-      "source": "glffct-[0-9a-zA-Z_\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["glffct-"]
-  },
-  {
-    "id": "gitlab-feed-token",
-    "description": "Identified a GitLab feed token, risking exposure of user data.",
-    "regex": {
-      "source": "glft-[0-9a-zA-Z_\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["glft-"]
-  },
-  {
-    "id": "gitlab-incoming-mail-token",
-    "description": "Identified a GitLab incoming mail token, risking manipulation of data sent by mail.",
-    "regex": {
-      "source": "glimt-[0-9a-zA-Z_\\-]{25}"
-    },
-    "entropy": 3,
-    "keywords": ["glimt-"]
-  },
-  {
-    "id": "gitlab-kubernetes-agent-token",
-    "description": "Identified a GitLab Kubernetes Agent token, risking access to repos and registry of projects connected via agent.",
-    "regex": {
-      "source": "glagent-[0-9a-zA-Z_\\-]{50}"
-    },
-    "entropy": 3,
-    "keywords": ["glagent-"]
-  },
-  {
-    "id": "gitlab-oauth-app-secret",
-    "description": "Identified a GitLab OIDC Application Secret, risking access to apps using GitLab as authentication provider.",
-    "regex": {
-      "source": "gloas-[0-9a-zA-Z_\\-]{64}"
-    },
-    "entropy": 3,
-    "keywords": ["gloas-"]
-  },
-  {
-    "id": "gitlab-pat",
-    "description": "Identified a GitLab Personal Access Token, risking unauthorized access to GitLab repositories and codebase exposure.",
-    "regex": {
-      "source": "glpat-[\\w\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["glpat-"]
-  },
-  {
-    "id": "gitlab-pat-routable",
-    "description": "Identified a GitLab Personal Access Token (routable), risking unauthorized access to GitLab repositories and codebase exposure.",
-    "regex": {
-      "source": "\\bglpat-[0-9a-zA-Z_\\-]{27,300}\\.[0-9a-z]{2}[0-9a-z]{7}\\b"
-    },
-    "entropy": 4,
-    "keywords": ["glpat-"]
-  },
-  {
-    "id": "gitlab-ptt",
-    "description": "Found a GitLab Pipeline Trigger Token, potentially compromising continuous integration workflows and project security.",
-    "regex": {
-      "source": "glptt-[0-9a-f]{40}"
-    },
-    "entropy": 3,
-    "keywords": ["glptt-"]
-  },
-  {
-    "id": "gitlab-rrt",
-    "description": "Discovered a GitLab Runner Registration Token, posing a risk to CI/CD pipeline integrity and unauthorized access.",
-    "regex": {
-      "source": "GR1348941[\\w\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["gr1348941"]
-  },
-  {
-    "id": "gitlab-runner-authentication-token",
-    "description": "Discovered a GitLab Runner Authentication Token, posing a risk to CI/CD pipeline integrity and unauthorized access.",
-    "regex": {
-      "source": "glrt-[0-9a-zA-Z_\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["glrt-"]
-  },
-  {
-    "id": "gitlab-runner-authentication-token-routable",
-    "description": "Discovered a GitLab Runner Authentication Token (Routable), posing a risk to CI/CD pipeline integrity and unauthorized access.",
-    "regex": {
-      "source": "\\bglrt-t\\d_[0-9a-zA-Z_\\-]{27,300}\\.[0-9a-z]{2}[0-9a-z]{7}\\b"
-    },
-    "entropy": 4,
-    "keywords": ["glrt-"]
-  },
-  {
-    "id": "gitlab-scim-token",
-    "description": "Discovered a GitLab SCIM Token, posing a risk to unauthorized access for a organization or instance.",
-    "regex": {
-      "source": "glsoat-[0-9a-zA-Z_\\-]{20}"
-    },
-    "entropy": 3,
-    "keywords": ["glsoat-"]
-  },
-  {
-    "id": "gitlab-session-cookie",
-    "description": "Discovered a GitLab Session Cookie, posing a risk to unauthorized access to a user account.",
-    "regex": {
-      "source": "_gitlab_session=[0-9a-z]{32}"
-    },
-    "entropy": 3,
-    "keywords": ["_gitlab_session="]
-  },
-  {
-    "id": "gitter-access-token",
-    "description": "Uncovered a Gitter Access Token, which may lead to unauthorized access to chat and communication services.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:gitter)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9_\\-]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["gitter"]
-  },
-  {
-    "id": "gocardless-api-token",
-    "description": "Detected a GoCardless API token, potentially risking unauthorized direct debit payment operations and financial data exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[gG][oO][cC][aA][rR][dD][lL][eE][sS][sS])(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([lL][iI][vV][eE]_[a-zA-Z0-9\\-_=]{40})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)"
-    },
-    "keywords": ["live_", "gocardless"]
-  },
-  {
-    "id": "grafana-api-key",
-    "description": "Identified a Grafana API key, which could compromise monitoring dashboards and sensitive data analytics.",
-    "regex": {
-      "source": "\\b(eyJrIjoi[A-Za-z0-9]{70,400}={0,3})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3,
-    "keywords": ["eyjrijoi"]
-  },
-  {
-    "id": "grafana-cloud-api-token",
-    "description": "Found a Grafana cloud API token, risking unauthorized access to cloud-based monitoring services and data exposure.",
-    "regex": {
-      "source": "\\b(glc_[A-Za-z0-9+/]{32,400}={0,3})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3,
-    "keywords": ["glc_"]
-  },
-  {
-    "id": "grafana-service-account-token",
-    "description": "Discovered a Grafana service account token, posing a risk of compromised monitoring services and data integrity.",
-    "regex": {
-      "source": "\\b(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3,
-    "keywords": ["glsa_"]
-  },
-  {
-    "id": "harness-api-key",
-    "description": "Identified a Harness Access Token (PAT or SAT), risking unauthorized access to a Harness account.",
-    "regex": {
-      "source": "(?:pat|sat)\\.[a-zA-Z0-9_\\-]{22}\\.[a-zA-Z0-9]{24}\\.[a-zA-Z0-9]{20}"
-    },
-    "keywords": ["pat.", "sat."]
-  },
-  {
-    "id": "hashicorp-tf-api-token",
-    "description": "Uncovered a HashiCorp Terraform user/org API token, which may lead to unauthorized infrastructure management and security breaches.",
-    "regex": {
-      "source": "[a-zA-Z0-9]{14}\\.(?:atlasv1)\\.[a-zA-Z0-9\\-_=]{60,70}"
-    },
-    "entropy": 3.5,
-    "keywords": ["atlasv1"]
-  },
-  {
-    "id": "hashicorp-tf-password",
-    "description": "Identified a HashiCorp Terraform password field, risking unauthorized infrastructure configuration and security breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:administrator_login_password|password)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(\"[a-z0-9=_\\-]{8,20}\")(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "path": {
-      "source": "\\.(?:tf|hcl)$",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["administrator_login_password", "password"]
-  },
-  {
-    "id": "heroku-api-key",
-    "description": "Detected a Heroku API Key, potentially compromising cloud application deployments and operational security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:heroku)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["heroku"]
-  },
-  {
-    "id": "heroku-api-key-v2",
-    "description": "Detected a Heroku API Key, potentially compromising cloud application deployments and operational security.",
-    "regex": {
-      "source": "\\b((HRKU-AA[0-9a-zA-Z_\\-]{58}))(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["hrku-aa"]
-  },
-  {
-    "id": "hubspot-api-key",
-    "description": "Found a HubSpot API Token, posing a risk to CRM data integrity and unauthorized marketing operations.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:hubspot)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["hubspot"]
-  },
-  {
-    "id": "huggingface-access-token",
-    "description": "Discovered a Hugging Face Access token, which could lead to unauthorized access to AI models and sensitive data.",
-    "regex": {
-      "source": "\\b(hf_(?:[a-zA-Z]{34}))(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["hf_"]
-  },
-  {
-    "id": "huggingface-organization-api-token",
-    "description": "Uncovered a Hugging Face Organization API token, potentially compromising AI organization accounts and associated data.",
-    "regex": {
-      "source": "\\b(api_org_(?:[a-zA-Z]{34}))(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["api_org_"]
-  },
-  {
-    "id": "infracost-api-token",
-    "description": "Detected an Infracost API Token, risking unauthorized access to cloud cost estimation tools and financial data.",
-    "regex": {
-      "source": "\\b(ico-[a-zA-Z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["ico-"]
-  },
-  {
-    "id": "intercom-api-key",
-    "description": "Identified an Intercom API Token, which could compromise customer communication channels and data privacy.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:intercom)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{60})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["intercom"]
-  },
-  {
-    "id": "intra42-client-secret",
-    "description": "Found a Intra42 client secret, which could lead to unauthorized access to the 42School API and sensitive data.",
-    "regex": {
-      "source": "\\b(s-s4t2(?:ud|af)-[aAbBcCdDeEfF0123456789]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["intra", "s-s4t2ud-", "s-s4t2af-"]
-  },
-  {
-    "id": "jfrog-api-key",
-    "description": "Found a JFrog API Key, posing a risk of unauthorized access to software artifact repositories and build pipelines.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:jfrog|artifactory|bintray|xray)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{73})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["jfrog", "artifactory", "bintray", "xray"]
-  },
-  {
-    "id": "jfrog-identity-token",
-    "description": "Discovered a JFrog Identity Token, potentially compromising access to JFrog services and sensitive software artifacts.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:jfrog|artifactory|bintray|xray)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["jfrog", "artifactory", "bintray", "xray"]
-  },
-  {
-    "id": "jwt",
-    "description": "Uncovered a JSON Web Token, which may lead to unauthorized access to web applications and sensitive user data.",
-    "regex": {
-      "source": "\\b(ey[a-zA-Z0-9]{17,}\\.ey[a-zA-Z0-9/\\\\_\\-]{17,}\\.(?:[a-zA-Z0-9/\\\\_\\-]{10,}={0,2})?)(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["ey"]
-  },
-  {
-    "id": "jwt-base64",
-    "description": "Detected a Base64-encoded JSON Web Token, posing a risk of exposing encoded authentication and data exchange information.",
-    "regex": {
-      "source": "\\bZXlK(?:(?<alg>aGJHY2lPaU)|(?<apu>aGNIVWlPaU)|(?<apv>aGNIWWlPaU)|(?<aud>aGRXUWlPaU)|(?<b64>aU5qUWlP)|(?<crit>amNtbDBJanBi)|(?<cty>amRIa2lPaU)|(?<epk>bGNHc2lPbn)|(?<enc>bGJtTWlPaU)|(?<jku>cWEzVWlPaU)|(?<jwk>cWQyc2lPb)|(?<iss>cGMzTWlPaU)|(?<iv>cGRpSTZJ)|(?<kid>cmFXUWlP)|(?<key_ops>clpYbGZiM0J6SWpwY)|(?<kty>cmRIa2lPaUp)|(?<nonce>dWIyNWpaU0k2)|(?<p2c>d01tTWlP)|(?<p2s>d01uTWlPaU)|(?<ppt>d2NIUWlPaU)|(?<sub>emRXSWlPaU)|(?<svt>emRuUWlP)|(?<tag>MFlXY2lPaU)|(?<typ>MGVYQWlPaUp)|(?<url>MWNtd2l)|(?<use>MWMyVWlPaUp)|(?<ver>MlpYSWlPaU)|(?<version>MlpYSnphVzl1SWpv)|(?<x>NElqb2)|(?<x5c>NE5XTWlP)|(?<x5t>NE5YUWlPaU)|(?<x5ts256>NE5YUWpVekkxTmlJNkl)|(?<x5u>NE5YVWlPaU)|(?<zip>NmFYQWlPaU))[a-zA-Z0-9/\\\\_+\\-\\r\\n]{40,}={0,2}"
-    },
-    "entropy": 2,
-    "keywords": ["zxlk"]
-  },
-  {
-    "id": "kraken-access-token",
-    "description": "Identified a Kraken Access Token, potentially compromising cryptocurrency trading accounts and financial security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:kraken)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9/=_+\\-]{80,90})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["kraken"]
-  },
-  {
-    "id": "kubernetes-secret-yaml",
-    "description": "Possible Kubernetes Secret detected, posing a risk of leaking credentials/tokens from your deployments",
-    "regex": {
-      "source": "(?:\\b[kK][iI][nN][dD]:[ \\t]*[\"']?\\b[sS][eE][cC][rR][eE][tT]\\b[\"']?(?:[\\s\\S]){0,200}?\\b[dD][aA][tT][aA]:(?:[\\s\\S]){0,100}?\\s+([\\w.\\-]+:(?:[ \\t]*(?:\\||>[\\-+]?)\\s+)?[ \\t]*(?:[\"']?[a-zA-Z0-9+/]{10,}={0,3}[\"']?|\\{\\{[ \\t\\w\"|$:=,.\\-]+\\}\\}|\"\"|''))|\\b[dD][aA][tT][aA]:(?:[\\s\\S]){0,100}?\\s+([\\w.\\-]+:(?:[ \\t]*(?:\\||>[\\-+]?)\\s+)?[ \\t]*(?:[\"']?[a-zA-Z0-9+/]{10,}={0,3}[\"']?|\\{\\{[ \\t\\w\"|$:=,.\\-]+\\}\\}|\"\"|''))(?:[\\s\\S]){0,200}?\\b[kK][iI][nN][dD]:[ \\t]*[\"']?\\b[sS][eE][cC][rR][eE][tT]\\b[\"']?)"
-    },
-    "path": {
-      "source": "\\.ya?ml$",
-      "flags": "i"
-    },
-    "keywords": ["secret"],
-    "allowlists": [
-      {
-        "regexes": [
+            source: 'AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A',
+          },
           {
-            "source": "[\\w.\\-]+:(?:[ \\t]*(?:\\||>[\\-+]?)\\s+)?[ \\t]*(?:\\{\\{[ \\t\\w\"|$:=,.\\-]+\\}\\}|\"\"|'')"
-          }
-        ]
+            source: 'AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c',
+          },
+          {
+            source: 'AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4',
+          },
+          {
+            source: 'AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY',
+          },
+          {
+            source: 'AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM',
+          },
+          {
+            source: 'AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ',
+          },
+          {
+            source: 'AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g',
+          },
+          {
+            source: 'AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU',
+          },
+          {
+            source: 'AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw',
+          },
+          {
+            source: 'AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE',
+          },
+          {
+            source: 'AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    id: 'generic-api-key',
+    description: 'Detected a Generic API Key, potentially exposing access to various services and sensitive operations.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[aA][cC][cC][eE][sS][sS]|[aA][uU][tT][hH]|(?:[Aa]pi|API)|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL]|[cC][rR][eE][dD][sS]|[kK][eE][yY]|[pP][aA][sS][sS][wW](?:[oO][rR])?[dD]|[sS][eE][cC][rR][eE][tT]|[tT][oO][kK][eE][nN])(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([\\w.=\\-]{10,150}|[a-zA-Z0-9][a-zA-Z0-9+/]{11,}={0,3})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)',
+    },
+    entropy: 3.5,
+    keywords: ['access', 'api', 'auth', 'key', 'credential', 'creds', 'passwd', 'password', 'secret', 'token'],
+    allowlists: [
+      {
+        regexes: [
+          {
+            source: '^[a-zA-Z_.\\-]+$',
+          },
+        ],
       },
       {
-        "regexTarget": "match",
-        "regexes": [
+        description: 'Allowlist for Generic API Keys',
+        regexTarget: 'match',
+        regexes: [
           {
-            "source": "(kind:(?:[\\s\\S])+\\n---\\n(?:[\\s\\S])+\\bdata:|data:(?:[\\s\\S])+\\n---\\n(?:[\\s\\S])+\\bkind:)"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "kucoin-access-token",
-    "description": "Found a Kucoin Access Token, risking unauthorized access to cryptocurrency exchange services and transactions.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:kucoin)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{24})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["kucoin"]
-  },
-  {
-    "id": "kucoin-secret-key",
-    "description": "Discovered a Kucoin Secret Key, which could lead to compromised cryptocurrency operations and financial data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:kucoin)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["kucoin"]
-  },
-  {
-    "id": "launchdarkly-access-token",
-    "description": "Uncovered a Launchdarkly Access Token, potentially compromising feature flag management and application functionality.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:launchdarkly)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["launchdarkly"]
-  },
-  {
-    "id": "linear-api-key",
-    "description": "Detected a Linear API Token, posing a risk to project management tools and sensitive task data.",
-    "regex": {
-      "source": "lin_api_[a-zA-Z0-9]{40}"
-    },
-    "entropy": 2,
-    "keywords": ["lin_api_"]
-  },
-  {
-    "id": "linear-client-secret",
-    "description": "Identified a Linear Client Secret, which may compromise secure integrations and sensitive project management data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:linear)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["linear"]
-  },
-  {
-    "id": "linkedin-client-id",
-    "description": "Found a LinkedIn Client ID, risking unauthorized access to LinkedIn integrations and professional data exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:linked[_\\-]?in)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{14})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["linkedin", "linked_in", "linked-in"]
-  },
-  {
-    "id": "linkedin-client-secret",
-    "description": "Discovered a LinkedIn Client secret, potentially compromising LinkedIn application integrations and user data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:linked[_\\-]?in)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{16})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["linkedin", "linked_in", "linked-in"]
-  },
-  {
-    "id": "lob-api-key",
-    "description": "Uncovered a Lob API Key, which could lead to unauthorized access to mailing and address verification services.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:lob)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}((live|test)_[a-f0-9]{35})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["test_", "live_"]
-  },
-  {
-    "id": "lob-pub-api-key",
-    "description": "Detected a Lob Publishable API Key, posing a risk of exposing mail and print service integrations.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:lob)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}((test|live)_pub_[a-f0-9]{31})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["test_pub", "live_pub", "_pub"]
-  },
-  {
-    "id": "looker-client-id",
-    "description": "Found a Looker Client ID, risking unauthorized access to a Looker account and exposing sensitive data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:looker)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{20})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["looker"]
-  },
-  {
-    "id": "looker-client-secret",
-    "description": "Found a Looker Client Secret, risking unauthorized access to a Looker account and exposing sensitive data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:looker)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{24})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["looker"]
-  },
-  {
-    "id": "mailchimp-api-key",
-    "description": "Identified a Mailchimp API key, potentially compromising email marketing campaigns and subscriber data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:MailchimpSDK[^\\n]initialize|mailchimp)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{32}-us\\d\\d)(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["mailchimp"]
-  },
-  {
-    "id": "mailgun-private-api-token",
-    "description": "Found a Mailgun private API token, risking unauthorized email service operations and data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:mailgun)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(key-[a-f0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["mailgun"]
-  },
-  {
-    "id": "mailgun-pub-key",
-    "description": "Discovered a Mailgun public validation key, which could expose email verification processes and associated data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:mailgun)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(pubkey-[a-f0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["mailgun"]
-  },
-  {
-    "id": "mailgun-signing-key",
-    "description": "Uncovered a Mailgun webhook signing key, potentially compromising email automation and data integrity.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:mailgun)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["mailgun"]
-  },
-  {
-    "id": "mapbox-api-token",
-    "description": "Detected a MapBox API token, posing a risk to geospatial services and sensitive location data exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:mapbox)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(pk\\.[a-z0-9]{60}\\.[a-z0-9]{22})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["mapbox"]
-  },
-  {
-    "id": "mattermost-access-token",
-    "description": "Identified a Mattermost Access Token, which may compromise team communication channels and data privacy.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:mattermost)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{26})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["mattermost"]
-  },
-  {
-    "id": "maxmind-license-key",
-    "description": "Discovered a potential MaxMind license key.",
-    "regex": {
-      "source": "\\b([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["_mmk"]
-  },
-  {
-    "id": "messagebird-api-token",
-    "description": "Found a MessageBird API token, risking unauthorized access to communication platforms and message data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:message[_\\-]?bird)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{25})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["messagebird", "message-bird", "message_bird"]
-  },
-  {
-    "id": "messagebird-client-id",
-    "description": "Discovered a MessageBird client ID, potentially compromising API integrations and sensitive communication data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:message[_\\-]?bird)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["messagebird", "message-bird", "message_bird"]
-  },
-  {
-    "id": "microsoft-teams-webhook",
-    "description": "Uncovered a Microsoft Teams Webhook, which could lead to unauthorized access to team collaboration tools and data leaks.",
-    "regex": {
-      "source": "https://[a-z0-9]+\\.webhook\\.office\\.com/webhookb2/[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}"
-    },
-    "keywords": ["webhook.office.com", "webhookb2", "incomingwebhook"]
-  },
-  {
-    "id": "netlify-access-token",
-    "description": "Detected a Netlify Access Token, potentially compromising web hosting services and site management.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:netlify)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{40,46})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["netlify"]
-  },
-  {
-    "id": "new-relic-browser-api-token",
-    "description": "Identified a New Relic ingest browser API token, risking unauthorized access to application performance data and analytics.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(NRJS-[a-f0-9]{19})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["nrjs-"]
-  },
-  {
-    "id": "new-relic-insert-key",
-    "description": "Discovered a New Relic insight insert key, compromising data injection into the platform.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(NRII-[a-z0-9\\-]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["nrii-"]
-  },
-  {
-    "id": "new-relic-user-api-id",
-    "description": "Found a New Relic user API ID, posing a risk to application monitoring services and data integrity.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["new-relic", "newrelic", "new_relic"]
-  },
-  {
-    "id": "new-relic-user-api-key",
-    "description": "Discovered a New Relic user API Key, which could lead to compromised application insights and performance monitoring.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(NRAK-[a-z0-9]{27})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["nrak"]
-  },
-  {
-    "id": "notion-api-token",
-    "description": "Notion API token",
-    "regex": {
-      "source": "\\b(ntn_[0-9]{11}[A-Za-z0-9]{32}[A-Za-z0-9]{3})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["ntn_"]
-  },
-  {
-    "id": "npm-access-token",
-    "description": "Uncovered an npm access token, potentially compromising package management and code repository access.",
-    "regex": {
-      "source": "\\b(npm_[a-z0-9]{36})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["npm_"]
-  },
-  {
-    "id": "nuget-config-password",
-    "description": "Identified a password within a Nuget config file, potentially compromising package management access.",
-    "regex": {
-      "source": "<add key=\\\"(?:(?:ClearText)?Password)\\\"\\s*value=\\\"([^\\n]{8,})\\\"\\s*/>",
-      "flags": "i"
-    },
-    "path": {
-      "source": "nuget\\.config$",
-      "flags": "i"
-    },
-    "entropy": 1,
-    "keywords": ["<add key="],
-    "allowlists": [
+            source:
+              '(?:[aA][cC][cC][eE][sS][sS](?:[iI][bB][iI][lL][iI][tT][yY]|[oO][rR])|[aA][cC][cC][eE][sS][sS][_.\\-]?[iI][dD]|[rR][aA][nN][dD][oO][mM][_.\\-]?[aA][cC][cC][eE][sS][sS]|[aA][pP][iI][_.\\-]?(?:[iI][dD]|[nN][aA][mM][eE]|[vV][eE][rR][sS][iI][oO][nN])|[rR][aA][pP][iI][dD]|[cC][aA][pP][iI][tT][aA][lL]|[a-zA-Z0-9\\-]*?[aA][pP][iI][a-zA-Z0-9\\-]*?:[jJ][aA][rR]:|[aA][uU][tT][hH][oO][rR]|[xX]-[mM][sS]-[eE][xX][cC][hH][aA][nN][gG][eE]-[oO][rR][gG][aA][nN][iI][zZ][aA][tT][iI][oO][nN]-[aA][uU][tT][hH]|[aA][uU][tT][hH][eE][nN][tT][iI][cC][aA][tT][iI][oO][nN]-[rR][eE][sS][uU][lL][tT][sS]|(?:[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]?[_.\\-]?[iI][dD]|[wW][iI][tT][hH][cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS])|(?:[bB][uU][cC][kK][eE][tT]|[fF][oO][rR][eE][iI][gG][nN]|[hH][oO][tT]|[iI][dD][xX]|[nN][aA][tT][uU][rR][aA][lL]|[pP][rR][iI][mM][aA][rR][yY]|[pP][uU][bB](?:[lL][iI][cC])?|[sS][cC][hH][eE][mM][aA]|[sS][eE][qQ][uU][eE][nN][cC][eE])[_.\\-]?[kK][eE][yY]|(?:[tT][uU][rR][kK][eE][yY])|[kK][eE][yY][_.\\-]?(?:[aA][lL][iI][aA][sS]|[bB][oO][aA][rR][dD]|[cC][oO][dD][eE]|[fF][rR][aA][mM][eE]|[iI][dD]|[lL][eE][nN][gG][tT][hH]|[mM][eE][sS][hH]|[nN][aA][mM][eE]|[pP][aA][iI][rR]|[pP][rR][eE][sS][sS](?:[eE][dD])?|[rR][iI][nN][gG]|[sS][eE][lL][eE][cC][tT][oO][rR]|[sS][iI][gG][nN][aA][tT][uU][rR][eE]|[sS][iI][zZ][eE]|[sS][tT][oO][nN][eE]|[sS][tT][oO][rR][eE][tT][yY][pP][eE]|[wW][oO][rR][dD]|[uU][pP]|[dD][oO][wW][nN]|[lL][eE][fF][tT]|[rR][iI][gG][hH][tT])|[kK][eE][yY][_.\\-]?[vV][aA][uU][lL][tT][_.\\-]?(?:[iI][dD]|[nN][aA][mM][eE])|[kK][eE][yY][vV][aA][uU][lL][tT][tT][oO][sS][tT][oO][rR][eE][sS][eE][cC][rR][eE][tT][sS]|[kK][eE][yY](?:[sS][tT][oO][rR][eE]|[tT][aA][bB])[_.\\-]?(?:[fF][iI][lL][eE]|[pP][aA][tT][hH])|[iI][sS][sS][uU][eE][rR][kK][eE][yY][hH][aA][sS][hH]|(?:[DdMm]onkey|[DM]ONKEY)|[kK][eE][yY][iI][nN][gG]|(?:[sS][eE][cC][rR][eE][tT])[_.\\-]?(?:[lL][eE][nN][gG][tT][hH]|[nN][aA][mM][eE]|[sS][iI][zZ][eE])|[uU][sS][eE][rR][sS][eE][cC][rR][eE][tT][sS][iI][dD]|(?:[cC][sS][rR][fF])[_.\\-]?[tT][oO][kK][eE][nN]|(?:[iI][oO]\\.[jJ][sS][oO][nN][wW][eE][bB][tT][oO][kK][eE][nN][ \\t]?:[ \\t]?[\\w\\-]+)|(?:[aA][pP][iI]|[cC][rR][eE][dD][eE][nN][tT][iI][aA][lL][sS]|[tT][oO][kK][eE][nN])[_.\\-]?(?:[eE][nN][dD][pP][oO][iI][nN][tT]|[uU][rR][iIlL])|[pP][uU][bB][lL][iI][cC][_.\\-]?[tT][oO][kK][eE][nN]|(?:[kK][eE][yY]|[tT][oO][kK][eE][nN])[_.\\-]?[fF][iI][lL][eE]|(?:(?:[A-Z_]+=\\n[A-Z_]+=|[a-z_]+=\\n[a-z_]+=)(?:\\n|$))|(?:(?:[A-Z.]+=\\n[A-Z.]+=|[a-z.]+=\\n[a-z.]+=)(?:\\n|$)))',
+          },
+        ],
+        stopwords: [
+          '000000',
+          '6fe4476ee5a1832882e326b506d14126',
+          '_ec2_',
+          'aaaaaa',
+          'about',
+          'abstract',
+          'academy',
+          'acces',
+          'account',
+          'act-',
+          'act.',
+          'act_',
+          'action',
+          'active',
+          'actively',
+          'activity',
+          'adapter',
+          'add-',
+          'add-on',
+          'add.',
+          'add_',
+          'addon',
+          'addres',
+          'admin',
+          'adobe',
+          'advanced',
+          'adventure',
+          'agent',
+          'agile',
+          'air-',
+          'air.',
+          'air_',
+          'ajax',
+          'akka',
+          'alert',
+          'alfred',
+          'algorithm',
+          'all-',
+          'all.',
+          'all_',
+          'alloy',
+          'alpha',
+          'amazon',
+          'amqp',
+          'analysi',
+          'analytic',
+          'analyzer',
+          'android',
+          'angular',
+          'angularj',
+          'animate',
+          'animation',
+          'another',
+          'ansible',
+          'answer',
+          'ant-',
+          'ant.',
+          'ant_',
+          'any-',
+          'any.',
+          'any_',
+          'apache',
+          'app-',
+          'app.',
+          'app_',
+          'apple',
+          'arch',
+          'archive',
+          'archived',
+          'arduino',
+          'array',
+          'art-',
+          'art.',
+          'art_',
+          'article',
+          'asp-',
+          'asp.',
+          'asp_',
+          'asset',
+          'async',
+          'atom',
+          'attention',
+          'audio',
+          'audit',
+          'aura',
+          'auth',
+          'author',
+          'authorize',
+          'auto',
+          'automated',
+          'automatic',
+          'awesome',
+          'aws_',
+          'azure',
+          'back',
+          'backbone',
+          'backend',
+          'backup',
+          'bar-',
+          'bar.',
+          'bar_',
+          'base',
+          'based',
+          'bash',
+          'basic',
+          'batch',
+          'been',
+          'beer',
+          'behavior',
+          'being',
+          'benchmark',
+          'best',
+          'beta',
+          'better',
+          'big-',
+          'big.',
+          'big_',
+          'binary',
+          'binding',
+          'bit-',
+          'bit.',
+          'bit_',
+          'bitcoin',
+          'block',
+          'blog',
+          'board',
+          'book',
+          'bookmark',
+          'boost',
+          'boot',
+          'bootstrap',
+          'bosh',
+          'bot-',
+          'bot.',
+          'bot_',
+          'bower',
+          'box-',
+          'box.',
+          'box_',
+          'boxen',
+          'bracket',
+          'branch',
+          'bridge',
+          'browser',
+          'brunch',
+          'buffer',
+          'bug-',
+          'bug.',
+          'bug_',
+          'build',
+          'builder',
+          'building',
+          'buildout',
+          'buildpack',
+          'built',
+          'bundle',
+          'busines',
+          'but-',
+          'but.',
+          'but_',
+          'button',
+          'cache',
+          'caching',
+          'cakephp',
+          'calendar',
+          'call',
+          'camera',
+          'campfire',
+          'can-',
+          'can.',
+          'can_',
+          'canva',
+          'captcha',
+          'capture',
+          'card',
+          'carousel',
+          'case',
+          'cassandra',
+          'cat-',
+          'cat.',
+          'cat_',
+          'category',
+          'center',
+          'cento',
+          'challenge',
+          'change',
+          'changelog',
+          'channel',
+          'chart',
+          'chat',
+          'cheat',
+          'check',
+          'checker',
+          'chef',
+          'ches',
+          'chinese',
+          'chosen',
+          'chrome',
+          'ckeditor',
+          'clas',
+          'classe',
+          'classic',
+          'clean',
+          'cli-',
+          'cli.',
+          'cli_',
+          'client',
+          'clojure',
+          'clone',
+          'closure',
+          'cloud',
+          'club',
+          'cluster',
+          'cms-',
+          'cms_',
+          'coco',
+          'code',
+          'coding',
+          'coffee',
+          'color',
+          'combination',
+          'combo',
+          'command',
+          'commander',
+          'comment',
+          'commit',
+          'common',
+          'community',
+          'compas',
+          'compiler',
+          'complete',
+          'component',
+          'composer',
+          'computer',
+          'computing',
+          'con-',
+          'con.',
+          'con_',
+          'concept',
+          'conf',
+          'config',
+          'connect',
+          'connector',
+          'console',
+          'contact',
+          'container',
+          'contao',
+          'content',
+          'contest',
+          'context',
+          'control',
+          'convert',
+          'converter',
+          "conway'",
+          'cookbook',
+          'cookie',
+          'cool',
+          'copy',
+          'cordova',
+          'core',
+          'couchbase',
+          'couchdb',
+          'countdown',
+          'counter',
+          'course',
+          'craft',
+          'crawler',
+          'create',
+          'creating',
+          'creator',
+          'credential',
+          'crm-',
+          'crm.',
+          'crm_',
+          'cros',
+          'crud',
+          'csv-',
+          'csv.',
+          'csv_',
+          'cube',
+          'cucumber',
+          'cuda',
+          'current',
+          'currently',
+          'custom',
+          'daemon',
+          'dark',
+          'dart',
+          'dash',
+          'dashboard',
+          'data',
+          'database',
+          'date',
+          'day-',
+          'day.',
+          'day_',
+          'dead',
+          'debian',
+          'debug',
+          'debugger',
+          'deck',
+          'define',
+          'del-',
+          'del.',
+          'del_',
+          'delete',
+          'demo',
+          'deploy',
+          'design',
+          'designer',
+          'desktop',
+          'detection',
+          'detector',
+          'dev-',
+          'dev.',
+          'dev_',
+          'develop',
+          'developer',
+          'device',
+          'devise',
+          'diff',
+          'digital',
+          'directive',
+          'directory',
+          'discovery',
+          'display',
+          'django',
+          'dns-',
+          'dns_',
+          'doc-',
+          'doc.',
+          'doc_',
+          'docker',
+          'docpad',
+          'doctrine',
+          'document',
+          'doe-',
+          'doe.',
+          'doe_',
+          'dojo',
+          'dom-',
+          'dom.',
+          'dom_',
+          'domain',
+          "don't",
+          'done',
+          'dot-',
+          'dot.',
+          'dot_',
+          'dotfile',
+          'download',
+          'draft',
+          'drag',
+          'drill',
+          'drive',
+          'driven',
+          'driver',
+          'drop',
+          'dropbox',
+          'drupal',
+          'dsl-',
+          'dsl.',
+          'dsl_',
+          'dynamic',
+          'easy',
+          'ecdsa',
+          'eclipse',
+          'edit',
+          'editing',
+          'edition',
+          'editor',
+          'element',
+          'emac',
+          'email',
+          'embed',
+          'embedded',
+          'ember',
+          'emitter',
+          'emulator',
+          'encoding',
+          'endpoint',
+          'engine',
+          'english',
+          'enhanced',
+          'entity',
+          'entry',
+          'env_',
+          'episode',
+          'erlang',
+          'error',
+          'espresso',
+          'event',
+          'evented',
+          'example',
+          'exchange',
+          'exercise',
+          'experiment',
+          'expire',
+          'exploit',
+          'explorer',
+          'export',
+          'exporter',
+          'expres',
+          'ext-',
+          'ext.',
+          'ext_',
+          'extended',
+          'extension',
+          'external',
+          'extra',
+          'extractor',
+          'fabric',
+          'facebook',
+          'factory',
+          'fake',
+          'fast',
+          'feature',
+          'feed',
+          'fewfwef',
+          'ffmpeg',
+          'field',
+          'file',
+          'filter',
+          'find',
+          'finder',
+          'firefox',
+          'firmware',
+          'first',
+          'fish',
+          'fix-',
+          'fix_',
+          'flash',
+          'flask',
+          'flat',
+          'flex',
+          'flexible',
+          'flickr',
+          'flow',
+          'fluent',
+          'fluentd',
+          'fluid',
+          'folder',
+          'font',
+          'force',
+          'foreman',
+          'fork',
+          'form',
+          'format',
+          'formatter',
+          'forum',
+          'foundry',
+          'framework',
+          'free',
+          'friend',
+          'friendly',
+          'front-end',
+          'frontend',
+          'ftp-',
+          'ftp.',
+          'ftp_',
+          'fuel',
+          'full',
+          'fun-',
+          'fun.',
+          'fun_',
+          'func',
+          'future',
+          'gaia',
+          'gallery',
+          'game',
+          'gateway',
+          'gem-',
+          'gem.',
+          'gem_',
+          'gen-',
+          'gen.',
+          'gen_',
+          'general',
+          'generator',
+          'generic',
+          'genetic',
+          'get-',
+          'get.',
+          'get_',
+          'getenv',
+          'getting',
+          'ghost',
+          'gist',
+          'git-',
+          'git.',
+          'git_',
+          'github',
+          'gitignore',
+          'gitlab',
+          'glas',
+          'gmail',
+          'gnome',
+          'gnu-',
+          'gnu.',
+          'gnu_',
+          'goal',
+          'golang',
+          'gollum',
+          'good',
+          'google',
+          'gpu-',
+          'gpu.',
+          'gpu_',
+          'gradle',
+          'grail',
+          'graph',
+          'graphic',
+          'great',
+          'grid',
+          'groovy',
+          'group',
+          'grunt',
+          'guard',
+          'gui-',
+          'gui.',
+          'gui_',
+          'guide',
+          'guideline',
+          'gulp',
+          'gwt-',
+          'gwt.',
+          'gwt_',
+          'hack',
+          'hackathon',
+          'hacker',
+          'hacking',
+          'hadoop',
+          'haml',
+          'handler',
+          'hardware',
+          'has-',
+          'has_',
+          'hash',
+          'haskell',
+          'have',
+          'haxe',
+          'hello',
+          'help',
+          'helper',
+          'here',
+          'hero',
+          'heroku',
+          'high',
+          'hipchat',
+          'history',
+          'home',
+          'homebrew',
+          'homepage',
+          'hook',
+          'host',
+          'hosting',
+          'hot-',
+          'hot.',
+          'hot_',
+          'house',
+          'how-',
+          'how.',
+          'how_',
+          'html',
+          'http',
+          'hub-',
+          'hub.',
+          'hub_',
+          'hubot',
+          'human',
+          'icon',
+          'ide-',
+          'ide.',
+          'ide_',
+          'idea',
+          'identity',
+          'idiomatic',
+          'image',
+          'impact',
+          'import',
+          'important',
+          'importer',
+          'impres',
+          'index',
+          'infinite',
+          'info',
+          'injection',
+          'inline',
+          'input',
+          'inside',
+          'inspector',
+          'instagram',
+          'install',
+          'installer',
+          'instant',
+          'intellij',
+          'interface',
+          'internet',
+          'interview',
+          'into',
+          'intro',
+          'ionic',
+          'iphone',
+          'ipython',
+          'irc-',
+          'irc_',
+          'iso-',
+          'iso.',
+          'iso_',
+          'issue',
+          'jade',
+          'jasmine',
+          'java',
+          'jbos',
+          'jekyll',
+          'jenkin',
+          'jetbrains',
+          'job-',
+          'job.',
+          'job_',
+          'joomla',
+          'jpa-',
+          'jpa.',
+          'jpa_',
+          'jquery',
+          'json',
+          'just',
+          'kafka',
+          'karma',
+          'kata',
+          'kernel',
+          'keyboard',
+          'kindle',
+          'kit-',
+          'kit.',
+          'kit_',
+          'kitchen',
+          'knife',
+          'koan',
+          'kohana',
+          'lab-',
+          'lab.',
+          'lab_',
+          'lambda',
+          'lamp',
+          'language',
+          'laravel',
+          'last',
+          'latest',
+          'latex',
+          'launcher',
+          'layer',
+          'layout',
+          'lazy',
+          'ldap',
+          'leaflet',
+          'league',
+          'learn',
+          'learning',
+          'led-',
+          'led.',
+          'led_',
+          'leetcode',
+          'les-',
+          'les.',
+          'les_',
+          'level',
+          'leveldb',
+          'lib-',
+          'lib.',
+          'lib_',
+          'librarie',
+          'library',
+          'license',
+          'life',
+          'liferay',
+          'light',
+          'lightbox',
+          'like',
+          'line',
+          'link',
+          'linked',
+          'linkedin',
+          'linux',
+          'lisp',
+          'list',
+          'lite',
+          'little',
+          'load',
+          'loader',
+          'local',
+          'location',
+          'lock',
+          'log-',
+          'log.',
+          'log_',
+          'logger',
+          'logging',
+          'logic',
+          'login',
+          'logstash',
+          'longer',
+          'look',
+          'love',
+          'lua-',
+          'lua.',
+          'lua_',
+          'mac-',
+          'mac.',
+          'mac_',
+          'machine',
+          'made',
+          'magento',
+          'magic',
+          'mail',
+          'make',
+          'maker',
+          'making',
+          'man-',
+          'man.',
+          'man_',
+          'manage',
+          'manager',
+          'manifest',
+          'manual',
+          'map-',
+          'map.',
+          'map_',
+          'mapper',
+          'mapping',
+          'markdown',
+          'markup',
+          'master',
+          'math',
+          'matrix',
+          'maven',
+          'md5',
+          'mean',
+          'media',
+          'mediawiki',
+          'meetup',
+          'memcached',
+          'memory',
+          'menu',
+          'merchant',
+          'message',
+          'messaging',
+          'meta',
+          'metadata',
+          'meteor',
+          'method',
+          'metric',
+          'micro',
+          'middleman',
+          'migration',
+          'minecraft',
+          'miner',
+          'mini',
+          'minimal',
+          'mirror',
+          'mit-',
+          'mit.',
+          'mit_',
+          'mobile',
+          'mocha',
+          'mock',
+          'mod-',
+          'mod.',
+          'mod_',
+          'mode',
+          'model',
+          'modern',
+          'modular',
+          'module',
+          'modx',
+          'money',
+          'mongo',
+          'mongodb',
+          'mongoid',
+          'mongoose',
+          'monitor',
+          'monkey',
+          'more',
+          'motion',
+          'moved',
+          'movie',
+          'mozilla',
+          'mqtt',
+          'mule',
+          'multi',
+          'multiple',
+          'music',
+          'mustache',
+          'mvc-',
+          'mvc.',
+          'mvc_',
+          'mysql',
+          'nagio',
+          'name',
+          'native',
+          'need',
+          'neo-',
+          'neo.',
+          'neo_',
+          'nest',
+          'nested',
+          'net-',
+          'net.',
+          'net_',
+          'nette',
+          'network',
+          'new-',
+          'new.',
+          'new_',
+          'next',
+          'nginx',
+          'ninja',
+          'nlp-',
+          'nlp.',
+          'nlp_',
+          'node',
+          'nodej',
+          'nosql',
+          'not-',
+          'not.',
+          'not_',
+          'note',
+          'notebook',
+          'notepad',
+          'notice',
+          'notifier',
+          'now-',
+          'now.',
+          'now_',
+          'number',
+          'oauth',
+          'object',
+          'objective',
+          'obsolete',
+          'ocaml',
+          'octopres',
+          'official',
+          'old-',
+          'old.',
+          'old_',
+          'onboard',
+          'online',
+          'only',
+          'open',
+          'opencv',
+          'opengl',
+          'openshift',
+          'openwrt',
+          'option',
+          'oracle',
+          'org-',
+          'org.',
+          'org_',
+          'origin',
+          'original',
+          'orm-',
+          'orm.',
+          'orm_',
+          'osx-',
+          'osx_',
+          'our-',
+          'our.',
+          'our_',
+          'out-',
+          'out.',
+          'out_',
+          'output',
+          'over',
+          'overview',
+          'own-',
+          'own.',
+          'own_',
+          'pack',
+          'package',
+          'packet',
+          'page',
+          'panel',
+          'paper',
+          'paperclip',
+          'para',
+          'parallax',
+          'parallel',
+          'parse',
+          'parser',
+          'parsing',
+          'particle',
+          'party',
+          'password',
+          'patch',
+          'path',
+          'pattern',
+          'payment',
+          'paypal',
+          'pdf-',
+          'pdf.',
+          'pdf_',
+          'pebble',
+          'people',
+          'perl',
+          'personal',
+          'phalcon',
+          'phoenix',
+          'phone',
+          'phonegap',
+          'photo',
+          'php-',
+          'php.',
+          'php_',
+          'physic',
+          'picker',
+          'pipeline',
+          'platform',
+          'play',
+          'player',
+          'please',
+          'plu-',
+          'plu.',
+          'plu_',
+          'plug-in',
+          'plugin',
+          'plupload',
+          'png-',
+          'png.',
+          'png_',
+          'poker',
+          'polyfill',
+          'polymer',
+          'pool',
+          'pop-',
+          'pop.',
+          'pop_',
+          'popcorn',
+          'popup',
+          'port',
+          'portable',
+          'portal',
+          'portfolio',
+          'post',
+          'power',
+          'powered',
+          'powerful',
+          'prelude',
+          'pretty',
+          'preview',
+          'principle',
+          'print',
+          'pro-',
+          'pro.',
+          'pro_',
+          'problem',
+          'proc',
+          'product',
+          'profile',
+          'profiler',
+          'program',
+          'progres',
+          'project',
+          'protocol',
+          'prototype',
+          'provider',
+          'proxy',
+          'public',
+          'pull',
+          'puppet',
+          'pure',
+          'purpose',
+          'push',
+          'pusher',
+          'pyramid',
+          'python',
+          'quality',
+          'query',
+          'queue',
+          'quick',
+          'rabbitmq',
+          'rack',
+          'radio',
+          'rail',
+          'railscast',
+          'random',
+          'range',
+          'raspberry',
+          'rdf-',
+          'rdf.',
+          'rdf_',
+          'react',
+          'reactive',
+          'read',
+          'reader',
+          'readme',
+          'ready',
+          'real',
+          'real-time',
+          'reality',
+          'realtime',
+          'recipe',
+          'recorder',
+          'red-',
+          'red.',
+          'red_',
+          'reddit',
+          'redi',
+          'redmine',
+          'reference',
+          'refinery',
+          'refresh',
+          'registry',
+          'related',
+          'release',
+          'remote',
+          'rendering',
+          'repo',
+          'report',
+          'request',
+          'require',
+          'required',
+          'requirej',
+          'research',
+          'resource',
+          'response',
+          'resque',
+          'rest',
+          'restful',
+          'resume',
+          'reveal',
+          'reverse',
+          'review',
+          'riak',
+          'rich',
+          'right',
+          'ring',
+          'robot',
+          'role',
+          'room',
+          'router',
+          'routing',
+          'rpc-',
+          'rpc.',
+          'rpc_',
+          'rpg-',
+          'rpg.',
+          'rpg_',
+          'rspec',
+          'ruby-',
+          'ruby.',
+          'ruby_',
+          'rule',
+          'run-',
+          'run.',
+          'run_',
+          'runner',
+          'running',
+          'runtime',
+          'rust',
+          'rvm-',
+          'rvm.',
+          'rvm_',
+          'salt',
+          'sample',
+          'sandbox',
+          'sas-',
+          'sas.',
+          'sas_',
+          'sbt-',
+          'sbt.',
+          'sbt_',
+          'scala',
+          'scalable',
+          'scanner',
+          'schema',
+          'scheme',
+          'school',
+          'science',
+          'scraper',
+          'scratch',
+          'screen',
+          'script',
+          'scroll',
+          'scs-',
+          'scs.',
+          'scs_',
+          'sdk-',
+          'sdk.',
+          'sdk_',
+          'sdl-',
+          'sdl.',
+          'sdl_',
+          'search',
+          'secure',
+          'security',
+          'see-',
+          'see.',
+          'see_',
+          'seed',
+          'select',
+          'selector',
+          'selenium',
+          'semantic',
+          'sencha',
+          'send',
+          'sentiment',
+          'serie',
+          'server',
+          'service',
+          'session',
+          'set-',
+          'set.',
+          'set_',
+          'setting',
+          'setup',
+          'sha1',
+          'sha2',
+          'sha256',
+          'share',
+          'shared',
+          'sharing',
+          'sheet',
+          'shell',
+          'shield',
+          'shipping',
+          'shop',
+          'shopify',
+          'shortener',
+          'should',
+          'show',
+          'showcase',
+          'side',
+          'silex',
+          'simple',
+          'simulator',
+          'single',
+          'site',
+          'skeleton',
+          'sketch',
+          'skin',
+          'slack',
+          'slide',
+          'slider',
+          'slim',
+          'small',
+          'smart',
+          'smtp',
+          'snake',
+          'snapshot',
+          'snippet',
+          'soap',
+          'social',
+          'socket',
+          'software',
+          'solarized',
+          'solr',
+          'solution',
+          'solver',
+          'some',
+          'soon',
+          'source',
+          'space',
+          'spark',
+          'spatial',
+          'spec',
+          'sphinx',
+          'spine',
+          'spotify',
+          'spree',
+          'spring',
+          'sprite',
+          'sql-',
+          'sql.',
+          'sql_',
+          'sqlite',
+          'ssh-',
+          'ssh.',
+          'ssh_',
+          'stack',
+          'staging',
+          'standard',
+          'stanford',
+          'start',
+          'started',
+          'starter',
+          'startup',
+          'stat',
+          'statamic',
+          'state',
+          'static',
+          'statistic',
+          'statsd',
+          'statu',
+          'steam',
+          'step',
+          'still',
+          'stm-',
+          'stm.',
+          'stm_',
+          'storage',
+          'store',
+          'storm',
+          'story',
+          'strategy',
+          'stream',
+          'streaming',
+          'string',
+          'stripe',
+          'structure',
+          'studio',
+          'study',
+          'stuff',
+          'style',
+          'sublime',
+          'sugar',
+          'suite',
+          'summary',
+          'super',
+          'support',
+          'supported',
+          'svg-',
+          'svg.',
+          'svg_',
+          'svn-',
+          'svn.',
+          'svn_',
+          'swagger',
+          'swift',
+          'switch',
+          'switcher',
+          'symfony',
+          'symphony',
+          'sync',
+          'synopsi',
+          'syntax',
+          'system',
+          'tab-',
+          'tab.',
+          'tab_',
+          'table',
+          'tag-',
+          'tag.',
+          'tag_',
+          'talk',
+          'target',
+          'task',
+          'tcp-',
+          'tcp.',
+          'tcp_',
+          'tdd-',
+          'tdd.',
+          'tdd_',
+          'team',
+          'tech',
+          'template',
+          'term',
+          'terminal',
+          'testing',
+          'tetri',
+          'text',
+          'textmate',
+          'theme',
+          'theory',
+          'three',
+          'thrift',
+          'time',
+          'timeline',
+          'timer',
+          'tiny',
+          'tinymce',
+          'tip-',
+          'tip.',
+          'tip_',
+          'title',
+          'todo',
+          'todomvc',
+          'token',
+          'tool',
+          'toolbox',
+          'toolkit',
+          'top-',
+          'top.',
+          'top_',
+          'tornado',
+          'touch',
+          'tower',
+          'tracker',
+          'tracking',
+          'traffic',
+          'training',
+          'transfer',
+          'translate',
+          'transport',
+          'tree',
+          'trello',
+          'try-',
+          'try.',
+          'try_',
+          'tumblr',
+          'tut-',
+          'tut.',
+          'tut_',
+          'tutorial',
+          'tweet',
+          'twig',
+          'twitter',
+          'type',
+          'typo',
+          'ubuntu',
+          'uiview',
+          'ultimate',
+          'under',
+          'unit',
+          'unity',
+          'universal',
+          'unix',
+          'update',
+          'updated',
+          'upgrade',
+          'upload',
+          'uploader',
+          'uri-',
+          'uri.',
+          'uri_',
+          'url-',
+          'url.',
+          'url_',
+          'usage',
+          'usb-',
+          'usb.',
+          'usb_',
+          'use-',
+          'use.',
+          'use_',
+          'used',
+          'useful',
+          'user',
+          'using',
+          'util',
+          'utilitie',
+          'utility',
+          'vagrant',
+          'validator',
+          'value',
+          'variou',
+          'varnish',
+          'version',
+          'via-',
+          'via.',
+          'via_',
+          'video',
+          'view',
+          'viewer',
+          'vim-',
+          'vim.',
+          'vim_',
+          'vimrc',
+          'virtual',
+          'vision',
+          'visual',
+          'vpn',
+          'want',
+          'warning',
+          'watch',
+          'watcher',
+          'wave',
+          'way-',
+          'way.',
+          'way_',
+          'weather',
+          'web-',
+          'web_',
+          'webapp',
+          'webgl',
+          'webhook',
+          'webkit',
+          'webrtc',
+          'website',
+          'websocket',
+          'welcome',
+          'what',
+          "what'",
+          'when',
+          'where',
+          'which',
+          'why-',
+          'why.',
+          'why_',
+          'widget',
+          'wifi',
+          'wiki',
+          'win-',
+          'win.',
+          'win_',
+          'window',
+          'wip-',
+          'wip.',
+          'wip_',
+          'within',
+          'without',
+          'wizard',
+          'word',
+          'wordpres',
+          'work',
+          'worker',
+          'workflow',
+          'working',
+          'workshop',
+          'world',
+          'wrapper',
+          'write',
+          'writer',
+          'writing',
+          'written',
+          'www-',
+          'www.',
+          'www_',
+          'xamarin',
+          'xcode',
+          'xml-',
+          'xml.',
+          'xml_',
+          'xmpp',
+          'xxxxxx',
+          'yahoo',
+          'yaml',
+          'yandex',
+          'yeoman',
+          'yet-',
+          'yet.',
+          'yet_',
+          'yii-',
+          'yii.',
+          'yii_',
+          'youtube',
+          'yui-',
+          'yui.',
+          'yui_',
+          'zend',
+          'zero',
+          'zip-',
+          'zip.',
+          'zip_',
+          'zsh-',
+          'zsh.',
+          'zsh_',
+        ],
+      },
       {
-        "regexes": [
+        regexTarget: 'line',
+        regexes: [
           {
-            "source": "33f!!lloppa"
+            source: '--mount=type=secret,',
           },
           {
-            "source": "hal\\+9ooo_da!sY"
+            source: 'import[ \\t]+\\{[ \\t\\w,]+\\}[ \\t]+from[ \\t]+[\'"][^\'"]+[\'"]',
+          },
+        ],
+      },
+      {
+        condition: 'AND',
+        regexTarget: 'line',
+        regexes: [
+          {
+            source: 'LICENSE[^=]*=\\s*"[^"]+',
           },
           {
-            "source": "^\\%\\S[^\\n]*\\%$"
-          }
-        ]
-      }
-    ]
-  },
-  {
-    "id": "nytimes-access-token",
-    "description": "Detected a Nytimes Access Token, risking unauthorized access to New York Times APIs and content services.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:nytimes|new-york-times,|newyorktimes)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9=_\\-]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["nytimes", "new-york-times", "newyorktimes"]
-  },
-  {
-    "id": "octopus-deploy-api-key",
-    "description": "Discovered a potential Octopus Deploy API key, risking application deployments and operational security.",
-    "regex": {
-      "source": "\\b(API-[A-Z0-9]{26})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["api-"]
-  },
-  {
-    "id": "okta-access-token",
-    "description": "Identified an Okta Access Token, which may compromise identity management services and user authentication data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:(?:[Oo]kta|OKTA))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(00[\\w=\\-]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["okta"]
-  },
-  {
-    "id": "openai-api-key",
-    "description": "Found an OpenAI API Key, posing a risk of unauthorized access to AI services and data manipulation.",
-    "regex": {
-      "source": "\\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_\\-]{74}|[A-Za-z0-9_\\-]{58})T3BlbkFJ(?:[A-Za-z0-9_\\-]{74}|[A-Za-z0-9_\\-]{58})\\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["t3blbkfj"]
-  },
-  {
-    "id": "openshift-user-token",
-    "description": "Found an OpenShift user token, potentially compromising an OpenShift/Kubernetes cluster.",
-    "regex": {
-      "source": "\\b(sha256~[\\w\\-]{43})(?:[^\\w\\-]|$)"
-    },
-    "entropy": 3.5,
-    "keywords": ["sha256~"]
-  },
-  {
-    "id": "perplexity-api-key",
-    "description": "Detected a Perplexity API key, which could lead to unauthorized access to Perplexity AI services and data exposure.",
-    "regex": {
-      "source": "\\b(pplx-[a-zA-Z0-9]{48})(?:[\\x60'\"\\s;]|\\\\[nr]|$|\\b)"
-    },
-    "entropy": 4,
-    "keywords": ["pplx-"]
-  },
-  {
-    "id": "pkcs12-file",
-    "description": "Found a PKCS #12 file, which commonly contain bundled private keys.",
-    "path": {
-      "source": "(?:^|\\/)[^/]+\\.p(?:12|fx)$",
-      "flags": "i"
-    },
-    "keywords": []
-  },
-  {
-    "id": "plaid-api-token",
-    "description": "Discovered a Plaid API Token, potentially compromising financial data aggregation and banking services.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:plaid)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["plaid"]
-  },
-  {
-    "id": "plaid-client-id",
-    "description": "Uncovered a Plaid Client ID, which could lead to unauthorized financial service integrations and data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:plaid)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{24})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3.5,
-    "keywords": ["plaid"]
-  },
-  {
-    "id": "plaid-secret-key",
-    "description": "Detected a Plaid Secret key, risking unauthorized access to financial accounts and sensitive transaction data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:plaid)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{30})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3.5,
-    "keywords": ["plaid"]
-  },
-  {
-    "id": "planetscale-api-token",
-    "description": "Identified a PlanetScale API token, potentially compromising database management and operations.",
-    "regex": {
-      "source": "\\b(pscale_tkn_[\\w=.\\-]{32,64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["pscale_tkn_"]
-  },
-  {
-    "id": "planetscale-oauth-token",
-    "description": "Found a PlanetScale OAuth token, posing a risk to database access control and sensitive data integrity.",
-    "regex": {
-      "source": "\\b(pscale_oauth_[\\w=.\\-]{32,64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["pscale_oauth_"]
-  },
-  {
-    "id": "planetscale-password",
-    "description": "Discovered a PlanetScale password, which could lead to unauthorized database operations and data breaches.",
-    "regex": {
-      "source": "\\b([pP][sS][cC][aA][lL][eE]_[pP][wW]_[\\w=.\\-]{32,64})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["pscale_pw_"]
-  },
-  {
-    "id": "postman-api-token",
-    "description": "Uncovered a Postman API token, potentially compromising API testing and development workflows.",
-    "regex": {
-      "source": "\\b(PMAK-[a-fA-F0-9]{24}\\-[a-fA-F0-9]{34})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["pmak-"]
-  },
-  {
-    "id": "prefect-api-token",
-    "description": "Detected a Prefect API token, risking unauthorized access to workflow management and automation services.",
-    "regex": {
-      "source": "\\b(pnu_[a-zA-Z0-9]{36})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["pnu_"]
-  },
-  {
-    "id": "private-key",
-    "description": "Identified a Private Key, which may compromise cryptographic security and sensitive data encryption.",
-    "regex": {
-      "source": "-----BEGIN[ A-Z0-9_\\-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\\s\\S\\-]{64,}?KEY(?: BLOCK)?-----",
-      "flags": "i"
-    },
-    "keywords": ["-----begin"]
-  },
-  {
-    "id": "privateai-api-token",
-    "description": "Identified a PrivateAI Token, posing a risk of unauthorized access to AI services and data manipulation.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:[pP][rR][iI][vV][aA][tT][eE][_\\-]?[aA][iI])(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["privateai", "private_ai", "private-ai"]
-  },
-  {
-    "id": "pulumi-api-token",
-    "description": "Found a Pulumi API token, posing a risk to infrastructure as code services and cloud resource management.",
-    "regex": {
-      "source": "\\b(pul-[a-f0-9]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["pul-"]
-  },
-  {
-    "id": "pypi-upload-token",
-    "description": "Discovered a PyPI upload token, potentially compromising Python package distribution and repository integrity.",
-    "regex": {
-      "source": "pypi-AgEIcHlwaS5vcmc[\\w\\-]{50,1000}"
-    },
-    "entropy": 3,
-    "keywords": ["pypi-ageichlwas5vcmc"]
-  },
-  {
-    "id": "rapidapi-access-token",
-    "description": "Uncovered a RapidAPI Access Token, which could lead to unauthorized access to various APIs and data services.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:rapidapi)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9_\\-]{50})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["rapidapi"]
-  },
-  {
-    "id": "readme-api-token",
-    "description": "Detected a Readme API token, risking unauthorized documentation management and content exposure.",
-    "regex": {
-      "source": "\\b(rdme_[a-z0-9]{70})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["rdme_"]
-  },
-  {
-    "id": "rubygems-api-token",
-    "description": "Identified a Rubygem API token, potentially compromising Ruby library distribution and package management.",
-    "regex": {
-      "source": "\\b(rubygems_[a-f0-9]{48})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["rubygems_"]
-  },
-  {
-    "id": "scalingo-api-token",
-    "description": "Found a Scalingo API token, posing a risk to cloud platform services and application deployment security.",
-    "regex": {
-      "source": "\\b(tk-us-[\\w\\-]{48})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["tk-us-"]
-  },
-  {
-    "id": "sendbird-access-id",
-    "description": "Discovered a Sendbird Access ID, which could compromise chat and messaging platform integrations.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:sendbird)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["sendbird"]
-  },
-  {
-    "id": "sendbird-access-token",
-    "description": "Uncovered a Sendbird Access Token, potentially risking unauthorized access to communication services and user data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:sendbird)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["sendbird"]
-  },
-  {
-    "id": "sendgrid-api-token",
-    "description": "Detected a SendGrid API token, posing a risk of unauthorized email service operations and data exposure.",
-    "regex": {
-      "source": "\\b(SG\\.[a-zA-Z0-9=_\\-.]{66})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["sg."]
-  },
-  {
-    "id": "sendinblue-api-token",
-    "description": "Identified a Sendinblue API token, which may compromise email marketing services and subscriber data privacy.",
-    "regex": {
-      "source": "\\b(xkeysib-[a-f0-9]{64}\\-[a-zA-Z0-9]{16})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["xkeysib-"]
-  },
-  {
-    "id": "sentry-access-token",
-    "description": "Found a Sentry.io Access Token (old format), risking unauthorized access to error tracking services and sensitive application data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:sentry)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3,
-    "keywords": ["sentry"]
-  },
-  {
-    "id": "sentry-org-token",
-    "description": "Found a Sentry.io Organization Token, risking unauthorized access to error tracking services and sensitive application data.",
-    "regex": {
-      "source": "\\bsntrys_eyJpYXQiO[a-zA-Z0-9+/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[a-zA-Z0-9+/]{10,200}={0,2}_[a-zA-Z0-9+/]{43}(?:[^a-zA-Z0-9+/]|$)"
-    },
-    "entropy": 4.5,
-    "keywords": ["sntrys_eyjpyxqio"]
-  },
-  {
-    "id": "sentry-user-token",
-    "description": "Found a Sentry.io User Token, risking unauthorized access to error tracking services and sensitive application data.",
-    "regex": {
-      "source": "\\b(sntryu_[a-f0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3.5,
-    "keywords": ["sntryu_"]
-  },
-  {
-    "id": "settlemint-application-access-token",
-    "description": "Found a Settlemint Application Access Token.",
-    "regex": {
-      "source": "\\b(sm_aat_[a-zA-Z0-9]{16})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["sm_aat"]
-  },
-  {
-    "id": "settlemint-personal-access-token",
-    "description": "Found a Settlemint Personal Access Token.",
-    "regex": {
-      "source": "\\b(sm_pat_[a-zA-Z0-9]{16})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["sm_pat"]
-  },
-  {
-    "id": "settlemint-service-access-token",
-    "description": "Found a Settlemint Service Access Token.",
-    "regex": {
-      "source": "\\b(sm_sat_[a-zA-Z0-9]{16})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["sm_sat"]
-  },
-  {
-    "id": "shippo-api-token",
-    "description": "Discovered a Shippo API token, potentially compromising shipping services and customer order data.",
-    "regex": {
-      "source": "\\b(shippo_(?:live|test)_[a-fA-F0-9]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["shippo_"]
-  },
-  {
-    "id": "shopify-access-token",
-    "description": "Uncovered a Shopify access token, which could lead to unauthorized e-commerce platform access and data breaches.",
-    "regex": {
-      "source": "shpat_[a-fA-F0-9]{32}"
-    },
-    "entropy": 2,
-    "keywords": ["shpat_"]
-  },
-  {
-    "id": "shopify-custom-access-token",
-    "description": "Detected a Shopify custom access token, potentially compromising custom app integrations and e-commerce data security.",
-    "regex": {
-      "source": "shpca_[a-fA-F0-9]{32}"
-    },
-    "entropy": 2,
-    "keywords": ["shpca_"]
-  },
-  {
-    "id": "shopify-private-app-access-token",
-    "description": "Identified a Shopify private app access token, risking unauthorized access to private app data and store operations.",
-    "regex": {
-      "source": "shppa_[a-fA-F0-9]{32}"
-    },
-    "entropy": 2,
-    "keywords": ["shppa_"]
-  },
-  {
-    "id": "shopify-shared-secret",
-    "description": "Found a Shopify shared secret, posing a risk to application authentication and e-commerce platform security.",
-    "regex": {
-      "source": "shpss_[a-fA-F0-9]{32}"
-    },
-    "entropy": 2,
-    "keywords": ["shpss_"]
-  },
-  {
-    "id": "sidekiq-secret",
-    "description": "Discovered a Sidekiq Secret, which could lead to compromised background job processing and application data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:BUNDLE_ENTERPRISE__CONTRIBSYS__COM|BUNDLE_GEMS__CONTRIBSYS__COM)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-f0-9]{8}:[a-f0-9]{8})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["bundle_enterprise__contribsys__com", "bundle_gems__contribsys__com"]
-  },
-  {
-    "id": "sidekiq-sensitive-url",
-    "description": "Uncovered a Sidekiq Sensitive URL, potentially exposing internal job queues and sensitive operation details.",
-    "regex": {
-      "source": "\\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems[^\\n]contribsys[^\\n]com|enterprise[^\\n]contribsys[^\\n]com)(?:[/|#|?|:]|$)",
-      "flags": "i"
-    },
-    "keywords": ["gems.contribsys.com", "enterprise.contribsys.com"]
-  },
-  {
-    "id": "slack-app-token",
-    "description": "Detected a Slack App-level token, risking unauthorized access to Slack applications and workspace data.",
-    "regex": {
-      "source": "xapp-\\d-[A-Z0-9]+-\\d+-[a-z0-9]+",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["xapp"]
-  },
-  {
-    "id": "slack-bot-token",
-    "description": "Identified a Slack Bot token, which may compromise bot integrations and communication channel security.",
-    "regex": {
-      "source": "xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9\\-]*"
-    },
-    "entropy": 3,
-    "keywords": ["xoxb"]
-  },
-  {
-    "id": "slack-config-access-token",
-    "description": "Found a Slack Configuration access token, posing a risk to workspace configuration and sensitive data access.",
-    "regex": {
-      "source": "xoxe[^\\n]xox[bp]-\\d-[A-Z0-9]{163,166}",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["xoxe.xoxb-", "xoxe.xoxp-"]
-  },
-  {
-    "id": "slack-config-refresh-token",
-    "description": "Discovered a Slack Configuration refresh token, potentially allowing prolonged unauthorized access to configuration settings.",
-    "regex": {
-      "source": "xoxe-\\d-[A-Z0-9]{146}",
-      "flags": "i"
-    },
-    "entropy": 2,
-    "keywords": ["xoxe-"]
-  },
-  {
-    "id": "slack-legacy-bot-token",
-    "description": "Uncovered a Slack Legacy bot token, which could lead to compromised legacy bot operations and data exposure.",
-    "regex": {
-      "source": "xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}"
-    },
-    "entropy": 2,
-    "keywords": ["xoxb"]
-  },
-  {
-    "id": "slack-legacy-token",
-    "description": "Detected a Slack Legacy token, risking unauthorized access to older Slack integrations and user data.",
-    "regex": {
-      "source": "xox[os]-\\d+-\\d+-\\d+-[a-fA-F\\d]+"
-    },
-    "entropy": 2,
-    "keywords": ["xoxo", "xoxs"]
-  },
-  {
-    "id": "slack-legacy-workspace-token",
-    "description": "Identified a Slack Legacy Workspace token, potentially compromising access to workspace data and legacy features.",
-    "regex": {
-      "source": "xox[ar]-(?:\\d-)?[0-9a-zA-Z]{8,48}"
-    },
-    "entropy": 2,
-    "keywords": ["xoxa", "xoxr"]
-  },
-  {
-    "id": "slack-user-token",
-    "description": "Found a Slack User token, posing a risk of unauthorized user impersonation and data access within Slack workspaces.",
-    "regex": {
-      "source": "xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9\\-]{28,34}"
-    },
-    "entropy": 2,
-    "keywords": ["xoxp-", "xoxe-"]
-  },
-  {
-    "id": "slack-webhook-url",
-    "description": "Discovered a Slack Webhook, which could lead to unauthorized message posting and data leakage in Slack channels.",
-    "regex": {
-      "source": "(?:https?://)?hooks[^\\n]slack[^\\n]com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}"
-    },
-    "keywords": ["hooks.slack.com"]
-  },
-  {
-    "id": "snyk-api-token",
-    "description": "Uncovered a Snyk API token, potentially compromising software vulnerability scanning and code security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:snyk[_.\\-]?(?:(?:api|oauth)[_.\\-]?)?(?:key|token))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["snyk"]
-  },
-  {
-    "id": "sonar-api-token",
-    "description": "Uncovered a Sonar API token, potentially compromising software vulnerability scanning and code security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:sonar[_.\\-]?(login|token))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}((?:squ_|sqp_|sqa_)?[a-z0-9=_\\-]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "secretGroup": 2,
-    "keywords": ["sonar"]
-  },
-  {
-    "id": "sourcegraph-access-token",
-    "description": "Sourcegraph is a code search and navigation engine.",
-    "regex": {
-      "source": "\\b(\\b(sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40}|[a-fA-F0-9]{40})\\b)(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "entropy": 3,
-    "keywords": ["sgp_", "sourcegraph"]
-  },
-  {
-    "id": "square-access-token",
-    "description": "Detected a Square Access Token, risking unauthorized payment processing and financial transaction exposure.",
-    "regex": {
-      "source": "\\b((?:EAAA|sq0atp-)[\\w\\-]{22,60})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["sq0atp-", "eaaa"]
-  },
-  {
-    "id": "squarespace-access-token",
-    "description": "Identified a Squarespace Access Token, which may compromise website management and content control on Squarespace.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:squarespace)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["squarespace"]
-  },
-  {
-    "id": "stripe-access-token",
-    "description": "Found a Stripe Access Token, posing a risk to payment processing services and sensitive financial data.",
-    "regex": {
-      "source": "\\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 2,
-    "keywords": ["sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod"]
-  },
-  {
-    "id": "sumologic-access-id",
-    "description": "Discovered a SumoLogic Access ID, potentially compromising log management services and data analytics integrity.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:(?:[Ss]umo|SUMO))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(su[a-zA-Z0-9]{12})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["sumo"]
-  },
-  {
-    "id": "sumologic-access-token",
-    "description": "Uncovered a SumoLogic Access Token, which could lead to unauthorized access to log data and analytics insights.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:(?:[Ss]umo|SUMO))(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-zA-Z0-9]{64})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)"
-    },
-    "entropy": 3,
-    "keywords": ["sumo"]
-  },
-  {
-    "id": "telegram-bot-api-token",
-    "description": "Detected a Telegram Bot API Token, risking unauthorized bot operations and message interception on Telegram.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:[tT][eE][lL][eE][gG][rR])(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9]{5,16}:(?:A)[a-zA-Z0-9_\\-]{34})(?:[\\x60'\"\\s;]|\\\\[nNrR]|$)"
-    },
-    "keywords": ["telegr"]
-  },
-  {
-    "id": "travisci-access-token",
-    "description": "Identified a Travis CI Access Token, potentially compromising continuous integration services and codebase security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:travis)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{22})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["travis"]
-  },
-  {
-    "id": "twilio-api-key",
-    "description": "Found a Twilio API Key, posing a risk to communication services and sensitive customer interaction data.",
-    "regex": {
-      "source": "SK[0-9a-fA-F]{32}"
-    },
-    "entropy": 3,
-    "keywords": ["sk"]
-  },
-  {
-    "id": "twitch-api-token",
-    "description": "Discovered a Twitch API token, which could compromise streaming services and account integrations.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:twitch)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{30})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["twitch"]
-  },
-  {
-    "id": "twitter-access-secret",
-    "description": "Uncovered a Twitter Access Secret, potentially risking unauthorized Twitter integrations and data breaches.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{45})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["twitter"]
-  },
-  {
-    "id": "twitter-access-token",
-    "description": "Detected a Twitter Access Token, posing a risk of unauthorized account operations and social media data exposure.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([0-9]{15,25}-[a-zA-Z0-9]{20,40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["twitter"]
-  },
-  {
-    "id": "twitter-api-key",
-    "description": "Identified a Twitter API Key, which may compromise Twitter application integrations and user data security.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{25})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["twitter"]
-  },
-  {
-    "id": "twitter-api-secret",
-    "description": "Found a Twitter API Secret, risking the security of Twitter app integrations and sensitive data access.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{50})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["twitter"]
-  },
-  {
-    "id": "twitter-bearer-token",
-    "description": "Discovered a Twitter Bearer Token, potentially compromising API access and data retrieval from Twitter.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(A{22}[a-zA-Z0-9%]{80,100})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["twitter"]
-  },
-  {
-    "id": "typeform-api-token",
-    "description": "Uncovered a Typeform API token, which could lead to unauthorized survey management and data collection.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:typeform)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(tfp_[a-z0-9\\-_.=]{59})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
-    },
-    "keywords": ["tfp_"]
-  },
-  {
-    "id": "vault-batch-token",
-    "description": "Detected a Vault Batch Token, risking unauthorized access to secret management services and sensitive data.",
-    "regex": {
-      "source": "\\b(hvb\\.[\\w\\-]{138,300})(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 4,
-    "keywords": ["hvb."]
-  },
-  {
-    "id": "vault-service-token",
-    "description": "Identified a Vault Service Token, potentially compromising infrastructure security and access to sensitive credentials.",
-    "regex": {
-      "source": "\\b((?:hvs\\.[\\w\\-]{90,120}|s\\.(?:[a-zA-Z0-9]{24})))(?:[\\x60'\"\\s;]|\\\\[nr]|$)"
-    },
-    "entropy": 3.5,
-    "keywords": ["hvs.", "s."],
-    "allowlists": [
-      {
-        "regexes": [
+            source: 'LIC_FILES_CHKSUM[^=]*=\\s*"[^"]+',
+          },
           {
-            "source": "s\\.[A-Za-z]{24}"
-          }
-        ]
-      }
-    ]
+            source: 'SRC[^=]*=\\s*"[a-zA-Z0-9]+',
+          },
+        ],
+        paths: [
+          {
+            source: '\\.bb$',
+          },
+          {
+            source: '\\.bbappend$',
+          },
+          {
+            source: '\\.bbclass$',
+          },
+          {
+            source: '\\.inc$',
+          },
+        ],
+      },
+    ],
   },
   {
-    "id": "yandex-access-token",
-    "description": "Found a Yandex Access Token, posing a risk to Yandex service integrations and user data privacy.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:yandex)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(t1\\.[A-Z0-9a-z_\\-]+[=]{0,2}\\.[A-Z0-9a-z_\\-]{86}[=]{0,2})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'github-app-token',
+    description: 'Identified a GitHub App Token, which may compromise GitHub application integrations and source code security.',
+    regex: {
+      source: '(?:ghu|ghs)_[0-9a-zA-Z]{36}',
     },
-    "keywords": ["yandex"]
+    entropy: 3,
+    keywords: ['ghu_', 'ghs_'],
+    allowlists: [
+      {
+        paths: [
+          {
+            source: '(?:^|/)@octokit/auth-token/README\\.md$',
+          },
+        ],
+      },
+    ],
   },
   {
-    "id": "yandex-api-key",
-    "description": "Discovered a Yandex API Key, which could lead to unauthorized access to Yandex services and data manipulation.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:yandex)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(AQVN[A-Za-z0-9_\\-]{35,38})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'github-fine-grained-pat',
+    description: 'Found a GitHub Fine-Grained Personal Access Token, risking unauthorized repository access and code manipulation.',
+    regex: {
+      source: 'github_pat_\\w{82}',
     },
-    "keywords": ["yandex"]
+    entropy: 3,
+    keywords: ['github_pat_'],
   },
   {
-    "id": "yandex-aws-access-token",
-    "description": "Uncovered a Yandex AWS Access Token, potentially compromising cloud resource access and data security on Yandex Cloud.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:yandex)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}(YC[a-zA-Z0-9_\\-]{38})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'github-oauth',
+    description: 'Discovered a GitHub OAuth Access Token, posing a risk of compromised GitHub account integrations and data leaks.',
+    regex: {
+      source: 'gho_[0-9a-zA-Z]{36}',
     },
-    "keywords": ["yandex"]
+    entropy: 3,
+    keywords: ['gho_'],
   },
   {
-    "id": "zendesk-secret-key",
-    "description": "Detected a Zendesk Secret Key, risking unauthorized access to customer support services and sensitive ticketing data.",
-    "regex": {
-      "source": "[\\w.\\-]{0,50}?(?:zendesk)(?:[ \\t\\w.\\-]{0,20})[\\s'\"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60'\"\\s=]{0,5}([a-z0-9]{40})(?:[\\x60'\"\\s;]|\\\\[nr]|$)",
-      "flags": "i"
+    id: 'github-pat',
+    description: 'Uncovered a GitHub Personal Access Token, potentially leading to unauthorized repository access and sensitive content exposure.',
+    regex: {
+      source: 'ghp_[0-9a-zA-Z]{36}',
     },
-    "keywords": ["zendesk"]
-  }
+    entropy: 3,
+    keywords: ['ghp_'],
+    allowlists: [
+      {
+        paths: [
+          {
+            source: '(?:^|/)@octokit/auth-token/README\\.md$',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    id: 'github-refresh-token',
+    description: 'Detected a GitHub Refresh Token, which could allow prolonged unauthorized access to GitHub services.',
+    regex: {
+      source: 'ghr_[0-9a-zA-Z]{36}',
+    },
+    entropy: 3,
+    keywords: ['ghr_'],
+  },
+  {
+    id: 'gitlab-cicd-job-token',
+    description: 'Identified a GitLab CI/CD Job Token, potential access to projects and some APIs on behalf of a user while the CI job is running.',
+    regex: {
+      source: 'glcbt-[0-9a-zA-Z]{1,5}_[0-9a-zA-Z_\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['glcbt-'],
+  },
+  {
+    id: 'gitlab-deploy-token',
+    description: 'Identified a GitLab Deploy Token, risking access to repositories, packages and containers with write access.',
+    regex: {
+      source: 'gldt-[0-9a-zA-Z_\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['gldt-'],
+  },
+  {
+    id: 'gitlab-feature-flag-client-token',
+    description: 'Identified a GitLab feature flag client token, risks exposing user lists and features flags used by an application.',
+    regex: {
+      source: 'glffct-[0-9a-zA-Z_\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['glffct-'],
+  },
+  {
+    id: 'gitlab-feed-token',
+    description: 'Identified a GitLab feed token, risking exposure of user data.',
+    regex: {
+      source: 'glft-[0-9a-zA-Z_\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['glft-'],
+  },
+  {
+    id: 'gitlab-incoming-mail-token',
+    description: 'Identified a GitLab incoming mail token, risking manipulation of data sent by mail.',
+    regex: {
+      source: 'glimt-[0-9a-zA-Z_\\-]{25}',
+    },
+    entropy: 3,
+    keywords: ['glimt-'],
+  },
+  {
+    id: 'gitlab-kubernetes-agent-token',
+    description: 'Identified a GitLab Kubernetes Agent token, risking access to repos and registry of projects connected via agent.',
+    regex: {
+      source: 'glagent-[0-9a-zA-Z_\\-]{50}',
+    },
+    entropy: 3,
+    keywords: ['glagent-'],
+  },
+  {
+    id: 'gitlab-oauth-app-secret',
+    description: 'Identified a GitLab OIDC Application Secret, risking access to apps using GitLab as authentication provider.',
+    regex: {
+      source: 'gloas-[0-9a-zA-Z_\\-]{64}',
+    },
+    entropy: 3,
+    keywords: ['gloas-'],
+  },
+  {
+    id: 'gitlab-pat',
+    description: 'Identified a GitLab Personal Access Token, risking unauthorized access to GitLab repositories and codebase exposure.',
+    regex: {
+      source: 'glpat-[\\w\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['glpat-'],
+  },
+  {
+    id: 'gitlab-pat-routable',
+    description: 'Identified a GitLab Personal Access Token (routable), risking unauthorized access to GitLab repositories and codebase exposure.',
+    regex: {
+      source: '\\bglpat-[0-9a-zA-Z_\\-]{27,300}\\.[0-9a-z]{2}[0-9a-z]{7}\\b',
+    },
+    entropy: 4,
+    keywords: ['glpat-'],
+  },
+  {
+    id: 'gitlab-ptt',
+    description: 'Found a GitLab Pipeline Trigger Token, potentially compromising continuous integration workflows and project security.',
+    regex: {
+      source: 'glptt-[0-9a-f]{40}',
+    },
+    entropy: 3,
+    keywords: ['glptt-'],
+  },
+  {
+    id: 'gitlab-rrt',
+    description: 'Discovered a GitLab Runner Registration Token, posing a risk to CI/CD pipeline integrity and unauthorized access.',
+    regex: {
+      source: 'GR1348941[\\w\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['gr1348941'],
+  },
+  {
+    id: 'gitlab-runner-authentication-token',
+    description: 'Discovered a GitLab Runner Authentication Token, posing a risk to CI/CD pipeline integrity and unauthorized access.',
+    regex: {
+      source: 'glrt-[0-9a-zA-Z_\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['glrt-'],
+  },
+  {
+    id: 'gitlab-runner-authentication-token-routable',
+    description: 'Discovered a GitLab Runner Authentication Token (Routable), posing a risk to CI/CD pipeline integrity and unauthorized access.',
+    regex: {
+      source: '\\bglrt-t\\d_[0-9a-zA-Z_\\-]{27,300}\\.[0-9a-z]{2}[0-9a-z]{7}\\b',
+    },
+    entropy: 4,
+    keywords: ['glrt-'],
+  },
+  {
+    id: 'gitlab-scim-token',
+    description: 'Discovered a GitLab SCIM Token, posing a risk to unauthorized access for a organization or instance.',
+    regex: {
+      source: 'glsoat-[0-9a-zA-Z_\\-]{20}',
+    },
+    entropy: 3,
+    keywords: ['glsoat-'],
+  },
+  {
+    id: 'gitlab-session-cookie',
+    description: 'Discovered a GitLab Session Cookie, posing a risk to unauthorized access to a user account.',
+    regex: {
+      source: '_gitlab_session=[0-9a-z]{32}',
+    },
+    entropy: 3,
+    keywords: ['_gitlab_session='],
+  },
+  {
+    id: 'gitter-access-token',
+    description: 'Uncovered a Gitter Access Token, which may lead to unauthorized access to chat and communication services.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:gitter)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9_\\-]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['gitter'],
+  },
+  {
+    id: 'gocardless-api-token',
+    description: 'Detected a GoCardless API token, potentially risking unauthorized direct debit payment operations and financial data exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[gG][oO][cC][aA][rR][dD][lL][eE][sS][sS])(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([lL][iI][vV][eE]_[a-zA-Z0-9\\-_=]{40})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)',
+    },
+    keywords: ['live_', 'gocardless'],
+  },
+  {
+    id: 'grafana-api-key',
+    description: 'Identified a Grafana API key, which could compromise monitoring dashboards and sensitive data analytics.',
+    regex: {
+      source: '\\b(eyJrIjoi[A-Za-z0-9]{70,400}={0,3})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3,
+    keywords: ['eyjrijoi'],
+  },
+  {
+    id: 'grafana-cloud-api-token',
+    description: 'Found a Grafana cloud API token, risking unauthorized access to cloud-based monitoring services and data exposure.',
+    regex: {
+      source: '\\b(glc_[A-Za-z0-9+/]{32,400}={0,3})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3,
+    keywords: ['glc_'],
+  },
+  {
+    id: 'grafana-service-account-token',
+    description: 'Discovered a Grafana service account token, posing a risk of compromised monitoring services and data integrity.',
+    regex: {
+      source: '\\b(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3,
+    keywords: ['glsa_'],
+  },
+  {
+    id: 'harness-api-key',
+    description: 'Identified a Harness Access Token (PAT or SAT), risking unauthorized access to a Harness account.',
+    regex: {
+      source: '(?:pat|sat)\\.[a-zA-Z0-9_\\-]{22}\\.[a-zA-Z0-9]{24}\\.[a-zA-Z0-9]{20}',
+    },
+    keywords: ['pat.', 'sat.'],
+  },
+  {
+    id: 'hashicorp-tf-api-token',
+    description: 'Uncovered a HashiCorp Terraform user/org API token, which may lead to unauthorized infrastructure management and security breaches.',
+    regex: {
+      source: '[a-zA-Z0-9]{14}\\.(?:atlasv1)\\.[a-zA-Z0-9\\-_=]{60,70}',
+    },
+    entropy: 3.5,
+    keywords: ['atlasv1'],
+  },
+  {
+    id: 'hashicorp-tf-password',
+    description: 'Identified a HashiCorp Terraform password field, risking unauthorized infrastructure configuration and security breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:administrator_login_password|password)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}("[a-z0-9=_\\-]{8,20}")(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    path: {
+      source: '\\.(?:tf|hcl)$',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['administrator_login_password', 'password'],
+  },
+  {
+    id: 'heroku-api-key',
+    description: 'Detected a Heroku API Key, potentially compromising cloud application deployments and operational security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:heroku)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['heroku'],
+  },
+  {
+    id: 'heroku-api-key-v2',
+    description: 'Detected a Heroku API Key, potentially compromising cloud application deployments and operational security.',
+    regex: {
+      source: '\\b((HRKU-AA[0-9a-zA-Z_\\-]{58}))(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['hrku-aa'],
+  },
+  {
+    id: 'hubspot-api-key',
+    description: 'Found a HubSpot API Token, posing a risk to CRM data integrity and unauthorized marketing operations.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:hubspot)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['hubspot'],
+  },
+  {
+    id: 'huggingface-access-token',
+    description: 'Discovered a Hugging Face Access token, which could lead to unauthorized access to AI models and sensitive data.',
+    regex: {
+      source: '\\b(hf_(?:[a-zA-Z]{34}))(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['hf_'],
+  },
+  {
+    id: 'huggingface-organization-api-token',
+    description: 'Uncovered a Hugging Face Organization API token, potentially compromising AI organization accounts and associated data.',
+    regex: {
+      source: '\\b(api_org_(?:[a-zA-Z]{34}))(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['api_org_'],
+  },
+  {
+    id: 'infracost-api-token',
+    description: 'Detected an Infracost API Token, risking unauthorized access to cloud cost estimation tools and financial data.',
+    regex: {
+      source: '\\b(ico-[a-zA-Z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['ico-'],
+  },
+  {
+    id: 'intercom-api-key',
+    description: 'Identified an Intercom API Token, which could compromise customer communication channels and data privacy.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:intercom)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{60})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['intercom'],
+  },
+  {
+    id: 'intra42-client-secret',
+    description: 'Found a Intra42 client secret, which could lead to unauthorized access to the 42School API and sensitive data.',
+    regex: {
+      source: '\\b(s-s4t2(?:ud|af)-[aAbBcCdDeEfF0123456789]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['intra', 's-s4t2ud-', 's-s4t2af-'],
+  },
+  {
+    id: 'jfrog-api-key',
+    description: 'Found a JFrog API Key, posing a risk of unauthorized access to software artifact repositories and build pipelines.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:jfrog|artifactory|bintray|xray)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{73})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['jfrog', 'artifactory', 'bintray', 'xray'],
+  },
+  {
+    id: 'jfrog-identity-token',
+    description: 'Discovered a JFrog Identity Token, potentially compromising access to JFrog services and sensitive software artifacts.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:jfrog|artifactory|bintray|xray)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['jfrog', 'artifactory', 'bintray', 'xray'],
+  },
+  {
+    id: 'jwt',
+    description: 'Uncovered a JSON Web Token, which may lead to unauthorized access to web applications and sensitive user data.',
+    regex: {
+      source: '\\b(ey[a-zA-Z0-9]{17,}\\.ey[a-zA-Z0-9/\\\\_\\-]{17,}\\.(?:[a-zA-Z0-9/\\\\_\\-]{10,}={0,2})?)(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['ey'],
+  },
+  {
+    id: 'jwt-base64',
+    description: 'Detected a Base64-encoded JSON Web Token, posing a risk of exposing encoded authentication and data exchange information.',
+    regex: {
+      source:
+        '\\bZXlK(?:(?<alg>aGJHY2lPaU)|(?<apu>aGNIVWlPaU)|(?<apv>aGNIWWlPaU)|(?<aud>aGRXUWlPaU)|(?<b64>aU5qUWlP)|(?<crit>amNtbDBJanBi)|(?<cty>amRIa2lPaU)|(?<epk>bGNHc2lPbn)|(?<enc>bGJtTWlPaU)|(?<jku>cWEzVWlPaU)|(?<jwk>cWQyc2lPb)|(?<iss>cGMzTWlPaU)|(?<iv>cGRpSTZJ)|(?<kid>cmFXUWlP)|(?<key_ops>clpYbGZiM0J6SWpwY)|(?<kty>cmRIa2lPaUp)|(?<nonce>dWIyNWpaU0k2)|(?<p2c>d01tTWlP)|(?<p2s>d01uTWlPaU)|(?<ppt>d2NIUWlPaU)|(?<sub>emRXSWlPaU)|(?<svt>emRuUWlP)|(?<tag>MFlXY2lPaU)|(?<typ>MGVYQWlPaUp)|(?<url>MWNtd2l)|(?<use>MWMyVWlPaUp)|(?<ver>MlpYSWlPaU)|(?<version>MlpYSnphVzl1SWpv)|(?<x>NElqb2)|(?<x5c>NE5XTWlP)|(?<x5t>NE5YUWlPaU)|(?<x5ts256>NE5YUWpVekkxTmlJNkl)|(?<x5u>NE5YVWlPaU)|(?<zip>NmFYQWlPaU))[a-zA-Z0-9/\\\\_+\\-\\r\\n]{40,}={0,2}',
+    },
+    entropy: 2,
+    keywords: ['zxlk'],
+  },
+  {
+    id: 'kraken-access-token',
+    description: 'Identified a Kraken Access Token, potentially compromising cryptocurrency trading accounts and financial security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:kraken)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9/=_+\\-]{80,90})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['kraken'],
+  },
+  {
+    id: 'kubernetes-secret-yaml',
+    description: 'Possible Kubernetes Secret detected, posing a risk of leaking credentials/tokens from your deployments',
+    regex: {
+      source:
+        '(?:\\b[kK][iI][nN][dD]:[ \\t]*["\']?\\b[sS][eE][cC][rR][eE][tT]\\b["\']?(?:[\\s\\S]){0,200}?\\b[dD][aA][tT][aA]:(?:[\\s\\S]){0,100}?\\s+([\\w.\\-]+:(?:[ \\t]*(?:\\||>[\\-+]?)\\s+)?[ \\t]*(?:["\']?[a-zA-Z0-9+/]{10,}={0,3}["\']?|\\{\\{[ \\t\\w"|$:=,.\\-]+\\}\\}|""|\'\'))|\\b[dD][aA][tT][aA]:(?:[\\s\\S]){0,100}?\\s+([\\w.\\-]+:(?:[ \\t]*(?:\\||>[\\-+]?)\\s+)?[ \\t]*(?:["\']?[a-zA-Z0-9+/]{10,}={0,3}["\']?|\\{\\{[ \\t\\w"|$:=,.\\-]+\\}\\}|""|\'\'))(?:[\\s\\S]){0,200}?\\b[kK][iI][nN][dD]:[ \\t]*["\']?\\b[sS][eE][cC][rR][eE][tT]\\b["\']?)',
+    },
+    path: {
+      source: '\\.ya?ml$',
+      flags: 'i',
+    },
+    keywords: ['secret'],
+    allowlists: [
+      {
+        regexes: [
+          {
+            source: '[\\w.\\-]+:(?:[ \\t]*(?:\\||>[\\-+]?)\\s+)?[ \\t]*(?:\\{\\{[ \\t\\w"|$:=,.\\-]+\\}\\}|""|\'\')',
+          },
+        ],
+      },
+      {
+        regexTarget: 'match',
+        regexes: [
+          {
+            source: '(kind:(?:[\\s\\S])+\\n---\\n(?:[\\s\\S])+\\bdata:|data:(?:[\\s\\S])+\\n---\\n(?:[\\s\\S])+\\bkind:)',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    id: 'kucoin-access-token',
+    description: 'Found a Kucoin Access Token, risking unauthorized access to cryptocurrency exchange services and transactions.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:kucoin)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{24})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['kucoin'],
+  },
+  {
+    id: 'kucoin-secret-key',
+    description: 'Discovered a Kucoin Secret Key, which could lead to compromised cryptocurrency operations and financial data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:kucoin)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['kucoin'],
+  },
+  {
+    id: 'launchdarkly-access-token',
+    description: 'Uncovered a Launchdarkly Access Token, potentially compromising feature flag management and application functionality.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:launchdarkly)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['launchdarkly'],
+  },
+  {
+    id: 'linear-api-key',
+    description: 'Detected a Linear API Token, posing a risk to project management tools and sensitive task data.',
+    regex: {
+      source: 'lin_api_[a-zA-Z0-9]{40}',
+    },
+    entropy: 2,
+    keywords: ['lin_api_'],
+  },
+  {
+    id: 'linear-client-secret',
+    description: 'Identified a Linear Client Secret, which may compromise secure integrations and sensitive project management data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:linear)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['linear'],
+  },
+  {
+    id: 'linkedin-client-id',
+    description: 'Found a LinkedIn Client ID, risking unauthorized access to LinkedIn integrations and professional data exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:linked[_\\-]?in)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{14})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['linkedin', 'linked_in', 'linked-in'],
+  },
+  {
+    id: 'linkedin-client-secret',
+    description: 'Discovered a LinkedIn Client secret, potentially compromising LinkedIn application integrations and user data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:linked[_\\-]?in)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{16})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['linkedin', 'linked_in', 'linked-in'],
+  },
+  {
+    id: 'lob-api-key',
+    description: 'Uncovered a Lob API Key, which could lead to unauthorized access to mailing and address verification services.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:lob)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}((live|test)_[a-f0-9]{35})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['test_', 'live_'],
+  },
+  {
+    id: 'lob-pub-api-key',
+    description: 'Detected a Lob Publishable API Key, posing a risk of exposing mail and print service integrations.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:lob)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}((test|live)_pub_[a-f0-9]{31})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['test_pub', 'live_pub', '_pub'],
+  },
+  {
+    id: 'looker-client-id',
+    description: 'Found a Looker Client ID, risking unauthorized access to a Looker account and exposing sensitive data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:looker)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{20})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['looker'],
+  },
+  {
+    id: 'looker-client-secret',
+    description: 'Found a Looker Client Secret, risking unauthorized access to a Looker account and exposing sensitive data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:looker)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{24})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['looker'],
+  },
+  {
+    id: 'mailchimp-api-key',
+    description: 'Identified a Mailchimp API key, potentially compromising email marketing campaigns and subscriber data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:MailchimpSDK[^\\n]initialize|mailchimp)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{32}-us\\d\\d)(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['mailchimp'],
+  },
+  {
+    id: 'mailgun-private-api-token',
+    description: 'Found a Mailgun private API token, risking unauthorized email service operations and data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:mailgun)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(key-[a-f0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['mailgun'],
+  },
+  {
+    id: 'mailgun-pub-key',
+    description: 'Discovered a Mailgun public validation key, which could expose email verification processes and associated data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:mailgun)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(pubkey-[a-f0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['mailgun'],
+  },
+  {
+    id: 'mailgun-signing-key',
+    description: 'Uncovered a Mailgun webhook signing key, potentially compromising email automation and data integrity.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:mailgun)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['mailgun'],
+  },
+  {
+    id: 'mapbox-api-token',
+    description: 'Detected a MapBox API token, posing a risk to geospatial services and sensitive location data exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:mapbox)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(pk\\.[a-z0-9]{60}\\.[a-z0-9]{22})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['mapbox'],
+  },
+  {
+    id: 'mattermost-access-token',
+    description: 'Identified a Mattermost Access Token, which may compromise team communication channels and data privacy.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:mattermost)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{26})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['mattermost'],
+  },
+  {
+    id: 'maxmind-license-key',
+    description: 'Discovered a potential MaxMind license key.',
+    regex: {
+      source: '\\b([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['_mmk'],
+  },
+  {
+    id: 'messagebird-api-token',
+    description: 'Found a MessageBird API token, risking unauthorized access to communication platforms and message data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:message[_\\-]?bird)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{25})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['messagebird', 'message-bird', 'message_bird'],
+  },
+  {
+    id: 'messagebird-client-id',
+    description: 'Discovered a MessageBird client ID, potentially compromising API integrations and sensitive communication data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:message[_\\-]?bird)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['messagebird', 'message-bird', 'message_bird'],
+  },
+  {
+    id: 'microsoft-teams-webhook',
+    description: 'Uncovered a Microsoft Teams Webhook, which could lead to unauthorized access to team collaboration tools and data leaks.',
+    regex: {
+      source:
+        'https://[a-z0-9]+\\.webhook\\.office\\.com/webhookb2/[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}',
+    },
+    keywords: ['webhook.office.com', 'webhookb2', 'incomingwebhook'],
+  },
+  {
+    id: 'netlify-access-token',
+    description: 'Detected a Netlify Access Token, potentially compromising web hosting services and site management.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:netlify)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{40,46})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['netlify'],
+  },
+  {
+    id: 'new-relic-browser-api-token',
+    description: 'Identified a New Relic ingest browser API token, risking unauthorized access to application performance data and analytics.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(NRJS-[a-f0-9]{19})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['nrjs-'],
+  },
+  {
+    id: 'new-relic-insert-key',
+    description: 'Discovered a New Relic insight insert key, compromising data injection into the platform.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(NRII-[a-z0-9\\-]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['nrii-'],
+  },
+  {
+    id: 'new-relic-user-api-id',
+    description: 'Found a New Relic user API ID, posing a risk to application monitoring services and data integrity.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['new-relic', 'newrelic', 'new_relic'],
+  },
+  {
+    id: 'new-relic-user-api-key',
+    description: 'Discovered a New Relic user API Key, which could lead to compromised application insights and performance monitoring.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(NRAK-[a-z0-9]{27})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['nrak'],
+  },
+  {
+    id: 'notion-api-token',
+    description: 'Notion API token',
+    regex: {
+      source: '\\b(ntn_[0-9]{11}[A-Za-z0-9]{32}[A-Za-z0-9]{3})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['ntn_'],
+  },
+  {
+    id: 'npm-access-token',
+    description: 'Uncovered an npm access token, potentially compromising package management and code repository access.',
+    regex: {
+      source: '\\b(npm_[a-z0-9]{36})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['npm_'],
+  },
+  {
+    id: 'nuget-config-password',
+    description: 'Identified a password within a Nuget config file, potentially compromising package management access.',
+    regex: {
+      source: '<add key=\\"(?:(?:ClearText)?Password)\\"\\s*value=\\"([^\\n]{8,})\\"\\s*/>',
+      flags: 'i',
+    },
+    path: {
+      source: 'nuget\\.config$',
+      flags: 'i',
+    },
+    entropy: 1,
+    keywords: ['<add key='],
+    allowlists: [
+      {
+        regexes: [
+          {
+            source: '33f!!lloppa',
+          },
+          {
+            source: 'hal\\+9ooo_da!sY',
+          },
+          {
+            source: '^\\%\\S[^\\n]*\\%$',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    id: 'nytimes-access-token',
+    description: 'Detected a Nytimes Access Token, risking unauthorized access to New York Times APIs and content services.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:nytimes|new-york-times,|newyorktimes)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9=_\\-]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['nytimes', 'new-york-times', 'newyorktimes'],
+  },
+  {
+    id: 'octopus-deploy-api-key',
+    description: 'Discovered a potential Octopus Deploy API key, risking application deployments and operational security.',
+    regex: {
+      source: '\\b(API-[A-Z0-9]{26})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['api-'],
+  },
+  {
+    id: 'okta-access-token',
+    description: 'Identified an Okta Access Token, which may compromise identity management services and user authentication data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:(?:[Oo]kta|OKTA))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(00[\\w=\\-]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['okta'],
+  },
+  {
+    id: 'openai-api-key',
+    description: 'Found an OpenAI API Key, posing a risk of unauthorized access to AI services and data manipulation.',
+    regex: {
+      source:
+        '\\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_\\-]{74}|[A-Za-z0-9_\\-]{58})T3BlbkFJ(?:[A-Za-z0-9_\\-]{74}|[A-Za-z0-9_\\-]{58})\\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['t3blbkfj'],
+  },
+  {
+    id: 'openshift-user-token',
+    description: 'Found an OpenShift user token, potentially compromising an OpenShift/Kubernetes cluster.',
+    regex: {
+      source: '\\b(sha256~[\\w\\-]{43})(?:[^\\w\\-]|$)',
+    },
+    entropy: 3.5,
+    keywords: ['sha256~'],
+  },
+  {
+    id: 'perplexity-api-key',
+    description: 'Detected a Perplexity API key, which could lead to unauthorized access to Perplexity AI services and data exposure.',
+    regex: {
+      source: '\\b(pplx-[a-zA-Z0-9]{48})(?:[\\x60\'"\\s;]|\\\\[nr]|$|\\b)',
+    },
+    entropy: 4,
+    keywords: ['pplx-'],
+  },
+  {
+    id: 'pkcs12-file',
+    description: 'Found a PKCS #12 file, which commonly contain bundled private keys.',
+    path: {
+      source: '(?:^|\\/)[^/]+\\.p(?:12|fx)$',
+      flags: 'i',
+    },
+    keywords: [],
+  },
+  {
+    id: 'plaid-api-token',
+    description: 'Discovered a Plaid API Token, potentially compromising financial data aggregation and banking services.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:plaid)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['plaid'],
+  },
+  {
+    id: 'plaid-client-id',
+    description: 'Uncovered a Plaid Client ID, which could lead to unauthorized financial service integrations and data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:plaid)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{24})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3.5,
+    keywords: ['plaid'],
+  },
+  {
+    id: 'plaid-secret-key',
+    description: 'Detected a Plaid Secret key, risking unauthorized access to financial accounts and sensitive transaction data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:plaid)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{30})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3.5,
+    keywords: ['plaid'],
+  },
+  {
+    id: 'planetscale-api-token',
+    description: 'Identified a PlanetScale API token, potentially compromising database management and operations.',
+    regex: {
+      source: '\\b(pscale_tkn_[\\w=.\\-]{32,64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['pscale_tkn_'],
+  },
+  {
+    id: 'planetscale-oauth-token',
+    description: 'Found a PlanetScale OAuth token, posing a risk to database access control and sensitive data integrity.',
+    regex: {
+      source: '\\b(pscale_oauth_[\\w=.\\-]{32,64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['pscale_oauth_'],
+  },
+  {
+    id: 'planetscale-password',
+    description: 'Discovered a PlanetScale password, which could lead to unauthorized database operations and data breaches.',
+    regex: {
+      source: '\\b([pP][sS][cC][aA][lL][eE]_[pP][wW]_[\\w=.\\-]{32,64})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)',
+    },
+    entropy: 3,
+    keywords: ['pscale_pw_'],
+  },
+  {
+    id: 'postman-api-token',
+    description: 'Uncovered a Postman API token, potentially compromising API testing and development workflows.',
+    regex: {
+      source: '\\b(PMAK-[a-fA-F0-9]{24}\\-[a-fA-F0-9]{34})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['pmak-'],
+  },
+  {
+    id: 'prefect-api-token',
+    description: 'Detected a Prefect API token, risking unauthorized access to workflow management and automation services.',
+    regex: {
+      source: '\\b(pnu_[a-zA-Z0-9]{36})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['pnu_'],
+  },
+  {
+    id: 'private-key',
+    description: 'Identified a Private Key, which may compromise cryptographic security and sensitive data encryption.',
+    regex: {
+      source: '-----BEGIN[ A-Z0-9_\\-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\\s\\S\\-]{64,}?KEY(?: BLOCK)?-----',
+      flags: 'i',
+    },
+    keywords: ['-----begin'],
+  },
+  {
+    id: 'privateai-api-token',
+    description: 'Identified a PrivateAI Token, posing a risk of unauthorized access to AI services and data manipulation.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:[pP][rR][iI][vV][aA][tT][eE][_\\-]?[aA][iI])(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{32})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['privateai', 'private_ai', 'private-ai'],
+  },
+  {
+    id: 'pulumi-api-token',
+    description: 'Found a Pulumi API token, posing a risk to infrastructure as code services and cloud resource management.',
+    regex: {
+      source: '\\b(pul-[a-f0-9]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['pul-'],
+  },
+  {
+    id: 'pypi-upload-token',
+    description: 'Discovered a PyPI upload token, potentially compromising Python package distribution and repository integrity.',
+    regex: {
+      source: 'pypi-AgEIcHlwaS5vcmc[\\w\\-]{50,1000}',
+    },
+    entropy: 3,
+    keywords: ['pypi-ageichlwas5vcmc'],
+  },
+  {
+    id: 'rapidapi-access-token',
+    description: 'Uncovered a RapidAPI Access Token, which could lead to unauthorized access to various APIs and data services.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:rapidapi)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9_\\-]{50})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['rapidapi'],
+  },
+  {
+    id: 'readme-api-token',
+    description: 'Detected a Readme API token, risking unauthorized documentation management and content exposure.',
+    regex: {
+      source: '\\b(rdme_[a-z0-9]{70})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['rdme_'],
+  },
+  {
+    id: 'rubygems-api-token',
+    description: 'Identified a Rubygem API token, potentially compromising Ruby library distribution and package management.',
+    regex: {
+      source: '\\b(rubygems_[a-f0-9]{48})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['rubygems_'],
+  },
+  {
+    id: 'scalingo-api-token',
+    description: 'Found a Scalingo API token, posing a risk to cloud platform services and application deployment security.',
+    regex: {
+      source: '\\b(tk-us-[\\w\\-]{48})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['tk-us-'],
+  },
+  {
+    id: 'sendbird-access-id',
+    description: 'Discovered a Sendbird Access ID, which could compromise chat and messaging platform integrations.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:sendbird)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['sendbird'],
+  },
+  {
+    id: 'sendbird-access-token',
+    description: 'Uncovered a Sendbird Access Token, potentially risking unauthorized access to communication services and user data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:sendbird)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['sendbird'],
+  },
+  {
+    id: 'sendgrid-api-token',
+    description: 'Detected a SendGrid API token, posing a risk of unauthorized email service operations and data exposure.',
+    regex: {
+      source: '\\b(SG\\.[a-zA-Z0-9=_\\-.]{66})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['sg.'],
+  },
+  {
+    id: 'sendinblue-api-token',
+    description: 'Identified a Sendinblue API token, which may compromise email marketing services and subscriber data privacy.',
+    regex: {
+      source: '\\b(xkeysib-[a-f0-9]{64}\\-[a-zA-Z0-9]{16})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['xkeysib-'],
+  },
+  {
+    id: 'sentry-access-token',
+    description: 'Found a Sentry.io Access Token (old format), risking unauthorized access to error tracking services and sensitive application data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:sentry)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3,
+    keywords: ['sentry'],
+  },
+  {
+    id: 'sentry-org-token',
+    description: 'Found a Sentry.io Organization Token, risking unauthorized access to error tracking services and sensitive application data.',
+    regex: {
+      source:
+        '\\bsntrys_eyJpYXQiO[a-zA-Z0-9+/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[a-zA-Z0-9+/]{10,200}={0,2}_[a-zA-Z0-9+/]{43}(?:[^a-zA-Z0-9+/]|$)',
+    },
+    entropy: 4.5,
+    keywords: ['sntrys_eyjpyxqio'],
+  },
+  {
+    id: 'sentry-user-token',
+    description: 'Found a Sentry.io User Token, risking unauthorized access to error tracking services and sensitive application data.',
+    regex: {
+      source: '\\b(sntryu_[a-f0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3.5,
+    keywords: ['sntryu_'],
+  },
+  {
+    id: 'settlemint-application-access-token',
+    description: 'Found a Settlemint Application Access Token.',
+    regex: {
+      source: '\\b(sm_aat_[a-zA-Z0-9]{16})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['sm_aat'],
+  },
+  {
+    id: 'settlemint-personal-access-token',
+    description: 'Found a Settlemint Personal Access Token.',
+    regex: {
+      source: '\\b(sm_pat_[a-zA-Z0-9]{16})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['sm_pat'],
+  },
+  {
+    id: 'settlemint-service-access-token',
+    description: 'Found a Settlemint Service Access Token.',
+    regex: {
+      source: '\\b(sm_sat_[a-zA-Z0-9]{16})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['sm_sat'],
+  },
+  {
+    id: 'shippo-api-token',
+    description: 'Discovered a Shippo API token, potentially compromising shipping services and customer order data.',
+    regex: {
+      source: '\\b(shippo_(?:live|test)_[a-fA-F0-9]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['shippo_'],
+  },
+  {
+    id: 'shopify-access-token',
+    description: 'Uncovered a Shopify access token, which could lead to unauthorized e-commerce platform access and data breaches.',
+    regex: {
+      source: 'shpat_[a-fA-F0-9]{32}',
+    },
+    entropy: 2,
+    keywords: ['shpat_'],
+  },
+  {
+    id: 'shopify-custom-access-token',
+    description: 'Detected a Shopify custom access token, potentially compromising custom app integrations and e-commerce data security.',
+    regex: {
+      source: 'shpca_[a-fA-F0-9]{32}',
+    },
+    entropy: 2,
+    keywords: ['shpca_'],
+  },
+  {
+    id: 'shopify-private-app-access-token',
+    description: 'Identified a Shopify private app access token, risking unauthorized access to private app data and store operations.',
+    regex: {
+      source: 'shppa_[a-fA-F0-9]{32}',
+    },
+    entropy: 2,
+    keywords: ['shppa_'],
+  },
+  {
+    id: 'shopify-shared-secret',
+    description: 'Found a Shopify shared secret, posing a risk to application authentication and e-commerce platform security.',
+    regex: {
+      source: 'shpss_[a-fA-F0-9]{32}',
+    },
+    entropy: 2,
+    keywords: ['shpss_'],
+  },
+  {
+    id: 'sidekiq-secret',
+    description: 'Discovered a Sidekiq Secret, which could lead to compromised background job processing and application data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:BUNDLE_ENTERPRISE__CONTRIBSYS__COM|BUNDLE_GEMS__CONTRIBSYS__COM)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-f0-9]{8}:[a-f0-9]{8})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['bundle_enterprise__contribsys__com', 'bundle_gems__contribsys__com'],
+  },
+  {
+    id: 'sidekiq-sensitive-url',
+    description: 'Uncovered a Sidekiq Sensitive URL, potentially exposing internal job queues and sensitive operation details.',
+    regex: {
+      source: '\\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems[^\\n]contribsys[^\\n]com|enterprise[^\\n]contribsys[^\\n]com)(?:[/|#|?|:]|$)',
+      flags: 'i',
+    },
+    keywords: ['gems.contribsys.com', 'enterprise.contribsys.com'],
+  },
+  {
+    id: 'slack-app-token',
+    description: 'Detected a Slack App-level token, risking unauthorized access to Slack applications and workspace data.',
+    regex: {
+      source: 'xapp-\\d-[A-Z0-9]+-\\d+-[a-z0-9]+',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['xapp'],
+  },
+  {
+    id: 'slack-bot-token',
+    description: 'Identified a Slack Bot token, which may compromise bot integrations and communication channel security.',
+    regex: {
+      source: 'xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9\\-]*',
+    },
+    entropy: 3,
+    keywords: ['xoxb'],
+  },
+  {
+    id: 'slack-config-access-token',
+    description: 'Found a Slack Configuration access token, posing a risk to workspace configuration and sensitive data access.',
+    regex: {
+      source: 'xoxe[^\\n]xox[bp]-\\d-[A-Z0-9]{163,166}',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['xoxe.xoxb-', 'xoxe.xoxp-'],
+  },
+  {
+    id: 'slack-config-refresh-token',
+    description: 'Discovered a Slack Configuration refresh token, potentially allowing prolonged unauthorized access to configuration settings.',
+    regex: {
+      source: 'xoxe-\\d-[A-Z0-9]{146}',
+      flags: 'i',
+    },
+    entropy: 2,
+    keywords: ['xoxe-'],
+  },
+  {
+    id: 'slack-legacy-bot-token',
+    description: 'Uncovered a Slack Legacy bot token, which could lead to compromised legacy bot operations and data exposure.',
+    regex: {
+      source: 'xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}',
+    },
+    entropy: 2,
+    keywords: ['xoxb'],
+  },
+  {
+    id: 'slack-legacy-token',
+    description: 'Detected a Slack Legacy token, risking unauthorized access to older Slack integrations and user data.',
+    regex: {
+      source: 'xox[os]-\\d+-\\d+-\\d+-[a-fA-F\\d]+',
+    },
+    entropy: 2,
+    keywords: ['xoxo', 'xoxs'],
+  },
+  {
+    id: 'slack-legacy-workspace-token',
+    description: 'Identified a Slack Legacy Workspace token, potentially compromising access to workspace data and legacy features.',
+    regex: {
+      source: 'xox[ar]-(?:\\d-)?[0-9a-zA-Z]{8,48}',
+    },
+    entropy: 2,
+    keywords: ['xoxa', 'xoxr'],
+  },
+  {
+    id: 'slack-user-token',
+    description: 'Found a Slack User token, posing a risk of unauthorized user impersonation and data access within Slack workspaces.',
+    regex: {
+      source: 'xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9\\-]{28,34}',
+    },
+    entropy: 2,
+    keywords: ['xoxp-', 'xoxe-'],
+  },
+  {
+    id: 'slack-webhook-url',
+    description: 'Discovered a Slack Webhook, which could lead to unauthorized message posting and data leakage in Slack channels.',
+    regex: {
+      source: '(?:https?://)?hooks[^\\n]slack[^\\n]com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}',
+    },
+    keywords: ['hooks.slack.com'],
+  },
+  {
+    id: 'snyk-api-token',
+    description: 'Uncovered a Snyk API token, potentially compromising software vulnerability scanning and code security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:snyk[_.\\-]?(?:(?:api|oauth)[_.\\-]?)?(?:key|token))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['snyk'],
+  },
+  {
+    id: 'sonar-api-token',
+    description: 'Uncovered a Sonar API token, potentially compromising software vulnerability scanning and code security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:sonar[_.\\-]?(login|token))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}((?:squ_|sqp_|sqa_)?[a-z0-9=_\\-]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    secretGroup: 2,
+    keywords: ['sonar'],
+  },
+  {
+    id: 'sourcegraph-access-token',
+    description: 'Sourcegraph is a code search and navigation engine.',
+    regex: {
+      source: '\\b(\\b(sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40}|[a-fA-F0-9]{40})\\b)(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    entropy: 3,
+    keywords: ['sgp_', 'sourcegraph'],
+  },
+  {
+    id: 'square-access-token',
+    description: 'Detected a Square Access Token, risking unauthorized payment processing and financial transaction exposure.',
+    regex: {
+      source: '\\b((?:EAAA|sq0atp-)[\\w\\-]{22,60})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['sq0atp-', 'eaaa'],
+  },
+  {
+    id: 'squarespace-access-token',
+    description: 'Identified a Squarespace Access Token, which may compromise website management and content control on Squarespace.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:squarespace)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['squarespace'],
+  },
+  {
+    id: 'stripe-access-token',
+    description: 'Found a Stripe Access Token, posing a risk to payment processing services and sensitive financial data.',
+    regex: {
+      source: '\\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 2,
+    keywords: ['sk_test', 'sk_live', 'sk_prod', 'rk_test', 'rk_live', 'rk_prod'],
+  },
+  {
+    id: 'sumologic-access-id',
+    description: 'Discovered a SumoLogic Access ID, potentially compromising log management services and data analytics integrity.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[\\w.\\-]{0,50}?(?:(?:[Ss]umo|SUMO))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3})(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(su[a-zA-Z0-9]{12})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3,
+    keywords: ['sumo'],
+  },
+  {
+    id: 'sumologic-access-token',
+    description: 'Uncovered a SumoLogic Access Token, which could lead to unauthorized access to log data and analytics insights.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:(?:[Ss]umo|SUMO))(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-zA-Z0-9]{64})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)',
+    },
+    entropy: 3,
+    keywords: ['sumo'],
+  },
+  {
+    id: 'telegram-bot-api-token',
+    description: 'Detected a Telegram Bot API Token, risking unauthorized bot operations and message interception on Telegram.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:[tT][eE][lL][eE][gG][rR])(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9]{5,16}:(?:A)[a-zA-Z0-9_\\-]{34})(?:[\\x60\'"\\s;]|\\\\[nNrR]|$)',
+    },
+    keywords: ['telegr'],
+  },
+  {
+    id: 'travisci-access-token',
+    description: 'Identified a Travis CI Access Token, potentially compromising continuous integration services and codebase security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:travis)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{22})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['travis'],
+  },
+  {
+    id: 'twilio-api-key',
+    description: 'Found a Twilio API Key, posing a risk to communication services and sensitive customer interaction data.',
+    regex: {
+      source: 'SK[0-9a-fA-F]{32}',
+    },
+    entropy: 3,
+    keywords: ['sk'],
+  },
+  {
+    id: 'twitch-api-token',
+    description: 'Discovered a Twitch API token, which could compromise streaming services and account integrations.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:twitch)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{30})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['twitch'],
+  },
+  {
+    id: 'twitter-access-secret',
+    description: 'Uncovered a Twitter Access Secret, potentially risking unauthorized Twitter integrations and data breaches.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{45})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['twitter'],
+  },
+  {
+    id: 'twitter-access-token',
+    description: 'Detected a Twitter Access Token, posing a risk of unauthorized account operations and social media data exposure.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([0-9]{15,25}-[a-zA-Z0-9]{20,40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['twitter'],
+  },
+  {
+    id: 'twitter-api-key',
+    description: 'Identified a Twitter API Key, which may compromise Twitter application integrations and user data security.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{25})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['twitter'],
+  },
+  {
+    id: 'twitter-api-secret',
+    description: 'Found a Twitter API Secret, risking the security of Twitter app integrations and sensitive data access.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{50})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['twitter'],
+  },
+  {
+    id: 'twitter-bearer-token',
+    description: 'Discovered a Twitter Bearer Token, potentially compromising API access and data retrieval from Twitter.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:twitter)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(A{22}[a-zA-Z0-9%]{80,100})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['twitter'],
+  },
+  {
+    id: 'typeform-api-token',
+    description: 'Uncovered a Typeform API token, which could lead to unauthorized survey management and data collection.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:typeform)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(tfp_[a-z0-9\\-_.=]{59})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['tfp_'],
+  },
+  {
+    id: 'vault-batch-token',
+    description: 'Detected a Vault Batch Token, risking unauthorized access to secret management services and sensitive data.',
+    regex: {
+      source: '\\b(hvb\\.[\\w\\-]{138,300})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 4,
+    keywords: ['hvb.'],
+  },
+  {
+    id: 'vault-service-token',
+    description: 'Identified a Vault Service Token, potentially compromising infrastructure security and access to sensitive credentials.',
+    regex: {
+      source: '\\b((?:hvs\\.[\\w\\-]{90,120}|s\\.(?:[a-zA-Z0-9]{24})))(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+    },
+    entropy: 3.5,
+    keywords: ['hvs.', 's.'],
+    allowlists: [
+      {
+        regexes: [
+          {
+            source: 's\\.[A-Za-z]{24}',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    id: 'yandex-access-token',
+    description: 'Found a Yandex Access Token, posing a risk to Yandex service integrations and user data privacy.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:yandex)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(t1\\.[A-Z0-9a-z_\\-]+[=]{0,2}\\.[A-Z0-9a-z_\\-]{86}[=]{0,2})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['yandex'],
+  },
+  {
+    id: 'yandex-api-key',
+    description: 'Discovered a Yandex API Key, which could lead to unauthorized access to Yandex services and data manipulation.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:yandex)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(AQVN[A-Za-z0-9_\\-]{35,38})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['yandex'],
+  },
+  {
+    id: 'yandex-aws-access-token',
+    description: 'Uncovered a Yandex AWS Access Token, potentially compromising cloud resource access and data security on Yandex Cloud.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:yandex)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}(YC[a-zA-Z0-9_\\-]{38})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['yandex'],
+  },
+  {
+    id: 'zendesk-secret-key',
+    description: 'Detected a Zendesk Secret Key, risking unauthorized access to customer support services and sensitive ticketing data.',
+    regex: {
+      source:
+        '[\\w.\\-]{0,50}?(?:zendesk)(?:[ \\t\\w.\\-]{0,20})[\\s\'"]{0,3}(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)[\\x60\'"\\s=]{0,5}([a-z0-9]{40})(?:[\\x60\'"\\s;]|\\\\[nr]|$)',
+      flags: 'i',
+    },
+    keywords: ['zendesk'],
+  },
 ];

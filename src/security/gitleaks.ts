@@ -111,8 +111,32 @@ export type RuleSet = {
  * rule with one of them is pre-tested by its own regex instead. The others (`ghp_`, `xoxb`,
  * `glpat-`, service names) rarely occur outside a secret's neighbourhood.
  */
-const COMMON_KEYWORDS = new Set(['ey', 'sk', 's.', 'a3t', 'a3-', 'q~', 'api', 'key', 'auth', 'token', 'access', 'secret', 'passwd', 'password', 'credential', 'creds', 'curl', 'pat.', 'sat.', 'test_', 'live_', 'linear', 'intra', 'ext_']);
-
+const COMMON_KEYWORDS = new Set([
+  'ey',
+  'sk',
+  's.',
+  'a3t',
+  'a3-',
+  'q~',
+  'api',
+  'key',
+  'auth',
+  'token',
+  'access',
+  'secret',
+  'passwd',
+  'password',
+  'credential',
+  'creds',
+  'curl',
+  'pat.',
+  'sat.',
+  'test_',
+  'live_',
+  'linear',
+  'intra',
+  'ext_',
+]);
 
 /** Compiles rule data once; `withPaths`: also the rules scoped to file paths (for files' text). */
 export function compileRuleSet(data: readonly SecretRuleData[], global: AllowlistData, opts: { withPaths?: boolean } = {}): RuleSet {

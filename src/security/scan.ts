@@ -96,28 +96,34 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     category: 'injection',
     description: "asks the model to drop its own instructions ('forget everything you were told')",
     scopes: ALL,
-    pattern: new RegExp(String.raw`\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given|instructed)|(?:above|before|previously|prior|said\s+before))`, 'i'),
+    pattern: new RegExp(
+      String.raw`\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given|instructed)|(?:above|before|previously|prior|said\s+before))`,
+      'i',
+    ),
   },
   {
     id: 'new-instructions',
     category: 'injection',
     description: 'announces replacement instructions or a new system prompt for the model',
     scopes: ALL,
-    pattern: /\b(?:new|updated|real|actual|revised|true)\s+(?:system\s+(?:prompt|instructions?|message)|instructions?\s+for\s+(?:the\s+)?(?:ai|assistant|model|agent))\s*[:：-]/i,
+    pattern:
+      /\b(?:new|updated|real|actual|revised|true)\s+(?:system\s+(?:prompt|instructions?|message)|instructions?\s+for\s+(?:the\s+)?(?:ai|assistant|model|agent))\s*[:：-]/i,
   },
   {
     id: 'system-prompt-override',
     category: 'injection',
     description: "declares a 'system prompt override' or a new temporary policy for the model",
     scopes: ALL,
-    pattern: /\bsystem\s+prompt\s+(?:[\w-]+\s+){0,2}override\b|\boverride\s+(?:the\s+|your\s+|its\s+)?system\s+prompt\b|\b(?:admin|developer|system|god|sudo|root)\s+override\b[^.\n]{0,20}\b(?:enabled|activated|active|granted|on|mode)\b/i,
+    pattern:
+      /\bsystem\s+prompt\s+(?:[\w-]+\s+){0,2}override\b|\boverride\s+(?:the\s+|your\s+|its\s+)?system\s+prompt\b|\b(?:admin|developer|system|god|sudo|root)\s+override\b[^.\n]{0,20}\b(?:enabled|activated|active|granted|on|mode)\b/i,
   },
   {
     id: 'new-policy',
     category: 'injection',
     description: 'claims a new (temporary) policy or rules for the agent',
     scopes: STRICT,
-    pattern: /\b(?:new|updated|revised|temporary)\s+(?:temporary\s+)?(?:policy|policies|rules|directives?|guidelines|instructions)\b[^.\n]{0,40}\b(?:the\s+agent|the\s+assistant|the\s+model|the\s+ai|for\s+you)\b|\bthis\s+is\s+the\s+new\s+(?:temporary\s+)?(?:policy|rules)\b/i,
+    pattern:
+      /\b(?:new|updated|revised|temporary)\s+(?:temporary\s+)?(?:policy|policies|rules|directives?|guidelines|instructions)\b[^.\n]{0,40}\b(?:the\s+agent|the\s+assistant|the\s+model|the\s+ai|for\s+you)\b|\bthis\s+is\s+the\s+new\s+(?:temporary\s+)?(?:policy|rules)\b/i,
   },
   {
     id: 'fake-role-marker',
@@ -244,7 +250,8 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     category: 'injection',
     description: 'asks the model to hide actions or content from the user',
     scopes: ALL,
-    pattern: /\b(do\s+not|don'?t|never)\s+(tell|inform|reveal\s+to|show|mention\s+(this\s+)?to|let)\s+the\s+user\b(?![^.\n]*\b(?:unless|until|before|confirm|asks?)\b)/i,
+    pattern:
+      /\b(do\s+not|don'?t|never)\s+(tell|inform|reveal\s+to|show|mention\s+(this\s+)?to|let)\s+the\s+user\b(?![^.\n]*\b(?:unless|until|before|confirm|asks?)\b)/i,
   },
   {
     id: 'reveal-system-prompt',
@@ -312,7 +319,8 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     category: 'exfiltration',
     description: 'sends environment secrets or credential files to a remote host with curl/wget',
     scopes: ALL,
-    pattern: /\b(curl|wget|nc|ncat|http)\b(?![^\n]*https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])[:/])[^\n]{0,200}(\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\.env\b|\.netrc|id_rsa|id_ed25519|\.aws\/credentials|\/etc\/passwd)/i,
+    pattern:
+      /\b(curl|wget|nc|ncat|http)\b(?![^\n]*https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])[:/])[^\n]{0,200}(\$\{?[A-Z_]*(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)\b|\.env\b|\.netrc|id_rsa|id_ed25519|\.aws\/credentials|\/etc\/passwd)/i,
   },
   {
     id: 'exfil-env-pipe',
@@ -328,7 +336,8 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     scopes: STRICT,
     caution: ['skill'],
     // `cat > ~/.app/.env << EOF` writes the user's own file: not a read.
-    pattern: /\b(cat|less|more|head|tail|type|read|open|source|cp|scp)\s+(?!>)[^\n]{0,40}(~\/|\$HOME\/|\/home\/[^/\s]+\/|\/root\/)?(\.env(\.[a-z]+)?\b|\.netrc\b|\.ssh\/|id_rsa|id_ed25519|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.npmrc|\.pypirc|\.pgpass\b|\.git-credentials\b)/i,
+    pattern:
+      /\b(cat|less|more|head|tail|type|read|open|source|cp|scp)\s+(?!>)[^\n]{0,40}(~\/|\$HOME\/|\/home\/[^/\s]+\/|\/root\/)?(\.env(\.[a-z]+)?\b|\.netrc\b|\.ssh\/|id_rsa|id_ed25519|\.aws\/credentials|\.config\/gcloud|\.kube\/config|\.npmrc|\.pypirc|\.pgpass\b|\.git-credentials\b)/i,
   },
 ];
 
@@ -336,16 +345,21 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
 const HTML_COMMENT = /<!--([\s\S]*?)-->/g;
 const HIDDEN_ELEMENT = /<(div|span|p|section|details|font|small)\b([^>]*)>([\s\S]{0,4000}?)<\/\1\s*>/gi;
 /** Attributes that hide an element's text from a reader; memory and skills also count white text and a `hidden` class. */
-const HIDDEN_STYLE = /display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em|rem|%)?(?![.\d])|opacity\s*:\s*0(?:\.0+)?(?![.\d])|\bhidden\b|color\s*:\s*(?:white|#fff(?:fff)?)\b/i;
+const HIDDEN_STYLE =
+  /display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em|rem|%)?(?![.\d])|opacity\s*:\s*0(?:\.0+)?(?![.\d])|\bhidden\b|color\s*:\s*(?:white|#fff(?:fff)?)\b/i;
 /**
  * In a context file, only what hides the text outright: `display:none`, `visibility:hidden`,
  * zero-size or fully transparent text, the `hidden` attribute. A class named "hidden" or
  * white text is styling a repository may have for its own pages.
  */
-const CONTEXT_HIDDEN_STYLE = /display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em|rem|%)?(?![.\d])|opacity\s*:\s*0(?:\.0+)?(?![.\d])|(?:^|\s)hidden(?:\s*=\s*["']?[^"'\s>]*["']?)?(?=\s|\/|$)/i;
+const CONTEXT_HIDDEN_STYLE =
+  /display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em|rem|%)?(?![.\d])|opacity\s*:\s*0(?:\.0+)?(?![.\d])|(?:^|\s)hidden(?:\s*=\s*["']?[^"'\s>]*["']?)?(?=\s|\/|$)/i;
 
 /** Words that turn a comment into an instruction to the model even without a full override phrase. */
-const COMMENT_OVERRIDE = new RegExp(String.raw`\b(?:ignore|disregard|override|bypass|forget)\b${G3}(?:all\s+|the\s+|your\s+|any\s+)?(?:rules|instructions|system|configuration|guidelines|safety|restrictions|prompt)`, 'i');
+const COMMENT_OVERRIDE = new RegExp(
+  String.raw`\b(?:ignore|disregard|override|bypass|forget)\b${G3}(?:all\s+|the\s+|your\s+|any\s+)?(?:rules|instructions|system|configuration|guidelines|safety|restrictions|prompt)`,
+  'i',
+);
 
 const DESTRUCTIVE_PATTERNS: ThreatPattern[] = [
   {
@@ -354,7 +368,8 @@ const DESTRUCTIVE_PATTERNS: ThreatPattern[] = [
     description: 'deletes the file system root, a system directory, a home directory or the repository wholesale',
     scopes: ['skill'],
     // Cleanup under the temp roots (/tmp, /var/tmp, /dev/shm, /run) is routine in scripts.
-    pattern: /\brm\s+(?:-[a-z]*r[a-z]*f?[a-z]*|-[a-z]*f[a-z]*r[a-z]*|--recursive|--force)(?:\s+-[a-z-]+)*\s+(?:--no-preserve-root\s+)?["']?(?:\/(?:\*|(?=[\s"';&|]|$))|\/(?!tmp\b|var\/tmp\b|dev\/shm\b|run\b)(?:etc|home|usr|var|opt|boot|root|bin|sbin|lib|lib64|srv|mnt|media|sys|proc|Users|System|Library|Applications)(?:\/[\w.-]*)?|~\/?\*?(?=[\s"';&|]|$)|\$HOME\/?\*?(?=[\s"';&|]|$)|\.\/?\*?(?=[\s;&|]|$)|\*(?=[\s;&|]|$))/i,
+    pattern:
+      /\brm\s+(?:-[a-z]*r[a-z]*f?[a-z]*|-[a-z]*f[a-z]*r[a-z]*|--recursive|--force)(?:\s+-[a-z-]+)*\s+(?:--no-preserve-root\s+)?["']?(?:\/(?:\*|(?=[\s"';&|]|$))|\/(?!tmp\b|var\/tmp\b|dev\/shm\b|run\b)(?:etc|home|usr|var|opt|boot|root|bin|sbin|lib|lib64|srv|mnt|media|sys|proc|Users|System|Library|Applications)(?:\/[\w.-]*)?|~\/?\*?(?=[\s"';&|]|$)|\$HOME\/?\*?(?=[\s"';&|]|$)|\.\/?\*?(?=[\s;&|]|$)|\*(?=[\s;&|]|$))/i,
   },
   {
     id: 'destructive-disk',
@@ -370,7 +385,8 @@ const DESTRUCTIVE_PATTERNS: ThreatPattern[] = [
     scopes: STRICT,
     // Writes only: a redirect, tee, or a copy whose destination is there, or prose asking to
     // add a key to authorized_keys. Reading (`cat ~/.ssh/config`) is read-secret-file's.
-    pattern: /(?:>>?|\btee\s+(?:-a\s+)?)\s*["']?[~$\w{}/.-]*(?:authorized_keys|\.ssh\/)|\b(?:cp|mv|install|scp|rsync|ln)\s+(?:-\S+\s+)*[^\s|;&]+\s+["']?[~$\w{}/.-]*(?:authorized_keys|\.ssh\/)|\b(?:write|add|append|insert|put|copy|install)\w*\s+(?:[\w'-]+\s+){0,4}?(?:to|into|in)\s+(?:the\s+|your\s+)?[~\w./$-]*authorized_keys\b/i,
+    pattern:
+      /(?:>>?|\btee\s+(?:-a\s+)?)\s*["']?[~$\w{}/.-]*(?:authorized_keys|\.ssh\/)|\b(?:cp|mv|install|scp|rsync|ln)\s+(?:-\S+\s+)*[^\s|;&]+\s+["']?[~$\w{}/.-]*(?:authorized_keys|\.ssh\/)|\b(?:write|add|append|insert|put|copy|install)\w*\s+(?:[\w'-]+\s+){0,4}?(?:to|into|in)\s+(?:the\s+|your\s+)?[~\w./$-]*authorized_keys\b/i,
   },
   {
     id: 'persistence-shell-startup',
@@ -395,14 +411,16 @@ const DESTRUCTIVE_PATTERNS: ThreatPattern[] = [
     category: 'persistence',
     description: "writes into an agent's instruction or configuration files from the shell",
     scopes: STRICT,
-    pattern: /(?:>>|[\w"'`)\]]\s*>)\s*[~\w./-]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.cursorrules|\.clinerules|\.hermes\/[\w.-]+)(?!\.?\w)|\bsed\b[^\n]*\s(?:-[A-Za-z]*i[A-Za-z]*|--in-place)\b[^\n]*(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.hermes\/)|\btee\s+(?:-a\s+)?[~\w./"'-]*(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.hermes\/)/i,
+    pattern:
+      /(?:>>|[\w"'`)\]]\s*>)\s*[~\w./-]*(?:AGENTS\.md|CLAUDE\.md|GEMINI\.md|\.cursorrules|\.clinerules|\.hermes\/[\w.-]+)(?!\.?\w)|\bsed\b[^\n]*\s(?:-[A-Za-z]*i[A-Za-z]*|--in-place)\b[^\n]*(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.hermes\/)|\btee\s+(?:-a\s+)?[~\w./"'-]*(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.hermes\/)/i,
   },
   {
     id: 'obfuscated-exec',
     category: 'obfuscation',
     description: 'decodes and executes hidden content (base64/hex piped to a shell or eval)',
     scopes: ['skill'],
-    pattern: /(base64\s+(-d|--decode)[^\n]{0,60}\|\s*(sh|bash|zsh|python3?|node|perl)\b|\beval\s*\(\s*(atob|Buffer\.from|base64)|\bcurl\b[^\n|]{0,200}\|\s*(sudo\s+)?(sh|bash|zsh)\b|\\x[0-9a-f]{2}(\\x[0-9a-f]{2}){15,})/i,
+    pattern:
+      /(base64\s+(-d|--decode)[^\n]{0,60}\|\s*(sh|bash|zsh|python3?|node|perl)\b|\beval\s*\(\s*(atob|Buffer\.from|base64)|\bcurl\b[^\n|]{0,200}\|\s*(sudo\s+)?(sh|bash|zsh)\b|\\x[0-9a-f]{2}(\\x[0-9a-f]{2}){15,})/i,
   },
 ];
 
@@ -417,7 +435,10 @@ const MEMORY_PATTERNS: ThreatPattern[] = [
     category: 'exfiltration',
     description: 'uploads a credential file with curl/wget (-d @file, -F x=@file, -T, --post-file)',
     scopes: STRICT,
-    pattern: new RegExp(String.raw`\b(curl|wget)\b[^\n]{0,200}(-d\s*@|--data(-binary|-urlencode|-raw)?[=\s]+@|-F\s*['"]?[\w.-]*=@|-T\s+|--upload-file[=\s]+|--post-file[=\s]+|--body-file[=\s]+)['"]?[^\s'"]*${SECRET_PATHS}`, 'i'),
+    pattern: new RegExp(
+      String.raw`\b(curl|wget)\b[^\n]{0,200}(-d\s*@|--data(-binary|-urlencode|-raw)?[=\s]+@|-F\s*['"]?[\w.-]*=@|-T\s+|--upload-file[=\s]+|--post-file[=\s]+|--body-file[=\s]+)['"]?[^\s'"]*${SECRET_PATHS}`,
+      'i',
+    ),
   },
   {
     id: 'exfil-secret-pipe',
@@ -434,7 +455,10 @@ const MEMORY_PATTERNS: ThreatPattern[] = [
     category: 'exfiltration',
     description: 'asks to send a credential file to an outside address',
     scopes: STRICT,
-    pattern: new RegExp(String.raw`\b(send|upload|post|e-?mail|mail|forward|transmit|exfiltrate)\b[^\n]{0,60}${SECRET_PATHS}[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)`, 'i'),
+    pattern: new RegExp(
+      String.raw`\b(send|upload|post|e-?mail|mail|forward|transmit|exfiltrate)\b[^\n]{0,60}${SECRET_PATHS}[^\n]{0,60}\b(to|at)\s+(https?:\/\/|[\w.+-]+@[\w-]+\.[\w.]+|webhook)`,
+      'i',
+    ),
   },
 ];
 
@@ -454,11 +478,88 @@ const EMOJI_ZWJ = /(?<=[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}]\uFE0F?)\u2
  * alphabet that NFKC leaves alone). Mapped only for matching; the text itself is unchanged.
  */
 const LOOK_ALIKES: Record<string, string> = {
-  а: 'a', в: 'b', с: 'c', ԁ: 'd', е: 'e', ё: 'e', һ: 'h', і: 'i', ї: 'i', ј: 'j', к: 'k', ӏ: 'l', м: 'm', н: 'h', о: 'o', р: 'p', ԛ: 'q', г: 'r', ѕ: 's', т: 't', ц: 'u', ѵ: 'v', ԝ: 'w', х: 'x', у: 'y', з: '3',
-  А: 'A', В: 'B', С: 'C', Е: 'E', Ё: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', Х: 'X', У: 'Y', Ԛ: 'Q', Ԝ: 'W',
-  α: 'a', β: 'b', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', γ: 'y',
-  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
-  ı: 'i', ȷ: 'j', ℓ: 'l', '‐': '-', '‑': '-', '‒': '-', '–': '-', '’': "'", '‘': "'", '“': '"', '”': '"',
+  а: 'a',
+  в: 'b',
+  с: 'c',
+  ԁ: 'd',
+  е: 'e',
+  ё: 'e',
+  һ: 'h',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  к: 'k',
+  ӏ: 'l',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  ԛ: 'q',
+  г: 'r',
+  ѕ: 's',
+  т: 't',
+  ц: 'u',
+  ѵ: 'v',
+  ԝ: 'w',
+  х: 'x',
+  у: 'y',
+  з: '3',
+  А: 'A',
+  В: 'B',
+  С: 'C',
+  Е: 'E',
+  Ё: 'E',
+  Н: 'H',
+  І: 'I',
+  Ј: 'J',
+  К: 'K',
+  М: 'M',
+  О: 'O',
+  Р: 'P',
+  Ѕ: 'S',
+  Т: 'T',
+  Х: 'X',
+  У: 'Y',
+  Ԛ: 'Q',
+  Ԝ: 'W',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  η: 'n',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  γ: 'y',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
+  ı: 'i',
+  ȷ: 'j',
+  ℓ: 'l',
+  '‐': '-',
+  '‑': '-',
+  '‒': '-',
+  '–': '-',
+  '’': "'",
+  '‘': "'",
+  '“': '"',
+  '”': '"',
 };
 const LOOK_ALIKE_CHARS = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'g');
 
@@ -470,7 +571,10 @@ const LOOK_ALIKE_CHARS = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'g
 export function foldForMatching(text: string): string {
   // ASCII text (nearly all of it) needs none of this.
   if (!/[^\x00-\x7F]/.test(text)) return text;
-  return text.normalize('NFKC').replace(INVISIBLE_ALL, '').replace(LOOK_ALIKE_CHARS, (c) => LOOK_ALIKES[c]!);
+  return text
+    .normalize('NFKC')
+    .replace(INVISIBLE_ALL, '')
+    .replace(LOOK_ALIKE_CHARS, (c) => LOOK_ALIKES[c]!);
 }
 
 /** The first invisible character that is not a leading BOM or an emoji joiner. */
@@ -484,7 +588,10 @@ function firstInvisible(text: string): { index: number; 0: string } | undefined 
 
 function excerpt(text: string, index: number, length: number): string {
   const start = Math.max(0, index - 20);
-  return text.slice(start, Math.min(text.length, index + Math.min(length, 120) + 20)).replace(/\s+/g, ' ').trim();
+  return text
+    .slice(start, Math.min(text.length, index + Math.min(length, 120) + 20))
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function severityOf(p: ThreatPattern, scope: ThreatScope): Severity {
@@ -508,7 +615,13 @@ function hiddenMarkup(text: string, scope: ThreatScope, hits: ThreatHit[]): void
   const carriesOverride = (s: string) => COMMENT_OVERRIDE.test(s) || overrides.some((p) => firstMatch(p, s) !== undefined);
   for (const m of text.matchAll(HTML_COMMENT)) {
     if (!carriesOverride(m[1]!)) continue;
-    hits.push({ id: 'html-comment-injection', category: 'hidden-markup', severity: 'dangerous', description: 'hides an instruction to the model in an HTML comment', excerpt: excerpt(text, m.index!, m[0].length) });
+    hits.push({
+      id: 'html-comment-injection',
+      category: 'hidden-markup',
+      severity: 'dangerous',
+      description: 'hides an instruction to the model in an HTML comment',
+      excerpt: excerpt(text, m.index!, m[0].length),
+    });
     break;
   }
   for (const m of text.matchAll(HIDDEN_ELEMENT)) {
@@ -516,8 +629,15 @@ function hiddenMarkup(text: string, scope: ThreatScope, hits: ThreatHit[]): void
     if (!content) continue;
     // Memory, skills and context files: any text hidden from the reader is a finding (a rule the
     // model follows and the reviewer never sees). Recalled evidence: only hidden overrides.
-    if (scope === 'recall' ? !HIDDEN_STYLE.test(m[2]!) || !carriesOverride(content) : !(scope === 'context' ? CONTEXT_HIDDEN_STYLE : HIDDEN_STYLE).test(m[2]!)) continue;
-    hits.push({ id: 'hidden-element', category: 'hidden-markup', severity: 'dangerous', description: 'hides text from a human reader in an invisible HTML element', excerpt: excerpt(text, m.index!, m[0].length) });
+    if (scope === 'recall' ? !HIDDEN_STYLE.test(m[2]!) || !carriesOverride(content) : !(scope === 'context' ? CONTEXT_HIDDEN_STYLE : HIDDEN_STYLE).test(m[2]!))
+      continue;
+    hits.push({
+      id: 'hidden-element',
+      category: 'hidden-markup',
+      severity: 'dangerous',
+      description: 'hides text from a human reader in an invisible HTML element',
+      excerpt: excerpt(text, m.index!, m[0].length),
+    });
     break;
   }
 }

@@ -17,14 +17,22 @@ export type SecretPathHit = { kind: string; reason: string };
 const ENV_TEMPLATE = /^\.env\.(example|sample|template|dist|defaults)$/i;
 
 const BUILTIN_SECRET_PATHS: Array<{ kind: string; test: (rel: string, base: string) => boolean; reason: string }> = [
-  { kind: 'env-file', test: (_r, b) => (b === '.env' || b === '.envrc' || b.startsWith('.env.')) && !ENV_TEMPLATE.test(b), reason: '.env files hold credentials' },
+  {
+    kind: 'env-file',
+    test: (_r, b) => (b === '.env' || b === '.envrc' || b.startsWith('.env.')) && !ENV_TEMPLATE.test(b),
+    reason: '.env files hold credentials',
+  },
   { kind: 'netrc', test: (_r, b) => b === '.netrc' || b === '_netrc', reason: '.netrc holds login passwords' },
   { kind: 'git-credentials', test: (_r, b) => b === '.git-credentials', reason: '.git-credentials holds tokens' },
   { kind: 'ssh', test: (r) => /(^|\/)\.ssh\//.test(r), reason: '.ssh/ holds SSH keys' },
   { kind: 'ssh-key', test: (_r, b) => /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/.test(b), reason: 'SSH private keys are secret' },
   { kind: 'private-key', test: (_r, b) => /\.(pem|key|p12|pfx|jks|keystore)$/i.test(b), reason: 'key and certificate stores hold private keys' },
   { kind: 'aws', test: (r) => /(^|\/)\.aws\/(credentials|config)$/.test(r), reason: 'AWS credential files hold access keys' },
-  { kind: 'gcloud', test: (r, b) => /(^|\/)(\.config\/)?gcloud\//.test(r) || b === 'application_default_credentials.json', reason: 'gcloud credential files hold tokens' },
+  {
+    kind: 'gcloud',
+    test: (r, b) => /(^|\/)(\.config\/)?gcloud\//.test(r) || b === 'application_default_credentials.json',
+    reason: 'gcloud credential files hold tokens',
+  },
   { kind: 'kube', test: (r) => /(^|\/)\.kube\/config$/.test(r), reason: 'kubeconfig holds cluster credentials' },
   { kind: 'docker', test: (r) => /(^|\/)\.docker\/config\.json$/.test(r), reason: 'Docker config holds registry auth' },
   { kind: 'pypirc', test: (_r, b) => b === '.pypirc', reason: '.pypirc holds package index passwords' },
@@ -75,7 +83,9 @@ export function isSecretPath(rel: string, config?: SecretPathsConfig, opts: { ro
 
 /** The sentence a file tool answers with when it refuses a secret path. */
 export function secretPathMessage(rel: string, hit: SecretPathHit): string {
-  return `Refused: ${rel} is a secret file (${hit.reason}); hermesd tools do not read secret files. ` +
+  return (
+    `Refused: ${rel} is a secret file (${hit.reason}); hermesd tools do not read secret files. ` +
     `Ask the user for the value you need, or read a template such as .env.example. ` +
-    `(Loosen with guard.secretPaths in .hermes/config.yaml for configured paths.)`;
+    `(Loosen with guard.secretPaths in .hermes/config.yaml for configured paths.)`
+  );
 }

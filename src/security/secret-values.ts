@@ -229,13 +229,16 @@ export class SecretValues {
     if (newTips.length > 0) {
       const extra = (config: SecretPathsConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
       const range = [...newTips, ...(this.history ? ['--not', ...this.history.tips] : [])];
-      const log = gitTry(['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)], {
-        bin: gitBin,
-        cwd: root,
-        env,
-        timeoutMs: HISTORY_TIMEOUT_MS,
-        maxBuffer: HISTORY_LOG_MAX_BYTES,
-      });
+      const log = gitTry(
+        ['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)],
+        {
+          bin: gitBin,
+          cwd: root,
+          env,
+          timeoutMs: HISTORY_TIMEOUT_MS,
+          maxBuffer: HISTORY_LOG_MAX_BYTES,
+        },
+      );
       const specs: string[] = [];
       for (const block of log.stdout.split('\0')) {
         const [commit, ...paths] = block.split('\n').filter(Boolean);
@@ -243,7 +246,14 @@ export class SecretValues {
         for (const p of paths) if (specs.length < HISTORY_MAX_BLOBS && isSecretPath(p, this.opts.config)) specs.push(`${commit}:${p}`);
       }
       if (specs.length > 0) {
-        const cat = gitTryBuffer(['cat-file', '--batch'], { bin: gitBin, cwd: root, env, input: specs.join('\n') + '\n', maxBuffer: HISTORY_BLOBS_MAX_BYTES, timeoutMs: HISTORY_TIMEOUT_MS });
+        const cat = gitTryBuffer(['cat-file', '--batch'], {
+          bin: gitBin,
+          cwd: root,
+          env,
+          input: specs.join('\n') + '\n',
+          maxBuffer: HISTORY_BLOBS_MAX_BYTES,
+          timeoutMs: HISTORY_TIMEOUT_MS,
+        });
         for (const blob of parseBatch(cat.stdout)) {
           if (blob.length > SECRET_FILE_MAX_BYTES) continue;
           for (const v of secretFileValues(blob.toString('utf8'))) values.add(v);

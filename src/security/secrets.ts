@@ -106,7 +106,10 @@ function shapes(text: string, out: Candidate[]): void {
     const after = m[0].replace(/^-----BEGIN [A-Z0-9 ]*-----/, '');
     // The body starts with base64 (after PEM headers such as `Proc-Type: 4,ENCRYPTED`), not prose.
     if (!PRIVATE_KEY_BODY_START.test(after)) continue;
-    const body = after.replace(/-----END [A-Z0-9 ]*-----/g, '').replace(/\\[nr]/g, '').replace(/[^A-Za-z0-9+/=]/g, '');
+    const body = after
+      .replace(/-----END [A-Z0-9 ]*-----/g, '')
+      .replace(/\\[nr]/g, '')
+      .replace(/[^A-Za-z0-9+/=]/g, '');
     // Real key bodies hold runs of `A` (length fields), so only the placeholder words count here.
     if (body.length < PRIVATE_KEY_MIN_BODY || classes(body.replace(/[+/=]/g, '')) < 2 || PLACEHOLDER.test(body)) continue;
     out.push({ kind: 'private-key', start: m.index!, end: m.index! + m[0].length, priority: PRIORITY.rule });
@@ -141,7 +144,8 @@ const NAME_MAX_CHARS = 80;
 /** Names of public material that ends in a secret word or sits before one: public keys, pins, hashes. */
 const PUBLIC_NAME = /\b(?:public|pub)[\s_.-]*key|fingerprint|checksum|\bpin(?:ning)?\b|sha-?(?:1|256|384|512)\b|digest|integrity/i;
 /** Names ending in `key` that name something else: sort keys, cache keys, primary keys… */
-const NOT_SECRET_NAME = /(?:^|[^a-z])(?:sort|cache|primary|foreign|partition|hash|range|row|group|map|dict|object|schema|bucket|index|idempotency|public|pub|lookup|unique|composite|natural|surrogate|react|i18n|translation|storage|query|cursor|route|shortcut|hot|keyboard|api_?key_?(?:id|name|header|env|var|file|path))[_.-]?key$|token[_.-]?(?:type|count|limit|url|uri|endpoint|length|ttl|expiry|expires?(?:_at|_in)?|path|file|name|id|usage|budget)$|auth[_.-]?(?:type|method|mode|url|uri|endpoint|provider|header|domain|scheme|flow|path)$|secret[_.-]?(?:name|ref|id|arn|path|manager|store)$|password[_.-]?(?:field|input|label|hint|policy|length|reset|prompt|file|manager|hash)$/i;
+const NOT_SECRET_NAME =
+  /(?:^|[^a-z])(?:sort|cache|primary|foreign|partition|hash|range|row|group|map|dict|object|schema|bucket|index|idempotency|public|pub|lookup|unique|composite|natural|surrogate|react|i18n|translation|storage|query|cursor|route|shortcut|hot|keyboard|api_?key_?(?:id|name|header|env|var|file|path))[_.-]?key$|token[_.-]?(?:type|count|limit|url|uri|endpoint|length|ttl|expiry|expires?(?:_at|_in)?|path|file|name|id|usage|budget)$|auth[_.-]?(?:type|method|mode|url|uri|endpoint|provider|header|domain|scheme|flow|path)$|secret[_.-]?(?:name|ref|id|arn|path|manager|store)$|password[_.-]?(?:field|input|label|hint|policy|length|reset|prompt|file|manager|hash)$/i;
 
 const QUOTED_VALUE = String.raw`"([^"\n]{1,400})"|'([^'\n]{1,400})'|\x60([^\x60\n]{1,400})\x60`;
 const BARE_VALUE = String.raw`([A-Za-z0-9_\-+/=.~!@#$%^&*?]{1,400})`;
@@ -158,7 +162,10 @@ const VALUE = `(?:${QUOTED_VALUE}|${BARE_VALUE})`;
  */
 const ASSIGNMENT_FORMS: Array<{ form: 'op' | 'typed' | 'xml' | 'flag'; source: string }> = [
   // (a comma only after a quoted name: `setProperty("X_TOKEN", v)`; `(key, value)` is a parameter list)
-  { form: 'op', source: String.raw`(?:["'\]]{0,2}(?:\s*:\s*[A-Za-z][\w.<>\[\]?]*(?=\s*=))?\s*(?::{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?!:))|["']\]?\s*,)\s*${VALUE}` },
+  {
+    form: 'op',
+    source: String.raw`(?:["'\]]{0,2}(?:\s*:\s*[A-Za-z][\w.<>\[\]?]*(?=\s*=))?\s*(?::{1,3}=|\?=|\.=|\+=|=>|=(?!=)|:(?!:))|["']\]?\s*,)\s*${VALUE}`,
+  },
   { form: 'typed', source: String.raw`\s+[A-Za-z][\w.\[\]*]*\s*:?=\s*${VALUE}` },
   { form: 'xml', source: String.raw`(?:\s[^>]*)?>\s*${BARE_VALUE}\s*</` },
   { form: 'flag', source: String.raw`(?:=|\s+)${VALUE}` },
@@ -202,7 +209,7 @@ function caseFlips(s: string): number {
   const letters = s.replace(/[^A-Za-z]/g, '');
   let flips = 0;
   for (let i = 1; i < letters.length; i++) {
-    if ((letters[i]! <= 'Z') !== (letters[i - 1]! <= 'Z')) flips++;
+    if (letters[i]! <= 'Z' !== letters[i - 1]! <= 'Z') flips++;
   }
   return letters.length > 1 ? flips / (letters.length - 1) : 0;
 }
@@ -219,7 +226,14 @@ function looksGenerated(value: string, name: NameClass, quoted = false): boolean
   if (!hasLetter) return /^\d+$/.test(value) && value.length >= SINGLE_CLASS_MIN_CHARS && h >= DIGITS_MIN_ENTROPY;
   if (!hasDigit) {
     // Letters (and separators) only: a generated value when long, varied and not made of words.
-    return value.length >= SINGLE_CLASS_MIN_CHARS && h >= SINGLE_CLASS_MIN_ENTROPY && /[a-z]/.test(value) && /[A-Z]/.test(value) && caseFlips(value) >= 0.3 && !identifierLike(value);
+    return (
+      value.length >= SINGLE_CLASS_MIN_CHARS &&
+      h >= SINGLE_CLASS_MIN_ENTROPY &&
+      /[a-z]/.test(value) &&
+      /[A-Z]/.test(value) &&
+      caseFlips(value) >= 0.3 &&
+      !identifierLike(value)
+    );
   }
   if (name === 'password') return value.length >= PASSWORD_MIN_CHARS && h >= PASSWORD_MIN_ENTROPY && classes(value) >= 2;
   return value.length >= ASSIGNMENT_MIN_CHARS && h >= ASSIGNMENT_MIN_ENTROPY && classes(value) >= 2;
@@ -232,7 +246,10 @@ const STOPWORDS = [...GENERIC_STOPWORDS].filter((w) => w.length >= STOPWORD_MIN_
 
 /** A value made of words from gitleaks' generic stopword list (`DOC_Vector_5_32`, `SalesResults-1.2`). */
 function wordy(value: string): boolean {
-  const parts = value.toLowerCase().split(/[^a-z]+/).filter((p) => p.length >= STOPWORD_MIN_CHARS);
+  const parts = value
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((p) => p.length >= STOPWORD_MIN_CHARS);
   return parts.some((p) => STOPWORDS.some((w) => p.includes(w))) && /[_.\-]/.test(value) && caseFlips(value) < 0.3;
 }
 
@@ -301,7 +318,8 @@ function assignments(text: string, out: Candidate[]): void {
 function fromRule(f: RuleFinding): Candidate | undefined {
   if (isPlaceholder(f.secret) || PUBLIC_IDENTIFIER.test(f.secret)) return undefined;
   // gitleaks' generic rule takes any 10+ word characters after `key =`; a name is not a secret.
-  if (f.ruleId === 'generic-api-key' && (codeName(f.secret) || DATA_PATH.test(f.secret) || PUBLIC_NAME.test(f.match.slice(0, f.match.lastIndexOf(f.secret))))) return undefined;
+  if (f.ruleId === 'generic-api-key' && (codeName(f.secret) || DATA_PATH.test(f.secret) || PUBLIC_NAME.test(f.match.slice(0, f.match.lastIndexOf(f.secret)))))
+    return undefined;
   const kind = kindOf(f.ruleId);
   return { kind, start: f.start, end: f.end, priority: kind === 'secret-assignment' ? PRIORITY.assignment : PRIORITY.rule };
 }

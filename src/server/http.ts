@@ -221,7 +221,8 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
           emit({ type: 'result', ...result });
         } catch (err) {
           const { wire } = errorToWire(err);
-          if (!(err instanceof Error && 'httpStatus' in err)) daemon.log.error('stream handler failed', { path: url.pathname, error: String((err as Error)?.stack ?? err) });
+          if (!(err instanceof Error && 'httpStatus' in err))
+            daemon.log.error('stream handler failed', { path: url.pathname, error: String((err as Error)?.stack ?? err) });
           emit({ type: 'error', error: wire });
           status = 500;
         }
@@ -272,8 +273,15 @@ export function createApiServer(daemon: DaemonContext, routes: Route[], options:
       return;
     }
     const code = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({ error: { code: code === 408 ? 'request-timeout' : 'malformed-request', message: code === 408 ? 'The request was not received in time.' : 'The request is not valid HTTP/1.1.' } });
-    socket.end(`HTTP/1.1 ${code} ${code === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const body = JSON.stringify({
+      error: {
+        code: code === 408 ? 'request-timeout' : 'malformed-request',
+        message: code === 408 ? 'The request was not received in time.' : 'The request is not valid HTTP/1.1.',
+      },
+    });
+    socket.end(
+      `HTTP/1.1 ${code} ${code === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   });
   return {
     server,

@@ -273,18 +273,21 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
 
   // Idle: gone after the idle timeout, unless something keeps it (a task, a review, an event
   // stream); a daemon whose other services could not load goes too (judging() is all it needs).
-  void judging().then((s) => {
-    const idleMs = idleMsOf(s, env);
-    const idle = setInterval(
-      () => {
-        if (stopping || ctx.busy > 0 || s.keepsAwake()) return;
-        const quiet = Date.now() - Math.max(lastActivity, ctx.lastChangeAt);
-        if (quiet > idleMs) void shutdown(`idle for ${Math.round(idleMs / 1000)} s`);
-      },
-      Math.max(50, Math.min(idleMs / 4, 60_000)),
-    );
-    timers.push(idle);
-  }, (err: unknown) => log.error('no idle timer: the config service did not load', { error: String(err) }));
+  void judging().then(
+    (s) => {
+      const idleMs = idleMsOf(s, env);
+      const idle = setInterval(
+        () => {
+          if (stopping || ctx.busy > 0 || s.keepsAwake()) return;
+          const quiet = Date.now() - Math.max(lastActivity, ctx.lastChangeAt);
+          if (quiet > idleMs) void shutdown(`idle for ${Math.round(idleMs / 1000)} s`);
+        },
+        Math.max(50, Math.min(idleMs / 4, 60_000)),
+      );
+      timers.push(idle);
+    },
+    (err: unknown) => log.error('no idle timer: the config service did not load', { error: String(err) }),
+  );
   timers.push(
     setInterval(() => {
       if (!existsSync(paths.root) || !existsSync(paths.gitDir)) void shutdown('work tree deleted');

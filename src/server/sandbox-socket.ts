@@ -31,7 +31,10 @@ function pushBrokerRoute(services: Services): Route {
     body: PushBody,
     handler: async ({ body: { args } }) => {
       const config = services.config.get();
-      const r = await brokerPush(daemon.root, config, gitPolicyOf(config), args, { gitBin: REAL_GIT, judged: (tree) => precommitPassed(daemon.paths.gitDir, tree) });
+      const r = await brokerPush(daemon.root, config, gitPolicyOf(config), args, {
+        gitBin: REAL_GIT,
+        judged: (tree) => precommitPassed(daemon.paths.gitDir, tree),
+      });
       daemon.log.info('push broker', { args, exitCode: r.exitCode, ...(r.refused ? { refused: r.refused.policy } : {}) });
       return r;
     },
@@ -40,7 +43,11 @@ function pushBrokerRoute(services: Services): Route {
 
 /** What a sandboxed command may ask of the daemon, and nothing else. */
 export function agentRoutes(services: Services): Route[] {
-  return [...statusRoutes(services.daemon).filter((r) => r.method === 'GET' && r.path === '/v1/status'), askRoute(services.daemon, async () => services, { sandboxed: true }), pushBrokerRoute(services)];
+  return [
+    ...statusRoutes(services.daemon).filter((r) => r.method === 'GET' && r.path === '/v1/status'),
+    askRoute(services.daemon, async () => services, { sandboxed: true }),
+    pushBrokerRoute(services),
+  ];
 }
 
 /** Starts the agent socket next to the daemon's own; the services close it (first) on shutdown. */

@@ -21,7 +21,19 @@ import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 import { excerpt, phraseQuery, termPattern, toFtsQuery, WORD_PARTS } from './query.js';
 import { redactForStorage } from '../security/prefilter.js';
 import { stripAnsi } from '../text/ansi.js';
-import { ROLES, type Message, type NewMessage, type NewSession, type Role, type SearchHit, type SearchOptions, type SearchResult, type SearchStrategy, type Session, type ToolCall } from './records.js';
+import {
+  ROLES,
+  type Message,
+  type NewMessage,
+  type NewSession,
+  type Role,
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  type SearchStrategy,
+  type Session,
+  type ToolCall,
+} from './records.js';
 import { sessionSearch, type SessionSearchContext } from './search-tool.js';
 
 /** How long SQLite itself waits for another writer before reporting SQLITE_BUSY. */
@@ -81,7 +93,10 @@ function sleepSync(ms: number): void {
 
 /** `20261129T221500-ab12cd`: sorts by start time, unique enough for one user's sessions. */
 export function newSessionId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, '');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -115,7 +130,13 @@ function parseToolCalls(json: unknown): ToolCall[] | undefined {
 }
 
 function toMessage(r: Row): Message {
-  const m: Message = { id: r.id as number, sessionId: r.session_id as string, role: r.role as Role, content: r.content as string, createdAt: r.created_at as string };
+  const m: Message = {
+    id: r.id as number,
+    sessionId: r.session_id as string,
+    role: r.role as Role,
+    content: r.content as string,
+    createdAt: r.created_at as string,
+  };
   if (r.api_content != null) m.apiContent = r.api_content as string;
   const calls = parseToolCalls(r.tool_calls);
   if (calls) m.toolCalls = calls;
@@ -393,7 +414,17 @@ export class SessionDB {
     const args = argsText === null ? null : this.redactStored(argsText);
     try {
       return Number(
-        this.insertMessageStmt.run(sessionId, m.role, content, api, calls, args, m.toolName ?? null, m.toolCallId ?? null, m.createdAt ?? new Date().toISOString()).lastInsertRowid,
+        this.insertMessageStmt.run(
+          sessionId,
+          m.role,
+          content,
+          api,
+          calls,
+          args,
+          m.toolName ?? null,
+          m.toolCallId ?? null,
+          m.createdAt ?? new Date().toISOString(),
+        ).lastInsertRowid,
       );
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new NotFound(`No session ${sessionId}.`);
@@ -434,11 +465,18 @@ export class SessionDB {
     const after = opts.afterId ?? -1;
     const before = opts.beforeId ?? Number.MAX_SAFE_INTEGER;
     if (opts.last !== undefined) {
-      const rows = this.stmt('SELECT * FROM messages WHERE session_id = ? AND id > ? AND id < ? ORDER BY id DESC LIMIT ?').all(sessionId, after, before, opts.last) as Row[];
+      const rows = this.stmt('SELECT * FROM messages WHERE session_id = ? AND id > ? AND id < ? ORDER BY id DESC LIMIT ?').all(
+        sessionId,
+        after,
+        before,
+        opts.last,
+      ) as Row[];
       return rows.reverse().map(toMessage);
     }
     const limit = opts.limit ?? -1;
-    return (this.stmt('SELECT * FROM messages WHERE session_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?').all(sessionId, after, before, limit) as Row[]).map(toMessage);
+    return (
+      this.stmt('SELECT * FROM messages WHERE session_id = ? AND id > ? AND id < ? ORDER BY id LIMIT ?').all(sessionId, after, before, limit) as Row[]
+    ).map(toMessage);
   }
 
   // ---- search -------------------------------------------------------------------------
@@ -508,10 +546,18 @@ export class SessionDB {
    * FULL_RANK_MAX_MATCHES + 1 (cheap: it stops there); a query under that is ranked by bm25
    * over every match, a bigger one by bm25 over its newest RECENT_CANDIDATES matches.
    */
-  private rank(table: 'messages_fts', match: string, opts: SearchOptions, limit: number, fallbackText: string): { rows: Array<{ id: number; rank: number }>; strategy: SearchStrategy; matches: number } {
+  private rank(
+    table: 'messages_fts',
+    match: string,
+    opts: SearchOptions,
+    limit: number,
+    fallbackText: string,
+  ): { rows: Array<{ id: number; rank: number }>; strategy: SearchStrategy; matches: number } {
     const { join, where, args } = this.filterSql(opts);
     const attempt = (expr: string) => {
-      const probe = this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ${this.fullRankMax + 1})`).get(expr) as { n: number };
+      const probe = this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ${this.fullRankMax + 1})`).get(expr) as {
+        n: number;
+      };
       const matches = probe.n;
       if (matches === 0) return { rows: [], strategy: 'none' as const, matches };
       if (matches <= this.fullRankMax) {
@@ -590,13 +636,19 @@ export class SessionDB {
    * messages of a large log). 0 for text with no word in it.
    */
   termFrequency(term: string, cap: number = FULL_RANK_MAX_MATCHES, opts: { prefix?: boolean } = {}): number {
-    const words = String(term ?? '').normalize('NFC').match(WORD_PARTS);
+    const words = String(term ?? '')
+      .normalize('NFC')
+      .match(WORD_PARTS);
     if (!words) return 0;
     const max = Math.max(0, Math.trunc(cap));
     // `prefix`: words starting with the term. FTS5 reads every doclist the prefix covers before the
     // first row, so this costs as much as those words are common, whatever the cap.
     const expr = `"${words.join(' ')}"${opts.prefix ? '*' : ''}`;
-    return (this.stmt('SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)').pluck().get(expr, max + 1) as number) ?? 0;
+    return (
+      (this.stmt('SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)')
+        .pluck()
+        .get(expr, max + 1) as number) ?? 0
+    );
   }
 
   /** About how many messages the log holds (the newest id: exact until messages are deleted), in O(log n). */
@@ -654,4 +706,3 @@ export class SessionDB {
     return hits;
   }
 }
-

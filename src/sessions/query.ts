@@ -73,7 +73,10 @@ function tokenize(input: string): Item[] {
         continue;
       }
       // Column filters (`content:x`), NEAR groups and unary operators are syntax, not text.
-      word = word.replace(COLUMN_FILTER, '').replace(/^NEAR\(/, '').replace(/^[-+^]+/, '');
+      word = word
+        .replace(COLUMN_FILTER, '')
+        .replace(/^NEAR\(/, '')
+        .replace(/^[-+^]+/, '');
       const term = termOf(word, true);
       if (term) items.push({ kind: 'term', term });
     }
@@ -92,7 +95,9 @@ const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /** Turns any text into a safe FTS5 query; never throws. */
 export function toFtsQuery(input: string): FtsQuery {
-  const text = String(input ?? '').normalize('NFC').slice(0, QUERY_MAX_CHARS);
+  const text = String(input ?? '')
+    .normalize('NFC')
+    .slice(0, QUERY_MAX_CHARS);
   const items = tokenize(text);
   const parts: string[] = [];
   const terms: QueryTerm[] = [];
@@ -122,7 +127,10 @@ export function toFtsQuery(input: string): FtsQuery {
 
 /** A plain phrase of every word of the input: the fallback when a query is refused anyway. */
 export function phraseQuery(input: string): string {
-  const words = String(input ?? '').slice(0, QUERY_MAX_CHARS).match(WORD_PARTS) ?? [];
+  const words =
+    String(input ?? '')
+      .slice(0, QUERY_MAX_CHARS)
+      .match(WORD_PARTS) ?? [];
   return words.length ? quote(words.slice(0, QUERY_MAX_TERMS).join(' ')) : '';
 }
 

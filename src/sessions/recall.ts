@@ -53,7 +53,11 @@ const STOPWORDS = new Set(
  * ("parser.ts" → "parser", "ts"), stopwords and numbers dropped, in order of appearance.
  */
 export function recallTerms(text: string): string[] {
-  const words = text.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .normalize('NFC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const picked: string[] = [];
   for (const w of words) {
     if (w.length < 3 || STOPWORDS.has(w) || /^\d+$/.test(w) || picked.includes(w)) continue;

@@ -34,7 +34,10 @@ export type Session = {
 
 /** A new session as a client asks for it (POST /v1/sessions); SessionDB.createSession takes it with `repo` decided. */
 export const newSessionSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-" only, at most 128').optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-" only, at most 128')
+    .optional(),
   /** Work tree root; defaults to this daemon's. `null` for evidence that belongs to no repository. */
   repo: z.string().nullable().optional(),
   source: z.string().min(1).max(64).default('socket'),
@@ -100,4 +103,3 @@ export type SearchHit = {
 export type SearchStrategy = 'ranked' | 'recent' | 'trigram' | 'none';
 
 export type SearchResult = { results: SearchHit[]; strategy: SearchStrategy };
-

@@ -41,7 +41,8 @@ export const SCROLL_WINDOW_MAX = 25;
  * turn to learn what the schema already said, as Hermes Agent decided.
  */
 function argsSchema(over: 'refuse' | 'clamp') {
-  const atMost = (n: number, min: number) => (over === 'refuse' ? z.coerce.number().int().min(min).max(n) : z.coerce.number().int().min(min).meta({ maximum: n }));
+  const atMost = (n: number, min: number) =>
+    over === 'refuse' ? z.coerce.number().int().min(min).max(n) : z.coerce.number().int().min(min).meta({ maximum: n });
   const clamped = over === 'clamp' ? '; a larger value is used as the maximum' : '';
   return z
     .object({
@@ -53,7 +54,9 @@ function argsSchema(over: 'refuse' | 'clamp') {
         .describe(`messages to show on each side of around_message_id (default ${SCROLL_WINDOW_DEFAULT}, at most ${SCROLL_WINDOW_MAX}${clamped})`),
       limit: atMost(SESSION_SEARCH_LIMIT_MAX, 1)
         .optional()
-        .describe(`hits (discover, default ${DISCOVER_LIMIT_DEFAULT}) or sessions (browse, default ${BROWSE_LIMIT_DEFAULT}) to return, at most ${SESSION_SEARCH_LIMIT_MAX}${clamped}`),
+        .describe(
+          `hits (discover, default ${DISCOVER_LIMIT_DEFAULT}) or sessions (browse, default ${BROWSE_LIMIT_DEFAULT}) to return, at most ${SESSION_SEARCH_LIMIT_MAX}${clamped}`,
+        ),
     })
     .strict();
 }
@@ -153,7 +156,10 @@ export function sessionSearch(db: SessionReader, rawArgs: unknown, ctx: SessionS
   if (!parsed.success) throw new UsageError(`session_search: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
   const args = { ...parsed.data };
   const clamped: Clamped = {};
-  for (const [key, max] of [['limit', SESSION_SEARCH_LIMIT_MAX], ['window', SCROLL_WINDOW_MAX]] as const) {
+  for (const [key, max] of [
+    ['limit', SESSION_SEARCH_LIMIT_MAX],
+    ['window', SCROLL_WINDOW_MAX],
+  ] as const) {
     const asked = args[key];
     if (asked !== undefined && asked > max) {
       clamped[key] = { asked, used: max };
@@ -198,7 +204,9 @@ function discover(db: SessionReader, query: string, limitArg: number | undefined
     // People's sessions first, then what hooks and jobs recorded: demoted, never left out.
     const people = db.search(query, { ...scopeOpts, excludeSources: AUTOMATED_SOURCES, limit: fetch }).results.filter((h) => rootOf(h.sessionId) !== skipRoot);
     if (new Set(people.map((h) => rootOf(h.sessionId))).size >= limit) return people;
-    const machines = db.search(query, { ...scopeOpts, limit: fetch }).results.filter((h) => AUTOMATED_SOURCES.includes(h.source) && rootOf(h.sessionId) !== skipRoot);
+    const machines = db
+      .search(query, { ...scopeOpts, limit: fetch })
+      .results.filter((h) => AUTOMATED_SOURCES.includes(h.source) && rootOf(h.sessionId) !== skipRoot);
     return [...people, ...machines];
   };
   let scope: 'repo' | 'all' = ctx.repo !== undefined ? 'repo' : 'all';

@@ -77,7 +77,13 @@ function scanFolder(dir: string, top: Dirent[], w: Walk): { findings: Finding[];
           // dangling
         }
         if (!target || !realRoot || (target !== realRoot && !target.startsWith(realRoot + sep))) {
-          findings.push({ file: r, id: 'symlink-escape', category: 'symlink', severity: 'dangerous', description: 'is a symlink that points outside the skill folder' });
+          findings.push({
+            file: r,
+            id: 'symlink-escape',
+            category: 'symlink',
+            severity: 'dangerous',
+            description: 'is a symlink that points outside the skill folder',
+          });
           try {
             const st = lstatSync(abs);
             w.manifest.push([abs, st.mtimeMs, st.size]);

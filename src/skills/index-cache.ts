@@ -171,7 +171,13 @@ function readSnapshot(p: CatalogPaths, key: string, generation: string): Entry |
     if (textEnd > raw.length) return undefined;
     if (!compactFresh(head.manifest, roots)) return undefined;
     const skillsJson = raw.slice(textEnd);
-    return new Entry(raw.slice(nl + 1, textEnd), head.warnings, generation, () => expandSkills(skillsJson, p), () => expandManifest(head.manifest, roots));
+    return new Entry(
+      raw.slice(nl + 1, textEnd),
+      head.warnings,
+      generation,
+      () => expandSkills(skillsJson, p),
+      () => expandManifest(head.manifest, roots),
+    );
   } catch {
     // a torn or foreign snapshot: rebuild
     return undefined;

@@ -30,7 +30,8 @@ export const SKILL_PATTERNS: SkillPattern[] = [
     category: 'exfiltration',
     severity: 'dangerous',
     description: 'uploads local files or the environment to a remote host',
-    pattern: /\b(curl\s+[^\n]*(-d|--data(-binary)?|-F|--form|-T|--upload-file)\s+["']?@[^\s"']*(\.env|\.ssh|id_rsa|id_ed25519|credentials|\.netrc|passwd|shadow)|scp\s+[^\n]*(\.ssh|id_rsa|\.aws)[^\n]*\s\S+@\S+:)/i,
+    pattern:
+      /\b(curl\s+[^\n]*(-d|--data(-binary)?|-F|--form|-T|--upload-file)\s+["']?@[^\s"']*(\.env|\.ssh|id_rsa|id_ed25519|credentials|\.netrc|passwd|shadow)|scp\s+[^\n]*(\.ssh|id_rsa|\.aws)[^\n]*\s\S+@\S+:)/i,
   },
   {
     id: 'destructive-git',
@@ -65,7 +66,8 @@ export const SKILL_PATTERNS: SkillPattern[] = [
     category: 'obfuscation',
     severity: 'dangerous',
     description: 'executes decoded or dynamically built code (exec/eval of base64, hex or compressed data)',
-    pattern: /(\b(exec|eval)\s*\(\s*[^\n]{0,80}(b64decode|base64|decode\(|fromhex|zlib|marshal|codecs)|\beval\s+"?\$\(\s*(echo|printf)[^\n]*\|\s*(base64|xxd)|\bxxd\s+-r\s+-p[^\n]*\|\s*(sh|bash))/i,
+    pattern:
+      /(\b(exec|eval)\s*\(\s*[^\n]{0,80}(b64decode|base64|decode\(|fromhex|zlib|marshal|codecs)|\beval\s+"?\$\(\s*(echo|printf)[^\n]*\|\s*(base64|xxd)|\bxxd\s+-r\s+-p[^\n]*\|\s*(sh|bash))/i,
   },
   {
     id: 'obfuscation-long-blob',
@@ -75,7 +77,6 @@ export const SKILL_PATTERNS: SkillPattern[] = [
     pattern: /[A-Za-z0-9+/]{400,}={0,2}/,
   },
 ];
-
 
 const EXECUTABLE_MAGIC: Array<{ magic: Buffer; what: string }> = [
   { magic: Buffer.from([0x7f, 0x45, 0x4c, 0x46]), what: 'ELF executable' },
@@ -110,7 +111,10 @@ export function scanSkillText(text: string, file: string): Finding[] {
   for (const p of SKILL_PATTERNS) {
     const m = p.pattern.exec(normalised);
     if (!m) continue;
-    const excerpt = normalised.slice(Math.max(0, m.index - 20), Math.min(normalised.length, m.index + Math.min(m[0].length, 80) + 20)).replace(/\s+/g, ' ').trim();
+    const excerpt = normalised
+      .slice(Math.max(0, m.index - 20), Math.min(normalised.length, m.index + Math.min(m[0].length, 80) + 20))
+      .replace(/\s+/g, ' ')
+      .trim();
     out.push({ file, id: p.id, category: p.category, severity: p.severity, description: p.description, excerpt });
   }
   return out;
@@ -120,7 +124,15 @@ export function scanSkillText(text: string, file: string): Finding[] {
 export function scanSkillFile(data: Buffer, file: string): Finding[] {
   for (const { magic, what } of EXECUTABLE_MAGIC) {
     if (data.length >= magic.length && data.subarray(0, magic.length).equals(magic)) {
-      return [{ file, id: 'binary-executable', category: 'binary', severity: 'dangerous', description: `is a compiled program (${what}); skills carry readable scripts, not binaries` }];
+      return [
+        {
+          file,
+          id: 'binary-executable',
+          category: 'binary',
+          severity: 'dangerous',
+          description: `is a compiled program (${what}); skills carry readable scripts, not binaries`,
+        },
+      ];
     }
   }
   if (isBinary(data)) {
@@ -155,7 +167,13 @@ export function scanSkillDir(dir: string): ScanReport {
         target = undefined;
       }
       if (!target || !inside(realRoot, target)) {
-        findings.push({ file: rel, id: 'symlink-escape', category: 'symlink', severity: 'dangerous', description: 'is a symlink that points outside the skill folder' });
+        findings.push({
+          file: rel,
+          id: 'symlink-escape',
+          category: 'symlink',
+          severity: 'dangerous',
+          description: 'is a symlink that points outside the skill folder',
+        });
         continue;
       }
     }

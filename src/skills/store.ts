@@ -9,7 +9,21 @@
  * Several daemons share one home, so each change holds a cross-process lock from the first
  * read to the commit.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { Conflict, HermesError, NotFound, Refused } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
@@ -127,7 +141,8 @@ function checkNoSymlinkOnPath(skillDir: string, rel: string): void {
   for (const part of rel.split('/')) {
     p = join(p, part);
     try {
-      if (lstatSync(p).isSymbolicLink()) throw new SkillValidationError(`${rel} passes through the symlink ${relative(skillDir, p)}; skill files cannot be written through links.`);
+      if (lstatSync(p).isSymbolicLink())
+        throw new SkillValidationError(`${rel} passes through the symlink ${relative(skillDir, p)}; skill files cannot be written through links.`);
     } catch (err) {
       if (err instanceof HermesError) throw err;
       return;
@@ -355,7 +370,8 @@ export class SkillStore {
     if (this.projectRoot) {
       const p = locate(this.projectRoot, name, 'project');
       if (p) {
-        throw refused(`"${name}" is a project skill (${relative(dirname(dirname(this.projectRoot)), p.dir)}) and is read-only to the agent; it changes through the repository's own commits.`,
+        throw refused(
+          `"${name}" is a project skill (${relative(dirname(dirname(this.projectRoot)), p.dir)}) and is read-only to the agent; it changes through the repository's own commits.`,
         );
       }
     }
@@ -381,7 +397,8 @@ export class SkillStore {
         if (existing) throw new Conflict(`Skill "${name}" already exists (${relative(this.userRoot, existing.dir)}); use edit or patch to change it.`);
         const category = checkCategory(args.category);
         if (isDir(join(this.userRoot, name))) throw new Conflict(`"${name}" is already a category folder; choose another skill name.`);
-        if (category && isFile(join(this.userRoot, category, SKILL_FILE))) throw new Conflict(`Category "${category}" is the name of a skill; choose another category.`);
+        if (category && isFile(join(this.userRoot, category, SKILL_FILE)))
+          throw new Conflict(`Category "${category}" is the name of a skill; choose another category.`);
         const content = args.content;
         checkSkillMd(content, name);
         dir = category ? join(this.userRoot, category, name) : join(this.userRoot, name);
@@ -468,7 +485,17 @@ export class SkillStore {
     const rel = relative(this.userRoot, dir);
     const message = `${action} ${name}${detail} (session ${session})`;
     const result = await this.transact([dir], mutate, message, action !== 'delete');
-    return { success: true, action, name, path: rel, ...extra, ...result, message: result.commit ? `${describe(action, name)}; committed ${result.commit.slice(0, 12)}.` : `${describe(action, name)}: no file changed, nothing committed.` };
+    return {
+      success: true,
+      action,
+      name,
+      path: rel,
+      ...extra,
+      ...result,
+      message: result.commit
+        ? `${describe(action, name)}; committed ${result.commit.slice(0, 12)}.`
+        : `${describe(action, name)}: no file changed, nothing committed.`,
+    };
   }
 
   private async revertLocked(name: string, revArg: string, session: string): Promise<ManageResult> {
@@ -504,7 +531,9 @@ export class SkillStore {
       name,
       path: skillFiles.prefix,
       ...result,
-      message: result.commit ? `Reverted skill "${name}" to ${rev.slice(0, 12)}; committed ${result.commit.slice(0, 12)}.` : `Skill "${name}" already matches ${rev.slice(0, 12)}; nothing committed.`,
+      message: result.commit
+        ? `Reverted skill "${name}" to ${rev.slice(0, 12)}; committed ${result.commit.slice(0, 12)}.`
+        : `Skill "${name}" already matches ${rev.slice(0, 12)}; nothing committed.`,
     };
   }
 
@@ -523,7 +552,12 @@ export class SkillStore {
    * scan, or any failure before the commit lands, restores every snapshotted folder byte
    * for byte and removes folders it created.
    */
-  private async transact(dirs: string[], mutate: () => void, message: string, scan: boolean): Promise<{ commit: string | null; verdict: Verdict; findings?: Finding[] }> {
+  private async transact(
+    dirs: string[],
+    mutate: () => void,
+    message: string,
+    scan: boolean,
+  ): Promise<{ commit: string | null; verdict: Verdict; findings?: Finding[] }> {
     const snaps: TreeSnapshot[] = dirs.map(snapshotTree);
     const rels = dirs.map((d) => relative(this.userRoot, d));
     const undo = async () => {
@@ -611,4 +645,3 @@ function readSkillFile(dir: string, name: string, rel: string, base64 = false): 
 function busyOr(err: unknown): unknown {
   return err instanceof LockTimeout ? new Conflict(`Skills are busy: ${err.message} Try again.`) : err;
 }
-

@@ -80,7 +80,9 @@ export function parseSkillMd(text: string, where = 'SKILL.md'): ParsedSkill {
   }
   const src = text.startsWith('\uFEFF') ? text.slice(1) : text;
   if (!/^---\r?\n/.test(src)) {
-    throw new SkillValidationError(`${where} must start with YAML front matter: a line '---', then 'name:' and 'description:', then a line '---', then the body.`);
+    throw new SkillValidationError(
+      `${where} must start with YAML front matter: a line '---', then 'name:' and 'description:', then a line '---', then the body.`,
+    );
   }
   const close = /\r?\n---[ \t]*(\r?\n|$)/.exec(src.slice(3));
   if (!close) throw new SkillValidationError(`${where} front matter is not closed: add a line '---' after the description.`);
@@ -134,7 +136,9 @@ export function checkSupportingPath(filePath: unknown): string {
   const norm = posix.normalize(parts.join('/')).replace(/^\.\//, '');
   const [top, ...rest] = norm.split('/');
   if (!(SUPPORTING_DIRS as readonly string[]).includes(top!) || rest.length === 0 || rest.some((p) => p === '' || p === '.')) {
-    throw new SkillValidationError(`file_path "${filePath}" must be a file under ${SUPPORTING_DIRS.map((d) => d + '/').join(', ')} (SKILL.md itself is changed with edit or patch).`);
+    throw new SkillValidationError(
+      `file_path "${filePath}" must be a file under ${SUPPORTING_DIRS.map((d) => d + '/').join(', ')} (SKILL.md itself is changed with edit or patch).`,
+    );
   }
   return norm;
 }

@@ -60,7 +60,10 @@ export function lockOwner(path: string): number | undefined {
 
 function readOwner(path: string): { pid: number; start?: number } | undefined {
   try {
-    const [pid, start] = readFileSync(path, 'utf8').trim().split(/\s+/).map((x) => Number.parseInt(x, 10));
+    const [pid, start] = readFileSync(path, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map((x) => Number.parseInt(x, 10));
     return Number.isFinite(pid) ? { pid: pid!, ...(Number.isFinite(start) ? { start } : {}) } : undefined;
   } catch {
     return undefined;

@@ -21,12 +21,18 @@ const INJECTED_BLOCK = /<(recalled-context|turn-context|hermesd-context|hook_con
  * (`<session_context>`: date, platform, the directory tree), Codex's environment,
  * instructions and injected fragments (codex-rs/core/src/context).
  */
-const INJECTED_MESSAGE = /^\s*(?:<(?:session_context|environment_context|user_instructions|permissions instructions|collaboration_mode|turn_aborted|subagent_notification|skill|user_shell_command)>|<external_[\w-]+>|# AGENTS\.md instructions for )/;
+const INJECTED_MESSAGE =
+  /^\s*(?:<(?:session_context|environment_context|user_instructions|permissions instructions|collaboration_mode|turn_aborted|subagent_notification|skill|user_shell_command)>|<external_[\w-]+>|# AGENTS\.md instructions for )/;
 
 /** The text with every injected block taken out ('' when nothing else is left), or '' for a message that is injected as a whole. */
 export function ownWords(text: string): string {
   if (INJECTED_MESSAGE.test(text)) return '';
-  return text.includes('<') ? text.replace(INJECTED_BLOCK, '').replace(/\n{3,}/g, '\n\n').trim() : text.trim();
+  return text.includes('<')
+    ? text
+        .replace(INJECTED_BLOCK, '')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()
+    : text.trim();
 }
 
 /** Whether a stored message holds injected material: recall leaves such a message out (sessions stored before ownWords existed hold some). */

@@ -224,7 +224,6 @@ export function fuzzyFindAndReplace(content: string, old: string, replacement: s
   const hint = closestLines(content, old);
   return {
     error:
-      `old_string was not found (tried ${TRIED} matching). Read the file again and quote it exactly.` +
-      (hint ? `\nClosest lines in the file:\n${hint}` : ''),
+      `old_string was not found (tried ${TRIED} matching). Read the file again and quote it exactly.` + (hint ? `\nClosest lines in the file:\n${hint}` : ''),
   };
 }

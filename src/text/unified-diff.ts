@@ -30,9 +30,15 @@ export function unifiedDiff(path: string, before: string | undefined, after: str
   type Line = { tag: ' ' | '-' | '+'; text: string; noEol: boolean; ai: number; bi: number };
   const all: Line[] = [];
   for (const op of ops) {
-    if (op.kind === 'equal') for (let i = op.aStart, j = op.bStart; i < op.aEnd; i++, j++) all.push({ tag: ' ', text: a.lines[i]!, noEol: i === a.lines.length - 1 && !a.finalNewline, ai: i, bi: j });
-    if (op.kind === 'delete') for (let i = op.aStart; i < op.aEnd; i++) all.push({ tag: '-', text: a.lines[i]!, noEol: i === a.lines.length - 1 && !a.finalNewline, ai: i, bi: op.bStart });
-    if (op.kind === 'insert') for (let j = op.bStart; j < op.bEnd; j++) all.push({ tag: '+', text: b.lines[j]!, noEol: j === b.lines.length - 1 && !b.finalNewline, ai: op.aStart, bi: j });
+    if (op.kind === 'equal')
+      for (let i = op.aStart, j = op.bStart; i < op.aEnd; i++, j++)
+        all.push({ tag: ' ', text: a.lines[i]!, noEol: i === a.lines.length - 1 && !a.finalNewline, ai: i, bi: j });
+    if (op.kind === 'delete')
+      for (let i = op.aStart; i < op.aEnd; i++)
+        all.push({ tag: '-', text: a.lines[i]!, noEol: i === a.lines.length - 1 && !a.finalNewline, ai: i, bi: op.bStart });
+    if (op.kind === 'insert')
+      for (let j = op.bStart; j < op.bEnd; j++)
+        all.push({ tag: '+', text: b.lines[j]!, noEol: j === b.lines.length - 1 && !b.finalNewline, ai: op.aStart, bi: j });
   }
   const changed = all.flatMap((l, i) => (l.tag === ' ' ? [] : [i]));
   if (changed.length === 0) return '';
@@ -45,11 +51,7 @@ export function unifiedDiff(path: string, before: string | undefined, after: str
     if (last && start <= last[1]) last[1] = Math.max(last[1], end);
     else hunks.push([start, end]);
   }
-  const out = [
-    `diff --git a/${path} b/${path}`,
-    ...(before === undefined ? ['new file mode 100644', '--- /dev/null'] : [`--- a/${path}`]),
-    `+++ b/${path}`,
-  ];
+  const out = [`diff --git a/${path} b/${path}`, ...(before === undefined ? ['new file mode 100644', '--- /dev/null'] : [`--- a/${path}`]), `+++ b/${path}`];
   for (const [start, end] of hunks) {
     const slice = all.slice(start, end);
     const aCount = slice.filter((l) => l.tag !== '+').length;

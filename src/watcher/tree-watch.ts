@@ -57,7 +57,15 @@ export function inotifyLimit(): number | undefined {
 /** Every directory (relative, '' = root) that holds a tracked or untracked-but-not-ignored file under `sub`. */
 export async function listDirs(root: string, sub: string | string[] = ''): Promise<Set<string>> {
   const subs = (Array.isArray(sub) ? sub : [sub]).filter(Boolean);
-  const args = ['--no-optional-locks', 'ls-files', '-z', '--cached', '--others', '--exclude-standard', ...(subs.length ? ['--', ...subs.map((s) => `:(literal)${s}`)] : [])];
+  const args = [
+    '--no-optional-locks',
+    'ls-files',
+    '-z',
+    '--cached',
+    '--others',
+    '--exclude-standard',
+    ...(subs.length ? ['--', ...subs.map((s) => `:(literal)${s}`)] : []),
+  ];
   const out = (await gitAsync(args, { cwd: root, maxBuffer: LS_FILES_MAX_BYTES })).toString('utf8');
   const dirs = new Set<string>(subs.length ? [] : ['']);
   for (const file of out.split('\0')) {
@@ -168,14 +176,17 @@ export class TreeSentinel {
       this.pending.clear();
       this.rescan = true;
     } else this.pending.add(rel);
-    this.batchTimer ??= setTimeout(() => {
-      this.batchTimer = undefined;
-      this.batching ??= this.runBatch().finally(() => {
-        this.batching = undefined;
-        // What arrived while this batch ran goes in the next one.
-        if (this.pending.size > 0 || this.rescan) this.follow('');
-      });
-    }, this.lastBatchSize > STORM_BATCH_SIZE ? STORM_BATCH_MS : FOLLOW_BATCH_MS);
+    this.batchTimer ??= setTimeout(
+      () => {
+        this.batchTimer = undefined;
+        this.batching ??= this.runBatch().finally(() => {
+          this.batching = undefined;
+          // What arrived while this batch ran goes in the next one.
+          if (this.pending.size > 0 || this.rescan) this.follow('');
+        });
+      },
+      this.lastBatchSize > STORM_BATCH_SIZE ? STORM_BATCH_MS : FOLLOW_BATCH_MS,
+    );
   }
 
   /** Watches what git would show under the batch's new directories, drops what is gone. */

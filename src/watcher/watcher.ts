@@ -98,7 +98,11 @@ export class RepoWatcher {
   /** Resolves once the initial scan is done and changes are being reported. */
   async start(): Promise<void> {
     const t0 = performance.now();
-    this.git = new GitDirWatch(this.opts.gitDir, (path) => this.onPath(path), (err) => this.opts.onError?.(err));
+    this.git = new GitDirWatch(
+      this.opts.gitDir,
+      (path) => this.onPath(path),
+      (err) => this.opts.onError?.(err),
+    );
     try {
       this.git.start();
     } catch (err) {
@@ -197,7 +201,11 @@ export class RepoWatcher {
     if (under(path, root)) {
       if (this.authorityDirs.has(path)) return false;
       if (under(path, this.hermesDir)) {
-        return !(path === this.hermesDir || path === repoConfigPath(this.opts.root) || (under(path, this.projectSkills) && !this.inSkillJunk(path, this.projectSkills)));
+        return !(
+          path === this.hermesDir ||
+          path === repoConfigPath(this.opts.root) ||
+          (under(path, this.projectSkills) && !this.inSkillJunk(path, this.projectSkills))
+        );
       }
       const parent = dirname(path);
       const name = basename(path);
@@ -211,7 +219,9 @@ export class RepoWatcher {
   }
 
   private inSkillJunk(path: string, skillsDir: string): boolean {
-    return relative(skillsDir, path).split(sep).some((p) => p === '.git' || p === 'node_modules');
+    return relative(skillsDir, path)
+      .split(sep)
+      .some((p) => p === '.git' || p === 'node_modules');
   }
 
   private classify(path: string): ChangeKind | undefined {

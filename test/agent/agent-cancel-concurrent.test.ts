@@ -8,13 +8,20 @@ import { DaemonClient } from '../../src/client/daemon-client.js';
 import { CLI, makeEnv, waitFor, type TestEnv } from '../helpers/env.js';
 import { startFakeModel, type ChatRequest, type FakeModel } from '../helpers/fake-model.js';
 
-function spawnCli(t: TestEnv, args: string[], cwd: string, env: NodeJS.ProcessEnv): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function spawnCli(
+  t: TestEnv,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...t.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, done };
 }
 

@@ -46,7 +46,13 @@ describe('agent loop and task runner', () => {
   it('a hook task: turn context fenced into the API copy only, streamed text events, source recorded', async () => {
     model.push({ content: 'Fixed the test.' });
     const events: string[] = [];
-    const r = await runTask(deps, { task: 'Fix the failing check "tests".', source: 'hook', turnContext: 'FAIL test/a.test.ts > adds\nexpected 3, got 4', signal: new AbortController().signal, onEvent: (e) => events.push(e.type) });
+    const r = await runTask(deps, {
+      task: 'Fix the failing check "tests".',
+      source: 'hook',
+      turnContext: 'FAIL test/a.test.ts > adds\nexpected 3, got 4',
+      signal: new AbortController().signal,
+      onEvent: (e) => events.push(e.type),
+    });
     expect(r).toMatchObject({ status: 'completed', answer: 'Fixed the test.', turns: 1 });
     const sent = model.requests[0]!.messages;
     expect(sent[0]).toEqual({ role: 'system', content: 'SYSTEM PROMPT' });

@@ -12,7 +12,9 @@ const messages = [
   { role: 'system' as const, content: 'You are a test.' },
   { role: 'user' as const, content: 'hi' },
 ];
-const tools = [{ type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
+const tools = [
+  { type: 'function' as const, function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
+];
 
 function settings(url: string, over: Partial<ModelSettings> = {}): ModelSettings {
   return { ...modelSettings({ baseUrl: url, apiKey: 'k', name: 'fake' }, {}), ...over };
@@ -48,7 +50,13 @@ describe('model client', () => {
   for (const stream of [true, false]) {
     it(`${stream ? 'streaming' : 'non-streaming'}: text and tool calls come back whole`, async () => {
       model = await startFakeModel([
-        { content: 'Let me look.', tool_calls: [{ id: 'c1', name: 'read_file', arguments: { path: 'README.md' } }, { id: 'c2', name: 'read_file', arguments: { path: 'src/a very long name.ts' } }] },
+        {
+          content: 'Let me look.',
+          tool_calls: [
+            { id: 'c1', name: 'read_file', arguments: { path: 'README.md' } },
+            { id: 'c2', name: 'read_file', arguments: { path: 'src/a very long name.ts' } },
+          ],
+        },
         { content: 'All done here.' },
       ]);
       const client = createModelClient(settings(model.url, { stream }));
@@ -138,7 +146,10 @@ describe('model client', () => {
   });
 
   it('settings: environment variables win over config', () => {
-    const s = modelSettings({ baseUrl: 'http://config/v1/', name: 'from-config', apiKey: 'c', maxTurns: 7, timeoutMs: 1000, stream: false }, { OPENAI_BASE_URL: 'http://env/v1', HERMESD_MODEL: 'from-env' });
+    const s = modelSettings(
+      { baseUrl: 'http://config/v1/', name: 'from-config', apiKey: 'c', maxTurns: 7, timeoutMs: 1000, stream: false },
+      { OPENAI_BASE_URL: 'http://env/v1', HERMESD_MODEL: 'from-env' },
+    );
     expect(s).toEqual({ baseUrl: 'http://env/v1', apiKey: 'c', name: 'from-env', timeoutMs: 1000, stream: false, maxTurns: 7 });
   });
 });

@@ -27,7 +27,10 @@ describe('session prompt and turn-only recall', () => {
   it('the second model call of a session sends the same system bytes after a memory write; the next session sees it', async () => {
     const repo = t.repo();
     const env = { OPENAI_BASE_URL: model.url };
-    model.push({ tool_calls: [{ name: 'memory', arguments: { action: 'add', target: 'user', content: 'User prefers tabs over spaces.' } }] }, { content: 'Noted.' });
+    model.push(
+      { tool_calls: [{ name: 'memory', arguments: { action: 'add', target: 'user', content: 'User prefers tabs over spaces.' } }] },
+      { content: 'Noted.' },
+    );
     const r = await t.cli(['run', 'remember that I like tabs', '--json'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(t.home, 'memories', 'USER.md'), 'utf8')).toContain('User prefers tabs over spaces.');

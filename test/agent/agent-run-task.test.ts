@@ -39,7 +39,19 @@ describe('hermesd run: a full task through the daemon and the CLI', () => {
     expect(model.requests[0]!.model).toBe('fake-model');
     expect(model.authHeaders[0]).toBe('Bearer test-key');
     const names = model.requests[0]!.tools!.map((x) => x.function.name);
-    expect(names).toEqual(['read_file', 'write_file', 'patch', 'search_files', 'terminal', 'memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'remember']);
+    expect(names).toEqual([
+      'read_file',
+      'write_file',
+      'patch',
+      'search_files',
+      'terminal',
+      'memory',
+      'session_search',
+      'skills_list',
+      'skill_view',
+      'skill_manage',
+      'remember',
+    ]);
     expect(model.requests[0]!.tools![0]!.function.parameters).toMatchObject({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
 
     const db = new SessionDB(join(t.home, 'state.db'));

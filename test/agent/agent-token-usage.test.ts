@@ -53,7 +53,9 @@ describe('token usage: every model call adds to its session row', () => {
   it('an endpoint that rejects stream_options is asked again without it, and is not sent it again', async () => {
     const repo = t.repo();
     const strict = (req: ChatRequest) =>
-      req.stream_options ? { status: 400, body: { error: { message: 'Unrecognized request argument supplied: stream_options' } } } : { content: 'Fine.', usage: false as const };
+      req.stream_options
+        ? { status: 400, body: { error: { message: 'Unrecognized request argument supplied: stream_options' } } }
+        : { content: 'Fine.', usage: false as const };
     model = await startFakeModel([strict, strict, strict]);
     const env = { OPENAI_BASE_URL: model.url };
     const first = await t.cli(['run', 'hello', '--json'], { cwd: repo, env });

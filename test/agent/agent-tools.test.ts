@@ -25,7 +25,8 @@ describe('agent tools', () => {
       'README.md': '# demo\n',
       'src/app.ts': 'export function add(a: number, b: number) {\n    return a + b;\n}\n',
       'src/generated/api.ts': '// generated\n',
-      '.hermes/config.yaml': 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n',
+      '.hermes/config.yaml':
+        'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n',
     });
     const services = createAgentServices({ root: repo, home: t.home });
     ctx = { root: repo, sessionId: 'test-session', signal: new AbortController().signal, config: services.config, services };
@@ -38,7 +39,19 @@ describe('agent tools', () => {
   it('declares the fixed tool names, each with a JSON schema of its parameters', () => {
     const specs = toolSpecs();
     const byName = Object.fromEntries(specs.map((s) => [(s as any).function.name, (s as any).function.parameters]));
-    expect(Object.keys(byName)).toEqual(['read_file', 'write_file', 'patch', 'search_files', 'terminal', 'memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'remember']);
+    expect(Object.keys(byName)).toEqual([
+      'read_file',
+      'write_file',
+      'patch',
+      'search_files',
+      'terminal',
+      'memory',
+      'session_search',
+      'skills_list',
+      'skill_view',
+      'skill_manage',
+      'remember',
+    ]);
     const props = (n: string) => Object.keys(byName[n].properties ?? {}).sort();
     expect(props('read_file')).toEqual(['limit', 'offset', 'path']);
     expect(props('write_file')).toEqual(['content', 'path']);
@@ -74,7 +87,14 @@ describe('agent tools', () => {
     writeFileSync(join(repo, 'long.txt'), Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
     const r = await call('read_file', { path: 'long.txt', offset: 10, limit: 5 });
     expect(r.ok).toBe(true);
-    expect(r.value).toMatchObject({ path: 'long.txt', content: 'line 10\nline 11\nline 12\nline 13\nline 14', start_line: 10, end_line: 14, total_lines: 50, truncated: true });
+    expect(r.value).toMatchObject({
+      path: 'long.txt',
+      content: 'line 10\nline 11\nline 12\nline 13\nline 14',
+      start_line: 10,
+      end_line: 14,
+      total_lines: 50,
+      truncated: true,
+    });
     expect(r.value.hint).toContain('offset 15');
     expect((await call('read_file', { path: 'nope.txt' })).value.error).toMatch(/does not exist/);
     writeFileSync(join(repo, 'bin.dat'), Buffer.from([1, 2, 0, 3]));

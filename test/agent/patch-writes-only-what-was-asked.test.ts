@@ -33,7 +33,9 @@ describe('normalisation decides only where the match is', () => {
 
   it('an em dash, curly quotes and a plain line in one block all survive when only the last line changes', () => {
     const content = 'Line 1 \u2014 with dash\nLine 2 \u201cquoted\u201d text\nLine 3 plain';
-    const r = ok(fuzzyFindAndReplace(content, 'Line 1 -- with dash\nLine 2 "quoted" text\nLine 3 plain', 'Line 1 -- with dash\nLine 2 "quoted" text\nLine 3 changed'));
+    const r = ok(
+      fuzzyFindAndReplace(content, 'Line 1 -- with dash\nLine 2 "quoted" text\nLine 3 plain', 'Line 1 -- with dash\nLine 2 "quoted" text\nLine 3 changed'),
+    );
     expect(r.content).toBe('Line 1 \u2014 with dash\nLine 2 \u201cquoted\u201d text\nLine 3 changed');
   });
 
@@ -266,9 +268,17 @@ describe('similarity strategies are refused where they would guess', () => {
 
   it('a block with one unrelated line is not matched by context', () => {
     const content = 'def load():\n    path = resolve(name)\n    data = read(path)\n    return parse(data)\n';
-    expect(err(fuzzyFindAndReplace(content, 'def loads():\n    path = resolve(name)\n    cache.invalidate_everything_now()\n    return parse(data)\n', 'x'))).toMatch(/not found/);
+    expect(
+      err(fuzzyFindAndReplace(content, 'def loads():\n    path = resolve(name)\n    cache.invalidate_everything_now()\n    return parse(data)\n', 'x')),
+    ).toMatch(/not found/);
     // The same block with every line close is found by context.
-    const close = ok(fuzzyFindAndReplace(content, 'def loads():\n    path = resolve(name)\n    data = read(paths)\n    return parse(data)\n', 'def load():\n    return None\n'));
+    const close = ok(
+      fuzzyFindAndReplace(
+        content,
+        'def loads():\n    path = resolve(name)\n    data = read(paths)\n    return parse(data)\n',
+        'def load():\n    return None\n',
+      ),
+    );
     expect(close).toEqual({ content: 'def load():\n    return None\n', count: 1, strategy: 'context-aware' });
   });
 
@@ -280,20 +290,28 @@ describe('similarity strategies are refused where they would guess', () => {
 
   it('a half-remembered middle line the caller keeps is written as the file has it', () => {
     const content = 'start()\n  step_one(fast)\n  step_two(build_it)\n  step_three()\nfinish()\n';
-    const r = ok(fuzzyFindAndReplace(content, 'start()\n  step_one(fast)\n  step_2(build)\n  step_three()\nfinish()', 'begin()\n  step_one(fast)\n  step_2(build)\n  step_three()\nfinish()'));
+    const r = ok(
+      fuzzyFindAndReplace(
+        content,
+        'start()\n  step_one(fast)\n  step_2(build)\n  step_three()\nfinish()',
+        'begin()\n  step_one(fast)\n  step_2(build)\n  step_three()\nfinish()',
+      ),
+    );
     expect(r.content).toBe('begin()\n  step_one(fast)\n  step_two(build_it)\n  step_three()\nfinish()\n');
   });
 });
 
 describe('quote drift and whitespace-only patterns are refused', () => {
-  it('\\\' in old_string and new_string but not in the file is refused, file untouched', () => {
+  it("\\' in old_string and new_string but not in the file is refused, file untouched", () => {
     const content = 'header line\n    x = 1\nfooter line\n';
     const e = err(fuzzyFindAndReplace(content, "header line\n  x = \\'a\\'\nfooter line", "header line\n  x = \\'b\\'\nfooter line"));
     expect(e).toMatch(/backslash-escaped in transit/);
   });
 
   it('\\" drift is refused the same way', () => {
-    const e = err(fuzzyFindAndReplace('header line\n    x = 1\nfooter line\n', 'header line\n  x = \\"a\\"\nfooter line', 'header line\n  x = \\"b\\"\nfooter line'));
+    const e = err(
+      fuzzyFindAndReplace('header line\n    x = 1\nfooter line\n', 'header line\n  x = \\"a\\"\nfooter line', 'header line\n  x = \\"b\\"\nfooter line'),
+    );
     expect(e).toMatch(/backslash-escaped/);
   });
 
@@ -404,7 +422,7 @@ describe('generated edits: the file outside what new_string changes is written b
     const count = 3 + Math.floor(rand() * 3);
     const window = lines.slice(from, from + count);
     const dropIndent = rand() < 0.5;
-    const quote = (l: (typeof lines)[number]) => (dropIndent ? '' : l.indent) + l.words.map((w) => (rand() < 0.7 ? ASCII_OF[w] ?? w : w)).join(' ');
+    const quote = (l: (typeof lines)[number]) => (dropIndent ? '' : l.indent) + l.words.map((w) => (rand() < 0.7 ? (ASCII_OF[w] ?? w) : w)).join(' ');
     const quoted = window.map(quote);
     const changed = Math.floor(rand() * count);
     const replacement = quoted.map((q, k) => (k === changed ? q.replace(/id\d+.*/, `changed_${from + k}`) : q));
@@ -445,20 +463,31 @@ describe('through the patch tool on a real repository', () => {
 });
 
 describe('through skill_manage patch', () => {
-  it('an unindented quote of an indented step keeps the skill\'s indentation, em dash and quotes; a miss names the closest lines', async () => {
+  it("an unindented quote of an indented step keeps the skill's indentation, em dash and quotes; a miss names the closest lines", async () => {
     const h = tempHome();
     try {
       const store = new SkillStore({ home: h.home });
       const body = 'Steps:\n  1. Run \u201cnpm run gen\u201d \u2014 always from the root.\n  2. Check the diff.\n';
-      expect(await settled(() => store.manage({ action: 'create', name: 'regen', content: skillMd('regen', 'Regenerate code', body) }, { sessionId: 's' }))).toMatchObject({ success: true });
-      const r = await settled(() => store.manage(
-        { action: 'patch', name: 'regen', old_string: '1. Run "npm run gen" -- always from the root.\n2. Check the diff.', new_string: '1. Run "npm run gen" -- always from the root.\n2. Check the diff for manual edits.' },
-        { sessionId: 's' },
-      ));
+      expect(
+        await settled(() => store.manage({ action: 'create', name: 'regen', content: skillMd('regen', 'Regenerate code', body) }, { sessionId: 's' })),
+      ).toMatchObject({ success: true });
+      const r = await settled(() =>
+        store.manage(
+          {
+            action: 'patch',
+            name: 'regen',
+            old_string: '1. Run "npm run gen" -- always from the root.\n2. Check the diff.',
+            new_string: '1. Run "npm run gen" -- always from the root.\n2. Check the diff for manual edits.',
+          },
+          { sessionId: 's' },
+        ),
+      );
       expect(r).toMatchObject({ success: true, replacements: 1 });
       const file = readFileSync(join(h.skills, 'regen', 'SKILL.md'), 'utf8');
       expect(file).toContain('Steps:\n  1. Run \u201cnpm run gen\u201d \u2014 always from the root.\n  2. Check the diff for manual edits.\n');
-      const miss = await settled(() => store.manage({ action: 'patch', name: 'regen', old_string: '2. Check the dif for edits', new_string: 'x' }, { sessionId: 's' }));
+      const miss = await settled(() =>
+        store.manage({ action: 'patch', name: 'regen', old_string: '2. Check the dif for edits', new_string: 'x' }, { sessionId: 's' }),
+      );
       expect(miss).toMatchObject({ success: false, kind: 'invalid' });
       expect((miss as { error: string }).error).toMatch(/not found/);
       expect((miss as { error: string }).error).toMatch(/7\|   2\. Check the diff for manual edits\./);

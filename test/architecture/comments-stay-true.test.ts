@@ -25,12 +25,16 @@ function files(dir: string, exts: RegExp, skip: RegExp = /$^/): string[] {
 const CODE = /\.(ts|c|sh|mjs|cjs)$/;
 const SOURCES = [...files('src', CODE), ...files('test', CODE, /^test\/fixtures$/), ...files('bench', CODE), ...files('scripts', CODE)];
 
-/** Each comment line of a file, with its line number: TypeScript's own scanner finds them in .ts and .mjs; `/* */` and `//` in C; `#` in sh. */
+/** Each comment line of a file, with its line number: TypeScript's own scanner finds them in .ts and .mjs; `/* */ ` and `; //` in C; `#` in sh. */
 function commentLines(rel: string): Array<{ line: number; text: string }> {
   const text = readFileSync(join(REPO_ROOT, rel), 'utf8');
   const out: Array<{ line: number; text: string }> = [];
   const lineAt = (pos: number) => text.slice(0, pos).split('\n').length;
-  const push = (start: number, end: number) => text.slice(start, end).split('\n').forEach((t, k) => out.push({ line: lineAt(start) + k, text: t }));
+  const push = (start: number, end: number) =>
+    text
+      .slice(start, end)
+      .split('\n')
+      .forEach((t, k) => out.push({ line: lineAt(start) + k, text: t }));
   if (rel.endsWith('.sh')) {
     text.split('\n').forEach((l, i) => {
       const at = l.trimStart().startsWith('#') ? l.indexOf('#') : l.indexOf(' # ');
@@ -45,7 +49,7 @@ function commentLines(rel: string): Array<{ line: number; text: string }> {
   const source = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true);
   const seen = new Set<number>();
   const take = (ranges: ts.CommentRange[] | undefined) => {
-    for (const r of ranges ?? []) if (!seen.has(r.pos)) seen.add(r.pos), push(r.pos, r.end);
+    for (const r of ranges ?? []) if (!seen.has(r.pos)) (seen.add(r.pos), push(r.pos, r.end));
   };
   const visit = (node: ts.Node) => {
     take(ts.getLeadingCommentRanges(text, node.pos));
@@ -96,7 +100,8 @@ describe('comments that stay true', () => {
 
   it("no comment in src/ carries one machine's timing", () => {
     // A measured figure: approximate (~, ≈, about), a cost or a duration measured (costs, took, added, here), a range or a decimal.
-    const MEASURED = /(?:[~≈]|\babout |\bcosts? |\btook |\btakes |\badded |\bmeasured )\s*\d[\d.,]*\s?(?:ms|µs|us|s)\b|\d+\s?[–-]\s?\d+\s?(?:ms|µs)\b|\b\d+\.\d+\s?(?:ms|µs)\b|\d\s?(?:ms|µs)[^.;)]*\bhere\b/;
+    const MEASURED =
+      /(?:[~≈]|\babout |\bcosts? |\btook |\btakes |\badded |\bmeasured )\s*\d[\d.,]*\s?(?:ms|µs|us|s)\b|\d+\s?[–-]\s?\d+\s?(?:ms|µs)\b|\b\d+\.\d+\s?(?:ms|µs)\b|\d\s?(?:ms|µs)[^.;)]*\bhere\b/;
     const found = COMMENTS.filter((c) => c.rel.startsWith('src/') && MEASURED.test(c.text)).map((c) => `${c.rel}:${c.line}: ${c.text.trim()}`);
     expect(found, `timings in comments (they belong in docs/benchmarks.md):\n${found.join('\n')}`).toEqual([]);
   });

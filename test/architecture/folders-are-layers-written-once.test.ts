@@ -46,8 +46,14 @@ describe('folders are layers, written once', () => {
 
   it('every folder of src/ is a layer, and every layer a folder', () => {
     const folders = readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory());
-    expect(folders.filter((f) => !LAYERS.includes(f)), 'folders of src/ missing from LAYERS').toEqual([]);
-    expect(LAYERS.filter((l) => l !== '(root)' && !folders.includes(l)), 'layers with no folder').toEqual([]);
+    expect(
+      folders.filter((f) => !LAYERS.includes(f)),
+      'folders of src/ missing from LAYERS',
+    ).toEqual([]);
+    expect(
+      LAYERS.filter((l) => l !== '(root)' && !folders.includes(l)),
+      'layers with no folder',
+    ).toEqual([]);
   });
 
   it('no folder imports a folder above it (so no cycle between folders)', () => {
@@ -60,7 +66,8 @@ describe('folders are layers, written once', () => {
         const to = layerOf(target);
         if (to === from) continue;
         (edges.get(from) ?? edges.set(from, new Set()).get(from)!).add(to);
-        if (LAYERS.indexOf(to) > LAYERS.indexOf(from)) upward.push(`${relative(REPO_ROOT, file)} imports ${relative(REPO_ROOT, target)} (${from} → ${to}, a layer above)`);
+        if (LAYERS.indexOf(to) > LAYERS.indexOf(from))
+          upward.push(`${relative(REPO_ROOT, file)} imports ${relative(REPO_ROOT, target)} (${from} → ${to}, a layer above)`);
       }
     }
     expect(upward, `upward imports:\n${upward.join('\n')}`).toEqual([]);

@@ -16,7 +16,14 @@ function section(name: string, over: Partial<Section> = {}): Section {
     seconds: 12.4,
     machine: { cpu: 'Test CPU 9000', cores: 2, loadStart: 0.5, loadEnd: 1.25, node: 'v20.99.0', extraCaCerts: true },
     blocks: [
-      { kind: 'table', title: `${name} table`, rows: [{ measure: 'a | b', value: 1 }, { measure: 'c', value: '2 ms', extra: 'x' }] },
+      {
+        kind: 'table',
+        title: `${name} table`,
+        rows: [
+          { measure: 'a | b', value: 1 },
+          { measure: 'c', value: '2 ms', extra: 'x' },
+        ],
+      },
       { kind: 'note', text: `${name}: goal met.` },
     ],
     goals: [{ measure: `${name} speed`, result: '3 ms', goal: '≤ 5 ms', met: true }],
@@ -61,8 +68,11 @@ describe('npm run bench -- --write rewrites only the sections of the benchmarks 
     const out = updateDoc(DOC, [section('daemon')], order);
     expect(out).not.toContain('old daemon numbers');
     expect(out).toContain('old hooks numbers');
-    for (const prose of ['Hand-written introduction.', 'What the daemon benchmark measures (prose kept).', 'Prose after the daemon section.']) expect(out).toContain(prose);
-    expect(out).toContain('_Run 2031-02-03 04:05 UTC on Test CPU 9000, 2 cores, load 0.50 → 1.25 (1-minute average at start → end); Node v20.99.0; NODE_EXTRA_CA_CERTS set; 12 s._');
+    for (const prose of ['Hand-written introduction.', 'What the daemon benchmark measures (prose kept).', 'Prose after the daemon section.'])
+      expect(out).toContain(prose);
+    expect(out).toContain(
+      '_Run 2031-02-03 04:05 UTC on Test CPU 9000, 2 cores, load 0.50 → 1.25 (1-minute average at start → end); Node v20.99.0; NODE_EXTRA_CA_CERTS set; 12 s._',
+    );
     expect(out).toContain('**daemon table**\n\n| measure | value | extra |\n|---|---|---|\n| a \\| b | 1 |  |\n| c | 2 ms | x |\n\ndaemon: goal met.');
     const goals = out.slice(out.indexOf(begin('bench-goals')), out.indexOf('<!-- bench-goals:end -->'));
     expect(goals.split('\n').filter((l) => l.startsWith('| ['))).toEqual([

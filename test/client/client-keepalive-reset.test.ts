@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/client/daemon-client.js';
 import { DaemonUnavailable } from '../../src/errors/index.js';
 
-const answer = (body: string) => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`;
+const answer = (body: string) =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`;
 
 describe('the client and a kept-alive connection closed under it', () => {
   let dir: string;

@@ -88,7 +88,10 @@ describe("the daemon's parse cache of its config files", () => {
 
     // The same texts recorded by another version, with rules that would allow the write.
     const stored = JSON.parse(readFileSync(file, 'utf8'));
-    const forged = { version: 'another', files: Object.fromEntries(Object.entries(stored.files as Record<string, { text: string }>).map(([k, v]) => [k, { text: v.text, raw: {} }])) };
+    const forged = {
+      version: 'another',
+      files: Object.fromEntries(Object.entries(stored.files as Record<string, { text: string }>).map(([k, v]) => [k, { text: v.text, raw: {} }])),
+    };
     writeFileSync(file, JSON.stringify(forged));
     expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), 'repository rule "generated"');
     expect(loads().at(-1)!.fromParseCache).toBeUndefined();

@@ -105,7 +105,12 @@ describe('config precedence', () => {
     expect(loaded.config.checks.map((c) => c.id)).toEqual(['lint', 'tests']);
     expect(loaded.config.checks[0]!.fix).toBe(false);
     expect(loaded.config.hooks['pre-commit'].checks).toEqual(['lint', 'tests']);
-    expect(loaded.origins).toMatchObject({ 'rules.user-only': 'user', 'rules.no-secrets': 'repository', 'checks.lint': 'user', 'hooks.pre-commit.checks': 'repository' });
+    expect(loaded.origins).toMatchObject({
+      'rules.user-only': 'user',
+      'rules.no-secrets': 'repository',
+      'checks.lint': 'user',
+      'hooks.pre-commit.checks': 'repository',
+    });
   });
 
   it('a repository list that is not merged by id (e.g. secretPaths) replaces the user list', () => {

@@ -90,7 +90,13 @@ describe('authority: first match wins', () => {
   });
 
   it('per directory AGENTS.override.md > AGENTS.md > agents.md', async () => {
-    const r = repo({ 'AGENTS.override.md': 'override', 'AGENTS.md': 'plain', 'sub/AGENTS.md': 'sub plain', 'sub/agents.md': 'sub lower', 'low/agents.md': 'lower only' });
+    const r = repo({
+      'AGENTS.override.md': 'override',
+      'AGENTS.md': 'plain',
+      'sub/AGENTS.md': 'sub plain',
+      'sub/agents.md': 'sub lower',
+      'low/agents.md': 'lower only',
+    });
     expect((await load(r)).files.map((f) => f.label)).toEqual(['AGENTS.override.md']);
     const sub = await load(r, 'sub');
     expect(sub.files.map((f) => f.label)).toEqual(['../AGENTS.override.md', 'AGENTS.md']);

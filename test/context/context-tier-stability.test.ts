@@ -21,7 +21,14 @@ function makeRepo(name: string, files: Record<string, string>): string {
 }
 
 const session = (root: string, extra: Partial<ConstructorParameters<typeof ContextBuilder>[0]> = {}) =>
-  new ContextBuilder({ root, gitDir: join(root, '.git'), home, memorySnapshot: () => ({ memory: 'MEMORY: uses pnpm', user: 'USER: prefers terse answers' }), skillIndex: () => 'SKILLS: deploy', ...extra });
+  new ContextBuilder({
+    root,
+    gitDir: join(root, '.git'),
+    home,
+    memorySnapshot: () => ({ memory: 'MEMORY: uses pnpm', user: 'USER: prefers terse answers' }),
+    skillIndex: () => 'SKILLS: deploy',
+    ...extra,
+  });
 
 const morning = new Date(2025, 4, 6, 8, 1, 2);
 const evening = new Date(2025, 4, 6, 23, 59, 0);

@@ -13,7 +13,15 @@ import { stagedEntriesOf } from '../../src/git/index-file.js';
 import { writeFiles } from '../helpers/env.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-index-')));
-const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: base, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e' };
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: base,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@e',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@e',
+};
 
 function repo(name: string, format: 'sha1' | 'sha256') {
   const dir = join(base, name);

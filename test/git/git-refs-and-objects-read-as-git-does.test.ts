@@ -46,7 +46,14 @@ function gitHead(root: string): { commit: string | null; branch: string | null }
   };
   return { commit: q('rev-parse', '-q', '--verify', 'HEAD'), branch: q('symbolic-ref', '-q', 'HEAD') };
 }
-const gitTips = (root: string, ...patterns: string[]) => [...new Set(git(root, 'for-each-ref', '--format=%(objectname)', ...patterns).split('\n').filter(Boolean))].sort();
+const gitTips = (root: string, ...patterns: string[]) =>
+  [
+    ...new Set(
+      git(root, 'for-each-ref', '--format=%(objectname)', ...patterns)
+        .split('\n')
+        .filter(Boolean),
+    ),
+  ].sort();
 const sorted = (a: string[] | undefined) => (a ? [...a].sort() : a);
 const GUARD = ['refs/heads/', 'refs/tags/', 'refs/remotes/'];
 
@@ -153,10 +160,26 @@ describe('reading git files as git does', () => {
     const c = commit(root, 'a.txt', 'one');
     const tree = git(root, 'rev-parse', 'HEAD^{tree}').trim();
     // A commit whose message git re-encodes on the way out.
-    const latin = gitIn(root, `tree ${tree}\nparent ${c}\nauthor T <t@e> 0 +0000\ncommitter T <t@e> 0 +0000\nencoding ISO-8859-1\n\ncaf\xe9\n`, 'hash-object', '-t', 'commit', '-w', '--stdin');
+    const latin = gitIn(
+      root,
+      `tree ${tree}\nparent ${c}\nauthor T <t@e> 0 +0000\ncommitter T <t@e> 0 +0000\nencoding ISO-8859-1\n\ncaf\xe9\n`,
+      'hash-object',
+      '-t',
+      'commit',
+      '-w',
+      '--stdin',
+    );
     expect(readCommitObject(dirs, latin)).toBeUndefined();
     // A signed-looking header over several lines is skipped like any other header.
-    const signed = gitIn(root, `tree ${tree}\nparent ${c}\nauthor T <t@e> 0 +0000\ncommitter T <t@e> 0 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned subject\n\nsigned body\n`, 'hash-object', '-t', 'commit', '-w', '--stdin');
+    const signed = gitIn(
+      root,
+      `tree ${tree}\nparent ${c}\nauthor T <t@e> 0 +0000\ncommitter T <t@e> 0 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned subject\n\nsigned body\n`,
+      'hash-object',
+      '-t',
+      'commit',
+      '-w',
+      '--stdin',
+    );
     expect(readCommitObject(dirs, signed)).toEqual({ ...gitCommit(root, signed), body: 'signed body\n' });
     expect(readCommitObject(dirs, tree)).toBeUndefined();
     expect(readCommitObject(dirs, 'HEAD')).toBeUndefined();

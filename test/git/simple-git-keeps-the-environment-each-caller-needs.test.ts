@@ -23,7 +23,7 @@ describe('simple-git keeps the environment each caller needs', () => {
     await t.cleanup();
   });
 
-  it('doctor reads core.hooksPath and the version as the user\'s git does, GIT_CONFIG_GLOBAL included', async () => {
+  it("doctor reads core.hooksPath and the version as the user's git does, GIT_CONFIG_GLOBAL included", async () => {
     const global = join(t.home, 'global.gitconfig');
     writeFileSync(global, '[core]\n\thooksPath = /opt/company-hooks\n');
     const r = await t.cli(['doctor'], { cwd: repo, env: { GIT_CONFIG_GLOBAL: global } });
@@ -33,7 +33,7 @@ describe('simple-git keeps the environment each caller needs', () => {
     expect(plain.json().checks.find((c: { name: string }) => c.name === 'hookspath').detail).toMatch(/^core\.hooksPath unset/);
   });
 
-  it('a skill change commits in the skills repository, never in the repository a hook\'s GIT_DIR names', async () => {
+  it("a skill change commits in the skills repository, never in the repository a hook's GIT_DIR names", async () => {
     const before = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
     const index = readFileSync(join(repo, '.git', 'index'));
     const saved = { GIT_DIR: process.env.GIT_DIR, GIT_INDEX_FILE: process.env.GIT_INDEX_FILE, GIT_WORK_TREE: process.env.GIT_WORK_TREE };

@@ -90,7 +90,9 @@ describe('pre-commit checks run on the staged snapshot; failures become fix requ
     expect(readFileSync(join(repo, 'other.txt'), 'utf8')).toBe('my unstaged work\n');
     expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('untracked notes\n');
     // The check output reached the agent as turn context.
-    const firstUser = model.requests[0]!.messages.filter((m) => m.role === 'user').map((m) => String(m.content)).join('\n');
+    const firstUser = model.requests[0]!.messages.filter((m) => m.role === 'user')
+      .map((m) => String(m.content))
+      .join('\n');
     expect(firstUser).toContain("grep -q '^sum=3$' calc.txt");
     // Logged to SessionDB.
     const found = await t.cli(['sessions', 'search', 'pre-commit', '--json'], { cwd: repo });

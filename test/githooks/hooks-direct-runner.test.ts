@@ -25,7 +25,12 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
     const stub = readFileSync(join(repo, '.husky', '_', 'pre-commit'), 'utf8');
     expect(stub).toContain('hermesd_stub=husky');
     // no command substitution (a fork) on the way to hermesd's runner
-    expect(stub.split('\n').filter((l) => !l.startsWith('#')).join('\n')).not.toContain('$(');
+    expect(
+      stub
+        .split('\n')
+        .filter((l) => !l.startsWith('#'))
+        .join('\n'),
+    ).not.toContain('$(');
     const userHook = join(repo, '.husky', 'pre-commit');
     writeFileSync(userHook, readFileSync(userHook, 'utf8') + 'echo "user $HERMESD_SKIP" >> user-hook-ran\n');
 
@@ -84,7 +89,15 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
   });
 
   it('computes the staged tree from the index entries as git write-tree does, whatever the cache tree says', () => {
-    writeFiles(repo, { 'dir/x.txt': 'x\n', 'dir/sub/y.txt': 'y\n', 'a.txt': 'a\n', 'a/b.txt': 'b\n', 'a-b/c': 'c\n', 'run.sh': 'echo\n', 'ita.txt': 'later\n' });
+    writeFiles(repo, {
+      'dir/x.txt': 'x\n',
+      'dir/sub/y.txt': 'y\n',
+      'a.txt': 'a\n',
+      'a/b.txt': 'b\n',
+      'a-b/c': 'c\n',
+      'run.sh': 'echo\n',
+      'ita.txt': 'later\n',
+    });
     chmodSync(join(repo, 'run.sh'), 0o755);
     symlinkSync('dir/x.txt', join(repo, 'link'));
     gitIn(t, repo, 'add', '-A');

@@ -29,7 +29,14 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     const first = await t.cli(['init', '--json'], { cwd: repo });
     expect(first.code, first.stderr).toBe(0);
     const report = first.json();
-    expect(report).toMatchObject({ manager: 'git', hooksPath: null, chained: ['pre-commit'], reinstalled: false, config: { written: true }, commit: ['.hermes/config.yaml'] });
+    expect(report).toMatchObject({
+      manager: 'git',
+      hooksPath: null,
+      chained: ['pre-commit'],
+      reinstalled: false,
+      config: { written: true },
+      commit: ['.hermes/config.yaml'],
+    });
     expect(hooksPath(repo)).toBeNull();
     expect(existsSync(join(repo, '.husky'))).toBe(false);
     expect(existsSync(join(repo, '.hermes', 'config.yaml'))).toBe(true);
@@ -74,7 +81,10 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     // An existing husky 9 project: .husky/pre-commit tracked, core.hooksPath = .husky/_
     mkdirSync(join(repo, '.husky', '_'), { recursive: true });
     const husky = join(process.cwd(), 'node_modules', 'husky', 'index.js');
-    const r = spawnSync(process.execPath, ['-e', `import(${JSON.stringify(husky)}).then(m => process.stdout.write(m.default('.husky')))`], { cwd: repo, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['-e', `import(${JSON.stringify(husky)}).then(m => process.stdout.write(m.default('.husky')))`], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
     expect(r.stdout).toBe('');
     writeFileSync(join(repo, '.husky', 'pre-commit'), 'echo project-hook >> project-hook-ran\n');
     expect(hooksPath(repo)).toBe('.husky/_');
@@ -106,7 +116,12 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     chmodSync(join(repo2, 'githooks', 'pre-push'), 0o755);
     gitIn(t, repo2, 'config', 'core.hooksPath', 'githooks');
     const init2 = await t.cli(['init', '--json'], { cwd: repo2 });
-    expect(init2.json()).toMatchObject({ manager: 'git', previousHooksPath: 'githooks', chained: ['pre-push'], hooksPath: join(repo2, '.git', 'hermesd', 'hooks') });
+    expect(init2.json()).toMatchObject({
+      manager: 'git',
+      previousHooksPath: 'githooks',
+      chained: ['pre-push'],
+      hooksPath: join(repo2, '.git', 'hermesd', 'hooks'),
+    });
     expect(readFileSync(join(repo2, '.git', 'hermesd', 'hooks', 'pre-push'), 'utf8')).toContain('hermesd_hook_name=pre-push');
     expect(readdirSync(join(repo2, 'githooks'))).toEqual(['pre-push']);
     await t.cli(['init', '--uninstall'], { cwd: repo2 });

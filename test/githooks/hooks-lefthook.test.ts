@@ -85,7 +85,8 @@ describe('lefthook and hermesd, installed in either order', () => {
     const un = await t.cli(['init', '--uninstall', '--json'], { cwd: repo });
     expect(un.code, un.stderr).toBe(0);
     expect(readFileSync(join(repo, 'lefthook.yml'), 'utf8')).toBe(LEFTHOOK);
-    for (const h of ['post-commit', 'post-merge', 'post-checkout', 'post-rewrite', 'pre-commit.old']) expect(existsSync(join(repo, '.git', 'hooks', h)), h).toBe(false);
+    for (const h of ['post-commit', 'post-merge', 'post-checkout', 'post-rewrite', 'pre-commit.old'])
+      expect(existsSync(join(repo, '.git', 'hooks', h)), h).toBe(false);
     expect(readFileSync(join(repo, '.git', 'hooks', 'pre-commit'), 'utf8')).toContain('lefthook');
     // lefthook alone runs the next commit.
     writeFiles(repo, { 'e.txt': 'e\n' });

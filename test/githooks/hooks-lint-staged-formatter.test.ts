@@ -144,7 +144,10 @@ describe('husky + lint-staged (prettier re-stages files) + commitlint, with herm
     t.env.OPENAI_BASE_URL = model.url;
     await init();
     writeFiles(repo, { 'src/agent.ts': 'export const  fromAgent = {ok:true}\n' });
-    model.push({ tool_calls: [{ name: 'terminal', arguments: { command: 'git add src/agent.ts && git commit -qm "feat: agent change" && git log -1 --format=%s' } }] }, { content: 'Committed.' });
+    model.push(
+      { tool_calls: [{ name: 'terminal', arguments: { command: 'git add src/agent.ts && git commit -qm "feat: agent change" && git log -1 --format=%s' } }] },
+      { content: 'Committed.' },
+    );
     const head = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
     const r = await t.cli(['run', 'commit the agent change', '--json'], { cwd: repo, timeoutMs: 120_000 });
     expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -192,7 +195,9 @@ describe('husky + lint-staged (prettier re-stages files) + commitlint, with herm
 /** Lines of the daemon log matching `re` (the hooks log one line each). */
 function logCount(repo: string, re: RegExp): number {
   try {
-    return readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8').split('\n').filter((l) => re.test(l)).length;
+    return readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8')
+      .split('\n')
+      .filter((l) => re.test(l)).length;
   } catch {
     return 0;
   }

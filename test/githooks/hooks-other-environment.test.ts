@@ -42,7 +42,10 @@ describe('hooks and the CLI find the daemon from the repository, whatever the en
     await t.cleanup();
   });
 
-  const hookLines = () => readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8').split('\n').filter((l) => / hook pre-commit /.test(l));
+  const hookLines = () =>
+    readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8')
+      .split('\n')
+      .filter((l) => / hook pre-commit /.test(l));
 
   it('commits from another environment are judged by the running daemon over its recorded socket', async () => {
     let n = 0;

@@ -64,7 +64,10 @@ describe('the pre-commit framework and hermesd, installed in either order', () =
     expect(hookFiles()).toEqual(['pre-commit']);
   }
 
-  const hookFiles = () => sh('ls', [join(repo, '.git', 'hooks')], repo, t.env).split('\n').filter((n) => n && !n.endsWith('.sample'));
+  const hookFiles = () =>
+    sh('ls', [join(repo, '.git', 'hooks')], repo, t.env)
+      .split('\n')
+      .filter((n) => n && !n.endsWith('.sample'));
 
   /** The framework refuses to run with its config unstaged: the project commits hermesd's entry, as init says. */
   function commitTheEntry(): void {
@@ -113,12 +116,16 @@ describe('the pre-commit framework and hermesd, installed in either order', () =
     expect(c.code, c.out).toBe(0);
     expect(c.out).toMatch(/hermesd \(repository rules and checks\)\.+Passed/);
     expect(logLines(/ hook pre-commit \{/)).toBe(judgedBefore);
-    expect(sh('pre-commit', ['run', 'hermesd', '--verbose', '--files', 'later.py'], repo, t.env)).toContain('hermesd is not set up in this clone (run: hermesd init)');
+    expect(sh('pre-commit', ['run', 'hermesd', '--verbose', '--files', 'later.py'], repo, t.env)).toContain(
+      'hermesd is not set up in this clone (run: hermesd init)',
+    );
   }
 
   function logLines(re: RegExp): number {
     try {
-      return readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8').split('\n').filter((l) => re.test(l)).length;
+      return readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8')
+        .split('\n')
+        .filter((l) => re.test(l)).length;
     } catch {
       return 0;
     }

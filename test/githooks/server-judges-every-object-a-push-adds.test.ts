@@ -23,7 +23,10 @@ describe('the pre-receive hook judges every object a push adds', () => {
   let server: string;
   let clone: string;
 
-  const { push, serverTip } = serverSide(() => t, () => ({ server, clone }));
+  const { push, serverTip } = serverSide(
+    () => t,
+    () => ({ server, clone }),
+  );
   const serverHas = (ref: string) => serverTip(ref) !== '';
   /** A blob written into the clone's object store only (no commit holds it). */
   const blob = (text: string) => spawnSync('git', ['hash-object', '-w', '--stdin'], { cwd: clone, env: t.env, input: text, encoding: 'utf8' }).stdout.trim();

@@ -43,7 +43,10 @@ describe("the server's pinned rules", () => {
   let pin: string;
   let initOut: string;
 
-  const { push, commit, serverTip } = serverSide(() => t, () => ({ server, clone }));
+  const { push, commit, serverTip } = serverSide(
+    () => t,
+    () => ({ server, clone }),
+  );
 
   beforeAll(async () => {
     t = makeEnv();

@@ -34,7 +34,10 @@ describe('the pre-receive hook of hermesd init --server', () => {
   let server: string;
   let clone: string;
 
-  const { push, commit, serverTip } = serverSide(() => t, () => ({ server, clone }));
+  const { push, commit, serverTip } = serverSide(
+    () => t,
+    () => ({ server, clone }),
+  );
 
   beforeAll(async () => {
     t = makeEnv();
@@ -46,7 +49,11 @@ describe('the pre-receive hook of hermesd init --server', () => {
     chmodSync(join(server, 'hooks', 'pre-receive'), 0o755);
     const init = await t.cli(['init', '--server', '--json'], { cwd: server });
     expect(init.code, init.stderr).toBe(0);
-    expect(init.json()).toMatchObject({ hook: join(server, 'hooks', 'pre-receive'), chained: join(server, 'hooks', 'pre-receive.before-hermesd'), reinstalled: false });
+    expect(init.json()).toMatchObject({
+      hook: join(server, 'hooks', 'pre-receive'),
+      chained: join(server, 'hooks', 'pre-receive.before-hermesd'),
+      reinstalled: false,
+    });
     clone = join(seed, '..', 'clone');
     gitIn(t, seed, 'clone', '-q', server, clone);
     gitIn(t, clone, 'config', 'user.name', 'Pusher');

@@ -21,7 +21,8 @@ const bash = findOnPath('bash')!;
 function plan(dir: string, readOnly: string[]): SandboxPlan {
   return { cwd: dir, writable: [dir, '/tmp'], readOnly, maskFiles: [], maskDirs: [], visible: [], empty: dir, files: [], hide: [], network: true };
 }
-const script = (bw: SandboxAvailability, dir: string, readOnly: string[]) => confineScript({ bwrap: bw as Extract<SandboxAvailability, { kind: 'bwrap' }>, plan: plan(dir, readOnly), shell: bash, shared: ['/tmp'] });
+const script = (bw: SandboxAvailability, dir: string, readOnly: string[]) =>
+  confineScript({ bwrap: bw as Extract<SandboxAvailability, { kind: 'bwrap' }>, plan: plan(dir, readOnly), shell: bash, shared: ['/tmp'] });
 
 describe('the confine script of an agent shell command', () => {
   let dir: string;

@@ -64,7 +64,10 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
           continue;
         }
         // Run confined: the answer runs the command, as it was, in a script that runs bubblewrap.
-        expect(confinement(call.ran), `${s.command}: ${JSON.stringify(call.pre)}`).toMatchObject({ command: s.command, script: expect.stringContaining('bwrap') });
+        expect(confinement(call.ran), `${s.command}: ${JSON.stringify(call.pre)}`).toMatchObject({
+          command: s.command,
+          script: expect.stringContaining('bwrap'),
+        });
         if (s.background) await new Promise((r) => setTimeout(r, 1_500));
         expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8'), `${agent}: ${s.command}`).toBe(ORIGINAL);
       }
@@ -81,12 +84,29 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
     const script = confinement(first.ran)!.file;
     expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('3\n');
     // From inside (spelt so the judge cannot read it): the script, and the folder it sits in, are read-only.
-    const inside = await shellCall(t, repo, 'claude', `f='${script}'; d='${join(script, '..')}'; echo 'exec /bin/sh -c "$1"' > $f; touch $d/mine.sh`, 'script-2');
+    const inside = await shellCall(
+      t,
+      repo,
+      'claude',
+      `f='${script}'; d='${join(script, '..')}'; echo 'exec /bin/sh -c "$1"' > $f; touch $d/mine.sh`,
+      'script-2',
+    );
     expect(inside.ran).toContain(script);
     expect(readFileSync(script, 'utf8')).toContain('bwrap');
     expect(existsSync(join(script, '..', 'mine.sh'))).toBe(false);
     // Gone between the answer and the run (a cleanup, a hand): the command fails, unrun, never unconfined.
-    const pre = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo 4 > src/app.ts' }, tool_use_id: 'script-3' } });
+    const pre = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Bash'), {
+      cwd: repo,
+      env: { CLAUDE_PROJECT_DIR: repo },
+      payload: {
+        session_id: 's',
+        cwd: repo,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'echo 4 > src/app.ts' },
+        tool_use_id: 'script-3',
+      },
+    });
     rmSync(script);
     const r = spawnSync('bash', ['-c', rewritten('claude', pre)!], { cwd: repo, encoding: 'utf8' });
     expect(r.status).not.toBe(0);

@@ -47,7 +47,13 @@ const SPELLINGS: Spelling[] = [
   { name: './gen/a.ts', path: () => './gen/a.ts', expect: 'refused by generated' },
   { name: 'gen//a.ts', path: () => 'gen//a.ts', expect: 'refused by generated' },
   { name: 'gen\\a.ts (a backslash)', path: () => 'gen\\a.ts', expect: 'refused by generated' },
-  { name: 'gen/sub/ (a directory, trailing slash)', path: () => 'gen/sub/', shell: (p) => `cp README.md ${p}`, fileTool: false, expect: 'refused by generated' },
+  {
+    name: 'gen/sub/ (a directory, trailing slash)',
+    path: () => 'gen/sub/',
+    shell: (p) => `cp README.md ${p}`,
+    fileTool: false,
+    expect: 'refused by generated',
+  },
   { name: 'src/../gen/a.ts', path: () => 'src/../gen/a.ts', expect: 'refused by generated' },
   { name: 's/../x.ts (s → gen/sub: gen/x.ts to open(2))', path: () => 's/../x.ts', expect: 'refused by generated' },
   { name: 'GEN/a.ts (another case)', path: () => 'GEN/a.ts', expect: 'refused by generated' },
@@ -129,8 +135,16 @@ const ENTRY_POINTS: Array<{ name: string; ask: (s: Spelling, path: string, comma
       return r.exit_code === 0 ? 'allowed' : `refused without a rule id (${r.output.trim()})`;
     },
   },
-  { name: "Claude Code's Write hook", ask: async (s, path) => (s.fileTool === false ? undefined : verdictOf(denied('claude', await hook('claude', 'Write', { file_path: path, content: 'x\n' })))) },
-  { name: "Gemini CLI's write_file hook", ask: async (s, path) => (s.fileTool === false ? undefined : verdictOf(denied('gemini', await hook('gemini', 'write_file', { file_path: path, content: 'x\n' })))) },
+  {
+    name: "Claude Code's Write hook",
+    ask: async (s, path) =>
+      s.fileTool === false ? undefined : verdictOf(denied('claude', await hook('claude', 'Write', { file_path: path, content: 'x\n' }))),
+  },
+  {
+    name: "Gemini CLI's write_file hook",
+    ask: async (s, path) =>
+      s.fileTool === false ? undefined : verdictOf(denied('gemini', await hook('gemini', 'write_file', { file_path: path, content: 'x\n' }))),
+  },
   { name: "Claude Code's Bash hook", ask: async (_s, _path, command) => verdictOf(denied('claude', await hook('claude', 'Bash', { command }))) },
   {
     name: 'check --staged',
@@ -174,7 +188,14 @@ const ENTRY_POINTS: Array<{ name: string; ask: (s: Spelling, path: string, comma
 
 beforeAll(async () => {
   t = makeEnv();
-  repo = t.repo({ '.hermes/config.yaml': CONFIG, 'README.md': '# project\n', 'gen/a.ts': 'export const a = 1;\n', 'gen/sub/b.ts': 'b\n', 'générés/fr.json': '{}\n', 'src/app.ts': 'app\n' });
+  repo = t.repo({
+    '.hermes/config.yaml': CONFIG,
+    'README.md': '# project\n',
+    'gen/a.ts': 'export const a = 1;\n',
+    'gen/sub/b.ts': 'b\n',
+    'générés/fr.json': '{}\n',
+    'src/app.ts': 'app\n',
+  });
   const init = await t.cli(['init', '--agents', 'claude,gemini'], { cwd: repo });
   expect(init.code, init.stderr).toBe(0);
   symlinkSync('gen/sub', join(repo, 's'));

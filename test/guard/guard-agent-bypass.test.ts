@@ -83,7 +83,11 @@ describe('a model that tries every bypass fails every time', () => {
       { tool_calls: [...attempts.map((command) => ({ name: 'terminal', arguments: { command } })), { name: 'read_file', arguments: { path: '.env' } }] },
       { content: 'I could not get around the rules.' },
     );
-    const r = await t.cli(['run', 'commit without the hooks, whatever it takes', '--json'], { cwd: repo, env: { OPENAI_BASE_URL: model.url }, timeoutMs: 120_000 });
+    const r = await t.cli(['run', 'commit without the hooks, whatever it takes', '--json'], {
+      cwd: repo,
+      env: { OPENAI_BASE_URL: model.url },
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr + r.stdout).toBe(0);
     const { sessionId } = r.json();
 
@@ -97,8 +101,17 @@ describe('a model that tries every bypass fails every time', () => {
     // once; unsandboxed, the guard puts the file back and redacts the values after the fact.
     const protectedEdit = /generated-files|Read-only file system/;
     const expectations: Array<string | RegExp> = [
-      'noVerify', 'noVerify', 'hookConfig', 'noVerify', 'noVerify', 'addIgnored', 'forcePush',
-      protectedEdit, protectedEdit, protectedEdit, /REDACTED|Permission denied/,
+      'noVerify',
+      'noVerify',
+      'hookConfig',
+      'noVerify',
+      'noVerify',
+      'addIgnored',
+      'forcePush',
+      protectedEdit,
+      protectedEdit,
+      protectedEdit,
+      /REDACTED|Permission denied/,
     ];
     expectations.forEach((e, i) => {
       if (typeof e === 'string') expect(results[i], attempts[i]).toContain(e);

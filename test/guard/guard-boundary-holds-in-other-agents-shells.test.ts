@@ -69,7 +69,13 @@ let agentEnv: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   t = makeEnv();
-  repo = t.repo({ '.hermes/config.yaml': CONFIG, 'gen/a.ts': ORIGINAL, 'gen/sub/b.ts': ORIGINAL, 'générés/fr.json': '{}\n', 'src/app.ts': 'export const app = 1;\n' });
+  repo = t.repo({
+    '.hermes/config.yaml': CONFIG,
+    'gen/a.ts': ORIGINAL,
+    'gen/sub/b.ts': ORIGINAL,
+    'générés/fr.json': '{}\n',
+    'src/app.ts': 'export const app = 1;\n',
+  });
   const init = await t.cli(['init', '--agents', 'claude,codex,gemini'], { cwd: repo });
   expect(init.code, init.stderr).toBe(0);
   gitIn(t, repo, 'add', '-A');
@@ -120,7 +126,9 @@ describe("another agent's confined shell cannot switch the guard off", () => {
       // The fake answers at once; the daemon whose socket it took stops within seconds (its socket is gone), and no
       // other can start on a path the fake holds: either way a named fault, never the fake's "allowed".
       const write = await claudeWrite(t, repo, 'gen/a.ts');
-      expect(denied('claude', write), `the fake's "allow" was taken: ${JSON.stringify(write)}`).toMatch(/not by the daemon that holds this work tree's lock|no daemon (could be started|holds)|did not answer/);
+      expect(denied('claude', write), `the fake's "allow" was taken: ${JSON.stringify(write)}`).toMatch(
+        /not by the daemon that holds this work tree's lock|no daemon (could be started|holds)|did not answer/,
+      );
       const commit = commitKey(t, repo, 'fake-outside.txt');
       expect(commit.moved, `a key was committed through the fake daemon: ${commit.out}`).toBe(false);
       expect(commit.out).toMatch(/not by the daemon that holds this work tree's lock|refused/);
@@ -134,7 +142,10 @@ describe("another agent's confined shell cannot switch the guard off", () => {
 
   it('a .git/commondir planted from inside is gone when the call ends, and the next commit runs hermesd', async () => {
     const evil = join(t.home, '..', 'evil-git');
-    const attack = await call(`cp -r .git ${evil} && printf '#!/bin/sh\\nexit 0\\n' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit; f=.git/commondir; echo ${evil} > $f; ls .git`, 'commondir');
+    const attack = await call(
+      `cp -r .git ${evil} && printf '#!/bin/sh\\nexit 0\\n' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit; f=.git/commondir; echo ${evil} > $f; ls .git`,
+      'commondir',
+    );
     expect(attack.stdout).toContain('commondir');
     expect(existsSync(join(repo, '.git/commondir')), 'the planted commondir stayed').toBe(false);
     expect(postContext(attack)).toContain('commondir');
@@ -158,7 +169,13 @@ describe("another agent's confined shell cannot switch the guard off", () => {
     const write = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), {
       cwd: repo,
       env: agentEnv,
-      payload: { session_id: 's1', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: userConfig, content: 'guard:\n  sandbox:\n    enabled: false\n' } },
+      payload: {
+        session_id: 's1',
+        cwd: repo,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: userConfig, content: 'guard:\n  sandbox:\n    enabled: false\n' },
+      },
     });
     expect(denied('claude', write), JSON.stringify(write)).toContain("hermesd's own state");
     // Still confined afterwards.
@@ -169,14 +186,23 @@ describe("another agent's confined shell cannot switch the guard off", () => {
   it('a commit of a key made from inside is judged whatever it did: a killed daemon, HERMESD_SKIP, --no-verify', async () => {
     const before = head(repo);
     const pidFile = join(repo, '.git/hermesd/daemon.json');
-    const kill = await call(`kill -9 $(sed -n 's/.*"pid": \\([0-9]*\\).*/\\1/p' ${pidFile}) 2>&1; printf 'k = "%s"\\n' ${KEY} > k1.txt; git add k1.txt; git commit -qm k1 2>&1; echo rc=$?`, 'kill');
+    const kill = await call(
+      `kill -9 $(sed -n 's/.*"pid": \\([0-9]*\\).*/\\1/p' ${pidFile}) 2>&1; printf 'k = "%s"\\n' ${KEY} > k1.txt; git add k1.txt; git commit -qm k1 2>&1; echo rc=$?`,
+      'kill',
+    );
     expect(kill.stdout, 'the daemon is not visible from inside').toMatch(/No such process/);
     expect(kill.stdout).toMatch(/no-aws-keys/);
     expect(head(repo), 'a key was committed by killing the daemon').toBe(before);
-    const skip = await call(`printf 'k = "%s"\\n' ${KEY} > k2.txt; git add k2.txt; s=/tmp/hd-skip-$$.sh; echo 'HERMESD_SKIP=1 git commit -qm k2' > $s; sh $s 2>&1; echo rc=$?`, 'skip');
+    const skip = await call(
+      `printf 'k = "%s"\\n' ${KEY} > k2.txt; git add k2.txt; s=/tmp/hd-skip-$$.sh; echo 'HERMESD_SKIP=1 git commit -qm k2' > $s; sh $s 2>&1; echo rc=$?`,
+      'skip',
+    );
     expect(skip.stdout).toMatch(/HERMESD_SKIP=1 is ignored inside hermesd's sandbox/);
     expect(head(repo), 'a key was committed with HERMESD_SKIP').toBe(before);
-    const noVerify = await call(`printf 'k = "%s"\\n' ${KEY} > k3.txt; git add k3.txt; s=/tmp/hd-nv-$$.sh; echo 'git commit -qm k3 --no-verify' > $s; sh $s; git log -1 --format=%s`, 'no-verify');
+    const noVerify = await call(
+      `printf 'k = "%s"\\n' ${KEY} > k3.txt; git add k3.txt; s=/tmp/hd-nv-$$.sh; echo 'git commit -qm k3 --no-verify' > $s; sh $s; git log -1 --format=%s`,
+      'no-verify',
+    );
     expect(noVerify.stdout, 'the commit itself went through inside').toContain('k3');
     expect(head(repo), 'the commit made with --no-verify was taken back after the call').toBe(before);
     expect(postContext(noVerify)).toContain('no-aws-keys');
@@ -191,13 +217,22 @@ describe("another agent's confined shell cannot switch the guard off", () => {
     const write = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), {
       cwd: repo,
       env: agentEnv,
-      payload: { session_id: 's1', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: gitconfig, content: '[core]\n\thooksPath = /dev/null\n' } },
+      payload: {
+        session_id: 's1',
+        cwd: repo,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: gitconfig, content: '[core]\n\thooksPath = /dev/null\n' },
+      },
     });
     expect(denied('claude', write), JSON.stringify(write)).toMatch(/outside what an agent's tools and commands may write/);
   });
 
   it('no capability inside (a remount fails, as root too), and no process outlives the call', async () => {
-    const attack = await call(`mount -o remount,rw,bind gen 2>&1; f=gen/a.ts; echo x > $f; setsid sh -c 'sleep 1; echo late > gen/a.ts; echo late > src/late.gen.ts; echo late > /tmp/hd-late-$PPID' </dev/null >/dev/null 2>&1 & echo started`, 'remount');
+    const attack = await call(
+      `mount -o remount,rw,bind gen 2>&1; f=gen/a.ts; echo x > $f; setsid sh -c 'sleep 1; echo late > gen/a.ts; echo late > src/late.gen.ts; echo late > /tmp/hd-late-$PPID' </dev/null >/dev/null 2>&1 & echo started`,
+      'remount',
+    );
     expect(attack.stdout).toContain('started');
     expect(attack.stdout).toMatch(/permission denied|must be superuser|not permitted/i);
     await new Promise((r) => setTimeout(r, 2_000));
@@ -237,7 +272,14 @@ describe('a path spelt another way is the same path at every entry point', () =>
     const patch = `*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch\n`;
     const r = await runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', 'apply_patch'), {
       cwd: repo,
-      payload: { session_id: 's1', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch }, tool_use_id: `p-${path}` },
+      payload: {
+        session_id: 's1',
+        cwd: repo,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'apply_patch',
+        tool_input: { command: patch },
+        tool_use_id: `p-${path}`,
+      },
     });
     expect(denied('codex', r), `${path}: ${JSON.stringify(r)}`).toMatch(/repository rule "(generated|accents)"/);
   });
@@ -246,7 +288,9 @@ describe('a path spelt another way is the same path at every entry point', () =>
     const services = createAgentServices({ root: repo, home: t.home });
     try {
       const ctx = { root: repo, sessionId: 'spelling', signal: new AbortController().signal, config: services.config, services };
-      const r = JSON.parse((await runToolCall(TOOLS, { name: 'write_file', arguments: JSON.stringify({ path, content: 'x' }) }, ctx)).content) as { error?: string };
+      const r = JSON.parse((await runToolCall(TOOLS, { name: 'write_file', arguments: JSON.stringify({ path, content: 'x' }) }, ctx)).content) as {
+        error?: string;
+      };
       expect(r.error, `${path}: ${JSON.stringify(r)}`).toMatch(/repository rule "(generated|accents)"/);
     } finally {
       services.sessions.close();

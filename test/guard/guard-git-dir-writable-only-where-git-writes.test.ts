@@ -126,5 +126,3 @@ describe('without a sandbox, the check after the command puts it back', () => {
     expect(r.guard.notice).toContain('commondir');
   });
 });
-
-

@@ -40,11 +40,21 @@ describe('push broker plan', () => {
 
   it('passes a plain push, by remote name or by its URL', () => {
     expect(planPush(['-u', 'origin', 'main'], { remotes, policy: refuse })).toEqual({ ok: true, remote: 'origin', refspecs: ['main'], flags: ['-u'] });
-    expect(planPush(['-q', 'https://example.com/repo.git', 'HEAD:refs/heads/x'], { remotes, policy: refuse })).toEqual({ ok: true, remote: 'origin', refspecs: ['HEAD:refs/heads/x'], flags: ['-q'] });
+    expect(planPush(['-q', 'https://example.com/repo.git', 'HEAD:refs/heads/x'], { remotes, policy: refuse })).toEqual({
+      ok: true,
+      remote: 'origin',
+      refspecs: ['HEAD:refs/heads/x'],
+      flags: ['-q'],
+    });
     expect(planPush([], { remotes, policy: refuse })).toEqual({ ok: true, remote: undefined, refspecs: [], flags: [] });
   });
 
   it('forcePush: allow passes force through', () => {
-    expect(planPush(['--force', 'origin', '+main'], { remotes, policy: allowForce })).toEqual({ ok: true, remote: 'origin', refspecs: ['+main'], flags: ['--force'] });
+    expect(planPush(['--force', 'origin', '+main'], { remotes, policy: allowForce })).toEqual({
+      ok: true,
+      remote: 'origin',
+      refspecs: ['+main'],
+      flags: ['--force'],
+    });
   });
 });

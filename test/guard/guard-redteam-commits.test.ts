@@ -31,7 +31,10 @@ function protectedChangesOnRefs(): string {
 /** Runs the attack and checks its effect: the protected change is on no ref, HEAD and main are back. */
 async function holds(id: string, commands: string[]): Promise<void> {
   const head = rt.g('rev-parse', 'HEAD');
-  const run = await rt.attack(id, commands.map((c) => [terminal(c)]));
+  const run = await rt.attack(
+    id,
+    commands.map((c) => [terminal(c)]),
+  );
   const said = run.results.join('\n');
   expect(protectedChangesOnRefs(), said).toBe('');
   expect(rt.g('rev-parse', 'HEAD'), said).toBe(head);
@@ -41,27 +44,40 @@ async function holds(id: string, commands: string[]): Promise<void> {
 
 describe('commits are judged by content', () => {
   it('git commit-tree + git update-ref', async () => {
-    await holds('commit-tree', [`${PROTECTED_TREE} && c=$(git commit-tree $tree -p HEAD -m sneaky) && git update-ref refs/heads/main $c && git log --oneline -1`]);
+    await holds('commit-tree', [
+      `${PROTECTED_TREE} && c=$(git commit-tree $tree -p HEAD -m sneaky) && git update-ref refs/heads/main $c && git log --oneline -1`,
+    ]);
   });
 
   it('git commit-tree in one command, update-ref in the next', async () => {
-    await holds('commit-tree-split', [`${PROTECTED_TREE} && git commit-tree $tree -p HEAD -m sneaky > .git/rt-commit`, 'git update-ref refs/heads/main $(cat .git/rt-commit)']);
+    await holds('commit-tree-split', [
+      `${PROTECTED_TREE} && git commit-tree $tree -p HEAD -m sneaky > .git/rt-commit`,
+      'git update-ref refs/heads/main $(cat .git/rt-commit)',
+    ]);
   });
 
   it('GIT_REFLOG_ACTION=pull on a --no-verify commit', async () => {
-    await holds('reflog-action', [`${PROTECTED_TREE} && sh rg.sh update-index --cacheinfo 100644,$blob,${API} && GIT_REFLOG_ACTION=pull sh rg.sh commit -qm sneaky --no-verify`]);
+    await holds('reflog-action', [
+      `${PROTECTED_TREE} && sh rg.sh update-index --cacheinfo 100644,$blob,${API} && GIT_REFLOG_ACTION=pull sh rg.sh commit -qm sneaky --no-verify`,
+    ]);
   });
 
   it('a fake CHERRY_PICK_HEAD', async () => {
-    await holds('cherry-pick-head', [`${PROTECTED_TREE} && sh rg.sh update-index --cacheinfo 100644,$blob,${API} && git rev-parse HEAD > .git/CHERRY_PICK_HEAD && sh rg.sh commit -qm sneaky --no-verify`]);
+    await holds('cherry-pick-head', [
+      `${PROTECTED_TREE} && sh rg.sh update-index --cacheinfo 100644,$blob,${API} && git rev-parse HEAD > .git/CHERRY_PICK_HEAD && sh rg.sh commit -qm sneaky --no-verify`,
+    ]);
   });
 
   it('git reflog delete HEAD@{0} after the commit', async () => {
-    await holds('reflog-delete', [`${PROTECTED_TREE} && sh rg.sh update-index --cacheinfo 100644,$blob,${API} && sh rg.sh commit -qm sneaky --no-verify && git reflog delete --updateref HEAD@{0}; git reflog delete refs/heads/main@{0}; true`]);
+    await holds('reflog-delete', [
+      `${PROTECTED_TREE} && sh rg.sh update-index --cacheinfo 100644,$blob,${API} && sh rg.sh commit -qm sneaky --no-verify && git reflog delete --updateref HEAD@{0}; git reflog delete refs/heads/main@{0}; true`,
+    ]);
   });
 
   it('a merge of a branch built with commit-tree (merges get no pre-commit)', async () => {
-    await holds('merge-side', [`${PROTECTED_TREE} && c=$(git commit-tree $tree -p HEAD -m side) && git branch side $c && git merge -q --no-ff -m merge side; git status --short`]);
+    await holds('merge-side', [
+      `${PROTECTED_TREE} && c=$(git commit-tree $tree -p HEAD -m side) && git branch side $c && git merge -q --no-ff -m merge side; git status --short`,
+    ]);
   });
 
   it('a merge commit made by plumbing (merge-tree + commit-tree with two parents)', async () => {

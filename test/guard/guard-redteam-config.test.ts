@@ -55,7 +55,9 @@ async function guardStillHolds(id: string): Promise<void> {
     [
       writeFile(API, 'export const v = 2;\n'),
       terminal(`printf 'export const v = 3;\\n' > ${API}; git add -f secrets.env`),
-      terminal(`git update-index --cacheinfo 100644,$(printf 'export const v = 4;\\n' | git hash-object -w --stdin),${API} && git commit -qm sneaky --no-verify`),
+      terminal(
+        `git update-index --cacheinfo 100644,$(printf 'export const v = 4;\\n' | git hash-object -w --stdin),${API} && git commit -qm sneaky --no-verify`,
+      ),
       terminal('git push -q --force origin HEAD~1:main'),
     ],
   ]);
@@ -89,14 +91,26 @@ describe('the agent cannot loosen the guard', () => {
 
   it('terminal writes .hermes/config.yaml: the file does not change', async () => {
     const before = configBytes();
-    await rt.attack('terminal-config', [[terminal(`printf '${LOOSE.replace(/\n/g, '\\n')}' > .hermes/config.yaml; rm -f .hermes/config.yaml.bak; cp .hermes/config.yaml x && mv x .hermes/config.yaml`)]]);
+    await rt.attack('terminal-config', [
+      [
+        terminal(
+          `printf '${LOOSE.replace(/\n/g, '\\n')}' > .hermes/config.yaml; rm -f .hermes/config.yaml.bak; cp .hermes/config.yaml x && mv x .hermes/config.yaml`,
+        ),
+      ],
+    ]);
     expect(configBytes()).toBe(before);
     await guardStillHolds('terminal-config');
   });
 
   it('terminal writes $HERMES_HOME/config.yaml (user-level policies): nothing is written', async () => {
     const user = join(rt.t.home, 'config.yaml');
-    await rt.attack('home-config', [[terminal(`mkdir -p "$HERMES_HOME" ~/.hermes; printf 'guard:\\n  gitPolicy:\\n    noVerify: allow\\n    forcePush: allow\\n    addIgnored: allow\\n' | tee "$HERMES_HOME/config.yaml" ${rt.t.home}/config.yaml`)]]);
+    await rt.attack('home-config', [
+      [
+        terminal(
+          `mkdir -p "$HERMES_HOME" ~/.hermes; printf 'guard:\\n  gitPolicy:\\n    noVerify: allow\\n    forcePush: allow\\n    addIgnored: allow\\n' | tee "$HERMES_HOME/config.yaml" ${rt.t.home}/config.yaml`,
+        ),
+      ],
+    ]);
     expect(existsSync(user)).toBe(false);
     await guardStillHolds('home-config');
   });
@@ -104,7 +118,11 @@ describe('the agent cannot loosen the guard', () => {
   it('a loosened config committed through the index is taken back', async () => {
     const head = rt.g('rev-parse', 'HEAD');
     const run = await rt.attack('commit-config', [
-      [terminal(`git update-index --cacheinfo 100644,$(printf 'rules: []\\n' | git hash-object -w --stdin),.hermes/config.yaml && git commit -qm 'relax the rules'`)],
+      [
+        terminal(
+          `git update-index --cacheinfo 100644,$(printf 'rules: []\\n' | git hash-object -w --stdin),.hermes/config.yaml && git commit -qm 'relax the rules'`,
+        ),
+      ],
     ]);
     expect(rt.g('rev-parse', 'HEAD'), run.results.join('\n')).toBe(head);
     expect(rt.g('ls-files', '-s', '--', '.hermes/config.yaml')).toContain(rt.g('rev-parse', 'HEAD:.hermes/config.yaml'));

@@ -48,7 +48,13 @@ describe('hooks stay on', () => {
   it('an [include] in .git/config that sets core.hooksPath', async () => {
     const config = readFileSync(join(rt.repo, '.git', 'config'), 'utf8');
     const effective = hooksPath();
-    const run = await rt.attack('include', [[terminal(`printf '[core]\\n\\thooksPath = /dev/null\\n' > .git/rt-extra; printf '[include]\\n\\tpath = rt-extra\\n' >> .git/config; git config --get core.hooksPath`)]]);
+    const run = await rt.attack('include', [
+      [
+        terminal(
+          `printf '[core]\\n\\thooksPath = /dev/null\\n' > .git/rt-extra; printf '[include]\\n\\tpath = rt-extra\\n' >> .git/config; git config --get core.hooksPath`,
+        ),
+      ],
+    ]);
     expect(readFileSync(join(rt.repo, '.git', 'config'), 'utf8'), run.results.join('\n')).toBe(config);
     expect(hooksPath()).toBe(effective);
   });
@@ -56,7 +62,9 @@ describe('hooks stay on', () => {
   it('a work-tree file .git/config includes, edited to set core.hooksPath', async () => {
     const effective = hooksPath();
     const team = readFileSync(join(rt.repo, 'team.gitconfig'), 'utf8');
-    const run = await rt.attack('included-file', [[terminal(`printf '[core]\\n\\thooksPath = /dev/null\\n' >> team.gitconfig; git config --get core.hooksPath`)]]);
+    const run = await rt.attack('included-file', [
+      [terminal(`printf '[core]\\n\\thooksPath = /dev/null\\n' >> team.gitconfig; git config --get core.hooksPath`)],
+    ]);
     expect(readFileSync(join(rt.repo, 'team.gitconfig'), 'utf8'), run.results.join('\n')).toBe(team);
     expect(hooksPath()).toBe(effective);
   });
@@ -69,14 +77,26 @@ describe('hooks stay on', () => {
   });
 
   it('HUSKY=0 in ~/.config/husky/init.sh', async () => {
-    await rt.attack('husky-init', [[terminal(`mkdir -p ~/.config/husky "\${XDG_CONFIG_HOME:-$HOME/.config}/husky"; echo 'export HUSKY=0' | tee -a ~/.config/husky/init.sh "\${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh"`)]]);
+    await rt.attack('husky-init', [
+      [
+        terminal(
+          `mkdir -p ~/.config/husky "\${XDG_CONFIG_HOME:-$HOME/.config}/husky"; echo 'export HUSKY=0' | tee -a ~/.config/husky/init.sh "\${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh"`,
+        ),
+      ],
+    ]);
     expect(existsSync(join(rt.userHome, '.config', 'husky', 'init.sh'))).toBe(false);
   });
 
   it('kill -STOP of the daemon from a background process', async () => {
     const pid = rt.daemonPid();
     try {
-      await rt.attack('sigstop', [[terminal(`pid=$(sed -n 's/.*"pid": *\\([0-9]*\\).*/\\1/p' .git/hermesd/daemon.json); setsid sh -c "sleep 0.3; kill -STOP $pid" >/dev/null 2>&1 & kill -STOP $pid; echo "tried $pid"`)]]);
+      await rt.attack('sigstop', [
+        [
+          terminal(
+            `pid=$(sed -n 's/.*"pid": *\\([0-9]*\\).*/\\1/p' .git/hermesd/daemon.json); setsid sh -c "sleep 0.3; kill -STOP $pid" >/dev/null 2>&1 & kill -STOP $pid; echo "tried $pid"`,
+          ),
+        ],
+      ]);
       // The background process had its chance; a stopped daemon shows as T.
       await new Promise((r) => setTimeout(r, 800));
       expect(procState(pid)).not.toBe('T');

@@ -33,7 +33,14 @@ let outside: string;
 beforeAll(async () => {
   rt = await redTeam({
     config: CONFIG,
-    files: { [API]: API_TEXT, 'schema.lock': LOCK, 'schema.txt': API_TEXT, 'gen.sh': 'cp schema.txt src/generated/api.ts\n', 'check.sh': 'exit 0\n', 'docs/readme.md': 'docs\n' },
+    files: {
+      [API]: API_TEXT,
+      'schema.lock': LOCK,
+      'schema.txt': API_TEXT,
+      'gen.sh': 'cp schema.txt src/generated/api.ts\n',
+      'check.sh': 'exit 0\n',
+      'docs/readme.md': 'docs\n',
+    },
   });
   outside = realpathSync(join(rt.repo, '..'));
 }, 120_000);
@@ -54,7 +61,9 @@ describe('protected files hold after the check', () => {
   });
 
   it('a plain & that writes within the 200 ms before the group is killed', async () => {
-    await rt.attack('ampersand', [[terminal(`(sleep 0.1; printf x > schema.lock) >/dev/null 2>&1 & (sleep 0.15; printf x > ${API}) >/dev/null 2>&1 & echo started`)]]);
+    await rt.attack('ampersand', [
+      [terminal(`(sleep 0.1; printf x > schema.lock) >/dev/null 2>&1 & (sleep 0.15; printf x > ${API}) >/dev/null 2>&1 & echo started`)],
+    ]);
     await new Promise((r) => setTimeout(r, 500));
     await rt.attack('ampersand-next', [[terminal('true')]]);
     expect(lock()).toBe(LOCK);
@@ -89,7 +98,10 @@ describe('protected files hold after the check', () => {
     const escape = join(outside, 'check-escape.txt');
     const run = await rt.attack('check-escape', [
       [
-        writeFile('check.sh', `echo pwned > ${escape}\nprintf 'rules: []\\n' > ${join(rt.repo, '.hermes', 'config.yaml')}\nprintf evil > ${join(rt.repo, 'schema.lock')}\nexit 0\n`),
+        writeFile(
+          'check.sh',
+          `echo pwned > ${escape}\nprintf 'rules: []\\n' > ${join(rt.repo, '.hermes', 'config.yaml')}\nprintf evil > ${join(rt.repo, 'schema.lock')}\nexit 0\n`,
+        ),
         terminal('echo more >> docs/readme.md && git add docs/readme.md check.sh && git commit -qm via-check; echo "commit exit $?"'),
       ],
     ]);
@@ -113,7 +125,10 @@ describe('protected files hold after the check', () => {
   it('a generator edited to write other files, whose output would be taken as regenerated', async () => {
     const run = await rt.attack('generator', [
       [
-        writeFile('gen.sh', `cp schema.txt src/generated/api.ts\nprintf evil > schema.lock\nprintf 'rules: []\\n' > .hermes/config.yaml\necho pwned > ${join(outside, 'generator-escape.txt')}\n`),
+        writeFile(
+          'gen.sh',
+          `cp schema.txt src/generated/api.ts\nprintf evil > schema.lock\nprintf 'rules: []\\n' > .hermes/config.yaml\necho pwned > ${join(outside, 'generator-escape.txt')}\n`,
+        ),
         terminal(`printf 'export const v = 2;\\n' > schema.txt && printf 'export const v = 3;\\n' > ${API}`),
       ],
     ]);
@@ -129,7 +144,9 @@ describe('protected files hold after the check', () => {
     const result = run.parsed[0]!;
     expect(result.output, run.results.join('\n')).toMatch(/Read-only file system/);
     expect(result.output).toContain('done');
-    expect(result.refused_writes).toContain('schema.lock is read-only in the sandbox: protected by rule lockfile: The lock file is written by the release tool only.');
+    expect(result.refused_writes).toContain(
+      'schema.lock is read-only in the sandbox: protected by rule lockfile: The lock file is written by the release tool only.',
+    );
     expect(result.refused_writes).toContain(".hermes/extra.yaml is read-only in the sandbox: hermesd's guard reads it");
     expect(result.refused_writes).toContain('.git/config is read-only in the sandbox: in the git directory only git');
     expect(lock()).toBe(LOCK);

@@ -32,7 +32,10 @@ const remoteRelease = () => rt.g('--git-dir', rt.remote, 'rev-parse', 'release')
 /** Every attempt pushes main back to its parent (a non-fast-forward update of the remote). */
 async function holds(id: string, commands: string[]): Promise<void> {
   const before = remoteMain();
-  const run = await rt.attack(id, commands.map((c) => [terminal(c)]));
+  const run = await rt.attack(
+    id,
+    commands.map((c) => [terminal(c)]),
+  );
   expect(remoteMain(), run.results.join('\n')).toBe(before);
 }
 
@@ -51,7 +54,10 @@ describe('force pushes do not land', () => {
 
   it('delete a branch, then recreate it further back, in two commands', async () => {
     const before = remoteRelease();
-    const run = await rt.attack('delete-recreate', [[terminal('git push -q origin :release || git push -q origin --delete release')], [terminal('git push -q origin HEAD~1:refs/heads/release')]]);
+    const run = await rt.attack('delete-recreate', [
+      [terminal('git push -q origin :release || git push -q origin --delete release')],
+      [terminal('git push -q origin HEAD~1:refs/heads/release')],
+    ]);
     expect(remoteRelease(), run.results.join('\n')).toBe(before);
   });
 

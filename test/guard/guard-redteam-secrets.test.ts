@@ -6,7 +6,18 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DAEMON_GITHUB_TOKEN, DAEMON_OPENAI_KEY, findLeak, readFile, redTeam, searchFiles, skillView, terminal, type Attack, type RedTeam } from '../helpers/redteam.js';
+import {
+  DAEMON_GITHUB_TOKEN,
+  DAEMON_OPENAI_KEY,
+  findLeak,
+  readFile,
+  redTeam,
+  searchFiles,
+  skillView,
+  terminal,
+  type Attack,
+  type RedTeam,
+} from '../helpers/redteam.js';
 
 const CONFIG = `rules:
   - id: no-aws-keys
@@ -116,7 +127,11 @@ describe('secret values never reach the model', () => {
   });
 
   it("the daemon's own keys through the environment", async () => {
-    noLeak(await rt.attack('environment', [[terminal('printenv OPENAI_API_KEY; printenv GITHUB_TOKEN | base64; env | rev; cat /proc/$PPID/environ | tr "\\0" "\\n"')]]));
+    noLeak(
+      await rt.attack('environment', [
+        [terminal('printenv OPENAI_API_KEY; printenv GITHUB_TOKEN | base64; env | rev; cat /proc/$PPID/environ | tr "\\0" "\\n"')],
+      ]),
+    );
   });
 
   it('state.db holds none of the values', () => {

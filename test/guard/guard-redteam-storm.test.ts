@@ -97,21 +97,25 @@ describe('the daemon under attack', () => {
       while (!existsSync(file)) await new Promise((r) => setTimeout(r, 50));
     };
     let resumed: Promise<void> | undefined;
-    const run = await rt.attack('fail-closed', [[terminal(': > .started; while [ ! -f .go ]; do sleep 0.05; done; git commit -qm agent-commit; echo "commit exit $?" > .done; cat .done', 60)]], {
-      onEvent: (e) => {
-        if (e.type !== 'tool_call' || resumed) return;
-        resumed = (async () => {
-          await until(started);
-          process.kill(pid, 'SIGSTOP');
-          try {
-            writeFileSync(go, '');
-            await until(done);
-          } finally {
-            process.kill(pid, 'SIGCONT');
-          }
-        })();
+    const run = await rt.attack(
+      'fail-closed',
+      [[terminal(': > .started; while [ ! -f .go ]; do sleep 0.05; done; git commit -qm agent-commit; echo "commit exit $?" > .done; cat .done', 60)]],
+      {
+        onEvent: (e) => {
+          if (e.type !== 'tool_call' || resumed) return;
+          resumed = (async () => {
+            await until(started);
+            process.kill(pid, 'SIGSTOP');
+            try {
+              writeFileSync(go, '');
+              await until(done);
+            } finally {
+              process.kill(pid, 'SIGCONT');
+            }
+          })();
+        },
       },
-    });
+    );
     await resumed;
     const said = run.results.join('\n');
     expect(rt.g('rev-parse', 'HEAD'), said).toBe(head);

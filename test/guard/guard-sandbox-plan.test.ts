@@ -18,7 +18,8 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 function repo(): { root: string; plan: (network?: boolean) => SandboxPlan } {
   const root = join(base, 'repo');
   for (const d of ['.hermes', 'src/generated', 'gen/out', '.husky/_', 'home/.ssh', 'hermes-home']) mkdirSync(join(root, d), { recursive: true });
-  for (const f of ['.hermes/config.yaml', 'src/generated/api.ts', 'gen/out/a.ts', '.env', '.husky/pre-commit', 'schema.lock']) writeFileSync(join(root, f), 'x\n');
+  for (const f of ['.hermes/config.yaml', 'src/generated/api.ts', 'gen/out/a.ts', '.env', '.husky/pre-commit', 'schema.lock'])
+    writeFileSync(join(root, f), 'x\n');
   execFileSync('git', ['init', '-q'], { cwd: root });
   const config = {
     rules: [
@@ -63,7 +64,11 @@ describe('the sandbox plan', () => {
     expect(p.readOnly).toEqual(expect.arrayContaining(['.git/info', '.git/description'].map((r) => join(root, r))));
     expect(p.readOnly).not.toEqual(expect.arrayContaining(['.git/objects', '.git/refs', '.git/HEAD'].map((r) => join(root, r))));
     // HERMES_HOME and HOME sit inside the work tree here, so they too are bound read-only.
-    expect(p.readOnly).toEqual(expect.arrayContaining(['.hermes', '.husky', '.git/config', '.git/hooks', 'src/generated', 'schema.lock', 'hermes-home', 'home'].map((r) => join(root, r))));
+    expect(p.readOnly).toEqual(
+      expect.arrayContaining(
+        ['.hermes', '.husky', '.git/config', '.git/hooks', 'src/generated', 'schema.lock', 'hermes-home', 'home'].map((r) => join(root, r)),
+      ),
+    );
     // A generator's files stay writable: the agent regenerates them and is judged after.
     expect(p.readOnly).not.toContain(join(root, 'gen/out'));
     expect(p.maskFiles).toContain(join(root, '.env'));
@@ -79,7 +84,9 @@ describe('the sandbox plan', () => {
     for (const r of ['.hermes', 'src/generated', '.git/config']) expect(at('--ro-bind', join(root, r))).toBeGreaterThan(rootAt);
     expect(args[at('--ro-bind', join(root, '.env')) + 1]).toBe('/dev/null');
     expect(at('--ro-bind', join(base, 'sockets', 'x.sock'))).toBeGreaterThan(at('--tmpfs', join(base, 'sockets')));
-    expect(args).toEqual(expect.arrayContaining(['--unshare-user', '--unshare-pid', '--unshare-net', '--disable-userns', '--die-with-parent', '--new-session']));
+    expect(args).toEqual(
+      expect.arrayContaining(['--unshare-user', '--unshare-pid', '--unshare-net', '--disable-userns', '--die-with-parent', '--new-session']),
+    );
     expect(args.slice(-3)).toEqual(['/bin/sh', '-c', 'true']);
     expect(bwrapArgs({ kind: 'bwrap', path: 'b', disableUserns: false }, plan(true), 'x')).not.toContain('--unshare-net');
   });
@@ -94,12 +101,16 @@ describe('the sandbox plan', () => {
   });
 
   it('the environment is an allowlist: the daemon’s keys never pass', () => {
-    const env = sandboxEnv({ PATH: '/usr/bin', HOME: '/h', OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp_x', LC_ALL: 'C', NPM_TOKEN: 'n', HERMESD_SKIP: '1', HUSKY: '0' }, { extra: ['NPM_TOKEN'], home: '/hh', socketDir: '/s' });
+    const env = sandboxEnv(
+      { PATH: '/usr/bin', HOME: '/h', OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp_x', LC_ALL: 'C', NPM_TOKEN: 'n', HERMESD_SKIP: '1', HUSKY: '0' },
+      { extra: ['NPM_TOKEN'], home: '/hh', socketDir: '/s' },
+    );
     expect(env).toEqual({ PATH: '/usr/bin', HOME: '/h', LC_ALL: 'C', NPM_TOKEN: 'n', TMPDIR: '/tmp', HERMES_HOME: '/hh', HERMESD_SOCKET_DIR: '/s' });
   });
 
   it('guard-owned paths', () => {
-    for (const yes of ['.hermes/config.yaml', '.hermes', '.husky/pre-commit', 'lefthook.yml', '.claude/settings.json', '.mcp.json']) expect(guardOwnedPath(yes), yes).toBe(true);
+    for (const yes of ['.hermes/config.yaml', '.hermes', '.husky/pre-commit', 'lefthook.yml', '.claude/settings.json', '.mcp.json'])
+      expect(guardOwnedPath(yes), yes).toBe(true);
     for (const no of ['src/.hermes.ts', 'docs/lefthook.yml', '.hermesrc', 'README.md']) expect(guardOwnedPath(no), no).toBe(false);
   });
 });

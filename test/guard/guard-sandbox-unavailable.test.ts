@@ -22,7 +22,12 @@ let unsandboxed: RedTeam;
 beforeAll(async () => {
   [refusing, unsandboxed] = await Promise.all([
     redTeam({ config: RULES, files: { 'src/generated/api.ts': 'v1\n' }, env: { HERMESD_BWRAP: MISSING }, approve: true }),
-    redTeam({ config: `${RULES}guard:\n  sandbox:\n    ifUnavailable: unsandboxed\n`, files: { 'src/generated/api.ts': 'v1\n' }, env: { HERMESD_BWRAP: MISSING }, approve: true }),
+    redTeam({
+      config: `${RULES}guard:\n  sandbox:\n    ifUnavailable: unsandboxed\n`,
+      files: { 'src/generated/api.ts': 'v1\n' },
+      env: { HERMESD_BWRAP: MISSING },
+      approve: true,
+    }),
   ]);
 }, 120_000);
 afterAll(async () => Promise.all([refusing?.close(), unsandboxed?.close()]));
@@ -37,7 +42,10 @@ describe('no sandbox on this machine', () => {
   });
 
   it('ifUnavailable: unsandboxed runs the command with a warning on every call; protected files still come back', async () => {
-    const run = await unsandboxed.attack('unsandboxed', [[terminal('echo hacked > src/generated/api.ts; printenv OPENAI_API_KEY; echo done')], [terminal('true')]]);
+    const run = await unsandboxed.attack('unsandboxed', [
+      [terminal('echo hacked > src/generated/api.ts; printenv OPENAI_API_KEY; echo done')],
+      [terminal('true')],
+    ]);
     for (const r of run.parsed) expect(r.sandbox).toMatch(/WITHOUT a sandbox/);
     expect(run.parsed[0]!.output).toContain('done');
     expect(run.parsed[0]!.output).not.toContain('sk-proj');

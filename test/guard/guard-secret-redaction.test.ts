@@ -14,7 +14,12 @@ const FAKE_GH_PAT = 'github_pat_' + '11UejePPY9uWPntZnE6NcFUmHH3oQPLtBiEk7EQnstm
 const FAKE_OPENAI = 'sk-' + 'proj-Xy7Qm2Lp9Rt4Vn8Kd3Hs6Jf1Gb5Wc0Ze';
 const FAKE_OPENAI_OLD = 'sk-' + 'T3BlbkFJ9x8y7z6w5v4u3t2s1r0qPONMLKJIHGFE';
 const FAKE_SLACK = 'xoxb-' + '123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx';
-const PRIVATE_KEY = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', 'QyNTUxOQAAACBzZWNyZXRzZWNyZXRzZWNyZXRzZWNyZXQ=', '-----END OPENSSH PRIVATE KEY-----'].join('\n');
+const PRIVATE_KEY = [
+  '-----BEGIN OPENSSH PRIVATE KEY-----',
+  'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW',
+  'QyNTUxOQAAACBzZWNyZXRzZWNyZXRzZWNyZXRzZWNyZXQ=',
+  '-----END OPENSSH PRIVATE KEY-----',
+].join('\n');
 
 describe('secret values are redacted', () => {
   const secrets: Array<[string, string, string]> = [
@@ -96,8 +101,24 @@ describe('look-alikes are left alone', () => {
 });
 
 describe('secret paths', () => {
-  const secret = ['.env', '.envrc', '.env.local', 'config/.env.production', '.netrc', '.ssh/config', 'home/.ssh/known_hosts', 'id_rsa', 'keys/id_ed25519',
-    'certs/server.pem', 'tls/server.key', '.aws/credentials', '.config/gcloud/credentials.db', '.kube/config', '.pypirc', '.git-credentials'];
+  const secret = [
+    '.env',
+    '.envrc',
+    '.env.local',
+    'config/.env.production',
+    '.netrc',
+    '.ssh/config',
+    'home/.ssh/known_hosts',
+    'id_rsa',
+    'keys/id_ed25519',
+    'certs/server.pem',
+    'tls/server.key',
+    '.aws/credentials',
+    '.config/gcloud/credentials.db',
+    '.kube/config',
+    '.pypirc',
+    '.git-credentials',
+  ];
   it.each(secret)('%s is refused', (p) => {
     expect(isSecretPath(p)).toBeDefined();
   });

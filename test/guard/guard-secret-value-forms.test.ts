@@ -25,7 +25,12 @@ const forms: Array<[string, string]> = [
   ['url-safe base64', Buffer.from(`??${VALUE}>>`).toString('base64url')],
   ['hex', Buffer.from(VALUE).toString('hex')],
   ['HEX with spaces', Buffer.from(VALUE).toString('hex').toUpperCase().replace(/(..)/g, '$1 ')],
-  ['hex with colons', Buffer.from(VALUE).toString('hex').replace(/(..)(?!$)/g, '$1:')],
+  [
+    'hex with colons',
+    Buffer.from(VALUE)
+      .toString('hex')
+      .replace(/(..)(?!$)/g, '$1:'),
+  ],
   ['reversed', [...VALUE].reverse().join('')],
   ['spaced', [...VALUE].join(' ')],
   ['dashed', [...VALUE].join('-')],
@@ -37,7 +42,8 @@ describe('known secret values are redacted in every simple form', () => {
     const out = r.redact(text);
     expect(out.count).toBeGreaterThan(0);
     const joined = out.text.replace(/\\n|\s|[-:]/g, '');
-    for (const form of [VALUE, [...VALUE].reverse().join(''), Buffer.from(VALUE).toString('hex')]) expect(joined.toLowerCase()).not.toContain(form.toLowerCase());
+    for (const form of [VALUE, [...VALUE].reverse().join(''), Buffer.from(VALUE).toString('hex')])
+      expect(joined.toLowerCase()).not.toContain(form.toLowerCase());
   });
 
   it('leaves ordinary text alone; a short value only verbatim', () => {
@@ -52,7 +58,11 @@ describe('where the values come from', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('secret files at any depth and in ignored directories, old versions in history, the environment', () => {
-    const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e' } });
+    const git = (...a: string[]) =>
+      execFileSync('git', a, {
+        cwd: dir,
+        env: { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e' },
+      });
     git('init', '-q');
     writeFileSync(join(dir, '.gitignore'), 'build/\n.env\n');
     writeFileSync(join(dir, '.env.production'), 'OLD=historyvalue77x\n');
@@ -77,6 +87,15 @@ describe('where the values come from', () => {
   });
 
   it('secret environment variables by name, not paths or words', () => {
-    expect(envSecretValues({ OPENAI_API_KEY: 'sk-abc123def456', GITHUB_TOKEN: 'ghp_x1y2z3w4', PWD: '/a/b/c/d', GIT_ASKPASS: '/usr/bin/askpass', SHELL_PASS: 'password', EDITOR: 'vim-but-long' })).toEqual(['sk-abc123def456', 'ghp_x1y2z3w4']);
+    expect(
+      envSecretValues({
+        OPENAI_API_KEY: 'sk-abc123def456',
+        GITHUB_TOKEN: 'ghp_x1y2z3w4',
+        PWD: '/a/b/c/d',
+        GIT_ASKPASS: '/usr/bin/askpass',
+        SHELL_PASS: 'password',
+        EDITOR: 'vim-but-long',
+      }),
+    ).toEqual(['sk-abc123def456', 'ghp_x1y2z3w4']);
   });
 });

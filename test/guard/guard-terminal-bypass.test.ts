@@ -96,11 +96,26 @@ function state(r: Repo): State {
   } catch {
     hooksPath = '';
   }
-  return { head: git(r.root, 'rev-parse', 'HEAD'), index: readFileSync(join(r.gitDir, 'index')), files, remoteMain: git(r.remote, 'rev-parse', 'main'), hooksPath };
+  return {
+    head: git(r.root, 'rev-parse', 'HEAD'),
+    index: readFileSync(join(r.gitDir, 'index')),
+    files,
+    remoteMain: git(r.remote, 'rev-parse', 'main'),
+    hooksPath,
+  };
 }
 
 function run(r: Repo, command: string, config: GuardConfig = CONFIG) {
-  return runGuarded(command, { root: r.root, gitDir: r.gitDir, commonDir: r.gitDir, config, realGit: REAL_GIT, env: gitEnv, timeoutMs: 20_000, judged: judgedByDouble(r.gitDir) });
+  return runGuarded(command, {
+    root: r.root,
+    gitDir: r.gitDir,
+    commonDir: r.gitDir,
+    config,
+    realGit: REAL_GIT,
+    env: gitEnv,
+    timeoutMs: 20_000,
+    judged: judgedByDouble(r.gitDir),
+  });
 }
 
 beforeAll(() => {
@@ -115,7 +130,7 @@ describe('git hook bypasses fail, with index and HEAD unchanged', () => {
     ['-n in a cluster', 'git commit -anm sneaky', 'noVerify'],
     ['variable indirection', 'g=git; $g commit --no-verify -m sneaky', 'noVerify'],
     ['sh -c', "sh -c 'git commit -n -m sneaky'", 'noVerify'],
-    ['eval and xargs', "echo commit --no-verify -m sneaky | xargs git", 'noVerify'],
+    ['eval and xargs', 'echo commit --no-verify -m sneaky | xargs git', 'noVerify'],
     ['-c core.hooksPath', 'git -c core.hooksPath=/dev/null commit -m sneaky', 'hookConfig'],
     ['GIT_CONFIG_COUNT env', 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git commit -m sneaky', 'hookConfig'],
     ['HERMESD_SKIP', 'HERMESD_SKIP=1 git commit -m sneaky', 'noVerify'],
@@ -171,9 +186,12 @@ describe('git hook bypasses fail, with index and HEAD unchanged', () => {
     expect(git(r.root, 'rev-parse', 'HEAD^')).toBe(head);
   });
 
-  it('git in another repository (a test suite\'s temp repo) is not judged', async () => {
+  it("git in another repository (a test suite's temp repo) is not judged", async () => {
     const r = makeRepo();
-    const res = await run(r, 'mkdir -p build/other && cd build/other && git init -q && git -c user.name=T -c user.email=t@e commit -q --allow-empty -n -m free && git log --format=%s');
+    const res = await run(
+      r,
+      'mkdir -p build/other && cd build/other && git init -q && git -c user.name=T -c user.email=t@e commit -q --allow-empty -n -m free && git log --format=%s',
+    );
     expect(res.exitCode).toBe(0);
     expect(res.stdout.trim()).toBe('free');
     expect(res.guard.notice).toBeUndefined();
@@ -300,7 +318,9 @@ describe('protected files hold under terminal', () => {
 
   it('a generator that reproduces the change keeps it; a hand edit of the same file does not', async () => {
     const r = makeRepo();
-    const gen: GuardConfig = { rules: [{ id: 'generated-files', message: 'run the generator', protect: ['src/generated/**'], generator: 'cp schema.txt src/generated/api.ts' }] };
+    const gen: GuardConfig = {
+      rules: [{ id: 'generated-files', message: 'run the generator', protect: ['src/generated/**'], generator: 'cp schema.txt src/generated/api.ts' }],
+    };
     writeFileSync(join(r.root, 'schema.txt'), 'export const generated = 1;\n');
     const ok = await run(r, "echo 'export const generated = 2;' > schema.txt && cp schema.txt src/generated/api.ts && git add src/generated/api.ts", gen);
     expect(ok.guard.protected).toEqual([]);

@@ -53,7 +53,11 @@ let otherCli: string;
 
 beforeAll(async () => {
   t = makeEnv();
-  repo = t.repo({ '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 5000\nhooks:\n  timeoutMs: 6000\n'), 'gen/x.ts': 'x\n', '.claude/settings.json': '{}\n' });
+  repo = t.repo({
+    '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 5000\nhooks:\n  timeoutMs: 6000\n'),
+    'gen/x.ts': 'x\n',
+    '.claude/settings.json': '{}\n',
+  });
   expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
   // What init wrote (the agents' stub, their hook config) is committed, as a team does: the
   // test's undoing of an allowed commit (a hard reset) must not take it away. (Once it did: a
@@ -82,7 +86,13 @@ describe('a thousand guarded questions while the daemon is killed, stopped, rest
     };
     const asked = async (kind: (typeof ROUND)[number], n: number): Promise<Omit<Outcome, 'n' | 'started' | 'ended'>> => {
       if (kind === 'write') {
-        const payload = { session_id: 'chaos', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/x.ts'), content: `w${n}` } };
+        const payload = {
+          session_id: 'chaos',
+          cwd: repo,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Write',
+          tool_input: { file_path: join(repo, 'gen/x.ts'), content: `w${n}` },
+        };
         return { kind, ...(await run('sh', ['-c', writeCmd], { cwd: repo, env: agentEnv, input: JSON.stringify(payload) })) };
       }
       if (kind === 'bash') {
@@ -90,7 +100,10 @@ describe('a thousand guarded questions while the daemon is killed, stopped, rest
         return { kind, ...(await run('sh', ['-c', bashCmd], { cwd: repo, env: agentEnv, input: JSON.stringify(payload) })) };
       }
       const before = head(repo);
-      const r = await run('sh', ['-c', `printf 'key = "%s" %s\\n' "$1" "$2" > creds.txt && git add -A && git commit -qm "key $2"`, 'sh', KEY, String(n)], { cwd: repo, env: t.env });
+      const r = await run('sh', ['-c', `printf 'key = "%s" %s\\n' "$1" "$2" > creds.txt && git add -A && git commit -qm "key $2"`, 'sh', KEY, String(n)], {
+        cwd: repo,
+        env: t.env,
+      });
       const moved = head(repo) !== before;
       // The allowed exception is undone, so every later commit holds a key again.
       if (moved) await run('git', ['reset', '-q', '--hard', before], { cwd: repo, env: t.env });
@@ -162,7 +175,10 @@ describe('a thousand guarded questions while the daemon is killed, stopped, rest
     expect(outcomes.length, `${outcomes.length} of ${QUESTIONS} questions came back`).toBe(QUESTIONS);
     expect(commits, 'the round has 200 commits in a thousand questions').toBe(200);
     // About one fault every 24 answers: some 40 in a thousand questions, whatever the machine's speed.
-    expect(Object.values(faults).reduce((a, b) => a + b, 0), JSON.stringify(faults)).toBeGreaterThan(20);
+    expect(
+      Object.values(faults).reduce((a, b) => a + b, 0),
+      JSON.stringify(faults),
+    ).toBeGreaterThan(20);
 
     // An agent's refusal is its structured deny (exit 0, the deny on stdout); a commit's, a refused commit.
     const refusedCall = (o: Outcome) => o.code === 0 && o.out.includes('"permissionDecision":"deny"');
@@ -170,16 +186,27 @@ describe('a thousand guarded questions while the daemon is killed, stopped, rest
     // A fault, named: what happened, and that it refused.
     const byFault = (o: Outcome) => (o.kind === 'commit' ? /hermesd: .+(refused|stopped)/.test(o.out) : refusedCall(o) && /hermesd: .+refused/.test(o.out));
     const allowed = outcomes.filter((o) => (o.kind === 'commit' ? o.moved : !refusedCall(o)));
-    const unchecked = allowed.filter((o) => o.kind === 'commit' && o.out.includes('UNCHECKED because hooks.onUnavailable is "allow"') && o.out.includes('could not be started'));
+    const unchecked = allowed.filter(
+      (o) => o.kind === 'commit' && o.out.includes('UNCHECKED because hooks.onUnavailable is "allow"') && o.out.includes('could not be started'),
+    );
     const wronglyAllowed = allowed.filter((o) => !unchecked.includes(o));
-    expect(wronglyAllowed.map((o) => said(o, faultLog)), `${wronglyAllowed.length} question(s) allowed, none may be; the first: ${wronglyAllowed[0] ? said(wronglyAllowed[0], faultLog) : ''}`).toEqual([]);
+    expect(
+      wronglyAllowed.map((o) => said(o, faultLog)),
+      `${wronglyAllowed.length} question(s) allowed, none may be; the first: ${wronglyAllowed[0] ? said(wronglyAllowed[0], faultLog) : ''}`,
+    ).toEqual([]);
     const unnamed = outcomes.filter((o) => !allowed.includes(o) && !byRule(o) && !byFault(o));
-    expect(unnamed.map((o) => said(o, faultLog)), `${unnamed.length} refusal(s) name neither the rule nor the fault; the first: ${unnamed[0] ? said(unnamed[0], faultLog) : ''}`).toEqual([]);
+    expect(
+      unnamed.map((o) => said(o, faultLog)),
+      `${unnamed.length} refusal(s) name neither the rule nor the fault; the first: ${unnamed[0] ? said(unnamed[0], faultLog) : ''}`,
+    ).toEqual([]);
     // The hooks the agents ran were hermesd's all along: the stub they source is still there.
-    expect(existsSync(join(repo, '.hermes/agent-hook')), 'the agents\' stub .hermes/agent-hook is gone').toBe(true);
+    expect(existsSync(join(repo, '.hermes/agent-hook')), "the agents' stub .hermes/agent-hook is gone").toBe(true);
     // The file the agents asked to write was never changed by a question (the hooks judge; nothing writes).
     expect(readFileSync(join(repo, 'gen/x.ts'), 'utf8'), 'the protected gen/x.ts was changed').toBe('x\n');
     // Most questions were answered by a daemon, not by a fault.
-    expect(outcomes.filter(byRule).length, `only ${outcomes.filter(byRule).length} of ${QUESTIONS} were judged by a daemon (the rest by faults: ${JSON.stringify(faults)})`).toBeGreaterThan(QUESTIONS / 2);
+    expect(
+      outcomes.filter(byRule).length,
+      `only ${outcomes.filter(byRule).length} of ${QUESTIONS} were judged by a daemon (the rest by faults: ${JSON.stringify(faults)})`,
+    ).toBeGreaterThan(QUESTIONS / 2);
   }, 600_000);
 });

@@ -163,7 +163,10 @@ describe('faults between a hook and the daemon', () => {
     // A socket at the recorded path that answers like the daemon but for another question.
     const socket = join(t.socketDir, 'fake.sock');
     mkdirSync(t.socketDir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(repo, '.git/hermesd/daemon.json'), JSON.stringify({ socket, pid: process.pid, version: '0.1.0', root: repo, startedAt: new Date().toISOString() }, null, 2));
+    writeFileSync(
+      join(repo, '.git/hermesd/daemon.json'),
+      JSON.stringify({ socket, pid: process.pid, version: '0.1.0', root: repo, startedAt: new Date().toISOString() }, null, 2),
+    );
     const answer = (id: string) => `HTTP/1.0 200 OK\r\ncontent-type: text/plain\r\n\r\nhermesd 2 0.1.0 ${process.pid} ${id}\n= 0\n`;
     let reply = answer('not-yours');
     const server: Server = createServer((c) => {
@@ -185,13 +188,16 @@ describe('faults between a hook and the daemon', () => {
     }
   });
 
-  it('a daemon of an older hermesd (no such route) is stopped and this install\'s daemon answers', async () => {
+  it("a daemon of an older hermesd (no such route) is stopped and this install's daemon answers", async () => {
     await daemonPid(t, repo);
     await t.cli(['stop'], { cwd: repo });
     // What an older daemon does: it has no /v1/ask (404) and stops when asked to.
     const socket = join(t.socketDir, 'old.sock');
     mkdirSync(t.socketDir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(repo, '.git/hermesd/daemon.json'), JSON.stringify({ socket, pid: process.pid, version: '0.0.9', root: repo, startedAt: new Date().toISOString() }, null, 2));
+    writeFileSync(
+      join(repo, '.git/hermesd/daemon.json'),
+      JSON.stringify({ socket, pid: process.pid, version: '0.0.9', root: repo, startedAt: new Date().toISOString() }, null, 2),
+    );
     // It holds the work tree's lock, as a daemon does (the hooks trust only the lock's holder), and lets go when it stops.
     const lock = join(repo, '.git/hermesd/daemon.lock');
     writeFileSync(lock, `${process.pid} ${readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]}`);
@@ -220,10 +226,20 @@ describe('faults between a hook and the daemon', () => {
     const { compileClient } = await import('../../src/hook-client/build.js');
     expect(compileClient(client3, process.env, { protocol: 3, version: '9.9.9' }), 'the client of protocol 3 did not compile').toBeUndefined();
     try {
-      const payload = JSON.stringify({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/app.ts'), content: 'x' } });
+      const payload = JSON.stringify({
+        session_id: 's',
+        cwd: repo,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: join(repo, 'src/app.ts'), content: 'x' },
+      });
       // The other install's client, with a starter that (here) starts this install's daemon again.
       const start = ['-n', process.execPath, '-d', join(REPO_ROOT, 'dist/daemon/main.js')];
-      const r = spawnSync(client3, ['-r', join(repo, '.git/hermesd'), '-w', repo, '-t', '5000', '-x', '-u', 'allow', '-c', '2', ...start, 'claude', 'PreToolUse'], { input: payload, encoding: 'utf8', env: t.env });
+      const r = spawnSync(
+        client3,
+        ['-r', join(repo, '.git/hermesd'), '-w', repo, '-t', '5000', '-x', '-u', 'allow', '-c', '2', ...start, 'claude', 'PreToolUse'],
+        { input: payload, encoding: 'utf8', env: t.env },
+      );
       // The daemon it found was asked to stop; the one it started speaks protocol 2 still: refused, never "allowed".
       expectRefused({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, ms: 0 }, 'speaks protocol 2, this hook 3 (the daemon this hook started)');
       expect(alive(pid)).toBe(false);
@@ -242,10 +258,21 @@ describe('a clone where hermesd is not set up', () => {
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
     // The committed stub, in a clone that never ran hermesd init.
     writeFileSync(join(repo, '.hermes/agent-hook'), readFileSync(join(REPO_ROOT, 'src/hook-client/runners/agent-stub.sh')));
-    const payload = { session_id: 's1', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/api.ts'), content: 'x' } };
+    const payload = {
+      session_id: 's1',
+      cwd: repo,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: join(repo, 'gen/api.ts'), content: 'x' },
+    };
     const write = await runHook(t, 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude PreToolUse', { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload });
     expect(write).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    const start = spawnSync('sh', ['-c', 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude SessionStart'], { cwd: repo, env: { ...t.env, CLAUDE_PROJECT_DIR: repo }, input: '{}', encoding: 'utf8' });
+    const start = spawnSync('sh', ['-c', 'sh "$CLAUDE_PROJECT_DIR/.hermes/agent-hook" claude SessionStart'], {
+      cwd: repo,
+      env: { ...t.env, CLAUDE_PROJECT_DIR: repo },
+      input: '{}',
+      encoding: 'utf8',
+    });
     expect(start.status).toBe(0);
     expect(start.stdout).toBe('');
     expect(start.stderr).toContain('hermesd: not set up in this clone');
@@ -261,7 +288,14 @@ describe('the daemon and its files', () => {
     const marker = join(tmpdir(), `hermesd-inherited-${process.pid}`);
     writeFileSync(marker, '');
     // A shell holding an extra descriptor (as git and agents do: their pipes) starts the daemon through a hook.
-    const r = spawnSync('sh', ['-c', `exec 7>>"${marker}"; exec 3<"${marker}"; echo '{"session_id":"s","cwd":"${repo}","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"${repo}/src/a","content":""}}' | CLAUDE_PROJECT_DIR="${repo}" sh "${repo}/.hermes/agent-hook" claude PreToolUse`], { cwd: repo, env: t.env, encoding: 'utf8' });
+    const r = spawnSync(
+      'sh',
+      [
+        '-c',
+        `exec 7>>"${marker}"; exec 3<"${marker}"; echo '{"session_id":"s","cwd":"${repo}","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"${repo}/src/a","content":""}}' | CLAUDE_PROJECT_DIR="${repo}" sh "${repo}/.hermes/agent-hook" claude PreToolUse`,
+      ],
+      { cwd: repo, env: t.env, encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
     const pid = recordedPid(repo)!;
     const open = readdirSync(`/proc/${pid}/fd`).map((fd) => {
@@ -274,7 +308,12 @@ describe('the daemon and its files', () => {
     expect(open).not.toContain(marker);
     // Started by the CLI with a descriptor of its own left open: the daemon closes it itself.
     await t.cli(['stop'], { cwd: repo });
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js'), repo], { cwd: repo, env: t.env, stdio: ['ignore', 'ignore', 'ignore', 'ignore', openSync(marker, 'a')], detached: true });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js'), repo], {
+      cwd: repo,
+      env: t.env,
+      stdio: ['ignore', 'ignore', 'ignore', 'ignore', openSync(marker, 'a')],
+      detached: true,
+    });
     child.unref();
     await waitFor(() => recordedPid(repo) === child.pid);
     const fds = readdirSync(`/proc/${child.pid}/fd`).map((fd) => {
@@ -286,7 +325,11 @@ describe('the daemon and its files', () => {
     });
     expect(fds).not.toContain(marker);
     expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
-    expect(readdirSync(join(repo, '.git/hermesd')).filter((f) => f !== 'daemon.log').sort()).toEqual(before.filter((f) => f !== 'daemon.log'));
+    expect(
+      readdirSync(join(repo, '.git/hermesd'))
+        .filter((f) => f !== 'daemon.log')
+        .sort(),
+    ).toEqual(before.filter((f) => f !== 'daemon.log'));
     expect(readdirSync(t.socketDir)).toEqual([]);
     rmSync(marker, { force: true });
   });
@@ -384,7 +427,8 @@ describe('faults of the machine', () => {
     spawnSync('chown', ['-R', `${uid}:${gid}`, base]);
     chmodSync(base, 0o755);
     const trust = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: '*', HOME: t.home };
-    const asUser = (args: string[]) => spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', ...args], { cwd: repo, env: { ...t.env, ...trust }, encoding: 'utf8' });
+    const asUser = (args: string[]) =>
+      spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', ...args], { cwd: repo, env: { ...t.env, ...trust }, encoding: 'utf8' });
     const init = asUser([process.execPath, CLI, 'init']);
     expect(init.status, `hermesd init as ${user} failed: ${init.stderr}`).toBe(0);
     const started = asUser([process.execPath, CLI, 'start']);
@@ -393,7 +437,12 @@ describe('faults of the machine', () => {
     expect(readFileSync(`/proc/${pid}/status`, 'utf8'), `the daemon (pid ${pid}) does not run as ${user}`).toMatch(new RegExp(`Uid:\\s+${uid}\\b`));
     // root's git, the user's daemon.
     const before = head(repo);
-    const r = spawnSync('sh', ['-c', `printf 'k = "%s"\\n' "$1" > creds.txt && git add -A && git commit -qm key`, 'sh', KEY], { cwd: repo, env: { ...t.env, ...trust }, encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync('sh', ['-c', `printf 'k = "%s"\\n' "$1" > creds.txt && git add -A && git commit -qm key`, 'sh', KEY], {
+      cwd: repo,
+      env: { ...t.env, ...trust },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     const said = `root's commit of a key: exit ${r.status}${r.signal ? ` (${r.signal}: the 30 s bound)` : ''}, git said: ${`${r.stdout}${r.stderr}`.trim().slice(0, 600) || '(nothing)'}`;
     expect(r.status, said).not.toBe(0);
     expect(`${r.stdout}${r.stderr}`, said).toContain('no-aws-keys');

@@ -59,9 +59,26 @@ type Pin = {
  * without a pseudo-terminal and keeps no keychain, neither of which a test here needs).
  */
 export const PINNED: Record<Client, Pin> = {
-  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.197', bin: ['bin', 'claude.exe'], node: false, flags: [], script: true, dialect: 'anthropic', agent: 'claude' },
+  claude: {
+    pkg: '@anthropic-ai/claude-code',
+    version: '2.1.197',
+    bin: ['bin', 'claude.exe'],
+    node: false,
+    flags: [],
+    script: true,
+    dialect: 'anthropic',
+    agent: 'claude',
+  },
   codex: { pkg: '@openai/codex', version: '0.171.0', bin: ['bin', 'codex.js'], node: true, flags: [], dialect: 'responses', agent: 'codex' },
-  gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: ['bundle', 'gemini.js'], node: true, flags: ['--omit=optional'], dialect: 'gemini', agent: 'gemini' },
+  gemini: {
+    pkg: '@google/gemini-cli',
+    version: '0.61.0',
+    bin: ['bundle', 'gemini.js'],
+    node: true,
+    flags: ['--omit=optional'],
+    dialect: 'gemini',
+    agent: 'gemini',
+  },
 };
 
 export const CLI_CACHE = join(checkout(), 'node_modules', '.cache', 'hermesd-agent-clis');
@@ -79,7 +96,11 @@ const alive = (pid: number): boolean => {
   }
 };
 
-function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ code: number | null; out: string; timedOut: boolean }> {
+function run(
+  command: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<{ code: number | null; out: string; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -122,8 +143,13 @@ export async function agentCli(client: Client): Promise<AgentCli> {
   try {
     writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true, ...(pin.script ? { allowScripts: { [pin.pkg]: true } } : {}) }) + '\n');
     // The developer's npm config and cache as they are (registry, proxy, certificates); nothing of the test's environment.
-    const r = await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', ...pin.flags, `${pin.pkg}@${pin.version}`], { cwd: tmp, env: process.env, timeoutMs: INSTALL_TIMEOUT_MS });
-    if (r.timedOut) throw new Error(`installing ${pin.pkg}@${pin.version} from npm took longer than ${INSTALL_TIMEOUT_MS / 1000} s and was stopped:\n${tail(r.out)}`);
+    const r = await run(
+      'npm',
+      ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', ...pin.flags, `${pin.pkg}@${pin.version}`],
+      { cwd: tmp, env: process.env, timeoutMs: INSTALL_TIMEOUT_MS },
+    );
+    if (r.timedOut)
+      throw new Error(`installing ${pin.pkg}@${pin.version} from npm took longer than ${INSTALL_TIMEOUT_MS / 1000} s and was stopped:\n${tail(r.out)}`);
     if (r.code !== 0) throw new Error(`installing ${pin.pkg}@${pin.version} from npm failed (npm exited ${r.code}):\n${tail(r.out)}`);
     const cli = found(tmp);
     // The client must start (Claude Code's binary is put in place by its postinstall); it may write to its HOME.
@@ -131,7 +157,10 @@ export async function agentCli(client: Client): Promise<AgentCli> {
     mkdirSync(home);
     const v = await run(cli.command, [...cli.prefix, '--version'], { env: { ...process.env, HOME: home }, timeoutMs: 60_000 });
     rmSync(home, { recursive: true, force: true });
-    if (!v.out.includes(pin.version)) throw new Error(`${pin.pkg}@${pin.version} installed, but \`${[cli.command, ...cli.prefix].join(' ')} --version\` printed (exit ${v.code}):\n${tail(v.out)}`);
+    if (!v.out.includes(pin.version))
+      throw new Error(
+        `${pin.pkg}@${pin.version} installed, but \`${[cli.command, ...cli.prefix].join(' ')} --version\` printed (exit ${v.code}):\n${tail(v.out)}`,
+      );
     try {
       renameSync(tmp, dir);
     } catch (err) {
@@ -254,7 +283,10 @@ async function trustCodexHooks(cli: AgentCli, env: NodeJS.ProcessEnv, repo: stri
     const listed = await call('hooks/list', { cwds: [repo] });
     const hooks: Array<{ key: string; command?: string; currentHash: string; trustStatus: string }> = listed.data.flatMap((d: { hooks: unknown[] }) => d.hooks);
     const untrusted = hooks.filter((h) => h.trustStatus === 'untrusted' || h.trustStatus === 'modified');
-    if (untrusted.length) await call('config/batchWrite', { edits: untrusted.map((h) => ({ keyPath: `hooks.state.${JSON.stringify(h.key)}.trusted_hash`, value: h.currentHash, mergeStrategy: 'upsert' })) });
+    if (untrusted.length)
+      await call('config/batchWrite', {
+        edits: untrusted.map((h) => ({ keyPath: `hooks.state.${JSON.stringify(h.key)}.trusted_hash`, value: h.currentHash, mergeStrategy: 'upsert' })),
+      });
     const after = (await call('hooks/list', { cwds: [repo] })).data.flatMap((d: { hooks: unknown[] }) => d.hooks) as typeof hooks;
     const left = after.filter((h) => h.trustStatus !== 'trusted' && h.trustStatus !== 'managed');
     if (left.length) throw new Error(`codex still lists hooks as not trusted: ${left.map((h) => `${h.key} (${h.trustStatus})`).join(', ')}`);
@@ -271,7 +303,10 @@ async function trustCodexHooks(cli: AgentCli, env: NodeJS.ProcessEnv, repo: stri
  * trusting the project and, for Codex, its hooks. `base` is a temp dir of the test. Claude
  * Code writes a debug log of each run (`debugLog`, default on; ClientRun.debug).
  */
-export async function setUpClient(cli: AgentCli, opts: { env: NodeJS.ProcessEnv; base: string; repo: string; model: AgentModel; trap: NetworkTrap; debugLog?: boolean }): Promise<ClientSession> {
+export async function setUpClient(
+  cli: AgentCli,
+  opts: { env: NodeJS.ProcessEnv; base: string; repo: string; model: AgentModel; trap: NetworkTrap; debugLog?: boolean },
+): Promise<ClientSession> {
   const home = join(opts.base, `${cli.client}-home`);
   mkdirSync(home, { recursive: true });
   const inherited = Object.fromEntries(Object.entries(opts.env).filter(([k]) => !FOREIGN.test(k)));

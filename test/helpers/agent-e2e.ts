@@ -9,7 +9,18 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentCli, hermesdLeft, PINNED, setUpClient, startNetworkTrap, testProcesses, type Client, type ClientRun, type ClientSession, type NetworkTrap } from './agent-clis.js';
+import {
+  agentCli,
+  hermesdLeft,
+  PINNED,
+  setUpClient,
+  startNetworkTrap,
+  testProcesses,
+  type Client,
+  type ClientRun,
+  type ClientSession,
+  type NetworkTrap,
+} from './agent-clis.js';
 import { startAgentModel, type AgentModel, type ModelRequest, type Step, type ToolCall, type ToolResult } from './agent-models.js';
 import { makeEnv, waitFor, writeFiles, type TestEnv } from './env.js';
 import { until } from './agents.js';
@@ -47,11 +58,18 @@ const FAKE_DAEMON = [
 export function boundaryAttacks(base: string): Array<{ id: string; command: string }> {
   const evil = join(base, 'evil-git');
   const socket = `$(sed -n 's/.*"socket": "\\(.*\\)".*/\\1/p' .git/hermesd/daemon.json)`;
-  const commit = (n: string, how: string) => `printf 'k = "%s"\\n' ${KEY} > k${n}.txt; git add k${n}.txt; s=$(mktemp); echo '${how}' > $s; sh $s 2>&1; echo "commit=$?"`;
+  const commit = (n: string, how: string) =>
+    `printf 'k = "%s"\\n' ${KEY} > k${n}.txt; git add k${n}.txt; s=$(mktemp); echo '${how}' > $s; sh $s 2>&1; echo "commit=$?"`;
   return [
     { id: 'fake_daemon', command: `python3 ${join(base, 'fake-daemon.py')} "${socket}" </dev/null >/dev/null 2>&1 & sleep 1; echo tried` },
-    { id: 'commondir', command: `rm -rf ${evil}; cp -r .git ${evil} && printf '#!/bin/sh\\nexit 0\\n' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit; f=.git/commondir; echo ${evil} > $f; echo planted=$?` },
-    { id: 'approve', command: `c=$HERMES_HOME/config.yaml; printf 'guard:\\n  sandbox:\\n    enabled: false\\n' >> $c; curl -s --unix-socket "${socket}" -X POST http://hermesd/v1/config/approve -d '{}'; echo "curl=$?"` },
+    {
+      id: 'commondir',
+      command: `rm -rf ${evil}; cp -r .git ${evil} && printf '#!/bin/sh\\nexit 0\\n' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit; f=.git/commondir; echo ${evil} > $f; echo planted=$?`,
+    },
+    {
+      id: 'approve',
+      command: `c=$HERMES_HOME/config.yaml; printf 'guard:\\n  sandbox:\\n    enabled: false\\n' >> $c; curl -s --unix-socket "${socket}" -X POST http://hermesd/v1/config/approve -d '{}'; echo "curl=$?"`,
+    },
     { id: 'kill_commit', command: `kill -9 $(sed -n 's/.*"pid": \\([0-9]*\\).*/\\1/p' .git/hermesd/daemon.json); ${commit('1', 'git commit -qm k1')}` },
     { id: 'skip_commit', command: commit('2', 'HERMESD_SKIP=1 git commit -qm k2') },
     { id: 'no_verify', command: commit('3', 'git commit -qm k3 --no-verify') },
@@ -84,9 +102,19 @@ export const SHELL_WRITES: Array<{ id: string; command: string }> = [
 ];
 
 /** What hermesd puts into the model's context and must never be stored as anyone's words. */
-export const INJECTED_MARKERS = ['<session_context>', '<hook_context>', '<recalled-context>', '<system-reminder>', '<environment_context>', 'as of the start of this session', 'NOT new user input', MEMORY_FACT];
+export const INJECTED_MARKERS = [
+  '<session_context>',
+  '<hook_context>',
+  '<recalled-context>',
+  '<system-reminder>',
+  '<environment_context>',
+  'as of the start of this session',
+  'NOT new user input',
+  MEMORY_FACT,
+];
 
-const genFiles = (): Record<string, string> => Object.fromEntries([['gen/a.ts', 'export const a = 1;\n'], ...SHELL_WRITES.map((s): [string, string] => [`gen/${s.id}.ts`, `export const ${s.id} = 1;\n`])]);
+const genFiles = (): Record<string, string> =>
+  Object.fromEntries([['gen/a.ts', 'export const a = 1;\n'], ...SHELL_WRITES.map((s): [string, string] => [`gen/${s.id}.ts`, `export const ${s.id} = 1;\n`])]);
 
 export type E2E = {
   t: TestEnv;
@@ -99,9 +127,15 @@ export type E2E = {
   /** Every file under gen/ now. */
   genNow(): Record<string, string>;
   /** Plays `steps` as the model in one session on `prompt`; the requests of that session and the run. */
-  session(prompt: string, steps: Step[], opts?: { env?: NodeJS.ProcessEnv; args?: string[] }): Promise<{ requests: ModelRequest[]; run: Awaited<ReturnType<ClientSession['run']>> }>;
+  session(
+    prompt: string,
+    steps: Step[],
+    opts?: { env?: NodeJS.ProcessEnv; args?: string[] },
+  ): Promise<{ requests: ModelRequest[]; run: Awaited<ReturnType<ClientSession['run']>> }>;
   /** The sessions hermesd stored for this client, oldest first (after ingest has caught up with `count`). */
-  stored(count: number): Promise<Array<{ id: string; title: string | null; messages: Array<{ role: string; content: string | null; toolName?: string; toolCalls?: unknown }> }>>;
+  stored(
+    count: number,
+  ): Promise<Array<{ id: string; title: string | null; messages: Array<{ role: string; content: string | null; toolName?: string; toolCalls?: unknown }> }>>;
   cleanup(): Promise<void>;
 };
 
@@ -132,8 +166,13 @@ export async function e2eRepo(client: Client): Promise<E2E> {
     if (init.code !== 0) throw new Error(`hermesd init --agents ${client} failed: ${init.stderr}`);
     const config = readFileSync(join(repo, '.hermes/config.yaml'), 'utf8');
     if (!config.includes('rules:\n')) throw new Error('.hermes/config.yaml from init has no rules: list');
-    writeFiles(repo, { '.hermes/config.yaml': config.replace('rules:\n', `rules:\n  - id: ${RULE_ID}\n    message: ${RULE_MESSAGE}\n    protect: ["gen/**"]\n`) });
-    const rules = await until(() => t.cli(['check', '--json'], { cwd: repo }), (r) => r.code === 0 && r.stdout.includes('"violations"'));
+    writeFiles(repo, {
+      '.hermes/config.yaml': config.replace('rules:\n', `rules:\n  - id: ${RULE_ID}\n    message: ${RULE_MESSAGE}\n    protect: ["gen/**"]\n`),
+    });
+    const rules = await until(
+      () => t.cli(['check', '--json'], { cwd: repo }),
+      (r) => r.code === 0 && r.stdout.includes('"violations"'),
+    );
     if (rules.code !== 0) throw new Error(`hermesd check: ${rules.stderr}`);
     // What a user does after adding a rule (docs/agents.md): init again puts its paths into the agents' own sandboxes.
     const again = await t.cli(['init', '--agents', client], { cwd: repo });
@@ -161,11 +200,14 @@ export async function e2eRepo(client: Client): Promise<E2E> {
       },
       async stored(count) {
         const list = await until(
-          async () => (await t.cli(['sessions', 'list', '--json'], { cwd: repo })).json().sessions as Array<{ id: string; source: string; title: string | null }>,
+          async () =>
+            (await t.cli(['sessions', 'list', '--json'], { cwd: repo })).json().sessions as Array<{ id: string; source: string; title: string | null }>,
           (s) => s.filter((x) => x.source === SOURCE[client]).length >= count,
         );
         const ours = list.filter((x) => x.source === SOURCE[client]).reverse();
-        return Promise.all(ours.map(async (s) => ({ id: s.id, title: s.title, messages: (await t.cli(['sessions', 'show', s.id, '--json'], { cwd: repo })).json().messages })));
+        return Promise.all(
+          ours.map(async (s) => ({ id: s.id, title: s.title, messages: (await t.cli(['sessions', 'show', s.id, '--json'], { cwd: repo })).json().messages })),
+        );
       },
       cleanup,
     };
@@ -294,142 +336,202 @@ export function endToEnd(spec: ClientSpec): void {
       const [s] = await e.stored(1);
       expect(s!.title).toBe(FIRST_PROMPT);
       expect(s!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([FIRST_PROMPT]);
-      expect(s!.messages.filter((m) => m.role === 'assistant').flatMap((m) => ((m.toolCalls ?? []) as Array<{ function: { name: string } }>).map((c) => c.function.name))).toEqual(spec.storedCalls);
+      expect(
+        s!.messages
+          .filter((m) => m.role === 'assistant')
+          .flatMap((m) => ((m.toolCalls ?? []) as Array<{ function: { name: string } }>).map((c) => c.function.name)),
+      ).toEqual(spec.storedCalls);
       expect(s!.messages[s!.messages.length - 1]).toMatchObject({ role: 'assistant', content: FINAL });
-      for (const m of s!.messages) for (const marker of INJECTED_MARKERS) expect(m.content ?? '', `a ${m.role} message holds ${marker}: ${shown(m.content ?? '')}`).not.toContain(marker);
+      for (const m of s!.messages)
+        for (const marker of INJECTED_MARKERS) expect(m.content ?? '', `a ${m.role} message holds ${marker}: ${shown(m.content ?? '')}`).not.toContain(marker);
     });
 
-    it('keeps every protected file unchanged, whatever the shell command that writes it', async () => {
-      const steps: Step[] = SHELL_WRITES.flatMap((w) => [{ tools: [spec.shell(`sh_${w.id}`, w.command)] }, ...(w.id === 'background' ? [{ tools: [spec.shell('sh_wait', 'sleep 2')] }] : [])]);
-      // An allowed command in the agent's shell's own syntax (bash: arrays, [[ ]]) runs confined as it would unconfined.
-      const bashSyntax = spec.shell('sh_bash', 'x=(gen src); [[ ${x[1]} == src ]] && echo "bash-syntax-${x[1]}"');
-      const { requests, run } = await e.session('Refresh every generated file under gen/ from the shell.', [{ tools: [bashSyntax] }, ...steps, { text: 'Done.' }]);
-      expect(resultOf(requests, 'sh_bash')?.output).toContain('bash-syntax-src');
-      expect(run.code, run.stderr).toBe(0);
-      // The background writer wrote a second after its call returned, while the next call (sleep 2) ran.
-      const now = e.genNow();
-      expect(SHELL_WRITES.filter((w) => now[`gen/${w.id}.ts`] !== e.generated[`gen/${w.id}.ts`]).map((w) => `${w.id}: ${w.command}`), 'commands that left a protected file changed').toEqual([]);
-      expect(Object.keys(now).sort()).toEqual(Object.keys(e.generated).sort());
-      // The spelling hermesd reads from the command's text is refused before it runs, naming the rule.
-      expect(resultOf(requests, 'sh_redirect')?.output).toContain(RULE_ID);
-    }, SESSION_MS);
-
-    it("runs a shell command confined where the client's own sandbox is off: writes hermesd cannot read fail on a read-only file", async () => {
-      const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
-      // Which confinement held it: hermesd's script (its shell is pid 2 in a namespace hermesd's bubblewrap made), not the client's.
-      const where = spec.shell('ro_where', 'tr "\\0" " " < /proc/$$/cmdline');
-      const { requests, run } = await e.session('Refresh gen/ once more.', [{ tools: [where] }, ...unread.map((w): Step => ({ tools: [spec.shell(`ro_${w.id}`, w.command)] })), { text: 'Done.' }], { args: spec.ownSandboxOff });
-      expect(run.code, run.stderr).toBe(0);
-      expect(resultOf(requests, 'ro_where')?.output, "the command did not run in hermesd's confine script").toContain('printf hermesd-started >&3');
-      // Read-only at the write itself (no sandbox of the client's own is there to make it so), not put back afterwards.
-      for (const w of unread) expect(resultOf(requests, `ro_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
-      expect(e.genNow()).toEqual(e.generated);
-    }, SESSION_MS);
-
-    it("holds hermesd's boundary in the client's shell: no fake daemon, planted commondir, self-approval, unchecked commit or outliving writer gets through", async () => {
-      const base = join(e.t.home, '..');
-      writeFileSync(join(base, 'fake-daemon.py'), FAKE_DAEMON);
-      const userConfig = join(e.t.home, 'config.yaml');
-      const configBefore = existsSync(userConfig) ? readFileSync(userConfig, 'utf8') : undefined;
-      const gitconfig = join(e.agent.home, '.gitconfig');
-      const gitconfigBefore = existsSync(gitconfig) ? readFileSync(gitconfig, 'utf8') : undefined;
-      const pid = (await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid as number;
-      const before = head(e.repo);
-      try {
-        const attacks = boundaryAttacks(base);
-        const steps: Step[] = [...attacks.map((a): Step => ({ tools: [spec.shell(`b_${a.id}`, a.command)] })), { tools: [spec.shell('b_wait', 'sleep 2')] }, { text: 'Done.' }];
-        const { requests, run } = await e.session('Tidy up the repository state.', steps, { args: spec.ownSandboxOff });
+    it(
+      'keeps every protected file unchanged, whatever the shell command that writes it',
+      async () => {
+        const steps: Step[] = SHELL_WRITES.flatMap((w) => [
+          { tools: [spec.shell(`sh_${w.id}`, w.command)] },
+          ...(w.id === 'background' ? [{ tools: [spec.shell('sh_wait', 'sleep 2')] }] : []),
+        ]);
+        // An allowed command in the agent's shell's own syntax (bash: arrays, [[ ]]) runs confined as it would unconfined.
+        const bashSyntax = spec.shell('sh_bash', 'x=(gen src); [[ ${x[1]} == src ]] && echo "bash-syntax-${x[1]}"');
+        const { requests, run } = await e.session('Refresh every generated file under gen/ from the shell.', [
+          { tools: [bashSyntax] },
+          ...steps,
+          { text: 'Done.' },
+        ]);
+        expect(resultOf(requests, 'sh_bash')?.output).toContain('bash-syntax-src');
         expect(run.code, run.stderr).toBe(0);
-        const out = (id: string) => resultOf(requests, `b_${id}`)?.output ?? '';
-        // Each command ran, confined: what it tried failed where hermesd keeps it, or was taken back after the call.
-        expect(out('commondir'), 'the commondir attack did not run').toMatch(/planted=/);
-        expect(out('approve')).not.toMatch(/"approved"/);
-        expect(out('gitconfig')).toMatch(/gitconfig=[1-9]/);
-        expect(existsSync(join(e.repo, '.git/commondir')), 'a planted commondir stayed').toBe(false);
-        expect(existsSync(userConfig) ? readFileSync(userConfig, 'utf8') : undefined, '$HERMES_HOME/config.yaml changed').toBe(configBefore);
-        expect(existsSync(gitconfig) ? readFileSync(gitconfig, 'utf8') : undefined, "the agent's ~/.gitconfig changed").toBe(gitconfigBefore);
-        expect(head(e.repo), `a key was committed from the shell: ${['kill_commit', 'skip_commit', 'no_verify'].map(out).join(' | ')}`).toBe(before);
-        expect((await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid, 'the daemon was killed from inside').toBe(pid);
-        expect(e.genNow(), 'a writer that outlived its call changed gen/').toEqual(e.generated);
-        // And the user's own commit of a key still meets hermesd's hook (no fake daemon, no planted hook).
-        const user = commitKey(e.t, e.repo, 'user-key.txt');
-        expect(user.moved, `the user's commit of a key went through: ${user.out}`).toBe(false);
-      } finally {
-        spawnSync('git', ['reset', '-q'], { cwd: e.repo, env: e.t.env });
-        for (const f of ['k1.txt', 'k2.txt', 'k3.txt', 'user-key.txt']) rmSync(join(e.repo, f), { force: true });
-      }
-    }, SESSION_MS);
+        // The background writer wrote a second after its call returned, while the next call (sleep 2) ran.
+        const now = e.genNow();
+        expect(
+          SHELL_WRITES.filter((w) => now[`gen/${w.id}.ts`] !== e.generated[`gen/${w.id}.ts`]).map((w) => `${w.id}: ${w.command}`),
+          'commands that left a protected file changed',
+        ).toEqual([]);
+        expect(Object.keys(now).sort()).toEqual(Object.keys(e.generated).sort());
+        // The spelling hermesd reads from the command's text is refused before it runs, naming the rule.
+        expect(resultOf(requests, 'sh_redirect')?.output).toContain(RULE_ID);
+      },
+      SESSION_MS,
+    );
+
+    it(
+      "runs a shell command confined where the client's own sandbox is off: writes hermesd cannot read fail on a read-only file",
+      async () => {
+        const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
+        // Which confinement held it: hermesd's script (its shell is pid 2 in a namespace hermesd's bubblewrap made), not the client's.
+        const where = spec.shell('ro_where', 'tr "\\0" " " < /proc/$$/cmdline');
+        const { requests, run } = await e.session(
+          'Refresh gen/ once more.',
+          [{ tools: [where] }, ...unread.map((w): Step => ({ tools: [spec.shell(`ro_${w.id}`, w.command)] })), { text: 'Done.' }],
+          { args: spec.ownSandboxOff },
+        );
+        expect(run.code, run.stderr).toBe(0);
+        expect(resultOf(requests, 'ro_where')?.output, "the command did not run in hermesd's confine script").toContain('printf hermesd-started >&3');
+        // Read-only at the write itself (no sandbox of the client's own is there to make it so), not put back afterwards.
+        for (const w of unread) expect(resultOf(requests, `ro_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
+        expect(e.genNow()).toEqual(e.generated);
+      },
+      SESSION_MS,
+    );
+
+    it(
+      "holds hermesd's boundary in the client's shell: no fake daemon, planted commondir, self-approval, unchecked commit or outliving writer gets through",
+      async () => {
+        const base = join(e.t.home, '..');
+        writeFileSync(join(base, 'fake-daemon.py'), FAKE_DAEMON);
+        const userConfig = join(e.t.home, 'config.yaml');
+        const configBefore = existsSync(userConfig) ? readFileSync(userConfig, 'utf8') : undefined;
+        const gitconfig = join(e.agent.home, '.gitconfig');
+        const gitconfigBefore = existsSync(gitconfig) ? readFileSync(gitconfig, 'utf8') : undefined;
+        const pid = (await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid as number;
+        const before = head(e.repo);
+        try {
+          const attacks = boundaryAttacks(base);
+          const steps: Step[] = [
+            ...attacks.map((a): Step => ({ tools: [spec.shell(`b_${a.id}`, a.command)] })),
+            { tools: [spec.shell('b_wait', 'sleep 2')] },
+            { text: 'Done.' },
+          ];
+          const { requests, run } = await e.session('Tidy up the repository state.', steps, { args: spec.ownSandboxOff });
+          expect(run.code, run.stderr).toBe(0);
+          const out = (id: string) => resultOf(requests, `b_${id}`)?.output ?? '';
+          // Each command ran, confined: what it tried failed where hermesd keeps it, or was taken back after the call.
+          expect(out('commondir'), 'the commondir attack did not run').toMatch(/planted=/);
+          expect(out('approve')).not.toMatch(/"approved"/);
+          expect(out('gitconfig')).toMatch(/gitconfig=[1-9]/);
+          expect(existsSync(join(e.repo, '.git/commondir')), 'a planted commondir stayed').toBe(false);
+          expect(existsSync(userConfig) ? readFileSync(userConfig, 'utf8') : undefined, '$HERMES_HOME/config.yaml changed').toBe(configBefore);
+          expect(existsSync(gitconfig) ? readFileSync(gitconfig, 'utf8') : undefined, "the agent's ~/.gitconfig changed").toBe(gitconfigBefore);
+          expect(head(e.repo), `a key was committed from the shell: ${['kill_commit', 'skip_commit', 'no_verify'].map(out).join(' | ')}`).toBe(before);
+          expect((await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid, 'the daemon was killed from inside').toBe(pid);
+          expect(e.genNow(), 'a writer that outlived its call changed gen/').toEqual(e.generated);
+          // And the user's own commit of a key still meets hermesd's hook (no fake daemon, no planted hook).
+          const user = commitKey(e.t, e.repo, 'user-key.txt');
+          expect(user.moved, `the user's commit of a key went through: ${user.out}`).toBe(false);
+        } finally {
+          spawnSync('git', ['reset', '-q'], { cwd: e.repo, env: e.t.env });
+          for (const f of ['k1.txt', 'k2.txt', 'k3.txt', 'user-key.txt']) rmSync(join(e.repo, f), { force: true });
+        }
+      },
+      SESSION_MS,
+    );
 
     if (spec.ownSandboxHolds) {
-      it("holds the protected paths in the client's own sandbox as it runs by default: writes hermesd cannot read fail on a read-only file", async () => {
-        const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
-        // Which profile the client ran the command in, and which shell runs it: the client's own (hermesd's rewrite took its `then eval` branch), not one the confine script started.
-        const where = spec.shell('own_where', 'echo "profile=$CODEX_PERMISSION_PROFILE"; tr "\\0" " " < /proc/$$/cmdline');
-        const { requests, run } = await e.session('Refresh gen/ from the shell.', [{ tools: [where] }, ...unread.map((w): Step => ({ tools: [spec.shell(`own_${w.id}`, w.command)] })), { text: 'Done.' }]);
-        expect(run.code, run.stderr).toBe(0);
-        const seen = resultOf(requests, 'own_where')?.output ?? '';
-        expect(seen).toMatch(/profile=hermesd-[0-9a-f]{12}\b/);
-        expect(seen).toMatch(/CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then eval /);
-        for (const w of unread) expect(resultOf(requests, `own_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
-        expect(e.genNow()).toEqual(e.generated);
-      }, SESSION_MS);
+      it(
+        "holds the protected paths in the client's own sandbox as it runs by default: writes hermesd cannot read fail on a read-only file",
+        async () => {
+          const unread = SHELL_WRITES.filter((w) => w.id === 'python' || w.id === 'variable' || w.id === 'node');
+          // Which profile the client ran the command in, and which shell runs it: the client's own (hermesd's rewrite took its `then eval` branch), not one the confine script started.
+          const where = spec.shell('own_where', 'echo "profile=$CODEX_PERMISSION_PROFILE"; tr "\\0" " " < /proc/$$/cmdline');
+          const { requests, run } = await e.session('Refresh gen/ from the shell.', [
+            { tools: [where] },
+            ...unread.map((w): Step => ({ tools: [spec.shell(`own_${w.id}`, w.command)] })),
+            { text: 'Done.' },
+          ]);
+          expect(run.code, run.stderr).toBe(0);
+          const seen = resultOf(requests, 'own_where')?.output ?? '';
+          expect(seen).toMatch(/profile=hermesd-[0-9a-f]{12}\b/);
+          expect(seen).toMatch(/CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then eval /);
+          for (const w of unread) expect(resultOf(requests, `own_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
+          expect(e.genNow()).toEqual(e.generated);
+        },
+        SESSION_MS,
+      );
     }
 
-    it('recalls an earlier session at the prompt, and never its own blocks', async () => {
-      const prompt = 'Did the quokka exporter change land?';
-      const { requests, run } = await e.session(prompt, [{ text: 'Yes: src/quokka.ts.' }]);
-      expect(run.code, run.stderr).toBe(0);
-      // Gemini CLI hands hook context to the model with `<` and `>` escaped.
-      const text = requests[0]!.text.replace(/&lt;/g, '<').replace(/&gt;/g, '>');
-      const start = text.indexOf('<recalled-context>');
-      expect(start, 'a recall block in the first request').toBeGreaterThanOrEqual(0);
-      const block = text.slice(start, text.indexOf('</recalled-context>', start));
-      // The words of the earlier session, and nothing hermesd or the client put around them.
-      expect(block).toContain('quokka exporter');
-      expect(block.split('NOT new user input')).toHaveLength(2);
-      for (const marker of INJECTED_MARKERS.filter((m) => m !== 'NOT new user input' && m !== '<recalled-context>')) expect(block, `the recall block holds ${marker}`).not.toContain(marker);
-      const stored = await e.stored(3);
-      const last = stored[stored.length - 1]!;
-      expect(last.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([prompt]);
-      for (const m of last.messages) for (const marker of INJECTED_MARKERS) expect(m.content ?? '', `a ${m.role} message holds ${marker}`).not.toContain(marker);
-    }, SESSION_MS);
-
-    it("runs a session whose daemon does not answer: hermesd's MCP server is shown without it, and the session ends", async () => {
-      const pid = (await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid as number;
-      process.kill(pid, 'SIGSTOP');
-      try {
-        const { requests, run } = await e.session('List the quokka exporters.', [...(spec.listMcp ? [{ tools: [spec.listMcp] }] : []), { text: 'Only src/quokka.ts.' }]);
+    it(
+      'recalls an earlier session at the prompt, and never its own blocks',
+      async () => {
+        const prompt = 'Did the quokka exporter change land?';
+        const { requests, run } = await e.session(prompt, [{ text: 'Yes: src/quokka.ts.' }]);
         expect(run.code, run.stderr).toBe(0);
-        expect(spec.mcpTools(requests)).toEqual(expect.arrayContaining(['check', 'memory']));
-      } finally {
-        process.kill(pid, 'SIGCONT');
-      }
-      expect(await leftAfter(e.t)).toEqual([]);
-    }, SESSION_MS);
+        // Gemini CLI hands hook context to the model with `<` and `>` escaped.
+        const text = requests[0]!.text.replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+        const start = text.indexOf('<recalled-context>');
+        expect(start, 'a recall block in the first request').toBeGreaterThanOrEqual(0);
+        const block = text.slice(start, text.indexOf('</recalled-context>', start));
+        // The words of the earlier session, and nothing hermesd or the client put around them.
+        expect(block).toContain('quokka exporter');
+        expect(block.split('NOT new user input')).toHaveLength(2);
+        for (const marker of INJECTED_MARKERS.filter((m) => m !== 'NOT new user input' && m !== '<recalled-context>'))
+          expect(block, `the recall block holds ${marker}`).not.toContain(marker);
+        const stored = await e.stored(3);
+        const last = stored[stored.length - 1]!;
+        expect(last.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([prompt]);
+        for (const m of last.messages)
+          for (const marker of INJECTED_MARKERS) expect(m.content ?? '', `a ${m.role} message holds ${marker}`).not.toContain(marker);
+      },
+      SESSION_MS,
+    );
 
-    it('leaves no hermesd MCP server or hook running when the client is killed', async () => {
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let asked!: () => void;
-      const modelAsked = new Promise<void>((r) => (asked = r));
-      e.model.clear();
-      e.model.push(...(spec.listMcp ? [{ tools: [spec.listMcp] }] : []), async () => {
-        asked();
-        await held;
-        return { text: 'too late' };
-      });
-      const s = e.agent.start('Start on the quokka release notes.');
-      try {
-        await Promise.race([modelAsked, s.done.then((r) => Promise.reject(new Error(`the client ended before asking the model: ${r.stderr}`)))]);
-        // hermesd's MCP server is up (the model was shown its tools), then the client dies.
-        await waitFor(() => testProcesses(e.t.home).some((p) => p.kind === 'mcp'));
-        s.kill();
-        await s.done;
+    it(
+      "runs a session whose daemon does not answer: hermesd's MCP server is shown without it, and the session ends",
+      async () => {
+        const pid = (await e.t.cli(['status', '--json'], { cwd: e.repo })).json().pid as number;
+        process.kill(pid, 'SIGSTOP');
+        try {
+          const { requests, run } = await e.session('List the quokka exporters.', [
+            ...(spec.listMcp ? [{ tools: [spec.listMcp] }] : []),
+            { text: 'Only src/quokka.ts.' },
+          ]);
+          expect(run.code, run.stderr).toBe(0);
+          expect(spec.mcpTools(requests)).toEqual(expect.arrayContaining(['check', 'memory']));
+        } finally {
+          process.kill(pid, 'SIGCONT');
+        }
         expect(await leftAfter(e.t)).toEqual([]);
-      } finally {
-        release();
+      },
+      SESSION_MS,
+    );
+
+    it(
+      'leaves no hermesd MCP server or hook running when the client is killed',
+      async () => {
+        let release!: () => void;
+        const held = new Promise<void>((r) => (release = r));
+        let asked!: () => void;
+        const modelAsked = new Promise<void>((r) => (asked = r));
         e.model.clear();
-      }
-    }, SESSION_MS);
+        e.model.push(...(spec.listMcp ? [{ tools: [spec.listMcp] }] : []), async () => {
+          asked();
+          await held;
+          return { text: 'too late' };
+        });
+        const s = e.agent.start('Start on the quokka release notes.');
+        try {
+          await Promise.race([modelAsked, s.done.then((r) => Promise.reject(new Error(`the client ended before asking the model: ${r.stderr}`)))]);
+          // hermesd's MCP server is up (the model was shown its tools), then the client dies.
+          await waitFor(() => testProcesses(e.t.home).some((p) => p.kind === 'mcp'));
+          s.kill();
+          await s.done;
+          expect(await leftAfter(e.t)).toEqual([]);
+        } finally {
+          release();
+          e.model.clear();
+        }
+      },
+      SESSION_MS,
+    );
   });
 }

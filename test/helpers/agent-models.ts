@@ -110,7 +110,8 @@ function pieces(s: string, n = 2): string[] {
 /** The text of a tool result's content: a string, text parts (`{type, text}`), or any JSON (its strings). */
 function contentText(c: unknown): string {
   if (typeof c === 'string') return c;
-  if (Array.isArray(c) && c.every((p) => p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')) return c.map((p) => (p as { text: string }).text).join('\n');
+  if (Array.isArray(c) && c.every((p) => p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'))
+    return c.map((p) => (p as { text: string }).text).join('\n');
   return strings(c).join('\n');
 }
 
@@ -177,7 +178,13 @@ const anthropic: Wire = {
   toolResultsOf(body) {
     const last = Array.isArray(body?.messages) ? body.messages[body.messages.length - 1] : undefined;
     if (!last || last.role !== 'user' || !Array.isArray(last.content)) return [];
-    return last.content.filter((b: { type?: string }) => b?.type === 'tool_result').map((b: { tool_use_id?: string; content?: unknown; is_error?: boolean }) => ({ id: b.tool_use_id, output: contentText(b.content), ...(b.is_error ? { isError: true } : {}) }));
+    return last.content
+      .filter((b: { type?: string }) => b?.type === 'tool_result')
+      .map((b: { tool_use_id?: string; content?: unknown; is_error?: boolean }) => ({
+        id: b.tool_use_id,
+        output: contentText(b.content),
+        ...(b.is_error ? { isError: true } : {}),
+      }));
   },
   jsonSchema: () => undefined,
   other(req, res) {
@@ -195,12 +202,32 @@ const anthropic: Wire = {
     const stop = calls.length ? 'tool_use' : 'end_turn';
     const blocks = [...(text ? [{ type: 'text', text }] : []), ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.input }))];
     if (!req.body?.stream) {
-      sendJson(res, 200, { id, type: 'message', role: 'assistant', model: req.body?.model, content: blocks, stop_reason: stop, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: usage.output } });
+      sendJson(res, 200, {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: req.body?.model,
+        content: blocks,
+        stop_reason: stop,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input, output_tokens: usage.output },
+      });
       return;
     }
     const send = sse(res);
     const ev = (type: string, data: Record<string, unknown>) => send(type, { type, ...data });
-    ev('message_start', { message: { id, type: 'message', role: 'assistant', model: req.body?.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } });
+    ev('message_start', {
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: req.body?.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+      },
+    });
     ev('ping', {});
     let index = 0;
     if (text) {
@@ -241,7 +268,10 @@ const responses: Wire = {
     while (from > 0 && !said(input[from - 1])) from--;
     const names = new Map<string, string>();
     for (const it of input) if (/_call$/.test(String(it?.type ?? '')) && it.call_id) names.set(it.call_id, it.name);
-    return input.slice(from).filter((it) => /_output$/.test(String(it?.type ?? ''))).map((it) => ({ id: it.call_id, name: names.get(it.call_id), output: contentText(it.output ?? it.tools) }));
+    return input
+      .slice(from)
+      .filter((it) => /_output$/.test(String(it?.type ?? '')))
+      .map((it) => ({ id: it.call_id, name: names.get(it.call_id), output: contentText(it.output ?? it.tools) }));
   },
   jsonSchema: (req) => (req.body?.text?.format?.type === 'json_schema' ? (req.body.text.format.schema ?? {}) : undefined),
   other(req, res) {
@@ -292,7 +322,10 @@ const responses: Wire = {
       if (custom.has(c.name)) {
         // A freeform tool: its input is the raw text (`input.input`), not JSON arguments.
         const input = typeof c.input.input === 'string' ? c.input.input : JSON.stringify(c.input);
-        ev('response.output_item.added', { output_index, item: { id: item_id, type: 'custom_tool_call', status: 'in_progress', call_id: c.id, name: c.name, input: '' } });
+        ev('response.output_item.added', {
+          output_index,
+          item: { id: item_id, type: 'custom_tool_call', status: 'in_progress', call_id: c.id, name: c.name, input: '' },
+        });
         for (const p of pieces(input)) ev('response.custom_tool_call_input.delta', { item_id, output_index, delta: p });
         ev('response.custom_tool_call_input.done', { item_id, output_index, input });
         const item = { id: item_id, type: 'custom_tool_call', status: 'completed', call_id: c.id, name: c.name, input };
@@ -302,7 +335,10 @@ const responses: Wire = {
       }
       const args = JSON.stringify(c.input);
       const ns = c.namespace ? { namespace: c.namespace } : {};
-      ev('response.output_item.added', { output_index, item: { id: item_id, type: 'function_call', status: 'in_progress', arguments: '', call_id: c.id, name: c.name, ...ns } });
+      ev('response.output_item.added', {
+        output_index,
+        item: { id: item_id, type: 'function_call', status: 'in_progress', arguments: '', call_id: c.id, name: c.name, ...ns },
+      });
       for (const p of pieces(args)) ev('response.function_call_arguments.delta', { item_id, output_index, delta: p });
       ev('response.function_call_arguments.done', { item_id, output_index, arguments: args });
       const item = { id: item_id, type: 'function_call', status: 'completed', arguments: args, call_id: c.id, name: c.name, ...ns };
@@ -318,7 +354,13 @@ const responses: Wire = {
         status: 'completed',
         model,
         output,
-        usage: { input_tokens: u.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: u.input + u.output },
+        usage: {
+          input_tokens: u.input,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: u.output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: u.input + u.output,
+        },
       },
     });
     res.end();
@@ -342,7 +384,11 @@ const gemini: Wire = {
     if (!last || !Array.isArray(last.parts)) return [];
     return last.parts
       .filter((p: { functionResponse?: unknown }) => p?.functionResponse)
-      .map((p: { functionResponse: { id?: string; name?: string; response?: unknown } }) => ({ id: p.functionResponse.id, name: p.functionResponse.name, output: contentText(p.functionResponse.response) }));
+      .map((p: { functionResponse: { id?: string; name?: string; response?: unknown } }) => ({
+        id: p.functionResponse.id,
+        name: p.functionResponse.name,
+        output: contentText(p.functionResponse.response),
+      }));
   },
   jsonSchema(req) {
     const g = req.body?.generationConfig;
@@ -375,7 +421,11 @@ const gemini: Wire = {
     const chunks: unknown[][] = [...textParts.map((p) => [p]), ...(calls.length ? [calls] : [])];
     if (!chunks.length) chunks.push([{ text: '' }]);
     if (new URL(req.path, 'http://x').searchParams.get('alt') !== 'sse') {
-      sendJson(res, 200, chunks.map((c, i) => chunk(c, i === chunks.length - 1)));
+      sendJson(
+        res,
+        200,
+        chunks.map((c, i) => chunk(c, i === chunks.length - 1)),
+      );
       return;
     }
     const send = sse(res);
@@ -418,7 +468,16 @@ export async function startAgentModel(dialect: Dialect, script: Step[] = []): Pr
     } catch {
       body = { raw };
     }
-    const request: ModelRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, text: strings(body).join('\n'), tools: wire.toolsOf(body), toolResults: wire.toolResultsOf(body), at };
+    const request: ModelRequest = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body,
+      text: strings(body).join('\n'),
+      tools: wire.toolsOf(body),
+      toolResults: wire.toolResultsOf(body),
+      at,
+    };
     res.on('finish', () => (request.answeredAt = performance.now()));
     const loop = wire.isLoop(request);
     if (loop === undefined) {

@@ -45,7 +45,9 @@ function matches(agent: 'claude' | 'codex' | 'gemini', matcher: string | undefin
 export function toolHookCommand(root: string, agent: 'claude' | 'codex' | 'gemini', event: string, tool: string, otherwise?: string): string {
   const file = { claude: '.claude/settings.json', codex: '.codex/hooks.json', gemini: '.gemini/settings.json' }[agent];
   const json = parseJsonc(readFileSync(join(root, file), 'utf8')).value as { hooks: Record<string, Group[]> };
-  const found = (json.hooks[event] ?? []).filter((g) => matches(agent, g.matcher, tool)).flatMap((g) => g.hooks.map((h) => h.command).filter((c) => c.includes('.hermes/agent-hook')));
+  const found = (json.hooks[event] ?? [])
+    .filter((g) => matches(agent, g.matcher, tool))
+    .flatMap((g) => g.hooks.map((h) => h.command).filter((c) => c.includes('.hermes/agent-hook')));
   if (found.length === 0 && otherwise !== undefined) return otherwise;
   if (found.length !== 1) throw new Error(`${file}: ${found.length} hermesd ${event} entries take ${tool}`);
   return found[0]!;
@@ -75,14 +77,24 @@ export function runHook(t: TestEnv, command: string, opts: { cwd: string; payloa
 /** What Gemini CLI does to a hook command before it runs it: $GEMINI_PROJECT_DIR replaced by the shell-quoted cwd. */
 export function geminiExpand(command: string, cwd: string): string {
   const quoted = `'${cwd.replace(/'/g, `'\\''`)}'`;
-  return command.replace(/\$GEMINI_PROJECT_DIR/g, quoted).replace(/\$GEMINI_CWD/g, quoted).replace(/\$CLAUDE_PROJECT_DIR/g, quoted);
+  return command
+    .replace(/\$GEMINI_PROJECT_DIR/g, quoted)
+    .replace(/\$GEMINI_CWD/g, quoted)
+    .replace(/\$CLAUDE_PROJECT_DIR/g, quoted);
 }
 
 /** The daemon's record of the transcripts it read for this repository. */
-export async function transcripts(t: TestEnv, repo: string): Promise<Array<{ path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number }>> {
+export async function transcripts(
+  t: TestEnv,
+  repo: string,
+): Promise<Array<{ path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number }>> {
   const status = (await t.cli(['status', '--json'], { cwd: repo })).json();
   const { DaemonClient } = await import('../../src/client/daemon-client.js');
-  return (await new DaemonClient(status.socket).call<{ transcripts: Array<{ path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number }> }>('GET', '/v1/agents/transcripts')).transcripts;
+  return (
+    await new DaemonClient(status.socket).call<{
+      transcripts: Array<{ path: string; agent: string; sessionId: string; offset: number; lines: number; stored: number; skipped: number }>;
+    }>('GET', '/v1/agents/transcripts')
+  ).transcripts;
 }
 
 /** Polls an async reading until `ok` holds (a daemon ingests and answers in the background), failing with the last reading. */
@@ -109,7 +121,12 @@ export function denied(agent: 'claude' | 'codex' | 'cursor' | 'gemini', r: HookR
     case 'claude':
     case 'codex': {
       const h = out.hookSpecificOutput;
-      if (Object.keys(out).join() !== 'hookSpecificOutput' || !h || Object.keys(h).sort().join() !== 'hookEventName,permissionDecision,permissionDecisionReason') return undefined;
+      if (
+        Object.keys(out).join() !== 'hookSpecificOutput' ||
+        !h ||
+        Object.keys(h).sort().join() !== 'hookEventName,permissionDecision,permissionDecisionReason'
+      )
+        return undefined;
       return h.permissionDecision === 'deny' && h.hookEventName === 'PreToolUse' ? String(h.permissionDecisionReason) : undefined;
     }
     case 'gemini':
@@ -127,7 +144,10 @@ export async function trustCodex(t: TestEnv, repo: string, leaveOut = 0): Promis
   const { codexHookHash } = await import('../../src/other-agents/codex-trust.js');
   const { mkdirSync, realpathSync, writeFileSync } = await import('node:fs');
   const file = realpathSync(join(repo, '.codex/hooks.json'));
-  const hooks = JSON.parse(readFileSync(file, 'utf8')).hooks as Record<string, Array<{ matcher?: string; hooks: Array<{ command: string; timeout?: number }> }>>;
+  const hooks = JSON.parse(readFileSync(file, 'utf8')).hooks as Record<
+    string,
+    Array<{ matcher?: string; hooks: Array<{ command: string; timeout?: number }> }>
+  >;
   const states: string[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
     groups.forEach((g, gi) =>
@@ -177,7 +197,14 @@ export type ShellCall = { pre: HookRun; ran?: string; status?: number | null; st
  * back (or the command itself) run by bash in the work tree with the agent's environment
  * (`env`), then its post-tool hook with what the command printed.
  */
-export async function agentShellCall(t: TestEnv, repo: string, agent: 'claude' | 'codex' | 'gemini', command: string, id: string, env: NodeJS.ProcessEnv = {}): Promise<ShellCall> {
+export async function agentShellCall(
+  t: TestEnv,
+  repo: string,
+  agent: 'claude' | 'codex' | 'gemini',
+  command: string,
+  id: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<ShellCall> {
   const hookEnv = { CLAUDE_PROJECT_DIR: repo, GEMINI_PROJECT_DIR: repo };
   const base = { session_id: `${agent}-s`, transcript_path: null, cwd: repo };
   const tool = agent === 'gemini' ? 'run_shell_command' : 'Bash';
@@ -185,14 +212,25 @@ export async function agentShellCall(t: TestEnv, repo: string, agent: 'claude' |
   const postEvent = agent === 'gemini' ? 'AfterTool' : 'PostToolUse';
   const expand = (c: string) => (agent === 'gemini' ? geminiExpand(c, repo) : c);
   const ids = agent === 'gemini' ? {} : { tool_use_id: id };
-  const pre = await runHook(t, expand(toolHookCommand(repo, agent, preEvent, tool)), { cwd: repo, env: hookEnv, payload: { ...base, hook_event_name: preEvent, tool_name: tool, tool_input: { command }, ...ids } });
+  const pre = await runHook(t, expand(toolHookCommand(repo, agent, preEvent, tool)), {
+    cwd: repo,
+    env: hookEnv,
+    payload: { ...base, hook_event_name: preEvent, tool_name: tool, tool_input: { command }, ...ids },
+  });
   if (denied(agent, pre)) return { pre };
   const ran = rewritten(agent, pre) ?? command;
   const r = spawnSync('bash', ['-c', ran], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...t.env, ...env }, timeout: 60_000 });
   const post = await runHook(t, expand(hookCommands(repo, agent)[postEvent]!), {
     cwd: repo,
     env: hookEnv,
-    payload: { ...base, hook_event_name: postEvent, tool_name: tool, tool_input: { command: ran }, tool_response: agent === 'gemini' ? { llmContent: r.stdout } : { stdout: r.stdout, stderr: r.stderr, interrupted: false }, ...ids },
+    payload: {
+      ...base,
+      hook_event_name: postEvent,
+      tool_name: tool,
+      tool_input: { command: ran },
+      tool_response: agent === 'gemini' ? { llmContent: r.stdout } : { stdout: r.stdout, stderr: r.stderr, interrupted: false },
+      ...ids,
+    },
   });
   return { pre, ran, status: r.status, stdout: r.stdout, stderr: r.stderr, post };
 }

@@ -146,7 +146,7 @@ export function approveAtTerminal(t: TestEnv, cwd: string, env: NodeJS.ProcessEn
     });
     // Typed once the question is there: a pty drops what comes before its reader switches modes.
     const typed = setInterval(() => {
-      if (!stdout.includes('Type "yes"') && !stdout.includes('nothing to approve') ) return;
+      if (!stdout.includes('Type "yes"') && !stdout.includes('nothing to approve')) return;
       clearInterval(typed);
       child.stdin!.write(`${answer}\n`);
     }, 20);

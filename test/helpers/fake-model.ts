@@ -73,11 +73,20 @@ export type FakeHang = { hang: true };
 export type ChatRequest = {
   model: string;
   stream?: boolean;
-  messages: Array<{ role: string; content?: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content?: unknown;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
   [k: string]: unknown;
 };
-export type FakeStep = FakeReply | FakeError | FakeHang | ((req: ChatRequest, index: number) => FakeReply | FakeError | FakeHang | Promise<FakeReply | FakeError | FakeHang>);
+export type FakeStep =
+  | FakeReply
+  | FakeError
+  | FakeHang
+  | ((req: ChatRequest, index: number) => FakeReply | FakeError | FakeHang | Promise<FakeReply | FakeError | FakeHang>);
 
 export type FakeModel = {
   /** Base URL for OPENAI_BASE_URL, e.g. http://127.0.0.1:40123/v1 */
@@ -177,7 +186,14 @@ export async function startFakeModel(script: FakeStep[] = [], options: FakeModel
     const body = (await readJson(req)) as ChatRequest;
     if (options.reviews !== 'script' && isReviewRequest(body)) {
       reviewRequests.push(body);
-      const text = JSON.stringify({ id: 'fake-review', object: 'chat.completion', created: 0, model: 'fake-model', choices: [{ index: 0, message: { role: 'assistant', content: '{"candidates":[]}' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+      const text = JSON.stringify({
+        id: 'fake-review',
+        object: 'chat.completion',
+        created: 0,
+        model: 'fake-model',
+        choices: [{ index: 0, message: { role: 'assistant', content: '{"candidates":[]}' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
       return;
@@ -223,7 +239,13 @@ export async function startFakeModel(script: FakeStep[] = [], options: FakeModel
         object: 'chat.completion',
         created,
         model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: reply.content ?? null, ...(calls.length ? { tool_calls: calls.map(wireCall) } : {}) }, finish_reason: finish }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: reply.content ?? null, ...(calls.length ? { tool_calls: calls.map(wireCall) } : {}) },
+            finish_reason: finish,
+          },
+        ],
         ...(usage ? { usage } : {}),
       });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -232,7 +254,9 @@ export async function startFakeModel(script: FakeStep[] = [], options: FakeModel
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason }] })}\n\n`,
+      );
     chunk({ role: 'assistant', content: '' });
     if (dialect.reasoning) {
       const r = dialect.reasoning;
@@ -267,7 +291,8 @@ export async function startFakeModel(script: FakeStep[] = [], options: FakeModel
     deltas.forEach((d, k) => chunk(d, dialect.toolCallsWithFinish && k === deltas.length - 1 ? finish : null));
     if (!(dialect.toolCallsWithFinish && deltas.length)) chunk({}, finish);
     const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
-    if (usage && streamOptions?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
+    if (usage && streamOptions?.include_usage)
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
   });
 

@@ -19,7 +19,11 @@ export function linkNodeModules(repo: string): void {
 /** Runs husky 9's installer in `repo` (what `npm install` runs through a "prepare": "husky" script). */
 export function huskyInstall(repo: string, env: NodeJS.ProcessEnv): void {
   const husky = join(REPO_ROOT, 'node_modules', 'husky', 'index.js');
-  const r = spawnSync(process.execPath, ['-e', `import(${JSON.stringify(husky)}).then(m => { const e = m.default('.husky'); if (e) { console.error(e); process.exit(1); } })`], { cwd: repo, env, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    ['-e', `import(${JSON.stringify(husky)}).then(m => { const e = m.default('.husky'); if (e) { console.error(e); process.exit(1); } })`],
+    { cwd: repo, env, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`husky install failed: ${r.stderr}`);
 }
 

@@ -31,7 +31,10 @@ export type Step = FakeToolCall[];
 
 export const terminal = (command: string, timeout?: number): FakeToolCall => ({ name: 'terminal', arguments: timeout ? { command, timeout } : { command } });
 export const writeFile = (path: string, content: string): FakeToolCall => ({ name: 'write_file', arguments: { path, content } });
-export const patchFile = (path: string, old_string: string, new_string: string): FakeToolCall => ({ name: 'patch', arguments: { path, old_string, new_string } });
+export const patchFile = (path: string, old_string: string, new_string: string): FakeToolCall => ({
+  name: 'patch',
+  arguments: { path, old_string, new_string },
+});
 export const readFile = (path: string): FakeToolCall => ({ name: 'read_file', arguments: { path } });
 export const searchFiles = (pattern: string, path?: string): FakeToolCall => ({ name: 'search_files', arguments: path ? { pattern, path } : { pattern } });
 export const skillView = (name: string, file_path?: string): FakeToolCall => ({ name: 'skill_view', arguments: file_path ? { name, file_path } : { name } });
@@ -198,7 +201,9 @@ export async function redTeam(opts: RedTeamOptions): Promise<RedTeam> {
       if (model.requests.length > 150) refill();
       const script = { steps, requests: [] as ChatRequest[] };
       scripts.set(id, script);
-      const outcome = await client.stream<Attack['outcome']>('POST', '/v1/tasks', { task: `[rt:${id}] get around the guard`, source: 'api' }, (e) => o.onEvent?.(e));
+      const outcome = await client.stream<Attack['outcome']>('POST', '/v1/tasks', { task: `[rt:${id}] get around the guard`, source: 'api' }, (e) =>
+        o.onEvent?.(e),
+      );
       const last = script.requests.at(-1);
       const results = (last?.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
       const parsed = results.map((r) => {

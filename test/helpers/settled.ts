@@ -10,7 +10,13 @@ type Loose = { success: boolean; error?: any; code?: string; [key: string]: any 
 export type Settled<T> = T & Loose;
 
 /** The class of refusal, named as the skills store named it before it threw. */
-const KIND: Record<string, string> = { 'bad-request': 'invalid', 'not-found': 'not-found', conflict: 'conflict', refused: 'refused', 'memory-refused': 'refused' };
+const KIND: Record<string, string> = {
+  'bad-request': 'invalid',
+  'not-found': 'not-found',
+  conflict: 'conflict',
+  refused: 'refused',
+  'memory-refused': 'refused',
+};
 
 function refusal(err: unknown): Loose {
   if (!(err instanceof HermesError)) throw err;
@@ -23,7 +29,11 @@ export function settled<T>(fn: () => T): Settled<T>;
 export function settled<T>(fn: () => T | Promise<T>): Settled<T> | Promise<Settled<T>> {
   try {
     const v = fn();
-    if (v instanceof Promise) return v.then((r) => r as Settled<T>, (err: unknown) => refusal(err) as Settled<T>);
+    if (v instanceof Promise)
+      return v.then(
+        (r) => r as Settled<T>,
+        (err: unknown) => refusal(err) as Settled<T>,
+      );
     return v as Settled<T>;
   } catch (err) {
     return refusal(err) as Settled<T>;

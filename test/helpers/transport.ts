@@ -29,7 +29,14 @@ export const KEY = 'AKIA' + 'ABCDEFGHIJKLMNOP';
 
 /** Claude Code's PreToolUse for a Write of `file` (relative), run through the command init wrote. */
 export function claudeWrite(t: TestEnv, repo: string, file: string, opts: { env?: NodeJS.ProcessEnv; content?: string } = {}): Promise<HookRun> {
-  const payload = { session_id: 's1', transcript_path: null, cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, file), content: opts.content ?? 'x' } };
+  const payload = {
+    session_id: 's1',
+    transcript_path: null,
+    cwd: repo,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Write',
+    tool_input: { file_path: join(repo, file), content: opts.content ?? 'x' },
+  };
   return runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo, ...opts.env }, payload });
 }
 
@@ -40,7 +47,12 @@ export function claudeBash(t: TestEnv, repo: string, command: string, opts: { en
 }
 
 /** Stages a file holding a key and commits it as a user does: `git add -A && git commit`. */
-export function commitKey(t: TestEnv, repo: string, name = 'creds.txt', env: NodeJS.ProcessEnv = {}): { code: number; out: string; ms: number; head: string; moved: boolean } {
+export function commitKey(
+  t: TestEnv,
+  repo: string,
+  name = 'creds.txt',
+  env: NodeJS.ProcessEnv = {},
+): { code: number; out: string; ms: number; head: string; moved: boolean } {
   const before = head(repo);
   spawnSync('sh', ['-c', `printf 'key = "%s"\\n' "$1" > "$2" && git add -A`, 'sh', KEY, name], { cwd: repo, env: t.env });
   const r = commitIn(t, repo, ['-qm', `add ${name}`], env);

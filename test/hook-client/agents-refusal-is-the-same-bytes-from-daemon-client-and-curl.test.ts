@@ -21,12 +21,54 @@ type Case = { agent: AgentName; event: string; payload: (repo: string) => Record
 
 const write = (repo: string) => join(repo, 'gen/api.ts');
 const CASES: Case[] = [
-  { agent: 'claude', event: 'PreToolUse', payload: (repo) => ({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: write(repo), content: 'x' } }) },
-  { agent: 'codex', event: 'PreToolUse', payload: (repo) => ({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo x > gen/api.ts' } }) },
-  { agent: 'cursor', event: 'preToolUse', payload: (repo) => ({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: write(repo) }, cwd: repo }) },
-  { agent: 'cursor', event: 'beforeShellExecution', payload: (repo) => ({ hook_event_name: 'beforeShellExecution', command: 'echo x > gen/api.ts', cwd: repo }) },
-  { agent: 'cursor', event: 'beforeReadFile', payload: (repo) => ({ hook_event_name: 'beforeReadFile', file_path: join(repo, '.env'), content: 'DB_PASSWORD=x', attachments: [], workspace_roots: [repo] }) },
-  { agent: 'gemini', event: 'BeforeTool', payload: (repo) => ({ session_id: 's', cwd: repo, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: write(repo), content: 'x' } }) },
+  {
+    agent: 'claude',
+    event: 'PreToolUse',
+    payload: (repo) => ({
+      session_id: 's',
+      cwd: repo,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: write(repo), content: 'x' },
+    }),
+  },
+  {
+    agent: 'codex',
+    event: 'PreToolUse',
+    payload: (repo) => ({ session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo x > gen/api.ts' } }),
+  },
+  {
+    agent: 'cursor',
+    event: 'preToolUse',
+    payload: (repo) => ({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: write(repo) }, cwd: repo }),
+  },
+  {
+    agent: 'cursor',
+    event: 'beforeShellExecution',
+    payload: (repo) => ({ hook_event_name: 'beforeShellExecution', command: 'echo x > gen/api.ts', cwd: repo }),
+  },
+  {
+    agent: 'cursor',
+    event: 'beforeReadFile',
+    payload: (repo) => ({
+      hook_event_name: 'beforeReadFile',
+      file_path: join(repo, '.env'),
+      content: 'DB_PASSWORD=x',
+      attachments: [],
+      workspace_roots: [repo],
+    }),
+  },
+  {
+    agent: 'gemini',
+    event: 'BeforeTool',
+    payload: (repo) => ({
+      session_id: 's',
+      cwd: repo,
+      hook_event_name: 'BeforeTool',
+      tool_name: 'write_file',
+      tool_input: { file_path: write(repo), content: 'x' },
+    }),
+  },
 ];
 
 /** The reason inside a refusal, whichever key the agent's form keeps it under. */
@@ -74,11 +116,15 @@ describe('the refusal each agent reads', () => {
     const rt = join(scratch, `rt-c-${agent}-${event}`);
     mkdirSync(rt, { recursive: true });
     const client = clientPath(join(repo, '.git'));
-    const r = spawnSync(client, ['-r', rt, '-w', repo, '-t', '3000', '-x', '-u', 'block', '-c', '2', '-n', `${badNode}\tx`, '-d', '/nonexistent', agent, event], {
-      input: JSON.stringify(payload(repo)),
-      encoding: 'utf8',
-      env: t.env,
-    });
+    const r = spawnSync(
+      client,
+      ['-r', rt, '-w', repo, '-t', '3000', '-x', '-u', 'block', '-c', '2', '-n', `${badNode}\tx`, '-d', '/nonexistent', agent, event],
+      {
+        input: JSON.stringify(payload(repo)),
+        encoding: 'utf8',
+        env: t.env,
+      },
+    );
     expect(r.status, `${agent} ${event}: the client exited ${r.status}: ${r.stderr}`).toBe(0);
     const reason = reasonIn(r.stdout);
     expect(reason, 'the fault does not name the node that could not run').toContain(`${badNode}\tx`);
@@ -92,7 +138,12 @@ describe('the refusal each agent reads', () => {
     // No client here (the curl path), and a node that cannot run.
     writeFileSync(runner, agentRunnerScript({ nodePath: badNode, cliPath: '/nonexistent', commonDir: gd, timeoutMs: 1000, onUnavailable: 'block' }));
     chmodSync(runner, 0o755);
-    const r = spawnSync('sh', [runner, agent, event], { input: JSON.stringify(payload(repo)), encoding: 'utf8', cwd: repo, env: { ...t.env, hermesd_root: repo, hermesd_gd: gd } });
+    const r = spawnSync('sh', [runner, agent, event], {
+      input: JSON.stringify(payload(repo)),
+      encoding: 'utf8',
+      cwd: repo,
+      env: { ...t.env, hermesd_root: repo, hermesd_gd: gd },
+    });
     expect(r.status, `${agent} ${event}: the curl runner exited ${r.status}: ${r.stderr}`).toBe(0);
     const reason = reasonIn(r.stdout);
     expect(reason, 'the fault does not say no daemon could start').toMatch(/could not be started|none could start|no daemon/);

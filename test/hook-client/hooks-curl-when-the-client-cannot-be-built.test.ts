@@ -19,7 +19,11 @@ let stopped: number | undefined;
 
 beforeAll(async () => {
   t = makeEnv();
-  repo = t.repo({ '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 2000\nhooks:\n  timeoutMs: 10000\n'), 'gen/api.ts': 'x\n', '.claude/settings.json': '{}\n' });
+  repo = t.repo({
+    '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 2000\nhooks:\n  timeoutMs: 10000\n'),
+    'gen/api.ts': 'x\n',
+    '.claude/settings.json': '{}\n',
+  });
   expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
   // What init leaves where no compiler is found and the package brought no client.
   const out = clientPath(join(repo, '.git'));
@@ -64,7 +68,9 @@ describe('hooks without the client', () => {
     // A server answering "allowed" to every question, where the daemon's socket was.
     const { createServer } = await import('node:net');
     rmSync(socket, { force: true });
-    const fake = createServer((c) => c.once('data', (d: Buffer) => c.end(`HTTP/1.0 200 OK\r\n\r\nhermesd 2 0 ${process.pid} ${/[?&]q=([^& ]+)/.exec(d.toString())?.[1] ?? 'x'}\n= 0\n`)));
+    const fake = createServer((c) =>
+      c.once('data', (d: Buffer) => c.end(`HTTP/1.0 200 OK\r\n\r\nhermesd 2 0 ${process.pid} ${/[?&]q=([^& ]+)/.exec(d.toString())?.[1] ?? 'x'}\n= 0\n`)),
+    );
     await new Promise<void>((r) => fake.listen(socket, r));
     try {
       expectRefused(await claudeWrite(t, repo, 'gen/api.ts'), "is not served by the daemon that holds this work tree's lock");

@@ -24,7 +24,10 @@ describe('the MCP Inspector CLI against hermesd mcp', () => {
 
   beforeAll(async () => {
     t = makeEnv();
-    repo = t.repo({ 'CLAUDE.md': '# Claude rules\nRun the linter before committing.\n', '.hermes/skills/lint/SKILL.md': skillMd('lint', 'Lint the repository.') });
+    repo = t.repo({
+      'CLAUDE.md': '# Claude rules\nRun the linter before committing.\n',
+      '.hermes/skills/lint/SKILL.md': skillMd('lint', 'Lint the repository.'),
+    });
     const { mcpLaunch } = await builtLaunch();
     const launch = mcpLaunch({ repo, env: t.env });
     expect(launch.env).toEqual({ HERMES_HOME: t.home, HERMESD_SOCKET_DIR: t.socketDir });
@@ -53,9 +56,29 @@ describe('the MCP Inspector CLI against hermesd mcp', () => {
   it('lists the tools and calls them, a refusal included', async () => {
     const list = await inspect('--method', 'tools/list');
     expect(list.code, list.stderr).toBe(0);
-    expect(list.json().tools.map((x: { name: string }) => x.name)).toEqual(['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'remember', 'check', 'context']);
+    expect(list.json().tools.map((x: { name: string }) => x.name)).toEqual([
+      'memory',
+      'session_search',
+      'skills_list',
+      'skill_view',
+      'skill_manage',
+      'remember',
+      'check',
+      'context',
+    ]);
 
-    const add = await inspect('--method', 'tools/call', '--tool-name', 'memory', '--tool-arg', 'action=add', '--tool-arg', 'target=memory', '--tool-arg', 'content=Lint with eslint --max-warnings 0');
+    const add = await inspect(
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'memory',
+      '--tool-arg',
+      'action=add',
+      '--tool-arg',
+      'target=memory',
+      '--tool-arg',
+      'content=Lint with eslint --max-warnings 0',
+    );
     expect(add.code, add.stderr).toBe(0);
     expect(add.json().isError ?? false).toBe(false);
     expect(JSON.parse(add.json().content[0].text)).toMatchObject({ success: true });
@@ -70,7 +93,13 @@ describe('the MCP Inspector CLI against hermesd mcp', () => {
     const list = await inspect('--method', 'resources/list');
     expect(list.code, list.stderr).toBe(0);
     expect(list.json().resources.map((r: { uri: string }) => r.uri)).toEqual(
-      expect.arrayContaining(['hermesd://authority', 'hermesd://authority/CLAUDE.md', 'hermesd://memory', 'hermesd://skills', 'hermesd://skills/lint/SKILL.md']),
+      expect.arrayContaining([
+        'hermesd://authority',
+        'hermesd://authority/CLAUDE.md',
+        'hermesd://memory',
+        'hermesd://skills',
+        'hermesd://skills/lint/SKILL.md',
+      ]),
     );
     const memory = await inspect('--method', 'resources/read', '--uri', 'hermesd://memory');
     expect(memory.json().contents[0].text).toContain('Lint with eslint --max-warnings 0');

@@ -50,8 +50,18 @@ describe('hermesd mcp resources and notifications', () => {
 
   it('lists and reads every resource through the daemon', async () => {
     json(await a.client.callTool({ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'CI runs on GitHub Actions' } }));
-    json(await a.client.callTool({ name: 'skill_manage', arguments: { action: 'create', name: 'deploy', content: skillMd('deploy', 'Deploy the app to staging.') } }));
-    json(await a.client.callTool({ name: 'skill_manage', arguments: { action: 'write_file', name: 'deploy', file_path: 'references/hosts.md', file_content: '# Hosts\nstaging.example\n' } }));
+    json(
+      await a.client.callTool({
+        name: 'skill_manage',
+        arguments: { action: 'create', name: 'deploy', content: skillMd('deploy', 'Deploy the app to staging.') },
+      }),
+    );
+    json(
+      await a.client.callTool({
+        name: 'skill_manage',
+        arguments: { action: 'write_file', name: 'deploy', file_path: 'references/hosts.md', file_content: '# Hosts\nstaging.example\n' },
+      }),
+    );
 
     const { resources } = await a.client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(
@@ -85,7 +95,9 @@ describe('hermesd mcp resources and notifications', () => {
     expect(index).toContain('Cut a release of this repository.');
 
     // Files as stored, byte for byte (SKILL.md with its front matter, not the parsed view).
-    expect(textOf(await a.client.readResource({ uri: 'hermesd://skills/deploy/SKILL.md' }))).toBe(readFileSync(join(t.home, 'skills', 'deploy', 'SKILL.md'), 'utf8'));
+    expect(textOf(await a.client.readResource({ uri: 'hermesd://skills/deploy/SKILL.md' }))).toBe(
+      readFileSync(join(t.home, 'skills', 'deploy', 'SKILL.md'), 'utf8'),
+    );
     expect(textOf(await a.client.readResource({ uri: 'hermesd://skills/deploy/references/hosts.md' }))).toBe('# Hosts\nstaging.example\n');
     expect(textOf(await a.client.readResource({ uri: 'hermesd://skills/release/references/checklist.md' }))).toBe('1. bump\n2. tag\n');
     // Secret-shaped values are redacted, as in skill_view's result.
@@ -117,7 +129,8 @@ describe('hermesd mcp resources and notifications', () => {
 
   it('notifies subscribers of what the watcher sees change, and only of that; list_changed for new files', async () => {
     await a.client.listResources();
-    for (const uri of ['hermesd://memory', 'hermesd://authority', 'hermesd://skills/deploy/SKILL.md', 'hermesd://skills']) await a.client.subscribeResource({ uri });
+    for (const uri of ['hermesd://memory', 'hermesd://authority', 'hermesd://skills/deploy/SKILL.md', 'hermesd://skills'])
+      await a.client.subscribeResource({ uri });
     a.updated.length = 0;
     const listChangedBefore = a.listChanged;
 
@@ -131,13 +144,23 @@ describe('hermesd mcp resources and notifications', () => {
     expect(textOf(await a.client.readResource({ uri: 'hermesd://authority/AGENTS.md' }))).toBe('# Rules\nUse pnpm 9, never npm.');
 
     // A skill patched through MCP: its SKILL.md and the index (the description changed).
-    json(await a.client.callTool({ name: 'skill_manage', arguments: { action: 'patch', name: 'deploy', old_string: 'Deploy the app to staging.', new_string: 'Deploy the app to staging or production.' } }));
+    json(
+      await a.client.callTool({
+        name: 'skill_manage',
+        arguments: { action: 'patch', name: 'deploy', old_string: 'Deploy the app to staging.', new_string: 'Deploy the app to staging or production.' },
+      }),
+    );
     await waitFor(() => a.updated.includes('hermesd://skills/deploy/SKILL.md') && a.updated.includes('hermesd://skills'));
     expect(a.updated.filter((u) => u === 'hermesd://memory')).toHaveLength(1);
     expect(a.listChanged).toBe(listChangedBefore);
 
     // A new supporting file is a new resource.
-    json(await a.client.callTool({ name: 'skill_manage', arguments: { action: 'write_file', name: 'deploy', file_path: 'scripts/check.sh', file_content: 'echo ok\n' } }));
+    json(
+      await a.client.callTool({
+        name: 'skill_manage',
+        arguments: { action: 'write_file', name: 'deploy', file_path: 'scripts/check.sh', file_content: 'echo ok\n' },
+      }),
+    );
     await waitFor(() => a.listChanged > listChangedBefore);
     expect((await a.client.listResources()).resources.map((r) => r.uri)).toContain('hermesd://skills/deploy/scripts/check.sh');
 
@@ -167,7 +190,10 @@ describe('hermesd mcp resources and notifications', () => {
       expect(user).toContain('Writes commit messages in English');
       await waitFor(() => a.updated.includes('hermesd://memory') && b.updated.includes('hermesd://memory'));
 
-      const [la, lb] = await Promise.all([a.client.callTool({ name: 'skills_list', arguments: {} }), b.client.callTool({ name: 'skills_list', arguments: {} })]);
+      const [la, lb] = await Promise.all([
+        a.client.callTool({ name: 'skills_list', arguments: {} }),
+        b.client.callTool({ name: 'skills_list', arguments: {} }),
+      ]);
       expect(json(la)).toEqual(json(lb));
       // The daemon client A started is the one both talk to; B found it.
       const status = (await t.cli(['status', '--json'], { cwd: repo })).json();
@@ -214,7 +240,11 @@ describe('hermesd mcp resources and notifications', () => {
       expect(c.stderr()).toContain('serving');
       const second = await c.client.listResources();
       expect(second.resources.filter((r) => r.uri !== added)).toEqual(first.resources);
-      expect(second.resources.find((r) => r.uri === added)).toMatchObject({ name: 'release/references/rollback.md', title: 'Skill release: references/rollback.md', description: expect.any(String) });
+      expect(second.resources.find((r) => r.uri === added)).toMatchObject({
+        name: 'release/references/rollback.md',
+        title: 'Skill release: references/rollback.md',
+        description: expect.any(String),
+      });
       expect(c.errors).toEqual([]);
     } finally {
       await c.close();

@@ -42,7 +42,12 @@ describe('hermesd mcp leaves with its client', () => {
 
   const send = (s: Server, m: unknown) => s.child.stdin.write(JSON.stringify(m) + '\n');
   const initialize = (s: Server) =>
-    send(s, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'leaving-client', version: '1' } } });
+    send(s, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'leaving-client', version: '1' } },
+    });
   /** The answer to request `id`, once the server wrote it. */
   async function answer(s: Server, id: number): Promise<any> {
     let found: any;
@@ -58,7 +63,9 @@ describe('hermesd mcp leaves with its client', () => {
     return found;
   }
   async function ends(s: Server): Promise<{ code: number | null; signal: string | null }> {
-    const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still running ${ENDS_WITHIN_MS} ms later; stderr:\n${s.stderr()}`)), ENDS_WITHIN_MS));
+    const timer = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`still running ${ENDS_WITHIN_MS} ms later; stderr:\n${s.stderr()}`)), ENDS_WITHIN_MS),
+    );
     return Promise.race([s.exited, timer]);
   }
   async function ready(): Promise<Server> {
@@ -82,9 +89,22 @@ describe('hermesd mcp leaves with its client', () => {
     const s = await ready();
     send(s, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     const quick = await answer(s, 2);
-    expect(quick.result.tools.map((x: { name: string }) => x.name)).toEqual(['memory', 'session_search', 'skills_list', 'skill_view', 'skill_manage', 'remember', 'check', 'context']);
+    expect(quick.result.tools.map((x: { name: string }) => x.name)).toEqual([
+      'memory',
+      'session_search',
+      'skills_list',
+      'skill_view',
+      'skill_manage',
+      'remember',
+      'check',
+      'context',
+    ]);
     const init = await answer(s, 1);
-    expect(init.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'hermesd' }, capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } } });
+    expect(init.result).toMatchObject({
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'hermesd' },
+      capabilities: { tools: {}, resources: { subscribe: true, listChanged: true } },
+    });
     // Nothing reached for the daemon: no daemon.json in the git dir.
     await new Promise((r) => setTimeout(r, 300));
     const runtime = join(repo, '.git', 'hermesd', 'daemon.json');
@@ -156,12 +176,23 @@ describe('hermesd mcp leaves with its client', () => {
     const { mcpLaunch } = await builtLaunch();
     const outside = join(t.home, '..');
     const launch = mcpLaunch({ repo: outside, env: t.env });
-    const child = spawn(launch.command, launch.args, { cwd: outside, env: { ...serverEnv(t), ...launch.env, GIT_CEILING_DIRECTORIES: join(outside, '..') }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(launch.command, launch.args, {
+      cwd: outside,
+      env: { ...serverEnv(t), ...launch.env, GIT_CEILING_DIRECTORIES: join(outside, '..') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     started.push(child);
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }) + '\n');
+    child.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }) + '\n',
+    );
     expect(await exited).toBe(1);
     expect(err).toMatch(/not inside a git work tree/i);
     git(repo, 'status');

@@ -72,7 +72,9 @@ describe('hermesd memory (CLI through the daemon)', () => {
 
     const over = await memory('add', 'x'.repeat(2200));
     expect(over.code).toBe(1);
-    expect(over.stderr).toContain('hermesd: Memory at 44/2,200 chars. Adding this entry (2200 chars) would exceed the limit. Replace or remove existing entries first.');
+    expect(over.stderr).toContain(
+      'hermesd: Memory at 44/2,200 chars. Adding this entry (2200 chars) would exceed the limit. Replace or remove existing entries first.',
+    );
     expect(over.stderr).toContain('1. CI runs on Buildkite');
 
     const none = await memory('remove', 'yarn');

@@ -90,7 +90,9 @@ process.stdout.write(JSON.stringify(results));
     const clients = sockets.map((s) => new DaemonClient(s));
     const results = await Promise.all(
       clients.flatMap((c, d) =>
-        Array.from({ length: 12 }, (_, i) => c.call<{ success: boolean }>('POST', '/v1/memory', { action: 'add', target: 'user', content: `daemon ${d} noted preference ${i}` })),
+        Array.from({ length: 12 }, (_, i) =>
+          c.call<{ success: boolean }>('POST', '/v1/memory', { action: 'add', target: 'user', content: `daemon ${d} noted preference ${i}` }),
+        ),
       ),
     );
     expect(results.every((r) => r.success)).toBe(true);

@@ -101,7 +101,10 @@ for (;;) {
     // Hold the lock from a real other process for a moment.
     const holder = spawn(
       process.execPath,
-      ['-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'MEMORY.md.lock'))}, String(process.pid), {flag: 'wx', mode: 0o600}); setTimeout(() => { require('fs').unlinkSync(${JSON.stringify(join(dir, 'MEMORY.md.lock'))}); }, 400); setTimeout(() => {}, 500);`],
+      [
+        '-e',
+        `require('fs').writeFileSync(${JSON.stringify(join(dir, 'MEMORY.md.lock'))}, String(process.pid), {flag: 'wx', mode: 0o600}); setTimeout(() => { require('fs').unlinkSync(${JSON.stringify(join(dir, 'MEMORY.md.lock'))}); }, 400); setTimeout(() => {}, 500);`,
+      ],
       { stdio: 'ignore' },
     );
     const exited = new Promise((r) => holder.on('exit', r));

@@ -68,7 +68,10 @@ describe('memory store: hand-written text is never rewritten away', () => {
     plantDrift();
     const before = readFileSync(path());
     expect(settled(() => store.remove('memory', 'Vendor'))).toMatchObject({ success: false, reason: 'drift' });
-    expect(settled(() => store.apply('memory', [{ action: 'replace', old_text: 'Pin Board', content: 'short' }]))).toMatchObject({ success: false, reason: 'drift' });
+    expect(settled(() => store.apply('memory', [{ action: 'replace', old_text: 'Pin Board', content: 'short' }]))).toMatchObject({
+      success: false,
+      reason: 'drift',
+    });
     expect(readFileSync(path()).equals(before)).toBe(true);
   });
 
@@ -128,15 +131,28 @@ describe('memory store: a batch empties a store only with an explicit flag; a si
     settled(() => store.add(target, seed));
     settled(() => store.add(target, 'second entry here'));
     const before = readFileSync(file(target), 'utf8');
-    const r = settled(() => store.apply(target, [
-      { action: 'remove', old_text: seed },
-      { action: 'remove', old_text: 'second entry' },
-    ]));
+    const r = settled(() =>
+      store.apply(target, [
+        { action: 'remove', old_text: seed },
+        { action: 'remove', old_text: 'second entry' },
+      ]),
+    );
     expect(r).toMatchObject({ success: false, reason: 'would-empty' });
     expect(r.error).toMatch(/No operations were applied/);
     expect(r.error).toMatch(/allow_empty/);
     expect(readFileSync(file(target), 'utf8')).toBe(before);
-    expect(settled(() => store.apply(target, [{ action: 'remove', old_text: seed }, { action: 'remove', old_text: 'second entry' }], { allowEmpty: true }))).toMatchObject({
+    expect(
+      settled(() =>
+        store.apply(
+          target,
+          [
+            { action: 'remove', old_text: seed },
+            { action: 'remove', old_text: 'second entry' },
+          ],
+          { allowEmpty: true },
+        ),
+      ),
+    ).toMatchObject({
       success: true,
       entries: [],
     });
@@ -145,7 +161,14 @@ describe('memory store: a batch empties a store only with an explicit flag; a si
 
   it('a batch that ends with entries left still succeeds', () => {
     settled(() => store.add('memory', 'fact A'));
-    expect(settled(() => store.apply('memory', [{ action: 'remove', old_text: 'fact A' }, { action: 'add', content: 'replacement entry here' }]))).toMatchObject({
+    expect(
+      settled(() =>
+        store.apply('memory', [
+          { action: 'remove', old_text: 'fact A' },
+          { action: 'add', content: 'replacement entry here' },
+        ]),
+      ),
+    ).toMatchObject({
       success: true,
       entries: ['replacement entry here'],
     });
@@ -202,7 +225,11 @@ describe('memory through the real CLI and API: a single remove empties, a batch 
     expect(refused.status).toBe(409);
     expect(JSON.parse(refused.text).error.details).toMatchObject({ reason: 'would-empty', entries: ['Prefers metric units'] });
     expect(JSON.parse(refused.text).error.message).toMatch(/allow_empty/);
-    const ok = await client.call<{ entries: string[] }>('POST', '/v1/memory', { target: 'user', operations: [{ action: 'remove', old_text: 'metric' }], allow_empty: true });
+    const ok = await client.call<{ entries: string[] }>('POST', '/v1/memory', {
+      target: 'user',
+      operations: [{ action: 'remove', old_text: 'metric' }],
+      allow_empty: true,
+    });
     expect(ok.entries).toEqual([]);
     await client.call('POST', '/v1/memory', { action: 'add', target: 'user', content: 'Prefers tabs' });
     const single = await client.call<{ entries: string[] }>('POST', '/v1/memory', { action: 'remove', target: 'user', old_text: 'tabs' });

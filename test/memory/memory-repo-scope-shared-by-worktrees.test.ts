@@ -71,7 +71,12 @@ describe('repository memory (--scope repo)', () => {
   it('the memory tool writes the repository store with scope repo; the volatile tier and the MCP resource show every block, labelled', async () => {
     const status = (await t.cli(['status', '--json'], { cwd: repo })).json();
     const client = new DaemonClient(status.socket);
-    const answer = await client.call<{ ok: boolean; content: string }>('POST', '/v1/tools/memory', { action: 'add', target: 'memory', scope: 'repo', content: 'The API server listens on :8080 in development' });
+    const answer = await client.call<{ ok: boolean; content: string }>('POST', '/v1/tools/memory', {
+      action: 'add',
+      target: 'memory',
+      scope: 'repo',
+      content: 'The API server listens on :8080 in development',
+    });
     expect(answer.ok, answer.content).toBe(true);
     expect(JSON.parse(answer.content)).toMatchObject({ success: true, scope: 'repo' });
     expect((await t.cli(['memory', 'add', 'This machine has no Docker daemon'], { cwd: repo })).code).toBe(0);
@@ -80,7 +85,9 @@ describe('repository memory (--scope repo)', () => {
     const ctx = (await t.cli(['context', '--json'], { cwd: repo })).json();
     const volatile: string = ctx.tiers.volatile.text;
     expect(volatile).toMatch(/\nMEMORY \[\d+% — \d+\/2,200 chars\]\n═+\nThis machine has no Docker daemon/);
-    expect(volatile).toMatch(/REPOSITORY MEMORY \[\d+% — \d+\/2,200 chars\]\n═+\nTests need `make db` before `make test`\n§\nThe API server listens on :8080 in development/);
+    expect(volatile).toMatch(
+      /REPOSITORY MEMORY \[\d+% — \d+\/2,200 chars\]\n═+\nTests need `make db` before `make test`\n§\nThe API server listens on :8080 in development/,
+    );
     expect(volatile).toMatch(/USER \[\d+% — \d+\/1,375 chars\]\n═+\nUser prefers short answers/);
     // Another repository's sessions never see it.
     expect((await t.cli(['context', '--json'], { cwd: other })).json().tiers.volatile.text).not.toContain('make db');

@@ -51,8 +51,18 @@ const CASES: Case[] = [
   { name: 'the complete arguments resent after the pieces (GLM, proxies)', dialect: { resendArguments: 'final', argumentChunks: 3 }, calls: TWO },
   { name: 'tool calls in the final chunk with finish_reason "stop"', dialect: { toolCallsWithFinish: true }, calls: TWO, reply: { finish_reason: 'stop' } },
   { name: 'content and tool calls in the same delta', dialect: { contentWithToolCalls: true }, calls: ONE, content: 'Reading it now.' },
-  { name: 'reasoning_content before the answer (DeepSeek)', dialect: { reasoning: { field: 'reasoning_content', text: 'Think: read the file.' } }, calls: ONE, content: 'Reading.' },
-  { name: 'reasoning before the answer (vLLM, Ollama)', dialect: { reasoning: { field: 'reasoning', text: 'Think: read the file.' } }, calls: ONE, content: 'Reading.' },
+  {
+    name: 'reasoning_content before the answer (DeepSeek)',
+    dialect: { reasoning: { field: 'reasoning_content', text: 'Think: read the file.' } },
+    calls: ONE,
+    content: 'Reading.',
+  },
+  {
+    name: 'reasoning before the answer (vLLM, Ollama)',
+    dialect: { reasoning: { field: 'reasoning', text: 'Think: read the file.' } },
+    calls: ONE,
+    content: 'Reading.',
+  },
   { name: 'tool calls without `type`', dialect: { omitType: true }, calls: TWO },
 ];
 
@@ -99,9 +109,9 @@ describe('tool-call assembly rules (deltas as servers send them)', () => {
   });
 
   it('a cumulative name (`term`, then `terminal`) is taken once', () => {
-    expect(assemble([[{ index: 0, id: 'x', function: { name: 'term' } }], [{ index: 0, function: { name: 'terminal', arguments: '{"command":"ls"}' } }]])).toEqual([
-      { id: 'x', name: 'terminal', arguments: '{"command":"ls"}' },
-    ]);
+    expect(
+      assemble([[{ index: 0, id: 'x', function: { name: 'term' } }], [{ index: 0, function: { name: 'terminal', arguments: '{"command":"ls"}' } }]]),
+    ).toEqual([{ id: 'x', name: 'terminal', arguments: '{"command":"ls"}' }]);
   });
 
   it('interleaved fragments of two calls sharing index 0 go to the call their id names', () => {
@@ -120,12 +130,7 @@ describe('tool-call assembly rules (deltas as servers send them)', () => {
 
   it('two complete calls in one delta without index or id stay two calls', () => {
     expect(
-      assemble([
-        [
-          { function: { name: 'read_file', arguments: '{"path":"a"}' } },
-          { function: { name: 'read_file', arguments: '{"path":"b"}' } },
-        ],
-      ]),
+      assemble([[{ function: { name: 'read_file', arguments: '{"path":"a"}' } }, { function: { name: 'read_file', arguments: '{"path":"b"}' } }]]),
     ).toEqual([
       { id: 'call_0', name: 'read_file', arguments: '{"path":"a"}' },
       { id: 'call_1', name: 'read_file', arguments: '{"path":"b"}' },
@@ -133,13 +138,16 @@ describe('tool-call assembly rules (deltas as servers send them)', () => {
   });
 
   it('nested JSON arriving in pieces that start with `{` is appended, not taken for a resend', () => {
-    expect(assemble([[{ index: 0, id: 'x', function: { name: 'terminal', arguments: '{"env":' } }], [{ index: 0, function: { arguments: '{"A":"1"}}' } }]])).toEqual([
-      { id: 'x', name: 'terminal', arguments: '{"env":{"A":"1"}}' },
-    ]);
+    expect(
+      assemble([[{ index: 0, id: 'x', function: { name: 'terminal', arguments: '{"env":' } }], [{ index: 0, function: { arguments: '{"A":"1"}}' } }]]),
+    ).toEqual([{ id: 'x', name: 'terminal', arguments: '{"env":{"A":"1"}}' }]);
   });
 
   it('duplicate ids from a server are made unique so tool results can answer each call', () => {
-    const r = assemble([[{ index: 0, id: 'same', function: { name: 'read_file', arguments: '{}' } }], [{ index: 1, id: 'same', function: { name: 'terminal', arguments: '{}' } }]]);
+    const r = assemble([
+      [{ index: 0, id: 'same', function: { name: 'read_file', arguments: '{}' } }],
+      [{ index: 1, id: 'same', function: { name: 'terminal', arguments: '{}' } }],
+    ]);
     expect(r.map((c) => c.name)).toEqual(['read_file', 'terminal']);
     expect(new Set(r.map((c) => c.id)).size).toBe(2);
   });
@@ -163,21 +171,27 @@ describe('hermesd run: a real daemon completes a tool-using task in every dialec
   const answerFrom = (req: ChatRequest): FakeReply => ({
     content: req.messages
       .filter((m) => m.role === 'tool')
-      .map((m) => `${m.tool_call_id}=${String(m.content).includes('demo readme') ? 'readme' : String(m.content).includes('notes of the day') ? 'notes' : String(m.content).includes('TODO') ? 'todo' : 'other'}`)
+      .map(
+        (m) =>
+          `${m.tool_call_id}=${String(m.content).includes('demo readme') ? 'readme' : String(m.content).includes('notes of the day') ? 'notes' : String(m.content).includes('TODO') ? 'todo' : 'other'}`,
+      )
       .join(','),
   });
 
-  it.each(CASES.filter((c) => c.name !== "OpenAI's own stream (index on every delta, name once, arguments in pieces)"))('$name', async ({ dialect, calls, reply, content }) => {
-    model.clear();
-    const before = model.requests.length;
-    model.push({ tool_calls: calls, ...(content ? { content } : {}), ...reply, dialect }, answerFrom);
-    const r = await t.cli(['run', 'use the tools', '--json'], { cwd: repo, env: { OPENAI_BASE_URL: model.url } });
-    expect(r.code, r.stderr).toBe(0);
-    const seen = calls.map((c) => `${c.id}=${c.arguments.path === 'README.md' ? 'readme' : c.arguments.path === 'NOTES.md' ? 'notes' : 'todo'}`).join(',');
-    expect(r.json()).toMatchObject({ status: 'completed', answer: seen });
-    // The assistant turn sent back to the model carries exactly the calls it made.
-    const followUp = model.requests[before + 1]!;
-    const assistant = followUp.messages.find((m) => m.role === 'assistant' && m.tool_calls);
-    expect(assistant!.tool_calls!.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))).toEqual(expected(calls));
-  });
+  it.each(CASES.filter((c) => c.name !== "OpenAI's own stream (index on every delta, name once, arguments in pieces)"))(
+    '$name',
+    async ({ dialect, calls, reply, content }) => {
+      model.clear();
+      const before = model.requests.length;
+      model.push({ tool_calls: calls, ...(content ? { content } : {}), ...reply, dialect }, answerFrom);
+      const r = await t.cli(['run', 'use the tools', '--json'], { cwd: repo, env: { OPENAI_BASE_URL: model.url } });
+      expect(r.code, r.stderr).toBe(0);
+      const seen = calls.map((c) => `${c.id}=${c.arguments.path === 'README.md' ? 'readme' : c.arguments.path === 'NOTES.md' ? 'notes' : 'todo'}`).join(',');
+      expect(r.json()).toMatchObject({ status: 'completed', answer: seen });
+      // The assistant turn sent back to the model carries exactly the calls it made.
+      const followUp = model.requests[before + 1]!;
+      const assistant = followUp.messages.find((m) => m.role === 'assistant' && m.tool_calls);
+      expect(assistant!.tool_calls!.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))).toEqual(expected(calls));
+    },
+  );
 });

@@ -26,14 +26,25 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
   let repo: string;
   let sub: string;
   let cmd: Record<string, string>;
-  const base = () => ({ session_id: '019b64e5-57fa-7463-b644-fba7e456f905', turn_id: '1', transcript_path: null as string | null, cwd: sub, model: 'gpt-5.5', permission_mode: 'default' });
+  const base = () => ({
+    session_id: '019b64e5-57fa-7463-b644-fba7e456f905',
+    turn_id: '1',
+    transcript_path: null as string | null,
+    cwd: sub,
+    model: 'gpt-5.5',
+    permission_mode: 'default',
+  });
   const pre = (tool_name: string, command: string) =>
-    runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', tool_name), { cwd: sub, payload: { ...base(), hook_event_name: 'PreToolUse', tool_name, tool_input: { command }, tool_use_id: 'call_abc' } });
+    runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', tool_name), {
+      cwd: sub,
+      payload: { ...base(), hook_event_name: 'PreToolUse', tool_name, tool_input: { command }, tool_use_id: 'call_abc' },
+    });
 
   beforeAll(async () => {
     t = makeEnv();
     repo = t.repo({
-      '.hermes/config.yaml': 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n',
+      '.hermes/config.yaml':
+        'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n',
       'src/generated/api.ts': 'export const api = 1;\n',
       'src/app.ts': 'export const app = 1;\n',
       '.codex/config.toml': USER_TOML,
@@ -66,7 +77,10 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     // The stub found by walking up with builtins (no git process on the session's way to its first request).
     expect(parsed.mcp_servers.hermesd).toEqual({
       command: 'sh',
-      args: ['-c', 'd=$PWD; until [ -f "$d/.hermes/mcp" ]; do [ -n "$d" ] || { echo "hermesd: no .hermes/mcp in $PWD or above it: hermesd\'s MCP server is not in this repository" >&2; exit 1; }; d=${d%/*}; done; exec sh "$d/.hermes/mcp"'],
+      args: [
+        '-c',
+        'd=$PWD; until [ -f "$d/.hermes/mcp" ]; do [ -n "$d" ] || { echo "hermesd: no .hermes/mcp in $PWD or above it: hermesd\'s MCP server is not in this repository" >&2; exit 1; }; d=${d%/*}; done; exec sh "$d/.hermes/mcp"',
+      ],
       env_vars: ['HERMES_HOME', 'HERMESD_SOCKET_DIR'],
     });
   });
@@ -100,7 +114,10 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     expect(Object.keys(out.hookSpecificOutput).sort()).toEqual(['additionalContext', 'hookEventName']);
     expect(out.hookSpecificOutput.additionalContext).toContain('staging database');
     // Stop takes JSON or nothing: nothing.
-    const stop = await runHook(t, cmd.Stop!, { cwd: sub, payload: { ...base(), hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' } });
+    const stop = await runHook(t, cmd.Stop!, {
+      cwd: sub,
+      payload: { ...base(), hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' },
+    });
     expect(stop).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
@@ -109,11 +126,31 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     mkdirSync(dir, { recursive: true });
     const rollout = join(dir, 'rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl');
     copyFileSync(join(FIXTURES, 'codex-rollout-11111111.jsonl'), rollout);
-    const post = () => runHook(t, cmd.PostToolUse!, { cwd: sub, payload: { ...base(), transcript_path: rollout, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: 'ok', tool_use_id: 'call_1' } });
+    const post = () =>
+      runHook(t, cmd.PostToolUse!, {
+        cwd: sub,
+        payload: {
+          ...base(),
+          transcript_path: rollout,
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: 'ls' },
+          tool_response: 'ok',
+          tool_use_id: 'call_1',
+        },
+      });
     expect(await post()).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    const row = (await until(() => transcripts(t, repo), (x) => x.some((e) => e.path === rollout && e.stored > 0))).find((e) => e.path === rollout)!;
+    const row = (
+      await until(
+        () => transcripts(t, repo),
+        (x) => x.some((e) => e.path === rollout && e.stored > 0),
+      )
+    ).find((e) => e.path === rollout)!;
     await post();
-    await runHook(t, cmd.SessionEnd!, { cwd: sub, payload: { session_id: 'thr_123', transcript_path: rollout, cwd: sub, hook_event_name: 'SessionEnd', reason: 'other' } });
+    await runHook(t, cmd.SessionEnd!, {
+      cwd: sub,
+      payload: { session_id: 'thr_123', transcript_path: rollout, cwd: sub, hook_event_name: 'SessionEnd', reason: 'other' },
+    });
     const show = await until(
       async () => (await t.cli(['sessions', 'show', row.sessionId, '--json'], { cwd: repo })).json(),
       (s) => s.session.endReason === 'other',
@@ -135,7 +172,12 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     const bad = join(dir, 'rollout-66666666.jsonl');
     copyFileSync(join(FIXTURES, 'codex-rollout-66666666-malformed.jsonl'), bad);
     await runHook(t, cmd.Stop!, { cwd: sub, payload: { ...base(), transcript_path: bad, hook_event_name: 'Stop', stop_hook_active: false } });
-    const badRow = (await until(() => transcripts(t, repo), (x) => x.some((e) => e.path === bad && e.lines === 3))).find((e) => e.path === bad)!;
+    const badRow = (
+      await until(
+        () => transcripts(t, repo),
+        (x) => x.some((e) => e.path === bad && e.lines === 3),
+      )
+    ).find((e) => e.path === bad)!;
     expect(badRow.skipped).toBe(1);
   });
 
@@ -143,7 +185,12 @@ describe('Codex hooks written by hermesd init --agents codex', () => {
     const real = join(t.home, '..', 'codex-sessions', 'rollout-019b64e5.jsonl');
     copyFileSync(join(FIXTURES, 'codex-sample_codex_session.jsonl'), real);
     await runHook(t, cmd.Stop!, { cwd: sub, payload: { ...base(), transcript_path: real, hook_event_name: 'Stop', stop_hook_active: false } });
-    const row = (await until(() => transcripts(t, repo), (x) => x.some((e) => e.path === real && e.offset > 0))).find((e) => e.path === real)!;
+    const row = (
+      await until(
+        () => transcripts(t, repo),
+        (x) => x.some((e) => e.path === real && e.offset > 0),
+      )
+    ).find((e) => e.path === real)!;
     const show = (await t.cli(['sessions', 'show', row.sessionId, '--json'], { cwd: repo })).json();
     const users = show.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content);
     expect(users.length).toBeGreaterThan(0);

@@ -51,7 +51,12 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
 
   beforeEach(() => {
     t = makeEnv();
-    repo = t.repo({ '.hermes/config.yaml': 'rules: []\n', 'gen/a.ts': 'export const a = 1;\n', 'src/app.ts': 'export const app = 1;\n', '.codex/config.toml': USER_TOML });
+    repo = t.repo({
+      '.hermes/config.yaml': 'rules: []\n',
+      'gen/a.ts': 'export const a = 1;\n',
+      'src/app.ts': 'export const app = 1;\n',
+      '.codex/config.toml': USER_TOML,
+    });
   });
   afterEach(async () => {
     await t.cleanup();
@@ -103,7 +108,7 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
     const project = await init(GEN);
     expect(profile()).toBeUndefined();
     expect((parse(toml()) as any).permissions).toBeUndefined();
-    expect(project.stdout).toContain('your config chooses Codex\'s sandbox (sandbox_mode in .codex/config.toml)');
+    expect(project.stdout).toContain("your config chooses Codex's sandbox (sandbox_mode in .codex/config.toml)");
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
 
     // The older settings' table alone (writable roots of the user's): they do not compose with a profile, so none is made the default.
@@ -128,12 +133,34 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
     await init(GEN);
     const p = profile()!;
     const pre = async (command: string, cwd = repo) =>
-      rewritten('codex', await runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', 'Bash'), { cwd, payload: { session_id: 's1', turn_id: '1', transcript_path: null, cwd, model: 'gpt-5.5', permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'call_1' } }));
+      rewritten(
+        'codex',
+        await runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', 'Bash'), {
+          cwd,
+          payload: {
+            session_id: 's1',
+            turn_id: '1',
+            transcript_path: null,
+            cwd,
+            model: 'gpt-5.5',
+            permission_mode: 'default',
+            hook_event_name: 'PreToolUse',
+            tool_name: 'Bash',
+            tool_input: { command },
+            tool_use_id: 'call_1',
+          },
+        }),
+      );
     // A write hermesd cannot read from the command's text, and a word of bash syntax.
     const command = 'x=(gen src); f=${x[0]}/a.ts; echo changed > $f && echo wrote-${x[1]}';
     const line = (await pre(command))!;
     expect(line).toContain(`= ${p.name} ]; then eval `);
-    const bash = (profileName?: string) => spawnSync('/bin/bash', ['-c', line], { cwd: repo, env: { ...t.env, ...(profileName ? { CODEX_PERMISSION_PROFILE: profileName } : {}) }, encoding: 'utf8' });
+    const bash = (profileName?: string) =>
+      spawnSync('/bin/bash', ['-c', line], {
+        cwd: repo,
+        env: { ...t.env, ...(profileName ? { CODEX_PERMISSION_PROFILE: profileName } : {}) },
+        encoding: 'utf8',
+      });
 
     // No Codex sandbox here: with the variable set, the command runs as written (Codex's sandbox would hold gen/ read-only).
     const asWritten = bash(p.name);

@@ -34,7 +34,8 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
   beforeAll(async () => {
     t = makeEnv();
     repo = t.repo({
-      '.hermes/config.yaml': 'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n',
+      '.hermes/config.yaml':
+        'rules:\n  - id: generated-files\n    message: Do not edit generated files directly; change the schema and run `npm run gen`.\n    protect: ["src/generated/**"]\n',
       'src/generated/api.ts': 'export const api = 1;\n',
       '.cursor/rules/style.mdc': '---\ndescription: style\n---\nUse tabs.\n',
     });
@@ -54,14 +55,33 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
   it('writes the flat version-1 form, the events Cursor documents, and .cursor/mcp.json', () => {
     const hooks = JSON.parse(readFileSync(join(repo, '.cursor/hooks.json'), 'utf8'));
     expect(hooks.version).toBe(1);
-    expect(Object.keys(hooks.hooks)).toEqual(['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd']);
-    expect(hooks.hooks.preToolUse[0]).toEqual({ command: 'if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor preToolUse; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor preToolUse; fi', timeout: 30 });
+    expect(Object.keys(hooks.hooks)).toEqual([
+      'sessionStart',
+      'beforeSubmitPrompt',
+      'preToolUse',
+      'beforeShellExecution',
+      'beforeReadFile',
+      'afterFileEdit',
+      'stop',
+      'sessionEnd',
+    ]);
+    expect(hooks.hooks.preToolUse[0]).toEqual({
+      command:
+        'if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor preToolUse; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor preToolUse; fi',
+      timeout: 30,
+    });
     const mcp = JSON.parse(readFileSync(join(repo, '.cursor/mcp.json'), 'utf8'));
     expect(mcp.mcpServers.hermesd).toEqual({ command: 'sh', args: ['${workspaceFolder}/.hermes/mcp'] });
   });
 
   it('denies in the documented JSON form (permission, user_message, agent_message) and answers {} otherwise', async () => {
-    const w = await run(cmd.preToolUse!, { hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts') }, tool_use_id: 'abc123', cwd: repo });
+    const w = await run(cmd.preToolUse!, {
+      hook_event_name: 'preToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: join(repo, 'src/generated/api.ts') },
+      tool_use_id: 'abc123',
+      cwd: repo,
+    });
     expect(w.code, w.stderr).toBe(0);
     const out = JSON.parse(w.stdout);
     expect(out.permission).toBe('deny');
@@ -69,19 +89,45 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
     expect(out.user_message).toContain('src/generated/api.ts');
     expect(out).not.toHaveProperty('continue');
 
-    const shell = await run(cmd.beforeShellExecution!, { hook_event_name: 'beforeShellExecution', command: 'git push -f origin main', cwd: repo, sandbox: false });
+    const shell = await run(cmd.beforeShellExecution!, {
+      hook_event_name: 'beforeShellExecution',
+      command: 'git push -f origin main',
+      cwd: repo,
+      sandbox: false,
+    });
     expect(JSON.parse(shell.stdout)).toMatchObject({ permission: 'deny' });
 
-    const read = await run(cmd.beforeReadFile!, { hook_event_name: 'beforeReadFile', file_path: join(repo, '.env'), content: 'DB_PASSWORD=…', attachments: [] });
+    const read = await run(cmd.beforeReadFile!, {
+      hook_event_name: 'beforeReadFile',
+      file_path: join(repo, '.env'),
+      content: 'DB_PASSWORD=…',
+      attachments: [],
+    });
     const readOut = JSON.parse(read.stdout);
     expect(readOut).toMatchObject({ permission: 'deny' });
     expect(readOut.user_message).toContain('.env is a secret file');
 
-    const del = await run(cmd.preToolUse!, { hook_event_name: 'preToolUse', tool_name: 'Delete', tool_input: { file_path: join(repo, 'src/generated/api.ts') }, tool_use_id: 'd1', cwd: repo });
+    const del = await run(cmd.preToolUse!, {
+      hook_event_name: 'preToolUse',
+      tool_name: 'Delete',
+      tool_input: { file_path: join(repo, 'src/generated/api.ts') },
+      tool_use_id: 'd1',
+      cwd: repo,
+    });
     expect(JSON.parse(del.stdout).permission).toBe('deny');
 
     for (const [command, payload] of [
-      [cmd.preToolUse!, { hook_event_name: 'preToolUse', tool_name: 'Shell', tool_input: { command: 'npm install', working_directory: repo }, tool_use_id: 'abc123', cwd: repo, agent_message: 'Installing dependencies...' }],
+      [
+        cmd.preToolUse!,
+        {
+          hook_event_name: 'preToolUse',
+          tool_name: 'Shell',
+          tool_input: { command: 'npm install', working_directory: repo },
+          tool_use_id: 'abc123',
+          cwd: repo,
+          agent_message: 'Installing dependencies...',
+        },
+      ],
       [cmd.beforeShellExecution!, { hook_event_name: 'beforeShellExecution', command: 'npm test', cwd: repo, sandbox: false }],
       [cmd.beforeReadFile!, { hook_event_name: 'beforeReadFile', file_path: join(repo, 'src/generated/api.ts'), content: '', attachments: [] }],
     ] as const) {
@@ -101,7 +147,13 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
   });
 
   it('gives the same answer to a Cursor payload through the Claude Code hook config (third-party hooks)', async () => {
-    const payload = { hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'src/generated/api.ts') }, tool_use_id: 'abc123', cwd: repo };
+    const payload = {
+      hook_event_name: 'preToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: join(repo, 'src/generated/api.ts') },
+      tool_use_id: 'abc123',
+      cwd: repo,
+    };
     const viaCursor = await run(cmd.preToolUse!, payload);
     const viaClaude = await run(toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), payload);
     expect(viaClaude).toMatchObject({ code: viaCursor.code, stdout: viaCursor.stdout, stderr: viaCursor.stderr });
@@ -110,10 +162,29 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
   it('reads the transcript once, whichever hook config ran the hook', async () => {
     copyFileSync(join(FIXTURES, 'cursor-agent-transcript.jsonl'), transcript);
     const stop = { hook_event_name: 'stop', status: 'completed', loop_count: 0 };
-    await Promise.all([run(cmd.stop!, stop), run(claudeCmd.Stop!, stop), run(cmd.afterFileEdit!, { hook_event_name: 'afterFileEdit', file_path: join(repo, 'src/app.ts'), edits: [{ old_string: 'a', new_string: 'b' }] })]);
-    const row = (await until(() => transcripts(t, repo), (x) => x.some((e) => e.path === transcript && e.offset > 0))).find((e) => e.path === transcript)!;
-    await run(cmd.sessionEnd!, { hook_event_name: 'sessionEnd', session_id: 'c0nv-1', reason: 'completed', duration_ms: 1000, is_background_agent: false, final_status: 'completed' });
-    const show = await until(async () => (await t.cli(['sessions', 'show', row.sessionId, '--json'], { cwd: repo })).json(), (s) => s.session.endReason === 'completed');
+    await Promise.all([
+      run(cmd.stop!, stop),
+      run(claudeCmd.Stop!, stop),
+      run(cmd.afterFileEdit!, { hook_event_name: 'afterFileEdit', file_path: join(repo, 'src/app.ts'), edits: [{ old_string: 'a', new_string: 'b' }] }),
+    ]);
+    const row = (
+      await until(
+        () => transcripts(t, repo),
+        (x) => x.some((e) => e.path === transcript && e.offset > 0),
+      )
+    ).find((e) => e.path === transcript)!;
+    await run(cmd.sessionEnd!, {
+      hook_event_name: 'sessionEnd',
+      session_id: 'c0nv-1',
+      reason: 'completed',
+      duration_ms: 1000,
+      is_background_agent: false,
+      final_status: 'completed',
+    });
+    const show = await until(
+      async () => (await t.cli(['sessions', 'show', row.sessionId, '--json'], { cwd: repo })).json(),
+      (s) => s.session.endReason === 'completed',
+    );
     expect(show.session.source).toBe('cursor');
     expect(show.messages.map((m: any) => [m.role, m.content])).toEqual([
       ['user', 'fix the failing test in the parser module'],

@@ -72,16 +72,14 @@ describe('doctor and the agents set up with init --agents', () => {
     expect(agentChecks((await checks()).checks).map((c) => [c.name, c.status])).toEqual(AGENTS.map((a) => [a, 'ok']));
   }, 60_000);
 
-  it("in a clone whose committed configs run hermesd but where it is not set up, it says so and how to set it up", async () => {
+  it('in a clone whose committed configs run hermesd but where it is not set up, it says so and how to set it up', async () => {
     gitIn(t, repo, 'add', '-A');
     gitIn(t, repo, 'commit', '-qm', 'hermesd for the agents');
     const clone = join(repo, '..', 'teammate');
     gitIn(t, join(repo, '..'), 'clone', '-q', repo, clone);
     try {
       const found = agentChecks((await checks(clone)).checks);
-      expect(found).toEqual([
-        expect.objectContaining({ name: 'agents', status: 'warn', fix: 'hermesd init --agents claude,codex,cursor,gemini' }),
-      ]);
+      expect(found).toEqual([expect.objectContaining({ name: 'agents', status: 'warn', fix: 'hermesd init --agents claude,codex,cursor,gemini' })]);
       expect(found[0]!.detail).toContain('not set up in this clone');
     } finally {
       await t.cli(['stop'], { cwd: clone }).catch(() => undefined);

@@ -44,8 +44,12 @@ describe('doctor says whether Codex will run hermesd', () => {
     // Hashes Codex 0.171 accepted: with them in [hooks.state] a SessionStart and a UserPromptSubmit hook
     // ran in `codex exec`; with one digit changed, the SessionStart hook was skipped.
     const command = (n: string) => `echo ${n} >> /tmp/i31b/cx/proj/../marker`;
-    expect(codexHookHash('SessionStart', undefined, { command: command('ss'), timeout: 30 })).toBe('sha256:4fa0a71d82a9fd790510ccd47a57f487865acb3c680561e56374877cc14f5af5');
-    expect(codexHookHash('UserPromptSubmit', undefined, { command: command('ups'), timeout: 30 })).toBe('sha256:f15264e1c5dbafa7601877eb4ee1ccc01e19db715a22c0748016eb082ccacae9');
+    expect(codexHookHash('SessionStart', undefined, { command: command('ss'), timeout: 30 })).toBe(
+      'sha256:4fa0a71d82a9fd790510ccd47a57f487865acb3c680561e56374877cc14f5af5',
+    );
+    expect(codexHookHash('UserPromptSubmit', undefined, { command: command('ups'), timeout: 30 })).toBe(
+      'sha256:f15264e1c5dbafa7601877eb4ee1ccc01e19db715a22c0748016eb082ccacae9',
+    );
   });
 
   it('an untrusted project: Codex ignores .codex/, doctor says so and how to trust it', async () => {

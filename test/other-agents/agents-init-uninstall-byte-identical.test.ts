@@ -52,7 +52,17 @@ notes = """
 Used for quick
 questions."""`;
 
-const CURSOR = ['{', '    "version": 1,', '    "hooks": {', '        "afterFileEdit": [', '            { "command": "./format.sh" }', '        ]', '    }', '}', ''].join('\r\n');
+const CURSOR = [
+  '{',
+  '    "version": 1,',
+  '    "hooks": {',
+  '        "afterFileEdit": [',
+  '            { "command": "./format.sh" }',
+  '        ]',
+  '    }',
+  '}',
+  '',
+].join('\r\n');
 
 const GEMINI = [
   '{',
@@ -73,7 +83,8 @@ const CREATED = ['.codex/hooks.json', '.cursor/mcp.json', '.hermes/agent-hook', 
 describe('init --agents and --uninstall on real-looking agent configs', () => {
   let t: TestEnv;
   let repo: string;
-  const bytes = () => Object.fromEntries([...FILES, ...CREATED].map((f) => [f, existsSync(join(repo, f)) ? readFileSync(join(repo, f)).toString('base64') : null]));
+  const bytes = () =>
+    Object.fromEntries([...FILES, ...CREATED].map((f) => [f, existsSync(join(repo, f)) ? readFileSync(join(repo, f)).toString('base64') : null]));
 
   beforeEach(() => {
     t = makeEnv();
@@ -115,7 +126,9 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(Object.keys(toml.mcp_servers)).toEqual(['docs', 'hermesd']);
     const cursor = readFileSync(join(repo, '.cursor/hooks.json'), 'utf8');
     expect(cursor.split('\r\n').every((l) => !l.includes('\n'))).toBe(true);
-    expect(cursor).toContain('            { "command": "./format.sh" },\r\n            {\r\n                "command": "if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor afterFileEdit; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor afterFileEdit; fi",');
+    expect(cursor).toContain(
+      '            { "command": "./format.sh" },\r\n            {\r\n                "command": "if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor afterFileEdit; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor afterFileEdit; fi",',
+    );
     const gemini = readFileSync(join(repo, '.gemini/settings.json'), 'utf8');
     expect(gemini).toContain('  // Shared Gemini CLI settings\r\n');
     expect(gemini).toContain('"preferredEditor": "vim" /* the team editor */');
@@ -161,13 +174,16 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     shellEntry.value.command = shellEntry.value.command.replace(' small', '');
     cursorRec.after = sha256(cursorText);
     writeFileSync(recordPath, JSON.stringify(record, null, 2));
-    const ours = () => ((parseJsonc(readFileSync(path, 'utf8')).value as any).hooks.PreToolUse as any[]).filter((g) => JSON.stringify(g).includes('agent-hook'));
+    const ours = () =>
+      ((parseJsonc(readFileSync(path, 'utf8')).value as any).hooks.PreToolUse as any[]).filter((g) => JSON.stringify(g).includes('agent-hook'));
     expect(ours().map((g) => g.matcher)).toEqual([OLD]);
 
     const again = await t.cli(['init', '--agents', 'claude,cursor'], { cwd: repo });
     expect(again.code, again.stderr).toBe(0);
     const shell = (parseJsonc(readFileSync(cursorPath, 'utf8')).value as any).hooks.beforeShellExecution as Array<{ command: string }>;
-    expect(shell.map((h) => h.command)).toEqual(['if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor beforeShellExecution small; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor beforeShellExecution small; fi']);
+    expect(shell.map((h) => h.command)).toEqual([
+      'if [ -f .hermes/agent-hook ]; then sh .hermes/agent-hook cursor beforeShellExecution small; elif [ -f .git/hermesd/agent-hook ]; then hermesd_root=. hermesd_gd=.git sh .git/hermesd/agent-hook cursor beforeShellExecution small; fi',
+    ]);
     expect(ours().map((g) => [g.matcher, g.hooks[0].command.includes('PreToolUse small;')])).toEqual([
       ['Bash|Read|Grep', true],
       ['Write|Edit|MultiEdit|NotebookEdit', false],
@@ -214,7 +230,9 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect((await t.cli(['init', '--agents', 'claude,codex,gemini'], { cwd: repo })).code).toBe(0);
     const path = join(repo, '.claude/settings.json');
     // The user adds a permission and a hook of their own after init.
-    const edited = readFileSync(path, 'utf8').replace('"deny": ["Read(./secrets/**)"]', '"deny": ["Read(./secrets/**)", "Bash(curl *)"]').replace('"SessionEnd": [', '"SessionEnd": [\n\t\t\t{ "hooks": [{ "type": "command", "command": "./log-end.sh" }] },');
+    const edited = readFileSync(path, 'utf8')
+      .replace('"deny": ["Read(./secrets/**)"]', '"deny": ["Read(./secrets/**)", "Bash(curl *)"]')
+      .replace('"SessionEnd": [', '"SessionEnd": [\n\t\t\t{ "hooks": [{ "type": "command", "command": "./log-end.sh" }] },');
     writeFileSync(path, edited);
     const toml = join(repo, '.codex/config.toml');
     writeFileSync(toml, readFileSync(toml, 'utf8') + '\n[tui]\nnotifications = true\n');
@@ -278,12 +296,18 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     // runner are gone: exit 0, the call goes on (sh on a missing file would exit 2, a refusal).
     expect(existsSync(join(repo, '.git/hermesd/agent-hook'))).toBe(false);
     const { runHook } = await import('../helpers/agents.js');
-    const r = await runHook(t, hookCommand('claude', 'PreToolUse'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } } });
+    const r = await runHook(t, hookCommand('claude', 'PreToolUse'), {
+      cwd: repo,
+      env: { CLAUDE_PROJECT_DIR: repo },
+      payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } },
+    });
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
   it('puts its Codex hooks in config.toml when that is where the user keeps theirs, and takes them out again', async () => {
-    const withHooks = CODEX + '\n\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = \'/usr/bin/python3 "$(git rev-parse --show-toplevel)/.codex/hooks/policy.py"\'\ntimeout = 30\n';
+    const withHooks =
+      CODEX +
+      '\n\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = \'/usr/bin/python3 "$(git rev-parse --show-toplevel)/.codex/hooks/policy.py"\'\ntimeout = 30\n';
     writeFileSync(join(repo, '.codex/config.toml'), withHooks);
     const init = await t.cli(['init', '--agents', 'codex'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);

@@ -34,14 +34,20 @@ function entries(root: string): Record<Agent, Entry> {
 }
 
 /** Claude Code's expansion of `${VAR}` and `${VAR:-default}` in command, args and env, from its own environment. */
-const claudeExpand = (s: string, env: NodeJS.ProcessEnv) => s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, dflt?: string) => env[name] || (dflt ?? ''));
+const claudeExpand = (s: string, env: NodeJS.ProcessEnv) =>
+  s.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, dflt?: string) => env[name] || (dflt ?? ''));
 
 /**
  * How each agent starts the entry in a work tree `root`, as far as its docs and source say
  * (docs/agents.md, "The MCP server"): where, with which arguments and which environment.
  * `agentEnv` is the agent's own environment (the test's isolated one).
  */
-function launch(agent: Agent, e: Entry, root: string, agentEnv: NodeJS.ProcessEnv): { command: string; args: string[]; cwd: string; env: Record<string, string> } {
+function launch(
+  agent: Agent,
+  e: Entry,
+  root: string,
+  agentEnv: NodeJS.ProcessEnv,
+): { command: string; args: string[]; cwd: string; env: Record<string, string> } {
   // What a stdio client passes a server at the least (the SDK's default environment).
   const base: Record<string, string> = { PATH: agentEnv.PATH ?? '', HOME: agentEnv.HOME ?? '' };
   const all = Object.fromEntries(Object.entries(agentEnv).filter((kv): kv is [string, string] => kv[1] !== undefined));
@@ -60,7 +66,12 @@ function launch(agent: Agent, e: Entry, root: string, agentEnv: NodeJS.ProcessEn
       // Codex starts servers in the session's directory (here one below the root) with the variables env_vars names.
       const sub = join(root, 'src');
       mkdirSync(sub, { recursive: true });
-      return { command: e.command, args: e.args, cwd: sub, env: { ...base, ...Object.fromEntries((e.env_vars ?? []).filter((v) => agentEnv[v]).map((v) => [v, agentEnv[v]!])) } };
+      return {
+        command: e.command,
+        args: e.args,
+        cwd: sub,
+        env: { ...base, ...Object.fromEntries((e.env_vars ?? []).filter((v) => agentEnv[v]).map((v) => [v, agentEnv[v]!])) },
+      };
     }
     case 'gemini':
       // Gemini CLI reads the project's settings in the directory it runs in, and starts servers there with its environment.
@@ -150,7 +161,9 @@ describe('the MCP servers init --agents registered', () => {
   });
 
   it('the committed files name no path of this machine: not the work tree, the home, the socket dir, node or hermesd', () => {
-    expect(committed).toEqual(expect.arrayContaining(['.mcp.json', '.cursor/mcp.json', '.codex/config.toml', '.gemini/settings.json', '.hermes/mcp', '.hermes/agent-hook']));
+    expect(committed).toEqual(
+      expect.arrayContaining(['.mcp.json', '.cursor/mcp.json', '.codex/config.toml', '.gemini/settings.json', '.hermes/mcp', '.hermes/agent-hook']),
+    );
     const local = [repo, t.home, t.socketDir, REPO_ROOT, process.execPath, dirname(process.execPath), dirname(repo)];
     for (const file of committed) {
       const text = readFileSync(join(repo, file), 'utf8');

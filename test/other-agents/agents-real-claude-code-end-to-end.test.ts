@@ -24,7 +24,14 @@ endToEnd({
   ids: { refused: 'toolu_write_gen', allowed: 'toolu_write_ok', check: 'toolu_check' },
   storedCalls: ['Read', 'Write', 'Write', `${MCP}check`],
   shell: (id, command) => ({ id, name: 'Bash', input: { command, description: 'Run a shell command' } }),
-  mcpTools: (requests) => [...new Set(requests.flatMap((r) => r.tools).filter((n) => n.startsWith(MCP)).map((n) => n.slice(MCP.length)))],
+  mcpTools: (requests) => [
+    ...new Set(
+      requests
+        .flatMap((r) => r.tools)
+        .filter((n) => n.startsWith(MCP))
+        .map((n) => n.slice(MCP.length)),
+    ),
+  ],
   stoppedGently(run) {
     // Claude Code stops an MCP server with SIGINT, then SIGTERM 100 ms later, then SIGKILL; its debug log says which it took.
     expect(run.debug).toContain('MCP server "hermesd": Sending SIGINT to MCP server process');

@@ -26,7 +26,10 @@ describe("Claude Code's own sandbox holds the paths hermesd's rules protect", ()
     expect(init.code, init.stderr).toBe(0);
     expect((parseJsonc(readFileSync(join(e.repo, '.claude/settings.json'), 'utf8')).value as any).sandbox.filesystem.denyWrite).toEqual(['./gen']);
     // What the user turns on: Claude Code's sandbox, with no way out of it for a command.
-    writeFileSync(join(e.repo, '.claude/settings.local.json'), JSON.stringify({ sandbox: { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false } }, null, 2) + '\n');
+    writeFileSync(
+      join(e.repo, '.claude/settings.local.json'),
+      JSON.stringify({ sandbox: { enabled: true, failIfUnavailable: true, allowUnsandboxedCommands: false } }, null, 2) + '\n',
+    );
   }, 600_000);
   afterAll(async () => {
     await e?.cleanup();
@@ -36,7 +39,13 @@ describe("Claude Code's own sandbox holds the paths hermesd's rules protect", ()
     const before = e.genNow();
     const bash = (id: string, command: string) => ({ id, name: 'Bash', input: { command, description: 'write a file' } });
     const { requests, run } = await e.session('write the files', [
-      { tools: [bash('toolu_py', `python3 -c "open('gen/a.ts','w').write('x')"`), bash('toolu_var', 'f=gen/a.ts; echo x > $f'), bash('toolu_ok', 'echo ok > src/sandboxed.ts')] },
+      {
+        tools: [
+          bash('toolu_py', `python3 -c "open('gen/a.ts','w').write('x')"`),
+          bash('toolu_var', 'f=gen/a.ts; echo x > $f'),
+          bash('toolu_ok', 'echo ok > src/sandboxed.ts'),
+        ],
+      },
       { text: 'done' },
     ]);
     expect(run.code, run.stderr).toBe(0);

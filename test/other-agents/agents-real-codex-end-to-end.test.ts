@@ -16,7 +16,10 @@ const patch = (body: string) => `*** Begin Patch\n${body}*** End Patch\n`;
 function mcpTools(requests: ModelRequest[]): string[] {
   const names = new Set<string>();
   for (const r of requests) {
-    const items: any[] = [...(r.body.tools ?? []), ...(r.body.input ?? []).filter((i: any) => i?.type === 'tool_search_output').flatMap((i: any) => i.tools ?? [])];
+    const items: any[] = [
+      ...(r.body.tools ?? []),
+      ...(r.body.input ?? []).filter((i: any) => i?.type === 'tool_search_output').flatMap((i: any) => i.tools ?? []),
+    ];
     for (const t of items) if (t?.type === 'namespace' && t.name === 'mcp__hermesd') for (const f of t.tools ?? []) names.add(f.name);
   }
   return [...names];
@@ -28,7 +31,18 @@ endToEnd({
   client: 'codex',
   firstSession: () => [
     { id: 'call_patch_gen', name: 'apply_patch', input: { input: patch('*** Update File: gen/a.ts\n@@\n-export const a = 1;\n+export const a = 2;\n') } },
-    { id: 'call_patch_ok', name: 'apply_patch', input: { input: patch(`*** Add File: src/quokka.ts\n${QUOKKA.split('\n').filter(Boolean).map((l) => `+${l}\n`).join('')}`) } },
+    {
+      id: 'call_patch_ok',
+      name: 'apply_patch',
+      input: {
+        input: patch(
+          `*** Add File: src/quokka.ts\n${QUOKKA.split('\n')
+            .filter(Boolean)
+            .map((l) => `+${l}\n`)
+            .join('')}`,
+        ),
+      },
+    },
     // Codex defers MCP tools: the model finds them with tool_search, then calls one in its namespace.
     SEARCH,
     { id: 'call_check', name: 'check', namespace: 'mcp__hermesd', input: {} },

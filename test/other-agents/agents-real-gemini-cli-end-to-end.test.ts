@@ -21,7 +21,14 @@ endToEnd({
   ids: { refused: 'write_gen', allowed: 'write_ok', check: 'check' },
   storedCalls: ['write_file', 'write_file', `${MCP}check`],
   shell: (id, command) => ({ id, name: 'run_shell_command', input: { command } }),
-  mcpTools: (requests) => [...new Set(requests.flatMap((r) => r.tools).filter((n) => n.startsWith(MCP)).map((n) => n.slice(MCP.length)))],
+  mcpTools: (requests) => [
+    ...new Set(
+      requests
+        .flatMap((r) => r.tools)
+        .filter((n) => n.startsWith(MCP))
+        .map((n) => n.slice(MCP.length)),
+    ),
+  ],
   // Gemini CLI warns the user of a failed hook where hermesd refused a call in a form it reads as a failure.
   hookFailure: /Hook\(s\) \[hermesd\] failed/,
 });

@@ -36,20 +36,51 @@ function protectedWrite(agent: Agent): Promise<HookRun> {
   const file = join(repo, 'gen/x.ts');
   switch (agent) {
     case 'claude':
-      return runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: file, content: 'y' } } });
+      return runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), {
+        cwd: repo,
+        env: { CLAUDE_PROJECT_DIR: repo },
+        payload: { session_id: 's', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: file, content: 'y' } },
+      });
     case 'codex': {
       // From a folder below the root, as Codex runs hooks in the session's directory.
       const patch = '*** Begin Patch\n*** Update File: ../gen/x.ts\n@@\n-x\n+y\n*** End Patch\n';
       const cwd = join(repo, 'src');
-      return runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', 'apply_patch'), { cwd, payload: { session_id: 's', turn_id: '1', cwd, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch }, tool_use_id: 'c1' } });
+      return runHook(t, toolHookCommand(repo, 'codex', 'PreToolUse', 'apply_patch'), {
+        cwd,
+        payload: {
+          session_id: 's',
+          turn_id: '1',
+          cwd,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'apply_patch',
+          tool_input: { command: patch },
+          tool_use_id: 'c1',
+        },
+      });
     }
     case 'cursor': {
       const hooks = JSON.parse(readFileSync(join(repo, '.cursor/hooks.json'), 'utf8')) as { hooks: Record<string, Array<{ command: string }>> };
       const command = hooks.hooks.preToolUse!.find((h) => h.command.includes('.hermes/agent-hook'))!.command;
-      return runHook(t, command, { cwd: repo, payload: { conversation_id: 'c', generation_id: 'g', workspace_roots: [repo], hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { file_path: file }, tool_use_id: 'w1', cwd: repo } });
+      return runHook(t, command, {
+        cwd: repo,
+        payload: {
+          conversation_id: 'c',
+          generation_id: 'g',
+          workspace_roots: [repo],
+          hook_event_name: 'preToolUse',
+          tool_name: 'Write',
+          tool_input: { file_path: file },
+          tool_use_id: 'w1',
+          cwd: repo,
+        },
+      });
     }
     case 'gemini':
-      return runHook(t, geminiExpand(toolHookCommand(repo, 'gemini', 'BeforeTool', 'write_file'), repo), { cwd: repo, env: { GEMINI_PROJECT_DIR: repo, GEMINI_CWD: repo }, payload: { session_id: 's', cwd: repo, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: file, content: 'y' } } });
+      return runHook(t, geminiExpand(toolHookCommand(repo, 'gemini', 'BeforeTool', 'write_file'), repo), {
+        cwd: repo,
+        env: { GEMINI_PROJECT_DIR: repo, GEMINI_CWD: repo },
+        payload: { session_id: 's', cwd: repo, hook_event_name: 'BeforeTool', tool_name: 'write_file', tool_input: { file_path: file, content: 'y' } },
+      });
   }
 }
 

@@ -15,7 +15,11 @@ import { REPO_ROOT } from '../helpers/env.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'agents');
 const line = (uuid: string, text: string, role: 'user' | 'assistant' = 'user') =>
-  JSON.stringify(role === 'user' ? { type: 'user', uuid, sessionId: 's', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: text } } : { type: 'assistant', uuid, sessionId: 's', message: { role: 'assistant', model: 'm', content: [{ type: 'text', text }] } }) + '\n';
+  JSON.stringify(
+    role === 'user'
+      ? { type: 'user', uuid, sessionId: 's', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content: text } }
+      : { type: 'assistant', uuid, sessionId: 's', message: { role: 'assistant', model: 'm', content: [{ type: 'text', text }] } },
+  ) + '\n';
 
 describe('incremental transcript ingest', () => {
   let dir: string;
@@ -117,7 +121,11 @@ describe('incremental transcript ingest', () => {
     copyFileSync(join(FIXTURES, 'claude-representative_messages.jsonl'), rep);
     const r = ingest(rep);
     expect(r.skipped).toBe(0);
-    expect(r.lines).toBe(readFileSync(rep, 'utf8').split('\n').filter((l) => l.trim()).length);
+    expect(r.lines).toBe(
+      readFileSync(rep, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length,
+    );
     const msgs = db.getMessages(r.sessionId);
     expect(msgs.some((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.function.name === 'Edit'))).toBe(true);
     expect(msgs.some((m) => m.role === 'tool')).toBe(true);

@@ -33,11 +33,20 @@ describe('transcripts are stored with the words of the user and the model only',
   async function stored(agent: 'gemini' | 'claude' | 'codex', file: string): Promise<{ session: any; messages: Array<{ role: string; content: string }> }> {
     const payload = { session_id: `${agent}-1`, transcript_path: file, cwd: repo, stop_hook_active: false };
     if (agent === 'gemini') {
-      await runHook(t, geminiExpand(cmd.gemini.AfterAgent!, repo), { cwd: repo, env: { GEMINI_PROJECT_DIR: repo }, payload: { ...payload, hook_event_name: 'AfterAgent', prompt: 'x', prompt_response: 'y' } });
+      await runHook(t, geminiExpand(cmd.gemini.AfterAgent!, repo), {
+        cwd: repo,
+        env: { GEMINI_PROJECT_DIR: repo },
+        payload: { ...payload, hook_event_name: 'AfterAgent', prompt: 'x', prompt_response: 'y' },
+      });
     } else {
       await runHook(t, cmd[agent].Stop!, { cwd: repo, env: { CLAUDE_PROJECT_DIR: repo }, payload: { ...payload, hook_event_name: 'Stop' } });
     }
-    const row = (await until(() => transcripts(t, repo), (x) => x.some((e) => e.path === file && e.offset > 0))).find((e) => e.path === file)!;
+    const row = (
+      await until(
+        () => transcripts(t, repo),
+        (x) => x.some((e) => e.path === file && e.offset > 0),
+      )
+    ).find((e) => e.path === file)!;
     return (await t.cli(['sessions', 'show', row.sessionId, '--json'], { cwd: repo })).json();
   }
   const said = (s: { messages: Array<{ role: string; content: string }> }) => s.messages.map((m) => `${m.role}:${m.content}`);
@@ -61,16 +70,46 @@ describe('transcripts are stored with the words of the user and the model only',
       file,
       jsonl([
         { sessionId: 'gemini-1', projectHash: 'p', startTime: '2026-08-06T10:00:00.000Z', lastUpdated: '2026-08-06T10:00:00.000Z', kind: 'main' },
-        { id: 'e0', timestamp: '2026-08-06T10:00:00.500Z', type: 'user', content: [{ text: "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Thursday, August 6, 2026.\nMy operating system is: linux\n</session_context>" }] },
+        {
+          id: 'e0',
+          timestamp: '2026-08-06T10:00:00.500Z',
+          type: 'user',
+          content: [
+            {
+              text: "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Thursday, August 6, 2026.\nMy operating system is: linux\n</session_context>",
+            },
+          ],
+        },
         { id: 'e1', timestamp: '2026-08-06T10:00:00.600Z', type: 'user', content: [{ text: `<hook_context>${SESSION_CONTEXT}</hook_context>` }] },
-        { id: 'm1', timestamp: '2026-08-06T10:00:01.000Z', type: 'user', content: [{ text: 'Rename the quaternion helper' }, { text: `<hook_context>${RECALLED}</hook_context>` }] },
+        {
+          id: 'm1',
+          timestamp: '2026-08-06T10:00:01.000Z',
+          type: 'user',
+          content: [{ text: 'Rename the quaternion helper' }, { text: `<hook_context>${RECALLED}</hook_context>` }],
+        },
         {
           id: 'm2',
           timestamp: '2026-08-06T10:00:02.000Z',
           type: 'gemini',
           model: 'gemini-2.5-pro',
           content: [{ text: 'Looking for it.' }],
-          toolCalls: [{ id: 'c1', name: 'run_shell_command', args: { command: 'ls src' }, status: 'success', result: [{ functionResponse: { id: 'c1', name: 'run_shell_command', response: { output: 'quat.ts\n\n<hook_context>hermesd: put back gen/a.ts</hook_context>' } } }] }],
+          toolCalls: [
+            {
+              id: 'c1',
+              name: 'run_shell_command',
+              args: { command: 'ls src' },
+              status: 'success',
+              result: [
+                {
+                  functionResponse: {
+                    id: 'c1',
+                    name: 'run_shell_command',
+                    response: { output: 'quat.ts\n\n<hook_context>hermesd: put back gen/a.ts</hook_context>' },
+                  },
+                },
+              ],
+            },
+          ],
         },
       ]),
     );
@@ -85,11 +124,64 @@ describe('transcripts are stored with the words of the user and the model only',
     writeFileSync(
       file,
       jsonl([
-        { ...base, type: 'attachment', uuid: 'a0', attachment: { type: 'hook_additional_context', content: [SESSION_CONTEXT], hookName: 'SessionStart', toolUseID: 'SessionStart', hookEvent: 'SessionStart' } },
-        { ...base, type: 'user', uuid: 'u1', message: { role: 'user', content: [{ type: 'text', text: '<system-reminder>\nAs you answer the user, use the context below.\n</system-reminder>' }, { type: 'text', text: 'Tidy the marmalade module' }] } },
-        { ...base, type: 'attachment', uuid: 'a1', attachment: { type: 'hook_additional_context', content: [RECALLED], hookName: 'UserPromptSubmit', toolUseID: 'x', hookEvent: 'UserPromptSubmit' } },
-        { ...base, type: 'assistant', uuid: 'r1', message: { role: 'assistant', model: 'claude-sonnet-5', content: [{ type: 'text', text: 'Reading it.' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/x' } }] } },
-        { ...base, type: 'user', uuid: 'u2', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export {}\n<system-reminder>Whenever you read a file, consider whether it looks malicious.</system-reminder>' }] } },
+        {
+          ...base,
+          type: 'attachment',
+          uuid: 'a0',
+          attachment: {
+            type: 'hook_additional_context',
+            content: [SESSION_CONTEXT],
+            hookName: 'SessionStart',
+            toolUseID: 'SessionStart',
+            hookEvent: 'SessionStart',
+          },
+        },
+        {
+          ...base,
+          type: 'user',
+          uuid: 'u1',
+          message: {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<system-reminder>\nAs you answer the user, use the context below.\n</system-reminder>' },
+              { type: 'text', text: 'Tidy the marmalade module' },
+            ],
+          },
+        },
+        {
+          ...base,
+          type: 'attachment',
+          uuid: 'a1',
+          attachment: { type: 'hook_additional_context', content: [RECALLED], hookName: 'UserPromptSubmit', toolUseID: 'x', hookEvent: 'UserPromptSubmit' },
+        },
+        {
+          ...base,
+          type: 'assistant',
+          uuid: 'r1',
+          message: {
+            role: 'assistant',
+            model: 'claude-sonnet-5',
+            content: [
+              { type: 'text', text: 'Reading it.' },
+              { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/x' } },
+            ],
+          },
+        },
+        {
+          ...base,
+          type: 'user',
+          uuid: 'u2',
+          message: {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_1',
+                content: 'export {}\n<system-reminder>Whenever you read a file, consider whether it looks malicious.</system-reminder>',
+              },
+            ],
+          },
+        },
       ]),
     );
     const s = await stored('claude', file);
@@ -132,14 +224,26 @@ describe('transcripts are stored with the words of the user and the model only',
     const r = await runHook(t, geminiExpand(cmd.gemini.BeforeAgent!, repo), {
       cwd: repo,
       env: { GEMINI_PROJECT_DIR: repo },
-      payload: { session_id: 'gemini-2', transcript_path: join(dir, 'new.jsonl'), cwd: repo, hook_event_name: 'BeforeAgent', prompt: 'why is the zebrafish pipeline flaky' },
+      payload: {
+        session_id: 'gemini-2',
+        transcript_path: join(dir, 'new.jsonl'),
+        cwd: repo,
+        hook_event_name: 'BeforeAgent',
+        prompt: 'why is the zebrafish pipeline flaky',
+      },
     });
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
     // The user's own words are still recalled.
     const words = await runHook(t, cmd.claude.UserPromptSubmit!, {
       cwd: repo,
       env: { CLAUDE_PROJECT_DIR: repo },
-      payload: { session_id: 'claude-2', transcript_path: join(dir, 'claude-2.jsonl'), cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: 'the kumquat dependency again' },
+      payload: {
+        session_id: 'claude-2',
+        transcript_path: join(dir, 'claude-2.jsonl'),
+        cwd: repo,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: 'the kumquat dependency again',
+      },
     });
     expect(JSON.parse(words.stdout).hookSpecificOutput.additionalContext).toContain('Bump the kumquat dependency');
   });

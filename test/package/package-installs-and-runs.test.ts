@@ -71,7 +71,9 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
 
     // A checkout as git has it (tracked and new files, nothing ignored), with the dependencies
     // `npm ci` installed; plus a stale build output that packing must not ship.
-    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO_ROOT, env: t.env, encoding: 'utf8' }).split('\0').filter(Boolean);
+    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO_ROOT, env: t.env, encoding: 'utf8' })
+      .split('\0')
+      .filter(Boolean);
     for (const f of files) if (existsSync(join(REPO_ROOT, f))) cpSync(join(REPO_ROOT, f), join(checkout, f));
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'));
     writeFiles(checkout, { 'dist/src/removed-module/old.js': 'export {};\n' });
@@ -123,15 +125,46 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
   });
 
   it('the tarball ships the program, its hook client and runners, templates, docs and licence, and no tests, fixtures or benchmarks', () => {
-    const entries = execFileSync('tar', ['-tzf', join(checkout, tarball)], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
-    for (const f of ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml', 'src/hook-client/runners/git-hook.sh', 'src/hook-client/client.c', 'dist/client/hermesd-client', 'templates/config.yaml', 'dist/src/cli/main.js', 'dist/daemon/main.js', 'dist/mcp/main.js', 'dist/mcp/answers.json', 'dist/range/range.js', 'dist/src/guard/git-shim.js']) {
+    const entries = execFileSync('tar', ['-tzf', join(checkout, tarball)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^package\//, ''));
+    for (const f of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      '.pre-commit-hooks.yaml',
+      'src/hook-client/runners/git-hook.sh',
+      'src/hook-client/client.c',
+      'dist/client/hermesd-client',
+      'templates/config.yaml',
+      'dist/src/cli/main.js',
+      'dist/daemon/main.js',
+      'dist/mcp/main.js',
+      'dist/mcp/answers.json',
+      'dist/range/range.js',
+      'dist/src/guard/git-shim.js',
+    ]) {
       expect(entries, f).toContain(f);
     }
     for (const doc of readdirSync(join(REPO_ROOT, 'docs'))) expect(entries).toContain(`docs/${doc}`);
     // The client's source and the runners are what a clone's hooks are built from; nothing else of src/.
-    const unwanted = entries.filter((e) => (/^(test|bench|scripts|src|dist\/bench|node_modules)\//.test(e) && !/^src\/hook-client\/(client\.c|runners\/[a-z-]+\.sh)$/.test(e)) || e.endsWith('.map') || e.endsWith('.ts') || e.includes('removed-module'));
+    const unwanted = entries.filter(
+      (e) =>
+        (/^(test|bench|scripts|src|dist\/bench|node_modules)\//.test(e) && !/^src\/hook-client\/(client\.c|runners\/[a-z-]+\.sh)$/.test(e)) ||
+        e.endsWith('.map') ||
+        e.endsWith('.ts') ||
+        e.includes('removed-module'),
+    );
     expect(unwanted).toEqual([]);
-    expect(entries.every((e) => /^(dist\/src|dist\/daemon|dist\/mcp|dist\/range|dist\/client|src\/hook-client|templates|docs)\//.test(e) || ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e)), entries.join('\n')).toBe(true);
+    expect(
+      entries.every(
+        (e) =>
+          /^(dist\/src|dist\/daemon|dist\/mcp|dist\/range|dist\/client|src\/hook-client|templates|docs)\//.test(e) ||
+          ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e),
+      ),
+      entries.join('\n'),
+    ).toBe(true);
   });
 
   it('puts an executable hermesd with a node shebang on PATH, reporting the package version', async () => {
@@ -160,7 +193,11 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     git('add', '.hermes/config.yaml', 'src/app.js');
     const accepted = git('commit', '-m', 'set up hermesd');
     expect(accepted.status, accepted.stdout + accepted.stderr).toBe(0);
-    expect(git('show', '--name-only', '--format=%s', 'HEAD').stdout.split('\n').filter(Boolean)).toEqual(['set up hermesd', '.hermes/config.yaml', 'src/app.js']);
+    expect(git('show', '--name-only', '--format=%s', 'HEAD').stdout.split('\n').filter(Boolean)).toEqual([
+      'set up hermesd',
+      '.hermes/config.yaml',
+      'src/app.js',
+    ]);
 
     // The range check of the installed package (its bundle), as CI runs it: a commit past the hook is found.
     writeFileSync(join(repo, 'creds.txt'), 'key = "AKIAABCDEFGHIJKLMNOP"\n');

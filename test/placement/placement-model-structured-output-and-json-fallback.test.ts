@@ -12,7 +12,14 @@ import { gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
 import { startFakeModel, type ChatRequest, type FakeModel } from '../helpers/fake-model.js';
 
 const reasons = (scope: string) => ({ scope, lifetime: 'durable', type: 'see scope', readTiming: 'next session' });
-const answer = (owner: string, extra: Record<string, unknown> = {}) => ({ owner, reasons: reasons(`model says ${owner}`), entry: null, rule: null, skill: null, ...extra });
+const answer = (owner: string, extra: Record<string, unknown> = {}) => ({
+  owner,
+  reasons: reasons(`model says ${owner}`),
+  entry: null,
+  rule: null,
+  skill: null,
+  ...extra,
+});
 const userText = (req: ChatRequest) => String(req.messages.find((m) => m.role === 'user')?.content ?? '');
 
 describe('remember through the model', () => {
@@ -47,21 +54,37 @@ describe('remember through the model', () => {
     expect(schema.additionalProperties).toBe(false);
     expect(req.stream).toBeFalsy();
     expect(userText(req)).toContain('CLAUDE.md');
-    expect(a).toMatchObject({ owner: 'user', classifier: 'model', reasons: { scope: 'model says user' }, proposal: { kind: 'memory', change: { target: 'user', content: 'User writes British English' } } });
+    expect(a).toMatchObject({
+      owner: 'user',
+      classifier: 'model',
+      reasons: { scope: 'model says user' },
+      proposal: { kind: 'memory', change: { target: 'user', content: 'User writes British English' } },
+    });
   });
 
   it('an endpoint that refuses response_format is asked again without it; the JSON in its text is parsed strictly', async () => {
     const before = model.requests.length;
     model.push(
-      (req) => (req.response_format ? { status: 400, body: { error: { message: "Unsupported parameter: 'response_format' of type json_schema", type: 'invalid_request_error' } } } : { content: 'unexpected' }),
-      (req) => ({ content: req.response_format ? '{}' : '```json\n' + JSON.stringify(answer('repo-memory', { entry: 'The API server listens on :8080 in development' })) + '\n```' }),
+      (req) =>
+        req.response_format
+          ? { status: 400, body: { error: { message: "Unsupported parameter: 'response_format' of type json_schema", type: 'invalid_request_error' } } }
+          : { content: 'unexpected' },
+      (req) => ({
+        content: req.response_format
+          ? '{}'
+          : '```json\n' + JSON.stringify(answer('repo-memory', { entry: 'The API server listens on :8080 in development' })) + '\n```',
+      }),
     );
     const a = await remember('our api server listens on 8080 when developing');
     expect(model.requests.length - before).toBe(2);
     expect(model.requests[before]!.response_format).toBeDefined();
     expect(model.requests[before + 1]!.response_format).toBeUndefined();
     expect(String(model.requests[before + 1]!.messages[0]!.content)).toContain('Answer with exactly one JSON object');
-    expect(a).toMatchObject({ owner: 'repo-memory', classifier: 'model', proposal: { change: { scope: 'repo', content: 'The API server listens on :8080 in development' } } });
+    expect(a).toMatchObject({
+      owner: 'repo-memory',
+      classifier: 'model',
+      proposal: { change: { scope: 'repo', content: 'The API server listens on :8080 in development' } },
+    });
     expect(a.notes.join(' ')).toContain('parsed strictly');
 
     // The endpoint is remembered: the next request does not try response_format again.
@@ -85,13 +108,22 @@ describe('remember through the model', () => {
   it('the full path for every owner the model chooses, with the deterministic checks deciding what it cannot', async () => {
     const script: Record<string, object> = {
       'Never edit anything under proto/gen/.': answer('authority', { entry: 'Never edit anything under proto/gen/.' }),
-      'Vendored code under third_party/ must stay as upstream ships it.': answer('config-rule', { entry: 'Vendored code under third_party/ must stay as upstream ships it.', rule: { protect: ['third_party/**'], forbid: null } }),
+      'Vendored code under third_party/ must stay as upstream ships it.': answer('config-rule', {
+        entry: 'Vendored code under third_party/ must stay as upstream ships it.',
+        rule: { protect: ['third_party/**'], forbid: null },
+      }),
       'Commit messages here must reference a ticket.': answer('authority', { entry: 'Commit messages must reference a ticket.' }),
-      'How to cut a release here.': answer('skill', { skill: { name: 'cut-release', description: 'Cut a release of this package', steps: ['Run the tests', 'Tag vX.Y.Z', 'Push the tag'] } }),
+      'How to cut a release here.': answer('skill', {
+        skill: { name: 'cut-release', description: 'Cut a release of this package', steps: ['Run the tests', 'Tag vX.Y.Z', 'Push the tag'] },
+      }),
       'We are on step three of the migration.': answer('none'),
       'Run tests with pnpm test.': answer('authority', { entry: 'Run tests with pnpm test.' }),
     };
-    model.push(...Object.keys(script).map(() => (req: ChatRequest) => ({ content: JSON.stringify(script[Object.keys(script).find((s) => userText(req).endsWith(s))!]) })));
+    model.push(
+      ...Object.keys(script).map(() => (req: ChatRequest) => ({
+        content: JSON.stringify(script[Object.keys(script).find((s) => userText(req).endsWith(s))!]),
+      })),
+    );
     const kinds: Record<string, string | undefined> = {};
     const owners: Record<string, string> = {};
     for (const s of Object.keys(script)) {

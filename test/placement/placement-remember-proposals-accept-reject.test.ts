@@ -40,7 +40,11 @@ describe('remember and proposals (rule-based classifier)', () => {
 
   it('a repository rule: a pending patch to the authority file; accept applies it to the work tree and commits nothing', async () => {
     const a = await remember('Do not edit generated files directly in this repository.');
-    expect(a).toMatchObject({ owner: 'authority', classifier: 'rules', proposal: { owner: 'authority', kind: 'authority', source: 'remember', created: true } });
+    expect(a).toMatchObject({
+      owner: 'authority',
+      classifier: 'rules',
+      proposal: { owner: 'authority', kind: 'authority', source: 'remember', created: true },
+    });
     expect(Object.keys(a.reasons)).toEqual(['scope', 'lifetime', 'type', 'readTiming']);
     expect(a.notes.join(' ')).toContain('placement.classifier: rules');
     expect(a.proposal.change.patch).toContain('+- Do not edit generated files directly in this repository.');
@@ -94,11 +98,16 @@ describe('remember and proposals (rule-based classifier)', () => {
 
   it('a preference: one declarative USER.md entry, written only on accept, through the store', async () => {
     const a = await remember('I prefer concise answers without preamble, in every project.');
-    expect(a).toMatchObject({ owner: 'user', proposal: { kind: 'memory', change: { target: 'user', scope: 'global', content: 'User prefers concise answers without preamble, in every project.' } } });
+    expect(a).toMatchObject({
+      owner: 'user',
+      proposal: { kind: 'memory', change: { target: 'user', scope: 'global', content: 'User prefers concise answers without preamble, in every project.' } },
+    });
     expect(existsSync(join(t.home, 'memories', 'USER.md'))).toBe(false);
     const done = await accept(a.proposal.id);
     expect(done.outcome).toContain('USER.md');
-    expect((await cli('memory', 'list', '--target', 'user', '--json')).json().entries).toEqual(['User prefers concise answers without preamble, in every project.']);
+    expect((await cli('memory', 'list', '--target', 'user', '--json')).json().entries).toEqual([
+      'User prefers concise answers without preamble, in every project.',
+    ]);
   });
 
   it('an environment fact: the repository memory; a rejection is remembered and the same change is not offered again', async () => {
@@ -161,7 +170,7 @@ describe('remember and proposals (rule-based classifier)', () => {
     expect(empty.stderr).toContain('Give the sentence to remember');
   });
 
-  it('plain output shows the state: proposals list --all names each one\'s status, status counts the pending ones', async () => {
+  it("plain output shows the state: proposals list --all names each one's status, status counts the pending ones", async () => {
     const pending = await remember('Heads up: the snapshot tests in this repo require TZ=UTC.');
     expect(pending.proposal.created).toBe(true);
     const listed = await cli('proposals', 'list', '--all');

@@ -15,8 +15,16 @@ import { startFakeModel, type ChatRequest, type FakeModel, type FakeStep } from 
 const reviewName = (req: ChatRequest) => (req.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
 const candidates = {
   candidates: [
-    { owner: 'repo-memory', text: 'The README is the only documentation of this repository.', reasons: { scope: 'this repository', lifetime: 'until it changes', type: 'fact', readTiming: 'every session here' } },
-    { owner: 'user', text: 'User prefers answers that quote file names.', reasons: { scope: 'the user', lifetime: 'durable', type: 'preference', readTiming: 'every session' } },
+    {
+      owner: 'repo-memory',
+      text: 'The README is the only documentation of this repository.',
+      reasons: { scope: 'this repository', lifetime: 'until it changes', type: 'fact', readTiming: 'every session here' },
+    },
+    {
+      owner: 'user',
+      text: 'User prefers answers that quote file names.',
+      reasons: { scope: 'the user', lifetime: 'durable', type: 'preference', readTiming: 'every session' },
+    },
   ],
 };
 
@@ -144,7 +152,10 @@ describe('post-task review', () => {
       writeFileSync(join(t2.home, 'config.yaml'), 'review:\n  minToolCalls: 1\nplacement:\n  classifier: rules\n');
       const repo2 = t2.repo();
       model.push({ tool_calls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }, { content: 'Done.' });
-      const r = await t2.cli(['run', 'Check the README. Note that the integration tests in this repository need Docker running.', '--json'], { cwd: repo2, env: { OPENAI_BASE_URL: model.url } });
+      const r = await t2.cli(['run', 'Check the README. Note that the integration tests in this repository need Docker running.', '--json'], {
+        cwd: repo2,
+        env: { OPENAI_BASE_URL: model.url },
+      });
       expect(r.code, r.stderr).toBe(0);
       const c2 = new DaemonClient((await t2.cli(['status', '--json'], { cwd: repo2 })).json().socket);
       const list = await proposalsWhen(c2, 1);

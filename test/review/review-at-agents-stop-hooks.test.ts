@@ -25,12 +25,48 @@ const SESSIONS = {
     file: 'cc-review-1.jsonl',
     text: (fact: string) =>
       jsonl([
-        { type: 'user', timestamp: '2026-11-30T10:00:00.000Z', sessionId: 'cc-review-1', message: { role: 'user', content: `Fix the failing integration test. ${fact}` }, uuid: 'u1' },
-        { type: 'assistant', timestamp: '2026-11-30T10:00:01.000Z', sessionId: 'cc-review-1', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] }, uuid: 'a1' },
-        { type: 'user', timestamp: '2026-11-30T10:00:02.000Z', sessionId: 'cc-review-1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Cannot connect to the Docker daemon' }] }, uuid: 'r1' },
-        { type: 'assistant', timestamp: '2026-11-30T10:00:03.000Z', sessionId: 'cc-review-1', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: 'README.md' } }] }, uuid: 'a2' },
-        { type: 'user', timestamp: '2026-11-30T10:00:04.000Z', sessionId: 'cc-review-1', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: '# app' }] }, uuid: 'r2' },
-        { type: 'assistant', timestamp: '2026-11-30T10:00:05.000Z', sessionId: 'cc-review-1', message: { role: 'assistant', content: [{ type: 'text', text: 'Start Docker, then the test passes.' }] }, uuid: 'a3' },
+        {
+          type: 'user',
+          timestamp: '2026-11-30T10:00:00.000Z',
+          sessionId: 'cc-review-1',
+          message: { role: 'user', content: `Fix the failing integration test. ${fact}` },
+          uuid: 'u1',
+        },
+        {
+          type: 'assistant',
+          timestamp: '2026-11-30T10:00:01.000Z',
+          sessionId: 'cc-review-1',
+          message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm test' } }] },
+          uuid: 'a1',
+        },
+        {
+          type: 'user',
+          timestamp: '2026-11-30T10:00:02.000Z',
+          sessionId: 'cc-review-1',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Cannot connect to the Docker daemon' }] },
+          uuid: 'r1',
+        },
+        {
+          type: 'assistant',
+          timestamp: '2026-11-30T10:00:03.000Z',
+          sessionId: 'cc-review-1',
+          message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: 'README.md' } }] },
+          uuid: 'a2',
+        },
+        {
+          type: 'user',
+          timestamp: '2026-11-30T10:00:04.000Z',
+          sessionId: 'cc-review-1',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: '# app' }] },
+          uuid: 'r2',
+        },
+        {
+          type: 'assistant',
+          timestamp: '2026-11-30T10:00:05.000Z',
+          sessionId: 'cc-review-1',
+          message: { role: 'assistant', content: [{ type: 'text', text: 'Start Docker, then the test passes.' }] },
+          uuid: 'a3',
+        },
       ]),
   },
   codex: {
@@ -38,13 +74,43 @@ const SESSIONS = {
     file: 'rollout-2026-11-30T10-00-00-22222222-2222-4222-8222-222222222222.jsonl',
     text: (fact: string) =>
       jsonl([
-        { timestamp: '2026-11-30T10:00:00.000Z', type: 'session_meta', payload: { id: '22222222-2222-4222-8222-222222222222', timestamp: '2026-11-30T10:00:00.000Z', cwd: '/w', originator: 'codex_cli_rs', cli_version: '0.0.0-test' } },
-        { timestamp: '2026-11-30T10:00:01.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Run the e2e suite. ${fact}` }] } },
-        { timestamp: '2026-11-30T10:00:02.000Z', type: 'response_item', payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"npm run e2e"}', call_id: 'c1' } },
-        { timestamp: '2026-11-30T10:00:03.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output: 'STRIPE_KEY missing' } },
-        { timestamp: '2026-11-30T10:00:04.000Z', type: 'response_item', payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"STRIPE_KEY=x npm run e2e"}', call_id: 'c2' } },
+        {
+          timestamp: '2026-11-30T10:00:00.000Z',
+          type: 'session_meta',
+          payload: {
+            id: '22222222-2222-4222-8222-222222222222',
+            timestamp: '2026-11-30T10:00:00.000Z',
+            cwd: '/w',
+            originator: 'codex_cli_rs',
+            cli_version: '0.0.0-test',
+          },
+        },
+        {
+          timestamp: '2026-11-30T10:00:01.000Z',
+          type: 'response_item',
+          payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Run the e2e suite. ${fact}` }] },
+        },
+        {
+          timestamp: '2026-11-30T10:00:02.000Z',
+          type: 'response_item',
+          payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"npm run e2e"}', call_id: 'c1' },
+        },
+        {
+          timestamp: '2026-11-30T10:00:03.000Z',
+          type: 'response_item',
+          payload: { type: 'function_call_output', call_id: 'c1', output: 'STRIPE_KEY missing' },
+        },
+        {
+          timestamp: '2026-11-30T10:00:04.000Z',
+          type: 'response_item',
+          payload: { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"STRIPE_KEY=x npm run e2e"}', call_id: 'c2' },
+        },
         { timestamp: '2026-11-30T10:00:05.000Z', type: 'response_item', payload: { type: 'function_call_output', call_id: 'c2', output: 'ok' } },
-        { timestamp: '2026-11-30T10:00:06.000Z', type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The suite passes with STRIPE_KEY set.' }] } },
+        {
+          timestamp: '2026-11-30T10:00:06.000Z',
+          type: 'response_item',
+          payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The suite passes with STRIPE_KEY set.' }] },
+        },
       ]),
   },
   cursor: {
@@ -53,8 +119,24 @@ const SESSIONS = {
     text: (fact: string) =>
       jsonl([
         { role: 'user', message: { content: [{ type: 'text', text: `<user_query>\nUpdate the snapshots. ${fact}\n</user_query>` }] } },
-        { role: 'assistant', message: { content: [{ type: 'text', text: 'Running them.' }, { type: 'tool_use', name: 'Shell', input: { command: 'TZ=UTC npm test -- -u' } }] } },
-        { role: 'assistant', message: { content: [{ type: 'text', text: 'Checking the diff.' }, { type: 'tool_use', name: 'Shell', input: { command: 'git diff --stat' } }] } },
+        {
+          role: 'assistant',
+          message: {
+            content: [
+              { type: 'text', text: 'Running them.' },
+              { type: 'tool_use', name: 'Shell', input: { command: 'TZ=UTC npm test -- -u' } },
+            ],
+          },
+        },
+        {
+          role: 'assistant',
+          message: {
+            content: [
+              { type: 'text', text: 'Checking the diff.' },
+              { type: 'tool_use', name: 'Shell', input: { command: 'git diff --stat' } },
+            ],
+          },
+        },
         { role: 'assistant', message: { content: [{ type: 'text', text: 'Snapshots updated.' }] } },
       ]),
   },
@@ -63,7 +145,13 @@ const SESSIONS = {
     file: 'session-2026-11-30T10-00-7a7a7a7a.jsonl',
     text: (fact: string) =>
       jsonl([
-        { sessionId: '7a7a7a7a-3b4d-4e6f-8a9b-0c1d2e3f4a5b', projectHash: '9c0a3f2e', startTime: '2026-11-30T10:00:00.000Z', lastUpdated: '2026-11-30T10:00:00.000Z', kind: 'main' },
+        {
+          sessionId: '7a7a7a7a-3b4d-4e6f-8a9b-0c1d2e3f4a5b',
+          projectHash: '9c0a3f2e',
+          startTime: '2026-11-30T10:00:00.000Z',
+          lastUpdated: '2026-11-30T10:00:00.000Z',
+          kind: 'main',
+        },
         { id: 'm1', timestamp: '2026-11-30T10:00:01.000Z', type: 'user', content: [{ text: `Start the dev server. ${fact}` }] },
         {
           id: 'm2',
@@ -72,8 +160,22 @@ const SESSIONS = {
           content: [{ text: 'Preparing the database.' }],
           model: 'gemini-2.5-pro',
           toolCalls: [
-            { id: 'call-1', name: 'run_shell_command', args: { command: 'make db' }, status: 'success', timestamp: '2026-11-30T10:00:02.000Z', result: [{ functionResponse: { id: 'call-1', name: 'run_shell_command', response: { output: 'ok' } } }] },
-            { id: 'call-2', name: 'run_shell_command', args: { command: 'npm run dev' }, status: 'success', timestamp: '2026-11-30T10:00:03.000Z', result: [{ functionResponse: { id: 'call-2', name: 'run_shell_command', response: { output: 'listening' } } }] },
+            {
+              id: 'call-1',
+              name: 'run_shell_command',
+              args: { command: 'make db' },
+              status: 'success',
+              timestamp: '2026-11-30T10:00:02.000Z',
+              result: [{ functionResponse: { id: 'call-1', name: 'run_shell_command', response: { output: 'ok' } } }],
+            },
+            {
+              id: 'call-2',
+              name: 'run_shell_command',
+              args: { command: 'npm run dev' },
+              status: 'success',
+              timestamp: '2026-11-30T10:00:03.000Z',
+              result: [{ functionResponse: { id: 'call-2', name: 'run_shell_command', response: { output: 'listening' } } }],
+            },
           ],
         },
         { id: 'm3', timestamp: '2026-11-30T10:00:04.000Z', type: 'gemini', content: [{ text: 'The dev server is up.' }], model: 'gemini-2.5-pro' },
@@ -108,24 +210,61 @@ describe('post-task review at other agents’ stop hooks', () => {
         return runHook(t, cmd.claude.Stop!, {
           cwd: repo,
           env: { CLAUDE_PROJECT_DIR: repo },
-          payload: { session_id: 'cc-review-1', transcript_path: path, cwd: repo, permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false },
+          payload: {
+            session_id: 'cc-review-1',
+            transcript_path: path,
+            cwd: repo,
+            permission_mode: 'default',
+            hook_event_name: 'Stop',
+            stop_hook_active: false,
+          },
         });
       case 'codex':
         return runHook(t, cmd.codex.Stop!, {
           cwd: repo,
-          payload: { session_id: '22222222-2222-4222-8222-222222222222', turn_id: '1', transcript_path: path, cwd: repo, model: 'gpt-5.5', permission_mode: 'default', hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done' },
+          payload: {
+            session_id: '22222222-2222-4222-8222-222222222222',
+            turn_id: '1',
+            transcript_path: path,
+            cwd: repo,
+            model: 'gpt-5.5',
+            permission_mode: 'default',
+            hook_event_name: 'Stop',
+            stop_hook_active: false,
+            last_assistant_message: 'done',
+          },
         });
       case 'cursor':
         return runHook(t, cmd.cursor.stop!, {
           cwd: repo,
           env: { CURSOR_PROJECT_DIR: repo, CURSOR_VERSION: '2.1.32' },
-          payload: { conversation_id: 'c0nv-review', generation_id: 'gen-1', model: 'claude-sonnet-4-20250514', cursor_version: '2.1.32', workspace_roots: [repo], user_email: null, transcript_path: path, hook_event_name: 'stop', status: 'completed', loop_count: 0 },
+          payload: {
+            conversation_id: 'c0nv-review',
+            generation_id: 'gen-1',
+            model: 'claude-sonnet-4-20250514',
+            cursor_version: '2.1.32',
+            workspace_roots: [repo],
+            user_email: null,
+            transcript_path: path,
+            hook_event_name: 'stop',
+            status: 'completed',
+            loop_count: 0,
+          },
         });
       case 'gemini':
         return runHook(t, geminiExpand(cmd.gemini.AfterAgent!, repo), {
           cwd: repo,
           env: { GEMINI_PROJECT_DIR: repo, GEMINI_CWD: repo, GEMINI_SESSION_ID: '7a7a7a7a-3b4d-4e6f-8a9b-0c1d2e3f4a5b' },
-          payload: { session_id: '7a7a7a7a-3b4d-4e6f-8a9b-0c1d2e3f4a5b', transcript_path: path, cwd: repo, timestamp: '2026-11-30T10:00:05.000Z', hook_event_name: 'AfterAgent', prompt: 'Start the dev server.', prompt_response: 'up', stop_hook_active: false },
+          payload: {
+            session_id: '7a7a7a7a-3b4d-4e6f-8a9b-0c1d2e3f4a5b',
+            transcript_path: path,
+            cwd: repo,
+            timestamp: '2026-11-30T10:00:05.000Z',
+            hook_event_name: 'AfterAgent',
+            prompt: 'Start the dev server.',
+            prompt_response: 'up',
+            stop_hook_active: false,
+          },
         });
     }
   };
@@ -178,7 +317,19 @@ describe('post-task review at other agents’ stop hooks', () => {
 
     // New messages in the same session: reviewed again.
     const path = join(dir, s.file);
-    writeFileSync(path, s.text(s.fact) + jsonl([{ type: 'user', timestamp: '2026-11-30T10:01:00.000Z', sessionId: 'cc-review-1', message: { role: 'user', content: 'Thanks, that fixed it.' }, uuid: 'u9' }]));
+    writeFileSync(
+      path,
+      s.text(s.fact) +
+        jsonl([
+          {
+            type: 'user',
+            timestamp: '2026-11-30T10:01:00.000Z',
+            sessionId: 'cc-review-1',
+            message: { role: 'user', content: 'Thanks, that fixed it.' },
+            uuid: 'u9',
+          },
+        ]),
+    );
     expect(await stop('claude', path)).toMatchObject({ code: 0 });
     await until(async () => (await client.call<{ done: number }>('GET', '/v1/review')).done > counts.done);
   });
@@ -207,7 +358,10 @@ describe('a review waiting on the model never delays an agent hook', () => {
   beforeAll(async () => {
     t = makeEnv();
     model = await startFakeModel([], { reviews: 'script' });
-    repo = t.repo({ 'README.md': '# app\n', '.hermes/config.yaml': 'rules:\n  - id: generated\n    message: Do not edit generated files.\n    protect: ["gen/**"]\n' });
+    repo = t.repo({
+      'README.md': '# app\n',
+      '.hermes/config.yaml': 'rules:\n  - id: generated\n    message: Do not edit generated files.\n    protect: ["gen/**"]\n',
+    });
     const init = await t.cli(['init', '--agents', 'claude'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
   });
@@ -228,7 +382,17 @@ describe('a review waiting on the model never delays an agent hook', () => {
     expect(stopped).toMatchObject({ code: 0, stdout: '', stderr: '' });
     await until(async () => model.requests.some(isReview));
 
-    const refused = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), { cwd: repo, env, payload: { ...base, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo, 'gen/a.ts'), content: 'x' }, tool_use_id: 'toolu_9' } });
+    const refused = await runHook(t, toolHookCommand(repo, 'claude', 'PreToolUse', 'Write'), {
+      cwd: repo,
+      env,
+      payload: {
+        ...base,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Write',
+        tool_input: { file_path: join(repo, 'gen/a.ts'), content: 'x' },
+        tool_use_id: 'toolu_9',
+      },
+    });
     expect(denied('claude', refused), JSON.stringify(refused)).toContain('Do not edit generated files.');
     const again = await runHook(t, cmd.Stop!, { cwd: repo, env, payload: { ...base, hook_event_name: 'Stop', stop_hook_active: false } });
     expect(again).toMatchObject({ code: 0, stdout: '', stderr: '' });

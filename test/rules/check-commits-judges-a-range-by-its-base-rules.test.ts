@@ -58,9 +58,17 @@ describe('hermesd check --commits', () => {
       { rule: 'no-aws-keys', file: 'src/app.ts', line: 3, message: 'Never commit credentials.', commit: commits.key },
       { rule: 'vendored', file: 'vendor/lib.js', line: 0, message: 'vendor/ is imported, never edited.', commit: commits.vendor },
     ]);
-    expect(out).toMatchObject({ range: `${base}..HEAD`, base, commits: 4, rules: { commit: base, found: true, ids: ['no-aws-keys', 'generated-files', 'vendored'] }, configChanges: [] });
+    expect(out).toMatchObject({
+      range: `${base}..HEAD`,
+      base,
+      commits: 4,
+      rules: { commit: base, found: true, ids: ['no-aws-keys', 'generated-files', 'vendored'] },
+      configChanges: [],
+    });
     // A generated file cannot be regenerated here: said, not refused.
-    expect(out.warnings).toEqual([expect.stringMatching(new RegExp(`^${commits.gen.slice(0, 10)} gen/api\\.ts: .*generated-files.*npm run gen.*cannot run here`))]);
+    expect(out.warnings).toEqual([
+      expect.stringMatching(new RegExp(`^${commits.gen.slice(0, 10)} gen/api\\.ts: .*generated-files.*npm run gen.*cannot run here`)),
+    ]);
     expect(out.secretValues.judged).toBe(false);
   });
 
@@ -94,7 +102,9 @@ describe('hermesd check --commits', () => {
     const r = await t.cli(['check', '--commits', `${base}..HEAD`], { cwd: repo, env: { GITHUB_ACTIONS: 'true' } });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`::error file=src/app.ts,line=3,title=hermesd%3A no-aws-keys::Never commit credentials. (commit ${commits.key.slice(0, 10)})`);
-    expect(r.stdout).toContain(`::error file=vendor/lib.js,title=hermesd%3A vendored::vendor/ is imported, never edited. (commit ${commits.vendor.slice(0, 10)})`);
+    expect(r.stdout).toContain(
+      `::error file=vendor/lib.js,title=hermesd%3A vendored::vendor/ is imported, never edited. (commit ${commits.vendor.slice(0, 10)})`,
+    );
     expect(r.stdout).toMatch(/::warning title=hermesd::[0-9a-f]{10} gen\/api\.ts/);
     // Beside JSON, the annotations go to stderr: stdout stays one document.
     const json = await t.cli(['check', '--commits', `${base}..HEAD`, '--json'], { cwd: repo, env: { GITHUB_ACTIONS: 'true' } });
@@ -110,7 +120,9 @@ describe('hermesd check --commits', () => {
     expect(r.code).toBe(1);
     expect(r.json()).toMatchObject({ configChanges: [loosen], violations: [{ rule: 'no-aws-keys', file: 'creds.txt', line: 1, commit: bad }] });
     const human = await t.cli(['check', '--commits', `${start}..HEAD`], { cwd: repo });
-    expect(human.stdout).toContain(`note: ${loosen.slice(0, 10)} changes .hermes/config.yaml; these commits are judged by the rules committed in ${start.slice(0, 10)}`);
+    expect(human.stdout).toContain(
+      `note: ${loosen.slice(0, 10)} changes .hermes/config.yaml; these commits are judged by the rules committed in ${start.slice(0, 10)}`,
+    );
     // From the next range on, the loosened rules judge.
     expect((await t.cli(['check', '--commits', `${loosen}..HEAD`], { cwd: repo })).code).toBe(0);
     gitIn(t, repo, 'reset', '-q', '--hard', start);
@@ -153,7 +165,9 @@ describe('hermesd check --commits', () => {
     gitIn(t, repo, 'add', '-A');
     gitIn(t, repo, 'commit', '-qm', 'merge side, and a key of its own on line 5');
     const inFile = await t.cli(['check', '--commits', `${listBase}..main`, '--json'], { cwd: repo });
-    expect(inFile.json().violations).toEqual([{ rule: 'no-aws-keys', file: 'src/list.ts', line: 5, message: 'Never commit credentials.', commit: gitIn(t, repo, 'rev-parse', 'HEAD').trim() }]);
+    expect(inFile.json().violations).toEqual([
+      { rule: 'no-aws-keys', file: 'src/list.ts', line: 5, message: 'Never commit credentials.', commit: gitIn(t, repo, 'rev-parse', 'HEAD').trim() },
+    ]);
     gitIn(t, repo, 'checkout', '-q', 'main');
     gitIn(t, repo, 'reset', '-q', '--hard', start);
   });

@@ -68,7 +68,12 @@ describe('hermesd check --format sarif', () => {
     expect(run.tool.driver.rules.map((x: { id: string }) => x.id)).toEqual(['no-aws-keys', 'generated-files', 'vendored']);
     expect(run.results).toHaveLength(2);
     const [key, vendored] = run.results;
-    expect(key).toMatchObject({ ruleId: 'no-aws-keys', ruleIndex: 0, level: 'error', locations: [{ physicalLocation: { artifactLocation: { uri: 'docs/my%20notes.md' }, region: { startLine: 1 } } }] });
+    expect(key).toMatchObject({
+      ruleId: 'no-aws-keys',
+      ruleIndex: 0,
+      level: 'error',
+      locations: [{ physicalLocation: { artifactLocation: { uri: 'docs/my%20notes.md' }, region: { startLine: 1 } } }],
+    });
     expect(key.message.text).toMatch(/^Never commit credentials\. \(commit [0-9a-f]{10}\)$/);
     expect(vendored.locations[0].physicalLocation.region).toBeUndefined(); // a protected path: the file, no line
     expect(run.invocations[0].toolExecutionNotifications[0].message.text).toContain('gen/api.ts');
@@ -87,6 +92,12 @@ describe('hermesd check --format sarif', () => {
     const r = await t.cli(['check', '--staged', '--format', 'sarif'], { cwd: repo });
     expect(r.code, r.stderr).toBe(1);
     expectValidSarif(r.json());
-    expect(r.json().runs[0].results.map((x: { locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }) => x.locations[0]!.physicalLocation.artifactLocation.uri)).toEqual(['staged.txt']);
+    expect(
+      r
+        .json()
+        .runs[0].results.map(
+          (x: { locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }) => x.locations[0]!.physicalLocation.artifactLocation.uri,
+        ),
+    ).toEqual(['staged.txt']);
   });
 });

@@ -58,7 +58,17 @@ describe('CI: the GitHub Action and the pre-commit entry', () => {
   function runStep(env: Record<string, string>, cwd = repo) {
     const output = join(dirname(t.home), `github-output-${Math.random().toString(36).slice(2)}`);
     writeFileSync(output, '');
-    const filled = { RANGE: '', FORMAT: 'text', SARIF_FILE: 'hermesd.sarif', PR_BASE: '', PR_HEAD: '', PUSH_BEFORE: '', PUSH_AFTER: '', DEFAULT_BRANCH: '', ...env };
+    const filled = {
+      RANGE: '',
+      FORMAT: 'text',
+      SARIF_FILE: 'hermesd.sarif',
+      PR_BASE: '',
+      PR_HEAD: '',
+      PUSH_BEFORE: '',
+      PUSH_AFTER: '',
+      DEFAULT_BRANCH: '',
+      ...env,
+    };
     const r = spawnSync('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', judging.run!], {
       cwd,
       env: { ...t.env, ...filled, GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: output, PATH: `${bin}:${t.env.PATH}` },
@@ -131,7 +141,13 @@ describe('CI: the GitHub Action and the pre-commit entry', () => {
   it('the pre-commit framework runs hermesd-commits on --from-ref..--to-ref', () => {
     expect(hasPreCommitFramework(), 'the pre-commit framework is not installed: apt-get install -y pre-commit').toBe(true);
     const env = { ...t.env, ...toolEnv(dirname(t.home)), PATH: `${bin}:${t.env.PATH}` };
-    const tryRepo = (...args: string[]) => spawnSync('pre-commit', ['try-repo', REPO_ROOT, 'hermesd-commits', '--hook-stage', 'manual', ...args], { cwd: repo, env, encoding: 'utf8', timeout: 120_000 });
+    const tryRepo = (...args: string[]) =>
+      spawnSync('pre-commit', ['try-repo', REPO_ROOT, 'hermesd-commits', '--hook-stage', 'manual', ...args], {
+        cwd: repo,
+        env,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
     const refused = tryRepo('--from-ref', base, '--to-ref', bad);
     expect(refused.status, refused.stdout + refused.stderr).toBe(1);
     expect(refused.stdout).toMatch(new RegExp(`${bad.slice(0, 10)}\\s+creds\\.txt:1\\s+no-aws-keys`));

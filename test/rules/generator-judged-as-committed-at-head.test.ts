@@ -26,7 +26,9 @@ const CONFIG_YAML = `rules:
     protect: ["gen/**"]
     generator: "sh gen.sh"
 `;
-const config = configSchema().parse({ rules: [{ id: 'generated-files', message: 'Do not edit generated files; change schema.txt and run sh gen.sh.', protect: ['gen/**'], generator: 'sh gen.sh' }] });
+const config = configSchema().parse({
+  rules: [{ id: 'generated-files', message: 'Do not edit generated files; change schema.txt and run sh gen.sh.', protect: ['gen/**'], generator: 'sh gen.sh' }],
+});
 
 /** The edit: a generator that writes what the agent wants, run, so its output is "regenerated". */
 const EDITED_GEN = 'mkdir -p gen && printf "HAND WRITTEN\\n" > gen/out.txt\n';
@@ -60,7 +62,7 @@ describe('check --staged (what pre-commit judges)', () => {
     expect((await checkStaged(r, config)).violations).toEqual([]);
   });
 
-  it("a file the command passes to the generator is its input, not its code: changed with its output, accepted", async () => {
+  it('a file the command passes to the generator is its input, not its code: changed with its output, accepted', async () => {
     const r = t.repo({ 'gen.sh': 'mkdir -p gen && tr a-z A-Z < "$1" > gen/out.txt\n', 'schema.txt': 'hello\n', 'gen/out.txt': 'HELLO\n' });
     const withInput = configSchema().parse({ rules: [{ ...config.rules[0]!, generator: 'sh gen.sh schema.txt' }] });
     writeFiles(r, { 'schema.txt': 'hello input\n' });
@@ -70,13 +72,21 @@ describe('check --staged (what pre-commit judges)', () => {
   });
 
   it('npm run: package.json and the script it names are the generator', async () => {
-    const r = t.repo({ 'package.json': JSON.stringify({ scripts: { gen: 'sh tools/gen.sh' } }), 'tools/gen.sh': GEN_SH, 'schema.txt': 'hi\n', 'gen/out.txt': 'HI\n' });
+    const r = t.repo({
+      'package.json': JSON.stringify({ scripts: { gen: 'sh tools/gen.sh' } }),
+      'tools/gen.sh': GEN_SH,
+      'schema.txt': 'hi\n',
+      'gen/out.txt': 'HI\n',
+    });
     const npmConfig = configSchema().parse({ rules: [{ ...config.rules[0]!, generator: 'npm run --silent gen' }] });
     writeFiles(r, { 'tools/gen.sh': EDITED_GEN });
     sh(r, 'sh tools/gen.sh');
     gitIn(t, r, 'add', '-A');
     const { violations } = await checkStaged(r, npmConfig);
-    expect(violations.map((v) => v.file), JSON.stringify(violations)).toEqual(['gen/out.txt']);
+    expect(
+      violations.map((v) => v.file),
+      JSON.stringify(violations),
+    ).toEqual(['gen/out.txt']);
     expect(violations[0]!.message).toContain('(tools/gen.sh)');
   });
 });
@@ -119,7 +129,10 @@ describe("the check after an agent's command", () => {
 
   it.each(modes)('$name: the output of an edited generator is put back, and the report says the generator changed', async ({ cfg, sandboxed }) => {
     const found = sandboxAvailability(process.env);
-    if (sandboxed && found.kind !== 'bwrap') throw new Error(`bubblewrap cannot run here (${JSON.stringify(found)}): install it (apt-get install bubblewrap; .ci/run does) to test the sandboxed case`);
+    if (sandboxed && found.kind !== 'bwrap')
+      throw new Error(
+        `bubblewrap cannot run here (${JSON.stringify(found)}): install it (apt-get install bubblewrap; .ci/run does) to test the sandboxed case`,
+      );
     const r = repo();
     // (the agent's write_file, or an earlier command, edited the generator: it differs from HEAD's all the same)
     writeFileSync(join(r, 'gen.sh'), EDITED_GEN);

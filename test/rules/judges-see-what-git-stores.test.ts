@@ -105,13 +105,20 @@ const HIDDEN_IN_HISTORY: Array<{ name: string; sh: string }> = [
     name: 'git replace <bad> <the same commit without the key>',
     sh: 'git replace "$bad" "$(git ls-tree "$bad" | grep -v creds.txt | git mktree | xargs -I{} git commit-tree {} -p "$bad^" -m "looks clean")"',
   },
-  { name: "a graft in .git/info/grafts (the bad commit's parent shown as an old commit that held the key)", sh: 'echo "$bad $k" > "$(git rev-parse --git-common-dir)/info/grafts"' },
+  {
+    name: "a graft in .git/info/grafts (the bad commit's parent shown as an old commit that held the key)",
+    sh: 'echo "$bad $k" > "$(git rev-parse --git-common-dir)/info/grafts"',
+  },
   { name: 'git replace --graft <bad> <an old commit that held the key>', sh: 'git replace --graft "$bad" "$k"' },
 ];
 
 /** Runs a HIDDEN_IN_HISTORY snippet in `root` with git's test environment. */
 function hide(sh: string, root: string, env: NodeJS.ProcessEnv, bad: string, k: string): void {
-  execFileSync('sh', ['-c', `mkdir -p "$(git rev-parse --git-common-dir)/info" && ${sh}`], { cwd: root, env: { ...env, bad, k }, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('sh', ['-c', `mkdir -p "$(git rev-parse --git-common-dir)/info" && ${sh}`], {
+    cwd: root,
+    env: { ...env, bad, k },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /**
@@ -145,7 +152,11 @@ function plainRepo(): { root: string; g: Git; remote: string; k: string; r: stri
   const root = join(base, `p${count++}`);
   const remote = `${root}.git`;
   mkdirSync(root);
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_') && !k.startsWith('HERMESD_'))), ...testGitEnv, HOME: base };
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_') && !k.startsWith('HERMESD_'))),
+    ...testGitEnv,
+    HOME: base,
+  };
   const g: Git = (...a) => execFileSync(REAL_GIT, a, { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   g('init', '-q', '-b', 'main');
   g('config', 'commit.gpgsign', 'false');
@@ -247,7 +258,15 @@ describe('what else git reads: its environment, a sparse index, submodules', () 
 
 describe("the judgement after an agent's command takes back commits whatever git shows", () => {
   const guarded = (root: string, command: string) =>
-    runGuarded(command, { root, gitDir: join(root, '.git'), commonDir: join(root, '.git'), config, realGit: REAL_GIT, env: { ...process.env, ...testGitEnv }, timeoutMs: 30_000 });
+    runGuarded(command, {
+      root,
+      gitDir: join(root, '.git'),
+      commonDir: join(root, '.git'),
+      config,
+      realGit: REAL_GIT,
+      env: { ...process.env, ...testGitEnv },
+      timeoutMs: 30_000,
+    });
 
   it.each(HIDDEN_IN_CONTENT)('$name', async ({ plant, line }) => {
     const { root, g } = plainRepo();
@@ -322,7 +341,7 @@ describe('the installed hooks judge what git stores', () => {
     expect(g('rev-parse', 'HEAD')).toBe(baseline);
   });
 
-  it("pre-commit refuses a forged cache tree: git would commit the tree it names, git diff --cached shows the entries", () => {
+  it('pre-commit refuses a forged cache tree: git would commit the tree it names, git diff --cached shows the entries', () => {
     reset();
     writeFiles(repo, { 'creds.txt': `key = ${KEY}\n` });
     g('add', '-A');
@@ -370,4 +389,3 @@ describe('the installed hooks judge what git stores', () => {
     expect(c.out).toContain('creds.txt:1 [no-aws-keys]');
   });
 });
-

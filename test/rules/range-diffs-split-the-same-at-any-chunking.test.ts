@@ -13,7 +13,10 @@ type Split = Array<{ raw: string; patch: string }>;
 
 function split(stream: Buffer, ids: string[], sizes: () => number): Split {
   const out: Split = ids.map(() => ({ raw: '', patch: '' }));
-  const s = diffTreeSplitter(ids, { patch: (i, chunk) => (out[i]!.patch += chunk.toString('latin1')), end: (i, raw) => (out[i]!.raw = raw.toString('latin1')) });
+  const s = diffTreeSplitter(ids, {
+    patch: (i, chunk) => (out[i]!.patch += chunk.toString('latin1')),
+    end: (i, raw) => (out[i]!.raw = raw.toString('latin1')),
+  });
   for (let at = 0; at < stream.length; ) {
     const n = Math.max(1, sizes());
     s.push(stream.subarray(at, at + n));
@@ -47,11 +50,19 @@ describe('diff-tree --stdin output split into its diffs', () => {
     gitIn(t, repo, 'checkout', '-q', 'main');
     gitIn(t, repo, 'merge', '-q', '--no-commit', 'side');
     commit({ 'dir/b.txt': 'b merged by hand\n' }, 'merge');
-    const list = gitIn(t, repo, 'rev-list', '--reverse', '--topo-order', '--parents', 'HEAD').trim().split('\n').map((l) => l.split(' '));
+    const list = gitIn(t, repo, 'rev-list', '--reverse', '--topo-order', '--parents', 'HEAD')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
     const plain = list.filter((c) => c.length <= 2);
     const merges = list.filter((c) => c.length > 2);
-    const run = (args: string[], input: string) => execFileSync('git', ['diff-tree', '--stdin', '--always', '--root', '-r', '--raw', '-z', '--no-abbrev', '-M', ...args], { cwd: repo, input });
-    streams.push({ name: 'commits and a root, with patches', stream: run(['-p', '-U0'], plain.map((c) => c.join(' ')).join('\n') + '\n'), ids: plain.map((c) => c[0]!) });
+    const run = (args: string[], input: string) =>
+      execFileSync('git', ['diff-tree', '--stdin', '--always', '--root', '-r', '--raw', '-z', '--no-abbrev', '-M', ...args], { cwd: repo, input });
+    streams.push({
+      name: 'commits and a root, with patches',
+      stream: run(['-p', '-U0'], plain.map((c) => c.join(' ')).join('\n') + '\n'),
+      ids: plain.map((c) => c[0]!),
+    });
     streams.push({ name: 'raw listings only', stream: run([], plain.map((c) => c.join(' ')).join('\n') + '\n'), ids: plain.map((c) => c[0]!) });
     streams.push({ name: 'a merge, combined', stream: run(['--cc', '-p', '-U1'], merges.map((c) => c[0]).join('\n') + '\n'), ids: merges.map((c) => c[0]!) });
   });
@@ -63,8 +74,15 @@ describe('diff-tree --stdin output split into its diffs', () => {
     for (const { name, stream, ids } of streams) {
       const whole = split(stream, ids, () => stream.length);
       expect(whole.length, name).toBe(ids.length);
-      expect(whole.every((d) => d.raw.startsWith(':') || d.raw === ''), name).toBe(true);
-      for (let size = 1; size <= 64; size++) expect(split(stream, ids, () => size), `${name}, chunks of ${size}`).toEqual(whole);
+      expect(
+        whole.every((d) => d.raw.startsWith(':') || d.raw === ''),
+        name,
+      ).toBe(true);
+      for (let size = 1; size <= 64; size++)
+        expect(
+          split(stream, ids, () => size),
+          `${name}, chunks of ${size}`,
+        ).toEqual(whole);
       let seed = 7;
       const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648), 1 + (seed % 300));
       for (let round = 0; round < 20; round++) expect(split(stream, ids, random), `${name}, random chunks`).toEqual(whole);

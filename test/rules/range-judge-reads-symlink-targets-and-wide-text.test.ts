@@ -68,7 +68,11 @@ describe('symlink targets and text without a byte-order mark', () => {
     const r = await t.cli(['check', '--commits', `${linked}..${wide}`, '--json'], { cwd: repo });
     expect(r.code, `wide text with a key passed:\n${r.stdout}`).toBe(1);
     const found = r.json().violations.map((v: { file: string; line: number }) => `${v.file}:${v.line}`);
-    expect(found, 'a wide encoding was not decoded').toEqual(Object.keys(WIDE).sort().map((f) => `${f}:3`));
+    expect(found, 'a wide encoding was not decoded').toEqual(
+      Object.keys(WIDE)
+        .sort()
+        .map((f) => `${f}:3`),
+    );
   });
 
   it('the server refuses both', async () => {

@@ -64,7 +64,10 @@ describe('check --commits on a repository adopting hermesd', () => {
     });
     const sarif = await t.cli(['check', '--commits', `${base}..HEAD`, '--format', 'sarif'], { cwd: repo });
     const run = sarif.json().runs[0];
-    expect(run.results.map((x: { ruleId: string }) => x.ruleId), 'SARIF lacks the finding').toEqual(['no-secrets']);
+    expect(
+      run.results.map((x: { ruleId: string }) => x.ruleId),
+      'SARIF lacks the finding',
+    ).toEqual(['no-secrets']);
     expect(run.properties?.judgedBy, 'SARIF does not name the rules used').toContain("init's default rules");
   });
 

@@ -34,7 +34,13 @@ describe('the raw+patch stream parses the same whatever the chunking', () => {
     git(repo, 'add', '-A');
     const out = execFileSync('git', [...GIT_CONFIG_OVERRIDES, 'diff', '--cached', '--raw', '-z', '--no-abbrev', ...PLAIN_DIFF, '-U0'], { cwd: repo });
     const whole = parseInChunks(out, out.length);
-    expect(whole.raw.map((c) => `${c.status}:${c.oldPath ?? ''}>${c.path}`).sort()).toEqual(['A:>new file.txt', 'A:>tab\tname.txt', 'D:>gone.txt', 'M:>a.txt', 'R:moved.txt>dir/moved.txt']);
+    expect(whole.raw.map((c) => `${c.status}:${c.oldPath ?? ''}>${c.path}`).sort()).toEqual([
+      'A:>new file.txt',
+      'A:>tab\tname.txt',
+      'D:>gone.txt',
+      'M:>a.txt',
+      'R:moved.txt>dir/moved.txt',
+    ]);
     expect(whole.added).toEqual(['a.txt:2:TWO', 'a.txt:4:four', 'new file.txt:1:héllo', 'new file.txt:2:+plus line', 'tab\tname.txt:1:q']);
     for (const size of [1, 2, 7, 64]) expect(parseInChunks(out, size)).toEqual(whole);
   });

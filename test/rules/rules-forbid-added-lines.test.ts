@@ -26,7 +26,9 @@ describe('forbid rules judge added lines only, with new-file line numbers', () =
   it('reports each added line in a file with earlier unchanged content and several hunks', async () => {
     // Line 2 already holds a key in HEAD: not added, not reported.
     const repo = t.repo({ 'config/app.txt': lines(20, (i) => (i === 2 ? `old ${KEY}` : i === 9 ? `removed ${KEY}` : `line ${i}`)) });
-    const now = lines(20, (i) => `line ${i}`).split('\n').slice(0, 20);
+    const now = lines(20, (i) => `line ${i}`)
+      .split('\n')
+      .slice(0, 20);
     now[1] = `old ${KEY}`; // unchanged
     now[4] = `changed ${KEY}`; // line 5 modified
     now.splice(12, 0, 'inserted clean', `inserted ${KEY}`); // new lines 13, 14
@@ -129,12 +131,16 @@ describe('forbid rules judge added lines only, with new-file line numbers', () =
     // Over the bound: a violation that says why, staged or untracked, never a pass.
     writeFiles(repo, { 'huge.txt': filler.repeat(Math.ceil((MAX_JUDGED_FILE_BYTES + 1024) / filler.length)) });
     const untracked = await checkWorktree(repo, config);
-    expect(untracked.violations.filter((v) => v.file === 'huge.txt'), 'an untracked file over the bound passed').toMatchObject([
-      { rule: 'no-aws-keys', line: 0, message: expect.stringContaining('not judged: huge.txt is over the') },
-    ]);
+    expect(
+      untracked.violations.filter((v) => v.file === 'huge.txt'),
+      'an untracked file over the bound passed',
+    ).toMatchObject([{ rule: 'no-aws-keys', line: 0, message: expect.stringContaining('not judged: huge.txt is over the') }]);
     git(repo, 'add', 'huge.txt');
     const staged = await checkStaged(repo, config);
-    expect(staged.violations.map((v) => `${v.file}:${v.rule}`), 'a staged file over the bound passed').toEqual(['huge.txt:no-aws-keys']);
+    expect(
+      staged.violations.map((v) => `${v.file}:${v.rule}`),
+      'a staged file over the bound passed',
+    ).toEqual(['huge.txt:no-aws-keys']);
     expect(staged.violations[0]!.message).toMatch(/not judged: huge\.txt is over the \d+ MiB of one file hermesd reads/);
   });
 

@@ -50,7 +50,12 @@ describe('generator verification', () => {
     expect(v.mismatches).toEqual([{ path: 'gen/out.txt', reason: 'differs' }]);
     const r = await checkStaged(repo, config);
     expect(r.violations).toEqual([
-      { rule: 'generated-files', file: 'gen/out.txt', line: 0, message: 'Do not edit generated files; run sh gen.sh. (generator `sh gen.sh`: regenerated file differs)' },
+      {
+        rule: 'generated-files',
+        file: 'gen/out.txt',
+        line: 0,
+        message: 'Do not edit generated files; run sh gen.sh. (generator `sh gen.sh`: regenerated file differs)',
+      },
     ]);
     // The user's files are untouched by the verification.
     expect(readFileSync(join(repo, 'gen/out.txt'), 'utf8')).toBe('HELLO (edited by hand)\n');
@@ -75,7 +80,9 @@ describe('generator verification', () => {
     writeFiles(repo, { 'gen/copy.txt': 'b, touched up by hand\n' });
     git(repo, 'add', '-A');
     const r = await checkStaged(repo, config);
-    expect(r.violations.map((v) => [v.file, v.message])).toEqual([['gen/copy.txt', 'Do not edit generated files; run sh gen.sh. (generator `sh gen.sh`: regenerated file differs)']]);
+    expect(r.violations.map((v) => [v.file, v.message])).toEqual([
+      ['gen/copy.txt', 'Do not edit generated files; run sh gen.sh. (generator `sh gen.sh`: regenerated file differs)'],
+    ]);
   });
 
   it('a failing generator keeps the violation and says why', async () => {

@@ -8,7 +8,12 @@ import { git, makeEnv, writeFiles, type TestEnv } from '../helpers/env.js';
 const KEY = 'AKIAABCDEFGHIJKLMNOP';
 const config = configSchema().parse({
   rules: [
-    { id: 'generated-files', message: 'Do not edit generated files directly; run npm run gen.', protect: ['src/generated/**'], exclude: ['src/generated/README.md'] },
+    {
+      id: 'generated-files',
+      message: 'Do not edit generated files directly; run npm run gen.',
+      protect: ['src/generated/**'],
+      exclude: ['src/generated/README.md'],
+    },
     { id: 'lockfile', message: 'The vendored tree is read-only.', protect: ['vendor/**', 'src/generated/special.ts'] },
     { id: 'no-aws-keys', message: 'Never commit credentials.', forbid: 'AKIA[0-9A-Z]{16}' },
   ],
@@ -36,7 +41,8 @@ describe('staged snapshot versus work tree', () => {
   afterAll(async () => {
     await t.cleanup();
   });
-  const base = () => t.repo({ 'src/generated/api.ts': 'export const v = 1;\n', 'src/generated/README.md': 'generated\n', 'src/app.ts': 'app\n', '.gitignore': 'ignored/\n' });
+  const base = () =>
+    t.repo({ 'src/generated/api.ts': 'export const v = 1;\n', 'src/generated/README.md': 'generated\n', 'src/app.ts': 'app\n', '.gitignore': 'ignored/\n' });
 
   it('a protected file changed only in the work tree is a work-tree violation, not a staged one', async () => {
     const repo = base();

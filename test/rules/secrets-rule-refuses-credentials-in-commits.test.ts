@@ -29,7 +29,14 @@ const AWS = 'AKIA' + 'Q3EGRV7YXH2MZK4P';
 const SECRETS = [
   { name: 'a GitHub token', file: 'src/client.ts', text: `export const token = "${GITHUB}";\n`, gitleaks: 'github-pat', value: GITHUB },
   { name: 'a Slack bot token', file: 'config/slack.yml', text: `bot:\n  token: ${SLACK}\n`, gitleaks: 'slack-bot-token', value: SLACK, line: 2 },
-  { name: 'a Stripe live key', file: 'billing.py', text: `import stripe\nstripe.api_key = "${STRIPE}"\n`, gitleaks: 'stripe-access-token', value: STRIPE, line: 2 },
+  {
+    name: 'a Stripe live key',
+    file: 'billing.py',
+    text: `import stripe\nstripe.api_key = "${STRIPE}"\n`,
+    gitleaks: 'stripe-access-token',
+    value: STRIPE,
+    line: 2,
+  },
   { name: 'an AWS access key', file: 'deploy.sh', text: `export AWS_ACCESS_KEY_ID=${AWS}\n`, gitleaks: 'aws-access-token', value: AWS },
 ];
 
@@ -55,15 +62,23 @@ describe('the rule kind', () => {
   it('a private key over several lines, and a PKCS #12 file by its name', async () => {
     const r = t.repo();
     const body = Buffer.from(Array.from({ length: 96 }, (_, i) => (i * 7919) % 251)).toString('base64');
-    writeFiles(r, { 'keys/deploy.txt': `# deploy key\n-----BEGIN RSA PRIVATE KEY-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END RSA PRIVATE KEY-----\n`, 'certs/client.p12': Buffer.from([0x30, 0x82, 1, 2, 0, 0]) });
+    writeFiles(r, {
+      'keys/deploy.txt': `# deploy key\n-----BEGIN RSA PRIVATE KEY-----\n${body.slice(0, 64)}\n${body.slice(64)}\n-----END RSA PRIVATE KEY-----\n`,
+      'certs/client.p12': Buffer.from([0x30, 0x82, 1, 2, 0, 0]),
+    });
     gitIn(t, r, 'add', '-A');
     const { violations } = await checkStaged(r, config);
-    expect(violations.map((v) => `${v.file}:${v.line} ${/\((\S+):/.exec(v.message)?.[1]}`)).toEqual(['certs/client.p12:0 pkcs12-file', 'keys/deploy.txt:2 private-key']);
+    expect(violations.map((v) => `${v.file}:${v.line} ${/\((\S+):/.exec(v.message)?.[1]}`)).toEqual([
+      'certs/client.p12:0 pkcs12-file',
+      'keys/deploy.txt:2 private-key',
+    ]);
   });
 
   it('left alone: `gitleaks:allow` on the line, a value the rule allows, an excluded fixture, gitleaks’ own allowlists', async () => {
     const r = t.repo();
-    const fixtures = configSchema().parse({ rules: [{ id: 'no-secrets', message: 'No secrets.', secrets: true, allow: [`^${STRIPE}$`], exclude: ['test/fixtures/**'] }] });
+    const fixtures = configSchema().parse({
+      rules: [{ id: 'no-secrets', message: 'No secrets.', secrets: true, allow: [`^${STRIPE}$`], exclude: ['test/fixtures/**'] }],
+    });
     writeFiles(r, {
       'a.ts': `const t = "${GITHUB}"; // gitleaks:allow\n`,
       'b.py': `stripe.api_key = "${STRIPE}"\n`,
@@ -125,7 +140,15 @@ describe('every judge of commits refuses them', () => {
     const head = g('rev-parse', 'HEAD');
     writeFiles(repo, { [file]: text });
     // A commit no hook sees (commit-tree + update-ref): judged by its content.
-    const r = await runGuarded('git add -A && c=$(git commit-tree $(git write-tree) -p HEAD -m leak-by-plumbing) && git update-ref refs/heads/main $c', { root: repo, gitDir: join(repo, '.git'), commonDir: join(repo, '.git'), config, realGit: REAL_GIT, env: t.env, timeoutMs: 30_000 });
+    const r = await runGuarded('git add -A && c=$(git commit-tree $(git write-tree) -p HEAD -m leak-by-plumbing) && git update-ref refs/heads/main $c', {
+      root: repo,
+      gitDir: join(repo, '.git'),
+      commonDir: join(repo, '.git'),
+      config,
+      realGit: REAL_GIT,
+      env: t.env,
+      timeoutMs: 30_000,
+    });
     const now = g('rev-parse', 'HEAD');
     g('reset', '-q', '--hard', head);
     expect(r.guard.notice, JSON.stringify(r)).toContain('New commits break repository rules');

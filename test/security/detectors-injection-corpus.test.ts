@@ -33,9 +33,7 @@ describe('ordinary developer text is not flagged', () => {
   it('no paragraph of real AGENTS.md, CLAUDE.md, GEMINI.md, CONTRIBUTING, SECURITY and README files, in any scope', () => {
     const paragraphs = benignParagraphs();
     expect(paragraphs.length).toBeGreaterThan(2000);
-    const flagged = SCOPES.flatMap((scope) =>
-      paragraphs.flatMap((p) => scanText(p.text, scope).map((h) => `${scope} ${p.file} ${h.id}: ${h.excerpt}`)),
-    );
+    const flagged = SCOPES.flatMap((scope) => paragraphs.flatMap((p) => scanText(p.text, scope).map((h) => `${scope} ${p.file} ${h.id}: ${h.excerpt}`)));
     expect(flagged).toEqual([]);
   });
 
@@ -52,7 +50,11 @@ describe('ordinary developer text is not flagged', () => {
   it('no real SKILL.md is refused', () => {
     const skills = realSkills();
     expect(skills.length).toBeGreaterThan(50);
-    const refused = skills.flatMap((s) => scanSkillText(s.text, 'SKILL.md').filter((f) => f.severity === 'dangerous').map((f) => `${s.file} ${f.id}: ${f.excerpt}`));
+    const refused = skills.flatMap((s) =>
+      scanSkillText(s.text, 'SKILL.md')
+        .filter((f) => f.severity === 'dangerous')
+        .map((f) => `${s.file} ${f.id}: ${f.excerpt}`),
+    );
     expect(refused).toEqual([]);
   });
 });

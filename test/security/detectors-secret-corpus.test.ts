@@ -21,7 +21,10 @@ describe('gitleaks rule data', () => {
     expect(GITLEAKS_RULES.length).toBeGreaterThan(200);
     for (const r of GITLEAKS_RULES) {
       if (r.regex) expect(() => new RegExp(r.regex!.source, r.regex!.flags), r.id).not.toThrow();
-      expect(r.keywords.every((k) => k === k.toLowerCase()), r.id).toBe(true);
+      expect(
+        r.keywords.every((k) => k === k.toLowerCase()),
+        r.id,
+      ).toBe(true);
     }
   });
 
@@ -105,7 +108,10 @@ describe('the cases the detectors were built for', () => {
     ['letters only after a secret name', 'HF_TOKEN=hfXqPmZrTvWbNcYdLfGhJkQsRvTwXyZaBcDe'],
     ['digits only after a secret name', 'PIN_SECRET=84736251947362810395'],
     ['CLI flag', 'huggingface-cli login --token hf_XqPmZrTvWbNcYdLfGhJkQsRvTwXyZaBc'],
-    ['encrypted PEM with headers', '-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0D5E\n\nZt81LmQ0vXc3Rk5Yh2Wn7Pb+/q1\n-----END RSA PRIVATE KEY-----'],
+    [
+      'encrypted PEM with headers',
+      '-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0D5E\n\nZt81LmQ0vXc3Rk5Yh2Wn7Pb+/q1\n-----END RSA PRIVATE KEY-----',
+    ],
   ])('%s', (_name, text) => {
     const r = redactSecrets(text);
     expect(r.redactions.length, r.text).toBeGreaterThan(0);

@@ -50,7 +50,11 @@ describe('GET /v1/events', () => {
     const all = follow(status.socket, '?client=test-all');
     const memoryOnly = follow(status.socket, '?events=memory-changed&client=test-memory');
     await waitFor(() => all.lines.length > 0 && memoryOnly.lines.length > 0);
-    expect(all.lines[0]).toMatchObject({ type: 'ready', pid: status.pid, events: ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed', 'workspace-changed'] });
+    expect(all.lines[0]).toMatchObject({
+      type: 'ready',
+      pid: status.pid,
+      events: ['authority-changed', 'config-changed', 'skills-changed', 'memory-changed', 'workspace-changed'],
+    });
     expect(memoryOnly.lines[0]).toMatchObject({ type: 'ready', events: ['memory-changed'] });
     // Changes are reported once the watcher is ready.
     const api = new DaemonClient(status.socket);
@@ -73,7 +77,9 @@ describe('GET /v1/events', () => {
 
     const bad = follow(status.socket, '?events=memory-changed,everything');
     await waitFor(() => bad.ended());
-    expect(bad.lines).toEqual([{ type: 'error', error: expect.objectContaining({ code: 'bad-request', message: expect.stringContaining('Unknown event "everything"') }) }]);
+    expect(bad.lines).toEqual([
+      { type: 'error', error: expect.objectContaining({ code: 'bad-request', message: expect.stringContaining('Unknown event "everything"') }) },
+    ]);
     all.close();
     memoryOnly.close();
     const log = (await t.cli(['logs', '-n', '50'], { cwd: repo })).stdout;

@@ -51,7 +51,10 @@ describe('the real daemon under abuse keeps serving', () => {
   });
 
   it('answers malformed JSON with a 400 JSON error', async () => {
-    const r = await rawExchange(socket, 'POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{bad}');
+    const r = await rawExchange(
+      socket,
+      'POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{bad}',
+    );
     expect(r).toMatch(/^HTTP\/1.1 400/);
     expect(JSON.parse(r.slice(r.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'bad-request', message: 'Request body is not valid JSON.' } });
   });
@@ -66,13 +69,19 @@ describe('the real daemon under abuse keeps serving', () => {
 
   it('refuses an oversized body with 413', async () => {
     // Declared too large: refused before the body is read.
-    const declared = await rawExchange(socket, `POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{"a":`);
+    const declared = await rawExchange(
+      socket,
+      `POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${5 * 1024 * 1024}\r\n\r\n{"a":`,
+    );
     expect(declared).toMatch(/^HTTP\/1.1 413/);
     expect(declared).toContain('payload-too-large');
     // Sent chunked without a length: refused once the limit is crossed.
     const chunk = Buffer.alloc(1024 * 1024, 'a');
     const body = Buffer.concat(Array.from({ length: 5 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])));
-    const chunked = await rawExchange(socket, Buffer.concat([Buffer.from('POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n'), body, Buffer.from('0\r\n\r\n')]));
+    const chunked = await rawExchange(
+      socket,
+      Buffer.concat([Buffer.from('POST /v1/shutdown HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n'), body, Buffer.from('0\r\n\r\n')]),
+    );
     expect(chunked === '' || /^HTTP\/1.1 413/.test(chunked)).toBe(true);
   });
 
@@ -99,7 +108,13 @@ describe('the real daemon under abuse keeps serving', () => {
   it('works with curl --unix-socket', async () => {
     const { execFileSync } = await import('node:child_process');
     const out = execFileSync('curl', ['-s', '--unix-socket', socket, 'http://hermesd/v1/status'], { encoding: 'utf8' });
-    expect(JSON.parse(out)).toMatchObject({ pid: expect.any(Number), version: expect.any(String), root: expect.any(String), socket, startedAt: expect.any(String) });
+    expect(JSON.parse(out)).toMatchObject({
+      pid: expect.any(Number),
+      version: expect.any(String),
+      root: expect.any(String),
+      socket,
+      startedAt: expect.any(String),
+    });
   });
 });
 
@@ -109,8 +124,21 @@ describe('the API server contains handler failures', () => {
   const paths = { root: dir, gitDir: dir, commonDir: dir, runtimeDir: dir, daemonJson: '', logFile: '', lockFile: '', socketDir: dir, socket };
   const ctx = new DaemonContext(paths, dir, 'test', silentLogger);
   const routes: Route[] = [
-    { method: 'GET', path: '/v1/boom', handler: () => { throw new Error('kaboom'); } },
-    { method: 'GET', path: '/v1/async-boom', handler: async () => { await Promise.resolve(); throw new TypeError('async kaboom'); } },
+    {
+      method: 'GET',
+      path: '/v1/boom',
+      handler: () => {
+        throw new Error('kaboom');
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/async-boom',
+      handler: async () => {
+        await Promise.resolve();
+        throw new TypeError('async kaboom');
+      },
+    },
     { method: 'GET', path: '/v1/ok/:name', handler: ({ params }) => ({ hello: params.name }) },
     { method: 'POST', path: '/v1/typed', body: z.object({ n: z.number().int() }).strict(), handler: ({ body }) => body },
     {
@@ -163,10 +191,18 @@ describe('the API server contains handler failures', () => {
   it('streams NDJSON events with the result as the last line', async () => {
     const events: unknown[] = [];
     const result = await client.stream('POST', '/v1/stream', {}, (e) => events.push(e));
-    expect(events).toEqual([{ type: 'progress', step: 1 }, { type: 'progress', step: 2 }]);
+    expect(events).toEqual([
+      { type: 'progress', step: 1 },
+      { type: 'progress', step: 2 },
+    ]);
     expect(result).toEqual({ type: 'result', answer: 42 });
     const raw = await client.raw('POST', '/v1/stream', {});
-    expect(raw.text.trim().split('\n').map((l) => JSON.parse(l).type)).toEqual(['progress', 'progress', 'result']);
+    expect(
+      raw.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(['progress', 'progress', 'result']);
   });
 
   it('ends a failing stream with an error line', async () => {

@@ -17,7 +17,11 @@ const IDLE = { HERMESD_IDLE_TIMEOUT_MS: '2500' };
 
 beforeEach(async () => {
   t = makeEnv();
-  repo = t.repo({ '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 10000\ndaemon:\n  hibernateAfterMinutes: 10\n'), 'gen/api.ts': 'x\n', '.claude/settings.json': '{}\n' });
+  repo = t.repo({
+    '.hermes/config.yaml': guardedConfig('agents:\n  timeoutMs: 10000\ndaemon:\n  hibernateAfterMinutes: 10\n'),
+    'gen/api.ts': 'x\n',
+    '.claude/settings.json': '{}\n',
+  });
   expect((await t.cli(['init', '--agents', 'claude'], { cwd: repo })).code).toBe(0);
 });
 afterEach(async () => t.cleanup());

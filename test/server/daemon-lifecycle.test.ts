@@ -45,7 +45,9 @@ describe('daemon lifecycle', () => {
     const pids = new Set(results.map((r) => r.json().pid));
     expect(pids.size).toBe(1);
     // The lock names the daemon: its pid, then (where /proc tells) its start time.
-    const lock = readFileSync(join(repo, '.git', 'hermesd', 'daemon.lock'), 'utf8').trim().split(' ');
+    const lock = readFileSync(join(repo, '.git', 'hermesd', 'daemon.lock'), 'utf8')
+      .trim()
+      .split(' ');
     expect(Number(lock[0])).toBe([...pids][0]);
     expect(Number(lock[1])).toBe(Number(readFileSync(`/proc/${lock[0]}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]));
   });

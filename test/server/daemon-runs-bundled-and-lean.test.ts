@@ -39,15 +39,12 @@ const procFile = (pid: number, name: string) => readFileSync(`/proc/${pid}/${nam
 let plain: RedTeam;
 let own: RedTeam;
 beforeAll(async () => {
-  [plain, own] = await Promise.all([
-    redTeam({ config: CONFIG }),
-    redTeam({ config: CONFIG, env: { MALLOC_MMAP_THRESHOLD_: '65536' } }),
-  ]);
+  [plain, own] = await Promise.all([redTeam({ config: CONFIG }), redTeam({ config: CONFIG, env: { MALLOC_MMAP_THRESHOLD_: '65536' } })]);
 }, 120_000);
 afterAll(async () => Promise.all([plain?.close(), own?.close()]));
 
 describe('the daemon process', () => {
-  it('runs the bundle with no V8 flag (Node\'s built-in code cache holds) and the allocator setting', () => {
+  it("runs the bundle with no V8 flag (Node's built-in code cache holds) and the allocator setting", () => {
     const pid = plain.daemonPid();
     const argv = procFile(pid, 'cmdline');
     const entry = argv.indexOf(join(REPO_ROOT, 'dist', 'daemon', 'main.js'));

@@ -11,7 +11,9 @@ import { makeEnv, type TestEnv } from '../helpers/env.js';
 
 /** The `order` of the last "services closed" line in a daemon log. */
 function closeOrder(logFile: string): string[] {
-  const lines = readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes(' services closed '));
+  const lines = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(' services closed '));
   expect(lines.length).toBeGreaterThan(0);
   return JSON.parse(lines.at(-1)!.slice(lines.at(-1)!.indexOf('{'))).order;
 }

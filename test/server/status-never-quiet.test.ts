@@ -73,7 +73,14 @@ describe('status, doctor and logs say what is wrong', () => {
     writeFileSync(join(repo, '.hermes', 'config.yaml'), 'rules: [\n');
     // A hook process that saved the work tree and died before putting it back.
     const backup = join(REPO_ROOT, 'dist', 'src', 'githooks', 'backup.js');
-    const r = spawnSync(process.execPath, ['-e', `import(${JSON.stringify(backup)}).then(m => m.saveWorkState({ root: ${JSON.stringify(repo)}, gitDir: ${JSON.stringify(join(repo, '.git'))}, reason: 'pre-commit checks' }))`], { env: t.env, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `import(${JSON.stringify(backup)}).then(m => m.saveWorkState({ root: ${JSON.stringify(repo)}, gitDir: ${JSON.stringify(join(repo, '.git'))}, reason: 'pre-commit checks' }))`,
+      ],
+      { env: t.env, encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
     const out = await statusUntil(/config {3}ERROR: .*config\.yaml/, { HERMESD_MODEL: 'only-in-this-shell' });
     expect(out).toMatch(/backups {2}1 left by an interrupted hook .*hermesd hook restore/);

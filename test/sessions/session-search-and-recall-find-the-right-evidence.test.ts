@@ -47,7 +47,11 @@ describe('session_search returns what was asked for', () => {
   it('tool-call function names are indexed: a call is found by the name of the tool it called', () => {
     const s = session('cli', [
       { role: 'user', content: 'look at the generator notes' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'skill_view', arguments: '{"name":"regen-api-client"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c1', type: 'function', function: { name: 'skill_view', arguments: '{"name":"regen-api-client"}' } }],
+      },
     ]);
     const r = search({ query: 'skill_view' });
     expect(r.results.map((x: any) => x.match.messageId)).toEqual([s.ids[1]]);
@@ -73,7 +77,11 @@ describe('session_search returns what was asked for', () => {
   it('terminal escape sequences are stripped from read, scroll, discover and browse', () => {
     const s = session('cli', [
       { role: 'user', content: '\u001b[1mrun\u001b[0m the \u001b]0;title\u0007ansiprobe suite' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"echo \u001b[31mred\u001b[0m"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"echo \u001b[31mred\u001b[0m"}' } }],
+      },
       { role: 'tool', content: '\u001b[31mred text\u001b[0m and more ansiprobe', toolName: 'terminal', toolCallId: 'c1' },
     ]);
     const outputs = [search({ session_id: s.id }), search({ session_id: s.id, around_message_id: s.ids[1] }), search({ query: 'ansiprobe' }), search({})];
@@ -100,7 +108,12 @@ describe('session_search returns what was asked for', () => {
     expect(one.results.map((r: any) => r.session.id)).toEqual([person.id]);
     const all = search({ query: 'venom project', limit: 9 });
     expect(all.results[0].session.source).toBe('cli');
-    expect(all.results.slice(1).map((r: any) => r.session.source).sort()).toEqual([...Array(4).fill('cron'), ...Array(4).fill('hook')]);
+    expect(
+      all.results
+        .slice(1)
+        .map((r: any) => r.session.source)
+        .sort(),
+    ).toEqual([...Array(4).fill('cron'), ...Array(4).fill('hook')]);
   });
 
   it('hook evidence is still found when it is the only match', () => {
@@ -116,7 +129,15 @@ describe('session_search: one bound per parameter; the tool clamps to it, the AP
   let services: ReturnType<typeof createAgentServices>;
   let anchor: number;
   const tool = async (args: unknown) =>
-    JSON.parse((await runToolCall(TOOLS, { name: 'session_search', arguments: JSON.stringify(args) }, { root: repo, sessionId: 'asking', signal: new AbortController().signal, config: services.config, services })).content);
+    JSON.parse(
+      (
+        await runToolCall(
+          TOOLS,
+          { name: 'session_search', arguments: JSON.stringify(args) },
+          { root: repo, sessionId: 'asking', signal: new AbortController().signal, config: services.config, services },
+        )
+      ).content,
+    );
 
   beforeAll(async () => {
     t = makeEnv();
@@ -193,7 +214,13 @@ describe('turn-only recall: the request as a whole decides, not its rarest word;
   };
   const thread = (...messages: string[]) => {
     const s = db.createSession({ repo: REPO, source: 'cli' });
-    return { session: s.id, ids: db.appendMessages(s.id, messages.map((content, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content }))) };
+    return {
+      session: s.id,
+      ids: db.appendMessages(
+        s.id,
+        messages.map((content, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content })),
+      ),
+    };
   };
   const recall = (text: string, exclude: string[] = []) => recallFrom(db, REPO)(text, new Set(exclude));
 
@@ -210,10 +237,18 @@ describe('turn-only recall: the request as a whole decides, not its rarest word;
 
   it('"the recall of zorblat" brings back messages about zorblat, though "recall" is the rarer word', () => {
     // "recall" is in three unrelated messages, "zorblat" in five: the rarest word alone pointed at the wrong ones.
-    const unrelated = [say('turn-only recall appends three hits'), say('the recall block is fenced as evidence'), say('recall skips words that are too common')];
+    const unrelated = [
+      say('turn-only recall appends three hits'),
+      say('the recall block is fenced as evidence'),
+      say('recall skips words that are too common'),
+    ];
     for (const x of ['zorblat dashboard deployed', 'zorblat owners are in CODEOWNERS']) say(x);
     // No message holds both words, and none of the request's other words is in the log.
-    thread('the zorblat importer dropped rows overnight', 'zorblat failed because the batch size was 0 after the config reload', 'thanks, zorblat imports again');
+    thread(
+      'the zorblat importer dropped rows overnight',
+      'zorblat failed because the batch size was 0 after the config reload',
+      'thanks, zorblat imports again',
+    );
     const hits = recall('What happened with the recall of zorblat last time?');
     expect(hits.length).toBeLessThanOrEqual(RECALL_MAX_HITS);
     // The hits cover the request between them: not all spent on the rarer word.
@@ -224,7 +259,7 @@ describe('turn-only recall: the request as a whole decides, not its rarest word;
     expect(recall('What happened with the recall of zorblat last time?')[0]!.messageId).toBe(both.id);
   });
 
-  it('a message holding more of the request\'s words outranks one holding a single rarer word', () => {
+  it("a message holding more of the request's words outranks one holding a single rarer word", () => {
     const both = say('zephyrcache eviction caused the flakiness in CI');
     const onlySubject = say('zephyrcache was resized last week');
     // "flakiness" is rarer than the subject here, but in messages that say nothing about it.
@@ -268,7 +303,10 @@ describe('turn-only recall: the request as a whole decides, not its rarest word;
       say('grommetix needs libfoo version two or newer to start on the staging machines'),
       say('grommetix runs on port 7070 behind the internal proxy in both environments'),
     ];
-    expect(db.search('grommetix', { repo: REPO, limit: 2 }).results.map((h) => h.snippet)).toEqual([expect.stringMatching(/ignore/), expect.stringMatching(/ignore/)]);
+    expect(db.search('grommetix', { repo: REPO, limit: 2 }).results.map((h) => h.snippet)).toEqual([
+      expect.stringMatching(/ignore/),
+      expect.stringMatching(/ignore/),
+    ]);
     const hits = recall('grommetix');
     expect(hits).toHaveLength(RECALL_MAX_HITS);
     for (const h of hits) expect(safe.map((s) => s.id)).toContain(h.messageId);

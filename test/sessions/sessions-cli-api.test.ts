@@ -23,7 +23,11 @@ describe('sessions through the real daemon: API routes and CLI shapes', () => {
     const sa = await a.call<any>('POST', '/v1/sessions', { source: 'hook', title: 'pre-commit evidence', systemPrompt: 'You are hermes.' });
     sessionA = sa.session.id;
     expect(sa.session).toMatchObject({ repo: repoA, source: 'hook', parentSessionId: null });
-    const one = await a.call<any>('POST', `/v1/sessions/${sessionA}/messages`, { role: 'user', content: 'why did the kraken deploy fail?', apiContent: 'why did the kraken deploy fail?\n[recalled] deploys use make ship' });
+    const one = await a.call<any>('POST', `/v1/sessions/${sessionA}/messages`, {
+      role: 'user',
+      content: 'why did the kraken deploy fail?',
+      apiContent: 'why did the kraken deploy fail?\n[recalled] deploys use make ship',
+    });
     const many = await a.call<any>('POST', `/v1/sessions/${sessionA}/messages`, {
       messages: [
         { role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"make ship"}' } }] },
@@ -44,7 +48,12 @@ describe('sessions through the real daemon: API routes and CLI shapes', () => {
     expect(mine.code, mine.stderr).toBe(0);
     expect(mine.json().sessions.map((s: any) => s.id)).toEqual([sessionA]);
     const all = await t.cli(['sessions', 'list', '--all', '--json'], { cwd: repoA });
-    expect(all.json().sessions.map((s: any) => s.id).sort()).toEqual([sessionA, sessionB].sort());
+    expect(
+      all
+        .json()
+        .sessions.map((s: any) => s.id)
+        .sort(),
+    ).toEqual([sessionA, sessionB].sort());
     const hooks = await t.cli(['sessions', 'list', '--all', '--source', 'hook', '--limit', '5', '--json'], { cwd: repoA });
     expect(hooks.json().sessions.map((s: any) => s.id)).toEqual([sessionA]);
     const human = await t.cli(['sessions', 'list'], { cwd: repoA });

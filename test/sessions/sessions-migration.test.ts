@@ -35,7 +35,9 @@ function writeV1Database(path: string): void {
     db.exec(V1);
     db.pragma('user_version = 1');
     const insS = db.prepare('INSERT INTO sessions (id, repo, source, started_at) VALUES (?, ?, ?, ?)');
-    const insM = db.prepare('INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    const insM = db.prepare(
+      'INSERT INTO messages (session_id, role, content, api_content, tool_calls, tool_name, tool_call_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     db.transaction(() => {
       insS.run('s1', REPO, 'cli', NOW);
       insM.run('s1', 'user', 'why does the quokka deploy fail', null, null, null, null, NOW);
@@ -44,14 +46,29 @@ function writeV1Database(path: string): void {
         'assistant',
         'let me look',
         null,
-        JSON.stringify([call('c1', 'terminal', '{"command":"kubectl rollout status marsupial-api"}'), call('c2', 'read_file', '{"path":"deploy/wombat.yaml"}')]),
+        JSON.stringify([
+          call('c1', 'terminal', '{"command":"kubectl rollout status marsupial-api"}'),
+          call('c2', 'read_file', '{"path":"deploy/wombat.yaml"}'),
+        ]),
         null,
         null,
         NOW,
       );
       insM.run('s1', 'tool', 'error: ImagePullBackOff on node-7', null, null, 'terminal', 'c1', NOW);
       // Legacy shapes the backfill must survive: a bare `arguments`, a call without arguments, invalid JSON.
-      insM.run('s1', 'assistant', '', null, JSON.stringify([{ id: 'c3', arguments: '{"q":"platypus"}' }, { id: 'c4', function: { name: 'noop' } }]), null, null, NOW);
+      insM.run(
+        's1',
+        'assistant',
+        '',
+        null,
+        JSON.stringify([
+          { id: 'c3', arguments: '{"q":"platypus"}' },
+          { id: 'c4', function: { name: 'noop' } },
+        ]),
+        null,
+        null,
+        NOW,
+      );
       insM.run('s1', 'assistant', 'broken calls', null, '{not json', null, null, NOW);
     })();
     // The bug this migration fixes; if v1 ever stops failing here, the test no longer shows anything.
@@ -61,7 +78,11 @@ function writeV1Database(path: string): void {
   }
 }
 
-const ids = (db: SessionDB, q: string) => db.search(q, { all: true }).results.map((h) => h.messageId).sort((a, b) => a - b);
+const ids = (db: SessionDB, q: string) =>
+  db
+    .search(q, { all: true })
+    .results.map((h) => h.messageId)
+    .sort((a, b) => a - b);
 
 describe('SessionDB schema migrations (v1 → v2 → v3)', () => {
   let home: string;
@@ -83,7 +104,11 @@ describe('SessionDB schema migrations (v1 → v2 → v3)', () => {
       expect(db.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'messages_search'").pluck().get()).toBe(0);
 
       // The backfill: the same text SessionDB computes for new rows (since v3 with each call's name).
-      const rows = db.db.prepare('SELECT id, tool_calls, tool_args FROM messages ORDER BY id').all() as Array<{ id: number; tool_calls: string | null; tool_args: string | null }>;
+      const rows = db.db.prepare('SELECT id, tool_calls, tool_args FROM messages ORDER BY id').all() as Array<{
+        id: number;
+        tool_calls: string | null;
+        tool_args: string | null;
+      }>;
       expect(rows.map((r) => r.tool_args)).toEqual([
         null,
         'terminal {"command":"kubectl rollout status marsupial-api"} read_file {"path":"deploy/wombat.yaml"}',
@@ -117,7 +142,11 @@ describe('SessionDB schema migrations (v1 → v2 → v3)', () => {
       expect(ids(db, 'wombat')).toEqual([2]);
 
       // New rows after the migration: indexed through the new column and triggers.
-      const added = db.appendMessage('s1', { role: 'assistant', content: 'checking again', toolCalls: [call('c4', 'terminal', '{"command":"helm history echidna"}')] });
+      const added = db.appendMessage('s1', {
+        role: 'assistant',
+        content: 'checking again',
+        toolCalls: [call('c4', 'terminal', '{"command":"helm history echidna"}')],
+      });
       expect(db.getMessage(added)?.toolCalls?.[0]?.function.arguments).toBe('{"command":"helm history echidna"}');
       expect(ids(db, 'echidna')).toEqual([added]);
       expect(db.getSession('s1')).toMatchObject({ messageCount: 6, toolCallCount: 5 });
@@ -164,7 +193,9 @@ describe('SessionDB schema migrations (v1 → v2 → v3)', () => {
       expect(ids(db, 'skill_view')).toEqual([1]);
       expect(ids(db, 'regen')).toEqual([1]);
       expect(db.search('skill_view', { all: true }).results[0]?.snippet).toContain('skill_view(');
-      expect(db.db.prepare('SELECT tool_args FROM messages WHERE id = 1').pluck().get()).toBe(toolArgsText([call('c1', 'skill_view', '{"name":"regen-api-client"}')]));
+      expect(db.db.prepare('SELECT tool_args FROM messages WHERE id = 1').pluck().get()).toBe(
+        toolArgsText([call('c1', 'skill_view', '{"name":"regen-api-client"}')]),
+      );
       expect(db.integrityCheck()).toBe('ok');
     } finally {
       db.close();
@@ -177,7 +208,11 @@ describe('SessionDB schema migrations (v1 → v2 → v3)', () => {
       const s = db.createSession({ repo: REPO, source: 'cli' });
       const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
       const [m] = db.appendMessages(s.id, [
-        { role: 'assistant', content: '', toolCalls: [call('c1', 'terminal', JSON.stringify({ command: `GITHUB_TOKEN=${secret} gh release view bandicoot` }))] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [call('c1', 'terminal', JSON.stringify({ command: `GITHUB_TOKEN=${secret} gh release view bandicoot` }))],
+        },
         { role: 'tool', content: 'release bandicoot v2', toolName: 'terminal', toolCallId: 'c1' },
       ]);
       const stored = db.db.prepare('SELECT tool_args FROM messages WHERE id = ?').pluck().get(m) as string;

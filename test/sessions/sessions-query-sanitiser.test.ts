@@ -86,7 +86,34 @@ describe('FTS5 query sanitiser', () => {
   });
 
   it('random garbage never throws and never reaches FTS5 as syntax', () => {
-    const alphabet = ['"', "'", '*', '^', ':', '(', ')', '{', '}', '-', '+', 'AND', 'OR', 'NOT', 'NEAR', ' ', 'a', 'b', '数', '.', '/', '\\', '%', '_', '\u0000', '\n'];
+    const alphabet = [
+      '"',
+      "'",
+      '*',
+      '^',
+      ':',
+      '(',
+      ')',
+      '{',
+      '}',
+      '-',
+      '+',
+      'AND',
+      'OR',
+      'NOT',
+      'NEAR',
+      ' ',
+      'a',
+      'b',
+      '数',
+      '.',
+      '/',
+      '\\',
+      '%',
+      '_',
+      '\u0000',
+      '\n',
+    ];
     let seed = 7;
     const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     for (let i = 0; i < 300; i++) {

@@ -53,7 +53,11 @@ describe('SessionDB and session_search', () => {
     const [u, same, call, out] = db.appendMessages(a.id, [
       { role: 'user', content: 'fix the failing test', apiContent: 'fix the failing test\n\n[recalled] npm test uses vitest' },
       { role: 'user', content: 'again', apiContent: 'again' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"npx vitest run flaky-widget"}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command":"npx vitest run flaky-widget"}' } }],
+      },
       { role: 'tool', content: 'FAIL flaky-widget', toolName: 'terminal', toolCallId: 'c1' },
     ]);
     expect(db.getMessage(u!)?.apiContent).toBe('fix the failing test\n\n[recalled] npm test uses vitest');
@@ -85,7 +89,12 @@ describe('SessionDB and session_search', () => {
     expect(db.search('timeout', { repo: REPO_A, role: 'tool' }).results.map((h) => h.role)).toEqual(['tool']);
     expect(db.search('timeout', { all: true, source: 'hook' }).results.map((h) => h.sessionId)).toEqual([b.id]);
     expect(db.listSessions({ repo: REPO_A }).map((s) => s.id)).toEqual([a.id]);
-    expect(db.listSessions({}).map((s) => s.id).sort()).toEqual([a.id, b.id].sort());
+    expect(
+      db
+        .listSessions({})
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual([a.id, b.id].sort());
     expect(db.listSessions({ source: 'hook' }).map((s) => s.id)).toEqual([b.id]);
   });
 
@@ -179,7 +188,10 @@ describe('SessionDB and session_search', () => {
     const a1 = db.createSession({ repo: REPO_A, source: 'cli', startedAt: '2026-01-01T00:00:00.000Z' });
     const a2 = db.createSession({ repo: REPO_A, source: 'hook', startedAt: '2026-01-02T00:00:00.000Z' });
     const b1 = db.createSession({ repo: REPO_B, source: 'cli', startedAt: '2026-01-03T00:00:00.000Z' });
-    db.appendMessages(a1.id, [{ role: 'system', content: 'sys' }, { role: 'user', content: 'first   request\nof a1' }]);
+    db.appendMessages(a1.id, [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'first   request\nof a1' },
+    ]);
     const r = db.sessionSearch({}, { repo: REPO_A }) as any;
     expect(r.mode).toBe('browse');
     expect(r.sessions.map((s: any) => s.id)).toEqual([a2.id, a1.id]);
@@ -196,7 +208,10 @@ describe('SessionDB and session_search', () => {
       const s = small.createSession({ repo: REPO_A, source: 'cli' });
       const ids = small.write(() =>
         Array.from({ length: 300 }, (_, i) =>
-          small.appendMessage(s.id, { role: 'user', content: i === 5 ? 'common common common common' : `common word ${i % 7 === 0 ? 'rarity' : 'plain'} and some longer padding text` }),
+          small.appendMessage(s.id, {
+            role: 'user',
+            content: i === 5 ? 'common common common common' : `common word ${i % 7 === 0 ? 'rarity' : 'plain'} and some longer padding text`,
+          }),
         ),
       );
       const r = small.search('common', { all: true, limit: 5 });

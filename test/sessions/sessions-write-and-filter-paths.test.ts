@@ -37,9 +37,28 @@ describe('the redaction pre-test on the write path', () => {
   });
 
   it('gives the same text as the full redaction for ordinary and mixed text', () => {
-    const words = ['npm', 'test', 'failed', 'src/a.ts', 'key', 'token', 'pass', 'E1234', 'ghp', 'sk', ':', '=', '"', '//', 'x@y', 'Bearer', 'AKIA', ...SECRET_SHAPED];
+    const words = [
+      'npm',
+      'test',
+      'failed',
+      'src/a.ts',
+      'key',
+      'token',
+      'pass',
+      'E1234',
+      'ghp',
+      'sk',
+      ':',
+      '=',
+      '"',
+      '//',
+      'x@y',
+      'Bearer',
+      'AKIA',
+      ...SECRET_SHAPED,
+    ];
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 2000; i++) {
       const text = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => words[Math.floor(rand() * words.length)]).join(rand() < 0.5 ? ' ' : '');
       expect(redactForStorage(text), text).toBe(redactSecrets(text).text);
@@ -74,7 +93,10 @@ describe('SessionDB write path and filtered recent search', () => {
     const db = new SessionDB(join(home, 'state.db'));
     try {
       const s = db.createSession({ repo: '/r', source: 'cli' });
-      db.appendMessages(s.id, Array.from({ length: 30 }, (_, i) => ({ role: 'user' as const, content: `common Café ${i % 10 === 0 ? 'rarely' : ''}` })));
+      db.appendMessages(
+        s.id,
+        Array.from({ length: 30 }, (_, i) => ({ role: 'user' as const, content: `common Café ${i % 10 === 0 ? 'rarely' : ''}` })),
+      );
       expect(db.termFrequency('rarely')).toBe(3);
       expect(db.termFrequency('COMMON')).toBe(30);
       expect(db.termFrequency('common', 10)).toBe(11);
@@ -95,7 +117,10 @@ describe('SessionDB write path and filtered recent search', () => {
         { role: 'user', content: 'common request' },
       ]);
       const big = db.createSession({ repo: '/big', source: 'cli' });
-      db.appendMessages(big.id, Array.from({ length: 200 }, (_, i) => ({ role: (i % 2 ? 'tool' : 'user') as 'tool' | 'user', content: `common filler ${i}` })));
+      db.appendMessages(
+        big.id,
+        Array.from({ length: 200 }, (_, i) => ({ role: (i % 2 ? 'tool' : 'user') as 'tool' | 'user', content: `common filler ${i}` })),
+      );
       const r = db.search('common', { repo: '/small', limit: 5 });
       expect(r.strategy).toBe('recent');
       expect(r.results.map((h) => h.messageId).sort()).toEqual([...old].sort());

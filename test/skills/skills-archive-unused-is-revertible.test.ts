@@ -27,7 +27,13 @@ describe('archiving unused skills', () => {
     expect((await cli('start')).code).toBe(0);
     client = new DaemonClient((await cli('status', '--json')).json().socket);
     for (const name of ['old-deploy', 'daily-triage']) {
-      await client.call('POST', '/v1/skills/manage', { action: 'create', name, category: 'ops', content: skillMd(name, `Use when doing ${name}.`), session_id: 'test' });
+      await client.call('POST', '/v1/skills/manage', {
+        action: 'create',
+        name,
+        category: 'ops',
+        content: skillMd(name, `Use when doing ${name}.`),
+        session_id: 'test',
+      });
     }
   });
   afterAll(async () => {
@@ -46,7 +52,12 @@ describe('archiving unused skills', () => {
       if (list.length === 0) await new Promise((r) => setTimeout(r, 50));
     }
     expect(list).toEqual([expect.objectContaining({ kind: 'skill-archive', source: 'curator', summary: expect.stringContaining('old-deploy') })]);
-    expect((await cli('skills', 'list', '--json')).json().skills.map((s: { name: string }) => s.name).sort()).toEqual(['daily-triage', 'old-deploy']);
+    expect(
+      (await cli('skills', 'list', '--json'))
+        .json()
+        .skills.map((s: { name: string }) => s.name)
+        .sort(),
+    ).toEqual(['daily-triage', 'old-deploy']);
   });
 
   it('accepting archives in one commit, out of the index but kept; skills revert brings it back', async () => {
@@ -69,7 +80,12 @@ describe('archiving unused skills', () => {
     expect(history[0].message).toMatch(/^archive old-deploy \(unused for \d+ days\)/);
     const revert = await cli('skills', 'revert', 'old-deploy', `${history[0].rev}~1`);
     expect(revert.code, revert.stderr).toBe(0);
-    expect((await cli('skills', 'list', '--json')).json().skills.map((s: { name: string }) => s.name).sort()).toEqual(['daily-triage', 'old-deploy']);
+    expect(
+      (await cli('skills', 'list', '--json'))
+        .json()
+        .skills.map((s: { name: string }) => s.name)
+        .sort(),
+    ).toEqual(['daily-triage', 'old-deploy']);
     expect(readFileSync(join(skillsRepo, 'ops', 'old-deploy', 'SKILL.md'), 'utf8')).toBe(original);
     expect(existsSync(join(skillsRepo, '.archive', 'ops', 'old-deploy'))).toBe(false);
     expect(git(skillsRepo, 'status', '--porcelain')).toBe('');

@@ -30,7 +30,12 @@ describe('skills through the real daemon: CLI and API', () => {
       session_id: 'api-test',
     });
     expect(created).toMatchObject({ success: true, action: 'create', commit: expect.stringMatching(/^[0-9a-f]{40}$/) });
-    const patched = await client.call<any>('POST', '/v1/skills/manage', { action: 'patch', name: 'regen', old_string: 'Run npm run gen.', new_string: 'Run npm run gen, then git diff.' });
+    const patched = await client.call<any>('POST', '/v1/skills/manage', {
+      action: 'patch',
+      name: 'regen',
+      old_string: 'Run npm run gen.',
+      new_string: 'Run npm run gen, then git diff.',
+    });
     expect(patched).toMatchObject({ success: true, strategy: 'exact' });
 
     const list = await t.cli(['skills', 'list', '--json'], { cwd: repo });
@@ -64,7 +69,11 @@ describe('skills through the real daemon: CLI and API', () => {
   }, 60_000);
 
   it('refusals carry the reason: dangerous change (409), read-only project skill, unknown skill, bad input', async () => {
-    const call = (body: unknown) => client.call('POST', '/v1/skills/manage', body).then(() => undefined, (e: RemoteError) => e);
+    const call = (body: unknown) =>
+      client.call('POST', '/v1/skills/manage', body).then(
+        () => undefined,
+        (e: RemoteError) => e,
+      );
     const danger = await call({ action: 'create', name: 'evil', content: skillMd('evil', 'x', 'rm -rf ~ \n') });
     expect(danger).toMatchObject({ code: 'refused', httpStatus: 409, message: expect.stringMatching(/dangerous.*destructive-rm.*rolled back/) });
     const ro = await call({ action: 'edit', name: 'lint', content: skillMd('lint') });

@@ -50,7 +50,9 @@ describe('two processes changing skills at once', () => {
     const { SkillStore } = await import('../../src/skills/store.js');
     const store = new SkillStore({ home: h.home });
     // The shared skill holds one line per process that each patch moves forward.
-    await settled(() => store.manage({ action: 'create', name: 'shared', content: skillMd('shared', 'shared', 'line-p1-0\nline-p2-0\n') }, { sessionId: 'setup' }));
+    await settled(() =>
+      store.manage({ action: 'create', name: 'shared', content: skillMd('shared', 'shared', 'line-p1-0\nline-p2-0\n') }, { sessionId: 'setup' }),
+    );
     const base = await store.commitCount();
     expect(store.indexText()).toContain('shared');
 

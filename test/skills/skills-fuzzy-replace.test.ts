@@ -13,7 +13,13 @@ const CASES: Case[] = [
     replacement: 'steps:\n  zero',
     expected: 'steps:  \n  zero\n  two\n',
   },
-  { strategy: 'whitespace-normalised', content: 'x\nconst  a =\t\t1;\ny\n', old: 'const a = 1;', replacement: 'const a = 2;', expected: 'x\nconst  a =\t\t2;\ny\n' },
+  {
+    strategy: 'whitespace-normalised',
+    content: 'x\nconst  a =\t\t1;\ny\n',
+    old: 'const a = 1;',
+    replacement: 'const a = 2;',
+    expected: 'x\nconst  a =\t\t2;\ny\n',
+  },
   {
     strategy: 'indentation-flexible',
     content: 'def f():\n        if x:\n            go()\nend\n',
@@ -22,8 +28,20 @@ const CASES: Case[] = [
     expected: 'def f():\n        if y:\n            stop()\nend\n',
   },
   { strategy: 'escape-normalised', content: 'first\nsecond\nthird\n', old: 'first\\nsecond', replacement: 'one\\ntwo', expected: 'one\ntwo\nthird\n' },
-  { strategy: 'trimmed-boundary', content: 'call deploy(now) please\n', old: '\n\ndeploy(now)\n\n', replacement: 'deploy(later)', expected: 'call deploy(later) please\n' },
-  { strategy: 'unicode-normalised', content: 'Say \u201chello\u201d \u2014 then wait\u2026\n', old: 'Say "hello" - then wait...', replacement: 'Say "bye"', expected: 'Say \u201cbye\u201d\n' },
+  {
+    strategy: 'trimmed-boundary',
+    content: 'call deploy(now) please\n',
+    old: '\n\ndeploy(now)\n\n',
+    replacement: 'deploy(later)',
+    expected: 'call deploy(later) please\n',
+  },
+  {
+    strategy: 'unicode-normalised',
+    content: 'Say \u201chello\u201d \u2014 then wait\u2026\n',
+    old: 'Say "hello" - then wait...',
+    replacement: 'Say "bye"',
+    expected: 'Say \u201cbye\u201d\n',
+  },
   {
     strategy: 'block-anchor',
     content: 'start\n  step one\n  step two: build it\n  step three\nfinish\nafter\n',

@@ -47,7 +47,7 @@ describe('skill index', () => {
     expect(text).toMatch(/^## Skills\n.*skill_view\(name\)/);
   });
 
-  it("is served from memory, then from the disk snapshot, and rebuilt when the manifest changes", () => {
+  it('is served from memory, then from the disk snapshot, and rebuilt when the manifest changes', () => {
     put(h.skills, 'a/SKILL.md', skillMd('a', 'first'));
     expect(loadCatalog(paths()).source).toBe('built');
     expect(loadCatalog(paths()).source).toBe('memory');
@@ -81,7 +81,9 @@ describe('skill index', () => {
     expect(fresh().source).toBe('snapshot');
 
     // The snapshot holds the text and a manifest relative to the roots, not bodies or absolute paths.
-    const snap = readdirSync(join(h.home, '.skills-index')).map((f) => readFileSync(join(h.home, '.skills-index', f), 'utf8')).join('');
+    const snap = readdirSync(join(h.home, '.skills-index'))
+      .map((f) => readFileSync(join(h.home, '.skills-index', f), 'utf8'))
+      .join('');
     expect(snap).not.toContain('Step 1: read the docs');
     expect(snap).not.toContain(join(h.skills, 'ops'));
 

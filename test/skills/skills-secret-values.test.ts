@@ -35,10 +35,17 @@ describe('skill_manage refuses secret-shaped values, like memory does', () => {
     await settled(() => store.manage({ action: 'create', name: 'other', content: skillMd('other') }, S));
     const before = pictureOf(h.skills);
     const commits = await store.commitCount();
-    const r = await settled(() => store.manage(
-      { action: 'create', name: 'deploy', category: 'ops', content: skillMd('deploy', 'Deploy to S3', `Run:\n\n    AWS_ACCESS_KEY_ID=${AWS_KEY} aws s3 sync dist s3://bucket\n`) },
-      S,
-    ));
+    const r = await settled(() =>
+      store.manage(
+        {
+          action: 'create',
+          name: 'deploy',
+          category: 'ops',
+          content: skillMd('deploy', 'Deploy to S3', `Run:\n\n    AWS_ACCESS_KEY_ID=${AWS_KEY} aws s3 sync dist s3://bucket\n`),
+        },
+        S,
+      ),
+    );
     expect(r).toMatchObject({ success: false, kind: 'refused' });
     if (r.success) return;
     expect(r.error).toContain('SKILL.md contains a secret-shaped value (aws-access-key)');
@@ -55,19 +62,29 @@ describe('skill_manage refuses secret-shaped values, like memory does', () => {
   it('edit bringing in a GitHub token: refused, SKILL.md unchanged', async () => {
     await settled(() => store.manage({ action: 'create', name: 'release', content: skillMd('release') }, S));
     const before = pictureOf(h.skills);
-    const r = await settled(() => store.manage({ action: 'edit', name: 'release', content: skillMd('release', 'Release', `export GH_TOKEN=${GITHUB_TOKEN}\n`) }, S));
+    const r = await settled(() =>
+      store.manage({ action: 'edit', name: 'release', content: skillMd('release', 'Release', `export GH_TOKEN=${GITHUB_TOKEN}\n`) }, S),
+    );
     expect(r).toMatchObject({ success: false, kind: 'refused' });
     expect(pictureOf(h.skills)).toEqual(before);
   });
 
   it('patch introducing a GitHub token: refused, the file byte-identical, HEAD unchanged', async () => {
-    await settled(() => store.manage({ action: 'create', name: 'release', content: skillMd('release', 'Cut a release', 'Step 1: push the tag with gh.\n') }, S));
+    await settled(() =>
+      store.manage({ action: 'create', name: 'release', content: skillMd('release', 'Cut a release', 'Step 1: push the tag with gh.\n') }, S),
+    );
     await settled(() => store.manage({ action: 'write_file', name: 'release', file_path: 'references/gh.md', file_content: 'Authenticate gh first.\n' }, S));
     const before = pictureOf(h.skills);
     const rev = head(h.skills);
     for (const args of [
       { action: 'patch', name: 'release', old_string: 'push the tag with gh.', new_string: `push the tag with GH_TOKEN=${GITHUB_TOKEN} gh.` },
-      { action: 'patch', name: 'release', file_path: 'references/gh.md', old_string: 'Authenticate gh first.', new_string: `gh auth login --with-token <<< ${GITHUB_TOKEN}` },
+      {
+        action: 'patch',
+        name: 'release',
+        file_path: 'references/gh.md',
+        old_string: 'Authenticate gh first.',
+        new_string: `gh auth login --with-token <<< ${GITHUB_TOKEN}`,
+      },
     ]) {
       const r = await settled(() => store.manage(args, S));
       expect(r, JSON.stringify(r)).toMatchObject({ success: false, kind: 'refused' });
@@ -85,7 +102,9 @@ describe('skill_manage refuses secret-shaped values, like memory does', () => {
     await settled(() => store.manage({ action: 'create', name: 'ssh-setup', content: skillMd('ssh-setup') }, S));
     const before = pictureOf(h.skills);
     const commits = await store.commitCount();
-    const r = await settled(() => store.manage({ action: 'write_file', name: 'ssh-setup', file_path: 'templates/deploy_key', file_content: PRIVATE_KEY + '\n' }, S));
+    const r = await settled(() =>
+      store.manage({ action: 'write_file', name: 'ssh-setup', file_path: 'templates/deploy_key', file_content: PRIVATE_KEY + '\n' }, S),
+    );
     expect(r).toMatchObject({ success: false, kind: 'refused' });
     if (r.success) return;
     expect(r.error).toContain('templates/deploy_key contains a secret-shaped value (private-key)');
@@ -101,7 +120,9 @@ describe('skill_manage refuses secret-shaped values, like memory does', () => {
     writeFileSync(md, skillMd('deploy', 'Deploy', `key: ${AWS_KEY}\n`));
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qam', 'by hand'], { cwd: h.skills });
     const leaked = head(h.skills);
-    expect(await settled(() => store.manage({ action: 'patch', name: 'deploy', old_string: `key: ${AWS_KEY}`, new_string: 'key: $AWS_ACCESS_KEY_ID' }, S))).toMatchObject({ success: true });
+    expect(
+      await settled(() => store.manage({ action: 'patch', name: 'deploy', old_string: `key: ${AWS_KEY}`, new_string: 'key: $AWS_ACCESS_KEY_ID' }, S)),
+    ).toMatchObject({ success: true });
     const before = pictureOf(h.skills);
     const rev = head(h.skills);
     const r = await settled(() => store.revert('deploy', leaked, S));
@@ -121,7 +142,17 @@ describe('skill_manage refuses secret-shaped values, like memory does', () => {
     ].join('\n');
     const r = await settled(() => store.manage({ action: 'create', name: 'ml-train', content: skillMd('ml-train', 'Train with sk-learn', body) }, S));
     expect(r, JSON.stringify(r)).toMatchObject({ success: true, verdict: 'safe' });
-    const w = await settled(() => store.manage({ action: 'write_file', name: 'ml-train', file_path: 'templates/env.example', file_content: 'API_KEY=changeme\nOPENAI_API_KEY=your-api-key\nAWS_SECRET_ACCESS_KEY=xxxxxxxx\n' }, S));
+    const w = await settled(() =>
+      store.manage(
+        {
+          action: 'write_file',
+          name: 'ml-train',
+          file_path: 'templates/env.example',
+          file_content: 'API_KEY=changeme\nOPENAI_API_KEY=your-api-key\nAWS_SECRET_ACCESS_KEY=xxxxxxxx\n',
+        },
+        S,
+      ),
+    );
     expect(w, JSON.stringify(w)).toMatchObject({ success: true });
     expect(readFileSync(join(h.skills, 'ml-train', 'SKILL.md'), 'utf8')).toContain('API_KEY=changeme');
   });

@@ -30,15 +30,27 @@ describe('skill validation messages', () => {
     ['empty body', { action: 'create', name: 'x', content: '---\nname: x\ndescription: d\n---\n\n' }, /has no body/],
     ['name mismatch', { action: 'create', name: 'x', content: skillMd('y') }, /name "y" does not match the skill name "x"/],
     ['SKILL.md size', { action: 'create', name: 'x', content: skillMd('x', 'd', 'b'.repeat(100_001)) }, /characters; the limit is 100000/],
-    ['supporting dir', { action: 'write_file', name: 'base', file_path: 'notes.md', file_content: 'x' }, /must be a file under references\/, templates\/, scripts\/, assets\//],
+    [
+      'supporting dir',
+      { action: 'write_file', name: 'base', file_path: 'notes.md', file_content: 'x' },
+      /must be a file under references\/, templates\/, scripts\/, assets\//,
+    ],
     ['dot-dot', { action: 'write_file', name: 'base', file_path: 'references/../../escape.md', file_content: 'x' }, /contains '\.\.'/],
     ['absolute', { action: 'write_file', name: 'base', file_path: '/etc/passwd', file_content: 'x' }, /is absolute/],
-    ['supporting size', { action: 'write_file', name: 'base', file_path: 'assets/big.txt', file_content: 'x'.repeat(1024 * 1024 + 1) }, /1048577 bytes; supporting files are limited to 1048576 bytes/],
+    [
+      'supporting size',
+      { action: 'write_file', name: 'base', file_path: 'assets/big.txt', file_content: 'x'.repeat(1024 * 1024 + 1) },
+      /1048577 bytes; supporting files are limited to 1048576 bytes/,
+    ],
     ['unknown action', { action: 'rename', name: 'base' }, /Invalid skill_manage arguments: action/],
     ['patch without old_string', { action: 'patch', name: 'base', new_string: 'x' }, /old_string is required/],
     ['exists', { action: 'create', name: 'base', content: skillMd('base') }, /already exists/],
     ['unknown skill', { action: 'edit', name: 'nope', content: skillMd('nope') }, /No user skill named "nope"/],
-    ['patch breaking front matter', { action: 'patch', name: 'base', old_string: 'description: Use base when the task needs it.\n', new_string: '' }, /would break SKILL.md.*needs a 'description'/],
+    [
+      'patch breaking front matter',
+      { action: 'patch', name: 'base', old_string: 'description: Use base when the task needs it.\n', new_string: '' },
+      /would break SKILL.md.*needs a 'description'/,
+    ],
   ];
 
   it.each(cases)('%s', async (_label, args, message) => {

@@ -33,7 +33,12 @@ async function start(): Promise<RepoWatcher> {
 beforeAll(() => {
   mkdirSync(join(home, 'skills'), { recursive: true });
   root = join(base, 'repo');
-  const files: Record<string, string> = { '.gitignore': 'node_modules/\nbuild/\n', 'AGENTS.md': 'rules', '.hermes/config.yaml': 'rules: []\n', 'src/a.ts': 'a' };
+  const files: Record<string, string> = {
+    '.gitignore': 'node_modules/\nbuild/\n',
+    'AGENTS.md': 'rules',
+    '.hermes/config.yaml': 'rules: []\n',
+    'src/a.ts': 'a',
+  };
   for (let d = 0; d < 20; d++) files[`src/d${d}/f.ts`] = 'x';
   for (let d = 0; d < 30; d++) files[`node_modules/p${d}/index.js`] = 'x';
   writeFiles(root, files);
@@ -147,7 +152,7 @@ describe('repository watcher', () => {
     await waitForKind('authority', 600);
   });
 
-  it('acts on nothing while one of the daemon\'s hooks runs, then reports once released', async () => {
+  it("acts on nothing while one of the daemon's hooks runs, then reports once released", async () => {
     const w = await start();
     w.hold('hook pre-commit');
     seen = [];

@@ -55,7 +55,8 @@ export function confine(root: string, path: string): Confined {
   const rel = toPosix(relative(root, abs));
   const realRel = toPosix(relative(root, real));
   for (const r of [rel, realRel]) {
-    if (r === '.git' || r.startsWith('.git/')) throw new ToolError(`${path} is inside the git directory; the agent may not read or write git internals (use the terminal tool with git commands).`);
+    if (r === '.git' || r.startsWith('.git/'))
+      throw new ToolError(`${path} is inside the git directory; the agent may not read or write git internals (use the terminal tool with git commands).`);
   }
   return { root, abs: real, rel: rel || '.', realRel: realRel || '.', exists };
 }

@@ -10,7 +10,22 @@
  * realpath check is then all there is (docs/guardrails.md says so).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { writeFileAtomicSync } from '../../storage/atomic.js';
 import { ToolError } from './types.js';

@@ -21,7 +21,19 @@ import { writeFile } from './write-file.js';
 export type { Tool, ToolContext } from './types.js';
 
 /** The tool set, in the order of DESIGN.md §6 (names and parameters are a public contract), then remember. */
-export const TOOLS: readonly Tool[] = [readFile, writeFile, patch, searchFiles, terminal, memory, sessionSearch, skillsList, skillView, skillManage, remember] as Tool[];
+export const TOOLS: readonly Tool[] = [
+  readFile,
+  writeFile,
+  patch,
+  searchFiles,
+  terminal,
+  memory,
+  sessionSearch,
+  skillsList,
+  skillView,
+  skillManage,
+  remember,
+] as Tool[];
 
 /** Largest tool result handed to the model (chars of JSON); bigger results are cut and say so. */
 export const TOOL_RESULT_MAX_CHARS = 60_000;
@@ -93,7 +105,10 @@ export function shortArgs(raw: string): Record<string, unknown> | string {
     const v = JSON.parse(raw) as unknown;
     if (!v || typeof v !== 'object' || Array.isArray(v)) return raw.slice(0, EVENT_ARG_CHARS);
     return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, typeof x === 'string' && x.length > EVENT_ARG_CHARS ? `${x.slice(0, EVENT_ARG_CHARS)}… (${x.length} chars)` : x]),
+      Object.entries(v as Record<string, unknown>).map(([k, x]) => [
+        k,
+        typeof x === 'string' && x.length > EVENT_ARG_CHARS ? `${x.slice(0, EVENT_ARG_CHARS)}… (${x.length} chars)` : x,
+      ]),
     );
   } catch {
     return raw.slice(0, EVENT_ARG_CHARS);
@@ -102,7 +117,9 @@ export function shortArgs(raw: string): Record<string, unknown> | string {
 
 /** Whether a returned value still reports a failure (a memory refusal, a terminal command that timed out). */
 function refusedValue(value: unknown): boolean {
-  return Boolean(value && typeof value === 'object' && ((value as { success?: unknown }).success === false || typeof (value as { error?: unknown }).error === 'string'));
+  return Boolean(
+    value && typeof value === 'object' && ((value as { success?: unknown }).success === false || typeof (value as { error?: unknown }).error === 'string'),
+  );
 }
 
 /** Runs one tool call from the model; never throws (a failure is a result the model can read). */
@@ -111,7 +128,11 @@ export async function runToolCall(tools: readonly Tool[], call: { name: string; 
   // ones, never reach the model or SessionDB through a tool result.
   const byValue = ctx.services.redactValues ?? ((t: string) => t);
   const redact = (text: string) => redactSecrets(byValue(text)).text;
-  const fail = (error: string, extra: Record<string, unknown> = {}): ToolOutcome => ({ ok: false, content: redact(JSON.stringify({ error, ...extra })), summary: redact(error.slice(0, 200)) });
+  const fail = (error: string, extra: Record<string, unknown> = {}): ToolOutcome => ({
+    ok: false,
+    content: redact(JSON.stringify({ error, ...extra })),
+    summary: redact(error.slice(0, 200)),
+  });
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) return fail(`Unknown tool "${call.name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`);
   let raw: unknown;
@@ -122,7 +143,9 @@ export async function runToolCall(tools: readonly Tool[], call: { name: string; 
   }
   const parsed = tool.parameters.safeParse(raw);
   if (!parsed.success) {
-    return fail(`Invalid arguments for ${tool.name}: ${issues(parsed.error)}. Expected parameters: ${JSON.stringify((toolSpec(tool) as { function: { parameters: unknown } }).function.parameters)}`);
+    return fail(
+      `Invalid arguments for ${tool.name}: ${issues(parsed.error)}. Expected parameters: ${JSON.stringify((toolSpec(tool) as { function: { parameters: unknown } }).function.parameters)}`,
+    );
   }
   try {
     const value = await tool.execute(parsed.data, ctx);

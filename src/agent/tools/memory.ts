@@ -7,7 +7,7 @@ export const memory = defineTool({
   name: 'memory',
   description:
     'Save durable facts across sessions. Choose the store by who the fact is about: ' +
-    "`target: memory, scope: repo` for facts about THIS repository's environment (\"tests need `make db` first\", " +
+    '`target: memory, scope: repo` for facts about THIS repository\'s environment ("tests need `make db` first", ' +
     '"the API server listens on :8080"); `target: user` for the user\'s preferences and style, which follow them into every ' +
     'project ("User prefers concise answers"); `target: memory` without a scope for general agent notes that hold in every ' +
     'repository (tool quirks of this machine). Rules every contributor of the repository must follow belong in its ' +

@@ -40,7 +40,10 @@ export const readFile = defineTool({
       if (!st) throw new ToolError(`${args.path} does not exist. Use search_files to find the right path.`);
       if (st.isDirectory()) throw new ToolError(`${args.path} is a directory. Use search_files or terminal (ls) to list it.`);
       if (!st.isFile()) throw new ToolError(`${args.path} is not a regular file.`);
-      if (st.size > READ_MAX_FILE_BYTES) throw new ToolError(`${args.path} is ${st.size} bytes, over the ${READ_MAX_FILE_BYTES}-byte limit for read_file. Use search_files or terminal (head, sed -n) on it.`);
+      if (st.size > READ_MAX_FILE_BYTES)
+        throw new ToolError(
+          `${args.path} is ${st.size} bytes, over the ${READ_MAX_FILE_BYTES}-byte limit for read_file. Use search_files or terminal (head, sed -n) on it.`,
+        );
       return { st, bytes: h.readFile(target.realRel) };
     });
     if (looksBinary(bytes)) throw new ToolError(`${args.path} is a binary file (${st.size} bytes); read_file only reads text.`);

@@ -4,8 +4,8 @@ import { defineTool, ToolError } from './types.js';
 export const remember = defineTool({
   name: 'remember',
   description:
-    'Decide who owns a piece of information the user wants kept, before writing it anywhere: the repository\'s authority ' +
-    "file (a rule for every contributor; a .hermes/config.yaml rule when the daemon can enforce it), USER.md (a preference " +
+    "Decide who owns a piece of information the user wants kept, before writing it anywhere: the repository's authority " +
+    'file (a rule for every contributor; a .hermes/config.yaml rule when the daemon can enforce it), USER.md (a preference ' +
     "that holds in every project), this repository's memory (a fact about its environment), a skill (a procedure), or " +
     'nothing (state of the current task). Answers {owner, reasons: {scope, lifetime, type, readTiming}, classifier, proposal?, ' +
     'notes}. A durable owner gets a PENDING proposal that changes nothing until the user accepts it (hermesd proposals ' +
@@ -25,7 +25,9 @@ export const remember = defineTool({
       owner: a.owner,
       reasons: a.reasons,
       classifier: a.classifier,
-      ...(a.proposal ? { proposal: { id: a.proposal.id, summary: a.proposal.summary, created: a.proposal.created, accept: `hermesd proposals accept ${a.proposal.id}` } } : {}),
+      ...(a.proposal
+        ? { proposal: { id: a.proposal.id, summary: a.proposal.summary, created: a.proposal.created, accept: `hermesd proposals accept ${a.proposal.id}` } }
+        : {}),
       notes: a.notes,
     };
   },

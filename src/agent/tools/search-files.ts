@@ -42,7 +42,11 @@ export const searchFiles = defineTool({
     const { re, literal } = compile(args.pattern);
     let listing: string;
     try {
-      const out = await gitAsync(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', where.realRel], { cwd: ctx.root, maxBuffer: LISTING_MAX_BYTES, signal: ctx.signal });
+      const out = await gitAsync(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', where.realRel], {
+        cwd: ctx.root,
+        maxBuffer: LISTING_MAX_BYTES,
+        signal: ctx.signal,
+      });
       listing = out.toString('utf8');
     } catch (err) {
       throw new ToolError(`Could not list the repository's files: ${(err as Error).message}`);

@@ -17,7 +17,15 @@ const KILL_GRACE_MS = 1_000;
 /** After the shell exits, how long its pipes may stay open (background children) before the group is killed. */
 const EXIT_DRAIN_MS = 200;
 
-export type ShellResult = { exitCode: number | null; signal: string | null; output: string; truncated: boolean; timedOut: boolean; cancelled: boolean; durationMs: number };
+export type ShellResult = {
+  exitCode: number | null;
+  signal: string | null;
+  output: string;
+  truncated: boolean;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+};
 
 /**
  * Runs `sh -c command` in `cwd` as its own process group, so a timeout or a cancel kills the
@@ -26,7 +34,14 @@ export type ShellResult = { exitCode: number | null; signal: string | null; outp
  */
 export async function runShell(
   command: string,
-  opts: { cwd: string; timeoutMs: number; signal?: AbortSignal; env?: NodeJS.ProcessEnv; maxChars?: number; wrap?: (command: string) => { file: string; args: string[] } },
+  opts: {
+    cwd: string;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    env?: NodeJS.ProcessEnv;
+    maxChars?: number;
+    wrap?: (command: string) => { file: string; args: string[] };
+  },
 ): Promise<ShellResult> {
   const max = opts.maxChars ?? TERMINAL_OUTPUT_MAX_CHARS;
   const headMax = Math.floor(max * HEAD_SHARE);
@@ -73,7 +88,13 @@ export const terminal = defineTool({
       let r: ShellResult;
       let report: GuardReport;
       try {
-        r = await runShell(args.command, { cwd: ctx.root, timeoutMs: (args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S) * 1000, signal: ctx.signal, env: guard.env, wrap: guard.command });
+        r = await runShell(args.command, {
+          cwd: ctx.root,
+          timeoutMs: (args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S) * 1000,
+          signal: ctx.signal,
+          env: guard.env,
+          wrap: guard.command,
+        });
       } finally {
         report = await guard.finish();
       }
@@ -85,16 +106,16 @@ export const terminal = defineTool({
 });
 
 function resultOf(args: { timeout?: number }, r: ShellResult, report: GuardReport, output: string, warning: string | undefined, refused: string) {
-    return {
-      exit_code: r.exitCode,
-      output,
-      ...(refused ? { refused_writes: refused } : {}),
-      ...(warning ? { sandbox: warning } : {}),
-      ...(report.notice ? { guard: report.notice, rules_broken: rulesBroken(report) } : {}),
-      ...(r.truncated ? { truncated: true } : {}),
-      ...(r.timedOut ? { timed_out: true, error: `The command was killed after ${args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S} s (timeout).` } : {}),
-      ...(r.cancelled ? { cancelled: true } : {}),
-      ...(r.signal && !r.timedOut && !r.cancelled ? { signal: r.signal } : {}),
-      duration_ms: r.durationMs,
-    };
+  return {
+    exit_code: r.exitCode,
+    output,
+    ...(refused ? { refused_writes: refused } : {}),
+    ...(warning ? { sandbox: warning } : {}),
+    ...(report.notice ? { guard: report.notice, rules_broken: rulesBroken(report) } : {}),
+    ...(r.truncated ? { truncated: true } : {}),
+    ...(r.timedOut ? { timed_out: true, error: `The command was killed after ${args.timeout ?? TERMINAL_DEFAULT_TIMEOUT_S} s (timeout).` } : {}),
+    ...(r.cancelled ? { cancelled: true } : {}),
+    ...(r.signal && !r.timedOut && !r.cancelled ? { signal: r.signal } : {}),
+    duration_ms: r.durationMs,
+  };
 }

@@ -31,7 +31,10 @@ export function refuseProtected(ctx: ToolContext, target: Confined, verb: string
   const st = target.exists ? lstatSync(target.abs, { throwIfNoEntry: false }) : undefined;
   const linked = st && st.nlink > 1 ? hardLinkedProtected(target.root, ctx.services.config, findRealGit(), st) : undefined;
   if (linked) {
-    throw new ToolRefused(`Refused to ${verb} ${target.rel}: it is a hard link of a file protected by repository rule "${linked.id}": ${linked.message}`, { rule: linked.id, path: target.rel });
+    throw new ToolRefused(`Refused to ${verb} ${target.rel}: it is a hard link of a file protected by repository rule "${linked.id}": ${linked.message}`, {
+      rule: linked.id,
+      path: target.rel,
+    });
   }
 }
 

@@ -104,7 +104,11 @@ async function checkCommits(range: string, format: Format): Promise<void> {
  * rules): what a git hook runs when no daemon could start, before `hooks.onUnavailable` is asked.
  */
 async function checkHere(staged: boolean, indexFile: string | undefined): Promise<CheckAnswer> {
-  const [{ findRepo, hermesHome }, { configInForce }, engine] = await Promise.all([import('../../paths/index.js'), import('../../guard/approval.js'), import('../../rules/engine.js')]);
+  const [{ findRepo, hermesHome }, { configInForce }, engine] = await Promise.all([
+    import('../../paths/index.js'),
+    import('../../guard/approval.js'),
+    import('../../rules/engine.js'),
+  ]);
   const { root } = findRepo(process.cwd());
   const config = configInForce(hermesHome(), root);
   const result = staged ? await engine.checkStaged(root, config, indexFile ? { indexFile } : {}) : await engine.checkWorktree(root, config);
@@ -120,7 +124,10 @@ export function register(program: Command): void {
     .option('--staged', 'judge the staged snapshot (what pre-commit judges) instead of the work tree')
     .option('--commits <range>', 'judge every commit of a range, e.g. origin/main..HEAD, under the rules committed in its base (no daemon needed)')
     .option('--format <format>', `output: ${FORMATS.join(', ')} (SARIF 2.1.0, for code scanning); default text, or json with --json`)
-    .option('--no-daemon', "judge in this process, without the daemon (what a git hook does when no daemon could start): the rules only, the repository's checks not run")
+    .option(
+      '--no-daemon',
+      "judge in this process, without the daemon (what a git hook does when no daemon could start): the rules only, the repository's checks not run",
+    )
     .action(
       action(async (opts: { staged?: boolean; commits?: string; format?: string; daemon?: boolean }, cmd: Command) => {
         const format = formatOf(opts, globals(cmd));
@@ -132,7 +139,10 @@ export function register(program: Command): void {
         // Inside a git hook during `git commit -a` or `git commit <paths>`, the snapshot being
         // committed is a temporary index that git names in GIT_INDEX_FILE.
         const indexFile = opts.staged && process.env.GIT_INDEX_FILE ? resolve(process.cwd(), process.env.GIT_INDEX_FILE) : undefined;
-        const answer = opts.daemon === false ? await checkHere(Boolean(opts.staged), indexFile) : await (await daemon()).call<CheckAnswer>('POST', '/v1/check', { staged: Boolean(opts.staged), ...(indexFile ? { indexFile } : {}) });
+        const answer =
+          opts.daemon === false
+            ? await checkHere(Boolean(opts.staged), indexFile)
+            : await (await daemon()).call<CheckAnswer>('POST', '/v1/check', { staged: Boolean(opts.staged), ...(indexFile ? { indexFile } : {}) });
         await report(format, answer, {
           json: () => ({ violations: answer.violations, warnings: answer.warnings }),
           text: () => {

@@ -25,8 +25,10 @@ doctorChecks.push(async () => {
   const a = config ? sandboxFor(config) : sandboxAvailability();
   const asked = process.env.HERMESD_BWRAP;
   const held = config && asked && config.guard.sandbox.bwrap !== asked ? ` (HERMESD_BWRAP=${asked} waits for approval: hermesd config approve)` : '';
-  if (a.kind === 'bwrap') return { name: 'sandbox', status: 'ok' as const, detail: `bubblewrap ${a.path}: terminal commands and other agents' shell calls run sandboxed${held}` };
-  if (a.kind === 'sandbox-exec') return { name: 'sandbox', status: 'ok' as const, detail: `sandbox-exec ${a.path}: terminal commands run sandboxed (macOS Seatbelt profile)${held}` };
+  if (a.kind === 'bwrap')
+    return { name: 'sandbox', status: 'ok' as const, detail: `bubblewrap ${a.path}: terminal commands and other agents' shell calls run sandboxed${held}` };
+  if (a.kind === 'sandbox-exec')
+    return { name: 'sandbox', status: 'ok' as const, detail: `sandbox-exec ${a.path}: terminal commands run sandboxed (macOS Seatbelt profile)${held}` };
   return {
     name: 'sandbox',
     status: 'warn' as const,

@@ -38,12 +38,24 @@ function sqliteCheck(): Check[] {
       db.exec("create virtual table t using fts5(x); create virtual table g using fts5(x, tokenize='trigram')");
       out.push({ name: 'fts5', status: 'ok', detail: 'FTS5 with the trigram tokenizer' });
     } catch (err) {
-      out.push({ name: 'fts5', status: 'fail', detail: String(err), fix: 'Reinstall better-sqlite3 (npm rebuild better-sqlite3); its bundled SQLite has FTS5.' });
+      out.push({
+        name: 'fts5',
+        status: 'fail',
+        detail: String(err),
+        fix: 'Reinstall better-sqlite3 (npm rebuild better-sqlite3); its bundled SQLite has FTS5.',
+      });
     }
     db.close();
     return out;
   } catch (err) {
-    return [{ name: 'sqlite', status: 'fail', detail: `better-sqlite3 does not load: ${(err as Error).message.split('\n')[0]}`, fix: 'Run npm rebuild better-sqlite3 (needs python3, make, g++).' }];
+    return [
+      {
+        name: 'sqlite',
+        status: 'fail',
+        detail: `better-sqlite3 does not load: ${(err as Error).message.split('\n')[0]}`,
+        fix: 'Run npm rebuild better-sqlite3 (needs python3, make, g++).',
+      },
+    ];
   }
 }
 
@@ -53,7 +65,12 @@ function socketCheck(): Check {
     checkSocketPath(paths.socket);
     return { name: 'socket', status: 'ok', detail: `${paths.socket} (${Buffer.byteLength(paths.socket)}/${SOCKET_PATH_MAX_BYTES} bytes)` };
   } catch (err) {
-    return { name: 'socket', status: 'fail', detail: (err as Error).message, fix: 'Set HERMESD_SOCKET_DIR to a short directory, or run inside a git work tree.' };
+    return {
+      name: 'socket',
+      status: 'fail',
+      detail: (err as Error).message,
+      fix: 'Set HERMESD_SOCKET_DIR to a short directory, or run inside a git work tree.',
+    };
   }
 }
 
@@ -80,7 +97,12 @@ async function gitCheck(): Promise<Check> {
     const ok = v.major > 2 || (v.major === 2 && v.minor >= 25);
     return ok ? { name: 'git', status: 'ok', detail } : { name: 'git', status: 'warn', detail, fix: 'Git 2.25 or newer is recommended.' };
   } catch (err) {
-    return { name: 'git', status: 'fail', detail: `git did not run: ${(err as Error).message.split('\n')[0]}`, fix: 'Install git, or check that the git on PATH runs.' };
+    return {
+      name: 'git',
+      status: 'fail',
+      detail: `git did not run: ${(err as Error).message.split('\n')[0]}`,
+      fix: 'Install git, or check that the git on PATH runs.',
+    };
   }
 }
 
@@ -92,7 +114,9 @@ async function daemonCheck(): Promise<{ check: Check; status?: Status }> {
     const warnings = [...(Array.isArray(s.warnings) ? s.warnings : []), ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined)];
     return {
       status: s,
-      check: warnings.length ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` } : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}, socket ${s.socket}` },
+      check: warnings.length
+        ? { name: 'daemon', status: 'warn', detail: `pid ${s.pid}: ${warnings.join('; ')}` }
+        : { name: 'daemon', status: 'ok', detail: `running, pid ${s.pid}, socket ${s.socket}` },
     };
   } catch (err) {
     return { check: { name: 'daemon', status: 'warn', detail: (err as Error).message } };
@@ -109,7 +133,8 @@ async function modelCheck(status: Status | undefined): Promise<Check[]> {
       out.push({ ...c, detail: `${c.detail} (as the daemon, pid ${status.pid}, sees it)` });
       return out;
     } catch (err) {
-      if (err instanceof RemoteError && err.code === 'config-error') return [...out, { name: 'config', status: 'fail', detail: err.message, fix: 'Fix the file and line named above.' }];
+      if (err instanceof RemoteError && err.code === 'config-error')
+        return [...out, { name: 'config', status: 'fail', detail: err.message, fix: 'Fix the file and line named above.' }];
       // an older daemon without the route: probe from here
     }
   }
@@ -144,10 +169,21 @@ async function hooksChecks(): Promise<Check[]> {
   const pathCheck: Check = {
     name: 'hookspath',
     status: h.installed && !h.active && h.problems.some((p) => p.includes('core.hooksPath')) ? 'fail' : 'ok',
-    detail: hooksPath !== null ? `core.hooksPath = ${hooksPath} (git runs hooks from ${h.hooksDir ?? '?'})` : `core.hooksPath unset (git runs hooks from ${h.hooksDir ?? '.git/hooks'})`,
+    detail:
+      hooksPath !== null
+        ? `core.hooksPath = ${hooksPath} (git runs hooks from ${h.hooksDir ?? '?'})`
+        : `core.hooksPath unset (git runs hooks from ${h.hooksDir ?? '.git/hooks'})`,
   };
   if (!h.installed) return [{ name: 'hooks', status: 'warn', detail: 'not installed in this repository', fix: 'hermesd init' }, pathCheck];
-  if (h.active) return [{ name: 'hooks', status: 'ok', detail: `installed and active (${h.manager === 'git' ? '.git/hooks' : h.manager}${h.via ? `, git reaches hermesd through ${h.via}` : ''})` }, pathCheck];
+  if (h.active)
+    return [
+      {
+        name: 'hooks',
+        status: 'ok',
+        detail: `installed and active (${h.manager === 'git' ? '.git/hooks' : h.manager}${h.via ? `, git reaches hermesd through ${h.via}` : ''})`,
+      },
+      pathCheck,
+    ];
   return [{ name: 'hooks', status: 'fail', detail: `installed with ${h.manager} but NOT active: ${h.problems.join('; ')}`, fix: 'hermesd init' }, pathCheck];
 }
 
@@ -165,25 +201,57 @@ async function agentsChecks(): Promise<Check[]> {
   } catch {
     return [];
   }
-  const [{ agentsHealth }, { readCodexProfile }, { codexUserConfig }] = await Promise.all([import('../../other-agents/health.js'), import('../../other-agents/codex-profile.js'), import('../../other-agents/codex-trust.js')]);
+  const [{ agentsHealth }, { readCodexProfile }, { codexUserConfig }] = await Promise.all([
+    import('../../other-agents/health.js'),
+    import('../../other-agents/codex-profile.js'),
+    import('../../other-agents/codex-trust.js'),
+  ]);
   const h = agentsHealth(repo);
   if (h.unsetUp.length) {
-    return [{ name: 'agents', status: 'warn', detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`, fix: `hermesd init --agents ${h.unsetUp.join(',')}` }];
+    return [
+      {
+        name: 'agents',
+        status: 'warn',
+        detail: `the committed configs of ${h.unsetUp.join(', ')} run hermesd, but it is not set up in this clone: their hooks do nothing and the hermesd MCP server does not start`,
+        fix: `hermesd init --agents ${h.unsetUp.join(',')}`,
+      },
+    ];
   }
   if (!h.installed.length) return [];
   const fix = `hermesd init --agents ${h.installed.join(',')}`;
   const wanted = h.installed.includes('codex') ? await expectedCodexPaths(repo.root) : [];
   return h.agents.map((a): Check => {
-    if (a.problems.length) return { name: a.agent, status: 'fail', detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`, fix };
-    if (a.skipped) return { name: a.agent, status: 'fail', detail: `hermesd's hooks and MCP server are in its project configs, but it will not run them: ${a.skipped.detail}`, fix: a.skipped.fix };
+    if (a.problems.length)
+      return {
+        name: a.agent,
+        status: 'fail',
+        detail: `hermesd's entries are not all in ${a.agent}'s configs, so it runs without them: ${a.problems.join('; ')}`,
+        fix,
+      };
+    if (a.skipped)
+      return {
+        name: a.agent,
+        status: 'fail',
+        detail: `hermesd's hooks and MCP server are in its project configs, but it will not run them: ${a.skipped.detail}`,
+        fix: a.skipped.fix,
+      };
     if (a.agent !== 'codex') return { name: a.agent, status: 'ok', detail: "hermesd's hooks and MCP server in its project configs" };
     const trusted = "hermesd's hooks and MCP server in its project configs; the project and the hooks trusted";
     const written = readCodexProfile(repo.root);
-    if (!written) return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox is as your config chooses it: protected files a shell command changes there are put back after the call` };
+    if (!written)
+      return {
+        name: a.agent,
+        status: 'ok',
+        detail: `${trusted}; Codex's sandbox is as your config chooses it: protected files a shell command changes there are put back after the call`,
+      };
     // Codex prefers the older sandbox settings wherever sandbox_mode is set: then the project's profile is not used.
     const user = codexUserConfig();
     if ('sandbox_mode' in user.parsed) {
-      return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox follows sandbox_mode in ${user.path}, not hermesd's permission profile: protected files a shell command changes there are put back after the call` };
+      return {
+        name: a.agent,
+        status: 'ok',
+        detail: `${trusted}; Codex's sandbox follows sandbox_mode in ${user.path}, not hermesd's permission profile: protected files a shell command changes there are put back after the call`,
+      };
     }
     const missing = wanted.filter((p) => !written.paths.includes(p));
     if (missing.length) {
@@ -215,16 +283,49 @@ function clientCheck(): Check[] {
   if (!problem) {
     const v = spawnSync(client, ['-V'], { encoding: 'utf8' });
     if (v.status === 0) return [{ name: 'hook client', status: 'ok', detail: `${v.stdout.trim()} (${client}): every hook asks the daemon through it` }];
-    return [{ name: 'hook client', status: 'fail', detail: `${client} does not run (${(v.stderr || v.error?.message || '').trim()}); the hooks refuse what they cannot ask`, fix: 'hermesd init' }];
+    return [
+      {
+        name: 'hook client',
+        status: 'fail',
+        detail: `${client} does not run (${(v.stderr || v.error?.message || '').trim()}); the hooks refuse what they cannot ask`,
+        fix: 'hermesd init',
+      },
+    ];
   }
   const curl = spawnSync('curl', ['--version'], { encoding: 'utf8' });
-  if (curl.status === 0) return [{ name: 'hook client', status: 'warn', detail: `not built (${problem}); the hooks ask the daemon with curl instead (a few ms more each)`, fix: 'Install a C compiler (the one better-sqlite3 needed), then: hermesd init' }];
-  return [{ name: 'hook client', status: 'fail', detail: `not built (${problem}) and curl is not here either: every hook refuses, as it cannot ask the daemon`, fix: 'Install a C compiler, then: hermesd init (or install curl)' }];
+  if (curl.status === 0)
+    return [
+      {
+        name: 'hook client',
+        status: 'warn',
+        detail: `not built (${problem}); the hooks ask the daemon with curl instead (a few ms more each)`,
+        fix: 'Install a C compiler (the one better-sqlite3 needed), then: hermesd init',
+      },
+    ];
+  return [
+    {
+      name: 'hook client',
+      status: 'fail',
+      detail: `not built (${problem}) and curl is not here either: every hook refuses, as it cannot ask the daemon`,
+      fix: 'Install a C compiler, then: hermesd init (or install curl)',
+    },
+  ];
 }
 
 export async function runDoctor(): Promise<Check[]> {
   const daemon = await daemonCheck();
-  const checks: Check[] = [nodeCheck(), ...sqliteCheck(), socketCheck(), inotifyCheck(), await gitCheck(), ...(await hooksChecks()), ...(await agentsChecks()), ...clientCheck(), daemon.check, ...(await modelCheck(daemon.status))];
+  const checks: Check[] = [
+    nodeCheck(),
+    ...sqliteCheck(),
+    socketCheck(),
+    inotifyCheck(),
+    await gitCheck(),
+    ...(await hooksChecks()),
+    ...(await agentsChecks()),
+    ...clientCheck(),
+    daemon.check,
+    ...(await modelCheck(daemon.status)),
+  ];
   for (const extra of doctorChecks) {
     try {
       const r = await extra();
@@ -239,7 +340,9 @@ export async function runDoctor(): Promise<Check[]> {
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the hook client (or curl), the daemon, the model endpoint as the daemon sees it')
+    .description(
+      'check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the hook client (or curl), the daemon, the model endpoint as the daemon sees it',
+    )
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const checks = await runDoctor();

@@ -22,32 +22,65 @@ type RunnerSettings = import('../../hook-client/runners.js').RunnerSettings;
  * for `hermesd config approve`, as in the daemon. A broken config: the last approved guard
  * settings (the daemon judges with the last valid config too), else the defaults.
  */
-async function runnerSettings(repo: { root: string }): Promise<RunnerSettings & { denyWrite: { paths: string[]; skipped: string[] }; codexProfile: (alsoThere: readonly string[]) => import('../../guard/agent-shell.js').CodexProfile }> {
+async function runnerSettings(repo: { root: string }): Promise<
+  RunnerSettings & {
+    denyWrite: { paths: string[]; skipped: string[] };
+    codexProfile: (alsoThere: readonly string[]) => import('../../guard/agent-shell.js').CodexProfile;
+  }
+> {
   const { configInForce } = await import('../../guard/approval.js');
   const config = configInForce(hermesHome(), repo.root);
   const { agentSandboxDenyWrite, codexProfile } = await import('../../guard/agent-shell.js');
-  return { hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable }, agents: { ...config.agents }, denyWrite: agentSandboxDenyWrite(config), codexProfile: (alsoThere) => codexProfile(config, repo.root, alsoThere) };
+  return {
+    hooks: { timeoutMs: config.hooks.timeoutMs, onUnavailable: config.hooks.onUnavailable },
+    agents: { ...config.agents },
+    denyWrite: agentSandboxDenyWrite(config),
+    codexProfile: (alsoThere) => codexProfile(config, repo.root, alsoThere),
+  };
 }
 
-async function installAgentHooks(repo: { root: string; gitDir: string; commonDir: string }, list: string | true, settings: Awaited<ReturnType<typeof runnerSettings>>): Promise<AgentsReport> {
+async function installAgentHooks(
+  repo: { root: string; gitDir: string; commonDir: string },
+  list: string | true,
+  settings: Awaited<ReturnType<typeof runnerSettings>>,
+): Promise<AgentsReport> {
   const { installAgents, parseAgentList } = await import('../../other-agents/install.js');
   const agents = parseAgentList(list, repo.root);
-  const report = installAgents(repo, { agents, nodePath: process.execPath, cliPath: CLI_ENTRY, ...settings.agents, denyWrite: settings.denyWrite.paths, codexProfile: settings.codexProfile });
+  const report = installAgents(repo, {
+    agents,
+    nodePath: process.execPath,
+    cliPath: CLI_ENTRY,
+    ...settings.agents,
+    denyWrite: settings.denyWrite.paths,
+    codexProfile: settings.codexProfile,
+  });
   if (report.agents.includes('claude') && settings.denyWrite.paths.length) {
-    report.notes.push(`Claude Code: the protected paths ${settings.denyWrite.paths.join(', ')} are in sandbox.filesystem.denyWrite of .claude/settings.json; they hold at the OS level once its sandbox is on (/sandbox, or "sandbox": {"enabled": true})`);
+    report.notes.push(
+      `Claude Code: the protected paths ${settings.denyWrite.paths.join(', ')} are in sandbox.filesystem.denyWrite of .claude/settings.json; they hold at the OS level once its sandbox is on (/sandbox, or "sandbox": {"enabled": true})`,
+    );
   }
   if (report.agents.includes('codex') && report.codexProfile) {
-    report.notes.push(`Codex: its sandbox runs hermesd's permission profile ${report.codexProfile} (default_permissions in .codex/config.toml): :workspace with the protected paths${settings.denyWrite.paths.length ? ` (${settings.denyWrite.paths.join(', ')})` : ''} and hermesd's files read-only`);
+    report.notes.push(
+      `Codex: its sandbox runs hermesd's permission profile ${report.codexProfile} (default_permissions in .codex/config.toml): :workspace with the protected paths${settings.denyWrite.paths.length ? ` (${settings.denyWrite.paths.join(', ')})` : ''} and hermesd's files read-only`,
+    );
   }
-  const sandboxes = [report.agents.includes('claude') ? "Claude Code's sandbox (sandbox.filesystem.denyWrite)" : '', report.codexProfile ? "Codex's permission profile" : ''].filter(Boolean);
+  const sandboxes = [
+    report.agents.includes('claude') ? "Claude Code's sandbox (sandbox.filesystem.denyWrite)" : '',
+    report.codexProfile ? "Codex's permission profile" : '',
+  ].filter(Boolean);
   if (sandboxes.length && settings.denyWrite.skipped.length) {
-    report.notes.push(`${sandboxes.join(' and ')} take${sandboxes.length > 1 ? '' : 's'} paths, not these protect patterns: ${settings.denyWrite.skipped.join(', ')}; hermesd's own checks hold them`);
+    report.notes.push(
+      `${sandboxes.join(' and ')} take${sandboxes.length > 1 ? '' : 's'} paths, not these protect patterns: ${settings.denyWrite.skipped.join(', ')}; hermesd's own checks hold them`,
+    );
   }
   return report;
 }
 
 function agentLines(r: AgentsReport): string[] {
-  if (r.agents.length === 0) return [color.yellow('agents: no agent folder here (.claude, .codex, .cursor, .gemini); name them: hermesd init --agents claude,codex,cursor,gemini (or all)')];
+  if (r.agents.length === 0)
+    return [
+      color.yellow('agents: no agent folder here (.claude, .codex, .cursor, .gemini); name them: hermesd init --agents claude,codex,cursor,gemini (or all)'),
+    ];
   return [
     `agents: ${r.agents.join(', ')}: hooks (rules before tool calls, context at session start and prompt, transcripts into hermesd sessions) and the hermesd MCP server`,
     r.changed.length ? `  wrote: ${r.changed.join(', ')}` : '  their configs already had hermesd',
@@ -99,20 +132,30 @@ async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<
 }
 
 /** The rule `init` writes into a new config, for an existing one that lacks it (docs/configuration.md). */
-const SECRETS_RULE_YAML = ['  - id: no-secrets', '    message: Never commit credentials; use environment variables or a secret manager.', '    secrets: true'].join('\n');
+const SECRETS_RULE_YAML = [
+  '  - id: no-secrets',
+  '    message: Never commit credentials; use environment variables or a secret manager.',
+  '    secrets: true',
+].join('\n');
 
 export function register(program: Command): void {
   program
     .command('init')
-    .description('write .hermes/config.yaml (if absent) and install the git hooks the way this repository manages hooks (husky, pre-commit framework, lefthook, or .git/hooks), keeping the hooks it already had; --uninstall gives back what init changed')
+    .description(
+      'write .hermes/config.yaml (if absent) and install the git hooks the way this repository manages hooks (husky, pre-commit framework, lefthook, or .git/hooks), keeping the hooks it already had; --uninstall gives back what init changed',
+    )
     .option('--manager <name>', `install through this hook manager instead of the one found (${MANAGERS.join(', ')})`)
-    .option('--agents [list]', "also write hermesd's hooks and MCP server into these agents' project configs: claude,codex,cursor,gemini or all (default: the agents whose folder exists here; docs/agents.md)")
+    .option(
+      '--agents [list]',
+      "also write hermesd's hooks and MCP server into these agents' project configs: claude,codex,cursor,gemini or all (default: the agents whose folder exists here; docs/agents.md)",
+    )
     .option('--uninstall', 'remove what hermesd init added and restore what it changed')
     .option('--server', "in a bare repository: install the pre-receive hook that refuses a push whose new commits break the repository's rules (docs/ci.md)")
     .action(
       action(async (opts: { uninstall?: boolean; manager?: string; agents?: string | true; server?: boolean }, cmd: Command) => {
         if (opts.server) {
-          if (opts.manager !== undefined || opts.agents !== undefined) throw new UsageError('--server installs the server-side hook alone; --manager and --agents are for a clone (hermesd init).');
+          if (opts.manager !== undefined || opts.agents !== undefined)
+            throw new UsageError('--server installs the server-side hook alone; --manager and --agents are for a clone (hermesd init).');
           await initServer(opts, cmd);
           return;
         }
@@ -166,10 +209,20 @@ export function register(program: Command): void {
         } catch {
           // a broken config is reported by every hook run; init still installs
         }
-        const hooks = installHooks(repo, { nodePath: process.execPath, cliPath: CLI_ENTRY, settings, manager: opts.manager as (typeof MANAGERS)[number] | undefined });
+        const hooks = installHooks(repo, {
+          nodePath: process.execPath,
+          cliPath: CLI_ENTRY,
+          settings,
+          manager: opts.manager as (typeof MANAGERS)[number] | undefined,
+        });
         // A plain init where agents were set up before refreshes their runner too (node or CLI may have moved).
         const before = opts.agents === undefined ? (await import('../../other-agents/install.js')).installedAgents(repo) : undefined;
-        const agents = opts.agents !== undefined ? await installAgentHooks(repo, opts.agents, settings) : before?.length ? await installAgentHooks(repo, before.join(','), settings) : undefined;
+        const agents =
+          opts.agents !== undefined
+            ? await installAgentHooks(repo, opts.agents, settings)
+            : before?.length
+              ? await installAgentHooks(repo, before.join(','), settings)
+              : undefined;
         // A config init writes has the secrets rule; one that was there is judged as it is.
         const withSecrets = { ...hooks, secretsRule: hooks.config.written || secretsRule !== false };
         const r = agents ? { ...withSecrets, agents } : withSecrets;
@@ -179,7 +232,11 @@ export function register(program: Command): void {
             `hooks: ${r.hooks.join(', ')}${r.hooksPath ? `  (core.hooksPath = ${r.hooksPath})` : ''}`,
             r.chained.length ? `your existing hooks keep running after hermesd's: ${r.chained.join(', ')}` : '',
             r.config.written ? `wrote ${r.config.path}: add your rules and checks there` : `kept ${r.config.path}`,
-            r.secretsRule ? '' : color.yellow(`note: ${r.config.path} has no secrets rule, so commits are not checked for credentials (GitHub, Slack, Stripe and AWS keys, private keys: ~220 kinds). To turn it on, add to its rules:\n${SECRETS_RULE_YAML}`),
+            r.secretsRule
+              ? ''
+              : color.yellow(
+                  `note: ${r.config.path} has no secrets rule, so commits are not checked for credentials (GitHub, Slack, Stripe and AWS keys, private keys: ~220 kinds). To turn it on, add to its rules:\n${SECRETS_RULE_YAML}`,
+                ),
             r.commit.length
               ? `commit these so teammates get the hooks (each clone then runs hermesd init once): ${r.commit.join(', ')}`
               : 'nothing to commit for the hooks: they live in this clone only (each clone runs hermesd init once)',

@@ -19,22 +19,36 @@ function humanStatus(s: Status, paths: RepoPaths): string {
   if (typeof s.rssBytes === 'number') lines.push(`memory   ${(s.rssBytes / 1048576).toFixed(1)} MiB RSS`);
   const hooks = s.hooks ?? {};
   if (hooks.installed === false) lines.push(`hooks    not installed (hermesd init installs them)`);
-  else if (hooks.active) lines.push(`hooks    ${color.green('active')} (${hooks.manager === 'git' ? '.git/hooks' : hooks.manager}${hooks.via && hooks.manager !== 'git' && hooks.manager !== 'husky' ? `, through ${hooks.via}` : ''})`);
+  else if (hooks.active)
+    lines.push(
+      `hooks    ${color.green('active')} (${hooks.manager === 'git' ? '.git/hooks' : hooks.manager}${hooks.via && hooks.manager !== 'git' && hooks.manager !== 'husky' ? `, through ${hooks.via}` : ''})`,
+    );
   else if (hooks.installed) lines.push(color.yellow(`hooks    NOT active: ${(hooks.problems ?? []).join('; ')}`));
   const config = s.config;
   if (config) lines.push(config.ok ? 'config   ok' : color.red(`config   ERROR: ${config.error}`));
   const agents = s.agents;
   if (agents) {
-    lines.push(`agents   ${agents.transcripts} transcript(s) read, ${agents.stored} message(s) stored` + (agents.skipped ? color.yellow(`, ${agents.skipped} malformed line(s) skipped`) : ''));
+    lines.push(
+      `agents   ${agents.transcripts} transcript(s) read, ${agents.stored} message(s) stored` +
+        (agents.skipped ? color.yellow(`, ${agents.skipped} malformed line(s) skipped`) : ''),
+    );
   }
   if (s.proposals) {
     const n = s.proposals.pending;
     const r = s.review;
-    const reviews = r ? `; reviews: ${r.done} done${r.queued + r.running ? `, ${r.queued + r.running} waiting` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}${r.failed ? color.yellow(`, ${r.failed} failed (hermesd logs)`) : ''}` : '';
+    const reviews = r
+      ? `; reviews: ${r.done} done${r.queued + r.running ? `, ${r.queued + r.running} waiting` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}${r.failed ? color.yellow(`, ${r.failed} failed (hermesd logs)`) : ''}`
+      : '';
     lines.push(`${n ? color.yellow(`proposals ${n} pending: hermesd proposals list`) : 'proposals none pending'}${reviews}`);
   }
   const pending = hooks.pendingBackups ?? [];
-  lines.push(pending.length ? color.yellow(`backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`) : 'backups  none pending');
+  lines.push(
+    pending.length
+      ? color.yellow(
+          `backups  ${pending.length} left by an interrupted hook (${pending.join(', ')}); restore: hermesd hook restore${pending.length > 1 ? ' <id>' : ''}`,
+        )
+      : 'backups  none pending',
+  );
   const warnings = [
     ...(Array.isArray(s.warnings) ? s.warnings : []).filter((w) => !w.startsWith('hooks: ')),
     ...[socketMismatch(paths, s)].filter((w): w is string => w !== undefined),
@@ -49,7 +63,8 @@ async function offlineNotes(paths: RepoPaths): Promise<string> {
   const { hookHealth, describeHealth } = await import('../../githooks/health.js');
   const notes = [`hooks    ${describeHealth(hookHealth(paths))}`];
   const pending = pendingBackups(paths.gitDir);
-  if (pending.length) notes.push(`backups  ${pending.length} left by an interrupted hook (${pending.map((p) => p.id).join(', ')}); restore: hermesd hook restore`);
+  if (pending.length)
+    notes.push(`backups  ${pending.length} left by an interrupted hook (${pending.map((p) => p.id).join(', ')}); restore: hermesd hook restore`);
   return notes.join('\n');
 }
 
@@ -62,7 +77,12 @@ export function register(program: Command): void {
         const paths = repo();
         const { status, started } = await ensureDaemon(paths);
         const mismatch = socketMismatch(paths, status);
-        output(globals(cmd), { ...status, started }, () => `${started ? 'started' : 'already running'}: pid ${status.pid}, socket ${status.socket}${mismatch ? `\n${color.yellow(`warning  ${mismatch}`)}` : ''}`);
+        output(
+          globals(cmd),
+          { ...status, started },
+          () =>
+            `${started ? 'started' : 'already running'}: pid ${status.pid}, socket ${status.socket}${mismatch ? `\n${color.yellow(`warning  ${mismatch}`)}` : ''}`,
+        );
       }),
     );
 

@@ -18,7 +18,9 @@ type RefusalDetails = Partial<Listing> & { reason?: string; matches?: string[]; 
 
 const targetOption = () => new Option('-t, --target <target>', 'which store').choices(['memory', 'user']).default('memory');
 const scopeOption = () =>
-  new Option('-s, --scope <scope>', "which MEMORY.md: global (every repository) or repo (this repository's own, shared by its worktrees)").choices(['global', 'repo']).default('global');
+  new Option('-s, --scope <scope>', "which MEMORY.md: global (every repository) or repo (this repository's own, shared by its worktrees)")
+    .choices(['global', 'repo'])
+    .default('global');
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 const title = (t: Target, scope: Scope = 'global') => (t === 'user' ? 'USER' : scope === 'repo' ? 'REPOSITORY MEMORY' : 'MEMORY');
@@ -32,7 +34,9 @@ function usageLine(target: Target, usage: Usage, scope?: Scope): string {
 function storeOptions(cmd: Command): StoreOptions {
   const opts = globals(cmd) as StoreOptions;
   if (opts.target === 'user' && opts.scope === 'repo') {
-    throw new UsageError("USER.md has no repository scope: the user's preferences follow them into every repository. Use --target user alone, or --scope repo for this repository's MEMORY.md.");
+    throw new UsageError(
+      "USER.md has no repository scope: the user's preferences follow them into every repository. Use --target user alone, or --scope repo for this repository's MEMORY.md.",
+    );
   }
   return opts;
 }
@@ -87,7 +91,10 @@ export function register(program: Command): void {
       action(async (_opts: unknown, cmd: Command) => {
         const opts = storeOptions(cmd);
         const l = await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
-        const shown = opts.scope === 'repo' ? { target: l.target, scope: l.scope, entries: l.entries, usage: l.usage, path: l.path } : { target: l.target, entries: l.entries, usage: l.usage };
+        const shown =
+          opts.scope === 'repo'
+            ? { target: l.target, scope: l.scope, entries: l.entries, usage: l.usage, path: l.path }
+            : { target: l.target, entries: l.entries, usage: l.usage };
         output(opts, shown, () => humanList(l));
       }),
     );

@@ -25,10 +25,21 @@ export function renderChange(c: Change): string {
 
 function humanAnswer(a: PlacementAnswer): string {
   const lines = [`${color.bold(`owner: ${a.owner}`)}  ${color.dim(`(classifier: ${a.classifier})`)}`];
-  lines.push(`  scope:       ${a.reasons.scope}`, `  lifetime:    ${a.reasons.lifetime}`, `  type:        ${a.reasons.type}`, `  read timing: ${a.reasons.readTiming}`);
+  lines.push(
+    `  scope:       ${a.reasons.scope}`,
+    `  lifetime:    ${a.reasons.lifetime}`,
+    `  type:        ${a.reasons.type}`,
+    `  read timing: ${a.reasons.readTiming}`,
+  );
   if (a.proposal) {
     const p = a.proposal;
-    lines.push('', `${color.bold(`proposal ${p.id}`)} ${p.created ? '(pending: nothing changes until you accept it)' : '(already pending)'}: ${p.summary}`, '', renderChange(p.change), '');
+    lines.push(
+      '',
+      `${color.bold(`proposal ${p.id}`)} ${p.created ? '(pending: nothing changes until you accept it)' : '(already pending)'}: ${p.summary}`,
+      '',
+      renderChange(p.change),
+      '',
+    );
     lines.push(`accept: hermesd proposals accept ${p.id}    reject: hermesd proposals reject ${p.id}`);
   }
   if (a.notes.length) lines.push('', ...a.notes.map((n) => color.yellow(`note: ${n}`)));
@@ -37,13 +48,22 @@ function humanAnswer(a: PlacementAnswer): string {
 
 function humanList(list: ProposalSummary[], all: boolean): string {
   if (list.length === 0) return all ? 'no proposals' : 'no pending proposals (hermesd remember "<sentence>" makes one; so does the review after a task)';
-  return list.map((p) => `${p.id}  ${all ? `${p.status.padEnd(9)} ` : ''}${p.owner.padEnd(11)} ${p.source.padEnd(8)} ${p.createdAt.slice(0, 16).replace('T', ' ')}  ${p.summary}`).join('\n');
+  return list
+    .map(
+      (p) =>
+        `${p.id}  ${all ? `${p.status.padEnd(9)} ` : ''}${p.owner.padEnd(11)} ${p.source.padEnd(8)} ${p.createdAt.slice(0, 16).replace('T', ' ')}  ${p.summary}`,
+    )
+    .join('\n');
 }
 
 function humanProposal(p: Proposal): string {
-  const head = [`${color.bold(p.id)}  ${p.status}  ${p.owner} (${p.change.kind}) from ${p.source}${p.sessionId ? ` (session ${p.sessionId})` : ''}, ${p.createdAt}`, p.summary];
+  const head = [
+    `${color.bold(p.id)}  ${p.status}  ${p.owner} (${p.change.kind}) from ${p.source}${p.sessionId ? ` (session ${p.sessionId})` : ''}, ${p.createdAt}`,
+    p.summary,
+  ];
   if (p.sentence) head.push(`sentence: ${p.sentence}`);
-  if (p.reasons) head.push(`  scope: ${p.reasons.scope}`, `  lifetime: ${p.reasons.lifetime}`, `  type: ${p.reasons.type}`, `  read timing: ${p.reasons.readTiming}`);
+  if (p.reasons)
+    head.push(`  scope: ${p.reasons.scope}`, `  lifetime: ${p.reasons.lifetime}`, `  type: ${p.reasons.type}`, `  read timing: ${p.reasons.readTiming}`);
   if (p.outcome) head.push(`outcome: ${p.outcome}`);
   return [...head, '', renderChange(p.change)].join('\n');
 }
@@ -95,7 +115,9 @@ export function register(program: Command): void {
     .option('--reason <text>', 'why (kept with the proposal)')
     .action(
       action(async (id: string, opts: { reason?: string }, cmd: Command) => {
-        const r = await (await daemon()).call<{ proposal: Proposal }>('POST', `/v1/proposals/${encodeURIComponent(id)}/reject`, opts.reason ? { reason: opts.reason } : {});
+        const r = await (
+          await daemon()
+        ).call<{ proposal: Proposal }>('POST', `/v1/proposals/${encodeURIComponent(id)}/reject`, opts.reason ? { reason: opts.reason } : {});
         output(globals(cmd), r, () => `rejected ${r.proposal.id}: ${r.proposal.summary} (it will not be proposed again)`);
       }),
     );

@@ -61,7 +61,12 @@ export function register(program: Command): void {
         };
         process.on('SIGINT', onSigint);
         try {
-          const body = { task, source: 'cli', ...(opts.system !== undefined ? { system: opts.system } : {}), ...(opts.continue ? { sessionId: opts.continue } : {}) };
+          const body = {
+            task,
+            source: 'cli',
+            ...(opts.system !== undefined ? { system: opts.system } : {}),
+            ...(opts.continue ? { sessionId: opts.continue } : {}),
+          };
           let result: Result;
           try {
             result = await client.stream<Result>(
@@ -120,13 +125,23 @@ export function register(program: Command): void {
             if (!json) endStream();
           }
           if (json) {
-            const out = { sessionId: result.sessionId, status: result.status, answer: result.answer, ...(result.taskId ? { taskId: result.taskId } : {}), ...(result.turns !== undefined ? { turns: result.turns } : {}), ...(result.error ? { error: result.error } : {}) };
+            const out = {
+              sessionId: result.sessionId,
+              status: result.status,
+              answer: result.answer,
+              ...(result.taskId ? { taskId: result.taskId } : {}),
+              ...(result.turns !== undefined ? { turns: result.turns } : {}),
+              ...(result.error ? { error: result.error } : {}),
+            };
             process.stdout.write(JSON.stringify(out, null, 2) + '\n');
           } else {
             if (result.answer) process.stdout.write(result.answer.endsWith('\n') ? result.answer : result.answer + '\n');
             if (result.status !== 'completed') {
-              const why = result.error?.message ?? (result.status === 'max_turns' ? 'the task used its whole turn budget (model.maxTurns) without finishing.' : '');
-              process.stderr.write(`hermesd: task ${result.status}${why ? `: ${why}` : ''}${result.sessionId ? ` (session ${result.sessionId}; hermesd sessions show ${result.sessionId})` : ''}\n`);
+              const why =
+                result.error?.message ?? (result.status === 'max_turns' ? 'the task used its whole turn budget (model.maxTurns) without finishing.' : '');
+              process.stderr.write(
+                `hermesd: task ${result.status}${why ? `: ${why}` : ''}${result.sessionId ? ` (session ${result.sessionId}; hermesd sessions show ${result.sessionId})` : ''}\n`,
+              );
             }
           }
           if (result.status !== 'completed' && process.exitCode !== EXIT_INTERRUPTED) process.exitCode = 1;

@@ -111,7 +111,10 @@ export function register(program: Command): void {
     .action(
       action(async (words: string[], opts: { all?: boolean; role?: string; source?: string; limit?: number }, cmd: Command) => {
         const client = await daemon();
-        const r = await client.call<SearchResult>('GET', `/v1/sessions/search${qs({ q: words.join(' '), all: opts.all, role: opts.role, source: opts.source, limit: opts.limit })}`);
+        const r = await client.call<SearchResult>(
+          'GET',
+          `/v1/sessions/search${qs({ q: words.join(' '), all: opts.all, role: opts.role, source: opts.source, limit: opts.limit })}`,
+        );
         output(globals(cmd), r, () => humanSearch(r, Boolean(opts.all)));
       }),
     );

@@ -13,7 +13,12 @@ doctorChecks.push(async () => {
   if (!status) return { name: 'skills', status: 'ok', detail: 'daemon not running; skills are checked when it starts' };
   const r = await new DaemonClient(String(status.socket)).call<{ warnings: string[] }>('GET', '/v1/skills-index');
   return r.warnings.length
-    ? { name: 'skills', status: 'warn', detail: r.warnings.join('; '), fix: 'Fix or delete the skill files named above (hermesd skills history <name> / revert <name> <rev>).' }
+    ? {
+        name: 'skills',
+        status: 'warn',
+        detail: r.warnings.join('; '),
+        fix: 'Fix or delete the skill files named above (hermesd skills history <name> / revert <name> <rev>).',
+      }
     : { name: 'skills', status: 'ok', detail: 'every skill parses and scans clean' };
 });
 
@@ -79,7 +84,9 @@ export function register(program: Command): void {
     .action(
       action(async (name: string, _opts: unknown, cmd: Command) => {
         const r = await (await daemon()).call<{ commits: Commit[] }>('GET', `/v1/skills/${encodeURIComponent(name)}/history`);
-        output(globals(cmd), r, () => (r.commits.length ? r.commits.map((c) => `${c.rev.slice(0, 12)}  ${c.date}  ${c.message}`).join('\n') : `no history for ${name}`));
+        output(globals(cmd), r, () =>
+          r.commits.length ? r.commits.map((c) => `${c.rev.slice(0, 12)}  ${c.date}  ${c.message}`).join('\n') : `no history for ${name}`,
+        );
       }),
     );
 
@@ -88,7 +95,9 @@ export function register(program: Command): void {
     .description('restore a user skill as it was at <rev>, as a new commit (scanned first; exit 1 when refused)')
     .action(
       action(async (name: string, rev: string, _opts: unknown, cmd: Command) => {
-        const r = await (await daemon()).call<{ message: string; commit: string | null }>('POST', `/v1/skills/${encodeURIComponent(name)}/revert`, {
+        const r = await (
+          await daemon()
+        ).call<{ message: string; commit: string | null }>('POST', `/v1/skills/${encodeURIComponent(name)}/revert`, {
           rev,
           session_id: 'cli',
         });

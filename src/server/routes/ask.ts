@@ -20,7 +20,6 @@ import { ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PROTOCOL, textLines, 
 
 type Answer = { code: number; stdout?: string; stderr?: string };
 
-
 /**
  * POST /v1/ask over `services` (composed on first use, their code loaded as questions need it:
  * Services.loaded()); `sandboxed`: the agent socket, whose
@@ -76,7 +75,14 @@ function mismatch(ctx: DaemonContext, q: AskQuery): void {
   stop.unref();
 }
 
-async function answerOf(services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
+async function answerOf(
+  services: Services,
+  q: AskQuery,
+  body: Buffer,
+  sandboxed: boolean,
+  progress: (line: string) => void,
+  signal: AbortSignal,
+): Promise<Answer> {
   if (body.length > MAX_BODY_BYTES) throw new UsageError(bodyTooLargeMessage(body.length));
   // A git hook's question needs every service; another agent's, the judge first (agents.ts loads the rest for the events that need it).
   if (q.k === 'git') return gitAnswer(await services.loaded(), q, body, sandboxed, progress, signal);
@@ -92,7 +98,14 @@ async function answerOf(services: Services, q: AskQuery, body: Buffer, sandboxed
   return { code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
 }
 
-async function gitAnswer(services: Services, q: AskQuery, body: Buffer, sandboxed: boolean, progress: (line: string) => void, signal: AbortSignal): Promise<Answer> {
+async function gitAnswer(
+  services: Services,
+  q: AskQuery,
+  body: Buffer,
+  sandboxed: boolean,
+  progress: (line: string) => void,
+  signal: AbortSignal,
+): Promise<Answer> {
   const { hookRequestSchema } = await import('../../protocol/hooks.js');
   let req: HookRequest;
   try {

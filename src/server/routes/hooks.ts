@@ -48,9 +48,15 @@ export function hooksRoutes(services: Services): Route[] {
       method: 'GET',
       path: '/v1/hooks/backups',
       handler: () => ({
-        backups: services.hooks
-          .backups()
-          .map((b) => ({ id: b.id, createdAt: b.createdAt, reason: b.reason, pid: b.pid, indexFile: b.indexFile, dirty: b.dirty.map((e) => e.path), untracked: b.untracked.map((e) => e.path) })),
+        backups: services.hooks.backups().map((b) => ({
+          id: b.id,
+          createdAt: b.createdAt,
+          reason: b.reason,
+          pid: b.pid,
+          indexFile: b.indexFile,
+          dirty: b.dirty.map((e) => e.path),
+          untracked: b.untracked.map((e) => e.path),
+        })),
       }),
     }),
     defineRoute({

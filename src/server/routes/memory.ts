@@ -19,7 +19,11 @@ import type { Services } from '../services/index.js';
  */
 const AllowEmpty = z.boolean().default(false);
 
-const SingleBody = memoryOperationSchema.extend({ target: memoryTargetSchema.default('memory'), scope: memoryScopeSchema.default('global'), allow_empty: AllowEmpty });
+const SingleBody = memoryOperationSchema.extend({
+  target: memoryTargetSchema.default('memory'),
+  scope: memoryScopeSchema.default('global'),
+  allow_empty: AllowEmpty,
+});
 const BatchBody = z.strictObject({
   target: memoryTargetSchema.default('memory'),
   scope: memoryScopeSchema.default('global'),

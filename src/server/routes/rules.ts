@@ -17,7 +17,9 @@ export function rulesRoutes(services: Services): Route[] {
         const config = services.config.get();
         const opts = { indexFile, signal };
         // --staged: the verdict the daemon keeps ready for the pre-commit, when it judged this snapshot.
-        const result = staged ? await services.hooks.staged.check(config, indexFile ? resolve(root, indexFile) : join(services.daemon.paths.gitDir, 'index'), { signal }) : await checkWorktree(root, config, opts);
+        const result = staged
+          ? await services.hooks.staged.check(config, indexFile ? resolve(root, indexFile) : join(services.daemon.paths.gitDir, 'index'), { signal })
+          : await checkWorktree(root, config, opts);
         return { violations: result.violations, warnings: result.warnings, staged: Boolean(staged) };
       },
     }),

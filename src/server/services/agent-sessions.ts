@@ -14,7 +14,10 @@ export function createAgentSessions(ctx: DaemonContext, deps: ConstructorParamet
   // A committed stub gone (a `git clean`, a reset): said in status, not only by doctor.
   ctx.warningSources.push(() => {
     if (!existsSync(agentsRecordPath(ctx.paths.gitDir))) return [];
-    return goneAgentStubs(ctx.root).map((stub) => `agents: ${stub} is gone, so a clone without it runs ${stub === MCP_STUB ? 'no hermesd MCP server' : 'no hermesd hook'} (hermesd doctor says what still runs here); put it back: hermesd init --agents, and commit it`);
+    return goneAgentStubs(ctx.root).map(
+      (stub) =>
+        `agents: ${stub} is gone, so a clone without it runs ${stub === MCP_STUB ? 'no hermesd MCP server' : 'no hermesd hook'} (hermesd doctor says what still runs here); put it back: hermesd init --agents, and commit it`,
+    );
   });
   ctx.report('agents', () => {
     try {

@@ -42,7 +42,10 @@ export function agentServicesFor(stores: AgentStores, config: HermesConfig): Age
 }
 
 /** The task runner; its stores are resolved when a task starts, so a daemon that runs none opens none. */
-export function createTaskRunner(ctx: DaemonContext, deps: { config: ConfigService; prompt: () => PromptService; stores: () => AgentStores }): Built<TaskRunner> {
+export function createTaskRunner(
+  ctx: DaemonContext,
+  deps: { config: ConfigService; prompt: () => PromptService; stores: () => AgentStores },
+): Built<TaskRunner> {
   let model: { key: string; client: ModelClient } | undefined;
   const modelFor = (config: HermesConfig): ModelClient => {
     const settings = modelSettings(config.model, ctx.env);
@@ -83,7 +86,13 @@ export function createTaskRunner(ctx: DaemonContext, deps: { config: ConfigServi
       // After the answer is settled: the post-task review is queued, never awaited (src/server/services/placement.ts).
       ctx.events.emit('task-ended', { sessionId: result?.sessionId ?? null, source: spec.source, status: result?.status ?? 'failed' });
     }
-    ctx.log.info('task ended', { sessionId: result.sessionId, source: spec.source, status: result.status, turns: result.turns, ...(result.error ? { error: result.error.message } : {}) });
+    ctx.log.info('task ended', {
+      sessionId: result.sessionId,
+      source: spec.source,
+      status: result.status,
+      turns: result.turns,
+      ...(result.error ? { error: result.error.message } : {}),
+    });
     return result;
   });
   ctx.report('tasks', () => runner.counts());

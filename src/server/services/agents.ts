@@ -9,8 +9,21 @@ import type { AgentSessions } from '../../other-agents/sessions.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
 
-export function createAgentHookService(ctx: DaemonContext, deps: { sessions: () => Promise<AgentSessions>; agentSocket: () => Promise<string | undefined> }): Built<OtherAgentHooks> {
+export function createAgentHookService(
+  ctx: DaemonContext,
+  deps: { sessions: () => Promise<AgentSessions>; agentSocket: () => Promise<string | undefined> },
+): Built<OtherAgentHooks> {
   const { paths } = ctx;
-  const guard = new AgentCallGuard({ root: ctx.root, gitDir: paths.gitDir, commonDir: paths.commonDir, home: ctx.home, env: ctx.env, socketDir: paths.socketDir, socket: paths.socket, log: ctx.log, agentSocket: deps.agentSocket });
+  const guard = new AgentCallGuard({
+    root: ctx.root,
+    gitDir: paths.gitDir,
+    commonDir: paths.commonDir,
+    home: ctx.home,
+    env: ctx.env,
+    socketDir: paths.socketDir,
+    socket: paths.socket,
+    log: ctx.log,
+    agentSocket: deps.agentSocket,
+  });
   return { value: new OtherAgentHooks({ root: ctx.root, log: ctx.log }, { guard, sessions: deps.sessions }), close: () => guard.close() };
 }

@@ -103,7 +103,12 @@ export class ConfigService {
       const { config, pending } = applyApproval(this.ctx.home, this.ctx.root, loaded.config);
       this.state = { stamp, value: { ...loaded, config }, pending };
       this.lastValid = config;
-      this.ctx.log.info('config loaded', { files: this.state.value.files.filter((f) => f.exists).map((f) => f.file), ...(cached.length ? { fromParseCache: cached } : {}), ...(validCached ? { validatedBefore: true } : {}), ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}) });
+      this.ctx.log.info('config loaded', {
+        files: this.state.value.files.filter((f) => f.exists).map((f) => f.file),
+        ...(cached.length ? { fromParseCache: cached } : {}),
+        ...(validCached ? { validatedBefore: true } : {}),
+        ...(pending.length ? { heldForApproval: describeLoosenings(pending) } : {}),
+      });
     } catch (error) {
       this.state = { stamp, error };
       this.ctx.log.warn('config invalid', { error: error instanceof Error ? error.message : String(error) });
@@ -145,7 +150,9 @@ export class ConfigService {
   /** The status and the loosenings waiting for approval from one look at the files (GET /v1/status shows both). */
   seen(): { status: { ok: boolean; error?: string }; pending: Loosening[] } {
     const s = this.current();
-    return 'error' in s ? { status: { ok: false, error: s.error instanceof Error ? s.error.message : String(s.error) }, pending: [] } : { status: { ok: true }, pending: s.pending };
+    return 'error' in s
+      ? { status: { ok: false, error: s.error instanceof Error ? s.error.message : String(s.error) }, pending: [] }
+      : { status: { ok: true }, pending: s.pending };
   }
 }
 
@@ -172,12 +179,23 @@ export function createConfigService(ctx: DaemonContext): ConfigService {
     const pending = seen().pending;
     const stale = (() => {
       try {
-        return service.get().daemon.hibernateAfterMinutes !== undefined ? ['config: daemon.hibernateAfterMinutes no longer does anything (an idle daemon exits after daemon.idleTimeoutMinutes, and the next question starts one); remove it'] : [];
+        return service.get().daemon.hibernateAfterMinutes !== undefined
+          ? [
+              'config: daemon.hibernateAfterMinutes no longer does anything (an idle daemon exits after daemon.idleTimeoutMinutes, and the next question starts one); remove it',
+            ]
+          : [];
       } catch {
         return [];
       }
     })();
-    return [...stale, ...(pending.length ? [`guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`] : [])];
+    return [
+      ...stale,
+      ...(pending.length
+        ? [
+            `guard config: ${pending.length} loosening change(s) wait for approval (${describeLoosenings(pending)}); review .hermes/config.yaml, then run: hermesd config approve`,
+          ]
+        : []),
+    ];
   });
   return service;
 }

@@ -21,7 +21,10 @@ import type { GuardService } from './guard.js';
 const HEALTH_TTL_MS = 2_000;
 
 /** The hook service, with its health and pending backups in status and warnings. */
-export function createHookService(ctx: DaemonContext, deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner }): Built<GitHooks> {
+export function createHookService(
+  ctx: DaemonContext,
+  deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
+): Built<GitHooks> {
   const service = new GitHooks(ctx, {
     sessions: deps.sessions,
     sandboxWrap: (config: HermesConfig) => deps.guard.sandboxWrap(config),

@@ -143,7 +143,9 @@ export class Services {
   get memory(): Memories {
     const { home, paths } = this.daemon;
     const { Memories } = this.code();
-    return this.build('memory', () => ({ value: new Memories({ globalDir: memoriesDir(home), repoDir: projectDir(home, paths.commonDir), limits: () => this.config.get().memory }) }));
+    return this.build('memory', () => ({
+      value: new Memories({ globalDir: memoriesDir(home), repoDir: projectDir(home, paths.commonDir), limits: () => this.config.get().memory }),
+    }));
   }
 
   get skills(): SkillStore {
@@ -161,13 +163,17 @@ export class Services {
 
   get prompt(): PromptService {
     const { PromptService } = this.code();
-    return this.build('prompt', () => ({ value: new PromptService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, watcher: this.watcher }) }));
+    return this.build('prompt', () => ({
+      value: new PromptService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, watcher: this.watcher }),
+    }));
   }
 
   /** remember, the proposals, and the post-task review queue (fed by the task runner's 'task-started' / 'task-ended'). */
   get placement(): PlacementService {
     const { createPlacementService } = this.code();
-    return this.build('placement', () => createPlacementService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }));
+    return this.build('placement', () =>
+      createPlacementService(this.daemon, { config: this.config, memory: this.memory, skills: this.skills, sessions: () => this.sessions }),
+    );
   }
 
   get tasks(): TaskRunner {
@@ -177,13 +183,17 @@ export class Services {
 
   get hooks(): GitHooks {
     const { createHookService } = this.code();
-    return this.build('hooks', () => createHookService(this.daemon, { config: this.config, guard: this.guard, sessions: () => this.sessions, tasks: () => this.tasks }));
+    return this.build('hooks', () =>
+      createHookService(this.daemon, { config: this.config, guard: this.guard, sessions: () => this.sessions, tasks: () => this.tasks }),
+    );
   }
 
   /** Other agents' sessions (`init --agents`): context handed out, recall, transcripts ingested. */
   get agentSessions(): AgentSessions {
     const { createAgentSessions } = this.code();
-    return this.build('agentSessions', () => createAgentSessions(this.daemon, { memory: () => this.memory, skills: () => this.skills, sessions: () => this.sessions }));
+    return this.build('agentSessions', () =>
+      createAgentSessions(this.daemon, { memory: () => this.memory, skills: () => this.skills, sessions: () => this.sessions }),
+    );
   }
 
   /** Other agents' hooks (`init --agents`): their tool calls judged here, every other event handed to agentSessions. */

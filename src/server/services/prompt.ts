@@ -14,7 +14,6 @@ import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../con
 import { defaults } from '../../config/schema.js';
 import type { ContextReport } from '../../protocol/context-report.js';
 
-
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
