@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { sha256 } from '../text/hash.js';
 import type { GuardConfig } from './guard-config.js';
-import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan } from './sandbox-plan.js';
+import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan, USER_CONFIG_NAMES } from './sandbox-plan.js';
 import { bwrapIsolationArgs, bwrapMountArgs, realOf, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 
 export type AgentShellInput = {
@@ -77,24 +77,7 @@ const STARTED = 'hermesd-started';
  * temporary folder (an agent started with a HOME under /tmp), as the user's home is everywhere else.
  */
 const AGENT_ENV_DIRS = ['HOME', 'XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'HERMES_HOME'];
-/** Where such a folder holds the work tree or another writable tree, only these of its entries are made read-only. */
-const HOME_CONFIG_NAMES = [
-  '.gitconfig',
-  '.config',
-  '.claude',
-  '.claude.json',
-  '.codex',
-  '.gemini',
-  '.cursor',
-  '.hermes',
-  '.bashrc',
-  '.bash_profile',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.npmrc',
-  '.ssh',
-];
+/** Where such a folder holds the work tree or another writable tree, only its configuration's entries (USER_CONFIG_NAMES) are made read-only. */
 
 export type ConfineOptions = {
   bwrap: Extract<SandboxAvailability, { kind: 'bwrap' }>;
@@ -145,7 +128,7 @@ export function confineScript(o: ConfineOptions): string {
           '  [ -e "$hermesd_v" ] || continue',
           `  case $hermesd_v/ in ${sharedCase}) ;; *) continue ;; esac`,
           '  if hermesd_clear "$hermesd_v"; then set -- "$@" --ro-bind "$hermesd_v" "$hermesd_v"; continue; fi',
-          `  for hermesd_f in ${HOME_CONFIG_NAMES.join(' ')}; do [ -e "$hermesd_v/$hermesd_f" ] && hermesd_clear "$hermesd_v/$hermesd_f" && set -- "$@" --ro-bind "$hermesd_v/$hermesd_f" "$hermesd_v/$hermesd_f"; done`,
+          `  for hermesd_f in ${USER_CONFIG_NAMES.join(' ')}; do [ -e "$hermesd_v/$hermesd_f" ] && hermesd_clear "$hermesd_v/$hermesd_f" && set -- "$@" --ro-bind "$hermesd_v/$hermesd_f" "$hermesd_v/$hermesd_f"; done`,
           'done',
           "# The agent's own temporary folder, where it lies in one of those (Codex's TMPDIR under its HOME): writable, as /tmp is,",
           '# unless it would uncover what is kept from the command or hold configuration.',
@@ -156,7 +139,7 @@ export function confineScript(o: ConfineOptions): string {
           '      for hermesd_n in ' +
             AGENT_ENV_DIRS.join(' ') +
             '; do eval "hermesd_v=\\${$hermesd_n-}"; case $hermesd_v/ in "$hermesd_t"/*) hermesd_t= ;; esac; done',
-          `      case $hermesd_t/ in ${HOME_CONFIG_NAMES.map((n) => `*/${n}/*`).join(' | ')}) hermesd_t= ;; esac`,
+          `      case $hermesd_t/ in ${USER_CONFIG_NAMES.map((n) => `*/${n}/*`).join(' | ')}) hermesd_t= ;; esac`,
           `      case $hermesd_t/ in ${sharedCase}) [ -n "$hermesd_t" ] && set -- "$@" --bind "$hermesd_t" "$hermesd_t" ;; esac`,
           '    fi',
           '    ;;',

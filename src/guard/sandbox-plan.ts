@@ -44,6 +44,30 @@ export const HOOK_MANAGER_FILES = [
 export const AGENT_CONFIG_PATHS = ['.claude', '.codex', '.cursor', '.gemini', '.mcp.json', '.vscode', '.idea'];
 
 /**
+ * What agents, shells and git read as configuration in a home folder, wherever it lies: no tool
+ * writes through one of these names outside the work tree (guard/tool-judge.ts), and a confined
+ * shell sees them read-only where a home holds a writable tree (guard/agent-shell.ts).
+ */
+export const USER_CONFIG_NAMES: readonly string[] = [
+  '.gitconfig',
+  '.git-credentials',
+  '.config',
+  '.claude',
+  '.claude.json',
+  '.codex',
+  '.gemini',
+  '.cursor',
+  '.hermes',
+  '.bashrc',
+  '.bash_profile',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.npmrc',
+  '.ssh',
+];
+
+/**
  * Whether a repository-relative path is one the guard reads or enforces with (the config,
  * hook managers' files, other agents' hooks): no tool writes it.
  */

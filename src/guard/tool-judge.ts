@@ -12,7 +12,7 @@ import picomatch from 'picomatch';
 import { protectMatcher, gitPolicyOf, type GuardConfig } from './guard-config.js';
 import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
-import { guardOwnedPath, planAllowsWrite } from './sandbox-plan.js';
+import { guardOwnedPath, planAllowsWrite, USER_CONFIG_NAMES } from './sandbox-plan.js';
 import type { SandboxPlan } from './sandbox.js';
 import { relativeTo, resolvePhysical } from '../rules/protected-paths.js';
 import { isSecretPath, secretPathMessage } from '../security/secret-paths.js';
@@ -40,26 +40,8 @@ export type JudgeContext = {
   hardLinkOf?: (abs: string, st: Stats) => { id: string; message: string } | undefined;
 };
 
-/**
- * What agents and git read as configuration wherever it lies: outside the work tree, a path through
- * one of these is never a tool's to write, whatever folder holds it (a HOME under /tmp included).
- */
-const CONFIG_NAMES_OUTSIDE = new Set([
-  '.gitconfig',
-  '.git-credentials',
-  '.claude',
-  '.claude.json',
-  '.codex',
-  '.gemini',
-  '.cursor',
-  '.hermes',
-  '.bashrc',
-  '.bash_profile',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.ssh',
-]);
+/** Outside the work tree, a path through one of the names of USER_CONFIG_NAMES is never a tool's to write, whatever folder holds it (a HOME under /tmp included). */
+const CONFIG_NAMES_OUTSIDE: ReadonlySet<string> = new Set(USER_CONFIG_NAMES);
 
 /** Files looked at under a directory or glob a command would remove or overwrite: a bound on a command like `rm -rf /`. */
 const WALK_MAX_ENTRIES = 20_000;

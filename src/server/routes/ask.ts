@@ -46,7 +46,13 @@ export function askRoute(ctx: DaemonContext, services: () => Promise<Services>, 
       const beat = setInterval(() => write('.\n'), HEARTBEAT_MS);
       let answer: Answer;
       try {
-        answer = await answerOf(await services(), q, body as Buffer, opts.sandboxed, (line) => write(textLines('e', line)), signal);
+        answer = await answerOf(await services(), {
+          q,
+          body: body as Buffer,
+          sandboxed: opts.sandboxed,
+          progress: (line) => write(textLines('e', line)),
+          signal,
+        });
       } catch (err) {
         answer = await cannotJudge(ctx, q, err, await services().catch(() => undefined));
       } finally {
@@ -75,17 +81,14 @@ function mismatch(ctx: DaemonContext, q: AskQuery): void {
   stop.unref();
 }
 
-async function answerOf(
-  services: Services,
-  q: AskQuery,
-  body: Buffer,
-  sandboxed: boolean,
-  progress: (line: string) => void,
-  signal: AbortSignal,
-): Promise<Answer> {
+/** One question as the route received it: its query, its body, the socket it came on, where progress goes, and its connection's signal. */
+type Asked = { q: AskQuery; body: Buffer; sandboxed: boolean; progress: (line: string) => void; signal: AbortSignal };
+
+async function answerOf(services: Services, asked: Asked): Promise<Answer> {
+  const { q, body, sandboxed } = asked;
   if (body.length > MAX_BODY_BYTES) throw new UsageError(bodyTooLargeMessage(body.length));
   // A git hook's question needs every service; another agent's, the judge first (agents.ts loads the rest for the events that need it).
-  if (q.k === 'git') return gitAnswer(await services.loaded(), q, body, sandboxed, progress, signal);
+  if (q.k === 'git') return gitAnswer(await services.loaded(), asked);
   if (sandboxed) throw new UsageError('A sandboxed command asks about its git hooks only.');
   if (!isAgentName(q.k)) throw new UsageError(`Unknown kind of question "${q.k}": git, or one of ${AGENT_NAMES.join(', ')}.`);
   let payload: unknown;
@@ -98,14 +101,7 @@ async function answerOf(
   return { code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
 }
 
-async function gitAnswer(
-  services: Services,
-  q: AskQuery,
-  body: Buffer,
-  sandboxed: boolean,
-  progress: (line: string) => void,
-  signal: AbortSignal,
-): Promise<Answer> {
+async function gitAnswer(services: Services, { q, body, sandboxed, progress, signal }: Asked): Promise<Answer> {
   const { hookRequestSchema } = await import('../../protocol/hooks.js');
   let req: HookRequest;
   try {
