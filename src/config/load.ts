@@ -172,6 +172,11 @@ function parseConfigText(file: string, text: string): ParsedFile {
     let pos = syntax.linePos?.[0] ?? lines.linePos(syntax.pos[0]);
     let reason = syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     const quote = syntax.code === 'MISSING_CHAR' ? /closing (["'])quote/.exec(reason)?.[1] : undefined;
+    const bracket = quote
+      ? undefined
+      : /\bflow (sequence|mapping|collection)\b|end with an? [\]}]/i.test(reason)
+        ? unclosedBracket(text, syntax.pos[0])
+        : undefined;
     if (quote) {
       // The parser stops at the end of the file; the useful place is where the string opened.
       const opened = text.lastIndexOf(quote, syntax.pos[0] - 1);
@@ -179,6 +184,10 @@ function parseConfigText(file: string, text: string): ParsedFile {
         pos = lines.linePos(opened);
         reason = `string opened here is missing its closing ${quote}`;
       }
+    } else if (bracket) {
+      // The parser notices where the next line begins; the mistake is the bracket left open.
+      pos = lines.linePos(bracket.at);
+      reason = `\`${bracket.open}\` opened here is never closed with \`${bracket.open === '[' ? ']' : '}'}\``;
     }
     throw new ConfigError(`${file}:${pos.line}:${pos.col}: YAML syntax error: ${reason}`, {
       issues: [{ file, line: pos.line, column: pos.col, key: '', message: `YAML syntax error: ${reason}` }],
@@ -296,9 +305,13 @@ export function formatKey(path: ReadonlyArray<PropertyKey>): string {
 function allowedKeys(path: Array<string | number>): string[] | undefined {
   let schema: unknown = configSchema();
   const unwrap = (s: unknown): unknown => {
-    let cur = s as { def?: { type?: string; innerType?: unknown; element?: unknown } } | undefined;
-    while (cur?.def && (cur.def.type === 'default' || cur.def.type === 'prefault' || cur.def.type === 'optional')) cur = cur.def.innerType as typeof cur;
-    return cur;
+    let cur = s as { def?: { type?: string; innerType?: unknown; out?: unknown } } | undefined;
+    // Wrappers around the schema that reads the value: defaults, optionals, and a preprocess step (a pipe into it).
+    for (;;) {
+      if (cur?.def && (cur.def.type === 'default' || cur.def.type === 'prefault' || cur.def.type === 'optional')) cur = cur.def.innerType as typeof cur;
+      else if (cur?.def?.type === 'pipe') cur = cur.def.out as typeof cur;
+      else return cur;
+    }
   };
   for (const seg of path) {
     const s = unwrap(schema) as { def?: { type?: string; element?: unknown }; shape?: Record<string, unknown> } | undefined;
@@ -308,6 +321,21 @@ function allowedKeys(path: Array<string | number>): string[] | undefined {
   }
   const obj = unwrap(schema) as { def?: { type?: string }; shape?: Record<string, unknown> } | undefined;
   return obj?.def?.type === 'object' && obj.shape ? Object.keys(obj.shape) : undefined;
+}
+
+/** The last `[` or `{` before `end` that nothing closes (quotes and comments skipped), if any. */
+function unclosedBracket(text: string, end: number): { open: '[' | '{'; at: number } | undefined {
+  const open: Array<{ open: '[' | '{'; at: number }> = [];
+  for (let i = 0; i < end && i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '#' && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i < end && text[i] !== '\n') i++;
+    } else if (c === '"' || c === "'") {
+      for (i++; i < end && text[i] !== c; i++) if (c === '"' && text[i] === '\\') i++;
+    } else if (c === '[' || c === '{') open.push({ open: c, at: i });
+    else if ((c === ']' || c === '}') && open.length > 0) open.pop();
+  }
+  return open.at(-1);
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -20,7 +20,7 @@ const CASES: Array<{ name: string; yaml: string; line: number; key: string; says
     yaml: 'rules:\n  - id: gen\n    message: m\n    protect: ["gen/**"]\n    protects: ["x"]\n',
     line: 5,
     key: 'rules[0].protects',
-    says: /unknown key "protects"/,
+    says: /unknown key "protects" \(allowed here: id, message, protect, generator, forbid, secrets, allow, paths, exclude\)/,
   },
   {
     name: 'wrong type',
@@ -84,6 +84,24 @@ const CASES: Array<{ name: string; yaml: string; line: number; key: string; says
     line: 3,
     key: '',
     says: /YAML syntax error/,
+  },
+  {
+    // The parser trips where the next item begins (here line 17, or at the file's end); the mistake is line 16.
+    name: 'a flow list left open, between good rules',
+    yaml:
+      'rules:\n  - id: a\n    message: m\n    protect:\n      - "gen/**"\n  - id: b\n    message: n\n    forbid: "x"\n' +
+      '  - id: c\n    message: o\n    protect: ["a/**"]\n  - id: d\n    message: p\n    protect:\n' +
+      '      - [ "b/**"\n  - id: e\n    message: q\n    protect:\n      - "c/**"\n',
+    line: 15,
+    key: '',
+    says: /15:9: YAML syntax error: `\[` opened here is never closed with `\]`/,
+  },
+  {
+    name: 'a flow mapping left open (a `]` inside quotes does not close it)',
+    yaml: 'rules:\n  - {id: a, message: "m ]", forbid: x\n  - id: b\n    message: n\n    forbid: y\n',
+    line: 2,
+    key: '',
+    says: /2:5: YAML syntax error: `\{` opened here is never closed with `\}`/,
   },
 ];
 
