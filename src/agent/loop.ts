@@ -19,7 +19,7 @@ export type AgentEvent =
   | { type: 'text'; delta: string }
   | { type: 'assistant'; text: string }
   | { type: 'tool_call'; id: string; name: string; args: Record<string, unknown> | string }
-  | { type: 'tool_result'; id: string; name: string; ok: boolean; summary: string };
+  | { type: 'tool_result'; id: string; name: string; ok: boolean; summary: string; refusedBy?: { rule: string; path?: string } };
 
 export type TaskResult = {
   sessionId: string;
@@ -27,6 +27,8 @@ export type TaskResult = {
   answer: string;
   turns: number;
   error?: { code: string; message: string };
+  /** Tool calls a repository rule refused during the task (the model was told; the task may still have completed). */
+  refused?: Array<{ tool: string; rule: string; path?: string }>;
 };
 
 /** A message as the session log gives it back for a replay. */
@@ -166,6 +168,7 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
   let status: TaskStatus = 'failed';
   let answer = '';
   let turns = 0;
+  const refused: NonNullable<TaskResult['refused']> = [];
   let error: TaskResult['error'];
   try {
     // Turn-only material goes into the API copy of this user message, never the system prompt.
@@ -222,7 +225,15 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
         const outcome = await runToolCall(deps.tools, call, ctx);
         deps.log.append(sessionId, { role: 'tool', content: outcome.content, toolName: call.name, toolCallId: call.id });
         messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.content });
-        emit({ type: 'tool_result', id: call.id, name: call.name, ok: outcome.ok, summary: outcome.summary });
+        emit({
+          type: 'tool_result',
+          id: call.id,
+          name: call.name,
+          ok: outcome.ok,
+          summary: outcome.summary,
+          ...(outcome.refusedBy ? { refusedBy: outcome.refusedBy } : {}),
+        });
+        if (outcome.refusedBy) refused.push({ tool: call.name, ...outcome.refusedBy });
       }
     }
   } catch (err) {
@@ -246,5 +257,5 @@ export async function runTask(deps: AgentDeps, input: TaskInput): Promise<TaskRe
       // The log is closing with the daemon; the messages already written stand.
     }
   }
-  return { sessionId, status, answer, turns, ...(error ? { error } : {}) };
+  return { sessionId, status, answer, turns, ...(error ? { error } : {}), ...(refused.length ? { refused } : {}) };
 }

@@ -90,6 +90,32 @@ describe('hermesd run: a full task through the daemon and the CLI', () => {
     expect(bad.stderr).toContain('task failed');
     expect(bad.stderr).toContain('OPENAI_API_KEY');
   });
+
+  it('a task that completes after a refused write exits 0 and says which rule refused what; progress lines are one line each', async () => {
+    const repo = t.repo({
+      '.hermes/config.yaml': 'rules:\n  - id: generated\n    message: run the generator\n    protect: ["gen/**"]\n',
+      'gen/a.ts': 'x\n',
+    });
+    model = await startFakeModel([
+      { tool_calls: [{ name: 'write_file', arguments: { path: 'gen/a.ts', content: 'y\n' } }] },
+      { tool_calls: [{ name: 'terminal', arguments: { command: 'printf "one\\ntwo\\n"' } }] },
+      { content: 'I ran the generator instead.' },
+    ]);
+    const r = await t.cli(['run', 'change gen/a.ts'], { cwd: repo, env: { OPENAI_BASE_URL: model.url } });
+    expect(r.code, `a completed task with a refused write must exit 0 (the model was told and went on): ${r.stderr}`).toBe(0);
+    expect(r.stdout).toBe('I ran the generator instead.\n');
+    expect(r.stderr, 'the refusal is not said in plain output').toContain(
+      'hermesd: 1 tool call was refused by repository rules: write_file gen/a.ts (rule generated)',
+    );
+    expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8')).toBe('x\n');
+    const result = r.stderr.split('\n').find((l) => l.includes('✓') && l.includes('exit_code=0'));
+    expect(result, `the terminal's progress line is broken over lines by its output:\n${r.stderr}`).toMatch(/one ⏎ two/);
+
+    model.push({ tool_calls: [{ name: 'write_file', arguments: { path: 'gen/a.ts', content: 'y\n' } }] }, { content: 'Could not.' });
+    const json = await t.cli(['run', 'again', '--json'], { cwd: repo, env: { OPENAI_BASE_URL: model.url } });
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.json()).toMatchObject({ status: 'completed', refused: [{ tool: 'write_file', rule: 'generated', path: 'gen/a.ts' }] });
+  });
 });
 
 describe('hermesd run: failures end the task with a status, never a hang', () => {

@@ -63,6 +63,8 @@ export type ToolOutcome = {
   content: string;
   /** One line for progress events. */
   summary: string;
+  /** The repository rule that refused the call, when one did (and the path it protects). */
+  refusedBy?: { rule: string; path?: string };
 };
 
 function issues(err: z.ZodError): string {
@@ -116,6 +118,17 @@ export function shortArgs(raw: string): Record<string, unknown> | string {
 }
 
 /** Whether a returned value still reports a failure (a memory refusal, a terminal command that timed out). */
+/** A progress line is one line: the line breaks of a command's output shown as ⏎. */
+function oneLine(text: string): string {
+  return text.replace(/[ \t]*\r?\n\s*/g, ' ⏎ ').trim();
+}
+
+/** The rule named by a refusal (a ToolRefused's details, or a tool's refused value), if any. */
+function refusedBy(details: unknown): Pick<ToolOutcome, 'refusedBy'> {
+  const d = details && typeof details === 'object' ? (details as { rule?: unknown; path?: unknown }) : {};
+  return typeof d.rule === 'string' ? { refusedBy: { rule: d.rule, ...(typeof d.path === 'string' ? { path: d.path } : {}) } } : {};
+}
+
 function refusedValue(value: unknown): boolean {
   return Boolean(
     value && typeof value === 'object' && ((value as { success?: unknown }).success === false || typeof (value as { error?: unknown }).error === 'string'),
@@ -131,7 +144,8 @@ export async function runToolCall(tools: readonly Tool[], call: { name: string; 
   const fail = (error: string, extra: Record<string, unknown> = {}): ToolOutcome => ({
     ok: false,
     content: redact(JSON.stringify({ error, ...extra })),
-    summary: redact(error.slice(0, 200)),
+    summary: redact(oneLine(error).slice(0, 200)),
+    ...refusedBy(extra),
   });
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) return fail(`Unknown tool "${call.name}". Available tools: ${tools.map((t) => t.name).join(', ')}.`);
@@ -156,7 +170,7 @@ export async function runToolCall(tools: readonly Tool[], call: { name: string; 
     } catch {
       summary = genericSummary(value);
     }
-    return { ok, content: redact(serialise(value)), summary: redact(summary.slice(0, 200)) };
+    return { ok, content: redact(serialise(value)), summary: redact(oneLine(summary).slice(0, 200)), ...(ok ? {} : refusedBy(value)) };
   } catch (err) {
     if (err instanceof HermesError) return fail(err.message, err.details && typeof err.details === 'object' ? (err.details as Record<string, unknown>) : {});
     const e = err as NodeJS.ErrnoException;

@@ -10,7 +10,15 @@ import type { Command } from 'commander';
 import { action, color, daemon, globals } from '../runtime.js';
 
 type RunOptions = { system?: string; continue?: string };
-type Result = { taskId?: string; sessionId: string | null; status: string; answer: string; turns?: number; error?: { code: string; message: string } };
+type Result = {
+  taskId?: string;
+  sessionId: string | null;
+  status: string;
+  answer: string;
+  turns?: number;
+  error?: { code: string; message: string };
+  refused?: Array<{ tool: string; rule: string; path?: string }>;
+};
 
 /** Exit code of a second Ctrl-C (128 + SIGINT), as shells report an interrupted command. */
 const EXIT_INTERRUPTED = 130;
@@ -132,10 +140,18 @@ export function register(program: Command): void {
               ...(result.taskId ? { taskId: result.taskId } : {}),
               ...(result.turns !== undefined ? { turns: result.turns } : {}),
               ...(result.error ? { error: result.error } : {}),
+              ...(result.refused ? { refused: result.refused } : {}),
             };
             process.stdout.write(JSON.stringify(out, null, 2) + '\n');
           } else {
             if (result.answer) process.stdout.write(result.answer.endsWith('\n') ? result.answer : result.answer + '\n');
+            if (result.refused?.length) {
+              // The model was told and the task went on; the exit code is the task's, the refusals are said here.
+              const each = result.refused.map((r) => `${r.tool}${r.path ? ` ${r.path}` : ''} (rule ${r.rule})`);
+              process.stderr.write(
+                `hermesd: ${result.refused.length === 1 ? '1 tool call was' : `${result.refused.length} tool calls were`} refused by repository rules: ${each.join(', ')}\n`,
+              );
+            }
             if (result.status !== 'completed') {
               const why =
                 result.error?.message ?? (result.status === 'max_turns' ? 'the task used its whole turn budget (model.maxTurns) without finishing.' : '');
