@@ -9,6 +9,7 @@
  */
 import { readTextIfAny } from '../storage/read.js';
 import { sha256 } from '../text/hash.js';
+import { shWord } from '../text/sh-quote.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { Conflict, NotFound, Refused } from '../errors/index.js';
@@ -37,7 +38,14 @@ function inTree(root: string, file: string): string {
   return abs;
 }
 
-const leftToCommit = (file: string) => `review it with \`git diff -- ${file}\` and commit it yourself (hermesd does not commit to your repository).`;
+/** How to review what was written: `git diff` shows nothing for a file git does not track yet. */
+function leftToCommit(root: string, file: string): string {
+  const tracked = gitTry(['ls-files', '--', file], { cwd: root }).stdout.trim() !== '';
+  const review = tracked
+    ? `review it with \`git diff -- ${shWord(file)}\``
+    : `${file} is new (git does not track it yet): review it with \`cat ${shWord(file)}\``;
+  return `${review} and commit it yourself (hermesd does not commit to your repository).`;
+}
 
 /** Applies an accepted proposal; throws a named error (and changes nothing) when its owner refuses. Returns what was done. */
 export async function applyProposal(p: Proposal, deps: ApplyDeps): Promise<string> {
@@ -57,13 +65,13 @@ export async function applyProposal(p: Proposal, deps: ApplyDeps): Promise<strin
       if (touched.some((f) => f !== c.file)) throw new Refused(`The proposal's patch touches ${touched.join(', ')}, not only ${c.file}; it was not applied.`);
       // git checks the patch's context against the file: what the user reviewed is what lands.
       const applied = gitTry(['apply', '--whitespace=nowarn', '-'], { cwd: deps.root, input: c.patch });
-      if (applied.status === 0) return `Applied to ${c.file} in the work tree (not committed): ${leftToCommit(c.file)}`;
+      if (applied.status === 0) return `Applied to ${c.file} in the work tree (not committed): ${leftToCommit(deps.root, c.file)}`;
       // The file changed since the proposal: the line still goes at its end, and the answer says so.
       if (before === undefined && existsSync(abs)) throw new Conflict(`${c.file} cannot be read; the rule was not added.`);
       mkdirSync(dirname(abs), { recursive: true });
       const text = before ?? '';
       writeFileAtomicSync(abs, `${text}${text && !text.endsWith('\n') ? '\n' : ''}${c.line}\n`, 0o644);
-      return `${c.file} changed since the proposal, so the reviewed patch did not apply; the line was added at its end instead (not committed): ${leftToCommit(c.file)}`;
+      return `${c.file} changed since the proposal, so the reviewed patch did not apply; the line was added at its end instead (not committed): ${leftToCommit(deps.root, c.file)}`;
     }
     case 'config-rule': {
       const abs = inTree(deps.root, c.file);
@@ -74,7 +82,7 @@ export async function applyProposal(p: Proposal, deps: ApplyDeps): Promise<strin
       const after = withRule(before, { ...c.rule, id });
       mkdirSync(dirname(abs), { recursive: true });
       writeFileAtomicSync(abs, after, 0o644);
-      return `Added rule ${id} to ${c.file} in the work tree (not committed); the daemon enforces it now: ${leftToCommit(c.file)}`;
+      return `Added rule ${id} to ${c.file} in the work tree (not committed); the daemon enforces it now: ${leftToCommit(deps.root, c.file)}`;
     }
     case 'skill-create': {
       const r = await deps.skills.manage(

@@ -57,6 +57,7 @@ describe('remember and proposals (rule-based classifier)', () => {
     const done = await accept(a.proposal.id);
     expect(done).toMatchObject({ status: 'accepted' });
     expect(done.outcome).toContain('not committed');
+    expect(done.outcome, 'a tracked file is reviewed with git diff').toContain('review it with `git diff -- AGENTS.md`');
     expect(readFileSync(join(repo, 'AGENTS.md'), 'utf8')).toBe('# Rules\n- Use pnpm, never npm.\n- Do not edit generated files directly in this repository.\n');
     expect(gitIn(t, repo, 'status', '--porcelain')).toBe(' M AGENTS.md\n');
     expect(gitIn(t, repo, 'rev-parse', 'HEAD').trim()).toBe(head);
@@ -79,7 +80,10 @@ describe('remember and proposals (rule-based classifier)', () => {
     expect(a).toMatchObject({ owner: 'config-rule', proposal: { kind: 'config-rule', change: { rule: { protect: ['src/generated/**'] } } } });
     expect(a.reasons.readTiming).toContain('refuses');
     expect(existsSync(join(repo, '.hermes', 'config.yaml'))).toBe(false);
-    await accept(a.proposal.id);
+    const done = await accept(a.proposal.id);
+    // git diff shows nothing for a file git does not track: the answer must not send the user there.
+    expect(done.outcome, 'a new, untracked file is not reviewed with git diff').not.toContain('git diff');
+    expect(done.outcome).toContain('.hermes/config.yaml is new (git does not track it yet): review it with `cat .hermes/config.yaml`');
     expect(readFileSync(join(repo, '.hermes', 'config.yaml'), 'utf8')).toContain('src/generated/**');
     expect(gitIn(t, repo, 'rev-parse', 'HEAD').trim()).toBe(head);
 
