@@ -48,6 +48,25 @@ describe('hermesd memory (CLI through the daemon)', () => {
     expect(statSync(join(t.home, 'memories')).mode & 0o777).toBe(0o700);
   });
 
+  it('the numbers `memory list` shows name entries for replace and remove; text that is only digits still matches as text', async () => {
+    const entries = (await memory('list', '--json')).json().entries as string[];
+    expect((await memory('add', 'Port 8080 is the dev server')).code).toBe(0);
+    const shown = await memory('list');
+    const line = shown.stdout.split('\n').find((l) => l.includes('Port 8080'))!;
+    const n = line.trim().split('.')[0]!;
+    const removed = await memory('remove', n);
+    expect(removed.code, `memory remove ${n} (the number list shows) did not remove that entry: ${removed.stderr}`).toBe(0);
+    expect((await memory('list', '--json')).json().entries).toEqual(entries);
+
+    expect((await memory('add', 'Node 20 runs the tests')).code).toBe(0);
+    const replaced = await memory('replace', String(entries.length + 1), 'Node 22 runs the tests');
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect((await memory('list', '--json')).json().entries).toEqual([...entries, 'Node 22 runs the tests']);
+    // Out of the list's range: the digits are text, found inside an entry.
+    expect((await memory('remove', '22')).code).toBe(0);
+    expect((await memory('list', '--json')).json().entries).toEqual(entries);
+  });
+
   it('--target user works on USER.md with its own budget', async () => {
     const add = await memory('add', 'User prefers concise responses', '--target', 'user');
     expect(add.code, add.stderr).toBe(0);

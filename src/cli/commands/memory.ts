@@ -77,6 +77,20 @@ async function write(cmd: Command, body: Record<string, unknown>): Promise<void>
   output(opts, result, () => `${result.message ?? 'Done.'} ${usageLine(result.target, result.usage, opts.scope)}`);
 }
 
+/**
+ * `<old_text>` as the user gave it, or the entry `memory list` shows under that number: a bare
+ * number within the list's range names that entry (sent as its exact text); any other text is
+ * matched as before (a unique part, an exact whole entry winning).
+ */
+async function entryNamed(cmd: Command, oldText: string): Promise<string> {
+  if (!/^\d+$/.test(oldText.trim())) return oldText;
+  const opts = storeOptions(cmd);
+  const l = await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
+  const n = Number(oldText.trim());
+  if (l.entries.includes(oldText)) return oldText;
+  return n >= 1 && n <= l.entries.length ? l.entries[n - 1]! : oldText;
+}
+
 export function register(program: Command): void {
   const memory = program
     .command('memory')
@@ -109,18 +123,22 @@ export function register(program: Command): void {
 
   memory
     .command('replace')
-    .description('replace the one entry containing <old_text> with <content>')
-    .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins)')
+    .description('replace the one entry containing <old_text> (or numbered <old_text> in `memory list`) with <content>')
+    .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins), or its number in `memory list`')
     .argument('<content>', 'the new entry')
     .addOption(targetOption())
     .addOption(scopeOption())
-    .action(action(async (oldText: string, content: string, _opts: unknown, cmd: Command) => write(cmd, { action: 'replace', old_text: oldText, content })));
+    .action(
+      action(async (oldText: string, content: string, _opts: unknown, cmd: Command) =>
+        write(cmd, { action: 'replace', old_text: await entryNamed(cmd, oldText), content }),
+      ),
+    );
 
   memory
     .command('remove')
-    .description('remove the one entry containing <old_text> (the last entry too)')
-    .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins)')
+    .description('remove the one entry containing <old_text>, or numbered <old_text> in `memory list` (the last entry too)')
+    .argument('<old_text>', 'a unique part of the entry (an exact whole entry always wins), or its number in `memory list`')
     .addOption(targetOption())
     .addOption(scopeOption())
-    .action(action(async (oldText: string, _opts: unknown, cmd: Command) => write(cmd, { action: 'remove', old_text: oldText })));
+    .action(action(async (oldText: string, _opts: unknown, cmd: Command) => write(cmd, { action: 'remove', old_text: await entryNamed(cmd, oldText) })));
 }
