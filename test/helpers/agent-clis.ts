@@ -10,27 +10,17 @@
  *   const agent = await setUpClient(cli, { env: t.env, base, repo, model });
  *   const run = await agent.run('fix the parser');    // exit code, output, debug log
  *
- * The cache: `node_modules/.cache/hermesd-agent-clis/<package>@<version>/`. A missing one
- * is installed by `npm install` into a private folder beside it and renamed into place once
- * complete, so two test files asking at once each get a whole install (the first rename
- * wins; the other's copy is dropped) and an interrupted install leaves nothing that looks
- * finished. A failed install throws with npm's own words: a test that needs the client fails.
+ * Each is installed once into the cache of test/helpers/npm-cache.ts and reused; a failed install
+ * throws with npm's own words: a test that needs the client fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { AgentModel, Dialect } from './agent-models.js';
-
-/** This checkout: the first folder up from here with a package.json (test/helpers/ in tests, dist/test/helpers/ in the benchmark). */
-function checkout(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
+import { npmCached, runTool, tail } from './npm-cache.js';
 
 export type Client = 'claude' | 'codex' | 'gemini';
 
@@ -81,95 +71,27 @@ export const PINNED: Record<Client, Pin> = {
   },
 };
 
-export const CLI_CACHE = join(checkout(), 'node_modules', '.cache', 'hermesd-agent-clis');
-/** One client's download and install (~100–250 MB): bounded, so a stalled registry fails the test instead of hanging it. */
-export const INSTALL_TIMEOUT_MS = 300_000;
-
 export type AgentCli = { client: Client; dialect: Dialect; version: string; dir: string; command: string; prefix: string[] };
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-function run(
-  command: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
-): Promise<{ code: number | null; out: string; timedOut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (out += d));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, timedOut });
-    });
-  });
-}
-
-const tail = (s: string, n = 2_000) => (s.length > n ? `…${s.slice(-n)}` : s);
 
 /** The pinned client, installed from npm into the cache when it is not there yet. */
 export async function agentCli(client: Client): Promise<AgentCli> {
   const pin = PINNED[client];
-  const name = `${pin.pkg.replace('/', '+')}@${pin.version}`;
-  const dir = join(CLI_CACHE, name);
   const found = (root: string): AgentCli => {
     const bin = join(root, 'node_modules', ...pin.pkg.split('/'), ...pin.bin);
     return { client, dialect: pin.dialect, version: pin.version, dir: root, command: pin.node ? process.execPath : bin, prefix: pin.node ? [bin] : [] };
   };
-  if (existsSync(dir)) return found(dir);
-
-  mkdirSync(CLI_CACHE, { recursive: true });
-  // Private folders of installs whose process is gone (killed mid-install) are dropped.
-  for (const entry of readdirSync(CLI_CACHE)) {
-    const m = new RegExp(`^${name.replace(/[.+]/g, '\\$&')}\\.tmp-(\\d+)-`).exec(entry);
-    if (m && !alive(Number(m[1]))) rmSync(join(CLI_CACHE, entry), { recursive: true, force: true });
-  }
-  const tmp = join(CLI_CACHE, `${name}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
-  mkdirSync(tmp);
-  try {
-    writeFileSync(join(tmp, 'package.json'), JSON.stringify({ private: true, ...(pin.script ? { allowScripts: { [pin.pkg]: true } } : {}) }) + '\n');
-    // The developer's npm config and cache as they are (registry, proxy, certificates); nothing of the test's environment.
-    const r = await run(
-      'npm',
-      ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', ...pin.flags, `${pin.pkg}@${pin.version}`],
-      { cwd: tmp, env: process.env, timeoutMs: INSTALL_TIMEOUT_MS },
-    );
-    if (r.timedOut)
-      throw new Error(`installing ${pin.pkg}@${pin.version} from npm took longer than ${INSTALL_TIMEOUT_MS / 1000} s and was stopped:\n${tail(r.out)}`);
-    if (r.code !== 0) throw new Error(`installing ${pin.pkg}@${pin.version} from npm failed (npm exited ${r.code}):\n${tail(r.out)}`);
-    const cli = found(tmp);
+  const dir = await npmCached({ pkg: pin.pkg, version: pin.version, flags: pin.flags, ...(pin.script ? { script: true as const } : {}) }, async (tmp) => {
     // The client must start (Claude Code's binary is put in place by its postinstall); it may write to its HOME.
+    const cli = found(tmp);
     const home = join(tmp, 'version-home');
     mkdirSync(home);
-    const v = await run(cli.command, [...cli.prefix, '--version'], { env: { ...process.env, HOME: home }, timeoutMs: 60_000 });
+    const v = await runTool(cli.command, [...cli.prefix, '--version'], { env: { ...process.env, HOME: home }, timeoutMs: 60_000 });
     rmSync(home, { recursive: true, force: true });
     if (!v.out.includes(pin.version))
       throw new Error(
         `${pin.pkg}@${pin.version} installed, but \`${[cli.command, ...cli.prefix].join(' ')} --version\` printed (exit ${v.code}):\n${tail(v.out)}`,
       );
-    try {
-      renameSync(tmp, dir);
-    } catch (err) {
-      // Another test file finished the same install first: keep its copy.
-      if (!existsSync(dir)) throw err;
-    }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  });
   return found(dir);
 }
 

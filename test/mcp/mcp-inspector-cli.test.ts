@@ -1,5 +1,6 @@
 /**
- * The MCP Inspector's CLI mode (@modelcontextprotocol/inspector, a pinned devDependency)
+ * The MCP Inspector's CLI mode (@modelcontextprotocol/inspector, pinned, installed into the test
+ * cache of test/helpers/npm-cache.ts: its engines ask for Node 22, so it stays out of `npm ci`)
  * against `hermesd mcp`, started from an `.mcp.json`-shaped config whose entry is what
  * mcpLaunch() returns (this machine's node and CLI; the committed registrations of
  * `hermesd init --agents` run the same server through `.hermes/mcp`). Another client
@@ -9,11 +10,13 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeEnv, REPO_ROOT, type TestEnv } from '../helpers/env.js';
+import { makeEnv, type TestEnv } from '../helpers/env.js';
+import { INSTALL_TIMEOUT_MS, npmCached } from '../helpers/npm-cache.js';
 import { builtLaunch } from '../helpers/mcp.js';
 import { skillMd } from '../helpers/skills.js';
 
-const INSPECTOR = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'inspector', 'cli', 'build', 'cli.js');
+const INSPECTOR_PIN = { pkg: '@modelcontextprotocol/inspector', version: '1.0.3' };
+let INSPECTOR = '';
 
 type Run = { code: number; stdout: string; stderr: string; json: () => any };
 
@@ -23,6 +26,7 @@ describe('the MCP Inspector CLI against hermesd mcp', () => {
   let config: string;
 
   beforeAll(async () => {
+    INSPECTOR = join(await npmCached(INSPECTOR_PIN), 'node_modules', '@modelcontextprotocol', 'inspector', 'cli', 'build', 'cli.js');
     t = makeEnv();
     repo = t.repo({
       'CLAUDE.md': '# Claude rules\nRun the linter before committing.\n',
@@ -33,7 +37,7 @@ describe('the MCP Inspector CLI against hermesd mcp', () => {
     expect(launch.env).toEqual({ HERMES_HOME: t.home, HERMESD_SOCKET_DIR: t.socketDir });
     config = join(t.home, '..', 'mcp.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { hermesd: { command: launch.command, args: launch.args, env: launch.env } } }, null, 2));
-  });
+  }, INSTALL_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await t.cleanup();
   });

@@ -4,7 +4,8 @@
  * a non-interactive shell with a fresh npm prefix, then a refused and an accepted commit through
  * the hooks, `status` and `stop` — all through the `hermesd` npm put on PATH.
  *
- * Long (better-sqlite3 compiles from source on install, ~75 s alone): one file, one install.
+ * One file, one install: the global install compiles nothing (install-global gives it the native
+ * module `npm ci` built), so it is the pack's clean build that takes the time.
  * Isolation: the checkout is copied to a temp dir (packing cleans and rebuilds its dist/, never
  * the one the other tests run), the global prefix and HOME are temp dirs; only npm's cache and
  * npm's own config files are the user's, so nothing already downloaded is downloaded again.
@@ -122,6 +123,15 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     const runner = readFileSync(join(repo, '.git', 'hermesd', 'hook'), 'utf8');
     expect(runner).toContain(`HERMESD_CLI='${join(prefix, 'lib', 'node_modules', 'hermesd', 'dist', 'src', 'cli', 'main.js')}'`);
     expect(existsSync(join(checkout, 'dist', 'src', 'removed-module'))).toBe(false);
+  });
+
+  it('the global install compiles nothing: the installed copy has the native module npm ci built, byte for byte', () => {
+    const module = (root: string) => readFileSync(join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
+    const installedCopy = join(prefix, 'lib', 'node_modules', 'hermesd');
+    expect(installed.out, 'install-global said it rebuilt the module').not.toContain('rebuilding it there');
+    expect(installed.out).not.toMatch(/gyp info|node-gyp rebuild|prebuild-install/);
+    expect(module(installedCopy).equals(module(REPO_ROOT)), 'the installed better_sqlite3.node is not the one npm ci built').toBe(true);
+    expect(installed.out).toContain(`install-global: installed: ${join(prefix, 'bin', 'hermesd')}`);
   });
 
   it('the tarball ships the program, its hook client and runners, templates, docs and licence, and no tests, fixtures or benchmarks', () => {
