@@ -24,7 +24,7 @@ import { configSchema } from '../src/config/schema.js';
 import { commitViolations } from '../src/guard/commits.js';
 import { median, printNote, printTable, type Bench } from './table.js';
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 /** The range: the first first-parent ancestor of the tip whose range holds at least this many commits. */
 const RANGE_COMMITS = 1000;
 const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 9);

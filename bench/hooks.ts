@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 const FILES = 50;
 const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 15);
 export const FORBID = 'AKIA[0-9A-Z]{16}';
@@ -99,7 +99,7 @@ export const bench: Bench = {
       ...(process.env.HERMESD_BENCH_BASELINE_CLI
         ? [
             {
-              // Another build of hermesd (HERMESD_BENCH_BASELINE_CLI=<checkout>/dist/src/cli/main.js): a before/after in the same run.
+              // Another build of hermesd (HERMESD_BENCH_BASELINE_CLI=<checkout>/dist/cli/main.js): a before/after in the same run.
               name: 'hermesd baseline build (rules only, warm daemon)',
               setup: (repo: string) => {
                 const other = process.env.HERMESD_BENCH_BASELINE_CLI!;

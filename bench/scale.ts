@@ -28,7 +28,7 @@ import { resolvePaths } from '../src/paths/index.js';
 import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
 import { GREP_HOOK } from './hooks.js';
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'cli', 'main.js');
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 const SIZES = (process.env.HERMESD_BENCH_SIZES ?? '5,50,500,5000').split(',').map(Number);
 const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 21);
 /** Commits per peer at a size: a 5,000-file round writes 15,000 files, so fewer of them. */

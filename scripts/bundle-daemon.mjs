@@ -9,7 +9,10 @@
  *   into dist/mcp/, the MCP SDK in a chunk of its own that loads at the first tool call, and the
  *   SDK server's answers to `initialize` and `tools/list` recorded into dist/mcp/answers.json
  *   (src/mcp/answers.ts), which the front gives without loading it.
- * The CLI, the hooks' Node fallback and in-process tests keep using the per-file build in dist/src.
+ * - the CLI (every `hermesd` command is a process start; package.json's bin): dist/src/cli/main.js
+ *   into dist/cli/, each dynamically imported module in a chunk of its own, so a command that
+ *   only asks the daemon reads one file and loads no more than it uses.
+ * In-process tests keep using the per-file build in dist/src.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -47,5 +50,8 @@ async function bundle(name, input, external) {
 
 await bundle('daemon', ['server', 'main.js'], ['better-sqlite3']);
 await bundle('mcp', ['mcp', 'main.js'], []);
+// Packages that read their own files at run time stay in node_modules: jsonc-parser's UMD build
+// requires its modules by relative path, husky copies its runner from beside its index.js.
+await bundle('cli', ['cli', 'main.js'], ['better-sqlite3', 'jsonc-parser', 'husky']);
 const { recordAnswers } = await import(join(root, 'dist', 'src', 'mcp', 'sdk-server.js'));
 writeFileSync(join(root, 'dist', 'mcp', 'answers.json'), JSON.stringify(await recordAnswers()) + '\n');

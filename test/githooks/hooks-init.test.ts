@@ -45,7 +45,7 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     }
     const runner = readFileSync(join(repo, '.git', 'hermesd', 'hook'), 'utf8');
     expect(runner).toContain(`HERMESD_NODE='${process.execPath}'`);
-    expect(runner).toContain('dist/src/cli/main.js');
+    expect(runner).toContain('dist/cli/main.js');
 
     const snapshot = () => ['hooks/pre-commit', 'hooks/post-commit', 'hermesd/hook'].map((f) => readFileSync(join(repo, '.git', f), 'utf8')).join('\n--\n');
     const before = snapshot();

@@ -10,7 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The CLI as the package installs it (package.json's bin): the bundle in dist/cli. */
+export const CLI = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 
 export type TestEnv = {
   home: string;
@@ -176,7 +177,7 @@ export function copyInstall(dir: string, opts: { version?: string } = {}): strin
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, version: opts.version ?? pkg.version }));
-  return join(dir, 'dist', 'src', 'cli', 'main.js');
+  return join(dir, 'dist', 'cli', 'main.js');
 }
 
 /** Each repository's MEMORY.md under HERMES_HOME/projects (the folder also holds the daemon's config parse cache). */

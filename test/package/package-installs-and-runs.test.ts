@@ -121,7 +121,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     expect(tarball).toMatch(/^hermesd-\d+\.\d+\.\d+\.tgz$/);
     // The hooks run the installed copy, not the checkout it was packed from.
     const runner = readFileSync(join(repo, '.git', 'hermesd', 'hook'), 'utf8');
-    expect(runner).toContain(`HERMESD_CLI='${join(prefix, 'lib', 'node_modules', 'hermesd', 'dist', 'src', 'cli', 'main.js')}'`);
+    expect(runner).toContain(`HERMESD_CLI='${join(prefix, 'lib', 'node_modules', 'hermesd', 'dist', 'cli', 'main.js')}'`);
     expect(existsSync(join(checkout, 'dist', 'src', 'removed-module'))).toBe(false);
   });
 
@@ -148,6 +148,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
       'src/hook-client/client.c',
       'dist/client/hermesd-client',
       'templates/config.yaml',
+      'dist/cli/main.js',
       'dist/src/cli/main.js',
       'dist/daemon/main.js',
       'dist/mcp/main.js',
@@ -170,7 +171,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     expect(
       entries.every(
         (e) =>
-          /^(dist\/src|dist\/daemon|dist\/mcp|dist\/range|dist\/client|src\/hook-client|templates|docs)\//.test(e) ||
+          /^(dist\/src|dist\/cli|dist\/daemon|dist\/mcp|dist\/range|dist\/client|src\/hook-client|templates|docs)\//.test(e) ||
           ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e),
       ),
       entries.join('\n'),
