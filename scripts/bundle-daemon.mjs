@@ -12,7 +12,11 @@
  * - the CLI (every `hermesd` command is a process start; package.json's bin): dist/src/cli/main.js
  *   into dist/cli/, each dynamically imported module in a chunk of its own, so a command that
  *   only asks the daemon reads one file and loads no more than it uses.
- * In-process tests keep using the per-file build in dist/src.
+ * - the range check (`check --commits` and the server's pre-receive hook start a Node process for
+ *   one judgement, and loading ~200 small modules cost them more than the judging): dist/src/rules/
+ *   range.js into dist/range/.
+ * The CLI and the range check keep the per-file build's errors module (one copy: the CLI maps a
+ * thrown error to its exit code by its class). In-process tests use the per-file build in dist/src.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,18 +25,28 @@ import { build } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Bundles dist/src/<input> and what it imports into dist/<name>/. */
-async function bundle(name, input, external) {
+/** The named errors' module of the per-file build: bundles that throw to the CLI share this one copy (exit codes by class). */
+const errors = join(root, 'dist', 'src', 'errors', 'index.js');
+const errorsStayShared = {
+  name: 'hermesd-errors-stay-shared',
+  resolveId: (id, importer) => (importer && join(dirname(importer), id) === errors ? { id: errors, external: true } : null),
+};
+
+/** Bundles dist/src/<input> and what it imports into dist/<name>/; `shareErrors`: the errors module stays the per-file build's. */
+async function bundle(name, input, external, { shareErrors = false } = {}) {
   const out = join(root, 'dist', name);
   rmSync(out, { recursive: true, force: true });
   await build({
     input: join(root, 'dist', 'src', ...input),
     platform: 'node',
     external,
+    plugins: shareErrors ? [errorsStayShared] : [],
     logLevel: 'warn',
     output: {
       dir: out,
       format: 'esm',
+      // Every chunk sits in dist/<name>/, one folder below dist/src's.
+      ...(shareErrors ? { paths: (id) => (id === errors ? '../src/errors/index.js' : id) } : {}),
       // Local names shortened, function and class names kept: stack traces in the log still name them.
       minify: { mangle: { keepNames: { function: true, class: true } }, compress: true, codegen: { removeWhitespace: true } },
       // Some dependencies are CommonJS and read these; an ES module has none of its own.
@@ -52,6 +66,8 @@ await bundle('daemon', ['server', 'main.js'], ['better-sqlite3']);
 await bundle('mcp', ['mcp', 'main.js'], []);
 // Packages that read their own files at run time stay in node_modules: jsonc-parser's UMD build
 // requires its modules by relative path, husky copies its runner from beside its index.js.
-await bundle('cli', ['cli', 'main.js'], ['better-sqlite3', 'jsonc-parser', 'husky']);
+// The CLI and the range check (which the CLI loads for check --commits) share the errors module.
+await bundle('cli', ['cli', 'main.js'], ['better-sqlite3', 'jsonc-parser', 'husky'], { shareErrors: true });
+await bundle('range', ['rules', 'range.js'], [], { shareErrors: true });
 const { recordAnswers } = await import(join(root, 'dist', 'src', 'mcp', 'sdk-server.js'));
 writeFileSync(join(root, 'dist', 'mcp', 'answers.json'), JSON.stringify(await recordAnswers()) + '\n');

@@ -22,7 +22,7 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'pack
 export const INIT_CONFIG_TEMPLATE = join(PACKAGE_ROOT, 'templates', 'config.yaml');
 /** The CLI entry point (the bundle scripts/bundle-daemon.mjs builds from dist/src/cli/main.js), for hooks that must find this install. */
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');
-/** The range check's bundle (scripts/bundle-range.mjs, from dist/src/rules/range.js): what check --commits and the server hook load. */
+/** The range check's bundle (scripts/bundle-daemon.mjs, from dist/src/rules/range.js): what check --commits and the server hook load. */
 export const RANGE_ENTRY = join(PACKAGE_ROOT, 'dist', 'range', 'range.js');
 /** The daemon's entry: the bundle scripts/bundle-daemon.mjs builds from dist/src/server/main.js. */
 export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');

@@ -26,7 +26,7 @@ beforeAll(() => {
   t = makeEnv();
   env = { ...t.env, HERMESD_IDLE_TIMEOUT_MS: '1500' };
   cli = copyInstall(join(t.home, '..', 'broken-install'));
-  const daemonDir = join(cli, '..', '..', '..', 'daemon');
+  const daemonDir = join(cli, '..', '..', 'daemon');
   const later = readdirSync(daemonDir).filter((f) => /^later-.*\.js$/.test(f));
   expect(later).toHaveLength(1);
   rmSync(join(daemonDir, later[0]!));
