@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSy
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitIn, commitIn, makeEnv, type TestEnv } from '../helpers/env.js';
+import { huskyInstall, linkNodeModules } from '../helpers/hook-managers.js';
 
 /** git with the test's environment: a hook it triggers must talk to the test daemon, never the real HERMES_HOME. */
 function hooksPath(repo: string): string | null {
@@ -155,6 +156,56 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     expect(commitIn(t, linked, ['-qm', 'todo']).code).toBe(0);
     await t.cli(['stop'], { cwd: linked });
   }, 60_000);
+
+  it('says in one sentence what it found and what it did, and what to commit as it is: no hook manager', async () => {
+    const repo = t.repo({ 'go.mod': 'module example.com/x\n' });
+    const first = await t.cli(['init'], { cwd: repo });
+    expect(first.code, first.stderr).toBe(0);
+    const lines = first.stdout.split('\n');
+    expect(lines[0], "init's first line is not one sentence of what it found and did").toBe(
+      `hermesd hooks installed in ${repo}: found no hook manager; hermesd's hooks are stubs in .git/hooks, in this clone only.`,
+    );
+    expect(lines, 'init does not say the hooks are this clone only and the config is to commit').toContain(
+      'commit .hermes/config.yaml so teammates get its rules; the hooks live in this clone only (each clone runs hermesd init once)',
+    );
+    gitIn(t, repo, 'add', '.hermes/config.yaml');
+    gitIn(t, repo, 'commit', '-qm', 'hermesd config');
+    const again = await t.cli(['init'], { cwd: repo });
+    const againLines = again.stdout.split('\n');
+    expect(againLines[0], "init's first line on a refresh is not one sentence of what it found and did").toBe(
+      `hermesd hooks refreshed in ${repo}: found an earlier hermesd init with no hook manager; hermesd's hooks are stubs in .git/hooks, in this clone only.`,
+    );
+    expect(againLines, 'a refresh does not say there is nothing to commit').toContain(
+      'nothing to commit: the hooks live in this clone only (each clone runs hermesd init once)',
+    );
+  });
+
+  it('in a husky 9 project, says which layout it kept, and once the hook files are committed, that teammates get them (init --agents all again)', async () => {
+    const repo = t.repo({ 'package.json': '{"name":"x"}\n', '.gitignore': 'node_modules\n' });
+    linkNodeModules(repo);
+    huskyInstall(repo, t.env);
+    writeFileSync(join(repo, '.husky', 'pre-commit'), 'echo project-hook\n');
+    gitIn(t, repo, 'add', '-A');
+    gitIn(t, repo, 'commit', '-qm', 'husky');
+    const hooks = ['pre-commit', 'post-commit', 'post-merge', 'post-checkout', 'post-rewrite'].map((h) => `.husky/${h}`).join(', ');
+    const init = await t.cli(['init'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    const lines = init.stdout.split('\n');
+    expect(lines[0], "init's first line does not say which husky layout it found and kept").toBe(
+      `hermesd hooks installed in ${repo}: found husky 9's layout (core.hooksPath = .husky/_, husky's runner .husky/_/h); hermesd's block is at the top of ${hooks}; husky's runner and core.hooksPath are left as they are.`,
+    );
+    expect(lines, 'init does not list the husky hook files to commit').toContain(
+      `commit these so teammates get the hooks (each clone then runs hermesd init once): .hermes/config.yaml, ${hooks}`,
+    );
+    gitIn(t, repo, 'add', '-A');
+    gitIn(t, repo, 'commit', '-qm', 'hermesd');
+    const agents = await t.cli(['init', '--agents', 'all'], { cwd: repo });
+    expect(agents.code, agents.stderr).toBe(0);
+    expect(agents.stdout.split('\n'), 'init --agents all again does not say the committed hook files reach teammates').toContain(
+      `nothing to commit: ${hooks} are committed with hermesd's part, so teammates get the hooks (each clone runs hermesd init once)`,
+    );
+    expect(agents.stdout, 'init says committed husky hooks live in this clone only').not.toContain('this clone only');
+  });
 
   it('hooks find the hermesd that installed them without node on PATH, and HERMESD_SKIP=1 makes them do nothing', async () => {
     const repo = t.repo();

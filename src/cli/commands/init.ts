@@ -89,6 +89,16 @@ function agentLines(r: AgentsReport): string[] {
   ];
 }
 
+/** What to commit so teammates get the hooks, true to the layout: hook files in the work tree, or hooks in this clone only. */
+function commitLine(r: { commit: string[]; hookFiles: string[] }): string {
+  if (r.hookFiles.length === 0)
+    return r.commit.length
+      ? `commit ${r.commit.join(', ')} so teammates get its rules; the hooks live in this clone only (each clone runs hermesd init once)`
+      : 'nothing to commit: the hooks live in this clone only (each clone runs hermesd init once)';
+  if (r.commit.length) return `commit these so teammates get the hooks (each clone then runs hermesd init once): ${r.commit.join(', ')}`;
+  return `nothing to commit: ${r.hookFiles.join(', ')} ${r.hookFiles.length > 1 ? 'are' : 'is'} committed with hermesd's part, so teammates get the hooks (each clone runs hermesd init once)`;
+}
+
 /** `init --server [--uninstall]`: the server-side hook of a bare repository. */
 async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<void> {
   const repo = findGitRepository(process.cwd());
@@ -228,7 +238,7 @@ export function register(program: Command): void {
         const r = agents ? { ...withSecrets, agents } : withSecrets;
         output(globals(cmd), r, () =>
           [
-            `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root} with ${r.manager === 'git' ? '.git/hooks (no hook manager)' : r.manager} (${r.reason})`,
+            `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root}: ${r.reason}; ${r.did}.`,
             `hooks: ${r.hooks.join(', ')}${r.hooksPath ? `  (core.hooksPath = ${r.hooksPath})` : ''}`,
             r.chained.length ? `your existing hooks keep running after hermesd's: ${r.chained.join(', ')}` : '',
             r.config.written ? `wrote ${r.config.path}: add your rules and checks there` : `kept ${r.config.path}`,
@@ -237,9 +247,7 @@ export function register(program: Command): void {
               : color.yellow(
                   `note: ${r.config.path} has no secrets rule, so commits are not checked for credentials (GitHub, Slack, Stripe and AWS keys, private keys: ~220 kinds). To turn it on, add to its rules:\n${SECRETS_RULE_YAML}`,
                 ),
-            r.commit.length
-              ? `commit these so teammates get the hooks (each clone then runs hermesd init once): ${r.commit.join(', ')}`
-              : 'nothing to commit for the hooks: they live in this clone only (each clone runs hermesd init once)',
+            commitLine(r),
             `local to this clone (never commit): ${r.local.join(', ')}`,
             ...r.notes.map((n) => color.yellow(`note: ${n}`)),
             `skip once: HERMESD_SKIP=1 git commit …  remove: hermesd init --uninstall`,
