@@ -29,6 +29,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import husky from 'husky';
 import { findHusky, husky4ConfiguredHooks, husky9Dir, type HuskyFound, type HuskyLayout } from './husky-layout.js';
+import { worktreeGitDirs } from './runtime-folder.js';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { markedSpan } from '../text/marked.js';
@@ -726,13 +727,9 @@ function isCommitted(repo: Repo, rel: string, same = false): boolean {
 
 /** Whether another worktree of this clone has hermesd installed (and uses the shared runner). */
 function otherInstalls(repo: Repo): boolean {
-  const candidates = [installRecordPath(repo.commonDir)];
-  try {
-    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(installRecordPath(join(repo.commonDir, 'worktrees', w)));
-  } catch {
-    // no linked worktrees
-  }
-  return candidates.some((f) => f !== statePath(repo) && existsSync(f));
+  return worktreeGitDirs(repo.commonDir)
+    .map(installRecordPath)
+    .some((f) => f !== statePath(repo) && existsSync(f));
 }
 
 function relOrAbs(root: string, abs: string): string {

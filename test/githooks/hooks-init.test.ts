@@ -207,6 +207,49 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     expect(agents.stdout, 'init says committed husky hooks live in this clone only').not.toContain('this clone only');
   });
 
+  it('init --uninstall and stop, in either order, leave nothing of hermesd in .git but work a hook kept for the user', async () => {
+    const made = async (files: Record<string, string>) => {
+      const repo = t.repo(files);
+      expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+      writeFileSync(join(repo, 'b.txt'), 'b\n');
+      gitIn(t, repo, 'add', 'b.txt');
+      const c = commitIn(t, repo, ['-qm', 'b']);
+      expect(c.code, c.out).toBe(0);
+      // The commit's hooks started the daemon, which keeps its log and the runners' settings there.
+      expect(existsSync(join(repo, '.git', 'hermesd', 'daemon.log'))).toBe(true);
+      return repo;
+    };
+    const runtime = (repo: string) => join(repo, '.git', 'hermesd');
+
+    const uninstallFirst = await made({ 'a.txt': 'a\n' });
+    const un = await t.cli(['init', '--uninstall'], { cwd: uninstallFirst });
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout, 'init --uninstall did not stop the daemon of this work tree').toMatch(/^stopped this work tree's daemon \(pid \d+\)$/m);
+    expect(un.stdout.split('\n'), 'init --uninstall does not say .git/hermesd is removed').toContain(
+      "removed .git/hermesd (hermesd's runtime folder: the daemon's log, the hooks' settings)",
+    );
+    expect(existsSync(runtime(uninstallFirst)), 'init --uninstall left .git/hermesd').toBe(false);
+    const stop = await t.cli(['stop'], { cwd: uninstallFirst });
+    expect(stop.stdout.trim()).toBe('not running');
+    expect(existsSync(runtime(uninstallFirst)), 'stop after init --uninstall made .git/hermesd again').toBe(false);
+
+    const stopFirst = await made({ 'a.txt': 'a\n' });
+    expect((await t.cli(['stop'], { cwd: stopFirst })).code).toBe(0);
+    expect((await t.cli(['init', '--uninstall'], { cwd: stopFirst })).code).toBe(0);
+    expect(existsSync(runtime(stopFirst)), 'after stop and init --uninstall, .git/hermesd is still there').toBe(false);
+
+    // A backup a restore kept is the user's work: it stays, and uninstall says where.
+    const kept = await made({ 'a.txt': 'a\n' });
+    mkdirSync(join(runtime(kept), 'kept', 'b1'), { recursive: true });
+    writeFileSync(join(runtime(kept), 'kept', 'b1', 'a.txt'), 'work\n');
+    const un3 = await t.cli(['init', '--uninstall'], { cwd: kept });
+    expect(un3.stdout.split('\n'), 'init --uninstall does not say where the kept work is').toContain(
+      'kept in .git/hermesd: kept (work a hook saved for you: hermesd hook restore)',
+    );
+    expect(readdirSync(runtime(kept)), 'init --uninstall removed work a hook kept, or left more than it').toEqual(['kept']);
+    expect(readFileSync(join(runtime(kept), 'kept', 'b1', 'a.txt'), 'utf8')).toBe('work\n');
+  }, 60_000);
+
   it('hooks find the hermesd that installed them without node on PATH, and HERMESD_SKIP=1 makes them do nothing', async () => {
     const repo = t.repo();
     await t.cli(['init'], { cwd: repo });

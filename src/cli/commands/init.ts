@@ -7,7 +7,8 @@
  * repository: the pre-receive hook that judges every push (src/githooks/pre-receive.ts).
  */
 import type { Command } from 'commander';
-import { findGitRepository, findRepo, hermesHome } from '../../paths/index.js';
+import { relative } from 'node:path';
+import { findGitRepository, findRepo, hermesHome, repoPaths } from '../../paths/index.js';
 import { UsageError } from '../../errors/index.js';
 import { CLI_ENTRY } from '../../version.js';
 import { action, color, globals, output } from '../runtime.js';
@@ -176,11 +177,36 @@ export function register(program: Command): void {
         // The installer (husky, yaml) and the config schema load only for this command.
         const { installHooks, uninstallHooks } = await import('../../githooks/install.js');
         if (opts.uninstall) {
+          // This work tree's daemon first: it writes its log and the runners' settings into the runtime folder that goes last.
+          const { stopDaemon } = await import('../../client/lifecycle.js');
+          // A daemon that cannot be reached or stopped (a socket folder that cannot be used) leaves its folder alone; the rest is given back all the same.
+          const daemon: { stopped: boolean; pid?: number; error?: string } = await stopDaemon(repoPaths(repo)).catch((err: unknown) => ({
+            stopped: false,
+            error: err instanceof Error ? err.message : String(err),
+          }));
           const { uninstallAgents } = await import('../../other-agents/install.js');
           const agents = uninstallAgents(repo);
-          const r = { ...uninstallHooks(repo), agents };
+          const hooks = uninstallHooks(repo);
+          const { removeRuntimeFolder, runtimeFolderKept } = await import('../../githooks/runtime-folder.js');
+          const runtime = daemon.error ? runtimeFolderKept(repo) : removeRuntimeFolder(repo);
+          const r = { ...hooks, agents, daemon, runtime };
+          const rel = relative(r.root, runtime.dir);
+          const after = [
+            daemon.stopped ? `stopped this work tree's daemon${daemon.pid ? ` (pid ${daemon.pid})` : ''}` : '',
+            daemon.error && runtime.existed
+              ? color.yellow(
+                  `note: ${rel} stays: this work tree's daemon could not be stopped (${daemon.error}); run hermesd stop, then hermesd init --uninstall again`,
+                )
+              : '',
+            runtime.existed && runtime.removed ? `removed ${rel} (hermesd's runtime folder: the daemon's log, the hooks' settings)` : '',
+            runtime.keptWork.length ? `kept in ${rel}: ${runtime.keptWork.join(', ')} (work a hook saved for you: hermesd hook restore)` : '',
+            runtime.keptShared.length ? `kept in ${rel}: ${runtime.keptShared.join(', ')} (other worktrees of this clone still use them)` : '',
+            runtime.keptRecords.length
+              ? `kept in ${rel}: ${runtime.keptRecords.join(', ')} (the record of what is left above, for the next hermesd init --uninstall)`
+              : '',
+          ];
           output(globals(cmd), r, () =>
-            r.wasInstalled || r.removedBlocks.length
+            (r.wasInstalled || r.removedBlocks.length
               ? [
                   `hermesd hooks removed from ${r.root}${r.manager ? ` (${r.manager})` : ''}`,
                   `core.hooksPath: ${r.hooksPath ?? '(unset: git runs .git/hooks)'}`,
@@ -190,10 +216,14 @@ export function register(program: Command): void {
                   r.keptCommitted.length
                     ? `left as committed (they call hermesd only where it is set up): ${r.keptCommitted.join(', ')}; to drop hermesd from the project, remove its part from them in a commit`
                     : '',
+                  ...after,
                 ]
-                  .filter(Boolean)
-                  .join('\n')
-              : 'hermesd hooks were not installed here; nothing to do',
+              : after.some(Boolean)
+                ? ['hermesd hooks were not installed here', ...after]
+                : ['hermesd hooks were not installed here; nothing to do']
+            )
+              .filter(Boolean)
+              .join('\n'),
           );
           if (!globals(cmd).json && agents.wasInstalled) {
             process.stdout.write(
