@@ -37,15 +37,16 @@ export function hookHealth(repo: Repo): HookHealth {
   const pre = join(hooksDir, 'pre-commit');
   const owner = hookOwner(hooksDir, 'pre-commit');
   const ourStub = owner === 'hermesd' || (owner !== 'none' && hookOwner(hooksDir, 'pre-commit.legacy') === 'hermesd' && owner === 'pre-commit');
-  if (state.manager === 'husky') {
-    const expected = join(repo.root, state.huskyDir ?? '.husky', '_');
-    const userHook = readTextIfAny(join(repo.root, state.huskyDir ?? '.husky', 'pre-commit')) ?? '';
-    if (hooksDir !== expected)
+  if (state.manager === 'husky' && state.huskyDir) {
+    // husky 9 runs hooks from <dir>/_, husky 5–8 from <dir> (husky 4's layout has hermesd's own hooks directory: below).
+    const wanted = state.huskyLayout === 'husky5-8' ? state.huskyDir : `${state.huskyDir}/_`;
+    const userHook = readTextIfAny(join(repo.root, state.huskyDir, 'pre-commit')) ?? '';
+    if (hooksDir !== join(repo.root, wanted))
       problems.push(
-        `core.hooksPath does not point at ${state.huskyDir ?? '.husky'}/_ (git runs hooks from ${hooksDir}), so hermesd's hooks do not run: run hermesd init (or: git config core.hooksPath ${state.huskyDir ?? '.husky'}/_)`,
+        `core.hooksPath does not point at ${wanted} (git runs hooks from ${hooksDir}), so hermesd's hooks do not run: ${state.huskyLayout === 'husky5-8' ? "run husky's own install (npx husky install)" : 'run hermesd init'} (or: git config core.hooksPath ${wanted})`,
       );
     else if (!userHook.includes('hermesd'))
-      problems.push(`${state.huskyDir ?? '.husky'}/pre-commit no longer calls hermesd (its block was taken out): run hermesd init to put it back`);
+      problems.push(`${state.huskyDir}/pre-commit no longer calls hermesd (its block was taken out): run hermesd init to put it back`);
     else {
       health.active = executable(pre);
       health.via = 'husky';

@@ -3,8 +3,12 @@
  * keeps every hook the repository already had running; `--uninstall` gives back what init
  * changed. Both are idempotent.
  *
- * - husky (a `.husky/` setup, or husky in package.json): husky 9's layout, `core.hooksPath =
- *   .husky/_`, our block in `.husky/<hook>` (commit those files: teammates get the hooks).
+ * - husky: the layout the repository has, never upgraded (src/githooks/husky-layout.ts says
+ *   which): husky 9's (`core.hooksPath = .husky/_`, set up when husky is named but not
+ *   installed, or chosen with --manager) and husky 5–8's (`core.hooksPath = .husky`, left as
+ *   it is) get our block in `.husky/<hook>` (commit those files: teammates get the hooks);
+ *   husky 4's scripts in `.git/hooks` are chained in place by hermesd's own hooks directory,
+ *   as a custom `core.hooksPath` is.
  * - the pre-commit framework (`.pre-commit-config.yaml`): a `repo: local` entry at the end of
  *   `repos:`; `core.hooksPath` is left alone, so `pre-commit install` works before or after.
  * - lefthook (`lefthook.yml`): a `hermesd` command in its pre-commit section and a re-check in
@@ -24,6 +28,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import husky from 'husky';
+import { findHusky, husky4ConfiguredHooks, husky9Dir, type HuskyFound, type HuskyLayout } from './husky-layout.js';
+import { worktreeGitDirs } from './runtime-folder.js';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { markedSpan } from '../text/marked.js';
@@ -94,6 +100,16 @@ export const DIRECT_STUB = [
 
 export type Repo = { root: string; gitDir: string; commonDir: string };
 
+/** How init names a layout when it refreshes an install. */
+const LAYOUT_NAMES: Record<HuskyLayout | Exclude<HookManager, 'husky'>, string> = {
+  husky4: "husky 4's layout",
+  'husky5-8': "husky 5–8's layout",
+  husky9: "husky 9's layout",
+  'pre-commit': 'the pre-commit framework',
+  lefthook: 'lefthook',
+  git: 'no hook manager',
+};
+
 type InstallState = {
   version: 2;
   manager: HookManager;
@@ -103,6 +119,8 @@ type InstallState = {
   hooksPathSet?: string;
   /** The runner (absolute). */
   runner: string;
+  /** husky: which layout (absent: husky 9's, as every install before husky 4–8 were told apart). */
+  huskyLayout?: HuskyLayout;
   /** husky: the husky directory (relative to the root), what init created of it, the hooks directory chained. */
   huskyDir?: string;
   createdHuskyDir?: boolean;
@@ -130,8 +148,12 @@ type InstallStateV1 = {
 export type InstallReport = {
   root: string;
   manager: HookManager;
-  /** Why that manager (what init found). */
+  /** husky: the layout kept (husky 4's, 5–8's or 9's). */
+  huskyLayout?: HuskyLayout;
+  /** What init found (for husky, which layout), or that --manager chose: a clause ("found no hook manager"). */
   reason: string;
+  /** What init did with it, in words. */
+  did: string;
   /** core.hooksPath after init (null: unset, git uses .git/hooks). */
   hooksPath: string | null;
   previousHooksPath: string | null;
@@ -144,6 +166,8 @@ export type InstallReport = {
   config: { path: string; written: boolean };
   /** Files to commit so that teammates get the hooks (relative to the root). */
   commit: string[];
+  /** The work-tree files that carry hermesd's part, committed or not (empty: the hooks live in this clone only). */
+  hookFiles: string[];
   /** Files only this clone has (the runner, stubs in .git/hooks). */
   local: string[];
   /** What to do next, if anything. */
@@ -220,9 +244,15 @@ export function isGitStub(text: string): boolean {
   return text.includes(GIT_STUB_MARK);
 }
 
-/** Our block in a husky hook file: the runner takes over the rest of the file (run after hermesd's part, then re-checked). */
+/**
+ * Our block in a husky hook file: the runner takes over the rest of the file (run after
+ * hermesd's part, then re-checked). The runner runs the file again with HERMESD_BLOCK_DONE
+ * set to its pid, so the block steps aside there; husky 5–8's `_/husky.sh` runs the file once
+ * more from that shell (`sh -e "$0"`), so the block hands the mark on to the shell it is in.
+ * A git hook of a nested git command (its parent is that git) runs hermesd again.
+ */
 function block(hook: string): string {
-  return `${BLOCK_BEGIN}\nif [ -x "\${0%/*}/_/${HUSKY_RUNNER}" ] && [ "\${HERMESD_BLOCK_DONE:-}" != "$PPID" ]; then "\${0%/*}/_/${HUSKY_RUNNER}" --file "$0" ${hook} "$@"; exit $?; fi\n${BLOCK_END}\n`;
+  return `${BLOCK_BEGIN}\nif [ "\${HERMESD_BLOCK_DONE:-}" = "$PPID" ]; then HERMESD_BLOCK_DONE=$$; elif [ -x "\${0%/*}/_/${HUSKY_RUNNER}" ]; then "\${0%/*}/_/${HUSKY_RUNNER}" --file "$0" ${hook} "$@"; exit $?; fi\n${BLOCK_END}\n`;
 }
 
 /** Removes our block from a hook file's text; returns undefined when there was none. */
@@ -256,15 +286,6 @@ function isExecutableFile(p: string): boolean {
   }
 }
 
-/** An existing husky 9 setup: core.hooksPath = <dir>/_ with husky's runner `h` in it. */
-function existingHuskyDir(repo: Repo, hooksPath: string | null): string | undefined {
-  if (!hooksPath) return undefined;
-  const abs = isAbsolute(hooksPath) ? hooksPath : resolve(repo.root, hooksPath);
-  if (!abs.endsWith('/_') || !existsSync(join(abs, 'h'))) return undefined;
-  const dir = relative(repo.root, dirname(abs));
-  return dir && !dir.startsWith('..') ? dir : undefined;
-}
-
 /** Who wrote the hook git runs for `hook` in `dir`: the pre-commit framework, lefthook, hermesd, someone else. */
 export function hookOwner(dir: string, hook: string): 'pre-commit' | 'lefthook' | 'hermesd' | 'other' | 'none' {
   const text = readTextIfAny(join(dir, hook));
@@ -275,32 +296,26 @@ export function hookOwner(dir: string, hook: string): 'pre-commit' | 'lefthook' 
   return 'other';
 }
 
-function packageJsonUsesHusky(root: string): boolean {
-  const text = readTextIfAny(join(root, 'package.json'));
-  if (!text) return false;
-  try {
-    const pkg = JSON.parse(text) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string>; scripts?: Record<string, string> };
-    return Boolean(pkg.devDependencies?.husky || pkg.dependencies?.husky || /\bhusky\b/.test(pkg.scripts?.prepare ?? ''));
-  } catch {
-    return false;
-  }
+/** The husky this repository runs (src/githooks/husky-layout.ts), or undefined. */
+function huskyOf(repo: Repo): HuskyFound | undefined {
+  return findHusky(repo.root, localHooksPath(repo), join(repo.commonDir, 'hooks'));
 }
 
-/** The hook manager this repository uses, and what says so. */
-export function detectManager(repo: Repo): { manager: HookManager; reason: string } {
-  const hooksPath = localHooksPath(repo);
-  if (existingHuskyDir(repo, hooksPath)) return { manager: 'husky', reason: `core.hooksPath is ${hooksPath} (husky 9)` };
+/** The hook manager this repository uses, what says so, and for husky its layout. */
+export function detectManager(repo: Repo): { manager: HookManager; reason: string; husky?: HuskyFound } {
+  const found = huskyOf(repo);
+  // An installed husky whose hooks git runs through core.hooksPath comes first: nothing else runs beside it.
+  if (found?.installed && found.layout !== 'husky4') return { manager: 'husky', reason: found.what, husky: found };
   const hooksDir = effectiveHooksDir(repo);
   const owner = hookOwner(hooksDir, 'pre-commit');
   if (owner === 'pre-commit' && existsSync(join(repo.root, PRE_COMMIT_CONFIG)))
-    return { manager: 'pre-commit', reason: 'the pre-commit framework is installed (.git/hooks/pre-commit)' };
-  if (owner === 'lefthook' && findLefthookConfig(repo.root)) return { manager: 'lefthook', reason: 'lefthook is installed (.git/hooks/pre-commit)' };
-  if (existsSync(join(repo.root, '.husky')) && statSync(join(repo.root, '.husky')).isDirectory()) return { manager: 'husky', reason: 'a .husky/ directory' };
-  if (packageJsonUsesHusky(repo.root)) return { manager: 'husky', reason: 'husky in package.json' };
+    return { manager: 'pre-commit', reason: 'the pre-commit framework, installed (.git/hooks/pre-commit)' };
+  if (owner === 'lefthook' && findLefthookConfig(repo.root)) return { manager: 'lefthook', reason: 'lefthook, installed (.git/hooks/pre-commit)' };
+  if (found) return { manager: 'husky', reason: found.what, husky: found };
   const lefthook = findLefthookConfig(repo.root);
-  if (lefthook) return { manager: 'lefthook', reason: lefthook.file };
-  if (existsSync(join(repo.root, PRE_COMMIT_CONFIG))) return { manager: 'pre-commit', reason: PRE_COMMIT_CONFIG };
-  return { manager: 'git', reason: 'no hook manager (hooks go in .git/hooks, per clone)' };
+  if (lefthook) return { manager: 'lefthook', reason: `lefthook (${lefthook.file})` };
+  if (existsSync(join(repo.root, PRE_COMMIT_CONFIG))) return { manager: 'pre-commit', reason: `the pre-commit framework (${PRE_COMMIT_CONFIG})` };
+  return { manager: 'git', reason: 'no hook manager' };
 }
 
 function writeConfigFromTemplate(repo: Repo): { path: string; written: boolean } {
@@ -364,6 +379,8 @@ type Ctx = {
   chained: string[];
   hooks: string[];
   notes: string[];
+  /** What init did, in words (InstallReport.did). */
+  did: string;
 };
 
 /** hermesd's stubs in git's hooks directory for `hooks`; a hook that was there moves to <common-dir>/hermesd/chained and runs after hermesd's part. */
@@ -386,18 +403,23 @@ function stubGitHooks(c: Ctx, hooksDir: string, hooks: readonly string[]): void 
   }
 }
 
-function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void {
+/**
+ * `chainInPlace`: run the hooks of git's own hooks directory where they are (husky 4's scripts
+ * find their husky.sh beside them and take their name from their path), from hermesd's hooks
+ * directory; `alsoHooks`: hooks to chain that may not be there yet (husky 4's configured ones).
+ */
+function installGit(c: Ctx, opts: { onlyHooks?: readonly string[]; chainInPlace?: boolean; alsoHooks?: readonly string[] } = {}): void {
   const { repo, state } = c;
   const current = effectiveHooksDir(repo);
   const standard = join(repo.commonDir, 'hooks');
   let hooksDir = standard;
   if (state.hooksPathSet) {
     hooksDir = absPath(repo.root, state.hooksPathSet);
-  } else if (resolve(current) !== resolve(standard)) {
+  } else if (opts.chainInPlace || resolve(current) !== resolve(standard)) {
     // A custom core.hooksPath (githooks/, a user-wide one): hermesd's own directory takes its
     // place and every hook in the old one keeps running after hermesd's part.
     hooksDir = join(sharedRuntimeDirOf(repo.commonDir), 'hooks');
-    state.chainDir = current;
+    state.chainDir = opts.chainInPlace ? standard : current;
     mkdirSync(hooksDir, { recursive: true });
     gitSync(['config', '--local', 'core.hooksPath', hooksDir], { cwd: repo.root });
     state.hooksPathSet = hooksDir;
@@ -408,7 +430,7 @@ function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void 
       ? readdirSync(state.chainDir).filter((n) => !n.endsWith('.sample') && isExecutableFile(join(state.chainDir!, n)))
       : [];
     for (const name of names.sort()) if (!c.chained.includes(name)) c.chained.push(name);
-    const hooks = [...new Set([...(opts.onlyHooks ?? INSTALLED_HOOKS), ...names])];
+    const hooks = [...new Set([...(opts.onlyHooks ?? INSTALLED_HOOKS), ...names, ...(opts.alsoHooks ?? [])])];
     for (const hook of hooks) {
       c.changes.write(join(hooksDir, hook), gitStub(hook, state.runner, state.chainDir), 0o755);
       if ((opts.onlyHooks ?? INSTALLED_HOOKS).includes(hook) && !c.hooks.includes(hook)) c.hooks.push(hook);
@@ -416,6 +438,37 @@ function installGit(c: Ctx, opts: { onlyHooks?: readonly string[] } = {}): void 
     return;
   }
   stubGitHooks(c, hooksDir, opts.onlyHooks ?? INSTALLED_HOOKS);
+}
+
+/**
+ * husky 4: its scripts stay in .git/hooks as its installer wrote them (it rewrites them at
+ * every npm install); hermesd's hooks directory takes git's place and runs each after
+ * hermesd's part, as for a custom core.hooksPath. husky 4's switch (HUSKY_SKIP_HOOKS) skips
+ * its scripts; hermesd's hooks are not husky's.
+ */
+function installHusky4(c: Ctx): void {
+  installGit(c, { chainInPlace: true, alsoHooks: husky4ConfiguredHooks(c.repo.root) });
+  const dir = relOrAbs(c.repo.root, absPath(c.repo.root, c.state.hooksPathSet!));
+  c.did = `core.hooksPath now points at hermesd's hooks directory ${dir}, which runs husky's scripts in .git/hooks after hermesd's part; husky's files are left as they are`;
+}
+
+/**
+ * husky 5–8: core.hooksPath and husky's `_/husky.sh` are left as they are (husky is never
+ * upgraded); our block goes at the top of `<dir>/<hook>`, created when missing (with a
+ * shebang: git runs these files itself). The runner (`<dir>/_/hermesd`, ignored as the rest
+ * of `_/`) runs the file after hermesd's part, and husky.sh does what it always did there.
+ */
+function installHusky58(c: Ctx): void {
+  const { repo, state } = c;
+  const huskyDir = state.huskyDir!;
+  state.chainDir = null;
+  for (const hook of INSTALLED_HOOKS) {
+    const rel = `${huskyDir}/${hook}`;
+    const before = readTextIfAny(join(repo.root, rel));
+    c.changes.write(rel, withBlock(before ?? '#!/usr/bin/env sh\n', hook), 0o755);
+    c.hooks.push(hook);
+  }
+  c.did = `hermesd's block is at the top of ${INSTALLED_HOOKS.map((h) => `${huskyDir}/${h}`).join(', ')}; core.hooksPath and husky's own files are left as they are (husky is not upgraded)`;
 }
 
 function installHusky(c: Ctx, previous: InstallState | undefined): void {
@@ -433,7 +486,8 @@ function installHusky(c: Ctx, previous: InstallState | undefined): void {
     state.createdHuskyInternal = !existsSync(internal);
   }
   // Re-running husky's installer over a project's own husky setup would replace its runner.
-  if (!(currentPath === ours && existsSync(join(internal, 'h')))) runHuskyInstaller(repo, huskyDir);
+  const ran = !(currentPath === ours && existsSync(join(internal, 'h')));
+  if (ran) runHuskyInstaller(repo, huskyDir);
   state.hooksPathSet = ours;
 
   const chained: string[] = [];
@@ -463,6 +517,10 @@ function installHusky(c: Ctx, previous: InstallState | undefined): void {
     c.changes.write(rel, withBlock(before ?? '', hook), 0o755);
     c.hooks.push(hook);
   }
+  const files = hooks.map((h) => `${huskyDir}/${h}`).join(', ');
+  c.did = state.createdHuskyInternal
+    ? `husky 9's layout set up (core.hooksPath = ${ours}) with hermesd's block in ${files}`
+    : `hermesd's block is at the top of ${files}; ${ran ? `husky 9's installer set core.hooksPath = ${ours}` : "husky's runner and core.hooksPath are left as they are"}`;
 }
 
 function installPreCommitFramework(c: Ctx): void {
@@ -473,6 +531,7 @@ function installPreCommitFramework(c: Ctx): void {
   const text = readConfig(repo.root, PRE_COMMIT_CONFIG) ?? '';
   c.changes.write(PRE_COMMIT_CONFIG, withPreCommitEntry(text, viaFramework, versionOf('pre-commit')));
   c.hooks.push(...viaFramework);
+  c.did = `hermesd's entry is at the end of the repos of ${PRE_COMMIT_CONFIG}; core.hooksPath is left alone`;
   const installed = hookOwner(hooksDir, 'pre-commit') === 'pre-commit';
   if (!installed) {
     c.notes.push(
@@ -502,6 +561,7 @@ function installLefthook(c: Ctx): void {
   ];
   c.changes.write(found.file, withLefthookEntries(found.file, text, sections));
   c.hooks.push(...viaLefthook);
+  c.did = `hermesd's commands are in ${found.file} (${viaLefthook.join(', ')}, and a re-check in prepare-commit-msg); core.hooksPath is left alone`;
   const hooksDir = effectiveHooksDir(repo);
   const installed = hookOwner(hooksDir, 'pre-commit') === 'lefthook';
   if (!installed) {
@@ -537,18 +597,30 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   if (previous && opts.manager && opts.manager !== previous.manager) {
     throw new UsageError(`hermesd is installed here with ${previous.manager}; run hermesd init --uninstall first to switch to ${opts.manager}.`);
   }
-  const detected = previous
-    ? { manager: previous.manager, reason: 'installed before' }
+  const detected: { manager: HookManager; reason: string; husky?: HuskyFound } = previous
+    ? {
+        manager: previous.manager,
+        reason: `an earlier hermesd init with ${LAYOUT_NAMES[previous.huskyLayout ?? (previous.manager === 'husky' ? 'husky9' : previous.manager)]}`,
+      }
     : opts.manager
-      ? { manager: opts.manager, reason: 'chosen with --manager' }
+      ? { manager: opts.manager, reason: opts.manager, ...(opts.manager === 'husky' ? { husky: huskyOf(repo) } : {}) }
       : detectManager(repo);
   const manager = detected.manager;
+  const layout: HuskyLayout | undefined =
+    manager === 'husky' ? (previous ? (previous.huskyLayout ?? 'husky9') : (detected.husky?.layout ?? 'husky9')) : undefined;
+  if (!previous && layout === 'husky5-8' && !detected.husky?.installed) {
+    // Installing it would be husky's work (npm install's prepare script), and another husky's installer would upgrade it.
+    throw new ConfigError(
+      `this repository uses ${detected.reason}. Run husky's own install first (npm install runs it through the "prepare" script, or: npx husky install), then hermesd init again; hermesd never installs or upgrades husky.`,
+    );
+  }
   const currentPath = localHooksPath(repo);
-  const huskyDir = manager === 'husky' ? (previous?.huskyDir ?? existingHuskyDir(repo, currentPath) ?? '.husky') : undefined;
-  const runner = manager === 'husky' ? join(repo.root, huskyDir!, '_', HUSKY_RUNNER) : join(sharedRuntimeDirOf(repo.commonDir), 'hook');
+  const huskyDir = layout && layout !== 'husky4' ? (previous?.huskyDir ?? detected.husky?.dir ?? '.husky') : undefined;
+  const runner = huskyDir ? join(repo.root, huskyDir, '_', HUSKY_RUNNER) : join(sharedRuntimeDirOf(repo.commonDir), 'hook');
   const state: InstallState = previous ?? {
     version: 2,
     manager,
+    ...(layout && layout !== 'husky9' ? { huskyLayout: layout } : {}),
     previousHooksPath: currentPath,
     runner,
     ...(huskyDir ? { huskyDir } : {}),
@@ -557,14 +629,23 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
     installedAt: new Date().toISOString(),
   };
   state.runner = runner;
-  const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [] };
+  const c: Ctx = { repo, state, changes: new Changes(repo.root, state.files), chained: [], hooks: [], notes: [], did: '' };
 
   // The config's bounds and onUnavailable, baked into the runner and its settings file until the daemon refreshes that.
   const settings: RunnerSettings = opts.settings ?? { hooks: defaults().hooks, agents: defaults().agents };
-  if (manager === 'husky') installHusky(c, previous);
+  if (layout === 'husky4') installHusky4(c);
+  else if (layout === 'husky5-8') installHusky58(c);
+  else if (manager === 'husky') installHusky(c, previous);
   else if (manager === 'pre-commit') installPreCommitFramework(c);
   else if (manager === 'lefthook') installLefthook(c);
-  else installGit(c);
+  else {
+    installGit(c);
+    c.did = state.chainDir
+      ? `core.hooksPath now points at hermesd's hooks directory ${relOrAbs(repo.root, absPath(repo.root, state.hooksPathSet!))}, which runs the hooks of ${state.chainDir} after hermesd's part`
+      : "hermesd's hooks are stubs in .git/hooks, in this clone only";
+  }
+  if (layout === 'husky4' && !detected.husky?.installed && !previous)
+    c.notes.push("husky 4's scripts are not in .git/hooks yet (npm install writes them); hermesd's hooks run them from there once they are");
 
   // The client, then the runner last: the stubs above name it, and it names nothing of theirs.
   const client = installClient(clientPath(repo.commonDir));
@@ -576,7 +657,7 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
       nodePath: opts.nodePath,
       cliPath: opts.cliPath,
       commonDir: repo.commonDir,
-      chainDir: manager === 'husky' ? (state.chainDir ?? null) : undefined,
+      chainDir: huskyDir ? (state.chainDir ?? null) : undefined,
       ...settings.hooks,
     }),
     { mode: 0o755 },
@@ -596,10 +677,11 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
     return r && !r.startsWith('..') && !isAbsolute(r) && r !== '.git' && !r.startsWith('.git/') ? r : undefined;
   };
   const ignored = (rel: string) => gitTry(['check-ignore', '-q', '--', rel], { cwd: repo.root }).status === 0;
+  const hookFiles = [...new Set(state.files.map((f) => inTree(f.path)).filter((p): p is string => p !== undefined && !ignored(p)))];
   const commit = [
     ...new Set([
       ...(config.written || !isCommitted(repo, '.hermes/config.yaml') ? ['.hermes/config.yaml'] : []),
-      ...state.files.map((f) => inTree(f.path)).filter((p): p is string => p !== undefined && !ignored(p) && !isCommitted(repo, p, true)),
+      ...hookFiles.filter((p) => !isCommitted(repo, p, true)),
     ]),
   ];
   const local = [
@@ -612,7 +694,12 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
   return {
     root: repo.root,
     manager,
-    reason: detected.reason,
+    ...(layout ? { huskyLayout: layout } : {}),
+    reason:
+      !previous && opts.manager
+        ? `${opts.manager} chosen with --manager${detected.husky ? ` (found ${detected.husky.what})` : ''}`
+        : `found ${detected.reason}`,
+    did: c.did,
     hooksPath: localHooksPath(repo),
     previousHooksPath: state.previousHooksPath,
     ...(huskyDir ? { huskyDir } : {}),
@@ -621,6 +708,7 @@ export function installHooks(repo: Repo, opts: { nodePath: string; cliPath: stri
     chained: [...new Set(c.chained)],
     config,
     commit,
+    hookFiles,
     local: [...new Set(local)],
     notes: c.notes,
     reinstalled: previous !== undefined,
@@ -639,13 +727,9 @@ function isCommitted(repo: Repo, rel: string, same = false): boolean {
 
 /** Whether another worktree of this clone has hermesd installed (and uses the shared runner). */
 function otherInstalls(repo: Repo): boolean {
-  const candidates = [installRecordPath(repo.commonDir)];
-  try {
-    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(installRecordPath(join(repo.commonDir, 'worktrees', w)));
-  } catch {
-    // no linked worktrees
-  }
-  return candidates.some((f) => f !== statePath(repo) && existsSync(f));
+  return worktreeGitDirs(repo.commonDir)
+    .map(installRecordPath)
+    .some((f) => f !== statePath(repo) && existsSync(f));
 }
 
 function relOrAbs(root: string, abs: string): string {
@@ -706,7 +790,7 @@ export function uninstallHooks(repo: Repo): UninstallReport {
     }
   }
   // Blocks hermesd left in a husky directory it has no record of (a teammate's commit, an old install).
-  const huskyDir = state?.huskyDir ?? existingHuskyDir(repo, currentPath);
+  const huskyDir = state ? state.huskyDir : husky9Dir(repo.root, currentPath);
   if (huskyDir && (!state || state.manager === 'husky')) {
     const huskyAbs = join(repo.root, huskyDir);
     const internal = join(huskyAbs, '_');
@@ -740,9 +824,9 @@ export function uninstallHooks(repo: Repo): UninstallReport {
     else gitSync(['config', '--local', 'core.hooksPath', state.previousHooksPath], { cwd: repo.root });
     report.hooksPath = state.previousHooksPath;
   }
-  if (state && state.manager !== 'husky' && !otherInstalls(repo)) {
-    // The runner is shared by the worktrees of this clone: the last one to uninstall removes it.
-    rmSync(state.runner, { force: true });
+  if (state && !otherInstalls(repo)) {
+    // The runner (but a husky directory's) and the client are shared by the worktrees of this clone: the last one to uninstall removes them.
+    if (!state.huskyDir) rmSync(state.runner, { force: true });
     for (const f of [clientPath(repo.commonDir), `${clientPath(repo.commonDir)}.error`]) rmSync(f, { force: true });
     for (const dir of [join(sharedRuntimeDirOf(repo.commonDir), 'chained'), join(sharedRuntimeDirOf(repo.commonDir), 'hooks')]) {
       if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });

@@ -21,7 +21,7 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
     await t.cleanup();
   });
 
-  it('runs hermesd once, then your commands in .husky/<hook>; HUSKY=0 and a removed block are honoured', async () => {
+  it('runs hermesd once, then your commands in .husky/<hook>; HUSKY=0 (reported after the commit) and a removed block are honoured', async () => {
     const stub = readFileSync(join(repo, '.husky', '_', 'pre-commit'), 'utf8');
     expect(stub).toContain('hermesd_stub=husky');
     // no command substitution (a fork) on the way to hermesd's runner
@@ -41,9 +41,13 @@ describe('the husky layout hermesd creates runs hooks without husky runner forks
     expect(refused.out.split('no-todo').length - 1).toBe(1);
     expect(existsSync(join(repo, 'user-hook-ran'))).toBe(false);
 
-    // HUSKY=0 skips every hook of a husky layout, hermesd's too (husky's own convention).
-    expect(commitIn(t, repo, ['-qm', 'todo'], { HUSKY: '0' }).code).toBe(0);
+    // HUSKY=0 skips your commands and hermesd's pre-commit check (husky's own convention), not
+    // silently: hermesd's post-commit re-checks the commit at once and names what breaks a rule.
+    const off = commitIn(t, repo, ['-qm', 'todo'], { HUSKY: '0' });
+    expect(off.code, off.out).toBe(0);
     expect(existsSync(join(repo, 'user-hook-ran'))).toBe(false);
+    expect(off.out, 'a commit made with HUSKY=0 went unreported').toContain('SKIPPED the pre-commit hook');
+    expect(off.out).toContain('b.txt:1  [no-todo]');
 
     writeFiles(repo, { 'c.txt': 'fine\n' });
     gitIn(t, repo, 'add', 'c.txt');

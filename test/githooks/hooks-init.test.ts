@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSy
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gitIn, commitIn, makeEnv, type TestEnv } from '../helpers/env.js';
+import { huskyInstall, linkNodeModules } from '../helpers/hook-managers.js';
 
 /** git with the test's environment: a hook it triggers must talk to the test daemon, never the real HERMES_HOME. */
 function hooksPath(repo: string): string | null {
@@ -154,6 +155,99 @@ describe('hermesd init installs hooks the way the repository manages them and ke
     expect(existsSync(join(repo, '.git', 'hermesd', 'hook'))).toBe(false);
     expect(commitIn(t, linked, ['-qm', 'todo']).code).toBe(0);
     await t.cli(['stop'], { cwd: linked });
+  }, 60_000);
+
+  it('says in one sentence what it found and what it did, and what to commit as it is: no hook manager', async () => {
+    const repo = t.repo({ 'go.mod': 'module example.com/x\n' });
+    const first = await t.cli(['init'], { cwd: repo });
+    expect(first.code, first.stderr).toBe(0);
+    const lines = first.stdout.split('\n');
+    expect(lines[0], "init's first line is not one sentence of what it found and did").toBe(
+      `hermesd hooks installed in ${repo}: found no hook manager; hermesd's hooks are stubs in .git/hooks, in this clone only.`,
+    );
+    expect(lines, 'init does not say the hooks are this clone only and the config is to commit').toContain(
+      'commit .hermes/config.yaml so teammates get its rules; the hooks live in this clone only (each clone runs hermesd init once)',
+    );
+    gitIn(t, repo, 'add', '.hermes/config.yaml');
+    gitIn(t, repo, 'commit', '-qm', 'hermesd config');
+    const again = await t.cli(['init'], { cwd: repo });
+    const againLines = again.stdout.split('\n');
+    expect(againLines[0], "init's first line on a refresh is not one sentence of what it found and did").toBe(
+      `hermesd hooks refreshed in ${repo}: found an earlier hermesd init with no hook manager; hermesd's hooks are stubs in .git/hooks, in this clone only.`,
+    );
+    expect(againLines, 'a refresh does not say there is nothing to commit').toContain(
+      'nothing to commit: the hooks live in this clone only (each clone runs hermesd init once)',
+    );
+  });
+
+  it('in a husky 9 project, says which layout it kept, and once the hook files are committed, that teammates get them (init --agents all again)', async () => {
+    const repo = t.repo({ 'package.json': '{"name":"x"}\n', '.gitignore': 'node_modules\n' });
+    linkNodeModules(repo);
+    huskyInstall(repo, t.env);
+    writeFileSync(join(repo, '.husky', 'pre-commit'), 'echo project-hook\n');
+    gitIn(t, repo, 'add', '-A');
+    gitIn(t, repo, 'commit', '-qm', 'husky');
+    const hooks = ['pre-commit', 'post-commit', 'post-merge', 'post-checkout', 'post-rewrite'].map((h) => `.husky/${h}`).join(', ');
+    const init = await t.cli(['init'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    const lines = init.stdout.split('\n');
+    expect(lines[0], "init's first line does not say which husky layout it found and kept").toBe(
+      `hermesd hooks installed in ${repo}: found husky 9's layout (core.hooksPath = .husky/_, husky's runner .husky/_/h); hermesd's block is at the top of ${hooks}; husky's runner and core.hooksPath are left as they are.`,
+    );
+    expect(lines, 'init does not list the husky hook files to commit').toContain(
+      `commit these so teammates get the hooks (each clone then runs hermesd init once): .hermes/config.yaml, ${hooks}`,
+    );
+    gitIn(t, repo, 'add', '-A');
+    gitIn(t, repo, 'commit', '-qm', 'hermesd');
+    const agents = await t.cli(['init', '--agents', 'all'], { cwd: repo });
+    expect(agents.code, agents.stderr).toBe(0);
+    expect(agents.stdout.split('\n'), 'init --agents all again does not say the committed hook files reach teammates').toContain(
+      `nothing to commit: ${hooks} are committed with hermesd's part, so teammates get the hooks (each clone runs hermesd init once)`,
+    );
+    expect(agents.stdout, 'init says committed husky hooks live in this clone only').not.toContain('this clone only');
+  });
+
+  it('init --uninstall and stop, in either order, leave nothing of hermesd in .git but work a hook kept for the user', async () => {
+    const made = async (files: Record<string, string>) => {
+      const repo = t.repo(files);
+      expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+      writeFileSync(join(repo, 'b.txt'), 'b\n');
+      gitIn(t, repo, 'add', 'b.txt');
+      const c = commitIn(t, repo, ['-qm', 'b']);
+      expect(c.code, c.out).toBe(0);
+      // The commit's hooks started the daemon, which keeps its log and the runners' settings there.
+      expect(existsSync(join(repo, '.git', 'hermesd', 'daemon.log'))).toBe(true);
+      return repo;
+    };
+    const runtime = (repo: string) => join(repo, '.git', 'hermesd');
+
+    const uninstallFirst = await made({ 'a.txt': 'a\n' });
+    const un = await t.cli(['init', '--uninstall'], { cwd: uninstallFirst });
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout, 'init --uninstall did not stop the daemon of this work tree').toMatch(/^stopped this work tree's daemon \(pid \d+\)$/m);
+    expect(un.stdout.split('\n'), 'init --uninstall does not say .git/hermesd is removed').toContain(
+      "removed .git/hermesd (hermesd's runtime folder: the daemon's log, the hooks' settings)",
+    );
+    expect(existsSync(runtime(uninstallFirst)), 'init --uninstall left .git/hermesd').toBe(false);
+    const stop = await t.cli(['stop'], { cwd: uninstallFirst });
+    expect(stop.stdout.trim()).toBe('not running');
+    expect(existsSync(runtime(uninstallFirst)), 'stop after init --uninstall made .git/hermesd again').toBe(false);
+
+    const stopFirst = await made({ 'a.txt': 'a\n' });
+    expect((await t.cli(['stop'], { cwd: stopFirst })).code).toBe(0);
+    expect((await t.cli(['init', '--uninstall'], { cwd: stopFirst })).code).toBe(0);
+    expect(existsSync(runtime(stopFirst)), 'after stop and init --uninstall, .git/hermesd is still there').toBe(false);
+
+    // A backup a restore kept is the user's work: it stays, and uninstall says where.
+    const kept = await made({ 'a.txt': 'a\n' });
+    mkdirSync(join(runtime(kept), 'kept', 'b1'), { recursive: true });
+    writeFileSync(join(runtime(kept), 'kept', 'b1', 'a.txt'), 'work\n');
+    const un3 = await t.cli(['init', '--uninstall'], { cwd: kept });
+    expect(un3.stdout.split('\n'), 'init --uninstall does not say where the kept work is').toContain(
+      'kept in .git/hermesd: kept (work a hook saved for you: hermesd hook restore)',
+    );
+    expect(readdirSync(runtime(kept)), 'init --uninstall removed work a hook kept, or left more than it').toEqual(['kept']);
+    expect(readFileSync(join(runtime(kept), 'kept', 'b1', 'a.txt'), 'utf8')).toBe('work\n');
   }, 60_000);
 
   it('hooks find the hermesd that installed them without node on PATH, and HERMESD_SKIP=1 makes them do nothing', async () => {

@@ -7,7 +7,8 @@
  * repository: the pre-receive hook that judges every push (src/githooks/pre-receive.ts).
  */
 import type { Command } from 'commander';
-import { findGitRepository, findRepo, hermesHome } from '../../paths/index.js';
+import { relative } from 'node:path';
+import { findGitRepository, findRepo, hermesHome, repoPaths } from '../../paths/index.js';
 import { UsageError } from '../../errors/index.js';
 import { CLI_ENTRY } from '../../version.js';
 import { action, color, globals, output } from '../runtime.js';
@@ -89,6 +90,16 @@ function agentLines(r: AgentsReport): string[] {
   ];
 }
 
+/** What to commit so teammates get the hooks, true to the layout: hook files in the work tree, or hooks in this clone only. */
+function commitLine(r: { commit: string[]; hookFiles: string[] }): string {
+  if (r.hookFiles.length === 0)
+    return r.commit.length
+      ? `commit ${r.commit.join(', ')} so teammates get its rules; the hooks live in this clone only (each clone runs hermesd init once)`
+      : 'nothing to commit: the hooks live in this clone only (each clone runs hermesd init once)';
+  if (r.commit.length) return `commit these so teammates get the hooks (each clone then runs hermesd init once): ${r.commit.join(', ')}`;
+  return `nothing to commit: ${r.hookFiles.join(', ')} ${r.hookFiles.length > 1 ? 'are' : 'is'} committed with hermesd's part, so teammates get the hooks (each clone runs hermesd init once)`;
+}
+
 /** `init --server [--uninstall]`: the server-side hook of a bare repository. */
 async function initServer(opts: { uninstall?: boolean }, cmd: Command): Promise<void> {
   const repo = findGitRepository(process.cwd());
@@ -166,11 +177,36 @@ export function register(program: Command): void {
         // The installer (husky, yaml) and the config schema load only for this command.
         const { installHooks, uninstallHooks } = await import('../../githooks/install.js');
         if (opts.uninstall) {
+          // This work tree's daemon first: it writes its log and the runners' settings into the runtime folder that goes last.
+          const { stopDaemon } = await import('../../client/lifecycle.js');
+          // A daemon that cannot be reached or stopped (a socket folder that cannot be used) leaves its folder alone; the rest is given back all the same.
+          const daemon: { stopped: boolean; pid?: number; error?: string } = await stopDaemon(repoPaths(repo)).catch((err: unknown) => ({
+            stopped: false,
+            error: err instanceof Error ? err.message : String(err),
+          }));
           const { uninstallAgents } = await import('../../other-agents/install.js');
           const agents = uninstallAgents(repo);
-          const r = { ...uninstallHooks(repo), agents };
+          const hooks = uninstallHooks(repo);
+          const { removeRuntimeFolder, runtimeFolderKept } = await import('../../githooks/runtime-folder.js');
+          const runtime = daemon.error ? runtimeFolderKept(repo) : removeRuntimeFolder(repo);
+          const r = { ...hooks, agents, daemon, runtime };
+          const rel = relative(r.root, runtime.dir);
+          const after = [
+            daemon.stopped ? `stopped this work tree's daemon${daemon.pid ? ` (pid ${daemon.pid})` : ''}` : '',
+            daemon.error && runtime.existed
+              ? color.yellow(
+                  `note: ${rel} stays: this work tree's daemon could not be stopped (${daemon.error}); run hermesd stop, then hermesd init --uninstall again`,
+                )
+              : '',
+            runtime.existed && runtime.removed ? `removed ${rel} (hermesd's runtime folder: the daemon's log, the hooks' settings)` : '',
+            runtime.keptWork.length ? `kept in ${rel}: ${runtime.keptWork.join(', ')} (work a hook saved for you: hermesd hook restore)` : '',
+            runtime.keptShared.length ? `kept in ${rel}: ${runtime.keptShared.join(', ')} (other worktrees of this clone still use them)` : '',
+            runtime.keptRecords.length
+              ? `kept in ${rel}: ${runtime.keptRecords.join(', ')} (the record of what is left above, for the next hermesd init --uninstall)`
+              : '',
+          ];
           output(globals(cmd), r, () =>
-            r.wasInstalled || r.removedBlocks.length
+            (r.wasInstalled || r.removedBlocks.length
               ? [
                   `hermesd hooks removed from ${r.root}${r.manager ? ` (${r.manager})` : ''}`,
                   `core.hooksPath: ${r.hooksPath ?? '(unset: git runs .git/hooks)'}`,
@@ -180,10 +216,14 @@ export function register(program: Command): void {
                   r.keptCommitted.length
                     ? `left as committed (they call hermesd only where it is set up): ${r.keptCommitted.join(', ')}; to drop hermesd from the project, remove its part from them in a commit`
                     : '',
+                  ...after,
                 ]
-                  .filter(Boolean)
-                  .join('\n')
-              : 'hermesd hooks were not installed here; nothing to do',
+              : after.some(Boolean)
+                ? ['hermesd hooks were not installed here', ...after]
+                : ['hermesd hooks were not installed here; nothing to do']
+            )
+              .filter(Boolean)
+              .join('\n'),
           );
           if (!globals(cmd).json && agents.wasInstalled) {
             process.stdout.write(
@@ -228,7 +268,7 @@ export function register(program: Command): void {
         const r = agents ? { ...withSecrets, agents } : withSecrets;
         output(globals(cmd), r, () =>
           [
-            `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root} with ${r.manager === 'git' ? '.git/hooks (no hook manager)' : r.manager} (${r.reason})`,
+            `${r.reinstalled ? 'hermesd hooks refreshed' : 'hermesd hooks installed'} in ${r.root}: ${r.reason}; ${r.did}.`,
             `hooks: ${r.hooks.join(', ')}${r.hooksPath ? `  (core.hooksPath = ${r.hooksPath})` : ''}`,
             r.chained.length ? `your existing hooks keep running after hermesd's: ${r.chained.join(', ')}` : '',
             r.config.written ? `wrote ${r.config.path}: add your rules and checks there` : `kept ${r.config.path}`,
@@ -237,9 +277,7 @@ export function register(program: Command): void {
               : color.yellow(
                   `note: ${r.config.path} has no secrets rule, so commits are not checked for credentials (GitHub, Slack, Stripe and AWS keys, private keys: ~220 kinds). To turn it on, add to its rules:\n${SECRETS_RULE_YAML}`,
                 ),
-            r.commit.length
-              ? `commit these so teammates get the hooks (each clone then runs hermesd init once): ${r.commit.join(', ')}`
-              : 'nothing to commit for the hooks: they live in this clone only (each clone runs hermesd init once)',
+            commitLine(r),
             `local to this clone (never commit): ${r.local.join(', ')}`,
             ...r.notes.map((n) => color.yellow(`note: ${n}`)),
             `skip once: HERMESD_SKIP=1 git commit …  remove: hermesd init --uninstall`,

@@ -9,8 +9,14 @@
 #  - hermesd_stub=git (no hook manager): git runs <hooks-dir>/<hook>, a stub of hermesd's that
 #    sources this file; the hook that was there before (kept in HERMESD_PREV_HOOKS) runs after.
 #  - as a command, `hook [--file <hook-file>] <hook> [args...]`: from our block in a husky hook
-#    file (--file: the rest of that file runs after hermesd's part, from here), or from a hook
-#    manager's config (.pre-commit-config.yaml, lefthook.yml), which runs the other hooks itself.
+#    file (--file: the rest of that file runs after hermesd's part, from here; a husky 5–8 file
+#    sources its _/husky.sh there, which does what it always did), or from a hook manager's
+#    config (.pre-commit-config.yaml, lefthook.yml), which runs the other hooks itself.
+#
+# HUSKY=0 in a husky hook file (husky's switch, as husky 5–9 read it) skips your commands and
+# hermesd's pre-commit check with them; hermesd's post-commit and other evidence hooks still
+# run, so a commit made with HUSKY=0 is re-checked at once, as a --no-verify one is, and a key
+# in it is reported with the command that takes it back. HERMESD_SKIP=1 is hermesd's own switch.
 #
 # hermesd's part is one question to the daemon through hermesd's client (client.c; curl.sh
 # where it could not be built), which owns the bound, starts a daemon that is down, and
@@ -20,6 +26,8 @@
 hermesd_file=
 hermesd_own=
 hermesd_block=
+hermesd_off=
+hermesd_husky_sh=
 case ${hermesd_stub:-} in
   husky)
     hermesd_hook=${0##*/}
@@ -30,7 +38,7 @@ case ${hermesd_stub:-} in
     [ -f "$hermesd_file" ] || exit 0
     hermesd_l=${XDG_CONFIG_HOME:-$HOME/.config}/husky/init.sh
     [ -f "$hermesd_l" ] && . "$hermesd_l"
-    [ "${HUSKY-}" = 0 ] && exit 0
+    [ "${HUSKY-}" = 0 ] && hermesd_off=1
     ;;
   git)
     # The stub names its hook: the pre-commit framework runs it as pre-commit.legacy.
@@ -40,6 +48,7 @@ case ${hermesd_stub:-} in
     if [ "${1:-}" = --file ]; then
       hermesd_file=$2
       shift 2
+      [ "${HUSKY-}" = 0 ] && hermesd_off=1
     fi
     hermesd_hook=${1:-}
     shift
@@ -54,12 +63,14 @@ if [ -n "$hermesd_file" ]; then
       '# >>> hermesd '*) hermesd_in=1 hermesd_block=1 ;;
       '# <<< hermesd <<<') hermesd_in= ;;
       ''|'#'*) ;;
+      # husky 5–8's first line: its husky.sh runs the file (HUSKY=0, ~/.huskyrc, sh -e, its messages).
+      *'/_/husky.sh"'*) [ -n "$hermesd_in" ] || hermesd_own=1 hermesd_husky_sh=1 ;;
       *) [ -n "$hermesd_in" ] || hermesd_own=1 ;;
     esac
   done < "$hermesd_file"
   if [ -z "$hermesd_block" ]; then
     # You took hermesd out of this hook: husky's behaviour, nothing of ours.
-    [ -n "$hermesd_own" ] || exit 0
+    [ -n "$hermesd_own" ] && [ -z "$hermesd_off" ] || exit 0
     PATH="node_modules/.bin:$PATH" sh -e "$hermesd_file" "$@"
     hermesd_rc=$?
     [ "$hermesd_rc" = 0 ] || echo "husky - $hermesd_hook script failed (code $hermesd_rc)"
@@ -108,25 +119,33 @@ hermesd_prev() {
 }
 
 # After hermesd's part: the previous hook, then your commands in the hook file, run as husky
-# runs them; HERMESD_BLOCK_DONE tells our block in there not to run hermesd again.
+# runs them (husky 9's runner puts node_modules/.bin on PATH and says when they fail; husky
+# 5–8's husky.sh, sourced by the file, does its own); HERMESD_BLOCK_DONE tells our block in
+# there not to run hermesd again. With HUSKY=0, as husky: none of them.
 hermesd_after() {
+  [ -z "$hermesd_off" ] || return 0
   hermesd_prev "$@" || return $?
   [ -n "$hermesd_own" ] || return 0
   hermesd_chained=1
+  hermesd_bin=node_modules/.bin:
+  [ -z "$hermesd_husky_sh" ] || hermesd_bin=
   if [ -n "$hermesd_has_stdin" ]; then
-    printf '%s' "$hermesd_stdin" | HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_file" "$@"
+    printf '%s' "$hermesd_stdin" | HERMESD_BLOCK_DONE=$$ PATH="$hermesd_bin$PATH" sh -e "$hermesd_file" "$@"
   else
-    HERMESD_BLOCK_DONE=$$ PATH="node_modules/.bin:$PATH" sh -e "$hermesd_file" "$@"
+    HERMESD_BLOCK_DONE=$$ PATH="$hermesd_bin$PATH" sh -e "$hermesd_file" "$@"
   fi
   hermesd_rc=$?
-  [ "$hermesd_rc" = 0 ] && return 0
-  echo "husky - $hermesd_hook script failed (code $hermesd_rc)"
-  [ "$hermesd_rc" = 127 ] && echo "husky - command not found in PATH=node_modules/.bin:$PATH"
+  [ "$hermesd_rc" = 0 ] || [ -n "$hermesd_husky_sh" ] || {
+    echo "husky - $hermesd_hook script failed (code $hermesd_rc)"
+    [ "$hermesd_rc" = 127 ] && echo "husky - command not found in PATH=node_modules/.bin:$PATH"
+  }
   return "$hermesd_rc"
 }
 
 case $hermesd_hook in
-  pre-commit|pre-commit-final|post-commit|post-merge|post-checkout|post-rewrite) ;;
+  # HUSKY=0: husky's hooks are off, hermesd's check of them too; post-commit re-checks the commit.
+  pre-commit|pre-commit-final) [ -z "$hermesd_off" ] || exit 0 ;;
+  post-commit|post-merge|post-checkout|post-rewrite) ;;
   # commit-msg and the rest: nothing for hermesd to judge; the chained hook keeps running.
   *) hermesd_after "$@"; exit $? ;;
 esac
