@@ -257,10 +257,24 @@ describe("a newcomer's first hour on three repository shapes", () => {
         const doctor2 = await hermesd('doctor');
         expect(doctor2.code, `doctor fails after init --agents all:\n${doctor2.stdout}${doctor2.stderr}`).toBe(0);
 
-        // Uninstall gives back every hook file as it was; stop leaves nothing of hermesd in .git.
-        const un = await hermesd('init', '--uninstall');
+        // Uninstall gives back every hook file as it was, but for those the newcomer committed with
+        // hermesd's part (init listed them to commit; `git add -A` did): those stay as committed
+        // and are named (docs/hooks.md: taking hermesd out of the project is a commit).
+        const un = await hermesd('init', '--uninstall', '--json');
         expect(un.code, un.stderr).toBe(0);
-        expect(hookFiles(repo, env), 'init --uninstall did not give back the hook files byte for byte').toEqual(before);
+        const kept: string[] = un.json().keptCommitted ?? [];
+        const committedHookFiles = git('diff', '--name-only', firstCommit, 'HEAD')
+          .stdout.split('\n')
+          .filter((f) => f in before && f !== 'package.json');
+        expect([...kept].sort(), 'uninstall does not name the committed hook files it keeps').toEqual(committedHookFiles.sort());
+        const after = hookFiles(repo, env);
+        for (const f of kept) {
+          expect(after[f]?.endsWith(git('show', `HEAD:${f}`).stdout), `${f} is not as committed after uninstall`).toBe(true);
+          delete after[f];
+        }
+        const expected = { ...before };
+        for (const f of kept) delete expected[f];
+        expect(after, 'init --uninstall did not give back the hook files byte for byte').toEqual(expected);
         const stop = await hermesd('stop');
         expect(stop.code, stop.stderr).toBe(0);
         expect(existsSync(join(repo, '.git', 'hermesd')), 'after init --uninstall and stop, .git/hermesd is still there').toBe(false);
