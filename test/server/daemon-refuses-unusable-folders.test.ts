@@ -137,7 +137,9 @@ describe('an unusable socket folder or HERMES_HOME', () => {
     const folder = `/proc/hermesd-nope-mcp-${process.pid}`;
     const session = await connectMcp({ ...t, env: { ...t.env, HERMESD_SOCKET_DIR: folder } }, repo);
     try {
-      const result = (await session.client.callTool({ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'a fact' } })) as { isError?: boolean };
+      const result = (await session.client.callTool({ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'a fact' } })) as {
+        isError?: boolean;
+      };
       const text = texts(result).join('\n');
       expect(result.isError, `the memory tool did not fail: ${text}`).toBe(true);
       expect(text).toContain(`The socket folder ${folder} cannot be used`);
