@@ -215,17 +215,33 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   // What runs from the start (the watcher, skills, the review queue) starts once the first
   // questions are answered: a hook that started this daemon waits for its verdict, not for them.
+  let servicesState: 'loading' | 'ready' | 'failed' = 'loading';
+  ctx.report('services', () => servicesState);
   void services()
     .then((s) => {
       const since = Date.now();
       const go = () => {
         if (stopping) return;
         if (ctx.busy > 0 && Date.now() - since < START_AFTER_QUESTIONS_MAX_MS) return void setTimeout(go, 10);
-        s.start();
+        try {
+          s.start();
+          servicesState = 'ready';
+        } catch (err) {
+          servicesState = 'failed';
+          log.error('services failed to start', { error: String((err as Error)?.stack ?? err) });
+          ctx.warningSources.push(() => [
+            `the daemon's services did not start (${err instanceof Error ? err.message : String(err)}); hermesd logs has the rest`,
+          ]);
+        }
+        ctx.changed();
       };
       setImmediate(go);
     })
-    .catch((err: unknown) => log.error('services failed to start', { error: String((err as Error)?.stack ?? err) }));
+    .catch((err: unknown) => {
+      servicesState = 'failed';
+      ctx.changed();
+      log.error('services failed to start', { error: String((err as Error)?.stack ?? err) });
+    });
 
   const shutdown = async (reason: string, code = 0) => {
     if (stopping) return;
