@@ -8,7 +8,7 @@
  * own lock makes concurrent starts converge on one process. A daemon of another version than
  * this CLI is stopped and started again from this install.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonUnavailable } from '../errors/index.js';
 import { lockOwner, pidAlive } from '../storage/lock.js';
@@ -16,7 +16,9 @@ import { VERSION } from '../version.js';
 import { spawnDaemon } from '../process/spawn-daemon.js';
 import { DAEMON_ENTRY } from '../version.js';
 import { DaemonClient } from './daemon-client.js';
-import { checkSocketPath, type RepoPaths } from '../paths/index.js';
+import { checkSocketPath, hermesHome, prepareHome, prepareSocketFolder, type RepoPaths } from '../paths/index.js';
+import { makeDirs } from '../storage/private-dir.js';
+import { fileLogger } from '../storage/log.js';
 import type { DaemonInfo, Status } from '../protocol/daemon.js';
 
 /** How long a client waits for a daemon it started to answer. */
@@ -97,7 +99,10 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   // A checkout built with tsc alone has no daemon bundle (scripts/bundle-daemon.mjs).
   if (!existsSync(DAEMON_ENTRY))
     throw new DaemonUnavailable(`The daemon's bundle is missing (${DAEMON_ENTRY}). In a checkout of hermesd, build it with: npm run build`);
-  mkdirSync(paths.runtimeDir, { recursive: true, mode: 0o700 });
+  makeDirs(paths.runtimeDir);
+  // The daemon checks these too (a hook's client starts it): checked here, a bad folder is one sentence and no process.
+  prepareSocketFolder(paths.socketDir);
+  prepareHome(hermesHome(env));
   let logStart = 0;
   try {
     logStart = statSync(paths.logFile).size;
@@ -106,18 +111,24 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
   }
   const deadline = Date.now() + START_DEADLINE_MS;
   for (;;) {
-    const { pid, started } = spawnDaemon(paths.root, env, paths.logFile);
+    const { pid, started, abandon } = spawnDaemon(paths.root, env, paths.logFile);
     // The deadline's timer must not keep a CLI that has its answer alive.
     const said = await Promise.race([started, sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false })]);
+    // Silent past the deadline: whatever holds it, no client will reach it; it goes, and its pipe with it.
+    if (!said) {
+      abandon();
+      fileLogger(paths.logFile).error(`the daemon started (pid ${pid}) said nothing within ${START_DEADLINE_MS} ms; its starter stopped it`);
+    }
     if (said && 'socket' in said) {
       const status = await new DaemonClient(said.socket)
         .call<Status>('GET', '/v1/status', undefined, { timeoutMs: Math.max(PROBE_TIMEOUT_MS, deadline - Date.now()) })
         .catch(() => undefined);
       if (status) return { status, started: status.pid === pid };
     }
-    if (said && ('error' in said || 'exited' in said)) {
+    if (said && 'error' in said) throw new DaemonUnavailable(`The daemon could not start: ${said.error}`);
+    if (said && 'exited' in said) {
       const tail = logTail(paths, logStart);
-      throw new DaemonUnavailable(`The daemon could not start${'error' in said ? `: ${said.error}` : ' (it exited at once)'}.${tail ? `\n${tail}` : ''}`);
+      throw new DaemonUnavailable(`The daemon could not start (it exited at once).${tail ? `\n${tail}` : ''}`);
     }
     // Another daemon holds the lock (starting, or stopping): wait for it to answer, or to let go.
     while (Date.now() < deadline) {

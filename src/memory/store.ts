@@ -281,6 +281,13 @@ export class MemoryStore {
     });
   }
 
+  /** One write by its action: what the memory tool, POST /v1/memory and `hermesd memory` without a daemon each run. */
+  write(target: MemoryTarget, op: { action: 'add' | 'replace' | 'remove'; content?: string | null; old_text?: string | null }): MemoryResult {
+    if (op.action === 'add') return this.add(target, op.content ?? '');
+    if (op.action === 'replace') return this.replace(target, op.old_text ?? '', op.content ?? '');
+    return this.remove(target, op.old_text ?? '');
+  }
+
   /**
    * Applies a batch of operations all-or-nothing: each is checked against the state the
    * earlier ones left, the budget only against the final state (so one call can free room and

@@ -43,6 +43,12 @@ export interface ModelClient {
 }
 
 export type ModelSettings = {
+  /**
+   * Whether the user chose an endpoint: a base URL, or a key (for DEFAULT_BASE_URL) — in the
+   * environment or in config.yaml. Without one nothing asks a model unasked (doctor, `remember`,
+   * the review): nothing reaches the network the user did not configure.
+   */
+  configured: boolean;
   baseUrl: string;
   apiKey: string;
   name: string;
@@ -92,6 +98,7 @@ type ModelConfig = Partial<{ baseUrl: string; apiKey: string; name: string; time
 export function modelSettings(config: ModelConfig | undefined, env: NodeJS.ProcessEnv = process.env): ModelSettings {
   const c = config ?? {};
   return {
+    configured: Boolean(env.OPENAI_BASE_URL || env.OPENAI_API_KEY || c.baseUrl || c.apiKey),
     baseUrl: (env.OPENAI_BASE_URL || c.baseUrl || DEFAULT_BASE_URL).replace(/\/+$/, ''),
     apiKey: env.OPENAI_API_KEY || c.apiKey || NO_KEY,
     name: env.HERMESD_MODEL || c.name || defaults().model.name,

@@ -1,7 +1,8 @@
 /**
  * Is the model endpoint usable, as a given set of settings sees it: GET <baseUrl>/models,
- * bounded. `doctor` asks the running daemon (whose environment may differ from the shell's,
- * when a git hook started it) and falls back to its own settings when no daemon runs.
+ * bounded, and only when the settings name an endpoint (`configured`): none configured, nothing
+ * is contacted. `doctor` asks the running daemon (whose environment may differ from the
+ * shell's, when a git hook started it) and falls back to its own settings when no daemon runs.
  */
 import type { ModelSettings } from './client.js';
 
@@ -11,6 +12,13 @@ export const MODEL_PROBE_TIMEOUT_MS = 3_000;
 export type ModelProbe = { name: 'model'; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
 
 export async function probeModel(settings: ModelSettings, timeoutMs = MODEL_PROBE_TIMEOUT_MS): Promise<ModelProbe> {
+  if (!settings.configured)
+    return {
+      name: 'model',
+      status: 'ok',
+      detail:
+        'no endpoint configured, none contacted: everything but `hermesd run` and fix requests works without one (remember and the review classify by rules); to use one, set OPENAI_BASE_URL and OPENAI_API_KEY, or model.baseUrl and model.apiKey in config.yaml',
+    };
   const where = `${settings.baseUrl} (model ${settings.name})`;
   try {
     const res = await fetch(`${settings.baseUrl}/models`, { headers: { authorization: `Bearer ${settings.apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });

@@ -116,9 +116,14 @@ function ourHooks(root: string): Array<{ event: string; key: string; hash: strin
   return out;
 }
 
+/** Where Codex keeps its own state: `$CODEX_HOME`, else ~/.codex. */
+export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CODEX_HOME || join(env.HOME || homedir(), '.codex');
+}
+
 /** Codex's user config (`$CODEX_HOME/config.toml`, else ~/.codex/config.toml), parsed; empty when there is none or it does not parse. */
 export function codexUserConfig(env: NodeJS.ProcessEnv = process.env): { path: string; parsed: Record<string, unknown> } {
-  const path = join(env.CODEX_HOME || join(env.HOME || homedir(), '.codex'), 'config.toml');
+  const path = join(codexHome(env), 'config.toml');
   try {
     return { path, parsed: parseToml(readFileSync(path, 'utf8'), path) };
   } catch {

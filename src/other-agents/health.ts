@@ -7,11 +7,13 @@
  */
 import { readTextIfAny } from '../storage/read.js';
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Repo } from '../githooks/install.js';
 import { AGENT_STUB, agentRunnerPath, goneAgentStubs, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
-import { codexTrustProblem } from './codex-trust.js';
+import { codexHome, codexTrustProblem } from './codex-trust.js';
+import { findOnPath } from '../process/path.js';
 import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
 import { parseJsonc } from './json-edit.js';
 import { hookEntries, installedAgents, isOurHook, jsonPlans } from './install.js';
@@ -19,6 +21,8 @@ import { parseToml } from './toml-edit.js';
 
 export type AgentHealth = {
   agent: AgentName;
+  /** Not on this machine (why we think so): nothing runs its configs, so nothing in them is a problem yet. */
+  notInstalled?: string;
   /** What is missing or broken, each naming the file. */
   problems: string[];
   /** The entries are there, but the agent will not run them (Codex: an untrusted project, unreviewed hooks), and what to do. */
@@ -39,6 +43,24 @@ const CONFIG_FILES: Record<AgentName, string[]> = {
   cursor: ['.cursor/hooks.json', '.cursor/mcp.json'],
   gemini: ['.gemini/settings.json'],
 };
+
+/**
+ * How to tell an agent is on this machine: its command on PATH, or the folder it keeps its own
+ * state in (made by its first run; Cursor's app need not put a command on PATH).
+ */
+const PRESENCE: Record<AgentName, { commands: string[]; stateDir: (env: NodeJS.ProcessEnv) => string }> = {
+  claude: { commands: ['claude'], stateDir: (env) => env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude') },
+  codex: { commands: ['codex'], stateDir: codexHome },
+  cursor: { commands: ['cursor', 'cursor-agent'], stateDir: (env) => join(env.HOME || homedir(), '.cursor') },
+  gemini: { commands: ['gemini'], stateDir: (env) => join(env.HOME || homedir(), '.gemini') },
+};
+
+/** Why `agent` looks not installed here (no command on PATH, no state folder), or undefined when it is. */
+export function agentAbsence(agent: AgentName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const { commands, stateDir } = PRESENCE[agent];
+  if (commands.some((c) => findOnPath(c, env)) || existsSync(stateDir(env))) return undefined;
+  return `no ${commands.join(' or ')} command on PATH, no ${stateDir(env)}`;
+}
 
 function read(root: string, rel: string): string | undefined {
   return readTextIfAny(join(root, rel));
@@ -140,6 +162,8 @@ export function agentsHealth(repo: Repo, env: NodeJS.ProcessEnv = process.env): 
   return {
     installed,
     agents: installed.map((agent): AgentHealth => {
+      const notInstalled = agentAbsence(agent, env);
+      if (notInstalled) return { agent, problems: [], notInstalled };
       const problems = [...shared, ...checkAgent(repo.root, agent)];
       const skipped = agent === 'codex' && problems.length === 0 ? codexTrustProblem(repo.root, env) : undefined;
       return skipped ? { agent, problems, skipped } : { agent, problems };

@@ -9,9 +9,12 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
 import { gitSync, gitTry } from '../git/run.js';
+import { dirProblem, makeWritableDir, prepareSocketDir } from '../storage/private-dir.js';
 
 /** Linux sun_path is 108 bytes including the terminating NUL; macOS allows 104. */
 export const SOCKET_PATH_MAX_BYTES = process.platform === 'linux' ? 107 : 103;
+/** A short socket folder to suggest: the sun_path limit leaves little room. */
+const SHORT_SOCKET_DIR = join(tmpdir(), 'hd');
 
 export type RepoPaths = {
   /** Top of the work tree (realpath). */
@@ -129,7 +132,33 @@ export function checkSocketPath(socket: string): void {
   if (bytes > SOCKET_PATH_MAX_BYTES) {
     throw new ConfigError(
       `Socket path is ${bytes} bytes, over the ${SOCKET_PATH_MAX_BYTES}-byte limit of a Unix socket address: ${socket}. ` +
-        `Set HERMESD_SOCKET_DIR to a short directory (e.g. export HERMESD_SOCKET_DIR=${join(tmpdir(), 'hd')}).`,
+        `Set HERMESD_SOCKET_DIR to a short directory (e.g. export HERMESD_SOCKET_DIR=${SHORT_SOCKET_DIR}).`,
+    );
+  }
+}
+
+/**
+ * Makes the socket folder (private, 0700) and proves a socket can be made there; a ConfigError
+ * naming the folder and HERMESD_SOCKET_DIR when it cannot (under /proc, read-only, a file, a
+ * dangling link, another user's).
+ */
+export function prepareSocketFolder(dir: string): void {
+  try {
+    prepareSocketDir(dir);
+  } catch (err) {
+    throw new ConfigError(
+      `The socket folder ${dir} cannot be used: ${dirProblem(dir, err)}. Set HERMESD_SOCKET_DIR to a folder of yours that can be written (e.g. export HERMESD_SOCKET_DIR=${SHORT_SOCKET_DIR}).`,
+    );
+  }
+}
+
+/** Makes $HERMES_HOME and proves it can be written; a ConfigError naming the folder and HERMES_HOME when it cannot. */
+export function prepareHome(home: string): void {
+  try {
+    makeWritableDir(home);
+  } catch (err) {
+    throw new ConfigError(
+      `HERMES_HOME ${home} cannot be used: ${dirProblem(home, err)}. Set HERMES_HOME to a folder of yours that can be written (unset, it is ~/.hermes).`,
     );
   }
 }

@@ -19,16 +19,14 @@ export class PlacementModel {
   for(config: HermesConfig): ModelChoice {
     const mode = config.placement.classifier;
     if (mode === 'rules') return { noModel: 'The rule-based classifier answered (placement.classifier: rules).' };
-    const env = this.env;
-    const configured = Boolean(env.OPENAI_BASE_URL || env.OPENAI_API_KEY || config.model.baseUrl || config.model.apiKey);
-    if (mode === 'auto' && !configured) {
+    // One request per answer, not a stream: nothing is shown while it is written.
+    const settings = { ...modelSettings(config.model, this.env), stream: false };
+    if (mode === 'auto' && !settings.configured) {
       return {
         noModel:
           'No model endpoint is configured (OPENAI_BASE_URL or model.baseUrl), so the rule-based classifier answered (docs/placement.md lists its rules).',
       };
     }
-    // One request per answer, not a stream: nothing is shown while it is written.
-    const settings = { ...modelSettings(config.model, env), stream: false };
     const key = JSON.stringify(settings);
     if (this.built?.key !== key) this.built = { key, model: structuredModel(createModelClient(settings)) };
     return { model: this.built.model };

@@ -23,9 +23,15 @@ export function daemonCommand(root: string, env: NodeJS.ProcessEnv): { command: 
 
 /**
  * Starts a detached daemon for `root` (it outlives its starter), its output appended to
- * `logFile`, and resolves with its first line (or `exited`). `pid` is the spawned process.
+ * `logFile`, and resolves with its first line (or `exited`). `pid` is the spawned process;
+ * `abandon()`, for a daemon silent past the starter's deadline, closes the pipe (which would
+ * keep the starter alive) and kills the daemon's process group, stuck wherever it is.
  */
-export function spawnDaemon(root: string, env: NodeJS.ProcessEnv, logFile: string): { pid: number | undefined; started: Promise<Started> } {
+export function spawnDaemon(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): { pid: number | undefined; started: Promise<Started>; abandon: () => void } {
   const cmd = daemonCommand(root, env);
   const out = openSync(logFile, 'a', 0o600);
   try {
@@ -46,7 +52,17 @@ export function spawnDaemon(root: string, env: NodeJS.ProcessEnv, logFile: strin
       });
       child.once('error', (err) => resolve({ error: err.message }));
     });
-    return { pid: child.pid, started };
+    const abandon = () => {
+      pipe.destroy();
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      try {
+        // Its own group (detached): the daemon and whatever it started, none of it answering anyone.
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    };
+    return { pid: child.pid, started, abandon };
   } finally {
     closeSync(out);
   }

@@ -25,6 +25,11 @@ export type HookHealthReport = {
 
 /** The fields of GET /v1/status that services add and clients read, by key. */
 export type StatusFields = {
+  /**
+   * The services behind the first answers: `loading` until those that report here (hooks,
+   * proposals, config, agents) have started, `failed` when they could not load (a warning says why).
+   */
+  services: 'loading' | 'ready' | 'failed';
   /** Whether the config files load (an invalid one is reported until fixed). */
   config: { ok: boolean; error?: string };
   /** Whether git runs hermesd's hooks, hooks running now, backups waiting for a restore. */
@@ -40,7 +45,8 @@ export type StatusFields = {
 /** GET /v1/status: the daemon's identity, what its environment says about the model, the warnings of every service, then what each service adds. */
 export type Status = DaemonInfo & {
   uptimeMs: number;
-  rssBytes: number;
+  /** Resident memory; absent where the daemon cannot read its own /proc/self. */
+  rssBytes?: number;
   home: string;
   modelEnv: ModelEnv;
   warnings: string[];

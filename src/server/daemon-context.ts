@@ -113,5 +113,7 @@ export class DaemonContext {
   /** Adds `key` to GET /v1/status, read when status is asked for; the fields clients read are typed by the protocol (StatusFields). */
   report<K extends string>(key: K, get: () => K extends keyof StatusFields ? StatusFields[K] : unknown): void {
     this.statusExtras.set(key, get);
+    // A new field: the next answer has it, not the last one again.
+    this.changed();
   }
 }

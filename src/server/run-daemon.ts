@@ -6,7 +6,7 @@
  * `daemon.idleTimeoutMinutes`, it exits, and the next question starts a new one
  * (src/hook-client/client.c). Every file it made is gone when it stops.
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -16,13 +16,13 @@ import type { Services } from './services/index.js';
 import type { Route } from './route.js';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { tryLock } from '../storage/lock.js';
-import { prepareSocketDir } from '../storage/private-dir.js';
+import { makeDirs } from '../storage/private-dir.js';
 import type { DaemonInfo } from '../protocol/daemon.js';
 import { askRoute } from './routes/ask.js';
 import { VERSION } from '../version.js';
 import { DaemonContext } from './daemon-context.js';
 import { fileLogger } from '../storage/log.js';
-import { checkSocketPath, hermesHome, resolvePaths, type RepoPaths } from '../paths/index.js';
+import { checkSocketPath, hermesHome, prepareHome, prepareSocketFolder, resolvePaths, type RepoPaths } from '../paths/index.js';
 
 /** How often the daemon checks that its work tree still exists. */
 export const WORKTREE_CHECK_MS = 2_000;
@@ -119,11 +119,14 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   const servicesModule = import('./services/index.js');
   servicesModule.catch(() => undefined);
   let paths: RepoPaths;
+  const home = hermesHome(env);
   try {
     paths = resolvePaths(cwd, env);
     checkSocketPath(paths.socket);
-    mkdirSync(paths.runtimeDir, { recursive: true, mode: 0o700 });
-    prepareSocketDir(paths.socketDir);
+    makeDirs(paths.runtimeDir);
+    // Each a sentence naming the folder and its variable: the starter prints it, daemon.log keeps it.
+    prepareSocketFolder(paths.socketDir);
+    prepareHome(home);
   } catch (err) {
     ready(`error ${err instanceof Error ? err.message : String(err)}`);
     throw err;
@@ -149,7 +152,6 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     unlinkSync(paths.socket);
   }
 
-  const home = hermesHome(env);
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
   // The agent socket loads with the first sandboxed command that needs it, as the guard it serves.
   const agentSocket = async (s: Services) => (await import('./sandbox-socket.js')).startAgentSocket(s);
@@ -213,17 +215,33 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   // What runs from the start (the watcher, skills, the review queue) starts once the first
   // questions are answered: a hook that started this daemon waits for its verdict, not for them.
+  let servicesState: 'loading' | 'ready' | 'failed' = 'loading';
+  ctx.report('services', () => servicesState);
   void services()
     .then((s) => {
       const since = Date.now();
       const go = () => {
         if (stopping) return;
         if (ctx.busy > 0 && Date.now() - since < START_AFTER_QUESTIONS_MAX_MS) return void setTimeout(go, 10);
-        s.start();
+        try {
+          s.start();
+          servicesState = 'ready';
+        } catch (err) {
+          servicesState = 'failed';
+          log.error('services failed to start', { error: String((err as Error)?.stack ?? err) });
+          ctx.warningSources.push(() => [
+            `the daemon's services did not start (${err instanceof Error ? err.message : String(err)}); hermesd logs has the rest`,
+          ]);
+        }
+        ctx.changed();
       };
       setImmediate(go);
     })
-    .catch((err: unknown) => log.error('services failed to start', { error: String((err as Error)?.stack ?? err) }));
+    .catch((err: unknown) => {
+      servicesState = 'failed';
+      ctx.changed();
+      log.error('services failed to start', { error: String((err as Error)?.stack ?? err) });
+    });
 
   const shutdown = async (reason: string, code = 0) => {
     if (stopping) return;

@@ -150,6 +150,16 @@ describe('model client', () => {
       { baseUrl: 'http://config/v1/', name: 'from-config', apiKey: 'c', maxTurns: 7, timeoutMs: 1000, stream: false },
       { OPENAI_BASE_URL: 'http://env/v1', HERMESD_MODEL: 'from-env' },
     );
-    expect(s).toEqual({ baseUrl: 'http://env/v1', apiKey: 'c', name: 'from-env', timeoutMs: 1000, stream: false, maxTurns: 7 });
+    expect(s).toEqual({ configured: true, baseUrl: 'http://env/v1', apiKey: 'c', name: 'from-env', timeoutMs: 1000, stream: false, maxTurns: 7 });
+  });
+
+  it('settings: an endpoint is configured by a base URL or a key, in the environment or the config; a model name alone configures none', () => {
+    const configured = (config: Parameters<typeof modelSettings>[0], env: NodeJS.ProcessEnv) => modelSettings(config, env).configured;
+    expect(configured({}, {})).toBe(false);
+    expect(configured({ name: 'm' }, { HERMESD_MODEL: 'm' })).toBe(false);
+    expect(configured({}, { OPENAI_BASE_URL: 'http://env/v1' })).toBe(true);
+    expect(configured({}, { OPENAI_API_KEY: 'k' })).toBe(true);
+    expect(configured({ baseUrl: 'http://config/v1' }, {})).toBe(true);
+    expect(configured({ apiKey: 'k' }, {})).toBe(true);
   });
 });

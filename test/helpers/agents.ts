@@ -4,7 +4,7 @@
  * environment the agent documents (CLAUDE_PROJECT_DIR, GEMINI_PROJECT_DIR…).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJsonc } from '../../src/other-agents/json-edit.js';
 import type { TestEnv } from './env.js';
@@ -240,4 +240,16 @@ export function postContext(call: ShellCall): string {
   if (!call.post?.stdout.trim()) return '';
   const out = JSON.parse(call.post.stdout) as { hookSpecificOutput?: { additionalContext?: string } };
   return out.hookSpecificOutput?.additionalContext ?? '';
+}
+
+/**
+ * An environment where every agent is on the machine as doctor tells (src/other-agents/health.ts):
+ * a HOME of the test's own with the folders Claude Code, Cursor and Gemini CLI keep their state in,
+ * and the test's CODEX_HOME made. Doctor's agent lines are then checks, whatever this machine has.
+ */
+export function agentsOnThisMachine(t: TestEnv): NodeJS.ProcessEnv {
+  const home = join(t.home, '..', 'agents-home');
+  for (const dir of ['.claude', '.cursor', '.gemini']) mkdirSync(join(home, dir), { recursive: true });
+  mkdirSync(t.env.CODEX_HOME!, { recursive: true });
+  return { HOME: home, CLAUDE_CONFIG_DIR: undefined };
 }

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJsonc } from '../../src/other-agents/json-edit.js';
-import { trustCodex } from '../helpers/agents.js';
+import { agentsOnThisMachine, trustCodex } from '../helpers/agents.js';
 import { gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
 
 type Check = { name: string; status: string; detail: string; fix?: string };
@@ -19,8 +19,10 @@ describe('doctor and the agents set up with init --agents', () => {
   let t: TestEnv;
   let repo: string;
   const checks = async (cwd = repo): Promise<{ checks: Check[]; stdout: string }> => {
-    const json = await t.cli(['doctor', '--json'], { cwd });
-    const plain = await t.cli(['doctor'], { cwd });
+    // Every agent on this machine, as doctor tells (one not installed is only "not installed").
+    const env = agentsOnThisMachine(t);
+    const json = await t.cli(['doctor', '--json'], { cwd, env });
+    const plain = await t.cli(['doctor'], { cwd, env });
     return { checks: json.json().checks as Check[], stdout: plain.stdout };
   };
   const agentChecks = (all: Check[]) => all.filter((c) => AGENTS.includes(c.name) || c.name === 'agents');

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { denied, geminiExpand, runHook, toolHookCommand, type HookRun } from '../helpers/agents.js';
+import { agentsOnThisMachine, denied, geminiExpand, runHook, toolHookCommand, type HookRun } from '../helpers/agents.js';
 import { git, makeEnv, type TestEnv } from '../helpers/env.js';
 import { guardedConfig } from '../helpers/transport.js';
 
@@ -103,7 +103,7 @@ describe('a hook command whose stub is gone', () => {
     // Status says the stub is gone; doctor says it too, and what still holds.
     const status = await t.cli(['status'], { cwd: repo });
     expect(status.stdout).toMatch(/warning +agents: \.hermes\/agent-hook is gone, so a clone without it runs no hermesd hook/);
-    const doctor = await t.cli(['doctor'], { cwd: repo });
+    const doctor = await t.cli(['doctor'], { cwd: repo, env: agentsOnThisMachine(t) });
     expect(doctor.stdout).toContain('.hermes/agent-hook is gone (the hooks still reach hermesd here, through the runner in .git/hermesd');
     expect(doctor.stdout).toContain('fix: hermesd init --agents');
   }, 120_000);

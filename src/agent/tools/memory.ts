@@ -24,13 +24,7 @@ export const memory = defineTool({
   },
   execute(args, ctx) {
     try {
-      return forModel(
-        ctx.services.memory.on(args.target, args.scope, (store) => {
-          if (args.action === 'add') return store.add(args.target, args.content ?? '');
-          if (args.action === 'replace') return store.replace(args.target, args.old_text ?? '', args.content ?? '');
-          return store.remove(args.target, args.old_text ?? '');
-        }),
-      );
+      return forModel(ctx.services.memory.on(args.target, args.scope, (store) => store.write(args.target, args)));
     } catch (err) {
       // The model reads a refusal as a result it can act on (consolidate, retry), as in the seed;
       // refusalForModel hides entries that failed the threat scan.

@@ -2,13 +2,25 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Command } from 'commander';
-import { checkSocketPath, clientPath, findRepo, hermesHome, repoPaths, sharedRuntimeDirOf, SOCKET_PATH_MAX_BYTES } from '../../paths/index.js';
+import {
+  checkSocketPath,
+  clientPath,
+  findRepo,
+  hermesHome,
+  prepareHome,
+  prepareSocketFolder,
+  repoPaths,
+  sharedRuntimeDirOf,
+  socketDir,
+  SOCKET_PATH_MAX_BYTES,
+  type RepoPaths,
+} from '../../paths/index.js';
 import { clientProblem } from '../../hook-client/build.js';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { MODEL_PROBE_TIMEOUT_MS, probeModel } from '../../model/probe.js';
 import { DaemonClient } from '../../client/daemon-client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
-import { RemoteError } from '../../errors/index.js';
+import { NotARepository, RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
 
 type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
@@ -59,18 +71,36 @@ function sqliteCheck(): Check[] {
   }
 }
 
+/** The socket folder made and written as a daemon would; inside a work tree, its socket's path within sun_path. */
 function socketCheck(): Check {
+  const dir = socketDir();
   try {
-    const paths = repoPaths(findRepo());
+    prepareSocketFolder(dir);
+  } catch (err) {
+    return { name: 'socket', status: 'fail', detail: (err as Error).message };
+  }
+  let paths: RepoPaths;
+  try {
+    paths = repoPaths(findRepo());
+  } catch {
+    return { name: 'socket', status: 'ok', detail: `folder ${dir} usable (each work tree's daemon listens there)` };
+  }
+  try {
     checkSocketPath(paths.socket);
     return { name: 'socket', status: 'ok', detail: `${paths.socket} (${Buffer.byteLength(paths.socket)}/${SOCKET_PATH_MAX_BYTES} bytes)` };
   } catch (err) {
-    return {
-      name: 'socket',
-      status: 'fail',
-      detail: (err as Error).message,
-      fix: 'Set HERMESD_SOCKET_DIR to a short directory, or run inside a git work tree.',
-    };
+    return { name: 'socket', status: 'fail', detail: (err as Error).message };
+  }
+}
+
+/** $HERMES_HOME made and written as a daemon would. */
+function homeCheck(): Check {
+  const home = hermesHome();
+  try {
+    prepareHome(home);
+    return { name: 'home', status: 'ok', detail: `${home} usable` };
+  } catch (err) {
+    return { name: 'home', status: 'fail', detail: (err as Error).message };
   }
 }
 
@@ -221,6 +251,8 @@ async function agentsChecks(): Promise<Check[]> {
   const fix = `hermesd init --agents ${h.installed.join(',')}`;
   const wanted = h.installed.includes('codex') ? await expectedCodexPaths(repo.root) : [];
   return h.agents.map((a): Check => {
+    if (a.notInstalled)
+      return { name: a.agent, status: 'ok', detail: `not installed (${a.notInstalled}): hermesd's entries in its project configs wait for it` };
     if (a.problems.length)
       return {
         name: a.agent,
@@ -312,12 +344,29 @@ function clientCheck(): Check[] {
   ];
 }
 
+/** What doctor says outside a work tree: what it checked, and what applies only inside one. */
+function outsideCheck(why: string): Check {
+  return {
+    name: 'repo',
+    status: 'ok',
+    detail: `${why.replace(/ Run hermesd .*$/, '')} The hooks, agents, hook client, daemon and skills are checked inside a work tree; run doctor there for them.`,
+  };
+}
+
 export async function runDoctor(): Promise<Check[]> {
-  const daemon = await daemonCheck();
+  let outside: string | undefined;
+  try {
+    findRepo();
+  } catch (err) {
+    if (!(err instanceof NotARepository)) throw err;
+    outside = err.message;
+  }
+  const daemon = outside === undefined ? await daemonCheck() : { check: outsideCheck(outside), status: undefined };
   const checks: Check[] = [
     nodeCheck(),
     ...sqliteCheck(),
     socketCheck(),
+    homeCheck(),
     inotifyCheck(),
     await gitCheck(),
     ...(await hooksChecks()),
@@ -331,6 +380,8 @@ export async function runDoctor(): Promise<Check[]> {
       const r = await extra();
       checks.push(...(Array.isArray(r) ? r : [r]));
     } catch (err) {
+      // A check of a work tree's own, outside one: the repo line says so.
+      if (err instanceof NotARepository) continue;
       checks.push({ name: 'check', status: 'warn', detail: String(err) });
     }
   }
@@ -341,7 +392,7 @@ export function register(program: Command): void {
   program
     .command('doctor')
     .description(
-      'check the environment: node, native SQLite with FTS5, socket path, inotify limits, git, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents), the hook client (or curl), the daemon, the model endpoint as the daemon sees it',
+      'check the environment: node, native SQLite with FTS5, the socket folder and path, HERMES_HOME, inotify limits, git, hooks installed and active, core.hooksPath, agent configs still running hermesd (init --agents; an agent not installed is said so), the hook client (or curl), the daemon, the model endpoint as the daemon sees it (contacted only when one is configured)',
     )
     .action(
       action(async (_opts: unknown, cmd: Command) => {

@@ -1,4 +1,5 @@
 import { existsSync, openSync, readSync, statSync, closeSync, watch } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { modelEnvWarnings } from '../../protocol/model-env.js';
 import { DaemonClient } from '../../client/daemon-client.js';
@@ -17,8 +18,14 @@ function humanStatus(s: Status, paths: RepoPaths): string {
     `started  ${s.startedAt}` + (typeof s.uptimeMs === 'number' ? ` (up ${Math.round(s.uptimeMs / 1000)} s)` : ''),
   ];
   if (typeof s.rssBytes === 'number') lines.push(`memory   ${(s.rssBytes / 1048576).toFixed(1)} MiB RSS`);
+  // Fields the services add: absent while they load (status waited SERVICES_WAIT_MS), or when they could not.
+  const notYet =
+    s.services === 'loading'
+      ? 'checking… (the daemon is still loading its services; run hermesd status again)'
+      : 'unknown: the daemon did not report them (see the warnings)';
   const hooks = s.hooks ?? {};
-  if (hooks.installed === false) lines.push(`hooks    not installed (hermesd init installs them)`);
+  if (!s.hooks) lines.push(`hooks    ${notYet}`);
+  else if (hooks.installed === false) lines.push(`hooks    not installed (hermesd init installs them)`);
   else if (hooks.active)
     lines.push(
       `hooks    ${color.green('active')} (${hooks.manager === 'git' ? '.git/hooks' : hooks.manager}${hooks.via && hooks.manager !== 'git' && hooks.manager !== 'husky' ? `, through ${hooks.via}` : ''})`,
@@ -40,7 +47,7 @@ function humanStatus(s: Status, paths: RepoPaths): string {
       ? `; reviews: ${r.done} done${r.queued + r.running ? `, ${r.queued + r.running} waiting` : ''}${r.skipped ? `, ${r.skipped} skipped` : ''}${r.failed ? color.yellow(`, ${r.failed} failed (hermesd logs)`) : ''}`
       : '';
     lines.push(`${n ? color.yellow(`proposals ${n} pending: hermesd proposals list`) : 'proposals none pending'}${reviews}`);
-  }
+  } else lines.push(`proposals ${notYet}`);
   const pending = hooks.pendingBackups ?? [];
   lines.push(
     pending.length
@@ -56,6 +63,25 @@ function humanStatus(s: Status, paths: RepoPaths): string {
   ];
   for (const w of warnings) lines.push(color.yellow(`warning  ${w}`));
   return lines.join('\n');
+}
+
+/**
+ * How long `status` waits for a daemon still loading the services that report hooks and
+ * proposals (a daemon started a moment ago): past it, those lines say "checking…".
+ */
+const SERVICES_WAIT_MS = 5_000;
+/** How often `status` asks again meanwhile. */
+const SERVICES_POLL_MS = 50;
+
+/** The daemon's status once its services have loaded, or as it is after SERVICES_WAIT_MS. */
+async function settledStatus(paths: RepoPaths, first: Status): Promise<Status> {
+  let s = first;
+  const deadline = Date.now() + SERVICES_WAIT_MS;
+  while (s.services === 'loading' && Date.now() < deadline) {
+    await sleep(SERVICES_POLL_MS);
+    s = (await probe(paths)) ?? s;
+  }
+  return s;
 }
 
 /** What can be told without a daemon: whether git runs the hooks, backups waiting for a restore. */
@@ -114,11 +140,12 @@ export function register(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const paths = repo();
-        const s = await probe(paths);
-        if (!s) {
+        const first = await probe(paths);
+        if (!first) {
           if (!globals(cmd).json) process.stderr.write((await offlineNotes(paths)) + '\n');
           throw new DaemonUnavailable(`No daemon is running for ${paths.root}. Start one with: hermesd start`);
         }
+        const s = await settledStatus(paths, first);
         output(globals(cmd), s, () => humanStatus(s, paths));
       }),
     );

@@ -1,11 +1,17 @@
 /**
  * `hermesd memory list|add|replace|remove [--target memory|user] [--scope global|repo]`: a client of /v1/memory.
  * `--scope repo` is this repository's MEMORY.md (shared by its worktrees); USER.md has no repository scope.
+ * Outside a work tree there is no daemon to ask, and the global stores ($HERMES_HOME/memories)
+ * need none: the command reads and writes them itself, under the same lock as every daemon.
  * A refused write exits 1 with the reason on stderr (and, in human form, the entries or
  * matches the reason refers to).
  */
 import { Option, type Command } from 'commander';
-import { RemoteError, UsageError } from '../../errors/index.js';
+import { MemoryRefused, NotARepository, RemoteError, UsageError } from '../../errors/index.js';
+import { loadConfig } from '../../config/load.js';
+import { Memories } from '../../memory/memories.js';
+import type { MemoryStore } from '../../memory/store.js';
+import { findRepo, hermesHome, memoriesDir, prepareHome } from '../../paths/index.js';
 import { action, color, globals, output, daemon, type GlobalOptions } from '../runtime.js';
 
 type Target = 'memory' | 'user';
@@ -51,15 +57,38 @@ function humanList(l: Listing): string {
   return `${head}\n${entryLines(l.entries)}`;
 }
 
-/** Sends a write; a refusal becomes exit 1 with the reason (and what it refers to) on stderr. */
-async function write(cmd: Command, body: Record<string, unknown>): Promise<void> {
+/**
+ * Outside a work tree, the global store itself (no daemon serves there); undefined inside one,
+ * where the daemon answers. A repository's MEMORY.md outside any repository is refused.
+ */
+function storeOutsideRepository(opts: StoreOptions): MemoryStore | undefined {
+  try {
+    findRepo();
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof NotARepository)) throw err;
+  }
+  if (opts.scope === 'repo')
+    throw new UsageError(`--scope repo is a repository's own MEMORY.md, and ${process.cwd()} is in no work tree: run it inside the repository.`);
+  const home = hermesHome();
+  return new Memories({ globalDir: memoriesDir(home), limits: () => loadConfig({ home }).memory }).global;
+}
+
+type WriteBody = { action: 'add' | 'replace' | 'remove'; content?: string; old_text?: string };
+
+/** Sends a write (or makes it, outside a work tree); a refusal becomes exit 1 with the reason (and what it refers to) on stderr. */
+async function write(cmd: Command, body: WriteBody): Promise<void> {
   const opts = storeOptions(cmd);
-  const client = await daemon();
+  const local = storeOutsideRepository(opts);
   let result: WriteResult;
   try {
-    result = await client.call<WriteResult>('POST', '/v1/memory', { ...body, target: opts.target, scope: opts.scope });
+    if (local) {
+      // Made one level at a time, or refused in a sentence: never Node's recursive mkdir under /proc.
+      prepareHome(hermesHome());
+      result = local.write(opts.target, body) as WriteResult;
+    } else result = await (await daemon()).call<WriteResult>('POST', '/v1/memory', { ...body, target: opts.target, scope: opts.scope });
   } catch (err) {
-    if (err instanceof RemoteError && err.code === 'memory-refused') {
+    if ((err instanceof RemoteError || err instanceof MemoryRefused) && err.code === 'memory-refused') {
       const d = (err.details ?? {}) as RefusalDetails;
       const lines = [`hermesd: ${err.message}`];
       if (!opts.json) {
@@ -104,7 +133,10 @@ export function register(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const opts = storeOptions(cmd);
-        const l = await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
+        const local = storeOutsideRepository(opts);
+        const l: Listing = local
+          ? local.list(opts.target)
+          : await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
         const shown =
           opts.scope === 'repo'
             ? { target: l.target, scope: l.scope, entries: l.entries, usage: l.usage, path: l.path }

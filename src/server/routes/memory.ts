@@ -72,17 +72,9 @@ export function memoryRoutes(services: Services): Route[] {
       path: '/v1/memory',
       handler: ({ body }) => {
         const req = parseWriteBody(body);
-        return services.memory.on(req.target, req.scope, (store) => {
-          if ('operations' in req) return store.apply(req.target, req.operations, { allowEmpty: req.allow_empty });
-          switch (req.action) {
-            case 'add':
-              return store.add(req.target, req.content ?? '');
-            case 'replace':
-              return store.replace(req.target, req.old_text ?? '', req.content ?? '');
-            case 'remove':
-              return store.remove(req.target, req.old_text ?? '');
-          }
-        });
+        return services.memory.on(req.target, req.scope, (store) =>
+          'operations' in req ? store.apply(req.target, req.operations, { allowEmpty: req.allow_empty }) : store.write(req.target, req),
+        );
       },
     }),
     defineRoute({

@@ -6,11 +6,16 @@ import { defineRoute, type Route } from '../route.js';
 /** Resident memory, read at most once a second: a figure to show, and reading it costs more than the rest of a status answer's fields. */
 const RSS_EVERY_MS = 1_000;
 let rssAt = 0;
-let rssBytes = 0;
-function rss(): number {
+let rssBytes: number | undefined;
+function rss(): number | undefined {
   const now = Date.now();
   if (now - rssAt >= RSS_EVERY_MS) {
-    rssBytes = process.memoryUsage.rss();
+    try {
+      rssBytes = process.memoryUsage.rss();
+    } catch {
+      // /proc/self unreadable (EACCES in a daemon whose user was changed by setpriv or sudo): a status without the figure.
+      rssBytes = undefined;
+    }
     rssAt = now;
   }
   return rssBytes;
