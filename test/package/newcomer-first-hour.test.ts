@@ -181,6 +181,7 @@ describe("a newcomer's first hour on three repository shapes", () => {
 
         const init = await hermesd('init');
         expect(init.code, `init failed: ${init.stderr}`).toBe(0);
+        const installed = hookFiles(repo, env);
         expect(init.stdout + init.stderr, 'init does not say the hooks are installed').toContain('hermesd hooks installed');
         expect(init.stdout + init.stderr, 'init says a hook manager twice, or garbles it').not.toMatch(/\(no hook manager \(|\)\s*\(no hook manager/);
         // The newcomer adds a rule of their own under the first one, as README suggests.
@@ -265,7 +266,7 @@ describe("a newcomer's first hour on three repository shapes", () => {
         const kept: string[] = un.json().keptCommitted ?? [];
         const committedHookFiles = git('diff', '--name-only', firstCommit, 'HEAD')
           .stdout.split('\n')
-          .filter((f) => f in before && f !== 'package.json');
+          .filter((f) => (f in before || f in installed) && f !== 'package.json');
         expect([...kept].sort(), 'uninstall does not name the committed hook files it keeps').toEqual(committedHookFiles.sort());
         const after = hookFiles(repo, env);
         for (const f of kept) {
