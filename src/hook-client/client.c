@@ -186,6 +186,8 @@ __attribute__((noreturn, format(printf, 2, 3))) static void fault(int may_allow,
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
+  /* A sentence of its own (the daemon's start error) loses its full stop: "…; judging" follows. */
+  for (size_t n = strlen(what); n > 0 && (what[n - 1] == '.' || what[n - 1] == '\n' || what[n - 1] == ' '); n--) what[n - 1] = '\0';
   int git = !strcmp(kind, "git");
   if (!blocking) {
     fprintf(stderr, "hermesd: %s; the %s hook did nothing this time (%s goes on). Check the daemon: hermesd status\n", what, name, git ? "git" : "the agent");

@@ -127,6 +127,7 @@ describe('an unusable socket folder or HERMES_HOME', () => {
     const said = `git commit with HERMESD_SOCKET_DIR under /proc: exit ${c.code} after ${c.ms} ms, git said: ${c.out.trim().slice(0, 800)}`;
     expect(c.ms, said).toBeLessThan(BOUND_MS);
     expect(c.out, said).toContain(`The socket folder /proc/hermesd-nope-${process.pid} cannot be used`);
+    expect(c.out, `the hook's sentence doubles its punctuation: ${said}`).not.toMatch(/\.[;,]/);
     expect(readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8'), 'daemon.log lacks the sentence').toContain(
       `hermesd daemon failed to start: The socket folder /proc/hermesd-nope-${process.pid} cannot be used`,
     );
