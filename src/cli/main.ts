@@ -3,19 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { reportError } from './runtime.js';
-import * as lifecycle from './commands/lifecycle.js';
-import * as doctor from './commands/doctor.js';
-import * as context from './commands/context.js';
-import * as memory from './commands/memory.js';
-import * as sessions from './commands/sessions.js';
-import * as skills from './commands/skills.js';
-import * as check from './commands/check.js';
-import * as run from './commands/run.js';
-import * as hook from './commands/hook.js';
-import * as init from './commands/init.js';
-import * as config from './commands/config.js';
-import * as mcp from './commands/mcp.js';
-import * as remember from './commands/remember.js';
+import { modulesFor } from './commands/index.js';
 
 const program = new Command('hermesd')
   .description('A per-repository agent daemon with git hooks.')
@@ -26,7 +14,7 @@ const program = new Command('hermesd')
   .enablePositionalOptions(false)
   .exitOverride();
 
-for (const mod of [init, lifecycle, run, check, context, memory, remember, sessions, skills, hook, mcp, doctor, config]) mod.register(program);
+for (const mod of await Promise.all(modulesFor(process.argv.slice(2)).map((m) => m.load()))) mod.register(program);
 for (const sub of program.commands) {
   sub.exitOverride();
   for (const sub2 of sub.commands) sub2.exitOverride();
