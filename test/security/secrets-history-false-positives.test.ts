@@ -29,7 +29,7 @@ describe('the secrets rule on what real history holds', () => {
   });
 
   it("a documentation example that assigns a secret key is flagged, as gitleaks flags it (pallets/flask's docs)", () => {
-    // docs/config.rst of pallets/flask (BSD-3-Clause) at 465922e5: a value shown as SECRET_KEY. The rule
+    // The config page of pallets/flask's documentation (BSD-3-Clause) at 465922e5: a value shown as SECRET_KEY. The rule
     // cannot tell an example from a key; `exclude:` or a `gitleaks:allow` comment on the line says so for a repository.
     expect(found("    $ export SECRET_KEY='5f352379324c22463451387a0aec5d2f'", 'docs/config.rst')).toEqual([
       'generic-api-key:5f352379324c22463451387a0aec5d2f',

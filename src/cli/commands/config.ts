@@ -1,17 +1,17 @@
 /**
  * `hermesd config approve`: the user's confirmation of a guard configuration change that
  * loosens it (a rule removed, a policy set to allow, the sandbox opened). Until then the
- * approved values stay in force (docs/guardrails.md). Also contributes the sandbox check
- * to `hermesd doctor`.
+ * approved values stay in force (docs/guardrails.md). Also the sandbox line of `hermesd doctor`.
  */
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../../errors/index.js';
 import type { Loosening } from '../../guard/approval.js';
 import { action, color, daemon, failWith, globals, output, repo } from '../runtime.js';
-import { doctorChecks } from './doctor.js';
+import type { Check } from './doctor.js';
 
-doctorChecks.push(async () => {
+/** doctor's sandbox line: what confines the agent's terminal and other agents' shell calls here. */
+export async function sandboxCheck(): Promise<Check> {
   const { sandboxAvailability, sandboxFor } = await import('../../guard/sandbox.js');
   // The bubblewrap the config in force names (HERMESD_BWRAP is a loosening until approved).
   const config = await (async () => {
@@ -35,7 +35,7 @@ doctorChecks.push(async () => {
     detail: `${a.reason}: the agent's terminal refuses to run (guard.sandbox.ifUnavailable: refuse) or runs unsandboxed with a warning (unsandboxed), and other agents' shell calls are checked only after they ran`,
     fix: a.install,
   };
-});
+}
 
 const describe = (ls: Loosening[]) => ls.map((l) => `  ${l.key}: ${l.approved} → ${l.requested}`).join('\n');
 

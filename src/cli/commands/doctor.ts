@@ -23,10 +23,13 @@ import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { NotARepository, RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
 
-type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
+export type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
 
-/** Extra checks contributed by subsystems (skills index, model endpoint, ...). */
-export const doctorChecks: Array<() => Check | Promise<Check> | Check[] | Promise<Check[]>> = [];
+/** The checks other commands' modules own (the skills index, the sandbox), loaded when doctor runs. */
+const contributedChecks: Array<() => Promise<Check>> = [
+  async () => (await import('./skills.js')).skillsCheck(),
+  async () => (await import('./config.js')).sandboxCheck(),
+];
 
 /** inotify watches needed: one per watched directory, so a few thousand is comfortable. */
 const MIN_INOTIFY_WATCHES = 8192;
@@ -375,7 +378,7 @@ export async function runDoctor(): Promise<Check[]> {
     daemon.check,
     ...(await modelCheck(daemon.status)),
   ];
-  for (const extra of doctorChecks) {
+  for (const extra of contributedChecks) {
     try {
       const r = await extra();
       checks.push(...(Array.isArray(r) ? r : [r]));

@@ -5,10 +5,10 @@ import type { Commit } from '../../skills/git.js';
 import { DaemonClient } from '../../client/daemon-client.js';
 import { probe } from '../../client/lifecycle.js';
 import { action, color, daemon, globals, output, repo } from '../runtime.js';
-import { doctorChecks } from './doctor.js';
+import type { Check } from './doctor.js';
 
-// Skills a hand edit made dangerous (or unparseable) are kept out of the index; doctor says so.
-doctorChecks.push(async () => {
+/** doctor's skills line: skills a hand edit made dangerous (or unparseable) are kept out of the index. */
+export async function skillsCheck(): Promise<Check> {
   const status = await probe(repo());
   if (!status) return { name: 'skills', status: 'ok', detail: 'daemon not running; skills are checked when it starts' };
   const r = await new DaemonClient(String(status.socket)).call<{ warnings: string[] }>('GET', '/v1/skills-index');
@@ -20,7 +20,7 @@ doctorChecks.push(async () => {
         fix: 'Fix or delete the skill files named above (hermesd skills history <name> / revert <name> <rev>).',
       }
     : { name: 'skills', status: 'ok', detail: 'every skill parses and scans clean' };
-});
+}
 
 type ListAnswer = { skills: SkillSummary[] };
 
