@@ -106,3 +106,6 @@ export function readStdin(): Promise<string> {
     process.stdin.on('error', () => res(Buffer.concat(chunks).toString('utf8')));
   });
 }
+
+/** One line of `hermesd doctor`: doctor's own checks and those other commands' modules own (skills, sandbox). */
+export type DoctorCheck = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };

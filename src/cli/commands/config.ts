@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { UsageError } from '../../errors/index.js';
 import type { Loosening } from '../../guard/approval.js';
 import { action, color, daemon, failWith, globals, output, repo } from '../runtime.js';
-import type { Check } from './doctor.js';
+import type { DoctorCheck as Check } from '../runtime.js';
 
 /** doctor's sandbox line: what confines the agent's terminal and other agents' shell calls here. */
 export async function sandboxCheck(): Promise<Check> {

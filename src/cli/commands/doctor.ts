@@ -22,8 +22,9 @@ import { DaemonClient } from '../../client/daemon-client.js';
 import { probe, socketMismatch, type Status } from '../../client/lifecycle.js';
 import { NotARepository, RemoteError } from '../../errors/index.js';
 import { action, color, globals, output } from '../runtime.js';
+import type { DoctorCheck } from '../runtime.js';
 
-export type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string; fix?: string };
+type Check = DoctorCheck;
 
 /** The checks other commands' modules own (the skills index, the sandbox), loaded when doctor runs. */
 const contributedChecks: Array<() => Promise<Check>> = [

@@ -5,7 +5,7 @@ import type { Commit } from '../../skills/git.js';
 import { DaemonClient } from '../../client/daemon-client.js';
 import { probe } from '../../client/lifecycle.js';
 import { action, color, daemon, globals, output, repo } from '../runtime.js';
-import type { Check } from './doctor.js';
+import type { DoctorCheck as Check } from '../runtime.js';
 
 /** doctor's skills line: skills a hand edit made dangerous (or unparseable) are kept out of the index. */
 export async function skillsCheck(): Promise<Check> {
