@@ -36,6 +36,16 @@ export type Catalog = { skills: SkillInfo[]; warnings: string[]; manifest: Manif
 
 export const SKILL_FILE = 'SKILL.md';
 
+/**
+ * Whether a caller's `file_path` names the skill's own SKILL.md: `SKILL.md`, or `<name>/SKILL.md`
+ * as Hermes Agent's callers also write it (the skill's folder named in front). Empty means SKILL.md.
+ */
+export function isSkillFile(filePath: string | undefined, name: string): boolean {
+  if (filePath === undefined || filePath === '') return true;
+  const p = filePath.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  return p === SKILL_FILE || p === `${name}/${SKILL_FILE}`;
+}
+
 type Walk = { manifest: ManifestEntry[]; warnings: string[] };
 
 function statEntry(path: string, isDir: boolean, w: Walk): boolean {

@@ -29,7 +29,7 @@ import { Conflict, HermesError, NotFound, Refused } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { LockTimeout, withLock } from '../storage/lock.js';
 import { fuzzyFindAndReplace } from '../text/fuzzy-replace.js';
-import { SKILL_FILE, type SkillScope } from './catalog.js';
+import { isSkillFile, SKILL_FILE, type SkillScope } from './catalog.js';
 import { SkillRepo, type Commit } from './git.js';
 import { bumpGeneration, invalidateCatalog, loadCatalog, type CatalogPaths } from './index-cache.js';
 import { skillManageArgs, type SkillManageArgs } from './schema.js';
@@ -227,7 +227,7 @@ export class SkillStore {
   view(name: string, filePath?: string): SkillView | SkillFileView {
     const found = this.loadable(name);
     this.noteView(name);
-    if (filePath !== undefined && filePath !== '' && filePath !== SKILL_FILE) return readSkillFile(found.dir, name, checkSupportingPath(filePath));
+    if (!isSkillFile(filePath, name)) return readSkillFile(found.dir, name, checkSupportingPath(filePath));
     const text = readFileSync(join(found.dir, SKILL_FILE), 'utf8');
     const parsed = parseSkillMd(text);
     const all = supportingFiles(found.dir);
@@ -250,7 +250,7 @@ export class SkillStore {
    */
   readFile(name: string, filePath: string, opts: { base64?: boolean } = {}): SkillFileView {
     const found = this.loadable(name);
-    return readSkillFile(found.dir, name, filePath === SKILL_FILE ? SKILL_FILE : checkSupportingPath(filePath), opts.base64);
+    return readSkillFile(found.dir, name, isSkillFile(filePath, name) ? SKILL_FILE : checkSupportingPath(filePath), opts.base64);
   }
 
   /** The files of a skill that `readFile` serves: SKILL.md, then its supporting files. */
@@ -419,7 +419,7 @@ export class SkillStore {
         dir = this.userSkill(name).dir;
         if (args.old_string === undefined) throw new SkillValidationError('old_string is required for patch.');
         if (args.new_string === undefined) throw new SkillValidationError('new_string is required for patch (use "" to delete the text).');
-        const rel = args.file_path && args.file_path !== SKILL_FILE ? checkSupportingPath(args.file_path) : SKILL_FILE;
+        const rel = isSkillFile(args.file_path, name) ? SKILL_FILE : checkSupportingPath(args.file_path);
         if (rel !== SKILL_FILE) checkNoSymlinkOnPath(dir, rel);
         const target = join(dir, rel);
         if (!isFile(target)) throw new NotFound(`Skill "${name}" has no file ${rel}.`);

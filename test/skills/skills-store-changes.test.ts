@@ -12,6 +12,32 @@ function subjects(dir: string): string[] {
   return execFileSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' }).trim().split('\n');
 }
 
+describe("SKILL.md named as the reference's callers name it", () => {
+  let h: ReturnType<typeof tempHome>;
+  let store: SkillStore;
+  beforeEach(() => {
+    h = tempHome();
+    store = new SkillStore({ home: h.home });
+  });
+  afterEach(() => h.cleanup());
+
+  // Hermes Agent's skill_manage takes file_path "<name>/SKILL.md" as the skill's own file.
+  it('patch, view and readFile take <name>/SKILL.md (and ./SKILL.md) as the skill file; a supporting path stays a supporting path', async () => {
+    await settled(() => store.manage({ action: 'create', name: 'regen', content: skillMd('regen', 'Regenerate code', 'Run npm run gen.\n') }, S));
+    const r = await settled(() =>
+      store.manage(
+        { action: 'patch', name: 'regen', file_path: 'regen/SKILL.md', old_string: 'Run npm run gen.', new_string: 'Run npm run gen, then test.' },
+        S,
+      ),
+    );
+    expect(r, 'patch with file_path "regen/SKILL.md" was refused').toMatchObject({ success: true });
+    expect(store.readFile('regen', 'SKILL.md').content).toContain('Run npm run gen, then test.');
+    expect(store.view('regen', 'regen/SKILL.md')).toMatchObject({ name: 'regen', body: expect.stringContaining('then test') });
+    expect(store.readFile('regen', './SKILL.md').content).toContain('then test');
+    expect(() => store.view('regen', 'other/SKILL.md'), "another skill's SKILL.md is not this skill's file").toThrow(/must be a file under/);
+  });
+});
+
 describe('skill_manage actions, one commit each', () => {
   let h: ReturnType<typeof tempHome>;
   let store: SkillStore;
