@@ -12,7 +12,6 @@
  * `secrets` rule kind that judges commits (src/rules/secrets-judge.ts), and, unchanged, the
  * "gitleaks" reference the detector benchmark compares against.
  */
-import { HERMESD_ALLOWLISTS } from './allowlist-additions.js';
 import { GITLEAKS_GLOBAL_ALLOWLIST, GITLEAKS_RULES } from './gitleaks-rules.js';
 import { buildKeywordMatcher, scanKeywords, type KeywordMatcher } from './keywords.js';
 import type { AllowlistData, RegexData, SecretRuleData } from './secret-rule-types.js';
@@ -91,7 +90,7 @@ function compileRule(r: SecretRuleData, withPaths: boolean): Rule | undefined {
     keywords: r.keywords,
     secretGroup: r.secretGroup ?? 0,
     entropy: r.entropy ?? 0,
-    allowlists: [...(r.allowlists ?? []), ...(HERMESD_ALLOWLISTS[r.id] ?? [])].map(compileAllowlist),
+    allowlists: (r.allowlists ?? []).map(compileAllowlist),
     identifierPrefix,
   };
 }
