@@ -63,7 +63,12 @@ for (const source of args) {
     let verdict;
     for (let r = 0; r < runs; r++) {
       const t = performance.now();
-      const run = spawnSync(process.execPath, [cli, 'check', '--commits', range, '--json'], { cwd: clone, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+      const run = spawnSync(process.execPath, [cli, 'check', '--commits', range, '--json'], {
+        cwd: clone,
+        env,
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      });
       times.push((performance.now() - t) / 1000);
       if (run.status !== 0 && run.status !== 1) throw new Error(`check --commits ${range} in ${source} exited ${run.status}: ${run.stderr}`);
       verdict = JSON.parse(run.stdout);

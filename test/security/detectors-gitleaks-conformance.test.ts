@@ -47,7 +47,8 @@ describe("gitleaks' own validation of each rule", () => {
         tps++;
         // Validate: at least one finding; ValidateWithPaths: exactly one
         const n = count(tp);
-        if (tp.path ? n !== 1 : n < 1) wrong.push(`${s.rule} missed (${n} findings)${tp.path ? ` in ${tp.path}` : ''}: ${JSON.stringify(tp.text.slice(0, 120))}`);
+        if (tp.path ? n !== 1 : n < 1)
+          wrong.push(`${s.rule} missed (${n} findings)${tp.path ? ` in ${tp.path}` : ''}: ${JSON.stringify(tp.text.slice(0, 120))}`);
       }
       for (const fp of s.fps) {
         fps++;
@@ -75,7 +76,10 @@ describe("gitleaks' semantics where the samples do not reach", () => {
   it('the secret is what the regex finds in the match alone, once its newlines are trimmed (FindStringSubmatch on the match)', () => {
     // In the text, the first branch matches `k12\n` (group 1: "12"); the match trimmed is `k12`,
     // where only the second branch matches: gitleaks' secret is its group, "2".
-    const set = compileRuleSet([{ id: 'probe', description: 'probe', regex: { source: 'k(\\d+)\\n|k\\d(\\d+)$' }, keywords: ['k'] }], GITLEAKS_GLOBAL_ALLOWLIST);
+    const set = compileRuleSet(
+      [{ id: 'probe', description: 'probe', regex: { source: 'k(\\d+)\\n|k\\d(\\d+)$' }, keywords: ['k'] }],
+      GITLEAKS_GLOBAL_ALLOWLIST,
+    );
     expect(findWithRules('k12\nrest', set).map((f) => [f.secret, f.start, f.end])).toEqual([['2', 2, 3]]);
   });
 
@@ -115,7 +119,9 @@ describe("hermesd's allowances: public identifiers gitleaks reports", () => {
     // a buf host that is not the registry's
     expect(found(`"generate": "x buf.example.com/googleapis/googleapis:${BUF_COMMIT}"`, 'package.json')).toEqual([`generic-api-key ${BUF_COMMIT}`]);
     // a token after the reference on the same line
-    expect(found(`"generate": "buf generate buf.build/googleapis/googleapis:${BUF_COMMIT} --token ${GITHUB}"`, 'package.json')).toEqual([`github-pat ${GITHUB}`]);
+    expect(found(`"generate": "buf generate buf.build/googleapis/googleapis:${BUF_COMMIT} --token ${GITHUB}"`, 'package.json')).toEqual([
+      `github-pat ${GITHUB}`,
+    ]);
     // a longer value that ends in 32 hex
     expect(found(`"generate": "buf generate buf.build/googleapis/googleapis:v1_${BUF_COMMIT}"`, 'package.json')).toEqual([`generic-api-key v1_${BUF_COMMIT}`]);
   });
@@ -138,7 +144,10 @@ describe('check --commits over a history', () => {
       gitIn(t, repo, 'commit', '-q', '-m', message);
     };
     const base = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
-    commit({ 'packages/bundle-size/package.json': `{\n  "scripts": {\n    "generate": "buf generate buf.build/googleapis/googleapis:${BUF_COMMIT}"\n  }\n}\n` }, 'buf');
+    commit(
+      { 'packages/bundle-size/package.json': `{\n  "scripts": {\n    "generate": "buf generate buf.build/googleapis/googleapis:${BUF_COMMIT}"\n  }\n}\n` },
+      'buf',
+    );
     commit({ 'repositories.bzl': 'def _impl(ctx):\n    googleapis_commit = "e1c0c726290a55065c0c46a62dacc9372939973b"\n' }, 'bazel');
     const clean = await checkRange({ cwd: repo, root: repo }, `${base}..HEAD`);
     expect(clean.violations, JSON.stringify(clean.violations)).toEqual([]);
