@@ -1,10 +1,11 @@
 /**
- * gitleaks' rules evaluated the way gitleaks evaluates them (detect/detect.go, v8): a rule runs
- * only when one of its keywords occurs in the lower-cased text; each match yields a secret
- * (the rule's secret group, else the first non-empty group, else the whole match) that must be
- * above the rule's entropy threshold and must not be allowed by the global or the rule's
- * allowlists (regexes against the secret, the match or its lines; stopwords in the secret;
- * file paths). Text without a path (a tool result) skips the rules scoped to file paths; a
+ * gitleaks' rules evaluated the way gitleaks v8.30.0 evaluates them (detect/detect.go,
+ * config/allowlist.go): a rule runs only when one of its keywords occurs in the lower-cased
+ * text; each match, trimmed of newlines, is run through the rule's regex again and yields a
+ * secret (the rule's secret group, else the first non-empty group, else the whole match) that
+ * must be above the rule's entropy threshold and must not be allowed by the global or the
+ * rule's allowlists (regexes against the secret, the match or the match's lines; stopwords in
+ * the secret; file paths; AND or OR). Text without a path (a tool result) skips the rules scoped to file paths; a
  * file's text (the `secrets` rule of a commit) is judged with them and with the path
  * allowlists, and a rule that is only a path (a `.p12` file) names the file itself. After
  * gitleaks' allowlists come hermesd's few own (./allowances.ts: public identifiers gitleaks
@@ -16,8 +17,9 @@
  * `filter`; the commit judge keeps the other rule's finding where their spans overlap).
  *
  * This is the rule engine under hermesd's redaction (src/security/secrets.ts), under the
- * `secrets` rule kind that judges commits (src/rules/secrets-judge.ts), and, unchanged, the
- * "gitleaks" reference the detector benchmark compares against.
+ * `secrets` rule kind that judges commits (src/rules/secrets-judge.ts), and the "gitleaks"
+ * reference the detector benchmark compares against (hermesd's allowances change none of its
+ * samples; `compileRuleSet` without them is gitleaks alone, as the conformance test uses it).
  */
 import { HERMESD_ALLOWANCES, type Allowance } from './allowances.js';
 import { GITLEAKS_GLOBAL_ALLOWLIST, GITLEAKS_RULES } from './gitleaks-rules.js';
