@@ -30,7 +30,11 @@ type GitleaksFixture = {
     values?: Array<{ identifier: string; value: string }>;
     singleValues?: Array<{ identifier: string; value: string }>;
     lines?: string[];
+    /** True positives gitleaks validates in a named file (ValidateWithPaths). */
+    pathLines?: Array<{ path: string; text: string }>;
     fps?: string[];
+    /** Negatives only because of their file path. */
+    pathFps?: Array<{ path: string; text: string }>;
   }>;
 };
 
@@ -60,10 +64,30 @@ export function gitleaksCorpus(): GitleaksCorpus {
       values.push({ rule: r.id, text: value });
       inContext.push({ rule: r.id, text: fill(data.singleTemplate, v.identifier, value), value, form: 'single' });
     }
-    for (const l of r.lines ?? []) inContext.push({ rule: r.id, text: unb64(l), form: 'literal line' });
+    for (const l of [...(r.lines ?? []), ...(r.pathLines ?? []).map((p) => p.text)]) inContext.push({ rule: r.id, text: unb64(l), form: 'literal line' });
     for (const f of r.fps ?? []) falsePositives.push({ rule: r.id, text: unb64(f) });
   }
   return { inContext, values, falsePositives };
+}
+
+/** A sample as gitleaks validates its rule with it: the text, and the file it is in when the rule needs one. */
+export type RuleSample = { text: string; path?: string };
+/**
+ * Each rule's samples as gitleaks' own validation reads them (cmd/generate/config/utils/validate.go):
+ * every true positive must be found by that rule alone (with the global allowlist), no negative may be.
+ */
+export function gitleaksRuleSamples(): Array<{ rule: string; tps: RuleSample[]; fps: RuleSample[] }> {
+  const data = readJson<GitleaksFixture>('gitleaks-samples.json');
+  return data.rules.map((r) => ({
+    rule: r.id,
+    tps: [
+      ...(r.values ?? []).flatMap((v) => Object.values(data.templates).map((t) => ({ text: fill(t, v.identifier, unb64(v.value)) }))),
+      ...(r.singleValues ?? []).map((v) => ({ text: fill(data.singleTemplate, v.identifier, unb64(v.value)) })),
+      ...(r.lines ?? []).map((l) => ({ text: unb64(l) })),
+      ...(r.pathLines ?? []).map((l) => ({ text: unb64(l.text), path: l.path })),
+    ],
+    fps: [...(r.fps ?? []).map((f) => ({ text: unb64(f) })), ...(r.pathFps ?? []).map((f) => ({ text: unb64(f.text), path: f.path }))],
+  }));
 }
 
 export type LabelledLine = { plugin: string; text: string; secret: boolean };

@@ -139,7 +139,13 @@ export function generate(re) {
       const e = re[i + 1];
       i += 2;
       if (e in CLASS) return () => pick(CLASS[e]);
+      // assertions match no character (heroku's `\b(HRKU-AA…)\b`)
+      if ('bBAz'.includes(e)) return () => '';
       return () => e;
+    }
+    if (c === '^' || c === '$') {
+      i++;
+      return () => '';
     }
     if (c === '.') {
       i++;
@@ -333,9 +339,10 @@ function evaluate(tokens, env) {
           case 'secrets.NewSecret':
             return generate(asString(out[0]));
           case 'newPlausibleSecret': {
+            // generic.go: retried until it holds a digit 1-9 and none of DefaultStopWords
             for (;;) {
               const s = generate(asString(out[0]));
-              if (/[1-9]/.test(s)) return s;
+              if (/[1-9]/.test(s) && !DEFAULT_STOPWORDS.some((w) => s.toLowerCase().includes(w))) return s;
             }
           }
           case 'utils.Numeric':
@@ -411,8 +418,9 @@ function statements(tokens) {
       out.push(cur);
       cur = [];
     }
-    if (tok.v === '(' || tok.v === '{' || tok.v === '[') depth++;
-    if (tok.v === ')' || tok.v === '}' || tok.v === ']') depth--;
+    // (a string literal `)` is not a bracket: generic.go's allowlist regex ends in one)
+    if (tok.t !== 'str' && (tok.v === '(' || tok.v === '{' || tok.v === '[')) depth++;
+    if (tok.t !== 'str' && (tok.v === ')' || tok.v === '}' || tok.v === ']')) depth--;
     cur.push(tok);
   }
   if (cur.length) out.push(cur);
@@ -473,8 +481,8 @@ function varDeclarations(stmt) {
       out.push(cur);
       cur = [];
     }
-    if (tok.v === '(' || tok.v === '{' || tok.v === '[') depth++;
-    if (tok.v === ')' || tok.v === '}' || tok.v === ']') depth--;
+    if (tok.t !== 'str' && (tok.v === '(' || tok.v === '{' || tok.v === '[')) depth++;
+    if (tok.t !== 'str' && (tok.v === ')' || tok.v === '}' || tok.v === ']')) depth--;
     cur.push(tok);
   }
   if (cur.length) out.push(cur);
@@ -511,6 +519,14 @@ if (!rulesDir) {
   process.stderr.write('usage: node scripts/gitleaks-samples.mjs <cmd/generate/config/rules dir of gitleaks ' + PINNED_TAG + '>\n');
   process.exit(2);
 }
+
+/** rules/stopwords.go's DefaultStopWords (newPlausibleSecret avoids them, as gitleaks' generator does). */
+const DEFAULT_STOPWORDS = (() => {
+  const src = stripComments(readFileSync(join(rulesDir, 'stopwords.go'), 'utf8'));
+  const body = /var DefaultStopWords = \[\]string\{([\s\S]*?)\n\}/.exec(src);
+  if (!body) throw new Error('DefaultStopWords not found in stopwords.go');
+  return [...body[1].matchAll(/"([^"]*)"/g)].map((m) => m[1].toLowerCase());
+})();
 
 const rules = [];
 let skipped = 0;
@@ -579,11 +595,16 @@ for (const file of readdirSync(rulesDir)
       .filter((s) => s.template === 'single')
       .map((s) => ({ identifier: s.identifier, value: s.value }));
     const lines = asList(tps)
-      .filter((s) => !s.template)
+      .filter((s) => !s.template && s.path === undefined)
       .map((s) => s.text);
+    // True positives validated with a file path (ValidateWithPaths): found only in that file.
+    const pathLines = asList(tps)
+      .filter((s) => !s.template && s.path !== undefined)
+      .map((s) => ({ path: s.path, text: s.text }));
     if (values.length) out.values = values;
     if (single.length) out.singleValues = single;
     if (lines.length) out.lines = lines;
+    if (pathLines.length) out.pathLines = pathLines;
     const fpText = (s) => s.text ?? SINGLE_TEMPLATE.replace('{i}', s.identifier).replace('{s}', s.value);
     // A negative only because of its file path (ValidateWithPaths) says nothing about text.
     const fpLines = asList(fps)
@@ -608,6 +629,7 @@ const encoded = rules.map((r) => ({
   ...(r.values && { values: r.values.map((v) => ({ ...v, value: b64(v.value) })) }),
   ...(r.singleValues && { singleValues: r.singleValues.map((v) => ({ ...v, value: b64(v.value) })) }),
   ...(r.lines && { lines: r.lines.map(b64) }),
+  ...(r.pathLines && { pathLines: r.pathLines.map((l) => ({ path: l.path, text: b64(l.text) })) }),
   ...(r.fps && { fps: r.fps.map(b64) }),
   ...(r.pathFps && { pathFps: r.pathFps.map((f) => ({ path: f.path, text: b64(f.text) })) }),
 }));
@@ -622,7 +644,8 @@ writeFileSync(target, JSON.stringify(data, null, 1) + '\n');
 const count = (k) => rules.reduce((n, r) => n + (r[k]?.length ?? 0), 0);
 process.stdout.write(
   `wrote ${target}: ${rules.length} rules, ${count('values')} values × ${Object.keys(TEMPLATES).length} templates, ` +
-    `${count('singleValues')} single-template values, ${count('lines')} literal lines, ${count('fps')} false positives ` +
+    `${count('singleValues')} single-template values, ${count('lines')} literal lines (+${count('pathLines')} in a named file), ` +
+    `${count('fps')} false positives ` +
     `(+${count('pathFps')} negative only by file path); ` +
     `${skipped} statements skipped\n`,
 );

@@ -1,17 +1,27 @@
 /**
- * gitleaks' rules evaluated the way gitleaks evaluates them (detect/detect.go, v8): a rule runs
- * only when one of its keywords occurs in the lower-cased text; each match yields a secret
- * (the rule's secret group, else the first non-empty group, else the whole match) that must be
- * above the rule's entropy threshold and must not be allowed by the global or the rule's
- * allowlists (regexes against the secret, the match or its lines; stopwords in the secret;
- * file paths). Text without a path (a tool result) skips the rules scoped to file paths; a
+ * gitleaks' rules evaluated the way gitleaks v8.30.0 evaluates them (detect/detect.go,
+ * config/allowlist.go): a rule runs only when one of its keywords occurs in the lower-cased
+ * text; each match, trimmed of newlines, is run through the rule's regex again and yields a
+ * secret (the rule's secret group, else the first non-empty group, else the whole match) that
+ * must be above the rule's entropy threshold and must not be allowed by the global or the
+ * rule's allowlists (regexes against the secret, the match or the match's lines; stopwords in
+ * the secret; file paths; AND or OR). Text without a path (a tool result) skips the rules scoped to file paths; a
  * file's text (the `secrets` rule of a commit) is judged with them and with the path
- * allowlists, and a rule that is only a path (a `.p12` file) names the file itself.
+ * allowlists, and a rule that is only a path (a `.p12` file) names the file itself. After
+ * gitleaks' allowlists come hermesd's few own (./allowances.ts: public identifiers gitleaks
+ * reports, seen in real histories).
+ *
+ * Where gitleaks differs and hermesd does not follow: gitleaks also decodes base64, hex and
+ * percent-encoded text and scans it again (`--max-decode-depth`, 5 by default), and keeps a
+ * generic finding only where no other rule found the same secret on its line (detect/utils.go
+ * `filter`; the commit judge keeps the other rule's finding where their spans overlap).
  *
  * This is the rule engine under hermesd's redaction (src/security/secrets.ts), under the
- * `secrets` rule kind that judges commits (src/rules/secrets-judge.ts), and, unchanged, the
- * "gitleaks" reference the detector benchmark compares against.
+ * `secrets` rule kind that judges commits (src/rules/secrets-judge.ts), and the "gitleaks"
+ * reference the detector benchmark compares against (hermesd's allowances change none of its
+ * samples; `compileRuleSet` without them is gitleaks alone, as the conformance test uses it).
  */
+import { HERMESD_ALLOWANCES, type Allowance } from './allowances.js';
 import { GITLEAKS_GLOBAL_ALLOWLIST, GITLEAKS_RULES } from './gitleaks-rules.js';
 import { buildKeywordMatcher, scanKeywords, type KeywordMatcher } from './keywords.js';
 import type { AllowlistData, RegexData, SecretRuleData } from './secret-rule-types.js';
@@ -26,14 +36,19 @@ export type RuleFinding = {
   match: string;
 };
 
-/** Bits per character: random base64 sits near 6, hex near 4, English words near 2.5–3. */
+/**
+ * Bits per character: random base64 sits near 6, hex near 4, English words near 2.5–3.
+ * Computed as gitleaks does (detect/utils.go): characters counted, divided by the UTF-8 length,
+ * so a value with non-ASCII characters scores what it scores in gitleaks.
+ */
 export function shannonEntropy(s: string): number {
   if (s.length === 0) return 0;
   const counts = new Map<string, number>();
   for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  const length = Buffer.byteLength(s, 'utf8');
   let h = 0;
   for (const n of counts.values()) {
-    const p = n / s.length;
+    const p = n / length;
     h -= p * Math.log2(p);
   }
   return h;
@@ -44,12 +59,16 @@ type Rule = {
   id: string;
   /** Undefined for a rule that is only a path (its finding is the file). */
   re?: RegExp;
+  /** `re` without the global flag: run again on a match alone, as gitleaks takes the secret from it. */
+  reOnce?: RegExp;
   /** The files the rule applies to (gitleaks' `path`). */
   path?: RegExp;
   keywords: string[];
   secretGroup: number;
   entropy: number;
   allowlists: Allowlist[];
+  /** hermesd's own allowlists for this rule (./allowances.ts). */
+  allowances: Allowance[];
   /** The leading `[\w.-]{0,50}?` was cut for speed: the match start is found again by hand. */
   identifierPrefix: boolean;
 };
@@ -78,7 +97,7 @@ function compileAllowlist(a: AllowlistData): Allowlist {
   };
 }
 
-function compileRule(r: SecretRuleData, withPaths: boolean): Rule | undefined {
+function compileRule(r: SecretRuleData, withPaths: boolean, allowances: readonly Allowance[]): Rule | undefined {
   if (!withPaths && (!r.regex || r.path)) return undefined;
   let source = r.regex?.source;
   const identifierPrefix = source?.startsWith(IDENTIFIER_PREFIX) ?? false;
@@ -86,11 +105,13 @@ function compileRule(r: SecretRuleData, withPaths: boolean): Rule | undefined {
   return {
     id: r.id,
     re: source !== undefined ? new RegExp(source, (r.regex!.flags ?? '') + 'gd') : undefined,
+    reOnce: source !== undefined ? new RegExp(source, (r.regex!.flags ?? '') + 'd') : undefined,
     path: r.path ? compileRegex(r.path) : undefined,
     keywords: r.keywords,
     secretGroup: r.secretGroup ?? 0,
     entropy: r.entropy ?? 0,
     allowlists: (r.allowlists ?? []).map(compileAllowlist),
+    allowances: allowances.filter((a) => a.rules.includes(r.id)),
     identifierPrefix,
   };
 }
@@ -138,9 +159,16 @@ const COMMON_KEYWORDS = new Set([
   'ext_',
 ]);
 
-/** Compiles rule data once; `withPaths`: also the rules scoped to file paths (for files' text). */
-export function compileRuleSet(data: readonly SecretRuleData[], global: AllowlistData, opts: { withPaths?: boolean } = {}): RuleSet {
-  const rules = data.map((r) => compileRule(r, opts.withPaths === true)).filter((r): r is Rule => r !== undefined);
+/**
+ * Compiles rule data once; `withPaths`: also the rules scoped to file paths (for files' text);
+ * `allowances`: hermesd's own allowlists to apply after gitleaks' (none: gitleaks alone).
+ */
+export function compileRuleSet(
+  data: readonly SecretRuleData[],
+  global: AllowlistData,
+  opts: { withPaths?: boolean; allowances?: readonly Allowance[] } = {},
+): RuleSet {
+  const rules = data.map((r) => compileRule(r, opts.withPaths === true, opts.allowances ?? [])).filter((r): r is Rule => r !== undefined);
   const keywords = [...new Set(rules.flatMap((r) => r.keywords))];
   const common = rules.filter((r) => r.keywords.length === 0 || r.keywords.some((k) => COMMON_KEYWORDS.has(k)));
   return {
@@ -153,15 +181,15 @@ export function compileRuleSet(data: readonly SecretRuleData[], global: Allowlis
 }
 
 let defaultSet: RuleSet | undefined;
-/** gitleaks' default rules for text without a path (tool results), compiled on first use. */
+/** gitleaks' default rules for text without a path (tool results), with hermesd's allowances, compiled on first use. */
 export function gitleaksRuleSet(): RuleSet {
-  return (defaultSet ??= compileRuleSet(GITLEAKS_RULES, GITLEAKS_GLOBAL_ALLOWLIST));
+  return (defaultSet ??= compileRuleSet(GITLEAKS_RULES, GITLEAKS_GLOBAL_ALLOWLIST, { allowances: HERMESD_ALLOWANCES }));
 }
 
 let fileSet: RuleSet | undefined;
 /** gitleaks' default rules for a file's text: the path-scoped rules and path allowlists too. */
 export function gitleaksFileRuleSet(): RuleSet {
-  return (fileSet ??= compileRuleSet(GITLEAKS_RULES, GITLEAKS_GLOBAL_ALLOWLIST, { withPaths: true }));
+  return (fileSet ??= compileRuleSet(GITLEAKS_RULES, GITLEAKS_GLOBAL_ALLOWLIST, { withPaths: true, allowances: HERMESD_ALLOWANCES }));
 }
 
 /** Whether gitleaks' global allowlist leaves a file out altogether (lock files, images, vendored code…). */
@@ -182,14 +210,18 @@ export function keywordsIn(set: RuleSet, text: string): Set<string> {
   return found;
 }
 
+/** The whole lines a span touches (gitleaks' `Line`: the lines of the match). */
 function linesAround(text: string, start: number, end: number): string {
   const from = text.lastIndexOf('\n', start - 1) + 1;
   const nl = text.indexOf('\n', end);
   return text.slice(from, nl < 0 ? text.length : nl);
 }
 
-function allowed(a: Allowlist, f: RuleFinding, text: string, path: string | undefined): boolean {
-  const target = a.target === 'match' ? f.match : a.target === 'line' ? linesAround(text, f.start, f.end) : f.secret;
+/** A finding and where its match lies (the lines a `line` allowlist reads). */
+type Candidate = RuleFinding & { matchStart: number; matchEnd: number };
+
+function allowed(a: Allowlist, f: Candidate, text: string, path: string | undefined): boolean {
+  const target = a.target === 'match' ? f.match : a.target === 'line' ? linesAround(text, f.matchStart, f.matchEnd) : f.secret;
   const regexHit = a.regexes.length > 0 && target !== '' && a.regexes.some((r) => r.test(target));
   const lower = f.secret.toLowerCase();
   const stopHit = a.stopwords.length > 0 && a.stopwords.some((w) => lower.includes(w));
@@ -212,42 +244,45 @@ function runRule(rule: Rule, set: RuleSet, text: string, out: RuleFinding[], pat
       re.lastIndex++;
       continue;
     }
-    let matchStart = m.index;
+    let rawStart = m.index;
     if (rule.identifierPrefix) {
       const floor = Math.max(0, m.index - IDENTIFIER_PREFIX_MAX);
-      while (matchStart > floor && IDENTIFIER_CHAR.test(text[matchStart - 1]!)) matchStart--;
+      while (rawStart > floor && IDENTIFIER_CHAR.test(text[rawStart - 1]!)) rawStart--;
     }
-    // gitleaks trims newlines off the match before taking the secret from it.
-    const match = text.slice(matchStart, m.index + m[0].length).replace(/^\n+|\n+$/g, '');
-    let group = 0;
-    if (m.length > 1) {
-      if (rule.secretGroup > 0) group = rule.secretGroup;
-      else {
-        for (let g = 1; g < m.length; g++) {
-          if (m[g]) {
-            group = g;
-            break;
-          }
-        }
+    // gitleaks trims newlines off the match (detect.go: strings.Trim(match, "\n")) …
+    const raw = text.slice(rawStart, m.index + m[0].length);
+    const matchStart = rawStart + raw.length - raw.replace(/^\n+/, '').length;
+    const match = raw.replace(/^\n+|\n+$/g, '');
+    const matchEnd = matchStart + match.length;
+    // … and takes the secret from the rule's regex run again on the match alone (FindStringSubmatch):
+    // the rule's secret group, else the first non-empty group, else the whole match.
+    let secret = match;
+    let start = matchStart;
+    const g = rule.reOnce!.exec(match);
+    if (g && g.length > 1) {
+      let group = 0;
+      if (rule.secretGroup > 0) {
+        if (g.length <= rule.secretGroup) continue;
+        group = rule.secretGroup;
+      } else group = g.findIndex((v, i) => i > 0 && !!v);
+      if (group > 0) {
+        // a group that took no part is gitleaks' empty string
+        secret = g[group] ?? '';
+        start = matchStart + (g.indices![group]?.[0] ?? 0);
       }
     }
-    const span = m.indices![group];
-    if (!span || m[group] === undefined) continue;
-    let [start, end] = span;
-    let secret = m[group]!;
-    if (group === 0) {
-      // the whole match, trimmed like gitleaks does
-      const lead = secret.length - secret.replace(/^\n+/, '').length;
-      secret = secret.replace(/^\n+|\n+$/g, '');
-      start += lead;
-      end = start + secret.length;
-    }
     if (rule.entropy > 0 && shannonEntropy(secret) <= rule.entropy) continue;
-    const finding: RuleFinding = { ruleId: rule.id, start, end, secret, match };
+    const finding: Candidate = { ruleId: rule.id, start, end: start + secret.length, secret, match, matchStart, matchEnd };
     if (allowed(set.global, finding, text, path)) continue;
     if (rule.allowlists.some((a) => allowed(a, finding, text, path))) continue;
-    out.push(finding);
+    if (rule.allowances.some((a) => allowedByHermesd(a, finding, text))) continue;
+    out.push({ ruleId: finding.ruleId, start: finding.start, end: finding.end, secret, match });
   }
+}
+
+/** hermesd's own allowlists (./allowances.ts): the secret's shape, and its line up to it. */
+function allowedByHermesd(a: Allowance, f: Candidate, text: string): boolean {
+  return a.secret.test(f.secret) && a.before.test(text.slice(text.lastIndexOf('\n', f.start - 1) + 1, f.start));
 }
 
 /**
