@@ -9,7 +9,7 @@
  * --runs). Nothing of the repositories is copied into this one.
  *
  *   npm run build
- *   node scripts/secrets-history.mjs [--cli dist/src/cli/main.js] [--runs 3] [--json out.json] <repository>...
+ *   node scripts/secrets-history.mjs [--cli dist/cli/main.js] [--runs 3] [--json out.json] <repository>...
  *
  * A repository is a local clone or a bare git directory (docs/benchmarks.md names the
  * repositories and commits measured). The root commit is the range's base, so it is not judged.
@@ -29,11 +29,11 @@ const option = (name, fallback) => {
   args.splice(i, 2);
   return v;
 };
-const cli = resolve(option('--cli', join(root, 'dist/src/cli/main.js')));
+const cli = resolve(option('--cli', join(root, 'dist/cli/main.js')));
 const runs = Number(option('--runs', '3'));
 const jsonOut = option('--json', undefined);
 if (args.length === 0 || !Number.isInteger(runs) || runs < 1) {
-  process.stderr.write('usage: node scripts/secrets-history.mjs [--cli dist/src/cli/main.js] [--runs 3] [--json out.json] <repository>...\n');
+  process.stderr.write('usage: node scripts/secrets-history.mjs [--cli dist/cli/main.js] [--runs 3] [--json out.json] <repository>...\n');
   process.exit(2);
 }
 
