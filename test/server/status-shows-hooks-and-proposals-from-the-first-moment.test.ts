@@ -49,8 +49,16 @@ describe('status right after the daemon starts', () => {
       else await new Promise((r) => setTimeout(r, 2));
     }
     if (!socket) throw new Error('the daemon made no socket within 20 s of hermesd start');
-    const held = connect(socket);
-    await new Promise<void>((resolve, reject) => held.once('connect', resolve).once('error', reject));
+    // The path may be there before the new daemon listens on it (a stopped daemon's, or bind before
+    // listen): connect as soon as it accepts, which is still the daemon's first moment.
+    let held: Socket | undefined;
+    while (!held) {
+      const attempt = connect(socket);
+      const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => attempt.once('connect', () => resolve(undefined)).once('error', resolve));
+      if (!error) held = attempt;
+      else if ((error.code === 'ECONNREFUSED' || error.code === 'ENOENT') && Date.now() < end) await new Promise((r) => setTimeout(r, 2));
+      else throw new Error(`the daemon's socket ${socket} did not accept a connection within 20 s of hermesd start: ${error.message}`);
+    }
     held.write('POST /v1/ask HTTP/1.1\r\nHost: hermesd\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n');
     const started = await starting;
     expect(started.code, started.stderr).toBe(0);
