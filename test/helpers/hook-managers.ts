@@ -72,7 +72,9 @@ export async function oldHuskyProject(t: TestEnv, major: 4 | 7, env: NodeJS.Proc
   const pkg = {
     name: `husky${major}-app`,
     private: true,
-    ...(major === 7 ? { scripts: { prepare: 'husky install' } } : { husky: { hooks: { 'pre-commit': 'lint-staged' } } }),
+    // husky 4 skips its install where it detects CI (ci-info: CI, BUILD_NUMBER, a vendor's variables…)
+    // unless the project says `skipCI: false`, as a project whose CI runs hooks does.
+    ...(major === 7 ? { scripts: { prepare: 'husky install' } } : { husky: { skipCI: false, hooks: { 'pre-commit': 'lint-staged' } } }),
     'lint-staged': { '*.js': 'prettier --write' },
     devDependencies: dev,
   };
