@@ -29,7 +29,6 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import husky from 'husky';
 import { findHusky, husky4ConfiguredHooks, husky9Dir, type HuskyFound, type HuskyLayout } from './husky-layout.js';
-import { worktreeGitDirs } from './runtime-folder.js';
 import { ConfigError, UsageError } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { markedSpan } from '../text/marked.js';
@@ -44,7 +43,7 @@ import {
   withoutConfigEntry,
   withPreCommitEntry,
 } from './manager-config.js';
-import { clientPath, installRecordPath, settingsPath, sharedRuntimeDirOf } from '../paths/index.js';
+import { clientPath, installRecordPath, settingsPath, sharedRuntimeDirOf, worktreeGitDirs } from '../paths/index.js';
 import { defaults } from '../config/schema.js';
 import { INIT_CONFIG_TEMPLATE } from '../version.js';
 import { installClient } from '../hook-client/build.js';

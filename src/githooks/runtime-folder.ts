@@ -24,6 +24,7 @@ import {
   runtimeDirOf,
   sandboxDir,
   settingsPath,
+  worktreeGitDirs,
 } from '../paths/index.js';
 
 type Repo = { root: string; gitDir: string; commonDir: string };
@@ -31,17 +32,6 @@ type Repo = { root: string; gitDir: string; commonDir: string };
 /** The folders of the user's work in a runtime folder. */
 function workFolders(gitDir: string): string[] {
   return [backupsDir(gitDir), dirname(keptBackupDir(gitDir, '-')), dirname(displacedDirOf(gitDir, '-')), dirname(fixDir(gitDir, '-'))];
-}
-
-/** The git dirs of every worktree of a clone: the main one's (the common dir), then the linked ones'. */
-export function worktreeGitDirs(commonDir: string): string[] {
-  const dirs = [commonDir];
-  try {
-    for (const w of readdirSync(join(commonDir, 'worktrees'))) dirs.push(join(commonDir, 'worktrees', w));
-  } catch {
-    // no linked worktrees
-  }
-  return dirs;
 }
 
 /** Whether another worktree of this clone has hermesd's hooks or agents' hooks installed (they use the shared files). */

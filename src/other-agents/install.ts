@@ -31,7 +31,7 @@ import { ConfigError, UsageError } from '../errors/index.js';
 import type { Repo } from '../githooks/install.js';
 import { agentRunnerScript, mcpRunnerScript, runnerFile } from '../hook-client/runners.js';
 import { sha256 } from '../text/hash.js';
-import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath } from '../paths/index.js';
+import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath, worktreeGitDirs } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
@@ -878,11 +878,7 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
 
 /** Whether another worktree of this clone has agents' hooks installed (they share the runner). */
 function otherAgentInstalls(repo: Repo): boolean {
-  const candidates = [agentsRecordPath(repo.commonDir)];
-  try {
-    for (const w of readdirSync(join(repo.commonDir, 'worktrees'))) candidates.push(agentsRecordPath(join(repo.commonDir, 'worktrees', w)));
-  } catch {
-    // no linked worktrees
-  }
-  return candidates.some((f) => f !== statePath(repo) && existsSync(f));
+  return worktreeGitDirs(repo.commonDir)
+    .map(agentsRecordPath)
+    .some((f) => f !== statePath(repo) && existsSync(f));
 }

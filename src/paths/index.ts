@@ -4,7 +4,7 @@
  * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
@@ -344,4 +344,15 @@ export function agentRunnerPath(commonDir: string): string {
 /** How this clone starts `hermesd mcp` (this install's node and CLI baked in), which the committed `.hermes/mcp` sources. */
 export function mcpRunnerPath(commonDir: string): string {
   return join(sharedRuntimeDirOf(commonDir), 'mcp');
+}
+
+/** The git dirs of every worktree of a clone: the main one's (the common dir), then the linked ones'. */
+export function worktreeGitDirs(commonDir: string): string[] {
+  const dirs = [commonDir];
+  try {
+    for (const w of readdirSync(join(commonDir, 'worktrees'))) dirs.push(join(commonDir, 'worktrees', w));
+  } catch {
+    // no linked worktrees
+  }
+  return dirs;
 }
