@@ -64,6 +64,15 @@ describe('the global memory stores outside a repository', () => {
     noDaemon();
   });
 
+  it('the number memory list shows names the entry outside a work tree too', async () => {
+    expect((await memory('add', 'Port 8080 is the dev server')).code).toBe(0);
+    const n = (await memory('list', '--json')).json().entries.indexOf('Port 8080 is the dev server') + 1;
+    const removed = await memory('remove', String(n));
+    expect(removed.code, `memory remove ${n} outside a work tree: ${removed.stderr}`).toBe(0);
+    expect((await memory('list', '--json')).json().entries).not.toContain('Port 8080 is the dev server');
+    noDaemon();
+  });
+
   it('the same stores a daemon serves: what one side writes, the other lists', async () => {
     const inside = await t.cli(['memory', 'list', '--json'], { cwd: repo });
     expect(inside.json().entries).toEqual(['CI runs on Buildkite']);

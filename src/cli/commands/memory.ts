@@ -74,6 +74,11 @@ function storeOutsideRepository(opts: StoreOptions): MemoryStore | undefined {
   return new Memories({ globalDir: memoriesDir(home), limits: () => loadConfig({ home }).memory }).global;
 }
 
+/** A store's entries and usage: from the daemon, or from the global store itself outside a work tree. */
+async function listing(opts: StoreOptions, local: MemoryStore | undefined): Promise<Listing> {
+  return local ? local.list(opts.target) : (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
+}
+
 type WriteBody = { action: 'add' | 'replace' | 'remove'; content?: string; old_text?: string };
 
 /** Sends a write (or makes it, outside a work tree); a refusal becomes exit 1 with the reason (and what it refers to) on stderr. */
@@ -114,7 +119,7 @@ async function write(cmd: Command, body: WriteBody): Promise<void> {
 async function entryNamed(cmd: Command, oldText: string): Promise<string> {
   if (!/^\d+$/.test(oldText.trim())) return oldText;
   const opts = storeOptions(cmd);
-  const l = await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
+  const l = await listing(opts, storeOutsideRepository(opts));
   const n = Number(oldText.trim());
   if (l.entries.includes(oldText)) return oldText;
   return n >= 1 && n <= l.entries.length ? l.entries[n - 1]! : oldText;
@@ -133,10 +138,7 @@ export function register(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const opts = storeOptions(cmd);
-        const local = storeOutsideRepository(opts);
-        const l: Listing = local
-          ? local.list(opts.target)
-          : await (await daemon()).call<Listing>('GET', `/v1/memory?target=${opts.target}&scope=${opts.scope}`);
+        const l = await listing(opts, storeOutsideRepository(opts));
         const shown =
           opts.scope === 'repo'
             ? { target: l.target, scope: l.scope, entries: l.entries, usage: l.usage, path: l.path }
