@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentShellCall, confinement, denied, postContext, runHook, toolHookCommand } from '../helpers/agents.js';
 import { gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
+import { huskyInstall, linkNodeModules } from '../helpers/hook-managers.js';
 import { claudeWrite, commitKey, expectRefused, head, KEY } from '../helpers/transport.js';
 import { createAgentServices } from '../../src/agent/standalone.js';
 import { runToolCall, TOOLS } from '../../src/agent/tools/index.js';
@@ -339,4 +340,51 @@ describe("HERMESD_BWRAP in the daemon's environment is a loosening", () => {
     expect(gen()).toBe(ORIGINAL);
     await t.cli(['restart'], { cwd: repo });
   });
+});
+
+describe("husky's HUSKY=0 from inside another agent's confined shell", () => {
+  const commitWithHusky0 = (repoDir: string, id: string) =>
+    agentShellCall(
+      t,
+      repoDir,
+      'claude',
+      `printf 'k = "%s"\\n' ${KEY} > k.txt; git add k.txt; s=/tmp/hd-husky0-$$.sh; echo 'HUSKY=0 git commit -qm k' > $s; sh $s 2>&1; echo rc=$?`,
+      id,
+      { HOME: agentHome, CLAUDE_PROJECT_DIR: repoDir },
+    );
+  const huskyRepo = async (own: boolean) => {
+    const files: Record<string, string> = { '.hermes/config.yaml': CONFIG, 'package.json': '{"name":"h","private":true,"devDependencies":{"husky":"^9"}}\n' };
+    if (own) files['.husky/pre-commit'] = 'echo project-hook-ran\n';
+    const r = t.repo(files);
+    linkNodeModules(r);
+    // A project's own husky 9 (husky's runner `h` in .husky/_), or husky named in package.json only (init lays it out).
+    if (own) huskyInstall(r, t.env);
+    const init = await t.cli(['init', '--agents', 'claude'], { cwd: r });
+    expect(init.code, init.stderr).toBe(0);
+    gitIn(t, r, 'add', '-A');
+    gitIn(t, r, 'commit', '-qm', 'hermesd init');
+    await t.cli(['start'], { cwd: r });
+    return r;
+  };
+
+  it("in the husky layout init made, HUSKY=0 does not switch hermesd's pre-commit off: the key is refused", async () => {
+    const r = await huskyRepo(false);
+    const before = head(r);
+    const call = await commitWithHusky0(r, 'husky0-ours');
+    expect(confinement(call.ran)?.script, 'the call was not confined').toContain('--unshare-pid');
+    expect(call.stdout, `HUSKY=0 switched hermesd's check off inside the confinement:\n${call.stdout}`).toMatch(
+      /HUSKY=0 is ignored for hermesd's check inside hermesd's sandbox/,
+    );
+    expect(call.stdout).toMatch(/no-aws-keys/);
+    expect(head(r), 'a key was committed with HUSKY=0 from inside').toBe(before);
+  }, 120_000);
+
+  it("in a project's own husky 9, whose runner stops before hermesd, the commit is taken back after the call and the model told", async () => {
+    const r = await huskyRepo(true);
+    const before = head(r);
+    const call = await commitWithHusky0(r, 'husky0-own');
+    expect(call.stdout, "husky's own commands ran with HUSKY=0").not.toContain('project-hook-ran');
+    expect(head(r), 'a key committed with HUSKY=0 from inside stayed').toBe(before);
+    expect(postContext(call)).toContain('no-aws-keys');
+  }, 120_000);
 });

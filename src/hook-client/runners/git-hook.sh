@@ -142,18 +142,30 @@ hermesd_after() {
   return "$hermesd_rc"
 }
 
+# Inside hermesd's sandbox (another agent's confined shell: another pid namespace than the daemon
+# recorded), a switch that turns hermesd's check off is not the user's: it is ignored.
+hermesd_sandboxed() {
+  [ -n "$hermesd_gd" ] && [ -f "$hermesd_rt/sandbox/daemon-pidns" ] && [ "$(readlink /proc/$$/ns/pid 2>/dev/null)" != "$(cat "$hermesd_rt/sandbox/daemon-pidns")" ]
+}
+
 case $hermesd_hook in
-  # HUSKY=0: husky's hooks are off, hermesd's check of them too; post-commit re-checks the commit.
-  pre-commit|pre-commit-final) [ -z "$hermesd_off" ] || exit 0 ;;
+  # HUSKY=0: husky's hooks are off, hermesd's check of them too (post-commit re-checks the commit);
+  # inside hermesd's sandbox husky's commands are off, hermesd's check is not.
+  pre-commit|pre-commit-final)
+    if [ -n "$hermesd_off" ]; then
+      hermesd_sandboxed || exit 0
+      echo "hermesd: HUSKY=0 is ignored for hermesd's check inside hermesd's sandbox: this commit is judged as any other" >&2
+    fi
+    ;;
   post-commit|post-merge|post-checkout|post-rewrite) ;;
   # commit-msg and the rest: nothing for hermesd to judge; the chained hook keeps running.
   *) hermesd_after "$@"; exit $? ;;
 esac
 
-# HERMESD_SKIP=1 is the user's escape hatch, not a sandboxed command's: inside hermesd's sandbox (another
-# pid namespace than the daemon recorded) the commit is judged as any other.
+# HERMESD_SKIP=1 is the user's escape hatch, not a sandboxed command's: inside hermesd's sandbox the
+# commit is judged as any other.
 if [ "${HERMESD_SKIP:-}" = 1 ]; then
-  if [ -n "$hermesd_gd" ] && [ -f "$hermesd_rt/sandbox/daemon-pidns" ] && [ "$(readlink /proc/$$/ns/pid 2>/dev/null)" != "$(cat "$hermesd_rt/sandbox/daemon-pidns")" ]; then
+  if hermesd_sandboxed; then
     echo "hermesd: HERMESD_SKIP=1 is ignored inside hermesd's sandbox: this commit is judged as any other" >&2
   else
     hermesd_after "$@"
