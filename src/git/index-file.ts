@@ -1,9 +1,36 @@
 /**
- * The index file, read without starting git: the tree of the staged snapshot (computed from
- * its entries), and a digest of what it stages. The index format: Documentation/gitformat-index.txt.
+ * The index file, read without starting git: what it stages (a digest of its entries) and the
+ * tree of the staged snapshot (computed from its entries). The index format:
+ * Documentation/gitformat-index.txt.
+ *
+ * Cost grows with the change, not with the repository: one pass over the file copies what
+ * each entry stages (mode, object id, stage and intent-to-add flags, path) into one buffer,
+ * hashed once; a read is kept per file while the file's stamp stays the same (and is not
+ * racy: see `RACY_MS`); and the tree is built only for the folders whose entries differ from
+ * the last tree built — the others keep the id they had.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+
+/** What an index stages, as `git diff --cached` reads it: a digest of every entry's mode, object, stage and path. */
+export type StagedEntries = {
+  /** Same digest, same staged snapshot (whatever the stat data, cache tree or checksum say). */
+  digest: string;
+  /** Paths of the `.gitattributes` files the index holds: attributes decide how git diffs a path. */
+  attributes: string[];
+};
+
+/**
+ * The staged snapshot's identity, read without git. `git commit` rewrites the index before
+ * its pre-commit hook runs (fresh stat data, the cache tree: another checksum), and `commit
+ * -a` or `commit <paths>` hand the hook another file, so what counts is the entries, not the
+ * file. Undefined when the file cannot be read this way (missing, a split index, an unknown
+ * version or layout): then nothing is known about it.
+ */
+export function stagedEntriesOf(indexFile: string): StagedEntries | undefined {
+  const read = readStaged(indexFile);
+  return read && !read.split ? { digest: read.digest, attributes: read.attributes } : undefined;
+}
 
 /**
  * The tree of the staged snapshot — what the pre-commit judged — computed from the index's
@@ -16,67 +43,11 @@ import { readFileSync } from 'node:fs';
  * a conflict, an unknown layout): then ask git.
  */
 export function stagedTreeOf(indexFile: string): string | undefined {
-  const index = readIndex(indexFile);
-  if (!index) return undefined;
-  const { buf, version } = index;
-  for (const hashLen of [20, 32]) {
-    const entries: StagedEntry[] = [];
-    let conflict = false;
-    const w = walk(buf, version, hashLen, (at, path, flags, extended) => {
-      // A conflict cannot be committed; an intent-to-add entry is not in the tree git writes.
-      if (flags & STAGE_MASK) conflict = true;
-      else if (!(extended & INTENT_TO_ADD)) entries.push({ path, mode: buf.readUInt32BE(at + 24), oid: buf.subarray(at + 40, at + 40 + hashLen) });
-    });
-    if (w === null) continue;
-    if (w.split || conflict) return undefined;
-    return treeOfEntries(entries, 0, entries.length, 0, hashLen).toString('hex');
-  }
-  return undefined;
+  const read = readStaged(indexFile);
+  if (!read || read.split || read.conflict) return undefined;
+  read.tree ??= treeOf(read);
+  return read.tree;
 }
-
-type StagedEntry = { path: Buffer; mode: number; oid: Buffer };
-
-const SLASH = 0x2f;
-const TREE_MODE = 0o40000;
-
-/**
- * The id of the tree git writes for entries [from, to) — all under one folder whose path ends
- * at byte `depth` of theirs, in the index's order (sorted by path, so a folder's entries are
- * consecutive). A folder sorts among its siblings as its name and a slash (git's tree order).
- */
-function treeOfEntries(entries: StagedEntry[], from: number, to: number, depth: number, hashLen: number): Buffer {
-  const items: Array<{ key: Buffer; name: Buffer; mode: number; oid: Buffer }> = [];
-  let i = from;
-  while (i < to) {
-    const e = entries[i]!;
-    const slash = e.path.indexOf(SLASH, depth);
-    // A sparse index stages a whole folder as one entry ("dir/", mode 040000, a tree id).
-    if (slash < 0 || slash === e.path.length - 1) {
-      const name = e.path.subarray(depth, slash < 0 ? e.path.length : slash);
-      const isTree = (e.mode & 0o170000) === TREE_MODE;
-      items.push({ key: isTree ? Buffer.concat([name, SLASH_BYTE]) : name, name, mode: e.mode, oid: e.oid });
-      i++;
-      continue;
-    }
-    // The folder `name`: every following entry whose path starts with "<name>/".
-    const prefix = e.path.subarray(0, slash + 1);
-    let j = i + 1;
-    while (j < to && entries[j]!.path.length > slash && entries[j]!.path.subarray(0, slash + 1).equals(prefix)) j++;
-    const name = e.path.subarray(depth, slash);
-    items.push({ key: Buffer.concat([name, SLASH_BYTE]), name, mode: TREE_MODE, oid: treeOfEntries(entries, i, j, slash + 1, hashLen) });
-    i = j;
-  }
-  items.sort((a, b) => Buffer.compare(a.key, b.key));
-  const parts: Buffer[] = [];
-  for (const it of items) parts.push(Buffer.from(`${it.mode.toString(8)} `, 'latin1'), it.name, NUL, it.oid);
-  const body = Buffer.concat(parts);
-  return createHash(hashLen === 20 ? 'sha1' : 'sha256')
-    .update(`tree ${body.length}\0`)
-    .update(body)
-    .digest();
-}
-
-const SLASH_BYTE = Buffer.from('/');
 
 /**
  * The tree the index's cache-tree ("TREE") extension names for the whole snapshot: what
@@ -84,46 +55,113 @@ const SLASH_BYTE = Buffer.from('/');
  * Undefined when there is no valid root entry or the index cannot be read this way.
  */
 export function cacheTreeOf(indexFile: string): string | undefined {
-  const index = readIndex(indexFile);
-  if (!index) return undefined;
-  const { buf, version } = index;
-  for (const hashLen of [20, 32]) {
-    const w = walk(buf, version, hashLen);
-    if (w === null) continue;
-    return w.split ? undefined : w.tree;
-  }
-  return undefined;
+  const read = readStaged(indexFile);
+  return read && !read.split ? read.cacheTree : undefined;
 }
 
-/** The index file's bytes and format version (2–4), or undefined when it is missing or not an index this reader knows. */
-function readIndex(indexFile: string): { buf: Buffer; version: number } | undefined {
+/**
+ * One read of an index file. `records` holds, per entry in the index's order, exactly the
+ * bytes the digest is over: mode (4), object id, a word of the flags that change what is staged
+ * (stage, intent-to-add), the path and a NUL; `at[i]` is where entry i's record starts
+ * (`at[count]`: the end).
+ */
+type StagedRead = {
+  stamp: string;
+  /** When the read was made (ms, the clock of the file's times). */
+  readAt: number;
+  hashLen: number;
+  records: Buffer;
+  at: Uint32Array;
+  digest: string;
+  attributes: string[];
+  cacheTree: string | undefined;
+  split: boolean;
+  conflict: boolean;
+  tree?: string;
+};
+
+/**
+ * A read is kept while the file's stamp (inode, size, modification and change times) is the
+ * one it was read at — and only once that stamp is older than this: two writes within one
+ * tick of the file system's clock can leave the same stamp (git's "racy" entries), so a file
+ * changed this recently is read again.
+ */
+const RACY_MS = 20;
+
+/** Reads kept, by file: the default index and the one a `commit <paths>` or `GIT_INDEX_FILE` names. */
+const reads = new Map<string, StagedRead>();
+const READS_KEPT = 2;
+
+function readStaged(indexFile: string): StagedRead | undefined {
+  let stamp: string;
+  let changed: number;
+  try {
+    const st = statSync(indexFile, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    changed = Math.max(st.mtimeMs, st.ctimeMs);
+  } catch {
+    return undefined;
+  }
+  const kept = reads.get(indexFile);
+  if (kept && kept.stamp === stamp && kept.readAt - changed > RACY_MS) return kept;
+  const readAt = Date.now();
   let buf: Buffer;
   try {
     buf = readFileSync(indexFile);
   } catch {
     return undefined;
   }
-  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
-  const version = buf.readUInt32BE(4);
-  return version >= 2 && version <= 4 ? { buf, version } : undefined;
+  const read = parse(buf, stamp, readAt);
+  reads.delete(indexFile);
+  if (read) {
+    reads.set(indexFile, read);
+    if (reads.size > READS_KEPT) reads.delete(reads.keys().next().value!);
+  }
+  return read;
 }
 
-/** Where an entry's fields sit: `at` its first byte (ctime), `path` its name, `flags` its flags word. */
-type EntryVisit = (at: number, path: Buffer, flags: number, extended: number) => void;
+function parse(buf: Buffer, stamp: string, readAt: number): StagedRead | undefined {
+  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
+  const version = buf.readUInt32BE(4);
+  if (version < 2 || version > 4) return undefined;
+  for (const hashLen of [20, 32]) {
+    const read = walk(buf, version, hashLen);
+    if (read === null) continue;
+    const hash = createHash('sha256').update(read.records.subarray(0, read.at[read.at.length - 1]));
+    return { ...read, stamp, readAt, hashLen, digest: `${version}:${hashLen}:${read.at.length - 1}:${hash.digest('hex')}` };
+  }
+  return undefined;
+}
+
+/** Entry flags that change what is staged: the stage (a conflict) and, in the extended flags, intent-to-add. */
+const STAGE_MASK = 0x3000;
+const INTENT_TO_ADD = 0x2000;
+const ATTRIBUTES_FILE = '.gitattributes';
+const ATTRIBUTES_LEN = ATTRIBUTES_FILE.length;
+const SLASH = 0x2f;
+
+type Walked = Pick<StagedRead, 'records' | 'at' | 'attributes' | 'cacheTree' | 'split' | 'conflict'>;
 
 /**
- * Walks the entries and the extensions. Returns the root tree of the TREE extension
- * (undefined: none valid), whether the index is split (a `link` extension: the entries are
- * only part of the snapshot), or null when the walk does not fit this hash length.
+ * Walks the entries, copying each one's record, then the extensions: the root tree of the
+ * TREE extension (undefined: none valid), whether the index is split (a `link` extension: the
+ * entries are only part of the snapshot). Null when the walk does not fit this hash length.
  */
-function walk(buf: Buffer, version: number, hashLen: number, visit?: EntryVisit): { tree: string | undefined; split: boolean } | null {
+function walk(buf: Buffer, version: number, hashLen: number): Walked | null {
   const count = buf.readUInt32BE(8);
   const end = buf.length - hashLen;
-  let at = 12;
+  // A record is never longer than its entry (62 bytes and more, and the path) but in v4, whose paths are compressed.
+  let records = Buffer.allocUnsafe(buf.length);
+  const at = new Uint32Array(count + 1);
+  const attributes: string[] = [];
+  let conflict = false;
+  let out = 0;
+  let pos = 12;
   // index v4 names an entry by what it keeps of the previous one's path
   let previous = Buffer.alloc(0);
   for (let i = 0; i < count; i++) {
-    const flagsAt = at + 40 + hashLen;
+    const flagsAt = pos + 40 + hashLen;
     if (flagsAt + 2 > end) return null;
     const flags = buf.readUInt16BE(flagsAt);
     let nameAt = flagsAt + 2;
@@ -133,8 +171,11 @@ function walk(buf: Buffer, version: number, hashLen: number, visit?: EntryVisit)
       extended = buf.readUInt16BE(nameAt);
       nameAt += 2;
     }
-    const entryAt = at;
-    let path: Buffer;
+    const entryAt = pos;
+    // The path: bytes [pathAt, pathEnd) of `from` (the file, or the v4 path rebuilt).
+    let from = buf;
+    let pathAt: number;
+    let pathEnd: number;
     if (version === 4) {
       // varint (bytes of the previous path to drop), then the NUL-terminated rest
       let p = nameAt;
@@ -145,24 +186,50 @@ function walk(buf: Buffer, version: number, hashLen: number, visit?: EntryVisit)
       }
       const nul = buf.indexOf(0, p + 1);
       if (nul < 0 || nul >= end || drop > previous.length) return null;
-      path = previous = Buffer.concat([previous.subarray(0, previous.length - drop), buf.subarray(p + 1, nul)]);
-      at = nul + 1;
+      from = previous = Buffer.concat([previous.subarray(0, previous.length - drop), buf.subarray(p + 1, nul)]);
+      pathAt = 0;
+      pathEnd = previous.length;
+      pos = nul + 1;
     } else {
       const nameLen = flags & 0xfff;
       const nul = nameLen < 0xfff ? nameAt + nameLen : buf.indexOf(0, nameAt);
       if (nul < 0 || nul >= end || buf[nul] !== 0) return null;
-      path = buf.subarray(nameAt, nul);
+      pathAt = nameAt;
+      pathEnd = nul;
       // entries are NUL-padded to a multiple of 8 bytes
-      at += (nul - at + 8) & ~7;
+      pos += (nul - pos + 8) & ~7;
     }
-    visit?.(entryAt, path, flags, extended);
+    const pathLen = pathEnd - pathAt;
+    if (out + 9 + hashLen + pathLen > records.length) {
+      const grown = Buffer.allocUnsafe(2 * records.length + 9 + hashLen + pathLen);
+      records.copy(grown, 0, 0, out);
+      records = grown;
+    }
+    at[i] = out;
+    // mode (4 bytes at 24), the object id, the flags that matter, the path and a NUL — byte by
+    // byte: a copy call per field costs more than the field.
+    for (let b = entryAt + 24; b < entryAt + 28; b++) records[out++] = buf[b]!;
+    for (let b = entryAt + 40, e = entryAt + 40 + hashLen; b < e; b++) records[out++] = buf[b]!;
+    const stage = flags & STAGE_MASK;
+    const intent = extended & INTENT_TO_ADD;
+    records[out++] = stage >> 8;
+    records[out++] = 0;
+    records[out++] = intent >> 8;
+    records[out++] = 0;
+    for (let b = pathAt; b < pathEnd; b++) records[out++] = from[b]!;
+    records[out++] = 0;
+    if (stage) conflict = true;
+    if (pathLen >= ATTRIBUTES_LEN && from[pathEnd - 1] === 0x73 && from.toString('latin1', pathEnd - ATTRIBUTES_LEN, pathEnd) === ATTRIBUTES_FILE && (pathLen === ATTRIBUTES_LEN || from[pathEnd - ATTRIBUTES_LEN - 1] === SLASH)) {
+      attributes.push(from.toString('utf8', pathAt, pathEnd));
+    }
   }
-  let tree: string | undefined;
+  at[count] = out;
+  let cacheTree: string | undefined;
   let split = false;
-  while (at + 8 <= end) {
-    const sig = buf.toString('latin1', at, at + 4);
-    const size = buf.readUInt32BE(at + 4);
-    const data = at + 8;
+  while (pos + 8 <= end) {
+    const sig = buf.toString('latin1', pos, pos + 4);
+    const size = buf.readUInt32BE(pos + 4);
+    const data = pos + 8;
     if (data + size > end) return null;
     if (sig === 'link') split = true; // split index: ask git
     if (sig === 'TREE' && size > 0 && buf[data] === 0) {
@@ -170,65 +237,108 @@ function walk(buf: Buffer, version: number, hashLen: number, visit?: EntryVisit)
       const nl = buf.indexOf(10, data + 1);
       if (nl < 0 || nl >= data + size) return null;
       const entries = Number(buf.toString('latin1', data + 1, nl).split(' ')[0]);
-      if (Number.isInteger(entries) && entries >= 0 && nl + 1 + hashLen <= data + size) tree = buf.toString('hex', nl + 1, nl + 1 + hashLen);
+      if (Number.isInteger(entries) && entries >= 0 && nl + 1 + hashLen <= data + size) cacheTree = buf.toString('hex', nl + 1, nl + 1 + hashLen);
     }
-    at = data + size;
+    pos = data + size;
   }
   // Only a walk that ends exactly at the checksum read the format right.
-  if (at !== end) return null;
-  return { tree, split };
+  if (pos !== end) return null;
+  return { records, at, attributes, cacheTree, split, conflict };
 }
 
-/** What an index stages, as `git diff --cached` reads it: a digest of every entry's mode, object, stage and path. */
-export type StagedEntries = {
-  /** Same digest, same staged snapshot (whatever the stat data, cache tree or checksum say). */
-  digest: string;
-  /** Paths of the `.gitattributes` files the index holds: attributes decide how git diffs a path. */
-  attributes: string[];
-};
+// ---- the tree, built for the folders that changed ----
 
-/** Entry flags that change what is staged: the stage (a conflict) and, in the extended flags, intent-to-add. */
-const STAGE_MASK = 0x3000;
-const INTENT_TO_ADD = 0x2000;
-const ATTRIBUTES_FILE = Buffer.from('.gitattributes');
+const TREE_MODE = 0o40000;
+const NUL = Buffer.from([0]);
+const SLASH_BYTE = Buffer.from('/');
 
 /**
- * The staged snapshot's identity, read without git. `git commit` rewrites the index before
- * its pre-commit hook runs (fresh stat data, the cache tree: another checksum), and `commit
- * -a` or `commit <paths>` hand the hook another file, so what counts is the entries, not the
- * file. Undefined when the file cannot be read this way (missing, a split index, an unknown
- * version or layout): then nothing is known about it.
+ * The folders of the last tree built: by path (latin1), where their records sat in that read's
+ * buffer and the tree id they got. A folder whose records are byte for byte the same now has
+ * the same tree (the records hold every entry's mode, object, flags and full path).
  */
-export function stagedEntriesOf(indexFile: string): StagedEntries | undefined {
-  const index = readIndex(indexFile);
-  if (!index) return undefined;
-  const { buf, version } = index;
-  for (const hashLen of [20, 32]) {
-    const hash = createHash('sha256');
-    const attributes: string[] = [];
-    const word = Buffer.alloc(4);
-    const w = walk(buf, version, hashLen, (at, path, flags, extended) => {
-      word.writeUInt16BE(flags & STAGE_MASK, 0);
-      word.writeUInt16BE(extended & INTENT_TO_ADD, 2);
-      // mode (4 bytes at 24), the object id, the flags that matter, the path
-      hash.update(buf.subarray(at + 24, at + 28));
-      hash.update(buf.subarray(at + 40, at + 40 + hashLen));
-      hash.update(word);
-      hash.update(path);
-      hash.update(NUL);
-      if (
-        path.length >= ATTRIBUTES_FILE.length &&
-        path.subarray(path.length - ATTRIBUTES_FILE.length).equals(ATTRIBUTES_FILE) &&
-        (path.length === ATTRIBUTES_FILE.length || path[path.length - ATTRIBUTES_FILE.length - 1] === 0x2f)
-      ) {
-        attributes.push(path.toString('utf8'));
-      }
-    });
-    if (w === null) continue;
-    if (w.split) return undefined;
-    return { digest: `${version}:${hashLen}:${buf.readUInt32BE(8)}:${hash.digest('hex')}`, attributes };
-  }
-  return undefined;
+let lastTree: { records: Buffer; folders: Map<string, { from: number; to: number; oid: Buffer }> } | undefined;
+
+function treeOf(read: StagedRead): string {
+  const folders = new Map<string, { from: number; to: number; oid: Buffer }>();
+  const count = read.at.length - 1;
+  const oid = folderTree(read, 0, count, 0, folders, lastTree);
+  lastTree = { records: read.records, folders };
+  return oid.toString('hex');
 }
 
-const NUL = Buffer.from([0]);
+/** Where entry i's path starts in the records. */
+const pathStart = (read: StagedRead, i: number) => read.at[i]! + 8 + read.hashLen;
+/** Where entry i's path ends (its NUL). */
+const pathEnd = (read: StagedRead, i: number) => read.at[i + 1]! - 1;
+
+/**
+ * The id of the tree git writes for entries [from, to) — all under one folder whose path ends
+ * at byte `depth` of theirs, in the index's order (sorted by path, so a folder's entries are
+ * consecutive). A folder sorts among its siblings as its name and a slash (git's tree order).
+ */
+function folderTree(read: StagedRead, from: number, to: number, depth: number, folders: Map<string, { from: number; to: number; oid: Buffer }>, last: typeof lastTree): Buffer {
+  const { records, at, hashLen } = read;
+  const start = at[from]!;
+  const stop = at[to]!;
+  const name = from < to ? records.toString('latin1', pathStart(read, from), pathStart(read, from) + depth) : '';
+  const before = last?.folders.get(name);
+  if (before && last && before.to - before.from === stop - start && last.records.compare(records, start, stop, before.from, before.to) === 0) {
+    folders.set(name, { from: start, to: stop, oid: before.oid });
+    return before.oid;
+  }
+  const items: Array<{ key: Buffer; name: Buffer; mode: number; oid: Buffer }> = [];
+  let i = from;
+  while (i < to) {
+    const ps = pathStart(read, i);
+    const pe = pathEnd(read, i);
+    let slash = -1;
+    for (let b = ps + depth; b < pe; b++)
+      if (records[b] === SLASH) {
+        slash = b;
+        break;
+      }
+    const mode = records.readUInt32BE(at[i]!);
+    // An intent-to-add entry is not in the tree git writes.
+    const intent = (records.readUInt16BE(at[i]! + 6 + hashLen) & INTENT_TO_ADD) !== 0;
+    // A sparse index stages a whole folder as one entry ("dir/", mode 040000, a tree id).
+    if (slash < 0 || slash === pe - 1) {
+      if (!intent) {
+        const itemName = records.subarray(ps + depth, slash < 0 ? pe : slash);
+        const isTree = (mode & 0o170000) === TREE_MODE;
+        items.push({ key: isTree ? Buffer.concat([itemName, SLASH_BYTE]) : itemName, name: itemName, mode, oid: records.subarray(at[i]! + 4, at[i]! + 4 + hashLen) });
+      }
+      i++;
+      continue;
+    }
+    // The folder: every following entry whose path starts with the same "<name>/" (consecutive: binary search for the end).
+    const prefixLen = slash + 1 - ps;
+    let lo = i + 1;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const ms = pathStart(read, mid);
+      if (pathEnd(read, mid) - ms >= prefixLen && records.compare(records, ps, ps + prefixLen, ms, ms + prefixLen) === 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const itemName = records.subarray(ps + depth, slash);
+    const sub = folderTree(read, i, lo, prefixLen, folders, last);
+    // A folder of intent-to-add entries only is no tree at all.
+    if (sub !== EMPTY) items.push({ key: Buffer.concat([itemName, SLASH_BYTE]), name: itemName, mode: TREE_MODE, oid: sub });
+    i = lo;
+  }
+  if (items.length === 0 && depth > 0) return EMPTY;
+  items.sort((a, b) => Buffer.compare(a.key, b.key));
+  const parts: Buffer[] = [];
+  for (const it of items) parts.push(Buffer.from(`${it.mode.toString(8)} `, 'latin1'), it.name, NUL, it.oid);
+  const body = Buffer.concat(parts);
+  const oid = createHash(hashLen === 20 ? 'sha1' : 'sha256')
+    .update(`tree ${body.length}\0`)
+    .update(body)
+    .digest();
+  folders.set(name, { from: start, to: stop, oid });
+  return oid;
+}
+
+/** A folder with nothing to write (only intent-to-add entries under it). */
+const EMPTY = Buffer.alloc(0);

@@ -10,6 +10,8 @@
  *   the answer cut off    refused (a pre-commit's work is put back by a new daemon first)
  *   another protocol      the daemon is asked to stop, and this install's is started
  *   anything else         refused, saying what happened
+ * With -b (post-commit: it decides nothing) the hook returns once the daemon took the question:
+ * a child of this process, in a session of its own, waits for the answer and prints it.
  * A question from hermesd's sandbox (another pid namespace than the daemon's) never starts a
  * daemon and refuses on every fault; one that does not block goes on and says what happened.
  * POSIX only (sockets, poll, fork, exec): /proc is read where there is one, for the sandbox's
@@ -49,7 +51,7 @@
 
 static const char *rt, *root, *node, *entry, *judge, *phase, *kind, *name;
 static const char *flags[MAX_OPTS], *envs[MAX_OPTS];
-static int nflags, nenvs, blocking, sandboxed;
+static int nflags, nenvs, blocking, sandboxed, detach;
 static int allow_unavailable = 1, refuse_code = 1;
 static long bound_ms = 10000;
 static char qid[64], ask_why[PATH_MAX + 256];
@@ -517,6 +519,14 @@ static int ask(const char *sock, long long deadline) {
           return close(fd), snprintf(ask_why, sizeof ask_why, "the daemon (pid %ld, hermesd %s) speaks protocol %d, this hook %d", dpid, ver, proto, HERMESD_PROTOCOL), ASK_MISMATCH;
         if (strcmp(id, qid)) fault(0, "the daemon answered question %s, not this one (%s)", id, qid);
         hello = 1;
+        if (detach) {
+          /* The daemon has the question: git goes on, the answer is printed when it comes (or, fork
+           * failing, waited for here). */
+          fflush(stdout), fflush(stderr);
+          pid_t child = fork();
+          if (child > 0) _exit(0);
+          if (child == 0) setsid();
+        }
       } else if (!strncmp(l, "e ", 2)) {
         fprintf(stderr, "%s\n", l + 2); /* shown as it comes: a check's progress */
       } else if (!strncmp(l, "o ", 2)) {
@@ -602,12 +612,13 @@ int main(int argc, char **argv) {
   static char cwd[PATH_MAX];
   int opt;
   signal(SIGPIPE, SIG_IGN);
-  while ((opt = getopt(argc, argv, "+r:w:t:xu:c:p:n:d:j:f:e:V")) != -1) {
+  while ((opt = getopt(argc, argv, "+r:w:t:xbu:c:p:n:d:j:f:e:V")) != -1) {
     switch (opt) {
       case 'r': rt = optarg; break;
       case 'w': root = optarg; break;
       case 't': bound_ms = atol(optarg); break;
       case 'x': blocking = 1; break;
+      case 'b': detach = 1; break;
       case 'u': allow_unavailable = strcmp(optarg, "block") != 0; break;
       case 'c': refuse_code = atoi(optarg); break;
       case 'p': phase = optarg; break;
@@ -622,7 +633,7 @@ int main(int argc, char **argv) {
   }
   if (!rt || argc - optind < 2) {
   usage:
-    fputs("usage: hermesd-client -r <runtime-dir> [-w <work-tree>] [-t <ms>] [-x] [-u allow|block] [-c <code>] [-p <phase>]\n"
+    fputs("usage: hermesd-client -r <runtime-dir> [-w <work-tree>] [-t <ms>] [-x] [-b] [-u allow|block] [-c <code>] [-p <phase>]\n"
           "       [-n <node> -d <daemon-entry> [-j <cli>] [-f <node-flag>]... [-e NAME=VALUE]...] <git|" HERMESD_AGENTS "> <hook or event> [arg...]\n",
           stderr);
     return 2;

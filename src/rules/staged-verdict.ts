@@ -15,6 +15,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
 import { stagedEntriesOf, stagedTreeOf } from '../git/index-file.js';
+import { readCommitObject } from '../git/objects.js';
 import { headCommitOf } from '../git/refs.js';
 import { fileStamp } from '../storage/file-stamp.js';
 import { checkStaged, type CheckOptions, type CheckResult } from './engine.js';
@@ -154,12 +155,20 @@ export class StagedVerdicts {
     return true;
   }
 
+  /** Whether the index stages exactly the tree of HEAD's commit (read without git where the commit is loose). */
+  private stagesHead(indexFile: string): boolean {
+    const head = headCommitOf(this.where.gitDir, this.where.commonDir);
+    const tree = head ? readCommitObject(this.where, head)?.tree : undefined;
+    return tree !== undefined && tree === stagedTreeOf(indexFile);
+  }
+
   /**
    * A full judgement. Its verdict is kept only when the snapshot had the same key before
    * and after git read it: a snapshot that changed meanwhile is not the one git judged.
    */
   private async judge(config: HermesConfig, indexFile: string, key: string | undefined, opts: CheckOptions): Promise<CheckResult> {
-    const run = checkStaged(this.where.root, config, { ...opts, indexFile });
+    // Right after a commit the index stages HEAD's own tree: nothing is staged, and no git process need say so.
+    const run = this.stagesHead(indexFile) ? Promise.resolve<CheckResult>({ violations: [], warnings: [], files: 0 }) : checkStaged(this.where.root, config, { ...opts, indexFile });
     if (key === undefined) return run;
     const done = run.then(
       (result) => {

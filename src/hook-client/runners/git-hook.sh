@@ -185,10 +185,15 @@ fi
 hermesd_ask() {
   hermesd_n=$1 hermesd_p=$2
   shift 2
-  hermesd_x=
-  case $hermesd_n in pre-commit | pre-commit-final) hermesd_x=-x ;; esac
+  hermesd_x= hermesd_b=
+  case $hermesd_n in
+    pre-commit | pre-commit-final) hermesd_x=-x ;;
+    # post-commit decides nothing: the hook returns once the daemon has the question, and the
+    # client prints the audit's notice when it comes (curl waits for it).
+    post-commit) hermesd_b=-b ;;
+  esac
   if [ -x "$HERMESD_CLIENT" ]; then
-    "$HERMESD_CLIENT" -r "$hermesd_rt" -t "${HERMESD_TIMEOUT_MS:-10000}" -u "${HERMESD_ON_UNAVAILABLE:-allow}" -c 1 $hermesd_x \
+    "$HERMESD_CLIENT" -r "$hermesd_rt" -t "${HERMESD_TIMEOUT_MS:-10000}" -u "${HERMESD_ON_UNAVAILABLE:-allow}" -c 1 $hermesd_x $hermesd_b \
       ${hermesd_p:+-p "$hermesd_p"} -n "$HERMESD_NODE" -d "$HERMESD_DAEMON" -j "$HERMESD_CLI" $HERMESD_START git "$hermesd_n" "$@"
   else
     (hermesd_curl git "$hermesd_n" "${HERMESD_TIMEOUT_MS:-10000}" "${HERMESD_ON_UNAVAILABLE:-allow}" 1 "$hermesd_x" "$hermesd_p" "$@")

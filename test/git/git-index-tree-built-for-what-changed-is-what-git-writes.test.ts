@@ -1,0 +1,85 @@
+/**
+ * `stagedTreeOf` (src/git/index-file.ts) builds the staged snapshot's tree only for the folders
+ * whose entries changed since the last tree it built, and keeps a read of an index file while
+ * its stamp stays the same. Whatever was kept, the tree must be the one `git write-tree` writes
+ * from the same entries, after every kind of change (content, a new file deep down, a removal
+ * that empties a folder, a rename across folders, a mode, intent-to-add, a folder named like a
+ * file's prefix), in the default index and in another index file taking turns, and after two
+ * writes of the index in quick succession.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stagedEntriesOf, stagedTreeOf } from '../../src/git/index-file.js';
+import { writeFiles } from '../helpers/env.js';
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-index-tree-')));
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: base,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'T',
+  GIT_AUTHOR_EMAIL: 't@e',
+  GIT_COMMITTER_NAME: 'T',
+  GIT_COMMITTER_EMAIL: 't@e',
+};
+
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+describe.each(['sha1', 'sha256'] as const)('the staged tree, built for what changed (%s)', (format) => {
+  const dir = join(base, format);
+  mkdirSync(dir);
+  const git = (args: string[], extra: NodeJS.ProcessEnv = {}) => execFileSync('git', args, { cwd: dir, env: { ...env, ...extra }, encoding: 'utf8' }).trim();
+  git(['init', '-q', `--object-format=${format}`]);
+  const files: Record<string, string> = {};
+  for (let d = 0; d < 8; d++) for (let f = 0; f < 6; f++) files[`src/d${d}/sub${f % 2}/f${f}.ts`] = `export const x${d}${f} = ${d * f};\n`;
+  files['a.txt'] = 'a\n';
+  files['a-b/c.txt'] = 'c\n';
+  files['a/b.txt'] = 'b\n';
+  writeFiles(dir, files);
+  git(['add', '-A']);
+  git(['commit', '-qm', 'one']);
+  const index = join(dir, '.git', 'index');
+  const other = join(dir, '.git', 'other-index');
+
+  /** What git writes from the entries of `file` (intent-to-add entries left out, as `git commit` leaves them). */
+  const gitTree = (file: string) => git(['write-tree'], { GIT_INDEX_FILE: file });
+  const expectSame = (file: string, after: string) => expect(stagedTreeOf(file), `the staged tree of ${file === index ? 'the index' : 'another index file'} after ${after}`).toBe(gitTree(file));
+
+  it('after each change, in two index files taking turns, is the tree git writes', () => {
+    expectSame(index, 'the first commit');
+    const steps: Array<[string, () => void]> = [
+      ['a content change deep down', () => (writeFiles(dir, { 'src/d3/sub1/f3.ts': 'changed\n' }), git(['add', '-A']))],
+      ['a new file in a new folder', () => (writeFiles(dir, { 'src/d3/sub2/new.ts': 'new\n' }), git(['add', '-A']))],
+      ['a removal that empties a folder', () => git(['rm', '-q', '--cached', '-r', 'src/d5/sub0'])],
+      ['a rename across folders', () => git(['mv', 'src/d1/sub1/f1.ts', 'src/d7/f1-moved.ts'])],
+      ['a mode change', () => git(['update-index', '--chmod=+x', 'src/d2/sub0/f0.ts'])],
+      ['intent-to-add', () => (writeFiles(dir, { 'src/d6/later.ts': 'later\n', 'fresh/only.ts': 'o\n' }), git(['add', '-N', 'src/d6/later.ts', 'fresh/only.ts']))],
+      ['a folder named like a file prefix', () => (writeFiles(dir, { 'a.txt.d/x': 'x\n', 'a-b.txt': 'ab\n' }), git(['add', '-A', 'a.txt.d', 'a-b.txt']))],
+      ['nothing but a refresh (git status rewrites the index)', () => git(['status', '--porcelain'])],
+    ];
+    for (const [what, step] of steps) {
+      step();
+      expectSame(index, what);
+      // Another file, read between two reads of the default index, staging HEAD's tree.
+      git(['read-tree', 'HEAD'], { GIT_INDEX_FILE: other });
+      expectSame(other, `${what} (HEAD read into another file)`);
+      expectSame(index, `${what}, read again`);
+    }
+  });
+
+  it('two writes of the index in quick succession: the second one is what is read', () => {
+    for (let round = 0; round < 10; round++) {
+      writeFileSync(join(dir, 'quick.txt'), `round ${round}\n`);
+      git(['add', 'quick.txt']);
+      const first = stagedEntriesOf(index)!.digest;
+      expectSame(index, `quick write ${round}`);
+      writeFileSync(join(dir, 'quick.txt'), `round ${round} again\n`);
+      git(['add', 'quick.txt']);
+      expect(stagedEntriesOf(index)!.digest, `the digest after the second quick write of round ${round}`).not.toBe(first);
+      expectSame(index, `the second quick write of round ${round}`);
+    }
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The post-commit hook decides nothing, so git does not wait for it: it returns once the daemon
+ * has the question, and the audit of a commit that skipped the pre-commit (`--no-verify`) runs
+ * after — and still reports the key, on the terminal git ran in (the client's child prints it)
+ * and in SessionDB. Proven by order, not by timing: git's own trace2 records when the hook
+ * exited, the daemon's log when it finished the audit; a commit of 1,500 files holding a key
+ * gives the audit real work.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeEnv } from '../helpers/env.js';
+
+const KEY = 'AKIA' + 'ABCDEFGHIJKLMNOP';
+const CONFIG = `rules:
+  - id: no-aws-keys
+    message: Never commit credentials.
+    forbid: "AKIA[0-9A-Z]{16}"
+`;
+
+describe('the post-commit hook and its audit', () => {
+  const t = makeEnv();
+  afterAll(() => t.cleanup());
+
+  it('git has the hook back before the audit of a --no-verify commit ends, and the audit still reports the key', async () => {
+    const repo = t.repo({ 'README.md': '# demo\n', '.hermes/config.yaml': CONFIG });
+    const init = await t.cli(['init'], { cwd: repo });
+    expect(init.code, `hermesd init failed: ${init.stderr}`).toBe(0);
+    const started = await t.cli(['start'], { cwd: repo });
+    expect(started.code, `hermesd start failed: ${started.stderr}`).toBe(0);
+    const git = (args: string[], env: NodeJS.ProcessEnv = {}) => spawnSync('git', args, { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+    // A first commit through the hooks, so the daemon has looked at the refs once.
+    writeFileSync(join(repo, 'README.md'), '# demo\nmore\n');
+    expect(git(['commit', '-qam', 'judged']).status, 'a plain commit through the hooks failed').toBe(0);
+
+    mkdirSync(join(repo, 'keys'));
+    for (let i = 0; i < 1500; i++) writeFileSync(join(repo, 'keys', `k${i}.txt`), `line one\nkey = "${KEY}"\nline three ${i}\n`);
+    expect(git(['add', '-A']).status).toBe(0);
+    const trace = join(t.home, 'trace2.json');
+    const commit = git(['commit', '--no-verify', '-qm', 'keys'], { GIT_TRACE2_EVENT: trace });
+    expect(commit.status, `git commit --no-verify failed: ${commit.stderr}`).toBe(0);
+    // The notice comes to the terminal all the same (git's stderr here is a pipe: read to its end).
+    expect(commit.stderr, 'the audit of the --no-verify commit was not reported on stderr').toContain('SKIPPED the pre-commit hook');
+    expect(commit.stderr).toContain('[no-aws-keys]');
+
+    const events = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { event: string; sid: string; child_id?: number; hook_name?: string; child_class?: string; time: string });
+    const top = events[0]!.sid;
+    const start = events.find((e) => e.sid === top && e.event === 'child_start' && e.child_class === 'hook' && e.hook_name === 'post-commit');
+    expect(start, 'git ran no post-commit hook').toBeDefined();
+    const exit = events.find((e) => e.sid === top && e.event === 'child_exit' && e.child_id === start!.child_id)!;
+    const logged = readFileSync(join(repo, '.git', 'hermesd', 'daemon.log'), 'utf8')
+      .split('\n')
+      .filter((l) => / hook post-commit\b/.test(l))
+      .at(-1);
+    expect(logged, 'the daemon logged no post-commit hook').toBeDefined();
+    const auditEnded = Date.parse(logged!.split(' ')[0]!);
+    const hookExited = Date.parse(exit.time);
+    expect(
+      hookExited,
+      `the post-commit hook exited at ${exit.time}, after the daemon finished its audit (${logged!.split(' ')[0]}): git waited for the audit`,
+    ).toBeLessThan(auditEnded);
+
+    const found = await t.cli(['sessions', 'search', 'skipped pre-commit hook', '--json'], { cwd: repo });
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.json().results.length, 'the audit left no session in SessionDB').toBeGreaterThan(0);
+  }, 180_000);
+});
