@@ -252,19 +252,41 @@ const TREE_MODE = 0o40000;
 const NUL = Buffer.from([0]);
 const SLASH_BYTE = Buffer.from('/');
 
+/** A folder of a built tree: its path (latin1, with its slash; "" for the root), where its records sit, its tree id. */
+type Folder = { name: string; from: number; to: number; oid: Buffer };
+
 /**
- * The folders of the last tree built: by path (latin1), where their records sat in that read's
- * buffer and the tree id they got. A folder whose records are byte for byte the same now has
- * the same tree (the records hold every entry's mode, object, flags and full path).
+ * The folders of the last tree built, in the records' order (by start, the enclosing folder
+ * first), and by path; and that read's records. A folder whose records are byte for byte the
+ * same now has the same tree (the records hold every entry's mode, object, flags and full
+ * path), and so does every folder inside it: they are carried over at their new place.
  */
-let lastTree: { records: Buffer; folders: Map<string, { from: number; to: number; oid: Buffer }> } | undefined;
+type BuiltTree = { records: Buffer; list: Folder[]; byName: Map<string, Folder> };
+let lastTree: BuiltTree | undefined;
 
 function treeOf(read: StagedRead): string {
-  const folders = new Map<string, { from: number; to: number; oid: Buffer }>();
+  const found: Folder[] = [];
   const count = read.at.length - 1;
-  const oid = folderTree(read, 0, count, 0, folders, lastTree);
-  lastTree = { records: read.records, folders };
+  const oid = folderTree(read, 0, count, 0, found, lastTree);
+  const list = found.sort((a, b) => a.from - b.from || b.to - a.to);
+  lastTree = { records: read.records, list, byName: new Map(list.map((f) => [f.name, f])) };
   return oid.toString('hex');
+}
+
+/** The folders of `last` inside `folder` (itself included), moved by `delta` bytes: consecutive in its list. */
+function carryOver(last: BuiltTree, folder: Folder, delta: number, into: Folder[]): void {
+  const { list } = last;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]!.from < folder.from) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < list.length && list[i]!.from < folder.to; i++) {
+    const f = list[i]!;
+    if (f.to <= folder.to) into.push({ name: f.name, from: f.from + delta, to: f.to + delta, oid: f.oid });
+  }
 }
 
 /** Where entry i's path starts in the records. */
@@ -277,14 +299,14 @@ const pathEnd = (read: StagedRead, i: number) => read.at[i + 1]! - 1;
  * at byte `depth` of theirs, in the index's order (sorted by path, so a folder's entries are
  * consecutive). A folder sorts among its siblings as its name and a slash (git's tree order).
  */
-function folderTree(read: StagedRead, from: number, to: number, depth: number, folders: Map<string, { from: number; to: number; oid: Buffer }>, last: typeof lastTree): Buffer {
+function folderTree(read: StagedRead, from: number, to: number, depth: number, found: Folder[], last: BuiltTree | undefined): Buffer {
   const { records, at, hashLen } = read;
   const start = at[from]!;
   const stop = at[to]!;
   const name = from < to ? records.toString('latin1', pathStart(read, from), pathStart(read, from) + depth) : '';
-  const before = last?.folders.get(name);
+  const before = last?.byName.get(name);
   if (before && last && before.to - before.from === stop - start && last.records.compare(records, start, stop, before.from, before.to) === 0) {
-    folders.set(name, { from: start, to: stop, oid: before.oid });
+    carryOver(last, before, start - before.from, found);
     return before.oid;
   }
   const items: Array<{ key: Buffer; name: Buffer; mode: number; oid: Buffer }> = [];
@@ -322,7 +344,7 @@ function folderTree(read: StagedRead, from: number, to: number, depth: number, f
       else hi = mid;
     }
     const itemName = records.subarray(ps + depth, slash);
-    const sub = folderTree(read, i, lo, prefixLen, folders, last);
+    const sub = folderTree(read, i, lo, prefixLen, found, last);
     // A folder of intent-to-add entries only is no tree at all.
     if (sub !== EMPTY) items.push({ key: Buffer.concat([itemName, SLASH_BYTE]), name: itemName, mode: TREE_MODE, oid: sub });
     i = lo;
@@ -336,7 +358,7 @@ function folderTree(read: StagedRead, from: number, to: number, depth: number, f
     .update(`tree ${body.length}\0`)
     .update(body)
     .digest();
-  folders.set(name, { from: start, to: stop, oid });
+  found.push({ name, from: start, to: stop, oid });
   return oid;
 }
 
