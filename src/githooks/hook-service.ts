@@ -65,6 +65,9 @@ export class GitHooks {
   /** Hooks in flight, so a shutdown waits for their restore to finish. */
   readonly inflight = new Set<Promise<unknown>>();
 
+  /** Post-commit notices whose client went away before they were printed: the next hook's answer carries them. */
+  private readonly undelivered: string[] = [];
+
   /** The verdict on the staged snapshot, kept ready for the next pre-commit and `hermesd check --staged`. */
   readonly staged: StagedVerdicts;
 
@@ -171,6 +174,13 @@ export class GitHooks {
     let result: HookResult | undefined;
     try {
       result = await work;
+      if (hook === 'post-commit' && result.message && signal.aborted) {
+        // The hook's client went away before the audit's notice reached a terminal: the next hook says it.
+        this.undelivered.push(result.message);
+        this.ctx.log.warn('post-commit notice not delivered (its client went away); the next hook shows it', { notice: result.message.split('\n')[0] });
+      } else if (this.undelivered.length) {
+        result = { ...result, message: [...this.undelivered.splice(0), result.message].filter(Boolean).join('\n') };
+      }
       return result;
     } finally {
       // `hermesd logs` shows what the hooks did (one line each), not only daemon events.

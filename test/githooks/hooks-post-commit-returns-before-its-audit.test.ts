@@ -4,12 +4,17 @@
  * after — and still reports the key, on the terminal git ran in (the client's child prints it)
  * and in SessionDB. Proven by order, not by timing: git's own trace2 records when the hook
  * exited, the daemon's log when it finished the audit; a commit of 1,500 files holding a key
- * gives the audit real work.
+ * gives the audit real work. A notice whose client went away before it was printed (the
+ * terminal closed) is carried by the next hook's answer.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROTOCOL } from '../../src/hook-client/protocol.js';
+import { resolvePaths } from '../../src/paths/index.js';
+import { VERSION } from '../../src/version.js';
 import { makeEnv } from '../helpers/env.js';
 
 const KEY = 'AKIA' + 'ABCDEFGHIJKLMNOP';
@@ -67,5 +72,41 @@ describe('the post-commit hook and its audit', () => {
     const found = await t.cli(['sessions', 'search', 'skipped pre-commit hook', '--json'], { cwd: repo });
     expect(found.code, found.stderr).toBe(0);
     expect(found.json().results.length, 'the audit left no session in SessionDB').toBeGreaterThan(0);
+  }, 180_000);
+
+  it('a notice whose client went away before it came is printed by the next hook', async () => {
+    const repo = t.repo({ 'README.md': '# demo\n', '.hermes/config.yaml': CONFIG });
+    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    expect((await t.cli(['start'], { cwd: repo })).code).toBe(0);
+    const git = (args: string[]) => spawnSync('git', args, { cwd: repo, env: t.env, encoding: 'utf8', timeout: 120_000 });
+    // A commit no hook saw at all, holding a key.
+    writeFileSync(join(repo, 'creds.txt'), `key = "${KEY}"\n`);
+    expect(git(['add', '-A']).status).toBe(0);
+    expect(git(['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', 'unseen']).status).toBe(0);
+    // Its post-commit question, asked as the hook client asks it, and the connection closed once the daemon has it.
+    const socket = resolvePaths(repo, t.env).socket;
+    const body = JSON.stringify({ args: [] });
+    const query = `p=${PROTOCOL}&v=${encodeURIComponent(VERSION)}&q=gone-1&k=git&n=post-commit&bound=10000`;
+    await new Promise<void>((resolve, reject) => {
+      const c = connect(socket, () => c.write(`POST /v1/ask?${query} HTTP/1.0\r\nHost: hermesd\r\nContent-Length: ${body.length}\r\n\r\n${body}`));
+      let got = '';
+      c.on('data', (d) => {
+        got += String(d);
+        if (/\r\n\r\nhermesd \d+ /.test(got)) {
+          c.destroy();
+          resolve();
+        }
+      });
+      c.on('error', reject);
+    });
+    const log = join(repo, '.git', 'hermesd', 'daemon.log');
+    for (let i = 0; i < 200 && !/post-commit notice not delivered/.test(readFileSync(log, 'utf8')); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(readFileSync(log, 'utf8'), 'the daemon did not keep the notice its client went away from').toMatch(/post-commit notice not delivered/);
+    // The next hook, a plain commit through the hooks, says it.
+    writeFileSync(join(repo, 'README.md'), '# demo\nnext\n');
+    const next = git(['commit', '-qam', 'next']);
+    expect(next.status, `the next commit failed: ${next.stderr}`).toBe(0);
+    expect(next.stderr, 'the next hook did not carry the notice whose client went away').toContain('SKIPPED the pre-commit hook');
+    expect(next.stderr).toContain('creds.txt');
   }, 180_000);
 });
