@@ -27,6 +27,7 @@ const benches: Record<string, Entry> = {
   agent: { load: () => import('./agent.js') },
   hooks: { load: () => import('./hooks.js') },
   scale: { load: () => import('./scale.js') },
+  'repo-size': { load: () => import('./repo-size.js') },
   'hooks-trials': { load: () => import('./hooks-trials.js'), onlyWhenNamed: true },
   detectors: { load: () => import('./detectors.js') },
   sandbox: { load: () => import('./sandbox.js') },

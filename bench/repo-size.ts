@@ -1,0 +1,211 @@
+/**
+ * Cost by repository size: does a commit cost what it changes, or what the repository holds?
+ * Repositories of 1,000, 10,000 and 100,000 tracked files (generated: nested folders, text
+ * files of varied sizes) and one real public repository (bufbuild/protobuf-es, Apache-2.0,
+ * cloned from HERMESD_BENCH_REAL_REPO, default the local mirror /work/.mirror/bufbuild+protobuf-es/repo;
+ * nothing of it is kept). In each, three copies take turns commit by commit (the order rotating
+ * each round): no hook (`core.hooksPath=/dev/null`), the sh floor hook (`git diff --cached | grep`,
+ * bench/hooks.ts) and all of hermesd's hooks (`hermesd init`'s config: its secrets rule,
+ * gitleaks' rule set; a warm daemon). Each round commits as people do, `git add -A && git
+ * commit` in one `sh -c`: a one-file change, then a 50-file change; output goes where a
+ * terminal's would (not a pipe git's caller reads to its end).
+ * The daemon's CPU (its /proc utime + stime: its own threads, not the git processes it starts)
+ * is read around each of hermesd's commits, the 400 ms after it included (its audit and evidence
+ * are the commit's cost), less what the daemon spends idle over the same time; and around an
+ * index write with the hooks bypassed (`git -c core.hooksPath=/dev/null add` of one changed file),
+ * which the daemon sees and judges ahead of a commit.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GREP_HOOK } from './hooks.js';
+import { cpuMs } from './scale.js';
+import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+const SIZES = (process.env.HERMESD_BENCH_REPO_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const REAL = process.env.HERMESD_BENCH_REAL_REPO ?? '/work/.mirror/bufbuild+protobuf-es/repo';
+const RUNS = Number(process.env.HERMESD_BENCH_RUNS ?? 11);
+/** Fewer rounds where each commit is slow to set up. */
+const runsAt = (files: number) => (files >= 100_000 ? Math.min(RUNS, 5) : RUNS);
+/** After each of hermesd's commits: its audit and evidence finish before the next peer commits. */
+const AFTER_MS = 400;
+const PAUSE_MS = 60;
+const GOAL_RATIO = 1.2;
+const GOAL_CPU_COMMIT = 20;
+const GOAL_CPU_INDEX = 5;
+
+type Kind = 'none' | 'floor' | 'hermesd';
+const PEERS: Array<{ kind: Kind; name: string }> = [
+  { kind: 'none', name: 'no hook' },
+  { kind: 'floor', name: 'sh floor (git diff --cached | grep)' },
+  { kind: 'hermesd', name: 'hermesd (all hooks, init config, warm daemon)' },
+];
+
+const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
+const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
+  execFileSync(args[0]!, args.slice(1), { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+
+/** A generated tree of `n` files: three levels of folders, text of varied sizes. */
+function generate(dir: string, n: number): void {
+  for (let i = 0; i < n; i++) {
+    const path = join(dir, `pkg${i % 37}`, `mod${i % 211}`, `part${i % 5}`, `file${i}.ts`);
+    if (i < 37 * 211 * 5) mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `// file ${i}\n${'export const value = "lorem ipsum dolor";\n'.repeat(1 + (i % 23))}`);
+  }
+}
+
+/** The files a change touches: existing tracked files, spread over the tree. */
+function changed(files: string[], count: number, round: number): string[] {
+  const out: string[] = [];
+  const step = Math.max(1, Math.floor(files.length / count));
+  for (let k = 0; k < count; k++) out.push(files[(k * step + round * 7) % files.length]!);
+  return out;
+}
+
+export const bench: Bench = {
+  name: 'repo-size',
+  async run() {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-size-')));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HERMES_HOME: join(base, 'home'),
+      HERMESD_SOCKET_DIR: join(base, 's'),
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@e',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@e',
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
+    for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
+    const goals: Goal[] = [];
+    const rows: Row[] = [];
+    const cpuRows: Row[] = [];
+    const repos: Array<{ label: string; make: (dir: string) => void }> = SIZES.map((n) => ({
+      label: `${n.toLocaleString('en')} files (generated)`,
+      make: (dir) => {
+        run(['git', 'init', '-q', '-b', 'main', dir], base, env);
+        generate(dir, n);
+      },
+    }));
+    if (existsSync(REAL)) repos.push({ label: 'bufbuild/protobuf-es (real)', make: (dir) => run(['git', 'clone', '-q', '--no-hardlinks', REAL, dir], base, env) });
+    else printNote(`The real repository was not measured: ${REAL} does not exist (HERMESD_BENCH_REAL_REPO names a clone or bare repository).`);
+
+    let id = 0;
+    for (const repo of repos) {
+      const origin = join(base, `origin${id++}`);
+      repo.make(origin);
+      run(['git', 'add', '-A'], origin, env);
+      spawnSync('git', ['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', 'tree'], { cwd: origin, env });
+      const files = run(['git', 'ls-files', '-z'], origin, env).split('\0').filter((f) => f && !f.startsWith('.'));
+      const copies = PEERS.map((peer) => {
+        const dir = join(base, `c${id++}`);
+        run(['git', 'clone', '-q', origin, dir], base, env);
+        if (peer.kind === 'floor') {
+          writeFileSync(join(dir, '.git', 'hooks', 'pre-commit'), GREP_HOOK);
+          chmodSync(join(dir, '.git', 'hooks', 'pre-commit'), 0o755);
+        } else if (peer.kind === 'hermesd') {
+          run([process.execPath, CLI, 'init'], dir, env);
+          run([process.execPath, CLI, 'start'], dir, env);
+        }
+        return { peer, dir };
+      });
+      const hermes = copies.find((c) => c.peer.kind === 'hermesd')!;
+      const pid = (JSON.parse(run([process.execPath, CLI, 'status', '--json'], hermes.dir, env)) as { pid: number }).pid;
+      await sleep(2_000);
+      // The daemon's idle CPU per ms, over a quiet window.
+      const idle0 = cpuMs(pid);
+      await sleep(3_000);
+      const idlePerMs = (cpuMs(pid) - idle0) / 3_000;
+      const windowCpu = (f: () => void | Promise<void>) => async () => {
+        const c0 = cpuMs(pid);
+        const t0 = Date.now();
+        await f();
+        await sleep(AFTER_MS);
+        return Math.max(0, cpuMs(pid) - c0 - idlePerMs * (Date.now() - t0));
+      };
+
+      for (const size of [1, 50]) {
+        const times = new Map<Kind, number[]>(PEERS.map((p) => [p.kind, []]));
+        const cpu: number[] = [];
+        for (let round = -1; round < runsAt(files.length); round++) {
+          for (let k = 0; k < copies.length; k++) {
+            const { peer, dir } = copies[(k + round + 1) % copies.length]!;
+            for (const f of changed(files, size, round + 2)) writeFileSync(join(dir, f), `// round ${round} size ${size}\n${f}\n`);
+            const hooks = peer.kind === 'none' ? '-c core.hooksPath=/dev/null ' : '';
+            const commit = () => {
+              const t0 = process.hrtime.bigint();
+              const r = spawnSync('sh', ['-c', `git ${hooks}add -A && git ${hooks}commit -qm "r${round}"`], { cwd: dir, env, stdio: 'ignore' });
+              if (r.status !== 0) throw new Error(`${peer.name}, ${repo.label}: the commit failed (exit ${r.status})`);
+              return Number(process.hrtime.bigint() - t0) / 1e6;
+            };
+            if (peer.kind === 'hermesd') {
+              let dt = 0;
+              const c = await windowCpu(() => void (dt = commit()))();
+              if (round >= 0) (times.get('hermesd')!.push(dt), cpu.push(c));
+            } else {
+              const dt = commit();
+              if (round >= 0) times.get(peer.kind)!.push(dt);
+              await sleep(PAUSE_MS);
+            }
+          }
+        }
+        const none = times.get('none')!;
+        const added = (k: Kind) => median(times.get(k)!.map((t, r) => t - none[r]!));
+        const ratio = added('hermesd') / added('floor');
+        rows.push({
+          repository: repo.label,
+          'tracked files': files.length,
+          change: `${size} file${size > 1 ? 's' : ''}`,
+          'no hook': ms(median(none), 1),
+          'sh floor added': ms(added('floor'), 1),
+          'hermesd added': ms(added('hermesd'), 1),
+          'hermesd ÷ floor': `${ratio.toFixed(2)}×`,
+        });
+        cpuRows.push({ repository: repo.label, 'tracked files': files.length, measure: `commit of ${size} file${size > 1 ? 's' : ''}, all hooks`, 'daemon CPU (median)': ms(median(cpu), 1) });
+        goals.push({
+          measure: `${size}-file commit (add -A && commit), all hermesd's hooks, ${repo.label}: added time ÷ the sh floor's`,
+          result: `${ratio.toFixed(2)}× (${added('hermesd').toFixed(1)} vs ${added('floor').toFixed(1)} ms)`,
+          goal: `≤ ${GOAL_RATIO}×`,
+          met: ratio <= GOAL_RATIO,
+        });
+        goals.push({
+          measure: `daemon CPU per ${size}-file commit, ${repo.label}`,
+          result: `${median(cpu).toFixed(1)} ms`,
+          goal: `≤ ${GOAL_CPU_COMMIT} ms`,
+          met: median(cpu) <= GOAL_CPU_COMMIT,
+        });
+      }
+      // An index write with the hooks bypassed: the daemon's reaction (it judges the index ahead).
+      const writes: number[] = [];
+      for (let r = 0; r < runsAt(files.length); r++) {
+        const f = changed(files, 1, 100 + r)[0]!;
+        writeFileSync(join(hermes.dir, f), `// index write ${r}\n`);
+        writes.push(await windowCpu(() => void run(['git', '-c', 'core.hooksPath=/dev/null', 'add', f], hermes.dir, env))());
+      }
+      cpuRows.push({ repository: repo.label, 'tracked files': files.length, measure: 'index write, hooks bypassed', 'daemon CPU (median)': ms(median(writes), 1) });
+      goals.push({
+        measure: `daemon CPU per index write with the hooks bypassed, ${repo.label}`,
+        result: `${median(writes).toFixed(1)} ms`,
+        goal: `≤ ${GOAL_CPU_INDEX} ms`,
+        met: median(writes) <= GOAL_CPU_INDEX,
+      });
+      spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.dir, env });
+      for (const c of copies) rmSync(c.dir, { recursive: true, force: true });
+      rmSync(origin, { recursive: true, force: true });
+    }
+    printTable(`commits by repository size, ${SIZES.map(runsAt).join('/')} rounds per peer; peers in turn (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'})`, rows);
+    printTable('the daemon\'s CPU (its own threads; the git processes it starts not counted), less its idle CPU over the same time', cpuRows);
+    printNote(
+      'Added time = the median over rounds of (the peer\'s commit − the hook-less commit of the same round). hermesd\'s post-commit hook returns once the daemon has the question; its audit and evidence run after, inside the CPU window. The floor runs one `git diff --cached` and `grep` in a pre-commit hook.',
+    );
+    rmSync(base, { recursive: true, force: true });
+    return goals;
+  },
+};
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) {
+  await bench.run();
+}
