@@ -90,7 +90,8 @@ export const bench: Bench = {
         generate(dir, n);
       },
     }));
-    if (existsSync(REAL)) repos.push({ label: 'bufbuild/protobuf-es (real)', make: (dir) => run(['git', 'clone', '-q', '--no-hardlinks', REAL, dir], base, env) });
+    if (existsSync(REAL))
+      repos.push({ label: 'bufbuild/protobuf-es (real)', make: (dir) => run(['git', 'clone', '-q', '--no-hardlinks', REAL, dir], base, env) });
     else printNote(`The real repository was not measured: ${REAL} does not exist (HERMESD_BENCH_REAL_REPO names a clone or bare repository).`);
 
     let id = 0;
@@ -99,7 +100,9 @@ export const bench: Bench = {
       repo.make(origin);
       run(['git', 'add', '-A'], origin, env);
       spawnSync('git', ['-c', 'core.hooksPath=/dev/null', 'commit', '-qm', 'tree'], { cwd: origin, env });
-      const files = run(['git', 'ls-files', '-z'], origin, env).split('\0').filter((f) => f && !f.startsWith('.'));
+      const files = run(['git', 'ls-files', '-z'], origin, env)
+        .split('\0')
+        .filter((f) => f && !f.startsWith('.'));
       const copies = PEERS.map((peer) => {
         const dir = join(base, `c${id++}`);
         run(['git', 'clone', '-q', origin, dir], base, env);
@@ -164,7 +167,12 @@ export const bench: Bench = {
           'hermesd added': ms(added('hermesd'), 1),
           'hermesd ÷ floor': `${ratio.toFixed(2)}×`,
         });
-        cpuRows.push({ repository: repo.label, 'tracked files': files.length, measure: `commit of ${size} file${size > 1 ? 's' : ''}, all hooks`, 'daemon CPU (median)': ms(median(cpu), 1) });
+        cpuRows.push({
+          repository: repo.label,
+          'tracked files': files.length,
+          measure: `commit of ${size} file${size > 1 ? 's' : ''}, all hooks`,
+          'daemon CPU (median)': ms(median(cpu), 1),
+        });
         goals.push({
           measure: `${size}-file commit (add -A && commit), all hermesd's hooks, ${repo.label}: added time ÷ the sh floor's`,
           result: `${ratio.toFixed(2)}× (${added('hermesd').toFixed(1)} vs ${added('floor').toFixed(1)} ms)`,
@@ -185,7 +193,12 @@ export const bench: Bench = {
         writeFileSync(join(hermes.dir, f), `// index write ${r}\n`);
         writes.push(await windowCpu(() => void run(['git', '-c', 'core.hooksPath=/dev/null', 'add', f], hermes.dir, env))());
       }
-      cpuRows.push({ repository: repo.label, 'tracked files': files.length, measure: 'index write, hooks bypassed', 'daemon CPU (median)': ms(median(writes), 1) });
+      cpuRows.push({
+        repository: repo.label,
+        'tracked files': files.length,
+        measure: 'index write, hooks bypassed',
+        'daemon CPU (median)': ms(median(writes), 1),
+      });
       goals.push({
         measure: `daemon CPU per index write with the hooks bypassed, ${repo.label}`,
         result: `${median(writes).toFixed(1)} ms`,
@@ -196,10 +209,13 @@ export const bench: Bench = {
       for (const c of copies) rmSync(c.dir, { recursive: true, force: true });
       rmSync(origin, { recursive: true, force: true });
     }
-    printTable(`commits by repository size, ${SIZES.map(runsAt).join('/')} rounds per peer; peers in turn (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'})`, rows);
-    printTable('the daemon\'s CPU (its own threads; the git processes it starts not counted), less its idle CPU over the same time', cpuRows);
+    printTable(
+      `commits by repository size, ${SIZES.map(runsAt).join('/')} rounds per peer; peers in turn (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'})`,
+      rows,
+    );
+    printTable("the daemon's CPU (its own threads; the git processes it starts not counted), less its idle CPU over the same time", cpuRows);
     printNote(
-      'Added time = the median over rounds of (the peer\'s commit − the hook-less commit of the same round). hermesd\'s post-commit hook returns once the daemon has the question; its audit and evidence run after, inside the CPU window. The floor runs one `git diff --cached` and `grep` in a pre-commit hook.',
+      "Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round). hermesd's post-commit hook returns once the daemon has the question; its audit and evidence run after, inside the CPU window. The floor runs one `git diff --cached` and `grep` in a pre-commit hook.",
     );
     rmSync(base, { recursive: true, force: true });
     return goals;

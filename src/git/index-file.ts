@@ -219,7 +219,12 @@ function walk(buf: Buffer, version: number, hashLen: number): Walked | null {
     for (let b = pathAt; b < pathEnd; b++) records[out++] = from[b]!;
     records[out++] = 0;
     if (stage) conflict = true;
-    if (pathLen >= ATTRIBUTES_LEN && from[pathEnd - 1] === 0x73 && from.toString('latin1', pathEnd - ATTRIBUTES_LEN, pathEnd) === ATTRIBUTES_FILE && (pathLen === ATTRIBUTES_LEN || from[pathEnd - ATTRIBUTES_LEN - 1] === SLASH)) {
+    if (
+      pathLen >= ATTRIBUTES_LEN &&
+      from[pathEnd - 1] === 0x73 &&
+      from.toString('latin1', pathEnd - ATTRIBUTES_LEN, pathEnd) === ATTRIBUTES_FILE &&
+      (pathLen === ATTRIBUTES_LEN || from[pathEnd - ATTRIBUTES_LEN - 1] === SLASH)
+    ) {
       attributes.push(from.toString('utf8', pathAt, pathEnd));
     }
   }
@@ -328,7 +333,12 @@ function folderTree(read: StagedRead, from: number, to: number, depth: number, f
       if (!intent) {
         const itemName = records.subarray(ps + depth, slash < 0 ? pe : slash);
         const isTree = (mode & 0o170000) === TREE_MODE;
-        items.push({ key: isTree ? Buffer.concat([itemName, SLASH_BYTE]) : itemName, name: itemName, mode, oid: records.subarray(at[i]! + 4, at[i]! + 4 + hashLen) });
+        items.push({
+          key: isTree ? Buffer.concat([itemName, SLASH_BYTE]) : itemName,
+          name: itemName,
+          mode,
+          oid: records.subarray(at[i]! + 4, at[i]! + 4 + hashLen),
+        });
       }
       i++;
       continue;

@@ -5,7 +5,9 @@
  * zod costs a few hundred milliseconds; the answers to `initialize`, `tools/list`, `ping` and
  * `resources/templates/list` are the SDK server's own, recorded at build time
  * (`dist/mcp/answers.json`, answers.ts), and `resources/list` is answered as the SDK server
- * answers it, from the daemon (line.ts). The first other message loads the SDK server
+ * answers it: from the list this repository's last session was given (kept in the daemon's
+ * private runtime folder) at once, then from the daemon (line.ts) off the client's path, with
+ * `notifications/resources/list_changed` when the two differ; from the daemon alone the first time. The first other message loads the SDK server
  * (server.ts) and is handed to it, after the client's `initialize` is replayed into it so it
  * holds the same state; both share one line to the daemon, reached on the first call.
  *
@@ -14,8 +16,9 @@
  * logged to a broken stderr, so an error while logging can never raise another.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { repoPaths, resolvePaths, type RepoPaths } from '../paths/index.js';
+import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { MCP_MESSAGE_MAX_BYTES, MessageLimit } from './stdio.js';
 import { ANSWERS_FILE, answerOf, type StaticAnswers } from './answers.js';
@@ -36,6 +39,39 @@ const MAX_UNCAUGHT_PER_SECOND = 20;
 type Message = { jsonrpc?: unknown; id?: string | number; method?: unknown; params?: unknown };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The file in the runtime folder that keeps the last `resources/list` answer. */
+const KEPT_LIST = 'mcp-resources.json';
+
+type KeptList = { version: string; cwd: string; list: unknown };
+
+/**
+ * The last `resources/list` answered in this repository, from the same directory by this
+ * version; its JSON text too, to compare with the daemon's. Undefined when there is none, or
+ * anyone but this user could write the folder (the kept list is trusted only where the daemon's
+ * own files are).
+ */
+function readKeptList(file: string, cwd: string): { list: unknown; text: string } | undefined {
+  try {
+    const dir = statSync(dirname(file));
+    if (dir.uid !== process.getuid?.() || (dir.mode & 0o022) !== 0) return undefined;
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as KeptList;
+    if (kept.version !== VERSION || kept.cwd !== resolve(cwd) || !isRecord(kept.list)) return undefined;
+    return { list: kept.list, text: JSON.stringify(kept.list) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `list` for the next session (nothing when the runtime folder is not there: no daemon has run). */
+function keepList(file: string, cwd: string, list: unknown): void {
+  try {
+    if (!statSync(dirname(file)).isDirectory()) return;
+    writeRuntimeFileSync(file, JSON.stringify({ version: VERSION, cwd: resolve(cwd), list } satisfies KeptList));
+  } catch {
+    // a cache: the next session asks the daemon
+  }
+}
 
 /** The answers recorded at build time, when they are this version's. */
 function recordedAnswers(): StaticAnswers | undefined {
@@ -111,6 +147,15 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
       log((err as Error)?.message ?? String(err));
       shutdown('no repository to serve', 1);
       throw err;
+    }
+  };
+
+  /** Where the last resources/list of this repository is kept: the daemon's private runtime folder (undefined outside a work tree). */
+  const keptListFile = (): string | undefined => {
+    try {
+      return join(served().runtimeDir, KEPT_LIST);
+    } catch {
+      return undefined;
     }
   };
 
@@ -216,10 +261,23 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
     if (m.id !== undefined && m.method === 'ping') return reply({});
     if (m.id !== undefined && m.method === 'resources/list' && !(isRecord(m.params) && m.params.cursor !== undefined)) {
       // The SDK server's answer without the SDK (answers may pass each other: JSON-RPC matches them by id).
+      const keptFile = keptListFile();
+      const kept = keptFile ? readKeptList(keptFile, opts.repo ?? process.cwd()) : undefined;
+      // The list as this repository's last session was told it: answered at once, then asked of the
+      // daemon off the client's path, and list_changed sent when it differs.
+      if (kept) reply(kept.list);
       void daemonLine()
         .then(async (l) => (await import('./line.js')).listResources(l, log))
-        .then(reply, (err: unknown) =>
-          write({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: `hermesd mcp: ${(err as Error)?.message ?? String(err)}` } }),
+        .then(
+          (live) => {
+            if (keptFile) keepList(keptFile, opts.repo ?? process.cwd(), live);
+            if (!kept) reply(live);
+            else if (JSON.stringify(live) !== kept.text) write({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' });
+          },
+          (err: unknown) => {
+            if (!kept) write({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: `hermesd mcp: ${(err as Error)?.message ?? String(err)}` } });
+            else log(`could not refresh the resource list: ${(err as Error)?.message ?? String(err)}`);
+          },
         );
       return;
     }

@@ -168,7 +168,9 @@ export class StagedVerdicts {
    */
   private async judge(config: HermesConfig, indexFile: string, key: string | undefined, opts: CheckOptions): Promise<CheckResult> {
     // Right after a commit the index stages HEAD's own tree: nothing is staged, and no git process need say so.
-    const run = this.stagesHead(indexFile) ? Promise.resolve<CheckResult>({ violations: [], warnings: [], files: 0 }) : checkStaged(this.where.root, config, { ...opts, indexFile });
+    const run = this.stagesHead(indexFile)
+      ? Promise.resolve<CheckResult>({ violations: [], warnings: [], files: 0 })
+      : checkStaged(this.where.root, config, { ...opts, indexFile });
     if (key === undefined) return run;
     const done = run.then(
       (result) => {

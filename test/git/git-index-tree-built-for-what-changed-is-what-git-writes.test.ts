@@ -46,7 +46,8 @@ describe.each(['sha1', 'sha256'] as const)('the staged tree, built for what chan
 
   /** What git writes from the entries of `file` (intent-to-add entries left out, as `git commit` leaves them). */
   const gitTree = (file: string) => git(['write-tree'], { GIT_INDEX_FILE: file });
-  const expectSame = (file: string, after: string) => expect(stagedTreeOf(file), `the staged tree of ${file === index ? 'the index' : 'another index file'} after ${after}`).toBe(gitTree(file));
+  const expectSame = (file: string, after: string) =>
+    expect(stagedTreeOf(file), `the staged tree of ${file === index ? 'the index' : 'another index file'} after ${after}`).toBe(gitTree(file));
 
   it('after each change, in two index files taking turns, is the tree git writes', () => {
     expectSame(index, 'the first commit');
@@ -56,7 +57,10 @@ describe.each(['sha1', 'sha256'] as const)('the staged tree, built for what chan
       ['a removal that empties a folder', () => git(['rm', '-q', '--cached', '-r', 'src/d5/sub0'])],
       ['a rename across folders', () => git(['mv', 'src/d1/sub1/f1.ts', 'src/d7/f1-moved.ts'])],
       ['a mode change', () => git(['update-index', '--chmod=+x', 'src/d2/sub0/f0.ts'])],
-      ['intent-to-add', () => (writeFiles(dir, { 'src/d6/later.ts': 'later\n', 'fresh/only.ts': 'o\n' }), git(['add', '-N', 'src/d6/later.ts', 'fresh/only.ts']))],
+      [
+        'intent-to-add',
+        () => (writeFiles(dir, { 'src/d6/later.ts': 'later\n', 'fresh/only.ts': 'o\n' }), git(['add', '-N', 'src/d6/later.ts', 'fresh/only.ts'])),
+      ],
       ['a folder named like a file prefix', () => (writeFiles(dir, { 'a.txt.d/x': 'x\n', 'a-b.txt': 'ab\n' }), git(['add', '-A', 'a.txt.d', 'a-b.txt']))],
       ['nothing but a refresh (git status rewrites the index)', () => git(['status', '--porcelain'])],
     ];

@@ -41,7 +41,9 @@ describe('a commit in a 10,000-file repository', () => {
     await settle(repo, 1);
 
     const out = join(t.home, 'strace.txt');
-    const tracer = spawn('strace', ['-f', '-y', '-qq', '-s', '300', '-e', 'trace=openat,open,execve,getdents64', '-o', out, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const tracer = spawn('strace', ['-f', '-y', '-qq', '-s', '300', '-e', 'trace=openat,open,execve,getdents64', '-o', out, '-p', String(pid)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     // strace says nothing with -qq: wait until it has attached (the daemon's next syscall is traced).
     await new Promise((r) => setTimeout(r, 1500));
     writeFileSync(join(repo, 'pkg42/file42.ts'), 'export const v42 = "changed";\n');
@@ -69,8 +71,12 @@ describe('a commit in a 10,000-file repository', () => {
     }
     expect(lines.length, 'strace recorded nothing: it did not attach to the daemon').toBeGreaterThan(5);
     // The changed file, the rules' own files, and the attributes files on the changed file's path (git reads them to diff it).
-    const allowed = (p: string) => p === 'pkg42/file42.ts' || p.startsWith('.hermes/') || /^(HERMES|AGENTS|CLAUDE)\.md$/.test(p) || p === '.gitattributes' || p === 'pkg42/.gitattributes';
-    expect([...opened].filter((p) => !allowed(p)), 'the daemon (or a git it started) opened work-tree files the commit did not change').toEqual([]);
+    const allowed = (p: string) =>
+      p === 'pkg42/file42.ts' || p.startsWith('.hermes/') || /^(HERMES|AGENTS|CLAUDE)\.md$/.test(p) || p === '.gitattributes' || p === 'pkg42/.gitattributes';
+    expect(
+      [...opened].filter((p) => !allowed(p)),
+      'the daemon (or a git it started) opened work-tree files the commit did not change',
+    ).toEqual([]);
     expect([...listed], 'the daemon listed work-tree folders').toEqual([]);
     const walks = [...new Set(gits)].filter((g) => {
       // the subcommand: the first word after git's own options (-c name=value pairs)
@@ -79,7 +85,11 @@ describe('a commit in a 10,000-file repository', () => {
       while (words[i] === '-c') i += 2;
       const sub = words[i];
       const rest = words.slice(i + 1).join(' ');
-      return ['ls-files', 'status', 'add', 'update-index'].includes(sub!) || (sub === 'ls-tree' && /(^| )-r\b/.test(rest)) || (sub === 'diff' && !/--cached|\b[0-9a-f]{40}\b/.test(rest));
+      return (
+        ['ls-files', 'status', 'add', 'update-index'].includes(sub!) ||
+        (sub === 'ls-tree' && /(^| )-r\b/.test(rest)) ||
+        (sub === 'diff' && !/--cached|\b[0-9a-f]{40}\b/.test(rest))
+      );
     });
     expect(walks, `the daemon started git commands that walk the tree (all it started: ${[...new Set(gits)].join(' | ')})`).toEqual([]);
   }, 300_000);
@@ -89,7 +99,9 @@ describe('a commit in a 10,000-file repository', () => {
 async function settle(repo: string, n: number): Promise<void> {
   const log = join(repo, '.git', 'hermesd', 'daemon.log');
   for (let i = 0; i < 300; i++) {
-    const count = readFileSync(log, 'utf8').split('\n').filter((l) => / hook post-commit\b/.test(l)).length;
+    const count = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => / hook post-commit\b/.test(l)).length;
     if (count >= n) break;
     await new Promise((r) => setTimeout(r, 100));
   }

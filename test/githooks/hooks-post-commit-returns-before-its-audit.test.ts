@@ -34,7 +34,8 @@ describe('the post-commit hook and its audit', () => {
     expect(init.code, `hermesd init failed: ${init.stderr}`).toBe(0);
     const started = await t.cli(['start'], { cwd: repo });
     expect(started.code, `hermesd start failed: ${started.stderr}`).toBe(0);
-    const git = (args: string[], env: NodeJS.ProcessEnv = {}) => spawnSync('git', args, { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+    const git = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      spawnSync('git', args, { cwd: repo, env: { ...t.env, ...env }, encoding: 'utf8', timeout: 120_000 });
     // A first commit through the hooks, so the daemon has looked at the refs once.
     writeFileSync(join(repo, 'README.md'), '# demo\nmore\n');
     expect(git(['commit', '-qam', 'judged']).status, 'a plain commit through the hooks failed').toBe(0);
