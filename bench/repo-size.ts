@@ -206,8 +206,8 @@ export const bench: Bench = {
         met: median(writes) <= GOAL_CPU_INDEX,
       });
       spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.dir, env });
-      for (const c of copies) rmSync(c.dir, { recursive: true, force: true });
-      rmSync(origin, { recursive: true, force: true });
+      // The stopped daemon may still be closing its files in the copy: removal tries again.
+      for (const dir of [...copies.map((c) => c.dir), origin]) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
     printTable(
       `commits by repository size, ${SIZES.map(runsAt).join('/')} rounds per peer; peers in turn (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'})`,
@@ -217,7 +217,7 @@ export const bench: Bench = {
     printNote(
       "Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round). hermesd's post-commit hook returns once the daemon has the question; its audit and evidence run after, inside the CPU window. The floor runs one `git diff --cached` and `grep` in a pre-commit hook.",
     );
-    rmSync(base, { recursive: true, force: true });
+    rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     return goals;
   },
 };

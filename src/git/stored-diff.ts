@@ -100,10 +100,28 @@ export async function judgeUnshown(
   visitor: PatchVisitor,
   opts: GitOptions & { worktree?: boolean } = {},
 ): Promise<void> {
-  const added = (c: Change) => isContentMode(c.newMode) && c.status !== 'D' && c.newId !== c.oldId && !EMPTY_BLOB.has(c.newId ?? '');
-  const unread = changes.filter((c) => added(c) && (!seen.shown.has(c.path) || seen.nulLines.has(c.path)));
-  if (unread.length > 0) await readAsStored(root, unread, seen.shown, visitor, opts);
+  await judgeUnshownOfMany(root, [{ changes, seen, visitor }], opts);
 }
+
+/**
+ * judgeUnshown for the patches of many commits at once: one `git cat-file --batch` reads the
+ * blobs all of them left unshown (a range of commits costs one process, not one per commit).
+ */
+export async function judgeUnshownOfMany(
+  root: string,
+  patches: ReadonlyArray<{ changes: Change[]; seen: PatchSeen; visitor: PatchVisitor }>,
+  opts: GitOptions & { worktree?: boolean } = {},
+): Promise<void> {
+  const added = (c: Change) => isContentMode(c.newMode) && c.status !== 'D' && c.newId !== c.oldId && !EMPTY_BLOB.has(c.newId ?? '');
+  const unread: Unshown[] = [];
+  for (const { changes, seen, visitor } of patches)
+    for (const change of changes)
+      if (added(change) && (!seen.shown.has(change.path) || seen.nulLines.has(change.path))) unread.push({ change, shown: seen.shown, visitor });
+  if (unread.length > 0) await readAsStored(root, unread, opts);
+}
+
+/** A change a patch did not show as lines, with what its patch showed and who judges it. */
+type Unshown = { change: Change; shown: Set<string>; visitor: PatchVisitor };
 
 /** A file's bytes as stored, or only its size when it is over MAX_JUDGED_FILE_BYTES. */
 type Stored = { bytes?: Buffer; size: number };
@@ -115,39 +133,35 @@ const stored = (id: string | undefined) => id !== undefined && id !== '' && !NUL
  * stored bytes. Each change's blobs are asked for before then after, and git answers in that
  * order: one change's pair is all that is held at a time.
  */
-async function readAsStored(
-  root: string,
-  changes: Change[],
-  shown: Set<string>,
-  visitor: PatchVisitor,
-  opts: GitOptions & { worktree?: boolean },
-): Promise<void> {
-  const asks: Array<{ change: Change; before: boolean }> = [];
-  for (const c of changes) {
-    if (stored(c.oldId) && isContentMode(c.oldMode)) asks.push({ change: c, before: true });
-    if (stored(c.newId)) asks.push({ change: c, before: false });
+async function readAsStored(root: string, unread: Unshown[], opts: GitOptions & { worktree?: boolean }): Promise<void> {
+  const asks: Array<{ u: Unshown; before: boolean }> = [];
+  for (const u of unread) {
+    if (stored(u.change.oldId) && isContentMode(u.change.oldMode)) asks.push({ u, before: true });
+    if (stored(u.change.newId)) asks.push({ u, before: false });
   }
   const fromDisk = (c: Change) => (opts.worktree ? readFromDisk(join(root, c.path)) : undefined);
-  let before: { change: Change; blob: Stored } | undefined;
+  let before: { u: Unshown; blob: Stored } | undefined;
   let k = 0;
   await readStoredObjects(
     root,
-    asks.map((a) => (a.before ? a.change.oldId! : a.change.newId!)),
+    asks.map((a) => (a.before ? a.u.change.oldId! : a.u.change.newId!)),
     (object) => {
-      const ask = asks[k++]!;
+      const { u, before: isBefore } = asks[k++]!;
       const blob = object.type === undefined ? undefined : { bytes: object.bytes, size: object.size };
-      if (ask.before) {
-        if (stored(ask.change.newId)) before = blob && { change: ask.change, blob };
-        else judgeStored(ask.change, blob, fromDisk(ask.change), shown, visitor);
+      if (isBefore) {
+        if (stored(u.change.newId)) before = blob && { u, blob };
+        else judgeStored(u.change, blob, fromDisk(u.change), u.shown, u.visitor);
         return;
       }
-      judgeStored(ask.change, before?.change === ask.change ? before.blob : undefined, blob, shown, visitor);
+      judgeStored(u.change, before?.u === u ? before.blob : undefined, blob, u.shown, u.visitor);
       before = undefined;
     },
     opts,
   );
   // A work-tree file git did not hash, with nothing before it.
-  for (const c of changes) if (!stored(c.newId) && !(stored(c.oldId) && isContentMode(c.oldMode))) judgeStored(c, undefined, fromDisk(c), shown, visitor);
+  for (const u of unread)
+    if (!stored(u.change.newId) && !(stored(u.change.oldId) && isContentMode(u.change.oldMode)))
+      judgeStored(u.change, undefined, fromDisk(u.change), u.shown, u.visitor);
 }
 
 /** One change read as stored: the lines `after` adds to `before`, or, past the bound, one cut line at line 0. */

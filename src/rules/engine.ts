@@ -18,7 +18,15 @@ import { lineSplitter } from '../git/parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
-import { addedLinesOfFile, judgeUnshown, MAX_JUDGED_FILE_BYTES, readStoredObjects, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
+import {
+  addedLinesOfFile,
+  judgeUnshownOfMany,
+  MAX_JUDGED_FILE_BYTES,
+  readStoredObjects,
+  seeingVisitor,
+  storedDiff,
+  type PatchSeen,
+} from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
 import { compileProtect, type CompiledProtect } from './protected-paths.js';
@@ -449,10 +457,17 @@ export async function checkCommitDiffs(
     split.end();
   }
   const out: CommitDiffResult[] = [];
+  const changesOf = list.map((_, i) => parseRawZ(raws[i] ?? Buffer.alloc(0)));
+  // The blobs every commit's patch left unshown, read by one process for the whole list.
+  if (patched)
+    await judgeUnshownOfMany(
+      root,
+      changesOf.map((changes, i) => ({ changes, seen: seen[i]!, visitor: visitors[i]! })),
+      opts,
+    );
   for (let i = 0; i < list.length; i++) {
-    const changes = parseRawZ(raws[i] ?? Buffer.alloc(0));
+    const changes = changesOf[i]!;
     const judge = judges[i]!;
-    if (patched) await judgeUnshown(root, changes, seen[i]!, visitors[i]!, opts);
     judge.end();
     // A merge changes every path that differs from one of its parents, whatever the combined diff shows.
     const touched = list[i]!.merge ? unionOfChanges(perParent[i]!.map((raw) => parseRawZ(raw))) : changes;
