@@ -2,7 +2,10 @@
  * `hermesd check --commits` over a ~1,000-commit range of a real public repository's history
  *: the whole CLI process (Node's start, the rules read from the range's base, one
  * `git diff-tree` for the range) next to the floor a script would set, `git log -p <range> |
- * grep -E` of the same forbid patterns, measured in the same run, taking turns round by round.
+ * grep -E` of the same forbid patterns, measured in the same run, taking turns round by round;
+ * and the same range judged by init's default rules (the base has no config: its secrets rule,
+ * gitleaks' rule set) beside secretlint (preset-recommend, the peer a JS user would reach for)
+ * over the lines `git log -p` shows added (bench/secretlint-range.ts).
  * gitleaks' own `git` scan is the peer the issue names, but it cannot run here: Debian 12 has
  * no gitleaks package, and the one npm build is WebAssembly whose `git` command stops at "pipe:
  * not implemented on js"; so the grep floor is the measure. Also shown once: the same range
@@ -25,6 +28,8 @@ import { commitViolations } from '../src/guard/commits.js';
 import { median, printNote, printTable, type Bench } from './table.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+/** The secretlint peer (bench/secretlint-range.ts). */
+const SECRETLINT = join(dirname(fileURLToPath(import.meta.url)), 'secretlint-range.js');
 /** The range: the first first-parent ancestor of the tip whose range holds at least this many commits. */
 const RANGE_COMMITS = 1000;
 const ROUNDS = Number(process.env.HERMESD_BENCH_RUNS ?? 9);
@@ -117,38 +122,58 @@ export const bench: Bench = {
       const merges = Number(git(scratch, ['rev-list', '--count', '--merges', `${base}..${tip}`]));
 
       const check = ['check', '--commits', `${rulesCommit}..${tip}`, '--json'];
+      // The base has no .hermes/config.yaml: the range is judged by init's default rules (its secrets rule, gitleaks' rule set).
+      const checkDefaults = ['check', '--commits', `${base}..${tip}`, '--json'];
       const floor = ['-c', `git log -p ${base}..${tip} | LC_ALL=C grep -E -c ${FORBID.map((p) => `-e '${p}'`).join(' ')}`];
-      const ours: number[] = [];
-      const theirs: number[] = [];
+      const peers = {
+        ours: () => timed(process.execPath, [CLI, ...check], scratch),
+        defaults: () => timed(process.execPath, [CLI, ...checkDefaults], scratch),
+        floor: () => timed('sh', floor, scratch),
+        secretlint: () => timed(process.execPath, [SECRETLINT, scratch, `${base}..${tip}`], scratch),
+      };
+      type PeerName = keyof typeof peers;
+      const names = Object.keys(peers) as PeerName[];
+      const wall = new Map<PeerName, number[]>(names.map((n) => [n, []]));
+      const cpu = new Map<PeerName, number[]>(names.map((n) => [n, []]));
       const ratios: number[] = [];
-      const oursCpu: number[] = [];
-      const theirsCpu: number[] = [];
+      const defaultRatios: number[] = [];
+      const secretlintRatios: number[] = [];
       let verdict: { violations: unknown[]; commits: number } | undefined;
+      let defaultVerdict: { violations: unknown[]; commits: number } | undefined;
       let grepHits = 0;
+      let secretlintSaid = '';
       for (let round = -1; round < ROUNDS; round++) {
-        // Turns alternate who goes first; round -1 warms the page cache and is not counted.
-        const first = round % 2 === 0;
-        const runOurs = () => timed(process.execPath, [CLI, ...check], scratch);
-        const runFloor = () => timed('sh', floor, scratch);
-        let a: ReturnType<typeof timed>;
-        let b: ReturnType<typeof timed>;
-        if (first) {
-          a = runOurs();
-          b = runFloor();
-        } else {
-          b = runFloor();
-          a = runOurs();
-        }
-        if (a.code !== 0 && a.code !== 1) throw new Error(`hermesd check --commits exited ${a.code}: ${a.stdout}`);
+        // Turns rotate who goes first; round -1 warms the page cache and is not counted.
+        const order = names.map((_, k) => names[(k + Math.max(0, round)) % names.length]!);
+        const got = new Map<PeerName, ReturnType<typeof timed>>();
+        for (const n of order) got.set(n, peers[n]());
+        const a = got.get('ours')!;
+        const d = got.get('defaults')!;
+        const b = got.get('floor')!;
+        const sl = got.get('secretlint')!;
+        for (const [n, r] of [
+          ['ours', a],
+          ['defaults', d],
+        ] as const)
+          if (r.code !== 0 && r.code !== 1) throw new Error(`hermesd check --commits (${n}) exited ${r.code}: ${r.stdout}`);
+        if (sl.code !== 0) throw new Error(`secretlint over the range exited ${sl.code}: ${sl.stdout}`);
         verdict ??= JSON.parse(a.stdout) as { violations: unknown[]; commits: number };
+        defaultVerdict ??= JSON.parse(d.stdout) as { violations: unknown[]; commits: number };
         grepHits = Number(b.stdout.trim()) || 0;
+        secretlintSaid = sl.stdout.trim();
         if (round < 0) continue;
-        ours.push(a.ms);
-        theirs.push(b.ms);
+        for (const n of names) {
+          wall.get(n)!.push(got.get(n)!.ms);
+          cpu.get(n)!.push(got.get(n)!.cpuMs);
+        }
         ratios.push(a.ms / b.ms);
-        oursCpu.push(a.cpuMs);
-        theirsCpu.push(b.cpuMs);
+        defaultRatios.push(d.ms / b.ms);
+        secretlintRatios.push(d.ms / sl.ms);
       }
+      const ours = wall.get('ours')!;
+      const theirs = wall.get('floor')!;
+      const oursCpu = cpu.get('ours')!;
+      const theirsCpu = cpu.get('floor')!;
       const t0 = performance.now();
       const config = configSchema().parse({
         rules: [
@@ -165,21 +190,34 @@ export const bench: Bench = {
       const perCommit = performance.now() - t0;
 
       const ratio = median(ratios);
+      const defaultRatio = median(defaultRatios);
+      const secretlintRatio = median(secretlintRatios);
       const s = (x: number) => `${(x / 1000).toFixed(2)} s`;
       printTable(
-        `${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}; 3 forbid rules + 1 protect rule`,
+        `${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}; peers in turn, ${ROUNDS} rounds (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'})`,
         [
-          { what: 'hermesd check --commits (the whole CLI process)', median: s(median(ours)), runs: ours.length },
+          { what: 'hermesd check --commits, 3 forbid rules + 1 protect rule (the whole CLI process)', median: s(median(ours)), runs: ours.length },
+          { what: "hermesd check --commits, init's default rules (secrets: gitleaks' rule set)", median: s(median(wall.get('defaults')!)), runs: ours.length },
           { what: 'floor: git log -p <range> | grep -E (the 3 forbid patterns)', median: s(median(theirs)), runs: theirs.length },
-          { what: 'check --commits ÷ floor (paired by round, median)', median: `${ratio.toFixed(2)}×`, runs: ratios.length },
-          { what: 'CPU time, user + system, of the process and its children: check --commits', median: s(median(oursCpu)), runs: oursCpu.length },
+          {
+            what: "secretlint (preset-recommend) over git log -p's added lines, one lintSource call",
+            median: s(median(wall.get('secretlint')!)),
+            runs: ours.length,
+          },
+          { what: 'check --commits (3 rules) ÷ floor (paired by round, median)', median: `${ratio.toFixed(2)}×`, runs: ratios.length },
+          { what: 'check --commits (default rules) ÷ floor', median: `${defaultRatio.toFixed(2)}×`, runs: ratios.length },
+          { what: 'check --commits (default rules) ÷ secretlint', median: `${secretlintRatio.toFixed(2)}×`, runs: ratios.length },
+          { what: 'CPU time, user + system, of the process and its children: check --commits (3 rules)', median: s(median(oursCpu)), runs: oursCpu.length },
+          { what: 'CPU time: check --commits (default rules)', median: s(median(cpu.get('defaults')!)), runs: oursCpu.length },
           { what: 'CPU time, user + system: the floor (sh, git log, grep)', median: s(median(theirsCpu)), runs: theirsCpu.length },
+          { what: 'CPU time: secretlint', median: s(median(cpu.get('secretlint')!)), runs: oursCpu.length },
           { what: 'one git process per commit (guard/commits.ts, in-process)', median: s(perCommit), runs: 1 },
         ],
       );
       printNote(
-        `Findings: check --commits ${verdict?.violations.length ?? 0} violations in ${verdict?.commits ?? 0} commits (a merge judged on what differs from every parent; the protect rule included); ` +
-          `grep ${grepHits} matching lines of \`git log -p\` (context and removed lines included, merges not diffed). The tip: ${tip}.`,
+        `Findings: check --commits ${verdict?.violations.length ?? 0} violations (3 rules) and ${defaultVerdict?.violations.length ?? 0} (default rules) in ${verdict?.commits ?? 0} commits (a merge judged on what differs from every parent; the protect rule included); ` +
+          `grep ${grepHits} matching lines of \`git log -p\` (context and removed lines included, merges not diffed); ${secretlintSaid} (merges not diffed). The tip: ${tip}. ` +
+          'The scratch repository is bare: the secret-value rule (values of secret files in a work tree) is skipped, as in a CI clone without such files.',
       );
       return [
         {
@@ -187,6 +225,18 @@ export const bench: Bench = {
           result: `${ratio.toFixed(2)}× (${s(median(ours))} vs ${s(median(theirs))}; CPU ${(median(oursCpu) / median(theirsCpu)).toFixed(2)}×; a git process per commit ${s(perCommit)})`,
           goal: `≤ ${GOAL}×`,
           met: ratio <= GOAL,
+        },
+        {
+          measure: `\`check --commits\` with init's default rules over the same range ÷ \`git log -p | grep\``,
+          result: `${defaultRatio.toFixed(2)}× (${s(median(wall.get('defaults')!))} vs ${s(median(theirs))})`,
+          goal: `≤ ${GOAL}×`,
+          met: defaultRatio <= GOAL,
+        },
+        {
+          measure: `\`check --commits\` with init's default rules ÷ secretlint over the same range`,
+          result: `${secretlintRatio.toFixed(2)}× (${s(median(wall.get('defaults')!))} vs ${s(median(wall.get('secretlint')!))})`,
+          goal: '< 1× (faster)',
+          met: secretlintRatio < 1,
         },
       ];
     } finally {
