@@ -1,7 +1,7 @@
 /**
  * Cost by repository size: does a commit cost what it changes, or what the repository holds?
- * Repositories of 1,000, 10,000 and 100,000 tracked files (generated: nested folders, text
- * files of varied sizes) and one real public repository (bufbuild/protobuf-es, Apache-2.0,
+ * Repositories of 1,000, 10,000 and 100,000 tracked files (generated: 20 files per folder under 50
+ * packages, text files of varied sizes) and one real public repository (bufbuild/protobuf-es, Apache-2.0,
  * cloned from HERMESD_BENCH_REAL_REPO, default the local mirror /work/.mirror/bufbuild+protobuf-es/repo;
  * nothing of it is kept). In each, three copies take turns commit by commit (the order rotating
  * each round): no hook (`core.hooksPath=/dev/null`), the sh floor hook (`git diff --cached | grep`,
@@ -48,11 +48,15 @@ const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
 const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
   execFileSync(args[0]!, args.slice(1), { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
 
-/** A generated tree of `n` files: three levels of folders, text of varied sizes. */
+/**
+ * A generated tree of `n` files laid out as source trees are (the Linux kernel holds ~15 files
+ * per folder): 20 files per folder, the folders under 50 top-level packages, text of varied sizes.
+ */
 function generate(dir: string, n: number): void {
   for (let i = 0; i < n; i++) {
-    const path = join(dir, `pkg${i % 37}`, `mod${i % 211}`, `part${i % 5}`, `file${i}.ts`);
-    if (i < 37 * 211 * 5) mkdirSync(dirname(path), { recursive: true });
+    const folder = Math.floor(i / 20);
+    const path = join(dir, `pkg${folder % 50}`, `mod${folder}`, `file${i}.ts`);
+    if (i % 20 === 0) mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, `// file ${i}\n${'export const value = "lorem ipsum dolor";\n'.repeat(1 + (i % 23))}`);
   }
 }

@@ -368,9 +368,13 @@ function folderTree(read: StagedRead, from: number, to: number, depth: number, f
     .update(`tree ${body.length}\0`)
     .update(body)
     .digest();
-  found.push({ name, from: start, to: stop, oid });
+  // A small folder costs less to build again than to keep: only folders of some size are kept.
+  if (to - from >= KEPT_FOLDER_ENTRIES) found.push({ name, from: start, to: stop, oid });
   return oid;
 }
+
+/** Folders of fewer entries than this are built again rather than kept (each kept one is an object and a map entry per build). */
+const KEPT_FOLDER_ENTRIES = 32;
 
 /** A folder with nothing to write (only intent-to-add entries under it). */
 const EMPTY = Buffer.alloc(0);
