@@ -45,6 +45,8 @@ const PEERS: Array<{ kind: Kind; name: string }> = [
 ];
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
+/** /proc counts CPU in 10 ms ticks: a commit's share is the mean over the rounds, not a median of ticks. */
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
   execFileSync(args[0]!, args.slice(1), { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
 
@@ -175,7 +177,7 @@ export const bench: Bench = {
           repository: repo.label,
           'tracked files': files.length,
           measure: `commit of ${size} file${size > 1 ? 's' : ''}, all hooks`,
-          'daemon CPU (median)': ms(median(cpu), 1),
+          'daemon CPU (mean)': ms(mean(cpu), 1),
         });
         goals.push({
           measure: `${size}-file commit (add -A && commit), all hermesd's hooks, ${repo.label}: added time ÷ the sh floor's`,
@@ -185,9 +187,9 @@ export const bench: Bench = {
         });
         goals.push({
           measure: `daemon CPU per ${size}-file commit, ${repo.label}`,
-          result: `${median(cpu).toFixed(1)} ms`,
+          result: `${mean(cpu).toFixed(1)} ms`,
           goal: `≤ ${GOAL_CPU_COMMIT} ms`,
-          met: median(cpu) <= GOAL_CPU_COMMIT,
+          met: mean(cpu) <= GOAL_CPU_COMMIT,
         });
       }
       // An index write with the hooks bypassed: the daemon's reaction (it judges the index ahead).
@@ -201,13 +203,13 @@ export const bench: Bench = {
         repository: repo.label,
         'tracked files': files.length,
         measure: 'index write, hooks bypassed',
-        'daemon CPU (median)': ms(median(writes), 1),
+        'daemon CPU (mean)': ms(mean(writes), 1),
       });
       goals.push({
         measure: `daemon CPU per index write with the hooks bypassed, ${repo.label}`,
-        result: `${median(writes).toFixed(1)} ms`,
+        result: `${mean(writes).toFixed(1)} ms`,
         goal: `≤ ${GOAL_CPU_INDEX} ms`,
-        met: median(writes) <= GOAL_CPU_INDEX,
+        met: mean(writes) <= GOAL_CPU_INDEX,
       });
       spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.dir, env });
       // The stopped daemon may still be closing its files in the copy: removal tries again.
@@ -217,7 +219,10 @@ export const bench: Bench = {
       `commits by repository size, ${SIZES.map(runsAt).join('/')} rounds per peer; peers in turn (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'})`,
       rows,
     );
-    printTable("the daemon's CPU (its own threads; the git processes it starts not counted), less its idle CPU over the same time", cpuRows);
+    printTable(
+      "the daemon's CPU (its own threads; the git processes it starts not counted), less its idle CPU over the same time; the mean over the rounds (/proc counts in 10 ms ticks)",
+      cpuRows,
+    );
     printNote(
       "Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round). hermesd's post-commit hook returns once the daemon has the question; its audit and evidence run after, inside the CPU window. The floor runs one `git diff --cached` and `grep` in a pre-commit hook.",
     );
