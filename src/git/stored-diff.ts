@@ -67,7 +67,7 @@ export async function storedDiff(
   await gitStream([...args, '-U0'], (chunk) => stream.push(chunk), call);
   split.end();
   const changes = parseRawZ(stream.raw());
-  await judgeUnshown(root, changes, { shown, nulLines }, visitor, opts);
+  await judgeUnshown(root, [{ changes, seen: { shown, nulLines }, visitor }], opts);
   return changes;
 }
 
@@ -88,40 +88,23 @@ export function seeingVisitor(visitor: PatchVisitor, seen: PatchSeen): PatchVisi
   };
 }
 
+/** One diff whose patch has streamed: what it changed, what its patch showed, and the visitor its lines go to. */
+export type StreamedDiff = { changes: Change[]; seen: PatchSeen; visitor: PatchVisitor };
+
 /**
- * After a patch has streamed: the added lines of the `changes` it did not show as lines (git
- * called them binary), read from their blobs and handed to `visitor`. A file over
+ * After patches have streamed: the added lines of each diff's `changes` its patch did not show
+ * as lines (git called them binary), read from their blobs and handed to that diff's visitor,
+ * diff by diff in the order given. One `git cat-file --batch` for all the diffs (a range's
+ * thousand commits: one process, not one per commit with such a file). A file over
  * MAX_JUDGED_FILE_BYTES is handed over as one cut line at line 0 (not read).
  */
-export async function judgeUnshown(
-  root: string,
-  changes: Change[],
-  seen: PatchSeen,
-  visitor: PatchVisitor,
-  opts: GitOptions & { worktree?: boolean } = {},
-): Promise<void> {
-  await judgeUnshownOfMany(root, [{ changes, seen, visitor }], opts);
-}
-
-/**
- * judgeUnshown for the patches of many commits at once: one `git cat-file --batch` reads the
- * blobs all of them left unshown (a range of commits costs one process, not one per commit).
- */
-export async function judgeUnshownOfMany(
-  root: string,
-  patches: ReadonlyArray<{ changes: Change[]; seen: PatchSeen; visitor: PatchVisitor }>,
-  opts: GitOptions & { worktree?: boolean } = {},
-): Promise<void> {
+export async function judgeUnshown(root: string, diffs: readonly StreamedDiff[], opts: GitOptions & { worktree?: boolean } = {}): Promise<void> {
   const added = (c: Change) => isContentMode(c.newMode) && c.status !== 'D' && c.newId !== c.oldId && !EMPTY_BLOB.has(c.newId ?? '');
-  const unread: Unshown[] = [];
-  for (const { changes, seen, visitor } of patches)
-    for (const change of changes)
-      if (added(change) && (!seen.shown.has(change.path) || seen.nulLines.has(change.path))) unread.push({ change, shown: seen.shown, visitor });
+  const unread = diffs.flatMap((d) =>
+    d.changes.filter((c) => added(c) && (!d.seen.shown.has(c.path) || d.seen.nulLines.has(c.path))).map((change) => ({ change, diff: d })),
+  );
   if (unread.length > 0) await readAsStored(root, unread, opts);
 }
-
-/** A change a patch did not show as lines, with what its patch showed and who judges it. */
-type Unshown = { change: Change; shown: Set<string>; visitor: PatchVisitor };
 
 /** A file's bytes as stored, or only its size when it is over MAX_JUDGED_FILE_BYTES. */
 type Stored = { bytes?: Buffer; size: number };
@@ -130,38 +113,42 @@ const stored = (id: string | undefined) => id !== undefined && id !== '' && !NUL
 
 /**
  * The added lines of changes git showed as binary (or as text with NUL bytes), from their
- * stored bytes. Each change's blobs are asked for before then after, and git answers in that
- * order: one change's pair is all that is held at a time.
+ * stored bytes, each to the visitor of its diff. Each change's blobs are asked for before then
+ * after, and git answers in that order: one change's pair is all that is held at a time.
  */
-async function readAsStored(root: string, unread: Unshown[], opts: GitOptions & { worktree?: boolean }): Promise<void> {
-  const asks: Array<{ u: Unshown; before: boolean }> = [];
-  for (const u of unread) {
-    if (stored(u.change.oldId) && isContentMode(u.change.oldMode)) asks.push({ u, before: true });
-    if (stored(u.change.newId)) asks.push({ u, before: false });
+async function readAsStored(
+  root: string,
+  changes: ReadonlyArray<{ change: Change; diff: StreamedDiff }>,
+  opts: GitOptions & { worktree?: boolean },
+): Promise<void> {
+  const asks: Array<{ change: Change; diff: StreamedDiff; before: boolean }> = [];
+  for (const { change: c, diff } of changes) {
+    if (stored(c.oldId) && isContentMode(c.oldMode)) asks.push({ change: c, diff, before: true });
+    if (stored(c.newId)) asks.push({ change: c, diff, before: false });
   }
   const fromDisk = (c: Change) => (opts.worktree ? readFromDisk(join(root, c.path)) : undefined);
-  let before: { u: Unshown; blob: Stored } | undefined;
+  let before: { change: Change; blob: Stored } | undefined;
   let k = 0;
   await readStoredObjects(
     root,
-    asks.map((a) => (a.before ? a.u.change.oldId! : a.u.change.newId!)),
+    asks.map((a) => (a.before ? a.change.oldId! : a.change.newId!)),
     (object) => {
-      const { u, before: isBefore } = asks[k++]!;
+      const ask = asks[k++]!;
+      const { shown } = ask.diff.seen;
       const blob = object.type === undefined ? undefined : { bytes: object.bytes, size: object.size };
-      if (isBefore) {
-        if (stored(u.change.newId)) before = blob && { u, blob };
-        else judgeStored(u.change, blob, fromDisk(u.change), u.shown, u.visitor);
+      if (ask.before) {
+        if (stored(ask.change.newId)) before = blob && { change: ask.change, blob };
+        else judgeStored(ask.change, blob, fromDisk(ask.change), shown, ask.diff.visitor);
         return;
       }
-      judgeStored(u.change, before?.u === u ? before.blob : undefined, blob, u.shown, u.visitor);
+      judgeStored(ask.change, before?.change === ask.change ? before.blob : undefined, blob, shown, ask.diff.visitor);
       before = undefined;
     },
     opts,
   );
   // A work-tree file git did not hash, with nothing before it.
-  for (const u of unread)
-    if (!stored(u.change.newId) && !(stored(u.change.oldId) && isContentMode(u.change.oldMode)))
-      judgeStored(u.change, undefined, fromDisk(u.change), u.shown, u.visitor);
+  for (const { change: c, diff } of changes)
+    if (!stored(c.newId) && !(stored(c.oldId) && isContentMode(c.oldMode))) judgeStored(c, undefined, fromDisk(c), diff.seen.shown, diff.visitor);
 }
 
 /** One change read as stored: the lines `after` adds to `before`, or, past the bound, one cut line at line 0. */

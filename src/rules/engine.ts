@@ -20,7 +20,7 @@ import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
 import {
   addedLinesOfFile,
-  judgeUnshownOfMany,
+  judgeUnshown,
   MAX_JUDGED_FILE_BYTES,
   readStoredObjects,
   seeingVisitor,
@@ -402,7 +402,7 @@ export type CommitDiffResult = CheckResult & { changes: Change[]; generated: Arr
  * (three with merges: a merge's added lines are its combined diff's, the paths it changes
  * those that differ from any of its parents, listed against each). The patch streams through
  * the same judge as every other check; nothing of it is kept. Files the patch shows as binary
- * are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a diff-tree
+ * are then read from their blobs, as storedDiff does, with one `git cat-file` for all the diffs. `diffs`: what to diff, or a diff-tree
  * already started for them. Results in the order of the diffs.
  */
 export async function checkCommitDiffs(
@@ -456,15 +456,15 @@ export async function checkCommitDiffs(
     await part.git.read((chunk) => split.push(chunk));
     split.end();
   }
-  const out: CommitDiffResult[] = [];
   const changesOf = list.map((_, i) => parseRawZ(raws[i] ?? Buffer.alloc(0)));
-  // The blobs every commit's patch left unshown, read by one process for the whole list.
+  // What the patches showed as binary, for every diff at once: one `git cat-file` for the range.
   if (patched)
-    await judgeUnshownOfMany(
+    await judgeUnshown(
       root,
       changesOf.map((changes, i) => ({ changes, seen: seen[i]!, visitor: visitors[i]! })),
       opts,
     );
+  const out: CommitDiffResult[] = [];
   for (let i = 0; i < list.length; i++) {
     const changes = changesOf[i]!;
     const judge = judges[i]!;
