@@ -67,7 +67,7 @@ export async function storedDiff(
   await gitStream([...args, '-U0'], (chunk) => stream.push(chunk), call);
   split.end();
   const changes = parseRawZ(stream.raw());
-  await judgeUnshown(root, changes, { shown, nulLines }, visitor, opts);
+  await judgeUnshown(root, [{ changes, seen: { shown, nulLines }, visitor }], opts);
   return changes;
 }
 
@@ -88,21 +88,22 @@ export function seeingVisitor(visitor: PatchVisitor, seen: PatchSeen): PatchVisi
   };
 }
 
+/** One diff whose patch has streamed: what it changed, what its patch showed, and the visitor its lines go to. */
+export type StreamedDiff = { changes: Change[]; seen: PatchSeen; visitor: PatchVisitor };
+
 /**
- * After a patch has streamed: the added lines of the `changes` it did not show as lines (git
- * called them binary), read from their blobs and handed to `visitor`. A file over
+ * After patches have streamed: the added lines of each diff's `changes` its patch did not show
+ * as lines (git called them binary), read from their blobs and handed to that diff's visitor,
+ * diff by diff in the order given. One `git cat-file --batch` for all the diffs (a range's
+ * thousand commits: one process, not one per commit with such a file). A file over
  * MAX_JUDGED_FILE_BYTES is handed over as one cut line at line 0 (not read).
  */
-export async function judgeUnshown(
-  root: string,
-  changes: Change[],
-  seen: PatchSeen,
-  visitor: PatchVisitor,
-  opts: GitOptions & { worktree?: boolean } = {},
-): Promise<void> {
+export async function judgeUnshown(root: string, diffs: readonly StreamedDiff[], opts: GitOptions & { worktree?: boolean } = {}): Promise<void> {
   const added = (c: Change) => isContentMode(c.newMode) && c.status !== 'D' && c.newId !== c.oldId && !EMPTY_BLOB.has(c.newId ?? '');
-  const unread = changes.filter((c) => added(c) && (!seen.shown.has(c.path) || seen.nulLines.has(c.path)));
-  if (unread.length > 0) await readAsStored(root, unread, seen.shown, visitor, opts);
+  const unread = diffs.flatMap((d) =>
+    d.changes.filter((c) => added(c) && (!d.seen.shown.has(c.path) || d.seen.nulLines.has(c.path))).map((change) => ({ change, diff: d })),
+  );
+  if (unread.length > 0) await readAsStored(root, unread, opts);
 }
 
 /** A file's bytes as stored, or only its size when it is over MAX_JUDGED_FILE_BYTES. */
@@ -112,20 +113,18 @@ const stored = (id: string | undefined) => id !== undefined && id !== '' && !NUL
 
 /**
  * The added lines of changes git showed as binary (or as text with NUL bytes), from their
- * stored bytes. Each change's blobs are asked for before then after, and git answers in that
- * order: one change's pair is all that is held at a time.
+ * stored bytes, each to the visitor of its diff. Each change's blobs are asked for before then
+ * after, and git answers in that order: one change's pair is all that is held at a time.
  */
 async function readAsStored(
   root: string,
-  changes: Change[],
-  shown: Set<string>,
-  visitor: PatchVisitor,
+  changes: ReadonlyArray<{ change: Change; diff: StreamedDiff }>,
   opts: GitOptions & { worktree?: boolean },
 ): Promise<void> {
-  const asks: Array<{ change: Change; before: boolean }> = [];
-  for (const c of changes) {
-    if (stored(c.oldId) && isContentMode(c.oldMode)) asks.push({ change: c, before: true });
-    if (stored(c.newId)) asks.push({ change: c, before: false });
+  const asks: Array<{ change: Change; diff: StreamedDiff; before: boolean }> = [];
+  for (const { change: c, diff } of changes) {
+    if (stored(c.oldId) && isContentMode(c.oldMode)) asks.push({ change: c, diff, before: true });
+    if (stored(c.newId)) asks.push({ change: c, diff, before: false });
   }
   const fromDisk = (c: Change) => (opts.worktree ? readFromDisk(join(root, c.path)) : undefined);
   let before: { change: Change; blob: Stored } | undefined;
@@ -135,19 +134,21 @@ async function readAsStored(
     asks.map((a) => (a.before ? a.change.oldId! : a.change.newId!)),
     (object) => {
       const ask = asks[k++]!;
+      const { shown } = ask.diff.seen;
       const blob = object.type === undefined ? undefined : { bytes: object.bytes, size: object.size };
       if (ask.before) {
         if (stored(ask.change.newId)) before = blob && { change: ask.change, blob };
-        else judgeStored(ask.change, blob, fromDisk(ask.change), shown, visitor);
+        else judgeStored(ask.change, blob, fromDisk(ask.change), shown, ask.diff.visitor);
         return;
       }
-      judgeStored(ask.change, before?.change === ask.change ? before.blob : undefined, blob, shown, visitor);
+      judgeStored(ask.change, before?.change === ask.change ? before.blob : undefined, blob, shown, ask.diff.visitor);
       before = undefined;
     },
     opts,
   );
   // A work-tree file git did not hash, with nothing before it.
-  for (const c of changes) if (!stored(c.newId) && !(stored(c.oldId) && isContentMode(c.oldMode))) judgeStored(c, undefined, fromDisk(c), shown, visitor);
+  for (const { change: c, diff } of changes)
+    if (!stored(c.newId) && !(stored(c.oldId) && isContentMode(c.oldMode))) judgeStored(c, undefined, fromDisk(c), diff.seen.shown, diff.visitor);
 }
 
 /** One change read as stored: the lines `after` adds to `before`, or, past the bound, one cut line at line 0. */

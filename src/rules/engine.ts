@@ -394,7 +394,7 @@ export type CommitDiffResult = CheckResult & { changes: Change[]; generated: Arr
  * (three with merges: a merge's added lines are its combined diff's, the paths it changes
  * those that differ from any of its parents, listed against each). The patch streams through
  * the same judge as every other check; nothing of it is kept. Files the patch shows as binary
- * are then read from their blobs, as storedDiff does. `diffs`: what to diff, or a diff-tree
+ * are then read from their blobs, as storedDiff does, with one `git cat-file` for all the diffs. `diffs`: what to diff, or a diff-tree
  * already started for them. Results in the order of the diffs.
  */
 export async function checkCommitDiffs(
@@ -448,11 +448,18 @@ export async function checkCommitDiffs(
     await part.git.read((chunk) => split.push(chunk));
     split.end();
   }
+  const changesOf = list.map((_, i) => parseRawZ(raws[i] ?? Buffer.alloc(0)));
+  // What the patches showed as binary, for every diff at once: one `git cat-file` for the range.
+  if (patched)
+    await judgeUnshown(
+      root,
+      changesOf.map((changes, i) => ({ changes, seen: seen[i]!, visitor: visitors[i]! })),
+      opts,
+    );
   const out: CommitDiffResult[] = [];
   for (let i = 0; i < list.length; i++) {
-    const changes = parseRawZ(raws[i] ?? Buffer.alloc(0));
+    const changes = changesOf[i]!;
     const judge = judges[i]!;
-    if (patched) await judgeUnshown(root, changes, seen[i]!, visitors[i]!, opts);
     judge.end();
     // A merge changes every path that differs from one of its parents, whatever the combined diff shows.
     const touched = list[i]!.merge ? unionOfChanges(perParent[i]!.map((raw) => parseRawZ(raw))) : changes;
