@@ -14,7 +14,8 @@
  *   only asks the daemon reads one file and loads no more than it uses.
  * - the range check (`check --commits` and the server's pre-receive hook start a Node process for
  *   one judgement, and loading ~200 small modules cost them more than the judging): dist/src/rules/
- *   range.js into dist/range/.
+ *   range.js into dist/range/, with init's default rules as they parse (dist/range/init-defaults.json:
+ *   the template's text and its config), so a base without a config needs no YAML parser.
  * The CLI and the range check keep the per-file build's errors module (one copy: the CLI maps a
  * thrown error to its exit code by its class). In-process tests use the per-file build in dist/src.
  */
@@ -69,5 +70,17 @@ await bundle('mcp', ['mcp', 'main.js'], []);
 // The CLI and the range check (which the CLI loads for check --commits) share the errors module.
 await bundle('cli', ['cli', 'main.js'], ['better-sqlite3', 'jsonc-parser', 'husky'], { shareErrors: true });
 await bundle('range', ['rules', 'range.js'], [], { shareErrors: true });
+// init's default rules as they parse (src/rules/range.ts, defaultRules): a range whose base has no
+// config is judged by them without loading the YAML parser, while the template has this text.
+{
+  const { isDeepStrictEqual } = await import('node:util');
+  const { readFileSync } = await import('node:fs');
+  const { INIT_CONFIG_TEMPLATE, INIT_DEFAULTS_RECORD } = await import(join(root, 'dist', 'src', 'version.js'));
+  const { loadCommittedConfig } = await import(join(root, 'dist', 'src', 'config', 'load.js'));
+  const text = readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
+  const config = loadCommittedConfig(INIT_CONFIG_TEMPLATE, text);
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(config)), config)) throw new Error(`${INIT_CONFIG_TEMPLATE} parses to more than JSON holds: it cannot be recorded`);
+  writeFileSync(INIT_DEFAULTS_RECORD, JSON.stringify({ text, config }) + '\n');
+}
 const { recordAnswers } = await import(join(root, 'dist', 'src', 'mcp', 'sdk-server.js'));
 writeFileSync(join(root, 'dist', 'mcp', 'answers.json'), JSON.stringify(await recordAnswers()) + '\n');

@@ -20,6 +20,11 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'pack
 
 /** The config `hermesd init` writes; its rules (init's defaults) also judge a range whose base has no config. */
 export const INIT_CONFIG_TEMPLATE = join(PACKAGE_ROOT, 'templates', 'config.yaml');
+/**
+ * init's default rules as the range check's bundle was built with them (scripts/bundle-daemon.mjs):
+ * the template's text and the config it parses to, used where the template still has that text.
+ */
+export const INIT_DEFAULTS_RECORD = join(PACKAGE_ROOT, 'dist', 'range', 'init-defaults.json');
 /** The CLI entry point (the bundle scripts/bundle-daemon.mjs builds from dist/src/cli/main.js), for hooks that must find this install. */
 export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');
 /** The range check's bundle (scripts/bundle-daemon.mjs, from dist/src/rules/range.js): what check --commits and the server hook load. */

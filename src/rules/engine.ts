@@ -393,9 +393,10 @@ export type CommitDiffResult = CheckResult & { changes: Change[]; generated: Arr
  * apart, in `generated`): a range of a thousand commits costs one process, not a thousand
  * (three with merges: a merge's added lines are its combined diff's, the paths it changes
  * those that differ from any of its parents, listed against each). The patch streams through
- * the same judge as every other check; nothing of it is kept. Files the patch shows as binary
- * are then read from their blobs, as storedDiff does, with one `git cat-file` for all the diffs. `diffs`: what to diff, or a diff-tree
- * already started for them. Results in the order of the diffs.
+ * the same judge as every other check; nothing of it is kept. The processes are read at once.
+ * Files the patch shows as binary are then read from their blobs, as storedDiff does, with one
+ * `git cat-file` per process, for all its diffs. `diffs`: what to diff, or a diff-tree already
+ * started for them. Results in the order of the diffs.
  */
 export async function checkCommitDiffs(
   root: string,
@@ -410,52 +411,51 @@ export async function checkCommitDiffs(
   if (list.length === 0) return [];
   const started = 'parts' in diffs ? diffs : startDiffTree(root, list, { ...opts, patch: patched });
   if (patched && !started.patch) throw new Error('checkCommitDiffs: the diffs were started without the patch its content rules read');
-  const raws: Buffer[] = [];
   /** Each merge listed against each of its parents: the paths it changes on either branch. */
   const perParent: Buffer[][] = list.map(() => []);
   const seen: PatchSeen[] = list.map(() => ({ shown: new Set<string>(), nulLines: new Set<string>() }));
   const visitors: PatchVisitor[] = judges.map((judge, i) =>
     seeingVisitor({ file: (path) => judge.file(path), added: (_path, line, text, cut) => judge.line(line, text, cut) }, seen[i]!),
   );
-  let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
-  const linesOfDiff = (index: number) => {
-    if (lines?.index !== index) {
-      lines?.split.end();
-      lines = { index, split: lineSplitter(patchParser(visitors[index]!), MAX_JUDGED_FILE_BYTES, removedLine) };
-    }
-    return lines.split;
-  };
-  for (const part of started.parts) {
+  const changesOf: Change[][] = list.map(() => []);
+  /**
+   * One part read through (the parts at once: each judges its own commits): its patches judged as
+   * they stream, then the files they showed as binary, from their blobs, with one `git cat-file`
+   * that starts as soon as the part ends (while git still diffs the others).
+   */
+  const readPart = async (part: StartedDiffs['parts'][number]): Promise<void> => {
+    const ids = part.indexes.map((i) => list[i]!.commit);
     if (part.perParent) {
-      const split = diffTreeSplitter(
-        part.indexes.map((i) => list[i]!.commit),
-        { patch: () => undefined, end: (k, raw) => perParent[part.indexes[k]!]!.push(raw) },
-      );
+      const split = diffTreeSplitter(ids, { patch: () => undefined, end: (k, raw) => perParent[part.indexes[k]!]!.push(raw) });
       await part.git.read((chunk) => split.push(chunk));
       split.end();
-      continue;
+      return;
     }
-    const split = diffTreeSplitter(
-      part.indexes.map((i) => list[i]!.commit),
-      {
-        patch: (k, chunk) => linesOfDiff(part.indexes[k]!).push(chunk),
-        end: (k, raw) => {
-          if (lines?.index === part.indexes[k]) lines.split.end();
-          raws[part.indexes[k]!] = raw;
-        },
+    let lines: { index: number; split: ReturnType<typeof lineSplitter> } | undefined;
+    const linesOfDiff = (index: number) => {
+      if (lines?.index !== index) {
+        lines?.split.end();
+        lines = { index, split: lineSplitter(patchParser(visitors[index]!), MAX_JUDGED_FILE_BYTES, removedLine) };
+      }
+      return lines.split;
+    };
+    const split = diffTreeSplitter(ids, {
+      patch: (k, chunk) => linesOfDiff(part.indexes[k]!).push(chunk),
+      end: (k, raw) => {
+        if (lines?.index === part.indexes[k]) lines.split.end();
+        changesOf[part.indexes[k]!] = parseRawZ(raw);
       },
-    );
+    });
     await part.git.read((chunk) => split.push(chunk));
     split.end();
-  }
-  const changesOf = list.map((_, i) => parseRawZ(raws[i] ?? Buffer.alloc(0)));
-  // What the patches showed as binary, for every diff at once: one `git cat-file` for the range.
-  if (patched)
-    await judgeUnshown(
-      root,
-      changesOf.map((changes, i) => ({ changes, seen: seen[i]!, visitor: visitors[i]! })),
-      opts,
-    );
+    if (patched)
+      await judgeUnshown(
+        root,
+        part.indexes.map((i) => ({ changes: changesOf[i]!, seen: seen[i]!, visitor: visitors[i]! })),
+        opts,
+      );
+  };
+  await Promise.all(started.parts.map(readPart));
   const out: CommitDiffResult[] = [];
   for (let i = 0; i < list.length; i++) {
     const changes = changesOf[i]!;

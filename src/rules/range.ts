@@ -25,7 +25,7 @@ import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-t
 import type { Quarantine } from '../git/env.js';
 import { GitFailed, gitAsync, gitAsyncTry, plainGitCall } from '../git/run.js';
 import { readStoredObjects } from '../git/stored-diff.js';
-import { INIT_CONFIG_TEMPLATE } from '../version.js';
+import { INIT_CONFIG_TEMPLATE, INIT_DEFAULTS_RECORD } from '../version.js';
 import type { CommitDiffResult, Violation, WholeObject } from './engine.js';
 
 /**
@@ -173,9 +173,14 @@ async function fileAt(place: RangePlace, commit: string, path: string): Promise<
 /** init's default rules (the config `hermesd init` writes), read once. */
 let initDefaults: Promise<HermesConfig> | undefined;
 
-/** The config `hermesd init` writes, as the rules of a base that has none. A broken install is a ConfigError, never "no rules". */
+/**
+ * The config `hermesd init` writes, as the rules of a base that has none. A broken install is a
+ * ConfigError, never "no rules". The template is read each time; what it parses to comes from the
+ * build's record while the text is the one recorded (no YAML parser to load: most of a range
+ * check's start-up), else from parsing it.
+ */
 function defaultRules(): Promise<HermesConfig> {
-  return (initDefaults ??= judgingModules().then(({ load }) => {
+  return (initDefaults ??= (async () => {
     let text: string;
     try {
       text = readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
@@ -183,8 +188,18 @@ function defaultRules(): Promise<HermesConfig> {
       const why = (err as NodeJS.ErrnoException).code ?? String(err);
       throw new ConfigError(`init's default config ${INIT_CONFIG_TEMPLATE} cannot be read (${why}); it judges a base without ${RULES_FILE}: reinstall.`);
     }
-    return load.loadCommittedConfig(INIT_CONFIG_TEMPLATE, text);
-  }));
+    return recordedDefaults(text) ?? (await judgingModules()).load.loadCommittedConfig(INIT_CONFIG_TEMPLATE, text);
+  })());
+}
+
+/** What the build recorded init's template to parse to (INIT_DEFAULTS_RECORD), when `text` is the text it recorded; else undefined. */
+export function recordedDefaults(text: string, record = INIT_DEFAULTS_RECORD): HermesConfig | undefined {
+  try {
+    const recorded = JSON.parse(readFileSync(record, 'utf8')) as { text?: unknown; config?: HermesConfig };
+    return recorded.text === text && recorded.config ? recorded.config : undefined;
+  } catch {
+    return undefined; // no record (the per-file build before bundling, a source checkout): parsed
+  }
 }
 
 /**

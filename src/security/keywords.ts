@@ -5,8 +5,7 @@
  * because V8 tries the alternatives one by one at every position.
  */
 
-/** Table columns: the ASCII range. Keywords are ASCII; any other character restarts the search. */
-/** Table columns: the ASCII range (a power of two: the row is found by a shift). */
+/** Table columns: the ASCII range (a power of two: the row is found by a shift). Keywords are ASCII; any other character restarts the search. */
 const ALPHABET = 128;
 
 export type KeywordMatcher = {
@@ -19,52 +18,50 @@ export type KeywordMatcher = {
 };
 
 export function buildKeywordMatcher(keywords: readonly string[]): KeywordMatcher {
-  const goto: Array<Map<number, number>> = [new Map()];
+  // The trie, in the table's rows (state 0 is the root, so 0 in a row means "no child yet"), with each state's children.
+  const most = 1 + keywords.reduce((n, w) => n + w.length, 0);
+  const trie = new Int32Array(most * ALPHABET);
+  const children: number[][] = [[]];
   const ends: number[][] = [[]];
   keywords.forEach((word, index) => {
     let s = 0;
     for (let i = 0; i < word.length; i++) {
       const c = word.charCodeAt(i);
       if (c >= ALPHABET) throw new Error(`keyword ${word} is not ASCII`);
-      let next = goto[s]!.get(c);
-      if (next === undefined) {
-        next = goto.length;
-        goto.push(new Map());
+      let next = trie[s * ALPHABET + c]!;
+      if (next === 0) {
+        next = children.length;
+        children.push([]);
         ends.push([]);
-        goto[s]!.set(c, next);
+        trie[s * ALPHABET + c] = next;
+        children[s]!.push(c);
       }
       s = next;
     }
     ends[s]!.push(index);
   });
-  const states = goto.length;
-  const table = new Int32Array(states * ALPHABET);
+  const states = children.length;
+  const table = trie.slice(0, states * ALPHABET);
   const fail = new Int32Array(states);
   const outputs: Array<number[] | undefined> = new Array(states);
-  // Breadth-first: a state's failure link and row are complete before its children's.
-  const queue: number[] = [];
-  for (let c = 0; c < ALPHABET; c++) {
-    const next = goto[0]!.get(c);
-    if (next !== undefined) {
-      table[c] = next;
-      queue.push(next);
-    }
-  }
   outputs[0] = ends[0]!.length ? ends[0] : undefined;
+  // Breadth-first: a state's failure link and row are complete before its children's. The root's
+  // row is the trie's (a missing child is the root); another state's row is its failure state's,
+  // with its own children over it.
+  const queue: number[] = children[0]!.map((c) => table[c]!);
   for (let q = 0; q < queue.length; q++) {
     const s = queue[q]!;
     const out = [...ends[s]!, ...(outputs[fail[s]!] ?? [])];
     outputs[s] = out.length ? out : undefined;
-    for (let c = 0; c < ALPHABET; c++) {
-      const next = goto[s]!.get(c);
-      if (next !== undefined) {
-        fail[next] = table[fail[s]! * ALPHABET + c]!;
-        table[s * ALPHABET + c] = next;
-        queue.push(next);
-      } else {
-        table[s * ALPHABET + c] = table[fail[s]! * ALPHABET + c]!;
-      }
-    }
+    const row = s * ALPHABET;
+    const own = children[s]!.map((c) => table[row + c]!);
+    table.copyWithin(row, fail[s]! * ALPHABET, (fail[s]! + 1) * ALPHABET);
+    children[s]!.forEach((c, k) => {
+      const next = own[k]!;
+      fail[next] = table[row + c]!; // the failure state's move on c: its row is complete
+      table[row + c] = next;
+      queue.push(next);
+    });
   }
   const output = new Int32Array(states).fill(-1);
   const outputLists: number[][] = [];
