@@ -64,6 +64,8 @@ type Rule = {
   /** The files the rule applies to (gitleaks' `path`). */
   path?: RegExp;
   keywords: string[];
+  /** `keywords` as indices into the rule set's keyword matcher (filled in by compileRuleSet). */
+  keywordIds: number[];
   secretGroup: number;
   entropy: number;
   allowlists: Allowlist[];
@@ -108,6 +110,7 @@ function compileRule(r: SecretRuleData, withPaths: boolean, allowances: readonly
     reOnce: source !== undefined ? new RegExp(source, (r.regex!.flags ?? '') + 'd') : undefined,
     path: r.path ? compileRegex(r.path) : undefined,
     keywords: r.keywords,
+    keywordIds: [],
     secretGroup: r.secretGroup ?? 0,
     entropy: r.entropy ?? 0,
     allowlists: (r.allowlists ?? []).map(compileAllowlist),
@@ -170,6 +173,7 @@ export function compileRuleSet(
 ): RuleSet {
   const rules = data.map((r) => compileRule(r, opts.withPaths === true, opts.allowances ?? [])).filter((r): r is Rule => r !== undefined);
   const keywords = [...new Set(rules.flatMap((r) => r.keywords))];
+  for (const r of rules) r.keywordIds = r.keywords.map((k) => keywords.indexOf(k));
   const common = rules.filter((r) => r.keywords.length === 0 || r.keywords.some((k) => COMMON_KEYWORDS.has(k)));
   return {
     rules,
@@ -286,17 +290,30 @@ function allowedByHermesd(a: Allowance, f: Candidate, text: string): boolean {
 }
 
 /**
+ * What of a rule set applies to the text of one file (or, without a path, to text from no file),
+ * worked out once for all the text judged as that file's: whether gitleaks' global allowlist
+ * leaves the file out, and the rules with a regex whose path, if they have one, names the file.
+ */
+export type FileScope = { allowed: boolean; rules: readonly Rule[] };
+
+export function fileScope(set: RuleSet, path: string | undefined): FileScope {
+  if (path !== undefined && pathAllowed(set, path)) return { allowed: true, rules: [] };
+  return { allowed: false, rules: set.rules.filter((rule) => rule.re && (!rule.path || (path !== undefined && rule.path.test(path)))) };
+}
+
+/**
  * Every finding of `set`'s rules in `text`, in rule order. `path`: the file the text is from
  * (its path-scoped rules and path allowlists apply); without it, only rules that need none.
+ * `scope`: fileScope(set, path), when the caller judges many texts of one file.
  */
-export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet(), path?: string): RuleFinding[] {
+export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet(), path?: string, scope?: FileScope): RuleFinding[] {
   const out: RuleFinding[] = [];
-  if (!text || (path !== undefined && pathAllowed(set, path))) return out;
-  const present = keywordsIn(set, text);
-  for (const rule of set.rules) {
-    if (!rule.re) continue;
-    if (rule.path && (path === undefined || !rule.path.test(path))) continue;
-    if (rule.keywords.length > 0 && !rule.keywords.some((k) => present.has(k))) continue;
+  if (!text) return out;
+  const { allowed, rules } = scope ?? fileScope(set, path);
+  if (allowed) return out;
+  const present = scanKeywords(set.keywords, text);
+  for (const rule of rules) {
+    if (rule.keywordIds.length > 0 && !rule.keywordIds.some((k) => present.has(k))) continue;
     runRule(rule, set, text, out, path);
   }
   return out;
