@@ -55,7 +55,9 @@ export class SecretScanner {
     const run = this.run;
     if (run.length === 0) return;
     this.run = [];
-    const text = run.map((l) => l.text).join('\n');
+    const text = run.length === 1 ? run[0]!.text : run.map((l) => l.text).join('\n');
+    const found = findWithRules(text, this.set, this.path, this.scope);
+    if (found.length === 0) return;
     // Where each line starts in the joined text, to turn an offset into a line number.
     const starts: number[] = [];
     let at = 0;
@@ -74,7 +76,7 @@ export class SecretScanner {
       return lo;
     };
     // Where a service's own rule and the generic assignment rule find the same value, the service's says it (as gitleaks reports it).
-    const findings = findWithRules(text, this.set, this.path, this.scope).sort((a, b) => Number(a.ruleId === GENERIC_RULE) - Number(b.ruleId === GENERIC_RULE));
+    const findings = found.sort((a, b) => Number(a.ruleId === GENERIC_RULE) - Number(b.ruleId === GENERIC_RULE));
     const taken: Array<[number, number]> = [];
     for (const f of findings) {
       if (taken.some(([s, e]) => f.start < e && s < f.end)) continue;

@@ -128,6 +128,11 @@ export type RuleSet = {
   common: boolean[];
   /** `couldMatch`: for rules with a common keyword, the rule's own regex decides. */
   commonKeywordTests: Array<{ keywords: string[]; re: RegExp }>;
+  /** The rules with a regex and no path, in order: what judges text without a path, or a file no path-scoped rule names. */
+  unscoped: Rule[];
+  /** The rules with a regex and a path (they judge only the files it names), and those that are only a path. */
+  scoped: Rule[];
+  pathOnly: Rule[];
 };
 
 /**
@@ -181,6 +186,9 @@ export function compileRuleSet(
     keywords: buildKeywordMatcher(keywords),
     common: keywords.map((k) => common.some((r) => r.keywords.includes(k))),
     commonKeywordTests: common.filter((r) => r.re).map((r) => ({ keywords: r.keywords, re: new RegExp(r.re!.source, r.re!.flags.replace(/[gd]/g, '')) })),
+    unscoped: rules.filter((r) => r.re && !r.path),
+    scoped: rules.filter((r) => r.re && r.path),
+    pathOnly: rules.filter((r) => !r.re && r.path),
   };
 }
 
@@ -204,7 +212,7 @@ export function pathAllowed(set: RuleSet, path: string): boolean {
 /** The rules that are only a path (a PKCS #12 file) and name this file. */
 export function pathFindings(path: string, set: RuleSet): string[] {
   if (pathAllowed(set, path)) return [];
-  return set.rules.filter((r) => !r.re && r.path?.test(path) && !r.allowlists.some((a) => a.paths.some((p) => p.test(path)))).map((r) => r.id);
+  return set.pathOnly.filter((r) => r.path!.test(path) && !r.allowlists.some((a) => a.paths.some((p) => p.test(path)))).map((r) => r.id);
 }
 
 /** The keywords present in `text` (case-insensitively). */
@@ -297,8 +305,11 @@ function allowedByHermesd(a: Allowance, f: Candidate, text: string): boolean {
 export type FileScope = { allowed: boolean; rules: readonly Rule[] };
 
 export function fileScope(set: RuleSet, path: string | undefined): FileScope {
-  if (path !== undefined && pathAllowed(set, path)) return { allowed: true, rules: [] };
-  return { allowed: false, rules: set.rules.filter((rule) => rule.re && (!rule.path || (path !== undefined && rule.path.test(path)))) };
+  if (path === undefined) return { allowed: false, rules: set.unscoped };
+  if (pathAllowed(set, path)) return { allowed: true, rules: [] };
+  // (Almost every file: no path-scoped rule names it, and the rules are the unscoped ones.)
+  if (!set.scoped.some((r) => r.path!.test(path))) return { allowed: false, rules: set.unscoped };
+  return { allowed: false, rules: set.rules.filter((r) => r.re && (!r.path || r.path.test(path))) };
 }
 
 /**
