@@ -64,8 +64,8 @@ type Rule = {
   /** The files the rule applies to (gitleaks' `path`). */
   path?: RegExp;
   keywords: string[];
-  /** `keywords` as indices into the rule set's keyword matcher (filled in by compileRuleSet). */
-  keywordIds: number[];
+  /** Its place in the rule set (filled in by compileRuleSet). */
+  index: number;
   secretGroup: number;
   entropy: number;
   allowlists: Allowlist[];
@@ -110,7 +110,7 @@ function compileRule(r: SecretRuleData, withPaths: boolean, allowances: readonly
     reOnce: source !== undefined ? new RegExp(source, (r.regex!.flags ?? '') + 'd') : undefined,
     path: r.path ? compileRegex(r.path) : undefined,
     keywords: r.keywords,
-    keywordIds: [],
+    index: 0,
     secretGroup: r.secretGroup ?? 0,
     entropy: r.entropy ?? 0,
     allowlists: (r.allowlists ?? []).map(compileAllowlist),
@@ -128,6 +128,10 @@ export type RuleSet = {
   common: boolean[];
   /** `couldMatch`: for rules with a common keyword, the rule's own regex decides. */
   commonKeywordTests: Array<{ keywords: string[]; re: RegExp }>;
+  /** Per keyword index: the rules that hold it (their indices). */
+  rulesOfKeyword: number[][];
+  /** The rules without keywords (their indices): they run on any text. */
+  keywordless: number[];
   /** The rules with a regex and no path, in order: what judges text without a path, or a file no path-scoped rule names. */
   unscoped: Rule[];
   /** The rules with a regex and a path (they judge only the files it names), and those that are only a path. */
@@ -178,7 +182,7 @@ export function compileRuleSet(
 ): RuleSet {
   const rules = data.map((r) => compileRule(r, opts.withPaths === true, opts.allowances ?? [])).filter((r): r is Rule => r !== undefined);
   const keywords = [...new Set(rules.flatMap((r) => r.keywords))];
-  for (const r of rules) r.keywordIds = r.keywords.map((k) => keywords.indexOf(k));
+  rules.forEach((r, i) => (r.index = i));
   const common = rules.filter((r) => r.keywords.length === 0 || r.keywords.some((k) => COMMON_KEYWORDS.has(k)));
   return {
     rules,
@@ -186,6 +190,8 @@ export function compileRuleSet(
     keywords: buildKeywordMatcher(keywords),
     common: keywords.map((k) => common.some((r) => r.keywords.includes(k))),
     commonKeywordTests: common.filter((r) => r.re).map((r) => ({ keywords: r.keywords, re: new RegExp(r.re!.source, r.re!.flags.replace(/[gd]/g, '')) })),
+    rulesOfKeyword: keywords.map((k) => rules.flatMap((r, i) => (r.keywords.includes(k) ? [i] : []))),
+    keywordless: rules.flatMap((r, i) => (r.keywords.length === 0 ? [i] : [])),
     unscoped: rules.filter((r) => r.re && !r.path),
     scoped: rules.filter((r) => r.re && r.path),
     pathOnly: rules.filter((r) => !r.re && r.path),
@@ -304,6 +310,18 @@ function allowedByHermesd(a: Allowance, f: Candidate, text: string): boolean {
  */
 export type FileScope = { allowed: boolean; rules: readonly Rule[] };
 
+/** Which rules of `set` a scope holds, by index (one array per list of rules, kept with it). */
+const membership = new WeakMap<readonly Rule[], Uint8Array>();
+function membersOf(set: RuleSet, rules: readonly Rule[]): Uint8Array {
+  let m = membership.get(rules);
+  if (!m) {
+    m = new Uint8Array(set.rules.length);
+    for (const r of rules) m[r.index] = 1;
+    membership.set(rules, m);
+  }
+  return m;
+}
+
 export function fileScope(set: RuleSet, path: string | undefined): FileScope {
   if (path === undefined) return { allowed: false, rules: set.unscoped };
   if (pathAllowed(set, path)) return { allowed: true, rules: [] };
@@ -322,10 +340,17 @@ export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet(), pa
   if (!text) return out;
   const { allowed, rules } = scope ?? fileScope(set, path);
   if (allowed) return out;
-  const present = scanKeywords(set.keywords, text);
-  for (const rule of rules) {
-    if (rule.keywordIds.length > 0 && !rule.keywordIds.some((k) => present.has(k))) continue;
-    runRule(rule, set, text, out, path);
+  // The rules to run: those of the scope with a keyword found (or none at all), in the set's order.
+  const picked = [...set.keywordless];
+  for (const k of scanKeywords(set.keywords, text)) picked.push(...set.rulesOfKeyword[k]!);
+  if (picked.length === 0) return out;
+  picked.sort((a, b) => a - b);
+  const members = membersOf(set, rules);
+  let last = -1;
+  for (const i of picked) {
+    if (i === last || !members[i]) continue;
+    last = i;
+    runRule(set.rules[i]!, set, text, out, path);
   }
   return out;
 }
