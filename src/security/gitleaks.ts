@@ -221,13 +221,6 @@ export function pathFindings(path: string, set: RuleSet): string[] {
   return set.pathOnly.filter((r) => r.path!.test(path) && !r.allowlists.some((a) => a.paths.some((p) => p.test(path)))).map((r) => r.id);
 }
 
-/** The keywords present in `text` (case-insensitively). */
-export function keywordsIn(set: RuleSet, text: string): Set<string> {
-  const found = new Set<string>();
-  for (const k of scanKeywords(set.keywords, text)) found.add(set.keywords.keywords[k]!);
-  return found;
-}
-
 /** The whole lines a span touches (gitleaks' `Line`: the lines of the match). */
 function linesAround(text: string, start: number, end: number): string {
   const from = text.lastIndexOf('\n', start - 1) + 1;

@@ -37,8 +37,8 @@ describe('a range read at once gives each commit its own findings', () => {
 
   beforeAll(() => {
     t = makeEnv();
-    repo = t.repo({ '.hermes/config.yaml': RULES, 'data.bin': binary('v1'), 'README.md': '# project\n' });
-    base = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
+    repo = t.repo({ '.hermes/config.yaml': RULES, 'README.md': '# project\n' });
+    base = commit({ 'data.bin': binary('v1') }, 'a binary file, no key');
     c.binary = commit({ 'a.bin': binary('one', KEY, 'two') }, 'a binary file with a key on its line 3');
     c.headers = commit(
       { 'notes/patch.txt': ['diff --git a/x b/x', '+++ b/elsewhere.txt', '@@ -1 +1,40 @@', `--- ${KEY2}`, 'diff --cc y', KEY3, ''].join('\n') },
