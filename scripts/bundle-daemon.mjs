@@ -79,7 +79,8 @@ await bundle('range', ['rules', 'range.js'], [], { shareErrors: true });
   const { loadCommittedConfig } = await import(join(root, 'dist', 'src', 'config', 'load.js'));
   const text = readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
   const config = loadCommittedConfig(INIT_CONFIG_TEMPLATE, text);
-  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(config)), config)) throw new Error(`${INIT_CONFIG_TEMPLATE} parses to more than JSON holds: it cannot be recorded`);
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(config)), config))
+    throw new Error(`${INIT_CONFIG_TEMPLATE} parses to more than JSON holds: it cannot be recorded`);
   writeFileSync(INIT_DEFAULTS_RECORD, JSON.stringify({ text, config }) + '\n');
 }
 const { recordAnswers } = await import(join(root, 'dist', 'src', 'mcp', 'sdk-server.js'));

@@ -360,9 +360,13 @@ export function diffTreeSplitter(
   let rest: Buffer | undefined;
   let next: Buffer | undefined;
   let needle: Buffer | undefined;
+  // Every `\n<id>\0` in one buffer, written at once: views of it are the needles.
+  const marks = Buffer.from(ids.map((id) => `\n${id}\0`).join(''), 'latin1');
+  const at: number[] = [0];
+  for (const id of ids) at.push(at[at.length - 1]! + id.length + 2);
   const expect = (i: number) => {
-    next = i < ids.length ? Buffer.from(`${ids[i]}\0`, 'latin1') : undefined;
-    needle = next ? Buffer.concat([Buffer.from('\n'), next]) : undefined;
+    needle = i < ids.length ? marks.subarray(at[i]!, at[i + 1]!) : undefined;
+    next = needle?.subarray(1);
   };
   expect(0);
   const finish = () => {

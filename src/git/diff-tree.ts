@@ -53,11 +53,12 @@ export function startDiffTree(root: string, diffs: readonly CommitDiff[], opts: 
     });
   }
   const perParent = diffs.flatMap((d, i) => (d.merge ? (d.parents ?? []).map((p) => ({ i, line: `${d.commit} ${p}` })) : []));
+  // (Paths only: a rename is its two paths either way, so git is spared finding renames.)
   if (perParent.length > 0)
     parts.push({
       indexes: perParent.map((p) => p.i),
       git: start(
-        [],
+        ['--no-renames'],
         perParent.map((p) => p.line),
       ),
       perParent: true,

@@ -192,7 +192,10 @@ function defaultRules(): Promise<HermesConfig> {
   })());
 }
 
-/** What the build recorded init's template to parse to (INIT_DEFAULTS_RECORD), when `text` is the text it recorded; else undefined. */
+/**
+ * What the build recorded init's template to parse to (INIT_DEFAULTS_RECORD), when `text` is the
+ * text it recorded (the template, or a committed config as init wrote it); else undefined.
+ */
 export function recordedDefaults(text: string, record = INIT_DEFAULTS_RECORD): HermesConfig | undefined {
   try {
     const recorded = JSON.parse(readFileSync(record, 'utf8')) as { text?: unknown; config?: HermesConfig };
@@ -222,7 +225,8 @@ async function committedRules(place: RangePlace, commit: string | undefined): Pr
   }
   const short = commit.slice(0, 10);
   try {
-    return { config: loadCommittedConfig(`${short}:${RULES_FILE}`, text), commit, found: true, warnings: [] };
+    // A config as init wrote it (the template's text, unedited) parses to what the build recorded.
+    return { config: recordedDefaults(text) ?? loadCommittedConfig(`${short}:${RULES_FILE}`, text), commit, found: true, warnings: [] };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const log = await gitAsyncTry(

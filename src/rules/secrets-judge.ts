@@ -8,7 +8,7 @@
  * that are known test fixtures. A finding names the gitleaks rule, the file and the line, with
  * the value masked.
  */
-import { findWithRules, gitleaksFileRuleSet, pathFindings, type RuleSet } from '../security/gitleaks.js';
+import { fileScope, findWithRules, gitleaksFileRuleSet, pathFindings, type FileScope, type RuleSet } from '../security/gitleaks.js';
 
 /** gitleaks' catch-all for `…key = value` assignments. */
 const GENERIC_RULE = 'generic-api-key';
@@ -30,6 +30,8 @@ export function maskSecret(value: string): string {
 export class SecretScanner {
   private run: Array<{ line: number; text: string }> = [];
   private readonly set: RuleSet = gitleaksFileRuleSet();
+  /** What of the rule set applies to this file, worked out once for all its runs. */
+  private readonly scope: FileScope;
 
   constructor(
     private readonly path: string,
@@ -39,6 +41,7 @@ export class SecretScanner {
   ) {
     // A rule that is only a path (a PKCS #12 file): the file itself is the finding.
     for (const ruleId of pathFindings(path, this.set)) report({ line: 0, ruleId, masked: path });
+    this.scope = fileScope(this.set, path);
   }
 
   line(line: number, text: string): void {
@@ -52,7 +55,9 @@ export class SecretScanner {
     const run = this.run;
     if (run.length === 0) return;
     this.run = [];
-    const text = run.map((l) => l.text).join('\n');
+    const text = run.length === 1 ? run[0]!.text : run.map((l) => l.text).join('\n');
+    const found = findWithRules(text, this.set, this.path, this.scope);
+    if (found.length === 0) return;
     // Where each line starts in the joined text, to turn an offset into a line number.
     const starts: number[] = [];
     let at = 0;
@@ -71,7 +76,7 @@ export class SecretScanner {
       return lo;
     };
     // Where a service's own rule and the generic assignment rule find the same value, the service's says it (as gitleaks reports it).
-    const findings = findWithRules(text, this.set, this.path).sort((a, b) => Number(a.ruleId === GENERIC_RULE) - Number(b.ruleId === GENERIC_RULE));
+    const findings = found.sort((a, b) => Number(a.ruleId === GENERIC_RULE) - Number(b.ruleId === GENERIC_RULE));
     const taken: Array<[number, number]> = [];
     for (const f of findings) {
       if (taken.some(([s, e]) => f.start < e && s < f.end)) continue;

@@ -64,6 +64,8 @@ type Rule = {
   /** The files the rule applies to (gitleaks' `path`). */
   path?: RegExp;
   keywords: string[];
+  /** Its place in the rule set (filled in by compileRuleSet). */
+  index: number;
   secretGroup: number;
   entropy: number;
   allowlists: Allowlist[];
@@ -108,6 +110,7 @@ function compileRule(r: SecretRuleData, withPaths: boolean, allowances: readonly
     reOnce: source !== undefined ? new RegExp(source, (r.regex!.flags ?? '') + 'd') : undefined,
     path: r.path ? compileRegex(r.path) : undefined,
     keywords: r.keywords,
+    index: 0,
     secretGroup: r.secretGroup ?? 0,
     entropy: r.entropy ?? 0,
     allowlists: (r.allowlists ?? []).map(compileAllowlist),
@@ -125,6 +128,15 @@ export type RuleSet = {
   common: boolean[];
   /** `couldMatch`: for rules with a common keyword, the rule's own regex decides. */
   commonKeywordTests: Array<{ keywords: string[]; re: RegExp }>;
+  /** Per keyword index: the rules that hold it (their indices). */
+  rulesOfKeyword: number[][];
+  /** The rules without keywords (their indices): they run on any text. */
+  keywordless: number[];
+  /** The rules with a regex and no path, in order: what judges text without a path, or a file no path-scoped rule names. */
+  unscoped: Rule[];
+  /** The rules with a regex and a path (they judge only the files it names), and those that are only a path. */
+  scoped: Rule[];
+  pathOnly: Rule[];
 };
 
 /**
@@ -170,6 +182,7 @@ export function compileRuleSet(
 ): RuleSet {
   const rules = data.map((r) => compileRule(r, opts.withPaths === true, opts.allowances ?? [])).filter((r): r is Rule => r !== undefined);
   const keywords = [...new Set(rules.flatMap((r) => r.keywords))];
+  rules.forEach((r, i) => (r.index = i));
   const common = rules.filter((r) => r.keywords.length === 0 || r.keywords.some((k) => COMMON_KEYWORDS.has(k)));
   return {
     rules,
@@ -177,6 +190,11 @@ export function compileRuleSet(
     keywords: buildKeywordMatcher(keywords),
     common: keywords.map((k) => common.some((r) => r.keywords.includes(k))),
     commonKeywordTests: common.filter((r) => r.re).map((r) => ({ keywords: r.keywords, re: new RegExp(r.re!.source, r.re!.flags.replace(/[gd]/g, '')) })),
+    rulesOfKeyword: keywords.map((k) => rules.flatMap((r, i) => (r.keywords.includes(k) ? [i] : []))),
+    keywordless: rules.flatMap((r, i) => (r.keywords.length === 0 ? [i] : [])),
+    unscoped: rules.filter((r) => r.re && !r.path),
+    scoped: rules.filter((r) => r.re && r.path),
+    pathOnly: rules.filter((r) => !r.re && r.path),
   };
 }
 
@@ -200,14 +218,7 @@ export function pathAllowed(set: RuleSet, path: string): boolean {
 /** The rules that are only a path (a PKCS #12 file) and name this file. */
 export function pathFindings(path: string, set: RuleSet): string[] {
   if (pathAllowed(set, path)) return [];
-  return set.rules.filter((r) => !r.re && r.path?.test(path) && !r.allowlists.some((a) => a.paths.some((p) => p.test(path)))).map((r) => r.id);
-}
-
-/** The keywords present in `text` (case-insensitively). */
-export function keywordsIn(set: RuleSet, text: string): Set<string> {
-  const found = new Set<string>();
-  for (const k of scanKeywords(set.keywords, text)) found.add(set.keywords.keywords[k]!);
-  return found;
+  return set.pathOnly.filter((r) => r.path!.test(path) && !r.allowlists.some((a) => a.paths.some((p) => p.test(path)))).map((r) => r.id);
 }
 
 /** The whole lines a span touches (gitleaks' `Line`: the lines of the match). */
@@ -286,18 +297,53 @@ function allowedByHermesd(a: Allowance, f: Candidate, text: string): boolean {
 }
 
 /**
+ * What of a rule set applies to the text of one file (or, without a path, to text from no file),
+ * worked out once for all the text judged as that file's: whether gitleaks' global allowlist
+ * leaves the file out, and the rules with a regex whose path, if they have one, names the file.
+ */
+export type FileScope = { allowed: boolean; rules: readonly Rule[] };
+
+/** Which rules of `set` a scope holds, by index (one array per list of rules, kept with it). */
+const membership = new WeakMap<readonly Rule[], Uint8Array>();
+function membersOf(set: RuleSet, rules: readonly Rule[]): Uint8Array {
+  let m = membership.get(rules);
+  if (!m) {
+    m = new Uint8Array(set.rules.length);
+    for (const r of rules) m[r.index] = 1;
+    membership.set(rules, m);
+  }
+  return m;
+}
+
+export function fileScope(set: RuleSet, path: string | undefined): FileScope {
+  if (path === undefined) return { allowed: false, rules: set.unscoped };
+  if (pathAllowed(set, path)) return { allowed: true, rules: [] };
+  // (Almost every file: no path-scoped rule names it, and the rules are the unscoped ones.)
+  if (!set.scoped.some((r) => r.path!.test(path))) return { allowed: false, rules: set.unscoped };
+  return { allowed: false, rules: set.rules.filter((r) => r.re && (!r.path || r.path.test(path))) };
+}
+
+/**
  * Every finding of `set`'s rules in `text`, in rule order. `path`: the file the text is from
  * (its path-scoped rules and path allowlists apply); without it, only rules that need none.
+ * `scope`: fileScope(set, path), when the caller judges many texts of one file.
  */
-export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet(), path?: string): RuleFinding[] {
+export function findWithRules(text: string, set: RuleSet = gitleaksRuleSet(), path?: string, scope?: FileScope): RuleFinding[] {
   const out: RuleFinding[] = [];
-  if (!text || (path !== undefined && pathAllowed(set, path))) return out;
-  const present = keywordsIn(set, text);
-  for (const rule of set.rules) {
-    if (!rule.re) continue;
-    if (rule.path && (path === undefined || !rule.path.test(path))) continue;
-    if (rule.keywords.length > 0 && !rule.keywords.some((k) => present.has(k))) continue;
-    runRule(rule, set, text, out, path);
+  if (!text) return out;
+  const { allowed, rules } = scope ?? fileScope(set, path);
+  if (allowed) return out;
+  // The rules to run: those of the scope with a keyword found (or none at all), in the set's order.
+  const picked = [...set.keywordless];
+  for (const k of scanKeywords(set.keywords, text)) picked.push(...set.rulesOfKeyword[k]!);
+  if (picked.length === 0) return out;
+  picked.sort((a, b) => a - b);
+  const members = membersOf(set, rules);
+  let last = -1;
+  for (const i of picked) {
+    if (i === last || !members[i]) continue;
+    last = i;
+    runRule(set.rules[i]!, set, text, out, path);
   }
   return out;
 }

@@ -5,12 +5,17 @@
  * and a new branch with no base (a bare repository whose HEAD names an unborn branch, the first
  * push into an empty one) is judged by them too, never by its own tip's config. Every summary
  * names the rules it used: `check --commits` (text, JSON, SARIF) and the pre-receive hook.
+ * What the template parses to is recorded by the build (dist/range/init-defaults.json) and used
+ * only for the very text it recorded: the template, or a committed config as init wrote it.
  * Real repositories, the real CLI, real pushes. (Keys are built at run time.)
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCommittedConfig } from '../../src/config/load.js';
+import { recordedDefaults } from '../../src/rules/range.js';
+import { INIT_CONFIG_TEMPLATE } from '../../src/version.js';
 import { gitIn, makeEnv, writeFiles, type TestEnv } from '../helpers/env.js';
 
 const AWS = 'AKIA' + 'Q3EGRV7YXH2MZK4P';
@@ -131,5 +136,36 @@ describe('the server of a repository whose config went away, or that has no base
     const clean = push(clone, 'origin', 'HEAD:main');
     expect(clean.code, `a clean first push was refused:\n${clean.err}`).toBe(0);
     expect(clean.err, 'the hook does not name the rules that judged').toContain("no rule violations (judged by init's default rules");
+  });
+});
+
+describe("init's default rules as the build recorded them", () => {
+  const template = readFileSync(INIT_CONFIG_TEMPLATE, 'utf8');
+
+  it('the record is what the template parses to', () => {
+    expect(recordedDefaults(template), "the build's record of init's rules is missing or is not what the template parses to (npm run build)").toEqual(
+      loadCommittedConfig(INIT_CONFIG_TEMPLATE, template),
+    );
+  });
+
+  it('a record is used only for the text it recorded; a missing or broken one is never used', () => {
+    const record = join(t.home, '..', 'init-defaults.json');
+    const other = { rules: [], checks: [] };
+    writeFileSync(record, JSON.stringify({ text: 'rules: []\n', config: other }));
+    expect(recordedDefaults(template, record), 'a record of another text judged the template').toBeUndefined();
+    expect(recordedDefaults('rules: []\n', record), 'the record of this very text was not used').toEqual(other);
+    writeFileSync(record, '{"text": ');
+    expect(recordedDefaults('rules: []\n', record), 'a broken record was used').toBeUndefined();
+    expect(recordedDefaults(template, join(t.home, '..', 'no-such-record.json')), 'a missing record gave rules').toBeUndefined();
+  });
+
+  it('a config committed as init wrote it judges as the template does, and the summary names the committed file', async () => {
+    const repo = t.repo({ 'README.md': '# adopting hermesd\n' });
+    const adopted = commitIn(repo, { '.hermes/config.yaml': template }, 'hermesd init');
+    const bad = commitIn(repo, { 'src/client.ts': `export const token = "${GITHUB}";\n` }, 'a token');
+    const r = await t.cli(['check', '--commits', `${adopted}..HEAD`, '--json'], { cwd: repo });
+    expect(r.code, `a token under the committed template's rules passed:\n${r.stdout}${r.stderr}`).toBe(1);
+    expect(r.json().violations).toMatchObject([{ rule: 'no-secrets', file: 'src/client.ts', line: 1, commit: bad }]);
+    expect(r.json().rules, 'the committed file is not named as the rules that judged').toMatchObject({ commit: adopted, found: true, ids: ['no-secrets'] });
   });
 });
