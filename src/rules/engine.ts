@@ -18,15 +18,7 @@ import { lineSplitter } from '../git/parse.js';
 import { startDiffTree, type CommitDiff, type StartedDiffs } from '../git/diff-tree.js';
 import { gitAsync, plainGitCall, type GitOptions } from '../git/run.js';
 import { cacheTreeOf, stagedTreeOf } from '../git/index-file.js';
-import {
-  addedLinesOfFile,
-  judgeUnshown,
-  MAX_JUDGED_FILE_BYTES,
-  readStoredObjects,
-  seeingVisitor,
-  storedDiff,
-  type PatchSeen,
-} from '../git/stored-diff.js';
+import { addedLinesOfFile, judgeUnshown, MAX_JUDGED_FILE_BYTES, readStoredObjects, seeingVisitor, storedDiff, type PatchSeen } from '../git/stored-diff.js';
 import type { CommandWrap } from '../process/run.js';
 import { verifyGenerator, type GeneratorResult } from './generator.js';
 import { compileProtect, type CompiledProtect } from './protected-paths.js';
