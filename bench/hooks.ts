@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, ms, percentile, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+import { benchEnv } from './env.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 const FILES = 50;
@@ -41,17 +42,7 @@ export const bench: Bench = {
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-hooks-')));
     const home = join(base, 'home');
     mkdirSync(home);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HERMES_HOME: home,
-      HERMESD_SOCKET_DIR: join(base, 's'),
-      GIT_AUTHOR_NAME: 'b',
-      GIT_AUTHOR_EMAIL: 'b@e',
-      GIT_COMMITTER_NAME: 'b',
-      GIT_COMMITTER_EMAIL: 'b@e',
-      GIT_CONFIG_NOSYSTEM: '1',
-    };
-    for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
+    const env = benchEnv(base, home);
     const skipped: string[] = [];
 
     // npm peers: this package's devDependencies (nothing downloaded at bench time).

@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { GREP_HOOK } from './hooks.js';
 import { cpuMs } from './scale.js';
 import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+import { benchEnv } from './env.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 const SIZES = (process.env.HERMESD_BENCH_REPO_SIZES ?? '1000,10000,100000').split(',').map(Number);
@@ -75,17 +76,7 @@ export const bench: Bench = {
   name: 'repo-size',
   async run() {
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-size-')));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HERMES_HOME: join(base, 'home'),
-      HERMESD_SOCKET_DIR: join(base, 's'),
-      GIT_AUTHOR_NAME: 'b',
-      GIT_AUTHOR_EMAIL: 'b@e',
-      GIT_COMMITTER_NAME: 'b',
-      GIT_COMMITTER_EMAIL: 'b@e',
-      GIT_CONFIG_NOSYSTEM: '1',
-    };
-    for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
+    const env = benchEnv(base);
     const goals: Goal[] = [];
     const rows: Row[] = [];
     const cpuRows: Row[] = [];

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { DaemonClient } from '../src/client/daemon-client.js';
 import { resolvePaths } from '../src/paths/index.js';
 import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
+import { benchEnv } from './env.js';
 import { GREP_HOOK } from './hooks.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
@@ -103,17 +104,7 @@ export const bench: Bench = {
     const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-bench-scale-')));
     const home = join(base, 'home');
     mkdirSync(home);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HERMES_HOME: home,
-      HERMESD_SOCKET_DIR: join(base, 's'),
-      GIT_AUTHOR_NAME: 'b',
-      GIT_AUTHOR_EMAIL: 'b@e',
-      GIT_COMMITTER_NAME: 'b',
-      GIT_COMMITTER_EMAIL: 'b@e',
-      GIT_CONFIG_NOSYSTEM: '1',
-    };
-    for (const k of Object.keys(env)) if (k.startsWith('HERMESD_') && k !== 'HERMESD_SOCKET_DIR') delete env[k];
+    const env = benchEnv(base, home);
     const withoutCa = { ...env };
     delete withoutCa.NODE_EXTRA_CA_CERTS;
     const variants: Array<[string, NodeJS.ProcessEnv]> = [[process.env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS set' : 'NODE_EXTRA_CA_CERTS unset', env]];
