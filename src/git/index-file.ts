@@ -10,7 +10,8 @@
  * the last tree built — the others keep the id they had.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { stampOf } from '../storage/file-stamp.js';
 
 /** What an index stages, as `git diff --cached` reads it: a digest of every entry's mode, object, stage and path. */
 export type StagedEntries = {
@@ -93,18 +94,11 @@ const reads = new Map<string, StagedRead>();
 const READS_KEPT = 2;
 
 function readStaged(indexFile: string): StagedRead | undefined {
-  let stamp: string;
-  let changed: number;
-  try {
-    const st = statSync(indexFile, { throwIfNoEntry: false });
-    if (!st) return undefined;
-    stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-    changed = Math.max(st.mtimeMs, st.ctimeMs);
-  } catch {
-    return undefined;
-  }
+  const now = stampOf(indexFile);
+  if (!now) return undefined;
+  const { stamp } = now;
   const kept = reads.get(indexFile);
-  if (kept && kept.stamp === stamp && kept.readAt - changed > RACY_MS) return kept;
+  if (kept && kept.stamp === stamp && kept.readAt - now.changedMs > RACY_MS) return kept;
   const readAt = Date.now();
   let buf: Buffer;
   try {

@@ -6,10 +6,11 @@
  * `resources/templates/list` are the SDK server's own, recorded at build time
  * (`dist/mcp/answers.json`, answers.ts), and `resources/list` is answered as the SDK server
  * answers it: from the list this repository's last session was given (kept in the daemon's
- * private runtime folder) at once, then from the daemon (line.ts) off the client's path, with
- * `notifications/resources/list_changed` when the two differ; from the daemon alone the first time. The first other message loads the SDK server
- * (server.ts) and is handed to it, after the client's `initialize` is replayed into it so it
- * holds the same state; both share one line to the daemon, reached on the first call.
+ * runtime folder, which hermesd's sandbox hides) at once, then from the daemon (line.ts) off the
+ * client's path, with `notifications/resources/list_changed` when the two differ; from the
+ * daemon alone the first time. The first other message loads the SDK server (server.ts) and is
+ * handed to it, after the client's `initialize` is replayed into it so it holds the same state;
+ * both share one line to the daemon, reached on the first call.
  *
  * The process ends as soon as its client is gone: stdin closed, stdout or stderr broken (EPIPE),
  * SIGINT, SIGTERM or SIGHUP, or the client process replaced by another parent. Nothing is

@@ -8,28 +8,19 @@
  * writes of the index in quick succession.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stagedEntriesOf, stagedTreeOf } from '../../src/git/index-file.js';
-import { writeFiles } from '../helpers/env.js';
+import { makeEnv, writeFiles } from '../helpers/env.js';
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-index-tree-')));
-const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH,
-  HOME: base,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'T',
-  GIT_AUTHOR_EMAIL: 't@e',
-  GIT_COMMITTER_NAME: 'T',
-  GIT_COMMITTER_EMAIL: 't@e',
-};
+const t = makeEnv();
+const { env } = t;
 
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+afterAll(() => t.cleanup());
 
 describe.each(['sha1', 'sha256'] as const)('the staged tree, built for what changed (%s)', (format) => {
-  const dir = join(base, format);
+  const dir = join(t.home, '..', format);
   mkdirSync(dir);
   const git = (args: string[], extra: NodeJS.ProcessEnv = {}) => execFileSync('git', args, { cwd: dir, env: { ...env, ...extra }, encoding: 'utf8' }).trim();
   git(['init', '-q', `--object-format=${format}`]);
