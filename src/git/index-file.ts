@@ -5,8 +5,8 @@
  *
  * Cost grows with the change, not with the repository: one pass over the file copies what
  * each entry stages (mode, object id, stage and intent-to-add flags, path) into one buffer,
- * hashed once; a read is kept per file while the file's stamp stays the same (and is not
- * racy: see `RACY_MS`); and the tree is built only for the folders whose entries differ from
+ * hashed once; a read is kept per file while the file's stamp stays the same (a racy stamp:
+ * while its bytes do, see `RACY_MS`); and the tree is built only for the folders whose entries differ from
  * the last tree built — the others keep the id they had.
  */
 import { createHash } from 'node:crypto';
@@ -70,6 +70,8 @@ type StagedRead = {
   stamp: string;
   /** When the read was made (ms, the clock of the file's times). */
   readAt: number;
+  /** The file's bytes, kept while the read is racy: a read again is compared with them, not parsed again. */
+  raw?: Buffer;
   hashLen: number;
   records: Buffer;
   at: Uint32Array;
@@ -85,7 +87,7 @@ type StagedRead = {
  * A read is kept while the file's stamp (inode, size, modification and change times) is the
  * one it was read at — and only once that stamp is older than this: two writes within one
  * tick of the file system's clock can leave the same stamp (git's "racy" entries), so a file
- * changed this recently is read again.
+ * changed this recently is read again, and its bytes compared with the ones read before.
  */
 const RACY_MS = 20;
 
@@ -98,7 +100,10 @@ function readStaged(indexFile: string): StagedRead | undefined {
   if (!now) return undefined;
   const { stamp } = now;
   const kept = reads.get(indexFile);
-  if (kept && kept.stamp === stamp && kept.readAt - now.changedMs > RACY_MS) return kept;
+  if (kept && kept.stamp === stamp && kept.readAt - now.changedMs > RACY_MS) {
+    kept.raw = undefined;
+    return kept;
+  }
   const readAt = Date.now();
   let buf: Buffer;
   try {
@@ -106,9 +111,19 @@ function readStaged(indexFile: string): StagedRead | undefined {
   } catch {
     return undefined;
   }
+  const racy = readAt - now.changedMs <= RACY_MS;
+  // Read again within the racy time (the judgement ahead asks right after git's write, and once
+  // more when it is done): the same bytes are the same read.
+  if (kept?.raw?.equals(buf)) {
+    kept.stamp = stamp;
+    kept.readAt = readAt;
+    kept.raw = racy ? buf : undefined;
+    return kept;
+  }
   const read = parse(buf, stamp, readAt);
   reads.delete(indexFile);
   if (read) {
+    if (racy) read.raw = buf;
     reads.set(indexFile, read);
     if (reads.size > READS_KEPT) reads.delete(reads.keys().next().value!);
   }

@@ -155,10 +155,15 @@ export class StagedVerdicts {
     return true;
   }
 
+  /** HEAD's commit and its tree, as last read (a commit's tree never changes). */
+  private headTree: { commit: string; tree: string | undefined } | undefined;
+
   /** Whether the index stages exactly the tree of HEAD's commit (read without git where the commit is loose). */
   private stagesHead(indexFile: string): boolean {
     const head = headCommitOf(this.where.gitDir, this.where.commonDir);
-    const tree = head ? readCommitObject(this.where, head)?.tree : undefined;
+    if (!head) return false;
+    if (this.headTree?.commit !== head) this.headTree = { commit: head, tree: readCommitObject(this.where, head)?.tree };
+    const { tree } = this.headTree;
     return tree !== undefined && tree === stagedTreeOf(indexFile);
   }
 
