@@ -119,7 +119,7 @@ async function startTimes(repo: string, env: NodeJS.ProcessEnv): Promise<Goal[]>
   const launch = mcpLaunch({ repo, env });
   const variants: Array<{ label: string; command: string; args: string[]; env: NodeJS.ProcessEnv }> = [
     { label: 'the committed stub `sh .hermes/mcp` (as agents start it)', command: 'sh', args: [join(repo, '.hermes', 'mcp')], env: withCa },
-    { label: 'the bundle, `node dist/mcp/main.js`', command: launch.command, args: launch.args, env: withCa },
+    { label: 'the bundle, `node dist/mcp/main.cjs`', command: launch.command, args: launch.args, env: withCa },
     { label: 'the bundle, NODE_EXTRA_CA_CERTS unset', command: launch.command, args: launch.args, env: withoutCa },
     { label: '`hermesd mcp` through the CLI', command: process.execPath, args: [CLI_ENTRY, 'mcp', '--repo', repo], env: withCa },
     { label: 'floor: node answering from a literal', command: process.execPath, args: ['-e', FLOOR_SERVER], env: withCa },

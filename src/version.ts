@@ -31,8 +31,8 @@ export const CLI_ENTRY = join(PACKAGE_ROOT, 'dist', 'cli', 'main.js');
 export const RANGE_ENTRY = join(PACKAGE_ROOT, 'dist', 'range', 'range.js');
 /** The daemon's entry: the bundle scripts/bundle-daemon.mjs builds from dist/src/server/main.js. */
 export const DAEMON_ENTRY = join(PACKAGE_ROOT, 'dist', 'daemon', 'main.js');
-/** `hermesd mcp` as agents start it: the bundle of dist/src/mcp/main.js (no CLI in front). */
-export const MCP_ENTRY = join(PACKAGE_ROOT, 'dist', 'mcp', 'main.js');
+/** `hermesd mcp` as agents start it: the bundle of dist/src/mcp/main.js, CommonJS (no CLI in front). */
+export const MCP_ENTRY = join(PACKAGE_ROOT, 'dist', 'mcp', 'main.cjs');
 /**
  * glibc's allocator, for the daemon alone: blocks of 32 KiB and up come from mmap and go
  * back to the system when freed, so what parsing and compiling used at start does not stay

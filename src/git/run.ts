@@ -6,8 +6,17 @@
  * guard's queries), asynchronous (the daemon, which must keep answering) and streamed (a
  * huge staged patch, read line by line instead of whole).
  */
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import type * as ChildProcesses from 'node:child_process';
+import type { SpawnSyncReturns } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { gitEnv, type Quarantine } from './env.js';
+
+/**
+ * node:child_process, loaded at the first git process: a process that may need none (the MCP
+ * server answers its client's first questions from files) does not load it to start.
+ */
+let childProcesses: typeof ChildProcesses | undefined;
+const processes = (): typeof ChildProcesses => (childProcesses ??= createRequire(import.meta.url)('node:child_process') as typeof ChildProcesses);
 
 export type GitCall = {
   cwd: string;
@@ -79,7 +88,7 @@ function argvOf(args: string[], call: GitCall): string[] {
 }
 
 function runSync(args: string[], call: GitCall, encoding: 'utf8' | 'buffer'): SpawnSyncReturns<string | Buffer> {
-  return spawnSync(call.bin ?? 'git', argvOf(args, call), {
+  return processes().spawnSync(call.bin ?? 'git', argvOf(args, call), {
     cwd: call.cwd,
     env: envOf(call),
     input: typeof call.input === 'string' ? Buffer.from(call.input, 'utf8') : call.input,
@@ -124,7 +133,7 @@ function statusOf(r: SpawnSyncReturns<unknown>): number {
  * git); the caller turns the result into its own exit code.
  */
 export function gitPassThrough(args: string[], call: { bin?: string; cwd?: string; env?: NodeJS.ProcessEnv }): Exit {
-  const r = spawnSync(call.bin ?? 'git', args, { cwd: call.cwd, env: call.env, stdio: 'inherit' });
+  const r = processes().spawnSync(call.bin ?? 'git', args, { cwd: call.cwd, env: call.env, stdio: 'inherit' });
   return { status: r.status, signal: r.signal, error: r.error };
 }
 
@@ -145,7 +154,12 @@ export type StartedGit = {
  * git already diffs). gitStream is gitStart and read at once.
  */
 export function gitStart(args: string[], call: GitCall): StartedGit {
-  const child = spawn(call.bin ?? 'git', argvOf(args, call), { cwd: call.cwd, env: envOf(call), stdio: ['pipe', 'pipe', 'pipe'], signal: call.signal });
+  const child = processes().spawn(call.bin ?? 'git', argvOf(args, call), {
+    cwd: call.cwd,
+    env: envOf(call),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    signal: call.signal,
+  });
   const max = call.maxBuffer ?? GIT_MAX_BUFFER_BYTES;
   let size = 0;
   let stderr = '';

@@ -99,6 +99,13 @@ function plainInitialize(m: Message): m is Message & { id: string | number; para
 const SET_ASIDE_CA_CERTS = 'HERMESD_NODE_EXTRA_CA_CERTS';
 
 /**
+ * How long after answering initialize the front waits before it connects to a running daemon:
+ * clients send initialized, tools/list and resources/list at once after the answer, and those
+ * are answered without the daemon.
+ */
+const WARM_AFTER_MS = 25;
+
+/**
  * The repository as the launcher found it (the work tree, its git dir and common dir, from the
  * committed stub's place): no git process. Undefined, and git asked instead, when any of them is
  * not a directory.
@@ -231,18 +238,22 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
       initialize = m;
       clientName = m.params.clientInfo.name;
       reply(answerOf(answers, m.params.protocolVersion));
-      // Said now rather than at the first call: a server outside any work tree ends here. A daemon
-      // that runs is connected to meanwhile (none is started), for the resources/list that follows.
+      // Said now rather than at the first call: a server outside any work tree ends here.
       setImmediate(() => {
         try {
           served();
         } catch {
           return; // said and ended
         }
-        void daemonLine().then(
-          (l) => l.link.warm(),
-          () => undefined,
-        );
+        // A daemon that runs is connected to (none is started) once the client's first questions
+        // are answered: loading the line to it would hold up the lists that follow initialize,
+        // and a resources/list opens it anyway, after its answer.
+        setTimeout(() => {
+          void daemonLine().then(
+            (l) => l.link.warm(),
+            () => undefined,
+          );
+        }, WARM_AFTER_MS);
       });
       return;
     }

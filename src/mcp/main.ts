@@ -1,9 +1,9 @@
 /**
- * The entry of `hermesd mcp` as agents start it: bundled into dist/mcp/main.js
+ * The entry of `hermesd mcp` as agents start it: bundled into dist/mcp/main.cjs
  * (scripts/bundle-daemon.mjs) and run without the CLI (commander and its commands) in front.
  * `hermesd mcp` in the CLI runs the same front.
  *
- *   node dist/mcp/main.js [--repo <path> [--git-dir <path> --common-dir <path>]]
+ *   node dist/mcp/main.cjs [--repo <path> [--git-dir <path> --common-dir <path>]]
  *
  * The launcher (src/hook-client/runners/mcp.sh) passes the git dir and common dir the committed stub
  * found with builtins, so that the server asks git nothing before its first answers.
@@ -25,4 +25,4 @@ function option(flag: string): string | undefined {
 const repo = option('--repo');
 const gitDir = option('--git-dir');
 const commonDir = option('--common-dir');
-await runMcpFront({ ...(repo ? { repo } : {}), ...(repo && gitDir && commonDir ? { gitDirs: { gitDir, commonDir } } : {}) });
+void runMcpFront({ ...(repo ? { repo } : {}), ...(repo && gitDir && commonDir ? { gitDirs: { gitDir, commonDir } } : {}) });

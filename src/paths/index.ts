@@ -3,8 +3,9 @@
  * the runtime folders in the git dir (`<git-dir>/hermesd/`, and `<common-dir>/hermesd/` that
  * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
@@ -113,8 +114,7 @@ export function findGitRepository(cwd: string = process.cwd()): GitRepository {
 export function repoPaths(repo: { root: string; gitDir: string; commonDir: string }, env: NodeJS.ProcessEnv = process.env): RepoPaths {
   const runtimeDir = runtimeDirOf(repo.gitDir);
   const dir = socketDir(env);
-  const hash = createHash('sha256').update(repo.root).digest('hex').slice(0, 16);
-  const socket = join(dir, `${hash}.sock`);
+  let socket: string | undefined;
   return {
     ...repo,
     runtimeDir,
@@ -122,9 +122,17 @@ export function repoPaths(repo: { root: string; gitDir: string; commonDir: strin
     logFile: join(runtimeDir, 'daemon.log'),
     lockFile: join(runtimeDir, 'daemon.lock'),
     socketDir: dir,
-    socket,
+    // Named by a hash of the work tree, computed when first asked for (the MCP server's first answers need no socket).
+    get socket() {
+      return (socket ??= join(dir, `${sha256Hex(repo.root).slice(0, 16)}.sock`));
+    },
   };
 }
+
+/** node:crypto, loaded at the first hash: a process that may need none does not load it to start. */
+let crypto: typeof Crypto | undefined;
+const sha256Hex = (text: string): string =>
+  (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof Crypto).createHash('sha256').update(text).digest('hex');
 
 /** Throws a ConfigError naming the override when the socket path would not fit in sun_path. */
 export function checkSocketPath(socket: string): void {
@@ -224,7 +232,7 @@ export function projectId(commonDir: string): string {
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^[-.]+|-+$/g, '')
       .slice(0, 40) || 'repo';
-  return `${slug}-${createHash('sha256').update(commonDir).digest('hex').slice(0, 12)}`;
+  return `${slug}-${sha256Hex(commonDir).slice(0, 12)}`;
 }
 
 /** `$HERMES_HOME/projects/<id>`: what hermesd keeps about one repository outside it (its MEMORY.md), never committed with it. */

@@ -144,7 +144,7 @@ describe('the MCP servers init --agents registered', () => {
     const gone = join(repo, 'no-such-git-dir');
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(REPO_ROOT, 'dist', 'mcp', 'main.js'), '--repo', repo, '--git-dir', gone, '--common-dir', gone],
+      args: [join(REPO_ROOT, 'dist', 'mcp', 'main.cjs'), '--repo', repo, '--git-dir', gone, '--common-dir', gone],
       cwd: repo,
       env: Object.fromEntries(Object.entries(agentEnv()).filter((kv): kv is [string, string] => kv[1] !== undefined)),
       stderr: 'pipe',
@@ -155,6 +155,23 @@ describe('the MCP servers init --agents registered', () => {
       const ctx = await client.callTool({ name: 'context', arguments: {} });
       expect(ctx.isError ?? false).toBe(false);
       expect(JSON.stringify(ctx.content)).toContain('AGENTS.md');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a launcher written before the server was CommonJS (it starts dist/mcp/main.js) still serves', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'dist', 'mcp', 'main.js'), '--repo', repo],
+      cwd: repo,
+      env: Object.fromEntries(Object.entries(agentEnv()).filter((kv): kv is [string, string] => kv[1] !== undefined)),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'old-launcher', version: '1' });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((x) => x.name)).toContain('memory');
     } finally {
       await client.close();
     }

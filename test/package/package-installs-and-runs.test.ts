@@ -152,6 +152,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
       'dist/src/cli/main.js',
       'dist/daemon/main.js',
       'dist/mcp/main.js',
+      'dist/mcp/main.cjs',
       'dist/mcp/answers.json',
       'dist/range/range.js',
       'dist/src/guard/git-shim.js',

@@ -8,7 +8,7 @@ export function register(program: Command): void {
     .option('--repo <path>', 'the repository to serve (default: the current directory)')
     .action(
       action(async (opts: { repo?: string }) => {
-        // Agents start the bundle (dist/mcp/main.js) instead; this runs the same server.
+        // Agents start the bundle (dist/mcp/main.cjs) instead; this runs the same server.
         const { runMcpFront } = await import('../../mcp/front.js');
         await runMcpFront({ repo: opts.repo });
       }),
