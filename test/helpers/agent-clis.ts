@@ -371,7 +371,7 @@ export function testProcesses(hermesHome: string, clientCommand?: string): TestP
     }
     const kind: TestProcess['kind'] = /dist\/daemon\/main\.js/.test(cmd)
       ? 'daemon'
-      : /\.hermes\/mcp|dist\/mcp\/main\.js|main\.js mcp\b|\bhermesd mcp\b/.test(cmd)
+      : /\.hermes\/mcp|dist\/mcp\/main\.c?js|main\.js mcp\b|\bhermesd mcp\b/.test(cmd)
         ? 'mcp'
         : /agent-hook|\/hermesd\/client /.test(cmd)
           ? 'hook'
