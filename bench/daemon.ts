@@ -197,15 +197,18 @@ export const bench: Bench = {
       const withoutCa = { ...env };
       delete withoutCa.NODE_EXTRA_CA_CERTS;
       // `hermesd status` and `node -e 0` in turns, with and without NODE_EXTRA_CA_CERTS.
-      const [cliStatus, nodeBare, cliStatusNoCa, nodeBareNoCa] = [[], [], [], []] as number[][];
+      const cliStatus: number[] = [];
+      const nodeBare: number[] = [];
+      const cliStatusNoCa: number[] = [];
+      const nodeBareNoCa: number[] = [];
       for (let i = 0; i < 2 * RUNS; i++) {
-        cliStatus!.push(...processTimes([CLI_ENTRY, 'status', '--json'], withCa, repo, 1));
-        nodeBare!.push(...processTimes(['-e', '0'], withCa, repo, 1));
-        cliStatusNoCa!.push(...processTimes([CLI_ENTRY, 'status', '--json'], withoutCa, repo, 1));
-        nodeBareNoCa!.push(...processTimes(['-e', '0'], withoutCa, repo, 1));
+        cliStatus.push(...processTimes([CLI_ENTRY, 'status', '--json'], withCa, repo, 1));
+        nodeBare.push(...processTimes(['-e', '0'], withCa, repo, 1));
+        cliStatusNoCa.push(...processTimes([CLI_ENTRY, 'status', '--json'], withoutCa, repo, 1));
+        nodeBareNoCa.push(...processTimes(['-e', '0'], withoutCa, repo, 1));
       }
-      const statusOver = median(cliStatus!) - median(nodeBare!);
-      const statusOverNoCa = median(cliStatusNoCa!) - median(nodeBareNoCa!);
+      const statusOver = median(cliStatus) - median(nodeBare);
+      const statusOverNoCa = median(cliStatusNoCa) - median(nodeBareNoCa);
       await stopDaemon(paths);
 
       // Cold start to the first verdict, with NODE_EXTRA_CA_CERTS as this machine has it and without.
@@ -311,7 +314,7 @@ export const bench: Bench = {
         },
         {
           measure: '`hermesd status` as a process, over `node -e 0` in turns (NODE_EXTRA_CA_CERTS set / unset)',
-          result: `+${statusOver.toFixed(1)} / +${statusOverNoCa.toFixed(1)} ms (${ms(median(cliStatus!), 1)} vs ${ms(median(nodeBare!), 1)}; ${ms(median(cliStatusNoCa!), 1)} vs ${ms(median(nodeBareNoCa!), 1)})`,
+          result: `+${statusOver.toFixed(1)} / +${statusOverNoCa.toFixed(1)} ms (${ms(median(cliStatus), 1)} vs ${ms(median(nodeBare), 1)}; ${ms(median(cliStatusNoCa), 1)} vs ${ms(median(nodeBareNoCa), 1)})`,
           goal: `≤ +${STATUS_PROCESS_GOAL_MS} ms`,
           met: statusOver <= STATUS_PROCESS_GOAL_MS && statusOverNoCa <= STATUS_PROCESS_GOAL_MS,
         },

@@ -3,13 +3,12 @@
  * the runtime folders in the git dir (`<git-dir>/hermesd/`, and `<common-dir>/hermesd/` that
  * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
-import type * as Crypto from 'node:crypto';
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
 import { gitSync, gitTry } from '../git/run.js';
+import { sha256 } from '../text/hash.js';
 import { dirProblem, makeWritableDir, prepareSocketDir } from '../storage/private-dir.js';
 
 /** Linux sun_path is 108 bytes including the terminating NUL; macOS allows 104. */
@@ -124,15 +123,10 @@ export function repoPaths(repo: { root: string; gitDir: string; commonDir: strin
     socketDir: dir,
     // Named by a hash of the work tree, computed when first asked for (the MCP server's first answers need no socket).
     get socket() {
-      return (socket ??= join(dir, `${sha256Hex(repo.root).slice(0, 16)}.sock`));
+      return (socket ??= join(dir, `${sha256(repo.root).slice(0, 16)}.sock`));
     },
   };
 }
-
-/** node:crypto, loaded at the first hash: a process that may need none does not load it to start. */
-let crypto: typeof Crypto | undefined;
-const sha256Hex = (text: string): string =>
-  (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof Crypto).createHash('sha256').update(text).digest('hex');
 
 /** Throws a ConfigError naming the override when the socket path would not fit in sun_path. */
 export function checkSocketPath(socket: string): void {
@@ -232,7 +226,7 @@ export function projectId(commonDir: string): string {
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^[-.]+|-+$/g, '')
       .slice(0, 40) || 'repo';
-  return `${slug}-${sha256Hex(commonDir).slice(0, 12)}`;
+  return `${slug}-${sha256(commonDir).slice(0, 12)}`;
 }
 
 /** `$HERMES_HOME/projects/<id>`: what hermesd keeps about one repository outside it (its MEMORY.md), never committed with it. */

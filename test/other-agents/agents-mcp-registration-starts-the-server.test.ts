@@ -102,6 +102,20 @@ describe('the MCP servers init --agents registered', () => {
   /** The agent's environment: the test's, with a HOME of its own, where a server that lost HERMES_HOME would write. */
   const agentEnv = (): NodeJS.ProcessEnv => ({ ...t.env, HOME: join(dirname(repo), 'agent-home') });
 
+  /** The official SDK client connected to the bundle's `file` in dist/mcp/ started with `args`, as an agent would (its environment). */
+  const bundleClient = async (name: string, file: string, args: string[]): Promise<Client> => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'dist', 'mcp', file), ...args],
+      cwd: repo,
+      env: Object.fromEntries(Object.entries(agentEnv()).filter((kv): kv is [string, string] => kv[1] !== undefined)),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name, version: '1' });
+    await client.connect(transport);
+    return client;
+  };
+
   beforeAll(async () => {
     t = makeEnv();
     repo = t.repo({ '.hermes/config.yaml': 'rules: []\n', 'AGENTS.md': '# Rules\nUse pnpm.\n' });
@@ -142,15 +156,7 @@ describe('the MCP servers init --agents registered', () => {
 
   it('given git dirs that are not there (a stub of another layout), the server asks git and serves all the same', async () => {
     const gone = join(repo, 'no-such-git-dir');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(REPO_ROOT, 'dist', 'mcp', 'main.cjs'), '--repo', repo, '--git-dir', gone, '--common-dir', gone],
-      cwd: repo,
-      env: Object.fromEntries(Object.entries(agentEnv()).filter((kv): kv is [string, string] => kv[1] !== undefined)),
-      stderr: 'pipe',
-    });
-    const client = new Client({ name: 'wrong-git-dirs', version: '1' });
-    await client.connect(transport);
+    const client = await bundleClient('wrong-git-dirs', 'main.cjs', ['--repo', repo, '--git-dir', gone, '--common-dir', gone]);
     try {
       const ctx = await client.callTool({ name: 'context', arguments: {} });
       expect(ctx.isError ?? false).toBe(false);
@@ -161,15 +167,7 @@ describe('the MCP servers init --agents registered', () => {
   });
 
   it('a launcher written before the server was CommonJS (it starts dist/mcp/main.js) still serves', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(REPO_ROOT, 'dist', 'mcp', 'main.js'), '--repo', repo],
-      cwd: repo,
-      env: Object.fromEntries(Object.entries(agentEnv()).filter((kv): kv is [string, string] => kv[1] !== undefined)),
-      stderr: 'pipe',
-    });
-    const client = new Client({ name: 'old-launcher', version: '1' });
-    await client.connect(transport);
+    const client = await bundleClient('old-launcher', 'main.js', ['--repo', repo]);
     try {
       expect((await client.listTools()).tools.map((x) => x.name)).toContain('memory');
     } finally {
