@@ -3,14 +3,16 @@
  * tree of the staged snapshot (computed from its entries). The index format:
  * Documentation/gitformat-index.txt.
  *
- * Cost grows with the change, not with the repository: one pass over the file copies what
- * each entry stages (mode, object id, stage and intent-to-add flags, path) into one buffer,
- * hashed once; a read is kept per file while the file's stamp stays the same (a racy stamp:
- * while its bytes do, see `RACY_MS`); and the tree is built only for the folders whose entries differ from
- * the last tree built — the others keep the id they had.
+ * Cost grows with the change, not with the repository: a read is kept per file while the
+ * file's stamp stays the same (a racy stamp: while its bytes do, see `RACY_MS`); a file that
+ * changed is compared with the bytes read before, and only the entries whose bytes differ are
+ * read again (what each stages — mode, object id, stage and intent-to-add flags, path — goes into
+ * one buffer of records; the others' records are copied over); the tree is built only for the
+ * folders whose records differ from the last tree built, and the digest is that tree's id. The
+ * file's buffers are used again from read to read.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stampOf } from '../storage/file-stamp.js';
 
 /** What an index stages, as `git diff --cached` reads it: a digest of every entry's mode, object, stage and path. */
@@ -30,7 +32,7 @@ export type StagedEntries = {
  */
 export function stagedEntriesOf(indexFile: string): StagedEntries | undefined {
   const read = readStaged(indexFile);
-  return read && !read.split ? { digest: read.digest, attributes: read.attributes } : undefined;
+  return read && !read.split ? { digest: digestOf(read), attributes: read.attributes } : undefined;
 }
 
 /**
@@ -64,22 +66,32 @@ export function cacheTreeOf(indexFile: string): string | undefined {
  * One read of an index file. `records` holds, per entry in the index's order, exactly the
  * bytes the digest is over: mode (4), object id, a word of the flags that change what is staged
  * (stage, intent-to-add), the path and a NUL; `at[i]` is where entry i's record starts
- * (`at[count]`: the end).
+ * (`at[count]`: the end). `raw` is the file's bytes and `entryAt[i]` where entry i starts in
+ * them (`entryAt[count]`: where the extensions start): the next read of the file is compared
+ * with them, and only the entries whose bytes differ are read again.
  */
 type StagedRead = {
   stamp: string;
   /** When the read was made (ms, the clock of the file's times). */
   readAt: number;
-  /** The file's bytes, kept while the read is racy: a read again is compared with them, not parsed again. */
-  raw?: Buffer;
+  raw: Buffer;
+  version: number;
   hashLen: number;
   records: Buffer;
   at: Uint32Array;
-  digest: string;
+  entryAt: Uint32Array;
+  /** A number of its own; `after`: the read this one was walked against (its entries copied where the bytes were the same). */
+  serial: number;
+  after?: number;
+  /** Entries (by index) read again because their bytes differ from the read `after`, and stage something else than the entry they replace. */
+  changed?: number[];
+  /** Entries (by index) that are `.gitattributes` files, staged with a conflict, or intent-to-add: a few, whatever the index's size. */
+  marked: { attributes: number[]; conflicts: number[]; intents: number[] };
   attributes: string[];
   cacheTree: string | undefined;
   split: boolean;
   conflict: boolean;
+  digest?: string;
   tree?: string;
 };
 
@@ -100,47 +112,104 @@ function readStaged(indexFile: string): StagedRead | undefined {
   if (!now) return undefined;
   const { stamp } = now;
   const kept = reads.get(indexFile);
-  if (kept && kept.stamp === stamp && kept.readAt - now.changedMs > RACY_MS) {
-    kept.raw = undefined;
-    return kept;
-  }
+  if (kept && kept.stamp === stamp && kept.readAt - now.changedMs > RACY_MS) return kept;
   const readAt = Date.now();
-  let buf: Buffer;
-  try {
-    buf = readFileSync(indexFile);
-  } catch {
-    return undefined;
-  }
-  const racy = readAt - now.changedMs <= RACY_MS;
-  // Read again within the racy time (the judgement ahead asks right after git's write, and once
-  // more when it is done): the same bytes are the same read.
-  if (kept?.raw?.equals(buf)) {
+  const buf = readBytes(indexFile);
+  if (!buf) return undefined;
+  // The same bytes are the same read (the judgement ahead asks right after git's write, and once more when it is done).
+  if (kept?.raw.equals(buf)) {
+    give(buf);
     kept.stamp = stamp;
     kept.readAt = readAt;
-    kept.raw = racy ? buf : undefined;
     return kept;
   }
-  const read = parse(buf, stamp, readAt);
+  const read = parse(buf, stamp, readAt, kept);
   reads.delete(indexFile);
+  if (kept) forgetRead(kept);
   if (read) {
-    if (racy) read.raw = buf;
     reads.set(indexFile, read);
-    if (reads.size > READS_KEPT) reads.delete(reads.keys().next().value!);
-  }
+    if (reads.size > READS_KEPT) {
+      const [oldest] = reads;
+      reads.delete(oldest![0]);
+      forgetRead(oldest![1]);
+    }
+  } else give(buf);
   return read;
 }
 
-function parse(buf: Buffer, stamp: string, readAt: number): StagedRead | undefined {
+// ---- buffers used again ----
+// An index of 100,000 files is 8 MB, its records 5 MB: a fresh buffer per read is work for the
+// garbage collector on every index write. A read's buffers go back here once nothing holds them.
+
+const spares: Buffer[] = [];
+const SPARES_KEPT = 8;
+
+/** A buffer of at least `size` bytes (its first `size` as a view), from the spares when one is large enough. */
+function take(size: number): Buffer {
+  let best = -1;
+  for (let i = 0; i < spares.length; i++) if (spares[i]!.length >= size && (best < 0 || spares[i]!.length < spares[best]!.length)) best = i;
+  if (best >= 0) return spares.splice(best, 1)[0]!;
+  return Buffer.allocUnsafeSlow(Math.max(4096, Math.ceil(size * 1.25)));
+}
+
+/** `size` words (zero or not), in a spare buffer. */
+function words(size: number): Uint32Array {
+  return new Uint32Array(take(size * 4).buffer, 0, size);
+}
+
+/** Gives back a buffer from `take` (a view of one: its whole backing store) unless a kept read or the last tree still holds it. */
+function give(buf: Buffer | Uint32Array): void {
+  const whole = Buffer.from(buf.buffer, 0, buf.buffer.byteLength);
+  if (whole.length < 4096 || lastTree?.records.buffer === buf.buffer) return;
+  for (const r of reads.values()) for (const held of [r.raw, r.records, r.at, r.entryAt]) if (held.buffer === buf.buffer) return;
+  if (spares.some((s) => s.buffer === buf.buffer)) return;
+  spares.push(whole);
+  if (spares.length > SPARES_KEPT) spares.sort((a, b) => b.length - a.length).pop();
+}
+
+function forgetRead(read: StagedRead): void {
+  for (const held of [read.raw, read.records, read.at, read.entryAt]) give(held);
+}
+
+/** The file's bytes, read into a spare buffer. */
+function readBytes(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const buf = take(size);
+    let n = 0;
+    while (n < size) {
+      const got = readSync(fd, buf, n, size - n, n);
+      if (got === 0) break;
+      n += got;
+    }
+    return buf.subarray(0, n);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+let serials = 0;
+
+function parse(buf: Buffer, stamp: string, readAt: number, before: StagedRead | undefined): StagedRead | undefined {
   if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
   const version = buf.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;
-  for (const hashLen of [20, 32]) {
-    const read = walk(buf, version, hashLen);
+  // Only entries of the same layout can be taken over from the read before (in v4 an entry's path depends on the one before it).
+  const from = before && before.version === version && version !== 4 ? before : undefined;
+  for (const hashLen of from ? [from.hashLen] : [20, 32]) {
+    const read = walk(buf, version, hashLen, from);
     if (read === null) continue;
-    const hash = createHash('sha256').update(read.records.subarray(0, read.at[read.at.length - 1]));
-    return { ...read, stamp, readAt, hashLen, digest: `${version}:${hashLen}:${read.at.length - 1}:${hash.digest('hex')}` };
+    return { ...read, raw: buf, stamp, readAt, version, hashLen, serial: ++serials, after: from?.serial };
   }
-  return undefined;
+  return from ? parse(buf, stamp, readAt, undefined) : undefined;
 }
 
 /** Entry flags that change what is staged: the stage (a conflict) and, in the extended flags, intent-to-add. */
@@ -150,37 +219,110 @@ const ATTRIBUTES_FILE = '.gitattributes';
 const ATTRIBUTES_LEN = ATTRIBUTES_FILE.length;
 const SLASH = 0x2f;
 
-type Walked = Pick<StagedRead, 'records' | 'at' | 'attributes' | 'cacheTree' | 'split' | 'conflict'>;
+type Walked = Pick<StagedRead, 'records' | 'at' | 'entryAt' | 'marked' | 'changed' | 'attributes' | 'cacheTree' | 'split' | 'conflict'>;
+
+/** How many bytes from `a[aAt]` and `b[bAt]` on are the same (at most up to `aEnd` and `bEnd`): memory compares, halving the span that differs. */
+function sameBytes(a: Buffer, aAt: number, aEnd: number, b: Buffer, bAt: number, bEnd: number): number {
+  const most = Math.min(aEnd - aAt, bEnd - bAt);
+  let lo = 0;
+  let span = Math.min(most, 4096);
+  // whole chunks first, growing, then the differing chunk halved
+  while (lo < most) {
+    span = Math.min(span, most - lo);
+    if (a.compare(b, bAt + lo, bAt + lo + span, aAt + lo, aAt + lo + span) !== 0) break;
+    lo += span;
+    span *= 2;
+  }
+  if (lo >= most) return most;
+  let hi = lo + span; // the first difference is in [lo, hi)
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (a.compare(b, bAt + lo, bAt + mid, aAt + lo, aAt + mid) === 0) lo = mid;
+    else hi = mid;
+  }
+  return a[aAt + lo] === b[bAt + lo] ? lo + 1 : lo;
+}
 
 /**
  * Walks the entries, copying each one's record, then the extensions: the root tree of the
  * TREE extension (undefined: none valid), whether the index is split (a `link` extension: the
- * entries are only part of the snapshot). Null when the walk does not fit this hash length.
+ * entries are only part of the snapshot). With the read before (`before`, same version and
+ * hash length), a run of entries whose bytes are the same as a run there is not read again:
+ * its records are copied — so a write that changed a few entries costs a compare of the file
+ * and the reading of those entries. Null when the walk does not fit this hash length.
  */
-function walk(buf: Buffer, version: number, hashLen: number): Walked | null {
+function walk(buf: Buffer, version: number, hashLen: number, before: StagedRead | undefined): Walked | null {
   const count = buf.readUInt32BE(8);
   const end = buf.length - hashLen;
+  if (count > end / 62) return null;
   // A record is never longer than its entry (62 bytes and more, and the path) but in v4, whose paths are compressed.
-  let records = Buffer.allocUnsafe(buf.length);
-  const at = new Uint32Array(count + 1);
-  const attributes: string[] = [];
-  let conflict = false;
+  let records = take(buf.length);
+  const at = words(count + 1);
+  const entryAt = words(count + 1);
+  const marked: StagedRead['marked'] = { attributes: [], conflicts: [], intents: [] };
   let out = 0;
   let pos = 12;
   // index v4 names an entry by what it keeps of the previous one's path
   let previous = Buffer.alloc(0);
-  for (let i = 0; i < count; i++) {
+  const grow = (need: number) => {
+    if (out + need <= records.length) return;
+    const grown = take(2 * records.length + need);
+    records.copy(grown, 0, 0, out);
+    give(records);
+    records = grown;
+  };
+  const fail = () => {
+    give(records);
+    give(at);
+    give(entryAt);
+    return null;
+  };
+  // The read before: its entry k is the next one that may come again.
+  const old = before;
+  const oldCount = old ? old.at.length - 1 : 0;
+  const changed: number[] = [];
+  let k = 0;
+  for (let i = 0; i < count; ) {
+    if (old && k < oldCount) {
+      const o = old.entryAt[k]!;
+      const same = sameBytes(buf, pos, end, old.raw, o, old.entryAt[oldCount]!);
+      // the old entries wholly inside the same bytes: k .. m-1 (and no more than the header counts)
+      let lo = k;
+      let hi = Math.min(oldCount, k + (count - i));
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (old.entryAt[mid]! <= o + same) lo = mid;
+        else hi = mid - 1;
+      }
+      const m = lo;
+      if (m > k) {
+        const rs = old.at[k]!;
+        const re = old.at[m]!;
+        grow(re - rs);
+        old.records.copy(records, out, rs, re);
+        for (let j = k; j < m; j++) {
+          at[i + j - k] = out + old.at[j]! - rs;
+          entryAt[i + j - k] = pos + old.entryAt[j]! - o;
+        }
+        for (const list of ['attributes', 'conflicts', 'intents'] as const) for (const j of old.marked[list]) if (j >= k && j < m) marked[list].push(i + j - k);
+        out += re - rs;
+        pos += old.entryAt[m]! - o;
+        i += m - k;
+        k = m;
+        continue;
+      }
+    }
     const flagsAt = pos + 40 + hashLen;
-    if (flagsAt + 2 > end) return null;
+    if (flagsAt + 2 > end) return fail();
     const flags = buf.readUInt16BE(flagsAt);
     let nameAt = flagsAt + 2;
     let extended = 0;
     if (version >= 3 && flags & 0x4000) {
-      if (nameAt + 2 > end) return null;
+      if (nameAt + 2 > end) return fail();
       extended = buf.readUInt16BE(nameAt);
       nameAt += 2;
     }
-    const entryAt = pos;
+    const entryStart = pos;
     // The path: bytes [pathAt, pathEnd) of `from` (the file, or the v4 path rebuilt).
     let from = buf;
     let pathAt: number;
@@ -194,7 +336,7 @@ function walk(buf: Buffer, version: number, hashLen: number): Walked | null {
         drop = ((drop + 1) << 7) | (buf[p]! & 0x7f);
       }
       const nul = buf.indexOf(0, p + 1);
-      if (nul < 0 || nul >= end || drop > previous.length) return null;
+      if (nul < 0 || nul >= end || drop > previous.length) return fail();
       from = previous = Buffer.concat([previous.subarray(0, previous.length - drop), buf.subarray(p + 1, nul)]);
       pathAt = 0;
       pathEnd = previous.length;
@@ -202,23 +344,20 @@ function walk(buf: Buffer, version: number, hashLen: number): Walked | null {
     } else {
       const nameLen = flags & 0xfff;
       const nul = nameLen < 0xfff ? nameAt + nameLen : buf.indexOf(0, nameAt);
-      if (nul < 0 || nul >= end || buf[nul] !== 0) return null;
+      if (nul < 0 || nul >= end || buf[nul] !== 0) return fail();
       pathAt = nameAt;
       pathEnd = nul;
       // entries are NUL-padded to a multiple of 8 bytes
       pos += (nul - pos + 8) & ~7;
     }
     const pathLen = pathEnd - pathAt;
-    if (out + 9 + hashLen + pathLen > records.length) {
-      const grown = Buffer.allocUnsafe(2 * records.length + 9 + hashLen + pathLen);
-      records.copy(grown, 0, 0, out);
-      records = grown;
-    }
+    grow(9 + hashLen + pathLen);
     at[i] = out;
+    entryAt[i] = entryStart;
     // mode (4 bytes at 24), the object id, the flags that matter, the path and a NUL — byte by
     // byte: a copy call per field costs more than the field.
-    for (let b = entryAt + 24; b < entryAt + 28; b++) records[out++] = buf[b]!;
-    for (let b = entryAt + 40, e = entryAt + 40 + hashLen; b < e; b++) records[out++] = buf[b]!;
+    for (let b = entryStart + 24; b < entryStart + 28; b++) records[out++] = buf[b]!;
+    for (let b = entryStart + 40, e = entryStart + 40 + hashLen; b < e; b++) records[out++] = buf[b]!;
     const stage = flags & STAGE_MASK;
     const intent = extended & INTENT_TO_ADD;
     records[out++] = stage >> 8;
@@ -227,37 +366,76 @@ function walk(buf: Buffer, version: number, hashLen: number): Walked | null {
     records[out++] = 0;
     for (let b = pathAt; b < pathEnd; b++) records[out++] = from[b]!;
     records[out++] = 0;
-    if (stage) conflict = true;
+    if (stage) marked.conflicts.push(i);
+    if (intent) marked.intents.push(i);
     if (
       pathLen >= ATTRIBUTES_LEN &&
       from[pathEnd - 1] === 0x73 &&
       from.toString('latin1', pathEnd - ATTRIBUTES_LEN, pathEnd) === ATTRIBUTES_FILE &&
       (pathLen === ATTRIBUTES_LEN || from[pathEnd - ATTRIBUTES_LEN - 1] === SLASH)
     ) {
-      attributes.push(from.toString('utf8', pathAt, pathEnd));
+      marked.attributes.push(i);
     }
+    // The read before goes on after the entries that sort up to this one (git's order: path, then stage).
+    // An entry whose record is the one it replaces (its stat data changed, not what it stages) changes nothing.
+    if (old) {
+      const recPath = at[i]! + 8 + hashLen;
+      let same = false;
+      while (k < oldCount) {
+        const ops = old.at[k]! + 8 + hashLen;
+        const ope = old.at[k + 1]! - 1;
+        const c = old.records.compare(records, recPath, out - 1, ops, ope);
+        if (c > 0 || (c === 0 && old.records[old.at[k]! + 4 + hashLen]! > stage >> 8)) break;
+        if (c === 0) same = old.records.compare(records, at[i]!, out, old.at[k]!, old.at[k + 1]!) === 0;
+        k++;
+      }
+      if (!same) changed.push(i);
+    }
+    i++;
   }
   at[count] = out;
+  entryAt[count] = pos;
   let cacheTree: string | undefined;
   let split = false;
   while (pos + 8 <= end) {
     const sig = buf.toString('latin1', pos, pos + 4);
     const size = buf.readUInt32BE(pos + 4);
     const data = pos + 8;
-    if (data + size > end) return null;
+    if (data + size > end) return fail();
     if (sig === 'link') split = true; // split index: ask git
     if (sig === 'TREE' && size > 0 && buf[data] === 0) {
       // root entry: "" NUL "<entries> <subtrees>\n" <hash> (entries -1: invalid, no hash)
       const nl = buf.indexOf(10, data + 1);
-      if (nl < 0 || nl >= data + size) return null;
+      if (nl < 0 || nl >= data + size) return fail();
       const entries = Number(buf.toString('latin1', data + 1, nl).split(' ')[0]);
       if (Number.isInteger(entries) && entries >= 0 && nl + 1 + hashLen <= data + size) cacheTree = buf.toString('hex', nl + 1, nl + 1 + hashLen);
     }
     pos = data + size;
   }
   // Only a walk that ends exactly at the checksum read the format right.
-  if (pos !== end) return null;
-  return { records, at, attributes, cacheTree, split, conflict };
+  if (pos !== end) return fail();
+  const attributes = marked.attributes.map((i) => records.toString('utf8', at[i]! + 8 + hashLen, at[i + 1]! - 1));
+  return { records, at, entryAt, marked, changed: old ? changed : undefined, attributes, cacheTree, split, conflict: marked.conflicts.length > 0 };
+}
+
+/**
+ * The digest of what the index stages. Without a conflict it is the staged tree (built for
+ * the folders that changed) and the intent-to-add entries' records, which the tree leaves out:
+ * the same entries, the same digest, at the cost of the change. With a conflict (no tree), a
+ * hash of every record.
+ */
+function digestOf(read: StagedRead): string {
+  if (read.digest) return read.digest;
+  const count = read.at.length - 1;
+  const hash = createHash('sha256');
+  if (read.conflict) hash.update('records\0').update(read.records.subarray(0, read.at[count]));
+  else {
+    read.tree ??= treeOf(read);
+    hash.update(`tree ${read.tree}\0`);
+    for (const i of read.marked.intents) hash.update(read.records.subarray(read.at[i], read.at[i + 1]));
+  }
+  read.digest = `${read.version}:${read.hashLen}:${count}:${hash.digest('hex')}`;
+  return read.digest;
 }
 
 // ---- the tree, built for the folders that changed ----
@@ -275,7 +453,7 @@ type Folder = { name: string; from: number; to: number; oid: Buffer };
  * same now has the same tree (the records hold every entry's mode, object, flags and full
  * path), and so does every folder inside it: they are carried over at their new place.
  */
-type BuiltTree = { records: Buffer; list: Folder[]; byName: Map<string, Folder> };
+type BuiltTree = { records: Buffer; list: Folder[]; byName: Map<string, Folder>; serial: number };
 let lastTree: BuiltTree | undefined;
 
 function treeOf(read: StagedRead): string {
@@ -283,7 +461,9 @@ function treeOf(read: StagedRead): string {
   const count = read.at.length - 1;
   const oid = folderTree(read, 0, count, 0, found, lastTree);
   const list = found.sort((a, b) => a.from - b.from || b.to - a.to);
-  lastTree = { records: read.records, list, byName: new Map(list.map((f) => [f.name, f])) };
+  const before = lastTree;
+  lastTree = { records: read.records, list, byName: new Map(list.map((f) => [f.name, f])), serial: read.serial };
+  if (before && before.records !== read.records) give(before.records);
   return oid.toString('hex');
 }
 
@@ -303,6 +483,31 @@ function carryOver(last: BuiltTree, folder: Folder, delta: number, into: Folder[
   }
 }
 
+/**
+ * Whether entries [from, to), whose records are as long as the folder `before`'s of the last
+ * tree built, hold what it held. When that tree was built from the read this one was walked
+ * against, the walk said which entries stage something new: none of them here, the others were
+ * copied from that read in its order — a part of the folder as long as the whole is the whole.
+ * Otherwise the records are compared.
+ */
+function sameAsBuilt(read: StagedRead, last: BuiltTree, from: number, to: number, before: Folder): boolean {
+  const { changed } = read;
+  if (!changed || read.after !== last.serial) return last.records.compare(read.records, read.at[from], read.at[to], before.from, before.to) === 0;
+  return !anyIn(changed, from, to - 1);
+}
+
+/** Whether the sorted list holds a number in [lo, hi]. */
+function anyIn(sorted: number[], lo: number, hi: number): boolean {
+  let a = 0;
+  let b = sorted.length;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (sorted[mid]! < lo) a = mid + 1;
+    else b = mid;
+  }
+  return a < sorted.length && sorted[a]! <= hi;
+}
+
 /** Where entry i's path starts in the records. */
 const pathStart = (read: StagedRead, i: number) => read.at[i]! + 8 + read.hashLen;
 /** Where entry i's path ends (its NUL). */
@@ -319,7 +524,7 @@ function folderTree(read: StagedRead, from: number, to: number, depth: number, f
   const stop = at[to]!;
   const name = from < to ? records.toString('latin1', pathStart(read, from), pathStart(read, from) + depth) : '';
   const before = last?.byName.get(name);
-  if (before && last && before.to - before.from === stop - start && last.records.compare(records, start, stop, before.from, before.to) === 0) {
+  if (before && last && before.to - before.from === stop - start && sameAsBuilt(read, last, from, to, before)) {
     carryOver(last, before, start - before.from, found);
     return before.oid;
   }
