@@ -216,13 +216,19 @@ export function gitAsync(args: string[], call: GitCall): Promise<Buffer> {
 }
 
 /** Runs git and resolves with its status and output, never rejecting (127: git could not run, or was stopped). */
-export function gitAsyncTry(args: string[], call: GitCall): Promise<GitResult> {
+export async function gitAsyncTry(args: string[], call: GitCall): Promise<GitResult> {
+  const r = await gitAsyncTryBuffer(args, call);
+  return { ...r, stdout: r.stdout.toString('utf8') };
+}
+
+/** `gitAsyncTry` with the output as bytes. */
+export function gitAsyncTryBuffer(args: string[], call: GitCall): Promise<{ status: number; stdout: Buffer; stderr: string }> {
   const chunks: Buffer[] = [];
   return gitStream(args, (c) => chunks.push(c), call).then(
-    () => ({ status: 0, stdout: Buffer.concat(chunks).toString('utf8'), stderr: '' }),
+    () => ({ status: 0, stdout: Buffer.concat(chunks), stderr: '' }),
     (err: unknown) => ({
       status: err instanceof GitFailed ? (err.code ?? 127) : 127,
-      stdout: Buffer.concat(chunks).toString('utf8'),
+      stdout: Buffer.concat(chunks),
       stderr: err instanceof GitFailed ? err.stderr : String(err),
     }),
   );

@@ -299,7 +299,8 @@ async function secretValueRule(place: RangePlace, config: HermesConfig): Promise
   const secrets = new SecretValues({ root: place.root, config, env: {} });
   secrets.refresh([]); // the work tree's secret files alone: history only where there are some
   if (secrets.secretFiles().length === 0) return { note: 'skipped: this clone has no secret files (.env, keys) whose values to look for' };
-  const values = secrets.refresh();
+  // git's history read without blocking: the range's diffs stream in meanwhile.
+  const values = await secrets.refreshAsync();
   const files = secrets.secretFiles().length;
   if (values.length === 0) return { note: `none known: the ${files} secret file(s) here hold no values to look for` };
   return {

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { cleanGitEnv } from '../git/env.js';
 import { refTips, type GitDirs } from '../git/refs.js';
 import { parseBatch } from '../git/parse.js';
-import { gitTry, gitTryBuffer } from '../git/run.js';
+import { gitAsyncTry, gitAsyncTryBuffer, gitTry, gitTryBuffer, type GitCall } from '../git/run.js';
 import { KNOWN_SECRET_MIN_CHARS, secretValuesIn } from './redact.js';
 import { isSecretPath, type SecretPathsConfig } from './secret-paths.js';
 
@@ -115,6 +115,28 @@ export class SecretValues {
    * did), the history when refs moved, the environment. Returns the known values.
    */
   refresh(tips?: Iterable<string>): string[] {
+    const values = this.presentValues();
+    const steps = this.historySteps(tips);
+    for (let step = steps.next(); ; ) {
+      if (step.done) return this.keep(values, step.value);
+      const ask = step.value;
+      step = steps.next(ask.bytes ? gitTryBuffer(ask.args, ask.call) : gitTry(ask.args, ask.call));
+    }
+  }
+
+  /** `refresh`, with git's history read without blocking this process (`check --commits` reads the range's diffs meanwhile). */
+  async refreshAsync(tips?: Iterable<string>): Promise<string[]> {
+    const values = this.presentValues();
+    const steps = this.historySteps(tips);
+    for (let step = steps.next(); ; ) {
+      if (step.done) return this.keep(values, step.value);
+      const ask = step.value;
+      step = steps.next(await (ask.bytes ? gitAsyncTryBuffer(ask.args, ask.call) : gitAsyncTry(ask.args, ask.call)));
+    }
+  }
+
+  /** The values of the work tree's secret files (re-read where they changed), the environment's and the extra ones. */
+  private presentValues(): Set<string> {
     this.lastRefresh = Date.now();
     if (this.lastWalk.ms <= SLOW_WALK_MS || Date.now() - this.lastWalk.at > WALK_REUSE_MS) {
       const t = performance.now();
@@ -129,9 +151,13 @@ export class SecretValues {
       for (const v of this.valuesOfFile(abs)) values.add(v);
     }
     for (const k of this.fileValues.keys()) if (!live.has(k)) this.fileValues.delete(k);
-    for (const v of this.historyValues(tips)) values.add(v);
     for (const v of envSecretValues(this.opts.env ?? {})) values.add(v);
     for (const v of this.opts.extra ?? []) if (v && v.length >= KNOWN_SECRET_MIN_CHARS) values.add(v);
+    return values;
+  }
+
+  private keep(values: Set<string>, history: Set<string>): string[] {
+    for (const v of history) values.add(v);
     this.values = [...values].sort((a, b) => b.length - a.length);
     return this.values;
   }
@@ -211,15 +237,21 @@ export class SecretValues {
   }
 
   /** Values of every version of a secret file that git history holds (incremental as refs move). `known`: the ref tips, when the caller has read them. */
-  private historyValues(known?: Iterable<string>): Set<string> {
+  /**
+   * The values every version of a secret file in git's history held: the git processes to run,
+   * asked of the caller one at a time (`refresh` runs them in turn, `refreshAsync` without
+   * blocking), and the values at the end. Read again only for refs that moved.
+   */
+  private *historySteps(known?: Iterable<string>): Generator<GitAsk, Set<string>, GitAnswer> {
     const { root } = this.opts;
     const gitBin = this.opts.gitBin ?? 'git';
     const env = cleanGitEnv();
+    const call = (maxBuffer: number, input?: string): GitCall => ({ bin: gitBin, cwd: root, env, timeoutMs: HISTORY_TIMEOUT_MS, maxBuffer, input });
     let listed = known ? [...known] : this.opts.dirs ? refTips(this.opts.dirs) : undefined;
     if (!listed) {
-      const refs = gitTry(['for-each-ref', '--format=%(objectname)'], { bin: gitBin, cwd: root, env, timeoutMs: HISTORY_TIMEOUT_MS });
+      const refs = yield { args: ['for-each-ref', '--format=%(objectname)'], call: call(HISTORY_LOG_MAX_BYTES) };
       if (refs.status !== 0) return this.history?.values ?? new Set();
-      listed = refs.stdout.split('\n').filter(Boolean);
+      listed = refs.stdout.toString().split('\n').filter(Boolean);
     }
     const tips = [...new Set(listed)].sort();
     const refsKey = createHash('sha1').update(tips.join('\n')).digest('hex');
@@ -229,32 +261,19 @@ export class SecretValues {
     if (newTips.length > 0) {
       const extra = (config: SecretPathsConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
       const range = [...newTips, ...(this.history ? ['--not', ...this.history.tips] : [])];
-      const log = gitTry(
-        ['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)],
-        {
-          bin: gitBin,
-          cwd: root,
-          env,
-          timeoutMs: HISTORY_TIMEOUT_MS,
-          maxBuffer: HISTORY_LOG_MAX_BYTES,
-        },
-      );
+      const log = yield {
+        args: ['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)],
+        call: call(HISTORY_LOG_MAX_BYTES),
+      };
       const specs: string[] = [];
-      for (const block of log.stdout.split('\0')) {
+      for (const block of log.stdout.toString().split('\0')) {
         const [commit, ...paths] = block.split('\n').filter(Boolean);
         if (!commit) continue;
         for (const p of paths) if (specs.length < HISTORY_MAX_BLOBS && isSecretPath(p, this.opts.config)) specs.push(`${commit}:${p}`);
       }
       if (specs.length > 0) {
-        const cat = gitTryBuffer(['cat-file', '--batch'], {
-          bin: gitBin,
-          cwd: root,
-          env,
-          input: specs.join('\n') + '\n',
-          maxBuffer: HISTORY_BLOBS_MAX_BYTES,
-          timeoutMs: HISTORY_TIMEOUT_MS,
-        });
-        for (const blob of parseBatch(cat.stdout)) {
+        const cat = yield { args: ['cat-file', '--batch'], call: call(HISTORY_BLOBS_MAX_BYTES, specs.join('\n') + '\n'), bytes: true };
+        for (const blob of parseBatch(cat.stdout as Buffer)) {
           if (blob.length > SECRET_FILE_MAX_BYTES) continue;
           for (const v of secretFileValues(blob.toString('utf8'))) values.add(v);
         }
@@ -264,6 +283,10 @@ export class SecretValues {
     return values;
   }
 }
+
+/** A git process `historySteps` asks for, and what it gets back. */
+type GitAsk = { args: string[]; call: GitCall; bytes?: boolean };
+type GitAnswer = { status: number; stdout: string | Buffer };
 
 /** The values of a secret file: assignment right-hand sides, and the contents of a key or token file. */
 export function secretFileValues(content: string): string[] {

@@ -245,4 +245,16 @@ describe('hermesd check --commits', () => {
     rmSync(join(repo, '.env'));
     gitIn(t, repo, 'reset', '-q', '--hard', start);
   });
+
+  it('a value a secret file held only in an earlier commit is a violation too: every version in history is read', async () => {
+    const start = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
+    commit({ 'deploy/.env': 'API_TOKEN=old-token-from-history-4821\n' }, 'add the deploy env');
+    commit({ 'deploy/.env': 'API_TOKEN=new-token-in-the-tree-7305\n' }, 'rotate the token');
+    const leak = commit({ 'src/api.ts': 'export const token = "old-token-from-history-4821";\n' }, 'inline the old token');
+    const r = await t.cli(['check', '--commits', `${leak}~1..${leak}`, '--json'], { cwd: repo });
+    expect(r.json().violations, `the old value, held only by a past version of deploy/.env, was not found: ${r.stdout}`).toMatchObject([
+      { rule: 'secret-value', file: 'src/api.ts', line: 1, commit: leak },
+    ]);
+    gitIn(t, repo, 'reset', '-q', '--hard', start);
+  });
 });
