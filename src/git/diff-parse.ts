@@ -14,6 +14,8 @@ export type Change = {
   path: string;
   /** Path before a rename or copy. */
   oldPath?: string;
+  /** A rename's or copy's status with its similarity, as git prints it (`R092`). */
+  score?: string;
   oldMode: string;
   newMode: string;
   /** Object ids before and after (all zeros: none, or a work-tree file git did not hash). */
@@ -51,7 +53,7 @@ export function parseRawZ(out: Buffer | string): Change[] {
     const [oldMode = '', newMode = '', oldId = '', newId = '', score = ''] = meta.slice(1).split(' ');
     const status = score.charAt(0) as ChangeStatus;
     if (status === 'R' || status === 'C') {
-      changes.push({ status, oldPath: parts[i + 1]!, path: parts[i + 2]!, oldMode, newMode, oldId, newId });
+      changes.push({ status, score, oldPath: parts[i + 1]!, path: parts[i + 2]!, oldMode, newMode, oldId, newId });
       i += 2;
     } else {
       changes.push({ status, path: parts[i + 1]!, oldMode, newMode, oldId, newId });

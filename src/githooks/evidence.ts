@@ -3,6 +3,7 @@
  * post-rewrite each become a short text (commit, message, files) that `hermesd sessions
  * search` finds later. Plain functions over git; the service stores the result.
  */
+import { parseRawZ, type Change } from '../git/diff-parse.js';
 import { readCommitObject } from '../git/objects.js';
 import { readHead, type GitDirs } from '../git/refs.js';
 import { gitAsyncTry } from '../git/run.js';
@@ -34,12 +35,24 @@ async function branch(root: string): Promise<string> {
 
 export type CommitInfo = { sha: string; tree: string; subject: string; body: string; files: string };
 
+/** Changed files as `git diff-tree --name-status -M` lists them, one per line; paths as they are (not quoted). */
+export function nameStatus(changes: readonly Change[]): string {
+  return changes.map((c) => (c.oldPath !== undefined ? `${c.score ?? c.status}\t${c.oldPath}\t${c.path}` : `${c.status}\t${c.path}`)).join('\n');
+}
+
 /**
  * A commit's id, tree, message and changed files: the message read from the commit object
- * when it is loose (with `dirs`, `rev` a commit id), else git log; the files from git diff-tree.
+ * when it is loose (with `dirs`, `rev` a commit id), else git log; the files from git diff-tree
+ * — or, given `changes` (what the judgement of its snapshot read: `StagedVerdicts.changesOf`),
+ * from them, without git.
  */
-export async function readCommit(root: string, rev: string, dirs?: GitDirs): Promise<CommitInfo> {
-  const files = run(root, ['diff-tree', '--root', '--no-commit-id', '--name-status', '-r', '-M', rev]);
+export async function readCommit(root: string, rev: string, dirs?: GitDirs, changes?: readonly Change[]): Promise<CommitInfo> {
+  const files = changes
+    ? Promise.resolve(nameStatus(changes))
+    : gitAsyncTry(['diff-tree', '--root', '--no-commit-id', '-r', '-M', '--raw', '-z', '--no-abbrev', rev], {
+        cwd: root,
+        maxBuffer: EVIDENCE_GIT_MAX_BYTES,
+      }).then((r) => (r.status === 0 ? nameStatus(parseRawZ(r.stdout)) : ''));
   const object = dirs ? readCommitObject(dirs, rev) : undefined;
   if (object) return { sha: rev, tree: object.tree, subject: object.subject, body: object.body.trim(), files: await files };
   const log = await run(root, ['log', '-1', '--format=%H%x00%T%x00%s%x00%b', rev]);

@@ -274,7 +274,9 @@ export class GitHooks {
         const object = OBJECT_ID.test(at.head) ? readCommitObject(this.ctx.paths, at.head) : undefined;
         const read = object ? undefined : await readCommit(root, at.head, this.ctx.paths);
         const commit = read ?? { sha: at.head, tree: object!.tree };
-        const evidence = this.later(hook, async () => postCommitEvidence(root, at, read ?? (await readCommit(root, commit.sha, this.ctx.paths))));
+        // What the commit changed, from the judgement of its snapshot when one judged it on this parent (no git process).
+        const judged = object?.parents.length === 1 ? this.staged.changesOf(object.tree, object.parents[0]!) : undefined;
+        const evidence = this.later(hook, async () => postCommitEvidence(root, at, read ?? (await readCommit(root, commit.sha, this.ctx.paths, judged))));
         // hermesd guard: every new commit since the last look is judged, not only HEAD.
         const since = this.deps.refTipsSinceLastLook();
         const audit = await this.auditCommit(config, commit.sha, commit.tree, req, since);

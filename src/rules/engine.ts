@@ -273,13 +273,22 @@ async function diffAndJudge(root: string, range: string[], judge: ContentJudge, 
  * changed since then is judged (the re-check after a formatter re-staged files).
  */
 export async function checkStaged(root: string, config: HermesConfig, opts: CheckOptions & { since?: string } = {}): Promise<CheckResult> {
+  return (await judgeStaged(root, config, opts)).result;
+}
+
+/** `checkStaged`, and the changes it judged (undefined: no rule, so no diff was read). */
+export async function judgeStaged(
+  root: string,
+  config: HermesConfig,
+  opts: CheckOptions & { since?: string } = {},
+): Promise<{ result: CheckResult; changes?: Change[] }> {
   const rules = compileRules(config);
-  if (rules.length === 0) return { violations: [], warnings: [], files: 0 };
+  if (rules.length === 0) return { result: { violations: [], warnings: [], files: 0 } };
   const judge = new ContentJudge(rules);
   const changes = await diffAndJudge(root, opts.since ? ['--cached', opts.since] : ['--cached'], judge, opts);
   const warnings = judge.warnings;
   const protect = await applyGenerators(root, protectViolations(rules, changes), { source: 'index' }, opts, warnings);
-  return { violations: sortViolations([...protect, ...judge.contentViolations(changes)]), warnings, files: changes.length };
+  return { result: { violations: sortViolations([...protect, ...judge.contentViolations(changes)]), warnings, files: changes.length }, changes };
 }
 
 /**

@@ -18,7 +18,8 @@ import { stagedEntriesOf, stagedTreeOf } from '../git/index-file.js';
 import { readCommitObject } from '../git/objects.js';
 import { headCommitOf } from '../git/refs.js';
 import { fileStamp } from '../storage/file-stamp.js';
-import { checkStaged, type CheckOptions, type CheckResult } from './engine.js';
+import type { Change } from '../git/diff-parse.js';
+import { checkStaged, judgeStaged, type CheckOptions, type CheckResult } from './engine.js';
 
 export type StagedWhere = {
   root: string;
@@ -39,8 +40,12 @@ export type StagedStats = {
   judged?: string;
 };
 
-/** `tree`: the staged snapshot's tree (from the entries, computed with the verdict, off the commit's path). */
-type Kept = { key: string; config: HermesConfig; result: CheckResult; tree?: string };
+/**
+ * `tree`: the staged snapshot's tree (from the entries, computed with the verdict, off the
+ * commit's path); `head`: the commit HEAD named; `changes`: what the judgement read changed
+ * from it (undefined: no diff was read, nothing is known).
+ */
+type Kept = { key: string; config: HermesConfig; result: CheckResult; tree?: string; head: string; changes?: Change[] };
 type InFlight = { key: string; config: HermesConfig; done: Promise<Kept | undefined> };
 
 /** Verdicts kept at once (each is a few violations at most). */
@@ -134,6 +139,14 @@ export class StagedVerdicts {
     this.stats.ahead++;
   }
 
+  /**
+   * What a commit of `tree` on `parent` changed, as the judgement of that very snapshot read it
+   * (`git diff --cached` against the same commit): undefined when no kept verdict judged it.
+   */
+  changesOf(tree: string, parent: string): Change[] | undefined {
+    return this.kept.find((k) => k.tree === tree && k.head === parent)?.changes;
+  }
+
   /** Forgets the kept verdict (the daemon's authority or config moved: ask again). */
   forget(): void {
     this.kept = [];
@@ -173,15 +186,16 @@ export class StagedVerdicts {
    */
   private async judge(config: HermesConfig, indexFile: string, key: string | undefined, opts: CheckOptions): Promise<CheckResult> {
     // Right after a commit the index stages HEAD's own tree: nothing is staged, and no git process need say so.
-    const run = this.stagesHead(indexFile)
-      ? Promise.resolve<CheckResult>({ violations: [], warnings: [], files: 0 })
-      : checkStaged(this.where.root, config, { ...opts, indexFile });
+    const judged = this.stagesHead(indexFile)
+      ? Promise.resolve({ result: { violations: [], warnings: [], files: 0 } as CheckResult, changes: [] as Change[] })
+      : judgeStaged(this.where.root, config, { ...opts, indexFile });
+    const run = judged.then((j) => j.result);
     if (key === undefined) return run;
-    const done = run.then(
-      (result) => {
+    const done = judged.then(
+      ({ result, changes }) => {
         if (this.keyOf(indexFile) !== key) return undefined;
         // The tree too, here and not on the commit's path: a first run of this code over 5,000 entries takes tens of ms.
-        const kept: Kept = { key, config, result, tree: stagedTreeOf(indexFile) };
+        const kept: Kept = { key, config, result, tree: stagedTreeOf(indexFile), head: key.split('|')[1]!, changes };
         this.kept = [kept, ...this.kept.filter((k) => k.key !== key)].slice(0, KEPT_MAX);
         this.stats.judged = key.split('|', 1)[0];
         return kept;
