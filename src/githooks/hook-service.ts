@@ -55,6 +55,8 @@ export type GitHooksPorts = {
   refTipsSinceLastLook: () => string[] | undefined;
   /** A failing check's fix request, run as a task of hermesd's agent. */
   runFix: (request: FixRequest) => Promise<FixResult>;
+  /** What a new commit on `parent` changed, where the judgement of its snapshot read it (the guard's secret values need no git log for it). */
+  committed?: (commit: string, parent: string, paths: string[]) => void;
 };
 
 export type HookResult = HookOutcome & { hook: string; sessionId?: string };
@@ -276,6 +278,12 @@ export class GitHooks {
         const commit = read ?? { sha: at.head, tree: object!.tree };
         // What the commit changed, from the judgement of its snapshot when one judged it on this parent (no git process).
         const judged = object?.parents.length === 1 ? this.staged.changesOf(object.tree, object.parents[0]!) : undefined;
+        if (judged)
+          this.deps.committed?.(
+            at.head,
+            object!.parents[0]!,
+            judged.flatMap((c) => (c.oldPath !== undefined ? [c.oldPath, c.path] : [c.path])),
+          );
         const evidence = this.later(hook, async () => postCommitEvidence(root, at, read ?? (await readCommit(root, commit.sha, this.ctx.paths, judged))));
         // hermesd guard: every new commit since the last look is judged, not only HEAD.
         const since = this.deps.refTipsSinceLastLook();

@@ -39,6 +39,8 @@ const HISTORY_LOG_MAX_BYTES = 64 * 1024 * 1024;
 const HISTORY_BLOBS_MAX_BYTES = 256 * 1024 * 1024;
 /** Redactions triggered by SessionDB writes re-check the files at most this often. */
 const LAZY_REFRESH_MS = 1_000;
+/** Commits whose changes are known (`committed`), kept for the next refresh. */
+const COMMITS_KEPT = 64;
 /**
  * A walk that took longer than this (a tree of tens of thousands of directories) is reused
  * for up to WALK_REUSE_MS: one stat per directory per command would cost more than the sandbox.
@@ -162,6 +164,18 @@ export class SecretValues {
     return this.values;
   }
 
+  /**
+   * A commit on `parent` whose changed paths are known (hermesd judged its snapshot): when the
+   * refs move by such commits, none touching a secret path, the history holds no new value and
+   * is not read again.
+   */
+  committed(commit: string, parent: string, paths: readonly string[]): void {
+    this.commits.set(commit, { parent, secret: paths.some((p) => isSecretPath(p, this.opts.config)) });
+    if (this.commits.size > COMMITS_KEPT) this.commits.delete(this.commits.keys().next().value!);
+  }
+
+  private readonly commits = new Map<string, { parent: string; secret: boolean }>();
+
   /** Replaces every known value (and its encodings) with `[REDACTED:secret-value]`. */
   redact(text: string): { text: string; count: number } {
     if (!text) return { text, count: 0 };
@@ -258,6 +272,16 @@ export class SecretValues {
     if (this.history && this.history.refsKey === refsKey) return this.history.values;
     const values = new Set(this.history?.values ?? []);
     const newTips = tips.filter((t) => !this.history?.tips.includes(t));
+    // New tips that are each a known commit on an old tip (or on another such commit), none touching a secret path: nothing new to read.
+    const old = new Set(this.history?.tips);
+    const judged = (t: string, depth = 0): boolean => {
+      const c = this.commits.get(t);
+      return c !== undefined && !c.secret && (old.has(c.parent) || (depth < COMMITS_KEPT && judged(c.parent, depth + 1)));
+    };
+    if (this.history && newTips.every((t) => judged(t))) {
+      this.history = { refsKey, tips, values };
+      return values;
+    }
     if (newTips.length > 0) {
       const extra = (config: SecretPathsConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
       const range = [...newTips, ...(this.history ? ['--not', ...this.history.tips] : [])];

@@ -3,7 +3,9 @@
  * diff the pre-commit was answered from), not from a `git diff-tree` started after the commit:
  * the list is the one `git diff-tree --name-status -M` prints for the commit — additions,
  * changes, deletions, an exact and a partial rename, a mode change — and the daemon starts no
- * diff-tree for it (its git processes are traced).
+ * diff-tree for it (its git processes are traced). The same changes tell the guard's secret
+ * values whether the commit can have added a value to git's history: a commit that touches no
+ * secret path starts no git log.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,5 +76,37 @@ describe("a commit's evidence, from the judged diff", () => {
     expect(readFileSync(trace, 'utf8'), "the daemon's git processes were not traced").toContain('"--cached"');
     const diffTrees = afterCommit.split('\n').filter((l) => l.includes('"event":"start"') && l.includes('"diff-tree"'));
     expect(diffTrees, 'the daemon started git diff-tree for a commit whose snapshot it had judged').toEqual([]);
+  });
+
+  it("the secret files' history is read again after a commit only when the commit touches a secret path", async () => {
+    t = makeEnv();
+    const repo = t.repo({ 'a.txt': 'a\n' });
+    const trace = join(repo, '..', 'daemon-git.trace');
+    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    gitIn(t, repo, 'add', '-A');
+    gitIn(t, repo, 'commit', '-qm', 'hermesd config');
+    await t.cli(['stop'], { cwd: repo });
+    expect((await t.cli(['start'], { cwd: repo, env: { GIT_TRACE2_EVENT: trace } })).code).toBe(0);
+    const historyWalks = (from: number) =>
+      readFileSync(trace, 'utf8')
+        .slice(from)
+        .split('\n')
+        .filter((l) => l.includes('"event":"start"') && l.includes('"--diff-filter=AMRC"')).length;
+    // The guard's values are refreshed when the evidence is stored, at most once a second.
+    const commitAndWait = async (files: Record<string, string>, word: string) => {
+      await new Promise((res) => setTimeout(res, 1_100));
+      writeFiles(repo, files);
+      gitIn(t, repo, 'add', '-A');
+      const from = readFileSync(trace, 'utf8').length;
+      gitIn(t, repo, 'commit', '-qm', `Commit the ${word}`);
+      await evidenceOf(t, repo, word);
+      return from;
+    };
+    // The first refresh reads the whole history; the commits after it are the question.
+    await commitAndWait({ 'first.txt': 'f\n' }, 'echidna');
+    const plain = await commitAndWait({ 'b.txt': 'b\n' }, 'wombat');
+    expect(historyWalks(plain), 'the history was read again after a commit that touches no secret path').toBe(0);
+    const secret = await commitAndWait({ 'deploy/.env': 'TOKEN=a-value-of-the-history-9921\n' }, 'platypus');
+    expect(historyWalks(secret), 'the history was not read again after a commit that adds a .env').toBeGreaterThan(0);
   });
 });

@@ -29,6 +29,7 @@ export function createHookService(
     sessions: deps.sessions,
     sandboxWrap: (config: HermesConfig) => deps.guard.sandboxWrap(config),
     refTipsSinceLastLook: () => deps.guard.refTipsSinceLastLook(),
+    committed: (commit, parent, paths) => deps.guard.secrets.committed(commit, parent, paths),
     runFix: async ({ task, turnContext, signal, onProgress }) => {
       const r = await deps.tasks().run({
         task,
