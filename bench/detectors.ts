@@ -39,6 +39,7 @@ import {
   indirectInstructions,
   overridePhrasings,
   PATTERNS_GROWN_ON,
+  withoutNearDuplicates,
   realSkills,
 } from './detector-corpus.js';
 import { median, printTable, type Bench, type Goal } from './table.js';
@@ -242,7 +243,7 @@ function threatDetectors(): ThreatDetector[] {
 }
 
 function threatTable(): Goal[] {
-  const attacks = overridePhrasings().filter((s) => PATTERNS_GROWN_ON.includes(s.set));
+  const attacks = overridePhrasings().filter((s) => PATTERNS_GROWN_ON[s.set] === 13);
   const sets = [...new Set(attacks.map((s) => s.set))];
   const paragraphs = benignParagraphs();
   const documents = benignDocuments();
@@ -270,7 +271,7 @@ function threatTable(): Goal[] {
   const refused = skills.filter((s) => skillScan.skill!(s.text)).length;
   return [
     {
-      measure: `direct override phrasings flagged, in corpus (${sets.join(', ')}: the patterns were grown on them) / real developer paragraphs and skills flagged`,
+      measure: `direct override phrasings flagged, in corpus (${sets.join(', ')}: issue 13 grew the patterns on them) / real developer paragraphs and skills flagged`,
       result: `${share(caught(now), attacks.length)} (before ${share(caught(before), attacks.length)}) / ${benign} of ${paragraphs.length.toLocaleString('en')} and ${refused} of ${skills.length}`,
       goal: `≥ ${OVERRIDES_GOAL * 100}%, 0`,
       met: caught(now) >= OVERRIDES_GOAL * attacks.length && benign === 0 && refused === 0,
@@ -301,7 +302,13 @@ function heldOutTable(): Goal[] {
       });
       return { ...g, hit };
     });
-  const direct = figures('direct override', bySource(overridePhrasings()));
+  const phrasings = overridePhrasings();
+  const direct = figures('direct override', bySource(phrasings));
+  const odd = withoutNearDuplicates(
+    phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/odd'),
+    phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/even'),
+  );
+  figures('direct override, no near-duplicate in the half read', bySource(odd));
   const indirect = indirectInstructions();
   const indirectGroups = figures('indirect (document, mail, table, code)', bySource(indirect));
   for (const kind of ['document', 'mail', 'table', 'code'] as const) {
