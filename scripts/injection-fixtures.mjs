@@ -63,7 +63,10 @@ jb.forEach((text, i) => samples.push({ set: 'llm-guard-jailbreak', id: `jailbrea
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'test/fixtures/injection-direct.json');
-writeFileSync(target, JSON.stringify({ source: 'see test/fixtures/README.md', samples }, null, 1) + '\n');
+// The held-out sources scripts/injection-sources.py adds are kept.
+const mine = new Set(samples.map((s) => s.set));
+const kept = JSON.parse(readFileSync(target, 'utf8')).samples.filter((s) => !mine.has(s.set));
+writeFileSync(target, JSON.stringify({ source: 'see test/fixtures/README.md', samples: [...samples, ...kept] }, null, 1) + '\n');
 const bySet = samples.reduce((m, s) => ((m[s.set] = (m[s.set] ?? 0) + 1), m), {});
 process.stdout.write(`wrote ${target}: ${JSON.stringify(bySet)}\n`);
 

