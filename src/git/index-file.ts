@@ -142,7 +142,8 @@ function readStaged(indexFile: string): StagedRead | undefined {
 // garbage collector on every index write. A read's buffers go back here once nothing holds them.
 
 const spares: Buffer[] = [];
-const SPARES_KEPT = 8;
+/** One read's four buffers: what a read gives back as the next one takes. */
+const SPARES_KEPT = 4;
 
 /** A buffer of at least `size` bytes (its first `size` as a view), from the spares when one is large enough. */
 function take(size: number): Buffer {
