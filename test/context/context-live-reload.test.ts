@@ -119,7 +119,9 @@ describe('hermesd context through the daemon', () => {
       () => context(),
       (v) => v.tiers.context.text.includes('[BLOCKED'),
     );
-    expect(c.tiers.context.text).toContain('[BLOCKED: AGENTS.md contained potential prompt injection (ignore-previous-instructions, reveal-system-prompt, ask-system-prompt)');
+    expect(c.tiers.context.text).toContain(
+      '[BLOCKED: AGENTS.md contained potential prompt injection (ignore-previous-instructions, reveal-system-prompt, ask-system-prompt)',
+    );
     expect(c.tiers.context.text).not.toContain('Build with make');
     expect(c.warnings.join('\n')).toContain('AGENTS.md was blocked');
     const human = await t.cli(['context'], { cwd: repo });
