@@ -32,15 +32,17 @@ function candidates(line: string): string[] {
 
 /**
  * The refused writes `output` reports, each with what keeps its path read-only. `cwd`: where
- * the command ran (relative paths are its); paths outside `root` are left out.
+ * the command ran (relative paths are its); paths outside `root` are left out. `command`: the
+ * command's text, read only where the output reports a refused write without naming a path
+ * hermesd knows (perl's `die` prints "Read-only file system at -e line 1."): the protected
+ * paths the text names are then the ones named.
  */
-export function refusedWrites(output: string, opts: { root: string; cwd?: string; config: GuardConfig; gitDirs?: string[] }): RefusedWrite[] {
+export function refusedWrites(output: string, opts: { root: string; cwd?: string; config: GuardConfig; gitDirs?: string[]; command?: string }): RefusedWrite[] {
   if (!READ_ONLY.test(output)) return [];
   const matcher = protectMatcher(opts.config);
   const seen = new Set<string>();
   const out: RefusedWrite[] = [];
-  for (const line of output.split('\n')) {
-    if (!READ_ONLY.test(line)) continue;
+  const consider = (line: string): boolean => {
     for (const c of candidates(line)) {
       // The path as open(2) reached it (through the links where they stand: rules/protected-paths.ts).
       const abs = resolvePhysical(c, opts.cwd ?? opts.root).path;
@@ -57,9 +59,12 @@ export function refusedWrites(output: string, opts: { root: string; cwd?: string
       if (!found) continue;
       seen.add(rel);
       out.push(found);
-      if (out.length >= MAX_REPORTED) return out;
+      if (out.length >= MAX_REPORTED) return false;
     }
-  }
+    return true;
+  };
+  for (const line of output.split('\n')) if (READ_ONLY.test(line) && !consider(line)) return out;
+  if (out.length === 0 && opts.command) for (const line of opts.command.split('\n')) if (!consider(line.replace(/[<>|&;=()]/g, ' '))) break;
   return out;
 }
 
