@@ -69,6 +69,7 @@ export class OtherAgentHooks {
             {
               output: ev.output,
               cwd: ev.tool.action.cwd,
+              command: ev.tool.action.command,
             },
           )
         : undefined;
