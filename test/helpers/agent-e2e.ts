@@ -99,6 +99,8 @@ export const SHELL_WRITES: Array<{ id: string; command: string }> = [
   { id: 'mv', command: 'mv src/old.ts gen/mv.ts' },
   // Writes a second after the call returned; the next call (`sleep 2`) is still running then.
   { id: 'background', command: `(sleep 1; python3 -c "open('gen/background.ts','w').write('x')") >/dev/null 2>&1 &` },
+  // Writes in the background with the call's own stderr: the shell's refusal is part of the call's output.
+  { id: 'background_err', command: '(sleep 0.2; echo x > gen/background_err.ts) &' },
 ];
 
 /** What hermesd puts into the model's context and must never be stored as anyone's words. */
