@@ -163,7 +163,12 @@ export class AgentCallGuard {
    * for those refusals, as `terminal`'s output is (refused-writes.ts), and each is named with
    * the rule that keeps the path read-only.
    */
-  async afterShell(key: string, config: GuardConfig, who: Record<string, unknown>, ran: { output?: string; cwd?: string; command?: string } = {}): Promise<string | undefined> {
+  async afterShell(
+    key: string,
+    config: GuardConfig,
+    who: Record<string, unknown>,
+    ran: { output?: string; cwd?: string; command?: string } = {},
+  ): Promise<string | undefined> {
     const call = this.pending.get(key);
     if (!call) return undefined;
     const refused = ran.output
