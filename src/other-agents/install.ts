@@ -263,12 +263,21 @@ export function hookEntries(agent: AgentName): HookEntry[] {
       ];
     case 'cursor':
       // beforeShellExecution carries a command; beforeReadFile carries the file's content, preToolUse any tool's input.
-      return ['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd'].map(
-        (event) => {
-          const small = event === 'beforeShellExecution';
-          return { event, value: { command: hookCommand('cursor', event, small), timeout: AGENT_HOOK_TIMEOUT_S }, ...(small ? { small: true as const } : {}) };
-        },
-      );
+      // afterShellExecution (the command and its output): the check after a shell call, which puts back what it changed.
+      return [
+        'sessionStart',
+        'beforeSubmitPrompt',
+        'preToolUse',
+        'beforeShellExecution',
+        'afterShellExecution',
+        'beforeReadFile',
+        'afterFileEdit',
+        'stop',
+        'sessionEnd',
+      ].map((event) => {
+        const small = event === 'beforeShellExecution';
+        return { event, value: { command: hookCommand('cursor', event, small), timeout: AGENT_HOOK_TIMEOUT_S }, ...(small ? { small: true as const } : {}) };
+      });
     case 'gemini':
       return [
         { event: 'SessionStart', value: group(geminiHandler('SessionStart')) },
