@@ -28,6 +28,7 @@ import {
 } from './agent-shell.js';
 import { gitPolicyOf, type GuardConfig } from './guard-config.js';
 import { precommitPassed } from './precommit-marker.js';
+import { describeRefusedWrites, refusedWrites } from './refused-writes.js';
 import { describeProtectedChanges, discardSnapshot, hardLinkedProtected, snapshotProtected } from './protect.js';
 import { bwrapArgs, recordDaemonNamespace, sandboxFor, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 import { gitConfigIncludes, hooksPathOf } from './terminal-guard.js';
@@ -156,11 +157,29 @@ export class AgentCallGuard {
   /**
    * After a shell call: what it did, judged as `terminal`'s commands are — planted git names
    * removed, protected files put back, new commits that break a rule taken back — and what to tell
-   * the model (undefined when it broke nothing, or no call was started under `key`).
+   * the model (undefined when it broke nothing and was refused nothing, or no call was started
+   * under `key`). A write the confinement refused reaches the command as "Read-only file
+   * system" only: `ran.output` (what the agent reports the call printed, or its error) is read
+   * for those refusals, as `terminal`'s output is (refused-writes.ts), and each is named with
+   * the rule that keeps the path read-only.
    */
-  async afterShell(key: string, config: GuardConfig, who: Record<string, unknown>): Promise<string | undefined> {
+  async afterShell(
+    key: string,
+    config: GuardConfig,
+    who: Record<string, unknown>,
+    ran: { output?: string; cwd?: string; command?: string } = {},
+  ): Promise<string | undefined> {
     const call = this.pending.get(key);
     if (!call) return undefined;
+    const refused = ran.output
+      ? refusedWrites(ran.output, {
+          root: this.root,
+          cwd: ran.cwd ?? this.root,
+          config,
+          gitDirs: [this.ctx.gitDir, this.ctx.commonDir],
+          ...(ran.command ? { command: ran.command } : {}),
+        })
+      : [];
     for (const [k, v] of this.pending) if (v === call) this.pending.delete(k);
     const run = call.plan ? this.inPlan(call.plan, config) : undefined;
     const effects = await judgeCommandEffects(call.before, {
@@ -173,9 +192,14 @@ export class AgentCallGuard {
     if (effects.protected.length > 0)
       lines.push(`${describeProtectedChanges(effects.protected)}. Do not write these files; change their sources (or ask the user) instead.`);
     for (const g of effects.git) lines.push(g.message);
+    if (refused.length > 0) {
+      lines.push(describeRefusedWrites(refused));
+      this.ctx.log.info('agent shell call refused a write', { ...who, files: refused.map((r) => r.path), rules: refused.map((r) => r.rule ?? 'guard') });
+    }
     if (lines.length === 0) return undefined;
     const rules = [...new Set([...effects.protected.map((c) => c.rule), ...effects.git.flatMap((g) => (g.policy === 'rules' ? (g.rules ?? []) : [g.policy]))])];
-    this.ctx.log.warn('agent shell call broke the rules; put back', { ...who, files: effects.protected.map((c) => c.file), rules });
+    if (effects.protected.length > 0 || effects.git.length > 0)
+      this.ctx.log.warn('agent shell call broke the rules; put back', { ...who, files: effects.protected.map((c) => c.file), rules });
     return `hermesd: ${lines.join('\n')}`;
   }
 

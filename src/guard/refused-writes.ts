@@ -32,16 +32,19 @@ function candidates(line: string): string[] {
 
 /**
  * The refused writes `output` reports, each with what keeps its path read-only. `cwd`: where
- * the command ran (relative paths are its); paths outside `root` are left out.
+ * the command ran (relative paths are its); paths outside `root` are left out. `command`: the
+ * command's text, read only where the output reports a refused write without naming a path
+ * hermesd knows (perl's `die` prints "Read-only file system at -e line 1."): the protected
+ * paths the text names are then the ones named.
  */
-export function refusedWrites(output: string, opts: { root: string; cwd?: string; config: GuardConfig; gitDirs?: string[] }): RefusedWrite[] {
+export function refusedWrites(output: string, opts: { root: string; cwd?: string; config: GuardConfig; gitDirs?: string[]; command?: string }): RefusedWrite[] {
   if (!READ_ONLY.test(output)) return [];
   const matcher = protectMatcher(opts.config);
   const seen = new Set<string>();
   const out: RefusedWrite[] = [];
-  for (const line of output.split('\n')) {
-    if (!READ_ONLY.test(line)) continue;
-    for (const c of candidates(line)) {
+  // From the command's text, not git's directory: a confined command names its confine script there.
+  const consider = (paths: string[], fromCommand = false): boolean => {
+    for (const c of paths) {
       // The path as open(2) reached it (through the links where they stand: rules/protected-paths.ts).
       const abs = resolvePhysical(c, opts.cwd ?? opts.root).path;
       const rel = relativeTo(opts.root, abs);
@@ -51,15 +54,24 @@ export function refusedWrites(output: string, opts: { root: string; cwd?: string
       if (rule) found = { path: rel, rule: rule.id, why: `protected by rule ${rule.id}: ${rule.message}` };
       else if (guardOwnedPath(rel))
         found = { path: rel, why: "hermesd's guard reads it (the repository config, hook managers' and agents' files): only the user changes it" };
+      else if (fromCommand) continue;
       else if (rel === '.git' || rel.startsWith('.git/') || opts.gitDirs?.some((d) => abs === d || abs.startsWith(d + '/'))) {
         found = { path: rel, why: "in the git directory only git's own state (objects, refs, the index…) is writable: use git commands, not file writes" };
       }
       if (!found) continue;
       seen.add(rel);
       out.push(found);
-      if (out.length >= MAX_REPORTED) return out;
+      if (out.length >= MAX_REPORTED) return false;
     }
-  }
+    return true;
+  };
+  for (const line of output.split('\n')) if (READ_ONLY.test(line) && !consider(candidates(line))) return out;
+  // The command's words, split at the shell's and the interpreters' quotes and operators (`open(F, ">gen/a.ts")`).
+  if (out.length === 0 && opts.command)
+    consider(
+      opts.command.split(/[\s'"`<>|&;=(),]+/).filter((w) => /[/.]/.test(w) && !/^https?:/.test(w)),
+      true,
+    );
   return out;
 }
 

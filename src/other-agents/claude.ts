@@ -13,7 +13,7 @@
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
 import { eventKind } from '../hook-client/agent-hooks.js';
-import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
+import { CommonPayload, jsonAnswer, outputOf, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
@@ -51,6 +51,10 @@ export function parseClaudeStyle(
   if (p.reason) ev.reason = p.reason;
   if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
   if (p.tool_use_id) ev.toolUseId = p.tool_use_id;
+  if (kind === 'post-tool') {
+    const output = outputOf(raw);
+    if (output !== undefined) ev.output = output;
+  }
   return ev;
 }
 
@@ -63,8 +67,8 @@ export function hookSpecificContext(ev: AgentEvent, text: string, events: readon
 export const claude: Adapter = {
   agent: 'claude',
   parse: (raw) => parseClaudeStyle('claude', raw, action),
-  // PostToolUse: what the check after a shell call put back, for the model.
-  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse']),
+  // PostToolUse and PostToolUseFailure (a command that exited non-zero): what the check after a shell call put back, or which rule kept a path read-only, for the model.
+  context: (ev, text) => hookSpecificContext(ev, text, ['SessionStart', 'UserPromptSubmit', 'PostToolUse', 'PostToolUseFailure']),
   // updatedInput without a permissionDecision: the call goes through the user's permission rules as before.
   rewrite: (ev, command) => jsonAnswer({ hookSpecificOutput: { hookEventName: ev.event, updatedInput: { ...ev.tool?.input, command } } }),
 };

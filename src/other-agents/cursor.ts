@@ -4,11 +4,13 @@
  * `hook_event_name` (camelCase), `cursor_version`, `workspace_roots`, `transcript_path`;
  * `session_id` on sessionStart/sessionEnd; `cwd` on tool events. `preToolUse` carries
  * `tool_name` (`Shell`, `Read`, `Write`, `Delete`, …) and `tool_input`;
- * `beforeShellExecution` `{command, cwd}`; `beforeReadFile` `{file_path}`.
+ * `beforeShellExecution` `{command, cwd}`, `afterShellExecution` `{command, cwd, output}`;
+ * `beforeReadFile` `{file_path}`.
  *
  * Answers: a denial is `{"permission": "deny", "user_message", "agent_message"}` (the
  * documented form that tells the agent why and what to do instead); context is
- * `{"additional_context"}` at sessionStart only (beforeSubmitPrompt takes none). No decision
+ * `{"additional_context"}` at sessionStart only (beforeSubmitPrompt takes none; afterShellExecution
+ * takes no answer: the check after a shell call puts back what it changed, the model is not told). No decision
  * is `{}`: Cursor is said to want JSON on every path, and `{}` holds no `permission`, so it
  * is no "allow".
  *
@@ -18,7 +20,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { eventKind } from '../hook-client/agent-hooks.js';
-import { toolInput, type Adapter, type AgentEvent } from './event.js';
+import { outputOf, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 
 const Payload = z.looseObject({
@@ -43,7 +45,7 @@ function pathsOf(ti: Record<string, unknown>): string[] {
 }
 
 function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action: ToolAction; input: Record<string, unknown> } | undefined {
-  if (p.hook_event_name === 'beforeShellExecution' && typeof p.command === 'string')
+  if ((p.hook_event_name === 'beforeShellExecution' || p.hook_event_name === 'afterShellExecution') && typeof p.command === 'string')
     return { name: 'Shell', action: { kind: 'shell', command: p.command, cwd }, input: { command: p.command } };
   if (p.hook_event_name === 'beforeReadFile' && p.file_path)
     return { name: 'Read', action: { kind: 'read', paths: [p.file_path] }, input: { file_path: p.file_path } };
@@ -85,6 +87,10 @@ export const cursor: Adapter = {
     if (p.reason) ev.reason = p.reason;
     const tool = action(p, cwd);
     if (tool) ev.tool = tool;
+    if (ev.kind === 'post-tool') {
+      const output = outputOf(raw);
+      if (output !== undefined) ev.output = output;
+    }
     return ev;
   },
   context: (ev, text) => (ev.event === 'sessionStart' ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),

@@ -27,7 +27,23 @@ export type AgentEvent = {
   tool?: { name: string; action: ToolAction; input: Record<string, unknown> };
   /** The agent's id of the tool call, the same at pre-tool and post-tool (Claude Code, Codex). */
   toolUseId?: string;
+  /** After a tool call: what it printed or the error it ended with, as the agent reports it (all the payload's text there, one piece a line). */
+  output?: string;
 };
+
+/** The payload fields that carry a finished call's output: Claude Code's `tool_response` / `error` (PostToolUseFailure), Codex's and Gemini CLI's `tool_response`, Cursor's `output` / `tool_output`. */
+const OUTPUT_FIELDS = ['tool_response', 'error', 'output', 'tool_output'] as const;
+
+/** The text of a post-tool payload's output fields, every string found in them, one a line; undefined when there is none. */
+export function outputOf(raw: Record<string, unknown>): string | undefined {
+  const texts: string[] = [];
+  const walk = (v: unknown, depth: number): void => {
+    if (typeof v === 'string') texts.push(v);
+    else if (v && typeof v === 'object' && depth < 4) for (const x of Object.values(v)) walk(x, depth + 1);
+  };
+  for (const f of OUTPUT_FIELDS) walk(raw[f], 0);
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
 
 /** What the hook command prints and how it exits. */
 export type Answer = { exitCode: 0 | 2; stdout: string; stderr: string };

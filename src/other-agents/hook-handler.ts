@@ -62,7 +62,16 @@ export class OtherAgentHooks {
     sessions.ingestSoon(ev);
     const told =
       ev.tool?.action.kind === 'shell'
-        ? await this.deps.guard.afterShell(callKey(ev, ev.tool.action.command), judging.config, { agent: ev.agent, session: ev.sessionId })
+        ? await this.deps.guard.afterShell(
+            callKey(ev, ev.tool.action.command),
+            judging.config,
+            { agent: ev.agent, session: ev.sessionId },
+            {
+              output: ev.output,
+              cwd: ev.tool.action.cwd,
+              command: ev.tool.action.command,
+            },
+          )
         : undefined;
     const answer = told ? adapter.context(ev, told) : undefined;
     return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };

@@ -246,6 +246,8 @@ export function hookEntries(agent: AgentName): HookEntry[] {
         // Not async: after a shell call the hook puts back protected files the command changed and tells the model,
         // which an async hook's output does not reach. The transcript is read after the answer, as for every event.
         { event: 'PostToolUse', value: group(claudeHandler('PostToolUse'), SHELL_TOOLS.claude) },
+        // A command that exited non-zero (a write the confinement refused, say) fires PostToolUseFailure instead.
+        { event: 'PostToolUseFailure', value: group(claudeHandler('PostToolUseFailure'), SHELL_TOOLS.claude) },
         { event: 'Stop', value: group(claudeHandler('Stop')) },
         { event: 'SessionEnd', value: group({ ...claudeHandler('SessionEnd'), timeout: SESSION_END_TIMEOUT_S.claude }) },
       ];
@@ -261,12 +263,21 @@ export function hookEntries(agent: AgentName): HookEntry[] {
       ];
     case 'cursor':
       // beforeShellExecution carries a command; beforeReadFile carries the file's content, preToolUse any tool's input.
-      return ['sessionStart', 'beforeSubmitPrompt', 'preToolUse', 'beforeShellExecution', 'beforeReadFile', 'afterFileEdit', 'stop', 'sessionEnd'].map(
-        (event) => {
-          const small = event === 'beforeShellExecution';
-          return { event, value: { command: hookCommand('cursor', event, small), timeout: AGENT_HOOK_TIMEOUT_S }, ...(small ? { small: true as const } : {}) };
-        },
-      );
+      // afterShellExecution (the command and its output): the check after a shell call, which puts back what it changed.
+      return [
+        'sessionStart',
+        'beforeSubmitPrompt',
+        'preToolUse',
+        'beforeShellExecution',
+        'afterShellExecution',
+        'beforeReadFile',
+        'afterFileEdit',
+        'stop',
+        'sessionEnd',
+      ].map((event) => {
+        const small = event === 'beforeShellExecution';
+        return { event, value: { command: hookCommand('cursor', event, small), timeout: AGENT_HOOK_TIMEOUT_S }, ...(small ? { small: true as const } : {}) };
+      });
     case 'gemini':
       return [
         { event: 'SessionStart', value: group(geminiHandler('SessionStart')) },

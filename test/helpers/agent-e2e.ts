@@ -92,13 +92,15 @@ export const SHELL_WRITES: Array<{ id: string; command: string }> = [
   { id: 'redirect', command: 'echo x > gen/redirect.ts' },
   { id: 'python', command: `python3 -c "open('gen/python.ts','w').write('x')"` },
   { id: 'node', command: `node -e "require('fs').writeFileSync('gen/node.ts','x')"` },
-  { id: 'perl', command: `perl -e 'open(my $f, ">", "gen/perl.ts") or die; print $f "x"'` },
+  { id: 'perl', command: `perl -e 'open(my $f, ">", "gen/perl.ts") or die "$!"; print $f "x"'` },
   { id: 'variable', command: 'f=gen/variable.ts; echo x > $f' },
   { id: 'tee', command: 'echo x | tee gen/tee.ts' },
   { id: 'dd', command: 'echo x | dd of=gen/dd.ts' },
   { id: 'mv', command: 'mv src/old.ts gen/mv.ts' },
   // Writes a second after the call returned; the next call (`sleep 2`) is still running then.
   { id: 'background', command: `(sleep 1; python3 -c "open('gen/background.ts','w').write('x')") >/dev/null 2>&1 &` },
+  // Writes in the background with the call's own stderr: the shell's refusal is part of the call's output.
+  { id: 'background_err', command: '(sleep 0.2; echo x > gen/background_err.ts) &' },
 ];
 
 /** What hermesd puts into the model's context and must never be stored as anyone's words. */
@@ -369,6 +371,16 @@ export function endToEnd(spec: ClientSpec): void {
           'commands that left a protected file changed',
         ).toEqual([]);
         expect(Object.keys(now).sort()).toEqual(Object.keys(e.generated).sort());
+        // Each write hermesd could not refuse before it ran was refused by the confinement (or put back after it):
+        // the model's next request names the path with the rule's id, whether the command failed or not.
+        const untold = SHELL_WRITES.filter((w) => w.id !== 'redirect' && w.id !== 'background').filter((w) => {
+          const next = requests.find((r) => r.toolResults.some((x) => x.id === `sh_${w.id}`));
+          return !new RegExp(`gen/${w.id}\\.ts\\b[^\\n]*\\b${RULE_ID}\\b`).test(next?.text ?? '');
+        });
+        expect(
+          untold.map((w) => `${w.id}: ${w.command}`),
+          "commands whose refused write reached the model without the rule's id",
+        ).toEqual([]);
         // The spelling hermesd reads from the command's text is refused before it runs, naming the rule.
         expect(resultOf(requests, 'sh_redirect')?.output).toContain(RULE_ID);
       },

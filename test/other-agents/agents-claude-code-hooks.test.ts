@@ -54,7 +54,7 @@ describe('Claude Code hooks written by hermesd init --agents claude', () => {
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('.claude/settings.json');
     cmd = hookCommands(repo, 'claude');
-    expect(Object.keys(cmd).sort()).toEqual(['PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+    expect(Object.keys(cmd).sort()).toEqual(['PostToolUse', 'PostToolUseFailure', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
     // After a call only the shell's has work (what it changed of protected files is put back): no hook run after a read or a write.
     expect(JSON.parse(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).hooks.PostToolUse.map((g: { matcher?: string }) => g.matcher)).toEqual([
       'Bash',

@@ -5,6 +5,7 @@
  * Claude Code's project hooks with its own payloads: the same call through both configs
  * gets the same answer, and a transcript read through both is stored once.
  */
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +61,7 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
       'beforeSubmitPrompt',
       'preToolUse',
       'beforeShellExecution',
+      'afterShellExecution',
       'beforeReadFile',
       'afterFileEdit',
       'stop',
@@ -134,6 +136,19 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
       const r = await run(command, payload);
       expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: '{}\n', stderr: '' });
     }
+  });
+
+  it('puts back, at afterShellExecution, a protected file a shell call changed that the text did not show (Cursor runs it unconfined)', async () => {
+    const command = `python3 -c "open('src/generated/api.ts','w').write('x')"`;
+    const before = await run(cmd.beforeShellExecution!, { hook_event_name: 'beforeShellExecution', command, cwd: repo, sandbox: false });
+    expect(before.stdout, 'the judge refused a command it cannot read').toBe('{}\n');
+    // What Cursor does between its two events: runs the command as written, in its shell.
+    execFileSync('sh', ['-c', command], { cwd: repo });
+    expect(readFileSync(join(repo, 'src/generated/api.ts'), 'utf8')).toBe('x');
+    const after = await run(cmd.afterShellExecution!, { hook_event_name: 'afterShellExecution', command, cwd: repo, output: '', duration: 40, sandbox: false });
+    expect(readFileSync(join(repo, 'src/generated/api.ts'), 'utf8'), 'the protected file was left as the command wrote it').toBe('export const api = 1;\n');
+    // afterShellExecution takes no answer the model reads: Cursor gets its "nothing to say".
+    expect({ code: after.code, stdout: after.stdout, stderr: after.stderr }).toEqual({ code: 0, stdout: '{}\n', stderr: '' });
   });
 
   it('gives the memory snapshot as additional_context at sessionStart, and no context at beforeSubmitPrompt', async () => {

@@ -114,6 +114,11 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(claudeValue.hooks.PreToolUse).toHaveLength(3);
     expect(claudeValue.hooks.PreToolUse[0].hooks[0].command).toBe('${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh');
     expect(claudeValue.hooks.Stop[0].hooks[0].command).toBe('say done');
+    // A shell call that exited non-zero fires PostToolUseFailure, registered as PostToolUse is.
+    expect(
+      claudeValue.hooks.PostToolUseFailure?.map((g: any) => [g.matcher, g.hooks[0].command]),
+      'init wrote no Claude Code PostToolUseFailure entry for Bash',
+    ).toEqual([['Bash', hookCommand('claude', 'PostToolUseFailure')]]);
     expect(claude).toContain('\t\t"Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }, {"hooks":');
     const mcp = readFileSync(join(repo, '.mcp.json'), 'utf8');
     expect(mcp.startsWith('{"mcpServers":{"github":{"command":"npx","args":["-y","@modelcontextprotocol/server-github"]},"hermesd":')).toBe(true);

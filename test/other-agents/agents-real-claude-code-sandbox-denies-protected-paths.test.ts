@@ -51,8 +51,10 @@ describe("Claude Code's own sandbox holds the paths hermesd's rules protect", ()
     expect(run.code, run.stderr).toBe(0);
     for (const id of ['toolu_py', 'toolu_var']) expect(resultOf(requests, id)?.output, id).toMatch(/Read-only file system/);
     expect(e.genNow()).toEqual(before);
-    // Nothing for hermesd's check after the call to put back: the write never happened.
-    expect(requests.map((r) => r.text).join('\n')).not.toContain(`protected by rule ${RULE_ID}`);
+    // Nothing for hermesd's check after the call to put back (the write never happened), but the model is told the rule.
+    const said = requests.map((r) => r.text).join('\n');
+    expect(said, "the refused write reached the model without the rule's id").toContain(`gen/a.ts is read-only in the sandbox: protected by rule ${RULE_ID}`);
+    expect(said).not.toContain('has been restored');
     expect(readFileSync(join(e.repo, 'src/sandboxed.ts'), 'utf8')).toBe('ok\n');
 
     // The control: Claude Code's sandbox off, hermesd's confinement off: the write happens, and
