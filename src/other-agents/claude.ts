@@ -13,7 +13,7 @@
  * never `permissionDecision: "allow"`, which would skip the user's permission prompts.
  */
 import { eventKind } from '../hook-client/agent-hooks.js';
-import { CommonPayload, jsonAnswer, outputOf, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 
 function action(tool: string, ti: Record<string, unknown>, cwd: string): ToolAction {
@@ -51,10 +51,6 @@ export function parseClaudeStyle(
   if (p.reason) ev.reason = p.reason;
   if (p.tool_name) ev.tool = { name: p.tool_name, action: toolAction(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
   if (p.tool_use_id) ev.toolUseId = p.tool_use_id;
-  if (kind === 'post-tool') {
-    const output = outputOf(raw);
-    if (output !== undefined) ev.output = output;
-  }
   return ev;
 }
 

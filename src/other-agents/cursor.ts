@@ -20,7 +20,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { eventKind } from '../hook-client/agent-hooks.js';
-import { outputOf, toolInput, type Adapter, type AgentEvent } from './event.js';
+import { toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 
 const Payload = z.looseObject({
@@ -87,10 +87,6 @@ export const cursor: Adapter = {
     if (p.reason) ev.reason = p.reason;
     const tool = action(p, cwd);
     if (tool) ev.tool = tool;
-    if (ev.kind === 'post-tool') {
-      const output = outputOf(raw);
-      if (output !== undefined) ev.output = output;
-    }
     return ev;
   },
   context: (ev, text) => (ev.event === 'sessionStart' ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),

@@ -14,7 +14,7 @@
  */
 import { resolve } from 'node:path';
 import { eventKind } from '../hook-client/agent-hooks.js';
-import { CommonPayload, jsonAnswer, outputOf, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
+import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 import { hookSpecificContext } from './claude.js';
 
@@ -50,10 +50,6 @@ export const gemini: Adapter = {
     if (p.prompt !== undefined) ev.prompt = p.prompt;
     if (p.reason) ev.reason = p.reason;
     if (p.tool_name) ev.tool = { name: p.tool_name, action: action(p.tool_name, toolInput(p.tool_input), cwd), input: toolInput(p.tool_input) };
-    if (ev.kind === 'post-tool') {
-      const output = outputOf(raw);
-      if (output !== undefined) ev.output = output;
-    }
     return ev;
   },
   // AfterTool: appended to the tool's result for the model.

@@ -16,7 +16,7 @@ import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { codexConfigFile, readCodexProfile } from './codex-profile.js';
 import { cursor } from './cursor.js';
-import { denyAnswer, silentAnswer, type Adapter, type AgentEvent, type Answer } from './event.js';
+import { denyAnswer, outputOf, silentAnswer, type Adapter, type AgentEvent, type Answer } from './event.js';
 import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
 import { gemini } from './gemini.js';
 import type { AgentSessions, HandledHook } from './sessions.js';
@@ -56,6 +56,8 @@ export class OtherAgentHooks {
       throw err;
     }
     ev.cwd = real(ev.cwd);
+    // After a call, what it printed: the same fields in every agent's payload (event.ts).
+    if (ev.kind === 'post-tool') ev.output = outputOf(payload as Record<string, unknown>);
     if (ev.kind === 'pre-tool') return this.preTool(adapter, ev, judging);
     const sessions = await this.deps.sessions();
     if (ev.kind !== 'post-tool') return sessions.handle(adapter, ev);

@@ -26,6 +26,18 @@ async function evidenceOf(t: TestEnv, repo: string, word: string): Promise<strin
   }
 }
 
+/** A repository with hermesd's config committed and a daemon whose git processes write git's trace (init may have started one without it). */
+async function tracedDaemon(t: TestEnv, files: Record<string, string>): Promise<{ repo: string; trace: string }> {
+  const repo = t.repo(files);
+  const trace = join(repo, '..', 'daemon-git.trace');
+  expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+  gitIn(t, repo, 'add', '-A');
+  gitIn(t, repo, 'commit', '-qm', 'hermesd config');
+  await t.cli(['stop'], { cwd: repo });
+  expect((await t.cli(['start'], { cwd: repo, env: { GIT_TRACE2_EVENT: trace } })).code).toBe(0);
+  return { repo, trace };
+}
+
 describe("a commit's evidence, from the judged diff", () => {
   let t: TestEnv;
   afterEach(async () => {
@@ -35,14 +47,14 @@ describe("a commit's evidence, from the judged diff", () => {
   it('lists what git diff-tree lists, and no diff-tree runs for it', async () => {
     t = makeEnv();
     const long = Array.from({ length: 40 }, (_, i) => `line ${i} of a file that moves\n`).join('');
-    const repo = t.repo({ 'keep.txt': 'k\n', 'old.txt': long, 'partial.txt': long, 'gone.txt': 'g\n', 'tool.sh': 'echo\n', 'src/a.txt': 'a\n' });
-    const trace = join(repo, '..', 'daemon-git.trace');
-    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
-    gitIn(t, repo, 'add', '-A');
-    gitIn(t, repo, 'commit', '-qm', 'hermesd config');
-    // A daemon whose git processes write git's trace (init may have started one without it).
-    await t.cli(['stop'], { cwd: repo });
-    expect((await t.cli(['start'], { cwd: repo, env: { GIT_TRACE2_EVENT: trace } })).code).toBe(0);
+    const { repo, trace } = await tracedDaemon(t, {
+      'keep.txt': 'k\n',
+      'old.txt': long,
+      'partial.txt': long,
+      'gone.txt': 'g\n',
+      'tool.sh': 'echo\n',
+      'src/a.txt': 'a\n',
+    });
 
     mkdirSync(join(repo, 'moved'));
     gitIn(t, repo, 'mv', 'old.txt', 'moved/new.txt');
@@ -80,13 +92,7 @@ describe("a commit's evidence, from the judged diff", () => {
 
   it("the secret files' history is read again after a commit only when the commit touches a secret path", async () => {
     t = makeEnv();
-    const repo = t.repo({ 'a.txt': 'a\n' });
-    const trace = join(repo, '..', 'daemon-git.trace');
-    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
-    gitIn(t, repo, 'add', '-A');
-    gitIn(t, repo, 'commit', '-qm', 'hermesd config');
-    await t.cli(['stop'], { cwd: repo });
-    expect((await t.cli(['start'], { cwd: repo, env: { GIT_TRACE2_EVENT: trace } })).code).toBe(0);
+    const { repo, trace } = await tracedDaemon(t, { 'a.txt': 'a\n' });
     const historyWalks = (from: number) =>
       readFileSync(trace, 'utf8')
         .slice(from)
