@@ -17,6 +17,7 @@ import { agentShellPlan, confinedCommand, confineScript } from '../src/guard/age
 import { bwrapMountArgs, sandboxAvailability } from '../src/guard/sandbox.js';
 import { prepareGuardEnv, standaloneSandbox, withRepoLock } from '../src/guard/terminal-guard.js';
 import { median, ms, printNote, printTable, shuffled, timeRuns, type Bench, type Row } from './table.js';
+import { shQuote } from '../src/text/sh-quote.js';
 
 const RUNS = 40;
 /** What the confine script may add over a bare bubblewrap start: the plan's mounts and the script's own shell. */
@@ -83,7 +84,7 @@ async function guarded(repo: string, command: string, sandboxed: boolean): Promi
 function confineRows(
   repo: string,
   availability: Extract<ReturnType<typeof sandboxAvailability>, { kind: 'bwrap' }>,
-): { rows: Row[]; script: number; floor: number; alone: number; over: number; mounts: number } {
+): { rows: Row[]; parts: string; script: number; floor: number; alone: number; over: number; mounts: number } {
   const gitDir = join(repo, '.git');
   const protectedFiles = Array.from({ length: 20 }, (_, i) => ({ rel: `src/generated/api${i}.ts`, generator: false }));
   const { plan, shared } = agentShellPlan({
@@ -97,12 +98,37 @@ function confineRows(
     tmpDirs: ['/tmp'],
   });
   const file = join(repo, '..', 'confine.sh');
-  writeFileSync(file, confineScript({ bwrap: availability, plan, shell: '/bin/bash', shared }));
+  const text = confineScript({ bwrap: availability, plan, shell: '/bin/bash', shared });
+  writeFileSync(file, text);
+  const bwrap = shQuote(availability.path);
   const lines: Array<[string, string, number[]]> = [
     ['bash -c true (the command alone)', 'true', []],
-    ['bash -c "bwrap --ro-bind / / true" (the floor)', `'${availability.path}' --ro-bind / / /bin/true`, []],
+    ['bash -c "bwrap --ro-bind / / true" (the floor)', `${bwrap} --ro-bind / / /bin/true`, []],
     ["bash -c \"/bin/sh <confine script> 'true'\" (hermesd's confinement)", confinedCommand(file, 'true'), []],
   ];
+  // Where the script's time goes: the same script with one part taken out, in the same rounds.
+  const parts: Array<[string, string]> = [];
+  const variant = (part: string, edit: (t: string) => string) => {
+    const changed = edit(text);
+    if (changed === text) throw new Error(`the confine script's part "${part}" was not found in it: the bench's edit no longer matches the script`);
+    const f = join(repo, '..', `confine-${parts.length}.sh`);
+    writeFileSync(f, changed);
+    parts.push([part, f]);
+    lines.push([`the confine script without ${part}`, confinedCommand(f, 'true'), []]);
+  };
+  const q = (s: string) => shQuote(s).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const roBindsUnder = (dir: string) => new RegExp(` '--ro-bind' ${q(dir).slice(0, -1)}/[^']*' '[^']*'`, 'g');
+  variant('its own /dev (`--dev /dev`: device nodes of its own)', (t) => t.replace(" '--dev' '/dev'", ''));
+  variant('its own /proc (`--proc /proc`)', (t) => t.replace(" '--proc' '/proc'", ''));
+  variant("the read-only binds inside .git (the guard's files)", (t) => t.replace(roBindsUnder(gitDir), ''));
+  variant('the read-only binds of protected paths', (t) => t.replace(roBindsUnder(join(repo, 'src')), ''));
+  variant('the namespaces and the capability drop', (t) => t.replace(/ '--unshare-user'.*'--new-session'/, ''));
+  lines.push(['bash -c "bwrap --ro-bind / / bash -c true" (a shell inside: the command is a shell line)', `${bwrap} --ro-bind / / /bin/bash -c true`, []]);
+  lines.push([
+    `bash -c "/bin/sh -c 'x=\$(bwrap --ro-bind / / true)'" (the script's shell and capture)`,
+    `/bin/sh -c ${shQuote(`x=$(${bwrap} --ro-bind / / /bin/true)`)}`,
+    [],
+  ]);
   for (let i = 0; i < RUNS + 2; i++) {
     for (const [, line, times] of shuffled(lines)) {
       const t = performance.now();
@@ -112,9 +138,22 @@ function confineRows(
     }
   }
   const [alone, floor, script] = lines.map(([, , times]) => median(times)) as [number, number, number];
-  const rows = lines.map(([what, , times]) => ({ what, median: ms(median(times)), 'over the floor': ms(median(times) - floor) }));
+  const rows = lines.map(([what, , times]) => ({
+    what,
+    median: ms(median(times)),
+    'over the floor': ms(median(times) - floor),
+    'the part costs': what.startsWith('the confine script without')
+      ? ms(script - median(times))
+      : what.includes('(a shell inside') || what.includes("script's shell")
+        ? ms(median(times) - floor)
+        : '',
+  }));
+  const costs = lines
+    .filter(([what]) => what.startsWith('the confine script without'))
+    .map(([what, , times]) => `${what.replace('the confine script without ', '').replace(/ \(.*/, '')} ${(script - median(times)).toFixed(1)}`);
   return {
     rows,
+    parts: costs.join(', '),
     script,
     floor,
     alone,
@@ -182,7 +221,7 @@ export const bench: Bench = {
         },
         {
           measure: "another agent's shell call confined (`bash -c` running the confine script with `true`), over `bash -c` running `bwrap --ro-bind / / true`",
-          result: `+${confine.over.toFixed(1)} ms (${ms(confine.script)} vs ${ms(confine.floor)}; the command alone ${ms(confine.alone)})`,
+          result: `+${confine.over.toFixed(1)} ms (${ms(confine.script)} vs ${ms(confine.floor)}; the command alone ${ms(confine.alone)}); each part taken out saves, ms: ${confine.parts}`,
           goal: `≤ bwrap + ${CONFINE_OVER_BWRAP_GOAL_MS} ms`,
           met: confine.over <= CONFINE_OVER_BWRAP_GOAL_MS,
         },
