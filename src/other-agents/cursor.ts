@@ -9,8 +9,10 @@
  *
  * Answers: a denial is `{"permission": "deny", "user_message", "agent_message"}` (the
  * documented form that tells the agent why and what to do instead); context is
- * `{"additional_context"}` at sessionStart only (beforeSubmitPrompt takes none; afterShellExecution
- * takes no answer: the check after a shell call puts back what it changed, the model is not told). No decision
+ * `{"additional_context"}` at sessionStart and postToolUse (beforeSubmitPrompt takes none;
+ * afterShellExecution takes no answer: what the check after a shell call puts back is told at the
+ * call's postToolUse, whichever of the two comes first; context-mode's Cursor adapter answers
+ * postToolUse the same way, npm context-mode 1.0.131 build/adapters/cursor/index.js). No decision
  * is `{}`: Cursor is said to want JSON on every path, and `{}` holds no `permission`, so it
  * is no "allow".
  *
@@ -71,6 +73,9 @@ function action(p: z.infer<typeof Payload>, cwd: string): { name: string; action
   }
 }
 
+/** The events whose answer's `additional_context` reaches the model. */
+const CONTEXT_EVENTS: ReadonlySet<string> = new Set(['sessionStart', 'postToolUse']);
+
 export const cursor: Adapter = {
   agent: 'cursor',
   recognises: (raw) =>
@@ -89,5 +94,5 @@ export const cursor: Adapter = {
     if (tool) ev.tool = tool;
     return ev;
   },
-  context: (ev, text) => (ev.event === 'sessionStart' ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),
+  context: (ev, text) => (CONTEXT_EVENTS.has(ev.event) ? { exitCode: 0, stdout: JSON.stringify({ additional_context: text }) + '\n', stderr: '' } : undefined),
 };

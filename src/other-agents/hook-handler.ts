@@ -25,8 +25,13 @@ import type { JudgingConfig } from '../guard/approval.js';
 
 export const ADAPTERS: Record<AgentName, Adapter> = { claude, codex, cursor, gemini };
 
+/** How long what a shell call's after-check found waits for a post-tool event that can carry it. */
+const UNTOLD_KEEP_MS = 60_000;
+
 export class OtherAgentHooks {
   private profileCache: { stamp: string; profile: CodexProfile | undefined } | undefined;
+  /** What after-checks found that their event could not tell the model, by call: the call's next post-tool event tells it. */
+  private readonly untold = new Map<string, { text: string; at: number }>();
 
   /** `sessions` is loaded on first use: a daemon whose agents only ask about tool calls loads none of it. */
   constructor(
@@ -75,8 +80,26 @@ export class OtherAgentHooks {
             },
           )
         : undefined;
-    const answer = told ? adapter.context(ev, told) : undefined;
+    const answer = this.deliver(adapter, ev, told);
     return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };
+  }
+
+  /**
+   * What was found after a shell call, in the answer of this post-tool event; where this event
+   * carries no answer the model reads (Cursor's afterShellExecution: its postToolUse, which
+   * comes for the same call, does), it is kept for the call's next post-tool event.
+   */
+  private deliver(adapter: Adapter, ev: AgentEvent, told: string | undefined): Answer | undefined {
+    const key = ev.tool?.action.kind === 'shell' ? callKey(ev, ev.tool.action.command) : undefined;
+    if (!key) return undefined;
+    const now = Date.now();
+    for (const [k, v] of this.untold) if (now - v.at > UNTOLD_KEEP_MS) this.untold.delete(k);
+    const text = told ?? this.untold.get(key)?.text;
+    if (!text) return undefined;
+    const answer = adapter.context(ev, text);
+    if (answer) this.untold.delete(key);
+    else this.untold.set(key, { text, at: now });
+    return answer;
   }
 
   private async preTool(adapter: Adapter, ev: AgentEvent, { config, broken }: JudgingConfig<GuardConfig>): Promise<HandledHook> {

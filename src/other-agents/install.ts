@@ -263,13 +263,15 @@ export function hookEntries(agent: AgentName): HookEntry[] {
       ];
     case 'cursor':
       // beforeShellExecution carries a command; beforeReadFile carries the file's content, preToolUse any tool's input.
-      // afterShellExecution (the command and its output): the check after a shell call, which puts back what it changed.
+      // afterShellExecution (the command and its output): the check after a shell call, which puts back what it changed;
+      // postToolUse: the answer that tells the model so (afterShellExecution takes none).
       return [
         'sessionStart',
         'beforeSubmitPrompt',
         'preToolUse',
         'beforeShellExecution',
         'afterShellExecution',
+        'postToolUse',
         'beforeReadFile',
         'afterFileEdit',
         'stop',

@@ -62,6 +62,7 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
       'preToolUse',
       'beforeShellExecution',
       'afterShellExecution',
+      'postToolUse',
       'beforeReadFile',
       'afterFileEdit',
       'stop',
@@ -147,8 +148,33 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
     expect(readFileSync(join(repo, 'src/generated/api.ts'), 'utf8')).toBe('x');
     const after = await run(cmd.afterShellExecution!, { hook_event_name: 'afterShellExecution', command, cwd: repo, output: '', duration: 40, sandbox: false });
     expect(readFileSync(join(repo, 'src/generated/api.ts'), 'utf8'), 'the protected file was left as the command wrote it').toBe('export const api = 1;\n');
-    // afterShellExecution takes no answer the model reads: Cursor gets its "nothing to say".
+    // afterShellExecution takes no answer the model reads: Cursor gets its "nothing to say"…
     expect({ code: after.code, stdout: after.stdout, stderr: after.stderr }).toEqual({ code: 0, stdout: '{}\n', stderr: '' });
+    // …and the same call's postToolUse tells the model what was put back, and why.
+    const post = await run(cmd.postToolUse!, { hook_event_name: 'postToolUse', tool_name: 'Shell', tool_input: { command }, tool_output: '', cwd: repo });
+    expect(post.code, post.stderr).toBe(0);
+    const told = JSON.parse(post.stdout) as { additional_context?: string };
+    expect(Object.keys(told), `postToolUse did not tell the model what afterShellExecution put back: ${post.stdout}`).toEqual(['additional_context']);
+    expect(told.additional_context).toContain('src/generated/api.ts');
+    expect(told.additional_context).toContain('generated-files');
+    // Told once: a second post-tool event of the call says nothing more.
+    const again = await run(cmd.postToolUse!, { hook_event_name: 'postToolUse', tool_name: 'Shell', tool_input: { command }, tool_output: '', cwd: repo });
+    expect(again.stdout, 'the explanation was given twice').toBe('{}\n');
+  });
+
+  it('tells the model at postToolUse when it comes before afterShellExecution, and afterShellExecution then has nothing to put back', async () => {
+    const command = `perl -e 'open(F,">src/generated/api.ts"); print F "y"'`;
+    const before = await run(cmd.preToolUse!, { hook_event_name: 'preToolUse', tool_name: 'Shell', tool_input: { command }, cwd: repo });
+    expect(before.stdout, 'the judge refused a command it cannot read').toBe('{}\n');
+    execFileSync('sh', ['-c', command], { cwd: repo });
+    const post = await run(cmd.postToolUse!, { hook_event_name: 'postToolUse', tool_name: 'Shell', tool_input: { command }, tool_output: '', cwd: repo });
+    expect(readFileSync(join(repo, 'src/generated/api.ts'), 'utf8'), 'postToolUse left the protected file as the command wrote it').toBe(
+      'export const api = 1;\n',
+    );
+    const told = JSON.parse(post.stdout) as { additional_context?: string };
+    expect(told.additional_context ?? `(no additional_context: ${post.stdout})`).toContain('generated-files');
+    const after = await run(cmd.afterShellExecution!, { hook_event_name: 'afterShellExecution', command, cwd: repo, output: '', duration: 40, sandbox: false });
+    expect({ code: after.code, stdout: after.stdout }).toEqual({ code: 0, stdout: '{}\n' });
   });
 
   it('gives the memory snapshot as additional_context at sessionStart, and no context at beforeSubmitPrompt', async () => {
