@@ -113,15 +113,19 @@ const FAMILY_OF: Record<string, string> = {
 const SHELL_FENCES = new Set(['', 'sh', 'bash', 'shell', 'console', 'zsh', 'shell-session', 'sh-session', 'fish', 'cmd', 'powershell', 'ps1', 'pwsh', 'text']);
 
 /** Before a command on its line: it is named to be avoided or replaced, not given. */
-const NOT_GIVEN = /\b(?:don'?t|do not|never|not|avoid|instead of|rather than|no longer|deprecated|unlike|without)\b/i;
+const NOT_GIVEN = /\b(?:don'?t|do not|never|not|avoid|skip|instead of|rather than|no longer|deprecated|unlike|without)\b/i;
 
 const MATTER_TESTS: ReadonlyArray<[Matter, (cmd: string, parts: string[]) => boolean]> = [
   ['typecheck', (c) => /type-?check|check-?types|\bmypy\b|\bpyright\b|\btsc\b.*--noEmit/i.test(c)],
   ['test', (_c, p) => p.some((w) => /^(?:tests?|pytest|jest|vitest|mocha|rspec|ctest|phpunit|tox|e2e)$/.test(w))],
   ['lint', (c, p) => p.some((w) => /^(?:lint|eslint|clippy|flake8|pylint|rubocop|shellcheck|stylelint|markdownlint|vet)$/.test(w)) || /\bruff\s+check\b/.test(c)],
   ['format', (c, p) => p.some((w) => /^(?:format|fmt|prettier|black|gofmt|isort)$/.test(w)) || /\bruff\s+format\b/.test(c)],
-  ['build', (c, p) => p.some((w) => /^(?:build|compile)$/.test(w)) || (/^tsc\b/.test(c) && !/--noEmit/.test(c))],
+  // Building the documentation (`make build-docs`, `mkdocs build`) is not building the project.
+  ['build', (c, p) => !p.some((w) => /^(?:docs?|documentation|mkdocs|storybook)$/.test(w)) && (p.some((w) => /^(?:build|compile)$/.test(w)) || (/^tsc\b/.test(c) && !/--noEmit/.test(c)))],
 ];
+
+/** Options whose value names a package or folder, not a matter (`--filter @x/test-utils`, `-w packages/test`). */
+const VALUE_OPTIONS = new Set(['--filter', '-F', '-w', '--workspace', '-p', '--package', '--prefix', '-C', '--cwd', '--dir', '--project']);
 
 /** One shell command as a claim: its family and matters, or undefined when it is none of ours. */
 function commandOf(raw: string): Pick<CommandClaim, 'command' | 'family' | 'matters' | 'words'> | undefined {
@@ -132,9 +136,10 @@ function commandOf(raw: string): Pick<CommandClaim, 'command' | 'family' | 'matt
   const family = FAMILY_OF[first];
   if (!family) return undefined;
   const command = words.join(' ');
-  // `go test`, `cargo fmt`, `npm run test:unit`, `pytest`: a word of the command names the matter.
-  const parts = words.flatMap((w) => w.toLowerCase().split(/[:\-_/.=]+/));
-  const matters = MATTERS.filter((m) => MATTER_TESTS.find(([n]) => n === m)![1](command, parts));
+  // `go test`, `cargo fmt`, `npm run test:unit`, `pytest`: a word of the command names the matter (a package's name does not).
+  const named = words.filter((w, i) => !VALUE_OPTIONS.has(words[i - 1] ?? '') && !w.startsWith('@') && !/^--?(?:filter|workspace|package|prefix|cwd|dir|project)=/.test(w));
+  const parts = named.flatMap((w) => w.toLowerCase().split(/[:\-_/.=]+/));
+  const matters = MATTERS.filter((m) => MATTER_TESTS.find(([n]) => n === m)![1](named.join(' '), parts));
   if (matters.length === 0) return undefined;
   return { command, family, matters, words: words.map((w) => w.replace(/^\.\//, '').toLowerCase()) };
 }
@@ -166,14 +171,14 @@ const MAY_EDIT = new RegExp(
   'i',
 );
 
-const FILE_EXTENSION = /\.(?:md|mdx|json|jsonc|ya?ml|toml|lock|ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|sh|txt|cfg|ini|proto|sql|html|css|scss|xml|gradle|mod|sum|snap|env)$/i;
+const FILE_EXTENSION = /\.(?:md|mdx|json|jsonc|ya?ml|toml|lock|ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|sh|txt|cfg|ini|proto|sql|html|css|scss|xml|gradle|mod|sum|snap)$/i;
 
 /** A token that names a path: has a `/`, or a file extension; not a URL, a flag, a command or a sentence. */
 function asPath(token: string): string | undefined {
   const t = token.trim().replace(/^["'(]+|["'),.:;]+$/g, '');
   if (!t || /\s/.test(t) || t.includes('://') || t.startsWith('-') || t.startsWith('@') || t.startsWith('~') || t.startsWith('$')) return undefined;
   if (FAMILY_OF[t.split('/')[0]!] && !t.includes('/')) return undefined;
-  if (!/[/*]/.test(t) && !FILE_EXTENSION.test(t)) return undefined;
+  if (!/[/*]/.test(t) && !FILE_EXTENSION.test(t) && !/^\.env(?:\.[\w-]+)?$/.test(t)) return undefined;
   if (!/^[\w.*/\-[\]{}!,@+]+$/.test(t)) return undefined;
   const rel = normalizeRelPath(t.replace(/^\//, ''));
   return t.endsWith('/') ? `${rel}/` : rel;
@@ -194,6 +199,25 @@ function sentenceAround(line: string, at: number): { from: number; text: string 
   return { from, text: line.slice(from, to) };
 }
 
+/** A clause of a sentence: `docs/: the source; do not edit docs/ja` is two, and the rule is in the second. */
+function clauseAround(line: string, at: number): { from: number; text: string } {
+  const sentence = sentenceAround(line, at);
+  let from = sentence.from;
+  let to = sentence.from + sentence.text.length;
+  for (const m of sentence.text.matchAll(/[;:]\s+|\s+[—–]\s+/g)) {
+    const end = sentence.from + m.index! + m[0].length;
+    if (end <= at) from = end;
+    else {
+      to = sentence.from + m.index!;
+      break;
+    }
+  }
+  return { from, text: line.slice(from, to) };
+}
+
+/** Mentions of generation: "`x.ts` is generated; do not edit it" names the path before the verb. */
+const GENERATED = /\b(?:auto-?)?generated\b/i;
+
 function pathClaimsOf(file: string, lineNo: number, line: string): PathClaim[] {
   const out: PathClaim[] = [];
   const body = line.replace(/^\s*(?:[-*+]\s+|\d+[.)]\s+|>\s*)/, '');
@@ -203,10 +227,16 @@ function pathClaimsOf(file: string, lineNo: number, line: string): PathClaim[] {
   ] as const) {
     const m = pattern.exec(body);
     if (!m) continue;
-    const sentence = sentenceAround(body, m.index);
-    if (says === 'may-edit' && NOT_GIVEN.test(sentence.text.slice(0, m.index - sentence.from + m[0].length))) continue;
-    const spans = [...sentence.text.matchAll(CODE_SPAN)].map((s) => s[2]!);
-    const bare = sentence.text.replace(CODE_SPAN, ' ').split(/\s+/).filter((w) => w.includes('/'));
+    const clause = clauseAround(body, m.index);
+    const verbEnd = m.index - clause.from + m[0].length;
+    if (says === 'may-edit' && NOT_GIVEN.test(clause.text.slice(0, verbEnd))) continue;
+    // The path is the verb's object; before the verb only when the clause says the path is generated.
+    const scope = says === 'keep-off' && GENERATED.test(clause.text) ? clause.text : clause.text.slice(Math.max(0, verbEnd - (says === 'may-edit' ? 1 : 0)));
+    const spans = [...scope.matchAll(CODE_SPAN)].map((s) => s[2]!);
+    const bare = scope
+      .replace(CODE_SPAN, ' ')
+      .split(/\s+/)
+      .filter((w) => w.includes('/'));
     for (const token of [...spans, ...bare]) {
       const path = asPath(token);
       if (path) out.push({ file, line: lineNo, text: line.trim(), path, says });
