@@ -166,7 +166,8 @@ const KEEP_OFF = new RegExp(
 );
 const MAY_EDIT = new RegExp(
   String.raw`\b(?:you|agents?)\s+(?:can|may|should)\s+(?:freely\s+)?${EDIT_VERB}\b|\bfeel free to\s+${EDIT_VERB}\b|\b(?:fine|ok|okay|safe)\s+to\s+${EDIT_VERB}\b` +
-    String.raw`|^(?:[-*+]\s+|\d+[.)]\s+)?(?:edit|modify|update|change)\s+` +
+    // An imperative: at the start of the line or of a clause ("To add one, edit `x`").
+    String.raw`|(?:^(?:[-*+]\s+|\d+[.)]\s+)?|[,;:]\s+(?:then\s+)?)(?:edit|modify|update|change)\s+` +
     '`',
   'i',
 );
