@@ -34,7 +34,8 @@ describe('drift between instruction files, named on both sides', () => {
       'AGENTS.md': AGENTS,
       // What a shadowed file says and the authority agrees with: a one-file test run, a path the config protects.
       'CLAUDE.md': '@AGENTS.md\n\nOne test file: `npx vitest run test/a.test.ts`.\nDo not edit `src/generated/`.\n',
-      'GEMINI.md': 'See AGENTS.md.\n',
+      // A command named to be skipped or avoided is no command given.
+      'GEMINI.md': 'See AGENTS.md.\nSkip `yarn test` in CI; avoid `make build` too.\n',
       '.hermes/config.yaml': CONFIG,
     });
   });
