@@ -200,7 +200,7 @@ function sentenceAround(line: string, at: number): { from: number; text: string 
   return { from, text: line.slice(from, to) };
 }
 
-/** A clause of a sentence: `docs/: the source; do not edit docs/ja` is two, and the rule is in the second. */
+/** A clause of a sentence: "the sources; do not edit the translations under …" is two, and the rule is in the second. */
 function clauseAround(line: string, at: number): { from: number; text: string } {
   const sentence = sentenceAround(line, at);
   let from = sentence.from;
