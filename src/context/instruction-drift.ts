@@ -118,10 +118,18 @@ const NOT_GIVEN = /\b(?:don'?t|do not|never|not|avoid|skip|instead of|rather tha
 const MATTER_TESTS: ReadonlyArray<[Matter, (cmd: string, parts: string[]) => boolean]> = [
   ['typecheck', (c) => /type-?check|check-?types|\bmypy\b|\bpyright\b|\btsc\b.*--noEmit/i.test(c)],
   ['test', (_c, p) => p.some((w) => /^(?:tests?|pytest|jest|vitest|mocha|rspec|ctest|phpunit|tox|e2e)$/.test(w))],
-  ['lint', (c, p) => p.some((w) => /^(?:lint|eslint|clippy|flake8|pylint|rubocop|shellcheck|stylelint|markdownlint|vet)$/.test(w)) || /\bruff\s+check\b/.test(c)],
+  [
+    'lint',
+    (c, p) => p.some((w) => /^(?:lint|eslint|clippy|flake8|pylint|rubocop|shellcheck|stylelint|markdownlint|vet)$/.test(w)) || /\bruff\s+check\b/.test(c),
+  ],
   ['format', (c, p) => p.some((w) => /^(?:format|fmt|prettier|black|gofmt|isort)$/.test(w)) || /\bruff\s+format\b/.test(c)],
   // Building the documentation (`make build-docs`, `mkdocs build`) is not building the project.
-  ['build', (c, p) => !p.some((w) => /^(?:docs?|documentation|mkdocs|storybook)$/.test(w)) && (p.some((w) => /^(?:build|compile)$/.test(w)) || (/^tsc\b/.test(c) && !/--noEmit/.test(c)))],
+  [
+    'build',
+    (c, p) =>
+      !p.some((w) => /^(?:docs?|documentation|mkdocs|storybook)$/.test(w)) &&
+      (p.some((w) => /^(?:build|compile)$/.test(w)) || (/^tsc\b/.test(c) && !/--noEmit/.test(c))),
+  ],
 ];
 
 /** Options whose value names a package or folder, not a matter (`--filter @x/test-utils`, `-w packages/test`). */
@@ -137,7 +145,9 @@ function commandOf(raw: string): Pick<CommandClaim, 'command' | 'family' | 'matt
   if (!family) return undefined;
   const command = words.join(' ');
   // `go test`, `cargo fmt`, `npm run test:unit`, `pytest`: a word of the command names the matter (a package's name does not).
-  const named = words.filter((w, i) => !VALUE_OPTIONS.has(words[i - 1] ?? '') && !w.startsWith('@') && !/^--?(?:filter|workspace|package|prefix|cwd|dir|project)=/.test(w));
+  const named = words.filter(
+    (w, i) => !VALUE_OPTIONS.has(words[i - 1] ?? '') && !w.startsWith('@') && !/^--?(?:filter|workspace|package|prefix|cwd|dir|project)=/.test(w),
+  );
   const parts = named.flatMap((w) => w.toLowerCase().split(/[:\-_/.=]+/));
   const matters = MATTERS.filter((m) => MATTER_TESTS.find(([n]) => n === m)![1](named.join(' '), parts));
   if (matters.length === 0) return undefined;
@@ -172,7 +182,8 @@ const MAY_EDIT = new RegExp(
   'i',
 );
 
-const FILE_EXTENSION = /\.(?:md|mdx|json|jsonc|ya?ml|toml|lock|ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|sh|txt|cfg|ini|proto|sql|html|css|scss|xml|gradle|mod|sum|snap)$/i;
+const FILE_EXTENSION =
+  /\.(?:md|mdx|json|jsonc|ya?ml|toml|lock|ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|sh|txt|cfg|ini|proto|sql|html|css|scss|xml|gradle|mod|sum|snap)$/i;
 
 /** A token that names a path: has a `/`, or a file extension; not a URL, a flag, a command or a sentence. */
 function asPath(token: string): string | undefined {
@@ -380,13 +391,20 @@ export function protectLines(rules: readonly ProtectRuleSource[], files: Readonl
       let where: SourceLine | undefined;
       for (const f of files) {
         const lines = f.text.split(/\r?\n/);
-        const i = lines.findIndex((l) => l.includes(`"${glob}"`) || l.includes(`'${glob}'`) || new RegExp(`(?:^|[\\s\\[,-])${escapeRegExp(glob)}(?:$|[\\s\\],])`).test(l));
+        const i = lines.findIndex(
+          (l) => l.includes(`"${glob}"`) || l.includes(`'${glob}'`) || new RegExp(`(?:^|[\\s\\[,-])${escapeRegExp(glob)}(?:$|[\\s\\],])`).test(l),
+        );
         if (i >= 0) {
           where = { file: f.file, line: i + 1, text: lines[i]!.trim() };
           break;
         }
       }
-      out.push({ ...(where ?? { file: files[0]?.file ?? '.hermes/config.yaml', line: 0, text: `protect: ${glob}` }), rule: rule.id, glob, covers: compiled.covers });
+      out.push({
+        ...(where ?? { file: files[0]?.file ?? '.hermes/config.yaml', line: 0, text: `protect: ${glob}` }),
+        rule: rule.id,
+        glob,
+        covers: compiled.covers,
+      });
     }
   }
   return out;

@@ -105,6 +105,11 @@ export function formatAgentsReport(r: AgentsReport): string {
   }
   for (const w of r.warnings) lines.push('', `warning: ${w}`);
   const n = r.conflicts.length;
-  lines.push('', n === 0 ? 'No instruction file disagrees with the authority.' : `${n} disagreement${n === 1 ? '' : 's'} with the authority (hermesd check --context exits 1).`);
+  lines.push(
+    '',
+    n === 0
+      ? 'No instruction file disagrees with the authority.'
+      : `${n} disagreement${n === 1 ? '' : 's'} with the authority (hermesd check --context exits 1).`,
+  );
   return lines.join('\n');
 }

@@ -53,7 +53,10 @@ describe('instruction drift on public instruction files', () => {
 
   it('what was misread once stays fixed', () => {
     const openai = claimsOfFile('openai+openai-agents-python/AGENTS.md');
-    expect(openai.commands.filter((c) => c.command.startsWith('make build-docs')).flatMap((c) => c.matters), '`make build-docs` read as a build command').toEqual([]);
+    expect(
+      openai.commands.filter((c) => c.command.startsWith('make build-docs')).flatMap((c) => c.matters),
+      '`make build-docs` read as a build command',
+    ).toEqual([]);
     expect(openai.commands.find((c) => c.command === 'make tests')?.matters).toEqual(['test']);
     expect(openai.paths.map((p) => p.path)).toEqual(['docs/ja', 'docs/ko', 'docs/zh']);
 
@@ -69,7 +72,11 @@ describe('instruction drift on public instruction files', () => {
   it('two projects with different tools are named with both lines', () => {
     const d = compareClaims(claimsOfFile('modelcontextprotocol+python-sdk/AGENTS.md'), claimsOfFile('google-gemini+gemini-cli/GEMINI.md'), []);
     const test = d.find((x) => x.matter === 'test')!;
-    expect(test).toMatchObject({ file: 'google-gemini+gemini-cli/GEMINI.md', line: 45, authority: { file: 'modelcontextprotocol+python-sdk/AGENTS.md', line: 37 } });
+    expect(test).toMatchObject({
+      file: 'google-gemini+gemini-cli/GEMINI.md',
+      line: 45,
+      authority: { file: 'modelcontextprotocol+python-sdk/AGENTS.md', line: 37 },
+    });
     expect(test.text).toContain('`npm run test`');
     expect(test.authority.text).toContain('pytest');
     // `uv run --frozen pytest` runs `pytest`: the MCP Python SDK's file agrees with garak's on tests.

@@ -20,7 +20,13 @@ const CLAUDE = [
   '',
 ].join('\n');
 const GEMINI = ['# Gemini', '', 'To add an endpoint, edit `src/generated/api.ts` by hand.', ''].join('\n');
-const CONFIG = ['rules:', '  - id: generated-files', '    message: Do not edit generated files; run npm run gen.', '    protect: ["src/generated/**"]', ''].join('\n');
+const CONFIG = [
+  'rules:',
+  '  - id: generated-files',
+  '    message: Do not edit generated files; run npm run gen.',
+  '    protect: ["src/generated/**"]',
+  '',
+].join('\n');
 
 describe('drift between instruction files, named on both sides', () => {
   let t: TestEnv;
@@ -109,7 +115,9 @@ describe('drift between instruction files, named on both sides', () => {
       'CLAUDE.md:3 AGENTS.md:4',
       'CLAUDE.md:5 .hermes/config.yaml:4',
     ]);
-    expect(byAgent.gemini.conflicts.map((c: any) => `${c.file}:${c.line} ${c.authority.file}:${c.authority.line}`)).toEqual(['GEMINI.md:3 .hermes/config.yaml:4']);
+    expect(byAgent.gemini.conflicts.map((c: any) => `${c.file}:${c.line} ${c.authority.file}:${c.authority.line}`)).toEqual([
+      'GEMINI.md:3 .hermes/config.yaml:4',
+    ]);
     expect(byAgent.codex).toMatchObject({ reads: ['AGENTS.md'], shadowed: [], conflicts: [] });
     expect(report.conflicts).toHaveLength(3);
   });
@@ -139,7 +147,7 @@ describe('drift between instruction files, named on both sides', () => {
       expect(resources.map((x) => x.uri)).toContain('hermesd://agents');
       const read = await s.client.readResource({ uri: 'hermesd://agents' });
       expect(read.contents[0]).toMatchObject({ uri: 'hermesd://agents', mimeType: 'application/json' });
-      const report = JSON.parse(String(read.contents[0]!.text));
+      const report = JSON.parse(String((read.contents[0] as { text?: string }).text));
       expect(report.conflicts.map((c: any) => `${c.file}:${c.line} ${c.authority.file}:${c.authority.line} ${c.agents.join(',')}`)).toEqual([
         'CLAUDE.md:3 AGENTS.md:4 claude',
         'CLAUDE.md:5 .hermes/config.yaml:4 claude',

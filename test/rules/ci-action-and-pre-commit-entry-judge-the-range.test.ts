@@ -123,7 +123,9 @@ describe('CI: the GitHub Action and the pre-commit entry', () => {
     const drifted = t.repo({ 'AGENTS.md': 'Test with `npm test`.\n', 'CLAUDE.md': '# Claude\nTest with `pnpm test`.\n' });
     const r = run(drifted);
     expect(r.status, `the context step passed a drifted repository:\n${r.stdout}${r.stderr}`).toBe(1);
-    expect(r.stdout).toContain('::error file=CLAUDE.md,line=2,title=hermesd%3A context-command::CLAUDE.md:2 gives `pnpm test` for test; the authority AGENTS.md:1 gives `npm test`.');
+    expect(r.stdout).toContain(
+      '::error file=CLAUDE.md,line=2,title=hermesd%3A context-command::CLAUDE.md:2 gives `pnpm test` for test; the authority AGENTS.md:1 gives `npm test`.',
+    );
     expect(run(t.repo({ 'AGENTS.md': 'Test with `npm test`.\n', 'CLAUDE.md': '@AGENTS.md\n' })).status).toBe(0);
   });
 

@@ -148,33 +148,40 @@ async function checkContext(format: Format): Promise<void> {
     authority: d.authority,
     agents: d.agents,
   }));
-  await report(format, { violations, warnings }, {
-    json: () => ({ violations, warnings, authority: r.authority }),
-    text: () => {
-      const lines: string[] = [];
-      for (const d of r.conflicts) {
-        const [own, theirs] = drift.conflictLines(d);
-        lines.push(own, theirs, `  ${d.message}`);
-      }
-      for (const w of warnings) lines.push(`warning: ${w}`);
-      const read = [...new Set(r.agents.flatMap((a) => a.shadowed))];
-      const summary =
-        r.authority.length === 0
-          ? 'No authority file here (HERMES.md, AGENTS.md, CLAUDE.md or Cursor rules): nothing to disagree with.'
-          : `authority ${r.authority.join(', ')}; compared with ${read.length > 0 ? read.join(', ') : 'no other instruction file'}: `;
-      if (r.conflicts.length > 0) {
-        const n = r.conflicts.length;
-        lines.push('', `${summary}${n} disagreement${n === 1 ? '' : 's'}.`);
+  await report(
+    format,
+    { violations, warnings },
+    {
+      json: () => ({ violations, warnings, authority: r.authority }),
+      text: () => {
+        const lines: string[] = [];
+        for (const d of r.conflicts) {
+          const [own, theirs] = drift.conflictLines(d);
+          lines.push(own, theirs, `  ${d.message}`);
+        }
+        for (const w of warnings) lines.push(`warning: ${w}`);
+        const read = [...new Set(r.agents.flatMap((a) => a.shadowed))];
+        const summary =
+          r.authority.length === 0
+            ? 'No authority file here (HERMES.md, AGENTS.md, CLAUDE.md or Cursor rules): nothing to disagree with.'
+            : `authority ${r.authority.join(', ')}; compared with ${read.length > 0 ? read.join(', ') : 'no other instruction file'}: `;
+        if (r.conflicts.length > 0) {
+          const n = r.conflicts.length;
+          lines.push('', `${summary}${n} disagreement${n === 1 ? '' : 's'}.`);
+          return lines.join('\n');
+        }
+        lines.push(color.green(r.authority.length === 0 ? summary : `${summary}they agree.`));
         return lines.join('\n');
-      }
-      lines.push(color.green(r.authority.length === 0 ? summary : `${summary}they agree.`));
-      return lines.join('\n');
+      },
+      rules: [
+        { id: 'context-command', message: "An agent's own instruction file gives another build, test, lint, format or typecheck command than the authority." },
+        {
+          id: 'context-protected-path',
+          message: "An agent's own instruction file keeps agents off a path nothing protects, or sends them to one the authority keeps them off.",
+        },
+      ],
     },
-    rules: [
-      { id: 'context-command', message: "An agent's own instruction file gives another build, test, lint, format or typecheck command than the authority." },
-      { id: 'context-protected-path', message: "An agent's own instruction file keeps agents off a path nothing protects, or sends them to one the authority keeps them off." },
-    ],
-  });
+  );
   if (violations.length > 0) failWith(1);
 }
 
@@ -188,7 +195,7 @@ export function register(program: Command): void {
     .option('--commits <range>', 'judge every commit of a range, e.g. origin/main..HEAD, under the rules committed in its base (no daemon needed)')
     .option(
       '--context',
-      "exit 1 where an instruction file an agent reads on its own (CLAUDE.md, GEMINI.md, Cursor rules, AGENTS.md) disagrees with the authority on a command or a protected path (no daemon needed)",
+      'exit 1 where an instruction file an agent reads on its own (CLAUDE.md, GEMINI.md, Cursor rules, AGENTS.md) disagrees with the authority on a command or a protected path (no daemon needed)',
     )
     .option('--format <format>', `output: ${FORMATS.join(', ')} (SARIF 2.1.0, for code scanning); default text, or json with --json`)
     .option(
@@ -199,7 +206,8 @@ export function register(program: Command): void {
       action(async (opts: { staged?: boolean; commits?: string; context?: boolean; format?: string; daemon?: boolean }, cmd: Command) => {
         const format = formatOf(opts, globals(cmd));
         if (opts.context) {
-          if (opts.staged || opts.commits !== undefined) throw new UsageError('--context compares the instruction files, --staged and --commits judge changes; give one.');
+          if (opts.staged || opts.commits !== undefined)
+            throw new UsageError('--context compares the instruction files, --staged and --commits judge changes; give one.');
           await checkContext(format);
           return;
         }
