@@ -307,7 +307,6 @@ function protects(rule: ProtectLine, path: string): boolean {
 /**
  * Where `other` (a file an agent reads besides the authority) disagrees with the authority's
  * side: the authority's files (`authority`, their claims merged) and the config's protect rules.
- * `authorityFile`: the first authority file, named when it says nothing to quote.
  */
 export function compareClaims(authority: Claims, other: Claims, protect: readonly ProtectLine[]): Drift[] {
   const out: Drift[] = [];
@@ -391,9 +390,11 @@ export function protectLines(rules: readonly ProtectRuleSource[], files: Readonl
       let where: SourceLine | undefined;
       for (const f of files) {
         const lines = f.text.split(/\r?\n/);
-        const i = lines.findIndex(
-          (l) => l.includes(`"${glob}"`) || l.includes(`'${glob}'`) || new RegExp(`(?:^|[\\s\\[,-])${escapeRegExp(glob)}(?:$|[\\s\\],])`).test(l),
-        );
+        const names = (l: string) =>
+          l.includes(`"${glob}"`) || l.includes(`'${glob}'`) || new RegExp(`(?:^|[\\s\\[,-])${escapeRegExp(glob)}(?:$|[\\s\\],])`).test(l);
+        // The `protect:` line or a list item, before a message that quotes the glob.
+        const declares = lines.findIndex((l) => names(l) && /^\s*(?:-|protect\s*:)/.test(l));
+        const i = declares >= 0 ? declares : lines.findIndex(names);
         if (i >= 0) {
           where = { file: f.file, line: i + 1, text: lines[i]!.trim() };
           break;

@@ -23,7 +23,7 @@ const GEMINI = ['# Gemini', '', 'To add an endpoint, edit `src/generated/api.ts`
 const CONFIG = [
   'rules:',
   '  - id: generated-files',
-  '    message: Do not edit generated files; run npm run gen.',
+  '    message: Do not edit src/generated/** by hand; run npm run gen.',
   '    protect: ["src/generated/**"]',
   '',
 ].join('\n');
