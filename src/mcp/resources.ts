@@ -3,6 +3,7 @@
  *
  *   hermesd://authority                  the authority files in force, as the prompt carries them
  *   hermesd://authority/{+path}          one of them (path from the work tree root)
+ *   hermesd://agents                     per agent: what it reads, how the authority reaches it, where they disagree (JSON)
  *   hermesd://memory                     the memory snapshot (MEMORY.md, the repository's MEMORY.md and USER.md blocks)
  *   hermesd://skills                     the skill index
  *   hermesd://skills/{name}/{+path}      a skill's SKILL.md or one of its supporting files
@@ -16,6 +17,7 @@ import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/typ
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { RemoteError } from '../errors/index.js';
 import type { SkillFileView, SkillSummary } from '../skills/store.js';
+import type { AgentsReport } from '../other-agents/agent-drift.js';
 import type { FollowedEvent, DaemonLink } from './link.js';
 
 export type Family = 'authority' | 'memory' | 'skills';
@@ -108,6 +110,20 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
       const file = (await authority(ctx)).files.find((f) => f.path === path);
       if (!file) throw new ResourceMissing(`${path} is not an authority file in force here; read hermesd://authority or list the resources.`);
       return [{ uri, mimeType: mimeOf(path), text: file.text }];
+    },
+  },
+  {
+    name: 'agents',
+    title: 'The authority in every agent',
+    description:
+      'Per agent (Claude Code, Codex, Cursor, Gemini CLI): the instruction files it reads on its own, how the authority reaches it, the files it reads besides the authority, ' +
+      'and each line where one disagrees with the authority on a build, test, lint, format or typecheck command or a protected path; as `hermesd context --agents --json` prints it.',
+    family: 'authority',
+    mimeType: 'application/json',
+    uri: 'hermesd://agents',
+    async read(ctx, uri) {
+      const r = await ctx.link.call<AgentsReport>('GET', `/v1/context/agents${ctx.cwd ? `?cwd=${encodeURIComponent(ctx.cwd)}` : ''}`);
+      return [{ uri, mimeType: 'application/json', text: JSON.stringify(r, null, 2) }];
     },
   },
   {

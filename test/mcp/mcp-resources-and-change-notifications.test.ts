@@ -66,6 +66,7 @@ describe('hermesd mcp resources and notifications', () => {
     const { resources } = await a.client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(
       [
+        'hermesd://agents',
         'hermesd://authority',
         'hermesd://authority/AGENTS.md',
         'hermesd://memory',

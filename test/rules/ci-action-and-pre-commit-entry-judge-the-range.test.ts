@@ -21,7 +21,7 @@ const RULES = `rules:
     forbid: "AKIA[0-9A-Z]{16}"
 `;
 
-type Step = { id?: string; name?: string; run?: string; env?: Record<string, string> };
+type Step = { id?: string; name?: string; if?: string; run?: string; env?: Record<string, string> };
 const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as { runs: { using: string; steps: Step[] }; inputs: Record<string, unknown> };
 const judging = action.runs.steps.find((s) => s.id === 'check')!;
 
@@ -80,7 +80,7 @@ describe('CI: the GitHub Action and the pre-commit entry', () => {
 
   it('action.yml is a composite action whose judging step takes the event’s fields', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs)).toEqual(['range', 'format', 'sarif-file', 'package', 'node-version']);
+    expect(Object.keys(action.inputs)).toEqual(['range', 'format', 'sarif-file', 'package', 'node-version', 'context']);
     expect(judging.env).toMatchObject({
       RANGE: '${{ inputs.range }}',
       PR_BASE: '${{ github.event.pull_request.base.sha }}',
@@ -107,6 +107,26 @@ describe('CI: the GitHub Action and the pre-commit entry', () => {
     // origin/main is at `bad` itself: the new branch brings nothing new.
     expect(r.out).toContain(`hermesd: judging origin/main..${bad}`);
     expect(r.code, r.out).toBe(0);
+  });
+
+  it('input context: the instruction files are compared after the commits, annotating both sides, opt-in', () => {
+    const step = action.runs.steps.find((s) => s.id === 'context')!;
+    expect(step.if).toBe("${{ !cancelled() && inputs.context == 'true' }}");
+    expect((action.inputs.context as { default: string }).default).toBe('false');
+    const run = (cwd: string) =>
+      spawnSync('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run!], {
+        cwd,
+        env: { ...t.env, GITHUB_ACTIONS: 'true', PATH: `${bin}:${t.env.PATH}` },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const drifted = t.repo({ 'AGENTS.md': 'Test with `npm test`.\n', 'CLAUDE.md': '# Claude\nTest with `pnpm test`.\n' });
+    const r = run(drifted);
+    expect(r.status, `the context step passed a drifted repository:\n${r.stdout}${r.stderr}`).toBe(1);
+    expect(r.stdout).toContain(
+      '::error file=CLAUDE.md,line=2,title=hermesd%3A context-command::CLAUDE.md:2 gives `pnpm test` for test; the authority AGENTS.md:1 gives `npm test`.',
+    );
+    expect(run(t.repo({ 'AGENTS.md': 'Test with `npm test`.\n', 'CLAUDE.md': '@AGENTS.md\n' })).status).toBe(0);
   });
 
   it('format sarif writes the log and names it in the step’s outputs', () => {

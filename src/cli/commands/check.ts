@@ -1,8 +1,9 @@
 /**
- * `hermesd check [--staged | --commits <range>] [--format text|json|sarif]`: the repository's
+ * `hermesd check [--staged | --commits <range> | --context] [--format text|json|sarif]`: the repository's
  * rules on the work tree's changes or the staged snapshot (through the daemon), or on every
  * commit of a range under the rules committed in its base (in this process: no daemon, no work
- * tree needed — CI, a bare repository; docs/ci.md). Exit 1 on a violation, 2 on a usage or
+ * tree needed — CI, a bare repository; docs/ci.md); with `--context`, the instruction files each
+ * agent reads against the authority (in this process too). Exit 1 on a violation, 2 on a usage or
  * config error. With GITHUB_ACTIONS=true the violations are also GitHub annotations.
  */
 import { resolve } from 'node:path';
@@ -115,22 +116,101 @@ async function checkHere(staged: boolean, indexFile: string | undefined): Promis
   return { violations: result.violations, warnings: result.warnings, staged };
 }
 
+/**
+ * `--context`: where a file an agent reads on its own disagrees with the authority on a command
+ * or a protected path. In this process, as `--commits` (CI runs it without a daemon).
+ */
+async function checkContext(format: Format): Promise<void> {
+  const [{ realpathSync }, { findRepo, hermesHome }, { configInForce }, { loadConfig }, { loadAuthority }, drift] = await Promise.all([
+    import('node:fs'),
+    import('../../paths/index.js'),
+    import('../../guard/approval.js'),
+    import('../../config/load.js'),
+    import('../../context/authority.js'),
+    import('../../other-agents/agent-drift.js'),
+  ]);
+  const { root } = findRepo(process.cwd());
+  const cwd = realpathSync(process.cwd());
+  const warnings: string[] = [];
+  try {
+    loadConfig({ root, home: hermesHome() });
+  } catch (err) {
+    warnings.push(`The config files do not load (${(err as Error).message}); the protect rules last approved here were compared.`);
+  }
+  const r = await drift.agentsReport(root, await loadAuthority({ cwd, root }), configInForce(hermesHome(), root), cwd);
+  warnings.push(...r.warnings);
+  const violations = r.conflicts.map((d) => ({
+    rule: `context-${d.kind}`,
+    file: d.file,
+    line: d.line,
+    message: d.message,
+    text: d.text,
+    authority: d.authority,
+    agents: d.agents,
+  }));
+  await report(
+    format,
+    { violations, warnings },
+    {
+      json: () => ({ violations, warnings, authority: r.authority }),
+      text: () => {
+        const lines: string[] = [];
+        for (const d of r.conflicts) {
+          const [own, theirs] = drift.conflictLines(d);
+          lines.push(own, theirs, `  ${d.message}`);
+        }
+        for (const w of warnings) lines.push(`warning: ${w}`);
+        const read = [...new Set(r.agents.flatMap((a) => a.shadowed))];
+        const summary =
+          r.authority.length === 0
+            ? 'No authority file here (HERMES.md, AGENTS.md, CLAUDE.md or Cursor rules): nothing to disagree with.'
+            : `authority ${r.authority.join(', ')}; compared with ${read.length > 0 ? read.join(', ') : 'no other instruction file'}: `;
+        if (r.conflicts.length > 0) {
+          const n = r.conflicts.length;
+          lines.push('', `${summary}${n} disagreement${n === 1 ? '' : 's'}.`);
+          return lines.join('\n');
+        }
+        lines.push(color.green(r.authority.length === 0 ? summary : `${summary}they agree.`));
+        return lines.join('\n');
+      },
+      rules: [
+        { id: 'context-command', message: "An agent's own instruction file gives another build, test, lint, format or typecheck command than the authority." },
+        {
+          id: 'context-protected-path',
+          message: "An agent's own instruction file keeps agents off a path nothing protects, or sends them to one the authority keeps them off.",
+        },
+      ],
+    },
+  );
+  if (violations.length > 0) failWith(1);
+}
+
 export function register(program: Command): void {
   program
     .command('check')
     .description(
-      'judge the repository rules on the work tree changes against HEAD, with --staged on exactly the staged snapshot, or with --commits on every commit of a range under the rules committed in its base (no daemon; CI, bare repositories). Exit 1 on any violation',
+      'judge the repository rules on the work tree changes against HEAD, with --staged on exactly the staged snapshot, or with --commits on every commit of a range under the rules committed in its base (no daemon; CI, bare repositories); with --context, whether the instruction files agents read agree with the authority. Exit 1 on any violation',
     )
     .option('--staged', 'judge the staged snapshot (what pre-commit judges) instead of the work tree')
     .option('--commits <range>', 'judge every commit of a range, e.g. origin/main..HEAD, under the rules committed in its base (no daemon needed)')
+    .option(
+      '--context',
+      'exit 1 where an instruction file an agent reads on its own (CLAUDE.md, GEMINI.md, Cursor rules, AGENTS.md) disagrees with the authority on a command or a protected path (no daemon needed)',
+    )
     .option('--format <format>', `output: ${FORMATS.join(', ')} (SARIF 2.1.0, for code scanning); default text, or json with --json`)
     .option(
       '--no-daemon',
       "judge in this process, without the daemon (what a git hook does when no daemon could start): the rules only, the repository's checks not run",
     )
     .action(
-      action(async (opts: { staged?: boolean; commits?: string; format?: string; daemon?: boolean }, cmd: Command) => {
+      action(async (opts: { staged?: boolean; commits?: string; context?: boolean; format?: string; daemon?: boolean }, cmd: Command) => {
         const format = formatOf(opts, globals(cmd));
+        if (opts.context) {
+          if (opts.staged || opts.commits !== undefined)
+            throw new UsageError('--context compares the instruction files, --staged and --commits judge changes; give one.');
+          await checkContext(format);
+          return;
+        }
         if (opts.commits !== undefined) {
           if (opts.staged) throw new UsageError('--staged judges the staged snapshot and --commits a range of commits; give one.');
           await checkCommits(opts.commits, format);

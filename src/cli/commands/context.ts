@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { ContextReport } from '../../protocol/context-report.js';
+import type { AgentsReport } from '../../other-agents/agent-drift.js';
 import { action, color, daemon, globals, output } from '../runtime.js';
 
 function human(r: ContextReport): string {
@@ -21,10 +22,21 @@ function human(r: ContextReport): string {
 export function register(program: Command): void {
   program
     .command('context')
-    .description('show the authority files in force, the three prompt tiers (bytes, sha256) and warnings')
+    .description(
+      'show the authority files in force, the three prompt tiers (bytes, sha256) and warnings; --agents: per agent, what it reads, how it gets the authority, and where a file it reads disagrees with it',
+    )
+    .option('--agents', 'per agent: the files it reads on its own, the authority hermesd gives it, what is shadowed and where a shadowed file disagrees')
     .action(
-      action(async (_opts: unknown, cmd: Command) => {
+      action(async (opts: { agents?: boolean }, cmd: Command) => {
         const client = await daemon();
+        if (opts.agents) {
+          const [report, { formatAgentsReport }] = await Promise.all([
+            client.call<AgentsReport>('GET', `/v1/context/agents?cwd=${encodeURIComponent(process.cwd())}`),
+            import('../../other-agents/agent-drift.js'),
+          ]);
+          output(globals(cmd), report, () => formatAgentsReport(report));
+          return;
+        }
         const report = await client.call<ContextReport>('GET', `/v1/context?cwd=${encodeURIComponent(process.cwd())}`);
         output(globals(cmd), report, () => human(report));
       }),

@@ -3,6 +3,7 @@ import { relative, isAbsolute, sep } from 'node:path';
 import { UsageError } from '../../errors/index.js';
 import type { DaemonContext } from '../daemon-context.js';
 import { defineRoute, type Route } from '../route.js';
+import { agentsReport } from '../../other-agents/agent-drift.js';
 import type { Services } from '../services/index.js';
 
 /** The session directory a client asks about: absolute, inside this daemon's work tree. */
@@ -48,6 +49,18 @@ export function contextRoutes(services: Services): Route[] {
           text: a.text,
           warnings: a.warnings,
         };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/context/agents',
+      // Per agent: what it reads on its own, how the authority reaches it, and where what it reads disagrees with the authority.
+      handler: async ({ query }) => {
+        const cwd = cwdOf(daemon, query.get('cwd'));
+        const { config, broken } = services.config.forJudging();
+        const report = await agentsReport(daemon.root, await services.prompt.authority(cwd), config, cwd);
+        if (broken) report.warnings.push(`The config files do not load (${broken}); protect rules were compared as last judged.`);
+        return report;
       },
     }),
   ];
