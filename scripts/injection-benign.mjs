@@ -9,14 +9,15 @@
  * <mirror dir> holds git directories `<owner>+<name>/repo` (read with `git show`, nothing is run):
  * - f/awesome-chatgpt-prompts (CC0) at the commit below, prompts.csv: role-play and task prompts
  *   ("I want you to act as a linux terminal…"), the hard negatives. Text prompts up to 3,000
- *   characters; the ones llm-guard's benign prompts (test/fixtures/benign-prompts.json, a
- *   measured set) near-duplicate are left out.
+ *   characters; the texts of any set a false flag is measured on (below) are left out.
  * - The Markdown and reStructuredText docs of expressjs/express, pallets/flask, pydantic/pydantic-ai,
  *   bufbuild/protobuf-es and grpc-ecosystem/grpc-gateway, and the agent, skill and command
  *   definitions of wshobson/agents (instructions to a coding agent), split into paragraphs (80
  *   characters or more; at most 700 per repository, 2,000 of wshobson/agents, taken evenly).
  * Texts the hand-written patterns flag are left out (quotes of attacks in docs, a few
  * community prompts that are jailbreaks): the model is not taught that an attack is benign.
+ * Left out too: any near-duplicate of a text a false-flag figure is measured on (llm-guard's
+ * benign prompts, the real SKILL.md files, the benign documents and their paragraphs).
  * Every fifth sample (by position) is `held-out`: the model never trains on it, the bench
  * reports the share it flags.
  */
@@ -24,7 +25,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benignPrompts, withoutNearDuplicates } from '../dist/bench/detector-corpus.js';
+import { benignDocuments, benignParagraphs, benignPrompts, realSkills, withoutNearDuplicates } from '../dist/bench/detector-corpus.js';
 import { scanText } from '../dist/src/security/scan.js';
 
 const mirrors = process.argv[2];
@@ -75,7 +76,7 @@ const prompts = rows
   .filter((r) => r[col('type')] === 'TEXT' && r[col('prompt')].trim().length > 0 && r[col('prompt')].length <= 3000)
   .map((r) => ({ set: 'awesome-chatgpt-prompts', id: r[col('act')], text: r[col('prompt')].trim() }))
   .filter((s) => !flagged(s.text));
-samples.push(...withoutNearDuplicates(prompts, benignPrompts()));
+samples.push(...prompts);
 
 for (const { repo, commit, paragraphs: n } of DOCS) {
   const files = git(repo, 'ls-tree', '-r', '--name-only', commit)
@@ -93,6 +94,16 @@ for (const { repo, commit, paragraphs: n } of DOCS) {
   const step = Math.max(1, paragraphs.length / (n ?? PER_REPO));
   for (let k = 0; k < Math.min(n ?? PER_REPO, paragraphs.length); k++) samples.push(paragraphs[Math.floor(k * step)]);
 }
+
+// Nothing a false-flag figure is measured on: no near-duplicate (half or more of its 5-word
+// shingles in one text) of a benign prompt, a real SKILL.md or a benign document, and no
+// paragraph of those documents.
+const measured = new Set(benignParagraphs().map((p) => p.text.replace(/\s+/g, ' ').trim().toLowerCase()));
+const kept = withoutNearDuplicates(samples, [...benignPrompts(), ...realSkills(), ...benignDocuments()]).filter(
+  (s) => !measured.has(s.text.replace(/\s+/g, ' ').trim().toLowerCase()),
+);
+samples.length = 0;
+samples.push(...kept);
 
 const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'injection-benign-train.json');
 const source = {
