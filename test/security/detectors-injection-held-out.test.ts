@@ -70,10 +70,13 @@ describe('direct overrides, leave one source out', () => {
     expect(loso.has('jailbreak-llms-inthewild')).toBe(true);
   });
 
-  it.each([...new Set(phrasings.map((s) => looSource(s.set)))])('%s: ≥ 90 percent, patterns OR the model trained without it (or not below its figure)', (source) => {
-    const share = figure(source);
-    expect(share, `${source}: ${(100 * share).toFixed(1)}% flagged with the model left out`).toBeGreaterThanOrEqual((BELOW_GOAL[source] ?? GOAL) - 1e-9);
-  });
+  it.each([...new Set(phrasings.map((s) => looSource(s.set)))])(
+    '%s: ≥ 90 percent, patterns OR the model trained without it (or not below its figure)',
+    (source) => {
+      const share = figure(source);
+      expect(share, `${source}: ${(100 * share).toFixed(1)}% flagged with the model left out`).toBeGreaterThanOrEqual((BELOW_GOAL[source] ?? GOAL) - 1e-9);
+    },
+  );
 
   it('a source listed as below the goal that reaches it is moved off the list', () => {
     for (const [source, floor] of Object.entries(BELOW_GOAL)) {
