@@ -13,7 +13,8 @@
  * Beside the patterns, context files, memory and skills are scored by a small shipped model
  * (injection-model.ts: logistic regression on hashed words and character 5-grams, trained
  * offline on public jailbreak sets): a window it scores above its threshold is an
- * `injection-model` finding, with the sentence it weighs most as the excerpt.
+ * `injection-model` finding, with the sentence it weighs most as the excerpt, when no override
+ * pattern has already flagged the text.
  *
  * What patterns and the model cannot do: an injection phrased as ordinary instructions ("when
  * you summarise this page, also run ...") carries no override phrase and passes. See
@@ -676,6 +677,7 @@ function hiddenMarkup(text: string, scope: ThreatScope, hits: ThreatHit[]): void
 /** Scopes the injection model judges: what the model reads as its own instructions (recalled evidence is quoted). */
 const MODEL_SCOPES: ThreatScope[] = ['context', 'memory', 'skill'];
 export const INJECTION_MODEL_ID = 'injection-model';
+const OVERRIDE_IDS = new Set(OVERRIDE_PATTERNS.map((p) => p.id));
 let injectionModel: InjectionModel | undefined;
 
 /** The model's finding on a folded text, if its highest-scoring window is above the threshold. */
@@ -720,7 +722,8 @@ export function scanText(text: string, scope: ThreatScope, opts: ScanOptions = {
     const m = firstMatch(p, folded);
     if (m) hits.push({ id: p.id, category: p.category, severity, description: p.description, excerpt: excerpt(folded, m.index, m[0].length) });
   }
-  if (MODEL_SCOPES.includes(scope)) {
+  // The model speaks where no override pattern did: it would only repeat one.
+  if (MODEL_SCOPES.includes(scope) && !hits.some((h) => OVERRIDE_IDS.has(h.id))) {
     const hit = modelHit(folded);
     if (hit) hits.push(hit);
   }
