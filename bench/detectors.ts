@@ -6,7 +6,9 @@
  * the cost of redaction per MB of tool output, today's beside the pre-issue one, interleaved
  * round by round so machine noise hits both alike.
  * Goals: in context ≥ 98%; values ≥ gitleaks; gitleaks' negatives ≤ 5%; override phrasings
- * ≥ 90% (was 80%); benign documents and skills 0; cost ≤ 2× the earlier redaction.
+ * ≥ 90% (was 80%), in corpus and on every source left out (the injection model retrained
+ * without it: bench/injection-train.ts); benign documents and skills 0; cost ≤ 2× the earlier
+ * redaction.
  * Then the `secrets` rule kind on the same samples as a commit sees them: each
  * sample a file staged in a real repository, judged by `checkStaged` as pre-commit judges it.
  * Goals: ≥ 98% of the samples in context refused, ≤ 2% of gitleaks' negatives refused.
