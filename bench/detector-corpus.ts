@@ -197,3 +197,14 @@ export function realSkills(): Paragraph[] {
     .filter((p) => p.endsWith('SKILL.md'))
     .map((p) => ({ file: relative(root, p), text: readFileSync(p, 'utf8') }));
 }
+
+/**
+ * Benign text the injection model trains on (test/fixtures/injection-benign-train.json): public
+ * role-play prompts and project docs, none of them in a set false flags are measured on. The
+ * `held-out` fifth is never trained on.
+ */
+export function benignTraining(): Array<PromptSample & { split: 'train' | 'held-out' }> {
+  return readJson<{ samples: Array<PromptSample & { split: 'train' | 'held-out' }> }>('injection-benign-train.json').samples;
+}
+/** A direct source for leave-one-source-out: jailbreak_llms' two halves are one source. */
+export const looSource = (set: string): string => set.split('/')[0]!;

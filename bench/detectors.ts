@@ -6,7 +6,9 @@
  * the cost of redaction per MB of tool output, today's beside the pre-issue one, interleaved
  * round by round so machine noise hits both alike.
  * Goals: in context ≥ 98%; values ≥ gitleaks; gitleaks' negatives ≤ 5%; override phrasings
- * ≥ 90% (was 80%); benign documents and skills 0; cost ≤ 2× the earlier redaction.
+ * ≥ 90% (was 80%), in corpus and on every source left out (the injection model retrained
+ * without it: bench/injection-train.ts); benign documents and skills 0; cost ≤ 2× the earlier
+ * redaction.
  * Then the `secrets` rule kind on the same samples as a commit sees them: each
  * sample a file staged in a real repository, judged by `checkStaged` as pre-commit judges it.
  * Goals: ≥ 98% of the samples in context refused, ≤ 2% of gitleaks' negatives refused.
@@ -28,15 +30,18 @@ import { scanSkillText } from '../src/skills/skill-scan.js';
 import * as scanBefore from './baseline/scan-before.js';
 import * as secretsBefore from './baseline/secrets-before.js';
 import { CONTEXT, MEMORY, referenceHits, SKILL } from './baseline/hermes-agent-patterns.js';
+import { leaveOneSourceOut, modelFlags, patternsFlag } from './injection-train.js';
 import {
   benignDocuments,
   benignParagraphs,
   benignPrompts,
+  benignTraining,
   bySource,
   detectSecretsCorpus,
   fixturesDir,
   gitleaksCorpus,
   indirectInstructions,
+  looSource,
   overridePhrasings,
   PATTERNS_GROWN_ON,
   withoutNearDuplicates,
@@ -280,63 +285,88 @@ function threatTable(): Goal[] {
 }
 
 /**
- * Each injection source on its own, in corpus (the hand-written patterns were grown on it) or held
- * out (no pattern was written or changed while looking at it). For a fixed pattern list,
- * leave-one-source-out is this split: a held-out source's figure is what the scan does on the next
- * attack; an in-corpus source has no held-out figure (its attacks shaped the patterns).
+ * Each injection source on its own. The hand-written patterns are as they are: grown on some
+ * sources (in corpus), never changed while looking at the others (held out). The model is
+ * measured leave-one-source-out: for each direct source, trained on every other source and the
+ * benign training texts (threshold chosen on those), measured on the one left out
+ * (jailbreak_llms' two halves are one source). "Shipped" is the scan as it ships: the patterns
+ * OR the model trained on every source (in corpus for all of them).
  */
 function heldOutTable(): Goal[] {
-  const scan = (t: string) => scanText(t, 'context').length > 0;
+  const shipped = (t: string) => scanText(t, 'context').length > 0;
   const before = (t: string) => scanBefore.scanText(t, 'context').length > 0;
+  const t0 = process.hrtime.bigint();
+  const loso = leaveOneSourceOut();
+  const trainSeconds = Number(process.hrtime.bigint() - t0) / 1e9 / loso.size;
   const rows: Array<Record<string, string>> = [];
-  const figures = (kind: string, groups: ReturnType<typeof bySource<{ set: string; text: string }>>) =>
+  const figures = (kind: string, groups: ReturnType<typeof bySource<{ set: string; text: string }>>, direct: boolean) =>
     groups.map((g) => {
-      const hit = g.samples.filter((s) => scan(s.text)).length;
+      const n = g.samples.length;
+      const model = loso.get(looSource(g.source));
+      const pat = g.samples.map((s) => patternsFlag(s.text));
+      const alone = model ? g.samples.map((s) => modelFlags(model, s.text)) : undefined;
+      const hit = alone ? pat.filter((p, i) => p || alone[i]).length : pat.filter(Boolean).length;
       rows.push({
         kind,
         source: g.source,
-        samples: String(g.samples.length),
-        'in corpus (patterns grown on it)': g.heldOut ? '—' : pct(hit, g.samples.length),
-        'held out (never looked at)': g.heldOut ? pct(hit, g.samples.length) : '—',
-        'before issue 13': pct(g.samples.filter((s) => before(s.text)).length, g.samples.length),
+        samples: String(n),
+        patterns: `${pct(pat.filter(Boolean).length, n)} ${g.heldOut ? 'held out' : 'in corpus'}`,
+        'model left out (LOSO)': alone ? pct(alone.filter(Boolean).length, n) : '—',
+        'patterns OR model left out (≥90%)': direct ? pct(hit, n) : '—',
+        'shipped (model trained on all)': pct(g.samples.filter((s) => shipped(s.text)).length, n),
+        'before issue 13': pct(g.samples.filter((s) => before(s.text)).length, n),
       });
       return { ...g, hit };
     });
   const phrasings = overridePhrasings();
-  const direct = figures('direct override', bySource(phrasings));
+  const direct = figures('direct override', bySource(phrasings), true);
   const odd = withoutNearDuplicates(
     phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/odd'),
     phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/even'),
   );
-  figures('direct override, no near-duplicate in the half read', bySource(odd));
+  figures('direct override, no near-duplicate in the half read', bySource(odd), true);
   const indirect = indirectInstructions();
-  const indirectGroups = figures('indirect (document, mail, table, code)', bySource(indirect));
   for (const kind of ['document', 'mail', 'table', 'code'] as const) {
     const xs = indirect.filter((s) => s.kind === kind);
-    rows.push({
-      kind: `indirect, ${kind}`,
-      source: [...new Set(xs.map((s) => s.set))].join(', '),
-      samples: String(xs.length),
-      'in corpus (patterns grown on it)': '—',
-      'held out (never looked at)': pct(xs.filter((s) => scan(s.text)).length, xs.length),
-      'before issue 13': pct(xs.filter((s) => before(s.text)).length, xs.length),
-    });
+    const set = [...new Set(xs.map((s) => s.set))].join(', ');
+    figures(`indirect, ${kind}`, bySource(xs.map((s) => ({ ...s, set }))), false);
   }
-  printTable('Threat scan (context scope) by injection source: in corpus and held out', rows);
-  const heldOut = direct.filter((g) => g.heldOut);
-  const worst = heldOut.reduce((a, b) => (b.hit / b.samples.length < a.hit / a.samples.length ? b : a));
-  const heldOutHit = heldOut.reduce((n, g) => n + g.hit, 0);
-  const heldOutN = heldOut.reduce((n, g) => n + g.samples.length, 0);
-  const indirectHit = indirectGroups.reduce((n, g) => n + g.hit, 0);
+  const heldBenign = benignTraining().filter((s) => s.split === 'held-out');
+  rows.push({
+    kind: 'benign, never trained on',
+    source: 'injection-benign-train.json held-out fifth (role-play prompts, project docs, agent definitions)',
+    samples: String(heldBenign.length),
+    patterns: pct(heldBenign.filter((s) => patternsFlag(s.text)).length, heldBenign.length),
+    'model left out (LOSO)': '—',
+    'patterns OR model left out (≥90%)': '—',
+    'shipped (model trained on all)': pct(heldBenign.filter((s) => shipped(s.text)).length, heldBenign.length),
+    'before issue 13': pct(heldBenign.filter((s) => before(s.text)).length, heldBenign.length),
+  });
+  printTable(
+    `Threat scan (context scope) by injection source: patterns as grown, and the model leave-one-source-out (${trainSeconds.toFixed(1)} s per training)`,
+    rows,
+  );
+  // jailbreak_llms counts once: its halves share the model left out.
+  const bySrc = new Map<string, { hit: number; n: number }>();
+  for (const g of direct) {
+    const k = looSource(g.source);
+    const c = bySrc.get(k) ?? { hit: 0, n: 0 };
+    bySrc.set(k, { hit: c.hit + g.hit, n: c.n + g.samples.length });
+  }
+  const sources = [...bySrc];
+  const worst = sources.reduce((a, b) => (b[1].hit / b[1].n < a[1].hit / a[1].n ? b : a));
+  const hitAll = sources.reduce((n, [, c]) => n + c.hit, 0);
+  const nAll = sources.reduce((n, [, c]) => n + c.n, 0);
+  const indirectHit = indirect.filter((s) => shipped(s.text)).length;
   return [
     {
-      measure: `direct override phrasings flagged, held out: each of ${heldOut.map((g) => g.source).join(', ')} (the lowest) / all of them`,
-      result: `${share(worst.hit, worst.samples.length)} (${worst.source}) / ${share(heldOutHit, heldOutN)} (${heldOutHit}/${heldOutN})`,
+      measure: `direct override phrasings flagged, leave-one-source-out (patterns as grown OR the model trained without the source): each of ${sources.map(([k]) => k).join(', ')} (the lowest) / all of them`,
+      result: `${share(worst[1].hit, worst[1].n)} (${worst[0]}) / ${share(hitAll, nAll)} (${hitAll}/${nAll})`,
       goal: `≥ ${OVERRIDES_GOAL * 100}% on every source`,
-      met: heldOut.every((g) => g.hit >= OVERRIDES_GOAL * g.samples.length),
+      met: sources.every(([, c]) => c.hit >= OVERRIDES_GOAL * c.n),
     },
     {
-      measure: `instructions hidden in documents, mails, tables and code flagged, held out (${indirectGroups.map((g) => g.source).join(', ')})`,
+      measure: `instructions hidden in documents, mails, tables and code flagged, held out (${[...new Set(indirect.map((s) => s.set))].join(', ')}; the model never trained on any)`,
       result: `${share(indirectHit, indirect.length)} (${indirectHit}/${indirect.length})`,
       goal: 'reported',
     },

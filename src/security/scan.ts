@@ -10,9 +10,19 @@
  * to the Latin ones they imitate, so `ignore аll` (Cyrillic а) reads as `ignore all`. The
  * invisible characters themselves are reported as their own finding.
  *
- * What patterns cannot do: an injection phrased as ordinary instructions ("when you summarise
- * this page, also run ...") carries no override phrase and passes. See docs/detectors.md.
+ * Beside the patterns, context files, memory and skills are scored by a small shipped model
+ * (injection-model.ts: logistic regression on hashed words and character 5-grams, trained
+ * offline on public jailbreak sets): a window it scores above its threshold is an
+ * `injection-model` finding, with the sentence it weighs most as the excerpt, when no override
+ * pattern has already flagged the text.
+ *
+ * What patterns and the model cannot do: an injection phrased as ordinary instructions ("when
+ * you summarise this page, also run ...") carries no override phrase and passes. See
+ * docs/detectors.md.
  */
+import { decodeModel, scoreText, strongestSentence, type InjectionModel } from './injection-model.js';
+import { INJECTION_WEIGHTS } from './injection-weights.js';
+
 export type ThreatScope = 'context' | 'recall' | 'memory' | 'skill';
 
 export type ThreatCategory =
@@ -664,6 +674,27 @@ function hiddenMarkup(text: string, scope: ThreatScope, hits: ThreatHit[]): void
   }
 }
 
+/** Scopes the injection model judges: what the model reads as its own instructions (recalled evidence is quoted). */
+const MODEL_SCOPES: ThreatScope[] = ['context', 'memory', 'skill'];
+export const INJECTION_MODEL_ID = 'injection-model';
+const OVERRIDE_IDS = new Set(OVERRIDE_PATTERNS.map((p) => p.id));
+let injectionModel: InjectionModel | undefined;
+
+/** The model's finding on a folded text, if its highest-scoring window is above the threshold. */
+function modelHit(folded: string): ThreatHit | undefined {
+  injectionModel ??= decodeModel(INJECTION_WEIGHTS);
+  const best = scoreText(injectionModel, folded);
+  if (!(best.score > injectionModel.threshold)) return undefined;
+  const s = strongestSentence(injectionModel, best.text);
+  return {
+    id: INJECTION_MODEL_ID,
+    category: 'injection',
+    severity: 'dangerous',
+    description: `reads like a prompt override or jailbreak to the injection model (score ${best.score.toFixed(2)} over its threshold ${injectionModel.threshold.toFixed(2)}; trained on public jailbreak sets)`,
+    excerpt: excerpt(folded, best.index + s.index, s.length),
+  };
+}
+
 export type ScanOptions = {
   /** Also return cautions (skills report them without refusing). Default: blocking hits only. */
   cautions?: boolean;
@@ -690,6 +721,11 @@ export function scanText(text: string, scope: ThreatScope, opts: ScanOptions = {
     if (p.quick && !p.quick.test(folded)) continue;
     const m = firstMatch(p, folded);
     if (m) hits.push({ id: p.id, category: p.category, severity, description: p.description, excerpt: excerpt(folded, m.index, m[0].length) });
+  }
+  // The model speaks where no override pattern did: it would only repeat one.
+  if (MODEL_SCOPES.includes(scope) && !hits.some((h) => OVERRIDE_IDS.has(h.id))) {
+    const hit = modelHit(folded);
+    if (hit) hits.push(hit);
   }
   hiddenMarkup(folded, scope, hits);
   return hits;
