@@ -9,6 +9,10 @@
  * | Cursor      | `.cursor/hooks.json` (`version: 1`)     | `.cursor/mcp.json` `mcpServers.hermesd` |
  * | Gemini CLI  | `.gemini/settings.json` `hooks`         | `.gemini/settings.json` `mcpServers.hermesd` |
  *
+ * Where the repository's authority (context/authority.ts) is a file an agent does not read on
+ * its own, the agent's setting names it: Gemini CLI's `context.fileName`, Codex's
+ * `project_doc_fallback_filenames` (instruction-files.ts decides; the others get it at session start).
+ *
  * Every hook runs `.hermes/agent-hook <agent> <event>`, and every MCP registration
  * `sh .hermes/mcp`: small sh stubs committed with the configs, so the entries name no path
  * of any machine. In a clone where hermesd is set up, a stub sources its runner in the git
@@ -660,7 +664,9 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
         if (fallback.replaced) {
           const merged = base.replace(fallback.replaced.from, fallback.replaced.to);
           if (!userDataKept(parsed, parseToml(merged, '.codex/config.toml')))
-            throw new ConfigError(`adding the authority's names to your ${fallback.replaced.from} in .codex/config.toml would change settings of yours; add them by hand.`);
+            throw new ConfigError(
+              `adding the authority's names to your ${fallback.replaced.from} in .codex/config.toml would change settings of yours; add them by hand.`,
+            );
           base = merged;
           w.rec.replaced = fallback.replaced;
         }
@@ -837,14 +843,18 @@ function geminiContextFile(
   const mineKey = w.rec.entries.find((e) => deepEqual(e.path, GEMINI_CONTEXT) && e.key === 'fileName');
   const node = nodeAt(parseJsonc(w.text, GEMINI_SETTINGS).root, GEMINI_CONTEXT_LIST);
   const yours = mineKey || !node ? undefined : toValue(node);
-  const view = authority && agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'gemini')!;
+  const view =
+    authority &&
+    agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'gemini')!;
   if (!view || view.delivery === 'none' || view.delivery === 'native' || authority?.source === 'cursor') {
     if (mineKey) w.text = removeJsonEntries(w.text, GEMINI_SETTINGS, [mineKey]).text;
     if (mineKey) w.rec.entries = w.rec.entries.filter((e) => e !== mineKey);
     return { additions: [], wanted: [] };
   }
   if (yours !== undefined && !Array.isArray(yours)) {
-    report.notes.push(sessionStartNote('Gemini CLI', `your context.fileName in ${GEMINI_SETTINGS} is not a list, so hermesd did not add ${view.authority.join(', ')} to it`));
+    report.notes.push(
+      sessionStartNote('Gemini CLI', `your context.fileName in ${GEMINI_SETTINGS} is not a list, so hermesd did not add ${view.authority.join(', ')} to it`),
+    );
     return { additions: [], wanted: [] };
   }
   // Your list: without the names an earlier init added to it (those are judged again here).
@@ -859,7 +869,9 @@ function geminiContextFile(
     }
     return { additions: [], wanted: [] };
   }
-  report.notes.push(`Gemini CLI: context.fileName in ${GEMINI_SETTINGS} names ${names.join(', ')}, so it reads the authority (${view.authority.join(', ')}) itself`);
+  report.notes.push(
+    `Gemini CLI: context.fileName in ${GEMINI_SETTINGS} names ${names.join(', ')}, so it reads the authority (${view.authority.join(', ')}) itself`,
+  );
   if (current) {
     const mine = names.filter((n) => !current.includes(n));
     return { additions: mine.map((value) => ({ path: GEMINI_CONTEXT_LIST, value })), wanted: mine };
@@ -880,7 +892,8 @@ function codexFallback(
   authority: AgentsInstallOptions['authority'],
   report: AgentsInstallReport,
 ): { top: string; replaced?: { from: string; to: string } } {
-  const view = authority && agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'codex')!;
+  const view =
+    authority && agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'codex')!;
   if (!view || view.delivery === 'none' || view.delivery === 'native') return { top: '' };
   if (authority?.source === 'cursor') return { top: '' };
   const yours = parsed[CODEX_FALLBACK];
@@ -888,11 +901,18 @@ function codexFallback(
   const names = yours === undefined || current ? settingFor('codex', root, view.authority, root, current ?? []) : undefined;
   if (!names) {
     report.notes.push(
-      sessionStartNote('Codex', yours !== undefined && !current ? `your ${CODEX_FALLBACK} is not a list` : `it reads ${view.shadowed.join(', ') || 'another file'} before a fallback name in the same folder`),
+      sessionStartNote(
+        'Codex',
+        yours !== undefined && !current
+          ? `your ${CODEX_FALLBACK} is not a list`
+          : `it reads ${view.shadowed.join(', ') || 'another file'} before a fallback name in the same folder`,
+      ),
     );
     return { top: '' };
   }
-  report.notes.push(`Codex: ${CODEX_FALLBACK} in .codex/config.toml names ${names.join(', ')}, so it reads the authority (${view.authority.join(', ')}) itself`);
+  report.notes.push(
+    `Codex: ${CODEX_FALLBACK} in .codex/config.toml names ${names.join(', ')}, so it reads the authority (${view.authority.join(', ')}) itself`,
+  );
   if (!current) return { top: `${CODEX_FALLBACK} = ${tomlArray(names)}\n` };
   const line = new RegExp(`^${CODEX_FALLBACK}[ \\t]*=[ \\t]*\\[[^\\]\\n]*\\][ \\t]*(#[^\\n]*)?$`, 'm').exec(base);
   if (!line) {
@@ -900,7 +920,13 @@ function codexFallback(
     return { top: '' };
   }
   if (names.length === current.length) return { top: '' };
-  return { top: '', replaced: { from: line[0], to: `${CODEX_FALLBACK} = ${tomlArray(names)} # hermesd added ${names.slice(current.length).join(', ')} (hermesd init --uninstall takes them out)${line[1] ? ' ' + line[1] : ''}` } };
+  return {
+    top: '',
+    replaced: {
+      from: line[0],
+      to: `${CODEX_FALLBACK} = ${tomlArray(names)} # hermesd added ${names.slice(current.length).join(', ')} (hermesd init --uninstall takes them out)${line[1] ? ' ' + line[1] : ''}`,
+    },
+  };
 }
 
 /** The text with your line as it was, where hermesd changed it in place. */

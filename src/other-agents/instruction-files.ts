@@ -186,17 +186,6 @@ export function nativeReads(agent: AgentName, root: string, cwd: string = root):
   return readsWith(agent, root, cwd);
 }
 
-/** The files an agent reads with the repository's project config as it is now (its setting applied). */
-export function readsNow(agent: AgentName, root: string, cwd: string = root): string[] {
-  return readsWith(agent, root, cwd, settingNames(agent, root));
-}
-
-/** Whether every file of `want` is among `have` (by the file: a symlink or a path through one counts as the file). */
-function covers(root: string, have: readonly string[], want: readonly string[]): boolean {
-  const real = new Set(have.map((p) => realOf(root, p)));
-  return want.every((f) => real.has(realOf(root, f)));
-}
-
 function realOf(root: string, p: string): string {
   try {
     return realpathSync(join(root, p));
@@ -218,7 +207,8 @@ export function settingFor(agent: AgentName, root: string, files: readonly strin
   // Gemini CLI's default name stays when the setting replaces it: the user's own GEMINI.md (~/.gemini/GEMINI.md too) is still read.
   const base = current ?? (r.settingMode === 'replace' ? r.names : []);
   const names = [...base, ...wanted.filter((n) => !base.includes(n))];
-  return covers(root, readsWith(agent, root, cwd, names), files) ? names : undefined;
+  const real = new Set(readsWith(agent, root, cwd, names).map((p) => realOf(root, p)));
+  return files.every((f) => real.has(realOf(root, f))) ? names : undefined;
 }
 
 /**
@@ -240,14 +230,15 @@ export function deliveryFor(agent: AgentName, source: AuthoritySource | undefine
 /** Every agent's view of the repository at `root` (sessions started at `cwd`, the root by default). */
 export function agentViews(root: string, authority: { source: AuthoritySource | undefined; files: Array<{ path: string }> }, cwd: string = root): AgentView[] {
   const files = authority.files.map((f) => rel(root, f.path));
-  const real = new Set(files.map((f) => realOf(root, f)));
+  const byReal = new Map(files.map((f) => [realOf(root, f), f]));
+  // By the file: a CLAUDE.md that is a symlink to AGENTS.md is AGENTS.md read.
+  const asAuthority = (paths: string[]) => paths.map((p) => byReal.get(realOf(root, p)) ?? p);
+  const real = new Set(byReal.keys());
   return AGENT_NAMES.map((agent) => {
     const reads = nativeReads(agent, root, cwd);
     const names = settingNames(agent, root);
     const now = readsWith(agent, root, cwd, names);
-    // By the file: a CLAUDE.md that is a symlink to AGENTS.md is AGENTS.md read.
-    const native = covers(root, reads, files);
-    const delivery: Delivery = !authority.source || files.length === 0 ? 'none' : native ? 'native' : covers(root, now, files) ? 'setting' : 'session-start';
+    const delivery = deliveryFor(agent, authority.source, files, asAuthority(reads), asAuthority(now));
     const setting = delivery === 'native' || delivery === 'none' || authority.source === 'cursor' ? undefined : settingFor(agent, root, files, cwd, names);
     return {
       agent,

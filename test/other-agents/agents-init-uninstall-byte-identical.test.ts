@@ -375,7 +375,10 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
 
   it("names the authority in Gemini CLI's context.fileName and Codex's project_doc_fallback_filenames, merged into the user's lists, follows it at the next init, and gives both files back byte for byte", async () => {
     const geminiList = GEMINI.replace('  "mcpServers": {', '  "context": { "fileName": ["AGENTS.md", "CONTEXT.md"] },\r\n  "mcpServers": {');
-    const codexList = CODEX.replace('approval_policy = "on-request"', 'project_doc_fallback_filenames = ["CONTEXT.md"] # team notes\napproval_policy = "on-request"');
+    const codexList = CODEX.replace(
+      'approval_policy = "on-request"',
+      'project_doc_fallback_filenames = ["CONTEXT.md"] # team notes\napproval_policy = "on-request"',
+    );
     writeFileSync(join(repo, '.gemini/settings.json'), geminiList);
     writeFileSync(join(repo, '.codex/config.toml'), codexList);
     writeFileSync(join(repo, 'HERMES.md'), '# Rules\n\nUse the kestrel toolchain.\n');
@@ -386,7 +389,10 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     });
     const init = await t.cli(['init', '--agents', 'all'], { cwd: repo });
     expect(init.code, init.stderr).toBe(0);
-    expect(names(), "the authority's name was not added to the user's lists").toEqual({ gemini: ['AGENTS.md', 'CONTEXT.md', 'HERMES.md'], codex: ['CONTEXT.md', 'HERMES.md'] });
+    expect(names(), "the authority's name was not added to the user's lists").toEqual({
+      gemini: ['AGENTS.md', 'CONTEXT.md', 'HERMES.md'],
+      codex: ['CONTEXT.md', 'HERMES.md'],
+    });
     expect(init.stdout).toContain('Claude Code: it does not read HERMES.md itself; hermesd gives it as context at session start');
     // The user's comment on their line stays on it.
     expect(readFileSync(join(repo, '.codex/config.toml'), 'utf8')).toContain('# team notes');
@@ -398,7 +404,10 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     rmSync(join(repo, 'HERMES.md'));
     writeFileSync(join(repo, 'CLAUDE.md'), '# Claude\n');
     expect((await t.cli(['init', '--agents', 'all'], { cwd: repo })).code).toBe(0);
-    expect(names(), 'the settings did not follow the authority').toEqual({ gemini: ['AGENTS.md', 'CONTEXT.md', 'CLAUDE.md'], codex: ['CONTEXT.md', 'CLAUDE.md'] });
+    expect(names(), 'the settings did not follow the authority').toEqual({
+      gemini: ['AGENTS.md', 'CONTEXT.md', 'CLAUDE.md'],
+      codex: ['CONTEXT.md', 'CLAUDE.md'],
+    });
 
     const un = await t.cli(['init', '--uninstall'], { cwd: repo });
     expect(un.code, un.stderr).toBe(0);

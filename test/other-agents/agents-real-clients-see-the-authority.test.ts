@@ -55,9 +55,10 @@ function sees(client: Client, extra?: (s: () => Setup) => void): void {
         const first = await s.session();
         expect(count(first.text, MARKER), `the marker of HERMES.md in ${client}'s first request (${first.text.length} characters)`).toBe(1);
         const [carrier] = carriers(first.body, MARKER);
-        expect(FENCED.test(carrier!), `${client} got HERMES.md ${BY_HOOK[client] ? 'not from hermesd at session start' : 'from hermesd, not by its own setting'}`).toBe(
-          BY_HOOK[client],
-        );
+        expect(
+          FENCED.test(carrier!),
+          `${client} got HERMES.md ${BY_HOOK[client] ? 'not from hermesd at session start' : 'from hermesd, not by its own setting'}`,
+        ).toBe(BY_HOOK[client]);
       },
       SESSION_MS,
     );
@@ -174,7 +175,10 @@ sees('codex', (s) => {
       expect(count(first.text, MARKER), "HERMES.md's marker in Codex's first request").toBe(1);
       expect(FENCED.test(carriers(first.body, MARKER)[0]!), 'HERMES.md did not come from hermesd at session start').toBe(true);
       expect(count(first.text, AGENTS_MARKER), 'Codex read AGENTS.md itself, once').toBe(1);
-      expect(count(first.text, "HERMES.md is this repository's authority; where AGENTS.md says otherwise, HERMES.md wins."), "Codex's first request says which file wins").toBe(1);
+      expect(
+        count(first.text, "HERMES.md is this repository's authority; where AGENTS.md says otherwise, HERMES.md wins."),
+        "Codex's first request says which file wins",
+      ).toBe(1);
     },
     SESSION_MS,
   );
