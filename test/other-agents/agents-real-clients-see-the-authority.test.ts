@@ -6,7 +6,9 @@
  * project_doc_fallback_filenames (the settings init wrote), through the session start's context
  * for Claude Code, which has no such setting. A sentence `hermesd remember` puts into the
  * authority (the proposal accepted) is in the next session's first request, once. With AGENTS.md
- * as the authority and a CLAUDE.md that says otherwise, Claude Code is told which one wins.
+ * as the authority and a CLAUDE.md that says otherwise, Claude Code is told which one wins; with a
+ * CLAUDE.md that imports it, Claude Code reads it itself and is not given it again. Codex reads an
+ * AGENTS.md beside HERMES.md instead of its fallback name: then it gets HERMES.md at session start.
  * One repository per client: these clients are slow to start.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -163,7 +165,21 @@ sees('claude', (s) => {
     },
     SESSION_MS,
   );
+
+  it(
+    'reads AGENTS.md itself through a CLAUDE.md that imports it (@AGENTS.md): hermesd does not give it again',
+    async () => {
+      const { repo } = s();
+      writeFileSync(join(repo, 'CLAUDE.md'), '# Claude\n\n@AGENTS.md\n');
+      await s().authorityIs('AGENTS.md', AGENTS_MARKER);
+      const first = await s().session();
+      expect(count(first.text, AGENTS_MARKER), "AGENTS.md's words in Claude Code's first request").toBe(1);
+      expect(FENCED.test(carriers(first.body, AGENTS_MARKER)[0]!), 'AGENTS.md came from hermesd, not through the import').toBe(false);
+    },
+    SESSION_MS,
+  );
 });
+
 sees('codex', (s) => {
   it(
     'reads an AGENTS.md beside HERMES.md instead of the fallback name: hermesd gives HERMES.md at session start, and says it wins',
