@@ -71,7 +71,8 @@ async function bundle(name, input, external, { shareErrors = false, commonjs = f
   });
 }
 
-await bundle('daemon', ['server', 'main.js'], ['better-sqlite3']);
+// jsonc-parser stays in node_modules (below): the daemon reads agents' settings at their session start (other-agents/instruction-files.ts).
+await bundle('daemon', ['server', 'main.js'], ['better-sqlite3', 'jsonc-parser']);
 await bundle('mcp', ['mcp', 'main.js'], [], { commonjs: true });
 // The launcher `hermesd init --agents` wrote before the server was CommonJS starts dist/mcp/main.js.
 writeFileSync(join(root, 'dist', 'mcp', 'main.js'), "import './main.cjs';\n");

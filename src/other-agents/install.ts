@@ -9,6 +9,10 @@
  * | Cursor      | `.cursor/hooks.json` (`version: 1`)     | `.cursor/mcp.json` `mcpServers.hermesd` |
  * | Gemini CLI  | `.gemini/settings.json` `hooks`         | `.gemini/settings.json` `mcpServers.hermesd` |
  *
+ * Where the repository's authority (context/authority.ts) is a file an agent does not read on
+ * its own, the agent's setting names it: Gemini CLI's `context.fileName`, Codex's
+ * `project_doc_fallback_filenames` (instruction-files.ts decides; the others get it at session start).
+ *
  * Every hook runs `.hermes/agent-hook <agent> <event>`, and every MCP registration
  * `sh .hermes/mcp`: small sh stubs committed with the configs, so the entries name no path
  * of any machine. In a clone where hermesd is set up, a stub sources its runner in the git
@@ -36,10 +40,12 @@ import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
 import { insertAt, nodeAt, parseJsonc, removeAt, toValue, type JsonNode } from './json-edit.js';
-import { appendBlock, parseToml, prependBlock, tomlArray, tomlKey, tomlString, withoutBlock, withoutTopBlock } from './toml-edit.js';
+import { appendBlock, parseToml, prependBlock, tomlArray, tomlKey, tomlString, userDataKept, withoutBlock, withoutTopBlock } from './toml-edit.js';
 import { codexUserConfig } from './codex-trust.js';
 import { codexProfileDefault, codexProfileTables } from './codex-profile.js';
 import type { CodexProfile } from '../guard/agent-shell.js';
+import type { AuthoritySource } from '../context/authority.js';
+import { agentViews, NATIVE_READING, settingFor } from './instruction-files.js';
 
 /** Each committed stub and the file in src/hook-client/runners/ it is a copy of. */
 const STUBS: Record<string, string> = { [AGENT_STUB]: 'agent-stub.sh', [MCP_STUB]: 'mcp-stub.sh' };
@@ -71,6 +77,8 @@ type FileRecord = {
   inserted?: string;
   /** TOML: the block put first (top-level keys). */
   insertedTop?: string;
+  /** TOML: a line of yours hermesd changed in place (your `project_doc_fallback_filenames` with the authority's names added): `from` is yours. */
+  replaced?: { from: string; to: string };
   /** Directories init created for the file (deepest last). */
   createdDirs: string[];
 };
@@ -567,6 +575,8 @@ function rebase(rec: FileRecord, text: string | undefined): void {
     const top = withoutTopBlock(base, rec.insertedTop);
     if (top === undefined) delete rec.insertedTop;
     else base = top;
+    if (rec.replaced && base.includes(rec.replaced.to)) base = undoReplaced(base, rec);
+    else delete rec.replaced;
     if (rec.before === null && base.trim() === '') return;
   } else return;
   rec.before = Buffer.from(base, 'utf8').toString('base64');
@@ -601,6 +611,8 @@ export type AgentsInstallOptions = {
   denyWrite?: readonly string[];
   /** Codex's permission profile with the protected paths read-only (guard/agent-shell.ts codexProfile), given what this init creates besides. */
   codexProfile?: (alsoThere: readonly string[]) => CodexProfile;
+  /** The repository's authority (context/authority.ts) for sessions at the root: the files, relative to the root, and its source. */
+  authority?: { source: AuthoritySource | undefined; files: string[] };
 };
 
 export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsInstallReport {
@@ -637,7 +649,8 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
       if (mine(w.rec.inserted) && mine(w.rec.insertedTop)) {
         // hermesd's blocks as recorded (both found as written: checked above) come out; nothing else is taken for one.
         const body = w.rec.inserted ? withoutBlock(w.text, w.rec.inserted)! : w.text;
-        const base = w.rec.insertedTop ? withoutTopBlock(body, w.rec.insertedTop)! : body;
+        let base = undoReplaced(w.rec.insertedTop ? withoutTopBlock(body, w.rec.insertedTop)! : body, w.rec);
+        delete w.rec.replaced;
         const parsed = parseToml(base, '.codex/config.toml');
         // Codex merges hooks.json and [hooks] of one folder with a warning at every start; join the form already there.
         codexHooksInToml = 'hooks' in parsed && !existsSync(join(root, '.codex/hooks.json'));
@@ -648,9 +661,26 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
         // Codex comes last: the folders this init creates for the other agents are there for its profile.
         const creating = [...writes.keys(), ...Object.keys(STUBS)].map((f) => f.split('/')[0]!);
         const profile = opts.codexProfile && codexProfileChoice(parsed, report) ? opts.codexProfile(creating) : undefined;
+        // The authority's names as fallbacks: added to your own list where you have one (that line changed in place), else in hermesd's top block.
+        const fallback = codexFallback(root, base, parsed, opts.authority, report);
+        if (fallback.replaced) {
+          const merged = base.replace(fallback.replaced.from, fallback.replaced.to);
+          if (!userDataKept(parsed, parseToml(merged, '.codex/config.toml')))
+            throw new ConfigError(
+              `adding the authority's names to your ${fallback.replaced.from} in .codex/config.toml would change settings of yours; add them by hand.`,
+            );
+          base = merged;
+          w.rec.replaced = fallback.replaced;
+        }
         w.text = base;
         delete w.rec.inserted;
         delete w.rec.insertedTop;
+        const top = [fallback.top, profile ? codexProfileDefault(profile) : ''].join('');
+        if (top && !(!hasMcp || (codexHooksInToml && !hooksPresent) || profile)) {
+          const r = prependBlock(w.text, top, '.codex/config.toml');
+          w.text = r.text;
+          w.rec.insertedTop = r.inserted;
+        }
         if (!hasMcp || (codexHooksInToml && !hooksPresent) || profile) {
           try {
             const r = appendBlock(base, codexTomlBody({ hooks: codexHooksInToml && !hooksPresent, mcp: !hasMcp, profile }), '.codex/config.toml');
@@ -667,9 +697,9 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
               'your Codex hooks in .codex/config.toml are an inline table; hermesd wrote its hooks to .codex/hooks.json (Codex warns when a folder has both)',
             );
           }
-          if (profile) {
-            report.codexProfile = profile.name;
-            const r = prependBlock(w.text, codexProfileDefault(profile), '.codex/config.toml');
+          if (profile) report.codexProfile = profile.name;
+          if (top) {
+            const r = prependBlock(w.text, top, '.codex/config.toml');
             w.text = r.text;
             w.rec.insertedTop = r.inserted;
           }
@@ -683,6 +713,12 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
     for (const plan of jsonPlans(agent, { codexHooksInToml, denyWrite: opts.denyWrite })) {
       const w = current(plan.file, 'json');
       if (w.text.trim() === '' && w.rec.before === null) w.text = '{}\n';
+      let contextWanted: unknown[] | undefined;
+      if (agent === 'gemini' && plan.file === GEMINI_SETTINGS) {
+        const c = geminiContextFile(root, w, opts.authority, report);
+        plan.additions.push(...c.additions);
+        contextWanted = c.wanted;
+      }
       for (const add of plan.additions) {
         const r = addJson(w.text, plan.file, add);
         if ('present' in r) {
@@ -702,7 +738,8 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
         w.text = r.text;
         w.rec.entries.push(r.entry);
       }
-      if (agent === 'claude' && plan.file === '.claude/settings.json') w.text = dropStaleDenyWrite(w.rec, w.text, plan.file, opts.denyWrite ?? []);
+      if (agent === 'claude' && plan.file === '.claude/settings.json') w.text = dropStale(w.rec, w.text, plan.file, CLAUDE_DENY_WRITE, opts.denyWrite ?? []);
+      if (contextWanted) w.text = dropStale(w.rec, w.text, plan.file, GEMINI_CONTEXT_LIST, contextWanted);
       // What the merge did must be undone exactly by the uninstall path, on the parsed values.
       const original = w.rec.before === null ? '{}' : Buffer.from(w.rec.before, 'base64').toString('utf8');
       const undone = removeJsonEntries(w.text, plan.file, w.rec.entries).text;
@@ -738,6 +775,7 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
       f.entries.length > 0 ||
       f.inserted ||
       f.insertedTop ||
+      f.replaced ||
       isStub(f.path) ||
       Buffer.from(f.before, 'base64').toString('utf8') !== readTextIfAny(join(root, f.path)),
   );
@@ -749,18 +787,25 @@ export function installAgents(repo: Repo, opts: AgentsInstallOptions): AgentsIns
   writeFileAtomicSync(statePath(repo), JSON.stringify(state, null, 2) + '\n');
 
   report.commit = state.files.map((f) => f.path).filter((p) => existsSync(join(root, p)));
+  if (opts.authority?.source) {
+    // How the others see it, now that the settings are written.
+    const views = agentViews(root, { source: opts.authority.source, files: opts.authority.files.map((f) => ({ path: join(root, f) })) });
+    for (const v of views.filter((x) => report.agents.includes(x.agent) && x.delivery === 'session-start'))
+      report.notes.push(`${AGENT_LABEL[v.agent]}: it does not read ${v.authority.join(', ')} itself; hermesd gives it as context at session start`);
+  }
   for (const a of report.agents) report.notes.push(trustNote(a, root));
   return report;
 }
 
 /**
- * The sandbox paths an earlier init wrote that no rule protects now come out (after this init's
- * entries went in); the containers such an entry created pass to an entry still there, or go
+ * The list elements an earlier init added at `path` that are not `wanted` now (sandbox paths no
+ * rule protects any more, names of an authority that has changed) come out, after this init's
+ * entries went in; the containers such an entry created pass to an entry still there, or go
  * with the last one, so that uninstall still gives the file back as it was.
  */
-function dropStaleDenyWrite(rec: FileRecord, text: string, file: string, wanted: readonly string[]): string {
-  const here = (e: JsonEntry) => deepEqual(e.path, CLAUDE_DENY_WRITE) && e.key === undefined;
-  const stale = rec.entries.filter((e) => here(e) && !wanted.includes(e.value as string));
+function dropStale(rec: FileRecord, text: string, file: string, path: readonly string[], wanted: readonly unknown[]): string {
+  const here = (e: JsonEntry) => deepEqual(e.path, path) && e.key === undefined;
+  const stale = rec.entries.filter((e) => here(e) && !wanted.includes(e.value));
   if (!stale.length) return text;
   const heir = rec.entries.find((e) => here(e) && !stale.includes(e));
   rec.entries = rec.entries.filter((e) => !stale.includes(e));
@@ -770,6 +815,125 @@ function dropStaleDenyWrite(rec: FileRecord, text: string, file: string, wanted:
     file,
     stale.map((e) => (heir ? { ...e, created: [] } : e)),
   ).text;
+}
+
+// ---- the authority, through the agent's own setting (instruction-files.ts) --------------------
+
+const AGENT_LABEL: Record<AgentName, string> = { claude: 'Claude Code', codex: 'Codex', cursor: 'Cursor', gemini: 'Gemini CLI' };
+const GEMINI_SETTINGS = '.gemini/settings.json';
+const GEMINI_CONTEXT = ['context'];
+const GEMINI_CONTEXT_LIST = ['context', 'fileName'];
+const CODEX_FALLBACK = NATIVE_READING.codex.setting!.key;
+
+/** Where the authority is not read by an agent's setting but given at session start, and why: one note. */
+function sessionStartNote(agent: string, why: string): string {
+  return `${agent}: ${why}; hermesd gives the authority as context at session start instead`;
+}
+
+/**
+ * Gemini CLI's `context.fileName`: the names it reads instead of GEMINI.md. Where you have none,
+ * hermesd's entry is GEMINI.md (so yours, and ~/.gemini/GEMINI.md, are still read) and the
+ * authority's names; where you have a list, the authority's names are added to it. `wanted`:
+ * the elements hermesd's own entries of your list may hold now (the rest come out).
+ */
+function geminiContextFile(
+  root: string,
+  w: { rec: FileRecord; text: string },
+  authority: AgentsInstallOptions['authority'],
+  report: AgentsInstallReport,
+): { additions: JsonPlan['additions']; wanted: unknown[] } {
+  const mineKey = w.rec.entries.find((e) => deepEqual(e.path, GEMINI_CONTEXT) && e.key === 'fileName');
+  const node = nodeAt(parseJsonc(w.text, GEMINI_SETTINGS).root, GEMINI_CONTEXT_LIST);
+  const yours = mineKey || !node ? undefined : toValue(node);
+  const view =
+    authority &&
+    agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'gemini')!;
+  if (!view || view.delivery === 'none' || view.delivery === 'native' || authority?.source === 'cursor') {
+    if (mineKey) w.text = removeJsonEntries(w.text, GEMINI_SETTINGS, [mineKey]).text;
+    if (mineKey) w.rec.entries = w.rec.entries.filter((e) => e !== mineKey);
+    return { additions: [], wanted: [] };
+  }
+  if (yours !== undefined && !Array.isArray(yours)) {
+    report.notes.push(
+      sessionStartNote('Gemini CLI', `your context.fileName in ${GEMINI_SETTINGS} is not a list, so hermesd did not add ${view.authority.join(', ')} to it`),
+    );
+    return { additions: [], wanted: [] };
+  }
+  // Your list: without the names an earlier init added to it (those are judged again here).
+  const added = new Set(w.rec.entries.filter((e) => deepEqual(e.path, GEMINI_CONTEXT_LIST) && e.key === undefined).map((e) => e.value));
+  const current = Array.isArray(yours) ? yours.filter((x): x is string => typeof x === 'string' && !added.has(x)) : undefined;
+  const names = settingFor('gemini', root, view.authority, root, current);
+  if (!names) {
+    report.notes.push(sessionStartNote('Gemini CLI', `context.fileName cannot name ${view.authority.join(', ')} alone`));
+    if (mineKey) {
+      w.text = removeJsonEntries(w.text, GEMINI_SETTINGS, [mineKey]).text;
+      w.rec.entries = w.rec.entries.filter((e) => e !== mineKey);
+    }
+    return { additions: [], wanted: [] };
+  }
+  report.notes.push(
+    `Gemini CLI: context.fileName in ${GEMINI_SETTINGS} names ${names.join(', ')}, so it reads the authority (${view.authority.join(', ')}) itself`,
+  );
+  if (current) {
+    const mine = names.filter((n) => !current.includes(n));
+    return { additions: mine.map((value) => ({ path: GEMINI_CONTEXT_LIST, value })), wanted: mine };
+  }
+  return { additions: [{ path: GEMINI_CONTEXT, key: 'fileName', value: names }], wanted: [] };
+}
+
+/**
+ * Codex's `project_doc_fallback_filenames` for the authority: a line for hermesd's top block,
+ * or your own list (one line) with the authority's names added, changed in place. Nothing where
+ * Codex reads the authority already, or where a fallback would not be read (an AGENTS.md in
+ * the same directory comes first): the authority is given at session start there.
+ */
+function codexFallback(
+  root: string,
+  base: string,
+  parsed: Record<string, unknown>,
+  authority: AgentsInstallOptions['authority'],
+  report: AgentsInstallReport,
+): { top: string; replaced?: { from: string; to: string } } {
+  const view =
+    authority && agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'codex')!;
+  if (!view || view.delivery === 'none' || view.delivery === 'native') return { top: '' };
+  if (authority?.source === 'cursor') return { top: '' };
+  const yours = parsed[CODEX_FALLBACK];
+  const current = Array.isArray(yours) ? yours.filter((x): x is string => typeof x === 'string') : undefined;
+  const names = yours === undefined || current ? settingFor('codex', root, view.authority, root, current ?? []) : undefined;
+  if (!names) {
+    report.notes.push(
+      sessionStartNote(
+        'Codex',
+        yours !== undefined && !current
+          ? `your ${CODEX_FALLBACK} is not a list`
+          : `it reads ${view.shadowed.join(', ') || 'another file'} before a fallback name in the same folder`,
+      ),
+    );
+    return { top: '' };
+  }
+  report.notes.push(
+    `Codex: ${CODEX_FALLBACK} in .codex/config.toml names ${names.join(', ')}, so it reads the authority (${view.authority.join(', ')}) itself`,
+  );
+  if (!current) return { top: `${CODEX_FALLBACK} = ${tomlArray(names)}\n` };
+  const line = new RegExp(`^${CODEX_FALLBACK}[ \\t]*=[ \\t]*\\[[^\\]\\n]*\\][ \\t]*(#[^\\n]*)?$`, 'm').exec(base);
+  if (!line) {
+    report.notes.push(sessionStartNote('Codex', `your ${CODEX_FALLBACK} spans lines, so hermesd did not add to it`));
+    return { top: '' };
+  }
+  if (names.length === current.length) return { top: '' };
+  return {
+    top: '',
+    replaced: {
+      from: line[0],
+      to: `${CODEX_FALLBACK} = ${tomlArray(names)} # hermesd added ${names.slice(current.length).join(', ')} (hermesd init --uninstall takes them out)${line[1] ? ' ' + line[1] : ''}`,
+    },
+  };
+}
+
+/** The text with your line as it was, where hermesd changed it in place. */
+function undoReplaced(text: string, rec: FileRecord): string {
+  return rec.replaced && text.includes(rec.replaced.to) ? text.replace(rec.replaced.to, rec.replaced.from) : text;
 }
 
 function trustNote(agent: AgentName, root: string): string {
@@ -856,7 +1020,8 @@ export function uninstallAgents(repo: Repo): AgentsUninstallReport {
     } else if (rec.format === 'toml') {
       const text = current.toString('utf8');
       const body = withoutBlock(text, rec.inserted);
-      const stripped = withoutTopBlock(body ?? text, rec.insertedTop) ?? body;
+      const top = withoutTopBlock(body ?? text, rec.insertedTop) ?? body;
+      const stripped = rec.replaced && (top ?? text).includes(rec.replaced.to) ? undoReplaced(top ?? text, rec) : top;
       if (stripped === undefined) report.kept.push(rec.path);
       else if (rec.before === null && stripped.trim() === '') {
         rmSync(abs, { force: true });

@@ -1,5 +1,6 @@
 /**
- * Other agents' sessions, as hermesd keeps them: at session start the memory snapshot and the
+ * Other agents' sessions, as hermesd keeps them: at session start the repository's authority
+ * where the agent does not read it itself (instruction-files.ts), the memory snapshot and the
  * skill index go out as context; at prompt submit, turn-only recall from SessionDB, fenced and
  * labelled as hermesd's own agent gets it; after tool calls, at stop and at session end, the
  * transcript is ingested (after the answer, so the agent never waits for it); once a stop's or
@@ -18,6 +19,9 @@ import { silentAnswer, SOURCE_OF, type Adapter, type AgentEvent, type Answer } f
 import { type AgentName } from '../hook-client/agent-hooks.js';
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from './ingest.js';
 import type { TranscriptStats } from '../protocol/agents.js';
+import type { Authority } from '../context/authority.js';
+import { agentViews, authorityContext } from './instruction-files.js';
+import { relative } from 'node:path';
 
 /** What the sessions of other agents need of the process around them: the work tree, a log, and where 'agent-stopped' goes. */
 export type AgentSessionsContext = { root: string; log: Logger; events: EventEmitter };
@@ -62,16 +66,22 @@ export class AgentSessions {
   /** The stores are resolved on first use. */
   constructor(
     private readonly ctx: AgentSessionsContext,
-    private readonly deps: { memory: () => Memories; skills: () => SkillStore; sessions: () => SessionDB },
+    private readonly deps: {
+      memory: () => Memories;
+      skills: () => SkillStore;
+      sessions: () => SessionDB;
+      /** The repository's authority for a session at `cwd` (the daemon's cached load: context/authority.ts). */
+      authority?: (cwd: string) => Promise<Authority>;
+    },
   ) {}
 
   /** An event of a session other than a tool call's (the guard judges those: hook-handler.ts). */
-  handle(adapter: Adapter, ev: AgentEvent): HandledHook {
+  async handle(adapter: Adapter, ev: AgentEvent): Promise<HandledHook> {
     switch (ev.kind) {
       case 'session-start': {
         this.ingestSoon(ev);
         this.catchUp();
-        const text = this.sessionContext();
+        const text = this.sessionContext(await this.authorityFor(ev));
         const answer = text ? adapter.context(ev, text) : undefined;
         return answer ? { answer, event: ev, decision: 'context' } : { answer: silentAnswer(ev), event: ev, decision: 'none' };
       }
@@ -91,8 +101,31 @@ export class AgentSessions {
     }
   }
 
-  /** The memory snapshot and the skill index, as hermesd's own agent gets them in its prompt, within the context budget. */
-  sessionContext(): string {
+  /**
+   * What the agent of `ev` is to be told of the repository's authority at session start: its
+   * text where the agent reads it neither on its own nor through its setting, and which file wins
+   * where it also reads another (instruction-files.ts). The same bytes every session until a file changes.
+   */
+  async authorityFor(ev: Pick<AgentEvent, 'agent' | 'cwd'>): Promise<string> {
+    if (!this.deps.authority) return '';
+    const root = this.ctx.root;
+    const inside = ev.cwd && !relative(root, ev.cwd).startsWith('..') ? ev.cwd : root;
+    try {
+      const authority = await this.deps.authority(inside);
+      const view = agentViews(root, authority, inside).find((v) => v.agent === ev.agent)!;
+      return authorityContext(view, authority.text);
+    } catch (err) {
+      this.ctx.log.warn('authority not read for an agent session', { agent: ev.agent, error: String(err) });
+      return '';
+    }
+  }
+
+  /**
+   * The authority part (authorityFor), the memory snapshot and the skill index, as hermesd's own
+   * agent gets them in its prompt, within the context budget: the authority first (it is what
+   * stays the same longest), cut only when it alone would not fit.
+   */
+  sessionContext(authority = ''): string {
     const memory = this.deps.memory().snapshot();
     let skills = '';
     try {
@@ -100,10 +133,19 @@ export class AgentSessions {
     } catch (err) {
       this.ctx.log.warn('skill index not built for an agent session', { error: String(err) });
     }
-    const fixed = [CONTEXT_HEADER, memory.memory, memory.repo, memory.user].map((p) => p.trim()).filter(Boolean);
-    if (fixed.length === 1 && !skills.trim()) return '';
-    // Fenced, so that a transcript holding it (an agent may store what a hook said) is stored without it.
     const fence = SESSION_CONTEXT_OPEN.length + SESSION_CONTEXT_CLOSE.length + 2;
+    const memoryParts = [memory.memory, memory.repo, memory.user].map((p) => p.trim()).filter(Boolean);
+    const withMemory = memoryParts.length > 0 || skills.trim() !== '' ? [CONTEXT_HEADER, ...memoryParts] : [];
+    if (authority) {
+      const room = AGENT_CONTEXT_MAX_CHARS - fence - withMemory.join('\n\n').length - 2;
+      if (authority.length > room) {
+        const note = '\n… (cut to fit the session context; read the file itself for the rest)';
+        authority = room > note.length + 200 ? authority.slice(0, room - note.length) + note : '';
+      }
+    }
+    const fixed = [authority.trim(), ...withMemory].filter(Boolean);
+    if (fixed.length === 0) return '';
+    // Fenced, so that a transcript holding it (an agent may store what a hook said) is stored without it.
     const used = fixed.join('\n\n').length + 2 + fence;
     const room = AGENT_CONTEXT_MAX_CHARS - used;
     if (skills.length > room) {

@@ -3,7 +3,8 @@
  * hooks and MCP server in its project configs (an agent that rewrites its settings, a hand
  * edit or a merge can take them out without a word), names what is missing in which file,
  * and gives the fix; in a clone whose committed configs run hermesd but where it is not set
- * up, it says so.
+ * up, it says so. An authority that changed since init (HERMES.md added) and that an agent's
+ * own setting does not name yet is a warning, with the fix.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +38,21 @@ describe('doctor and the agents set up with init --agents', () => {
   });
   afterEach(async () => {
     await t.cleanup();
+  });
+
+  it("warns where an agent's setting does not name an authority added since init, until init runs again", async () => {
+    writeFileSync(join(repo, 'HERMES.md'), '# Rules\n\nUse the kestrel toolchain.\n');
+    const warned = (await checks()).checks.filter((c) => c.name.endsWith(' authority'));
+    expect(
+      warned.map((c) => [c.name, c.status, c.fix]),
+      'doctor did not warn that the settings of Codex and Gemini CLI do not name HERMES.md',
+    ).toEqual([
+      ['codex authority', 'warn', 'hermesd init --agents codex'],
+      ['gemini authority', 'warn', 'hermesd init --agents gemini'],
+    ]);
+    expect(warned[1]!.detail).toContain('context.fileName in .gemini/settings.json is not set');
+    expect((await t.cli(['init', '--agents', 'all'], { cwd: repo })).code).toBe(0);
+    expect((await checks()).checks.filter((c) => c.name.endsWith(' authority'))).toEqual([]);
   });
 
   it('says each agent is ok, then names the entries taken out of each file, with the fix that puts them back', async () => {

@@ -3,9 +3,11 @@
  * minified JSON, comments in JSONC and TOML, no final newline, hooks and MCP servers of
  * their own) without changing a byte of theirs; a second init changes nothing; `--uninstall`
  * gives every file back byte for byte and removes what hermesd created. A file edited since
- * init loses only hermesd's entries.
+ * init loses only hermesd's entries. The settings that make Gemini CLI and Codex read the
+ * repository's authority (context.fileName, project_doc_fallback_filenames) are merged into the
+ * user's own lists, follow the authority at the next init, and come out the same way.
  */
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -369,6 +371,62 @@ describe('init --agents and --uninstall on real-looking agent configs', () => {
     expect(deny()).toEqual(['~/.kube', './gen']);
     expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
     expect(readFileSync(join(repo, '.claude/settings.json'), 'utf8')).toBe(mine);
+  });
+
+  it("names the authority in Gemini CLI's context.fileName and Codex's project_doc_fallback_filenames, merged into the user's lists, follows it at the next init, and gives both files back byte for byte", async () => {
+    const geminiList = GEMINI.replace('  "mcpServers": {', '  "context": { "fileName": ["AGENTS.md", "CONTEXT.md"] },\r\n  "mcpServers": {');
+    const codexList = CODEX.replace(
+      'approval_policy = "on-request"',
+      'project_doc_fallback_filenames = ["CONTEXT.md"] # team notes\napproval_policy = "on-request"',
+    );
+    writeFileSync(join(repo, '.gemini/settings.json'), geminiList);
+    writeFileSync(join(repo, '.codex/config.toml'), codexList);
+    writeFileSync(join(repo, 'HERMES.md'), '# Rules\n\nUse the kestrel toolchain.\n');
+    const before = bytes();
+    const names = () => ({
+      gemini: (parseJsonc(readFileSync(join(repo, '.gemini/settings.json'), 'utf8')).value as any).context?.fileName,
+      codex: (parse(readFileSync(join(repo, '.codex/config.toml'), 'utf8')) as any).project_doc_fallback_filenames,
+    });
+    const init = await t.cli(['init', '--agents', 'all'], { cwd: repo });
+    expect(init.code, init.stderr).toBe(0);
+    expect(names(), "the authority's name was not added to the user's lists").toEqual({
+      gemini: ['AGENTS.md', 'CONTEXT.md', 'HERMES.md'],
+      codex: ['CONTEXT.md', 'HERMES.md'],
+    });
+    expect(init.stdout).toContain('Claude Code: it does not read HERMES.md itself; hermesd gives it as context at session start');
+    // The user's comment on their line stays on it.
+    expect(readFileSync(join(repo, '.codex/config.toml'), 'utf8')).toContain('# team notes');
+    const afterFirst = bytes();
+    expect((await t.cli(['init', '--agents', 'all'], { cwd: repo })).code).toBe(0);
+    expect(bytes()).toEqual(afterFirst);
+
+    // The authority changes (HERMES.md gone, CLAUDE.md now): the next init names it instead.
+    rmSync(join(repo, 'HERMES.md'));
+    writeFileSync(join(repo, 'CLAUDE.md'), '# Claude\n');
+    expect((await t.cli(['init', '--agents', 'all'], { cwd: repo })).code).toBe(0);
+    expect(names(), 'the settings did not follow the authority').toEqual({
+      gemini: ['AGENTS.md', 'CONTEXT.md', 'CLAUDE.md'],
+      codex: ['CONTEXT.md', 'CLAUDE.md'],
+    });
+
+    const un = await t.cli(['init', '--uninstall'], { cwd: repo });
+    expect(un.code, un.stderr).toBe(0);
+    expect(bytes()).toEqual(before);
+
+    // Without lists of the user's: hermesd's own entries (Gemini CLI keeps GEMINI.md), out again byte for byte; edits since are kept.
+    writeFileSync(join(repo, '.gemini/settings.json'), GEMINI);
+    writeFileSync(join(repo, '.codex/config.toml'), CODEX);
+    expect((await t.cli(['init', '--agents', 'all'], { cwd: repo })).code).toBe(0);
+    expect(names()).toEqual({ gemini: ['GEMINI.md', 'CLAUDE.md'], codex: ['CLAUDE.md'] });
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    expect(readFileSync(join(repo, '.gemini/settings.json'), 'utf8')).toBe(GEMINI);
+    expect(readFileSync(join(repo, '.codex/config.toml'), 'utf8')).toBe(CODEX);
+    writeFileSync(join(repo, '.codex/config.toml'), codexList);
+    expect((await t.cli(['init', '--agents', 'codex'], { cwd: repo })).code).toBe(0);
+    const toml = join(repo, '.codex/config.toml');
+    writeFileSync(toml, readFileSync(toml, 'utf8') + '\n[tui]\nnotifications = true\n');
+    expect((await t.cli(['init', '--uninstall'], { cwd: repo })).code).toBe(0);
+    expect(readFileSync(toml, 'utf8'), "the user's fallback line did not come back as it was").toBe(codexList + '\n[tui]\nnotifications = true\n');
   });
 
   it('refuses a config it cannot read, naming the file, and writes nothing', async () => {

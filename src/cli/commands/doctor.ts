@@ -254,7 +254,8 @@ async function agentsChecks(): Promise<Check[]> {
   if (!h.installed.length) return [];
   const fix = `hermesd init --agents ${h.installed.join(',')}`;
   const wanted = h.installed.includes('codex') ? await expectedCodexPaths(repo.root) : [];
-  return h.agents.map((a): Check => {
+  const root = repo.root;
+  const checks = h.agents.map((a): Check => {
     if (a.notInstalled)
       return { name: a.agent, status: 'ok', detail: `not installed (${a.notInstalled}): hermesd's entries in its project configs wait for it` };
     if (a.problems.length)
@@ -300,6 +301,32 @@ async function agentsChecks(): Promise<Check[]> {
     }
     return { name: a.agent, status: 'ok', detail: `${trusted}; Codex's sandbox runs hermesd's permission profile (the protected paths read-only)` };
   });
+  return [...checks, ...(await authorityChecks(root, h))];
+}
+
+/**
+ * An agent whose own setting could name the authority, but does not now (the authority changed
+ * since init: HERMES.md added, say): it is given the authority at session start meanwhile, and
+ * init again writes the setting.
+ */
+async function authorityChecks(root: string, h: { agents: Array<{ agent: string; notInstalled?: string }> }): Promise<Check[]> {
+  const [{ loadAuthority }, { agentViews, NATIVE_READING }] = await Promise.all([
+    import('../../context/authority.js'),
+    import('../../other-agents/instruction-files.js'),
+  ]);
+  const authority = await loadAuthority({ cwd: root, root });
+  const present = new Set(h.agents.filter((a) => !a.notInstalled).map((a) => a.agent));
+  return agentViews(root, authority)
+    .filter((v) => present.has(v.agent) && v.delivery === 'session-start' && v.settingFor)
+    .map((v) => {
+      const setting = NATIVE_READING[v.agent].setting!;
+      return {
+        name: `${v.agent} authority`,
+        status: 'warn' as const,
+        detail: `the authority is ${v.authority.join(', ')}, but ${setting.key} in ${setting.file} ${v.settingNames ? `names ${v.settingNames.join(', ')}` : 'is not set'}: hermesd gives the authority at its session start until the setting names it`,
+        fix: `hermesd init --agents ${v.agent}`,
+      };
+    });
 }
 
 /**

@@ -46,7 +46,10 @@ async function installAgentHooks(
   settings: Awaited<ReturnType<typeof runnerSettings>>,
 ): Promise<AgentsReport> {
   const { installAgents, parseAgentList } = await import('../../other-agents/install.js');
+  const { loadAuthority } = await import('../../context/authority.js');
   const agents = parseAgentList(list, repo.root);
+  // The authority for sessions at the root: the agents whose setting can name it get that setting (docs/agents.md).
+  const authority = await loadAuthority({ cwd: repo.root, root: repo.root });
   const report = installAgents(repo, {
     agents,
     nodePath: process.execPath,
@@ -54,6 +57,7 @@ async function installAgentHooks(
     ...settings.agents,
     denyWrite: settings.denyWrite.paths,
     codexProfile: settings.codexProfile,
+    authority: { source: authority.source, files: authority.files.map((f) => relative(repo.root, f.path)) },
   });
   if (report.agents.includes('claude') && settings.denyWrite.paths.length) {
     report.notes.push(

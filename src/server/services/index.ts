@@ -192,7 +192,12 @@ export class Services {
   get agentSessions(): AgentSessions {
     const { createAgentSessions } = this.code();
     return this.build('agentSessions', () =>
-      createAgentSessions(this.daemon, { memory: () => this.memory, skills: () => this.skills, sessions: () => this.sessions }),
+      createAgentSessions(this.daemon, {
+        memory: () => this.memory,
+        skills: () => this.skills,
+        sessions: () => this.sessions,
+        authority: (cwd) => this.prompt.authority(cwd),
+      }),
     );
   }
 
