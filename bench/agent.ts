@@ -23,7 +23,7 @@ import { runToolCall, TOOLS } from '../src/agent/tools/index.js';
 import { ContextBuilder } from '../src/context/builder.js';
 import { SessionDB } from '../src/sessions/db.js';
 import { SkillStore } from '../src/skills/store.js';
-import { rng } from './sessions.js';
+import { rng } from './table.js';
 import { median, ms, percentile, printNote, printTable, timeRuns, type Bench, type Goal, type Row } from './table.js';
 
 const TOTAL_MESSAGES = Number(process.env.BENCH_AGENT_MESSAGES ?? 1_000_000);

@@ -12,6 +12,7 @@
 import { decodeModel, DIM, MIN_FEATURES, featureBuckets, scoreText, type InjectionModel } from '../src/security/injection-model.js';
 import { foldForMatching, INJECTION_MODEL_ID, scanText, type ThreatScope } from '../src/security/scan.js';
 import { benignTraining, looSource, overridePhrasings } from './detector-corpus.js';
+import { rng } from './table.js';
 
 const EPOCHS = 4;
 const RATE = 0.5;
@@ -25,18 +26,6 @@ export const SEED = 47;
 export type Sample = { text: string };
 export type StoredModel = { weights: string; scale: number; bias: number; threshold: number };
 
-/** mulberry32: a small deterministic generator for the shuffles. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Fitted weights and bias (not quantised). */
 function fit(positives: Sample[], negatives: Sample[], seed: number): { w: Float64Array; bias: number } {
   const xs = [...positives.map((s) => ({ b: featureBuckets(s.text), y: 1 })), ...negatives.map((s) => ({ b: featureBuckets(s.text), y: 0 }))].filter(
@@ -47,7 +36,7 @@ function fit(positives: Sample[], negatives: Sample[], seed: number): { w: Float
   const g2 = new Float64Array(DIM).fill(1e-8);
   let bias = 0;
   let biasG2 = 1e-8;
-  const rand = random(seed);
+  const rand = rng(seed);
   const order = xs.map((_, i) => i);
   for (let epoch = 0; epoch < EPOCHS; epoch++) {
     for (let i = order.length - 1; i > 0; i--) {

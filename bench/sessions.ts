@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CACHE_KIB, SessionDB, toolArgsText, type NewMessage } from '../src/sessions/db.js';
-import { median, ms, percentile, printNote, printTable, timeRuns, type Bench, type Goal, type Row } from './table.js';
+import { median, ms, percentile, printNote, printTable, rng, timeRuns, type Bench, type Goal, type Row } from './table.js';
 
 const TOTAL_MESSAGES = Number(process.env.BENCH_SESSIONS_MESSAGES ?? 1_000_000);
 const MESSAGES_PER_SESSION = 50;
@@ -26,18 +26,6 @@ const SEARCH_P95_GOAL_MS = 50;
 /** The write path (sessions, redaction, FTS) may cost at most a fifth over raw inserts. */
 const INGEST_GOAL = 0.8;
 const REPOS = ['/work/api', '/work/web', '/work/infra', '/work/cli', '/work/docs'];
-
-/** mulberry32: small, fast, seeded — the same data every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const COMMON = (
   'the to a of and in is it that for test file error run on with this be not build npm fix change function ' +

@@ -384,4 +384,15 @@ export function testProcesses(hermesHome: string, clientCommand?: string): TestP
 }
 
 /** hermesd's processes of this test other than its daemon: MCP servers and hooks. */
+/** Kills whatever a test started under `hermesHome` and left (a hung MCP server, a writer a model put in the background). */
+export function killTestProcesses(hermesHome: string): void {
+  for (const p of testProcesses(hermesHome)) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+}
+
 export const hermesdLeft = (hermesHome: string): TestProcess[] => testProcesses(hermesHome).filter((p) => p.kind === 'mcp' || p.kind === 'hook');

@@ -15,6 +15,7 @@ import {
   PINNED,
   setUpClient,
   startNetworkTrap,
+  killTestProcesses,
   testProcesses,
   type Client,
   type ClientRun,
@@ -155,13 +156,7 @@ export async function e2eRepo(client: Client): Promise<E2E> {
     await trap.close();
     await t.cleanup();
     // Whatever this test started and left (a hung MCP server, a writer the model put in the background) goes with it.
-    for (const p of testProcesses(t.home)) {
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
+    killTestProcesses(t.home);
   };
   try {
     const init = await t.cli(['init', '--agents', client], { cwd: repo });

@@ -14,7 +14,16 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentCli, PINNED, setUpClient, startNetworkTrap, testProcesses, type Client, type ClientSession, type NetworkTrap } from '../helpers/agent-clis.js';
+import {
+  agentCli,
+  PINNED,
+  setUpClient,
+  killTestProcesses,
+  startNetworkTrap,
+  type Client,
+  type ClientSession,
+  type NetworkTrap,
+} from '../helpers/agent-clis.js';
 import { startAgentModel, type AgentModel, type ModelRequest } from '../helpers/agent-models.js';
 import { makeEnv, type TestEnv } from '../helpers/env.js';
 import { until } from '../helpers/agents.js';
@@ -107,13 +116,7 @@ async function setUp(client: Client): Promise<Setup> {
     await model?.close();
     await trap?.close();
     await t.cleanup();
-    for (const p of testProcesses(t.home)) {
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
+    killTestProcesses(t.home);
   };
   try {
     model = await startAgentModel(cli.dialect);
