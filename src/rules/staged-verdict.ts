@@ -42,10 +42,10 @@ export type StagedStats = {
 
 /**
  * `tree`: the staged snapshot's tree (from the entries, computed with the verdict, off the
- * commit's path); `head`: the commit HEAD named; `changes`: what the judgement read changed
- * from it (undefined: no diff was read, nothing is known).
+ * commit's path); `head`: the commit HEAD named. What the judgement read changed is kept apart
+ * (`diffs`): it does not depend on the rules.
  */
-type Kept = { key: string; config: HermesConfig; result: CheckResult; tree?: string; head: string; changes?: Change[] };
+type Kept = { key: string; config: HermesConfig; result: CheckResult; tree?: string; head: string };
 type InFlight = { key: string; config: HermesConfig; done: Promise<Kept | undefined> };
 
 /** Verdicts kept at once (each is a few violations at most). */
@@ -144,8 +144,15 @@ export class StagedVerdicts {
    * (`git diff --cached` against the same commit): undefined when no kept verdict judged it.
    */
   changesOf(tree: string, parent: string): Change[] | undefined {
-    return this.kept.find((k) => k.tree === tree && k.head === parent)?.changes;
+    return this.diffs.find((d) => d.tree === tree && d.head === parent)?.changes;
   }
+
+  /**
+   * What judgements read, by snapshot tree and parent: a fact about git's objects, not about the
+   * rules, so it outlives `forget` (a config or authority change between a commit's pre-commit
+   * and its post-commit drops the verdicts, not what the commit changed).
+   */
+  private diffs: Array<{ tree: string; head: string; changes: Change[] }> = [];
 
   /** Forgets the kept verdict (the daemon's authority or config moved: ask again). */
   forget(): void {
@@ -195,8 +202,12 @@ export class StagedVerdicts {
       ({ result, changes }) => {
         if (this.keyOf(indexFile) !== key) return undefined;
         // The tree too, here and not on the commit's path: a first run of this code over 5,000 entries takes tens of ms.
-        const kept: Kept = { key, config, result, tree: stagedTreeOf(indexFile), head: key.split('|')[1]!, changes };
+        const kept: Kept = { key, config, result, tree: stagedTreeOf(indexFile), head: key.split('|')[1]! };
         this.kept = [kept, ...this.kept.filter((k) => k.key !== key)].slice(0, KEPT_MAX);
+        if (kept.tree && changes) {
+          const diff = { tree: kept.tree, head: kept.head, changes };
+          this.diffs = [diff, ...this.diffs.filter((d) => d.tree !== diff.tree || d.head !== diff.head)].slice(0, KEPT_MAX);
+        }
         this.stats.judged = key.split('|', 1)[0];
         return kept;
       },
