@@ -72,6 +72,9 @@ export const NATIVE_READING: Readonly<Record<AgentName, NativeReading>> = {
   cursor: { names: ['AGENTS.md', '.cursorrules'], firstPerDirectory: false, ruleDirs: [join('.cursor', 'rules')] },
 };
 
+/** The file names some agent reads in a folder (its own instruction files), beside the authority's: a change to one may change what an agent is told. */
+export const AGENT_INSTRUCTION_NAMES: ReadonlySet<string> = new Set(Object.values(NATIVE_READING).flatMap((r) => r.names.filter((n) => !n.includes(sep))));
+
 /** How the authority reaches an agent: it reads it already; hermesd's setting names it; hermesd gives it at session start; there is none. */
 export type Delivery = 'native' | 'setting' | 'session-start' | 'none';
 

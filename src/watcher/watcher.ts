@@ -15,11 +15,15 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { AUTHORITY_FILE_NAMES } from '../context/authority.js';
+import { AGENT_INSTRUCTION_NAMES } from '../other-agents/instruction-files.js';
 import { gitOperation } from '../context/workspace.js';
 import { FILE_OF } from '../memory/snapshot.js';
 import { GitDirWatch } from './gitdir.js';
 import { TreeSentinel, type TreeState } from './tree-watch.js';
 import { memoriesDir, projectSkillsDir, repoConfigPath, soulPath, userConfigPath, userSkillsDir } from '../paths/index.js';
+
+/** Instruction files, in the folders the authority is read from: the authority's names and the other agents' own (GEMINI.md…), whose drift from it `hermesd://agents` shows. */
+const INSTRUCTION_NAMES: ReadonlySet<string> = new Set([...AUTHORITY_FILE_NAMES, ...AGENT_INSTRUCTION_NAMES]);
 
 export type ChangeKind = 'authority' | 'config' | 'skills' | 'memory' | 'workspace';
 
@@ -209,7 +213,7 @@ export class RepoWatcher {
       }
       const parent = dirname(path);
       const name = basename(path);
-      if (this.authorityDirs.has(parent)) return !(AUTHORITY_FILE_NAMES.has(name) || name === '.cursor');
+      if (this.authorityDirs.has(parent)) return !(INSTRUCTION_NAMES.has(name) || name === '.cursor');
       if (name === 'rules' && this.authorityDirs.has(dirname(parent)) && basename(parent) === '.cursor') return false;
       if (name.endsWith('.mdc') && basename(parent) === 'rules' && this.authorityDirs.has(dirname(dirname(parent)))) return false;
       return true;
@@ -242,7 +246,7 @@ export class RepoWatcher {
     if (this.projectMemory && (path === this.projectMemory || (dirname(path) === this.projectMemory && MEMORY_FILES.has(basename(path))))) return 'memory';
     if (under(path, root)) {
       const name = basename(path);
-      if (AUTHORITY_FILE_NAMES.has(name) || name.endsWith('.mdc') || name === '.cursor' || name === 'rules') return 'authority';
+      if (INSTRUCTION_NAMES.has(name) || name.endsWith('.mdc') || name === '.cursor' || name === 'rules') return 'authority';
     }
     return undefined;
   }

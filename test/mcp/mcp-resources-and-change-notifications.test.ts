@@ -130,7 +130,7 @@ describe('hermesd mcp resources and notifications', () => {
 
   it('notifies subscribers of what the watcher sees change, and only of that; list_changed for new files', async () => {
     await a.client.listResources();
-    for (const uri of ['hermesd://memory', 'hermesd://authority', 'hermesd://skills/deploy/SKILL.md', 'hermesd://skills'])
+    for (const uri of ['hermesd://memory', 'hermesd://authority', 'hermesd://agents', 'hermesd://skills/deploy/SKILL.md', 'hermesd://skills'])
       await a.client.subscribeResource({ uri });
     a.updated.length = 0;
     const listChangedBefore = a.listChanged;
@@ -143,6 +143,18 @@ describe('hermesd mcp resources and notifications', () => {
     writeFileSync(join(repo, 'AGENTS.md'), '# Rules\nUse pnpm 9, never npm.\n');
     await waitFor(() => a.updated.includes('hermesd://authority'));
     expect(textOf(await a.client.readResource({ uri: 'hermesd://authority/AGENTS.md' }))).toBe('# Rules\nUse pnpm 9, never npm.');
+
+    // Another agent's own instruction file (not the authority): what hermesd://agents shows changed
+    // (the edit of AGENTS.md above changed no command, so hermesd://agents had no news then).
+    const agentsUpdates = () => a.updated.filter((u) => u === 'hermesd://agents').length;
+    const before = agentsUpdates();
+    writeFileSync(join(repo, 'GEMINI.md'), '# Gemini\nRun the tests with `yarn test`.\n');
+    await waitFor(() => agentsUpdates() > before).catch(() => {
+      throw new Error("hermesd://agents subscribers were not told that GEMINI.md (an agent's own instruction file) changed");
+    });
+    expect(
+      JSON.parse(textOf(await a.client.readResource({ uri: 'hermesd://agents' }))).agents.find((g: { agent: string }) => g.agent === 'gemini').reads,
+    ).toContain('GEMINI.md');
 
     // A skill patched through MCP: its SKILL.md and the index (the description changed).
     json(
