@@ -45,7 +45,7 @@ import { codexUserConfig } from './codex-trust.js';
 import { codexProfileDefault, codexProfileTables } from './codex-profile.js';
 import type { CodexProfile } from '../guard/agent-shell.js';
 import type { AuthoritySource } from '../context/authority.js';
-import { agentViews, NATIVE_READING, settingFor } from './instruction-files.js';
+import { agentView, agentViews, NATIVE_READING, settingFor } from './instruction-files.js';
 
 /** Each committed stub and the file in src/hook-client/runners/ it is a copy of. */
 const STUBS: Record<string, string> = { [AGENT_STUB]: 'agent-stub.sh', [MCP_STUB]: 'mcp-stub.sh' };
@@ -845,9 +845,7 @@ function geminiContextFile(
   const mineKey = w.rec.entries.find((e) => deepEqual(e.path, GEMINI_CONTEXT) && e.key === 'fileName');
   const node = nodeAt(parseJsonc(w.text, GEMINI_SETTINGS).root, GEMINI_CONTEXT_LIST);
   const yours = mineKey || !node ? undefined : toValue(node);
-  const view =
-    authority &&
-    agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'gemini')!;
+  const view = authority && agentView('gemini', root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) });
   if (!view || view.delivery === 'none' || view.delivery === 'native' || authority?.source === 'cursor') {
     if (mineKey) w.text = removeJsonEntries(w.text, GEMINI_SETTINGS, [mineKey]).text;
     if (mineKey) w.rec.entries = w.rec.entries.filter((e) => e !== mineKey);
@@ -894,8 +892,7 @@ function codexFallback(
   authority: AgentsInstallOptions['authority'],
   report: AgentsInstallReport,
 ): { top: string; replaced?: { from: string; to: string } } {
-  const view =
-    authority && agentViews(root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) }).find((v) => v.agent === 'codex')!;
+  const view = authority && agentView('codex', root, { source: authority.source, files: authority.files.map((f) => ({ path: join(root, f) })) });
   if (!view || view.delivery === 'none' || view.delivery === 'native') return { top: '' };
   if (authority?.source === 'cursor') return { top: '' };
   const yours = parsed[CODEX_FALLBACK];

@@ -230,30 +230,35 @@ export function deliveryFor(agent: AgentName, source: AuthoritySource | undefine
   return 'session-start';
 }
 
+type AuthorityFiles = { source: AuthoritySource | undefined; files: Array<{ path: string }> };
+
 /** Every agent's view of the repository at `root` (sessions started at `cwd`, the root by default). */
-export function agentViews(root: string, authority: { source: AuthoritySource | undefined; files: Array<{ path: string }> }, cwd: string = root): AgentView[] {
+export function agentViews(root: string, authority: AuthorityFiles, cwd: string = root): AgentView[] {
+  return AGENT_NAMES.map((agent) => agentView(agent, root, authority, cwd));
+}
+
+/** One agent's view of the repository at `root` (a session started at `cwd`, the root by default). */
+export function agentView(agent: AgentName, root: string, authority: AuthorityFiles, cwd: string = root): AgentView {
   const files = authority.files.map((f) => rel(root, f.path));
   const byReal = new Map(files.map((f) => [realOf(root, f), f]));
   // By the file: a CLAUDE.md that is a symlink to AGENTS.md is AGENTS.md read.
   const asAuthority = (paths: string[]) => paths.map((p) => byReal.get(realOf(root, p)) ?? p);
   const real = new Set(byReal.keys());
-  return AGENT_NAMES.map((agent) => {
-    const reads = nativeReads(agent, root, cwd);
-    const names = settingNames(agent, root);
-    const now = readsWith(agent, root, cwd, names);
-    const delivery = deliveryFor(agent, authority.source, files, asAuthority(reads), asAuthority(now));
-    const setting = delivery === 'native' || delivery === 'none' || authority.source === 'cursor' ? undefined : settingFor(agent, root, files, cwd, names);
-    return {
-      agent,
-      reads,
-      authority: files,
-      delivery,
-      shadowed: now.filter((p) => !real.has(realOf(root, p))),
-      readsNow: now,
-      ...(names ? { settingNames: names } : {}),
-      ...(setting ? { settingFor: setting } : {}),
-    };
-  });
+  const reads = nativeReads(agent, root, cwd);
+  const names = settingNames(agent, root);
+  const now = readsWith(agent, root, cwd, names);
+  const delivery = deliveryFor(agent, authority.source, files, asAuthority(reads), asAuthority(now));
+  const setting = delivery === 'native' || delivery === 'none' || authority.source === 'cursor' ? undefined : settingFor(agent, root, files, cwd, names);
+  return {
+    agent,
+    reads,
+    authority: files,
+    delivery,
+    shadowed: now.filter((p) => !real.has(realOf(root, p))),
+    readsNow: now,
+    ...(names ? { settingNames: names } : {}),
+    ...(setting ? { settingFor: setting } : {}),
+  };
 }
 
 /**

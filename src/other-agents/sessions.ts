@@ -20,7 +20,7 @@ import { type AgentName } from '../hook-client/agent-hooks.js';
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from './ingest.js';
 import type { TranscriptStats } from '../protocol/agents.js';
 import type { Authority } from '../context/authority.js';
-import { agentViews, authorityContext } from './instruction-files.js';
+import { agentView, authorityContext } from './instruction-files.js';
 import { relative } from 'node:path';
 
 /** What the sessions of other agents need of the process around them: the work tree, a log, and where 'agent-stopped' goes. */
@@ -112,7 +112,7 @@ export class AgentSessions {
     const inside = ev.cwd && !relative(root, ev.cwd).startsWith('..') ? ev.cwd : root;
     try {
       const authority = await this.deps.authority(inside);
-      const view = agentViews(root, authority, inside).find((v) => v.agent === ev.agent)!;
+      const view = agentView(ev.agent, root, authority, inside);
       return authorityContext(view, authority.text);
     } catch (err) {
       this.ctx.log.warn('authority not read for an agent session', { agent: ev.agent, error: String(err) });
