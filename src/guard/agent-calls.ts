@@ -28,7 +28,8 @@ import {
 } from './agent-shell.js';
 import { gitPolicyOf, type GuardConfig } from './guard-config.js';
 import { precommitPassed } from './precommit-marker.js';
-import { describeRefusedWrites, refusedWrites } from './refused-writes.js';
+import { recordName, RefusedRecord } from './refused-preload.js';
+import { describeRefusedWrites, refusedPaths, refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { describeProtectedChanges, discardSnapshot, hardLinkedProtected, snapshotProtected } from './protect.js';
 import { bwrapArgs, recordDaemonNamespace, sandboxFor, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 import { gitConfigIncludes, hooksPathOf } from './terminal-guard.js';
@@ -81,6 +82,8 @@ export class AgentCallGuard {
   /** The daemon's environment does not change: what the judge's git calls run with, computed once. */
   private readonly gitEnv: NodeJS.ProcessEnv;
   private readonly userHome: string;
+  /** What confined commands were refused, recorded by their processes (refused-preload.ts). */
+  private readonly record: RefusedRecord;
 
   constructor(private readonly ctx: AgentCallsContext) {
     let root = ctx.root;
@@ -94,6 +97,7 @@ export class AgentCallGuard {
     this.userHome = ctx.env.HOME ?? homedir();
     this.shell = findOnPath('bash', ctx.env) ?? '/bin/sh';
     this.tmpDirs = [...new Set(['/tmp', ...(ctx.env.TMPDIR && isAbsolute(ctx.env.TMPDIR) ? [ctx.env.TMPDIR] : [])])];
+    this.record = new RefusedRecord(this.confineDir(), ctx.env);
   }
 
   /** The guard's decision on a tool call before it runs (paths relative to `cwd`); undefined when nothing refuses it. */
@@ -122,7 +126,7 @@ export class AgentCallGuard {
    * takes the profile's paths from the folder its session runs in (`codex.cwd`).
    */
   async beforeShell(
-    keys: { call: string; alias?: (confined: string) => string },
+    keys: { call: string; alias?: (confined: string) => string; session?: string },
     command: string,
     config: GuardConfig,
     o: { rewrite: boolean; codex?: { profile?: CodexProfile; cwd: string } },
@@ -138,10 +142,12 @@ export class AgentCallGuard {
       const script = this.confineScript(sandbox, config, protectedFiles, socket);
       plan = script.plan;
       const profile = o.codex?.profile;
+      const lib = keys.session !== undefined ? this.record.lib() : undefined;
+      const record = lib ? { lib, folder: this.record.folderPath(), name: recordName(keys.session!) } : undefined;
       confined =
         profile && codexProfileCovers(profile, o.codex!.cwd, this.root, plan.readOnly)
-          ? codexConfinedCommand(profile, script.file, command)
-          : confinedCommand(script.file, command);
+          ? codexConfinedCommand(profile, script.file, command, record)
+          : confinedCommand(script.file, command, record?.name);
     }
     const dirs = { root: this.root, gitDir, commonDir, gitBin: this.gitBin };
     // A call hermesd's sandbox does not hold could reach the hooks, the config and hermesd's runners: their whole state is kept.
@@ -161,25 +167,30 @@ export class AgentCallGuard {
    * under `key`). A write the confinement refused reaches the command as "Read-only file
    * system" only: `ran.output` (what the agent reports the call printed, or its error) is read
    * for those refusals, as `terminal`'s output is (refused-writes.ts), and each is named with
-   * the rule that keeps the path read-only.
+   * the rule that keeps the path read-only; so is what the session's confined commands recorded
+   * they were refused (refused-preload.ts: a writer whose output was thrown away, or one in the
+   * background that wrote after its own call returned, is told at this call).
    */
   async afterShell(
     key: string,
     config: GuardConfig,
     who: Record<string, unknown>,
-    ran: { output?: string; cwd?: string; command?: string } = {},
+    ran: { output?: string; cwd?: string; command?: string; session?: string } = {},
   ): Promise<string | undefined> {
     const call = this.pending.get(key);
     if (!call) return undefined;
-    const refused = ran.output
+    const gitDirs = [this.ctx.gitDir, this.ctx.commonDir];
+    const fromOutput = ran.output
       ? refusedWrites(ran.output, {
           root: this.root,
           cwd: ran.cwd ?? this.root,
           config,
-          gitDirs: [this.ctx.gitDir, this.ctx.commonDir],
+          gitDirs,
           ...(ran.command ? { command: ran.command } : {}),
         })
       : [];
+    const recorded = ran.session !== undefined ? refusedPaths(this.record.take(ran.session), { root: this.root, config, gitDirs }) : [];
+    const refused: RefusedWrite[] = [...fromOutput, ...recorded.filter((r) => !fromOutput.some((o) => o.path === r.path))];
     for (const [k, v] of this.pending) if (v === call) this.pending.delete(k);
     const run = call.plan ? this.inPlan(call.plan, config) : undefined;
     const effects = await judgeCommandEffects(call.before, {
@@ -206,6 +217,7 @@ export class AgentCallGuard {
   /** The daemon stops: the confine scripts it wrote go (a command that already started has its script open). */
   close(): void {
     rmSync(this.confineDir(), { recursive: true, force: true });
+    this.record.close();
   }
 
   /**
@@ -236,7 +248,9 @@ export class AgentCallGuard {
       hooksPath: hooksPathOf(this.root, this.gitBin),
       gitConfigFiles: gitConfigIncludes(this.root, this.gitBin),
     });
-    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, plan, shell: this.shell, shared }));
+    const lib = this.record.lib();
+    const refused = lib ? { lib, folder: this.record.folderPath() } : undefined;
+    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, plan, shell: this.shell, shared, ...(refused ? { refused } : {}) }));
     // A git hook inside the confinement knows it from this (another pid namespace): no HERMESD_SKIP, no onUnavailable there.
     recordDaemonNamespace(this.ctx.gitDir);
     this.scriptCache = { key, at: Date.now(), file, plan };

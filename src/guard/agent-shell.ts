@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { sha256 } from '../text/hash.js';
 import type { GuardConfig } from './guard-config.js';
+import { BACKGROUND_ENDED } from './refused-writes.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES, sandboxPlan, USER_CONFIG_NAMES } from './sandbox-plan.js';
 import { bwrapIsolationArgs, bwrapMountArgs, realOf, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
 
@@ -69,6 +70,13 @@ export function agentShellPlan(input: AgentShellInput): { plan: SandboxPlan; sha
   return { plan, shared: plan.writable.filter((w) => !own.includes(w)) };
 }
 
+/**
+ * Run as the command's shell exits (an EXIT trap: the command's status stays the shell's): where
+ * the command left a process in the background (`… &`, the last one) still running, it is told
+ * that the sandbox ends it with the call — hermesd's bubblewrap and Codex's sandbox both do.
+ */
+const BACKGROUND_CHECK = `case $! in [1-9]*) kill -0 "$!" 2>/dev/null && printf '%s\\n' ${shQuote(BACKGROUND_ENDED)} >&2 ;; esac`;
+
 /** What the command writes to fd 3 once it runs inside bubblewrap: no bubblewrap message holds it. */
 const STARTED = 'hermesd-started';
 
@@ -86,7 +94,19 @@ export type ConfineOptions = {
   shell: string;
   /** The writable trees a folder of the agent's environment may lie in (the temporary folders, guard.sandbox.writable). */
   shared: string[];
+  /** Where the command's processes record the writes they were refused (refused-preload.ts): the library, and the records' folder. */
+  refused?: { lib: string; folder: string };
 };
+
+/** The environment that makes a command's processes record what they were refused into `file` (refused-writes.c), as sh words. */
+function recordEnv(lib: string, file: string): string[] {
+  // The library goes first; a sanitizer's runtime that must come first is told not to mind (ASan aborts otherwise).
+  return [
+    `LD_PRELOAD=${shQuote(lib)}"\${LD_PRELOAD:+:\$LD_PRELOAD}"`,
+    `HERMESD_REFUSED=${file}`,
+    'ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"',
+  ];
+}
 
 /**
  * The script an agent's shell command runs in (the command is its argument), in the shell the
@@ -108,7 +128,7 @@ export function confineScript(o: ConfineOptions): string {
   const keep = [...new Set([...o.plan.writable, ...o.plan.readOnly, ...o.plan.hide, ...o.plan.maskFiles, ...(o.plan.socket ? [o.plan.socket[0]] : [])])];
   const keepList = keep.map(shQuote).join(' ');
   // Inside: the marker, then fd 3 closed (nothing the command starts holds it), stderr back from fd 5.
-  const inside = `printf ${STARTED} >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; eval "$hermesd_c"`;
+  const inside = `printf ${STARTED} >&3; exec 3>&- 2>&5 5>&-; hermesd_c=$1; shift; trap ${shQuote(BACKGROUND_CHECK)} EXIT; eval "$hermesd_c"`;
   const sharedCase = shared.map((w) => `${shQuote(w)}/*`).join(' | ');
   return [
     "# hermesd: runs an agent's shell command ($1) in hermesd's sandbox plan: the work tree writable but what",
@@ -116,7 +136,8 @@ export function confineScript(o: ConfineOptions): string {
     '# absent (src/guard/agent-shell.ts). Written by the daemon, named by its content: never edited.',
     `hermesd_sh=${shQuote(o.shell)}`,
     'case ${SHELL-} in */bash | */zsh) [ -x "$SHELL" ] && hermesd_sh=$SHELL ;; esac',
-    'hermesd_c=$1',
+    '# $2: the record the refused writes go to (refused-preload.ts), where there is one.',
+    'hermesd_c=$1 hermesd_r=${2-}',
     `set -- ${args.map(shQuote).join(' ')}`,
     '# Whether binding $1 leaves every mount above in place (none of them lies in it).',
     `hermesd_clear() { for hermesd_k in ${keepList}; do case $hermesd_k/ in "$1"/*) return 1 ;; esac; done; return 0; }`,
@@ -143,6 +164,20 @@ export function confineScript(o: ConfineOptions): string {
           `      case $hermesd_t/ in ${sharedCase}) [ -n "$hermesd_t" ] && set -- "$@" --bind "$hermesd_t" "$hermesd_t" ;; esac`,
           '    fi',
           '    ;;',
+          'esac',
+        ]
+      : []),
+    ...(o.refused
+      ? [
+          '# Each process records the writes it is refused (src/guard/refused-writes.c), for the check after the call.',
+          'case $hermesd_r in',
+          "  '' | *[!0-9a-f]*) ;;",
+          `  *) set -- "$@" ${recordEnv(o.refused.lib, `${shQuote(o.refused.folder)}/"$hermesd_r"`)
+            .map((w) => {
+              const eq = w.indexOf('=');
+              return `--setenv ${w.slice(0, eq)} ${w.slice(eq + 1)}`;
+            })
+            .join(' ')} ;;`,
           'esac',
         ]
       : []),
@@ -175,6 +210,8 @@ export function confineScriptFile(dir: string, text: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeRuntimeFileSync(file, text, 0o600);
   for (const name of readdirSync(dir)) {
+    // Only scripts: the library of refused writes beside them stays while the daemon runs.
+    if (!name.endsWith('.sh')) continue;
     const old = join(dir, name);
     try {
       if (old !== file && Date.now() - statSync(old).mtimeMs > SCRIPT_KEEP_MS) rmSync(old, { force: true });
@@ -192,8 +229,8 @@ export function confineScriptFile(dir: string, text: string): string {
  * does after a command (Claude Code records the directory, Gemini CLI the background processes)
  * still runs — skipping it made Gemini CLI's shell calls slower (docs/benchmarks.md#sandbox).
  */
-export function confinedCommand(script: string, command: string): string {
-  return `/bin/sh ${shQuote(script)} ${shQuote(command)}`;
+export function confinedCommand(script: string, command: string, record?: string): string {
+  return `/bin/sh ${shQuote(script)} ${shQuote(command)}${record ? ` ${record}` : ''}`;
 }
 
 /** A glob character: a pattern holding one is not a path the agents' own sandboxes can take. */
@@ -275,6 +312,8 @@ export function codexProfileCovers(profile: CodexProfile, workspaceRoot: string,
  * would, and bubblewrap cannot start inside Codex's sandbox anyway. Anywhere else (Codex's
  * sandbox off, or running another profile), the confine script, as for every agent.
  */
-export function codexConfinedCommand(profile: CodexProfile, script: string, command: string): string {
-  return `if [ "\${CODEX_PERMISSION_PROFILE-}" = ${profile.name} ]; then eval ${shQuote(command)}; else ${confinedCommand(script, command)}; fi`;
+export function codexConfinedCommand(profile: CodexProfile, script: string, command: string, record?: { lib: string; folder: string; name: string }): string {
+  // Codex's sandbox refuses the write; the processes the command starts record it, as inside hermesd's.
+  const env = record ? `${recordEnv(record.lib, shQuote(`${record.folder}/${record.name}`)).join(' ')} ` : '';
+  return `if [ "\${CODEX_PERMISSION_PROFILE-}" = ${profile.name} ]; then trap ${shQuote(BACKGROUND_CHECK)} EXIT; ${env}eval ${shQuote(command)}; else ${confinedCommand(script, command, record?.name)}; fi`;
 }

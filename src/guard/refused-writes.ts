@@ -14,6 +14,13 @@ export type RefusedWrite = { path: string; why: string; rule?: string };
 
 /** A line that reports a refused write: the shells', coreutils', git's, Python's and Node's wordings. */
 const READ_ONLY = /read-only file system|\bEROFS\b/i;
+/**
+ * What a confined command prints as it ends where it left a process in the background: the
+ * sandbox ends that process with the call (agent-shell.ts), so a write it was about to make is
+ * never tried, nor recorded; the protected paths the command's text names are named instead.
+ */
+export const BACKGROUND_ENDED = 'hermesd: this command left a process in the background, which the sandbox ends with the call; run it in the foreground.';
+
 /** Quoted paths as the tools print them: 'x', "x", ‘x’, “x”, `x'. */
 const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|“([^”\n]+)”|`([^'`\n]+)'/g;
 /** Paths reported per command, at most (a `cp -r` into a protected folder fails once per file). */
@@ -35,10 +42,36 @@ function candidates(line: string): string[] {
  * the command ran (relative paths are its); paths outside `root` are left out. `command`: the
  * command's text, read only where the output reports a refused write without naming a path
  * hermesd knows (perl's `die` prints "Read-only file system at -e line 1."): the protected
- * paths the text names are then the ones named.
+ * paths the text names are then the ones named; so they are where the command left a process in
+ * the background that the confinement ended (BACKGROUND_ENDED).
  */
 export function refusedWrites(output: string, opts: { root: string; cwd?: string; config: GuardConfig; gitDirs?: string[]; command?: string }): RefusedWrite[] {
-  if (!READ_ONLY.test(output)) return [];
+  const ended = output.includes(BACKGROUND_ENDED);
+  if (!ended && !READ_ONLY.test(output)) return [];
+  const found = namer(opts);
+  for (const line of output.split('\n')) if (READ_ONLY.test(line) && !found.consider(candidates(line))) return found.out;
+  // The command's words, split at the shell's and the interpreters' quotes and operators (`open(F, ">gen/a.ts")`).
+  if ((found.out.length === 0 || ended) && opts.command)
+    found.consider(
+      opts.command.split(/[\s'"`<>|&;=(),]+/).filter((w) => /[/.]/.test(w) && !/^https?:/.test(w)),
+      true,
+    );
+  return found.out;
+}
+
+/**
+ * The refused writes among absolute `paths` a confined command's processes recorded
+ * (refused-preload.ts), each with what keeps it read-only; paths nothing of hermesd's keeps
+ * read-only (a write the user's own permissions refused) are left out.
+ */
+export function refusedPaths(paths: string[], opts: { root: string; config: GuardConfig; gitDirs?: string[] }): RefusedWrite[] {
+  const found = namer(opts);
+  found.consider(paths);
+  return found.out;
+}
+
+/** Names what keeps each path read-only, once per path and at most MAX_REPORTED. */
+function namer(opts: { root: string; cwd?: string; config: GuardConfig; gitDirs?: string[] }) {
   const matcher = protectMatcher(opts.config);
   const seen = new Set<string>();
   const out: RefusedWrite[] = [];
@@ -65,14 +98,7 @@ export function refusedWrites(output: string, opts: { root: string; cwd?: string
     }
     return true;
   };
-  for (const line of output.split('\n')) if (READ_ONLY.test(line) && !consider(candidates(line))) return out;
-  // The command's words, split at the shell's and the interpreters' quotes and operators (`open(F, ">gen/a.ts")`).
-  if (out.length === 0 && opts.command)
-    consider(
-      opts.command.split(/[\s'"`<>|&;=(),]+/).filter((w) => /[/.]/.test(w) && !/^https?:/.test(w)),
-      true,
-    );
-  return out;
+  return { out, consider };
 }
 
 /** One line per refused write, for the tool result. */

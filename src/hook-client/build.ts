@@ -6,7 +6,7 @@
  * another machine). Where it cannot be built, the hooks use curl (runners/curl.sh) and
  * `status` and `doctor` say why.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,27 +27,18 @@ function compiler(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Compiles client.c into `out` (written whole or not at all), with the agents' table it includes
- * generated from agent-hooks.ts beside it. `as` builds another install's client (a test of a
- * protocol change). Returns why when it could not.
+ * Compiles C `source` with `args` into `out` (written whole or not at all; `mode` its mode).
+ * Returns why when it could not. Also builds the sandbox's record of refused writes
+ * (guard/refused-preload.ts).
  */
-export function compileClient(
-  out: string,
-  env: NodeJS.ProcessEnv = process.env,
-  as: { protocol: number; version: string } = { protocol: PROTOCOL, version: VERSION },
-): string | undefined {
+export function compileC(source: string, out: string, args: string[], o: { env?: NodeJS.ProcessEnv; mode?: number; libs?: string[] } = {}): string | undefined {
+  const env = o.env ?? process.env;
   const cc = compiler(env);
   const tmp = `${out}.${process.pid}.tmp`;
   mkdirSync(dirname(out), { recursive: true });
-  const include = mkdtempSync(join(tmpdir(), 'hermesd-client-'));
   try {
-    writeFileSync(join(include, 'agent-hooks.h'), agentHooksHeader());
-    execFileSync(cc, ['-O2', '-o', tmp, `-DHERMESD_PROTOCOL=${as.protocol}`, `-DHERMESD_VERSION="${as.version}"`, '-I', include, CLIENT_SOURCE], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: COMPILE_TIMEOUT_MS,
-      env,
-    });
-    chmodSync(tmp, 0o755);
+    execFileSync(cc, [...args, '-o', tmp, source, ...(o.libs ?? [])], { stdio: ['ignore', 'ignore', 'pipe'], timeout: COMPILE_TIMEOUT_MS, env });
+    chmodSync(tmp, o.mode ?? 0o755);
     renameSync(tmp, out);
     return undefined;
   } catch (err) {
@@ -55,6 +46,29 @@ export function compileClient(
     const e = err as NodeJS.ErrnoException & { stderr?: Buffer };
     const said = e.stderr?.toString().trim().split('\n').slice(-3).join(' ');
     return e.code === 'ENOENT' ? `no C compiler (${cc} not found; install one, e.g. build-essential, or set CC)` : `${cc} failed: ${said || e.message}`;
+  }
+}
+
+/** Whether a program started with the shared library `lib` preloaded runs and says nothing (one built for another machine makes the loader complain in every process). */
+export function loadsHere(lib: string): boolean {
+  const r = spawnSync('/bin/sh', ['-c', ':'], { env: { PATH: '/usr/bin:/bin', LD_PRELOAD: lib }, encoding: 'utf8', timeout: 5_000 });
+  return r.status === 0 && !r.stderr;
+}
+
+/**
+ * Compiles client.c into `out`, with the agents' table it includes generated from
+ * agent-hooks.ts beside it. `as` builds another install's client (a test of a protocol change).
+ * Returns why when it could not.
+ */
+export function compileClient(
+  out: string,
+  env: NodeJS.ProcessEnv = process.env,
+  as: { protocol: number; version: string } = { protocol: PROTOCOL, version: VERSION },
+): string | undefined {
+  const include = mkdtempSync(join(tmpdir(), 'hermesd-client-'));
+  try {
+    writeFileSync(join(include, 'agent-hooks.h'), agentHooksHeader());
+    return compileC(CLIENT_SOURCE, out, ['-O2', `-DHERMESD_PROTOCOL=${as.protocol}`, `-DHERMESD_VERSION="${as.version}"`, '-I', include], { env });
   } finally {
     rmSync(include, { recursive: true, force: true });
   }

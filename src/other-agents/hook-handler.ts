@@ -77,6 +77,7 @@ export class OtherAgentHooks {
               output: ev.output,
               cwd: ev.tool.action.cwd,
               command: ev.tool.action.command,
+              session: sessionOf(ev),
             },
           )
         : undefined;
@@ -119,7 +120,7 @@ export class OtherAgentHooks {
       const { command } = ev.tool.action;
       const start = await this.deps.guard.beforeShell(
         // Gemini CLI has no call id: its after-tool event carries the command given back.
-        { call: callKey(ev, command), ...(ev.toolUseId ? {} : { alias: (confined: string) => callKey(ev, confined) }) },
+        { call: callKey(ev, command), session: sessionOf(ev), ...(ev.toolUseId ? {} : { alias: (confined: string) => callKey(ev, confined) }) },
         command,
         config,
         { rewrite: adapter.rewrite !== undefined, ...(ev.agent === 'codex' ? { codex: { profile: this.codexProfile(), cwd: ev.cwd } } : {}) },
@@ -135,6 +136,11 @@ export class OtherAgentHooks {
     if (this.profileCache?.stamp !== stamp) this.profileCache = { stamp, profile: readCodexProfile(this.ctx.root) };
     return this.profileCache.profile;
   }
+}
+
+/** The agent's session, as what its confined commands were refused is recorded under (told at its next shell call). */
+function sessionOf(ev: AgentEvent): string {
+  return `${ev.agent}\0${ev.sessionId ?? ''}`;
 }
 
 /** The key a shell call is kept under until its post-tool event: the call's id, else its command. */

@@ -367,10 +367,13 @@ export function endToEnd(spec: ClientSpec): void {
         ).toEqual([]);
         expect(Object.keys(now).sort()).toEqual(Object.keys(e.generated).sort());
         // Each write hermesd could not refuse before it ran was refused by the confinement (or put back after it):
-        // the model's next request names the path with the rule's id, whether the command failed or not.
-        const untold = SHELL_WRITES.filter((w) => w.id !== 'redirect' && w.id !== 'background').filter((w) => {
-          const next = requests.find((r) => r.toolResults.some((x) => x.id === `sh_${w.id}`));
-          return !new RegExp(`gen/${w.id}\\.ts\\b[^\\n]*\\b${RULE_ID}\\b`).test(next?.text ?? '');
+        // the model's next request names the path with the rule's id, whether the command failed or not. The
+        // background writer: where the sandbox ends it with its call (hermesd's bubblewrap, Codex's own), that call's
+        // answer names it; where it outlives the call and writes a second later, the answer of the call running then (sh_wait).
+        const untold = SHELL_WRITES.filter((w) => w.id !== 'redirect').filter((w) => {
+          const calls = [`sh_${w.id}`, ...(w.id === 'background' ? ['sh_wait'] : [])];
+          const next = requests.filter((r) => r.toolResults.some((x) => calls.includes(x.id ?? '')));
+          return !next.some((r) => new RegExp(`gen/${w.id}\\.ts\\b[^\\n]*\\b${RULE_ID}\\b`).test(r.text));
         });
         expect(
           untold.map((w) => `${w.id}: ${w.command}`),
@@ -459,7 +462,9 @@ export function endToEnd(spec: ClientSpec): void {
           expect(run.code, run.stderr).toBe(0);
           const seen = resultOf(requests, 'own_where')?.output ?? '';
           expect(seen).toMatch(/profile=hermesd-[0-9a-f]{12}\b/);
-          expect(seen).toMatch(/CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then eval /);
+          expect(seen).toMatch(
+            /CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then trap .* EXIT; (LD_PRELOAD=\S+ HERMESD_REFUSED=\S+ ASAN_OPTIONS=\S+ )?eval /,
+          );
           for (const w of unread) expect(resultOf(requests, `own_${w.id}`)?.output, w.command).toMatch(/read-only file system/i);
           expect(e.genNow()).toEqual(e.generated);
         },

@@ -181,12 +181,16 @@ export function rewritten(agent: 'claude' | 'codex' | 'gemini', r: HookRun): str
 export function confinement(command: string | undefined): { file: string; script: string; command: string } | undefined {
   if (command === undefined) return undefined;
   // Codex's form: the command as written where Codex runs hermesd's profile, else the confine script (guard/agent-shell.ts codexConfinedCommand).
-  const codex = /^if \[ "\$\{CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then eval '((?:[^']|'\\'')*)'; else (.*); fi$/.exec(command);
+  // (Where the record of refused writes is built, the command's processes get its environment first: guard/refused-preload.ts.)
+  const codex =
+    /^if \[ "\$\{CODEX_PERMISSION_PROFILE-\}" = hermesd-[0-9a-f]{12} \]; then trap .*? EXIT; (?:LD_PRELOAD=\S+ HERMESD_REFUSED=\S+ ASAN_OPTIONS=\S+ )?eval '((?:[^']|'\\'')*)'; else (.*); fi$/.exec(
+      command,
+    );
   if (codex) {
     const inner = confinement(codex[2]);
     return inner && inner.command === codex[1]!.replace(/'\\''/g, "'") ? inner : undefined;
   }
-  const m = /^\/bin\/sh '([^']+\/hermesd\/confine\/[0-9a-f]{16}\.sh)' '((?:[^']|'\\'')*)'$/.exec(command);
+  const m = /^\/bin\/sh '([^']+\/hermesd\/confine\/[0-9a-f]{16}\.sh)' '((?:[^']|'\\'')*)'(?: [0-9a-f]{16})?$/.exec(command);
   return m ? { file: m[1]!, script: readFileSync(m[1]!, 'utf8'), command: m[2]!.replace(/'\\''/g, "'") } : undefined;
 }
 
@@ -228,7 +232,9 @@ export async function agentShellCall(
       hook_event_name: postEvent,
       tool_name: tool,
       tool_input: { command: ran },
-      tool_response: agent === 'gemini' ? { llmContent: r.stdout } : { stdout: r.stdout, stderr: r.stderr, interrupted: false },
+      // Gemini CLI 0.61 hands the model the command's output, stdout and stderr together, as `Output: …` (its shell tool's llmContent).
+      tool_response:
+        agent === 'gemini' ? { llmContent: `Output: ${r.stdout + r.stderr || '(empty)'}` } : { stdout: r.stdout, stderr: r.stderr, interrupted: false },
       ...ids,
     },
   });

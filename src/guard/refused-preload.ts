@@ -1,0 +1,103 @@
+/**
+ * What another agent's confined shell command was refused, recorded where the command ran: a
+ * small library (refused-writes.c) loaded into each of its processes records every write the
+ * confinement refused, so the model is told the rule even when the command threw its own
+ * error away (`… >/dev/null 2>&1 &`) or wrote after its call returned. The library is this
+ * package's build (dist/client/, `npm run build`) where it loads here, else compiled by the
+ * daemon once; where neither works, nothing is recorded and the command's own output is read
+ * as before. Each session records into its own file in a folder only this user can enter.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileC, loadsHere } from '../hook-client/build.js';
+import { sha256 } from '../text/hash.js';
+import { PACKAGE_ROOT } from '../version.js';
+
+/** The library's source in this package. */
+export const PRELOAD_SOURCE = join(PACKAGE_ROOT, 'src', 'guard', 'refused-writes.c');
+/** The library this package built (npm run build). */
+export const PREBUILT_PRELOAD = join(PACKAGE_ROOT, 'dist', 'client', 'hermesd-refused.so');
+/** Paths read from one session's record at most (a `cp -r` into a protected folder is refused once per file). */
+const MAX_RECORDED = 200;
+
+/** Compiles the library into `out`; why, when it could not. */
+export function compilePreload(out: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return compileC(PRELOAD_SOURCE, out, ['-shared', '-fPIC', '-O2'], { env, mode: 0o644, libs: ['-ldl'] });
+}
+
+/** The file name a session's refusals are recorded under: a hash of the agent and its session. */
+export function recordName(session: string): string {
+  return sha256(session).slice(0, 16);
+}
+
+export class RefusedRecord {
+  private libState: { lib?: string; why?: string } | undefined;
+  private folder: string | undefined;
+
+  /** `dir`: where the library goes, readable inside the confinement (the confine scripts' folder). */
+  constructor(
+    private readonly dir: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** The library to preload, put in place once per daemon; undefined where it cannot load here (`why()` says why). */
+  lib(): string | undefined {
+    if (!this.libState) {
+      const out = join(this.dir, 'refused.so');
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      let why: string | undefined;
+      try {
+        copyFileSync(PREBUILT_PRELOAD, out);
+        if (!loadsHere(out)) why = 'the built library does not load here';
+      } catch {
+        why = 'not built';
+      }
+      if (why) why = compilePreload(out, this.env) ?? (loadsHere(out) ? undefined : 'the compiled library does not load here');
+      this.libState = why ? { why } : { lib: out };
+      if (why) rmSync(out, { force: true });
+    }
+    return this.libState.lib;
+  }
+
+  /** Why no library is preloaded (undefined: it is). */
+  why(): string | undefined {
+    return this.lib() ? undefined : this.libState?.why;
+  }
+
+  /** The folder the commands record into: in /tmp (writable inside every confinement, Codex's sandbox's too), 0700. */
+  folderPath(): string {
+    this.folder ??= mkdtempSync('/tmp/hermesd-refused-');
+    return this.folder;
+  }
+
+  /** The absolute paths `session`'s commands were refused since the last take, each once, the record emptied. */
+  take(session: string): string[] {
+    if (!this.folder) return [];
+    const file = join(this.folder, recordName(session));
+    const taken = `${file}.${process.pid}.taken`;
+    try {
+      renameSync(file, taken);
+    } catch {
+      return [];
+    }
+    try {
+      return [
+        ...new Set(
+          readFileSync(taken, 'utf8')
+            .split('\n')
+            .filter((l) => l.startsWith('/')),
+        ),
+      ].slice(0, MAX_RECORDED);
+    } catch {
+      return [];
+    } finally {
+      rmSync(taken, { force: true });
+    }
+  }
+
+  /** The daemon stops: the records go (the library goes with the confine scripts' folder). */
+  close(): void {
+    if (this.folder) rmSync(this.folder, { recursive: true, force: true });
+    this.folder = undefined;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * A write the confinement refused is told to the model even when the command threw its own
+ * error away: each process of a confined command records what it was refused
+ * (src/guard/refused-writes.c, preloaded by the confine script), and the post-tool answer of
+ * the session's next shell call names the path with its rule. A writer left in the background
+ * is ended with its call (the sandbox's pid namespace goes), and that call is told so, with the
+ * rule of the protected path its text names. Run as the
+ * agents run it (test/helpers/agents.ts agentShellCall): the pre-tool hook, the command given
+ * back run by bash, the post-tool hook.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentShellCall, confinement, postContext } from '../helpers/agents.js';
+import { gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
+import { BACKGROUND_ENDED } from '../../src/guard/refused-writes.js';
+
+const ORIGINAL = 'export const a = 1;\n';
+const RULE = 'generated';
+const CONFIG = ['rules:', `  - id: ${RULE}`, '    message: Do not edit generated files; run the generator.', '    protect: ["gen/**"]', ''].join('\n');
+
+let t: TestEnv;
+let repo: string;
+
+beforeAll(async () => {
+  t = makeEnv();
+  repo = t.repo({ '.hermes/config.yaml': CONFIG, 'gen/a.ts': ORIGINAL, 'gen/b.ts': ORIGINAL, 'gen/c.ts': ORIGINAL, 'src/app.ts': 'export const app = 1;\n' });
+  const init = await t.cli(['init', '--agents', 'claude,codex,gemini'], { cwd: repo });
+  expect(init.code, init.stderr).toBe(0);
+  gitIn(t, repo, 'add', '-A');
+  gitIn(t, repo, 'commit', '-qm', 'hermesd init');
+  await t.cli(['start'], { cwd: repo });
+}, 120_000);
+
+afterAll(async () => {
+  await t?.cleanup();
+});
+
+const gen = (name: string) => readFileSync(join(repo, 'gen', name), 'utf8');
+
+describe('the confinement records the writes it refused, and the model is told', () => {
+  it.each(['claude', 'codex', 'gemini'] as const)('%s: a writer whose output is thrown away is told at its own call, with the rule', async (agent) => {
+    const call = await agentShellCall(t, repo, agent, `python3 -c "open('gen/a.ts','w').write('x')" >/dev/null 2>&1; true`, `quiet-${agent}`);
+    expect(confinement(call.ran)?.script, `${agent}: the command was not confined: ${JSON.stringify(call.pre)}`).toContain('--unshare-pid');
+    expect(call.stderr, 'the command printed nothing of its refusal').toBe('');
+    expect(gen('a.ts')).toBe(ORIGINAL);
+    expect(postContext(call), `${agent}: the post-tool answer does not name the refused path with its rule`).toMatch(new RegExp(`gen/a\\.ts[^\\n]*${RULE}`));
+  });
+
+  it.each(['claude', 'gemini'] as const)(
+    '%s: a writer left in the background is ended with its call, and that call is answered with the rule of the path it names',
+    async (agent) => {
+      const bg = await agentShellCall(t, repo, agent, `(sleep 0.5; node -e "require('fs').writeFileSync('gen/b.ts','x')") >/dev/null 2>&1 &`, `bg-${agent}`);
+      expect(bg.stderr, `${agent}: the command's output does not say its background process ends with the call`).toContain(BACKGROUND_ENDED);
+      expect(postContext(bg), `${agent}: the call's answer does not name the path its background writer names, with the rule`).toMatch(
+        new RegExp(`gen/b\\.ts[^\\n]*${RULE}`),
+      );
+      spawnSync('sleep', ['1']);
+      expect(gen('b.ts')).toBe(ORIGINAL);
+      // The writer never ran: nothing is left to tell at the next call.
+      const next = await agentShellCall(t, repo, agent, 'true', `bg-next-${agent}`);
+      expect(postContext(next), `${agent}: told again at the next call`).not.toContain('gen/b.ts');
+    },
+  );
+
+  it('a refusal is told to its own session only, once; a read of a protected file records nothing', async () => {
+    const codex = await agentShellCall(t, repo, 'codex', `cat gen/c.ts >/dev/null; perl -e 'open(F, ">gen/c.ts") or exit 0' 2>/dev/null`, 'own-1');
+    expect(postContext(codex), "codex's session was not told its refusal").toMatch(new RegExp(`gen/c\\.ts[^\\n]*${RULE}`));
+    const again = await agentShellCall(t, repo, 'codex', 'true', 'own-2');
+    expect(postContext(again), 'the same refusal was told twice').not.toContain('gen/c.ts');
+    const claude = await agentShellCall(t, repo, 'claude', 'cat gen/c.ts', 'own-3');
+    expect(claude.stdout).toBe(ORIGINAL);
+    expect(postContext(claude), 'a read was told as a refused write').toBe('');
+  });
+
+  it('the records live in a folder only this user can enter, and go when the daemon stops', async () => {
+    const folders = readdirSync('/tmp').filter((n) => n.startsWith('hermesd-refused-'));
+    const call = await agentShellCall(t, repo, 'claude', 'true', 'folder-1');
+    const script = confinement(call.ran)?.script ?? '';
+    const folder = /HERMESD_REFUSED '([^']+)'/.exec(script)?.[1];
+    expect(folder, `the confine script names no record folder:\n${script}`).toBeDefined();
+    expect(spawnSync('stat', ['-c', '%a', folder!], { encoding: 'utf8' }).stdout.trim()).toBe('700');
+    await t.cli(['stop'], { cwd: repo });
+    expect(readdirSync('/tmp').filter((n) => n.startsWith('hermesd-refused-') && !folders.includes(n) && `/tmp/${n}` === folder)).toEqual([]);
+  });
+});
