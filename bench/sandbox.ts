@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { configSchema } from '../src/config/schema.js';
 import { findRealGit } from '../src/git/real-git.js';
 import { agentShellPlan, confinedCommand, confineScript } from '../src/guard/agent-shell.js';
+import { compilePreload } from '../src/guard/refused-preload.js';
 import { bwrapMountArgs, sandboxAvailability } from '../src/guard/sandbox.js';
 import { prepareGuardEnv, standaloneSandbox, withRepoLock } from '../src/guard/terminal-guard.js';
 import { median, ms, printNote, printTable, shuffled, timeRuns, type Bench, type Row } from './table.js';
@@ -98,14 +99,20 @@ function confineRows(
     tmpDirs: ['/tmp'],
   });
   const file = join(repo, '..', 'confine.sh');
-  const text = confineScript({ bwrap: availability, plan, shell: '/bin/bash', shared });
+  // The record of refused writes, as the daemon sets it up (guard/refused-preload.ts): the library each process loads, a session's record.
+  const lib = join(repo, '..', 'refused.so');
+  const why = compilePreload(lib);
+  const refused = why ? undefined : { lib, folder: mkdtempSync(join(repo, '..', 'refused-')) };
+  const record = refused ? '0123456789abcdef' : undefined;
+  const text = confineScript({ bwrap: availability, plan, shell: '/bin/bash', shared, ...(refused ? { refused } : {}) });
   writeFileSync(file, text);
   const bwrap = shQuote(availability.path);
   const lines: Array<[string, string, number[]]> = [
     ['bash -c true (the command alone)', 'true', []],
     ['bash -c "bwrap --ro-bind / / true" (the floor)', `${bwrap} --ro-bind / / /bin/true`, []],
-    ["bash -c \"/bin/sh <confine script> 'true'\" (hermesd's confinement)", confinedCommand(file, 'true'), []],
+    ["bash -c \"/bin/sh <confine script> 'true'\" (hermesd's confinement)", confinedCommand(file, 'true', record), []],
   ];
+  if (why) printNote(`The record of refused writes was not built (${why}): the confinement is measured without it.`);
   // Where the script's time goes: the same script with one part taken out, in the same rounds.
   const parts: Array<[string, string]> = [];
   const variant = (part: string, edit: (t: string) => string) => {
@@ -114,8 +121,11 @@ function confineRows(
     const f = join(repo, '..', `confine-${parts.length}.sh`);
     writeFileSync(f, changed);
     parts.push([part, f]);
-    lines.push([`the confine script without ${part}`, confinedCommand(f, 'true'), []]);
+    lines.push([`the confine script without ${part}`, confinedCommand(f, 'true', record), []]);
   };
+  // Without a record's name the script preloads nothing.
+  if (record)
+    lines.push(['the confine script without the record of refused writes (a library preloaded into each process)', confinedCommand(file, 'true'), []]);
   const q = (s: string) => shQuote(s).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const roBindsUnder = (dir: string) => new RegExp(` '--ro-bind' ${q(dir).slice(0, -1)}/[^']*' '[^']*'`, 'g');
   variant('its own /dev (`--dev /dev`: device nodes of its own)', (t) => t.replace(" '--dev' '/dev'", ''));
