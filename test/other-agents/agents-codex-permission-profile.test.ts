@@ -154,7 +154,8 @@ describe("Codex's permission profile from hermesd init --agents codex", () => {
     // A write hermesd cannot read from the command's text, and a word of bash syntax.
     const command = 'x=(gen src); f=${x[0]}/a.ts; echo changed > $f && echo wrote-${x[1]}';
     const line = (await pre(command))!;
-    expect(line).toContain(`= ${p.name} ]; then eval `);
+    // As written, with the record of refused writes' environment (guard/refused-preload.ts) and the check for a process left in the background.
+    expect(line).toMatch(new RegExp(`= ${p.name} \\]; then trap .* EXIT; LD_PRELOAD=\\S+ HERMESD_REFUSED=\\S+ ASAN_OPTIONS=\\S+ eval `));
     const bash = (profileName?: string) =>
       spawnSync('/bin/bash', ['-c', line], {
         cwd: repo,

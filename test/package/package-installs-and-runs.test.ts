@@ -160,10 +160,12 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
       expect(entries, f).toContain(f);
     }
     for (const doc of readdirSync(join(REPO_ROOT, 'docs'))) expect(entries).toContain(`docs/${doc}`);
-    // The client's source and the runners are what a clone's hooks are built from; nothing else of src/.
+    // The client's source and the runners are what a clone's hooks are built from, and the record of refused writes's
+    // source what the daemon builds where the package's build does not load; nothing else of src/.
     const unwanted = entries.filter(
       (e) =>
-        (/^(test|bench|scripts|src|dist\/bench|node_modules)\//.test(e) && !/^src\/hook-client\/(client\.c|runners\/[a-z-]+\.sh)$/.test(e)) ||
+        (/^(test|bench|scripts|src|dist\/bench|node_modules)\//.test(e) &&
+          !/^src\/(hook-client\/(client\.c|runners\/[a-z-]+\.sh)|guard\/refused-writes\.c)$/.test(e)) ||
         e.endsWith('.map') ||
         e.endsWith('.ts') ||
         e.includes('removed-module'),
@@ -173,6 +175,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
       entries.every(
         (e) =>
           /^(dist\/src|dist\/cli|dist\/daemon|dist\/mcp|dist\/range|dist\/client|src\/hook-client|templates|docs)\//.test(e) ||
+          e === 'src/guard/refused-writes.c' ||
           ['package.json', 'README.md', 'LICENSE', '.pre-commit-hooks.yaml'].includes(e),
       ),
       entries.join('\n'),
