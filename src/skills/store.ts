@@ -262,7 +262,7 @@ export class SkillStore {
   private loadable(name: string): Located {
     checkName(name);
     const found = this.find(name);
-    if (!found) throw new NotFound(`No skill named "${name}". skills_list shows the available skills.`);
+    if (!found) throw new NotFound(`No skill named "${name}". The available skills: the skills_list tool, or \`hermesd skills list\`.`);
     const report = scanSkillDir(found.dir);
     if (report.verdict === 'dangerous') {
       throw refused(`Skill "${name}" scans dangerous and is not loaded: ${describeFindings(report.findings)}.`, report.findings);

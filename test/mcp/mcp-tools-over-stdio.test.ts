@@ -167,7 +167,7 @@ describe('hermesd mcp tools through the SDK client', () => {
     expect(view).toMatchObject({ success: true, name: 'deploy', description: 'Deploy the app to staging.' });
     const missing = await mcp.client.callTool({ name: 'skill_view', arguments: { name: 'nope' } });
     expect(missing.isError).toBe(true);
-    expect(texts(missing)[0]).toBe('No skill named "nope". skills_list shows the available skills.');
+    expect(texts(missing)[0]).toBe('No skill named "nope". The available skills: the skills_list tool, or `hermesd skills list`.');
 
     const commits = git(join(t.home, 'skills'), 'rev-list', '--count', 'HEAD').trim();
     const dangerous = await mcp.client.callTool({
