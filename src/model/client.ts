@@ -75,7 +75,7 @@ export class ModelError extends HermesError {
   override readonly httpStatus = 502;
   override readonly exitCode = 1;
   constructor(
-    code: 'model-unreachable' | 'model-auth' | 'model-rate-limited' | 'model-server-error' | 'model-timeout' | 'model-bad-request' | 'model-bad-response',
+    code: 'model-unconfigured' | 'model-unreachable' | 'model-auth' | 'model-rate-limited' | 'model-server-error' | 'model-timeout' | 'model-bad-request' | 'model-bad-response',
     message: string,
     readonly retryable = false,
     readonly retryAfterMs?: number,
@@ -133,6 +133,12 @@ export function createModelClient(settings: ModelSettings): ModelClient {
   return {
     settings,
     complete: async (req) => {
+      // Nothing reaches the network unless the user configured it: no endpoint, no request (not even to the default).
+      if (!settings.configured)
+        throw new ModelError(
+          'model-unconfigured',
+          'No model endpoint is configured, and hermesd contacts none until one is: set OPENAI_BASE_URL and OPENAI_API_KEY, or model.baseUrl and model.apiKey in config.yaml (hermesd doctor checks it).',
+        );
       try {
         return await once(req);
       } catch (err) {

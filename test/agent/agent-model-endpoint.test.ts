@@ -92,6 +92,17 @@ describe('model client', () => {
     expect(e.message).toContain('OPENAI_BASE_URL');
   });
 
+  it('no endpoint configured: fails at once, naming the settings, and contacts nothing (not even the default endpoint)', async () => {
+    const unconfigured = modelSettings({ name: 'm' }, {});
+    expect(unconfigured.configured).toBe(false);
+    // Were it contacted, the default endpoint would be this local server: it must see no request.
+    model = await startFakeModel([{ content: 'should never be asked' }]);
+    const r = await timed(createModelClient({ ...unconfigured, baseUrl: model.url }).complete({ messages }));
+    expect((r.error as ModelError | undefined)?.code, 'a request went out with no endpoint configured').toBe('model-unconfigured');
+    expect((r.error as Error).message).toContain('OPENAI_BASE_URL');
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('401 fails at once, naming the key settings', async () => {
     model = await startFakeModel([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
     const r = await timed(createModelClient(settings(model.url)).complete({ messages }));
