@@ -69,7 +69,7 @@ export type AgentCallsContext = {
 export type ShellCallStart = { confined?: string };
 
 export class AgentCallGuard {
-  private scriptCache: { key: string; at: number; file: string; plan: SandboxPlan } | undefined;
+  private scriptCache: { key: string; at: number; file: string; plan: SandboxPlan; refused?: { lib: string; folder: string } } | undefined;
   private planCache: { key: string; at: number; plan: SandboxPlan } | undefined;
   /** What allowed shell calls are judged against, by call, until their post-tool event. */
   private readonly pending = new Map<string, PendingCall>();
@@ -84,6 +84,7 @@ export class AgentCallGuard {
   private readonly userHome: string;
   /** What confined commands were refused, recorded by their processes (refused-preload.ts). */
   private readonly record: RefusedRecord;
+  private recordWhyLogged = false;
 
   constructor(private readonly ctx: AgentCallsContext) {
     let root = ctx.root;
@@ -142,8 +143,8 @@ export class AgentCallGuard {
       const script = this.confineScript(sandbox, config, protectedFiles, socket);
       plan = script.plan;
       const profile = o.codex?.profile;
-      const lib = keys.session !== undefined ? this.record.lib() : undefined;
-      const record = lib ? { lib, folder: this.record.folderPath(), name: recordName(keys.session!) } : undefined;
+      const refused = script.refused;
+      const record = refused && keys.session !== undefined ? { ...refused, name: recordName(keys.session) } : undefined;
       confined =
         profile && codexProfileCovers(profile, o.codex!.cwd, this.root, plan.readOnly)
           ? codexConfinedCommand(profile, script.file, command, record)
@@ -230,7 +231,7 @@ export class AgentCallGuard {
     config: GuardConfig,
     protectedFiles: Array<{ rel: string; generator: boolean }>,
     socket: string | undefined,
-  ): { file: string; plan: SandboxPlan } {
+  ): { file: string; plan: SandboxPlan; refused?: { lib: string; folder: string } } {
     const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles, socket]);
     const hit = this.scriptCache;
     if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit;
@@ -249,11 +250,18 @@ export class AgentCallGuard {
       gitConfigFiles: gitConfigIncludes(this.root, this.gitBin),
     });
     const lib = this.record.lib();
-    const refused = lib ? { lib, folder: this.record.folderPath() } : undefined;
+    if (!lib && !this.recordWhyLogged) {
+      this.recordWhyLogged = true;
+      this.ctx.log.warn("confined shell calls: writes refused without output are not recorded (a refusal is told only where the command's output shows it)", {
+        why: this.record.why(),
+      });
+    }
+    const folder = lib ? this.record.folderPath() : undefined;
+    const refused = lib && folder ? { lib, folder } : undefined;
     const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, plan, shell: this.shell, shared, ...(refused ? { refused } : {}) }));
     // A git hook inside the confinement knows it from this (another pid namespace): no HERMESD_SKIP, no onUnavailable there.
     recordDaemonNamespace(this.ctx.gitDir);
-    this.scriptCache = { key, at: Date.now(), file, plan };
+    this.scriptCache = { key, at: Date.now(), file, plan, ...(refused ? { refused } : {}) };
     return this.scriptCache;
   }
 

@@ -32,7 +32,8 @@ export function recordName(session: string): string {
 
 export class RefusedRecord {
   private libState: { lib?: string; why?: string } | undefined;
-  private folder: string | undefined;
+  /** null: it could not be made. */
+  private folder: string | null | undefined;
 
   /** `dir`: where the library goes, readable inside the confinement (the confine scripts' folder). */
   constructor(
@@ -64,10 +65,19 @@ export class RefusedRecord {
     return this.lib() ? undefined : this.libState?.why;
   }
 
-  /** The folder the commands record into: in /tmp (writable inside every confinement, Codex's sandbox's too), 0700. */
-  folderPath(): string {
-    this.folder ??= mkdtempSync('/tmp/hermesd-refused-');
-    return this.folder;
+  /**
+   * The folder the commands record into: in /tmp (writable inside every confinement, Codex's
+   * sandbox's too), 0700; undefined where it cannot be made (nothing is recorded then).
+   */
+  folderPath(): string | undefined {
+    if (this.folder === undefined) {
+      try {
+        this.folder = mkdtempSync('/tmp/hermesd-refused-');
+      } catch {
+        this.folder = null;
+      }
+    }
+    return this.folder ?? undefined;
   }
 
   /** The absolute paths `session`'s commands were refused since the last take, each once, the record emptied. */
