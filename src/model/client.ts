@@ -75,7 +75,15 @@ export class ModelError extends HermesError {
   override readonly httpStatus = 502;
   override readonly exitCode = 1;
   constructor(
-    code: 'model-unconfigured' | 'model-unreachable' | 'model-auth' | 'model-rate-limited' | 'model-server-error' | 'model-timeout' | 'model-bad-request' | 'model-bad-response',
+    code:
+      | 'model-unconfigured'
+      | 'model-unreachable'
+      | 'model-auth'
+      | 'model-rate-limited'
+      | 'model-server-error'
+      | 'model-timeout'
+      | 'model-bad-request'
+      | 'model-bad-response',
     message: string,
     readonly retryable = false,
     readonly retryAfterMs?: number,
