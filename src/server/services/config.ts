@@ -22,8 +22,11 @@ export class ConfigService {
   /** The last config that loaded, in this process. */
   private lastValid: HermesConfig | undefined;
   private readonly cache: FileParseCache;
+  /** The user's and the repository's config files: where they are does not change while the daemon runs. */
+  private readonly files: readonly [string, string];
 
   constructor(private readonly ctx: DaemonContext) {
+    this.files = [userConfigPath(ctx.home), repoConfigPath(ctx.root)];
     this.cache = fileParseCache(join(projectDir(ctx.home, ctx.paths.commonDir), 'config-parsed.json'), ctx.version, (err) =>
       ctx.log.warn('config parse cache not written (the next daemon parses the files again)', { error: String(err) }),
     );
@@ -39,8 +42,7 @@ export class ConfigService {
    * at once, loaded the slower way (load.ts).
    */
   async ready(): Promise<void> {
-    const files = [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)];
-    if (!this.cache.covers(files.map((file) => ({ file, text: readTextIfAny(file) })))) await this.preload();
+    if (!this.cache.covers(this.files.map((file) => ({ file, text: readTextIfAny(file) })))) await this.preload();
   }
 
   /** Imports the YAML parser for the parses to come (a file edited while the daemon runs); never throws. */
@@ -123,7 +125,7 @@ export class ConfigService {
   /** Cheap change detector: two stat calls. */
   private stamp(): string {
     // Status reads this on every answer.
-    return [userConfigPath(this.ctx.home), repoConfigPath(this.ctx.root)].map(fileStamp).join('|');
+    return `${fileStamp(this.files[0])}|${fileStamp(this.files[1])}`;
   }
 
   /** Loosenings of the guard in the files that wait for the user's approval (none while the config is invalid). */
