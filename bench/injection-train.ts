@@ -7,11 +7,12 @@
  *
  * Used by `node scripts/train-injection-model.mjs` (the shipped weights: every direct source and
  * the benign training set) and by the detectors bench (leave one source out: trained on the
- * others, measured on the one left out). A training run takes a few seconds.
+ * others less the near-duplicates of its prompts, measured on the one left out). A training run
+ * takes a few seconds.
  */
 import { decodeModel, DIM, MIN_FEATURES, featureBuckets, scoreText, type InjectionModel } from '../src/security/injection-model.js';
 import { foldForMatching, INJECTION_MODEL_ID, scanText, type ThreatScope } from '../src/security/scan.js';
-import { benignTraining, looSource, overridePhrasings } from './detector-corpus.js';
+import { benignTraining, looSource, overridePhrasings, withoutNearDuplicates, type PromptSample } from './detector-corpus.js';
 import { rng } from './table.js';
 
 const EPOCHS = 4;
@@ -129,22 +130,32 @@ export function patternsFlag(text: string, scope: ThreatScope = 'context'): bool
 }
 
 /**
- * Leave one source out: for each direct source (jailbreak_llms' halves are one), the model
- * trained on every other source and the benign training texts, decoded.
+ * The attack texts a model left out of `source` trains on: every other direct source, less the
+ * near-duplicates of the source's own prompts (withoutNearDuplicates, either way), unless
+ * `nearDuplicates` is 'kept'. Public jailbreak sets copy the same shared prompts (jailbreak_llms,
+ * llm-guard, PyRIT and JailbreakBench's AIM hold the same templates); a model that trained on a
+ * copy of a held-out prompt has seen it, so the held-out figure is measured without them.
  */
-export function leaveOneSourceOut(): Map<string, InjectionModel> {
+export function looTraining(phrasings: PromptSample[], source: string, nearDuplicates: 'dropped' | 'kept' = 'dropped'): PromptSample[] {
+  const others = phrasings.filter((s) => looSource(s.set) !== source);
+  if (nearDuplicates === 'kept') return others;
+  return withoutNearDuplicates(
+    others,
+    phrasings.filter((s) => looSource(s.set) === source),
+    { eitherWay: true },
+  );
+}
+
+/**
+ * Leave one source out: for each direct source (jailbreak_llms' halves are one), the model
+ * trained on every other source (less the near-duplicates of its prompts, unless `nearDuplicates`
+ * is 'kept') and the benign training texts, decoded.
+ */
+export function leaveOneSourceOut(nearDuplicates: 'dropped' | 'kept' = 'dropped'): Map<string, InjectionModel> {
   const phrasings = overridePhrasings();
   const negatives = benignTraining().filter((s) => s.split === 'train');
   const out = new Map<string, InjectionModel>();
   for (const source of new Set(phrasings.map((s) => looSource(s.set))))
-    out.set(
-      source,
-      decodeModel(
-        trainInjectionModel(
-          phrasings.filter((s) => looSource(s.set) !== source),
-          negatives,
-        ),
-      ),
-    );
+    out.set(source, decodeModel(trainInjectionModel(looTraining(phrasings, source, nearDuplicates), negatives)));
   return out;
 }
