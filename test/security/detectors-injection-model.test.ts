@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   benignParagraphs,
   benignPrompts,
+  benignSentences,
   benignTraining,
   fixturesDir,
   overridePhrasings,
@@ -36,11 +37,24 @@ describe('the benign training texts', () => {
 
   it('hold a held-out fifth and none of the texts false flags are measured on', () => {
     expect(training.filter((s) => s.split === 'held-out').length).toBeGreaterThan(training.length / 6);
-    const measured = new Set([...benignParagraphs(), ...realSkills()].map((p) => norm(p.text)));
+    const measured = new Set([...benignParagraphs(), ...realSkills(), ...benignSentences()].map((p) => norm(p.text)));
     expect(training.filter((s) => measured.has(norm(s.text))).map((s) => s.id)).toEqual([]);
+    expect(withoutNearDuplicates(benignSentences(), training).length, 'a developer sentence false flags are measured on is in the training texts').toBe(
+      benignSentences().length,
+    );
     expect(withoutNearDuplicates(benignPrompts(), training).length, 'a benign prompt false flags are measured on is in the training texts').toBe(
       benignPrompts().length,
     );
+  });
+
+  it('short developer sentences about prompts, instructions and agents (held out): the model flags none of them', () => {
+    const sentences = benignSentences();
+    expect(sentences.length).toBeGreaterThan(1000);
+    const byModel = sentences.filter((s) => [...scanText(s.text, 'memory'), ...scanText(s.text, 'context')].some((h) => h.id === INJECTION_MODEL_ID));
+    expect(
+      byModel.map((s) => `${s.set} ${s.id}: ${s.text}`),
+      'developer sentences the injection model refuses',
+    ).toEqual([]);
   });
 
   it('the held-out fifth is flagged at most once in a thousand by the scan as shipped', () => {
