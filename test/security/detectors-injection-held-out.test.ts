@@ -21,8 +21,8 @@ const GOAL = 0.9;
 /**
  * Sources below the goal left out: the share flagged (patterns OR the model left out, trained
  * without near-duplicates of the source's prompts), which may only rise. Measured on 2026-12-05
- * after issue 47 added PyRIT's templates and ai-ethical-hacker's extraction prompts and dropped
- * near-duplicates from each fold's training; jailbreak_llms' earlier 561/666 was measured with
+ * after PyRIT's templates and ai-ethical-hacker's extraction prompts were added and
+ * near-duplicates dropped from each fold's training; jailbreak_llms' earlier 561/666 was measured with
  * them kept (a model that had trained on near-duplicates of up to 212 of its prompts). Then
  * lowered once, by choice: the model refused benign memory entries ("Log the system prompt hash,
  * never its text."; 5 of 1,341 held-out developer sentences about prompts), and trained on short
