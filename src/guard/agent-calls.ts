@@ -84,7 +84,6 @@ export class AgentCallGuard {
   private readonly userHome: string;
   /** What confined commands were refused, recorded by their processes (refused-preload.ts). */
   private readonly record: RefusedRecord;
-  private recordWhyLogged = false;
 
   constructor(private readonly ctx: AgentCallsContext) {
     let root = ctx.root;
@@ -98,7 +97,7 @@ export class AgentCallGuard {
     this.userHome = ctx.env.HOME ?? homedir();
     this.shell = findOnPath('bash', ctx.env) ?? '/bin/sh';
     this.tmpDirs = [...new Set(['/tmp', ...(ctx.env.TMPDIR && isAbsolute(ctx.env.TMPDIR) ? [ctx.env.TMPDIR] : [])])];
-    this.record = new RefusedRecord(this.confineDir(), ctx.env);
+    this.record = new RefusedRecord(this.confineDir(), ctx.env, ctx.log);
   }
 
   /** The guard's decision on a tool call before it runs (paths relative to `cwd`); undefined when nothing refuses it. */
@@ -250,12 +249,6 @@ export class AgentCallGuard {
       gitConfigFiles: gitConfigIncludes(this.root, this.gitBin),
     });
     const lib = this.record.lib();
-    if (!lib && !this.recordWhyLogged) {
-      this.recordWhyLogged = true;
-      this.ctx.log.warn("confined shell calls: writes refused without output are not recorded (a refusal is told only where the command's output shows it)", {
-        why: this.record.why(),
-      });
-    }
     const folder = lib ? this.record.folderPath() : undefined;
     const refused = lib && folder ? { lib, folder } : undefined;
     const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, plan, shell: this.shell, shared, ...(refused ? { refused } : {}) }));

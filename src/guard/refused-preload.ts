@@ -10,6 +10,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, loadsHere } from '../hook-client/build.js';
+import type { Logger } from '../storage/log.js';
 import { sha256 } from '../text/hash.js';
 import { PACKAGE_ROOT } from '../version.js';
 
@@ -39,9 +40,10 @@ export class RefusedRecord {
   constructor(
     private readonly dir: string,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly log: Logger,
   ) {}
 
-  /** The library to preload, put in place once per daemon; undefined where it cannot load here (`why()` says why). */
+  /** The library to preload, put in place once per daemon; undefined where it cannot load here (the log says why, once). */
   lib(): string | undefined {
     if (!this.libState) {
       const out = join(this.dir, 'refused.so');
@@ -55,14 +57,12 @@ export class RefusedRecord {
       }
       if (why) why = compilePreload(out, this.env) ?? (loadsHere(out) ? undefined : 'the compiled library does not load here');
       this.libState = why ? { why } : { lib: out };
-      if (why) rmSync(out, { force: true });
+      if (why) {
+        rmSync(out, { force: true });
+        this.log.warn("confined shell calls: a write refused without output is not recorded (it is told only where the command's output shows it)", { why });
+      }
     }
     return this.libState.lib;
-  }
-
-  /** Why no library is preloaded (undefined: it is). */
-  why(): string | undefined {
-    return this.lib() ? undefined : this.libState?.why;
   }
 
   /**
