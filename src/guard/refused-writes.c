@@ -19,15 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef int (*open_fn)(const char *, int, ...);
 
-/* The C library's open, found once: the record itself must not be recorded. */
+/* The kernel's open: the record itself must not be recorded, nor wait for dlsym. */
 static int real_open(const char *path, int flags, mode_t mode) {
-  static open_fn next;
-  if (!next) next = (open_fn)dlsym(RTLD_NEXT, "open");
-  return next ? next(path, flags, mode) : -1;
+  return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
 /* Appends `path` (made absolute against `dirfd` or the working folder) to $HERMESD_REFUSED. */
@@ -74,28 +73,38 @@ static int writes_mode(const char *mode) { return mode && strpbrk(mode, "wa+") !
 #define AFTER(dirfd, path, ok, writing) \
   if (!(ok) && (writing)) { int err = errno; if (refused(err)) record(dirfd, path); errno = err; }
 
-#define OPEN(name, sym) \
+/*
+ * The open family is resolved when the library loads; a call that comes before (an allocator's
+ * own start-up opens files, and dlsym may allocate) goes to the kernel directly, never to dlsym.
+ */
+static open_fn next_open, next_open64;
+static int (*next_openat)(int, const char *, int, ...), (*next_openat64)(int, const char *, int, ...);
+__attribute__((constructor)) static void resolve(void) {
+  next_open = (open_fn)dlsym(RTLD_NEXT, "open");
+  next_open64 = (open_fn)dlsym(RTLD_NEXT, "open64");
+  next_openat = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+  next_openat64 = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat64");
+}
+
+#define OPEN(name, resolved) \
   int name(const char *path, int flags, ...) { \
     MODE_OF(flags, flags); \
-    NEXT(open_fn, sym); \
-    int fd = next(path, flags, mode); \
+    int fd = resolved ? resolved(path, flags, mode) : (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode); \
     AFTER(AT_FDCWD, path, fd >= 0, writes(flags)); \
     return fd; \
   }
-OPEN(open, "open")
-OPEN(open64, "open64")
+OPEN(open, next_open)
+OPEN(open64, next_open64)
 
-typedef int (*openat_fn)(int, const char *, int, ...);
-#define OPENAT(name, sym) \
+#define OPENAT(name, resolved) \
   int name(int dirfd, const char *path, int flags, ...) { \
     MODE_OF(flags, flags); \
-    NEXT(openat_fn, sym); \
-    int fd = next(dirfd, path, flags, mode); \
+    int fd = resolved ? resolved(dirfd, path, flags, mode) : (int)syscall(SYS_openat, dirfd, path, flags, mode); \
     AFTER(dirfd, path, fd >= 0, writes(flags)); \
     return fd; \
   }
-OPENAT(openat, "openat")
-OPENAT(openat64, "openat64")
+OPENAT(openat, next_openat)
+OPENAT(openat64, next_openat64)
 
 /* The fortified entry points (_FORTIFY_SOURCE builds call these). */
 typedef int (*open2_fn)(const char *, int);
