@@ -214,6 +214,11 @@ export class AgentCallGuard {
     return `hermesd: ${lines.join('\n')}`;
   }
 
+  /** Why confined commands record nothing they were refused (the library does not load here), once a command was confined; undefined otherwise. */
+  recordProblem(): string | undefined {
+    return this.record.problem();
+  }
+
   /** The daemon stops: the confine scripts it wrote go (a command that already started has its script open). */
   close(): void {
     rmSync(this.confineDir(), { recursive: true, force: true });

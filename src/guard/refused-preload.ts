@@ -41,7 +41,13 @@ export class RefusedRecord {
     private readonly dir: string,
     private readonly env: NodeJS.ProcessEnv,
     private readonly log: Logger,
+    private readonly prebuilt = PREBUILT_PRELOAD,
   ) {}
+
+  /** Why nothing is recorded, once the library was looked for and could not load (status says it); undefined otherwise. */
+  problem(): string | undefined {
+    return this.libState?.why;
+  }
 
   /** The library to preload, put in place once per daemon; undefined where it cannot load here (the log says why, once). */
   lib(): string | undefined {
@@ -50,7 +56,7 @@ export class RefusedRecord {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       let why: string | undefined;
       try {
-        copyFileSync(PREBUILT_PRELOAD, out);
+        copyFileSync(this.prebuilt, out);
         if (!loadsHere(out)) why = 'the built library does not load here';
       } catch {
         why = 'not built';

@@ -25,5 +25,12 @@ export function createAgentHookService(
     log: ctx.log,
     agentSocket: deps.agentSocket,
   });
+  // Where the record of refused writes cannot load, a refusal without output reaches no model: said in status (and so by doctor).
+  ctx.warningSources.push(() => {
+    const why = guard.recordProblem();
+    return why
+      ? [`agents: a write refused inside the confinement is told only where the command's output shows it (the record of refused writes does not load: ${why})`]
+      : [];
+  });
   return { value: new OtherAgentHooks({ root: ctx.root, log: ctx.log }, { guard, sessions: deps.sessions }), close: () => guard.close() };
 }
