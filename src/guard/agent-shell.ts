@@ -98,13 +98,13 @@ export type ConfineOptions = {
   refused?: { lib: string; folder: string };
 };
 
-/** The environment that makes a command's processes record what they were refused into `file` (refused-writes.c), as sh words. */
-function recordEnv(lib: string, file: string): string[] {
+/** The environment that makes a command's processes record what they were refused into `file` (refused-writes.c): names and sh words. */
+function recordEnv(lib: string, file: string): Array<[name: string, value: string]> {
   // The library goes first; a sanitizer's runtime that must come first is told not to mind (ASan aborts otherwise).
   return [
-    `LD_PRELOAD=${shQuote(lib)}"\${LD_PRELOAD:+:\$LD_PRELOAD}"`,
-    `HERMESD_REFUSED=${file}`,
-    'ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"',
+    ['LD_PRELOAD', `${shQuote(lib)}"\${LD_PRELOAD:+:\$LD_PRELOAD}"`],
+    ['HERMESD_REFUSED', file],
+    ['ASAN_OPTIONS', '"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"'],
   ];
 }
 
@@ -173,10 +173,7 @@ export function confineScript(o: ConfineOptions): string {
           'case $hermesd_r in',
           "  '' | *[!0-9a-f]*) ;;",
           `  *) set -- "$@" ${recordEnv(o.refused.lib, `${shQuote(o.refused.folder)}/"$hermesd_r"`)
-            .map((w) => {
-              const eq = w.indexOf('=');
-              return `--setenv ${w.slice(0, eq)} ${w.slice(eq + 1)}`;
-            })
+            .map(([name, value]) => `--setenv ${name} ${value}`)
             .join(' ')} ;;`,
           'esac',
         ]
@@ -314,6 +311,10 @@ export function codexProfileCovers(profile: CodexProfile, workspaceRoot: string,
  */
 export function codexConfinedCommand(profile: CodexProfile, script: string, command: string, record?: { lib: string; folder: string; name: string }): string {
   // Codex's sandbox refuses the write; the processes the command starts record it, as inside hermesd's.
-  const env = record ? `${recordEnv(record.lib, shQuote(`${record.folder}/${record.name}`)).join(' ')} ` : '';
+  const env = record
+    ? `${recordEnv(record.lib, shQuote(`${record.folder}/${record.name}`))
+        .map(([name, value]) => `${name}=${value} `)
+        .join('')}`
+    : '';
   return `if [ "\${CODEX_PERMISSION_PROFILE-}" = ${profile.name} ]; then trap ${shQuote(BACKGROUND_CHECK)} EXIT; ${env}eval ${shQuote(command)}; else ${confinedCommand(script, command, record?.name)}; fi`;
 }

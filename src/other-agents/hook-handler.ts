@@ -145,7 +145,7 @@ function sessionOf(ev: AgentEvent): string {
 
 /** The key a shell call is kept under until its post-tool event: the call's id, else its command. */
 function callKey(ev: AgentEvent, command: string): string {
-  return `${ev.agent}\0${ev.sessionId ?? ''}\0${ev.toolUseId ?? command}`;
+  return `${sessionOf(ev)}\0${ev.toolUseId ?? command}`;
 }
 
 function real(p: string): string {
