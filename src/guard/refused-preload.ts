@@ -7,7 +7,7 @@
  * daemon once; where neither works, nothing is recorded and the command's own output is read
  * as before. Each session records into its own file in a folder only this user can enter.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, loadsHere } from '../hook-client/build.js';
 import type { Logger } from '../storage/log.js';
@@ -20,6 +20,11 @@ export const PRELOAD_SOURCE = join(PACKAGE_ROOT, 'src', 'guard', 'refused-writes
 export const PREBUILT_PRELOAD = join(PACKAGE_ROOT, 'dist', 'client', 'hermesd-refused.so');
 /** Paths read from one session's record at most (a `cp -r` into a protected folder is refused once per file). */
 const MAX_RECORDED = 200;
+/**
+ * Bytes read from one session's record at most: the folder is writable inside the confinement,
+ * so a command may fill a record; the post-tool answer never reads more than this.
+ */
+const MAX_RECORD_BYTES = 64 * 1024;
 
 /** Compiles the library into `out`; why, when it could not. */
 export function compilePreload(out: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -97,13 +102,20 @@ export class RefusedRecord {
       return [];
     }
     try {
-      return [
-        ...new Set(
-          readFileSync(taken, 'utf8')
-            .split('\n')
-            .filter((l) => l.startsWith('/')),
-        ),
-      ].slice(0, MAX_RECORDED);
+      const fd = openSync(taken, 'r');
+      const buf = Buffer.alloc(MAX_RECORD_BYTES);
+      let n = 0;
+      try {
+        n = readSync(fd, buf, 0, buf.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+      // Whole lines only, absolute paths without control characters (a record is written by the command's own processes).
+      const lines = buf
+        .toString('utf8', 0, n)
+        .split('\n')
+        .slice(0, n === buf.length ? -1 : undefined);
+      return [...new Set(lines.filter((l) => l.startsWith('/') && !/[\u0000-\u001f\u007f]/.test(l)))].slice(0, MAX_RECORDED);
     } catch {
       return [];
     } finally {
