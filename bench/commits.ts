@@ -120,8 +120,17 @@ export const bench: Bench = {
     // A scratch repository that reads the objects where they are, with each set of rules committed on top of the base.
     const scratch = mkdtempSync(join(tmpdir(), 'hd-bench-commits-'));
     try {
-      git(scratch, ['init', '-q', '--bare']);
-      writeFileSync(join(scratch, 'objects', 'info', 'alternates'), (isAbsolute(objects) ? objects : resolve(repo, objects)) + '\n');
+      git(scratch, ['init', '-q']);
+      writeFileSync(join(scratch, '.git', 'objects', 'info', 'alternates'), (isAbsolute(objects) ? objects : resolve(repo, objects)) + '\n');
+      // The source's branches and tags, as a clone has them (not a mirror's pull-request refs):
+      // the guard reads every version of a secret file that any ref reaches, not only the range's.
+      const refs = git(repo, ['for-each-ref', '--format=create %(refname) %(objectname)', 'refs/heads', 'refs/tags']);
+      git(scratch, ['update-ref', '--stdin'], refs + '\n');
+      const refCount = refs.split('\n').filter(Boolean).length;
+      const reachable = Number(git(scratch, ['rev-list', '--count', '--all']));
+      // The tip checked out, as CI checks out what it judges: the guard looks for secret files
+      // (.env, keys) in the work tree, and where there are some it reads their whole history.
+      git(scratch, ['-c', 'advice.detachedHead=false', 'checkout', '-q', '--detach', tip]);
       const rulesOnBase = (text: string, message: string) => {
         const blob = git(scratch, ['hash-object', '-w', '--stdin'], text);
         const hermes = git(scratch, ['mktree'], `100644 blob ${blob}\tconfig.yaml\n`);
@@ -212,7 +221,7 @@ export const bench: Bench = {
       const x = (r: number) => `${r.toFixed(2)}×`;
       const col = (ca: Ca) => `NODE_EXTRA_CA_CERTS ${ca}`;
       const row = (what: string, f: (ca: Ca) => string) => ({ what, ...Object.fromEntries(cas.map((ca) => [col(ca), f(ca)])), runs: ROUNDS });
-      printTable(`${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}`, [
+      printTable(`${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}; ${refCount} refs reaching ${reachable.toLocaleString('en-US')} commits`, [
         row("hermesd check --commits, init's rules (no-secrets: gitleaks' rule set), the whole CLI process", (ca) => s(median(wall.get(key('default', ca))!))),
         row('hermesd check --commits, 3 forbid rules + 1 protect rule', (ca) => s(median(wall.get(key('custom', ca))!))),
         row('peer: secretlint preset-recommend over each commit’s added lines (bench/secretlint-range.ts)', (ca) =>

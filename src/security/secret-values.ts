@@ -53,22 +53,6 @@ const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIALS?|AUTH|PRIV
 /** Names that match the pattern but hold paths or words, not secrets. */
 const NOT_SECRET_ENV = new Set(['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XAUTHORITY', 'KEYTIMEOUT']);
 
-/** git pathspecs of the built-in secret file names, for the history scan. */
-const SECRET_PATHSPECS = [
-  ':(glob)**/.env',
-  ':(glob)**/.env.*',
-  ':(glob)**/.envrc',
-  ':(glob)**/.netrc',
-  ':(glob)**/.git-credentials',
-  ':(glob)**/.npmrc',
-  ':(glob)**/.pypirc',
-  ':(glob)**/*.pem',
-  ':(glob)**/*.key',
-  ':(glob)**/id_rsa',
-  ':(glob)**/id_ed25519',
-  ':(glob)**/.aws/credentials',
-];
-
 export type SecretValuesOptions = {
   root: string;
   config: SecretPathsConfig;
@@ -283,10 +267,13 @@ export class SecretValues {
       return values;
     }
     if (newTips.length > 0) {
-      const extra = (config: SecretPathsConfig) => (config.guard?.secretPaths ?? []).map((g) => `:(glob)${g}`);
       const range = [...newTips, ...(this.history ? ['--not', ...this.history.tips] : [])];
+      // Every path each commit added or changed, judged here by isSecretPath (the one list of
+      // secret files): git's glob pathspecs cost more than listing every name (each `**/` glob is
+      // matched against every entry of every changed tree), and a second list of the same files
+      // as pathspecs would drift from the first.
       const log = yield {
-        args: ['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--', ...SECRET_PATHSPECS, ...extra(this.opts.config)],
+        args: ['log', '--format=%x00%H', '--name-only', '--diff-filter=AMRC', '--no-renames', ...range, '--'],
         call: call(HISTORY_LOG_MAX_BYTES),
       };
       const specs: string[] = [];

@@ -86,6 +86,36 @@ describe('where the values come from', () => {
     expect(values.redact('x historyvalue77x y').text).toBe('x [REDACTED:secret-value] y');
   });
 
+  it('history is read for every kind of secret file the guard names, and the configured ones: one list, not a second copy as git pathspecs', () => {
+    const repo = join(dir, 'kinds');
+    mkdirSync(repo);
+    const git = (...a: string[]) =>
+      execFileSync('git', a, {
+        cwd: repo,
+        env: { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 'T@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e' },
+      });
+    git('init', '-q');
+    // Each file is committed, then removed: its value is known from history alone.
+    const files: Array<[string, string, string]> = [
+      ['ops/.kube/config', 'token: kubetoken8Qw3Xz\n', 'kubetoken8Qw3Xz'],
+      ['.aws/config', 'aws_secret_access_key = awsconfig5Tg7Hj\n', 'awsconfig5Tg7Hj'],
+      ['keys/.ssh/id_ecdsa', '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIDsshkeyvalue4Rt6Yu9\n-----END EC PRIVATE KEY-----\n', 'MHcCAQEEIDsshkeyvalue4Rt6Yu9'],
+      ['deploy/vault.secret', 'VAULT=configuredvalue3Ws8Lp\n', 'configuredvalue3Ws8Lp'],
+      ['README.md', 'NOT=readmevalue6Bn2Vc\n', 'readmevalue6Bn2Vc'],
+    ];
+    for (const [rel, text] of files) {
+      mkdirSync(join(repo, rel, '..'), { recursive: true });
+      writeFileSync(join(repo, rel), text);
+    }
+    git('add', '-A');
+    git('commit', '-qm', 'one');
+    git('rm', '-rq', '.');
+    git('commit', '-qm', 'two');
+    const known = new SecretValues({ root: repo, config: { guard: { secretPaths: ['**/*.secret'] } }, env: {} }).refresh();
+    for (const [rel, , value] of files.slice(0, -1)) expect(known, `${rel}: its value in history was not read`).toContain(value);
+    expect(known, 'a file that is not a secret file was read as one').not.toContain('readmevalue6Bn2Vc');
+  });
+
   it('secret environment variables by name, not paths or words', () => {
     expect(
       envSecretValues({
