@@ -1,6 +1,6 @@
-import { EventEmitter } from 'node:events';
 import type { RepoPaths } from '../paths/index.js';
 import type { StatusFields } from '../protocol/daemon.js';
+import { ChangeEvents } from '../protocol/events.js';
 import type { Logger } from '../storage/log.js';
 
 /**
@@ -11,18 +11,6 @@ import type { Logger } from '../storage/log.js';
  */
 export const STATUS_REUSE_MS = 100;
 
-/** The services' event bus; every event is something a status answer may show. */
-class DaemonEvents extends EventEmitter {
-  constructor(private readonly onEmit: () => void) {
-    super();
-  }
-
-  override emit(name: string | symbol, ...args: unknown[]): boolean {
-    this.onEmit();
-    return super.emit(name, ...args);
-  }
-}
-
 /**
  * What every part of the server shares about this daemon: where it is, how to log, the
  * events between services, and what GET /v1/status reports. The services themselves are
@@ -31,7 +19,7 @@ class DaemonEvents extends EventEmitter {
 export class DaemonContext {
   readonly startedAt = new Date();
   /** Events between services (the names in src/protocol/events.ts, and 'hook-start' / 'hook-end' / 'started' / 'index-written' / 'config-loaded'). */
-  readonly events: EventEmitter = new DaemonEvents(() => this.changed());
+  readonly events = new ChangeEvents();
   /** Counts requests in flight, so the idle timer never stops a daemon that is working. */
   busy = 0;
   /** Set by the daemon process: starts the single shutdown path. */
@@ -62,19 +50,28 @@ export class DaemonContext {
   private changes = 0;
   private lastStatus: { value: unknown; changes: number; at: number } | undefined;
 
-  /** When something last happened that the daemon heard of (a request, a hook, a watched file's change): the daemon is not idle. */
-  lastChangeAt = Date.now();
+  private changedAt = Date.now();
+
+  /** When something last happened that the daemon heard of (a request, a hook, a watched file's change, an event): the daemon is not idle. */
+  get lastChangeAt(): number {
+    return Math.max(this.changedAt, this.events.lastAt);
+  }
 
   /** Something a status answer may show has happened or is happening: the next answer is read afresh. */
   changed(): void {
     this.changes++;
-    this.lastChangeAt = Date.now();
+    this.changedAt = Date.now();
+  }
+
+  /** Every change so far: those told to `changed` and the events emitted. */
+  private changeCount(): number {
+    return this.changes + this.events.emitted;
   }
 
   /** Whether `readStatus` would serve the last answer again. */
   statusReusable(now = Date.now()): boolean {
     const last = this.lastStatus;
-    return last !== undefined && last.changes === this.changes && now - last.at < STATUS_REUSE_MS;
+    return last !== undefined && last.changes === this.changeCount() && now - last.at < STATUS_REUSE_MS;
   }
 
   /**
@@ -84,7 +81,7 @@ export class DaemonContext {
   readStatus<T>(read: () => T): T {
     const now = Date.now();
     if (this.statusReusable(now)) return this.lastStatus!.value as T;
-    const changes = this.changes;
+    const changes = this.changeCount();
     this.statusRound++;
     this.readingStatus = true;
     try {

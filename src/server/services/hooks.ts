@@ -25,7 +25,8 @@ export function createHookService(
   ctx: DaemonContext,
   deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
 ): Built<GitHooks> {
-  const service = new GitHooks(ctx, {
+  // What the hooks read of the daemon, as values: they call nothing back in the server.
+  const service = new GitHooks({ root: ctx.root, paths: ctx.paths, env: ctx.env, log: ctx.log, events: ctx.events }, {
     sessions: deps.sessions,
     sandboxWrap: (config: HermesConfig) => deps.guard.sandboxWrap(config),
     refTipsSinceLastLook: () => deps.guard.refTipsSinceLastLook(),
