@@ -221,26 +221,31 @@ export const bench: Bench = {
       const x = (r: number) => `${r.toFixed(2)}×`;
       const col = (ca: Ca) => `NODE_EXTRA_CA_CERTS ${ca}`;
       const row = (what: string, f: (ca: Ca) => string) => ({ what, ...Object.fromEntries(cas.map((ca) => [col(ca), f(ca)])), runs: ROUNDS });
-      printTable(`${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}; ${refCount} refs reaching ${reachable.toLocaleString('en-US')} commits`, [
-        row("hermesd check --commits, init's rules (no-secrets: gitleaks' rule set), the whole CLI process", (ca) => s(median(wall.get(key('default', ca))!))),
-        row('hermesd check --commits, 3 forbid rules + 1 protect rule', (ca) => s(median(wall.get(key('custom', ca))!))),
-        row('peer: secretlint preset-recommend over each commit’s added lines (bench/secretlint-range.ts)', (ca) =>
-          s(median(wall.get(key('secretlint', ca))!)),
-        ),
-        row('floor: git log -p <range> | grep -E (the 3 forbid patterns; no Node)', () => s(median(wall.get('floor')!))),
-        row("init's rules ÷ floor (paired by round, median)", (ca) => x(median(ratios.get(`default/floor ${ca}`)!))),
-        row('3 forbid + 1 protect ÷ floor (paired by round, median)', (ca) => x(median(ratios.get(`custom/floor ${ca}`)!))),
-        row("init's rules ÷ secretlint (paired by round, median)", (ca) => x(median(ratios.get(`default/secretlint ${ca}`)!))),
-        row("CPU time, user + system, of the process and its children: init's rules", (ca) => s(median(cpu.get(key('default', ca))!))),
-        row('CPU time: 3 forbid + 1 protect', (ca) => s(median(cpu.get(key('custom', ca))!))),
-        row('CPU time: secretlint', (ca) => s(median(cpu.get(key('secretlint', ca))!))),
-        row('CPU time: the floor (sh, git log, grep)', () => s(median(cpu.get('floor')!))),
-        {
-          what: 'one git process per commit, 3 forbid + 1 protect (guard/commits.ts, in-process)',
-          ...Object.fromEntries(cas.map((ca) => [col(ca), s(perCommit)])),
-          runs: 1,
-        },
-      ]);
+      printTable(
+        `${name}: ${commits.toLocaleString('en-US')} commits (${merges} merges), ${base.slice(0, 10)}..${tip.slice(0, 10)}; ${refCount} refs reaching ${reachable.toLocaleString('en-US')} commits`,
+        [
+          row("hermesd check --commits, init's rules (no-secrets: gitleaks' rule set), the whole CLI process", (ca) =>
+            s(median(wall.get(key('default', ca))!)),
+          ),
+          row('hermesd check --commits, 3 forbid rules + 1 protect rule', (ca) => s(median(wall.get(key('custom', ca))!))),
+          row('peer: secretlint preset-recommend over each commit’s added lines (bench/secretlint-range.ts)', (ca) =>
+            s(median(wall.get(key('secretlint', ca))!)),
+          ),
+          row('floor: git log -p <range> | grep -E (the 3 forbid patterns; no Node)', () => s(median(wall.get('floor')!))),
+          row("init's rules ÷ floor (paired by round, median)", (ca) => x(median(ratios.get(`default/floor ${ca}`)!))),
+          row('3 forbid + 1 protect ÷ floor (paired by round, median)', (ca) => x(median(ratios.get(`custom/floor ${ca}`)!))),
+          row("init's rules ÷ secretlint (paired by round, median)", (ca) => x(median(ratios.get(`default/secretlint ${ca}`)!))),
+          row("CPU time, user + system, of the process and its children: init's rules", (ca) => s(median(cpu.get(key('default', ca))!))),
+          row('CPU time: 3 forbid + 1 protect', (ca) => s(median(cpu.get(key('custom', ca))!))),
+          row('CPU time: secretlint', (ca) => s(median(cpu.get(key('secretlint', ca))!))),
+          row('CPU time: the floor (sh, git log, grep)', () => s(median(cpu.get('floor')!))),
+          {
+            what: 'one git process per commit, 3 forbid + 1 protect (guard/commits.ts, in-process)',
+            ...Object.fromEntries(cas.map((ca) => [col(ca), s(perCommit)])),
+            runs: 1,
+          },
+        ],
+      );
       const [slCommits, slFiles, slFindings] = (said.secretlint ?? '').split(' ');
       printNote(
         `Findings: check --commits with init's rules ${said.default?.length ?? 0} violations, with the 3 forbid + 1 protect rules ${said.custom?.length ?? 0}, ` +

@@ -26,24 +26,27 @@ export function createHookService(
   deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
 ): Built<GitHooks> {
   // What the hooks read of the daemon, as values: they call nothing back in the server.
-  const service = new GitHooks({ root: ctx.root, paths: ctx.paths, env: ctx.env, log: ctx.log, events: ctx.events }, {
-    sessions: deps.sessions,
-    sandboxWrap: (config: HermesConfig) => deps.guard.sandboxWrap(config),
-    refTipsSinceLastLook: () => deps.guard.refTipsSinceLastLook(),
-    committed: (commit, parent, paths) => deps.guard.secrets.committed(commit, parent, paths),
-    runFix: async ({ task, turnContext, signal, onProgress }) => {
-      const r = await deps.tasks().run({
-        task,
-        turnContext,
-        source: 'hook',
-        signal,
-        onEvent: (e) => {
-          if (e.type === 'tool_call') onProgress(`hermesd:   agent: ${e.name} ${typeof e.args === 'string' ? e.args : JSON.stringify(e.args)}`.slice(0, 200));
-        },
-      });
-      return { sessionId: r.sessionId, status: r.status, answer: r.answer, error: r.error };
+  const service = new GitHooks(
+    { root: ctx.root, paths: ctx.paths, env: ctx.env, log: ctx.log, events: ctx.events },
+    {
+      sessions: deps.sessions,
+      sandboxWrap: (config: HermesConfig) => deps.guard.sandboxWrap(config),
+      refTipsSinceLastLook: () => deps.guard.refTipsSinceLastLook(),
+      committed: (commit, parent, paths) => deps.guard.secrets.committed(commit, parent, paths),
+      runFix: async ({ task, turnContext, signal, onProgress }) => {
+        const r = await deps.tasks().run({
+          task,
+          turnContext,
+          source: 'hook',
+          signal,
+          onEvent: (e) => {
+            if (e.type === 'tool_call') onProgress(`hermesd:   agent: ${e.name} ${typeof e.args === 'string' ? e.args : JSON.stringify(e.args)}`.slice(0, 200));
+          },
+        });
+        return { sessionId: r.sessionId, status: r.status, answer: r.answer, error: r.error };
+      },
     },
-  });
+  );
   // Whether git still runs hermesd (a manager reinstalled over it, core.hooksPath unset…): read at most every few seconds.
   let health: { at: number; value: HookHealth } | undefined;
   const healthNow = () => {
