@@ -7,7 +7,7 @@
  * the running daemon (its threads and children), not from hermesd's own bookkeeping.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeEnv } from '../helpers/env.js';
@@ -40,10 +40,20 @@ describe('a commit in a 10,000-file repository', () => {
     expect(commit().status, 'the first commit through the hooks failed').toBe(0);
     await settle(repo, 1);
 
+    // The daemon and the processes it already runs: its git launcher (src/git/launcher.ts), which starts its git processes.
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
+    expect(
+      children.some((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('hermesd_l')),
+      'the daemon runs no git launcher: its git processes are forked from the daemon itself',
+    ).toBe(true);
     const out = join(t.home, 'strace.txt');
-    const tracer = spawn('strace', ['-f', '-y', '-qq', '-s', '300', '-e', 'trace=openat,open,execve,getdents64', '-o', out, '-p', String(pid)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const tracer = spawn(
+      'strace',
+      ['-f', '-y', '-qq', '-s', '300', '-e', 'trace=openat,open,execve,getdents64', '-o', out, ...[pid, ...children].flatMap((p) => ['-p', String(p)])],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     // strace says nothing with -qq: wait until it has attached (the daemon's next syscall is traced).
     await new Promise((r) => setTimeout(r, 1500));
     writeFileSync(join(repo, 'pkg42/file42.ts'), 'export const v42 = "changed";\n');
@@ -70,6 +80,7 @@ describe('a commit in a 10,000-file repository', () => {
       if (exec && /"git"|\/git"/.test(exec[1]!.split(',')[0]!)) gits.push(exec[1]!.replace(/"/g, '').split(', ').slice(1).join(' '));
     }
     expect(lines.length, 'strace recorded nothing: it did not attach to the daemon').toBeGreaterThan(5);
+    expect(gits.length, 'strace saw no git started for the commit: it did not follow the processes that start them').toBeGreaterThan(0);
     // The changed file, the rules' own files, and the attributes files on the changed file's path (git reads them to diff it).
     const allowed = (p: string) =>
       p === 'pkg42/file42.ts' || p.startsWith('.hermes/') || /^(HERMES|AGENTS|CLAUDE)\.md$/.test(p) || p === '.gitattributes' || p === 'pkg42/.gitattributes';
