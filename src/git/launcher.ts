@@ -8,27 +8,30 @@
  * one line and reads the output. Linux only (it relies on how a FIFO reports a writer that has
  * not opened it yet: not as an end of file).
  *
- * One call: the daemon opens a pair of FIFOs (a slot of a small pool, made once) for reading,
+ * One call: the daemon opens a FIFO (a slot of a small pool, made once) for reading,
  * then writes to the launcher's stdin one line that, in a background subshell, goes to the
  * call's directory, sets the call's environment (the difference from the launcher's own), runs
- * git with stdin from /dev/null and stdout and stderr into the FIFOs, and reports `p <id> <pid>`
+ * git with stdin from /dev/null, stdout into the FIFO and stderr into the slot's file (read when
+ * git failed), and reports `p <id> <pid>`
  * when git started and `x <id> <status>` when it ended. A call that cannot be written as one such
  * line (a newline in an argument, the directory or a value; a variable name sh cannot set), or
  * finds no free slot or no launcher, is not taken: the caller starts git itself, as before.
  */
 import type * as ChildProcesses from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import type * as Net from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shQuote } from '../text/sh-quote.js';
 
-/** FIFO pairs: calls at once through the launcher (more start git directly). */
+/** Slots (a stdout FIFO and a stderr file each): calls at once through the launcher (more start git directly). */
 const SLOTS = 8;
 /** The loop the launcher runs: each line is a complete command the daemon wrote (see `line`). */
 const LOOP = 'while IFS= read -r hermesd_l; do eval "$hermesd_l"; done';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Of a failed call's stderr, what is kept (gitStart keeps as much). */
+const STDERR_KEPT = 8192;
 /** Variables sh sets itself as it changes directory. */
 const SHELL_KEPT = ['PWD', 'OLDPWD'];
 
@@ -48,7 +51,9 @@ type Call = {
   exit?: number;
   ends: number;
   close?: (code: number | null) => void;
-  sockets: Net.Socket[];
+  stderr?: (chunk: Buffer) => void;
+  /** Its stdout, read from the slot's FIFO. */
+  socket?: Net.Socket;
 };
 
 const req = createRequire(import.meta.url);
@@ -79,7 +84,7 @@ export class GitLauncher {
     try {
       dir = mkdtempSync(join(tmpdir(), 'hermesd-git-'));
       const fifos = [];
-      for (let i = 0; i < SLOTS; i++) fifos.push(shQuote(fifo(dir, i, 'o')), shQuote(fifo(dir, i, 'e')));
+      for (let i = 0; i < SLOTS; i++) fifos.push(shQuote(fifo(dir, i, 'o')));
       const cp = req('node:child_process') as typeof ChildProcesses;
       // The FIFOs made by the launcher itself (Node has no mkfifo), before its loop; it fails where mkfifo does.
       // Its folder goes when its loop ends: at the daemon's stop, and when the daemon died without one (its stdin closed).
@@ -112,30 +117,32 @@ export class GitLauncher {
     const slot = this.free.pop()!;
     const id = String(this.next++);
     const net = req('node:net') as typeof Net;
-    const call: Call = { slot, killed: false, ends: 0, sockets: [] };
+    const call: Call = { slot, killed: false, ends: 0 };
     const out = fifo(this.dir, slot, 'o');
-    const err = fifo(this.dir, slot, 'e');
-    let fds: number[] = [];
+    let fd: number;
     try {
-      fds = [openSync(out, constants.O_RDONLY | constants.O_NONBLOCK), openSync(err, constants.O_RDONLY | constants.O_NONBLOCK)];
+      fd = openSync(out, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch {
-      for (const fd of fds) closeSync(fd);
       this.free.push(slot);
       return undefined;
     }
-    call.sockets = fds.map((fd) => new net.Socket({ fd, readable: true, writable: false }));
-    for (const s of call.sockets) s.on('end', () => this.ended(id, call)).on('error', () => this.ended(id, call));
+    const socket = new net.Socket({ fd, readable: true, writable: false });
+    call.socket = socket;
+    socket.on('end', () => this.ended(id, call)).on('error', () => this.ended(id, call));
     this.calls.set(id, call);
     const o = shQuote(out);
-    const e = shQuote(err);
-    // Where the directory is gone, the FIFOs are still opened and closed: the reader sees their ends.
+    // stderr goes to a file of the slot, read only when git failed (what a failure says).
+    const e = shQuote(fifo(this.dir, slot, 'e'));
+    // Where the directory is gone, the FIFO is still opened and closed: the reader sees its end.
     const line =
-      `( cd ${shQuote(cwd)} 2>/dev/null || { : >${o}; : >${e}; echo "x ${id} 126"; exit; }; ${setting}` +
+      `( cd ${shQuote(cwd)} 2>/dev/null || { : >${o}; echo "cannot enter the directory" >${e}; echo "x ${id} 126"; exit; }; ${setting}` +
       `${[bin, ...args].map(shQuote).join(' ')} </dev/null >${o} 2>${e} & echo "p ${id} $!"; wait $!; echo "x ${id} $?" ) &\n`;
     this.child.stdin!.write(line);
     return {
-      onStdout: (f) => void call.sockets[0]!.on('data', f),
-      onStderr: (f) => void call.sockets[1]!.on('data', f),
+      onStdout: (f) => void socket.on('data', f),
+      onStderr: (f) => {
+        call.stderr = f;
+      },
       onClose: (f) => {
         call.close = f;
       },
@@ -196,11 +203,12 @@ export class GitLauncher {
     this.settle(id, call);
   }
 
-  /** A call is done when git exited and both FIFOs reached their end: its slot is free again. */
+  /** A call is done when git exited and its stdout reached its end: its slot is free again. */
   private settle(id: string, call: Call): void {
-    if (call.exit === undefined || call.ends < 2 || !this.calls.has(id)) return;
+    if (call.exit === undefined || call.ends < 1 || !this.calls.has(id)) return;
     this.calls.delete(id);
-    for (const s of call.sockets) s.destroy();
+    call.socket?.destroy();
+    if (call.exit !== 0) call.stderr?.(readHead(fifo(this.dir, call.slot, 'e')));
     this.free.push(call.slot);
     // A signal's end is 128 + its number in sh: no exit code, as node:child_process reports it.
     call.close?.(call.exit > 128 ? null : call.exit);
@@ -222,7 +230,7 @@ export class GitLauncher {
     this.alive = false;
     for (const [id, call] of this.calls) {
       this.calls.delete(id);
-      for (const s of call.sockets) s.destroy();
+      call.socket?.destroy();
       this.signal(call);
       call.close?.(null);
     }
@@ -230,6 +238,21 @@ export class GitLauncher {
   }
 }
 
+/** A slot's stdout FIFO (`o`) and stderr file (`e`). */
 function fifo(dir: string, slot: number, which: 'o' | 'e'): string {
   return join(dir, `${slot}.${which}`);
+}
+
+/** What a failed call said: the first STDERR_KEPT bytes of its stderr file. */
+function readHead(file: string): Buffer {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(STDERR_KEPT);
+    return buf.subarray(0, readSync(fd, buf, 0, STDERR_KEPT, 0));
+  } catch {
+    return Buffer.alloc(0);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
