@@ -54,8 +54,15 @@ const PEERS: Array<{ kind: Kind; name: string }> = [
 ];
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
-/** A commit's CPU is the mean over the rounds (where /proc has only 10 ms ticks, a median of ticks says little). */
+/**
+ * The daemon's CPU is judged by the median over the rounds, as every goal of the issue is; the
+ * mean is shown beside it (a garbage collection now and then moves it). Read in ns from
+ * schedstat where there is one (a median of 10 ms /proc ticks would say little).
+ */
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const cpuFigure = (xs: number[]) => `${median(xs).toFixed(1)} ms (mean ${mean(xs).toFixed(1)})`;
+/** Index writes measured per repository (each is one `git add` and the daemon's reaction: cheap, so more than the commit rounds). */
+const indexWritesAt = (files: number) => (files >= 100_000 ? 11 : 25);
 const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv) =>
   execFileSync(args[0]!, args.slice(1), { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
 
@@ -148,7 +155,7 @@ export const bench: Bench = {
         repository: repo.label,
         'tracked files': files.length,
         measure: `commit of 1 file, all hooks: the first ${WARM_COMMITS} after the daemon started (before the rounds)`,
-        'daemon CPU (mean)': ms(mean(cold), 1),
+        'daemon CPU (median, mean)': cpuFigure(cold),
       });
 
       for (const size of [1, 50]) {
@@ -192,7 +199,7 @@ export const bench: Bench = {
           repository: repo.label,
           'tracked files': files.length,
           measure: `commit of ${size} file${size > 1 ? 's' : ''}, all hooks`,
-          'daemon CPU (mean)': ms(mean(cpu), 1),
+          'daemon CPU (median, mean)': cpuFigure(cpu),
         });
         goals.push({
           measure: `${size}-file commit (add -A && commit), all hermesd's hooks, ${repo.label}: added time ÷ the sh floor's`,
@@ -202,14 +209,14 @@ export const bench: Bench = {
         });
         goals.push({
           measure: `daemon CPU per ${size}-file commit, ${repo.label}`,
-          result: `${mean(cpu).toFixed(1)} ms${size === 1 ? ` (the first ${WARM_COMMITS} after its start: ${mean(cold).toFixed(1)} ms)` : ''}`,
+          result: `${cpuFigure(cpu)}${size === 1 ? `; the first ${WARM_COMMITS} after its start: ${cpuFigure(cold)}` : ''}`,
           goal: `≤ ${GOAL_CPU_COMMIT} ms`,
-          met: mean(cpu) <= GOAL_CPU_COMMIT,
+          met: median(cpu) <= GOAL_CPU_COMMIT,
         });
       }
       // An index write with the hooks bypassed: the daemon's reaction (it judges the index ahead).
       const writes: number[] = [];
-      for (let r = 0; r < runsAt(files.length); r++) {
+      for (let r = 0; r < indexWritesAt(files.length); r++) {
         const f = changed(files, 1, 100 + r)[0]!;
         writeFileSync(join(hermes.dir, f), `// index write ${r}\n`);
         writes.push(await windowCpu(() => void run(['git', '-c', 'core.hooksPath=/dev/null', 'add', f], hermes.dir, env))());
@@ -218,13 +225,13 @@ export const bench: Bench = {
         repository: repo.label,
         'tracked files': files.length,
         measure: 'index write, hooks bypassed',
-        'daemon CPU (mean)': ms(mean(writes), 1),
+        'daemon CPU (median, mean)': cpuFigure(writes),
       });
       goals.push({
         measure: `daemon CPU per index write with the hooks bypassed, ${repo.label}`,
-        result: `${mean(writes).toFixed(1)} ms`,
+        result: `${cpuFigure(writes)} over ${writes.length} writes`,
         goal: `≤ ${GOAL_CPU_INDEX} ms`,
-        met: mean(writes) <= GOAL_CPU_INDEX,
+        met: median(writes) <= GOAL_CPU_INDEX,
       });
       spawnSync(process.execPath, [CLI, 'stop'], { cwd: hermes.dir, env });
       // The stopped daemon may still be closing its files in the copy: removal tries again.
@@ -235,7 +242,7 @@ export const bench: Bench = {
       rows,
     );
     printTable(
-      "the daemon's CPU (its own threads; the git processes it starts not counted), less its idle CPU over the same time; the mean over the rounds (each thread's /proc schedstat, in ns)",
+      "the daemon's CPU (its own threads; the git processes it starts not counted), less its idle CPU over the same time; the median and the mean over the rounds (each thread's /proc schedstat, in ns)",
       cpuRows,
     );
     printNote(
