@@ -178,17 +178,16 @@ export class AgentCallGuard {
     ran: { output?: string; cwd?: string; command?: string; session?: string } = {},
   ): Promise<string | undefined> {
     const call = this.pending.get(key);
-    if (!call) return undefined;
+    const fromOutput = this.inOutput(config, ran);
+    if (!call) {
+      // A call this daemon did not see start (it started after the call's pre-tool event, the
+      // one before having stopped meanwhile): what the command's output shows it was refused is
+      // still told. There is no snapshot to compare, and no record (it went with its daemon).
+      if (fromOutput.length === 0) return undefined;
+      this.ctx.log.info('agent shell call refused a write', { ...who, files: fromOutput.map((r) => r.path), rules: fromOutput.map((r) => r.rule ?? 'guard') });
+      return `hermesd: ${describeRefusedWrites(fromOutput)}`;
+    }
     const gitDirs = [this.ctx.gitDir, this.ctx.commonDir];
-    const fromOutput = ran.output
-      ? refusedWrites(ran.output, {
-          root: this.root,
-          cwd: ran.cwd ?? this.root,
-          config,
-          gitDirs,
-          ...(ran.command ? { command: ran.command } : {}),
-        })
-      : [];
     const recorded = ran.session !== undefined ? refusedPaths(this.record.take(ran.session), { root: this.root, config, gitDirs }) : [];
     const refused: RefusedWrite[] = [...fromOutput, ...recorded.filter((r) => !fromOutput.some((o) => o.path === r.path))];
     for (const [k, v] of this.pending) if (v === call) this.pending.delete(k);
@@ -212,6 +211,18 @@ export class AgentCallGuard {
     if (effects.protected.length > 0 || effects.git.length > 0)
       this.ctx.log.warn('agent shell call broke the rules; put back', { ...who, files: effects.protected.map((c) => c.file), rules });
     return `hermesd: ${lines.join('\n')}`;
+  }
+
+  /** The writes a command's output shows the confinement refused (its processes' own error words), with their rules. */
+  private inOutput(config: GuardConfig, ran: { output?: string; cwd?: string; command?: string }): RefusedWrite[] {
+    if (!ran.output) return [];
+    return refusedWrites(ran.output, {
+      root: this.root,
+      cwd: ran.cwd ?? this.root,
+      config,
+      gitDirs: [this.ctx.gitDir, this.ctx.commonDir],
+      ...(ran.command ? { command: ran.command } : {}),
+    });
   }
 
   /** Why confined commands record nothing they were refused (the library does not load here), once a command was confined; undefined otherwise. */

@@ -95,7 +95,8 @@ export class OtherAgentHooks {
     if (!key) return undefined;
     const now = Date.now();
     for (const [k, v] of this.untold) if (now - v.at > UNTOLD_KEEP_MS) this.untold.delete(k);
-    const text = told ?? this.untold.get(key)?.text;
+    // What the call's earlier event kept (all of what its after-check found) before what this one found again in its output.
+    const text = this.untold.get(key)?.text ?? told;
     if (!text) return undefined;
     const answer = adapter.context(ev, text);
     if (answer) this.untold.delete(key);

@@ -8,12 +8,12 @@
  * agents run it (test/helpers/agents.ts agentShellCall): the pre-tool hook, the command given
  * back run by bash, the post-tool hook.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentShellCall, confinement, postContext } from '../helpers/agents.js';
-import { gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
+import { CLI, gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
 import { BACKGROUND_ENDED } from '../../src/guard/refused-writes.js';
 
 const ORIGINAL = 'export const a = 1;\n';
@@ -72,6 +72,29 @@ describe('the confinement records the writes it refused, and the model is told',
     const claude = await agentShellCall(t, repo, 'claude', 'cat gen/c.ts', 'own-3');
     expect(claude.stdout).toBe(ORIGINAL);
     expect(postContext(claude), 'a read was told as a refused write').toBe('');
+  });
+
+  it('a daemon stopped while a confined command runs: the command ends as it would, the file is kept, and the next daemon tells the refusal the output shows', async () => {
+    const before = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+    // Stopped from outside while the command sleeps: its record folder goes with the daemon.
+    const stopper = spawn('sh', ['-c', `sleep 0.8; exec "${process.execPath}" "${CLI}" stop`], {
+      cwd: repo,
+      env: { ...process.env, ...t.env },
+      stdio: 'ignore',
+    });
+    const stopped = new Promise((resolve) => stopper.on('close', resolve));
+    const call = await agentShellCall(t, repo, 'claude', `sleep 2; python3 -c "open('gen/a.ts','w').write('x')"; echo after-the-write`, 'stopped-1');
+    await stopped;
+    // Its confine script went with the daemon (the command had read it): the command line names it.
+    expect(call.ran, `the command was not confined: ${JSON.stringify(call.pre)}`).toMatch(/\/hermesd\/confine\/[0-9a-f]+\.sh' /);
+    expect(call.stdout, `the command did not run to its end: ${call.stderr}`).toContain('after-the-write');
+    expect(call.stderr, "the write's own error is not in the command's output").toMatch(/Read-only file system/);
+    expect(gen('a.ts')).toBe(ORIGINAL);
+    const after = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+    expect(after, 'the daemon was not stopped during the command (the test did not test that)').not.toBe(before);
+    expect(postContext(call), 'the post-tool answer of the next daemon does not name the refused path with its rule').toMatch(
+      new RegExp(`gen/a\\.ts[^\\n]*${RULE}`),
+    );
   });
 
   it('the records live in a folder only this user can enter, and go when the daemon stops', async () => {
