@@ -15,6 +15,7 @@ import {
   agentsRecordPath,
   backupsDir,
   displacedDirOf,
+  confineDir,
   fixDir,
   guardDir,
   installRecordPath,
@@ -90,6 +91,7 @@ export function removeRuntimeFolder(repo: Repo): RuntimeFolderReport {
     agentsRecordPath(repo.gitDir),
     guardDir(repo.gitDir),
     sandboxDir(repo.gitDir),
+    confineDir(repo.gitDir),
     restoreLockPath(repo.gitDir),
   ]);
   const records = [installRecordPath(repo.gitDir), agentsRecordPath(repo.gitDir)];

@@ -8,13 +8,13 @@
  */
 import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { cleanGitEnv } from '../git/env.js';
 import { findRealGit } from '../git/real-git.js';
 import { findOnPath } from '../process/path.js';
 import { runCommandSync, type CommandWrap } from '../process/run.js';
 import { GENERATOR_TIMEOUT_MS } from '../rules/generator.js';
-import { guardDir, runtimeDirOf } from '../paths/index.js';
+import { confineDir, guardDir } from '../paths/index.js';
 import type { Logger } from '../storage/log.js';
 import { judgeCommandEffects, type BeforeCommand } from './after-command.js';
 import {
@@ -300,7 +300,7 @@ export class AgentCallGuard {
 
   /** Where this daemon's confine scripts are: `<git-dir>/hermesd/confine/`, read-only inside the confinement. */
   private confineDir(): string {
-    return join(runtimeDirOf(this.ctx.gitDir), 'confine');
+    return confineDir(this.ctx.gitDir);
   }
 
   /** How a generator the check runs after a confined call runs: in the call's own plan, never outside it. */

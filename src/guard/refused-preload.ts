@@ -61,7 +61,10 @@ export class RefusedRecord {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       let why: string | undefined;
       try {
-        copyFileSync(this.prebuilt, out);
+        // A new file, renamed into place: the one there may be mapped by a command still running (from the daemon before).
+        const tmp = `${out}.${process.pid}.tmp`;
+        copyFileSync(this.prebuilt, tmp);
+        renameSync(tmp, out);
         if (!loadsHere(out)) why = 'the built library does not load here';
       } catch {
         why = 'not built';

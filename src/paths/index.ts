@@ -317,6 +317,11 @@ export function guardDir(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'guard');
 }
 
+/** Other agents' confine scripts and the library of refused writes they preload: read-only inside the confinement; removed when the daemon stops. */
+export function confineDir(gitDir: string): string {
+  return join(runtimeDirOf(gitDir), 'confine');
+}
+
 /** The sandbox's own folders (per-session /tmp, the empty directory masks are bound from, the daemon's pid namespace record). */
 export function sandboxDir(gitDir: string): string {
   return join(runtimeDirOf(gitDir), 'sandbox');

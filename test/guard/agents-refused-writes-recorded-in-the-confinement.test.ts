@@ -85,7 +85,6 @@ describe('the confinement records the writes it refused, and the model is told',
     const stopped = new Promise((resolve) => stopper.on('close', resolve));
     const call = await agentShellCall(t, repo, 'claude', `sleep 2; python3 -c "open('gen/a.ts','w').write('x')"; echo after-the-write`, 'stopped-1');
     await stopped;
-    // Its confine script went with the daemon (the command had read it): the command line names it.
     expect(call.ran, `the command was not confined: ${JSON.stringify(call.pre)}`).toMatch(/\/hermesd\/confine\/[0-9a-f]+\.sh' /);
     expect(call.stdout, `the command did not run to its end: ${call.stderr}`).toContain('after-the-write');
     expect(call.stderr, "the write's own error is not in the command's output").toMatch(/Read-only file system/);
