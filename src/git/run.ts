@@ -10,7 +10,6 @@ import type * as ChildProcesses from 'node:child_process';
 import type { SpawnSyncReturns } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { gitEnv, type Quarantine } from './env.js';
-import { GitLauncher, type Launched } from './launcher.js';
 
 /**
  * node:child_process, loaded at the first git process: a process that may need none (the MCP
@@ -155,8 +154,12 @@ export type StartedGit = {
  * git already diffs). gitStream is gitStart and read at once.
  */
 export function gitStart(args: string[], call: GitCall): StartedGit {
-  const launched = call.input === undefined ? launcher?.launch(call.bin ?? 'git', argvOf(args, call), call.cwd, envOf(call)) : undefined;
-  const child = launched ? fromLauncher(launched, call.signal) : spawned(args, call);
+  const child = processes().spawn(call.bin ?? 'git', argvOf(args, call), {
+    cwd: call.cwd,
+    env: envOf(call),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    signal: call.signal,
+  });
   const max = call.maxBuffer ?? GIT_MAX_BUFFER_BYTES;
   let size = 0;
   let stderr = '';
@@ -165,24 +168,26 @@ export function gitStart(args: string[], call: GitCall): StartedGit {
   const early: Buffer[] = [];
   const stop = (why: string) => {
     failure ??= why;
-    child.kill();
+    child.kill('SIGTERM');
   };
-  child.onStdout((chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > max) stop(`output over ${max} bytes`);
     else if (sink) sink(chunk);
     else early.push(chunk);
   });
-  child.onStderr((d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 8192) stderr += d.toString('utf8');
   });
   const timer = call.timeoutMs ? setTimeout(() => stop(`timed out after ${call.timeoutMs} ms`), call.timeoutMs) : undefined;
+  child.stdin.on('error', () => undefined); // git may exit before reading it all
+  child.stdin.end(call.input);
   const done = new Promise<void>((resolve, reject) => {
-    child.onError((err) => {
+    child.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
     });
-    child.onClose((code) => {
+    child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0 && !failure) resolve();
       else reject(new GitFailed(args, failure ? null : code, failure ?? stderr));
@@ -198,72 +203,6 @@ export function gitStart(args: string[], call: GitCall): StartedGit {
     stop: () => stop('stopped by its caller'),
   };
 }
-
-/** A git process as gitStart reads it, started by Node or by the launcher. */
-type GitChild = {
-  onStdout(f: (chunk: Buffer) => void): void;
-  onStderr(f: (chunk: Buffer) => void): void;
-  onError(f: (err: Error) => void): void;
-  onClose(f: (code: number | null) => void): void;
-  kill(): void;
-};
-
-function spawned(args: string[], call: GitCall): GitChild {
-  const child = processes().spawn(call.bin ?? 'git', argvOf(args, call), {
-    cwd: call.cwd,
-    env: envOf(call),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    signal: call.signal,
-  });
-  child.stdin.on('error', () => undefined); // git may exit before reading it all
-  child.stdin.end(call.input);
-  return {
-    onStdout: (f) => void child.stdout.on('data', f),
-    onStderr: (f) => void child.stderr.on('data', f),
-    onError: (f) => void child.on('error', f),
-    onClose: (f) => void child.on('close', f),
-    kill: () => void child.kill('SIGTERM'),
-  };
-}
-
-/** A launched process, stopped by `signal` as node:child_process stops one (an AbortError, then its end). */
-function fromLauncher(launched: Launched, signal: AbortSignal | undefined): GitChild {
-  let onError: ((err: Error) => void) | undefined;
-  const abort = () => {
-    launched.kill();
-    onError?.(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }));
-  };
-  if (signal?.aborted) queueMicrotask(abort);
-  else signal?.addEventListener('abort', abort, { once: true });
-  return {
-    onStdout: launched.onStdout,
-    onStderr: launched.onStderr,
-    onError: (f) => {
-      onError = f;
-    },
-    onClose: (f) =>
-      launched.onClose((code) => {
-        signal?.removeEventListener('abort', abort);
-        f(code);
-      }),
-    kill: launched.kill,
-  };
-}
-
-/**
- * The daemon's git processes started by a launcher (launcher.ts: Node forking a big process on
- * every call costs it more than the call); returns what stops it. Other processes (a hook, the
- * CLI) start git themselves.
- */
-export function useGitLauncher(): () => void {
-  launcher ??= GitLauncher.start();
-  return () => {
-    launcher?.stop();
-    launcher = undefined;
-  };
-}
-
-let launcher: GitLauncher | undefined;
 
 /** Runs git, handing stdout chunks to `onData` as they arrive; rejects with GitFailed when git fails. */
 export function gitStream(args: string[], onData: (chunk: Buffer) => void, call: GitCall): Promise<void> {

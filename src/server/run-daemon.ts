@@ -22,7 +22,6 @@ import { askRoute } from './routes/ask.js';
 import { VERSION } from '../version.js';
 import { DaemonContext } from './daemon-context.js';
 import { fileLogger } from '../storage/log.js';
-import { useGitLauncher } from '../git/run.js';
 import { checkSocketPath, hermesHome, prepareHome, prepareSocketFolder, resolvePaths, type RepoPaths } from '../paths/index.js';
 
 /** How often the daemon checks that its work tree still exists. */
@@ -154,8 +153,6 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
   }
 
   const ctx = new DaemonContext(paths, home, VERSION, log, env);
-  // The daemon's git processes are started by a small shell, not forked from the daemon (git/launcher.ts).
-  const stopGitLauncher = useGitLauncher();
   // The agent socket loads with the first sandboxed command that needs it, as the guard it serves.
   const agentSocket = async (s: Services) => (await import('./sandbox-socket.js')).startAgentSocket(s);
   let stopping = false;
@@ -277,7 +274,6 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     } catch {
       // runtime dir deleted with the work tree
     }
-    stopGitLauncher();
     lock.release();
   };
   ctx.requestShutdown = (reason) => void shutdown(reason);
