@@ -7,7 +7,7 @@
  * daemon once; where neither works, nothing is recorded and the command's own output is read
  * as before. Each session records into its own file in a folder only this user can enter.
  */
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, fstatSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, loadsHere } from '../hook-client/build.js';
 import type { Logger } from '../storage/log.js';
@@ -105,10 +105,13 @@ export class RefusedRecord {
       return [];
     }
     try {
-      const fd = openSync(taken, 'r');
+      // The folder is writable inside the confinement: what lies there may be a FIFO (an open that
+      // would wait for a writer forever) or a link to another file. Only a file of its own is read.
+      const fd = openSync(taken, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       const buf = Buffer.alloc(MAX_RECORD_BYTES);
       let n = 0;
       try {
+        if (!fstatSync(fd).isFile()) return [];
         n = readSync(fd, buf, 0, buf.length, 0);
       } finally {
         closeSync(fd);
@@ -122,7 +125,7 @@ export class RefusedRecord {
     } catch {
       return [];
     } finally {
-      rmSync(taken, { force: true });
+      rmSync(taken, { recursive: true, force: true });
     }
   }
 

@@ -9,7 +9,7 @@
  * back run by bash, the post-tool hook.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentShellCall, confinement, postContext } from '../helpers/agents.js';
@@ -95,6 +95,31 @@ describe('the confinement records the writes it refused, and the model is told',
       new RegExp(`gen/a\\.ts[^\\n]*${RULE}`),
     );
   });
+
+  it('what a command leaves at its record in place of a file (a FIFO, a link to another file) is read as nothing, and the daemon keeps answering', async () => {
+    // The records' folder is writable inside the confinement: a command can put anything at its session's record.
+    const first = await agentShellCall(t, repo, 'claude', 'true', 'planted-1');
+    const folder = /HERMESD_REFUSED '([^']+)'/.exec(confinement(first.ran)?.script ?? '')?.[1];
+    const name = first.ran?.split(' ').at(-1);
+    expect(folder, 'the confine script names no record folder').toBeDefined();
+    expect(name, `the command given back names no record: ${first.ran}`).toMatch(/^[0-9a-f]{16}$/);
+    const record = join(folder!, name!);
+
+    expect(spawnSync('mkfifo', [record]).status).toBe(0);
+    const fifo = await agentShellCall(t, repo, 'claude', 'true', 'planted-2');
+    expect(fifo.post?.code, `the post-tool hook did not answer past a FIFO at the record: ${fifo.post?.stderr}`).toBe(0);
+    expect(postContext(fifo)).toBe('');
+    const status = await t.cli(['status', '--json'], { cwd: repo, timeoutMs: 10_000 });
+    expect(status.code, `the daemon stopped answering after reading a FIFO at the record: ${status.stderr}`).toBe(0);
+
+    // A link to a file that names a protected path: the link is not followed.
+    const elsewhere = join(t.home, 'elsewhere.txt');
+    writeFileSync(elsewhere, `${join(repo, 'gen', 'c.ts')}\n`);
+    rmSync(record, { force: true });
+    symlinkSync(elsewhere, record);
+    const linked = await agentShellCall(t, repo, 'claude', 'true', 'planted-3');
+    expect(postContext(linked), 'a link at the record was followed to another file').not.toContain('gen/c.ts');
+  }, 60_000);
 
   it('the records live in a folder only this user can enter, and go when the daemon stops', async () => {
     const folders = readdirSync('/tmp').filter((n) => n.startsWith('hermesd-refused-'));
