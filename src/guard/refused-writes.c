@@ -73,6 +73,10 @@ static int writes_mode(const char *mode) { return mode && strpbrk(mode, "wa+") !
 #define AFTER(dirfd, path, ok, writing) \
   if (!(ok) && (writing)) { int err = errno; if (refused(err)) record(dirfd, path); errno = err; }
 
+/* A call on two paths (rename, link): both are recorded, either may be the protected one. */
+#define AFTER2(fromfd, from, tofd, to, ok) \
+  if (!(ok)) { int err = errno; if (refused(err)) { record(tofd, to); record(fromfd, from); } errno = err; }
+
 /*
  * The open family is resolved when the library loads; a call that comes before (an allocator's
  * own start-up opens files, and dlsym may allocate) goes to the kernel directly, never to dlsym.
@@ -167,7 +171,7 @@ typedef FILE *(*freopen_fn)(const char *, const char *, FILE *);
 FREOPEN(freopen, "freopen")
 FREOPEN(freopen64, "freopen64")
 
-/* Calls on a path that change it: both paths of a rename or link are recorded (either may be the protected one). */
+/* Calls on a path that change it. */
 typedef int (*path_fn)(const char *);
 #define PATH1(name) \
   int name(const char *path) { \
@@ -180,18 +184,15 @@ PATH1(unlink)
 PATH1(rmdir)
 
 typedef int (*pathmode_fn)(const char *, mode_t);
-int mkdir(const char *path, mode_t mode) {
-  NEXT(pathmode_fn, "mkdir");
-  int r = next(path, mode);
-  AFTER(AT_FDCWD, path, r == 0, 1);
-  return r;
-}
-int chmod(const char *path, mode_t mode) {
-  NEXT(pathmode_fn, "chmod");
-  int r = next(path, mode);
-  AFTER(AT_FDCWD, path, r == 0, 1);
-  return r;
-}
+#define PATHMODE(name) \
+  int name(const char *path, mode_t mode) { \
+    NEXT(pathmode_fn, #name); \
+    int r = next(path, mode); \
+    AFTER(AT_FDCWD, path, r == 0, 1); \
+    return r; \
+  }
+PATHMODE(mkdir)
+PATHMODE(chmod)
 
 typedef int (*unlinkat_fn)(int, const char *, int);
 int unlinkat(int dirfd, const char *path, int flags) {
@@ -222,7 +223,7 @@ typedef int (*path2_fn)(const char *, const char *);
   int name(const char *from, const char *to) { \
     NEXT(path2_fn, #name); \
     int r = next(from, to); \
-    if (r != 0) { int err = errno; if (refused(err)) { record(AT_FDCWD, to); record(AT_FDCWD, from); } errno = err; } \
+    AFTER2(AT_FDCWD, from, AT_FDCWD, to, r == 0); \
     return r; \
   }
 PATH2(rename)
@@ -239,7 +240,7 @@ typedef int (*renameat_fn)(int, const char *, int, const char *);
 int renameat(int fromfd, const char *from, int tofd, const char *to) {
   NEXT(renameat_fn, "renameat");
   int r = next(fromfd, from, tofd, to);
-  if (r != 0) { int err = errno; if (refused(err)) { record(tofd, to); record(fromfd, from); } errno = err; }
+  AFTER2(fromfd, from, tofd, to, r == 0);
   return r;
 }
 
@@ -247,6 +248,6 @@ typedef int (*renameat2_fn)(int, const char *, int, const char *, unsigned int);
 int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned int flags) {
   NEXT(renameat2_fn, "renameat2");
   int r = next(fromfd, from, tofd, to, flags);
-  if (r != 0) { int err = errno; if (refused(err)) { record(tofd, to); record(fromfd, from); } errno = err; }
+  AFTER2(fromfd, from, tofd, to, r == 0);
   return r;
 }
