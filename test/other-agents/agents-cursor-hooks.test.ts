@@ -162,6 +162,23 @@ describe('Cursor hooks written by hermesd init --agents cursor', () => {
     expect(again.stdout, 'the explanation was given twice').toBe('{}\n');
   });
 
+  it('at postToolUse, what afterShellExecution found and put back is told, not only what the output shows was refused', async () => {
+    const command = `python3 -c "open('src/generated/api.ts','w').write('z')"`;
+    const before = await run(cmd.beforeShellExecution!, { hook_event_name: 'beforeShellExecution', command, cwd: repo, sandbox: false });
+    expect(before.stdout, 'the judge refused a command it cannot read').toBe('{}\n');
+    execFileSync('sh', ['-c', command], { cwd: repo });
+    const after = await run(cmd.afterShellExecution!, { hook_event_name: 'afterShellExecution', command, cwd: repo, output: '', duration: 40, sandbox: false });
+    expect(readFileSync(join(repo, 'src/generated/api.ts'), 'utf8'), 'the protected file was left as the command wrote it').toBe('export const api = 1;\n');
+    expect(after.stdout).toBe('{}\n');
+    // The output Cursor reports at postToolUse also names the path beside a read-only refusal.
+    const output = "OSError: [Errno 30] Read-only file system: 'src/generated/api.ts'";
+    const post = await run(cmd.postToolUse!, { hook_event_name: 'postToolUse', tool_name: 'Shell', tool_input: { command }, tool_output: output, cwd: repo });
+    const told = JSON.parse(post.stdout) as { additional_context?: string };
+    expect(told.additional_context ?? `(no additional_context: ${post.stdout})`, 'what afterShellExecution put back was not told').toContain(
+      'has been restored',
+    );
+  });
+
   it('tells the model at postToolUse when it comes before afterShellExecution, and afterShellExecution then has nothing to put back', async () => {
     const command = `perl -e 'open(F,">src/generated/api.ts"); print F "y"'`;
     const before = await run(cmd.preToolUse!, { hook_event_name: 'preToolUse', tool_name: 'Shell', tool_input: { command }, cwd: repo });
