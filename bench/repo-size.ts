@@ -17,12 +17,12 @@
  * commits in the hermesd copy: the daemon's CPU over those (the first after its start) is reported too.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GREP_HOOK } from './hooks.js';
-import { cpuMs } from './scale.js';
+import { cpuMs, hookTime } from './scale.js';
 import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
 import { benchEnv } from './env.js';
 
@@ -54,31 +54,6 @@ const PEERS: Array<{ kind: Kind; name: string }> = [
 ];
 
 const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
-/**
- * The time git spent in hook children over one `sh -c 'git add && git commit'`, from trace2's
- * events (every top-level git process of the command: a git that a hook runs has a nested
- * session id and is inside its hook's time already). The added time without git's own noise:
- * at a few milliseconds, a difference of two commits' wall clock is mostly that noise.
- */
-function hookMs(traceFile: string): number {
-  const started = new Set<string>();
-  let total = 0;
-  let text = '';
-  try {
-    text = readFileSync(traceFile, 'utf8');
-  } catch {
-    return 0; // no hook ran, and the no-hook peer's git wrote nothing of note
-  }
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const e = JSON.parse(line) as { event: string; sid: string; child_id?: number; child_class?: string; t_rel?: number };
-    if (e.sid.includes('/')) continue;
-    const key = `${e.sid} ${e.child_id}`;
-    if (e.event === 'child_start' && e.child_class === 'hook') started.add(key);
-    else if (e.event === 'child_exit' && started.has(key)) total += e.t_rel! * 1000;
-  }
-  return total;
-}
 /**
  * The daemon's CPU is judged by the median over the rounds, as every goal of the issue is; the
  * mean is shown beside it (a garbage collection now and then moves it). Read in ns from
@@ -204,7 +179,7 @@ export const bench: Bench = {
               return Number(process.hrtime.bigint() - t0) / 1e6;
             };
             const hooksOf = () => {
-              if (round >= 0) inHooks.get(peer.kind)!.push(hookMs(trace));
+              if (round >= 0) inHooks.get(peer.kind)!.push(hookTime(trace).all);
               rmSync(trace, { force: true });
             };
             if (peer.kind === 'hermesd') {

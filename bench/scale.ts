@@ -80,25 +80,31 @@ export function cpuMs(pid: number): number {
   }
 }
 /**
- * The time git spent in hooks during one command, from its trace2 events: every hook child
- * the command itself started (pre-commit, post-commit…), start to exit (`all`), and its
- * pre-commit hook alone (`pre`: what the goal is stated on). A git run inside a
- * hook writes events of its own (a nested session id); they are not counted twice.
+ * The time git spent in hooks during a command, from its trace2 events: every hook child a
+ * top-level git started (pre-commit, post-commit…; every git of `sh -c 'git add && git commit'`),
+ * start to exit (`all`), and the pre-commit hooks alone (`pre`: what the goal is stated on). A
+ * git run inside a hook writes events under a nested session id (`parent/child`); they are
+ * inside their hook's time already and are not counted twice. No trace file: no hook ran.
  */
-function hookTime(traceFile: string): { all: number; pre: number } {
-  const hooks = new Map<number, string>();
-  let top: string | undefined;
+export function hookTime(traceFile: string): { all: number; pre: number } {
+  const hooks = new Map<string, string>();
   let all = 0;
   let pre = 0;
-  for (const line of readFileSync(traceFile, 'utf8').split('\n')) {
+  let text = '';
+  try {
+    text = readFileSync(traceFile, 'utf8');
+  } catch {
+    return { all, pre };
+  }
+  for (const line of text.split('\n')) {
     if (!line) continue;
     const e = JSON.parse(line) as { event: string; sid: string; child_id?: number; child_class?: string; hook_name?: string; t_rel?: number };
-    top ??= e.sid;
-    if (e.sid !== top) continue;
-    if (e.event === 'child_start' && e.child_class === 'hook') hooks.set(e.child_id!, e.hook_name ?? '');
-    else if (e.event === 'child_exit' && hooks.has(e.child_id!)) {
+    if (e.sid.includes('/')) continue;
+    const key = `${e.sid} ${e.child_id}`;
+    if (e.event === 'child_start' && e.child_class === 'hook') hooks.set(key, e.hook_name ?? '');
+    else if (e.event === 'child_exit' && hooks.has(key)) {
       all += e.t_rel! * 1000;
-      if (hooks.get(e.child_id!) === 'pre-commit') pre += e.t_rel! * 1000;
+      if (hooks.get(key) === 'pre-commit') pre += e.t_rel! * 1000;
     }
   }
   return { all, pre };
