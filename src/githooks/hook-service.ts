@@ -47,7 +47,7 @@ export type GitHooksContext = { root: string; paths: RepoPaths; env: NodeJS.Proc
 
 /** What the hooks ask of the rest of the daemon. */
 export type GitHooksPorts = {
-  /** SessionDB, where the evidence goes (opened on first use). */
+  /** SessionDB, where the evidence goes: asked for at the first evidence (it opens then), kept after. */
   sessions: () => SessionDB;
   /** How a commit made in hermesd's sandbox has its checks and generators run: in the same sandbox (undefined: no sandbox here). */
   sandboxWrap: (config: HermesConfig) => CommandWrap | undefined;
@@ -73,6 +73,9 @@ export class GitHooks {
   /** The verdict on the staged snapshot, kept ready for the next pre-commit and `hermesd check --staged`. */
   readonly staged: StagedVerdicts;
 
+  /** SessionDB once the first evidence asked for it. */
+  private db: SessionDB | undefined;
+
   /** `sessions` and `runFix` are resolved on first use: a daemon that only answers post-* hooks starts no agent. */
   constructor(
     private readonly ctx: GitHooksContext,
@@ -89,7 +92,7 @@ export class GitHooks {
    * whether anything moved. `config`: the config in force (throws while it is invalid: then
    * nothing is judged ahead, and the next hook reports it).
    */
-  judgeAhead(config: () => HermesConfig): void {
+  judgeAhead(config: { get(): HermesConfig }): void {
     const { events, log } = this.ctx;
     let running = false;
     let again = false;
@@ -100,7 +103,7 @@ export class GitHooks {
       }
       let current: HermesConfig;
       try {
-        current = config();
+        current = config.get();
       } catch {
         return;
       }
@@ -466,7 +469,7 @@ export class GitHooks {
     const g = this.group;
     if (g && g.key === key && Date.now() - g.at < EVIDENCE_GROUP_MS) {
       try {
-        const db = this.deps.sessions();
+        const db = (this.db ??= this.deps.sessions());
         g.count++;
         g.at = Date.now();
         db.appendMessage(g.sessionId, { role: 'user', content: `${evidence.text} (${g.count} in a row)` });
@@ -506,7 +509,7 @@ export class GitHooks {
 
   private store(hook: string, title: string, messages: Array<{ role: 'user' | 'assistant' | 'tool'; content: string; toolName?: string }>): string | undefined {
     try {
-      const db = this.deps.sessions();
+      const db = (this.db ??= this.deps.sessions());
       const session = db.createSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) });
       for (const m of messages) db.appendMessage(session.id, m);
       db.endSession(session.id, 'completed');

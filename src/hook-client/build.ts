@@ -11,8 +11,8 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
-import { agentHooksHeader } from './agent-hooks.js';
-import { PROTOCOL } from './protocol.js';
+import { agentHooksHeader } from '../protocol/agent-hooks.js';
+import { PROTOCOL } from '../protocol/ask.js';
 
 /** The client's source in this package. */
 export const CLIENT_SOURCE = join(PACKAGE_ROOT, 'src', 'hook-client', 'client.c');

@@ -1,7 +1,7 @@
 /*
  * hermesd-client: how a git hook or another agent's hook asks the daemon one question, over
  * the daemon's Unix socket (the path in <runtime-dir>/daemon.json), in the protocol of
- * src/hook-client/protocol.ts. It owns every fault on the way and what each one means
+ * src/protocol/ask.ts. It owns every fault on the way and what each one means
  * (docs/hooks.md, "When the daemon cannot answer"):
  *   nobody listening      start a daemon (-n/-d/-f/-e) and ask it, within the bound (-t)
  *   none could start      -u allow|block decides a blocking question (-x): the one fault
@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The agents, and how each reads a refusal: generated from src/hook-client/agent-hooks.ts. */
+/* The agents, and how each reads a refusal: generated from src/protocol/agent-hooks.ts. */
 #include "agent-hooks.h"
 
 #ifndef HERMESD_PROTOCOL
@@ -118,7 +118,7 @@ static int read_all(int fd, buf *b, size_t limit) {
 /* ---- outcomes ---- */
 
 /* An agent's structured refusal on stdout, exit 0: the form its row of DENY_FORMS gives, the
- * same bytes the daemon writes (src/hook-client/agent-hooks.ts). An agent without a row is
+ * same bytes the daemon writes (src/protocol/agent-hooks.ts). An agent without a row is
  * refused by exit code 2 with the reason on stderr. */
 static void agent_deny(const char *reason) {
   const char *form = NULL;

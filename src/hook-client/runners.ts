@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
 import { shQuote } from '../text/sh-quote.js';
-import { agentHooksSh } from './agent-hooks.js';
+import { agentHooksSh } from '../protocol/agent-hooks.js';
 import { clientPath, settingsPath } from '../paths/index.js';
 import { DAEMON_ALLOCATOR_ENV, DAEMON_ALLOCATOR_MARKER, DAEMON_ENTRY, PACKAGE_ROOT } from '../version.js';
 

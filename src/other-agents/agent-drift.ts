@@ -5,7 +5,7 @@
  * answers the first and the last; `check --context` runs it in its own process (CI has no daemon).
  */
 import { join } from 'node:path';
-import type { AgentName } from '../hook-client/agent-hooks.js';
+import type { AgentName } from '../protocol/agent-hooks.js';
 import type { HermesConfig } from '../config/schema.js';
 import type { Authority } from '../context/authority.js';
 import { readContextFile } from '../context/files.js';

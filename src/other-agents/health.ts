@@ -14,7 +14,7 @@ import { AGENT_STUB, agentRunnerPath, goneAgentStubs, MAIN_TREE_AGENT_RUNNER, MC
 import { MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { codexHome, codexTrustProblem } from './codex-trust.js';
 import { findOnPath } from '../process/path.js';
-import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
+import { AGENT_NAMES, type AgentName } from '../protocol/agent-hooks.js';
 import { parseJsonc } from './json-edit.js';
 import { hookEntries, installedAgents, isOurHook, jsonPlans } from './install.js';
 import { parseToml } from './toml-edit.js';

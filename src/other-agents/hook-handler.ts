@@ -17,7 +17,7 @@ import { codex } from './codex.js';
 import { codexConfigFile, readCodexProfile } from './codex-profile.js';
 import { cursor } from './cursor.js';
 import { denyAnswer, outputOf, silentAnswer, type Adapter, type AgentEvent, type Answer } from './event.js';
-import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
+import { AGENT_NAMES, type AgentName } from '../protocol/agent-hooks.js';
 import { gemini } from './gemini.js';
 import type { AgentSessions, HandledHook } from './sessions.js';
 import type { CodexProfile } from '../guard/agent-shell.js';

@@ -14,7 +14,7 @@ import { isAbsolute } from 'node:path';
 import type { AgentTranscript, TranscriptStats } from '../protocol/agents.js';
 import type { SessionDB } from '../sessions/db.js';
 import { SOURCE_OF } from './event.js';
-import { type AgentName } from '../hook-client/agent-hooks.js';
+import { type AgentName } from '../protocol/agent-hooks.js';
 import { formatOf, parseLines, parseWhole, type ParsedChunk } from './transcripts.js';
 
 /** Bytes read and stored per transaction: a big backlog is stored in steps, each committed. */

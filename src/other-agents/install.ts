@@ -38,7 +38,7 @@ import { sha256 } from '../text/hash.js';
 import { AGENT_STUB, agentRunnerPath, agentsRecordPath, MAIN_TREE_AGENT_RUNNER, MCP_STUB, mcpRunnerPath, worktreeGitDirs } from '../paths/index.js';
 import { FORWARDED_ENV, MCP_SERVER_NAME } from '../protocol/mcp.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
-import { AGENT_NAMES, type AgentName } from '../hook-client/agent-hooks.js';
+import { AGENT_NAMES, type AgentName } from '../protocol/agent-hooks.js';
 import { insertAt, nodeAt, parseJsonc, removeAt, toValue, type JsonNode } from './json-edit.js';
 import { appendBlock, parseToml, prependBlock, tomlArray, tomlKey, tomlString, userDataKept, withoutBlock, withoutTopBlock } from './toml-edit.js';
 import { codexUserConfig } from './codex-trust.js';

@@ -28,8 +28,8 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { AgentName } from '../hook-client/agent-hooks.js';
-import { AGENT_NAMES } from '../hook-client/agent-hooks.js';
+import type { AgentName } from '../protocol/agent-hooks.js';
+import { AGENT_NAMES } from '../protocol/agent-hooks.js';
 import { chainDirs, type AuthoritySource } from '../context/authority.js';
 import { parseJsonc } from './json-edit.js';
 import { parseToml } from './toml-edit.js';

@@ -16,7 +16,7 @@ import { recallBlock, recallFrom } from '../sessions/recall.js';
 import type { Logger } from '../storage/log.js';
 import { SESSION_CONTEXT_CLOSE, SESSION_CONTEXT_OPEN } from '../text/fence.js';
 import { silentAnswer, SOURCE_OF, type Adapter, type AgentEvent, type Answer } from './event.js';
-import { type AgentName } from '../hook-client/agent-hooks.js';
+import { type AgentName } from '../protocol/agent-hooks.js';
 import { ingestTranscript, sessionOfTranscript, transcriptPathProblem, transcriptsBehind, transcriptStats } from './ingest.js';
 import type { TranscriptStats } from '../protocol/agents.js';
 import type { Authority } from '../context/authority.js';

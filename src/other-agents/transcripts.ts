@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto';
 import type { NewMessage, ToolCall } from '../sessions/records.js';
 import { ownWords } from '../text/fence.js';
-import { type AgentName } from '../hook-client/agent-hooks.js';
+import { type AgentName } from '../protocol/agent-hooks.js';
 
 /** A message with a key stable for its record, and (JSONL) the byte offset of the line it came from. */
 export type TranscriptItem = { key: string; message: NewMessage; offset?: number };

@@ -17,7 +17,7 @@ export type RequestContext<Body = unknown> = {
   req: IncomingMessage;
   /**
    * The raw response, for the rare route that answers in another format (the hook questions'
-   * text lines, src/hook-client/protocol.ts). A handler that writes headers here owns the response;
+   * text lines, src/protocol/ask.ts). A handler that writes headers here owns the response;
    * the server then only ends it.
    */
   res: ServerResponse;

@@ -36,6 +36,9 @@ import {
 } from './records.js';
 import { sessionSearch, type SessionSearchContext } from './search-tool.js';
 
+/** What removes known secret values from a text (src/security/secret-values.ts). */
+export type ValueRedactor = { redact(text: string): { text: string } };
+
 /** How long SQLite itself waits for another writer before reporting SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000;
 /** Extra attempts after SQLITE_BUSY, each after a random pause, so colliding writers spread out. */
@@ -384,11 +387,11 @@ export class SessionDB {
    * hermesd guard: the known secret values of the daemon that owns this connection
    * (its secret files, their history, its environment), removed before anything is stored.
    */
-  private valueRedactor: ((text: string) => string) | undefined;
+  private valueRedactor: ValueRedactor | undefined;
 
-  /** Sets the value-based redaction every stored text goes through (before the shape-based one). */
-  setValueRedactor(redact: ((text: string) => string) | undefined): void {
-    this.valueRedactor = redact;
+  /** Sets the value-based redaction every stored text goes through (before the shape-based one): the repository's SecretValues. */
+  setValueRedactor(redactor: ValueRedactor | undefined): void {
+    this.valueRedactor = redactor;
   }
 
   /** `text` as a message stores it (secrets redacted): what a caller compares with stored content. */
@@ -397,7 +400,7 @@ export class SessionDB {
   }
 
   private redactStored(text: string): string {
-    return redactForStorage(this.valueRedactor ? this.valueRedactor(text) : text);
+    return redactForStorage(this.valueRedactor ? this.valueRedactor.redact(text).text : text);
   }
 
   private insertMessage(sessionId: string, m: NewMessage): number {

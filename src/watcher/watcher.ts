@@ -11,6 +11,7 @@
  * While `index.lock`, a rebase or a merge is in progress it acts on nothing: changes seen
  * meanwhile are remembered and reported once git is done.
  */
+import type { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
@@ -51,7 +52,11 @@ export type WatcherOptions = {
   tree?: boolean;
   /** `$HERMES_HOME/projects/<id>`: the repository's own MEMORY.md. */
   projectMemoryDir?: string;
+  /** Where the daemon's hooks announce themselves ('hook-start' / 'hook-end', `{ hook }`): changes are held back while one runs (`hold`). */
+  hooks?: EventEmitter;
 };
+
+type HookEvent = { hook?: string } | undefined;
 
 export type WatcherState = {
   state: 'starting' | 'ready' | 'paused' | 'closed';
@@ -89,7 +94,11 @@ export class RepoWatcher {
   private readonly projectMemory: string | undefined;
   private readonly projects: string | undefined;
 
+  private readonly onHookStart = (e: HookEvent) => this.hold(`hook ${e?.hook ?? ''}`.trim());
+  private readonly onHookEnd = (e: HookEvent) => this.release(`hook ${e?.hook ?? ''}`.trim());
+
   constructor(private readonly opts: WatcherOptions) {
+    opts.hooks?.on('hook-start', this.onHookStart).on('hook-end', this.onHookEnd);
     this.authorityDirs.add(opts.root);
     this.hermesDir = dirname(repoConfigPath(opts.root));
     this.projectSkills = projectSkillsDir(opts.root);
@@ -179,6 +188,7 @@ export class RepoWatcher {
   }
 
   async close(): Promise<void> {
+    this.opts.hooks?.off('hook-start', this.onHookStart).off('hook-end', this.onHookEnd);
     this.status = 'closed';
     clearTimeout(this.flushTimer);
     clearTimeout(this.pauseTimer);

@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROTOCOL } from '../../src/hook-client/protocol.js';
+import { PROTOCOL } from '../../src/protocol/ask.js';
 import { resolvePaths } from '../../src/paths/index.js';
 import { VERSION } from '../../src/version.js';
 import { makeEnv } from '../helpers/env.js';

@@ -1,7 +1,7 @@
 /**
  * Each agent reads a refusal in its own form, and three programs write it: the daemon (a rule
  * broken), hermesd's C client and the curl runner (a daemon that cannot answer). All three take
- * the form from one table (src/hook-client/agent-hooks.ts); this test holds them to the same
+ * the form from one table (src/protocol/agent-hooks.ts); this test holds them to the same
  * bytes for every agent and every pre-tool event whose form differs — Cursor's beforeReadFile
  * among them — with a reason that needs escaping (quotes, a backslash, non-ASCII, a tab).
  */
@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { denyText, type AgentName } from '../../src/hook-client/agent-hooks.js';
+import { denyText, type AgentName } from '../../src/protocol/agent-hooks.js';
 import { agentRunnerScript } from '../../src/hook-client/runners.js';
 import { clientPath } from '../../src/paths/index.js';
 import { makeEnv, type TestEnv } from '../helpers/env.js';

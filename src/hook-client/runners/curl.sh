@@ -1,8 +1,8 @@
 # hermesd's client in sh and curl, for a machine where client.c could not be built (`hermesd
-# status` and `doctor` say so). The same protocol (src/hook-client/protocol.ts) and the same
+# status` and `doctor` say so). The same protocol (src/protocol/ask.ts) and the same
 # meaning of every fault as client.c, slower: a curl per question, and a daemon that is down
 # is waited for by polling. Sourced by both runners before their body, after the agents' table
-# (hermesd_deny, hermesd_silent: generated from src/hook-client/agent-hooks.ts).
+# (hermesd_deny, hermesd_silent: generated from src/protocol/agent-hooks.ts).
 #
 # hermesd_curl <kind> <name> <bound ms> <allow|block> <refusal code> <-x or ''> <phase> [git hook args...]
 # (an agent's payload, and post-rewrite's lines, on stdin). Exits with the answer's code: run it

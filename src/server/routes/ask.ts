@@ -15,8 +15,8 @@ import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../../protocol/limits.js';
 import type { DaemonContext } from '../daemon-context.js';
 import { defineRoute, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
-import { AGENT_NAMES, denyText, isAgentName, PRE_TOOL_EVENTS } from '../../hook-client/agent-hooks.js';
-import { ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PROTOCOL, textLines, verdictLine, type AskQuery } from '../../hook-client/protocol.js';
+import { AGENT_NAMES, denyText, isAgentName, PRE_TOOL_EVENTS } from '../../protocol/agent-hooks.js';
+import { ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PROTOCOL, textLines, verdictLine, type AskQuery } from '../../protocol/ask.js';
 
 type Answer = { code: number; stdout?: string; stderr?: string };
 

@@ -18,7 +18,7 @@ import { TaskRunner } from '../../agent/task-runner.js';
 import { TOOLS } from '../../agent/tools/index.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
-import type { ConfigService } from './config.js';
+import type { ConfigInForce } from '../../guard/config-in-force.js';
 import type { PromptService } from './prompt.js';
 import type { GuardService } from './guard.js';
 import type { PlacementService } from './placement.js';
@@ -44,7 +44,7 @@ export function agentServicesFor(stores: AgentStores, config: HermesConfig): Age
 /** The task runner; its stores are resolved when a task starts, so a daemon that runs none opens none. */
 export function createTaskRunner(
   ctx: DaemonContext,
-  deps: { config: ConfigService; prompt: () => PromptService; stores: () => AgentStores },
+  deps: { config: ConfigInForce; prompt: () => PromptService; stores: () => AgentStores },
 ): Built<TaskRunner> {
   let model: { key: string; client: ModelClient } | undefined;
   const modelFor = (config: HermesConfig): ModelClient => {

@@ -14,7 +14,7 @@ import { clientPath } from '../../paths/index.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
-import type { ConfigService } from './config.js';
+import type { ConfigInForce } from '../../guard/config-in-force.js';
 import type { GuardService } from './guard.js';
 
 /** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */
@@ -23,7 +23,7 @@ const HEALTH_TTL_MS = 2_000;
 /** The hook service, with its health and pending backups in status and warnings. */
 export function createHookService(
   ctx: DaemonContext,
-  deps: { config: ConfigService; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
+  deps: { config: ConfigInForce; guard: GuardService; sessions: () => SessionDB; tasks: () => TaskRunner },
 ): Built<GitHooks> {
   // What the hooks read of the daemon, as values: they call nothing back in the server.
   const service = new GitHooks(
@@ -55,7 +55,7 @@ export function createHookService(
   };
   const pendingNow = ctx.oncePerStatus(() => pendingBackups(ctx.paths.gitDir));
   ctx.report('hooks', () => ({ running: service.running, pendingBackups: pendingNow().map((b) => b.id), staged: { ...service.staged.stats }, ...healthNow() }));
-  service.judgeAhead(() => deps.config.get());
+  service.judgeAhead(deps.config);
   ctx.warningSources.push(() => {
     const h = healthNow();
     const pending = pendingNow();

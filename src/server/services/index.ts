@@ -25,7 +25,8 @@ import type { AgentSessions } from '../../other-agents/sessions.js';
 import { createAgentHookService } from './agents.js';
 import type { OtherAgentHooks } from '../../other-agents/hook-handler.js';
 import type { Built } from './built.js';
-import { createConfigService, type ConfigService } from './config.js';
+import { createConfigService } from './config.js';
+import type { ConfigInForce } from '../../guard/config-in-force.js';
 import type { PromptService } from './prompt.js';
 import type { GuardService } from './guard.js';
 import type { GitHooks } from '../../githooks/hook-service.js';
@@ -37,7 +38,7 @@ import type * as Later from './later.js';
 export type Listener = { path: string; close(): void };
 
 type ServiceTypes = {
-  config: ConfigService;
+  config: ConfigInForce;
   guard: GuardService;
   sessions: SessionDB;
   memory: Memories;
@@ -93,7 +94,7 @@ export class Services {
     private readonly options: ServiceOptions = {},
   ) {}
 
-  get config(): ConfigService {
+  get config(): ConfigInForce {
     return this.build('config', () => ({ value: createConfigService(this.daemon) }));
   }
 
@@ -312,7 +313,7 @@ export function servicesOf(daemon: DaemonContext, options?: ServiceOptions): Ser
 }
 
 /** The config service of `daemon`'s composition. */
-export function configServiceOf(daemon: DaemonContext): ConfigService {
+export function configServiceOf(daemon: DaemonContext): ConfigInForce {
   return servicesOf(daemon).config;
 }
 

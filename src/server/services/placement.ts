@@ -21,12 +21,12 @@ import type { SkillStore } from '../../skills/store.js';
 import type { AgentStopped } from '../../other-agents/sessions.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
-import type { ConfigService } from './config.js';
+import type { ConfigInForce } from '../../guard/config-in-force.js';
 
 /** What a task's end says, as the task runner emits it on ctx.events. */
 export type TaskEnded = { sessionId: string | null; source: string; status: string };
 
-type PlacementStores = { config: ConfigService; memory: Memories; skills: SkillStore; sessions: () => SessionDB };
+type PlacementStores = { config: ConfigInForce; memory: Memories; skills: SkillStore; sessions: () => SessionDB };
 
 export class PlacementService {
   readonly proposals: ProposalStore;

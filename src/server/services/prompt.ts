@@ -7,7 +7,7 @@
 import type { DaemonContext } from '../daemon-context.js';
 import type { Memories } from '../../memory/memories.js';
 import type { SkillStore } from '../../skills/store.js';
-import type { ConfigService } from './config.js';
+import type { ConfigInForce } from '../../guard/config-in-force.js';
 import type { WatcherService } from './watcher.js';
 import type { Authority } from '../../context/authority.js';
 import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../context/builder.js';
@@ -23,7 +23,7 @@ export class PromptService {
 
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly deps: { config: ConfigService; memory: Memories; skills: SkillStore; watcher: WatcherService },
+    private readonly deps: { config: ConfigInForce; memory: Memories; skills: SkillStore; watcher: WatcherService },
   ) {
     this.builder = new ContextBuilder({
       root: ctx.root,

@@ -15,7 +15,7 @@ export const CHECKPOINT_INTERVAL_MS = 60_000;
 export function openSessions(ctx: DaemonContext, secrets: SecretValues): Built<SessionDB> {
   const db = new SessionDB(sessionDbPath(ctx.home));
   // hermesd guard: the values of this repository's secrets never reach state.db, in any form.
-  db.setValueRedactor((text) => secrets.redact(text).text);
+  db.setValueRedactor(secrets);
   const timer = setInterval(() => {
     try {
       db.checkpoint();

@@ -27,7 +27,6 @@ export class WatcherService {
   private watcher?: RepoWatcher;
   private started?: Promise<void>;
   private error?: string;
-  private unsubscribe?: () => void;
 
   constructor(private readonly ctx: DaemonContext) {}
 
@@ -48,6 +47,7 @@ export class WatcherService {
       home: ctx.home,
       tree: ctx.env.HERMESD_WATCH_TREE !== '0',
       projectMemoryDir: projectDir(ctx.home, ctx.paths.commonDir),
+      hooks: ctx.events,
       onChange: (kinds) => {
         // Work-tree edits are constant while anyone works; only the changes that reload something are worth a log line.
         const notable = [...kinds].filter((k) => k !== 'workspace');
@@ -63,14 +63,6 @@ export class WatcherService {
       },
     });
     this.watcher = watcher;
-    const onHookStart = (e?: { hook?: string }) => watcher.hold(`hook ${e?.hook ?? ''}`.trim());
-    const onHookEnd = (e?: { hook?: string }) => watcher.release(`hook ${e?.hook ?? ''}`.trim());
-    ctx.events.on('hook-start', onHookStart);
-    ctx.events.on('hook-end', onHookEnd);
-    this.unsubscribe = () => {
-      ctx.events.off('hook-start', onHookStart);
-      ctx.events.off('hook-end', onHookEnd);
-    };
     let watches: { at: number; n: number | null } = { at: 0, n: null };
     const watchCount = () => {
       if (Date.now() - watches.at > INOTIFY_COUNT_TTL_MS) watches = { at: Date.now(), n: inotifyWatchCount() ?? null };
@@ -104,7 +96,6 @@ export class WatcherService {
   }
 
   async close(): Promise<void> {
-    this.unsubscribe?.();
     await this.watcher?.close();
   }
 }

@@ -122,7 +122,7 @@ export function agentHooksHeader(): string {
   const deny = DENY_FORMS.map((r) => `  {${cString(r.agent)}, ${r.event === undefined ? 'NULL' : cString(r.event)}, ${cString(r.form)}},`);
   const silent = AGENT_NAMES.map((a) => `  {${cString(a)}, ${cString(SILENT_FORMS[a])}},`);
   return [
-    '/* Generated from src/hook-client/agent-hooks.ts when the client is compiled; edit that file instead. */',
+    '/* Generated from src/protocol/agent-hooks.ts when the client is compiled; edit that file instead. */',
     '#define HERMESD_AGENTS "' + AGENT_NAMES.join('|') + '"',
     'static const struct { const char *agent, *event, *form; } DENY_FORMS[] = {',
     ...deny,
@@ -151,7 +151,7 @@ export function agentHooksSh(): string {
   const denyCases = DENY_FORMS.map((r) => `    ${r.agent}:${r.event ?? '*'}) printf '%s\\n' ${pieces(r.form)} ;;`);
   const silentCases = AGENT_NAMES.filter((a) => SILENT_FORMS[a] !== '').map((a) => `    ${a}) printf '%s' ${shQuote(SILENT_FORMS[a])} ;;`);
   return [
-    '# Generated from src/hook-client/agent-hooks.ts when this runner is written; edit that file instead.',
+    '# Generated from src/protocol/agent-hooks.ts when this runner is written; edit that file instead.',
     `hermesd_is_agent() { case $1 in ${AGENT_NAMES.join(' | ')}) return 0 ;; esac; return 1; }`,
     `hermesd_is_pre_tool() { case $1 in ${[...PRE_TOOL_EVENTS].join(' | ')}) return 0 ;; esac; return 1; }`,
     '# $1 agent, $2 event (letters and -), $3 the reason as a JSON string.',
