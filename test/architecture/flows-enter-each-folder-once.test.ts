@@ -8,11 +8,11 @@
  * returns to a folder already left that the layering forbids). Each flow enters only the
  * folders docs/architecture.md names for it, and none of them twice.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitIn, gitIn, makeEnv, REPO_ROOT, waitFor, type TestEnv } from '../helpers/env.js';
+import { CLI, commitIn, gitIn, makeEnv, REPO_ROOT, waitFor, type TestEnv } from '../helpers/env.js';
 import { claudeWrite, expectRefused, guardedConfig, KEY, recordedPid } from '../helpers/transport.js';
 
 type Frame = [file: string, fn: string];
@@ -87,6 +87,13 @@ beforeAll(async () => {
   writeFileSync(join(repo, 'creds.txt'), `key = "${KEY}"\n`);
   gitIn(t, repo, 'add', 'creds.txt');
   expect(commitIn(t, repo, ['-qm', 'warm']).code, 'the untraced commit of a key was not refused').toBe(1);
+  // The services that start after the first questions (the watcher among them) are running.
+  await waitFor(() => {
+    const r = spawnSync(process.execPath, [CLI, 'status', '--json'], { cwd: repo, env: t.env, encoding: 'utf8' });
+    return r.status === 0 && (JSON.parse(r.stdout) as { watcher?: { state?: string } }).watcher?.state === 'ready';
+  }, 20_000).catch(() => {
+    throw new Error("the traced daemon's watcher did not report ready (hermesd status --json)");
+  });
 }, 60_000);
 
 afterAll(async () => {
