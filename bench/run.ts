@@ -38,6 +38,7 @@ const benches: Record<string, Entry> = {
   placement: { load: () => import('./placement.js') },
   recall: { load: () => import('./recall.js') },
   commits: { load: () => import('./commits.js') },
+  'secret-walk': { load: () => import('./secret-walk.js') },
 };
 
 /** docs/benchmarks.md of this checkout (this file runs as dist/bench/run.js). */

@@ -8,8 +8,12 @@
  * in two, an encryption).
  *
  *   const secrets = new SecretValues({ root, config, env });
- *   secrets.refresh();                 // cheap when nothing changed (one stat per directory)
+ *   secrets.refresh();                 // one stat per directory when nothing changed
  *   secrets.redact(text).text
+ *
+ * In the daemon the watcher says which directories changed (`watchedBy`): the redactions that
+ * SessionDB's writes trigger then look again only at those, and at the directories no watch
+ * covers, so a commit's evidence costs what changed, not one stat per directory of the tree.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
@@ -47,6 +51,8 @@ const COMMITS_KEPT = 64;
  */
 const SLOW_WALK_MS = 20;
 const WALK_REUSE_MS = 2_000;
+/** A walk that trusts the watcher's reports still looks at every directory at least this often (a report lost in an event storm is found then). */
+const EXACT_WALK_EVERY_MS = 30_000;
 
 /** Environment variable names whose values are secrets (the daemon's own keys): …KEY, …TOKEN, …SECRET, …PASSWORD, … */
 const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIALS?|AUTH|PRIVATE|COOKIE|SESSION)([_-]|$)/i;
@@ -65,7 +71,22 @@ export type SecretValuesOptions = {
   dirs?: GitDirs;
 };
 
-type DirCache = { mtimeMs: number; ino: number; dirs: string[]; files: string[] };
+/**
+ * Which directories of the work tree changed, as a watcher reports them. `watchOf`: the watch
+ * on a directory (relative to the root, '' = the root), the same object for as long as that watch
+ * lasts, undefined where there is none: a change made while a watch was in place is reported.
+ * `takeChanged`: the directories with a change reported since the last call; undefined when that
+ * is not known (the watcher is not running, or a storm overflowed what it keeps).
+ */
+export type TreeChanges = {
+  watchOf(rel: string): object | undefined;
+  takeChanged(): ReadonlySet<string> | undefined;
+};
+
+const depth = (rel: string) => (rel ? rel.split('/').length : 0);
+
+/** A directory as last read: its stat, its entries, and the watch that was on it from before that read (none: looked at every walk). */
+type DirCache = { mtimeMs: number; ino: number; dirs: string[]; files: string[]; watch: object | undefined };
 
 /** The values one daemon must never let out, and the redactor built from them. */
 export class SecretValues {
@@ -77,13 +98,34 @@ export class SecretValues {
   private secretFileList: string[] = [];
   private values: string[] = [];
   private lastWalk = { at: 0, ms: 0 };
+  private lastExactWalk = 0;
+  /** Directories looked at (a stat each) by the last walk. */
+  private looked = 0;
+  private tree: TreeChanges | undefined;
+  /** The directories read that no watch covered when they were (looked at every walk). */
+  private readonly unwatched = new Set<string>();
+  /** The directories read that hold secret files, and those files (relative). */
+  private readonly secretDirs = new Map<string, string[]>();
 
   constructor(private opts: SecretValuesOptions) {}
 
-  /** A new config (secretPaths) or environment; the next refresh rescans. */
+  /** A new config (secretPaths) or environment; the next refresh rescans (the directories' secret files were judged under the old config). */
   update(opts: Partial<SecretValuesOptions>): void {
     this.opts = { ...this.opts, ...opts };
     this.fileValues.clear();
+    this.dirCache.clear();
+    this.unwatched.clear();
+    this.secretDirs.clear();
+  }
+
+  /** The watcher whose reports the redactions' walks trust (undefined: none, every walk looks at every directory). */
+  watchedBy(tree: TreeChanges | undefined): void {
+    this.tree = tree;
+  }
+
+  /** How the last walk went: directories looked at, and how long it took. */
+  walkStats(): { looked: number; ms: number } {
+    return { looked: this.looked, ms: this.lastWalk.ms };
   }
 
   /** Absolute paths of the secret files in the work tree, at any depth (as of the last refresh). */
@@ -100,8 +142,8 @@ export class SecretValues {
    * Re-reads what may have changed: the secret files (one stat per directory when nothing
    * did), the history when refs moved, the environment. Returns the known values.
    */
-  refresh(tips?: Iterable<string>): string[] {
-    const values = this.presentValues();
+  refresh(tips?: Iterable<string>, opts: { trustWatch?: boolean } = {}): string[] {
+    const values = this.presentValues(opts.trustWatch === true);
     const steps = this.historySteps(tips);
     for (let step = steps.next(); ; ) {
       if (step.done) return this.keep(values, step.value);
@@ -122,11 +164,11 @@ export class SecretValues {
   }
 
   /** The values of the work tree's secret files (re-read where they changed), the environment's and the extra ones. */
-  private presentValues(): Set<string> {
+  private presentValues(trustWatch = false): Set<string> {
     this.lastRefresh = Date.now();
     if (this.lastWalk.ms <= SLOW_WALK_MS || Date.now() - this.lastWalk.at > WALK_REUSE_MS) {
       const t = performance.now();
-      this.secretFileList = this.walk();
+      this.secretFileList = this.walk(trustWatch);
       this.lastWalk = { at: Date.now(), ms: performance.now() - t };
     }
     const files = this.secretFileList;
@@ -163,7 +205,7 @@ export class SecretValues {
   /** Replaces every known value (and its encodings) with `[REDACTED:secret-value]`. */
   redact(text: string): { text: string; count: number } {
     if (!text) return { text, count: 0 };
-    if (Date.now() - this.lastRefresh > LAZY_REFRESH_MS) this.refresh();
+    if (Date.now() - this.lastRefresh > LAZY_REFRESH_MS) this.refresh(undefined, { trustWatch: true });
     const key = this.values.join('\0');
     if (this.compiled.key !== key) this.compiled = { key, redactor: compileRedactor(this.values) };
     return this.compiled.redactor?.redact(text) ?? { text, count: 0 };
@@ -190,48 +232,96 @@ export class SecretValues {
     return values;
   }
 
-  /** The work tree's secret files; a directory is re-read only when its mtime changed. */
-  private walk(): string[] {
+  /**
+   * The work tree's secret files; a directory is re-read only when its mtime changed. With
+   * `trustWatch` and a watcher (`watchedBy`), only the directories the watcher reports a change
+   * in, those no watch covers (ignored ones) and the new ones they hold are looked at: a
+   * directory a watch has covered since it was last read is not. At least one walk in
+   * EXACT_WALK_EVERY_MS looks at every directory.
+   */
+  private walk(trustWatch = false): string[] {
+    const tree = this.tree;
+    // Taken before any stat: a change reported after this is looked at by the next walk.
+    const reported = tree?.takeChanged();
+    this.looked = 0;
+    if (trustWatch && tree && reported && this.dirCache.has('') && Date.now() - this.lastExactWalk <= EXACT_WALK_EVERY_MS) {
+      // Parents before children: a directory its parent's new read dropped is not looked at.
+      const todo = [...new Set([...reported, ...this.unwatched])].filter((d) => this.dirCache.has(d)).sort((a, b) => depth(a) - depth(b));
+      for (const rel of todo) if (this.dirCache.has(rel)) this.look(rel, true);
+    } else {
+      this.lastExactWalk = Date.now();
+      const seen = new Set<string>();
+      this.look('', false, { budget: WALK_MAX_DIRS, seen });
+      for (const k of [...this.dirCache.keys()]) if (!seen.has(k)) this.forgetDir(k);
+    }
+    return [...this.secretDirs.values()].flat().map((f) => join(this.opts.root, f));
+  }
+
+  /**
+   * Looks at directory `rel` (a stat; its entries read again when it changed) and at the
+   * directories below it: every one (`onlyNew` false), or only those it did not hold before.
+   */
+  private look(rel: string, onlyNew: boolean, walk: { budget: number; seen?: Set<string> } = { budget: WALK_MAX_DIRS }): void {
+    if (walk.budget-- <= 0) return;
     const { root, config } = this.opts;
-    const out: string[] = [];
-    let budget = WALK_MAX_DIRS;
-    const seen = new Set<string>();
-    const visit = (rel: string) => {
-      if (budget-- <= 0) return;
-      const abs = rel ? join(root, rel) : root;
-      let st;
+    const abs = rel ? join(root, rel) : root;
+    // The watch in place before the stat: any change after it is reported.
+    const watch = this.tree?.watchOf(rel);
+    this.looked++;
+    let st;
+    try {
+      st = statSync(abs);
+    } catch {
+      this.forgetDir(rel);
+      return;
+    }
+    if (!st.isDirectory()) {
+      this.forgetDir(rel);
+      return;
+    }
+    walk.seen?.add(rel);
+    const before = this.dirCache.get(rel);
+    let now = before;
+    if (!before || before.mtimeMs !== st.mtimeMs || before.ino !== st.ino) {
+      let entries: Dirent[];
       try {
-        st = statSync(abs);
+        entries = readdirSync(abs, { withFileTypes: true });
       } catch {
+        this.forgetDir(rel);
         return;
       }
-      if (!st.isDirectory()) return;
-      seen.add(rel);
-      let cached = this.dirCache.get(rel);
-      if (!cached || cached.mtimeMs !== st.mtimeMs || cached.ino !== st.ino) {
-        let entries: Dirent[];
-        try {
-          entries = readdirSync(abs, { withFileTypes: true });
-        } catch {
-          return;
-        }
-        const dirs: string[] = [];
-        const files: string[] = [];
-        for (const d of entries) {
-          const r = rel ? `${rel}/${d.name}` : d.name;
-          if (d.isDirectory()) {
-            if (!SKIP_DIRS.has(d.name)) dirs.push(r);
-          } else if ((d.isFile() || d.isSymbolicLink()) && isSecretPath(r, config, { root })) files.push(r);
-        }
-        cached = { mtimeMs: st.mtimeMs, ino: st.ino, dirs, files };
-        this.dirCache.set(rel, cached);
+      const dirs: string[] = [];
+      const files: string[] = [];
+      for (const d of entries) {
+        const r = rel ? `${rel}/${d.name}` : d.name;
+        if (d.isDirectory()) {
+          if (!SKIP_DIRS.has(d.name)) dirs.push(r);
+        } else if ((d.isFile() || d.isSymbolicLink()) && isSecretPath(r, config, { root })) files.push(r);
       }
-      for (const f of cached.files) out.push(join(root, f));
-      for (const d of cached.dirs) visit(d);
-    };
-    visit('');
-    for (const k of this.dirCache.keys()) if (!seen.has(k)) this.dirCache.delete(k);
-    return out;
+      now = { mtimeMs: st.mtimeMs, ino: st.ino, dirs, files, watch };
+      // What it no longer holds is forgotten with everything below it.
+      if (before) for (const d of before.dirs) if (!dirs.includes(d)) this.forgetDir(d);
+    } else now = { ...before, watch };
+    this.keepDir(rel, now);
+    for (const d of now.dirs) if (!onlyNew || !this.dirCache.has(d)) this.look(d, false, walk);
+  }
+
+  private keepDir(rel: string, entry: DirCache): void {
+    this.dirCache.set(rel, entry);
+    if (entry.watch === undefined) this.unwatched.add(rel);
+    else this.unwatched.delete(rel);
+    if (entry.files.length > 0) this.secretDirs.set(rel, entry.files);
+    else this.secretDirs.delete(rel);
+  }
+
+  /** Forgets directory `rel` and everything below it that was read. */
+  private forgetDir(rel: string): void {
+    const entry = this.dirCache.get(rel);
+    if (!entry) return;
+    this.dirCache.delete(rel);
+    this.unwatched.delete(rel);
+    this.secretDirs.delete(rel);
+    for (const d of entry.dirs) this.forgetDir(d);
   }
 
   /** Values of every version of a secret file that git history holds (incremental as refs move). `known`: the ref tips, when the caller has read them. */

@@ -94,6 +94,8 @@ export class TreeSentinel {
   /** One batch at a time: a storm queues work, never processes. */
   private batching: Promise<void> | undefined;
   private lastBatchSize = 0;
+  /** Told of each directory whose watch is dropped: its changes are no longer reported. */
+  onUnwatch: ((rel: string) => void) | undefined;
 
   constructor(
     private readonly root: string,
@@ -131,6 +133,11 @@ export class TreeSentinel {
     return this.started && !this.disabled && !this.closed;
   }
 
+  /** The watch on directory `rel` ('' = the root): the same object while that watch lasts; undefined where there is none. */
+  watchOf(rel: string): object | undefined {
+    return this.live ? this.watchers.get(rel) : undefined;
+  }
+
   /** Also watches `rel` (a directory git lists no file in yet, such as a session's empty cwd). */
   watchDir(rel: string): void {
     if (!this.started || this.closed || this.disabled) return;
@@ -157,6 +164,8 @@ export class TreeSentinel {
       if (rel === '' || d === rel || d.startsWith(rel + '/')) {
         w.close();
         this.watchers.delete(d);
+        // From now on its changes go unreported: whoever trusted the watch looks at it again.
+        this.onUnwatch?.(d);
       }
     }
   }

@@ -22,6 +22,7 @@ import { FILE_OF } from '../memory/snapshot.js';
 import { GitDirWatch } from './gitdir.js';
 import { TreeSentinel, type TreeState } from './tree-watch.js';
 import { memoriesDir, projectSkillsDir, repoConfigPath, soulPath, userConfigPath, userSkillsDir } from '../paths/index.js';
+import type { TreeChanges } from '../security/secret-values.js';
 
 /** Instruction files, in the folders the authority is read from: the authority's names and the other agents' own (GEMINI.md…), whose drift from it `hermesd://agents` shows. */
 const INSTRUCTION_NAMES: ReadonlySet<string> = new Set([...AUTHORITY_FILE_NAMES, ...AGENT_INSTRUCTION_NAMES]);
@@ -30,6 +31,9 @@ export type ChangeKind = 'authority' | 'config' | 'skills' | 'memory' | 'workspa
 
 /** The memory store files (written by rename, so their folder's watch reports them). */
 const MEMORY_FILES: ReadonlySet<string> = new Set(Object.values(FILE_OF));
+
+/** Changed directories kept for `treeChanges` between two looks; past this, "not known" (a storm: whoever asks looks at every directory). */
+const CHANGED_DIRS_MAX = 10_000;
 
 /** Changes are coalesced for this long before being reported (editors write a file in several steps). */
 export const WATCH_DEBOUNCE_MS = 40;
@@ -139,7 +143,8 @@ export class RepoWatcher {
     w.on('error', (err) => this.opts.onError?.(err));
     const ready = new Promise<void>((resolve) => w.once('ready', () => resolve()));
     if (this.opts.tree !== false) {
-      this.tree = new TreeSentinel(this.opts.root, () => this.onTree());
+      this.tree = new TreeSentinel(this.opts.root, (rel) => this.onTree(rel));
+      this.tree.onUnwatch = (rel) => this.noteTreeChange(rel);
       await Promise.all([ready, this.tree.start()]);
     } else {
       await ready;
@@ -268,9 +273,32 @@ export class RepoWatcher {
   }
 
   /** Any tree change (a .gitignore too: the dirty counts are git's to recompute) makes the workspace stale. */
-  private onTree(): void {
+  private onTree(rel: string): void {
     this.opts.onEvent?.();
+    this.noteTreeChange(rel);
     this.note('workspace');
+  }
+
+  /** Directories with a change reported since the last `takeChanged` (undefined: more than CHANGED_DIRS_MAX, not kept). */
+  private changedDirs: Set<string> | undefined = new Set();
+
+  /** `rel` is the entry that changed, or a watched directory itself: both it and the directory holding it are marked. */
+  private noteTreeChange(rel: string): void {
+    if (!this.changedDirs) return;
+    this.changedDirs.add(rel).add(rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
+    if (this.changedDirs.size > CHANGED_DIRS_MAX) this.changedDirs = undefined;
+  }
+
+  /** What the work tree's watches report, for those who would otherwise look at every directory (src/security/secret-values.ts). */
+  treeChanges(): TreeChanges {
+    return {
+      watchOf: (rel) => this.tree?.watchOf(rel),
+      takeChanged: () => {
+        const changed = this.tree?.live ? this.changedDirs : undefined;
+        this.changedDirs = new Set();
+        return changed;
+      },
+    };
   }
 
   /**

@@ -157,7 +157,7 @@ export class Services {
   get watcher(): WatcherService {
     const { WatcherService } = this.code();
     return this.build('watcher', () => {
-      const watcher = new WatcherService(this.daemon);
+      const watcher = new WatcherService(this.daemon, { secrets: this.guard.secrets });
       return { value: watcher, close: () => watcher.close() };
     });
   }

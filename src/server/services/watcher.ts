@@ -11,6 +11,7 @@ import type { StreamedEvent } from '../../protocol/events.js';
 import { inotifyWatchCount } from '../../watcher/inotify.js';
 import { projectDir } from '../../paths/index.js';
 import { RepoWatcher, type ChangeKind } from '../../watcher/watcher.js';
+import type { SecretValues } from '../../security/secret-values.js';
 
 const EVENT_OF: Record<ChangeKind, StreamedEvent> = {
   authority: 'authority-changed',
@@ -28,7 +29,11 @@ export class WatcherService {
   private started?: Promise<void>;
   private error?: string;
 
-  constructor(private readonly ctx: DaemonContext) {}
+  /** `secrets`: their walks for secret files look only where the watches report a change. */
+  constructor(
+    private readonly ctx: DaemonContext,
+    private readonly deps: { secrets?: SecretValues } = {},
+  ) {}
 
   /** Starts the watcher (once); failures are logged and reported in status, never fatal. */
   start(): Promise<void> {
@@ -63,6 +68,7 @@ export class WatcherService {
       },
     });
     this.watcher = watcher;
+    this.deps.secrets?.watchedBy(watcher.treeChanges());
     let watches: { at: number; n: number | null } = { at: 0, n: null };
     const watchCount = () => {
       if (Date.now() - watches.at > INOTIFY_COUNT_TTL_MS) watches = { at: Date.now(), n: inotifyWatchCount() ?? null };
@@ -96,6 +102,7 @@ export class WatcherService {
   }
 
   async close(): Promise<void> {
+    this.deps.secrets?.watchedBy(undefined);
     await this.watcher?.close();
   }
 }
