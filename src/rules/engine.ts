@@ -247,7 +247,8 @@ async function applyGenerators(
   return out;
 }
 
-function sortViolations(vs: Violation[]): Violation[] {
+/** Violations in the order every report gives them: by file, line, then rule. */
+export function sortViolations(vs: Violation[]): Violation[] {
   return vs.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0)));
 }
 

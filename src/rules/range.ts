@@ -289,19 +289,23 @@ function distinctRules(rules: readonly Rule[]): Rule[] {
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /**
- * The values of this clone's secret files (the guard's index: .env files, keys, and every
- * version of them git history holds), as a rule, where the work tree has such files. A fresh
- * clone (CI) or a bare repository has none: skipped, and said.
+ * This clone's secret files (the guard's index: .env files, keys), read from the work tree, and
+ * the values they and every version of them in git history hold (`all`: git's history read
+ * without blocking, while the range's diffs stream in). A fresh clone (CI) or a bare repository
+ * has none: skipped, and said (`note`).
  */
-async function secretValueRule(place: RangePlace, config: HermesConfig): Promise<{ rule?: Rule; note: string }> {
+async function secretFilesHere(place: RangePlace, config: HermesConfig): Promise<{ note: string } | { files: number; inTree: number; all: Promise<string[]> }> {
   if (!place.root) return { note: 'skipped: no work tree here, so no secret files whose values to look for' };
   const { SecretValues } = await import('../security/secret-values.js');
   const secrets = new SecretValues({ root: place.root, config, env: {} });
-  secrets.refresh([]); // the work tree's secret files alone: history only where there are some
-  if (secrets.secretFiles().length === 0) return { note: 'skipped: this clone has no secret files (.env, keys) whose values to look for' };
-  // git's history read without blocking: the range's diffs stream in meanwhile.
-  const values = await secrets.refreshAsync();
+  const inTree = secrets.refresh([]).length; // the work tree's secret files alone: history only where there are some
   const files = secrets.secretFiles().length;
+  if (files === 0) return { note: 'skipped: this clone has no secret files (.env, keys) whose values to look for' };
+  return { files, inTree, all: secrets.refreshAsync() };
+}
+
+/** The rule that refuses the values of this clone's `files` secret files, where there are any. */
+function secretValueRule(values: string[], files: number): { rule?: Rule; note: string } {
   if (values.length === 0) return { note: `none known: the ${files} secret file(s) here hold no values to look for` };
   return {
     rule: {
@@ -342,9 +346,28 @@ const rulesUsed = (rules: RangeRules): Omit<RulesUsed, 'list'> => ({
 
 /** Judges `commits` (oldest first) under `rules`: violations, changes to the rules file, what could not be judged here. */
 export async function judgeRange(place: RangePlace, rules: RangeRules, commits: readonly RangeCommit[], started?: StartedDiffs): Promise<RangeVerdict> {
-  const [secret, { engine, load }] = await Promise.all([secretValueRule(place, rules.config), judgingModules()]);
-  const config: HermesConfig = secret.rule ? { ...rules.config, rules: [...rules.config.rules, secret.rule] } : rules.config;
-  const results = await engine.checkCommitDiffs(place.cwd, config, started ?? rangeDiffs(commits), { quarantine: place.quarantine });
+  const [here, { engine, load }] = await Promise.all([secretFilesHere(place, rules.config), judgingModules()]);
+  const judge = (config: HermesConfig, diffs: readonly CommitDiff[] | StartedDiffs) =>
+    engine.checkCommitDiffs(place.cwd, config, diffs, { quarantine: place.quarantine });
+  const withRule = (rule: Rule | undefined): HermesConfig => (rule ? { ...rules.config, rules: [...rules.config.rules, rule] } : rules.config);
+  let secret: { rule?: Rule; note: string };
+  let results: CommitDiffResult[];
+  if ('note' in here) {
+    secret = here;
+    results = await judge(rules.config, started ?? rangeDiffs(commits));
+  } else if (here.inTree > 0) {
+    // The work tree's secret files hold values: the range is judged once, with them and their history's.
+    secret = secretValueRule(await here.all, here.files);
+    results = await judge(withRule(secret.rule), started ?? rangeDiffs(commits));
+  } else {
+    // They hold none now: the range is judged while their history is read (git never waits on a
+    // full pipe for it); a value found only in history is one more pass, for that rule alone.
+    const [values, found] = await Promise.all([here.all, judge(rules.config, started ?? rangeDiffs(commits))]);
+    secret = secretValueRule(values, here.files);
+    const more = secret.rule ? await judge({ ...rules.config, rules: [secret.rule] }, rangeDiffs(commits)) : undefined;
+    results = more ? found.map((r, i) => ({ ...r, violations: engine.sortViolations([...r.violations, ...more[i]!.violations]) })) : found;
+  }
+  const config = withRule(secret.rule);
   const verdict: RangeVerdict = {
     commits: commits.map((c) => c.commit),
     rules: { ...rulesUsed(rules), list: config.rules.map((r) => ({ id: r.id, message: r.message })) },

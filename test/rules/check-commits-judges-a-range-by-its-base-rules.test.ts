@@ -257,4 +257,20 @@ describe('hermesd check --commits', () => {
     ]);
     gitIn(t, repo, 'reset', '-q', '--hard', start);
   });
+
+  it("a value only history holds, its file emptied since, is found too; with the range's other findings, in order", async () => {
+    const start = gitIn(t, repo, 'rev-parse', 'HEAD').trim();
+    commit({ 'ops/.env': 'DEPLOY_TOKEN=retired-deploy-token-6093\n' }, 'add the ops env');
+    commit({ 'ops/.env': '# moved to the vault\n' }, 'empty the ops env');
+    const leak = commit({ 'src/ops.ts': `export const token = "retired-deploy-token-6093";\nconst k = "${KEY}";\n` }, 'inline the retired token');
+    const r = await t.cli(['check', '--commits', `${leak}~1..${leak}`, '--json'], { cwd: repo });
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.json().violations, `the retired value, held only by an old version of ops/.env, was not found beside the key: ${r.stdout}`).toMatchObject([
+      { rule: 'secret-value', file: 'src/ops.ts', line: 1, commit: leak },
+      { rule: 'no-aws-keys', file: 'src/ops.ts', line: 2, commit: leak },
+    ]);
+    expect(r.json().secretValues).toMatchObject({ judged: true });
+    expect(JSON.stringify(r.json())).not.toContain('retired-deploy-token-6093');
+    gitIn(t, repo, 'reset', '-q', '--hard', start);
+  });
 });
