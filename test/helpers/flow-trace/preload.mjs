@@ -4,7 +4,7 @@
  * every function of dist/src/ entered meanwhile, its stack as [file under dist/src/, function]
  * pairs, callee first (V8's async frames included, so an awaited chain keeps its callers).
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 
 register(new URL('./loader.mjs', import.meta.url));
@@ -21,7 +21,10 @@ process.on('SIGUSR2', () => {
     Error.stackTraceLimit = 100;
     return;
   }
-  writeFileSync(`${out}.${written++}.json`, JSON.stringify(recording));
+  // Written whole, then renamed: whoever waits for the file never reads half of it.
+  const file = `${out}.${written++}.json`;
+  writeFileSync(`${file}.part`, JSON.stringify(recording));
+  renameSync(`${file}.part`, file);
   recording = undefined;
   Error.stackTraceLimit = 10;
 });
