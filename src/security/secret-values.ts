@@ -247,7 +247,9 @@ export class SecretValues {
     if (trustWatch && tree && reported && this.dirCache.has('') && Date.now() - this.lastExactWalk <= EXACT_WALK_EVERY_MS) {
       // Parents before children: a directory its parent's new read dropped is not looked at.
       const todo = [...new Set([...reported, ...this.unwatched])].filter((d) => this.dirCache.has(d)).sort((a, b) => depth(a) - depth(b));
-      for (const rel of todo) if (this.dirCache.has(rel)) this.look(rel, true);
+      // One bound for the whole walk, as the exact walk has.
+      const walk = { budget: WALK_MAX_DIRS };
+      for (const rel of todo) if (this.dirCache.has(rel)) this.look(rel, true, walk);
     } else {
       this.lastExactWalk = Date.now();
       const seen = new Set<string>();
