@@ -255,6 +255,16 @@ export function benignSentences(): Array<{ set: string; id: string; text: string
   return readJson<{ samples: Array<{ set: string; id: string; text: string }> }>('benign-sentences.json').samples;
 }
 
+/**
+ * Sentences of a guide to writing prompts (test/fixtures/benign-guide-sentences.json, built by
+ * `scripts/benign-sentences.mjs <mirrors> guide` from dair-ai/Prompt-Engineering-Guide, MIT, less
+ * its pages about attacks): developer prose that is about prompts from end to end. False flags are
+ * measured here; no detector trains on it.
+ */
+export function benignGuideSentences(): Array<{ set: string; id: string; text: string }> {
+  return readJson<{ samples: Array<{ set: string; id: string; text: string }> }>('benign-guide-sentences.json').samples;
+}
+
 /** Real SKILL.md files from public skill repositories. */
 export function realSkills(): Paragraph[] {
   const root = join(fixturesDir(), 'skills');

@@ -33,6 +33,7 @@ import { CONTEXT, MEMORY, referenceHits, SKILL } from './baseline/hermes-agent-p
 import { leaveOneSourceOut, modelFlags, patternsFlag } from './injection-train.js';
 import {
   benignDocuments,
+  benignGuideSentences,
   benignParagraphs,
   benignPrompts,
   benignSentences,
@@ -257,6 +258,7 @@ function threatTable(): Goal[] {
   const prompts = benignPrompts();
   const skills = realSkills();
   const sentences = benignSentences();
+  const guide = benignGuideSentences();
   const rows = threatDetectors().map((d) => {
     const row: Record<string, string> = { detector: d.name };
     for (const set of sets) {
@@ -269,6 +271,7 @@ function threatTable(): Goal[] {
     row['benign prompts flagged'] = pct(prompts.filter((p) => d.flags(p.text)).length, prompts.length);
     row['real SKILL.md refused (0)'] = pct(skills.filter((s) => (d.skill ?? d.flags)(s.text)).length, skills.length);
     row['developer sentences about prompts flagged (held out)'] = pct(sentences.filter((p) => d.flags(p.text)).length, sentences.length);
+    row['sentences of a guide to writing prompts flagged (held out)'] = pct(guide.filter((p) => d.flags(p.text)).length, guide.length);
     return row;
   });
   printTable('Threat scan on the override sets its patterns were grown on, and real developer text', rows);
@@ -278,6 +281,8 @@ function threatTable(): Goal[] {
   const benign = paragraphs.filter((p) => now.flags(p.text)).length;
   const sentenceHits = sentences.filter((p) => now.flags(p.text));
   const byModel = sentenceHits.filter((p) => scanText(p.text, 'context').some((h) => h.id === INJECTION_MODEL_ID)).length;
+  const guideHits = guide.filter((p) => now.flags(p.text));
+  const guideByModel = guideHits.filter((p) => scanText(p.text, 'context').some((h) => h.id === INJECTION_MODEL_ID)).length;
   const skillScan = threatDetectors().find((d) => d.name === 'hermesd now, skill')!;
   const refused = skills.filter((s) => skillScan.skill!(s.text)).length;
   return [
@@ -290,6 +295,11 @@ function threatTable(): Goal[] {
     {
       measure: `short developer sentences about prompts, instructions and agents flagged (${sentences.length.toLocaleString('en')}, held out: gemini-cli's and the MCP Python SDK's docs), by the scan / by the injection model`,
       result: `${sentenceHits.length} / ${byModel}`,
+      goal: 'reported',
+    },
+    {
+      measure: `sentences of a guide to writing prompts flagged (${guide.length.toLocaleString('en')}, held out: dair-ai's Prompt Engineering Guide, less its pages about attacks), by the scan / by the injection model`,
+      result: `${guideHits.length} / ${guideByModel}`,
       goal: 'reported',
     },
   ];

@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import {
   benignDocuments,
   benignParagraphs,
+  benignGuideSentences,
   benignPrompts,
   benignSentences,
   realSkills,
@@ -146,10 +147,11 @@ for (const { repo, commit, paragraphs: n, sentences: m } of DOCS) {
 // Nothing a false-flag figure is measured on: no near-duplicate (half or more of its 5-word
 // shingles in one text) of a benign prompt, a real SKILL.md or a benign document, and no
 // paragraph of those documents.
-const measured = new Set([...benignParagraphs(), ...benignSentences()].map((p) => p.text.replace(/\s+/g, ' ').trim().toLowerCase()));
+const measuredSentences = [...benignSentences(), ...benignGuideSentences()];
+const measured = new Set([...benignParagraphs(), ...measuredSentences].map((p) => p.text.replace(/\s+/g, ' ').trim().toLowerCase()));
 const kept = withoutNearDuplicates(
   withoutNearDuplicates(samples, [...benignPrompts(), ...realSkills(), ...benignDocuments()]),
-  benignSentences(),
+  measuredSentences,
   // A measured sentence inside a training paragraph is a near-duplicate too.
   { eitherWay: true },
 ).filter((s) => !measured.has(s.text.replace(/\s+/g, ' ').trim().toLowerCase()));

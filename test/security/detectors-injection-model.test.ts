@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   benignParagraphs,
   benignPrompts,
+  benignGuideSentences,
   benignSentences,
   benignTraining,
   fixturesDir,
@@ -42,6 +43,10 @@ describe('the benign training texts', () => {
     expect(withoutNearDuplicates(benignSentences(), training).length, 'a developer sentence false flags are measured on is in the training texts').toBe(
       benignSentences().length,
     );
+    expect(
+      withoutNearDuplicates(benignGuideSentences(), training).length,
+      "a prompt guide's sentence false flags are measured on is in the training texts",
+    ).toBe(benignGuideSentences().length);
     expect(withoutNearDuplicates(benignPrompts(), training).length, 'a benign prompt false flags are measured on is in the training texts').toBe(
       benignPrompts().length,
     );
@@ -55,6 +60,18 @@ describe('the benign training texts', () => {
       byModel.map((s) => `${s.set} ${s.id}: ${s.text}`),
       'developer sentences the injection model refuses',
     ).toEqual([]);
+  });
+
+  // A guide to writing prompts, measured after the model was built (2026-12-06): prose about
+  // prompts from end to end. The model flags two of its 750 sentences ("Others recommend that you
+  // place instructions at the beginning of the prompt.", "Now let's try removing the system
+  // prompt:"); a change may lower that, not raise it. Retraining with another prompt guide's
+  // sentences as negatives was tried and flagged four (docs/detectors.md).
+  it('sentences of a guide to writing prompts (held out): the scan flags at most the two it flagged when first measured', () => {
+    const guide = benignGuideSentences();
+    expect(guide.length).toBeGreaterThanOrEqual(700);
+    const flagged = guide.filter((s) => scanText(s.text, 'memory').length > 0 || scanText(s.text, 'context').length > 0);
+    expect(flagged.length, `prompt-guide sentences the scan refuses: ${flagged.map((s) => `${s.id}: ${s.text}`).join(' | ')}`).toBeLessThanOrEqual(2);
   });
 
   it('the held-out fifth is flagged at most once in a thousand by the scan as shipped', () => {
