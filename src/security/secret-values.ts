@@ -46,10 +46,12 @@ const LAZY_REFRESH_MS = 1_000;
 /** Commits whose changes are known (`committed`), kept for the next refresh. */
 const COMMITS_KEPT = 64;
 /**
- * A walk that took longer than this (a tree of tens of thousands of directories) is reused
- * for up to WALK_REUSE_MS: one stat per directory per command would cost more than the sandbox.
+ * A walk of every directory that looked at this many or more (~20 ms and up) is reused by the
+ * exact refreshes for up to WALK_REUSE_MS: one stat per directory per command would cost more
+ * than the sandbox. Counted in directories, not milliseconds, so that a busy machine does not
+ * change what a refresh sees.
  */
-const SLOW_WALK_MS = 20;
+const REUSED_WALK_DIRS = 1_000;
 const WALK_REUSE_MS = 2_000;
 /** A walk that trusts the watcher's reports still looks at every directory at least this often (a report lost in an event storm is found then). */
 const EXACT_WALK_EVERY_MS = 30_000;
@@ -98,6 +100,8 @@ export class SecretValues {
   private secretFileList: string[] = [];
   private values: string[] = [];
   private lastWalk = { at: 0, ms: 0 };
+  /** The last walk of every directory: a large one is reused by the next exact refreshes for WALK_REUSE_MS. */
+  private lastExact = { at: 0, looked: 0 };
   private lastExactWalk = 0;
   /** Directories looked at (a stat each) by the last walk. */
   private looked = 0;
@@ -123,7 +127,7 @@ export class SecretValues {
     this.tree = tree;
   }
 
-  /** How the last walk went: directories looked at, and how long it took. */
+  /** How the last refresh went: directories its walk looked at (0 where it reused a large walk), and how long that walk took. */
   walkStats(): { looked: number; ms: number } {
     return { looked: this.looked, ms: this.lastWalk.ms };
   }
@@ -166,11 +170,18 @@ export class SecretValues {
   /** The values of the work tree's secret files (re-read where they changed), the environment's and the extra ones. */
   private presentValues(trustWatch = false): Set<string> {
     this.lastRefresh = Date.now();
-    if (this.lastWalk.ms <= SLOW_WALK_MS || Date.now() - this.lastWalk.at > WALK_REUSE_MS) {
+    // A walk that trusts the watcher looks only where it reports a change: it is never the
+    // walk a large one is reused for (the redactions would miss a new secret file for
+    // WALK_REUSE_MS).
+    const cheap = trustWatch && this.tree !== undefined;
+    if (cheap || this.lastExact.looked < REUSED_WALK_DIRS || Date.now() - this.lastExact.at > WALK_REUSE_MS) {
       const t = performance.now();
-      this.secretFileList = this.walk(trustWatch);
+      const { files, exact } = this.walk(trustWatch);
+      this.secretFileList = files;
       this.lastWalk = { at: Date.now(), ms: performance.now() - t };
-    }
+      // Only a walk of every directory says what the next one will cost.
+      if (exact) this.lastExact = { at: this.lastWalk.at, looked: this.looked };
+    } else this.looked = 0;
     const files = this.secretFileList;
     const values = new Set<string>();
     const live = new Set<string>();
@@ -239,12 +250,13 @@ export class SecretValues {
    * directory a watch has covered since it was last read is not. At least one walk in
    * EXACT_WALK_EVERY_MS looks at every directory.
    */
-  private walk(trustWatch = false): string[] {
+  private walk(trustWatch = false): { files: string[]; exact: boolean } {
     const tree = this.tree;
     // Taken before any stat: a change reported after this is looked at by the next walk.
     const reported = tree?.takeChanged();
     this.looked = 0;
-    if (trustWatch && tree && reported && this.dirCache.has('') && Date.now() - this.lastExactWalk <= EXACT_WALK_EVERY_MS) {
+    const exact = !(trustWatch && tree && reported && this.dirCache.has('') && Date.now() - this.lastExactWalk <= EXACT_WALK_EVERY_MS);
+    if (!exact) {
       // Parents before children: a directory its parent's new read dropped is not looked at.
       const todo = [...new Set([...reported, ...this.unwatched])].filter((d) => this.dirCache.has(d)).sort((a, b) => depth(a) - depth(b));
       // One bound for the whole walk, as the exact walk has.
@@ -256,7 +268,7 @@ export class SecretValues {
       this.look('', false, { budget: WALK_MAX_DIRS, seen });
       for (const k of [...this.dirCache.keys()]) if (!seen.has(k)) this.forgetDir(k);
     }
-    return [...this.secretDirs.values()].flat().map((f) => join(this.opts.root, f));
+    return { files: [...this.secretDirs.values()].flat().map((f) => join(this.opts.root, f)), exact };
   }
 
   /**
