@@ -55,7 +55,12 @@ export type TrialTally = {
   manualAfterDaemonKill: number;
   bytesLost: number;
   lostTrials: Array<{ seed: number; interrupt: Interrupt; lost: string[] }>;
+  /** Interrupts land at a random instant in [0, this) ms after the daemon is up: the uninterrupted sequence's time here, with a margin. */
+  windowMs: number;
 };
+
+/** The shortest window for an interrupt's instant (the sequence takes some tens of ms on an idle machine). */
+const MIN_WINDOW_MS = 120;
 
 function makeRand(seed: number) {
   let s = seed >>> 0 || 1;
@@ -226,8 +231,9 @@ function runHook(
   attempt: string,
   interrupt: Interrupt,
   delayMs: number,
-): Promise<{ selfRestored: number; daemonRestored: boolean }> {
+): Promise<{ selfRestored: number; daemonRestored: boolean; ms: number }> {
   const marker = `${root}.daemon-restored`;
+  let up = 0;
   return new Promise((resolve, reject) => {
     const hook = spawn(process.execPath, [HOOK_JS, root, join(root, '.git'), String(seed), attempt, marker], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -243,6 +249,7 @@ function runHook(
       const m = /daemon (\d+)\n/.exec(out);
       if (m && daemonPid === undefined) {
         daemonPid = Number(m[1]);
+        up = performance.now();
         if (interrupt === 'none') return;
         setTimeout(() => {
           const kill = (pid: number | undefined, sig: NodeJS.Signals) => {
@@ -267,7 +274,7 @@ function runHook(
       else {
         const daemonRestored = existsSync(marker);
         rmSync(marker, { force: true });
-        resolve({ selfRestored: Number(/self-restored (\d+)/.exec(out)?.[1] ?? 0), daemonRestored });
+        resolve({ selfRestored: Number(/self-restored (\d+)/.exec(out)?.[1] ?? 0), daemonRestored, ms: up ? performance.now() - up : 0 });
       }
     });
   });
@@ -291,16 +298,24 @@ export async function runTrials(n: number, opts: { firstSeed?: number; onProgres
     manualAfterDaemonKill: 0,
     bytesLost: 0,
     lostTrials: [],
+    windowMs: MIN_WINDOW_MS,
   };
   try {
+    // How long the save → touch → restore sequence takes on this machine now, uninterrupted: a
+    // fixed window would put every interrupt before the backup is made on a busy machine (the
+    // restores would then never be exercised), and after it on a fast one.
+    const calibration = makeTrialRepo(base, 0);
+    const { ms } = await runHook(calibration, 0, 'calibration', 'none', 0);
+    rmSync(calibration, { recursive: true, force: true });
+    tally.windowMs = Math.max(MIN_WINDOW_MS, Math.round(1.2 * ms));
     for (let i = 0; i < n; i++) {
       const seed = (opts.firstSeed ?? 1) + i;
       const rand = makeRand(seed * 7919);
       const root = makeTrialRepo(base, seed);
       const before = fingerprint(root);
       const interrupt = pick(rand());
-      // The save → touch → restore sequence takes some tens of ms: interrupts land before, during and after it.
-      const { selfRestored, daemonRestored } = await runHook(root, seed, `${seed}:${i}`, interrupt, rand() * 120);
+      // Interrupts land before, during and after the save → touch → restore sequence.
+      const { selfRestored, daemonRestored } = await runHook(root, seed, `${seed}:${i}`, interrupt, rand() * tally.windowMs);
       tally.interrupts[interrupt]++;
       tally.automaticRestores.byHook += selfRestored;
       if (daemonRestored) tally.automaticRestores.byDaemon++;
@@ -347,6 +362,7 @@ export const bench: Bench = {
       { what: 'backups left for `hermesd hook restore`, restored by hand', count: t.manualRestores },
       { what: '…of them after a trial where only the daemon was killed', count: t.manualAfterDaemonKill },
       { what: 'bytes lost (the index and every file compared)', count: t.bytesLost },
+      { what: 'interrupts at a random instant within (ms after the daemon is up; the uninterrupted sequence here × 1.2, at least 120)', count: t.windowMs },
     ]);
     return [
       {
