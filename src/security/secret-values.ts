@@ -46,7 +46,7 @@ const LAZY_REFRESH_MS = 1_000;
 /** Commits whose changes are known (`committed`), kept for the next refresh. */
 const COMMITS_KEPT = 64;
 /**
- * A walk of every directory that looked at this many or more (~20 ms and up) is reused by the
+ * A walk of every directory that looked at this many or more is reused by the
  * exact refreshes for up to WALK_REUSE_MS: one stat per directory per command would cost more
  * than the sandbox. Counted in directories, not milliseconds, so that a busy machine does not
  * change what a refresh sees.
