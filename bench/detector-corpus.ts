@@ -104,7 +104,8 @@ export function detectSecretsCorpus(): LabelledLine[] {
 
 export type PromptSample = { set: string; id: string; text: string };
 /** Sources split in two halves by their number: the even half read while changing the patterns, the odd half never. */
-const HALVED = new Set(['jailbreak-llms-inthewild', 'ai-ethical-hacker-sysprompt-leak']);
+export const HALVED_SOURCES: readonly string[] = ['jailbreak-llms-inthewild', 'ai-ethical-hacker-sysprompt-leak'];
+const HALVED = new Set(HALVED_SOURCES);
 /**
  * jailbreak_llms' 666 prompts (`inthewild-N`) and ai-ethical-hacker's 70 (`SP-NNN`) are split by
  * their number: the even ones were read while changing the patterns (on 2026-12-05 and

@@ -42,6 +42,7 @@ import {
   detectSecretsCorpus,
   fixturesDir,
   gitleaksCorpus,
+  HALVED_SOURCES,
   heldOutSamples,
   indirectInstructions,
   looSource,
@@ -346,7 +347,7 @@ function heldOutTable(): Goal[] {
     });
   const phrasings = overridePhrasings();
   const direct = figures('direct override', bySource(phrasings), true);
-  const odd = ['jailbreak-llms-inthewild', 'ai-ethical-hacker-sysprompt-leak'].flatMap((source) =>
+  const odd = HALVED_SOURCES.flatMap((source) =>
     withoutNearDuplicates(
       phrasings.filter((s) => s.set === `${source}/odd`),
       phrasings.filter((s) => s.set === `${source}/even`),

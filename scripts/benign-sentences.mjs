@@ -29,7 +29,7 @@ import { sentencesOf, TRANSLATED_PAGE } from '../dist/bench/detector-corpus.js';
 
 const mirrors = process.argv[2];
 if (!mirrors) {
-  process.stderr.write('usage: node scripts/benign-sentences.mjs <mirror dir>\n');
+  process.stderr.write('usage: node scripts/benign-sentences.mjs <mirror dir> [guide]\n');
   process.exit(2);
 }
 const guide = process.argv[3] === 'guide';

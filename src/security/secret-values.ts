@@ -99,10 +99,9 @@ export class SecretValues {
   private lastRefresh = 0;
   private secretFileList: string[] = [];
   private values: string[] = [];
-  private lastWalk = { at: 0, ms: 0 };
-  /** The last walk of every directory: a large one is reused by the next exact refreshes for WALK_REUSE_MS. */
+  private lastWalkMs = 0;
+  /** The last walk of every directory: when it began, and how many it looked at (a large one is reused by the next exact refreshes for WALK_REUSE_MS). */
   private lastExact = { at: 0, looked: 0 };
-  private lastExactWalk = 0;
   /** Directories looked at (a stat each) by the last walk. */
   private looked = 0;
   private tree: TreeChanges | undefined;
@@ -129,7 +128,7 @@ export class SecretValues {
 
   /** How the last refresh went: directories its walk looked at (0 where it reused a large walk), and how long that walk took. */
   walkStats(): { looked: number; ms: number } {
-    return { looked: this.looked, ms: this.lastWalk.ms };
+    return { looked: this.looked, ms: this.lastWalkMs };
   }
 
   /** Absolute paths of the secret files in the work tree, at any depth (as of the last refresh). */
@@ -176,11 +175,8 @@ export class SecretValues {
     const cheap = trustWatch && this.tree !== undefined;
     if (cheap || this.lastExact.looked < REUSED_WALK_DIRS || Date.now() - this.lastExact.at > WALK_REUSE_MS) {
       const t = performance.now();
-      const { files, exact } = this.walk(trustWatch);
-      this.secretFileList = files;
-      this.lastWalk = { at: Date.now(), ms: performance.now() - t };
-      // Only a walk of every directory says what the next one will cost.
-      if (exact) this.lastExact = { at: this.lastWalk.at, looked: this.looked };
+      this.secretFileList = this.walk(trustWatch);
+      this.lastWalkMs = performance.now() - t;
     } else this.looked = 0;
     const files = this.secretFileList;
     const values = new Set<string>();
@@ -250,25 +246,26 @@ export class SecretValues {
    * directory a watch has covered since it was last read is not. At least one walk in
    * EXACT_WALK_EVERY_MS looks at every directory.
    */
-  private walk(trustWatch = false): { files: string[]; exact: boolean } {
+  private walk(trustWatch = false): string[] {
     const tree = this.tree;
     // Taken before any stat: a change reported after this is looked at by the next walk.
     const reported = tree?.takeChanged();
     this.looked = 0;
-    const exact = !(trustWatch && tree && reported && this.dirCache.has('') && Date.now() - this.lastExactWalk <= EXACT_WALK_EVERY_MS);
-    if (!exact) {
+    if (trustWatch && tree && reported && this.dirCache.has('') && Date.now() - this.lastExact.at <= EXACT_WALK_EVERY_MS) {
       // Parents before children: a directory its parent's new read dropped is not looked at.
       const todo = [...new Set([...reported, ...this.unwatched])].filter((d) => this.dirCache.has(d)).sort((a, b) => depth(a) - depth(b));
       // One bound for the whole walk, as the exact walk has.
       const walk = { budget: WALK_MAX_DIRS };
       for (const rel of todo) if (this.dirCache.has(rel)) this.look(rel, true, walk);
     } else {
-      this.lastExactWalk = Date.now();
+      const at = Date.now();
       const seen = new Set<string>();
       this.look('', false, { budget: WALK_MAX_DIRS, seen });
       for (const k of [...this.dirCache.keys()]) if (!seen.has(k)) this.forgetDir(k);
+      // Only a walk of every directory says what the next one will cost.
+      this.lastExact = { at, looked: this.looked };
     }
-    return { files: [...this.secretDirs.values()].flat().map((f) => join(this.opts.root, f)), exact };
+    return [...this.secretDirs.values()].flat().map((f) => join(this.opts.root, f));
   }
 
   /**
