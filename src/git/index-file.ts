@@ -9,7 +9,7 @@
  * read again (what each stages — mode, object id, stage and intent-to-add flags, path — goes into
  * one buffer of records; the others' records are copied over); the tree is built only for the
  * folders whose records differ from the last tree built, and the digest is that tree's id. The
- * file's buffers are used again from read to read.
+ * file's buffers are used again from read to read, and written only where their bytes differ.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
@@ -118,7 +118,7 @@ function readStaged(indexFile: string): StagedRead | undefined {
   if (!buf) return undefined;
   // The same bytes are the same read (the judgement ahead asks right after git's write, and once more when it is done).
   if (kept?.raw.equals(buf)) {
-    give(buf);
+    give(buf, 'raw');
     kept.stamp = stamp;
     kept.readAt = readAt;
     return kept;
@@ -133,46 +133,77 @@ function readStaged(indexFile: string): StagedRead | undefined {
       reads.delete(oldest![0]);
       forgetRead(oldest![1]);
     }
-  } else give(buf);
+  } else give(buf, 'raw');
   return read;
 }
 
-// ---- buffers used again ----
+// ---- buffers used again, written where their bytes differ ----
 // An index of 100,000 files is 8 MB, its records 5 MB: a fresh buffer per read is work for the
-// garbage collector on every index write. A read's buffers go back here once nothing holds them.
+// garbage collector on every index write. A read's buffers go back here once nothing holds them,
+// each to the pool of its part (the file's bytes, the records, the two offset tables), so that the
+// next read of that part takes a buffer that holds the same part of a read two writes before —
+// mostly the same bytes at the same places. Into it only the pages whose bytes differ are
+// written: the daemon starts git processes, each start (a fork) marks every page of the daemon
+// copy-on-write, and the first write to each page after one costs a page fault — on a buffer of
+// 8 MB, thousands of them per read. Reading a page costs none.
 
-const spares: Buffer[] = [];
-/** One read's four buffers: what a read gives back as the next one takes. */
-const SPARES_KEPT = 4;
+type Part = 'raw' | 'records' | 'at' | 'entryAt';
+const spares: Record<Part, Buffer[]> = { raw: [], records: [], at: [], entryAt: [] };
+/** Per part: the buffers of two reads (the default index and one other file, READS_KEPT). */
+const SPARES_KEPT = 2;
 
-/** A buffer of at least `size` bytes (its first `size` as a view), from the spares when one is large enough. */
-function take(size: number): Buffer {
+/** A buffer of at least `size` bytes for `part` (its first `size` as a view), from that part's spares when one is large enough. */
+function take(size: number, part: Part): Buffer {
+  const pool = spares[part];
   let best = -1;
-  for (let i = 0; i < spares.length; i++) if (spares[i]!.length >= size && (best < 0 || spares[i]!.length < spares[best]!.length)) best = i;
-  if (best >= 0) return spares.splice(best, 1)[0]!;
+  for (let i = 0; i < pool.length; i++) if (pool[i]!.length >= size && (best < 0 || pool[i]!.length < pool[best]!.length)) best = i;
+  if (best >= 0) return pool.splice(best, 1)[0]!;
   return Buffer.allocUnsafeSlow(Math.max(4096, Math.ceil(size * 1.25)));
 }
 
-/** `size` words (zero or not), in a spare buffer. */
-function words(size: number): Uint32Array {
-  return new Uint32Array(take(size * 4).buffer, 0, size);
+/** `size` words (zero or not), in a spare buffer of `part`. */
+function words(size: number, part: 'at' | 'entryAt'): Uint32Array {
+  return new Uint32Array(take(size * 4, part).buffer, 0, size);
 }
 
-/** Gives back a buffer from `take` (a view of one: its whole backing store) unless a kept read or the last tree still holds it. */
-function give(buf: Buffer | Uint32Array): void {
+/** Gives back a buffer of `part` from `take` (a view of one: its whole backing store) unless a kept read or the last tree still holds it. */
+function give(buf: Buffer | Uint32Array, part: Part): void {
   const whole = Buffer.from(buf.buffer, 0, buf.buffer.byteLength);
   if (whole.length < 4096 || lastTree?.records.buffer === buf.buffer) return;
   for (const r of reads.values()) for (const held of [r.raw, r.records, r.at, r.entryAt]) if (held.buffer === buf.buffer) return;
-  if (spares.some((s) => s.buffer === buf.buffer)) return;
-  spares.push(whole);
-  if (spares.length > SPARES_KEPT) spares.sort((a, b) => b.length - a.length).pop();
+  if (Object.values(spares).some((pool) => pool.some((s) => s.buffer === buf.buffer))) return;
+  const pool = spares[part];
+  pool.push(whole);
+  if (pool.length > SPARES_KEPT) pool.sort((a, b) => b.length - a.length).pop();
 }
 
 function forgetRead(read: StagedRead): void {
-  for (const held of [read.raw, read.records, read.at, read.entryAt]) give(held);
+  give(read.raw, 'raw');
+  give(read.records, 'records');
+  give(read.at, 'at');
+  give(read.entryAt, 'entryAt');
 }
 
-/** The file's bytes, read into a spare buffer. */
+/** The chunk compared, then written only where it differs: a page. */
+const PAGE = 4096;
+
+/** `src[srcStart, srcEnd)` copied to `dst` at `dstStart`, writing only the pages of `dst` whose bytes differ. */
+function copyChanged(src: Buffer, srcStart: number, srcEnd: number, dst: Buffer, dstStart: number): void {
+  let s = srcStart;
+  let d = dstStart;
+  while (s < srcEnd) {
+    const n = Math.min(srcEnd - s, PAGE - (d % PAGE));
+    if (src.compare(dst, d, d + n, s, s + n) !== 0) src.copy(dst, d, s, s + n);
+    s += n;
+    d += n;
+  }
+}
+
+/** Where a file is read, a chunk at a time, before it is compared with what the buffer holds. */
+const CHUNK = 256 * 1024;
+let chunk: Buffer | undefined;
+
+/** The file's bytes, in a spare buffer of the file's part (written where it held other bytes). */
 function readBytes(file: string): Buffer | undefined {
   let fd: number;
   try {
@@ -182,11 +213,13 @@ function readBytes(file: string): Buffer | undefined {
   }
   try {
     const size = fstatSync(fd).size;
-    const buf = take(size);
+    const buf = take(size, 'raw');
+    chunk ??= Buffer.allocUnsafeSlow(CHUNK);
     let n = 0;
     while (n < size) {
-      const got = readSync(fd, buf, n, size - n, n);
+      const got = readSync(fd, chunk, 0, Math.min(CHUNK, size - n), n);
       if (got === 0) break;
+      copyChanged(chunk, 0, got, buf, n);
       n += got;
     }
     return buf.subarray(0, n);
@@ -257,9 +290,9 @@ function walk(buf: Buffer, version: number, hashLen: number, before: StagedRead 
   const end = buf.length - hashLen;
   if (count > end / 62) return null;
   // A record is never longer than its entry (62 bytes and more, and the path) but in v4, whose paths are compressed.
-  let records = take(buf.length);
-  const at = words(count + 1);
-  const entryAt = words(count + 1);
+  let records = take(buf.length, 'records');
+  const at = words(count + 1, 'at');
+  const entryAt = words(count + 1, 'entryAt');
   const marked: StagedRead['marked'] = { attributes: [], conflicts: [], intents: [] };
   let out = 0;
   let pos = 12;
@@ -267,15 +300,15 @@ function walk(buf: Buffer, version: number, hashLen: number, before: StagedRead 
   let previous = Buffer.alloc(0);
   const grow = (need: number) => {
     if (out + need <= records.length) return;
-    const grown = take(2 * records.length + need);
+    const grown = take(2 * records.length + need, 'records');
     records.copy(grown, 0, 0, out);
-    give(records);
+    give(records, 'records');
     records = grown;
   };
   const fail = () => {
-    give(records);
-    give(at);
-    give(entryAt);
+    give(records, 'records');
+    give(at, 'at');
+    give(entryAt, 'entryAt');
     return null;
   };
   // The read before: its entry k is the next one that may come again.
@@ -300,10 +333,13 @@ function walk(buf: Buffer, version: number, hashLen: number, before: StagedRead 
         const rs = old.at[k]!;
         const re = old.at[m]!;
         grow(re - rs);
-        old.records.copy(records, out, rs, re);
+        copyChanged(old.records, rs, re, records, out);
+        // (written only where they differ: see copyChanged)
         for (let j = k; j < m; j++) {
-          at[i + j - k] = out + old.at[j]! - rs;
-          entryAt[i + j - k] = pos + old.entryAt[j]! - o;
+          const a = out + old.at[j]! - rs;
+          const e = pos + old.entryAt[j]! - o;
+          if (at[i + j - k] !== a) at[i + j - k] = a;
+          if (entryAt[i + j - k] !== e) entryAt[i + j - k] = e;
         }
         for (const list of ['attributes', 'conflicts', 'intents'] as const) for (const j of old.marked[list]) if (j >= k && j < m) marked[list].push(i + j - k);
         out += re - rs;
@@ -464,7 +500,7 @@ function treeOf(read: StagedRead): string {
   const list = found.sort((a, b) => a.from - b.from || b.to - a.to);
   const before = lastTree;
   lastTree = { records: read.records, list, byName: new Map(list.map((f) => [f.name, f])), serial: read.serial };
-  if (before && before.records !== read.records) give(before.records);
+  if (before && before.records !== read.records) give(before.records, 'records');
   return oid.toString('hex');
 }
 
