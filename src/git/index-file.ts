@@ -625,7 +625,7 @@ function folderTree(read: StagedRead, from: number, to: number, depth: number, f
 }
 
 /** Folders of fewer entries than this are built again rather than kept (each kept one is an object and a map entry per build). */
-const KEPT_FOLDER_ENTRIES = 32;
+const KEPT_FOLDER_ENTRIES = 8;
 
 /** A folder with nothing to write (only intent-to-add entries under it). */
 const EMPTY = Buffer.alloc(0);

@@ -65,6 +65,50 @@ describe.each(['sha1', 'sha256'] as const)('the staged tree, built for what chan
     }
   });
 
+  it('after random changes that move the folders kept from the last tree, in nested folders of every size, is the tree git writes', () => {
+    // Folders of ten files inside folders of forty: each kept from one tree to the next, and
+    // carried to a new place in the records when a change before them (in git's order) moves them.
+    const nested: Record<string, string> = {};
+    for (let p = 0; p < 4; p++) for (let m = 0; m < 4; m++) for (let f = 0; f < 10; f++) nested[`n${p}/m${m}/f${f}.ts`] = `n${p}${m}${f}\n`;
+    writeFiles(dir, nested);
+    git(['add', '-A']);
+    expectSame(index, 'the nested folders added');
+    let seed = 7;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    const names = Object.keys(nested);
+    for (let step = 0; step < 40; step++) {
+      const kind = rand(5);
+      const path = names[rand(names.length)]!;
+      let what: string;
+      if (kind === 0) {
+        writeFiles(dir, { [path]: `step ${step}\n` });
+        git(['add', path]);
+        what = `a change of ${path}`;
+      } else if (kind === 1) {
+        // a new file that sorts before every nested folder, or inside one: what follows it moves
+        const added = rand(2) === 0 ? `m-${step}.txt` : `${path.slice(0, path.lastIndexOf('/'))}/e${step}.ts`;
+        writeFiles(dir, { [added]: `${step}\n` });
+        git(['add', added]);
+        names.push(added);
+        what = `a new file ${added}`;
+      } else if (kind === 2 && names.length > 20) {
+        git(['rm', '-q', '--cached', path]);
+        names.splice(names.indexOf(path), 1);
+        what = `a removal of ${path}`;
+      } else if (kind === 3) {
+        git(['read-tree', 'HEAD'], { GIT_INDEX_FILE: other });
+        expectSame(other, `step ${step}: HEAD read into another file`);
+        what = 'a read of another file between';
+      } else {
+        writeFiles(dir, { [path]: `both ${step}\n`, [`m-${step}-b.txt`]: 'b\n' });
+        git(['add', path, `m-${step}-b.txt`]);
+        names.push(`m-${step}-b.txt`);
+        what = `a change of ${path} and a new file before it`;
+      }
+      expectSame(index, `step ${step}, ${what}`);
+    }
+  });
+
   it('two writes of the index in quick succession: the second one is what is read', () => {
     for (let round = 0; round < 10; round++) {
       writeFileSync(join(dir, 'quick.txt'), `round ${round}\n`);
