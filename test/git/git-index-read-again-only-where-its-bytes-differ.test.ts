@@ -130,6 +130,6 @@ describe.each(['sha1', 'sha256'] as const)('an index read again after a write (%
       step();
       check(`step ${i}: ${what}`);
     }
-    // 120 writes of git's own (~15 s on an idle 2-core machine): the bound is for a stuck test, not a goal.
+    // 120 writes by git itself, each read again and read afresh: the bound is for a stuck test, not a goal.
   }, 180_000);
 });

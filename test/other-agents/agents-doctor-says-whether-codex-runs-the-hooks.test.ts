@@ -119,6 +119,6 @@ describe('doctor says whether Codex will run hermesd', () => {
       writeFileSync(yaml, 'rules: []\n');
       await t.cli(['init', '--agents', 'codex'], { cwd: repo });
     }
-    // Nine CLI runs (~8 s idle): the bound is for a stuck test, not a goal.
+    // Nine CLI runs: the bound is for a stuck test, not a goal.
   }, 120_000);
 });
