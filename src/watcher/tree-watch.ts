@@ -80,7 +80,8 @@ export async function listDirs(root: string, sub: string | string[] = ''): Promi
   return dirs;
 }
 
-export type TreeState = { mode: 'watched'; dirs: number } | { mode: 'off'; reason: string } | { mode: 'starting' };
+/** `following`: new directories are waiting for, or in, a batch that decides whether they get a watch. */
+export type TreeState = { mode: 'watched'; dirs: number; following?: true } | { mode: 'off'; reason: string } | { mode: 'starting' };
 
 export class TreeSentinel {
   private watchers = new Map<string, FSWatcher>();
@@ -125,7 +126,8 @@ export class TreeSentinel {
   state(): TreeState {
     if (this.disabled) return { mode: 'off', reason: this.disabled };
     if (!this.started) return { mode: 'starting' };
-    return { mode: 'watched', dirs: this.watchers.size };
+    const following = this.batchTimer !== undefined || this.batching !== undefined;
+    return { mode: 'watched', dirs: this.watchers.size, ...(following ? { following: true as const } : {}) };
   }
 
   /** True when tree changes are reported by events (so cached git status can be trusted). */

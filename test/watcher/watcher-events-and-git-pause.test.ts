@@ -78,7 +78,9 @@ describe('repository watcher', () => {
     rmSync(join(home, 'memories'), { recursive: true, force: true });
     await start();
     mkdirSync(join(home, 'memories'));
-    await sleep(100);
+    // The new folder is itself a memory change; once reported (and its watch settled), the temp file must not be one.
+    await waitForKind('memory', 5_000);
+    await sleep(200);
     seen = [];
     writeFileSync(join(home, 'memories', '.MEMORY.md.tmp'), 'Project uses pnpm');
     await sleep(150);
@@ -111,7 +113,14 @@ describe('repository watcher', () => {
     seen = [];
     writeFileSync(join(root, 'node_modules/p3/index.js'), 'changed');
     mkdirSync(join(root, 'build'), { recursive: true });
-    await sleep(50);
+    // The root's watch reports the new folder; the batch that follows it asks git and must leave it unwatched.
+    await waitForKind('workspace', 5_000);
+    const t0 = Date.now();
+    while ((w.state().tree as { following?: true }).following) {
+      if (Date.now() - t0 > 10_000) throw new Error('the batch following the new ignored folder did not finish within 10 s');
+      await sleep(10);
+    }
+    expect((w.state().tree as { dirs: number }).dirs, 'the ignored new folder got a watch').toBe(dirs);
     seen = [];
     writeFileSync(join(root, 'build/out.js'), 'generated');
     await sleep(250);
