@@ -29,6 +29,16 @@ export const SEED = 47;
 export type Sample = { text: string; set?: string };
 export type StoredModel = { weights: string; scale: number; bias: number; threshold: number };
 
+/** A text's features, computed once per process: each training fits six times, and leave-one-source-out trains nine models on the same texts. */
+const bucketsOf = (() => {
+  const memo = new Map<string, number[]>();
+  return (text: string): number[] => {
+    let b = memo.get(text);
+    if (!b) memo.set(text, (b = featureBuckets(text)));
+    return b;
+  };
+})();
+
 /**
  * Fitted weights and bias (not quantised). The two classes weigh alike, and within the attacks
  * each source weighs alike: JailbreakBench's 465 variations of two templates count as much as
@@ -38,8 +48,8 @@ function fit(positives: Sample[], negatives: Sample[], seed: number): { w: Float
   const perSource = new Map<string, number>();
   for (const s of positives) perSource.set(looSource(s.set ?? ''), (perSource.get(looSource(s.set ?? '')) ?? 0) + 1);
   const xs = [
-    ...positives.map((s) => ({ b: featureBuckets(s.text), y: 1, share: 1 / (perSource.size * perSource.get(looSource(s.set ?? ''))!) })),
-    ...negatives.map((s) => ({ b: featureBuckets(s.text), y: 0, share: 1 / negatives.length })),
+    ...positives.map((s) => ({ b: bucketsOf(s.text), y: 1, share: 1 / (perSource.size * perSource.get(looSource(s.set ?? ''))!) })),
+    ...negatives.map((s) => ({ b: bucketsOf(s.text), y: 0, share: 1 / negatives.length })),
   ].filter((x) => x.b.length > 0);
   // Each class's shares sum to 1; times half the samples, a sample of two equal classes weighs 1.
   const weight = xs.map((x) => (x.share * xs.length) / 2);
