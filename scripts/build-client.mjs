@@ -29,3 +29,12 @@ if (whyNot) {
     `hermesd: the record of refused writes was not built (${whyNot}); the daemon tries again, and reads the commands' output where it cannot.\n`,
   );
 }
+
+// The helper that starts the daemon's git processes (src/git/spawner.c); without it the daemon starts them itself.
+const spawner = await import(pathToFileURL(join(root, 'dist', 'src', 'git', 'spawner.js')).href);
+const { compileC } = await import(pathToFileURL(built).href);
+const noSpawner = compileC(join(root, 'src', 'git', 'spawner.c'), spawner.PREBUILT_SPAWNER, ['-O2']);
+if (noSpawner) {
+  rmSync(spawner.PREBUILT_SPAWNER, { force: true });
+  process.stderr.write(`hermesd: the spawner was not built (${noSpawner}); the daemon starts its git processes itself.\n`);
+}

@@ -6,17 +6,9 @@
  * guard's queries), asynchronous (the daemon, which must keep answering) and streamed (a
  * huge staged patch, read line by line instead of whole).
  */
-import type * as ChildProcesses from 'node:child_process';
 import type { SpawnSyncReturns } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { gitEnv, type Quarantine } from './env.js';
-
-/**
- * node:child_process, loaded at the first git process: a process that may need none (the MCP
- * server answers its client's first questions from files) does not load it to start.
- */
-let childProcesses: typeof ChildProcesses | undefined;
-const processes = (): typeof ChildProcesses => (childProcesses ??= createRequire(import.meta.url)('node:child_process') as typeof ChildProcesses);
+import { launch, processes } from './spawner.js';
 
 export type GitCall = {
   cwd: string;
@@ -154,12 +146,7 @@ export type StartedGit = {
  * git already diffs). gitStream is gitStart and read at once.
  */
 export function gitStart(args: string[], call: GitCall): StartedGit {
-  const child = processes().spawn(call.bin ?? 'git', argvOf(args, call), {
-    cwd: call.cwd,
-    env: envOf(call),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    signal: call.signal,
-  });
+  const launched = launch(call.bin ?? 'git', argvOf(args, call), { cwd: call.cwd, env: envOf(call), input: call.input, signal: call.signal });
   const max = call.maxBuffer ?? GIT_MAX_BUFFER_BYTES;
   let size = 0;
   let stderr = '';
@@ -168,28 +155,23 @@ export function gitStart(args: string[], call: GitCall): StartedGit {
   const early: Buffer[] = [];
   const stop = (why: string) => {
     failure ??= why;
-    child.kill('SIGTERM');
+    launched.kill('SIGTERM');
   };
-  child.stdout.on('data', (chunk: Buffer) => {
+  launched.onStdout((chunk) => {
     size += chunk.length;
     if (size > max) stop(`output over ${max} bytes`);
     else if (sink) sink(chunk);
     else early.push(chunk);
   });
-  child.stderr.on('data', (d: Buffer) => {
+  launched.onStderr((d) => {
     if (stderr.length < 8192) stderr += d.toString('utf8');
   });
   const timer = call.timeoutMs ? setTimeout(() => stop(`timed out after ${call.timeoutMs} ms`), call.timeoutMs) : undefined;
-  child.stdin.on('error', () => undefined); // git may exit before reading it all
-  child.stdin.end(call.input);
   const done = new Promise<void>((resolve, reject) => {
-    child.on('error', (err) => {
+    launched.onEnd((code, error) => {
       clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0 && !failure) resolve();
+      if (error) reject(error);
+      else if (code === 0 && !failure) resolve();
       else reject(new GitFailed(args, failure ? null : code, failure ?? stderr));
     });
   });

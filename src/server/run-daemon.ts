@@ -20,6 +20,7 @@ import { makeDirs } from '../storage/private-dir.js';
 import type { DaemonInfo } from '../protocol/daemon.js';
 import { askRoute } from './routes/ask.js';
 import { VERSION } from '../version.js';
+import { useSpawner } from '../git/spawner.js';
 import { DaemonContext } from './daemon-context.js';
 import { fileLogger } from '../storage/log.js';
 import { checkSocketPath, hermesHome, prepareHome, prepareSocketFolder, resolvePaths, type RepoPaths } from '../paths/index.js';
@@ -212,6 +213,8 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     log.warn('daemon.json not written', { error: String(err) });
   }
   ready(paths.socket);
+  const noSpawner = useSpawner();
+  if (noSpawner) log.info('git processes are started by the daemon itself: the spawner is', { why: noSpawner });
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   // What runs from the start (the watcher, skills, the review queue) starts once the first
   // questions are answered: a hook that started this daemon waits for its verdict, not for them.

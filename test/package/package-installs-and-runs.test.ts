@@ -147,6 +147,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
       'src/hook-client/runners/git-hook.sh',
       'src/hook-client/client.c',
       'dist/client/hermesd-client',
+      'dist/client/hermesd-spawner',
       'templates/config.yaml',
       'dist/cli/main.js',
       'dist/src/cli/main.js',

@@ -1,0 +1,193 @@
+/**
+ * The daemon starts its git processes through a small helper (src/git/spawner.c) instead of
+ * forking itself. Whatever a call asks — its folder, environment, index, input, bounds — the
+ * helper's process must do and answer what the one Node starts does: the same output, status
+ * and errors, large input and output at once without a stall, many calls at a time; a helper
+ * that stops fails only what it held, and Node starts the next. A real daemon runs its git
+ * through the helper, and leaves none behind when it stops or is killed.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GitFailed, gitAsync, gitAsyncTry, gitStart, type GitCall } from '../../src/git/run.js';
+import { PREBUILT_SPAWNER, useSpawner } from '../../src/git/spawner.js';
+import { alive, makeEnv, waitFor, type TestEnv } from '../helpers/env.js';
+import { guardedConfig, KEY, recordedPid } from '../helpers/transport.js';
+
+let t: TestEnv;
+let repo: string;
+
+/** The helpers whose parent is `pid` (from /proc). */
+function spawnersOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // A helper stopped a moment ago may not be waited for yet: a zombie is not running.
+      if (Number(fields[1]) === pid && fields[0] !== 'Z' && stat.includes('(hermesd-spawner)')) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Runs `act` once with Node starting git and once with the helper; both answers. */
+async function both<T>(act: () => Promise<T>): Promise<{ node: T; helper: T }> {
+  useSpawner('/nonexistent/hermesd-spawner');
+  const node = await act();
+  expect(useSpawner(), 'the spawner was not built by npm run build').toBeUndefined();
+  const helper = await act();
+  return { node, helper };
+}
+
+const call = (extra: Partial<GitCall> = {}): GitCall => ({ cwd: repo, env: t.env, ...extra });
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ value }),
+    (err: unknown) => ({ error: err instanceof GitFailed ? { code: err.code, stderr: err.stderr } : { code: (err as NodeJS.ErrnoException).code } }),
+  );
+
+beforeAll(() => {
+  t = makeEnv();
+  repo = t.repo({ 'src/a.ts': 'a\n', 'docs/b.md': 'b\n' });
+  expect(existsSync(PREBUILT_SPAWNER), `npm run build did not build the spawner (${PREBUILT_SPAWNER})`).toBe(true);
+});
+afterEach(() => void useSpawner('/nonexistent/hermesd-spawner'));
+afterAll(() => t.cleanup());
+
+describe("the spawner's git is Node's git", () => {
+  it('the same output in the folder, environment and index asked for', async () => {
+    const r = await both(async () => ({
+      head: (await gitAsync(['rev-parse', 'HEAD'], call())).toString(),
+      prefix: (await gitAsync(['rev-parse', '--show-prefix'], call({ cwd: join(repo, 'src') }))).toString(),
+      files: (await gitAsync(['ls-files'], call())).toString(),
+      // Another index: the environment gitEnv builds from it reaches git.
+      otherIndex: (await gitAsyncTry(['ls-files'], { cwd: repo, indexFile: join(repo, '.git', 'no-such-index') })).stdout,
+      env: (await gitAsync(['var', 'GIT_AUTHOR_IDENT'], call({ env: { ...t.env, GIT_AUTHOR_NAME: 'Spawned Name', GIT_AUTHOR_EMAIL: 's@e' } }))).toString(),
+    }));
+    expect(r.helper).toEqual(r.node);
+    expect(r.helper.prefix).toBe('src/\n');
+    expect(r.helper.otherIndex).toBe('');
+    expect(r.helper.env).toContain('Spawned Name <s@e>');
+  });
+
+  it('the same status and error for a failing git, a missing program and a NUL in an argument', async () => {
+    const r = await both(async () => ({
+      failed: await settle(gitAsync(['rev-parse', '--verify', 'no-such-ref'], call())),
+      tried: await gitAsyncTry(['rev-parse', '--verify', 'no-such-ref'], call()),
+      missing: await settle(gitAsync(['--version'], call({ bin: join(repo, 'no-such-git') }))),
+      nul: await settle(Promise.resolve().then(() => gitAsync(['rev-parse', 'HEAD\0--all'], call()))),
+    }));
+    expect(r.helper).toEqual(r.node);
+    expect(r.helper.failed).toMatchObject({ error: { code: 128 } });
+    expect(r.helper.missing).toEqual({ error: { code: 'ENOENT' } });
+    expect(r.helper.nul).toEqual({ error: { code: 'ERR_INVALID_ARG_VALUE' } });
+  });
+
+  it('input and output of megabytes at once, without a stall', async () => {
+    const input = Buffer.alloc(12 * 1024 * 1024);
+    for (let i = 0; i < input.length; i++) input[i] = 97 + (i % 26);
+    const r = await both(async () => ({
+      // cat writes back what it reads: its output fills the pipe while its input is still being written.
+      echoed: await gitAsync([], call({ bin: '/bin/cat', input })),
+      hashed: (await gitAsync(['hash-object', '--stdin'], call({ input }))).toString(),
+    }));
+    expect(r.helper.echoed.equals(input), 'the helper passed back other bytes than its input').toBe(true);
+    expect(r.helper.hashed).toBe(r.node.hashed);
+  });
+
+  it('a hundred calls at a time, each its own answer', async () => {
+    const r = await both(() =>
+      Promise.all(Array.from({ length: 100 }, (_, i) => gitAsync(['hash-object', '--stdin'], call({ input: `blob ${i}\n` })).then(String))),
+    );
+    expect(r.helper).toEqual(r.node);
+    expect(new Set(r.helper).size).toBe(100);
+  });
+
+  it('a timeout, an abort and a stop end the process, as with Node', async () => {
+    const r = await both(async () => {
+      const timedOut = await settle(gitAsync(['30'], call({ bin: '/bin/sleep', timeoutMs: 100 })));
+      const controller = new AbortController();
+      const aborted = gitAsync(['30'], call({ bin: '/bin/sleep', signal: controller.signal }));
+      setTimeout(() => controller.abort(), 100);
+      const abort = await settle(aborted);
+      const started = gitStart(['30'], call({ bin: '/bin/sleep' }));
+      setTimeout(() => started.stop(), 100);
+      const stopped = await settle(started.read(() => undefined));
+      return { timedOut, aborted: 'error' in abort, stopped };
+    });
+    expect(r.helper).toEqual(r.node);
+    expect(r.helper.timedOut).toEqual({ error: { code: null, stderr: 'timed out after 100 ms' } });
+    expect(r.helper.aborted).toBe(true);
+  });
+
+  it('a helper that cannot run here, or ends before it answers: Node starts every call, and none fails', async () => {
+    const foreign = join(t.home, 'foreign-spawner');
+    writeFileSync(foreign, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0x99, 0x99]), { mode: 0o755 });
+    const silent = join(t.home, 'silent-spawner');
+    writeFileSync(silent, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    for (const helper of [foreign, silent]) {
+      expect(useSpawner(helper)).toBeUndefined();
+      const answers = await Promise.all(Array.from({ length: 20 }, () => gitAsyncTry(['rev-parse', 'HEAD'], call())));
+      expect(
+        answers.map((a) => a.status),
+        `calls made while the helper at ${helper} could not answer`,
+      ).toEqual(Array(20).fill(0));
+      expect((await gitAsync(['rev-parse', 'HEAD'], call())).toString()).toBe(answers[0]!.stdout);
+    }
+  });
+
+  it('a helper that stops fails what it held; Node starts the next call', async () => {
+    expect(useSpawner()).toBeUndefined();
+    const held = gitAsyncTry(['10'], call({ bin: '/bin/sleep' }));
+    const [helper] = spawnersOf(process.pid);
+    expect(helper, 'no spawner runs under this process').toBeDefined();
+    process.kill(helper!, 'SIGKILL');
+    expect((await held).status, 'the call the helper held when it was killed').toBe(127);
+    expect((await gitAsync(['rev-parse', 'HEAD'], call())).toString()).toMatch(/^[0-9a-f]{40}\n$/);
+  });
+});
+
+describe("the daemon's git", () => {
+  it('goes through its helper: a key is refused at commit; the helper goes with the daemon, stopped or killed', async () => {
+    const d = t.repo({ '.hermes/config.yaml': guardedConfig('  - id: no-secrets\n    message: Never commit credentials.\n    secrets: true\n') });
+    expect((await t.cli(['init'], { cwd: d })).code).toBe(0);
+    expect((await t.cli(['start'], { cwd: d })).code).toBe(0);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: d, env: t.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const pid = recordedPid(d)!;
+    expect(pid, 'no daemon recorded after init').toBeGreaterThan(0);
+    await waitFor(() => spawnersOf(pid).length === 1, 10_000).catch(() => {
+      throw new Error(`the daemon (pid ${pid}) runs no spawner: ${readFileSync(join(d, '.git', 'hermesd', 'daemon.log'), 'utf8').slice(-1500)}`);
+    });
+    const [helper] = spawnersOf(pid);
+    // An index write the daemon judges ahead (its git diff), then the commit.
+    git('commit', '-qam', 'hermes init', '--allow-empty');
+    writeFileSync(join(d, 'config.ts'), `export const key = '${KEY}';\n`);
+    git('add', 'config.ts');
+    let refused = '';
+    try {
+      git('commit', '-qm', 'add a key');
+    } catch (err) {
+      refused = String((err as { stderr?: string }).stderr);
+    }
+    expect(refused, 'the commit holding a key was not refused').toContain('no-secrets');
+    expect(spawnersOf(pid), 'the daemon started another helper').toEqual([helper]);
+    expect((await t.cli(['stop'], { cwd: d })).code).toBe(0);
+    await waitFor(() => !alive(helper!), 10_000).catch(() => {
+      throw new Error(`the spawner (pid ${helper}) outlived its stopped daemon`);
+    });
+    // Killed: the helper reads the end of its input and goes.
+    expect((await t.cli(['start'], { cwd: d })).code).toBe(0);
+    const next = recordedPid(d)!;
+    await waitFor(() => spawnersOf(next).length === 1, 10_000);
+    const [nextHelper] = spawnersOf(next);
+    process.kill(next, 'SIGKILL');
+    await waitFor(() => !alive(nextHelper!), 10_000).catch(() => {
+      throw new Error(`the spawner (pid ${nextHelper}) outlived its killed daemon`);
+    });
+  });
+});
