@@ -472,8 +472,10 @@ export class GitHooks {
         const db = (this.db ??= this.deps.sessions());
         g.count++;
         g.at = Date.now();
-        db.appendMessage(g.sessionId, { role: 'user', content: `${evidence.text} (${g.count} in a row)` });
-        db.updateSession(g.sessionId, { title: `${hook}: ${evidence.title} (${g.count}×)`.slice(0, 200) });
+        db.batch((append) => {
+          append(g.sessionId, [{ role: 'user', content: `${evidence.text} (${g.count} in a row)` }]);
+          db.updateSession(g.sessionId, { title: `${hook}: ${evidence.title} (${g.count}×)`.slice(0, 200) });
+        });
         return;
       } catch (err) {
         this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
@@ -510,10 +512,13 @@ export class GitHooks {
   private store(hook: string, title: string, messages: Array<{ role: 'user' | 'assistant' | 'tool'; content: string; toolName?: string }>): string | undefined {
     try {
       const db = (this.db ??= this.deps.sessions());
-      const session = db.createSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) });
-      for (const m of messages) db.appendMessage(session.id, m);
-      db.endSession(session.id, 'completed');
-      return session.id;
+      // One transaction: the record is whole or absent, and costs one commit (one fsync), not one per row.
+      return db.batch((append) => {
+        const session = db.createSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) });
+        append(session.id, messages);
+        db.endSession(session.id, 'completed');
+        return session.id;
+      });
     } catch (err) {
       // Evidence is worth having, never worth failing a git operation for.
       this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
