@@ -5,10 +5,11 @@
  * together (ten work trees open) beside ten bare servers. An idle daemon exits after
  * `daemon.idleTimeoutMinutes`; this is what it holds until then. RSS counts every page a
  * process maps, the node binary's text included, which the processes share; PSS divides
- * shared pages among their users, so the PSS of ten is what ten really cost.
+ * shared pages among their users, so the PSS of ten is what ten really cost. A daemon's figure
+ * includes its spawner's (the helper that starts its git processes).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,10 +32,30 @@ const RSS_OVER_BARE_GOAL = 1.5;
 
 type Memory = { rss: number; pss: number; anon: number };
 
-function memoryOf(pid: number): Memory {
+function ownMemory(pid: number): Memory {
   const t = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(t)?.[1] ?? NaN) * 1024;
   return { rss: kb('Rss'), pss: kb('Pss'), anon: kb('Anonymous') };
+}
+
+/** The helpers a process keeps running beside it (the daemon's spawner, src/git/spawner.c): their pids. */
+function helpersOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (stat.includes('(hermesd-spawner)') && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** A process's memory with its helpers': what it costs the machine to keep it. */
+function memoryOf(pid: number): Memory {
+  return [pid, ...helpersOf(pid)].map(ownMemory).reduce((a, m) => ({ rss: a.rss + m.rss, pss: a.pss + m.pss, anon: a.anon + m.anon }));
 }
 
 const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
