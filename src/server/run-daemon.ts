@@ -213,8 +213,6 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
     log.warn('daemon.json not written', { error: String(err) });
   }
   ready(paths.socket);
-  const noSpawner = useSpawner();
-  if (noSpawner) log.info('git processes are started by the daemon itself: the spawner is', { why: noSpawner });
   log.info('daemon started', { pid: process.pid, root: paths.root, socket: paths.socket, version: VERSION });
   // What runs from the start (the watcher, skills, the review queue) starts once the first
   // questions are answered: a hook that started this daemon waits for its verdict, not for them.
@@ -227,6 +225,9 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
         if (stopping) return;
         if (ctx.busy > 0 && Date.now() - since < START_AFTER_QUESTIONS_MAX_MS) return void setTimeout(go, 10);
         try {
+          // The helper that starts the daemon's git processes (src/git/spawner.ts): a fork of its own, after the first questions.
+          const noSpawner = useSpawner();
+          if (noSpawner) log.info('git processes are started by the daemon itself: the spawner is', { why: noSpawner });
           s.start();
           servicesState = 'ready';
         } catch (err) {
