@@ -472,10 +472,8 @@ export class GitHooks {
         const db = (this.db ??= this.deps.sessions());
         g.count++;
         g.at = Date.now();
-        db.batch((append) => {
-          append(g.sessionId, [{ role: 'user', content: `${evidence.text} (${g.count} in a row)` }]);
-          db.updateSession(g.sessionId, { title: `${hook}: ${evidence.title} (${g.count}×)`.slice(0, 200) });
-        });
+        db.appendMessage(g.sessionId, { role: 'user', content: `${evidence.text} (${g.count} in a row)` });
+        db.updateSession(g.sessionId, { title: `${hook}: ${evidence.title} (${g.count}×)`.slice(0, 200) });
         return;
       } catch (err) {
         this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
@@ -512,13 +510,7 @@ export class GitHooks {
   private store(hook: string, title: string, messages: Array<{ role: 'user' | 'assistant' | 'tool'; content: string; toolName?: string }>): string | undefined {
     try {
       const db = (this.db ??= this.deps.sessions());
-      // One transaction: the record is whole or absent, and costs one commit (one fsync), not one per row.
-      return db.batch((append) => {
-        const session = db.createSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) });
-        append(session.id, messages);
-        db.endSession(session.id, 'completed');
-        return session.id;
-      });
+      return db.recordSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) }, messages).id;
     } catch (err) {
       // Evidence is worth having, never worth failing a git operation for.
       this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });

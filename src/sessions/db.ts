@@ -440,6 +440,18 @@ export class SessionDB {
     return this.write(() => this.insertMessage(sessionId, message));
   }
 
+  /**
+   * A whole session at once — created, its messages, ended — in one transaction: one commit
+   * (one fsync) for the record, which is whole or absent (a git hook's evidence).
+   */
+  recordSession(input: NewSession, messages: NewMessage[], endReason = 'completed'): Session {
+    return this.write(() => {
+      const session = this.createSession(input);
+      for (const m of messages) this.insertMessage(session.id, m);
+      return this.endSession(session.id, endReason);
+    });
+  }
+
   /** Appends several messages in one transaction (one commit); returns their ids in order. */
   appendMessages(sessionId: string, messages: NewMessage[]): number[] {
     return this.write(() => messages.map((m) => this.insertMessage(sessionId, m)));

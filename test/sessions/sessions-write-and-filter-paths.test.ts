@@ -89,6 +89,28 @@ describe('SessionDB write path and filtered recent search', () => {
     }
   });
 
+  it("a whole session recorded at once (a git hook's evidence) is whole or absent", () => {
+    const db = new SessionDB(join(home, 'state.db'));
+    try {
+      const s = db.recordSession({ repo: '/r', source: 'hook', title: 'pre-commit: checks' }, [
+        { role: 'user', content: 'git pre-commit: checks lint passed' },
+        { role: 'assistant', content: 'commit allowed' },
+      ]);
+      expect(db.getSession(s.id)).toMatchObject({ title: 'pre-commit: checks', endReason: 'completed' });
+      expect(db.getMessages(s.id).map((m) => m.content)).toEqual(['git pre-commit: checks lint passed', 'commit allowed']);
+      const before = db.listSessions({ limit: 100 }).length;
+      expect(() =>
+        db.recordSession({ repo: '/r', source: 'hook', title: 'half' }, [
+          { role: 'user', content: 'stored first' },
+          { role: 'nobody' as 'user', content: 'refused' },
+        ]),
+      ).toThrow(/Unknown message role/);
+      expect(db.listSessions({ limit: 100 }).length, 'a record that failed half-way left a session behind').toBe(before);
+    } finally {
+      db.close();
+    }
+  });
+
   it('termFrequency counts messages with a word, capped', () => {
     const db = new SessionDB(join(home, 'state.db'));
     try {
