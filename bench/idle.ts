@@ -38,14 +38,15 @@ function ownMemory(pid: number): Memory {
   return { rss: kb('Rss'), pss: kb('Pss'), anon: kb('Anonymous') };
 }
 
-/** The helpers a process keeps running beside it (the daemon's spawner, src/git/spawner.c): their pids. */
-function helpersOf(pid: number): number[] {
+/** The spawners (src/git/spawner.c) running under `pid`, from /proc: a helper stopped a moment ago and not waited for yet (a zombie) is not running. */
+export function spawnersOf(pid: number): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (stat.includes('(hermesd-spawner)') && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d));
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (stat.includes('(hermesd-spawner)') && Number(ppid) === pid && state !== 'Z') out.push(Number(d));
     } catch {
       // gone meanwhile
     }
@@ -55,7 +56,7 @@ function helpersOf(pid: number): number[] {
 
 /** A process's memory with its helpers': what it costs the machine to keep it. */
 function memoryOf(pid: number): Memory {
-  return [pid, ...helpersOf(pid)].map(ownMemory).reduce((a, m) => ({ rss: a.rss + m.rss, pss: a.pss + m.pss, anon: a.anon + m.anon }));
+  return [pid, ...spawnersOf(pid)].map(ownMemory).reduce((a, m) => ({ rss: a.rss + m.rss, pss: a.pss + m.pss, anon: a.anon + m.anon }));
 }
 
 const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;

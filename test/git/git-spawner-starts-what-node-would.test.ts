@@ -7,33 +7,17 @@
  * through the helper, and leaves none behind when it stops or is killed.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GitFailed, gitAsync, gitAsyncTry, gitStart, type GitCall } from '../../src/git/run.js';
 import { PREBUILT_SPAWNER, useSpawner } from '../../src/git/spawner.js';
+import { spawnersOf } from '../../bench/idle.js';
 import { alive, makeEnv, waitFor, type TestEnv } from '../helpers/env.js';
 import { guardedConfig, KEY, recordedPid } from '../helpers/transport.js';
 
 let t: TestEnv;
 let repo: string;
-
-/** The helpers whose parent is `pid` (from /proc). */
-function spawnersOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // A helper stopped a moment ago may not be waited for yet: a zombie is not running.
-      if (Number(fields[1]) === pid && fields[0] !== 'Z' && stat.includes('(hermesd-spawner)')) out.push(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
 
 /** Runs `act` once with Node starting git and once with the helper; both answers. */
 async function both<T>(act: () => Promise<T>): Promise<{ node: T; helper: T }> {
@@ -67,12 +51,18 @@ describe("the spawner's git is Node's git", () => {
       files: (await gitAsync(['ls-files'], call())).toString(),
       // Another index: the environment gitEnv builds from it reaches git.
       otherIndex: (await gitAsyncTry(['ls-files'], { cwd: repo, indexFile: join(repo, '.git', 'no-such-index') })).stdout,
-      env: (await gitAsync(['var', 'GIT_AUTHOR_IDENT'], call({ env: { ...t.env, GIT_AUTHOR_NAME: 'Spawned Name', GIT_AUTHOR_EMAIL: 's@e' } }))).toString(),
+      // The date too: an ident read a second later would differ otherwise.
+      env: (
+        await gitAsync(
+          ['var', 'GIT_AUTHOR_IDENT'],
+          call({ env: { ...t.env, GIT_AUTHOR_NAME: 'Spawned Name', GIT_AUTHOR_EMAIL: 's@e', GIT_AUTHOR_DATE: '@1700000000 +0000' } }),
+        )
+      ).toString(),
     }));
     expect(r.helper).toEqual(r.node);
     expect(r.helper.prefix).toBe('src/\n');
     expect(r.helper.otherIndex).toBe('');
-    expect(r.helper.env).toContain('Spawned Name <s@e>');
+    expect(r.helper.env).toBe('Spawned Name <s@e> 1700000000 +0000\n');
   });
 
   it('the same status and error for a failing git, a missing program and a NUL in an argument', async () => {
