@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const built = join(root, 'dist', 'src', 'hook-client', 'build.js');
-const { compileClient, PREBUILT_CLIENT } = await import(pathToFileURL(built).href);
+const { compileC, compileClient, PREBUILT_CLIENT } = await import(pathToFileURL(built).href);
 const why = compileClient(PREBUILT_CLIENT);
 if (why) {
   // A machine without a C compiler still builds hermesd: its clones' hooks use curl.
@@ -32,7 +32,6 @@ if (whyNot) {
 
 // The helper that starts the daemon's git processes (src/git/spawner.c); without it the daemon starts them itself.
 const spawner = await import(pathToFileURL(join(root, 'dist', 'src', 'git', 'spawner.js')).href);
-const { compileC } = await import(pathToFileURL(built).href);
 const noSpawner = compileC(join(root, 'src', 'git', 'spawner.c'), spawner.PREBUILT_SPAWNER, ['-O2']);
 if (noSpawner) {
   rmSync(spawner.PREBUILT_SPAWNER, { force: true });

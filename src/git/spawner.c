@@ -276,11 +276,18 @@ static void finish(void) {
   }
 }
 
+/* The frames above; a daemon that speaks another version starts its git processes itself. */
+#ifndef PROTOCOL
+#define PROTOCOL "1"
+#endif
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "-V") == 0) {
-    puts("hermesd-spawner 1");
+    puts("hermesd-spawner " PROTOCOL);
     return 0;
   }
+  /* The daemon names the protocol it speaks: a helper of another install's version ends at once. */
+  if (argc != 2 || strcmp(argv[1], "--protocol=" PROTOCOL) != 0) return 2;
   signal(SIGPIPE, SIG_IGN);
   if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK)) die("pipe2");
   struct sigaction sa;

@@ -30,6 +30,8 @@ export type LaunchOptions = { cwd: string; env: NodeJS.ProcessEnv; input?: strin
 
 /** The helper as this package built it from spawner.c (`npm run build`, scripts/build-client.mjs). */
 export const PREBUILT_SPAWNER = join(PACKAGE_ROOT, 'dist', 'client', 'hermesd-spawner');
+/** The frames spawner.c speaks: a helper of another version (an install upgraded under a running daemon) ends at once, and Node starts the calls. */
+const PROTOCOL = 1;
 /** Larger requests (a huge stdin) are started by Node: the helper refuses frames past 64 MiB. */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024 - 1024;
 /** The numbers of the signals callers send (the same on Linux and macOS). */
@@ -133,7 +135,7 @@ class Spawner {
   stopped = false;
 
   constructor(bin: string) {
-    this.child = processes().spawn(bin, [], { stdio: ['pipe', 'pipe', 'ignore'] });
+    this.child = processes().spawn(bin, [`--protocol=${PROTOCOL}`], { stdio: ['pipe', 'pipe', 'ignore'] });
     // The helper keeps the daemon alive only while it runs something for it (as a process the
     // daemon started itself would); it ends when its stdin closes with the daemon.
     this.child.unref();
@@ -146,18 +148,17 @@ class Spawner {
   }
 
   /**
-   * A request the helper takes whole: under its frame's bound, no NUL in a string (the frame's
-   * separator; Node refuses such an argument) and a PATH of its own to find the program in.
+   * Starts `file` through the helper; undefined (the caller starts it by Node) for a request the
+   * helper cannot take whole: over its frame's bound, a NUL in a string (the frame's separator;
+   * Node refuses such an argument), or no PATH of its own to find the program in.
    */
-  fits(file: string, args: string[], o: LaunchOptions): boolean {
-    if (!file.includes('/') && o.env.PATH === undefined) return false;
-    const strings = [file, o.cwd, ...args, ...Object.entries(o.env).map(([k, v]) => `${k}=${v ?? ''}`)];
-    if (strings.some((x) => x.includes('\0'))) return false;
-    const input = o.input === undefined ? 0 : Buffer.byteLength(o.input);
-    return input + strings.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0) < MAX_FRAME_BYTES;
-  }
-
-  launch(file: string, args: string[], o: LaunchOptions): Launched {
+  launch(file: string, args: string[], o: LaunchOptions): Launched | undefined {
+    if (!file.includes('/') && o.env.PATH === undefined) return undefined;
+    const env = Object.entries(o.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
+    const strings = [file, o.cwd, ...args, ...env];
+    if (strings.some((x) => x.includes('\0'))) return undefined;
+    const input = o.input === undefined ? Buffer.alloc(0) : typeof o.input === 'string' ? Buffer.from(o.input, 'utf8') : o.input;
+    if (input.length + strings.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0) >= MAX_FRAME_BYTES) return undefined;
     const id = this.nextId++;
     const call = new Call(
       (signal) => {
@@ -169,14 +170,12 @@ class Spawner {
     );
     this.calls.set(id, call);
     if (this.calls.size === 1) refOf(this.child.stdout).ref?.();
-    const strings = (xs: string[]) => {
+    const list = (xs: string[]) => {
       const count = Buffer.alloc(4);
       count.writeUInt32LE(xs.length);
       return [count, ...xs.map((x) => Buffer.from(`${x}\0`, 'utf8'))];
     };
-    const env = Object.entries(o.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
-    const input = o.input === undefined ? Buffer.alloc(0) : typeof o.input === 'string' ? Buffer.from(o.input, 'utf8') : o.input;
-    this.send('S', id, Buffer.concat([Buffer.from(`${file}\0${o.cwd}\0`, 'utf8'), ...strings([file, ...args]), ...strings(env), input]));
+    this.send('S', id, Buffer.concat([Buffer.from(`${file}\0${o.cwd}\0`, 'utf8'), ...list([file, ...args]), ...list(env), input]));
     return call;
   }
 
@@ -253,8 +252,8 @@ export function useSpawner(bin = PREBUILT_SPAWNER): string | undefined {
 
 /** Starts `file` with `argv`: through the helper where this process has one, else by Node. */
 export function launch(file: string, argv: string[], o: LaunchOptions): Launched {
-  if (!spawner || spawner.stopped || o.signal?.aborted || !spawner.fits(file, argv, o)) return launchByNode(file, argv, o);
-  const launched = spawner.launch(file, argv, o);
+  const launched = spawner && !spawner.stopped && !o.signal?.aborted ? spawner.launch(file, argv, o) : undefined;
+  if (!launched) return launchByNode(file, argv, o);
   if (o.signal) {
     const abort = () => launched.kill('SIGTERM');
     o.signal.addEventListener('abort', abort, { once: true });

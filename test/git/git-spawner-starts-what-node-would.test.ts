@@ -6,14 +6,15 @@
  * that stops fails only what it held, and Node starts the next. A real daemon runs its git
  * through the helper, and leaves none behind when it stops or is killed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GitFailed, gitAsync, gitAsyncTry, gitStart, type GitCall } from '../../src/git/run.js';
 import { PREBUILT_SPAWNER, useSpawner } from '../../src/git/spawner.js';
 import { spawnersOf } from '../../bench/idle.js';
-import { alive, makeEnv, waitFor, type TestEnv } from '../helpers/env.js';
+import { compileC } from '../../src/hook-client/build.js';
+import { alive, makeEnv, REPO_ROOT, waitFor, type TestEnv } from '../helpers/env.js';
 import { guardedConfig, KEY, recordedPid } from '../helpers/transport.js';
 
 let t: TestEnv;
@@ -115,12 +116,16 @@ describe("the spawner's git is Node's git", () => {
     expect(r.helper.aborted).toBe(true);
   });
 
-  it('a helper that cannot run here, or ends before it answers: Node starts every call, and none fails', async () => {
+  it('a helper that cannot run here, ends before it answers or speaks another version: Node starts every call, and none fails', async () => {
     const foreign = join(t.home, 'foreign-spawner');
     writeFileSync(foreign, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0x99, 0x99]), { mode: 0o755 });
     const silent = join(t.home, 'silent-spawner');
     writeFileSync(silent, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-    for (const helper of [foreign, silent]) {
+    // Another install's helper, speaking the next version of the frames (an upgrade under a running daemon).
+    const newer = join(t.home, 'newer-spawner');
+    expect(compileC(join(REPO_ROOT, 'src', 'git', 'spawner.c'), newer, ['-O2', '-DPROTOCOL="2"'])).toBeUndefined();
+    expect(spawnSync(newer, ['--protocol=1'], { input: '' }).status, 'a helper of another version took a daemon of this one').toBe(2);
+    for (const helper of [foreign, silent, newer]) {
       expect(useSpawner(helper)).toBeUndefined();
       const answers = await Promise.all(Array.from({ length: 20 }, () => gitAsyncTry(['rev-parse', 'HEAD'], call())));
       expect(
@@ -154,18 +159,24 @@ describe("the daemon's git", () => {
       throw new Error(`the daemon (pid ${pid}) runs no spawner: ${readFileSync(join(d, '.git', 'hermesd', 'daemon.log'), 'utf8').slice(-1500)}`);
     });
     const [helper] = spawnersOf(pid);
-    // An index write the daemon judges ahead (its git diff), then the commit.
+    /** Stages a key (an index write the daemon judges ahead, with its git diff) and commits it: what git printed. */
+    const commitKey = (line: string, message: string) => {
+      writeFileSync(join(d, 'config.ts'), `export const key = '${KEY}'; // ${line}\n`);
+      git('add', 'config.ts');
+      try {
+        git('commit', '-qm', message);
+        return 'the commit went through';
+      } catch (err) {
+        return String((err as { stderr?: string }).stderr);
+      }
+    };
     git('commit', '-qam', 'hermes init', '--allow-empty');
-    writeFileSync(join(d, 'config.ts'), `export const key = '${KEY}';\n`);
-    git('add', 'config.ts');
-    let refused = '';
-    try {
-      git('commit', '-qm', 'add a key');
-    } catch (err) {
-      refused = String((err as { stderr?: string }).stderr);
-    }
-    expect(refused, 'the commit holding a key was not refused').toContain('no-secrets');
+    expect(commitKey('first', 'add a key'), 'the commit holding a key was not refused').toContain('no-secrets');
     expect(spawnersOf(pid), 'the daemon started another helper').toEqual([helper]);
+    // The helper killed under the daemon: its git is started by Node, and the key is refused all the same.
+    process.kill(helper!, 'SIGKILL');
+    await waitFor(() => !alive(helper!) || spawnersOf(pid).length === 0, 10_000);
+    expect(commitKey('again', 'add a key, the helper gone'), 'with its helper killed, the daemon let a commit holding a key through').toContain('no-secrets');
     expect((await t.cli(['stop'], { cwd: d })).code).toBe(0);
     await waitFor(() => !alive(helper!), 10_000).catch(() => {
       throw new Error(`the spawner (pid ${helper}) outlived its stopped daemon`);
