@@ -59,7 +59,15 @@ export type GitHooksPorts = {
   committed?: (commit: string, parent: string, paths: string[]) => void;
 };
 
-export type HookResult = HookOutcome & { hook: string; sessionId?: string };
+export type HookResult = HookOutcome & {
+  hook: string;
+  sessionId?: string;
+  /**
+   * The notices in `message` that must reach a terminal (a post-commit audit's, and those an
+   * earlier answer could not deliver): given back with `unread` when this answer did not reach its client.
+   */
+  notices?: string[];
+};
 
 export class GitHooks {
   /** Hooks being handled right now; the watcher holds back while this is above zero. */
@@ -179,13 +187,12 @@ export class GitHooks {
     let result: HookResult | undefined;
     try {
       result = await work;
-      if (hook === 'post-commit' && result.message && signal.aborted) {
-        // The hook's client went away before the audit's notice reached a terminal: the next hook says it.
-        this.undelivered.push(result.message);
-        this.ctx.log.warn('post-commit notice not delivered (its client went away); the next hook shows it', { notice: result.message.split('\n')[0] });
-      } else if (this.undelivered.length) {
-        result = { ...result, message: [...this.undelivered.splice(0), result.message].filter(Boolean).join('\n') };
-      }
+      const own = hook === 'post-commit' && result.message ? [result.message] : [];
+      const carried = this.undelivered.splice(0);
+      if (carried.length) result = { ...result, message: [...carried, result.message].filter(Boolean).join('\n') };
+      if (carried.length || own.length) result = { ...result, notices: [...carried, ...own] };
+      // A client that went away while the hook worked reads nothing: its notices wait for the next hook.
+      if (signal.aborted) result = this.unread(result);
       return result;
     } finally {
       // `hermesd logs` shows what the hooks did (one line each), not only daemon events.
@@ -202,6 +209,19 @@ export class GitHooks {
       // Refresh the work-tree snapshot others serve, once git has moved.
       if (hook.startsWith('post-')) this.ctx.events.emit('workspace-changed', { hook });
     }
+  }
+
+  /**
+   * An answer that did not reach its client (the connection had closed: the terminal went
+   * away): its notices are kept, and the next hook's answer carries them. Returns the
+   * result without them, so they are kept once.
+   */
+  unread(result: HookResult): HookResult {
+    if (!result.notices?.length) return result;
+    this.undelivered.push(...result.notices);
+    this.ctx.log.warn('post-commit notice not delivered (its client went away); the next hook shows it', { notice: result.notices[0]!.split('\n')[0] });
+    const { notices: _kept, ...rest } = result;
+    return rest;
   }
 
   private async dispatch(

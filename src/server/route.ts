@@ -23,6 +23,20 @@ export type RequestContext<Body = unknown> = {
   res: ServerResponse;
 };
 
+/**
+ * Writes the last bytes of an answer and ends it. Resolves whether they reached a connection
+ * its client still held (false: it had closed; a write the kernel refused says so even
+ * before the server has read the close).
+ */
+export function endAnswer(res: ServerResponse, last: string): Promise<boolean> {
+  if (res.writableEnded || res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    res.write(last, (err) => resolve(!err));
+    res.once('close', () => resolve(false));
+    res.end();
+  });
+}
+
 /** Sends one NDJSON event line to the client of a streaming route. */
 export type Emit = (event: Record<string, unknown>) => void;
 

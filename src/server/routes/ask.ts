@@ -13,12 +13,13 @@ import { errorToWire, UsageError } from '../../errors/index.js';
 import type { HookRequest } from '../../protocol/hooks.js';
 import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../../protocol/limits.js';
 import type { DaemonContext } from '../daemon-context.js';
-import { defineRoute, type Route } from '../route.js';
+import { defineRoute, endAnswer, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
 import { AGENT_NAMES, denyText, isAgentName, PRE_TOOL_EVENTS } from '../../protocol/agent-hooks.js';
 import { ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PROTOCOL, textLines, verdictLine, type AskQuery } from '../../protocol/ask.js';
 
-type Answer = { code: number; stdout?: string; stderr?: string };
+/** `unread`: what to do when the answer did not reach its client (a git hook's notices wait for the next hook). */
+type Answer = { code: number; stdout?: string; stderr?: string; unread?: () => void };
 
 /**
  * POST /v1/ask over `services` (composed on first use, their code loaded as questions need it:
@@ -58,15 +59,15 @@ export function askRoute(ctx: DaemonContext, services: () => Promise<Services>, 
       } finally {
         clearInterval(beat);
       }
-      end(res, answer);
+      if (!(await end(res, answer))) answer.unread?.();
       return undefined;
     },
   });
 }
 
-function end(res: ServerResponse, a: Answer): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.end(textLines('o', a.stdout ?? '') + textLines('e', a.stderr ?? '') + verdictLine(a.code));
+/** Resolves whether the answer reached its client. */
+function end(res: ServerResponse, a: Answer): Promise<boolean> {
+  return endAnswer(res, textLines('o', a.stdout ?? '') + textLines('e', a.stderr ?? '') + verdictLine(a.code));
 }
 
 /** A client of another protocol belongs to another install: this daemon makes way for it once it has nothing else to do. */
@@ -113,7 +114,7 @@ async function gitAnswer(services: Services, { q, body, sandboxed, progress, sig
   req.via = q.v ? 'client' : 'curl';
   if (sandboxed) req.sandboxed = true;
   const result = await services.hooks.ask(q.n, req, { pid: q.pid }, progress, signal, services.config.forJudging());
-  return { code: result.exitCode, stderr: result.message };
+  return { code: result.exitCode, stderr: result.message, unread: () => services.hooks.unread(result) };
 }
 
 /** A question the daemon could not judge: refused where it blocks, said in words everywhere. */

@@ -6,7 +6,8 @@
  */
 import { errorToWire } from '../../errors/index.js';
 import { hookRequestSchema } from '../../protocol/hooks.js';
-import { defineRoute, type Route } from '../route.js';
+import { defineRoute, endAnswer, type Route } from '../route.js';
+import type { HookResult } from '../../githooks/hook-service.js';
 import type { Services } from '../services/index.js';
 
 /** A sign of life at least this often while a hook works. */
@@ -20,7 +21,8 @@ function hookRoute(services: Services): Route {
     handler: async ({ params, body, query, res, signal }) => {
       const hooks = services.hooks;
       const judging = services.config.forJudging();
-      if (query.get('format') === 'json') return hooks.handle(params.name!, body, () => undefined, signal, judging);
+      // The notices a result carries are said in its message; which of them is which is the daemon's own.
+      if (query.get('format') === 'json') return withoutNotices(await hooks.handle(params.name!, body, () => undefined, signal, judging));
       res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
       const line = (event: Record<string, unknown>) => {
         if (!res.writableEnded && !res.destroyed) res.write(JSON.stringify(event) + '\n');
@@ -28,18 +30,24 @@ function hookRoute(services: Services): Route {
       // First byte now: the client knows the daemon is alive and working.
       line({ type: 'started', hook: params.name });
       const beat = setInterval(() => line({ type: 'heartbeat' }), HOOK_HEARTBEAT_MS);
+      let last: string;
+      let result: HookResult | undefined;
       try {
-        const result = await hooks.handle(params.name!, body, (message) => line({ type: 'progress', message }), signal, judging);
-        line({ type: 'result', ...result });
+        result = await hooks.handle(params.name!, body, (message) => line({ type: 'progress', message }), signal, judging);
+        last = JSON.stringify({ type: 'result', ...withoutNotices(result) });
       } catch (err) {
-        line({ type: 'error', error: errorToWire(err).wire });
+        last = JSON.stringify({ type: 'error', error: errorToWire(err).wire });
       } finally {
         clearInterval(beat);
-        res.end();
       }
+      if (!(await endAnswer(res, last + '\n')) && result) hooks.unread(result);
       return undefined;
     },
   });
+}
+
+function withoutNotices({ notices: _said, ...result }: HookResult): Omit<HookResult, 'notices'> {
+  return result;
 }
 
 export function hooksRoutes(services: Services): Route[] {
