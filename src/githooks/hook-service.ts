@@ -57,6 +57,12 @@ export type GitHooksPorts = {
   runFix: (request: FixRequest) => Promise<FixResult>;
   /** What a new commit on `parent` changed, where the judgement of its snapshot read it (the guard's secret values need no git log for it). */
   committed?: (commit: string, parent: string, paths: string[]) => void;
+  /**
+   * Resolves when a record may be written without the daemon stopping for it: SessionDB's
+   * redaction knows the secret values git's history holds (read without blocking, where it had
+   * not been read for the refs as they are: SecretValues.historyRead).
+   */
+  recordable?: () => Promise<void>;
 };
 
 export type HookResult = HookOutcome & {
@@ -287,7 +293,7 @@ export class GitHooks {
         // The record that this attempt's pre-commit judged the tree it lets through (in memory:
         // post-commit and the agent guard ask for it; no file an agent could forge).
         if (outcome.exitCode === 0) this.recordPass(indexFile, attempt);
-        const sessionId = outcome.violations?.length || outcome.checks?.length ? this.recordPreCommit(outcome) : undefined;
+        const sessionId = outcome.violations?.length || outcome.checks?.length ? await this.recordPreCommit(outcome) : undefined;
         return { hook, ...outcome, sessionId };
       }
       case 'commit-msg':
@@ -314,7 +320,7 @@ export class GitHooks {
         if (!audit?.notice) return evidence;
         const changed = audit.hookRan && audit.violations.length > 0;
         const title = changed ? 'changed after the pre-commit judged it' : audit.hookRan ? 'reaches new commits no hook judged' : 'skipped the pre-commit hook';
-        const sessionId = this.store('post-commit', `commit ${audit.commit.slice(0, 10)} ${title}`, [
+        const sessionId = await this.store('post-commit', `commit ${audit.commit.slice(0, 10)} ${title}`, [
           {
             role: 'user',
             content: changed
@@ -369,7 +375,7 @@ export class GitHooks {
         message: `hermesd: commit refused by the repository's rules (.hermes/config.yaml), in changes made ${since ? 'after hermesd judged the staged files (by a hook that ran later, e.g. a formatter that re-staged them)' : 'by the hooks of this commit'}:\n${formatViolations({ violations, warnings })}`,
         violations,
       };
-      return { ...outcome, sessionId: this.recordPreCommit(outcome) };
+      return { ...outcome, sessionId: await this.recordPreCommit(outcome) };
     }
     if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
     else this.recordPass(indexFile, attempt);
@@ -456,8 +462,8 @@ export class GitHooks {
         // The hook's answer goes out first: git waits for it, not for the evidence.
         await new Promise((r) => setImmediate(r));
         const e = await evidence();
-        if (opts.group) this.recordGrouped(hook, opts.group, e);
-        else this.record(hook, e);
+        if (opts.group) await this.recordGrouped(hook, opts.group, e);
+        else await this.record(hook, e);
       } catch (err) {
         this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
       }
@@ -485,10 +491,11 @@ export class GitHooks {
   private group: { key: string; sessionId: string; at: number; count: number } | undefined;
 
   /** Evidence that joins the session of the same kind made within EVIDENCE_GROUP_MS, instead of a session each. */
-  private recordGrouped(hook: string, key: string, evidence: Evidence): void {
+  private async recordGrouped(hook: string, key: string, evidence: Evidence): Promise<void> {
     const g = this.group;
     if (g && g.key === key && Date.now() - g.at < EVIDENCE_GROUP_MS) {
       try {
+        await this.deps.recordable?.();
         const db = (this.db ??= this.deps.sessions());
         g.count++;
         g.at = Date.now();
@@ -499,16 +506,16 @@ export class GitHooks {
         this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
       }
     }
-    const sessionId = this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
+    const sessionId = await this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
     this.group = sessionId ? { key, sessionId, at: Date.now(), count: 1 } : undefined;
   }
 
-  private record(hook: string, evidence: Evidence): HookResult {
-    const sessionId = this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
+  private async record(hook: string, evidence: Evidence): Promise<HookResult> {
+    const sessionId = await this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
     return { hook, ok: true, exitCode: 0, message: '', sessionId };
   }
 
-  private recordPreCommit(o: HookOutcome): string | undefined {
+  private recordPreCommit(o: HookOutcome): Promise<string | undefined> {
     const staged = (() => {
       try {
         return readFileSync(join(this.ctx.paths.gitDir, 'HEAD'), 'utf8').trim();
@@ -527,8 +534,14 @@ export class GitHooks {
     ]);
   }
 
-  private store(hook: string, title: string, messages: Array<{ role: 'user' | 'assistant' | 'tool'; content: string; toolName?: string }>): string | undefined {
+  /** A record in SessionDB, written once the redaction it passes through is ready (GitHooksPorts.recordable). */
+  private async store(
+    hook: string,
+    title: string,
+    messages: Array<{ role: 'user' | 'assistant' | 'tool'; content: string; toolName?: string }>,
+  ): Promise<string | undefined> {
     try {
+      await this.deps.recordable?.();
       const db = (this.db ??= this.deps.sessions());
       return db.recordSession({ repo: this.ctx.root, source: 'hook', title: `${hook}: ${title}`.slice(0, 200) }, messages).id;
     } catch (err) {

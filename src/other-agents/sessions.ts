@@ -72,6 +72,8 @@ export class AgentSessions {
       sessions: () => SessionDB;
       /** The repository's authority for a session at `cwd` (the daemon's cached load: context/authority.ts). */
       authority?: (cwd: string) => Promise<Authority>;
+      /** Resolves when a transcript may be written without the daemon stopping for it (as GitHooksPorts.recordable). */
+      recordable?: () => Promise<void>;
     },
   ) {}
 
@@ -218,6 +220,7 @@ export class AgentSessions {
     const before = this.ingests.get(path) ?? Promise.resolve();
     const next = before
       .then(() => new Promise<void>((res) => setImmediate(res)))
+      .then(() => this.deps.recordable?.())
       .then(work)
       .catch((err: unknown) => this.ctx.log.warn('agent transcript ingest failed', { path, error: String((err as Error)?.message ?? err) }))
       .finally(() => {

@@ -155,6 +155,32 @@ export class SecretValues {
     }
   }
 
+  /** The read of the history in flight (historyRead). */
+  private reading: Promise<void> | undefined;
+
+  /**
+   * Brings the history's values up to the refs as they are now, reading git's history without
+   * blocking this process, where they are not already. A process that writes redacted text (the
+   * daemon's SessionDB writes) starts it early and awaits it before a write: the redaction's own
+   * refresh then finds the history read and never reads it synchronously (a repository's first
+   * read is its whole history: seconds in a large one). Never rejects: a read that failed is
+   * tried again by the next refresh.
+   */
+  historyRead(): Promise<void> {
+    if (this.reading) return this.reading;
+    const tips = this.opts.dirs ? refTips(this.opts.dirs) : undefined;
+    if (this.history && tips && this.history.refsKey === refsKeyOf(tips)) return Promise.resolve();
+    const reading = this.refreshAsync(tips).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.reading = reading;
+    void reading.then(() => {
+      if (this.reading === reading) this.reading = undefined;
+    });
+    return reading;
+  }
+
   /** `refresh`, with git's history read without blocking this process (`check --commits` reads the range's diffs meanwhile). */
   async refreshAsync(tips?: Iterable<string>): Promise<string[]> {
     const values = this.presentValues();
@@ -353,7 +379,7 @@ export class SecretValues {
       listed = refs.stdout.toString().split('\n').filter(Boolean);
     }
     const tips = [...new Set(listed)].sort();
-    const refsKey = createHash('sha1').update(tips.join('\n')).digest('hex');
+    const refsKey = refsKeyOf(tips);
     if (this.history && this.history.refsKey === refsKey) return this.history.values;
     const values = new Set(this.history?.values ?? []);
     const newTips = tips.filter((t) => !this.history?.tips.includes(t));
@@ -394,6 +420,13 @@ export class SecretValues {
     this.history = { refsKey, tips, values };
     return values;
   }
+}
+
+/** The key of a set of ref tips (any order, repeats allowed): the history read for them is reused while it is the same. */
+function refsKeyOf(tips: Iterable<string>): string {
+  return createHash('sha1')
+    .update([...new Set(tips)].sort().join('\n'))
+    .digest('hex');
 }
 
 /** A git process `historySteps` asks for, and what it gets back. */

@@ -297,7 +297,7 @@ export class SessionDB {
       try {
         this.stmt(
           'INSERT INTO sessions (id, repo, source, model, system_prompt_sha256, parent_session_id, title, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(id, input.repo, input.source, input.model ?? null, promptSha, input.parentSessionId ?? null, input.title ?? null, startedAt);
+        ).run(id, input.repo, input.source, input.model ?? null, promptSha, input.parentSessionId ?? null, this.titleOf(input.title), startedAt);
       } catch (err) {
         if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new UsageError(`Session ${id} already exists.`);
         throw err;
@@ -314,7 +314,7 @@ export class SessionDB {
            ended_at = coalesce(@endedAt, ended_at), end_reason = CASE WHEN @setReason THEN @reason ELSE end_reason END WHERE id = @id`,
       ).run({
         setTitle: patch.title !== undefined ? 1 : 0,
-        title: patch.title ?? null,
+        title: this.titleOf(patch.title),
         setModel: patch.model !== undefined ? 1 : 0,
         model: patch.model ?? null,
         endedAt: patch.endedAt ?? null,
@@ -392,6 +392,11 @@ export class SessionDB {
   /** Sets the value-based redaction every stored text goes through (before the shape-based one): the repository's SecretValues. */
   setValueRedactor(redactor: ValueRedactor | undefined): void {
     this.valueRedactor = redactor;
+  }
+
+  /** A session's title as stored: redacted as a message is (a title is often a commit's subject or a prompt's first line). */
+  private titleOf(title: string | null | undefined): string | null {
+    return title == null ? null : this.redactStored(title);
   }
 
   /** `text` as a message stores it (secrets redacted): what a caller compares with stored content. */

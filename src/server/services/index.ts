@@ -198,6 +198,7 @@ export class Services {
         skills: () => this.skills,
         sessions: () => this.sessions,
         authority: (cwd) => this.prompt.authority(cwd),
+        recordable: this.guard.secrets.historyRead.bind(this.guard.secrets),
       }),
     );
   }
@@ -252,6 +253,8 @@ export class Services {
     void this.watcher.start();
     this.skills;
     void this.config.preload();
+    // The secret values git's history holds, read now without blocking: the first record in SessionDB waits for them, not the daemon.
+    void this.guard.secrets.historyRead();
     this.hooks;
     // Listens for the task runner's ends from the first task on (post-task review).
     this.placement;
