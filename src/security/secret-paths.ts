@@ -24,17 +24,17 @@ const BUILTIN_SECRET_PATHS: Array<{ kind: string; test: (rel: string, base: stri
   },
   { kind: 'netrc', test: (_r, b) => b === '.netrc' || b === '_netrc', reason: '.netrc holds login passwords' },
   { kind: 'git-credentials', test: (_r, b) => b === '.git-credentials', reason: '.git-credentials holds tokens' },
-  { kind: 'ssh', test: (r) => /(^|\/)\.ssh\//.test(r), reason: '.ssh/ holds SSH keys' },
+  { kind: 'ssh', test: (r) => r.includes('.ssh/') && /(^|\/)\.ssh\//.test(r), reason: '.ssh/ holds SSH keys' },
   { kind: 'ssh-key', test: (_r, b) => /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/.test(b), reason: 'SSH private keys are secret' },
   { kind: 'private-key', test: (_r, b) => /\.(pem|key|p12|pfx|jks|keystore)$/i.test(b), reason: 'key and certificate stores hold private keys' },
-  { kind: 'aws', test: (r) => /(^|\/)\.aws\/(credentials|config)$/.test(r), reason: 'AWS credential files hold access keys' },
+  { kind: 'aws', test: (r) => r.includes('.aws/') && /(^|\/)\.aws\/(credentials|config)$/.test(r), reason: 'AWS credential files hold access keys' },
   {
     kind: 'gcloud',
-    test: (r, b) => /(^|\/)(\.config\/)?gcloud\//.test(r) || b === 'application_default_credentials.json',
+    test: (r, b) => (r.includes('gcloud/') && /(^|\/)(\.config\/)?gcloud\//.test(r)) || b === 'application_default_credentials.json',
     reason: 'gcloud credential files hold tokens',
   },
-  { kind: 'kube', test: (r) => /(^|\/)\.kube\/config$/.test(r), reason: 'kubeconfig holds cluster credentials' },
-  { kind: 'docker', test: (r) => /(^|\/)\.docker\/config\.json$/.test(r), reason: 'Docker config holds registry auth' },
+  { kind: 'kube', test: (r) => r.endsWith('.kube/config') && /(^|\/)\.kube\/config$/.test(r), reason: 'kubeconfig holds cluster credentials' },
+  { kind: 'docker', test: (r) => r.endsWith('.docker/config.json') && /(^|\/)\.docker\/config\.json$/.test(r), reason: 'Docker config holds registry auth' },
   { kind: 'pypirc', test: (_r, b) => b === '.pypirc', reason: '.pypirc holds package index passwords' },
 ];
 
@@ -48,7 +48,29 @@ function globMatcher(g: string): (p: string) => boolean {
   return m;
 }
 
+const isNpmrcGlob = (g: string) => /(^|\/)\.npmrc$/.test(g);
+
+/**
+ * A test of a path's last segment that every path a glob matches passes (a literal name, a
+ * `prefix*` or a `*suffix`): the glob's own matcher runs only for a path that passes, so the
+ * paths of a whole history go through a string comparison each, not a matcher per glob.
+ * Undefined where the last segment is any other pattern (then the matcher always runs).
+ */
+const lastSegmentTests = new Map<string, ((base: string) => boolean) | undefined>();
+function lastSegmentTest(g: string): ((base: string) => boolean) | undefined {
+  if (lastSegmentTests.has(g)) return lastSegmentTests.get(g);
+  const last = g.slice(g.lastIndexOf('/') + 1);
+  const literal = (x: string) => x !== '' && !/[*?[\]{}()!+@\\]/.test(x);
+  let test: ((base: string) => boolean) | undefined;
+  if (literal(last)) test = (b) => b === last;
+  else if (last.startsWith('*') && literal(last.slice(1))) test = (b) => b.endsWith(last.slice(1));
+  else if (last.endsWith('*') && literal(last.slice(0, -1))) test = (b) => b.startsWith(last.slice(0, -1));
+  lastSegmentTests.set(g, test);
+  return test;
+}
+
 function normalise(rel: string): string {
+  if (!rel.includes('\\') && !rel.startsWith('./')) return rel;
   return rel.replace(/\\/g, '/').replace(/^\.\//, '');
 }
 
@@ -74,7 +96,8 @@ export function isSecretPath(rel: string, config?: SecretPathsConfig, opts: { ro
   if (extra.length > 0) {
     for (const g of extra) {
       // `.npmrc` in the config defaults is content-checked above, not refused outright.
-      if (base === '.npmrc' && /(^|\/)\.npmrc$/.test(g)) continue;
+      if (base === '.npmrc' && isNpmrcGlob(g)) continue;
+      if (lastSegmentTest(g)?.(base) === false) continue;
       if (globMatcher(g)(path)) return { kind: 'config', reason: `listed in guard.secretPaths (${g})` };
     }
   }

@@ -170,8 +170,9 @@ export class SecretValues {
     if (this.reading) return this.reading;
     const tips = this.opts.dirs ? refTips(this.opts.dirs) : undefined;
     if (this.history && tips && this.history.refsKey === refsKeyOf(tips)) return Promise.resolve();
-    const reading = this.refreshAsync(tips).then(
-      () => undefined,
+    // The history only: the present files' values are the next refresh's (it walks the tree, as before).
+    const reading = this.historyAsync(tips).then(
+      (history) => void this.keep(new Set(this.values), history),
       () => undefined,
     );
     this.reading = reading;
@@ -184,9 +185,14 @@ export class SecretValues {
   /** `refresh`, with git's history read without blocking this process (`check --commits` reads the range's diffs meanwhile). */
   async refreshAsync(tips?: Iterable<string>): Promise<string[]> {
     const values = this.presentValues();
+    return this.keep(values, await this.historyAsync(tips));
+  }
+
+  /** The history's values, its git processes run without blocking this process. */
+  private async historyAsync(tips?: Iterable<string>): Promise<Set<string>> {
     const steps = this.historySteps(tips);
     for (let step = steps.next(); ; ) {
-      if (step.done) return this.keep(values, step.value);
+      if (step.done) return step.value;
       const ask = step.value;
       step = steps.next(await (ask.bytes ? gitAsyncTryBuffer(ask.args, ask.call) : gitAsyncTry(ask.args, ask.call)));
     }
