@@ -60,7 +60,7 @@ export type GitHooksPorts = {
   /**
    * Resolves when a record may be written without the daemon stopping for it: SessionDB's
    * redaction knows the secret values git's history holds (read without blocking, where it had
-   * not been read for the refs as they are: SecretValues.historyRead).
+   * not been read for the refs as they are: SecretValues.ready).
    */
   recordable?: () => Promise<void>;
 };

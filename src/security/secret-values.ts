@@ -16,7 +16,8 @@
  * covers, so a commit's evidence costs what changed, not one stat per directory of the tree.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanGitEnv } from '../git/env.js';
 import { refTips, type GitDirs } from '../git/refs.js';
@@ -155,24 +156,25 @@ export class SecretValues {
     }
   }
 
-  /** The read of the history in flight (historyRead). */
+  /** The read in flight (ready). */
   private reading: Promise<void> | undefined;
 
   /**
-   * Brings the history's values up to the refs as they are now, reading git's history without
-   * blocking this process, where they are not already. A process that writes redacted text (the
-   * daemon's SessionDB writes) starts it early and awaits it before a write: the redaction's own
-   * refresh then finds the history read and never reads it synchronously (a repository's first
-   * read is its whole history: seconds in a large one). Never rejects: a read that failed is
-   * tried again by the next refresh.
+   * Brings the known values up to date without blocking this process where a synchronous
+   * refresh would block it for long: the first time, a walk of every directory and the whole
+   * history (seconds in a large repository); after, the history again where the refs moved. A
+   * process that writes redacted text (the daemon's SessionDB records) starts it early and
+   * awaits it before a write: the redaction's own refresh then finds the values known and
+   * looks only where the watcher reports a change. Never rejects: what failed is tried again
+   * by the next refresh.
    */
-  historyRead(): Promise<void> {
+  ready(): Promise<void> {
     if (this.reading) return this.reading;
     const tips = this.opts.dirs ? refTips(this.opts.dirs) : undefined;
     if (this.history && tips && this.history.refsKey === refsKeyOf(tips)) return Promise.resolve();
-    // The history only: the present files' values are the next refresh's (it walks the tree, as before).
-    const reading = this.historyAsync(tips).then(
-      (history) => void this.keep(new Set(this.values), history),
+    const first = !this.dirCache.has('');
+    const reading = Promise.all([first ? this.presentValuesAsync() : new Set(this.values), this.historyAsync(tips)]).then(
+      ([values, history]) => void this.keep(values, history),
       () => undefined,
     );
     this.reading = reading;
@@ -210,6 +212,19 @@ export class SecretValues {
       this.secretFileList = this.walk(trustWatch);
       this.lastWalkMs = performance.now() - t;
     } else this.looked = 0;
+    return this.valuesOfFiles();
+  }
+
+  /** `presentValues` after a walk of every directory made without blocking this process. */
+  private async presentValuesAsync(): Promise<Set<string>> {
+    await this.walkExactAsync();
+    this.lastRefresh = Date.now();
+    this.secretFileList = this.secretFilesFound();
+    return this.valuesOfFiles();
+  }
+
+  /** The values of the secret files the walks found (each file read again only where it changed), the environment's and the extra ones. */
+  private valuesOfFiles(): Set<string> {
     const files = this.secretFileList;
     const values = new Set<string>();
     const live = new Set<string>();
@@ -221,6 +236,34 @@ export class SecretValues {
     for (const v of envSecretValues(this.opts.env ?? {})) values.add(v);
     for (const v of this.opts.extra ?? []) if (v && v.length >= KNOWN_SECRET_MIN_CHARS) values.add(v);
     return values;
+  }
+
+  private secretFilesFound(): string[] {
+    return [...this.secretDirs.values()].flat().map((f) => join(this.opts.root, f));
+  }
+
+  /** The walk of every directory in flight (walkExactAsync). */
+  private exactWalk: Promise<void> | undefined;
+
+  /**
+   * A walk of every directory, its stats and reads made without blocking this process. A
+   * synchronous walk meanwhile walks as it would; where one of every directory ended while
+   * this one ran, this one forgets nothing (the later walk's view stands).
+   */
+  private walkExactAsync(): Promise<void> {
+    this.exactWalk ??= (async () => {
+      const at = Date.now();
+      const walk = { budget: WALK_MAX_DIRS, seen: new Set<string>(), looked: 0 };
+      try {
+        await this.lookAsync('', walk);
+      } finally {
+        this.exactWalk = undefined;
+      }
+      if (this.lastExact.at > at) return;
+      for (const k of [...this.dirCache.keys()]) if (!walk.seen.has(k)) this.forgetDir(k);
+      this.lastExact = { at, looked: walk.looked };
+    })();
+    return this.exactWalk;
   }
 
   private keep(values: Set<string>, history: Set<string>): string[] {
@@ -283,7 +326,10 @@ export class SecretValues {
     // Taken before any stat: a change reported after this is looked at by the next walk.
     const reported = tree?.takeChanged();
     this.looked = 0;
-    if (trustWatch && tree && reported && this.dirCache.has('') && Date.now() - this.lastExact.at <= EXACT_WALK_EVERY_MS) {
+    const cheap = trustWatch && tree && reported && this.dirCache.has('');
+    // A walk of every directory that is due is made without blocking (a large tree takes seconds); this one looks where the watcher says meanwhile.
+    if (cheap && Date.now() - this.lastExact.at > EXACT_WALK_EVERY_MS) void this.walkExactAsync();
+    if (cheap) {
       // Parents before children: a directory its parent's new read dropped is not looked at.
       const todo = [...new Set([...reported, ...this.unwatched])].filter((d) => this.dirCache.has(d)).sort((a, b) => depth(a) - depth(b));
       // One bound for the whole walk, as the exact walk has.
@@ -297,7 +343,7 @@ export class SecretValues {
       // Only a walk of every directory says what the next one will cost.
       this.lastExact = { at, looked: this.looked };
     }
-    return [...this.secretDirs.values()].flat().map((f) => join(this.opts.root, f));
+    return this.secretFilesFound();
   }
 
   /**
@@ -306,8 +352,7 @@ export class SecretValues {
    */
   private look(rel: string, onlyNew: boolean, walk: { budget: number; seen?: Set<string> } = { budget: WALK_MAX_DIRS }): void {
     if (walk.budget-- <= 0) return;
-    const { root, config } = this.opts;
-    const abs = rel ? join(root, rel) : root;
+    const abs = rel ? join(this.opts.root, rel) : this.opts.root;
     // The watch in place before the stat: any change after it is reported.
     const watch = this.tree?.watchOf(rel);
     this.looked++;
@@ -315,24 +360,62 @@ export class SecretValues {
     try {
       st = statSync(abs);
     } catch {
-      this.forgetDir(rel);
-      return;
+      return this.forgetDir(rel);
     }
-    if (!st.isDirectory()) {
-      this.forgetDir(rel);
-      return;
-    }
-    walk.seen?.add(rel);
-    const before = this.dirCache.get(rel);
-    let now = before;
-    if (!before || before.mtimeMs !== st.mtimeMs || before.ino !== st.ino) {
-      let entries: Dirent[];
+    let entries: Dirent[] | undefined;
+    if (this.needsRead(rel, st, walk)) {
       try {
         entries = readdirSync(abs, { withFileTypes: true });
       } catch {
-        this.forgetDir(rel);
-        return;
+        return this.forgetDir(rel);
       }
+    }
+    const now = this.absorb(rel, st, entries, watch);
+    if (now) for (const d of now.dirs) if (!onlyNew || !this.dirCache.has(d)) this.look(d, false, walk);
+  }
+
+  /** `look` of every directory, its stats and reads made without blocking this process (the first walk of a large tree). */
+  private async lookAsync(rel: string, walk: { budget: number; seen: Set<string>; looked: number }): Promise<void> {
+    if (walk.budget-- <= 0) return;
+    const abs = rel ? join(this.opts.root, rel) : this.opts.root;
+    const watch = this.tree?.watchOf(rel);
+    walk.looked++;
+    let st;
+    try {
+      st = await stat(abs);
+    } catch {
+      return this.forgetDir(rel);
+    }
+    let entries: Dirent[] | undefined;
+    if (this.needsRead(rel, st, walk)) {
+      try {
+        entries = await readdir(abs, { withFileTypes: true });
+      } catch {
+        return this.forgetDir(rel);
+      }
+    }
+    const now = this.absorb(rel, st, entries, watch);
+    if (now) for (const d of now.dirs) await this.lookAsync(d, walk);
+  }
+
+  /** Whether directory `rel`, just stat'ed, must have its entries read (new or changed); false also where it is no directory. */
+  private needsRead(rel: string, st: Stats, walk: { seen?: Set<string> }): boolean {
+    if (!st.isDirectory()) return false;
+    walk.seen?.add(rel);
+    const before = this.dirCache.get(rel);
+    return !before || before.mtimeMs !== st.mtimeMs || before.ino !== st.ino;
+  }
+
+  /** What `look` keeps of directory `rel` from its stat and (when read) its entries; undefined where it is no directory. */
+  private absorb(rel: string, st: Stats, entries: Dirent[] | undefined, watch: object | undefined): DirCache | undefined {
+    if (!st.isDirectory()) {
+      this.forgetDir(rel);
+      return undefined;
+    }
+    const { root, config } = this.opts;
+    const before = this.dirCache.get(rel);
+    let now: DirCache;
+    if (entries) {
       const dirs: string[] = [];
       const files: string[] = [];
       for (const d of entries) {
@@ -344,9 +427,9 @@ export class SecretValues {
       now = { mtimeMs: st.mtimeMs, ino: st.ino, dirs, files, watch };
       // What it no longer holds is forgotten with everything below it.
       if (before) for (const d of before.dirs) if (!dirs.includes(d)) this.forgetDir(d);
-    } else now = { ...before, watch };
+    } else now = { ...before!, watch };
     this.keepDir(rel, now);
-    for (const d of now.dirs) if (!onlyNew || !this.dirCache.has(d)) this.look(d, false, walk);
+    return now;
   }
 
   private keepDir(rel: string, entry: DirCache): void {

@@ -34,7 +34,7 @@ export function createHookService(
       refTipsSinceLastLook: () => deps.guard.refTipsSinceLastLook(),
       committed: (commit, parent, paths) => deps.guard.secrets.committed(commit, parent, paths),
       // Bound, not a closure of this module: the hooks call into security, not back into the server.
-      recordable: deps.guard.secrets.historyRead.bind(deps.guard.secrets),
+      recordable: deps.guard.secrets.ready.bind(deps.guard.secrets),
       runFix: async ({ task, turnContext, signal, onProgress }) => {
         const r = await deps.tasks().run({
           task,

@@ -198,7 +198,7 @@ export class Services {
         skills: () => this.skills,
         sessions: () => this.sessions,
         authority: (cwd) => this.prompt.authority(cwd),
-        recordable: this.guard.secrets.historyRead.bind(this.guard.secrets),
+        recordable: this.guard.secrets.ready.bind(this.guard.secrets),
       }),
     );
   }
@@ -254,7 +254,7 @@ export class Services {
     this.skills;
     void this.config.preload();
     // The secret values git's history holds, read now without blocking: the first record in SessionDB waits for them, not the daemon.
-    void this.guard.secrets.historyRead();
+    void this.guard.secrets.ready();
     this.hooks;
     // Listens for the task runner's ends from the first task on (post-task review).
     this.placement;
