@@ -16,11 +16,13 @@
  * which the daemon sees and judges ahead of a commit. The rounds come after WARM_COMMITS one-file
  * commits in the hermesd copy: the daemon's CPU over those (the first after its start) is reported too.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { resolvePaths } from '../src/paths/index.js';
 import { GREP_HOOK } from './hooks.js';
 import { cpuMs, hookTime } from './scale.js';
 import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
@@ -59,6 +61,35 @@ const sleep = (n: number) => new Promise((r) => setTimeout(r, n));
  * mean is shown beside it (a garbage collection now and then moves it). Read in ns from
  * schedstat where there is one (a median of 10 ms /proc ticks would say little).
  */
+/**
+ * How long the daemon's status question waits, asked one after another for `ms` while `act`
+ * runs (from its start): the longest wait is the longest the daemon held its loop.
+ */
+async function waitsWhile(socket: string, ms: number, act: () => Promise<unknown> = async () => undefined): Promise<number[]> {
+  const ask = () =>
+    new Promise<number>((resolve, reject) => {
+      const t0 = performance.now();
+      const req = request({ socketPath: socket, path: '/v1/status', method: 'GET' }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(performance.now() - t0));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const waits: number[] = [];
+  const acting = act();
+  const end = Date.now() + ms;
+  while (Date.now() < end) waits.push(await ask());
+  await acting;
+  return waits;
+}
+const asyncRun = (cmd: string, cwd: string, env: NodeJS.ProcessEnv) =>
+  new Promise<void>((resolve, reject) => {
+    const c = spawn('sh', ['-c', cmd], { cwd, env, stdio: 'ignore' });
+    c.on('error', reject);
+    c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd}: exit ${code}`))));
+  });
+
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const cpuFigure = (xs: number[]) => `${median(xs).toFixed(1)} ms (mean ${mean(xs).toFixed(1)})`;
 /** Index writes measured per repository (each is one `git add` and the daemon's reaction: cheap, so more than the commit rounds). */
@@ -95,6 +126,7 @@ export const bench: Bench = {
     const goals: Goal[] = [];
     const rows: Row[] = [];
     const cpuRows: Row[] = [];
+    const stallRows: Row[] = [];
     const repos: Array<{ label: string; make: (dir: string) => void }> = SIZES.map((n) => ({
       label: `${n.toLocaleString('en')} files (generated)`,
       make: (dir) => {
@@ -145,6 +177,19 @@ export const bench: Bench = {
         await sleep(AFTER_MS);
         return Math.max(0, cpuMs(pid) - c0 - idlePerMs * (Date.now() - t0));
       };
+      // The daemon's first commit after its start (its first record in SessionDB, its first look at the secret files):
+      // how long a question waits meanwhile, against the same questions while it is idle.
+      const socket = resolvePaths(hermes.dir, env).socket;
+      const idleWaits = await waitsWhile(socket, 1_500);
+      writeFileSync(join(hermes.dir, changed(files, 1, 199)[0]!), '// the first commit\n');
+      const firstWaits = await waitsWhile(socket, 2_500, () => asyncRun('git add -A && git commit -qm "the first"', hermes.dir, env));
+      stallRows.push({
+        repository: repo.label,
+        'tracked files': files.length,
+        'idle: median / longest': `${ms(median(idleWaits), 1)} / ${ms(Math.max(...idleWaits), 1)}`,
+        'during and after the first commit: median / longest': `${ms(median(firstWaits), 1)} / ${ms(Math.max(...firstWaits), 1)}`,
+        questions: `${idleWaits.length} / ${firstWaits.length}`,
+      });
       const cold: number[] = [];
       for (let w = 0; w < WARM_COMMITS; w++) {
         const f = changed(files, 1, 200 + w)[0]!;
@@ -254,6 +299,10 @@ export const bench: Bench = {
       // The stopped daemon may still be closing its files in the copy: removal tries again.
       for (const dir of [...copies.map((c) => c.dir), origin]) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
+    printTable(
+      "the daemon's status asked one question after another: idle, then from the start of the first commit after the daemon's start (add -A && commit, all hooks) for 2.5 s; the longest wait is the longest the daemon held its loop",
+      stallRows,
+    );
     printTable(
       `commits by repository size, ${SIZES.map(runsAt).join('/')} rounds per peer; peers in turn (NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'})`,
       rows,
