@@ -152,7 +152,7 @@ export class SecretValues {
     for (let step = steps.next(); ; ) {
       if (step.done) return this.keep(values, step.value);
       const ask = step.value;
-      step = steps.next(ask.bytes ? gitTryBuffer(ask.args, ask.call) : gitTry(ask.args, ask.call));
+      step = steps.next('pause' in ask ? NO_ANSWER : ask.bytes ? gitTryBuffer(ask.args, ask.call) : gitTry(ask.args, ask.call));
     }
   }
 
@@ -196,7 +196,8 @@ export class SecretValues {
     for (let step = steps.next(); ; ) {
       if (step.done) return step.value;
       const ask = step.value;
-      step = steps.next(await (ask.bytes ? gitAsyncTryBuffer(ask.args, ask.call) : gitAsyncTry(ask.args, ask.call)));
+      if ('pause' in ask) await new Promise((resolve) => setImmediate(resolve));
+      step = steps.next('pause' in ask ? NO_ANSWER : await (ask.bytes ? gitAsyncTryBuffer(ask.args, ask.call) : gitAsyncTry(ask.args, ask.call)));
     }
   }
 
@@ -493,10 +494,16 @@ export class SecretValues {
         call: call(HISTORY_LOG_MAX_BYTES),
       };
       const specs: string[] = [];
+      let judged = 0;
       for (const block of log.stdout.toString().split('\0')) {
         const [commit, ...paths] = block.split('\n').filter(Boolean);
         if (!commit) continue;
         for (const p of paths) if (specs.length < HISTORY_MAX_BLOBS && isSecretPath(p, this.opts.config)) specs.push(`${commit}:${p}`);
+        // A long history's paths are judged in turns: the asynchronous read lets other work in between.
+        if ((judged += paths.length) >= PATHS_PER_TURN) {
+          judged = 0;
+          yield PAUSE;
+        }
       }
       if (specs.length > 0) {
         const cat = yield { args: ['cat-file', '--batch'], call: call(HISTORY_BLOBS_MAX_BYTES, specs.join('\n') + '\n'), bytes: true };
@@ -519,8 +526,13 @@ function refsKeyOf(tips: Iterable<string>): string {
 }
 
 /** A git process `historySteps` asks for, and what it gets back. */
-type GitAsk = { args: string[]; call: GitCall; bytes?: boolean };
+type GitAsk = { args: string[]; call: GitCall; bytes?: boolean } | typeof PAUSE;
+/** What historySteps yields between turns of its own work: the synchronous refresh goes straight on, the asynchronous one lets the loop turn. */
+const PAUSE = { pause: true } as const;
+/** Paths of the history judged (isSecretPath) between two turns of the loop. */
+const PATHS_PER_TURN = 2_000;
 type GitAnswer = { status: number; stdout: string | Buffer };
+const NO_ANSWER: GitAnswer = { status: 0, stdout: '' };
 
 /** The values of a secret file: assignment right-hand sides, and the contents of a key or token file. */
 export function secretFileValues(content: string): string[] {
