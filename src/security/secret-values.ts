@@ -498,11 +498,13 @@ export class SecretValues {
       for (const block of log.stdout.toString().split('\0')) {
         const [commit, ...paths] = block.split('\n').filter(Boolean);
         if (!commit) continue;
-        for (const p of paths) if (specs.length < HISTORY_MAX_BLOBS && isSecretPath(p, this.opts.config)) specs.push(`${commit}:${p}`);
-        // A long history's paths are judged in turns: the asynchronous read lets other work in between.
-        if ((judged += paths.length) >= PATHS_PER_TURN) {
-          judged = 0;
-          yield PAUSE;
+        for (const p of paths) {
+          if (specs.length < HISTORY_MAX_BLOBS && isSecretPath(p, this.opts.config)) specs.push(`${commit}:${p}`);
+          // A long history's paths are judged in turns: the asynchronous read lets other work in between.
+          if (++judged >= PATHS_PER_TURN) {
+            judged = 0;
+            yield PAUSE;
+          }
         }
       }
       if (specs.length > 0) {
