@@ -245,6 +245,8 @@ export class SecretValues {
 
   /** The walk of every directory in flight (walkExactAsync). */
   private exactWalk: Promise<void> | undefined;
+  /** The directories a synchronous look kept while that walk ran. */
+  private readonly lookedMeanwhile = new Set<string>();
 
   /**
    * A walk of every directory, its stats and reads made without blocking this process. A
@@ -260,8 +262,11 @@ export class SecretValues {
       } finally {
         this.exactWalk = undefined;
       }
+      const meanwhile = new Set(this.lookedMeanwhile);
+      this.lookedMeanwhile.clear();
       if (this.lastExact.at > at) return;
-      for (const k of [...this.dirCache.keys()]) if (!walk.seen.has(k)) this.forgetDir(k);
+      // A directory a synchronous look kept meanwhile (a new one the watcher reported) stays, though this walk passed before it was made.
+      for (const k of [...this.dirCache.keys()]) if (!walk.seen.has(k) && !meanwhile.has(k)) this.forgetDir(k);
       this.lastExact = { at, looked: walk.looked };
     })();
     return this.exactWalk;
@@ -372,6 +377,7 @@ export class SecretValues {
       }
     }
     const now = this.absorb(rel, st, entries, watch);
+    if (now && this.exactWalk) this.lookedMeanwhile.add(rel);
     if (now) for (const d of now.dirs) if (!onlyNew || !this.dirCache.has(d)) this.look(d, false, walk);
   }
 
