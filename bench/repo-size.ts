@@ -77,10 +77,15 @@ async function waitsWhile(socket: string, ms: number, act: () => Promise<unknown
       req.end();
     });
   const waits: number[] = [];
-  const acting = act();
+  // Its failure is held until the questions end (a rejection nobody awaited yet would stop the process).
+  const acting = act().then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   const end = Date.now() + ms;
   while (Date.now() < end) waits.push(await ask());
-  await acting;
+  const failed = await acting;
+  if (failed) throw failed;
   return waits;
 }
 const asyncRun = (cmd: string, cwd: string, env: NodeJS.ProcessEnv) =>
