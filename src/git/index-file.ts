@@ -481,55 +481,69 @@ const TREE_MODE = 0o40000;
 const NUL = Buffer.from([0]);
 const SLASH_BYTE = Buffer.from('/');
 
-/** A folder of a built tree: its path (latin1, with its slash; "" for the root), where its records sit, its tree id. */
-type Folder = { name: string; from: number; to: number; oid: Buffer };
+/**
+ * The folders of a built tree, in the records' order (by start, the enclosing folder first) —
+ * which is their paths' order too (latin1, each with its slash: a folder sorts before what it
+ * holds, and two that do not nest sort as their first entries do) — as columns: a folder's path
+ * ("" for the root), where its records start and end, its tree id. Columns, not an object per
+ * folder: a build keeps thousands of folders until the next one, and objects that live that long
+ * are what the collector copies and then marks.
+ */
+type Folders = { names: string[]; from: number[]; to: number[]; oids: Buffer[] };
 
 /**
- * The folders of the last tree built, in the records' order (by start, the enclosing folder
- * first), and by path; and that read's records. A folder whose records are byte for byte the
- * same now has the same tree (the records hold every entry's mode, object, flags and full
- * path), and so does every folder inside it: they are carried over at their new place.
+ * The last tree built: its folders and that read's records. A folder whose records are byte
+ * for byte the same now has the same tree (the records hold every entry's mode, object, flags
+ * and full path), and so does every folder inside it: they are carried over at their new place.
  */
-type BuiltTree = { records: Buffer; list: Folder[]; byName: Map<string, Folder>; serial: number };
+type BuiltTree = Folders & { records: Buffer; serial: number };
 let lastTree: BuiltTree | undefined;
 
 function treeOf(read: StagedRead): string {
-  const found: Folder[] = [];
+  const found: Folders = { names: [], from: [], to: [], oids: [] };
   const count = read.at.length - 1;
   const oid = folderTree(read, 0, count, 0, found, lastTree);
-  const list = found.sort((a, b) => a.from - b.from || b.to - a.to);
   const before = lastTree;
-  lastTree = { records: read.records, list, byName: new Map(list.map((f) => [f.name, f])), serial: read.serial };
+  lastTree = { ...found, records: read.records, serial: read.serial };
   if (before && before.records !== read.records) give(before.records, 'records');
   return oid.toString('hex');
 }
 
-/** The folders of `last` inside `folder` (itself included), moved by `delta` bytes: consecutive in its list. */
-function carryOver(last: BuiltTree, folder: Folder, delta: number, into: Folder[]): void {
-  const { list } = last;
+/** Where the folder named `name` is in the last tree's columns, or -1: a binary search of the paths. */
+function folderIndex(last: BuiltTree, name: string): number {
+  const { names } = last;
   let lo = 0;
-  let hi = list.length;
+  let hi = names.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid]!.from < folder.from) lo = mid + 1;
+    if (names[mid]! < name) lo = mid + 1;
     else hi = mid;
   }
-  for (let i = lo; i < list.length && list[i]!.from < folder.to; i++) {
-    const f = list[i]!;
-    if (f.to <= folder.to) into.push({ name: f.name, from: f.from + delta, to: f.to + delta, oid: f.oid });
+  return lo < names.length && names[lo] === name ? lo : -1;
+}
+
+/** Folder `f` of the last tree and the folders inside it (the ones after it that start before it ends), moved by `delta` bytes. */
+function carryOver(last: BuiltTree, f: number, delta: number, into: Folders): void {
+  const end = last.to[f]!;
+  for (let i = f; i < last.names.length && last.from[i]! < end; i++) {
+    if (last.to[i]! > end) continue;
+    into.names.push(last.names[i]!);
+    into.from.push(last.from[i]! + delta);
+    into.to.push(last.to[i]! + delta);
+    into.oids.push(last.oids[i]!);
   }
 }
 
 /**
- * Whether entries [from, to), whose records are as long as the folder `before`'s of the last
- * tree built, hold what it held. When that tree was built from the read this one was walked
+ * Whether entries [from, to), whose records are as long as folder `f`'s of the last tree
+ * built, hold what it held. When that tree was built from the read this one was walked
  * against, the walk said which entries stage something new: none of them here, the others were
  * copied from that read in its order — a part of the folder as long as the whole is the whole.
  * Otherwise the records are compared.
  */
-function sameAsBuilt(read: StagedRead, last: BuiltTree, from: number, to: number, before: Folder): boolean {
+function sameAsBuilt(read: StagedRead, last: BuiltTree, from: number, to: number, f: number): boolean {
   const { changed } = read;
-  if (!changed || read.after !== last.serial) return last.records.compare(read.records, read.at[from], read.at[to], before.from, before.to) === 0;
+  if (!changed || read.after !== last.serial) return last.records.compare(read.records, read.at[from], read.at[to], last.from[f], last.to[f]) === 0;
   return !anyIn(changed, from, to - 1);
 }
 
@@ -555,15 +569,23 @@ const pathEnd = (read: StagedRead, i: number) => read.at[i + 1]! - 1;
  * at byte `depth` of theirs, in the index's order (sorted by path, so a folder's entries are
  * consecutive). A folder sorts among its siblings as its name and a slash (git's tree order).
  */
-function folderTree(read: StagedRead, from: number, to: number, depth: number, found: Folder[], last: BuiltTree | undefined): Buffer {
+function folderTree(read: StagedRead, from: number, to: number, depth: number, found: Folders, last: BuiltTree | undefined): Buffer {
   const { records, at, hashLen } = read;
   const start = at[from]!;
   const stop = at[to]!;
   const name = from < to ? records.toString('latin1', pathStart(read, from), pathStart(read, from) + depth) : '';
-  const before = last?.byName.get(name);
-  if (before && last && before.to - before.from === stop - start && sameAsBuilt(read, last, from, to, before)) {
-    carryOver(last, before, start - before.from, found);
-    return before.oid;
+  const f = last ? folderIndex(last, name) : -1;
+  if (last && f >= 0 && last.to[f]! - last.from[f]! === stop - start && sameAsBuilt(read, last, from, to, f)) {
+    carryOver(last, f, start - last.from[f]!, found);
+    return last.oids[f]!;
+  }
+  // A folder of some size is kept (a small one costs less to build again than to keep): its
+  // place taken now, before the folders inside it, so that the columns stay in the records' order.
+  const slot = to - from >= KEPT_FOLDER_ENTRIES ? found.names.push(name) - 1 : -1;
+  if (slot >= 0) {
+    found.from.push(start);
+    found.to.push(stop);
+    found.oids.push(EMPTY);
   }
   const items: Array<{ key: Buffer; name: Buffer; mode: number; oid: Buffer }> = [];
   let i = from;
@@ -619,8 +641,7 @@ function folderTree(read: StagedRead, from: number, to: number, depth: number, f
     .update(`tree ${body.length}\0`)
     .update(body)
     .digest();
-  // A small folder costs less to build again than to keep: only folders of some size are kept.
-  if (to - from >= KEPT_FOLDER_ENTRIES) found.push({ name, from: start, to: stop, oid });
+  if (slot >= 0) found.oids[slot] = oid;
   return oid;
 }
 
