@@ -81,10 +81,21 @@ export type GitEnvOptions = {
 };
 
 /**
- * `base` (default: this process's environment) without the repo-locating variables, reading
- * stored objects only (see above); reads take no optional locks.
+ * The environment the daemon's git processes start from, fixed once (`fixGitBase`): copying a
+ * plain object is cheap, copying `process.env` asks the operating system's table for each variable.
  */
-export function gitEnv(opts: GitEnvOptions = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+let fixedBase: NodeJS.ProcessEnv | undefined;
+
+/** From now on git starts from a copy of `env` as it is now (the daemon's, once it has left out what its starter set). */
+export function fixGitBase(env: NodeJS.ProcessEnv = process.env): void {
+  fixedBase = { ...env };
+}
+
+/**
+ * `base` (default: this process's environment, or the one `fixGitBase` fixed) without the
+ * repo-locating variables, reading stored objects only (see above); reads take no optional locks.
+ */
+export function gitEnv(opts: GitEnvOptions = {}, base: NodeJS.ProcessEnv = fixedBase ?? process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   for (const k of REPO_LOCATING_ENV) delete env[k];
   env.GIT_OPTIONAL_LOCKS = '0'; // reading must never take index.lock from under a running commit

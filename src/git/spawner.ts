@@ -170,10 +170,11 @@ class Spawner {
     );
     this.calls.set(id, call);
     if (this.calls.size === 1) refOf(this.child.stdout).ref?.();
+    // A list: its count, then each string and a NUL (one buffer per list, not one per string).
     const list = (xs: string[]) => {
       const count = Buffer.alloc(4);
       count.writeUInt32LE(xs.length);
-      return [count, ...xs.map((x) => Buffer.from(`${x}\0`, 'utf8'))];
+      return [count, Buffer.from(xs.length ? `${xs.join('\0')}\0` : '', 'utf8')];
     };
     this.send('S', id, Buffer.concat([Buffer.from(`${file}\0${o.cwd}\0`, 'utf8'), ...list([file, ...args]), ...list(env), input]));
     return call;

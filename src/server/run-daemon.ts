@@ -21,6 +21,7 @@ import type { DaemonInfo } from '../protocol/daemon.js';
 import { askRoute } from './routes/ask.js';
 import { VERSION } from '../version.js';
 import { useSpawner } from '../git/spawner.js';
+import { fixGitBase } from '../git/env.js';
 import { DaemonContext } from './daemon-context.js';
 import { fileLogger } from '../storage/log.js';
 import { checkSocketPath, hermesHome, prepareHome, prepareSocketFolder, resolvePaths, type RepoPaths } from '../paths/index.js';
@@ -227,6 +228,7 @@ export async function runDaemon(cwd: string, env: NodeJS.ProcessEnv = process.en
         try {
           // The helper that starts the daemon's git processes (src/git/spawner.ts): a fork of its own, after the first questions.
           const noSpawner = useSpawner();
+          fixGitBase();
           if (noSpawner) log.info('git processes are started by the daemon itself: the spawner is', { why: noSpawner });
           s.start();
           servicesState = 'ready';
