@@ -89,6 +89,7 @@ let fixedBase: NodeJS.ProcessEnv | undefined;
 /** From now on git starts from a copy of `env` as it is now (the daemon's, once it has left out what its starter set). */
 export function fixGitBase(env: NodeJS.ProcessEnv = process.env): void {
   fixedBase = { ...env };
+  cleanFixedBase = undefined;
 }
 
 /**
@@ -104,14 +105,24 @@ export function gitEnv(opts: GitEnvOptions = {}, base: NodeJS.ProcessEnv = fixed
   return storedView(env);
 }
 
+/** `env` without the variables that change git's configuration from outside the repository. */
+function withoutConfigOverrides(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const k of Object.keys(out)) if (CONFIG_OVERRIDE_ENV.test(k)) delete out[k];
+  return out;
+}
+
+/** The fixed base without config overrides, made at its first use. */
+let cleanFixedBase: NodeJS.ProcessEnv | undefined;
+
 /**
  * The environment a guard-internal git query runs in: gitEnv's and, beyond it, none of the
  * agent's config overrides.
  */
-export function cleanGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env };
-  for (const k of Object.keys(out)) if (CONFIG_OVERRIDE_ENV.test(k)) delete out[k];
-  return gitEnv({}, out);
+export function cleanGitEnv(env: NodeJS.ProcessEnv = fixedBase ?? process.env): NodeJS.ProcessEnv {
+  if (env !== fixedBase) return gitEnv({}, withoutConfigOverrides(env));
+  cleanFixedBase ??= withoutConfigOverrides(env);
+  return gitEnv({}, cleanFixedBase);
 }
 
 /**
