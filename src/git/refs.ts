@@ -156,7 +156,11 @@ export function refMap(dirs: GitDirs, prefixes: readonly string[] = ['refs/']): 
     }
     return true;
   };
-  for (const prefix of new Set(prefixes.map((p) => p.replace(/\/$/, '')))) if (!walk(prefix)) return undefined;
+  const walked = [...new Set(prefixes.map((p) => p.replace(/\/$/, '')))];
+  for (const prefix of walked) if (!walk(prefix)) return undefined;
+  // A name under the folders walked that the walk did not find has no loose file: it is read
+  // from packed-refs, not looked for again (a failed open costs an error object each).
+  const wasWalked = (ref: string) => walked.some((w) => ref.startsWith(`${w}/`));
   const packed = packedRefs(dirs.commonDir);
   if (!packed) return undefined;
   const names = new Set(loose.keys());
@@ -165,7 +169,7 @@ export function refMap(dirs: GitDirs, prefixes: readonly string[] = ['refs/']): 
   for (const name of names) {
     const id = resolve(
       name,
-      (ref) => (loose.has(ref) ? loose.get(ref) : looseRef(dirs, ref)),
+      (ref) => (loose.has(ref) ? loose.get(ref) : wasWalked(ref) ? null : looseRef(dirs, ref)),
       () => packed,
     );
     if (id === undefined) return undefined;
