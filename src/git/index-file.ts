@@ -189,6 +189,8 @@ const PAGE = 4096;
 
 /** `src[srcStart, srcEnd)` copied to `dst` at `dstStart`, writing only the pages of `dst` whose bytes differ. */
 function copyChanged(src: Buffer, srcStart: number, srcEnd: number, dst: Buffer, dstStart: number): void {
+  // The whole span first: mostly it holds what it held, and one compare costs less than a call per page.
+  if (src.compare(dst, dstStart, dstStart + srcEnd - srcStart, srcStart, srcEnd) === 0) return;
   let s = srcStart;
   let d = dstStart;
   while (s < srcEnd) {
