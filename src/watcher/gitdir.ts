@@ -4,10 +4,24 @@
  * every entry created in it (a readdir and an lstat per entry), and git creates, renames and
  * removes a dozen entries in the git dir during each commit (index.lock, HEAD.lock,
  * COMMIT_EDITMSG, ORIG_HEAD…): the daemon's CPU spent on each commit while git works.
- * Which names matter is the caller's to decide (RepoWatcher's classify).
+ * Which names matter is the caller's to decide (RepoWatcher's classify). `$HERMES_HOME` is
+ * watched the same way (`watchNames`), for the same reason: SessionDB's files sit there, and
+ * every record writes them.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+
+/**
+ * One inotify watch on `dir`, reporting each entry's path as the kernel names it: no re-read of
+ * the folder, whatever changes in it. Throws when `dir` cannot be watched.
+ */
+export function watchNames(dir: string, onPath: (path: string) => void, onError: (err: unknown) => void): FSWatcher {
+  const w = watch(dir, { persistent: false }, (_event, name) => {
+    if (name) onPath(join(dir, name.toString()));
+  });
+  w.on('error', onError);
+  return w;
+}
 
 export class GitDirWatch {
   private dir: FSWatcher | undefined;
@@ -22,15 +36,16 @@ export class GitDirWatch {
 
   /** Throws when the git dir cannot be watched (it is gone). */
   start(): void {
-    const w = watch(this.gitDir, { persistent: false }, (_event, name) => {
-      if (!name) return;
-      const entry = name.toString();
-      // The logs folder comes with the first commit, and may be replaced: its watch follows it.
-      if (entry === 'logs') this.watchLogs();
-      this.onPath(join(this.gitDir, entry));
-    });
-    w.on('error', (err) => this.onError(err));
-    this.dir = w;
+    const logs = join(this.gitDir, 'logs');
+    this.dir = watchNames(
+      this.gitDir,
+      (path) => {
+        // The logs folder comes with the first commit, and may be replaced: its watch follows it.
+        if (path === logs) this.watchLogs();
+        this.onPath(path);
+      },
+      this.onError,
+    );
     this.watchLogs();
   }
 

@@ -12,14 +12,14 @@
  * meanwhile are remembered and reported once git is done.
  */
 import type { EventEmitter } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, type FSWatcher as FsWatcher } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import chokidar, { type FSWatcher } from 'chokidar';
 import { AUTHORITY_FILE_NAMES } from '../context/authority.js';
 import { AGENT_INSTRUCTION_NAMES } from '../other-agents/instruction-files.js';
 import { gitOperation } from '../context/workspace.js';
 import { FILE_OF } from '../memory/snapshot.js';
-import { GitDirWatch } from './gitdir.js';
+import { GitDirWatch, watchNames } from './gitdir.js';
 import { TreeSentinel, type TreeState } from './tree-watch.js';
 import { memoriesDir, projectSkillsDir, repoConfigPath, soulPath, userConfigPath, userSkillsDir } from '../paths/index.js';
 import type { TreeChanges } from '../security/secret-values.js';
@@ -82,6 +82,7 @@ function under(path: string, dir: string): boolean {
 export class RepoWatcher {
   private chokidar: FSWatcher | undefined;
   private git: GitDirWatch | undefined;
+  private home: FsWatcher | undefined;
   private tree: TreeSentinel | undefined;
   private readonly authorityDirs = new Set<string>();
   private readonly pending = new Set<ChangeKind>();
@@ -126,7 +127,26 @@ export class RepoWatcher {
       // The git dir is gone (the work tree with it): the daemon stops on its own.
       this.opts.onError?.(err);
     }
-    const targets = [this.opts.root, ...(existsSync(this.opts.home) ? [this.opts.home] : [])];
+    // $HERMES_HOME itself by its entries' names (SessionDB's files are written on every record,
+    // and chokidar re-read a watched folder on its events); chokidar watches the folders in it
+    // that hold what a change reloads, each once it exists.
+    const { home } = this.opts;
+    const homeFolders = [this.memories, this.projects, this.userSkills].filter((d): d is string => d !== undefined && dirname(d) === home);
+    if (existsSync(home)) {
+      try {
+        this.home = watchNames(
+          home,
+          (path) => {
+            if (homeFolders.includes(path) && existsSync(path)) this.chokidar?.add(path);
+            this.onPath(path);
+          },
+          (err) => this.opts.onError?.(err),
+        );
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
+    }
+    const targets = [this.opts.root, ...homeFolders.filter((d) => existsSync(d))];
     const w = chokidar.watch(targets, {
       ignored: (path: string, stats?: { isDirectory(): boolean }) => this.ignored(path, stats),
       ignoreInitial: true,
@@ -178,7 +198,7 @@ export class RepoWatcher {
 
   state(): WatcherState {
     const watched = this.chokidar?.getWatched() ?? {};
-    let targets = this.git?.count ?? 0;
+    let targets = (this.git?.count ?? 0) + (this.home ? 1 : 0);
     for (const entries of Object.values(watched)) targets += entries.length;
     return {
       state: this.status,
@@ -199,6 +219,7 @@ export class RepoWatcher {
     clearTimeout(this.pauseTimer);
     this.tree?.close();
     this.git?.close();
+    this.home?.close();
     await this.chokidar?.close();
   }
 
