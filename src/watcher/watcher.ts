@@ -131,7 +131,7 @@ export class RepoWatcher {
     // and chokidar re-read a watched folder on its events); chokidar watches the folders in it
     // that hold what a change reloads, each once it exists.
     const { home } = this.opts;
-    const homeFolders = [this.memories, this.projects, this.userSkills].filter((d): d is string => d !== undefined && dirname(d) === home);
+    const homeFolders = [this.memories, this.projects, this.userSkills].filter((d): d is string => d !== undefined);
     if (existsSync(home)) {
       try {
         this.home = watchNames(
