@@ -196,8 +196,10 @@ export class SecretValues {
     for (let step = steps.next(); ; ) {
       if (step.done) return step.value;
       const ask = step.value;
-      if ('pause' in ask) await new Promise((resolve) => setImmediate(resolve));
-      step = steps.next('pause' in ask ? NO_ANSWER : await (ask.bytes ? gitAsyncTryBuffer(ask.args, ask.call) : gitAsyncTry(ask.args, ask.call)));
+      if ('pause' in ask) {
+        await new Promise((resolve) => setImmediate(resolve));
+        step = steps.next(NO_ANSWER);
+      } else step = steps.next(await (ask.bytes ? gitAsyncTryBuffer(ask.args, ask.call) : gitAsyncTry(ask.args, ask.call)));
     }
   }
 
