@@ -6,7 +6,7 @@
  * plan (agent-shell.ts); after it, the judgement of what it did (after-command.ts). Knows nothing
  * of the agents' formats: other-agents/hook-handler.ts reads their payloads and writes their answers.
  */
-import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { cleanGitEnv } from '../git/env.js';
@@ -69,7 +69,7 @@ export type AgentCallsContext = {
 export type ShellCallStart = { confined?: string };
 
 export class AgentCallGuard {
-  private scriptCache: { key: string; at: number; file: string; plan: SandboxPlan; refused?: { lib: string; folder: string } } | undefined;
+  private scriptCache: { key: string; at: number; file: string; text: string; plan: SandboxPlan; refused?: { lib: string; folder: string } } | undefined;
   private planCache: { key: string; at: number; plan: SandboxPlan } | undefined;
   /** What allowed shell calls are judged against, by call, until their post-tool event. */
   private readonly pending = new Map<string, PendingCall>();
@@ -230,16 +230,19 @@ export class AgentCallGuard {
     return this.record.problem();
   }
 
-  /** The daemon stops: the confine scripts it wrote go (a command that already started has its script open). */
+  /**
+   * The daemon stops: the records of refused writes go; the confine scripts stay (a command given
+   * back just before the stop has not started its script yet), checked byte for byte before the
+   * next daemon hands one out again.
+   */
   close(): void {
-    rmSync(this.confineDir(), { recursive: true, force: true });
     this.record.close();
   }
 
   /**
    * The confine script of a shell command: its plan computed again at most every
    * READ_ONLY_REUSE_MS for the same config and protected files (a real path per candidate costs a
-   * few ms, on every shell call of every agent); the script written again when it is gone.
+   * few ms, on every shell call of every agent); the script's file checked on every hand-out.
    */
   private confineScript(
     bwrap: Extract<SandboxAvailability, { kind: 'bwrap' }>,
@@ -249,7 +252,7 @@ export class AgentCallGuard {
   ): { file: string; plan: SandboxPlan; refused?: { lib: string; folder: string } } {
     const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles, socket]);
     const hit = this.scriptCache;
-    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS && existsSync(hit.file)) return hit;
+    if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS) return { ...hit, file: confineScriptFile(this.confineDir(), hit.text) };
     const { plan, shared } = agentShellPlan({
       root: this.root,
       gitDir: this.ctx.gitDir,
@@ -267,10 +270,11 @@ export class AgentCallGuard {
     const lib = this.record.lib();
     const folder = lib ? this.record.folderPath() : undefined;
     const refused = lib && folder ? { lib, folder } : undefined;
-    const file = confineScriptFile(this.confineDir(), confineScript({ bwrap, plan, shell: this.shell, shared, ...(refused ? { refused } : {}) }));
+    const text = confineScript({ bwrap, plan, shell: this.shell, shared, ...(refused ? { refused } : {}) });
+    const file = confineScriptFile(this.confineDir(), text);
     // A git hook inside the confinement knows it from this (another pid namespace): no HERMESD_SKIP, no onUnavailable there.
     recordDaemonNamespace(this.ctx.gitDir);
-    this.scriptCache = { key, at: Date.now(), file, plan, ...(refused ? { refused } : {}) };
+    this.scriptCache = { key, at: Date.now(), file, text, plan, ...(refused ? { refused } : {}) };
     return this.scriptCache;
   }
 

@@ -12,9 +12,10 @@
  * or zsh), not in /bin/sh: `[[ … ]]`, arrays and brace expansion work as they would unconfined.
  */
 import { shQuote } from '../text/sh-quote.js';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRuntimeFileSync } from '../storage/atomic.js';
+import { readTextIfAny } from '../storage/read.js';
 import { sha256 } from '../text/hash.js';
 import type { GuardConfig } from './guard-config.js';
 import { BACKGROUND_ENDED } from './refused-writes.js';
@@ -193,21 +194,29 @@ export function confineScript(o: ConfineOptions): string {
   ].join('\n');
 }
 
-/** How long a confine script no command asked for is kept (a command starts within seconds of its rewrite). */
+/** How long a confine script no command was handed is kept (a command starts within seconds of its rewrite). */
 const SCRIPT_KEEP_MS = 60 * 60_000;
 
 /**
  * The file of a confine script in `dir` (`<git-dir>/hermesd/confine/`, read-only inside the
- * confinement), named by its content and written when missing; scripts unused for an hour go
- * (and all of them when the daemon stops).
+ * confinement), named by its content. A file already there is handed out only when it holds
+ * these bytes (it may outlive the daemon that wrote it: a command given back just before its
+ * daemon stopped still runs), else written again; handing it out touches it, and scripts not
+ * handed out for an hour go when another is written.
  */
 export function confineScriptFile(dir: string, text: string): string {
   const file = join(dir, `${sha256(text).slice(0, 16)}.sh`);
-  if (existsSync(file)) return file;
+  if (holds(file, text)) {
+    const now = new Date();
+    utimesSync(file, now, now);
+    return file;
+  }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Whatever holds the name is replaced, never written through (a link would take the script elsewhere).
+  rmSync(file, { recursive: true, force: true });
   writeRuntimeFileSync(file, text, 0o600);
   for (const name of readdirSync(dir)) {
-    // Only scripts: the library of refused writes beside them stays while the daemon runs.
+    // Only scripts: the library of refused writes beside them is replaced by each daemon.
     if (!name.endsWith('.sh')) continue;
     const old = join(dir, name);
     try {
@@ -217,6 +226,15 @@ export function confineScriptFile(dir: string, text: string): string {
     }
   }
   return file;
+}
+
+/** True when `file` is a file of its own (not a link) holding exactly `text`. */
+function holds(file: string, text: string): boolean {
+  try {
+    return lstatSync(file).isFile() && readTextIfAny(file) === text;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -137,7 +137,7 @@ export function realOf(path: string): string | undefined {
   }
 }
 
-type Mount = { op: '--bind' | '--ro-bind' | '--tmpfs'; src?: string; dest: string; order: number };
+type Mount = { op: '--bind' | '--ro-bind' | '--ro-bind-try' | '--tmpfs'; src?: string; dest: string; order: number };
 
 /**
  * bubblewrap's file system arguments for a plan: everything read-only (`--ro-bind / /`), a fresh
@@ -157,7 +157,8 @@ export function bwrapMountArgs(plan: SandboxPlan): string[] {
   for (const p of plan.maskFiles) add('--ro-bind', p, '/dev/null', 5);
   for (const [src, dest] of plan.files) add('--ro-bind', dest, src, 6);
   for (const [src, dest] of plan.scratch ?? []) add('--bind', dest, src, 6);
-  if (plan.socket) add('--ro-bind', plan.socket[1], plan.socket[0], 7);
+  // The agent socket goes with its daemon: a command that starts after the stop runs without it (its hooks find no daemon and refuse).
+  if (plan.socket) add('--ro-bind-try', plan.socket[1], plan.socket[0], 7);
   const depth = (p: string) => (p === '/' ? 0 : p.split(sep).length);
   mounts.sort((a, b) => depth(a.dest) - depth(b.dest) || a.order - b.order);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];

@@ -3,14 +3,15 @@
  * shell runs it, with the real bubblewrap: the command runs once, in bash (the agent's shell),
  * its output and exit status as they would be; where bubblewrap cannot start (a sandbox that
  * forbids namespaces, as an agent's own may) it runs as written, once; where bubblewrap starts
- * but cannot set up this confinement, it does not run at all.
+ * but cannot set up this confinement, it does not run at all. The scripts' folder hands a script out
+ * only as it was written (it outlives the daemon that wrote it) and keeps it while it is handed out.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { confineScript, confinedCommand } from '../../src/guard/agent-shell.js';
+import { confineScript, confineScriptFile, confinedCommand } from '../../src/guard/agent-shell.js';
 import { sandboxAvailability, type SandboxAvailability, type SandboxPlan } from '../../src/guard/sandbox.js';
 import { findOnPath } from '../../src/process/path.js';
 
@@ -99,5 +100,46 @@ describe('the confine script of an agent shell command', () => {
     expect(r.status).toBe(126);
     expect(r.stderr).toMatch(/^hermesd: not run: bubblewrap could not set up the confinement of this command \(bwrap: Can't find source path .*kept/);
     expect(existsSync(join(dir, 'runs.txt'))).toBe(false);
+  });
+});
+
+describe("the confine scripts' folder: a script is handed out only as written, and kept while it is handed out", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'hd-confine-files-')), 'confine');
+  });
+  afterEach(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
+
+  const HOURS_AGO = (h: number) => new Date(Date.now() - h * 3_600_000);
+  const age = (file: string, h: number) => utimesSync(file, HOURS_AGO(h), HOURS_AGO(h));
+
+  it('a file found under the name but holding other bytes (changed while no daemon ran) is written again', () => {
+    const file = confineScriptFile(dir, 'the script\n');
+    writeFileSync(file, 'exec /bin/sh -c "$1"\n');
+    expect(confineScriptFile(dir, 'the script\n')).toBe(file);
+    expect(readFileSync(file, 'utf8'), 'a script changed since it was written was handed out as found').toBe('the script\n');
+  });
+
+  it('a link under the name is replaced, never written through, and never handed out', () => {
+    const file = confineScriptFile(dir, 'the script\n');
+    const elsewhere = join(dir, '..', 'elsewhere.sh');
+    writeFileSync(elsewhere, 'the script\n');
+    rmSync(file);
+    symlinkSync(elsewhere, file);
+    expect(confineScriptFile(dir, 'the script\n')).toBe(file);
+    expect(lstatSync(file).isSymbolicLink(), 'a link at the script name was handed out').toBe(false);
+    writeFileSync(elsewhere, 'changed through the link\n');
+    expect(readFileSync(file, 'utf8')).toBe('the script\n');
+  });
+
+  it('scripts not handed out for an hour go when another is written; one handed out again stays, however old its writing', () => {
+    const old = confineScriptFile(dir, 'old, never handed out again\n');
+    const reused = confineScriptFile(dir, 'old, handed out again\n');
+    age(old, 2);
+    age(reused, 2);
+    expect(confineScriptFile(dir, 'old, handed out again\n')).toBe(reused);
+    confineScriptFile(dir, 'a new one\n');
+    expect(existsSync(old), 'a script unused for two hours was kept').toBe(false);
+    expect(existsSync(reused), 'a script handed out a moment ago was swept by its write time').toBe(true);
   });
 });

@@ -96,6 +96,35 @@ describe('the confinement records the writes it refused, and the model is told',
     );
   });
 
+  it('a daemon stopped after its pre-tool answer, before the command started: the command still runs confined, and the next daemon tells the refusal', async () => {
+    const before = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+    const stop = async () => {
+      const r = await t.cli(['stop'], { cwd: repo });
+      expect(r.code, `hermesd stop failed: ${r.stderr}`).toBe(0);
+    };
+    const call = await agentShellCall(
+      t,
+      repo,
+      'claude',
+      `python3 -c "open('gen/a.ts','w').write('x')"; echo 1 > src/inside.ts; git add src/inside.ts && git commit -qm inside; echo "commit=$?"; echo after-the-write`,
+      'stopped-first-1',
+      {},
+      stop,
+    );
+    expect(call.ran, `the command was not confined: ${JSON.stringify(call.pre)}`).toMatch(/\/hermesd\/confine\/[0-9a-f]+\.sh' /);
+    expect(call.stdout, `the command given back did not run after the daemon stopped: ${call.stderr}`).toContain('after-the-write');
+    expect(call.stderr, "the write's own error is not in the command's output").toMatch(/Read-only file system/);
+    expect(gen('a.ts')).toBe(ORIGINAL);
+    // Its agent socket went with the daemon: a commit from inside finds no daemon, and is refused.
+    expect(call.stdout, `a commit from inside ran its hooks without a daemon: ${call.stderr}`).toContain('commit=1');
+    expect(call.stderr).toMatch(/no daemon answers hermesd's sandbox; the pre-commit hook refused this commit/);
+    const after = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+    expect(after, 'the daemon was not stopped before the command (the test did not test that)').not.toBe(before);
+    expect(postContext(call), 'the post-tool answer of the next daemon does not name the refused path with its rule').toMatch(
+      new RegExp(`gen/a\\.ts[^\\n]*${RULE}`),
+    );
+  });
+
   it('what a command leaves at its record in place of a file (a FIFO, a link to another file) is read as nothing, and the daemon keeps answering', async () => {
     // The records' folder is writable inside the confinement: a command can put anything at its session's record.
     const first = await agentShellCall(t, repo, 'claude', 'true', 'planted-1');

@@ -79,7 +79,7 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
     });
   }
 
-  it('the confine script cannot be changed from inside it, and a command whose script is gone does not run at all', async () => {
+  it('the confine script cannot be changed from inside it, a command whose script is gone does not run at all, and one changed since it was written is written again', async () => {
     const first = await shellCall(t, repo, 'claude', 'echo 3 > src/app.ts', 'script-1');
     const script = confinement(first.ran)!.file;
     expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('3\n');
@@ -115,20 +115,29 @@ describe("other agents' shell calls, confined where the agent lets the hook rewr
     const again = await shellCall(t, repo, 'claude', 'echo 5 > src/app.ts', 'script-4');
     expect(confinement(again.ran)?.script).toContain('bwrap');
     expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('5\n');
-    // The daemon that wrote them removes them when it stops.
+    // Changed outside the confinement (by hand, or while no daemon ran: the scripts outlive the daemon
+    // that wrote them, so that a command given back just before a stop still starts): handed out only as written.
     expect(script.startsWith(join(repo, '.git/hermesd/confine/'))).toBe(true);
+    const kept = confinement(again.ran)!;
+    writeFileSync(kept.file, 'exec /bin/sh -c "$1"\n');
+    const changed = await shellCall(t, repo, 'claude', 'echo 6 > src/app.ts; f=gen/a.ts; echo 1 > $f', 'script-changed');
+    expect(confinement(changed.ran)?.file).toBe(kept.file);
+    expect(confinement(changed.ran)?.script, 'a script changed since it was written was handed out as found').toBe(kept.script);
+    expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('6\n');
+    expect(readFileSync(join(repo, 'gen/a.ts'), 'utf8')).toBe(ORIGINAL);
     expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
-    expect(existsSync(join(repo, '.git/hermesd/confine'))).toBe(false);
+    expect(readFileSync(kept.file, 'utf8'), 'the stop removed a confine script a command may be about to start').toBe(kept.script);
   });
 
   it('a confine script that cannot be written refuses the call, saying why (never runs it unconfined)', async () => {
     // A file where the scripts' folder goes: as a full disk or a read-only git dir would make it.
+    rmSync(join(repo, '.git/hermesd/confine'), { recursive: true, force: true });
     writeFileSync(join(repo, '.git/hermesd/confine'), 'not a folder\n');
     try {
-      const call = await shellCall(t, repo, 'claude', 'echo 6 > src/app.ts', 'script-5');
+      const call = await shellCall(t, repo, 'claude', 'echo 7 > src/app.ts', 'script-5');
       expect(call.ran).toBeUndefined();
       expect(denied('claude', call.pre)).toMatch(/could not be judged .*confine.*so it is refused/);
-      expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('5\n');
+      expect(readFileSync(join(repo, 'src/app.ts'), 'utf8')).toBe('6\n');
     } finally {
       rmSync(join(repo, '.git/hermesd/confine'), { force: true });
     }

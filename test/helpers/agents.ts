@@ -208,6 +208,8 @@ export async function agentShellCall(
   command: string,
   id: string,
   env: NodeJS.ProcessEnv = {},
+  /** Runs after the pre-tool answer, before the agent's shell runs the command given back. */
+  beforeRun?: () => Promise<void>,
 ): Promise<ShellCall> {
   const hookEnv = { CLAUDE_PROJECT_DIR: repo, GEMINI_PROJECT_DIR: repo };
   const base = { session_id: `${agent}-s`, transcript_path: null, cwd: repo };
@@ -223,6 +225,7 @@ export async function agentShellCall(
   });
   if (denied(agent, pre)) return { pre };
   const ran = rewritten(agent, pre) ?? command;
+  await beforeRun?.();
   const r = spawnSync('bash', ['-c', ran], { cwd: repo, encoding: 'utf8', env: { ...process.env, ...t.env, ...env }, timeout: 60_000 });
   const post = await runHook(t, expand(hookCommands(repo, agent)[postEvent]!), {
     cwd: repo,
