@@ -21,6 +21,10 @@ export type StagedEntries = {
   digest: string;
   /** Paths of the `.gitattributes` files the index holds: attributes decide how git diffs a path. */
   attributes: string[];
+  /** The staged snapshot's tree, as `stagedTreeOf` gives it, from the same read (undefined with a conflict). */
+  tree?: string;
+  /** The tree the cache-tree extension names, as `cacheTreeOf` gives it, from the same read. */
+  cacheTree?: string;
 };
 
 /**
@@ -28,11 +32,14 @@ export type StagedEntries = {
  * its pre-commit hook runs (fresh stat data, the cache tree: another checksum), and `commit
  * -a` or `commit <paths>` hand the hook another file, so what counts is the entries, not the
  * file. Undefined when the file cannot be read this way (missing, a split index, an unknown
- * version or layout): then nothing is known about it.
+ * version or layout): then nothing is known about it. Its trees come from the same read: a
+ * caller that needs the identity and a tree judges one snapshot, and reads the file once.
  */
 export function stagedEntriesOf(indexFile: string): StagedEntries | undefined {
   const read = readStaged(indexFile);
-  return read && !read.split ? { digest: digestOf(read), attributes: read.attributes } : undefined;
+  if (!read || read.split) return undefined;
+  const digest = digestOf(read);
+  return { digest, attributes: read.attributes, ...(read.conflict ? {} : { tree: read.tree }), ...(read.cacheTree ? { cacheTree: read.cacheTree } : {}) };
 }
 
 /**

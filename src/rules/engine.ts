@@ -328,11 +328,11 @@ export async function checkCommittedTree(
   root: string,
   config: HermesConfig,
   indexFile: string,
-  opts: GitOptions & { stagedTree?: string } = {},
+  opts: GitOptions & { snapshot?: { tree?: string; cacheTree?: string } } = {},
 ): Promise<CheckResult & { trees: string[] }> {
-  // (At a pre-commit git has just made the cache tree valid; `stagedTree`, computed ahead of the commit, saves hashing every folder on its path.)
-  const committed = cacheTreeOf(indexFile);
-  const staged = committed ? (opts.stagedTree ?? stagedTreeOf(indexFile)) : undefined;
+  // `snapshot`: both trees from the read the staged verdict was found by (one snapshot, one read of the file); else read now.
+  const committed = opts.snapshot ? opts.snapshot.cacheTree : cacheTreeOf(indexFile);
+  const staged = committed ? (opts.snapshot ? opts.snapshot.tree : stagedTreeOf(indexFile)) : undefined;
   if (!committed || !staged || committed === staged) return { violations: [], warnings: [], files: 0, trees: staged ? [staged] : [] };
   const base = await headOrEmptyTree(root, opts);
   const r = await checkCommit(root, config, committed, { ...opts, base });

@@ -14,7 +14,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
-import { stagedEntriesOf, stagedTreeOf } from '../git/index-file.js';
+import { stagedEntriesOf } from '../git/index-file.js';
 import { readCommitObject } from '../git/objects.js';
 import { headCommitOf } from '../git/refs.js';
 import { fileStamp } from '../storage/file-stamp.js';
@@ -46,6 +46,9 @@ export type StagedStats = {
  * (`diffs`): it does not depend on the rules.
  */
 type Kept = { key: string; config: HermesConfig; result: CheckResult; tree?: string; head: string };
+
+/** One read of an index: the key a verdict is kept under, and the snapshot's trees (see `StagedEntries`). */
+export type Snapshot = { key: string; tree?: string; cacheTree?: string };
 type InFlight = { key: string; config: HermesConfig; done: Promise<Kept | undefined> };
 
 /** Verdicts kept at once (each is a few violations at most). */
@@ -65,10 +68,11 @@ export class StagedVerdicts {
   constructor(private readonly where: StagedWhere) {}
 
   /**
-   * The identity of the staged snapshot in `indexFile` as the rule engine would judge it;
+   * The staged snapshot in `indexFile`: its identity as the rule engine would judge it, and its
+   * trees (the staged files', the one the cache tree names), all from one read of the file;
    * undefined when it cannot be known without git.
    */
-  keyOf(indexFile: string): string | undefined {
+  snapshotOf(indexFile: string): Snapshot | undefined {
     const { root, gitDir, commonDir, env } = this.where;
     const entries = stagedEntriesOf(indexFile);
     if (!entries) return undefined;
@@ -90,7 +94,7 @@ export class StagedVerdicts {
       .filter((k) => k.startsWith('GIT_CONFIG'))
       .sort()
       .map((k) => `${k}=${env[k]}`);
-    return [entries.digest, head, ...files.map(fileStamp), ...gitEnv].join('|');
+    return { key: [entries.digest, head, ...files.map(fileStamp), ...gitEnv].join('|'), tree: entries.tree, cacheTree: entries.cacheTree };
   }
 
   /**
@@ -98,26 +102,27 @@ export class StagedVerdicts {
    * snapshot under this config object, else a full judgement (kept for the next asker).
    * `stagedTree`: the snapshot's tree when it was computed with a kept verdict.
    */
-  async check(config: HermesConfig, indexFile: string, opts: CheckOptions = {}): Promise<CheckResult & { kept: boolean; stagedTree?: string }> {
+  async check(config: HermesConfig, indexFile: string, opts: CheckOptions = {}): Promise<CheckResult & { kept: boolean; snapshot?: Snapshot }> {
     if (!keepable(config)) return { ...(await checkStaged(this.where.root, config, { ...opts, indexFile })), kept: false };
-    const key = this.keyOf(indexFile);
+    const snapshot = this.snapshotOf(indexFile);
+    const key = snapshot?.key;
     if (key !== undefined) {
       const kept = this.keptFor(key, config);
       if (kept) {
         this.stats.hits++;
-        return { ...kept.result, kept: true, stagedTree: kept.tree };
+        return { ...kept.result, kept: true, snapshot };
       }
       const pending = this.inFlight;
       if (pending && pending.key === key && pending.config === config) {
         const done = await pending.done;
         if (done) {
           this.stats.hits++;
-          return { ...done.result, kept: true, stagedTree: done.tree };
+          return { ...done.result, kept: true, snapshot };
         }
       }
     }
     this.stats.misses++;
-    const result = await this.judge(config, indexFile, key, opts);
+    const result = await this.judge(config, indexFile, snapshot, opts);
     return { ...result, kept: false };
   }
 
@@ -128,14 +133,15 @@ export class StagedVerdicts {
   async judgeAhead(config: HermesConfig): Promise<void> {
     if (!keepable(config)) return;
     const indexFile = join(this.where.gitDir, 'index');
-    const key = this.keyOf(indexFile);
-    if (key === undefined) return;
+    const snapshot = this.snapshotOf(indexFile);
+    if (snapshot === undefined) return;
+    const { key } = snapshot;
     if (this.keptFor(key, config)) return;
     if (this.inFlight?.key === key && this.inFlight.config === config) {
       await this.inFlight.done;
       return;
     }
-    await this.judge(config, indexFile, key, {}).catch(() => undefined);
+    await this.judge(config, indexFile, snapshot, {}).catch(() => undefined);
     this.stats.ahead++;
   }
 
@@ -178,31 +184,32 @@ export class StagedVerdicts {
   /** HEAD's commit and its tree, as last read (a commit's tree never changes). */
   private headTree: { commit: string; tree: string | undefined } | undefined;
 
-  /** Whether the index stages exactly the tree of HEAD's commit (read without git where the commit is loose). */
-  private stagesHead(indexFile: string): boolean {
+  /** Whether the snapshot stages exactly the tree of HEAD's commit (read without git where the commit is loose). */
+  private stagesHead(snapshot: Snapshot | undefined): boolean {
+    if (snapshot?.tree === undefined) return false;
     const head = headCommitOf(this.where.gitDir, this.where.commonDir);
     if (!head) return false;
     if (this.headTree?.commit !== head) this.headTree = { commit: head, tree: readCommitObject(this.where, head)?.tree };
-    const { tree } = this.headTree;
-    return tree !== undefined && tree === stagedTreeOf(indexFile);
+    return this.headTree.tree === snapshot.tree;
   }
 
   /**
    * A full judgement. Its verdict is kept only when the snapshot had the same key before
    * and after git read it: a snapshot that changed meanwhile is not the one git judged.
    */
-  private async judge(config: HermesConfig, indexFile: string, key: string | undefined, opts: CheckOptions): Promise<CheckResult> {
+  private async judge(config: HermesConfig, indexFile: string, snapshot: Snapshot | undefined, opts: CheckOptions): Promise<CheckResult> {
+    const key = snapshot?.key;
     // Right after a commit the index stages HEAD's own tree: nothing is staged, and no git process need say so.
-    const judged = this.stagesHead(indexFile)
+    const judged = this.stagesHead(snapshot)
       ? Promise.resolve({ result: { violations: [], warnings: [], files: 0 } as CheckResult, changes: [] as Change[] })
       : judgeStaged(this.where.root, config, { ...opts, indexFile });
     const run = judged.then((j) => j.result);
     if (key === undefined) return run;
     const done = judged.then(
       ({ result, changes }) => {
-        if (this.keyOf(indexFile) !== key) return undefined;
-        // The tree too, here and not on the commit's path: a first run of this code over 5,000 entries takes tens of ms.
-        const kept: Kept = { key, config, result, tree: stagedTreeOf(indexFile), head: key.split('|')[1]! };
+        const after = this.snapshotOf(indexFile);
+        if (after?.key !== key) return undefined;
+        const kept: Kept = { key, config, result, ...(after.tree ? { tree: after.tree } : {}), head: key.split('|')[1]! };
         this.kept = [kept, ...this.kept.filter((k) => k.key !== key)].slice(0, KEPT_MAX);
         if (kept.tree && changes) {
           const diff = { tree: kept.tree, head: kept.head, changes };
