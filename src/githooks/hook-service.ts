@@ -388,7 +388,11 @@ export class GitHooks {
    */
   private async checkCommitted(config: HermesConfig, indexFile: string, signal: AbortSignal, wrap?: CommandWrap): Promise<CheckResult> {
     const staged = await this.staged.check(config, indexFile, { signal, wrap });
-    const committed = await checkCommittedTree(this.ctx.root, config, indexFile, { indexFile, signal, ...(staged.snapshot ? { snapshot: staged.snapshot } : {}) });
+    const committed = await checkCommittedTree(this.ctx.root, config, indexFile, {
+      indexFile,
+      signal,
+      ...(staged.snapshot ? { snapshot: staged.snapshot } : {}),
+    });
     if (committed.trees.length > 0) this.judgedTrees.set(indexFile, { trees: committed.trees, stamp: fileStamp(indexFile) });
     else this.judgedTrees.delete(indexFile);
     if (committed.trees.length < 2) return staged;
