@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stagedEntriesOf, stagedTreeOf } from '../../src/git/index-file.js';
+import { cacheTreeOf, stagedEntriesOf, stagedTreeOf } from '../../src/git/index-file.js';
 import { makeEnv, writeFiles } from '../helpers/env.js';
 
 const t = makeEnv();
@@ -37,8 +37,17 @@ describe.each(['sha1', 'sha256'] as const)('the staged tree, built for what chan
 
   /** What git writes from the entries of `file` (intent-to-add entries left out, as `git commit` leaves them). */
   const gitTree = (file: string) => git(['write-tree'], { GIT_INDEX_FILE: file });
-  const expectSame = (file: string, after: string) =>
-    expect(stagedTreeOf(file), `the staged tree of ${file === index ? 'the index' : 'another index file'} after ${after}`).toBe(gitTree(file));
+  const expectSame = (file: string, after: string) => {
+    const name = file === index ? 'the index' : 'another index file';
+    // All read before git writes the tree (write-tree also writes the index's cache tree).
+    const entries = stagedEntriesOf(file);
+    const cache = cacheTreeOf(file);
+    const tree = stagedTreeOf(file);
+    const written = gitTree(file);
+    expect(tree, `the staged tree of ${name} after ${after}`).toBe(written);
+    expect(entries?.tree, `the staged tree that comes with the entries' digest of ${name} after ${after}`).toBe(written);
+    expect(entries?.cacheTree, `the cache tree that comes with the entries' digest of ${name} after ${after}`).toBe(cache);
+  };
 
   it('after each change, in two index files taking turns, is the tree git writes', () => {
     expectSame(index, 'the first commit');
