@@ -250,7 +250,11 @@ export class AgentCallGuard {
     protectedFiles: Array<{ rel: string; generator: boolean }>,
     socket: string | undefined,
   ): { file: string; plan: SandboxPlan; refused?: { lib: string; folder: string } } {
-    const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles, socket]);
+    // What records the refused writes, checked each call: put back where it went meanwhile (a folder removed by hand, a /tmp cleaner).
+    const lib = this.record.lib();
+    const folder = lib ? this.record.folderPath() : undefined;
+    const refused = lib && folder ? { lib, folder } : undefined;
+    const key = JSON.stringify([bwrap, config.rules, config.guard, protectedFiles, socket, refused]);
     const hit = this.scriptCache;
     if (hit && hit.key === key && Date.now() - hit.at < READ_ONLY_REUSE_MS) return { ...hit, file: confineScriptFile(this.confineDir(), hit.text) };
     const { plan, shared } = agentShellPlan({
@@ -267,9 +271,6 @@ export class AgentCallGuard {
       hooksPath: hooksPathOf(this.root, this.gitBin),
       gitConfigFiles: gitConfigIncludes(this.root, this.gitBin),
     });
-    const lib = this.record.lib();
-    const folder = lib ? this.record.folderPath() : undefined;
-    const refused = lib && folder ? { lib, folder } : undefined;
     const text = confineScript({ bwrap, plan, shell: this.shell, shared, ...(refused ? { refused } : {}) });
     const file = confineScriptFile(this.confineDir(), text);
     // A git hook inside the confinement knows it from this (another pid namespace): no HERMESD_SKIP, no onUnavailable there.

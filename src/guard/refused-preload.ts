@@ -7,7 +7,7 @@
  * daemon once; where neither works, nothing is recorded and the command's own output is read
  * as before. Each session records into its own file in a folder only this user can enter.
  */
-import { closeSync, constants, copyFileSync, fstatSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileC, loadsHere } from '../hook-client/build.js';
 import type { Logger } from '../storage/log.js';
@@ -54,8 +54,9 @@ export class RefusedRecord {
     return this.libState?.why;
   }
 
-  /** The library to preload, put in place once per daemon; undefined where it cannot load here (the log says why, once). */
+  /** The library to preload, put in place once per daemon (and again where it went); undefined where it cannot load here (the log says why, once). */
   lib(): string | undefined {
+    if (this.libState?.lib && !existsSync(this.libState.lib)) this.libState = undefined;
     if (!this.libState) {
       const out = join(this.dir, 'refused.so');
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -84,6 +85,8 @@ export class RefusedRecord {
    * sandbox's too), 0700; undefined where it cannot be made (nothing is recorded then).
    */
   folderPath(): string | undefined {
+    // Made again where it is gone or not ours any more (/tmp is everyone's: a cleaner removes it, another user takes the name).
+    if (this.folder && !ownPrivateFolder(this.folder)) this.folder = undefined;
     if (this.folder === undefined) {
       try {
         this.folder = mkdtempSync('/tmp/hermesd-refused-');
@@ -133,5 +136,15 @@ export class RefusedRecord {
   close(): void {
     if (this.folder) rmSync(this.folder, { recursive: true, force: true });
     this.folder = undefined;
+  }
+}
+
+/** Whether `path` is a folder (not a link) of this user's that no one else may enter. */
+function ownPrivateFolder(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    return st.isDirectory() && st.uid === process.getuid?.() && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
   }
 }

@@ -9,7 +9,7 @@
  * back run by bash, the post-tool hook.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentShellCall, confinement, postContext } from '../helpers/agents.js';
@@ -123,6 +123,25 @@ describe('the confinement records the writes it refused, and the model is told',
     expect(postContext(call), 'the post-tool answer of the next daemon does not name the refused path with its rule').toMatch(
       new RegExp(`gen/a\\.ts[^\\n]*${RULE}`),
     );
+  });
+
+  it('the confine folder and the records folder removed while the daemon runs (by hand, by a /tmp cleaner): the next call puts both back and is told its refusal', async () => {
+    const first = await agentShellCall(t, repo, 'claude', 'true', 'removed-1');
+    const folder = /HERMESD_REFUSED '([^']+)'/.exec(confinement(first.ran)?.script ?? '')?.[1];
+    expect(folder, 'the confine script names no record folder').toBeDefined();
+    rmSync(join(repo, '.git/hermesd/confine'), { recursive: true, force: true });
+    rmSync(folder!, { recursive: true, force: true });
+    const call = await agentShellCall(t, repo, 'claude', `python3 -c "open('gen/a.ts','w').write('x')" >/dev/null 2>&1; true`, 'removed-2');
+    expect(call.stderr, 'the preloaded library was handed out after it was removed').not.toMatch(/ld\.so|cannot be preloaded/);
+    expect(gen('a.ts')).toBe(ORIGINAL);
+    expect(postContext(call), 'the refusal was not recorded after the folders were removed').toMatch(new RegExp(`gen/a\\.ts[^\\n]*${RULE}`));
+    // A records folder others may enter (as one another user made under the same name would be) is not used.
+    const made = /HERMESD_REFUSED '([^']+)'/.exec(confinement(call.ran)?.script ?? '')?.[1];
+    expect(made, 'the records folder was not made again').toBeDefined();
+    chmodSync(made!, 0o755);
+    const next = await agentShellCall(t, repo, 'claude', `python3 -c "open('gen/a.ts','w').write('x')" >/dev/null 2>&1; true`, 'removed-3');
+    expect(/HERMESD_REFUSED '([^']+)'/.exec(confinement(next.ran)?.script ?? '')?.[1], 'a records folder others may enter was used').not.toBe(made);
+    expect(postContext(next)).toMatch(new RegExp(`gen/a\\.ts[^\\n]*${RULE}`));
   });
 
   it('what a command leaves at its record in place of a file (a FIFO, a link to another file) is read as nothing, and the daemon keeps answering', async () => {
