@@ -143,8 +143,17 @@ class Spawner {
     refOf(this.child.stdout).unref?.();
     this.child.stdout!.on('data', (d: Buffer) => this.read(d));
     this.child.stdin!.on('error', () => this.stop());
-    this.child.on('error', () => this.stop());
-    this.child.on('exit', () => this.stop());
+    // Could not start: it said nothing, and nothing it was given ran.
+    this.child.on('error', () => {
+      this.stop();
+      this.settle();
+    });
+    // Its calls are settled once everything it wrote is read ('close', not 'exit', nor a request
+    // it could not take): a call it said it started fails with it, never runs a second time by Node.
+    this.child.on('close', () => {
+      this.stopped = true;
+      this.settle();
+    });
   }
 
   /**
@@ -222,16 +231,20 @@ class Spawner {
     call.end(code, error);
   }
 
-  /** The helper is gone: what it had not started, Node starts; what it had, ends as stopped by a signal. */
+  /** No call goes to the helper any more, and it is ended; what it holds is settled when its output closes. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.child.kill('SIGKILL');
+  }
+
+  /** The helper is gone: what it had not started, Node starts; what it had, ends as stopped by a signal. */
+  private settle(): void {
     for (const [id, call] of [...this.calls]) {
       this.calls.delete(id);
       if (call.started) call.end(null);
       else call.handOver();
     }
-    this.child.kill('SIGKILL');
   }
 }
 

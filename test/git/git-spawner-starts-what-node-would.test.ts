@@ -137,16 +137,30 @@ describe("the spawner's git is Node's git", () => {
   });
 
   it('a helper that stops fails what it held; Node starts the next call', async () => {
-    // The helpers of the tests before were killed, but on a busy machine one may not be gone yet: this test's is the new one.
-    const earlier = spawnersOf(process.pid);
     expect(useSpawner()).toBeUndefined();
-    const held = gitAsyncTry(['10'], call({ bin: '/bin/sleep' }));
-    let helper: number | undefined;
-    await waitFor(() => (helper = spawnersOf(process.pid).find((p) => !earlier.includes(p))) !== undefined, 10_000).catch(() => undefined);
-    expect(helper, `no new spawner runs under this process (earlier ones still there: ${earlier.join(', ') || 'none'})`).toBeDefined();
+    // Held: the helper started it (its output came back through the helper, after the helper's word that it started).
+    const held = gitStart(['-c', 'echo started; exec sleep 10'], call({ bin: '/bin/sh' }));
+    let seen = '';
+    const ended = settle(held.read((c) => void (seen += c.toString())));
+    await waitFor(() => seen.includes('started'), 10_000).catch(() => undefined);
+    expect(seen, 'the held call printed nothing through its helper').toContain('started');
+    const helper = spawnersOf(process.pid).find((h) => childrenOf(h).some((c) => commOf(c) === 'sleep'));
+    expect(helper, 'no spawner under this process runs the held call').toBeDefined();
     process.kill(helper!, 'SIGKILL');
-    expect((await held).status, 'the call the helper held when it was killed').toBe(127);
+    expect(await ended, 'the call the helper held when it was killed did not fail').toHaveProperty('error');
+    expect(seen, 'the held call was started again by Node').toBe('started\n');
     expect((await gitAsync(['rev-parse', 'HEAD'], call())).toString()).toMatch(/^[0-9a-f]{40}\n$/);
+  });
+
+  it("a call the helper said it started is never started again by Node, though the helper's last words come after its exit", async () => {
+    // A helper that ends at once, its word that call 1 started written a moment later by a process that holds its output.
+    const late = join(t.home, 'late-spawner');
+    writeFileSync(late, "#!/bin/sh\n(sleep 0.3; printf '\\011\\000\\000\\000P\\001\\000\\000\\000\\001\\000\\000\\000') &\nexit 0\n", { mode: 0o755 });
+    expect(useSpawner(late)).toBeUndefined();
+    const ran = join(t.home, 'ran-by-node.txt');
+    const r = await gitAsyncTry(['-c', `echo ran >> '${ran}'`], call({ bin: '/bin/sh' }));
+    expect(existsSync(ran), 'a call its helper said it had started was run again by Node').toBe(false);
+    expect(r.status, 'the call whose helper ended after starting it did not fail').not.toBe(0);
   });
 });
 
@@ -195,3 +209,21 @@ describe("the daemon's git", () => {
     });
   });
 });
+
+/** The processes `pid` started (its main thread's children). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** A process's command name, or '' once it is gone. */
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
