@@ -100,7 +100,7 @@ export class StagedVerdicts {
   /**
    * `checkStaged` for the index in `indexFile`: the kept verdict when it judged this very
    * snapshot under this config object, else a full judgement (kept for the next asker).
-   * `stagedTree`: the snapshot's tree when it was computed with a kept verdict.
+   * `snapshot`: the read a kept verdict was found by (its trees, for the cache-tree check); none after a full judgement.
    */
   async check(config: HermesConfig, indexFile: string, opts: CheckOptions = {}): Promise<CheckResult & { kept: boolean; snapshot?: Snapshot }> {
     if (!keepable(config)) return { ...(await checkStaged(this.where.root, config, { ...opts, indexFile })), kept: false };
