@@ -38,21 +38,24 @@ function ownMemory(pid: number): Memory {
   return { rss: kb('Rss'), pss: kb('Pss'), anon: kb('Anonymous') };
 }
 
-/** The spawners (src/git/spawner.c) running under `pid`, from /proc: a helper stopped a moment ago and not waited for yet (a zombie) is not running. */
-export function spawnersOf(pid: number): number[] {
+/** The processes named `comm` that `pid` started and that still run (from /proc: one stopped a moment ago and not waited for yet, a zombie, does not). */
+export function childrenNamed(pid: number, comm: string): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (stat.includes('(hermesd-spawner)') && Number(ppid) === pid && state !== 'Z') out.push(Number(d));
+      if (stat.includes(`(${comm})`) && Number(ppid) === pid && state !== 'Z') out.push(Number(d));
     } catch {
       // gone meanwhile
     }
   }
   return out;
 }
+
+/** The spawners (src/git/spawner.c) running under `pid`. */
+export const spawnersOf = (pid: number): number[] => childrenNamed(pid, 'hermesd-spawner');
 
 /** A process's memory with its helpers': what it costs the machine to keep it. */
 function memoryOf(pid: number): Memory {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GitFailed, gitAsync, gitAsyncTry, gitStart, type GitCall } from '../../src/git/run.js';
 import { PREBUILT_SPAWNER, useSpawner } from '../../src/git/spawner.js';
-import { spawnersOf } from '../../bench/idle.js';
+import { childrenNamed, spawnersOf } from '../../bench/idle.js';
 import { compileC } from '../../src/hook-client/build.js';
 import { alive, makeEnv, REPO_ROOT, waitFor, type TestEnv } from '../helpers/env.js';
 import { guardedConfig, KEY, recordedPid } from '../helpers/transport.js';
@@ -144,7 +144,7 @@ describe("the spawner's git is Node's git", () => {
     const ended = settle(held.read((c) => void (seen += c.toString())));
     await waitFor(() => seen.includes('started'), 10_000).catch(() => undefined);
     expect(seen, 'the held call printed nothing through its helper').toContain('started');
-    const helper = spawnersOf(process.pid).find((h) => childrenOf(h).some((c) => commOf(c) === 'sleep'));
+    const helper = spawnersOf(process.pid).find((h) => childrenNamed(h, 'sleep').length > 0);
     expect(helper, 'no spawner under this process runs the held call').toBeDefined();
     process.kill(helper!, 'SIGKILL');
     expect(await ended, 'the call the helper held when it was killed did not fail as a stopped git (no status)').toMatchObject({ error: { code: null } });
@@ -209,21 +209,3 @@ describe("the daemon's git", () => {
     });
   });
 });
-
-/** The processes `pid` started (its main thread's children). */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-/** A process's command name, or '' once it is gone. */
-function commOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
