@@ -293,8 +293,8 @@ export class GitHooks {
         // The record that this attempt's pre-commit judged the tree it lets through (in memory:
         // post-commit and the agent guard ask for it; no file an agent could forge).
         if (outcome.exitCode === 0) this.recordPass(indexFile, attempt);
-        const sessionId = outcome.violations?.length || outcome.checks?.length ? await this.recordPreCommit(outcome) : undefined;
-        return { hook, ...outcome, sessionId };
+        if (outcome.violations?.length || outcome.checks?.length) this.recordPreCommit(outcome);
+        return { hook, ...outcome };
       }
       case 'commit-msg':
         return { hook, ok: true, exitCode: 0, message: '' };
@@ -364,7 +364,7 @@ export class GitHooks {
     since: string | undefined,
     signal: AbortSignal,
     wrap?: CommandWrap,
-  ): Promise<HookOutcome & { sessionId?: string }> {
+  ): Promise<HookOutcome> {
     const tree = this.treeOf(indexFile);
     if (tree && since && tree === since) return { ok: true, exitCode: 0, message: '' };
     const { violations, warnings } = await checkStaged(this.ctx.root, config, { indexFile, signal, wrap, since: tree !== undefined ? since : undefined });
@@ -375,7 +375,8 @@ export class GitHooks {
         message: `hermesd: commit refused by the repository's rules (.hermes/config.yaml), in changes made ${since ? 'after hermesd judged the staged files (by a hook that ran later, e.g. a formatter that re-staged them)' : 'by the hooks of this commit'}:\n${formatViolations({ violations, warnings })}`,
         violations,
       };
-      return { ...outcome, sessionId: await this.recordPreCommit(outcome) };
+      this.recordPreCommit(outcome);
+      return outcome;
     }
     if (tree) recordPrecommitPass(this.ctx.paths.gitDir, tree, Date.now(), { attempt });
     else this.recordPass(indexFile, attempt);
@@ -461,13 +462,24 @@ export class GitHooks {
    * not the SessionDB write. Writes are queued, so they land in the order git ran them.
    */
   private later(hook: string, evidence: () => Promise<Evidence>, opts: { group?: string } = {}): HookResult {
+    this.afterAnswer(hook, async () => {
+      const e = await evidence();
+      if (opts.group) await this.recordGrouped(hook, opts.group, e);
+      else await this.store(hook, e.title, [{ role: 'user', content: e.text }]);
+    });
+    return { hook, ok: true, exitCode: 0, message: '' };
+  }
+
+  /**
+   * `work` (a record in SessionDB) queued behind the records before it, and run once the
+   * hook's answer has gone out: git waits for the answer, not for the record, nor for the
+   * redaction the record passes through to be ready.
+   */
+  private afterAnswer(hook: string, work: () => Promise<void>): void {
     const job = this.evidenceQueue.then(async () => {
       try {
-        // The hook's answer goes out first: git waits for it, not for the evidence.
         await new Promise((r) => setImmediate(r));
-        const e = await evidence();
-        if (opts.group) await this.recordGrouped(hook, opts.group, e);
-        else await this.record(hook, e);
+        await work();
       } catch (err) {
         this.ctx.log.warn('hook evidence not recorded', { hook, error: String(err) });
       }
@@ -475,10 +487,14 @@ export class GitHooks {
     this.evidenceQueue = job;
     this.inflight.add(job);
     void job.finally(() => this.inflight.delete(job));
-    return { hook, ok: true, exitCode: 0, message: '' };
   }
 
   private evidenceQueue: Promise<void> = Promise.resolve();
+
+  /** Resolves once every record queued before this call is written (or given up): a read of SessionDB right after a hook sees the hook's record. */
+  recorded(): Promise<void> {
+    return this.evidenceQueue;
+  }
 
   /** Where git was: as the hook read it (no git process), else asked now. */
   private placeOf(req: HookRequest): Promise<Place> {
@@ -514,12 +530,8 @@ export class GitHooks {
     this.group = sessionId ? { key, sessionId, at: Date.now(), count: 1 } : undefined;
   }
 
-  private async record(hook: string, evidence: Evidence): Promise<HookResult> {
-    const sessionId = await this.store(hook, evidence.title, [{ role: 'user', content: evidence.text }]);
-    return { hook, ok: true, exitCode: 0, message: '', sessionId };
-  }
-
-  private recordPreCommit(o: HookOutcome): Promise<string | undefined> {
+  /** The pre-commit's verdict, recorded after its answer (the branch it was given on read now). */
+  private recordPreCommit(o: HookOutcome): void {
     const staged = (() => {
       try {
         return readFileSync(join(this.ctx.paths.gitDir, 'HEAD'), 'utf8').trim();
@@ -531,11 +543,14 @@ export class GitHooks {
       ? `pre-commit refused ${o.violations.length} rule violation(s): ${o.violations.map((v) => `${v.file}:${v.line} ${v.rule}`).join('; ')}`
       : `pre-commit checks ${(o.checks ?? []).map((c) => `${c.id} ${c.ok ? 'passed' : 'failed'}`).join(', ')}${o.fix ? `; fix (${o.fix.mode}) ${o.fix.files.length ? `changed ${o.fix.files.join(', ')}` : 'changed nothing'}${o.fix.staged ? ', staged' : ''}` : ''}`;
     const details = (o.checks ?? []).filter((c) => !c.ok).map((c) => `check ${c.id} (${c.run}) output:\n${c.output.slice(-4000)}`);
-    return this.store('pre-commit', summary.slice(0, 120), [
-      { role: 'user', content: `git pre-commit (${staged}): ${summary}` },
+    const messages = [
+      { role: 'user' as const, content: `git pre-commit (${staged}): ${summary}` },
       ...details.map((content) => ({ role: 'tool' as const, content, toolName: 'check' })),
-      { role: 'assistant', content: o.message || (o.ok ? 'commit allowed' : 'commit stopped') },
-    ]);
+      { role: 'assistant' as const, content: o.message || (o.ok ? 'commit allowed' : 'commit stopped') },
+    ];
+    this.afterAnswer('pre-commit', async () => {
+      await this.store('pre-commit', summary.slice(0, 120), messages);
+    });
   }
 
   /** A record in SessionDB, written once the redaction it passes through is ready (GitHooksPorts.recordable). */
