@@ -101,6 +101,10 @@ describe('sessions through the real daemon: API routes and CLI shapes', () => {
     expect(human.stdout).toContain(sessionA);
     expect(human.stdout).toContain('kraken: permission denied');
     expect((await t.cli(['sessions', 'search', 'x', '--role', 'robot'], { cwd: repoA })).code).toBe(2);
+    const empty = await t.cli(['sessions', 'search', '  '], { cwd: repoA });
+    expect(empty.code, 'an empty search was not a usage error').toBe(2);
+    expect(empty.stderr, 'an empty search should say how to search from the command line, not name the API').toContain('hermesd sessions search "');
+    expect(empty.stderr).not.toContain('/v1/');
   });
 
   it('the API: search route before :id, tool route, errors as JSON', async () => {

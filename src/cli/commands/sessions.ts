@@ -110,6 +110,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'at most n results (default 20)', positiveInt)
     .action(
       action(async (words: string[], opts: { all?: boolean; role?: string; source?: string; limit?: number }, cmd: Command) => {
+        if (!words.join(' ').trim()) throw new UsageError('Give the words to search for, e.g. hermesd sessions search "failed test"');
         const client = await daemon();
         const r = await client.call<SearchResult>(
           'GET',
