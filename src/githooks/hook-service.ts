@@ -491,11 +491,6 @@ export class GitHooks {
 
   private evidenceQueue: Promise<void> = Promise.resolve();
 
-  /** Resolves once every record queued before this call is written (or given up): a read of SessionDB right after a hook sees the hook's record. */
-  recorded(): Promise<void> {
-    return this.evidenceQueue;
-  }
-
   /** Where git was: as the hook read it (no git process), else asked now. */
   private placeOf(req: HookRequest): Promise<Place> {
     if (req.head && OBJECT_ID.test(req.head)) return Promise.resolve({ head: req.head, branch: req.branch || '(detached HEAD)' });

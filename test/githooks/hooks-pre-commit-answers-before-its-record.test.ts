@@ -3,13 +3,13 @@
  * for no SessionDB write (nor for the redaction the record passes through to be ready). Proven
  * by order, not by timing: another process holds SessionDB's write lock while the commit runs,
  * so no record can be written until the commit has returned; the commit is refused all the
- * same, and its record is there once the lock is let go. A read right after a hook waits for
- * the records queued before it, so `hermesd sessions` shows the commit's record at once.
+ * same, and its record is there once the lock is let go.
  */
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { commitIn, gitIn, makeEnv, writeFiles } from '../helpers/env.js';
+import { CLI, commitIn, gitIn, makeEnv, waitFor, writeFiles } from '../helpers/env.js';
 
 const KEY = 'AKIA' + 'QWERTYUIOPASDFGH';
 const CONFIG = `rules:
@@ -43,9 +43,18 @@ describe("the pre-commit's record", () => {
     expect(refused.code, `the commit of a key was not refused while SessionDB was held by another writer: ${refused.out}`).toBe(1);
     expect(refused.out, 'the refusal does not name the rule (did the answer wait for SessionDB until the client gave up?)').toContain('no-aws-keys');
 
-    const found = await t.cli(['sessions', 'search', 'pre-commit refused', '--json'], { cwd: repo });
-    expect(found.code, found.stderr).toBe(0);
-    const snippets = (found.json().results as Array<{ snippet: string }>).map((r) => r.snippet);
-    expect(snippets.join('\n'), 'the refused commit left no record in SessionDB once the other writer let go').toContain('no-aws-keys');
+    // The record is written after the answer, once SessionDB takes writes again.
+    let found = '';
+    await waitFor(
+      () => {
+        const r = spawnSync(process.execPath, [CLI, 'sessions', 'search', 'pre-commit refused', '--json'], { cwd: repo, env: t.env, encoding: 'utf8' });
+        found = r.status === 0 ? (JSON.parse(r.stdout).results as Array<{ snippet: string }>).map((h) => h.snippet).join('\n') : r.stderr;
+        return found.includes('no-aws-keys');
+      },
+      20_000,
+      200,
+    ).catch(() => {
+      throw new Error(`the refused commit left no record in SessionDB once the other writer let go: ${found.slice(0, 500)}`);
+    });
   }, 120_000);
 });

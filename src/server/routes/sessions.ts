@@ -1,7 +1,6 @@
 /**
  * SessionDB over the local API. Reads default to this daemon's repository (`all=1` for every
- * repository) and wait for the records the git hooks queued after their answers; writes let
- * local clients and hooks record evidence next to the agent's own.
+ * repository); writes let local clients and hooks record evidence next to the agent's own.
  */
 import { z } from 'zod';
 import { NotFound, UsageError } from '../../errors/index.js';
@@ -49,8 +48,7 @@ export function sessionsRoutes(services: Services): Route[] {
     defineRoute({
       method: 'GET',
       path: '/v1/sessions',
-      handler: async ({ query }) => {
-        await services.hookRecords();
+      handler: ({ query }) => {
         const sessions = services.sessions.listSessions({
           repo: repoOf(query),
           source: query.get('source') || undefined,
@@ -63,12 +61,11 @@ export function sessionsRoutes(services: Services): Route[] {
     defineRoute({
       method: 'GET',
       path: '/v1/sessions/search',
-      handler: async ({ query }) => {
+      handler: ({ query }) => {
         const q = query.get('q') ?? '';
         if (!q.trim()) throw new UsageError('Give the words to search for as q, e.g. /v1/sessions/search?q=failed+test');
         const role = query.get('role') || undefined;
         if (role && !(ROLES as readonly string[]).includes(role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}, not "${role}".`);
-        await services.hookRecords();
         const repo = repoOf(query);
         return services.sessions.search(q, {
           repo,
@@ -105,8 +102,7 @@ export function sessionsRoutes(services: Services): Route[] {
     defineRoute({
       method: 'GET',
       path: '/v1/sessions/:id',
-      handler: async ({ params, query }) => {
-        await services.hookRecords();
+      handler: ({ params, query }) => {
         const db = services.sessions;
         const session = db.getSession(params.id!);
         if (!session) throw new NotFound(`No session ${params.id}. List sessions with: hermesd sessions list --all`);

@@ -189,11 +189,6 @@ export class Services {
     );
   }
 
-  /** Resolves once the records the git hooks queued so far are in SessionDB: a read right after a commit sees the commit's record. */
-  hookRecords(): Promise<void> {
-    return this.slots.has('hooks') ? this.hooks.recorded() : Promise.resolve();
-  }
-
   /** Other agents' sessions (`init --agents`): context handed out, recall, transcripts ingested. */
   get agentSessions(): AgentSessions {
     const { createAgentSessions } = this.code();
