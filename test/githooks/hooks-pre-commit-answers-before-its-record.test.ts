@@ -10,20 +10,14 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, commitIn, gitIn, makeEnv, waitFor, writeFiles } from '../helpers/env.js';
-
-const KEY = 'AKIA' + 'QWERTYUIOPASDFGH';
-const CONFIG = `rules:
-  - id: no-aws-keys
-    message: Never commit credentials.
-    forbid: "AKIA[0-9A-Z]{16}"
-`;
+import { guardedConfig, KEY } from '../helpers/transport.js';
 
 describe("the pre-commit's record", () => {
   const t = makeEnv();
   afterAll(() => t.cleanup());
 
   it('a refused commit is answered while another writer holds SessionDB, and its record lands once the writer lets go', async () => {
-    const repo = t.repo({ 'README.md': '# demo\n', '.hermes/config.yaml': CONFIG });
+    const repo = t.repo({ 'README.md': '# demo\n', '.hermes/config.yaml': guardedConfig() });
     expect((await t.cli(['init'], { cwd: repo })).code, 'hermesd init failed').toBe(0);
     // SessionDB made by the daemon (its schema), before another process takes its lock.
     const listed = await t.cli(['sessions', 'list'], { cwd: repo });
