@@ -525,7 +525,7 @@ export class GitHooks {
     this.group = sessionId ? { key, sessionId, at: Date.now(), count: 1 } : undefined;
   }
 
-  /** The pre-commit's verdict, recorded after its answer (the branch it was given on read now). */
+  /** The pre-commit's verdict, recorded after its answer; HEAD is read now, as it was when the answer went out. */
   private recordPreCommit(o: HookOutcome): void {
     const staged = (() => {
       try {
