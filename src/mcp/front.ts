@@ -188,6 +188,21 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
     }
   }
 
+  /**
+   * A client's signal ends the process as it would end a process that had not listened for it:
+   * the signal raised again once the line is logged, with no listener left. process.exit's
+   * teardown (the platform's threads joined) would double the time to the end, and a client
+   * gives a server little: Claude Code sends SIGTERM 100 ms after its SIGINT and logs that the
+   * SIGINT failed. The kernel closes the line to the daemon.
+   */
+  function endBy(signal: NodeJS.Signals): void {
+    if (closing) return;
+    closing = true;
+    log(`closing (${signal})`);
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  }
+
   const write = (message: unknown): void => {
     if (closing) return;
     if (isRecord(message) && message.id === REPLAY_ID) return;
@@ -329,7 +344,7 @@ export function runMcpFront(opts: { repo?: string; gitDirs?: { gitDir: string; c
   process.stdin.on('end', () => shutdown('stdin ended'));
   process.stdin.on('close', () => shutdown('stdin closed'));
   process.stdin.on('error', () => shutdown('stdin closed'));
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => shutdown(sig));
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => endBy(sig));
   const parent = process.ppid;
   setInterval(() => {
     if (process.ppid !== parent) shutdown('the client is gone');
