@@ -68,7 +68,10 @@ export function compileClient(
   const include = mkdtempSync(join(tmpdir(), 'hermesd-client-'));
   try {
     writeFileSync(join(include, 'agent-hooks.h'), agentHooksHeader());
-    return compileC(CLIENT_SOURCE, out, ['-O2', `-DHERMESD_PROTOCOL=${as.protocol}`, `-DHERMESD_VERSION="${as.version}"`, '-I', include], { env });
+    const args = ['-O2', `-DHERMESD_PROTOCOL=${as.protocol}`, `-DHERMESD_VERSION="${as.version}"`, '-I', include];
+    // Linked statically where the C library's static archive is here: every hook starts the client, and a static one
+    // starts without the dynamic loader resolving libc (docs/benchmarks.md#agent-hooks). Else as the system links.
+    return compileC(CLIENT_SOURCE, out, [...args, '-static', '-s'], { env }) && compileC(CLIENT_SOURCE, out, args, { env });
   } finally {
     rmSync(include, { recursive: true, force: true });
   }
