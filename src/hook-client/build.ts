@@ -70,8 +70,10 @@ export function compileClient(
     writeFileSync(join(include, 'agent-hooks.h'), agentHooksHeader());
     const args = ['-O2', `-DHERMESD_PROTOCOL=${as.protocol}`, `-DHERMESD_VERSION="${as.version}"`, '-I', include];
     // Linked statically where the C library's static archive is here: every hook starts the client, and a static one
-    // starts without the dynamic loader resolving libc (docs/benchmarks.md#agent-hooks). Else as the system links.
-    return compileC(CLIENT_SOURCE, out, [...args, '-static', '-s'], { env }) && compileC(CLIENT_SOURCE, out, args, { env });
+    // starts without the dynamic loader resolving libc (docs/benchmarks.md#agent-hooks). Position-independent, so that
+    // its addresses stay random: it reads what an agent's model wrote and what a listener at the socket answers.
+    // Else as the system links.
+    return compileC(CLIENT_SOURCE, out, [...args, '-static-pie', '-s'], { env }) && compileC(CLIENT_SOURCE, out, args, { env });
   } finally {
     rmSync(include, { recursive: true, force: true });
   }

@@ -1,8 +1,9 @@
 /**
  * Every hook of every agent and of git starts hermesd's client, so it is linked statically where
  * the machine's C library can be (no dynamic loader resolving libc at each start: the
- * agent-hooks benchmark has the figures), and as the system links where it cannot — a compiler
- * that refuses `-static` still builds a client that works.
+ * agent-hooks benchmark has the figures), position-independent (its addresses random: it reads
+ * what an agent's model wrote), and as the system links where it cannot — a compiler that
+ * refuses `-static-pie` still builds a client that works.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,11 +28,14 @@ function hasInterpreter(file: string): boolean {
   return false;
 }
 
-/** Whether this machine's compiler links a program statically. */
+/** Whether an ELF file is position-independent (ET_DYN), so that its addresses are random at each start. */
+const positionIndependent = (file: string) => readFileSync(file).readUInt16LE(0x10) === 3;
+
+/** Whether this machine's compiler links a program statically, position-independent (its addresses random). */
 function linksStatically(): boolean {
   const src = join(dir, 'probe.c');
   writeFileSync(src, 'int main(void) { return 0; }\n');
-  return compileC(src, join(dir, 'probe'), ['-static']) === undefined;
+  return compileC(src, join(dir, 'probe'), ['-static-pie']) === undefined;
 }
 
 const answers = (client: string) => execFileSync(client, ['-V'], { encoding: 'utf8' }).trim();
@@ -43,16 +47,17 @@ describe("hermesd's client", () => {
     expect(compileClient(here), 'the client did not compile').toBeUndefined();
     for (const client of [PREBUILT_CLIENT, here]) {
       expect(hasInterpreter(client), `${client}: starts through the dynamic loader (this machine links statically: ${statically})`).toBe(!statically);
+      expect(positionIndependent(client), `${client}: not position-independent`).toBe(true);
       expect(answers(client)).toBe(`hermesd-client ${VERSION} protocol ${PROTOCOL}`);
     }
   });
 
-  it('is linked as the system links where the compiler refuses -static', () => {
+  it('is linked as the system links where the compiler refuses to link statically', () => {
     const cc = join(dir, 'cc-without-static');
-    writeFileSync(cc, `#!/bin/sh\nfor a; do [ "$a" = -static ] && { echo "ld: cannot find -lc" >&2; exit 1; }; done\nexec cc "$@"\n`, { mode: 0o755 });
+    writeFileSync(cc, `#!/bin/sh\nfor a; do case $a in -static*) echo "ld: cannot find -lc" >&2; exit 1 ;; esac; done\nexec cc "$@"\n`, { mode: 0o755 });
     const out = join(dir, 'client-dynamic');
-    expect(compileClient(out, { ...process.env, HERMESD_CC: cc }), 'the client did not compile without -static').toBeUndefined();
-    expect(hasInterpreter(out), 'a client linked without -static names the dynamic loader').toBe(true);
+    expect(compileClient(out, { ...process.env, HERMESD_CC: cc }), 'the client did not compile without static linking').toBeUndefined();
+    expect(hasInterpreter(out), 'a client linked without static linking names the dynamic loader').toBe(true);
     expect(answers(out)).toBe(`hermesd-client ${VERSION} protocol ${PROTOCOL}`);
   });
 });
