@@ -73,7 +73,9 @@ export function compileClient(
     // starts without the dynamic loader resolving libc (docs/benchmarks.md#agent-hooks). Position-independent, so that
     // its addresses stay random: it reads what an agent's model wrote and what a listener at the socket answers.
     // Else as the system links.
-    return compileC(CLIENT_SOURCE, out, [...args, '-static-pie', '-s'], { env }) && compileC(CLIENT_SOURCE, out, args, { env });
+    // Kept only when it runs here and says what it is.
+    if (compileC(CLIENT_SOURCE, out, [...args, '-static-pie', '-s'], { env }) === undefined && runsHere(out, as)) return undefined;
+    return compileC(CLIENT_SOURCE, out, args, { env });
   } finally {
     rmSync(include, { recursive: true, force: true });
   }
@@ -109,11 +111,11 @@ export function installClient(
   return { built: false, error };
 }
 
-/** Whether `client` runs on this machine and is this package's (its `-V` names this version and protocol). */
-function runsHere(client: string): boolean {
+/** Whether `client` runs on this machine and is this package's (its `-V` names this version and protocol), or the one `as` names. */
+function runsHere(client: string, as: { protocol: number; version: string } = { protocol: PROTOCOL, version: VERSION }): boolean {
   if (!existsSync(client)) return false;
   try {
-    return execFileSync(client, ['-V'], { encoding: 'utf8', timeout: 5_000 }).trim() === `hermesd-client ${VERSION} protocol ${PROTOCOL}`;
+    return execFileSync(client, ['-V'], { encoding: 'utf8', timeout: 5_000 }).trim() === `hermesd-client ${as.version} protocol ${as.protocol}`;
   } catch {
     return false;
   }

@@ -38,7 +38,14 @@ function linksStatically(): boolean {
   return compileC(src, join(dir, 'probe'), ['-static-pie']) === undefined;
 }
 
-const answers = (client: string) => execFileSync(client, ['-V'], { encoding: 'utf8' }).trim();
+/** What `client -V` prints, or how it failed. */
+function answers(client: string): string {
+  try {
+    return execFileSync(client, ['-V'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (err) {
+    return `(${client} -V failed: ${(err as Error).message.split('\n')[0]})`;
+  }
+}
 
 describe("hermesd's client", () => {
   it('is linked statically where the C library can be, in the package and when compiled in a clone', () => {
@@ -59,5 +66,22 @@ describe("hermesd's client", () => {
     expect(compileClient(out, { ...process.env, HERMESD_CC: cc }), 'the client did not compile without static linking').toBeUndefined();
     expect(hasInterpreter(out), 'a client linked without static linking names the dynamic loader').toBe(true);
     expect(answers(out)).toBe(`hermesd-client ${VERSION} protocol ${PROTOCOL}`);
+  });
+
+  it('is linked as the system links where the static one builds but does not run here', () => {
+    const cc = join(dir, 'cc-static-broken');
+    // With -static-pie, "links" a program that fails at once, as a broken static C library would.
+    writeFileSync(
+      cc,
+      `#!/bin/sh
+for a; do case $a in -static*) while [ "$1" != -o ]; do shift; done; printf '#!/bin/sh\\nexit 1\\n' > "$2"; exit 0 ;; esac; done
+exec cc "$@"
+`,
+      { mode: 0o755 },
+    );
+    const out = join(dir, 'client-after-broken-static');
+    expect(compileClient(out, { ...process.env, HERMESD_CC: cc }), 'the client did not compile').toBeUndefined();
+    expect(answers(out), 'the client kept is not one that runs').toBe(`hermesd-client ${VERSION} protocol ${PROTOCOL}`);
+    expect(hasInterpreter(out), 'the client kept is not the one linked as the system links').toBe(true);
   });
 });
