@@ -71,10 +71,14 @@ export function compileClient(
     const args = ['-O2', `-DHERMESD_PROTOCOL=${as.protocol}`, `-DHERMESD_VERSION="${as.version}"`, '-I', include];
     // Linked statically where the C library's static archive is here: every hook starts the client, and a static one
     // starts without the dynamic loader resolving libc (docs/benchmarks.md#agent-hooks). Position-independent, so that
-    // its addresses stay random: it reads what an agent's model wrote and what a listener at the socket answers.
-    // Else as the system links.
-    // Kept only when it runs here and says what it is.
-    if (compileC(CLIENT_SOURCE, out, [...args, '-static-pie', '-s'], { env }) === undefined && runsHere(out, as)) return undefined;
+    // its addresses stay random: it reads what an agent's model wrote and what a listener at the socket answers. It
+    // takes the client's place only once it runs here and says what it is; else the client is linked as the system links.
+    const trial = `${out}.${process.pid}.static`;
+    if (compileC(CLIENT_SOURCE, trial, [...args, '-static-pie', '-s'], { env }) === undefined && runsHere(trial, as)) {
+      renameSync(trial, out);
+      return undefined;
+    }
+    rmSync(trial, { force: true });
     return compileC(CLIENT_SOURCE, out, args, { env });
   } finally {
     rmSync(include, { recursive: true, force: true });

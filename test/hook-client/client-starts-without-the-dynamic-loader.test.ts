@@ -6,7 +6,7 @@
  * refuses `-static-pie` still builds a client that works.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,9 @@ exec cc "$@"
     expect(compileClient(out, { ...process.env, HERMESD_CC: cc }), 'the client did not compile').toBeUndefined();
     expect(answers(out), 'the client kept is not one that runs').toBe(`hermesd-client ${VERSION} protocol ${PROTOCOL}`);
     expect(hasInterpreter(out), 'the client kept is not the one linked as the system links').toBe(true);
+    expect(
+      readdirSync(dir).filter((n) => n.startsWith('client-after-broken-static.')),
+      'the static trial was left beside the client',
+    ).toEqual([]);
   });
 });
