@@ -38,12 +38,22 @@ export function writeFiles(root: string, files: Record<string, string | Buffer>)
   }
 }
 
+/** The developer's extra certificates, for a test's own npm install that may reach the registry (baseEnv drops them). */
+export function npmCaCerts(): NodeJS.ProcessEnv {
+  return process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {};
+}
+
 /** Environment without the developer's own hermes/git settings leaking into a test. */
 function baseEnv(home: string, socketDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of Object.keys(env)) {
     if (k.startsWith('HERMESD_') || k.startsWith('GIT_') || k === 'OPENAI_BASE_URL' || k === 'OPENAI_API_KEY') delete env[k];
   }
+  // Every Node process a test starts (the CLI, the daemon, the agents' CLIs, hook managers,
+  // formatters) would read these certificates at its start, and none of them reaches a TLS
+  // server: the model is local, installs from npm run with the developer's own environment
+  // (npm-cache.ts), and the packed install hands them back (npmCaCerts below).
+  delete env.NODE_EXTRA_CA_CERTS;
   return {
     ...env,
     HERMES_HOME: home,

@@ -8,7 +8,7 @@
  * absolute path of this machine; in a teammate's clone the same entries say on stderr that
  * hermesd is not set up there until `hermesd init --agents` runs in it, then serve that clone.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -152,6 +152,26 @@ describe('the MCP servers init --agents registered', () => {
       symlinkSync('/bin/sh', join(noGit, 'sh'));
     }
     expect(await serves(agent, repo, { ...agentEnv(), PATH: noGit })).toContain('memory');
+  });
+
+  it('the launcher keeps NODE_EXTRA_CA_CERTS from the server (it makes no TLS connection) and gives it back to the daemon it starts', async () => {
+    // The tests' environment has no extra certificates (helpers/env.ts): an agent's may have them.
+    const ca = join(dirname(repo), 'extra-ca.pem');
+    writeFileSync(ca, existsSync('/etc/ssl/certs/ca-certificates.crt') ? readFileSync('/etc/ssl/certs/ca-certificates.crt') : '');
+    expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
+    const transport = new StdioClientTransport({ ...launch('gemini', entries(repo).gemini, repo, { ...agentEnv(), NODE_EXTRA_CA_CERTS: ca }), stderr: 'pipe' });
+    const client = new Client({ name: 'with-extra-ca', version: '1' });
+    await client.connect(transport);
+    try {
+      // The server starts the daemon for its first list.
+      expect((await client.listResources()).resources.length).toBeGreaterThan(0);
+      const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(environ(transport.pid!), "the MCP server's environment").not.toContain(`NODE_EXTRA_CA_CERTS=${ca}`);
+      const daemon = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+      expect(environ(daemon), 'the environment of the daemon the MCP server started').toContain(`NODE_EXTRA_CA_CERTS=${ca}`);
+    } finally {
+      await client.close();
+    }
   });
 
   it('given git dirs that are not there (a stub of another layout), the server asks git and serves all the same', async () => {

@@ -14,7 +14,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeEnv, REPO_ROOT, writeFiles, type TestEnv } from '../helpers/env.js';
+import { makeEnv, npmCaCerts, REPO_ROOT, writeFiles, type TestEnv } from '../helpers/env.js';
 
 // Pack (a clean tsc build) plus a global install that compiles better-sqlite3: minutes on a
 // shared two-core machine, seconds everywhere else once the step is done.
@@ -86,6 +86,7 @@ describe('the packed tarball installs with npm install -g and runs hermesd in a 
     userEnv = {
       ...env,
       ...npm,
+      ...npmCaCerts(),
       HOME: home,
       npm_config_prefix: prefix,
       // What the cache holds is used without asking the registry again.
