@@ -270,13 +270,28 @@ export class SkillStore {
     return found;
   }
 
-  /** Commits that changed the user skill `name`, newest first. */
+  /**
+   * Commits that changed the user skill `name` (or one of that name since deleted), newest first.
+   * NotFound for a name no user skill has had; a project skill's history is its repository's.
+   */
   async history(name: string): Promise<{ commits: Commit[] }> {
+    const commits = await this.commitsOf(name);
+    if (commits.length > 0 || locate(this.userRoot, name, 'user')) return { commits };
+    const project = this.projectRoot ? locate(this.projectRoot, name, 'project') : undefined;
+    if (project) {
+      const dir = relative(dirname(dirname(this.projectRoot!)), project.dir);
+      throw new NotFound(`"${name}" is a project skill (${dir}): its history is the repository's own (git log -- ${dir}).`);
+    }
+    throw new NotFound(`No skill named "${name}" has a history in the user skills (\`hermesd skills list\` names the skills).`);
+  }
+
+  /** The commits that changed the user skill `name` (or a skill of that name since deleted), newest first. */
+  private async commitsOf(name: string): Promise<Commit[]> {
     checkName(name);
-    if (!existsSync(join(this.userRoot, '.git'))) return { commits: [] };
+    if (!existsSync(join(this.userRoot, '.git'))) return [];
     const found = locate(this.userRoot, name, 'user');
     const specs = found ? [relative(this.userRoot, found.dir)] : [`:(glob)${name}/**`, `:(glob)*/${name}/**`];
-    return { commits: await this.repo.log(specs) };
+    return await this.repo.log(specs);
   }
 
   async commitCount(): Promise<number> {
@@ -352,8 +367,7 @@ export class SkillStore {
 
   /** When the user skill `name` last changed (its newest commit), or undefined before its first commit. */
   async lastChanged(name: string): Promise<string | undefined> {
-    const { commits } = await this.history(name);
-    return commits[0]?.date;
+    return (await this.commitsOf(name))[0]?.date;
   }
 
   /** Restores the user skill `name` as it was at `rev`, as a new commit (after scanning it). */

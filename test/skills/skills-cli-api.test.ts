@@ -63,6 +63,14 @@ describe('skills through the real daemon: CLI and API', () => {
     expect(after.stdout).toContain('Run npm run gen.');
     expect((await t.cli(['skills', 'history', 'regen', '--json'], { cwd: repo })).json().commits[0].message).toMatch(/^revert regen to .* \(session cli\)$/);
 
+    // A name no skill has: said so, exit 1, as view says it; a project skill's history is the repository's.
+    const none = await t.cli(['skills', 'history', 'no-such-skill'], { cwd: repo });
+    expect(none.code, `skills history of an unknown skill: ${none.stdout}${none.stderr}`).toBe(1);
+    expect(none.stderr).toContain('No skill named "no-such-skill" has a history in the user skills');
+    const project = await t.cli(['skills', 'history', 'lint'], { cwd: repo });
+    expect(project.code, `skills history of a project skill: ${project.stdout}${project.stderr}`).toBe(1);
+    expect(project.stderr).toContain('"lint" is a project skill (.hermes/skills/lint): its history is the repository\'s own (git log -- .hermes/skills/lint)');
+
     const index = await client.call<{ text: string }>('GET', '/v1/skills-index');
     expect(index.text).toContain('    - lint [project]: Project lint procedure');
     expect(index.text).toContain('    - regen: Regenerate after a schema change');

@@ -85,7 +85,9 @@ export function register(program: Command): void {
       action(async (name: string, _opts: unknown, cmd: Command) => {
         const r = await (await daemon()).call<{ commits: Commit[] }>('GET', `/v1/skills/${encodeURIComponent(name)}/history`);
         output(globals(cmd), r, () =>
-          r.commits.length ? r.commits.map((c) => `${c.rev.slice(0, 12)}  ${c.date}  ${c.message}`).join('\n') : `no history for ${name}`,
+          r.commits.length
+            ? r.commits.map((c) => `${c.rev.slice(0, 12)}  ${c.date}  ${c.message}`).join('\n')
+            : `${name}: no commit yet (a user skill not yet changed through hermesd)`,
         );
       }),
     );
