@@ -52,7 +52,7 @@ function baseEnv(home: string, socketDir: string): NodeJS.ProcessEnv {
   // Every Node process a test starts (the CLI, the daemon, the agents' CLIs, hook managers,
   // formatters) would read these certificates at its start, and none of them reaches a TLS
   // server: the model is local, installs from npm run with the developer's own environment
-  // (npm-cache.ts), and the packed install hands them back (npmCaCerts below).
+  // (npm-cache.ts), and the packed install hands them back (npmCaCerts, above).
   delete env.NODE_EXTRA_CA_CERTS;
   return {
     ...env,
