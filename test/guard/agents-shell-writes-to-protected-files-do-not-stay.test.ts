@@ -32,6 +32,11 @@ const SPELLINGS: Array<{ command: string; read?: true; background?: true }> = [
   { command: '(sleep 0.5; f=gen/a.ts; echo x > $f) >/dev/null 2>&1 &', background: true },
 ];
 
+// What the commands below leave in the machine's /tmp (a confined shell may write there).
+afterAll(() => {
+  for (const f of ['/tmp/hd-confined-ok', '/tmp/hd-mv-src']) rmSync(f, { force: true });
+});
+
 function setup(env: Record<string, string> = {}) {
   const t = makeEnv();
   Object.assign(t.env, env);

@@ -12,7 +12,7 @@
  * daemon's environment, and the path spellings that reached a protected file.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentShellCall, confinement, denied, postContext, runHook, toolHookCommand } from '../helpers/agents.js';
@@ -92,6 +92,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.cleanup();
+  // What the attacks below left in the machine's /tmp (a confined shell may write there).
+  for (const agent of ['claude', 'codex', 'gemini']) rmSync(`/tmp/hd-fake-${agent}.log`, { force: true });
 });
 
 const call = (command: string, id: string, agent: 'claude' | 'codex' | 'gemini' = 'claude') => agentShellCall(t, repo, agent, command, id, agentEnv);
@@ -195,13 +197,13 @@ describe("another agent's confined shell cannot switch the guard off", () => {
     expect(kill.stdout).toMatch(/no-aws-keys/);
     expect(head(repo), 'a key was committed by killing the daemon').toBe(before);
     const skip = await call(
-      `printf 'k = "%s"\\n' ${KEY} > k2.txt; git add k2.txt; s=/tmp/hd-skip-$$.sh; echo 'HERMESD_SKIP=1 git commit -qm k2' > $s; sh $s 2>&1; echo rc=$?`,
+      `printf 'k = "%s"\\n' ${KEY} > k2.txt; git add k2.txt; s=/tmp/hd-skip-$$.sh; echo 'HERMESD_SKIP=1 git commit -qm k2' > $s; sh $s 2>&1; echo rc=$?; rm -f $s`,
       'skip',
     );
     expect(skip.stdout).toMatch(/HERMESD_SKIP=1 is ignored inside hermesd's sandbox/);
     expect(head(repo), 'a key was committed with HERMESD_SKIP').toBe(before);
     const noVerify = await call(
-      `printf 'k = "%s"\\n' ${KEY} > k3.txt; git add k3.txt; s=/tmp/hd-nv-$$.sh; echo 'git commit -qm k3 --no-verify' > $s; sh $s; git log -1 --format=%s`,
+      `printf 'k = "%s"\\n' ${KEY} > k3.txt; git add k3.txt; s=/tmp/hd-nv-$$.sh; echo 'git commit -qm k3 --no-verify' > $s; sh $s; rm -f $s; git log -1 --format=%s`,
       'no-verify',
     );
     expect(noVerify.stdout, 'the commit itself went through inside').toContain('k3');
@@ -348,7 +350,7 @@ describe("husky's HUSKY=0 from inside another agent's confined shell", () => {
       t,
       repoDir,
       'claude',
-      `printf 'k = "%s"\\n' ${KEY} > k.txt; git add k.txt; s=/tmp/hd-husky0-$$.sh; echo 'HUSKY=0 git commit -qm k' > $s; sh $s 2>&1; echo rc=$?`,
+      `printf 'k = "%s"\\n' ${KEY} > k.txt; git add k.txt; s=/tmp/hd-husky0-$$.sh; echo 'HUSKY=0 git commit -qm k' > $s; sh $s 2>&1; echo rc=$?; rm -f $s`,
       id,
       { HOME: agentHome, CLAUDE_PROJECT_DIR: repoDir },
     );
