@@ -277,11 +277,8 @@ export class SkillStore {
   async history(name: string): Promise<{ commits: Commit[] }> {
     const commits = await this.commitsOf(name);
     if (commits.length > 0 || locate(this.userRoot, name, 'user')) return { commits };
-    const project = this.projectRoot ? locate(this.projectRoot, name, 'project') : undefined;
-    if (project) {
-      const dir = relative(dirname(dirname(this.projectRoot!)), project.dir);
-      throw new NotFound(`"${name}" is a project skill (${dir}): its history is the repository's own (git log -- ${dir}).`);
-    }
+    const project = this.projectSkill(name);
+    if (project) throw new NotFound(`"${name}" is a project skill (${project}): its history is the repository's own (git log -- ${project}).`);
     throw new NotFound(`No skill named "${name}" has a history in the user skills (\`hermesd skills list\` names the skills).`);
   }
 
@@ -380,15 +377,15 @@ export class SkillStore {
     }
   }
 
+  /** The project skill `name`'s folder as a path in the repository (`.hermes/skills/…`), or undefined when there is none. */
+  private projectSkill(name: string): string | undefined {
+    const found = this.projectRoot ? locate(this.projectRoot, name, 'project') : undefined;
+    return found && relative(dirname(dirname(this.projectRoot!)), found.dir);
+  }
+
   private userSkill(name: string): Located {
-    if (this.projectRoot) {
-      const p = locate(this.projectRoot, name, 'project');
-      if (p) {
-        throw refused(
-          `"${name}" is a project skill (${relative(dirname(dirname(this.projectRoot)), p.dir)}) and is read-only to the agent; it changes through the repository's own commits.`,
-        );
-      }
-    }
+    const project = this.projectSkill(name);
+    if (project) throw refused(`"${name}" is a project skill (${project}) and is read-only to the agent; it changes through the repository's own commits.`);
     const found = locate(this.userRoot, name, 'user');
     if (!found) throw new NotFound(`No user skill named "${name}". Create it with action "create".`);
     return found;
