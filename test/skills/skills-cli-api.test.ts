@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/client/daemon-client.js';
 import { RemoteError } from '../../src/errors/index.js';
-import { makeEnv, type TestEnv } from '../helpers/env.js';
+import { makeEnv, writeFiles, type TestEnv } from '../helpers/env.js';
 import { skillMd } from '../helpers/skills.js';
 
 describe('skills through the real daemon: CLI and API', () => {
@@ -74,6 +74,13 @@ describe('skills through the real daemon: CLI and API', () => {
     const index = await client.call<{ text: string }>('GET', '/v1/skills-index');
     expect(index.text).toContain('    - lint [project]: Project lint procedure');
     expect(index.text).toContain('    - regen: Regenerate after a schema change');
+
+    // A user skill put in place by hand, never committed: it exists, so its history is empty, not unknown.
+    writeFiles(join(t.home, 'skills'), { 'by-hand/SKILL.md': skillMd('by-hand', 'Written by hand') });
+    const byHand = await t.cli(['skills', 'history', 'by-hand'], { cwd: repo });
+    expect(byHand.code, `skills history of an uncommitted user skill: ${byHand.stderr}`).toBe(0);
+    expect(byHand.stdout.trim()).toBe('by-hand: no commit yet (a user skill not yet changed through hermesd)');
+    expect((await t.cli(['skills', 'history', 'by-hand', '--json'], { cwd: repo })).json()).toEqual({ commits: [] });
   }, 60_000);
 
   it('refusals carry the reason: dangerous change (409), read-only project skill, unknown skill, bad input', async () => {
