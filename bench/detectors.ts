@@ -340,7 +340,7 @@ function heldOutTable(): Goal[] {
         'patterns OR model left out (≥90%)': direct ? pct(hit, n) : '—',
         'same, near-duplicates kept in training (leaky)':
           direct && withCopies ? pct(g.samples.filter((s, i) => pat[i] || modelFlags(withCopies, s.text)).length, n) : '—',
-        'shipped (model trained on all)': pct(g.samples.filter((s) => shipped(s.text)).length, n),
+        'shipped (model as trained: every source but MODEL_NEVER_TRAINS_ON)': pct(g.samples.filter((s) => shipped(s.text)).length, n),
         'before issue 13': pct(g.samples.filter((s) => before(s.text)).length, n),
       });
       return { ...g, hit };
@@ -369,7 +369,7 @@ function heldOutTable(): Goal[] {
     'model left out (LOSO)': '—',
     'patterns OR model left out (≥90%)': '—',
     'same, near-duplicates kept in training (leaky)': '—',
-    'shipped (model trained on all)': pct(heldBenign.filter((s) => shipped(s.text)).length, heldBenign.length),
+    'shipped (model as trained: every source but MODEL_NEVER_TRAINS_ON)': pct(heldBenign.filter((s) => shipped(s.text)).length, heldBenign.length),
     'before issue 13': pct(heldBenign.filter((s) => before(s.text)).length, heldBenign.length),
   });
   printTable(

@@ -13,7 +13,7 @@
  */
 import { decodeModel, DIM, MIN_FEATURES, featureBuckets, scoreText, type InjectionModel } from '../src/security/injection-model.js';
 import { foldForMatching, INJECTION_MODEL_ID, scanText, type ThreatScope } from '../src/security/scan.js';
-import { benignTraining, looSource, overridePhrasings, withoutNearDuplicates, type PromptSample } from './detector-corpus.js';
+import { benignTraining, looSource, modelTrainsOn, overridePhrasings, withoutNearDuplicates, type PromptSample } from './detector-corpus.js';
 import { rng } from './table.js';
 
 const EPOCHS = 8;
@@ -114,10 +114,10 @@ export function trainInjectionModel(positives: Sample[], negatives: Sample[], se
   return { weights: Buffer.from(q.buffer).toString('base64'), scale, bias, threshold: highestBenign + MARGIN };
 }
 
-/** The shipped model: trained on every direct source and the benign training texts. */
+/** The shipped model: trained on every direct source it trains on (MODEL_NEVER_TRAINS_ON names the others) and the benign training texts. */
 export function trainShippedModel(): StoredModel {
   return trainInjectionModel(
-    overridePhrasings(),
+    overridePhrasings().filter((s) => modelTrainsOn(s.set)),
     benignTraining().filter((s) => s.split === 'train'),
   );
 }
@@ -150,14 +150,15 @@ export function patternsFlag(text: string, scope: ThreatScope = 'context'): bool
 }
 
 /**
- * The attack texts a model left out of `source` trains on: every other direct source, less the
+ * The attack texts a model left out of `source` trains on: every other direct source the model
+ * trains on at all (MODEL_NEVER_TRAINS_ON), less the
  * near-duplicates of the source's own prompts (withoutNearDuplicates, either way), unless
  * `nearDuplicates` is 'kept'. Public jailbreak sets copy the same shared prompts (jailbreak_llms,
  * llm-guard, PyRIT and JailbreakBench's AIM hold the same templates); a model that trained on a
  * copy of a held-out prompt has seen it, so the held-out figure is measured without them.
  */
 export function looTraining(phrasings: PromptSample[], source: string, nearDuplicates: 'dropped' | 'kept' = 'dropped'): PromptSample[] {
-  const others = phrasings.filter((s) => looSource(s.set) !== source);
+  const others = phrasings.filter((s) => looSource(s.set) !== source && modelTrainsOn(s.set));
   if (nearDuplicates === 'kept') return others;
   return withoutNearDuplicates(
     others,

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """
-Adds two more held-out direct-override sources to test/fixtures/injection-direct.json (see
+Adds three more held-out direct-override sources to test/fixtures/injection-direct.json (see
 test/fixtures/README.md for sources, commits and licences). Data only: files are read with
 `git show` from bare mirrors at the commits below; YAML is parsed with PyYAML's safe loader.
 
-  python3 scripts/injection-sources-extra.py <PyRIT git-dir> <JailbreakBench/artifacts git-dir> <dagnelli/ai-ethical-hacker git-dir>
+  python3 scripts/injection-sources-extra.py <PyRIT git-dir> <JailbreakBench/artifacts git-dir> <dagnelli/ai-ethical-hacker git-dir> <y0mingzhang/prompt-extraction git-dir>
 
 - pyrit-jailbreak-templates: PyRIT's human-written jailbreak templates
   (pyrit/datasets/prompt_templates/jailbreak/*.yaml, MIT, © Microsoft), those with the one
@@ -20,14 +20,18 @@ test/fixtures/README.md for sources, commits and licences). Data only: files are
   .claude/agents/ethical-hacker/llm/attack-prompts/07-system-prompt-leak.md (MIT, © 2025
   dagnelli.net; the file is in the history, removed at e8309ad), each fenced block SP-001 to
   SP-070; SP-071 to SP-075 ("error exploitation") are placeholders for inputs, not requests.
+- prompt-extraction-attacks: the attack queries of Zhang, Carlini and Ippolito, "Effective Prompt
+  Extraction from Language Models" (COLM 2024; attacks/generated.json, MIT): their five
+  handwritten requests to repeat the instructions and the hundred GPT-4 wrote from them, each once.
 """
 import json, os, re, subprocess, sys
 import yaml
 
-pyrit, jbb, hacker = sys.argv[1:4]
+pyrit, jbb, hacker, extraction = sys.argv[1:5]
 PYRIT_COMMIT = 'b06c6bca8aff0cb115d281763c74faa60b10b172'
 JBB_COMMIT = '909e68c01d94222b8ad2e397a017e2e12e2adb73'
 HACKER_COMMIT = '9cae4a1ffce2672440e2bbdcf863358a81cb109e'
+EXTRACTION_COMMIT = 'dc00b2f6d3cef1a2b9c85fe67b8fa2d3354e21cf'
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 
 def git(gitdir, *args):
@@ -53,6 +57,12 @@ leak = git(hacker, 'show', f'{HACKER_COMMIT}:.claude/agents/ethical-hacker/llm/a
 for m in re.finditer(r'\*\*(SP-(\d+))[^*]*\*\*\n```\n(.*?)\n```', leak, re.S):
     if int(m.group(2)) <= 70:
         direct.append({'set': 'ai-ethical-hacker-sysprompt-leak', 'id': m.group(1), 'text': m.group(3).strip()})
+
+seen = set()
+for i, text in enumerate(json.loads(git(extraction, 'show', f'{EXTRACTION_COMMIT}:attacks/generated.json'))):
+    if text.strip() not in seen:
+        seen.add(text.strip())
+        direct.append({'set': 'prompt-extraction-attacks', 'id': f'generated-{i}', 'text': text.strip()})
 
 target = os.path.join(root, 'test/fixtures/injection-direct.json')
 data = json.load(open(target))

@@ -6,7 +6,8 @@
  *
  *   npm run build && node scripts/train-injection-model.mjs
  *
- * Positives: every direct override source of test/fixtures/injection-direct.json. Negatives: the
+ * Positives: every direct override source of test/fixtures/injection-direct.json but the ones
+ * bench/detector-corpus.ts keeps out of training (MODEL_NEVER_TRAINS_ON). Negatives: the
  * `train` part of test/fixtures/injection-benign-train.json. No set a false-flag figure is
  * measured on (developer paragraphs, documents, benign prompts, SKILL.md files) is trained on.
  */

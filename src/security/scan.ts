@@ -76,6 +76,10 @@ const AI_NOUN = String.raw`(?:ai|a\.i\.|assistant|chatbot|chat\s*gpt|gpt|llm|lan
 const HOSTILE_ROLE = String.raw`(?:hacker|attacker|malware|virus|worm|botnet|spy|saboteur|criminal|scammer|thief)`;
 /** Verbs that hand a text back to the reader: what an extraction of the model's instructions asks for. */
 const DISCLOSE = String.raw`(?:repeat|recite|reproduce|echo|print|output|show|display|reveal|dump|leak|disclose|spell\s+out|write\s+out|type\s+out|encode|translate|rot13|tell\s+me|give\s+me)`;
+/** Verbs that hand text back whole: what an extraction request asks of the conversation. */
+const HAND_BACK = String.raw`(?:repeat|recite|reproduce|echo(?:\s+back)?|print(?:\s+out)?|output|list(?:\s+out)?|enumerate|quote|replay|duplicate|replicate|reiterate|rehash|restate|recount|narrate|transcribe|read\s+back|remind\s+me\s+of|tell\s+me|let\s+me\s+know|give\s+me|show\s+me)`;
+/** After a noun: not the first word of another thing's name ("the conversation ID", "the prompt template", "the chat's log"). */
+const NOT_A_NAME = String.raw`(?!['’]s\b|\s+(?:ids?|output|outputs|templates?|files?|logs?|api|endpoints?|objects?|names?|types?|fields?|keys?|tokens?|messages?|state|store|storage|window|limit|length|format)\b)`;
 const LIMITS = String.raw`(?:restrictions?|filters?|filtering|limitations|censorship|guidelines|rules|polic(?:y|ies)|ethics|morals|morality|ethical\s+\w+|moral\s+\w+|safety\s+\w+|safeguards|boundaries|constraints)`;
 
 /**
@@ -348,6 +352,49 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     pattern:
       /\bwhat\s+(?:were|have)\s+you\s+(?:been\s+)?(?:told|instructed|programmed|prompted)\b(?!\s+to\s+do\s+(?:next|here)\b)|\b(?:what|which)\s+(?:\w+\s+){0,2}?(?:instructions?|guidelines|rules|directives|prompt)\s+(?:were|have)\s+you\s+(?:been\s+)?(?:given|told|provided)\b|\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were)\b[^.?\n]{0,40}?\b(?:in|of|at|from)\s+your\s+(?:(?:initial|original|hidden|secret)\s+)?(?:instructions|context\s+window|system\s+configuration)\b(?!\s+files?\b)[^.\n]{0,30}\?|\bdo(?:es)?\s+your\s+(?:system\s+prompt|instructions)\s+(?:contain|include|mention|say)\s+(?:the\s+)?(?:word|phrase|string|letter)\b|\bwhat\s+are\s+you\s+not\s+(?:supposed|allowed|permitted)\s+to\s+(?:tell|say|reveal|share|disclose)\b|\b(?:start|begin|prefix|preface|complete|continue|finish)\b[^.\n]{0,40}?["'“‘](?:my\s+(?:system\s+)?(?:instructions|prompt|rules)\s+(?:are|is|says?|reads?)|i\s+was\s+(?:instructed|told|programmed)\s+to|the\s+system\s+prompt\s+(?:is|says|reads))\b/i,
     quick: /\byour?\b|["'“‘](?:my|i\s+was|the\s+system)\b/i,
+  },
+  {
+    id: 'repeat-conversation',
+    category: 'exfiltration',
+    description: 'asks the model to hand back everything it was given: every sentence of the conversation or of its instructions, the whole chat',
+    scopes: ALL,
+    // Grown on half of Zhang, Carlini and Ippolito's extraction queries, measured on the other
+    // half (docs/benchmarks.md, detectors). A verb that hands text back, with all of the
+    // conversation's or the instruction's sentences, lines, phrases or statements; the whole
+    // chat repeated; every sentence the model has seen. Units are the ones nobody lists in an
+    // API's docs: "list all messages in the conversation" stays an endpoint's description.
+    pattern: new RegExp(
+      [
+        String.raw`\b${HAND_BACK}\b[^.\n?]{0,30}?\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+|our\s+)?(?:\w+\s+)?(?:sentences?|lines?|phrases?|statements?)\b[^.\n?]{0,40}?\b(?:in|of|from|throughout)\s+(?:our|this|the|your)\s+(?:\w+\s+){0,2}?(?:conversation|chat|dialogue|discussion|exchange|interaction|discourse|instructions?|commands?|directives?|prompt)\b${NOT_A_NAME}`,
+        // The whole conversation, when it is the one "we've had", or "ours".
+        String.raw`\b${HAND_BACK}\s+(?:back\s+)?(?:all\s+(?:of\s+)?)?(?:the\s+)?(?:entire\s+|entirety\s+of\s+|whole\s+|full\s+)?(?:conversation|chat|exchanges?|dialogue|discussion)\s+(?:that\s+)?we(?:'ve|\s+have)\s+had\b`,
+        String.raw`\b${HAND_BACK}\s+(?:back\s+)?(?:the\s+(?:entire|entirety\s+of|whole|full)\s+|all\s+of\s+)?(?:our|this)\s+(?:whole\s+|entire\s+|full\s+)?(?:conversation|chat|dialogue|discussion|exchange|discourse)\b${NOT_A_NAME}`,
+        // What it was given, handed back: "the instructions given to you", "your initial directions".
+        String.raw`\b${HAND_BACK}\s+(?:back\s+)?(?:the|your)\s+(?:\w+\s+)?(?:instructions|directions|directives?|prompt|commands)\s+(?:that\s+)?(?:were\s+)?(?:given|provided|sent)\s+to\s+you\b`,
+        String.raw`\b${HAND_BACK}\s+(?:back\s+)?your\s+(?:initial|original|first|earliest)\s+(?:instructions?|directions|directives?)\b`,
+      ].join('|'),
+      'i',
+    ),
+    accept: (m) => {
+      const before = m.input.slice(Math.max(0, m.index - 32), m.index);
+      return (
+        m.index === 0 ||
+        /(?:^|[\n.!?:;,]\s*|\b(?:and|then|please|now|instead|just|kindly|(?:can|could|would|will)\s+you(?:\s+please)?(?:\s+just)?|(?:need|want)\s+you\s+to|you\s+are\s+to)\s+)$/i.test(
+          before,
+        )
+      );
+    },
+    quick:
+      /\b(?:sentences?|lines?|phrases?|statements?|conversation|chat|dialogue|discussion|exchanges?|discourse|given\s+to\s+you|your\s+(?:initial|original|first|earliest))\b/i,
+  },
+  {
+    id: 'ask-every-sentence-seen',
+    category: 'exfiltration',
+    description: 'asks for every sentence the model has seen or was given, or a verbatim transcript of the conversation',
+    scopes: ALL,
+    pattern:
+      /\b(?:all|every)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?(?:sentences?|phrases?|statements?|text)\s+(?:that\s+)?you(?:'ve|\s+have)?\s+(?:\w+\s+)?(?:saw|seen|encountered|received|processed|interpreted|been\s+given|were\s+given|drew\s+upon)\b|\bwhat\s+(?:are\s+|were\s+)?all\s+(?:of\s+)?(?:the\s+)?(?:sentences|statements|phrases)\s+(?:that\s+)?(?:you\b|in\s+(?:the|our|this|your)\s+(?:\w+\s+)?(?:instructions?|prompt|conversation|commands?|directives?)\b)|\bverbatim\s+(?:transcript|copy|record)\s+of\s+our\s+(?:\w+\s+)?(?:conversation|chat|dialogue|discussion|exchange)\b/i,
+    quick: /\b(?:sentences?|phrases?|statements?|text|verbatim)\b/i,
   },
   {
     id: 'translate-execute',
