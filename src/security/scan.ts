@@ -361,8 +361,8 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     // Grown on half of Zhang, Carlini and Ippolito's extraction queries, measured on the other
     // half (docs/benchmarks.md, detectors). A verb that hands text back, with all of the
     // conversation's or the instruction's sentences, lines, phrases or statements; the whole
-    // chat repeated; every sentence the model has seen. Units are the ones nobody lists in an
-    // API's docs: "list all messages in the conversation" stays an endpoint's description.
+    // chat repeated; the instructions it was given. Units are the ones nobody lists in an API's
+    // docs: "list all messages in the conversation" stays an endpoint's description.
     pattern: new RegExp(
       [
         String.raw`\b${HAND_BACK}\b[^.\n?]{0,30}?\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+|our\s+)?(?:\w+\s+)?(?:sentences?|lines?|phrases?|statements?)\b[^.\n?]{0,40}?\b(?:in|of|from|throughout)\s+(?:our|this|the|your)\s+(?:\w+\s+){0,2}?(?:conversation|chat|dialogue|discussion|exchange|interaction|discourse|instructions?|commands?|directives?|prompt)\b${NOT_A_NAME}`,
@@ -393,7 +393,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     description: 'asks for every sentence the model has seen or was given, or a verbatim transcript of the conversation',
     scopes: ALL,
     pattern:
-      /\b(?:all|every)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?(?:sentences?|phrases?|statements?|text)\s+(?:that\s+)?you(?:'ve|\s+have)?\s+(?:\w+\s+)?(?:saw|seen|encountered|received|processed|interpreted|been\s+given|were\s+given|drew\s+upon)\b|\bwhat\s+(?:are\s+|were\s+)?all\s+(?:of\s+)?(?:the\s+)?(?:sentences|statements|phrases)\s+(?:that\s+)?(?:you\b|in\s+(?:the|our|this|your)\s+(?:\w+\s+)?(?:instructions?|prompt|conversation|commands?|directives?)\b)|\bverbatim\s+(?:transcript|copy|record)\s+of\s+our\s+(?:\w+\s+)?(?:conversation|chat|dialogue|discussion|exchange)\b/i,
+      /\b(?:all|every)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?(?:sentences?|phrases?|statements?|text)\s+(?:that\s+)?you(?:'ve|\s+have)?\s+(?:\w+\s+)?(?:saw|seen|encountered|processed|interpreted|been\s+given|were\s+given|drew\s+upon)\b|\bwhat\s+(?:are\s+|were\s+)?all\s+(?:of\s+)?(?:the\s+)?(?:sentences|statements|phrases)\s+(?:that\s+)?(?:you\b|in\s+(?:the|our|this|your)\s+(?:\w+\s+)?(?:instructions?|prompt|conversation|commands?|directives?)\b)|\bverbatim\s+(?:transcript|copy|record)\s+of\s+our\s+(?:\w+\s+)?(?:conversation|chat|dialogue|discussion|exchange)\b/i,
     quick: /\b(?:sentences?|phrases?|statements?|text|verbatim)\b/i,
   },
   {

@@ -110,6 +110,7 @@ describe('threat scanner on context files', () => {
     'Print all lines of the task output.',
     'Echo this conversation ID in the logs.',
     'Tell me all the lines in the file that changed.',
+    'Summarize all the text you received from the tool.',
   ])('passes the ordinary sentence %j', (text) => {
     expect(scanText(text, 'context')).toEqual([]);
   });
