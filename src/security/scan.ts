@@ -77,7 +77,7 @@ const HOSTILE_ROLE = String.raw`(?:hacker|attacker|malware|virus|worm|botnet|spy
 /** Verbs that hand a text back to the reader: what an extraction of the model's instructions asks for. */
 const DISCLOSE = String.raw`(?:repeat|recite|reproduce|echo|print|output|show|display|reveal|dump|leak|disclose|spell\s+out|write\s+out|type\s+out|encode|translate|rot13|tell\s+me|give\s+me)`;
 /** Verbs that hand text back whole: what an extraction request asks of the conversation. */
-const HAND_BACK = String.raw`(?:repeat|recite|reproduce|echo(?:\s+back)?|print(?:\s+out)?|output|list(?:\s+out)?|enumerate|quote|replay|duplicate|replicate|reiterate|rehash|restate|recount|narrate|transcribe|read\s+back|remind\s+me\s+of|tell\s+me|let\s+me\s+know|give\s+me|show\s+me)`;
+const HAND_BACK = String.raw`(?:repeat|recite|reproduce|echo(?:\s+back)?|print(?:\s+out)?|output|list(?:\s+out)?|enumerate|replay|duplicate|replicate|reiterate|rehash|restate|recount|narrate|read\s+back|remind\s+me\s+of|tell\s+me|let\s+me\s+know|give\s+me|show\s+me)`;
 /** After a noun: not the first word of another thing's name ("the conversation ID", "the prompt template", "the chat's log"). */
 const NOT_A_NAME = String.raw`(?!['’]s\b|\s+(?:ids?|output|outputs|templates?|files?|logs?|api|endpoints?|objects?|names?|types?|fields?|keys?|tokens?|messages?|state|store|storage|window|limit|length|format)\b)`;
 const LIMITS = String.raw`(?:restrictions?|filters?|filtering|limitations|censorship|guidelines|rules|polic(?:y|ies)|ethics|morals|morality|ethical\s+\w+|moral\s+\w+|safety\s+\w+|safeguards|boundaries|constraints)`;
