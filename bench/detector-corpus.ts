@@ -134,18 +134,16 @@ export const PATTERNS_GROWN_ON: Readonly<Record<string, 'first' | '2026-12-05' |
 export const grownOn = (source: string): boolean => source in PATTERNS_GROWN_ON;
 
 /**
- * Sources the injection model never trains on (neither the shipped model nor any fold left out),
- * and why: they are measured by the patterns and by a model that has not seen them.
- * Zhang, Carlini and Ippolito's queries are short requests to repeat the conversation; trained on
- * (2026-12-07), they lowered the model's threshold and it flagged 4 of the prompt guide's 750
- * held-out sentences where it flags 2 ("Others recommend that you place instructions at the
- * beginning of the prompt."): a false refusal of a project's docs weighs more than an
- * extraction request the patterns miss (docs/detectors.md).
+ * Sources the injection model never trains on (neither the shipped model nor any fold left out):
+ * they are measured by the patterns and by a model that has not seen them.
+ * - prompt-extraction-attacks: Zhang, Carlini and Ippolito's short requests to repeat the
+ *   conversation. Trained on (2026-12-07), they lowered the model's threshold (2.65 → 2.43) and it
+ *   flagged 4 of the prompt guide's 750 held-out sentences where it flags 2 ("In blind prompting,
+ *   you are just asking the system a question." was one of the new two): a false refusal of a
+ *   project's docs weighs more than an extraction request the patterns miss (docs/detectors.md).
  */
-export const MODEL_NEVER_TRAINS_ON: Readonly<Record<string, string>> = {
-  'prompt-extraction-attacks': 'trained on, it flagged 4 of the prompt guide’s 750 held-out sentences where the model without it flags 2',
-};
-export const modelTrainsOn = (set: string): boolean => !(looSource(set) in MODEL_NEVER_TRAINS_ON);
+export const MODEL_NEVER_TRAINS_ON: readonly string[] = ['prompt-extraction-attacks'];
+export const modelTrainsOn = (set: string): boolean => !MODEL_NEVER_TRAINS_ON.includes(looSource(set));
 
 /**
  * The samples a source's held-out figure is taken on: for a source split in halves, the half

@@ -76,22 +76,31 @@ const AI_NOUN = String.raw`(?:ai|a\.i\.|assistant|chatbot|chat\s*gpt|gpt|llm|lan
 const HOSTILE_ROLE = String.raw`(?:hacker|attacker|malware|virus|worm|botnet|spy|saboteur|criminal|scammer|thief)`;
 /** Verbs that hand a text back to the reader: what an extraction of the model's instructions asks for. */
 const DISCLOSE = String.raw`(?:repeat|recite|reproduce|echo|print|output|show|display|reveal|dump|leak|disclose|spell\s+out|write\s+out|type\s+out|encode|translate|rot13|tell\s+me|give\s+me)`;
-/** Verbs that hand text back whole: what an extraction request asks of the conversation. */
+/**
+ * Verbs that hand text back as it was, whole or listed: what a request to repeat the conversation
+ * uses. Not DISCLOSE: that one also makes a text visible transformed (encode, translate) or
+ * revealed, which "translate all the sentences in the prompt" would be in a guide.
+ */
 const HAND_BACK = String.raw`(?:repeat|recite|reproduce|echo(?:\s+back)?|print(?:\s+out)?|output|list(?:\s+out)?|enumerate|replay|duplicate|replicate|reiterate|rehash|restate|recount|narrate|read\s+back|remind\s+me\s+of|tell\s+me|let\s+me\s+know|give\s+me|show\s+me)`;
 /** After a noun: not the first word of another thing's name ("the conversation ID", "the prompt template", "the chat's log"). */
 const NOT_A_NAME = String.raw`(?!['’]s\b|\s+(?:ids?|output|outputs|templates?|files?|logs?|api|endpoints?|objects?|names?|types?|fields?|keys?|tokens?|messages?|state|store|storage|window|limit|length|format)\b)`;
 const LIMITS = String.raw`(?:restrictions?|filters?|filtering|limitations|censorship|guidelines|rules|polic(?:y|ies)|ethics|morals|morality|ethical\s+\w+|moral\s+\w+|safety\s+\w+|safeguards|boundaries|constraints)`;
 
 /**
- * Whether a match stands where an instruction does: at the start of the text, a line or a
- * sentence, or after "you must", "and", "then", "now", "please". Checked after the match rather
+ * A pattern's check that its match stands where an instruction does: at the start of the text,
+ * a line or a sentence (or after a comma, with `comma`), or after one of `leads` ("please",
+ * "and", "then"…), looked for in the `span` characters before it. Checked after the match rather
  * than in the pattern: a pattern that starts with "a sentence start, or …" is tried at every
  * position of every text scanned.
  */
-function instructs(m: RegExpExecArray): boolean {
-  const before = m.input.slice(Math.max(0, m.index - 24), m.index);
-  return m.index === 0 || /(?:^|[\n.!?:;]\s*|\b(?:you\s+(?:must|shall|will|should)|and|then|now|please)\s+)$/i.test(before);
+function standsAsInstruction(leads: string, opts: { span?: number; comma?: boolean } = {}): (m: RegExpExecArray) => boolean {
+  const span = opts.span ?? 24;
+  const before = new RegExp(String.raw`(?:^|[\n.!?:;${opts.comma ? ',' : ''}]\s*|\b(?:${leads})\s+)$`, 'i');
+  return (m) => m.index === 0 || before.test(m.input.slice(Math.max(0, m.index - span), m.index));
 }
+
+/** At a sentence's start, or after "you must", "and", "then", "now", "please". */
+const instructs = standsAsInstruction(String.raw`you\s+(?:must|shall|will|should)|and|then|now|please`);
 
 const OVERRIDE_PATTERNS: ThreatPattern[] = [
   {
@@ -291,10 +300,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     // "Print your system prompt" is an attack; "output the previous instructions' result" in a
     // CLI's docs is rare but "leak" and friends in prose about security are common, so the
     // match must be imperative: at a line or sentence start, or after "and (then)".
-    accept: (m) => {
-      const before = m.input.slice(Math.max(0, m.index - 12), m.index);
-      return m.index === 0 || /(?:^|[\n.!?:;]\s*|\b(?:and|then|please|now|instead)\s+)$/i.test(before);
-    },
+    accept: standsAsInstruction('and|then|please|now|instead', { span: 12 }),
   },
   {
     id: 'ask-system-prompt',
@@ -336,10 +342,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
       ].join('|'),
       'i',
     ),
-    accept: (m) => {
-      const before = m.input.slice(Math.max(0, m.index - 24), m.index);
-      return m.index === 0 || /(?:^|[\n.!?:;,]\s*|\b(?:and|then|please|now|instead|first|just)\s+)$/i.test(before);
-    },
+    accept: standsAsInstruction('and|then|please|now|instead|first|just', { comma: true }),
     // Every branch holds one of these; most text holds none, and the pattern is not tried on it.
     quick:
       /\babove\b|\byou\s+(?:were|have\s+been|got)\b|\byour\s+(?:system|initial|original|starting|hidden|secret|internal|underlying|pre|instructions|context)|\bverbatim\b|\bword\s+for\s+word\b|\bin\s+full\b|\bquote\b|\bwhat\s+(?:was|is)\s+(?:inside|in|between)\b/i,
@@ -375,15 +378,10 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
       ].join('|'),
       'i',
     ),
-    accept: (m) => {
-      const before = m.input.slice(Math.max(0, m.index - 32), m.index);
-      return (
-        m.index === 0 ||
-        /(?:^|[\n.!?:;,]\s*|\b(?:and|then|please|now|instead|just|kindly|(?:can|could|would|will)\s+you(?:\s+please)?(?:\s+just)?|(?:need|want)\s+you\s+to|you\s+are\s+to)\s+)$/i.test(
-          before,
-        )
-      );
-    },
+    accept: standsAsInstruction(
+      String.raw`and|then|please|now|instead|just|kindly|(?:can|could|would|will)\s+you(?:\s+please)?(?:\s+just)?|(?:need|want)\s+you\s+to|you\s+are\s+to`,
+      { span: 32, comma: true },
+    ),
     quick:
       /\b(?:sentences?|lines?|phrases?|statements?|conversation|chat|dialogue|discussion|exchanges?|discourse|given\s+to\s+you|your\s+(?:initial|original|first|earliest))\b/i,
   },
