@@ -3,7 +3,7 @@
  * the runtime folders in the git dir (`<git-dir>/hermesd/`, and `<common-dir>/hermesd/` that
  * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
@@ -60,8 +60,91 @@ function notAWorkTree(cwd: string): string {
   return `Not inside a git work tree: ${cwd}. Run hermesd from a directory of a git repository (git init creates one).`;
 }
 
+/** A work tree as findRepo gives it. */
+type WorkTree = { root: string; gitDir: string; commonDir: string };
+
+/** Variables that change where git finds a repository, its work tree or its objects: with any of them set, git itself is asked. */
+const DISCOVERY_ENV = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_COMMON_DIR',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_CONFIG_COUNT',
+];
+
+/**
+ * What a repository's config may say that moves its work tree or stops git from using it:
+ * `core.worktree`, `core.bare` other than false, an extension, a version above 1, an included file (which may say any of these).
+ */
+const CONFIG_GIT_DECIDES =
+  /worktree|^\s*bare\s*(=\s*(?!(false|no|off|0)\s*$)\S|$)|^\s*\[\s*(extensions|include)|repositoryformatversion\s*=\s*([2-9]|[1-9]\d)/im;
+
+/** A file's text, or undefined (missing, unreadable, larger than `max` bytes). */
+function smallText(path: string, max = 64 * 1024): string | undefined {
+  try {
+    const st = statSync(path);
+    return st.isFile() && st.size <= max ? readFileSync(path, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The work tree around `cwd` found as git finds it, without starting git, for the common
+ * layouts: a `.git` folder, or a `.git` file naming a linked worktree's git dir, on the way up
+ * from `cwd` within one file system, owned by this user, whose config moves nothing. Undefined
+ * wherever git's own rules would need more (a variable of DISCOVERY_ENV, another owner and
+ * `safe.directory`, `core.worktree` or `core.bare`, an extension, the inside of a git dir, a
+ * file-system boundary): then git is asked. Every command starts here, and a git process is
+ * most of what finding the repository cost.
+ */
+export function workTreeWithoutGit(cwd: string, env: NodeJS.ProcessEnv = process.env): WorkTree | undefined {
+  const uid = process.geteuid?.();
+  if (uid === undefined || DISCOVERY_ENV.some((k) => env[k] !== undefined)) return undefined;
+  try {
+    let dir = realpathSync(cwd);
+    const device = statSync(dir).dev;
+    for (;;) {
+      const dotGit = join(dir, '.git');
+      const found = lstatSync(dotGit, { throwIfNoEntry: false });
+      if (found) {
+        let gitDir: string;
+        if (found.isDirectory()) gitDir = dotGit;
+        else if (found.isFile()) {
+          const named = /^gitdir: (.+?)\r?\n?$/.exec(smallText(dotGit, 4096) ?? '')?.[1];
+          if (!named) return undefined;
+          gitDir = realpathSync(resolve(dir, named));
+        } else return undefined;
+        const common = smallText(join(gitDir, 'commondir'))?.trim();
+        const commonDir = realpathSync(common ? resolve(gitDir, common) : gitDir);
+        // git's ownership check (safe.directory): the work tree, `.git` and the git dir are this user's.
+        if (found.uid !== uid || statSync(dir).uid !== uid || statSync(gitDir).uid !== uid) return undefined;
+        // A git dir git would take for one: HEAD, the objects and the refs.
+        if (!lstatSync(join(gitDir, 'HEAD'), { throwIfNoEntry: false }) || !statSync(join(commonDir, 'objects')).isDirectory()) return undefined;
+        if (!existsSync(join(commonDir, 'refs')) || existsSync(join(gitDir, 'config.worktree'))) return undefined;
+        const config = smallText(join(commonDir, 'config'));
+        if (config === undefined || CONFIG_GIT_DECIDES.test(config)) return undefined;
+        return { root: dir, gitDir: realpathSync(gitDir), commonDir };
+      }
+      // A git dir itself (a bare repository, or the inside of one): git says what it is.
+      if (existsSync(join(dir, 'HEAD'))) return undefined;
+      const parent = dirname(dir);
+      if (parent === dir || statSync(parent).dev !== device) return undefined;
+      dir = parent;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 /** Finds the git work tree containing `cwd`; throws NotARepository outside one. */
-export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: string; commonDir: string } {
+export function findRepo(cwd: string = process.cwd()): WorkTree {
+  // The caller's own environment decides, as it does for git below.
+  const known = workTreeWithoutGit(cwd, process.env);
+  if (known) return known;
   let out: string;
   try {
     // The caller's own environment: `hermesd` run from a hook or with GIT_DIR set finds what git would.
@@ -75,7 +158,8 @@ export function findRepo(cwd: string = process.cwd()): { root: string; gitDir: s
   }
   const root = realpathSync(top);
   const gitDirReal = realpathSync(gitDir);
-  const commonDir = realpathSync(isAbsolute(common) ? common : resolve(cwd, common));
+  // A relative answer is relative to the folder git ran in, which the kernel names by its real path.
+  const commonDir = realpathSync(isAbsolute(common) ? common : resolve(realpathSync(cwd), common));
   return { root, gitDir: gitDirReal, commonDir };
 }
 
@@ -103,7 +187,7 @@ export function findGitRepository(cwd: string = process.cwd()): GitRepository {
     throw new NotARepository(`Not inside a git repository: ${cwd}. Run hermesd from a clone or a bare repository (git init creates one).`);
   const repo: GitRepository = {
     gitDir: realpathSync(gitDir),
-    commonDir: realpathSync(isAbsolute(common) ? common : resolve(cwd, common)),
+    commonDir: realpathSync(isAbsolute(common) ? common : resolve(realpathSync(cwd), common)),
     bare: bare === 'true',
   };
   if (inWorkTree === 'true' && top) repo.root = realpathSync(top);
