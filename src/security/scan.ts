@@ -101,6 +101,11 @@ function standsAsInstruction(leads: string, opts: { span?: number; comma?: boole
 
 /** At a sentence's start, or after "you must", "and", "then", "now", "please". */
 const instructs = standsAsInstruction(String.raw`you\s+(?:must|shall|will|should)|and|then|now|please`);
+/**
+ * After "the whole context / history / session": a file of the tool's, not the model's context — "include
+ * the full session log in bug reports", "copy the whole history file" (the conversation and the chat have no such files).
+ */
+const ARTIFACT = String.raw`(?!\s+(?:logs?|files?|director(?:y|ies)|folders?|paths?|ids?|names?|timeouts?|limits?|size|length)\b)`;
 
 const OVERRIDE_PATTERNS: ThreatPattern[] = [
   {
@@ -434,7 +439,7 @@ const OVERRIDE_PATTERNS: ThreatPattern[] = [
     description: 'instructs the model to output or share the conversation history or its whole context',
     scopes: ALL,
     pattern: new RegExp(
-      String.raw`\b(?:output|print|dump|share|send|include|reveal|copy|paste)\s+(?!(?:\w+\s+){0,3}?(?:never|not)\b)(?:\w+\s+){0,3}?(?:(?:the|your|my|this|our)\s+)?(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|context|history|session)|(?:conversation|chat)\s+history|previous\s+messages)\b`,
+      String.raw`\b(?:output|print|dump|share|send|include|reveal|copy|paste)\s+(?!(?:\w+\s+){0,3}?(?:never|not)\b)(?:\w+\s+){0,3}?(?:(?:the|your|my|this|our)\s+)?(?:(?:entire|full|whole|complete)\s+(?:conversation|chat|(?:context|history|session)\b${ARTIFACT})|(?:conversation|chat)\s+history|previous\s+messages)\b`,
       'i',
     ),
   },
