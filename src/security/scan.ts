@@ -103,9 +103,10 @@ function standsAsInstruction(leads: string, opts: { span?: number; comma?: boole
 const instructs = standsAsInstruction(String.raw`you\s+(?:must|shall|will|should)|and|then|now|please`);
 /**
  * After "the whole context / history / session": a file of the tool's, not the model's context — "include
- * the full session log in bug reports", "copy the whole history file" (the conversation and the chat have no such files).
+ * the full session log in bug reports", "copy the whole history file" (the conversation and the chat have no
+ * such files) — or the context of something else: "the entire context of the error", not "… of this conversation".
  */
-const ARTIFACT = String.raw`(?!\s+(?:logs?|files?|director(?:y|ies)|folders?|paths?|ids?|names?|timeouts?|limits?|size|length)\b)`;
+const ARTIFACT = String.raw`(?!\s+(?:logs?|files?|director(?:y|ies)|folders?|paths?|ids?|names?|timeouts?|limits?|size|length)\b|\s+of\s+(?!(?:\w+\s+){0,2}?(?:conversation|chat|session|prompt)\b))`;
 
 const OVERRIDE_PATTERNS: ThreatPattern[] = [
   {
