@@ -29,6 +29,18 @@ export const HOOK_INVOCATION_ENV = ['GIT_EDITOR', 'GIT_EXEC_PATH', 'GIT_REFLOG_A
 const CONFIG_OVERRIDE_ENV = /^GIT_(CONFIG|CEILING_DIRECTORIES)/;
 
 /**
+ * Variables beside REPO_LOCATING_ENV that change where git finds the repository and its work
+ * tree: a ceiling, discovery across file systems, and settings given on git's command line
+ * (`git -c core.worktree=…`, which the repository's config file does not show).
+ */
+const DISCOVERY_ENV = ['GIT_CEILING_DIRECTORIES', 'GIT_DISCOVERY_ACROSS_FILESYSTEM', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT'] as const;
+
+/** Whether `env` changes where git finds the repository or its work tree: what git answers there cannot be read from the files alone. */
+export function movesGitsView(env: NodeJS.ProcessEnv): boolean {
+  return [...REPO_LOCATING_ENV, ...DISCOVERY_ENV].some((k) => env[k] !== undefined);
+}
+
+/**
  * What git sets for a pre-receive or update hook: the pushed objects wait in a quarantine
  * directory (GIT_OBJECT_DIRECTORY, with the repository's own objects as its alternate) until
  * the hook accepts the push. A git call of the hook that drops these cannot see what it judges.

@@ -3,15 +3,33 @@
  * tool that refuses to install (`git config --unset-all core.hooksPath`), `pre-commit install
  * -f`, `lefthook install` over our stubs, a deleted runner: each turns hermesd off without a
  * word. `status` and `doctor` say so, with the fix. Plain reads of the files git would run,
- * plus one `git rev-parse` for the hooks directory.
+ * plus one `git rev-parse` for the hooks directory when git's configuration changed.
  */
 import { readTextIfAny } from '../storage/read.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gitConfigKey } from '../git/config-files.js';
 import { gitTry } from '../git/run.js';
 import { hookOwner, readInstallState, type HookManager, type Repo } from './install.js';
 import { findLefthookConfig, PRE_COMMIT_CONFIG } from './manager-config.js';
 import type { HookHealthReport } from '../protocol/daemon.js';
+
+/** The hooks directory as git last said, under the key of git's configuration then (gitConfigKey). */
+let hooksDirKept: { repo: string; key: string; dir: string } | undefined;
+
+/**
+ * Where git runs hooks from (core.hooksPath, else the common dir's hooks/), asked of git again
+ * only when its configuration changed: the daemon reads this for every status answer it
+ * builds, and a git process held its loop meanwhile.
+ */
+function hooksDirOf(repo: Repo): string {
+  const key = gitConfigKey(repo, process.env);
+  if (key !== undefined && hooksDirKept?.repo === repo.gitDir && hooksDirKept.key === key) return hooksDirKept.dir;
+  const out = gitTry(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root });
+  const dir = out.status === 0 ? out.stdout.trim() : join(repo.commonDir, 'hooks');
+  hooksDirKept = key !== undefined && out.status === 0 ? { repo: repo.gitDir, key, dir } : undefined;
+  return dir;
+}
 
 /** Whether git runs hermesd's hooks here (the shape GET /v1/status carries: src/protocol/daemon.ts). */
 export type HookHealth = HookHealthReport & { manager?: HookManager };
@@ -29,8 +47,7 @@ export function hookHealth(repo: Repo): HookHealth {
   const state = readInstallState(repo);
   if (!state) return { installed: false, active: false, problems: [] };
   const problems: string[] = [];
-  const hooksDirOut = gitTry(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: repo.root });
-  const hooksDir = hooksDirOut.status === 0 ? hooksDirOut.stdout.trim() : join(repo.commonDir, 'hooks');
+  const hooksDir = hooksDirOf(repo);
   const health: HookHealth = { installed: true, manager: state.manager, active: false, hooksDir, problems };
   if (!existsSync(state.runner)) problems.push(`the hook runner ${state.runner} is missing: run hermesd init`);
 

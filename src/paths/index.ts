@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSyn
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
+import { movesGitsView } from '../git/env.js';
 import { gitSync, gitTry } from '../git/run.js';
 import { sha256 } from '../text/hash.js';
 import { dirProblem, makeWritableDir, prepareSocketDir } from '../storage/private-dir.js';
@@ -63,18 +64,6 @@ function notAWorkTree(cwd: string): string {
 /** A work tree as findRepo gives it. */
 type WorkTree = { root: string; gitDir: string; commonDir: string };
 
-/** Variables that change where git finds a repository, its work tree or its objects: with any of them set, git itself is asked. */
-const DISCOVERY_ENV = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_COMMON_DIR',
-  'GIT_CEILING_DIRECTORIES',
-  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_CONFIG_PARAMETERS',
-  'GIT_CONFIG_COUNT',
-];
-
 /**
  * What a repository's config may say that moves its work tree or stops git from using it:
  * `core.worktree`, `core.bare` other than false, an extension, a version above 1, an included file (which may say any of these).
@@ -96,14 +85,14 @@ function smallText(path: string, max = 64 * 1024): string | undefined {
  * The work tree around `cwd` found as git finds it, without starting git, for the common
  * layouts: a `.git` folder, or a `.git` file naming a linked worktree's git dir, on the way up
  * from `cwd` within one file system, owned by this user, whose config moves nothing. Undefined
- * wherever git's own rules would need more (a variable of DISCOVERY_ENV, another owner and
+ * wherever git's own rules would need more (a variable that moves git's view, another owner and
  * `safe.directory`, `core.worktree` or `core.bare`, an extension, the inside of a git dir, a
  * file-system boundary): then git is asked. Every command starts here, and a git process is
  * most of what finding the repository cost.
  */
 export function workTreeWithoutGit(cwd: string, env: NodeJS.ProcessEnv = process.env): WorkTree | undefined {
   const uid = process.geteuid?.();
-  if (uid === undefined || DISCOVERY_ENV.some((k) => env[k] !== undefined)) return undefined;
+  if (uid === undefined || movesGitsView(env)) return undefined;
   try {
     let dir = realpathSync(cwd);
     const device = statSync(dir).dev;

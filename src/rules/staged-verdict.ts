@@ -14,6 +14,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
+import { gitConfigFiles } from '../git/config-files.js';
 import { stagedEntriesOf } from '../git/index-file.js';
 import { readCommitObject } from '../git/objects.js';
 import { headCommitOf } from '../git/refs.js';
@@ -82,11 +83,8 @@ export class StagedVerdicts {
     const xdg = env.XDG_CONFIG_HOME || join(home, '.config');
     // What changes how git diffs: its config at every level, attributes files.
     const files = [
-      join(commonDir, 'config'),
-      join(gitDir, 'config.worktree'),
+      ...gitConfigFiles({ gitDir, commonDir }, env),
       join(commonDir, 'info', 'attributes'),
-      join(home, '.gitconfig'),
-      join(xdg, 'git', 'config'),
       join(xdg, 'git', 'attributes'),
       ...entries.attributes.map((p) => join(root, p)),
     ];

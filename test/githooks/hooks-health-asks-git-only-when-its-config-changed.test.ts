@@ -1,0 +1,100 @@
+/**
+ * Whether git runs hermesd's hooks (status, doctor) depends on where git runs hooks from:
+ * core.hooksPath, at any level of git's configuration. The daemon reads it for the status
+ * answers it builds, and a `git rev-parse` held its loop meanwhile. Now git is asked again only
+ * when one of its config files changed (a stat each), or every time where a config file
+ * includes another (whose changes no stat of these would show). The git processes are counted
+ * by a `git` on PATH that records each start and runs the real one.
+ */
+import { chmodSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hookHealth } from '../../src/githooks/health.js';
+import { findRepo } from '../../src/paths/index.js';
+import { gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
+
+let t: TestEnv;
+let repo: string;
+let log: string;
+const saved = process.env;
+
+/** git processes started since the last call. */
+function started(): number {
+  if (!existsSync(log)) return 0;
+  const n = readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+  writeFileSync(log, '');
+  return n;
+}
+
+beforeAll(async () => {
+  t = makeEnv();
+  repo = t.repo({ 'a.txt': 'a\n' });
+  expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+  const bin = join(t.home, 'counting-bin');
+  mkdirSync(bin);
+  log = join(t.home, 'git-starts.log');
+  const real = gitIn(t, repo, '--exec-path').trim();
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}/git' "$@"\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  // hookHealth runs git in this process's environment: the test's, with the counting git first on
+  // PATH and a home of its own (its ~/.gitconfig and XDG config are the test's to write).
+  process.env = { ...t.env, PATH: `${bin}:${t.env.PATH}`, HOME: t.home };
+  delete process.env.XDG_CONFIG_HOME;
+});
+
+afterAll(async () => {
+  process.env = saved;
+  await t.cleanup();
+});
+
+describe("hooks' health: git asked again only when its configuration changed", () => {
+  it('asks once, then not while nothing changed; again after core.hooksPath moved, and says what moved', () => {
+    const paths = findRepo(repo);
+    started();
+    const first = hookHealth(paths);
+    expect(first.active, JSON.stringify(first)).toBe(true);
+    expect(started(), 'the first look asks git where hooks run').toBe(1);
+    for (let i = 0; i < 5; i++) expect(hookHealth(paths)).toEqual(first);
+    expect(started(), 'five more looks with no config file changed started git').toBe(0);
+
+    gitIn(t, repo, 'config', 'core.hooksPath', 'elsewhere');
+    const moved = hookHealth(paths);
+    expect(started(), 'the look after the repository config changed did not ask git').toBe(1);
+    expect(moved.hooksDir).toBe(join(paths.root, 'elsewhere'));
+    expect(moved.active, 'hooks reported active where git no longer runs them').toBe(false);
+
+    gitIn(t, repo, 'config', '--unset', 'core.hooksPath');
+    expect(hookHealth(paths)).toEqual(first);
+    expect(started()).toBe(1);
+  });
+
+  it('asks again after the user-level config changed (HOME/.gitconfig, XDG)', () => {
+    const paths = findRepo(repo);
+    hookHealth(paths);
+    started();
+    writeFileSync(join(t.home, '.gitconfig'), '[core]\n\thooksPath = /nowhere/hooks\n');
+    expect(hookHealth(paths).hooksDir).toBe('/nowhere/hooks');
+    expect(started(), 'a changed ~/.gitconfig was not asked about').toBe(1);
+    writeFileSync(join(t.home, '.gitconfig'), '');
+    mkdirSync(join(t.home, '.config', 'git'), { recursive: true });
+    writeFileSync(join(t.home, '.config', 'git', 'config'), '[core]\n\thooksPath = /xdg/hooks\n');
+    expect(hookHealth(paths).hooksDir).toBe('/xdg/hooks');
+    expect(started(), 'a new XDG config was not asked about').toBe(1);
+    writeFileSync(join(t.home, '.config', 'git', 'config'), '');
+    expect(hookHealth(paths).active).toBe(true);
+  });
+
+  it('asks every time where a config file includes another: a change there shows in no stamp it has', () => {
+    const paths = findRepo(repo);
+    const extra = join(t.home, 'extra.gitconfig');
+    writeFileSync(extra, '');
+    appendFileSync(join(paths.commonDir, 'config'), `[include]\n\tpath = ${extra}\n`);
+    hookHealth(paths);
+    started();
+    hookHealth(paths);
+    hookHealth(paths);
+    expect(started(), 'looks with an include in the config did not ask git each time').toBe(2);
+    writeFileSync(extra, '[core]\n\thooksPath = /included/hooks\n');
+    expect(hookHealth(paths).hooksDir, 'the included file moved core.hooksPath and the look did not see it').toBe('/included/hooks');
+  });
+});
