@@ -7,10 +7,13 @@
  * values whether the commit can have added a value to git's history: a commit that touches no
  * secret path starts no git log.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitIn, makeEnv, writeFiles, type TestEnv } from '../helpers/env.js';
+
+/** What the daemon's git processes traced so far: nothing until its first git process (its start runs none). */
+const traced = (trace: string) => (existsSync(trace) ? readFileSync(trace, 'utf8') : '');
 
 async function evidenceOf(t: TestEnv, repo: string, word: string): Promise<string> {
   const end = Date.now() + 15_000;
@@ -64,7 +67,7 @@ describe("a commit's evidence, from the judged diff", () => {
     gitIn(t, repo, 'update-index', '--chmod=+x', 'tool.sh');
     gitIn(t, repo, 'add', '-A');
     // The daemon judges the staged snapshot ahead; the commit's pre-commit is answered from it.
-    const started = readFileSync(trace, 'utf8').length;
+    const started = traced(trace).length;
     gitIn(t, repo, 'commit', '-qm', 'Reshuffle the capybara files');
 
     const text = await evidenceOf(t, repo, 'capybara');
@@ -84,8 +87,8 @@ describe("a commit's evidence, from the judged diff", () => {
         .join('\n'),
       "the commit's evidence does not list what git diff-tree lists",
     ).toBe(expected);
-    const afterCommit = readFileSync(trace, 'utf8').slice(started);
-    expect(readFileSync(trace, 'utf8'), "the daemon's git processes were not traced").toContain('"--cached"');
+    const afterCommit = traced(trace).slice(started);
+    expect(traced(trace), "the daemon's git processes were not traced").toContain('"--cached"');
     const diffTrees = afterCommit.split('\n').filter((l) => l.includes('"event":"start"') && l.includes('"diff-tree"'));
     expect(diffTrees, 'the daemon started git diff-tree for a commit whose snapshot it had judged').toEqual([]);
   });
@@ -94,7 +97,7 @@ describe("a commit's evidence, from the judged diff", () => {
     t = makeEnv();
     const { repo, trace } = await tracedDaemon(t, { 'a.txt': 'a\n' });
     const historyWalks = (from: number) =>
-      readFileSync(trace, 'utf8')
+      traced(trace)
         .slice(from)
         .split('\n')
         .filter((l) => l.includes('"event":"start"') && l.includes('"--diff-filter=AMRC"')).length;
@@ -103,7 +106,7 @@ describe("a commit's evidence, from the judged diff", () => {
       await new Promise((res) => setTimeout(res, 1_100));
       writeFiles(repo, files);
       gitIn(t, repo, 'add', '-A');
-      const from = readFileSync(trace, 'utf8').length;
+      const from = traced(trace).length;
       gitIn(t, repo, 'commit', '-qm', `Commit the ${word}`);
       await evidenceOf(t, repo, word);
       return from;
