@@ -6,7 +6,10 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { readTextIfAny } from '../storage/read.js';
-import { fileStamp } from '../storage/file-stamp.js';
+import { stampOf } from '../storage/file-stamp.js';
+
+/** How recent a change may be and still leave the stamp it had (as the index reader's RACY_MS). */
+const RACY_MS = 20;
 
 /** Where git's own system-wide configuration may be, by how git was built (a distribution's, /usr/local's, Homebrew's). */
 const SYSTEM_CONFIGS = ['/etc/gitconfig', '/usr/local/etc/gitconfig', '/opt/homebrew/etc/gitconfig'];
@@ -33,10 +36,17 @@ const includes = new Map<string, boolean>();
  */
 export function gitConfigKey(dirs: GitDirs, env: NodeJS.ProcessEnv): string | undefined {
   const parts: string[] = [];
+  const now = Date.now();
   for (const file of gitConfigFiles(dirs, env)) {
-    const stamp = fileStamp(file);
+    const found = stampOf(file);
+    if (!found) {
+      parts.push('-');
+      continue;
+    }
+    // Two writes within one tick of the file system's clock can leave one stamp: a file this fresh is no key yet.
+    if (now - found.changedMs <= RACY_MS) return undefined;
+    const { stamp } = found;
     parts.push(stamp);
-    if (stamp === '-') continue;
     const at = `${file}\0${stamp}`;
     let included = includes.get(at);
     if (included === undefined) {

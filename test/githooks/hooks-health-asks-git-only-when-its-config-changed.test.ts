@@ -6,7 +6,7 @@
  * includes another (whose changes no stat of these would show). The git processes are counted
  * by a `git` on PATH that records each start and runs the real one.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hookHealth } from '../../src/githooks/health.js';
@@ -82,6 +82,21 @@ describe("hooks' health: git asked again only when its configuration changed", (
     expect(started(), 'a new XDG config was not asked about').toBe(1);
     writeFileSync(join(t.home, '.config', 'git', 'config'), '');
     expect(hookHealth(paths).active).toBe(true);
+  });
+
+  it('asks every time while a config file is too fresh for its stamp to tell a second write (here: dated ahead of the clock)', () => {
+    const paths = findRepo(repo);
+    const file = join(t.home, '.gitconfig');
+    writeFileSync(file, '');
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(file, ahead, ahead);
+    hookHealth(paths);
+    started();
+    hookHealth(paths);
+    hookHealth(paths);
+    expect(started(), 'looks while ~/.gitconfig was within the racy window did not ask git each time').toBe(2);
+    const now = new Date();
+    utimesSync(file, now, new Date(now.getTime() - 60_000));
   });
 
   it('asks every time where a config file includes another: a change there shows in no stamp it has', () => {
