@@ -166,6 +166,8 @@ export type GitRepository = {
  * Commands that serve a work tree use findRepo, whose errors say what a bare repository lacks.
  */
 export function findGitRepository(cwd: string = process.cwd()): GitRepository {
+  const known = workTreeWithoutGit(cwd, process.env);
+  if (known) return { gitDir: known.gitDir, commonDir: known.commonDir, bare: false, root: known.root };
   // One git process: --show-toplevel fails where there is no work tree, after the other answers.
   const r = gitTry(['rev-parse', '--is-bare-repository', '--is-inside-work-tree', '--absolute-git-dir', '--git-common-dir', '--show-toplevel'], {
     cwd,

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findRepo, workTreeWithoutGit } from '../../src/paths/index.js';
+import { findGitRepository, findRepo, workTreeWithoutGit } from '../../src/paths/index.js';
 import { gitIn, makeEnv } from '../helpers/env.js';
 
 const t = makeEnv();
@@ -182,6 +182,24 @@ describe('the work tree, found without git where git finds it', () => {
     const expected = gits(where, t.env);
     expect(typeof expected, `git finds a work tree above ${where}; this test needs a folder outside any`).toBe('string');
     expect(workTreeWithoutGit(where, t.env)).toBeUndefined();
+  });
+
+  it('findRepo and findGitRepository (check --commits, init) answer the common layouts with no git on PATH, as git does', () => {
+    const noGit = join(t.home, 'path-without-git');
+    mkdirSync(noGit, { recursive: true });
+    const saved = process.env;
+    try {
+      for (const { layout, cwd } of common) {
+        const where = cwd();
+        const expected = gits(where, t.env) as Answer;
+        process.env = { ...t.env, PATH: noGit };
+        expect(findRepo(where), layout).toEqual(expected);
+        expect(findGitRepository(where), layout).toEqual({ ...expected, bare: false });
+        process.env = saved;
+      }
+    } finally {
+      process.env = saved;
+    }
   });
 
   it('findRepo reached through a symbolic link answers as git does, from the files or from git', () => {
