@@ -55,6 +55,15 @@ const common: Array<{ layout: string; cwd: () => string; env?: () => NodeJS.Proc
     },
   },
   {
+    layout: 'a git dir kept apart (git init --separate-git-dir: a .git file, no commondir)',
+    cwd: () => {
+      const wt = join(t.home, `apart-${Date.now()}`);
+      gitIn(t, t.home, 'init', '-q', '-b', 'main', '--separate-git-dir', `${wt}.git`, wt);
+      mkdirSync(join(wt, 'src'));
+      return join(wt, 'src');
+    },
+  },
+  {
     layout: 'a repository inside another one’s work tree',
     cwd: () => {
       const outer = repo();
