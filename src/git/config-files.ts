@@ -11,6 +11,9 @@ import { stampOf } from '../storage/file-stamp.js';
 /** How recent a change may be and still leave the stamp it had (as the index reader's RACY_MS). */
 const RACY_MS = 20;
 
+/** The largest config file read for its includes; a larger one is asked of git. */
+const CONFIG_MAX_BYTES = 1024 * 1024;
+
 /** Where git's own system-wide configuration may be, by how git was built (a distribution's, /usr/local's, Homebrew's). */
 const SYSTEM_CONFIGS = ['/etc/gitconfig', '/usr/local/etc/gitconfig', '/opt/homebrew/etc/gitconfig'];
 
@@ -50,7 +53,8 @@ export function gitConfigKey(dirs: GitDirs, env: NodeJS.ProcessEnv): string | un
     const at = `${file}\0${stamp}`;
     let included = includes.get(at);
     if (included === undefined) {
-      included = /^\s*\[\s*include/im.test(readTextIfAny(file) ?? '[include]');
+      // A file too large or not a regular one (a FIFO would hold the read) counts as one that includes: ask git.
+      included = /^\s*\[\s*include/im.test(readTextIfAny(file, { maxBytes: CONFIG_MAX_BYTES }) ?? '[include]');
       if (includes.size > 64) includes.clear();
       includes.set(at, included);
     }

@@ -3,7 +3,7 @@
  * the runtime folders in the git dir (`<git-dir>/hermesd/`, and `<common-dir>/hermesd/` that
  * all worktrees share), the socket, and the files under $HERMES_HOME.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, NotARepository } from '../errors/index.js';
@@ -11,6 +11,7 @@ import { movesGitsView } from '../git/env.js';
 import { gitSync, gitTry } from '../git/run.js';
 import { sha256 } from '../text/hash.js';
 import { dirProblem, makeWritableDir, prepareSocketDir } from '../storage/private-dir.js';
+import { readTextIfAny } from '../storage/read.js';
 
 /** Linux sun_path is 108 bytes including the terminating NUL; macOS allows 104. */
 export const SOCKET_PATH_MAX_BYTES = process.platform === 'linux' ? 107 : 103;
@@ -71,15 +72,8 @@ type WorkTree = { root: string; gitDir: string; commonDir: string };
 const CONFIG_GIT_DECIDES =
   /worktree|^\s*bare\s*(=\s*(?!(false|no|off|0)\s*$)\S|$)|^\s*\[\s*(extensions|include)|repositoryformatversion\s*=\s*([2-9]|[1-9]\d)/im;
 
-/** A file's text, or undefined (missing, unreadable, larger than `max` bytes). */
-function smallText(path: string, max = 64 * 1024): string | undefined {
-  try {
-    const st = statSync(path);
-    return st.isFile() && st.size <= max ? readFileSync(path, 'utf8') : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** The most of git's small files (a `.git` file, `commondir`, the config) read here. */
+const GIT_FILE_MAX_BYTES = 64 * 1024;
 
 /**
  * The work tree around `cwd` found as git finds it, without starting git, for the common
@@ -103,18 +97,18 @@ export function workTreeWithoutGit(cwd: string, env: NodeJS.ProcessEnv = process
         let gitDir: string;
         if (found.isDirectory()) gitDir = dotGit;
         else if (found.isFile()) {
-          const named = /^gitdir: (.+?)\r?\n?$/.exec(smallText(dotGit, 4096) ?? '')?.[1];
+          const named = /^gitdir: (.+?)\r?\n?$/.exec(readTextIfAny(dotGit, { maxBytes: GIT_FILE_MAX_BYTES }) ?? '')?.[1];
           if (!named) return undefined;
           gitDir = realpathSync(resolve(dir, named));
         } else return undefined;
-        const common = smallText(join(gitDir, 'commondir'))?.trim();
+        const common = readTextIfAny(join(gitDir, 'commondir'), { maxBytes: GIT_FILE_MAX_BYTES })?.trim();
         const commonDir = realpathSync(common ? resolve(gitDir, common) : gitDir);
         // git's ownership check (safe.directory): the work tree, `.git` and the git dir are this user's.
         if (found.uid !== uid || statSync(dir).uid !== uid || statSync(gitDir).uid !== uid) return undefined;
         // A git dir git would take for one: HEAD, the objects and the refs.
         if (!lstatSync(join(gitDir, 'HEAD'), { throwIfNoEntry: false }) || !statSync(join(commonDir, 'objects')).isDirectory()) return undefined;
         if (!existsSync(join(commonDir, 'refs')) || existsSync(join(gitDir, 'config.worktree'))) return undefined;
-        const config = smallText(join(commonDir, 'config'));
+        const config = readTextIfAny(join(commonDir, 'config'), { maxBytes: GIT_FILE_MAX_BYTES });
         if (config === undefined || CONFIG_GIT_DECIDES.test(config)) return undefined;
         return { root: dir, gitDir: realpathSync(gitDir), commonDir };
       }
