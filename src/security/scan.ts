@@ -82,8 +82,10 @@ const DISCLOSE = String.raw`(?:repeat|recite|reproduce|echo|print|output|show|di
  * revealed, which "translate all the sentences in the prompt" would be in a guide.
  */
 const HAND_BACK = String.raw`(?:repeat|recite|reproduce|echo(?:\s+back)?|print(?:\s+out)?|output|list(?:\s+out)?|enumerate|replay|duplicate|replicate|reiterate|rehash|restate|recount|narrate|read\s+back|remind\s+me\s+of|tell\s+me|let\s+me\s+know|give\s+me|show\s+me)`;
+/** Nouns that make the word before them part of a file's or a record's name: "the session log", "the history file", "the conversation ID". */
+const NAMING_NOUNS = String.raw`ids?|files?|logs?|names?|director(?:y|ies)|folders?|paths?`;
 /** After a noun: not the first word of another thing's name ("the conversation ID", "the prompt template", "the chat's log"). */
-const NOT_A_NAME = String.raw`(?!['’]s\b|\s+(?:ids?|output|outputs|templates?|files?|logs?|api|endpoints?|objects?|names?|types?|fields?|keys?|tokens?|messages?|state|store|storage|window|limit|length|format)\b)`;
+const NOT_A_NAME = String.raw`(?!['’]s\b|\s+(?:${NAMING_NOUNS}|output|outputs|templates?|api|endpoints?|objects?|types?|fields?|keys?|tokens?|messages?|state|store|storage|window|limit|length|format)\b)`;
 const LIMITS = String.raw`(?:restrictions?|filters?|filtering|limitations|censorship|guidelines|rules|polic(?:y|ies)|ethics|morals|morality|ethical\s+\w+|moral\s+\w+|safety\s+\w+|safeguards|boundaries|constraints)`;
 
 /**
@@ -106,7 +108,7 @@ const instructs = standsAsInstruction(String.raw`you\s+(?:must|shall|will|should
  * the full session log in bug reports", "copy the whole history file" (the conversation and the chat have no
  * such files) — or the context of something else: "the entire context of the error", not "… of this conversation".
  */
-const ARTIFACT = String.raw`(?!\s+(?:logs?|files?|director(?:y|ies)|folders?|paths?|ids?|names?|timeouts?|limits?|size|length)\b|\s+of\s+(?!(?:\w+\s+){0,2}?(?:conversation|chat|session|prompt)\b))`;
+const ARTIFACT = String.raw`(?!\s+(?:${NAMING_NOUNS}|timeouts?|limits?|size|length)\b|\s+of\s+(?!(?:\w+\s+){0,2}?(?:conversation|chat|session|prompt)\b))`;
 
 const OVERRIDE_PATTERNS: ThreatPattern[] = [
   {
