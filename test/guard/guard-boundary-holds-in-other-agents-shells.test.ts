@@ -48,17 +48,21 @@ except OSError as e:
     print('unlink:', e, file=sys.stderr)
 s = socket.socket(socket.AF_UNIX)
 s.bind(p)
-s.listen(16)
+s.listen(128)
 print('listening', flush=True)
+# The fake must hold the socket path for the whole test: a deep backlog (a slow fake on a busy
+# machine must not refuse connections, which a starting daemon takes for a dead socket), and no
+# client's fault ends it.
 while True:
     c, _ = s.accept()
-    data = c.recv(65536).decode('latin1')
-    m = re.search(r'[?&]q=([^& ]+)', data)
     try:
+        data = c.recv(65536).decode('latin1')
+        m = re.search(r'[?&]q=([^& ]+)', data)
         c.sendall(('HTTP/1.0 200 OK\\r\\n\\r\\nhermesd 2 0 %d %s\\n= 0\\n' % (os.getpid(), m.group(1) if m else 'x')).encode())
-    except OSError:
-        pass
-    c.close()
+    except OSError as e:
+        print('client:', e, file=sys.stderr, flush=True)
+    finally:
+        c.close()
 `;
 
 let t: TestEnv;
@@ -121,6 +125,10 @@ describe("another agent's confined shell cannot switch the guard off", () => {
   it('outside any confinement, the hook client trusts only the daemon that holds the lock: a fake on the socket is a fault, never an allow', async () => {
     // What a process that is not confined (the user's own, or an agent whose shell hermesd cannot wrap) could do.
     const fake: ChildProcess = spawn('python3', [join(t.home, '..', 'hd-fake-daemon.py'), socket], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // What the fake said of itself, for a failure's message (whether it was still there to answer).
+    let fakeSaid = '';
+    fake.stderr!.on('data', (d: Buffer) => (fakeSaid += d.toString()));
+    fake.on('exit', (code, signal) => (fakeSaid += `[the fake exited: ${code ?? signal}]`));
     try {
       await new Promise<void>((resolve, reject) => {
         fake.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
@@ -129,7 +137,7 @@ describe("another agent's confined shell cannot switch the guard off", () => {
       // The fake answers at once; the daemon whose socket it took stops within seconds (its socket is gone), and no
       // other can start on a path the fake holds: either way a named fault, never the fake's "allowed".
       const write = await claudeWrite(t, repo, 'gen/a.ts');
-      expect(denied('claude', write), `the fake's "allow" was taken: ${JSON.stringify(write)}`).toMatch(
+      expect(denied('claude', write), `the fake's "allow" was taken: ${JSON.stringify(write)} (the fake: ${fakeSaid || 'nothing'})`).toMatch(
         /not by the daemon that holds this work tree's lock|no daemon (could be started|holds)|did not answer/,
       );
       const commit = commitKey(t, repo, 'fake-outside.txt');
