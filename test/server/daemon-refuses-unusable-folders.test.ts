@@ -154,23 +154,20 @@ describe('an unusable socket folder or HERMES_HOME', () => {
 
 describe('a daemon that never answers', () => {
   it('hermesd start gives up at its deadline: it exits, says so, and the silent daemon is gone', async () => {
-    // The daemon is stopped (SIGSTOP) as soon as it appears, before it can say anything: a hang of any cause.
-    let stopped: number | undefined;
-    const watch = setInterval(() => {
-      for (const d of daemonsOf(t.home)) {
-        if (stopped === undefined && d.cmd.endsWith(repo)) {
-          stopped = d.pid;
-          process.kill(d.pid, 'SIGSTOP');
-        }
-      }
-    }, 2);
-    let r: CliResult;
+    // The daemon stops itself (SIGSTOP) before any of its code runs, so before it can say anything: a hang of
+    // any cause. A preload only the daemon's process acts on, handed down in NODE_OPTIONS: a test that stopped
+    // it from outside raced its start, and lost once the daemon found its work tree without a git process.
+    const preload = join(t.home, 'stop-the-daemon.cjs');
+    const stoppedAt = join(t.home, 'stopped-daemon.pid');
+    writeFileSync(
+      preload,
+      `if ((process.argv[1] || '').endsWith(${JSON.stringify(join('daemon', 'main.js'))})) {\n` +
+        `  require('fs').writeFileSync(${JSON.stringify(stoppedAt)}, String(process.pid));\n` +
+        `  process.kill(process.pid, 'SIGSTOP');\n}\n`,
+    );
     const started = Date.now();
-    try {
-      r = await t.cli(['start'], { cwd: repo, timeoutMs: 60_000 });
-    } finally {
-      clearInterval(watch);
-    }
+    const r: CliResult = await t.cli(['start'], { cwd: repo, timeoutMs: 60_000, env: { NODE_OPTIONS: `--require ${preload}` } });
+    const stopped = existsSync(stoppedAt) ? Number(readFileSync(stoppedAt, 'utf8')) : undefined;
     const said = `hermesd start with its daemon (pid ${stopped}) silent: exit ${r.code} after ${Date.now() - started} ms, stderr: ${r.stderr.trim()}`;
     expect(stopped, 'the daemon was never seen to stop it').toBeDefined();
     expect(r.code, said).toBe(3);
