@@ -110,8 +110,11 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     // no log yet
   }
   const deadline = Date.now() + START_DEADLINE_MS;
+  /** The daemon this call spawned last. */
+  let own: { pid: number | undefined; abandon: () => void } | undefined;
   for (;;) {
     const { pid, started, abandon } = spawnDaemon(paths.root, env, paths.logFile);
+    own = { pid, abandon };
     // The deadline's timer must not keep a CLI that has its answer alive.
     const said = await Promise.race([started, sleep(Math.max(0, deadline - Date.now()), undefined, { ref: false })]);
     // Silent past the deadline: whatever holds it, no client will reach it; it goes, and its pipe with it.
@@ -139,9 +142,16 @@ export async function ensureDaemon(paths: RepoPaths, env: NodeJS.ProcessEnv = pr
     }
     if (Date.now() >= deadline) break;
   }
-  const tail = logTail(paths, logStart);
   const owner = lockOwner(paths.lockFile);
-  if (owner !== undefined) {
+  if (owner !== undefined && owner === own?.pid) {
+    // Ours, and it said its socket but answers nothing: no client would reach it either. It goes, as a silent one does.
+    own.abandon();
+    fileLogger(paths.logFile).error(
+      `the daemon started (pid ${owner}) said its socket but did not answer within ${START_DEADLINE_MS} ms; its starter stopped it`,
+    );
+  }
+  const tail = logTail(paths, logStart);
+  if (owner !== undefined && owner !== own?.pid) {
     throw new DaemonUnavailable(
       `Another hermesd daemon (pid ${owner}) holds the lock of this work tree but did not answer within ${START_DEADLINE_MS} ms ` +
         `(${existsSync(paths.daemonJson) ? `its socket is recorded in ${paths.daemonJson}` : 'it recorded no socket yet'}). Stop it with: hermesd stop`,

@@ -175,6 +175,42 @@ describe('a daemon that never answers', () => {
     expect(r.stderr, said).toContain(`said nothing within 10000 ms; its starter stopped it`);
     expect(await daemonsLeft(t.home), `${said}: the silent daemon was left`).toEqual([]);
   }, 90_000);
+
+  it('hermesd start gives up on its own daemon that says its socket and then answers nothing: it is stopped, not blamed as another', async () => {
+    // The daemon stops itself (SIGSTOP) right after it closes its starter's pipe, the socket said: it listens, and answers nothing.
+    const preload = join(t.home, 'stop-the-daemon-after-its-line.cjs');
+    const stoppedAt = join(t.home, 'stopped-after-its-line.pid');
+    writeFileSync(
+      preload,
+      `if ((process.argv[1] || '').endsWith(${JSON.stringify(join('daemon', 'main.js'))})) {\n` +
+        `  const fs = require('fs');\n` +
+        `  const ready = Number(process.env.HERMESD_READY_FD);\n` +
+        `  const close = fs.closeSync;\n` +
+        `  fs.closeSync = function (fd) {\n` +
+        `    const r = close.apply(this, arguments);\n` +
+        `    if (fd === ready) {\n` +
+        `      fs.writeFileSync(${JSON.stringify(stoppedAt)}, String(process.pid));\n` +
+        `      process.kill(process.pid, 'SIGSTOP');\n` +
+        `    }\n` +
+        `    return r;\n` +
+        `  };\n` +
+        `  require('module').syncBuiltinESMExports();\n}\n`,
+    );
+    const started = Date.now();
+    const r: CliResult = await t.cli(['start'], { cwd: repo, timeoutMs: 60_000, env: { NODE_OPTIONS: `--require ${preload}` } });
+    const stopped = existsSync(stoppedAt) ? Number(readFileSync(stoppedAt, 'utf8')) : undefined;
+    const said = `hermesd start with its daemon (pid ${stopped}) hung after its line: exit ${r.code} after ${Date.now() - started} ms, stderr: ${r.stderr.trim()}`;
+    expect(stopped, 'the daemon was never seen to say its line and stop').toBeDefined();
+    expect(r.code, said).toBe(3);
+    expect(r.stderr, said).toContain('did not answer within 10000 ms of starting');
+    expect(r.stderr, said).toContain('said its socket but did not answer within 10000 ms; its starter stopped it');
+    expect(r.stderr, said).not.toContain('Another hermesd daemon');
+    expect(await daemonsLeft(t.home), `${said}: the hung daemon was left`).toEqual([]);
+    // The next start takes the dead daemon's lock and socket over.
+    const next = await t.cli(['start'], { cwd: repo, timeoutMs: 60_000 });
+    expect(next.code, `hermesd start after the hung daemon was stopped: ${next.stderr}`).toBe(0);
+    expect((await t.cli(['stop'], { cwd: repo })).code).toBe(0);
+  }, 120_000);
 });
 
 describe('usable folders', () => {
