@@ -338,7 +338,11 @@ export function readWorkState(dir: string): WorkState | undefined {
 
 /** Backups whose hook is no longer running: interrupted (Ctrl-C of a daemon, kill -9, power loss). */
 export function pendingBackups(gitDir: string): WorkState[] {
-  const base = backupsDir(gitDir);
+  return pendingBackupsIn(backupsDir(gitDir));
+}
+
+/** The same, given the backups' folder (`backupsDir`): for a caller that keeps it. */
+export function pendingBackupsIn(base: string): WorkState[] {
   // Read on every status answer: usually there is no backups folder, and an ENOENT error costs more than the check.
   if (!existsSync(base)) return [];
   let names: string[];

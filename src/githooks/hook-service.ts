@@ -1,8 +1,8 @@
 /**
- * The daemon's answers to git's hooks: one entry point per hook. While any hook runs, `running`
- * is above zero and 'hook-start' / 'hook-end' are emitted on `events`, so the watcher acts on
- * nothing it sees (a pre-commit that checks out the staged snapshot rewrites files that are not
- * edits). The pre-commit judges the staged snapshot (kept ready: rules/staged-verdict.ts), runs
+ * The daemon's answers to git's hooks: one entry point per hook. While any hook runs,
+ * `runningHook()` names it, and the watcher, which asks, acts on nothing it sees (a pre-commit
+ * that checks out the staged snapshot rewrites files that are not edits); 'hook-end' on `events`
+ * tells it once the hook's answer has gone out. The pre-commit judges the staged snapshot (kept ready: rules/staged-verdict.ts), runs
  * the checks and fix requests (precommit.ts); post-commit audits what no pre-commit judged;
  * every post-* hook leaves its evidence in SessionDB after git has its answer.
  */
@@ -17,7 +17,7 @@ import { OBJECT_ID } from '../git/refs.js';
 import { gitTry } from '../git/run.js';
 import type { JudgingConfig } from '../guard/approval.js';
 import { auditChangedAfterJudgement, postCommitAudit, type CommitAudit } from '../guard/audit.js';
-import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../guard/precommit-marker.js';
+import { precommitOfAttempt, precommitPassed, recordJudgedCommit, recordPrecommitPass } from '../rules/precommit-marker.js';
 import { backupsDir, keptBackupDir, type RepoPaths } from '../paths/index.js';
 import type { CommandWrap } from '../process/run.js';
 import type { HookRequest } from '../protocol/hooks.js';
@@ -28,7 +28,7 @@ import type { SessionDB } from '../sessions/db.js';
 import { fileStamp } from '../storage/file-stamp.js';
 import type { Logger } from '../storage/log.js';
 import { attemptStart, isAttemptId, processStart } from './attempt.js';
-import { BackupGone, pendingBackups, pendingNotice, readWorkState, recoverBackup, type WorkState } from './backup.js';
+import { BackupGone, pendingBackupsIn, pendingNotice, readWorkState, recoverBackup, type WorkState } from './backup.js';
 import {
   placeOf,
   postCheckoutEvidence,
@@ -42,7 +42,7 @@ import {
 import { ANSWERED_HOOKS, type HookName } from './names.js';
 import { runPreCommit, type FixRequest, type FixResult, type HookOutcome } from './precommit.js';
 
-/** What the hooks need of the process around them: where the repository is, a log, and where 'hook-start' / 'hook-end' go. */
+/** What the hooks need of the process around them: where the repository is, a log, and where 'hook-end' goes. */
 export type GitHooksContext = { root: string; paths: RepoPaths; env: NodeJS.ProcessEnv; log: Logger; events: EventEmitter };
 
 /** What the hooks ask of the rest of the daemon. */
@@ -76,8 +76,8 @@ export type HookResult = HookOutcome & {
 };
 
 export class GitHooks {
-  /** Hooks being handled right now; the watcher holds back while this is above zero. */
-  running = 0;
+  /** Hooks being handled right now, by name (a restore counts as 'restore'); the watcher holds back while any runs. */
+  private readonly runningNow = new Map<string, number>();
   /** Hooks in flight, so a shutdown waits for their restore to finish. */
   readonly inflight = new Set<Promise<unknown>>();
 
@@ -86,6 +86,9 @@ export class GitHooks {
 
   /** The verdict on the staged snapshot, kept ready for the next pre-commit and `hermesd check --staged`. */
   readonly staged: StagedVerdicts;
+
+  /** Where an interrupted hook's backups wait (`<git-dir>/hermesd/backups`). */
+  private readonly backupsFolder: string;
 
   /** SessionDB once the first evidence asked for it. */
   private db: SessionDB | undefined;
@@ -96,6 +99,31 @@ export class GitHooks {
     private readonly deps: GitHooksPorts,
   ) {
     this.staged = new StagedVerdicts({ root: ctx.root, gitDir: ctx.paths.gitDir, commonDir: ctx.paths.commonDir, env: ctx.env });
+    this.backupsFolder = backupsDir(ctx.paths.gitDir);
+  }
+
+  /** How many hooks are being handled right now. */
+  get running(): number {
+    let n = 0;
+    for (const count of this.runningNow.values()) n += count;
+    return n;
+  }
+
+  /** A hook being handled right now, if any (what the watcher says it waits for). */
+  runningHook(): string | undefined {
+    return this.runningNow.keys().next().value;
+  }
+
+  private begin(hook: string): void {
+    this.runningNow.set(hook, (this.runningNow.get(hook) ?? 0) + 1);
+  }
+
+  /** The hook is done; whoever waits for its end hears of it once its answer has gone out. */
+  private end(hook: string): void {
+    const n = (this.runningNow.get(hook) ?? 0) - 1;
+    if (n > 0) this.runningNow.set(hook, n);
+    else this.runningNow.delete(hook);
+    setImmediate(() => this.ctx.events.emit('hook-end', { hook }));
   }
 
   /**
@@ -185,8 +213,7 @@ export class GitHooks {
     if (!(ANSWERED_HOOKS as readonly string[]).includes(hook)) {
       throw new UsageError(`Unknown hook "${hook}". hermesd handles: ${ANSWERED_HOOKS.join(', ')}.`);
     }
-    this.running++;
-    this.ctx.events.emit('hook-start', { hook });
+    this.begin(hook);
     const started = Date.now();
     const work = this.dispatch(hook as HookName, req, progress, signal, judging);
     this.inflight.add(work);
@@ -201,19 +228,22 @@ export class GitHooks {
       if (signal.aborted) result = this.unread(result);
       return result;
     } finally {
-      // `hermesd logs` shows what the hooks did (one line each), not only daemon events.
-      this.ctx.log.info(`hook ${hook}${req.phase ? ` (${req.phase})` : ''}`, {
+      // `hermesd logs` shows what the hooks did (one line each), not only daemon events: written
+      // once the answer has gone out, as is everything else the answer does not wait for.
+      const line = {
         via: req.via,
         ...(result ? { exitCode: result.exitCode } : { error: signal.aborted ? 'client went away' : 'failed' }),
         ms: Date.now() - started,
         ...(result?.violations?.length ? { violations: result.violations.length } : {}),
         ...(result?.sessionId ? { sessionId: result.sessionId } : {}),
+      };
+      setImmediate(() => {
+        this.ctx.log.info(`hook ${hook}${req.phase ? ` (${req.phase})` : ''}`, line);
+        // Refresh the work-tree snapshot others serve, once git has moved.
+        if (hook.startsWith('post-')) this.ctx.events.emit('workspace-changed', { hook });
       });
       this.inflight.delete(work);
-      this.running--;
-      this.ctx.events.emit('hook-end', { hook });
-      // Refresh the work-tree snapshot others serve, once git has moved.
-      if (hook.startsWith('post-')) this.ctx.events.emit('workspace-changed', { hook });
+      this.end(hook);
     }
   }
 
@@ -259,7 +289,7 @@ export class GitHooks {
         return { hook, ...(await this.recheck(config, this.indexFileOf(req), attempt, judged.trees.at(-1), signal)) };
       }
       case 'pre-commit': {
-        const pending = pendingBackups(paths.gitDir);
+        const pending = pendingBackupsIn(this.backupsFolder);
         if (pending.length) {
           // The work tree may still hold the staged snapshot of the interrupted run, not the user's work.
           return {
@@ -566,7 +596,7 @@ export class GitHooks {
   }
 
   backups(): WorkState[] {
-    return pendingBackups(this.ctx.paths.gitDir);
+    return pendingBackupsIn(this.backupsFolder);
   }
 
   restore(id?: string) {
@@ -582,16 +612,14 @@ export class GitHooks {
           : `Several backups are pending (${pending.map((p) => p.id).join(', ')}); name one: hermesd hook restore <id>.`,
       );
     }
-    this.running++;
-    this.ctx.events.emit('hook-start', { hook: 'restore' });
+    this.begin('restore');
     try {
       return recoverBackup(this.ctx.paths.gitDir, chosen);
     } catch (err) {
       if (err instanceof BackupGone) throw new NotFound(err.message);
       throw err;
     } finally {
-      this.running--;
-      this.ctx.events.emit('hook-end', { hook: 'restore' });
+      this.end('restore');
     }
   }
 }

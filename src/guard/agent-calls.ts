@@ -27,7 +27,7 @@ import {
   type CodexProfile,
 } from './agent-shell.js';
 import { gitPolicyOf, type GuardConfig } from './guard-config.js';
-import { precommitPassed } from './precommit-marker.js';
+import { precommitPassed } from '../rules/precommit-marker.js';
 import { recordName, RefusedRecord } from './refused-preload.js';
 import { describeRefusedWrites, refusedPaths, refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { describeProtectedChanges, discardSnapshot, hardLinkedProtected, snapshotProtected } from './protect.js';

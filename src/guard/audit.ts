@@ -11,7 +11,7 @@ import { cleanGitEnv } from '../git/env.js';
 import { readCommitObject } from '../git/objects.js';
 import { readHead, type GitDirs } from '../git/refs.js';
 import { gitOutAsync } from '../git/run.js';
-import { precommitPassed } from './precommit-marker.js';
+import { precommitPassed } from '../rules/precommit-marker.js';
 
 export type CommitAudit = {
   commit: string;

@@ -19,7 +19,7 @@ import { cleanGitEnv } from '../git/env.js';
 import { findRealGit } from '../git/real-git.js';
 import { gitOut, runGit } from '../git/run.js';
 import { binShell, runCommandSync, runCommand, type CommandWrap } from '../process/run.js';
-import { precommitPassed } from './precommit-marker.js';
+import { precommitPassed } from '../rules/precommit-marker.js';
 import { describeProtectedChanges, snapshotProtected, type ProtectedChange } from './protect.js';
 import { GUARD_FILES_RULE, judgeCommandEffects } from './after-command.js';
 import { realOf, recordDaemonNamespace, sandboxAvailability, sandboxCommand, sandboxFor, type SandboxAvailability } from './sandbox.js';

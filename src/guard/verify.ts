@@ -14,7 +14,7 @@ import { commitsBetween, describeBadCommits, judgeCommits } from './commits.js';
 import type { GitPolicy, GitPolicyName } from './guard-config.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut, runGit } from '../git/run.js';
-import { precommitPassed } from './precommit-marker.js';
+import { precommitPassed } from '../rules/precommit-marker.js';
 import { guardDir, sharedRuntimeDirOf } from '../paths/index.js';
 import { readHead, refMap } from '../git/refs.js';
 import { GIT_DIR_READ, gitDirsOf } from './sandbox-plan.js';

@@ -8,7 +8,7 @@ export const STREAMED_EVENTS = ['authority-changed', 'config-changed', 'skills-c
 export type StreamedEvent = (typeof STREAMED_EVENTS)[number];
 
 /**
- * The services' event bus (the names above, and 'hook-start' / 'hook-end' / 'started' /
+ * The services' event bus (the names above, and 'hook-end' / 'started' /
  * 'index-written' / 'config-loaded' between services). Every event is something a status answer
  * may show: the bus counts them and keeps when the last one came, for whoever serves status to
  * read (an emitter calls nothing back).

@@ -18,7 +18,7 @@ export const STATUS_REUSE_MS = 100;
  */
 export class DaemonContext {
   readonly startedAt = new Date();
-  /** Events between services (the names in src/protocol/events.ts, and 'hook-start' / 'hook-end' / 'started' / 'index-written' / 'config-loaded'). */
+  /** Events between services (the names in src/protocol/events.ts, and 'hook-end' / 'started' / 'index-written' / 'config-loaded'). */
   readonly events = new ChangeEvents();
   /** Counts requests in flight, so the idle timer never stops a daemon that is working. */
   busy = 0;

@@ -9,7 +9,7 @@ import { chmodSync, rmSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { gitPolicyOf } from '../guard/guard-config.js';
 import { findRealGit } from '../git/real-git.js';
-import { precommitPassed } from '../guard/precommit-marker.js';
+import { precommitPassed } from '../rules/precommit-marker.js';
 import { brokerPush } from '../guard/push-broker.js';
 import { agentSocketPath, checkSocketPath } from '../paths/index.js';
 import { createApiServer } from './http.js';

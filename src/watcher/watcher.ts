@@ -56,11 +56,12 @@ export type WatcherOptions = {
   tree?: boolean;
   /** `$HERMES_HOME/projects/<id>`: the repository's own MEMORY.md. */
   projectMemoryDir?: string;
-  /** Where the daemon's hooks announce themselves ('hook-start' / 'hook-end', `{ hook }`): changes are held back while one runs (`hold`). */
-  hooks?: EventEmitter;
+  /**
+   * The daemon's own hooks: which one runs now (changes are held back while one does), and where
+   * each says it ended ('hook-end', once its answer has gone out: the watcher resumes then).
+   */
+  hooks?: { running: () => string | undefined; events: EventEmitter };
 };
-
-type HookEvent = { hook?: string } | undefined;
 
 export type WatcherState = {
   state: 'starting' | 'ready' | 'paused' | 'closed';
@@ -99,11 +100,10 @@ export class RepoWatcher {
   private readonly projectMemory: string | undefined;
   private readonly projects: string | undefined;
 
-  private readonly onHookStart = (e: HookEvent) => this.hold(`hook ${e?.hook ?? ''}`.trim());
-  private readonly onHookEnd = (e: HookEvent) => this.release(`hook ${e?.hook ?? ''}`.trim());
+  private readonly onHookEnd = () => this.resumeIfIdle();
 
   constructor(private readonly opts: WatcherOptions) {
-    opts.hooks?.on('hook-start', this.onHookStart).on('hook-end', this.onHookEnd);
+    opts.hooks?.events.on('hook-end', this.onHookEnd);
     this.authorityDirs.add(opts.root);
     this.hermesDir = dirname(repoConfigPath(opts.root));
     this.projectSkills = projectSkillsDir(opts.root);
@@ -213,7 +213,7 @@ export class RepoWatcher {
   }
 
   async close(): Promise<void> {
-    this.opts.hooks?.off('hook-start', this.onHookStart).off('hook-end', this.onHookEnd);
+    this.opts.hooks?.events.off('hook-end', this.onHookEnd);
     this.status = 'closed';
     clearTimeout(this.flushTimer);
     clearTimeout(this.pauseTimer);
@@ -377,7 +377,12 @@ export class RepoWatcher {
     const n = (this.holds.get(reason) ?? 0) - 1;
     if (n > 0) this.holds.set(reason, n);
     else this.holds.delete(reason);
-    if (this.holds.size === 0 && this.status === 'paused' && !this.gitBusy()) {
+    this.resumeIfIdle();
+  }
+
+  /** Paused, and nothing holds it back any more: what waited is reported now, not at the next poll. */
+  private resumeIfIdle(): void {
+    if (this.status === 'paused' && !this.gitBusy()) {
       clearTimeout(this.pauseTimer);
       this.status = 'ready';
       this.pending.add('workspace');
@@ -388,6 +393,8 @@ export class RepoWatcher {
   /** What git (or a running hook) is in the middle of, if anything. */
   gitBusy(): string | undefined {
     if (this.holds.size > 0) return [...this.holds.keys()][0];
+    const hook = this.opts.hooks?.running();
+    if (hook) return `hook ${hook}`;
     if (existsSync(join(this.opts.gitDir, 'index.lock'))) return 'index.lock';
     return gitOperation(this.opts.gitDir);
   }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { postCommitAudit } from '../../src/guard/audit.js';
 import type { GitDirs } from '../../src/git/refs.js';
-import { recordPrecommitPass } from '../../src/guard/precommit-marker.js';
+import { recordPrecommitPass } from '../../src/rules/precommit-marker.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-audit-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

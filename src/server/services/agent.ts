@@ -18,7 +18,7 @@ import { TaskRunner } from '../../agent/task-runner.js';
 import { TOOLS } from '../../agent/tools/index.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
-import type { ConfigInForce } from '../../guard/config-in-force.js';
+import type { ConfigInForce } from './config-in-force.js';
 import type { PromptService } from './prompt.js';
 import type { GuardService } from './guard.js';
 import type { PlacementService } from './placement.js';

@@ -8,14 +8,14 @@
  */
 import type { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache } from '../config/load.js';
-import { fileParseCache, type FileParseCache } from '../config/parse-cache.js';
-import type { HermesConfig } from '../config/schema.js';
-import { projectDir, repoConfigPath, userConfigPath, type RepoPaths } from '../paths/index.js';
-import { fileStamp } from '../storage/file-stamp.js';
-import type { Logger } from '../storage/log.js';
-import { readTextIfAny } from '../storage/read.js';
-import { applyApproval, approveConfig, configWhenBroken, describeLoosenings, type JudgingConfig, type Loosening } from './approval.js';
+import { loadConfigWithOrigins, preloadYaml, type LoadedConfig, type ParseCache } from '../../config/load.js';
+import { fileParseCache, type FileParseCache } from '../../config/parse-cache.js';
+import type { HermesConfig } from '../../config/schema.js';
+import { projectDir, repoConfigPath, userConfigPath, type RepoPaths } from '../../paths/index.js';
+import { fileStamp } from '../../storage/file-stamp.js';
+import type { Logger } from '../../storage/log.js';
+import { readTextIfAny } from '../../storage/read.js';
+import { applyApproval, approveConfig, configWhenBroken, describeLoosenings, type JudgingConfig, type Loosening } from '../../guard/approval.js';
 
 /** What the config in force needs of its daemon: where it is, its log, and its events ('config-changed' in, 'config-loaded' out). */
 export type ConfigContext = {

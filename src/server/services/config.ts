@@ -1,7 +1,7 @@
-/** The config in force of a daemon (src/guard/config-in-force.ts), wired to it: the runners' settings follow it, status and warnings show it. */
+/** The config in force of a daemon (./config-in-force.ts), wired to it: the runners' settings follow it, status and warnings show it. */
 import type { DaemonContext } from '../daemon-context.js';
 import { describeLoosenings } from '../../guard/approval.js';
-import { ConfigInForce } from '../../guard/config-in-force.js';
+import { ConfigInForce } from './config-in-force.js';
 import { writeRunnerSettings } from '../../hook-client/runners.js';
 
 /**

@@ -13,7 +13,7 @@ import { gitOut } from '../../git/run.js';
 import { SecretValues } from '../../security/secret-values.js';
 import { sandboxWrapFor, type GuardPort } from '../../guard/terminal-guard.js';
 import type { CommandWrap } from '../../process/run.js';
-import type { ConfigInForce } from '../../guard/config-in-force.js';
+import type { ConfigInForce } from './config-in-force.js';
 
 /** The real git, by absolute path, resolved when the daemon loads its services (before any shim dir is on a PATH). */
 const REAL_GIT = findRealGit();

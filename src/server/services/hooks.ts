@@ -14,7 +14,7 @@ import { clientPath } from '../../paths/index.js';
 import type { SessionDB } from '../../sessions/db.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
-import type { ConfigInForce } from '../../guard/config-in-force.js';
+import type { ConfigInForce } from './config-in-force.js';
 import type { GuardService } from './guard.js';
 
 /** How long a hooks health reading is served before it is read again (status is polled by every CLI command). */

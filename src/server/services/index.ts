@@ -26,7 +26,7 @@ import { createAgentHookService } from './agents.js';
 import type { OtherAgentHooks } from '../../other-agents/hook-handler.js';
 import type { Built } from './built.js';
 import { createConfigService } from './config.js';
-import type { ConfigInForce } from '../../guard/config-in-force.js';
+import type { ConfigInForce } from './config-in-force.js';
 import type { PromptService } from './prompt.js';
 import type { GuardService } from './guard.js';
 import type { GitHooks } from '../../githooks/hook-service.js';
@@ -157,7 +157,11 @@ export class Services {
   get watcher(): WatcherService {
     const { WatcherService } = this.code();
     return this.build('watcher', () => {
-      const watcher = new WatcherService(this.daemon, { secrets: this.guard.secrets });
+      const watcher = new WatcherService(this.daemon, {
+        secrets: this.guard.secrets,
+        // The hook service as built (a daemon builds it at start); the watcher's question builds nothing.
+        hookRunning: () => (this.slots.get('hooks')?.value as GitHooks | undefined)?.runningHook(),
+      });
       return { value: watcher, close: () => watcher.close() };
     });
   }

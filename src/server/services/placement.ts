@@ -21,7 +21,7 @@ import type { SkillStore } from '../../skills/store.js';
 import type { AgentStopped } from '../../other-agents/sessions.js';
 import type { DaemonContext } from '../daemon-context.js';
 import type { Built } from './built.js';
-import type { ConfigInForce } from '../../guard/config-in-force.js';
+import type { ConfigInForce } from './config-in-force.js';
 
 /** What a task's end says, as the task runner emits it on ctx.events. */
 export type TaskEnded = { sessionId: string | null; source: string; status: string };

@@ -7,7 +7,7 @@
 import type { DaemonContext } from '../daemon-context.js';
 import type { Memories } from '../../memory/memories.js';
 import type { SkillStore } from '../../skills/store.js';
-import type { ConfigInForce } from '../../guard/config-in-force.js';
+import type { ConfigInForce } from './config-in-force.js';
 import type { WatcherService } from './watcher.js';
 import type { Authority } from '../../context/authority.js';
 import { ContextBuilder, type BuildOptions, type SessionPrompt } from '../../context/builder.js';

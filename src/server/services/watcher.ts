@@ -29,10 +29,10 @@ export class WatcherService {
   private started?: Promise<void>;
   private error?: string;
 
-  /** `secrets`: their walks for secret files look only where the watches report a change. */
+  /** `secrets`: their walks for secret files look only where the watches report a change; `hookRunning`: which of the daemon's hooks runs now. */
   constructor(
     private readonly ctx: DaemonContext,
-    private readonly deps: { secrets?: SecretValues } = {},
+    private readonly deps: { secrets?: SecretValues; hookRunning?: () => string | undefined } = {},
   ) {}
 
   /** Starts the watcher (once); failures are logged and reported in status, never fatal. */
@@ -52,7 +52,7 @@ export class WatcherService {
       home: ctx.home,
       tree: ctx.env.HERMESD_WATCH_TREE !== '0',
       projectMemoryDir: projectDir(ctx.home, ctx.paths.commonDir),
-      hooks: ctx.events,
+      hooks: { running: () => this.deps.hookRunning?.(), events: ctx.events },
       onChange: (kinds) => {
         // Work-tree edits are constant while anyone works; only the changes that reload something are worth a log line.
         const notable = [...kinds].filter((k) => k !== 'workspace');
