@@ -17,7 +17,6 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanGitEnv } from '../git/env.js';
 import { refTips, type GitDirs } from '../git/refs.js';
@@ -56,6 +55,8 @@ const REUSED_WALK_DIRS = 1_000;
 const WALK_REUSE_MS = 2_000;
 /** A walk that trusts the watcher's reports still looks at every directory at least this often (a report lost in an event storm is found then). */
 const EXACT_WALK_EVERY_MS = 30_000;
+/** Directories the walk of every directory looks at in one turn of the loop (a stat each, and a read where one changed) before it lets others in. */
+const LOOKS_PER_TURN = 200;
 
 /** Environment variable names whose values are secrets (the daemon's own keys): …KEY, …TOKEN, …SECRET, …PASSWORD, … */
 const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASS(WORD|WD)?|CREDENTIALS?|AUTH|PRIVATE|COOKIE|SESSION)([_-]|$)/i;
@@ -360,51 +361,57 @@ export class SecretValues {
    */
   private look(rel: string, onlyNew: boolean, walk: { budget: number; seen?: Set<string> } = { budget: WALK_MAX_DIRS }): void {
     if (walk.budget-- <= 0) return;
+    this.looked++;
+    const now = this.lookOnce(rel, walk);
+    if (now && this.exactWalk) this.lookedMeanwhile.add(rel);
+    if (now) for (const d of now.dirs) if (!onlyNew || !this.dirCache.has(d)) this.look(d, false, walk);
+  }
+
+  /** Directory `rel` looked at (a stat; its entries read again when it changed), as `absorb` keeps it; undefined where it is gone or no directory. */
+  private lookOnce(rel: string, walk: { seen?: Set<string> }): DirCache | undefined {
     const abs = rel ? join(this.opts.root, rel) : this.opts.root;
     // The watch in place before the stat: any change after it is reported.
     const watch = this.tree?.watchOf(rel);
-    this.looked++;
     let st;
     try {
       st = statSync(abs);
     } catch {
-      return this.forgetDir(rel);
+      this.forgetDir(rel);
+      return undefined;
     }
     let entries: Dirent[] | undefined;
     if (this.needsRead(rel, st, walk)) {
       try {
         entries = readdirSync(abs, { withFileTypes: true });
       } catch {
-        return this.forgetDir(rel);
+        this.forgetDir(rel);
+        return undefined;
       }
     }
-    const now = this.absorb(rel, st, entries, watch);
-    if (now && this.exactWalk) this.lookedMeanwhile.add(rel);
-    if (now) for (const d of now.dirs) if (!onlyNew || !this.dirCache.has(d)) this.look(d, false, walk);
+    return this.absorb(rel, st, entries, watch);
   }
 
-  /** `look` of every directory, its stats and reads made without blocking this process (the first walk of a large tree). */
-  private async lookAsync(rel: string, walk: { budget: number; seen: Set<string>; looked: number }): Promise<void> {
-    if (walk.budget-- <= 0) return;
-    const abs = rel ? join(this.opts.root, rel) : this.opts.root;
-    const watch = this.tree?.watchOf(rel);
-    walk.looked++;
-    let st;
-    try {
-      st = await stat(abs);
-    } catch {
-      return this.forgetDir(rel);
-    }
-    let entries: Dirent[] | undefined;
-    if (this.needsRead(rel, st, walk)) {
-      try {
-        entries = await readdir(abs, { withFileTypes: true });
-      } catch {
-        return this.forgetDir(rel);
+  /**
+   * `look` of every directory without holding this process: synchronous looks in short turns
+   * of the loop, in the same order. A stat through a promise costs the process several times
+   * the stat (the thread pool's round trip and the promise): a walk of a large tree made that way was a
+   * burst of CPU as large as a commit's judgement.
+   */
+  private async lookAsync(root: string, walk: { budget: number; seen: Set<string>; looked: number }): Promise<void> {
+    const todo = [root];
+    let inTurn = 0;
+    while (todo.length > 0) {
+      if (walk.budget-- <= 0) return;
+      const rel = todo.pop()!;
+      walk.looked++;
+      const now = this.lookOnce(rel, walk);
+      // Depth first, each directory's entries in their order (the stack takes them last first).
+      if (now) for (let i = now.dirs.length - 1; i >= 0; i--) todo.push(now.dirs[i]!);
+      if (++inTurn >= LOOKS_PER_TURN && todo.length > 0) {
+        inTurn = 0;
+        await new Promise((r) => setImmediate(r));
       }
     }
-    const now = this.absorb(rel, st, entries, watch);
-    if (now) for (const d of now.dirs) await this.lookAsync(d, walk);
   }
 
   /** Whether directory `rel`, just stat'ed, must have its entries read (new or changed); false also where it is no directory. */

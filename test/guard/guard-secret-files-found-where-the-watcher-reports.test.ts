@@ -141,3 +141,36 @@ describe("the secret files' walk looks where the watcher reports a change", () =
     expect(secrets.refresh(), 'a secretPaths entry added to the config was not applied to a directory read before').toContain('configvalue4Mv8Rs');
   });
 });
+
+describe('the walk of every directory made without holding the process', () => {
+  it('finds what the synchronous walk finds, deep and shallow, and lets the loop turn while it walks', async () => {
+    const tree = join(base, 'wide');
+    mkdirSync(tree);
+    // More directories than one turn of the walk looks at.
+    for (let i = 0; i < 1_200; i++) mkdirSync(join(tree, `a${i % 30}`, `b${i}`), { recursive: true });
+    mkdirSync(join(tree, 'a7', 'b7', 'deep', 'deeper'), { recursive: true });
+    writeFileSync(join(tree, '.env'), 'TOP=topvalue5Gt8Wq\n');
+    writeFileSync(join(tree, 'a7', 'b7', 'deep', 'deeper', '.env.local'), 'DEEP=deepvalue3Jk6Pz\n');
+    writeFileSync(join(tree, 'a29', 'b1199', 'credentials.json'), '{"token": "lastvalue9Qw2Er"}\n');
+    const walked = new SecretValues({ root: tree, config: {}, env: {} });
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      if (!ticking) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    await walked.ready();
+    ticking = false;
+    const synchronous = new SecretValues({ root: tree, config: {}, env: {} });
+    synchronous.refresh();
+    expect(walked.secretFiles().sort(), 'the walk made in turns found other secret files than the synchronous one').toEqual(synchronous.secretFiles().sort());
+    expect(walked.known(), 'a secret value the synchronous walk knows is missing').toEqual(expect.arrayContaining(synchronous.known()));
+    expect(walked.secretFiles(), 'the deepest secret file was not found').toContain(join(tree, 'a7', 'b7', 'deep', 'deeper', '.env.local'));
+    expect(walked.known(), 'the values of the top and the deepest secret files are not known').toEqual(
+      expect.arrayContaining(['topvalue5Gt8Wq', 'deepvalue3Jk6Pz']),
+    );
+    expect(turns, `the walk of ${1_200 + 33} directories held the loop: it turned ${turns} times while it walked`).toBeGreaterThanOrEqual(3);
+  });
+});
