@@ -228,22 +228,18 @@ export class GitHooks {
       if (signal.aborted) result = this.unread(result);
       return result;
     } finally {
-      // `hermesd logs` shows what the hooks did (one line each), not only daemon events: written
-      // once the answer has gone out, as is everything else the answer does not wait for.
-      const line = {
+      // `hermesd logs` shows what the hooks did (one line each), not only daemon events.
+      this.ctx.log.info(`hook ${hook}${req.phase ? ` (${req.phase})` : ''}`, {
         via: req.via,
         ...(result ? { exitCode: result.exitCode } : { error: signal.aborted ? 'client went away' : 'failed' }),
         ms: Date.now() - started,
         ...(result?.violations?.length ? { violations: result.violations.length } : {}),
         ...(result?.sessionId ? { sessionId: result.sessionId } : {}),
-      };
-      setImmediate(() => {
-        this.ctx.log.info(`hook ${hook}${req.phase ? ` (${req.phase})` : ''}`, line);
-        // Refresh the work-tree snapshot others serve, once git has moved.
-        if (hook.startsWith('post-')) this.ctx.events.emit('workspace-changed', { hook });
       });
       this.inflight.delete(work);
       this.end(hook);
+      // Refresh the work-tree snapshot others serve, once git has moved.
+      if (hook.startsWith('post-')) this.ctx.events.emit('workspace-changed', { hook });
     }
   }
 

@@ -113,9 +113,7 @@ export class OtherAgentHooks {
       : '';
     if (denial) {
       if (note) denial.message = `${denial.message} (${note})`;
-      const line = { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId };
-      // Logged once the refusal has gone out: the agent waits for the answer, not for the log.
-      setImmediate(() => this.ctx.log.info('agent tool call refused', line));
+      this.ctx.log.info('agent tool call refused', { agent: ev.agent, tool: ev.tool.name, rule: denial.rule, session: ev.sessionId });
       return { answer: denyAnswer(ev, denial), event: ev, decision: 'deny', rule: denial.rule };
     }
     const told = (answer: Answer): Answer => (note ? { ...answer, stderr: `${answer.stderr}${note}\n` } : answer);
