@@ -2,9 +2,10 @@
  * The daemon's answers to git's hooks: one entry point per hook. While any hook runs,
  * `runningHook()` names it, and the watcher, which asks, acts on nothing it sees (a pre-commit
  * that checks out the staged snapshot rewrites files that are not edits); 'hook-end' on `events`
- * tells it once the hook's answer has gone out. The pre-commit judges the staged snapshot (kept ready: rules/staged-verdict.ts), runs
- * the checks and fix requests (precommit.ts); post-commit audits what no pre-commit judged;
- * every post-* hook leaves its evidence in SessionDB after git has its answer.
+ * tells it once the hook's answer has gone out. The pre-commit judges the staged snapshot (kept
+ * ready: rules/staged-verdict.ts), runs the checks and fix requests (precommit.ts); post-commit
+ * audits what no pre-commit judged; every post-* hook leaves its evidence in SessionDB after git
+ * has its answer.
  */
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';

@@ -2,8 +2,9 @@
  * The watcher asks the hook service which of the daemon's hooks runs (nothing tells it a hook
  * started), and holds back while one does: a pre-commit that checks out the staged snapshot
  * rewrites files that are not edits. Seen through a real daemon: `hermesd status` during a
- * pre-commit whose check is slow says the watcher waits for that hook, an edit made meanwhile is
- * not reported, and after the commit the watcher is ready again and reports it.
+ * pre-commit whose check runs until the test lets it end says the watcher waits for that hook,
+ * an edit made meanwhile is not reported, and after the commit the watcher is ready again and
+ * reports it.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -51,7 +52,14 @@ describe("the watcher and the daemon's hooks", () => {
     t = makeEnv();
     const repo = t.repo({ 'a.txt': 'a\n', 'AGENTS.md': 'rules\n' });
     expect((await t.cli(['init'], { cwd: repo })).code, 'hermesd init failed').toBe(0);
-    writeFileSync(join(repo, '.hermes', 'config.yaml'), 'checks:\n  - id: slow\n    run: "sleep 6"\nhooks:\n  pre-commit:\n    checks: [slow]\n');
+    // The check runs until the test lets it end (at most two minutes): the hook lasts as long as
+    // the test looks, however loaded the machine.
+    const release = join(t.home, 'release-the-check');
+    const check = `i=0; while [ ! -e ${release} ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done`;
+    writeFileSync(
+      join(repo, '.hermes', 'config.yaml'),
+      `checks:\n  - id: slow\n    run: ${JSON.stringify(check)}\nhooks:\n  pre-commit:\n    checks: [slow]\n`,
+    );
     gitIn(t, repo, 'add', '.hermes/config.yaml');
     gitIn(t, repo, 'commit', '-qm', 'config', '--no-verify');
     await waitUntil(t, repo, (w) => w.state === 'ready', 'the watcher never reported ready before the commit');
@@ -67,21 +75,26 @@ describe("the watcher and the daemon's hooks", () => {
     });
     let done = false;
     void commit.then(() => (done = true));
-
-    // The hook is running (status counts it); an edit now is held back, not reported.
-    let running = 0;
-    while (!done && running === 0) running = (await statusOf(t, repo)).hooks?.running ?? 0;
-    expect(done, 'the commit ended before status counted its pre-commit as running').toBe(false);
-    const before = await authorityReports(t, repo);
-    writeFileSync(join(repo, 'AGENTS.md'), 'rules, edited while the hook runs\n');
-    // git holds index.lock through its hook too: the watcher names the hook, which it asks of the hook service.
-    let during: WatcherStatus = {};
-    while (!done && during.pausedBy !== 'hook pre-commit') during = await watcherOf(t, repo);
-    expect(done, `the commit ended before the watcher said it waits for the hook (last watcher status: ${JSON.stringify(during)})`).toBe(false);
-    expect(during).toMatchObject({ state: 'paused', pausedBy: 'hook pre-commit' });
-    const held = await authorityReports(t, repo);
-    expect(done, 'the slow check ended before the held edit could be looked at (the check sleeps 6 s)').toBe(false);
-    expect(held, 'the watcher reported an edit made while the pre-commit ran').toBe(before);
+    let held: number;
+    try {
+      // The hook is running (status counts it); an edit now is held back, not reported.
+      let running = 0;
+      for (let i = 0; i < 100 && !done && running === 0; i++) running = (await statusOf(t, repo)).hooks?.running ?? 0;
+      expect(done, 'the commit ended before status counted its pre-commit as running').toBe(false);
+      expect(running, 'status never counted the pre-commit as running (100 looks)').toBeGreaterThan(0);
+      const before = await authorityReports(t, repo);
+      writeFileSync(join(repo, 'AGENTS.md'), 'rules, edited while the hook runs\n');
+      // git holds index.lock through its hook too: the watcher names the hook, which it asks of the hook service.
+      let during: WatcherStatus = {};
+      for (let i = 0; i < 100 && !done && during.pausedBy !== 'hook pre-commit'; i++) during = await watcherOf(t, repo);
+      expect(done, `the commit ended before the watcher said it waits for the hook (last watcher status: ${JSON.stringify(during)})`).toBe(false);
+      expect(during).toMatchObject({ state: 'paused', pausedBy: 'hook pre-commit' });
+      held = await authorityReports(t, repo);
+      expect(done, 'the check ended before the test let it (the held edit could not be looked at)').toBe(false);
+      expect(held, 'the watcher reported an edit made while the pre-commit ran').toBe(before);
+    } finally {
+      writeFileSync(release, '');
+    }
 
     const result = await commit;
     expect(result.code, `the commit with a slow check failed: ${result.out}`).toBe(0);
@@ -92,5 +105,5 @@ describe("the watcher and the daemon's hooks", () => {
       if (after === held) await new Promise((r) => setTimeout(r, 100));
     }
     expect(after, 'the edit made during the hook was never reported after it').toBeGreaterThan(held);
-  }, 60_000);
+  }, 180_000);
 });
