@@ -152,23 +152,34 @@ describe('an unusable socket folder or HERMES_HOME', () => {
   }, 60_000);
 });
 
+/**
+ * `hermesd start` with its daemon stopped (SIGSTOP) by `stop`, the body of a preload handed down in
+ * NODE_OPTIONS that only the daemon's process acts on (it writes its pid where the test reads
+ * it first): what start said, the daemon's pid, and a description of both for failure messages.
+ */
+async function startWithDaemonStopped(name: string, stop: (stoppedAt: string) => string): Promise<{ r: CliResult; stopped?: number; said: string }> {
+  const preload = join(t.home, `${name}.cjs`);
+  const stoppedAt = join(t.home, `${name}.pid`);
+  writeFileSync(preload, `if ((process.argv[1] || '').endsWith(${JSON.stringify(join('daemon', 'main.js'))})) {\n${stop(stoppedAt)}}\n`);
+  const started = Date.now();
+  const r: CliResult = await t.cli(['start'], { cwd: repo, timeoutMs: 60_000, env: { NODE_OPTIONS: `--require ${preload}` } });
+  const stopped = existsSync(stoppedAt) ? Number(readFileSync(stoppedAt, 'utf8')) : undefined;
+  return {
+    r,
+    stopped,
+    said: `hermesd start with its daemon (pid ${stopped}) ${name}: exit ${r.code} after ${Date.now() - started} ms, stderr: ${r.stderr.trim()}`,
+  };
+}
+
 describe('a daemon that never answers', () => {
   it('hermesd start gives up at its deadline: it exits, says so, and the silent daemon is gone', async () => {
-    // The daemon stops itself (SIGSTOP) before any of its code runs, so before it can say anything: a hang of
-    // any cause. A preload only the daemon's process acts on, handed down in NODE_OPTIONS: a test that stopped
-    // it from outside raced its start, and lost once the daemon found its work tree without a git process.
-    const preload = join(t.home, 'stop-the-daemon.cjs');
-    const stoppedAt = join(t.home, 'stopped-daemon.pid');
-    writeFileSync(
-      preload,
-      `if ((process.argv[1] || '').endsWith(${JSON.stringify(join('daemon', 'main.js'))})) {\n` +
-        `  require('fs').writeFileSync(${JSON.stringify(stoppedAt)}, String(process.pid));\n` +
-        `  process.kill(process.pid, 'SIGSTOP');\n}\n`,
+    // The daemon stops itself before any of its code runs, so before it can say anything: a hang of any
+    // cause. A test that stopped it from outside raced its start, and lost once the daemon found its work
+    // tree without a git process.
+    const { r, stopped, said } = await startWithDaemonStopped(
+      'silent',
+      (stoppedAt) => `  require('fs').writeFileSync(${JSON.stringify(stoppedAt)}, String(process.pid));\n  process.kill(process.pid, 'SIGSTOP');\n`,
     );
-    const started = Date.now();
-    const r: CliResult = await t.cli(['start'], { cwd: repo, timeoutMs: 60_000, env: { NODE_OPTIONS: `--require ${preload}` } });
-    const stopped = existsSync(stoppedAt) ? Number(readFileSync(stoppedAt, 'utf8')) : undefined;
-    const said = `hermesd start with its daemon (pid ${stopped}) silent: exit ${r.code} after ${Date.now() - started} ms, stderr: ${r.stderr.trim()}`;
     expect(stopped, 'the daemon was never seen to stop it').toBeDefined();
     expect(r.code, said).toBe(3);
     expect(r.stderr, said).toContain('did not answer within 10000 ms of starting');
@@ -177,12 +188,10 @@ describe('a daemon that never answers', () => {
   }, 90_000);
 
   it('hermesd start gives up on its own daemon that says its socket and then answers nothing: it is stopped, not blamed as another', async () => {
-    // The daemon stops itself (SIGSTOP) right after it closes its starter's pipe, the socket said: it listens, and answers nothing.
-    const preload = join(t.home, 'stop-the-daemon-after-its-line.cjs');
-    const stoppedAt = join(t.home, 'stopped-after-its-line.pid');
-    writeFileSync(
-      preload,
-      `if ((process.argv[1] || '').endsWith(${JSON.stringify(join('daemon', 'main.js'))})) {\n` +
+    // The daemon stops itself right after it closes its starter's pipe, the socket said: it listens, and answers nothing.
+    const { r, stopped, said } = await startWithDaemonStopped(
+      'hung-after-its-line',
+      (stoppedAt) =>
         `  const fs = require('fs');\n` +
         `  const ready = Number(process.env.HERMESD_READY_FD);\n` +
         `  const close = fs.closeSync;\n` +
@@ -194,12 +203,8 @@ describe('a daemon that never answers', () => {
         `    }\n` +
         `    return r;\n` +
         `  };\n` +
-        `  require('module').syncBuiltinESMExports();\n}\n`,
+        `  require('module').syncBuiltinESMExports();\n`,
     );
-    const started = Date.now();
-    const r: CliResult = await t.cli(['start'], { cwd: repo, timeoutMs: 60_000, env: { NODE_OPTIONS: `--require ${preload}` } });
-    const stopped = existsSync(stoppedAt) ? Number(readFileSync(stoppedAt, 'utf8')) : undefined;
-    const said = `hermesd start with its daemon (pid ${stopped}) hung after its line: exit ${r.code} after ${Date.now() - started} ms, stderr: ${r.stderr.trim()}`;
     expect(stopped, 'the daemon was never seen to say its line and stop').toBeDefined();
     expect(r.code, said).toBe(3);
     expect(r.stderr, said).toContain('did not answer within 10000 ms of starting');
