@@ -394,8 +394,8 @@ export class SecretValues {
   /**
    * `look` of every directory without holding this process: synchronous looks in short turns
    * of the loop, in the same order. A stat through a promise costs the process several times
-   * the stat (the thread pool's round trip and the promise): a walk of a large tree made that way was a
-   * burst of CPU as large as a commit's judgement.
+   * the stat (the thread pool's round trip and the promise): a walk of a large tree made that
+   * way was a burst of CPU as large as a commit's judgement.
    */
   private async lookAsync(root: string, walk: { budget: number; seen: Set<string>; looked: number }): Promise<void> {
     const todo = [root];

@@ -363,23 +363,6 @@ export class RepoWatcher {
     this.opts.onChange(kinds);
   }
 
-  private readonly holds = new Map<string, number>();
-
-  /**
-   * Holds back every change until `release(reason)`: the daemon's own hook runs save, clean
-   * and restore the work tree, and nothing they do in between is a change to act on.
-   */
-  hold(reason: string): void {
-    this.holds.set(reason, (this.holds.get(reason) ?? 0) + 1);
-  }
-
-  release(reason: string): void {
-    const n = (this.holds.get(reason) ?? 0) - 1;
-    if (n > 0) this.holds.set(reason, n);
-    else this.holds.delete(reason);
-    this.resumeIfIdle();
-  }
-
   /** Paused, and nothing holds it back any more: what waited is reported now, not at the next poll. */
   private resumeIfIdle(): void {
     if (this.status === 'paused' && !this.gitBusy()) {
@@ -392,7 +375,6 @@ export class RepoWatcher {
 
   /** What git (or a running hook) is in the middle of, if anything. */
   gitBusy(): string | undefined {
-    if (this.holds.size > 0) return [...this.holds.keys()][0];
     const hook = this.opts.hooks?.running();
     if (hook) return `hook ${hook}`;
     if (existsSync(join(this.opts.gitDir, 'index.lock'))) return 'index.lock';

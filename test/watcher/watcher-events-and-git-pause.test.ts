@@ -1,9 +1,10 @@
+import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inotifyWatchCount } from '../../src/watcher/inotify.js';
-import { RepoWatcher, type ChangeKind } from '../../src/watcher/watcher.js';
+import { RepoWatcher, type ChangeKind, type WatcherOptions } from '../../src/watcher/watcher.js';
 import { git, writeFiles } from '../helpers/env.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hd-watch-')));
@@ -23,9 +24,9 @@ async function waitForKind(kind: ChangeKind, ms = 300): Promise<number> {
   return Date.now() - t0;
 }
 
-async function start(): Promise<RepoWatcher> {
+async function start(hooks?: WatcherOptions['hooks']): Promise<RepoWatcher> {
   seen = [];
-  watcher = new RepoWatcher({ root, gitDir: join(root, '.git'), home, onChange: (k) => seen.push([...k]) });
+  watcher = new RepoWatcher({ root, gitDir: join(root, '.git'), home, onChange: (k) => seen.push([...k]), ...(hooks ? { hooks } : {}) });
   await watcher.start();
   return watcher;
 }
@@ -162,14 +163,18 @@ describe('repository watcher', () => {
   });
 
   it("acts on nothing while one of the daemon's hooks runs, then reports once released", async () => {
-    const w = await start();
-    w.hold('hook pre-commit');
+    // The daemon's hooks as the hook service shows them to the watcher: which one runs, and 'hook-end' once it answered.
+    let running: string | undefined;
+    const events = new EventEmitter();
+    const w = await start({ running: () => running, events });
+    running = 'pre-commit';
     seen = [];
     writeFileSync(join(root, 'AGENTS.md'), 'rules during a hook');
     await sleep(300);
     expect(seen).toEqual([]);
     expect(w.state()).toMatchObject({ state: 'paused', pausedBy: 'hook pre-commit' });
-    w.release('hook pre-commit');
+    running = undefined;
+    events.emit('hook-end', { hook: 'pre-commit' });
     await waitForKind('authority', 300);
     expect(w.state().state).toBe('ready');
   });
