@@ -10,6 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -69,7 +70,6 @@ function directoriesOf(root: string, rel = '', into: string[] = []): string[] {
 
 /** Each directory stat'ed and read, one promise after another: how the walk of every directory made its calls before. */
 async function lookAsPromises(root: string, dirs: string[]): Promise<void> {
-  const { readdir, stat } = await import('node:fs/promises');
   for (const rel of dirs) {
     await stat(join(root, rel));
     await readdir(join(root, rel), { withFileTypes: true });
