@@ -6,15 +6,16 @@
  *
  * The verdict is a function of what `git diff --cached` reads and the rules: the index's
  * entries (mode, object, stage, path: `stagedEntriesOf`), the commit HEAD names, the config
- * object, and what makes git diff differently (git config files, attributes files). The key
- * holds all of them, computed the same way when the verdict is stored and when it is asked
- * for, so a verdict is served only for the snapshot it judged. Anything this cannot read
- * (a split index, reftable, generator rules, which run commands) is judged in full.
+ * object, and what makes git diff differently (git's config files and the files they include,
+ * as `gitConfigKey` keys them; attributes files). The key holds all of them, computed the same
+ * way when the verdict is stored and when it is asked for, so a verdict is served only for the
+ * snapshot it judged. Anything this cannot read (a split index, reftable, a config that key
+ * cannot be sure of, generator rules, which run commands) is judged in full.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HermesConfig } from '../config/schema.js';
-import { gitConfigFiles } from '../git/config-files.js';
+import { gitConfigKey } from '../git/config-files.js';
 import { stagedEntriesOf } from '../git/index-file.js';
 import { readCommitObject } from '../git/objects.js';
 import { headCommitOf } from '../git/refs.js';
@@ -79,20 +80,13 @@ export class StagedVerdicts {
     if (!entries) return undefined;
     const head = headCommitOf(gitDir, commonDir);
     if (!head) return undefined;
+    // What changes how git diffs: its config at every level (with the files it includes), attributes files.
+    const config = gitConfigKey({ gitDir, commonDir }, env);
+    if (config === undefined) return undefined;
     const home = env.HOME || homedir();
     const xdg = env.XDG_CONFIG_HOME || join(home, '.config');
-    // What changes how git diffs: its config at every level, attributes files.
-    const files = [
-      ...gitConfigFiles({ gitDir, commonDir }, env),
-      join(commonDir, 'info', 'attributes'),
-      join(xdg, 'git', 'attributes'),
-      ...entries.attributes.map((p) => join(root, p)),
-    ];
-    const gitEnv = Object.keys(env)
-      .filter((k) => k.startsWith('GIT_CONFIG'))
-      .sort()
-      .map((k) => `${k}=${env[k]}`);
-    return { key: [entries.digest, head, ...files.map(fileStamp), ...gitEnv].join('|'), tree: entries.tree, cacheTree: entries.cacheTree };
+    const attributes = [join(commonDir, 'info', 'attributes'), join(xdg, 'git', 'attributes'), ...entries.attributes.map((p) => join(root, p))];
+    return { key: [entries.digest, head, config, ...attributes.map(fileStamp)].join('|'), tree: entries.tree, cacheTree: entries.cacheTree };
   }
 
   /**

@@ -2,8 +2,8 @@
  * Whether git runs hermesd's hooks (status, doctor) depends on where git runs hooks from:
  * core.hooksPath, at any level of git's configuration. The daemon reads it for the status
  * answers it builds, and a `git rev-parse` held its loop meanwhile. Now git is asked again only
- * when one of its config files changed (a stat each), or every time where a config file
- * includes another (whose changes no stat of these would show). The git processes are counted
+ * when one of its config files, or a file one of them includes, changed (a stat each), or
+ * every time where an include turns on what no stat shows (the branch checked out). The git processes are counted
  * by a `git` on PATH that records each start and runs the real one.
  */
 import { chmodSync, mkdirSync, readFileSync, writeFileSync, appendFileSync, existsSync, utimesSync } from 'node:fs';
@@ -17,6 +17,11 @@ let t: TestEnv;
 let repo: string;
 let log: string;
 const saved = process.env;
+
+/** Waits past the racy window (a config file changed this recently is asked of git: src/git/config-files.ts). */
+function settle(): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40);
+}
 
 /** git processes started since the last call. */
 function started(): number {
@@ -99,17 +104,40 @@ describe("hooks' health: git asked again only when its configuration changed", (
     utimesSync(file, now, new Date(now.getTime() - 60_000));
   });
 
-  it('asks every time where a config file includes another: a change there shows in no stamp it has', () => {
+  it('with an include, asks again when the included file changed, and not while nothing did', () => {
     const paths = findRepo(repo);
     const extra = join(t.home, 'extra.gitconfig');
     writeFileSync(extra, '');
     appendFileSync(join(paths.commonDir, 'config'), `[include]\n\tpath = ${extra}\n`);
+    settle();
     hookHealth(paths);
     started();
     hookHealth(paths);
     hookHealth(paths);
-    expect(started(), 'looks with an include in the config did not ask git each time').toBe(2);
+    expect(started(), 'looks with an include and nothing changed asked git again').toBe(0);
     writeFileSync(extra, '[core]\n\thooksPath = /included/hooks\n');
     expect(hookHealth(paths).hooksDir, 'the included file moved core.hooksPath and the look did not see it').toBe('/included/hooks');
+    settle();
+    hookHealth(paths);
+    started();
+    hookHealth(paths);
+    expect(started(), 'a look after the included file settled asked git again').toBe(0);
+    writeFileSync(extra, '[core]\n\thooksPath = /included/again\n');
+    settle();
+    expect(hookHealth(paths).hooksDir, 'the included file changed again, past the racy window, and the look did not see it').toBe('/included/again');
+  });
+
+  it('asks every time where an include turns on what no stamp covers (a condition on the branch checked out)', () => {
+    const paths = findRepo(repo);
+    const branch = gitIn(t, repo, 'branch', '--show-current').trim();
+    const extra = join(t.home, 'branch.gitconfig');
+    writeFileSync(extra, '[core]\n\thooksPath = /branch/hooks\n');
+    appendFileSync(join(paths.commonDir, 'config'), `[includeIf "onbranch:${branch}"]\n\tpath = ${extra}\n`);
+    settle();
+    expect(hookHealth(paths).hooksDir).toBe('/branch/hooks');
+    started();
+    hookHealth(paths);
+    hookHealth(paths);
+    expect(started(), 'looks with an include on the branch did not ask git each time').toBe(2);
   });
 });

@@ -7,6 +7,7 @@
  * through the installed hooks are refused exactly when the full judgement finds violations.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/client/daemon-client.js';
@@ -24,6 +25,9 @@ const CONFIG = `rules:
     message: Never commit credentials.
     forbid: "AKIA[0-9A-Z]{16}"
 `;
+
+/** Waits past the racy window of git's config files (a file changed this recently keys no verdict: src/git/config-files.ts). */
+const settle = () => new Promise((r) => setTimeout(r, 40));
 
 type Staged = { hits: number; misses: number; ahead: number; judged?: string };
 
@@ -187,6 +191,26 @@ describe('the staged verdict kept ready is the full judgement', () => {
     expect((await compare()).violations.map((x) => x.rule)).toEqual(['no-akia', 'no-aws-keys']);
     writeFiles(repo, { '.gitattributes': '# nothing\n' });
     expect((await compare()).violations.map((x) => x.rule)).toEqual(['no-akia', 'no-aws-keys']);
+  });
+
+  it('a file git config includes, edited: judged again, not served from the verdict kept before', async () => {
+    const config = join(repo, '.git', 'config');
+    const before = readFileSync(config, 'utf8');
+    const included = join(t.home, 'included.gitconfig');
+    writeFileSync(included, '[diff]\n\tcontext = 3\n');
+    writeFileSync(config, `${before}[include]\n\tpath = ${included}\n`);
+    await settle();
+    expect((await compare()).violations.map((x) => x.rule)).toEqual(['no-akia', 'no-aws-keys']);
+    writeFileSync(included, '[diff]\n\tcontext = 5\n');
+    await settle();
+    const kept = await stats();
+    const again = await t.cli(['check', '--staged', '--json'], { cwd: repo });
+    expect((await stats()).hits, 'the verdict kept before the included config file changed was served again').toBe(kept.hits);
+    expect(again.json()).toEqual(await full());
+    // and the verdict judged now is kept under the new key
+    expect((await compare()).violations.map((x) => x.rule)).toEqual(['no-akia', 'no-aws-keys']);
+    writeFileSync(config, before);
+    await settle();
   });
 
   it('authority edit: the verdict is judged again and stays the full one', async () => {
