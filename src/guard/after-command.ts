@@ -14,7 +14,7 @@ import type { CommandWrap } from '../process/run.js';
 import type { GitPolicy, GuardConfig } from './guard-config.js';
 import { discardSnapshot, restoreProtected, restoreProtectedIndex, type ProtectedChange, type ProtectedSnapshot } from './protect.js';
 import { AGENT_CONFIG_PATHS, HOOK_MANAGER_FILES } from './sandbox-plan.js';
-import { captureRefState, undoBadCommits, undoGitDirNames, verifyRepoStateWith, type GitDirNames, type GitViolation, type RepoState } from './verify.js';
+import { captureRefState, undoBadCommits, undoGitReadNames, verifyRepoStateWith, type GitReadNames, type GitViolation, type RepoState } from './verify.js';
 
 /**
  * The implicit rule of confined commands: a commit they make may not change what the guard
@@ -32,8 +32,8 @@ export type BeforeCommand = {
   snapshot: ProtectedSnapshot;
   /** Refs, HEAD and the index (and, for `full`, the hooks, the config's hooks path and hermesd's runners). */
   state: RepoState;
-  /** The names at the top of every git directory. */
-  names: GitDirNames;
+  /** The names at the top of every git directory, and the files git's configuration includes that are not there. */
+  names: GitReadNames;
 };
 
 export type CommandEffects = { protected: ProtectedChange[]; git: GitViolation[] };
@@ -58,8 +58,8 @@ function refsMoved(before: RepoState): boolean {
 
 /** Judges what the command did and undoes what the rules refuse; call once, after it ended (a timeout or a kill included). */
 export async function judgeCommandEffects(before: BeforeCommand, o: JudgeEffectsOptions): Promise<CommandEffects> {
-  // First, before any git runs again: a `commondir` the command left would send git elsewhere.
-  const planted = undoGitDirNames(before.names);
+  // First, before any git runs again: a `commondir` the command left would send git elsewhere, an included config file would set what git runs.
+  const planted = undoGitReadNames(before.names);
   const changes = await restoreProtected(before.snapshot, o.restore);
   const git: GitViolation[] = [...planted];
   let moved: boolean;

@@ -35,7 +35,7 @@ import { bwrapArgs, recordDaemonNamespace, sandboxFor, within, type SandboxAvail
 import { gitConfigIncludes, hooksPathOf } from './terminal-guard.js';
 import type { Denial, ToolAction } from './tool-call.js';
 import { judgeTool, type JudgeContext } from './tool-judge.js';
-import { captureRefState, captureRepoState, gitDirNames } from './verify.js';
+import { captureRefState, captureRepoState, gitReadNames } from './verify.js';
 
 /** A shell call's snapshot waits this long for its post-tool event. */
 const PENDING_CALL_TTL_MS = 60 * 60_000;
@@ -152,7 +152,7 @@ export class AgentCallGuard {
     const dirs = { root: this.root, gitDir, commonDir, gitBin: this.gitBin };
     // A call hermesd's sandbox does not hold could reach the hooks, the config and hermesd's runners: their whole state is kept.
     const state = confined ? captureRefState(dirs) : captureRepoState(dirs);
-    const call: PendingCall = { before: { snapshot, state, names: gitDirNames(gitDir, commonDir) }, at: Date.now(), confined: confined !== undefined, plan };
+    const call: PendingCall = { before: { snapshot, state, names: gitReadNames(gitDir, commonDir) }, at: Date.now(), confined: confined !== undefined, plan };
     this.prune();
     this.pending.set(keys.call, call);
     // An agent that names its calls by command alone (Gemini CLI) carries the command given back in its after-tool event.

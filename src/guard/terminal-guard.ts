@@ -28,7 +28,7 @@ import { refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { SecretValues } from '../security/secret-values.js';
 import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
-import { captureRepoState, gitDirNames, type GitViolation } from './verify.js';
+import { captureRepoState, gitReadNames, type GitViolation } from './verify.js';
 import { guardDir, sandboxDir } from '../paths/index.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
@@ -421,7 +421,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   }
 
   // After the guard's own folders were made (its shim, the sandbox's): what the command adds beside them is judged.
-  const names = gitDirNames(opts.gitDir, opts.commonDir);
+  const names = gitReadNames(opts.gitDir, opts.commonDir);
   const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));
   // The generator of a protected rule runs in the same sandbox as the command that changed its files.
   const runGenerator = (cmd: string) => runCommandSync(cmd, { cwd: opts.root, env, wrap: (c) => command(c), timeoutMs: GUARD_GENERATOR_TIMEOUT_MS }).status;

@@ -18,6 +18,7 @@ import { precommitPassed } from '../rules/precommit-marker.js';
 import { guardDir, sharedRuntimeDirOf } from '../paths/index.js';
 import { readHead, refMap } from '../git/refs.js';
 import { GIT_DIR_READ, gitDirsOf } from './sandbox-plan.js';
+import { gitConfigFiles, gitConfigFilesIncluded, type GitDirs } from '../git/config-files.js';
 
 /**
  * `policy` 'rules': a new commit broke repository rules (judged by content); `rules`
@@ -115,30 +116,46 @@ function isRunner(commonDir: string, file: string): boolean {
   return RUNNER_FILES.some((f) => file === join(shared, f)) || RUNNER_DIRS.some((d) => dirname(file) === join(shared, d));
 }
 
-/** The names at the top of each git directory of the repository (its own, the common one, linked work trees', submodules'). */
-export type GitDirNames = Map<string, Set<string>>;
+/**
+ * What git reads by name and a command may not plant: the names at the top of each git directory
+ * of the repository (its own, the common one, linked work trees', submodules'), and the files
+ * git's configuration includes (`include.path`, `includeIf`) that are not there — created, one
+ * would give git settings of the command's (a hooks path, an fsmonitor program git runs).
+ */
+export type GitReadNames = { dirs: Map<string, Set<string>>; absentIncludes: string[] };
 
-export function gitDirNames(gitDir: string, commonDir: string): GitDirNames {
-  const out: GitDirNames = new Map();
+export function gitReadNames(gitDir: string, commonDir: string): GitReadNames {
+  const dirs = new Map<string, Set<string>>();
   for (const dir of gitDirsOf(commonDir, gitDir)) {
     try {
-      out.set(dir, new Set(readdirSync(dir)));
+      dirs.set(dir, new Set(readdirSync(dir)));
     } catch {
       // gone
     }
   }
-  return out;
+  return { dirs, absentIncludes: absentIncludes({ gitDir, commonDir }) };
 }
 
 /**
- * Removes what a command created at the top of a git directory that git or hermesd reads (a
- * `commondir` that sends git to another common dir and its config, a `config.worktree`, an
- * `info/` that was missing: GIT_DIR_READ): called first after the command, before any git
- * runs again. Other new names (a tool's state file) are left alone: git reads none of them.
+ * The files git's configuration includes, as the user's git reads it (this process's
+ * environment), that are not there: nothing at the path, not even a link. The config files
+ * themselves are not among them (a missing ~/.gitconfig is the user's to create).
  */
-export function undoGitDirNames(before: GitDirNames): GitViolation[] {
+function absentIncludes(dirs: GitDirs): string[] {
+  const base = new Set(gitConfigFiles(dirs, process.env));
+  return (gitConfigFilesIncluded(dirs, process.env) ?? []).filter((f) => !base.has(f) && !lstatSync(f, { throwIfNoEntry: false }));
+}
+
+/**
+ * Removes what a command created that git or hermesd reads by name: at the top of a git
+ * directory (a `commondir` that sends git to another common dir and its config, a
+ * `config.worktree`, an `info/` that was missing: GIT_DIR_READ), and a file git's configuration
+ * includes that was not there. Called first after the command, before any git runs again.
+ * Other new names (a tool's state file) are left alone: git reads none of them.
+ */
+export function undoGitReadNames(before: GitReadNames): GitViolation[] {
   const removed: string[] = [];
-  for (const [dir, names] of before) {
+  for (const [dir, names] of before.dirs) {
     let now: string[];
     try {
       now = readdirSync(dir);
@@ -151,14 +168,26 @@ export function undoGitDirNames(before: GitDirNames): GitViolation[] {
       removed.push(join(dir, name));
     }
   }
-  if (removed.length === 0) return [];
-  return [
-    {
+  const included: string[] = [];
+  for (const file of before.absentIncludes) {
+    if (!lstatSync(file, { throwIfNoEntry: false })) continue;
+    rmSync(file, { recursive: true, force: true });
+    included.push(file);
+  }
+  const out: GitViolation[] = [];
+  if (removed.length > 0)
+    out.push({
       policy: 'guard',
       undone: true,
       message: `The command created ${removed.join(', ')} in the git directory: git or hermesd reads it (configuration, hooks, or where the repository is). Removed.`,
-    },
-  ];
+    });
+  if (included.length > 0)
+    out.push({
+      policy: 'guard',
+      undone: true,
+      message: `The command created ${included.join(', ')}, which git's configuration includes (include.path): git would take its settings from it (which hooks run, programs git starts). Removed.`,
+    });
+  return out;
 }
 
 function readRefs(gitBin: string, root: string): Map<string, string> {

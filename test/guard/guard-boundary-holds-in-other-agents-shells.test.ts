@@ -165,6 +165,25 @@ describe("another agent's confined shell cannot switch the guard off", () => {
     spawnSync('git', ['reset', '-q'], { cwd: repo, env: t.env });
   });
 
+  it("a file git's config includes that is not there, planted from inside, is gone when the call ends, and the model is told", async () => {
+    const config = join(repo, '.git', 'config');
+    const before = readFileSync(config, 'utf8');
+    writeFileSync(config, `${before}[include]\n\tpath = extra.cfg\n[include]\n\tpath = ../team.gitconfig\n`);
+    try {
+      const r = await call(
+        `d=.git; printf '[core]\\n\\tfsmonitor = "touch PWNED-A; false"\\n' > $d/extra.cfg; printf '[core]\\n\\tfsmonitor = "touch PWNED-B; false"\\n' > team.gitconfig`,
+        'include-1',
+      );
+      expect(existsSync(join(repo, '.git', 'extra.cfg')), 'the included file planted in .git stayed').toBe(false);
+      expect(existsSync(join(repo, 'team.gitconfig')), 'the included file planted in the work tree stayed').toBe(false);
+      expect(postContext(r), 'the model was not told what was removed').toContain("which git's configuration includes");
+      gitIn(t, repo, 'status', '--short');
+      expect(existsSync(join(repo, 'PWNED-A')) || existsSync(join(repo, 'PWNED-B')), 'git ran the program a planted include named').toBe(false);
+    } finally {
+      writeFileSync(config, before);
+    }
+  });
+
   it('$HERMES_HOME and the control routes are out of reach: the agent cannot approve its own loosening', async () => {
     const userConfig = join(t.home, 'config.yaml');
     const before = existsSync(userConfig) ? readFileSync(userConfig, 'utf8') : undefined;

@@ -4,7 +4,7 @@
  * Real repositories, a real bare remote, the real compiled git shim (run `npx tsc -p .` first).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +175,16 @@ describe('git hook bypasses fail, with index and HEAD unchanged', () => {
     expect(res.guard.git.map((g) => g.policy).sort()).toEqual(['hookConfig', 'hookConfig']);
     expect(readFileSync(join(r.gitDir, 'hooks', 'pre-commit'))).toEqual(hook);
     expect(state(r)).toEqual(before);
+  });
+
+  it("a file git's config includes that was not there, created by the command, is removed before git runs again", async () => {
+    const r = makeRepo();
+    appendFileSync(join(r.gitDir, 'config'), '[include]\n\tpath = ../team.gitconfig\n');
+    const res = await run(r, `printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' > team.gitconfig`);
+    expect(existsSync(join(r.root, 'team.gitconfig')), 'the file the config includes, planted by the command, stayed').toBe(false);
+    expect(res.guard.git.map((g) => g.message).join('\n'), 'the notice does not say what was removed').toContain("which git's configuration includes");
+    git(r.root, 'status', '--short');
+    expect(existsSync(join(r.root, 'PWNED')), 'git ran the program the planted include named').toBe(false);
   });
 
   it('a plain commit passes: the hook ran and vouched for the tree', async () => {
