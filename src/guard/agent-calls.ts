@@ -32,7 +32,7 @@ import { recordName, RefusedRecord } from './refused-preload.js';
 import { describeRefusedWrites, refusedPaths, refusedWrites, type RefusedWrite } from './refused-writes.js';
 import { describeProtectedChanges, discardSnapshot, hardLinkedProtected, snapshotProtected } from './protect.js';
 import { bwrapArgs, recordDaemonNamespace, sandboxFor, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
-import { gitConfigIncludes, hooksPathOf } from './terminal-guard.js';
+import { gitConfigIncludes, gitReadPaths, hooksPathOf } from './git-reads.js';
 import type { Denial, ToolAction } from './tool-call.js';
 import { judgeTool, type JudgeContext } from './tool-judge.js';
 import { captureRefState, captureRepoState, gitReadNames } from './verify.js';
@@ -112,6 +112,7 @@ export class AgentCallGuard {
       // Asked only of a write outside the work tree.
       plan: () => this.judgingPlan(config),
       hardLinkOf: (_abs, st) => hardLinkedProtected(this.root, config, this.gitBin, st),
+      gitReads: () => gitReadPaths(this.dirs(), this.gitBin),
     };
     return judgeTool(jc, action, cwd);
   }
@@ -268,8 +269,8 @@ export class AgentCallGuard {
       tmpDirs: this.tmpDirs,
       socketDir: this.ctx.socketDir,
       ...(socket ? { socket: [socket, this.ctx.socket] as [string, string] } : {}),
-      hooksPath: hooksPathOf(this.root, this.gitBin),
-      gitConfigFiles: gitConfigIncludes(this.root, this.gitBin),
+      hooksPath: hooksPathOf(this.dirs(), this.gitBin),
+      gitConfigFiles: gitConfigIncludes(this.dirs(), this.gitBin),
     });
     const text = confineScript({ bwrap, plan, shell: this.shell, shared, ...(refused ? { refused } : {}) });
     const file = confineScriptFile(this.confineDir(), text);
@@ -301,6 +302,11 @@ export class AgentCallGuard {
     });
     this.planCache = { key, at: Date.now(), plan };
     return plan;
+  }
+
+  /** The repository's work tree and git directories. */
+  private dirs(): { root: string; gitDir: string; commonDir: string } {
+    return { root: this.root, gitDir: this.ctx.gitDir, commonDir: this.ctx.commonDir };
   }
 
   /** Where this daemon's confine scripts are: `<git-dir>/hermesd/confine/`, read-only inside the confinement. */

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { SandboxUnavailable } from '../errors/index.js';
 import { gitPolicyOf, type GitPolicyName, type GuardConfig } from './guard-config.js';
 import { cleanGitEnv } from '../git/env.js';
@@ -30,6 +30,7 @@ import { redactSecrets, type RedactResult } from '../security/redact.js';
 import { installShim, shimEntry } from './shim.js';
 import { captureRepoState, gitReadNames, type GitViolation } from './verify.js';
 import { guardDir, sandboxDir } from '../paths/index.js';
+import { gitConfigIncludes } from './git-reads.js';
 
 export type GitRefusal = { policy: GitPolicyName; message: string; argv: string[] };
 
@@ -221,43 +222,6 @@ function sessionTmp(gitDir: string, sessionId: string): string {
   return dir;
 }
 
-const includeCache = new Map<string, { stamp: string; files: string[]; hooksPath?: string }>();
-
-/** The files the repository's git config includes (`include.path`, `includeIf.*.path`), re-read when .git/config changes. */
-export function gitConfigIncludes(root: string, realGit: string): string[] {
-  return gitConfigReads(root, realGit).files;
-}
-
-/** The effective core.hooksPath, read with the includes (and again when .git/config changes). */
-export function hooksPathOf(root: string, realGit: string): string | undefined {
-  return gitConfigReads(root, realGit).hooksPath;
-}
-
-function gitConfigReads(root: string, realGit: string): { files: string[]; hooksPath?: string } {
-  const dirs = dirsOf(root);
-  const config = join(dirs.commonDir, 'config');
-  let stamp = '';
-  try {
-    const st = statSync(config);
-    stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
-  } catch {
-    return { files: [] };
-  }
-  const hit = includeCache.get(root);
-  if (hit && hit.stamp === stamp) return hit;
-  const out = gitOut(realGit, ['config', '--local', '--includes', '--show-origin', '--name-only', '--list'], root, cleanGitEnv()) ?? '';
-  const files = new Set<string>();
-  for (const line of out.split('\n')) {
-    const m = /^file:(.+?)\t/.exec(line);
-    const file = m ? resolve(root, m[1]!) : undefined;
-    if (file && file !== config) files.add(file);
-  }
-  const hooksPath = gitOut(realGit, ['config', '--get', 'core.hooksPath'], root, cleanGitEnv()) || undefined;
-  const read = { stamp, files: [...files], ...(hooksPath ? { hooksPath } : {}) };
-  includeCache.set(root, read);
-  return read;
-}
-
 let gitBinaries: string[] | undefined;
 
 /**
@@ -330,7 +294,7 @@ function sandboxRunner(o: {
     socket: sandbox.socket,
     // The hermesd package (<pkg>/dist/src/guard/git-shim.js → <pkg>: the shim, the hooks' CLI, its node_modules) and node.
     alsoVisible: [dirname(dirname(dirname(dirname(shimEntry())))), dirname(process.execPath)],
-    gitConfigFiles: gitConfigIncludes(o.root, o.realGit),
+    gitConfigFiles: gitConfigIncludes({ root: o.root, gitDir: o.gitDir, commonDir: o.commonDir }, o.realGit),
     runtimeDir: o.base.XDG_RUNTIME_DIR,
   };
   const plan = sandboxPlan(input);

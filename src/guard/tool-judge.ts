@@ -14,6 +14,7 @@ import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
 import { guardOwnedPath, planAllowsWrite, USER_CONFIG_NAMES } from './sandbox-plan.js';
 import type { SandboxPlan } from './sandbox.js';
+import { GIT_READ_REASON, gitReadHit } from './git-reads.js';
 import { relativeTo, resolvePhysical } from '../rules/protected-paths.js';
 import { isSecretPath, secretPathMessage } from '../security/secret-paths.js';
 import { analyseShell, type Reach } from './shell-reach.js';
@@ -38,6 +39,8 @@ export type JudgeContext = {
   plan?: () => Pick<SandboxPlan, 'writable' | 'readOnly' | 'maskFiles' | 'maskDirs' | 'hide' | 'tmp'>;
   /** The protect rule of a protected file `abs` is a hard link of (the same inode), if any. */
   hardLinkOf?: (abs: string, st: Stats) => { id: string; message: string } | undefined;
+  /** What git reads as configuration or runs as hooks outside the git directory (git-reads.ts): never a tool's to write. */
+  gitReads?: () => string[];
 };
 
 /** Outside the work tree, a path through one of the names of USER_CONFIG_NAMES is never a tool's to write, whatever folder holds it (a HOME under /tmp included). */
@@ -182,6 +185,14 @@ function outsideDenial(jc: JudgeContext, real: string, verb: string, how: string
   return undefined;
 }
 
+/** A write to what git reads as configuration or runs as a hook (git-reads.ts), or to a folder holding one. */
+function gitReadDenial(jc: JudgeContext, paths: string[], verb: string, how: string | undefined): Denial | undefined {
+  const hit = jc.gitReads ? gitReadHit(jc.gitReads(), paths) : undefined;
+  if (hit === undefined) return undefined;
+  const shown = inRepo(jc.root, hit) || hit;
+  return { rule: 'git-config', message: `${prefix}${how ? `Refused: \`${how}\` would ${verb} ${shown}` : `Refused to ${verb} ${shown}`}: ${GIT_READ_REASON}` };
+}
+
 /** A write that reaches a protected file through a hard link of it: the same file under another name. */
 function hardLinkDenial(jc: JudgeContext, real: string, st: Stats | undefined, verb: string, how: string | undefined): Denial | undefined {
   if (!st || !st.isFile() || st.nlink < 2 || !jc.hardLinkOf) return undefined;
@@ -210,6 +221,8 @@ function judgeWriteTarget(
     if (d) return d;
   }
   const physical = resolvePhysical(abs, cwd);
+  const read = gitReadDenial(jc, [resolve(cwd, abs), physical.path], verb, how);
+  if (read) return read;
   if (inRepo(jc.root, physical.path) === undefined) return outsideDenial(jc, physical.path, verb, how);
   const linked = hardLinkDenial(jc, physical.path, physical.stat, verb, how);
   if (linked) return linked;
@@ -273,17 +286,9 @@ export function judgeTool(jc: JudgeContext, action: ToolAction, cwd: string): De
   const budget = { left: WALK_MAX_ENTRIES };
   switch (action.kind) {
     case 'write':
+      // A tool's write is judged as a command's write to the same path (judgeWriteTarget): one way.
       for (const p of action.paths) {
-        for (const rel of namesInRepo(jc.root, p, cwd)) {
-          if (rel === '') continue;
-          const d = writeDenial(jc, rel, action.verb);
-          if (d) return d;
-        }
-        const physical = resolvePhysical(p, cwd);
-        const d =
-          inRepo(jc.root, physical.path) === undefined
-            ? outsideDenial(jc, physical.path, action.verb, undefined)
-            : hardLinkDenial(jc, physical.path, physical.stat, action.verb, undefined);
+        const d = judgeWriteTarget(jc, p, action.verb, undefined, budget, cwd);
         if (d) return d;
       }
       return undefined;

@@ -171,7 +171,7 @@ describe("another agent's confined shell cannot switch the guard off", () => {
     writeFileSync(config, `${before}[include]\n\tpath = extra.cfg\n[include]\n\tpath = ../team.gitconfig\n`);
     try {
       const r = await call(
-        `d=.git; printf '[core]\\n\\tfsmonitor = "touch PWNED-A; false"\\n' > $d/extra.cfg; printf '[core]\\n\\tfsmonitor = "touch PWNED-B; false"\\n' > team.gitconfig`,
+        `d=.git; printf '[core]\\n\\tfsmonitor = "touch PWNED-A; false"\\n' > $d/extra.cfg; t=team.gitconfig; printf '[core]\\n\\tfsmonitor = "touch PWNED-B; false"\\n' > $t`,
         'include-1',
       );
       expect(existsSync(join(repo, '.git', 'extra.cfg')), 'the included file planted in .git stayed').toBe(false);

@@ -3,6 +3,9 @@ import { lstatSync } from 'node:fs';
 import { findRealGit } from '../../git/real-git.js';
 import { hardLinkedProtected } from '../../guard/protect.js';
 import { guardOwnedPath } from '../../guard/sandbox-plan.js';
+import { GIT_READ_REASON, gitReadHit, gitReadPaths } from '../../guard/git-reads.js';
+import { findRepo } from '../../paths/index.js';
+import { join, relative } from 'node:path';
 import { confine, type Confined } from './confine.js';
 import { withHandles } from './handles.js';
 import { defineTool, ToolError, ToolRefused, type ToolContext } from './types.js';
@@ -26,6 +29,16 @@ export function refuseProtected(ctx: ToolContext, target: Confined, verb: string
     if (rule) {
       throw new ToolRefused(`Refused to ${verb} ${rel}: it is protected by repository rule "${rule.id}": ${rule.message}`, { rule: rule.id, path: rel });
     }
+  }
+  // What git reads as configuration or runs as a hook (the hooks folder, an included config file): refused as other agents' writes are.
+  const dirs = findRepo(target.root);
+  const hit = gitReadHit(gitReadPaths({ root: target.root, gitDir: dirs.gitDir, commonDir: dirs.commonDir }, findRealGit()), [
+    join(target.root, target.rel),
+    target.abs,
+  ]);
+  if (hit !== undefined) {
+    const rel = relative(target.root, hit) || hit;
+    throw new ToolRefused(`Refused to ${verb} ${rel}: ${GIT_READ_REASON}`, { rule: 'git-config', path: rel });
   }
   // The same file under a second name: refused as other agents' tools are (their writes may go through the link).
   const st = target.exists ? lstatSync(target.abs, { throwIfNoEntry: false }) : undefined;
