@@ -1,6 +1,6 @@
 /**
- * What the agent needs from the rest of hermesd, as one plain object: the configuration,
- * the rule check for protected paths, and the stores the tools read and write. The daemon
+ * What the agent needs from the rest of hermesd, as one plain object: the configuration and
+ * the stores the tools read and write (a write's judgement is the guard's: src/guard/tool-judge.ts). The daemon
  * builds it from its services (src/server/services/agent.ts); tests and the benchmark build it from
  * the same core classes over temp directories. Tools see nothing else of the process.
  */
@@ -12,8 +12,6 @@ import type { SessionSearchArgs } from '../sessions/search-tool.js';
 import type { SkillManageArgs } from '../skills/schema.js';
 import type { PlacementAnswer } from '../placement/place.js';
 
-export type ProtectingRule = { id: string; message: string };
-
 /** The skill operations the three skill tools call; results are returned to the model as JSON. */
 export interface SkillsPort {
   list(): unknown;
@@ -24,8 +22,6 @@ export interface SkillsPort {
 export interface AgentServices {
   /** The configuration in force when the session started. */
   config: HermesConfig;
-  /** The rule that protects `relPath` (repository-relative, `/` separators), if any. */
-  protectedBy(relPath: string): ProtectingRule | undefined;
   /** The global MEMORY.md and USER.md, and this repository's MEMORY.md. */
   memory: Memories;
   sessions: SessionDB;

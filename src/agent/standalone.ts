@@ -5,7 +5,6 @@
 import { loadConfig } from '../config/load.js';
 import type { HermesConfig } from '../config/schema.js';
 import { Memories } from '../memory/memories.js';
-import { protectedBy } from '../rules/engine.js';
 import { SessionDB } from '../sessions/db.js';
 import { sessionSearch } from '../sessions/search-tool.js';
 import { SkillStore } from '../skills/store.js';
@@ -26,7 +25,6 @@ export function agentServicesOver(config: HermesConfig, stores: { memory: Memori
   const { db } = stores;
   return {
     config,
-    protectedBy: (rel) => protectedBy(config, rel),
     memory: stores.memory,
     sessions: db,
     // A model is calling: a limit or window past its maximum is clamped, and the result says so.

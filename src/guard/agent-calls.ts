@@ -30,11 +30,11 @@ import { gitPolicyOf, type GuardConfig } from './guard-config.js';
 import { precommitPassed } from '../rules/precommit-marker.js';
 import { recordName, RefusedRecord } from './refused-preload.js';
 import { describeRefusedWrites, refusedPaths, refusedWrites, type RefusedWrite } from './refused-writes.js';
-import { describeProtectedChanges, discardSnapshot, hardLinkedProtected, snapshotProtected } from './protect.js';
+import { describeProtectedChanges, discardSnapshot, snapshotProtected } from './protect.js';
 import { bwrapArgs, recordDaemonNamespace, sandboxFor, within, type SandboxAvailability, type SandboxPlan } from './sandbox.js';
-import { gitConfigIncludes, gitReadPaths, hooksPathOf } from './git-reads.js';
+import { gitConfigIncludes, hooksPathOf } from './git-reads.js';
 import type { Denial, ToolAction } from './tool-call.js';
-import { judgeTool, type JudgeContext } from './tool-judge.js';
+import { judgeTool, writeJudgeContext, type JudgeContext } from './tool-judge.js';
 import { captureRefState, captureRepoState, gitReadNames } from './verify.js';
 
 /** A shell call's snapshot waits this long for its post-tool event. */
@@ -103,16 +103,11 @@ export class AgentCallGuard {
   /** The guard's decision on a tool call before it runs (paths relative to `cwd`); undefined when nothing refuses it. */
   judge(action: ToolAction, cwd: string, config: GuardConfig): Denial | undefined {
     const jc: JudgeContext = {
-      root: this.root,
-      config,
-      gitBin: this.gitBin,
-      gitEnv: this.gitEnv,
+      ...writeJudgeContext({ ...this.dirs(), config, gitBin: this.gitBin, gitEnv: this.gitEnv }),
       home: this.userHome,
       hermesHome: this.ctx.home,
       // Asked only of a write outside the work tree.
       plan: () => this.judgingPlan(config),
-      hardLinkOf: (_abs, st) => hardLinkedProtected(this.root, config, this.gitBin, st),
-      gitReads: () => gitReadPaths(this.dirs(), this.gitBin),
     };
     return judgeTool(jc, action, cwd);
   }

@@ -14,7 +14,8 @@ import { judgeGit, parseGlobal } from './git-policy.js';
 import { makeProbe } from './git-probe.js';
 import { guardOwnedPath, planAllowsWrite, USER_CONFIG_NAMES } from './sandbox-plan.js';
 import type { SandboxPlan } from './sandbox.js';
-import { GIT_READ_REASON, gitReadHit } from './git-reads.js';
+import { GIT_READ_REASON, gitReadHit, gitReadPaths } from './git-reads.js';
+import { hardLinkedProtected } from './protect.js';
 import { relativeTo, resolvePhysical } from '../rules/protected-paths.js';
 import { isSecretPath, secretPathMessage } from '../security/secret-paths.js';
 import { analyseShell, type Reach } from './shell-reach.js';
@@ -42,6 +43,29 @@ export type JudgeContext = {
   /** What git reads as configuration or runs as hooks outside the git directory (git-reads.ts): never a tool's to write. */
   gitReads?: () => string[];
 };
+
+/**
+ * The context a write is judged in, for one work tree: its rules, the hard links of its
+ * protected files, what git reads there. hermesd's own file tools are judged in it as it is;
+ * other agents' calls add the sandbox plan (writes outside the work tree) and the homes.
+ */
+export function writeJudgeContext(o: {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+  config: GuardConfig;
+  gitBin: string;
+  gitEnv: NodeJS.ProcessEnv;
+}): JudgeContext {
+  return {
+    root: o.root,
+    config: o.config,
+    gitBin: o.gitBin,
+    gitEnv: o.gitEnv,
+    hardLinkOf: (_abs, st) => hardLinkedProtected(o.root, o.config, o.gitBin, st),
+    gitReads: () => gitReadPaths(o, o.gitBin),
+  };
+}
 
 /** Outside the work tree, a path through one of the names of USER_CONFIG_NAMES is never a tool's to write, whatever folder holds it (a HOME under /tmp included). */
 const CONFIG_NAMES_OUTSIDE: ReadonlySet<string> = new Set(USER_CONFIG_NAMES);

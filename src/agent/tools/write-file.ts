@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { lstatSync } from 'node:fs';
 import { findRealGit } from '../../git/real-git.js';
-import { hardLinkedProtected } from '../../guard/protect.js';
-import { guardOwnedPath } from '../../guard/sandbox-plan.js';
-import { GIT_READ_REASON, gitReadHit, gitReadPaths } from '../../guard/git-reads.js';
+import { judgeTool, writeJudgeContext } from '../../guard/tool-judge.js';
+import { cleanGitEnv } from '../../git/env.js';
 import { findRepo } from '../../paths/index.js';
-import { join, relative } from 'node:path';
 import { confine, type Confined } from './confine.js';
 import { withHandles } from './handles.js';
 import { defineTool, ToolError, ToolRefused, type ToolContext } from './types.js';
@@ -15,40 +12,18 @@ export const WRITE_MAX_BYTES = 2 * 1024 * 1024;
 /** Mode of a file the agent creates (rw-r--r--), as an editor would with the usual umask. */
 const NEW_FILE_MODE = 0o644;
 
-/** Throws a ToolRefused quoting the rule when a repository rule protects the path (or its symlink target). */
-export function refuseProtected(ctx: ToolContext, target: Confined, verb: string): void {
-  for (const rel of new Set([target.rel, target.realRel])) {
-    // hermesd guard: what the guard reads is the user's to change, never a tool's.
-    if (guardOwnedPath(rel)) {
-      throw new ToolRefused(
-        `Refused to ${verb} ${rel}: hermesd's guard reads this file (repository config, git hooks, agents' hooks); only the user changes it, and a change that loosens the guard applies only after \`hermesd config approve\`.`,
-        { path: rel },
-      );
-    }
-    const rule = ctx.services.protectedBy(rel);
-    if (rule) {
-      throw new ToolRefused(`Refused to ${verb} ${rel}: it is protected by repository rule "${rule.id}": ${rule.message}`, { rule: rule.id, path: rel });
-    }
-  }
-  // What git reads as configuration or runs as a hook (the hooks folder, an included config file): refused as other agents' writes are.
+/**
+ * Throws a ToolRefused quoting the rule when the write may not happen: the guard's one judgement
+ * of a write (src/guard/tool-judge.ts, as for other agents' file tools): a repository rule that
+ * protects the path (under any name it has: its symlink target, a hard link), the files the
+ * guard reads, what git reads as configuration or runs as hooks.
+ */
+export function refuseProtected(ctx: ToolContext, target: Confined, verb: 'write' | 'patch'): void {
   const dirs = findRepo(target.root);
-  const hit = gitReadHit(gitReadPaths({ root: target.root, gitDir: dirs.gitDir, commonDir: dirs.commonDir }, findRealGit()), [
-    join(target.root, target.rel),
-    target.abs,
-  ]);
-  if (hit !== undefined) {
-    const rel = relative(target.root, hit) || hit;
-    throw new ToolRefused(`Refused to ${verb} ${rel}: ${GIT_READ_REASON}`, { rule: 'git-config', path: rel });
-  }
-  // The same file under a second name: refused as other agents' tools are (their writes may go through the link).
-  const st = target.exists ? lstatSync(target.abs, { throwIfNoEntry: false }) : undefined;
-  const linked = st && st.nlink > 1 ? hardLinkedProtected(target.root, ctx.services.config, findRealGit(), st) : undefined;
-  if (linked) {
-    throw new ToolRefused(`Refused to ${verb} ${target.rel}: it is a hard link of a file protected by repository rule "${linked.id}": ${linked.message}`, {
-      rule: linked.id,
-      path: target.rel,
-    });
-  }
+  const jc = writeJudgeContext({ ...dirs, root: target.root, config: ctx.services.config, gitBin: findRealGit(), gitEnv: cleanGitEnv() });
+  // Both names confine() found: as the model spelt it (`..` taken lexically) and as open(2) reaches it.
+  const denial = judgeTool(jc, { kind: 'write', verb, paths: [...new Set([target.rel, target.realRel])] }, target.root);
+  if (denial) throw new ToolRefused(denial.message.replace(/^hermesd: /, ''), { rule: denial.rule, path: target.rel });
 }
 
 /**
