@@ -148,7 +148,12 @@ export class AgentCallGuard {
     const dirs = { root: this.root, gitDir, commonDir, gitBin: this.gitBin };
     // A call hermesd's sandbox does not hold could reach the hooks, the config and hermesd's runners: their whole state is kept.
     const state = confined ? captureRefState(dirs) : captureRepoState(dirs);
-    const call: PendingCall = { before: { snapshot, state, names: gitReadNames(gitDir, commonDir) }, at: Date.now(), confined: confined !== undefined, plan };
+    const call: PendingCall = {
+      before: { snapshot, state, names: gitReadNames(this.dirs(), this.gitBin) },
+      at: Date.now(),
+      confined: confined !== undefined,
+      plan,
+    };
     this.prune();
     this.pending.set(keys.call, call);
     // An agent that names its calls by command alone (Gemini CLI) carries the command given back in its after-tool event.

@@ -385,7 +385,7 @@ export function prepareGuardEnv(opts: GuardOptions): GuardRun {
   }
 
   // After the guard's own folders were made (its shim, the sandbox's): what the command adds beside them is judged.
-  const names = gitReadNames(opts.gitDir, opts.commonDir);
+  const names = gitReadNames({ root: opts.root, gitDir: opts.gitDir, commonDir: opts.commonDir }, opts.realGit);
   const judged = (tree: string) => (opts.judged ? opts.judged(tree, before.takenAt) : precommitPassed(opts.gitDir, tree, { sinceMs: before.takenAt }));
   // The generator of a protected rule runs in the same sandbox as the command that changed its files.
   const runGenerator = (cmd: string) => runCommandSync(cmd, { cwd: opts.root, env, wrap: (c) => command(c), timeoutMs: GUARD_GENERATOR_TIMEOUT_MS }).status;

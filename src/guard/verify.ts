@@ -18,7 +18,7 @@ import { precommitPassed } from '../rules/precommit-marker.js';
 import { guardDir, sharedRuntimeDirOf } from '../paths/index.js';
 import { readHead, refMap } from '../git/refs.js';
 import { GIT_DIR_READ, gitDirsOf } from './sandbox-plan.js';
-import { gitConfigFiles, gitConfigFilesIncluded, type GitDirs } from '../git/config-files.js';
+import { gitReadPaths } from './git-reads.js';
 
 /**
  * `policy` 'rules': a new commit broke repository rules (judged by content); `rules`
@@ -48,6 +48,8 @@ export type RepoState = {
   runtime: Map<string, FileCopy>;
   /** `info/grafts` of the common dir (undefined: none). */
   grafts?: Buffer;
+  /** The files git's configuration includes that are there (git-reads.ts), put back when a command changed them (empty for a confined call: they are read-only there). */
+  includes: Map<string, FileCopy>;
   /** Whether a pre-commit judged `tree` since `sinceMs` (default: the daemon's in-memory record). */
   judged: (tree: string, sinceMs: number) => boolean;
 };
@@ -118,32 +120,24 @@ function isRunner(commonDir: string, file: string): boolean {
 
 /**
  * What git reads by name and a command may not plant: the names at the top of each git directory
- * of the repository (its own, the common one, linked work trees', submodules'), and the files
- * git's configuration includes (`include.path`, `includeIf`) that are not there — created, one
- * would give git settings of the command's (a hooks path, an fsmonitor program git runs).
+ * of the repository (its own, the common one, linked work trees', submodules'), and what git reads
+ * as configuration or runs as hooks outside them (git-reads.ts: a file git's config includes, the
+ * core.hooksPath folder) where nothing is there — created, one would give git settings or hooks
+ * of the command's (an fsmonitor program, a pre-commit git runs).
  */
-export type GitReadNames = { dirs: Map<string, Set<string>>; absentIncludes: string[] };
+export type GitReadNames = { dirs: Map<string, Set<string>>; absentReads: string[] };
 
-export function gitReadNames(gitDir: string, commonDir: string): GitReadNames {
+export function gitReadNames(repo: { root: string; gitDir: string; commonDir: string }, gitBin: string): GitReadNames {
   const dirs = new Map<string, Set<string>>();
-  for (const dir of gitDirsOf(commonDir, gitDir)) {
+  for (const dir of gitDirsOf(repo.commonDir, repo.gitDir)) {
     try {
       dirs.set(dir, new Set(readdirSync(dir)));
     } catch {
       // gone
     }
   }
-  return { dirs, absentIncludes: absentIncludes({ gitDir, commonDir }) };
-}
-
-/**
- * The files git's configuration includes, as the user's git reads it (this process's
- * environment), that are not there: nothing at the path, not even a link. The config files
- * themselves are not among them (a missing ~/.gitconfig is the user's to create).
- */
-function absentIncludes(dirs: GitDirs): string[] {
-  const base = new Set(gitConfigFiles(dirs, process.env));
-  return (gitConfigFilesIncluded(dirs, process.env) ?? []).filter((f) => !base.has(f) && !lstatSync(f, { throwIfNoEntry: false }));
+  // Nothing at the path, not even a link: what a command creates there, git would read.
+  return { dirs, absentReads: gitReadPaths(repo, gitBin).filter((f) => !lstatSync(f, { throwIfNoEntry: false })) };
 }
 
 /**
@@ -169,7 +163,7 @@ export function undoGitReadNames(before: GitReadNames): GitViolation[] {
     }
   }
   const included: string[] = [];
-  for (const file of before.absentIncludes) {
+  for (const file of before.absentReads) {
     if (!lstatSync(file, { throwIfNoEntry: false })) continue;
     rmSync(file, { recursive: true, force: true });
     included.push(file);
@@ -185,7 +179,7 @@ export function undoGitReadNames(before: GitReadNames): GitViolation[] {
     out.push({
       policy: 'guard',
       undone: true,
-      message: `The command created ${included.join(', ')}, which git's configuration includes (include.path): git would take its settings from it (which hooks run, programs git starts). Removed.`,
+      message: `The command created ${included.join(', ')}, which git reads as configuration or runs as hooks (a file git's config includes, or the core.hooksPath folder): git would take its settings or run its hooks from it. Removed.`,
     });
   return out;
 }
@@ -229,6 +223,7 @@ export function captureRefState(opts: { root: string; gitDir: string; commonDir:
     hooks: new Map(),
     hermesHook: false,
     runtime: new Map(),
+    includes: new Map(),
     judged: opts.judged ?? ((tree, sinceMs) => precommitPassed(gitDir, tree, { sinceMs })),
   };
 }
@@ -260,7 +255,15 @@ export function captureRepoState(opts: { root: string; gitDir: string; commonDir
     hermesHook: [...hooks].some(([file, c]) => basename(file) === 'pre-commit' && runsHermesd(root, c.bytes)),
     runtime: readRunners(commonDir),
     grafts: readBytesIfAny(join(commonDir, 'info', 'grafts')),
+    includes: readIncludes(opts),
   };
+}
+
+/** The bytes of the files git's configuration includes that are there (the hooks folder is read with the hooks). */
+function readIncludes(opts: { root: string; gitDir: string; commonDir: string; gitBin: string }): Map<string, FileCopy> {
+  const out = new Map<string, FileCopy>();
+  for (const f of gitReadPaths(opts, opts.gitBin)) readFileCopy(f, out);
+  return out;
 }
 
 /** Hook managers whose pre-commit stub runs what their config names: hermesd runs when the config names it. */
@@ -366,6 +369,15 @@ function verifyAgainst(before: RepoState, after: RepoState, policy: GitPolicy): 
       policy: 'guard',
       undone: true,
       message: `hermesd's hook runner was changed (${runner.join(', ')}); every git hook runs it, outside the sandbox. It has been restored.`,
+    });
+
+  // A file git's configuration includes sets what git runs (core.hooksPath, core.fsmonitor): never the command's to change.
+  const included = restoreFiles(before.root, before.includes, after.includes, () => false);
+  if (included.length > 0)
+    v.push({
+      policy: 'guard',
+      undone: true,
+      message: `The command changed ${included.join(', ')}, which git's configuration includes: git takes its settings from it (which hooks run, programs git starts). It has been restored.`,
     });
 
   if (policy.hookConfig === 'refuse') {

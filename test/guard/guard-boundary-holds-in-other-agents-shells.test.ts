@@ -176,7 +176,7 @@ describe("another agent's confined shell cannot switch the guard off", () => {
       );
       expect(existsSync(join(repo, '.git', 'extra.cfg')), 'the included file planted in .git stayed').toBe(false);
       expect(existsSync(join(repo, 'team.gitconfig')), 'the included file planted in the work tree stayed').toBe(false);
-      expect(postContext(r), 'the model was not told what was removed').toContain("which git's configuration includes");
+      expect(postContext(r), 'the model was not told what was removed').toContain('which git reads as configuration or runs as hooks');
       gitIn(t, repo, 'status', '--short');
       expect(existsSync(join(repo, 'PWNED-A')) || existsSync(join(repo, 'PWNED-B')), 'git ran the program a planted include named').toBe(false);
     } finally {

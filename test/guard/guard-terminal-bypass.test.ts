@@ -182,9 +182,28 @@ describe('git hook bypasses fail, with index and HEAD unchanged', () => {
     appendFileSync(join(r.gitDir, 'config'), '[include]\n\tpath = ../team.gitconfig\n');
     const res = await run(r, `printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' > team.gitconfig`);
     expect(existsSync(join(r.root, 'team.gitconfig')), 'the file the config includes, planted by the command, stayed').toBe(false);
-    expect(res.guard.git.map((g) => g.message).join('\n'), 'the notice does not say what was removed').toContain("which git's configuration includes");
+    expect(res.guard.git.map((g) => g.message).join('\n'), 'the notice does not say what was removed').toContain(
+      'which git reads as configuration or runs as hooks',
+    );
     git(r.root, 'status', '--short');
     expect(existsSync(join(r.root, 'PWNED')), 'git ran the program the planted include named').toBe(false);
+  });
+
+  it("a file git's config includes, changed by a command that runs outside any sandbox, is put back; a core.hooksPath folder it creates is removed", async () => {
+    const r = makeRepo();
+    writeFileSync(join(r.root, 'team.gitconfig'), '[user]\n\tname = Team\n');
+    appendFileSync(join(r.gitDir, 'config'), '[include]\n\tpath = ../team.gitconfig\n');
+    const res = await run(r, `t=team.gitconfig; printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' >> $t`);
+    expect(readFileSync(join(r.root, 'team.gitconfig'), 'utf8'), 'the included config file the command changed was not put back').toBe(
+      '[user]\n\tname = Team\n',
+    );
+    expect(res.guard.git.map((g) => g.message).join('\n'), 'the notice does not say what was put back').toContain('It has been restored');
+    git(r.root, 'status', '--short');
+    expect(existsSync(join(r.root, 'PWNED')), 'git ran the program the changed include named').toBe(false);
+
+    git(r.root, 'config', 'core.hooksPath', 'scripts/hooks');
+    await run(r, `d=scripts/hooks; mkdir -p $d && printf '#!/bin/sh\\ntouch PWNED\\n' > $d/pre-commit && chmod +x $d/pre-commit`);
+    expect(existsSync(join(r.root, 'scripts/hooks')), 'the core.hooksPath folder the command created stayed').toBe(false);
   });
 
   it('a plain commit passes: the hook ran and vouched for the tree', async () => {
