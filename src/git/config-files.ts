@@ -51,7 +51,8 @@ export function gitConfigFilesIncluded(dirs: GitDirs, env: NodeJS.ProcessEnv): s
   return configRead(dirs, env)?.files;
 }
 
-function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key: string; files: string[] } | undefined {
+/** Both at once, from one reading: the key (gitConfigKey) and the files (gitConfigFilesIncluded); undefined where not sure. */
+export function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key: string; files: string[] } | undefined {
   const configEnv = Object.keys(env)
     .filter((k) => k.startsWith('GIT_CONFIG'))
     .sort()

@@ -9,7 +9,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { gitConfigFiles, gitConfigFilesIncluded, gitConfigKey } from '../git/config-files.js';
+import { configRead, gitConfigFiles, gitConfigKey } from '../git/config-files.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut } from '../git/run.js';
 
@@ -24,9 +24,8 @@ const asked = new Map<string, Asked>();
  * the effective core.hooksPath: asked of git again when git's configuration changed
  * (gitConfigKey), every time where that key cannot be sure.
  */
-function askGit(dirs: RepoDirs, realGit: string): { files: string[]; hooksPath?: string } {
+function askGit(dirs: RepoDirs, realGit: string, key = gitConfigKey(dirs, cleanGitEnv())): { files: string[]; hooksPath?: string } {
   const env = cleanGitEnv();
-  const key = gitConfigKey(dirs, env);
   const hit = asked.get(dirs.root);
   if (key !== undefined && hit?.key === key) return hit;
   const local = resolve(dirs.commonDir, 'config');
@@ -60,12 +59,13 @@ export function hooksPathOf(dirs: RepoDirs, realGit: string): string | undefined
  * themselves, the user's, are not among them).
  */
 export function gitReadPaths(dirs: RepoDirs, realGit: string): string[] {
-  const { files, hooksPath } = askGit(dirs, realGit);
+  const env = cleanGitEnv();
+  const read = configRead(dirs, env);
+  const { files, hooksPath } = askGit(dirs, realGit, read?.key);
   const out = new Set(files);
   if (hooksPath) out.add(resolve(dirs.root, hooksPath));
-  const env = cleanGitEnv();
   const base = new Set(gitConfigFiles(dirs, env));
-  for (const f of gitConfigFilesIncluded(dirs, env) ?? []) if (!base.has(f)) out.add(f);
+  for (const f of read?.files ?? []) if (!base.has(f)) out.add(f);
   return [...out];
 }
 
