@@ -8,10 +8,11 @@
  * (verify.ts). This is the one list all of them take.
  */
 import { lstatSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { configRead, gitConfigFiles, gitConfigKey } from '../git/config-files.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut } from '../git/run.js';
+import { within } from './sandbox.js';
 
 /** A repository's folders: its work tree and git directories. */
 export type RepoDirs = { root: string; gitDir: string; commonDir: string };
@@ -78,9 +79,5 @@ export const GIT_READ_REASON =
  * folder), or a folder that is there and holds one (a command that removes or replaces it).
  */
 export function gitReadHit(reads: string[], paths: string[]): string | undefined {
-  const inside = (parent: string, child: string) => {
-    const r = relative(parent, child);
-    return r === '' || (!r.startsWith('..') && !isAbsolute(r));
-  };
-  return paths.find((p) => reads.some((r) => inside(r, p) || (inside(p, r) && lstatSync(p, { throwIfNoEntry: false })?.isDirectory())));
+  return paths.find((p) => reads.some((r) => within(r, p) || (within(p, r) && lstatSync(p, { throwIfNoEntry: false })?.isDirectory())));
 }
