@@ -1,6 +1,6 @@
 /**
  * Comments that stay true: every repository path a comment names exists (a file moved or
- * renamed takes its mentions with it), no comment carries a tracker number (the tracker is
+ * renamed takes its mentions with it), and so does every test test/README.md names, no comment carries a tracker number (the tracker is
  * not the code's), and no comment in src/ carries one machine's timing (figures belong in
  * docs/benchmarks.md, beside the run that measured them; a bound the code sets — "every
  * 500 ms" — is not a measurement).
@@ -91,6 +91,16 @@ describe('comments that stay true', () => {
       }
     }
     expect(missing, `comments name paths that do not exist:\n${missing.join('\n')}`).toEqual([]);
+  });
+
+  it('every test test/README.md names exists (its helpers guide and its invariant map)', () => {
+    const text = readFileSync(join(REPO_ROOT, 'test', 'README.md'), 'utf8');
+    const named = [...text.matchAll(/`([a-z-]+)\/([\w-]+?)(?:\.test\.ts)?`/g)].filter(
+      (m) => statSync(join(REPO_ROOT, 'test', m[1]!), { throwIfNoEntry: false })?.isDirectory() && m[1] !== 'helpers' && m[1] !== 'fixtures',
+    );
+    expect(named.length, 'test/README.md names no tests').toBeGreaterThan(20);
+    const missing = named.map((m) => `test/${m[1]}/${m[2]}.test.ts`).filter((p) => !existsSync(join(REPO_ROOT, p)));
+    expect(missing, `test/README.md names tests that do not exist:\n${missing.join('\n')}`).toEqual([]);
   });
 
   it('no comment carries a tracker number', () => {
