@@ -25,8 +25,7 @@ const asked = new Map<string, Asked>();
  * the effective core.hooksPath: asked of git again when git's configuration changed
  * (gitConfigKey), every time where that key cannot be sure.
  */
-function askGit(dirs: RepoDirs, realGit: string, key = gitConfigKey(dirs, cleanGitEnv())): { files: string[]; hooksPath?: string } {
-  const env = cleanGitEnv();
+function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: string | undefined): { files: string[]; hooksPath?: string } {
   const hit = asked.get(dirs.root);
   if (key !== undefined && hit?.key === key) return hit;
   const local = resolve(dirs.commonDir, 'config');
@@ -46,12 +45,14 @@ function askGit(dirs: RepoDirs, realGit: string, key = gitConfigKey(dirs, cleanG
 
 /** The files the repository's git config includes that are there (git's own list). */
 export function gitConfigIncludes(dirs: RepoDirs, realGit: string): string[] {
-  return askGit(dirs, realGit).files;
+  const env = cleanGitEnv();
+  return askGit(dirs, realGit, env, gitConfigKey(dirs, env)).files;
 }
 
 /** The effective core.hooksPath, as git says it (its includes read). */
 export function hooksPathOf(dirs: RepoDirs, realGit: string): string | undefined {
-  return askGit(dirs, realGit).hooksPath;
+  const env = cleanGitEnv();
+  return askGit(dirs, realGit, env, gitConfigKey(dirs, env)).hooksPath;
 }
 
 /**
@@ -62,7 +63,7 @@ export function hooksPathOf(dirs: RepoDirs, realGit: string): string | undefined
 export function gitReadPaths(dirs: RepoDirs, realGit: string): string[] {
   const env = cleanGitEnv();
   const read = configRead(dirs, env);
-  const { files, hooksPath } = askGit(dirs, realGit, read?.key);
+  const { files, hooksPath } = askGit(dirs, realGit, env, read?.key);
   const out = new Set(files);
   if (hooksPath) out.add(resolve(dirs.root, hooksPath));
   const base = new Set(gitConfigFiles(dirs, env));

@@ -57,13 +57,15 @@ export function writeJudgeContext(o: {
   gitBin: string;
   gitEnv: NodeJS.ProcessEnv;
 }): JudgeContext {
+  // Read once per judgement: a shell command's every write reach asks.
+  let reads: string[] | undefined;
   return {
     root: o.root,
     config: o.config,
     gitBin: o.gitBin,
     gitEnv: o.gitEnv,
     hardLinkOf: (_abs, st) => hardLinkedProtected(o.root, o.config, o.gitBin, st),
-    gitReads: () => gitReadPaths(o, o.gitBin),
+    gitReads: () => (reads ??= gitReadPaths(o, o.gitBin)),
   };
 }
 
