@@ -224,6 +224,11 @@ export function resultOf(requests: ModelRequest[], id: string): ToolResult | und
 }
 
 /** hermesd's MCP servers and hooks of this test still running, polled until none is left or `ms` passed. */
+/** The test's processes (pid, kind and command), for a message. */
+function processesOf(home: string, clientDir: string): string[] {
+  return testProcesses(home, clientDir).map((p) => `${p.pid} ${p.kind}: ${p.cmd.slice(0, 120)}`);
+}
+
 export async function leftAfter(t: TestEnv, ms = 5_000): Promise<string[]> {
   const end = Date.now() + ms;
   for (;;) {
@@ -531,13 +536,34 @@ export function endToEnd(spec: ClientSpec): void {
           return { text: 'too late' };
         });
         const s = e.agent.start('Start on the quokka release notes.');
+        // Each wait is bounded and named, with the test's processes at that moment: a hang says where.
+        const within = <T>(p: Promise<T>, ms: number, what: string) =>
+          Promise.race([
+            p,
+            new Promise<never>((_, reject) =>
+              setTimeout(
+                () => reject(new Error(`${what} within ${ms / 1000} s; running: ${processesOf(e.t.home, e.agent.cli.dir).join(' | ') || 'none'}`)),
+                ms,
+              ).unref(),
+            ),
+          ]);
         try {
-          await Promise.race([modelAsked, s.done.then((r) => Promise.reject(new Error(`the client ended before asking the model: ${r.stderr}`)))]);
+          await within(
+            Promise.race([modelAsked, s.done.then((r) => Promise.reject(new Error(`the client ended before asking the model: ${r.stderr}`)))]),
+            60_000,
+            "the client did not ask the model again after hermesd's MCP tools were listed",
+          );
           // hermesd's MCP server is up (the model was shown its tools), then the client dies.
           await waitFor(() => testProcesses(e.t.home).some((p) => p.kind === 'mcp'));
           s.kill();
-          await s.done;
-          expect(await leftAfter(e.t)).toEqual([]);
+          // The client's own exit, not its pipes' close: what is left is leftAfter's to report.
+          const { child } = s;
+          await within(
+            child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', r)),
+            30_000,
+            'the client did not exit after SIGKILL',
+          );
+          expect(await leftAfter(e.t), 'hermesd processes left after the client was killed').toEqual([]);
         } finally {
           release();
           e.model.clear();
