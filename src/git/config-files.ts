@@ -51,8 +51,12 @@ export function gitConfigFilesIncluded(dirs: GitDirs, env: NodeJS.ProcessEnv): s
   return configRead(dirs, env)?.files;
 }
 
-/** Both at once, from one reading: the key (gitConfigKey) and the files (gitConfigFilesIncluded); undefined where not sure. */
-export function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key: string; files: string[] } | undefined {
+/**
+ * Both at once, from one reading: the key (gitConfigKey; none while a file is within the racy
+ * window) and the files (gitConfigFilesIncluded); undefined where the files themselves are not
+ * sure (an include this cannot follow, a file too large to read).
+ */
+export function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key?: string; files: string[] } | undefined {
   const configEnv = Object.keys(env)
     .filter((k) => k.startsWith('GIT_CONFIG'))
     .sort()
@@ -63,6 +67,7 @@ export function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key: string
   const files: string[] = [];
   const stamps: string[] = [];
   const now = Date.now();
+  let keyed = true;
   const visit = (file: string, depth: number): boolean => {
     files.push(file);
     const found = stampOf(file);
@@ -70,18 +75,24 @@ export function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key: string
       stamps.push('-');
       return true;
     }
-    // Two writes within one tick of the file system's clock can leave one stamp: a file this fresh is no key yet.
-    if (now - found.changedMs <= RACY_MS) return false;
+    // Two writes within one tick of the file system's clock can leave one stamp: a file this fresh
+    // gives no key yet, and its text is read again each time (not kept under that stamp). What it
+    // includes is still known: the list of files does not wait for the clock.
+    const fresh = now - found.changedMs <= RACY_MS;
+    if (fresh) keyed = false;
     const { stamp } = found;
     stamps.push(stamp);
     const at = `${file}\0${stamp}`;
-    let paths = named.get(at);
-    if (!named.has(at)) {
+    let paths: string[] | undefined;
+    if (!fresh && named.has(at)) paths = named.get(at);
+    else {
       // A file too large or not a regular one (a FIFO would hold the read) cannot be read here: ask git.
       const text = readTextIfAny(file, { maxBytes: CONFIG_MAX_BYTES });
       paths = text === undefined ? undefined : includePaths(text);
-      if (named.size > 64) named.clear();
-      named.set(at, paths);
+      if (!fresh) {
+        if (named.size > 64) named.clear();
+        named.set(at, paths);
+      }
     }
     if (paths === undefined) return false;
     if (paths.length > 0 && depth >= MAX_INCLUDE_DEPTH) return false;
@@ -92,7 +103,7 @@ export function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key: string
     return true;
   };
   for (const file of gitConfigFiles(dirs, env)) if (!visit(file, 0)) return undefined;
-  return { key: [...stamps, ...configEnv].join('|'), files };
+  return keyed ? { key: [...stamps, ...configEnv].join('|'), files } : { files };
 }
 
 /**

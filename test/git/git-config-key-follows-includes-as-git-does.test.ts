@@ -8,7 +8,7 @@
  * callers ask git.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -115,6 +115,18 @@ describe('the key of git config follows the files it includes, as git does', () 
     const files = gitConfigFilesIncluded(dirs(), env);
     expect(files, 'the key gave up on a layout it should read').toBeDefined();
     for (const f of gitReads()) expect(files, `git read ${f} and the key does not cover it`).toContain(f);
+  });
+
+  it('a config file changed just now gives no key yet, and still every file it includes, there or not', () => {
+    setUp();
+    local('[include]\n\tpath = ../team.gitconfig\n');
+    // Within the racy window whatever the machine's speed: its modification time a minute ahead.
+    const config = join(repo, '.git', 'config');
+    utimesSync(config, new Date(), new Date(Date.now() + 60_000));
+    expect(gitConfigKey(dirs(), env), 'a key was given for a config changed within the racy window').toBeUndefined();
+    expect(gitConfigFilesIncluded(dirs(), env), 'the file a config changed just now includes, not there, is not listed').toContain(
+      join(repo, 'team.gitconfig'),
+    );
   });
 
   it('an included file changed: the key moves; nothing changed: it stays', () => {

@@ -4,7 +4,7 @@
  * Real repositories, a real bare remote, the real compiled git shim (run `npx tsc -p .` first).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -180,6 +180,9 @@ describe('git hook bypasses fail, with index and HEAD unchanged', () => {
   it("a file git's config includes that was not there, created by the command, is removed before git runs again", async () => {
     const r = makeRepo();
     appendFileSync(join(r.gitDir, 'config'), '[include]\n\tpath = ../team.gitconfig\n');
+    // The config edited just before the command, as a fast machine runs this: within the racy
+    // window of git's config key (its modification time a minute ahead makes it so on any machine).
+    utimesSync(join(r.gitDir, 'config'), new Date(), new Date(Date.now() + 60_000));
     const res = await run(r, `printf '[core]\\n\\tfsmonitor = "touch PWNED; false"\\n' > team.gitconfig`);
     expect(existsSync(join(r.root, 'team.gitconfig')), 'the file the config includes, planted by the command, stayed').toBe(false);
     expect(res.guard.git.map((g) => g.message).join('\n'), 'the notice does not say what was removed').toContain(
