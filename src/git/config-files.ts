@@ -111,7 +111,7 @@ export function configRead(dirs: GitDirs, env: NodeJS.ProcessEnv): { key?: strin
  * path from the folder of the file that includes it. Undefined for what this does not resolve
  * (`~user/`, `%(prefix)/`, an optional include).
  */
-function includedFile(path: string, from: string, home: string): string | undefined {
+export function includedFile(path: string, from: string, home: string): string | undefined {
   if (path === '~' || path.startsWith('~/')) return join(home, path.slice(1));
   if (path.startsWith('~') || path.startsWith('%(') || path.startsWith(':(')) return undefined;
   return isAbsolute(path) ? path : resolve(dirname(from), path);

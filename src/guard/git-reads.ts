@@ -8,8 +8,9 @@
  * (verify.ts). This is the one list all of them take.
  */
 import { lstatSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { configRead, gitConfigFiles, gitConfigKey } from '../git/config-files.js';
+import { configRead, gitConfigFiles, gitConfigKey, includedFile } from '../git/config-files.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut } from '../git/run.js';
 import { within } from './sandbox.js';
@@ -17,27 +18,44 @@ import { within } from './sandbox.js';
 /** A repository's folders: its work tree and git directories. */
 export type RepoDirs = { root: string; gitDir: string; commonDir: string };
 
-type Asked = { key: string; files: string[]; hooksPath?: string };
+/**
+ * `files`: the config files git read, there; `targets`: every file an include of the repository's
+ * config names (include.path, includeIf.<condition>.path, whatever the condition), there or not.
+ */
+type Asked = { key: string; files: string[]; targets: string[]; hooksPath?: string };
 const asked = new Map<string, Asked>();
 
+/** An include's key as git lists it (`include.path`, `includeif.<condition>.path`). */
+const INCLUDE_KEY = /^include(?:if\..*)?\.path$/i;
+
 /**
- * The included files that are there, as git lists them for the repository's own config, and
- * the effective core.hooksPath: asked of git again when git's configuration changed
- * (gitConfigKey), every time where that key cannot be sure.
+ * The included files that are there and every include's target, as git lists the repository's
+ * own config (its parse: continued lines, escapes, every condition), and the effective
+ * core.hooksPath: asked of git again when git's configuration changed (gitConfigKey), every
+ * time where that key cannot be sure.
  */
-function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: string | undefined): { files: string[]; hooksPath?: string } {
+function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: string | undefined): Omit<Asked, 'key'> {
   const hit = asked.get(dirs.root);
   if (key !== undefined && hit?.key === key) return hit;
   const local = resolve(dirs.commonDir, 'config');
-  const out = gitOut(realGit, ['config', '--local', '--includes', '--show-origin', '--name-only', '--list'], dirs.root, env) ?? '';
+  const home = env.HOME || homedir();
+  // -z: each entry is `file:<origin>` NUL `<key>` LF `<value>` NUL (a value may hold any byte but NUL).
+  const out = gitOut(realGit, ['config', '-z', '--local', '--includes', '--show-origin', '--list'], dirs.root, env) ?? '';
+  const parts = out.split('\0');
   const files = new Set<string>();
-  for (const line of out.split('\n')) {
-    const m = /^file:(.+?)\t/.exec(line);
-    const file = m ? resolve(dirs.root, m[1]!) : undefined;
-    if (file && file !== local) files.add(file);
+  const targets = new Set<string>();
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    if (!parts[i]!.startsWith('file:')) continue;
+    const origin = resolve(dirs.root, parts[i]!.slice('file:'.length));
+    if (origin !== local) files.add(origin);
+    const entry = parts[i + 1]!;
+    const lf = entry.indexOf('\n');
+    if (lf < 0 || !INCLUDE_KEY.test(entry.slice(0, lf))) continue;
+    const target = includedFile(entry.slice(lf + 1), origin, home);
+    if (target) targets.add(target);
   }
   const hooksPath = gitOut(realGit, ['config', '--get', 'core.hooksPath'], dirs.root, env) || undefined;
-  const read = { key: key ?? '', files: [...files], ...(hooksPath ? { hooksPath } : {}) };
+  const read = { key: key ?? '', files: [...files], targets: [...targets], ...(hooksPath ? { hooksPath } : {}) };
   if (key !== undefined) asked.set(dirs.root, read);
   else asked.delete(dirs.root);
   return read;
@@ -58,13 +76,15 @@ export function hooksPathOf(dirs: RepoDirs, realGit: string): string | undefined
 /**
  * Every path outside the git directory that git reads as configuration or runs as hooks here:
  * the hooks folder, and each file git's configuration includes, there or not (the config files
- * themselves, the user's, are not among them).
+ * themselves, the user's, are not among them). The repository's own includes come from git's
+ * parse of its config (so a config hermesd's reader is not sure of still names them); the
+ * user-level ones from the reader (config-files.ts), where it is sure.
  */
 export function gitReadPaths(dirs: RepoDirs, realGit: string): string[] {
   const env = cleanGitEnv();
   const read = configRead(dirs, env);
-  const { files, hooksPath } = askGit(dirs, realGit, env, read?.key);
-  const out = new Set(files);
+  const { files, targets, hooksPath } = askGit(dirs, realGit, env, read?.key);
+  const out = new Set([...files, ...targets]);
   if (hooksPath) out.add(resolve(dirs.root, hooksPath));
   const base = new Set(gitConfigFiles(dirs, env));
   for (const f of read?.files ?? []) if (!base.has(f)) out.add(f);

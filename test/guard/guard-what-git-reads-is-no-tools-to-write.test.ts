@@ -105,6 +105,23 @@ describe("what git reads as configuration or runs as hooks is no agent's tool to
     });
   }
 
+  it("where hermesd's reading of git's config cannot be sure (an onbranch include), the targets not there are still refused and removed: git's own parse names them", async () => {
+    gitIn(t, repo, 'config', '--add', 'includeIf.onbranch:main.path', '../branch.gitconfig');
+    try {
+      const got: Record<string, string> = {};
+      for (const entry of ENTRY_POINTS.slice(0, 2))
+        for (const path of ['branch.gitconfig', 'absent.gitconfig']) got[`${entry.name} ${path}`] = await entry.ask(path);
+      expect(got, 'an include target that is not there was let through where the reader was not sure').toEqual(
+        Object.fromEntries(Object.keys(got).map((k) => [k, 'refused by git-config'])),
+      );
+      await ownTool('terminal', { command: `g=branch.gitconfig; printf '[core]\\n\\tfsmonitor = "touch PWNED"\\n' > $g; cp $g absent.gitconfig` });
+      expect(existsSync(join(repo, 'branch.gitconfig')), 'the onbranch include target a command created stayed').toBe(false);
+      expect(existsSync(join(repo, 'absent.gitconfig')), 'the include target a command created stayed').toBe(false);
+    } finally {
+      gitIn(t, repo, 'config', '--unset', 'includeIf.onbranch:main.path');
+    }
+  });
+
   it("hermesd's terminal: the hook, the included file and the one not there are as they were after a command that writes them", async () => {
     await ownTool('terminal', {
       command: `f=scripts/hooks/pre-commit; printf 'touch PWNED\\n' > $f; g=team.gitconfig; printf '[core]\\n\\tfsmonitor = "touch PWNED"\\n' > $g; h=absent.gitconfig; cp $g $h`,
