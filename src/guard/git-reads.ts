@@ -54,7 +54,8 @@ function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: st
     const target = includedFile(entry.slice(lf + 1), origin, home);
     if (target) targets.add(target);
   }
-  const hooksPath = gitOut(realGit, ['config', '--get', 'core.hooksPath'], dirs.root, env) || undefined;
+  // --type=path: as git expands it (`~/` from the home folder); a relative path stays relative to the work tree.
+  const hooksPath = gitOut(realGit, ['config', '--type=path', '--get', 'core.hooksPath'], dirs.root, env) || undefined;
   const read = { key: key ?? '', files: [...files], targets: [...targets], ...(hooksPath ? { hooksPath } : {}) };
   if (key !== undefined) asked.set(dirs.root, read);
   else asked.delete(dirs.root);

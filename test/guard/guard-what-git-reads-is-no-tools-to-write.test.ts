@@ -9,10 +9,13 @@
  * after a review found Claude Code's Write tool allowed all three.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentServices } from '../../src/agent/standalone.js';
 import { runToolCall, TOOLS } from '../../src/agent/tools/index.js';
+import { findRealGit } from '../../src/git/real-git.js';
+import { gitReadPaths } from '../../src/guard/git-reads.js';
 import { denied, geminiExpand, runHook, toolHookCommand, type HookRun } from '../helpers/agents.js';
 import { gitIn, makeEnv, type TestEnv } from '../helpers/env.js';
 
@@ -119,6 +122,17 @@ describe("what git reads as configuration or runs as hooks is no agent's tool to
       expect(existsSync(join(repo, 'absent.gitconfig')), 'the include target a command created stayed').toBe(false);
     } finally {
       gitIn(t, repo, 'config', '--unset', 'includeIf.onbranch:main.path');
+    }
+  });
+
+  it('a core.hooksPath written with ~/ is the folder git expands it to, in the home folder', () => {
+    gitIn(t, repo, 'config', 'core.hooksPath', '~/hermesd-test-hooks');
+    try {
+      const reads = gitReadPaths({ root: repo, gitDir: join(repo, '.git'), commonDir: join(repo, '.git') }, findRealGit());
+      expect(reads, 'the hooks folder is not where git expands ~/ to').toContain(join(homedir(), 'hermesd-test-hooks'));
+      expect(reads, 'the hooks folder was taken as a folder named ~ in the work tree').not.toContain(join(repo, '~', 'hermesd-test-hooks'));
+    } finally {
+      gitIn(t, repo, 'config', 'core.hooksPath', 'scripts/hooks');
     }
   });
 
