@@ -9,7 +9,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { configRead, gitConfigFiles, gitConfigKey, includedFile } from '../git/config-files.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut } from '../git/run.js';
@@ -31,31 +31,43 @@ const INCLUDE_KEY = /^include(?:if\..*)?\.path$/i;
 /**
  * The included files that are there and every include's target, as git lists the repository's
  * own config (its parse: continued lines, escapes, every condition), and the effective
- * core.hooksPath: asked of git again when git's configuration changed (gitConfigKey), every
- * time where that key cannot be sure.
+ * core.hooksPath (the last one git reads, at any level): one git process, asked again when git's
+ * configuration changed (gitConfigKey), every time where that key cannot be sure.
  */
 function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: string | undefined): Omit<Asked, 'key'> {
   const hit = asked.get(dirs.root);
   if (key !== undefined && hit?.key === key) return hit;
   const local = resolve(dirs.commonDir, 'config');
   const home = env.HOME || homedir();
-  // -z: each entry is `file:<origin>` NUL `<key>` LF `<value>` NUL (a value may hold any byte but NUL).
-  const out = gitOut(realGit, ['config', '-z', '--local', '--includes', '--show-origin', '--list'], dirs.root, env) ?? '';
+  // -z: each entry is `<scope>` NUL `file:<origin>` NUL `<key>` LF `<value>` NUL (a value may hold
+  // any byte but NUL); an included file's entries carry the scope of the file that includes it.
+  const out = gitOut(realGit, ['config', '-z', '--show-scope', '--show-origin', '--includes', '--list'], dirs.root, env) ?? '';
   const parts = out.split('\0');
   const files = new Set<string>();
   const targets = new Set<string>();
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    if (!parts[i]!.startsWith('file:')) continue;
-    const origin = resolve(dirs.root, parts[i]!.slice('file:'.length));
-    if (origin !== local) files.add(origin);
-    const entry = parts[i + 1]!;
+  let hooksPath: string | undefined;
+  for (let i = 0; i + 2 < parts.length; i += 3) {
+    const [scope, from, entry] = [parts[i]!, parts[i + 1]!, parts[i + 2]!];
     const lf = entry.indexOf('\n');
-    if (lf < 0 || !INCLUDE_KEY.test(entry.slice(0, lf))) continue;
-    const target = includedFile(entry.slice(lf + 1), origin, home);
+    const name = (lf < 0 ? entry : entry.slice(0, lf)).toLowerCase();
+    const value = lf < 0 ? '' : entry.slice(lf + 1);
+    // Later entries win, as git reads them: system, global, the repository's, the worktree's, the command line's.
+    if (name === 'core.hookspath') hooksPath = value;
+    if ((scope !== 'local' && scope !== 'worktree') || !from.startsWith('file:')) continue;
+    const origin = resolve(dirs.root, from.slice('file:'.length));
+    if (origin !== local && scope === 'local') files.add(origin);
+    if (!INCLUDE_KEY.test(name)) continue;
+    const target = includedFile(value, origin, home);
     if (target) targets.add(target);
   }
-  // --type=path: as git expands it (`~/` from the home folder); a relative path stays relative to the work tree.
-  const hooksPath = gitOut(realGit, ['config', '--type=path', '--get', 'core.hooksPath'], dirs.root, env) || undefined;
+  // As `git config --type=path` expands it: `~/` from the home folder, a relative path stays
+  // relative to the work tree; what this does not expand (`~user/`, `%(prefix)/`) git expands.
+  if (hooksPath?.startsWith('~') || hooksPath?.startsWith('%(')) {
+    hooksPath =
+      hooksPath === '~' || hooksPath.startsWith('~/')
+        ? join(home, hooksPath.slice(1))
+        : gitOut(realGit, ['config', '--type=path', '--get', 'core.hooksPath'], dirs.root, env);
+  }
   const read = { key: key ?? '', files: [...files], targets: [...targets], ...(hooksPath ? { hooksPath } : {}) };
   if (key !== undefined) asked.set(dirs.root, read);
   else asked.delete(dirs.root);
