@@ -39,15 +39,10 @@ function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: st
   if (key !== undefined && hit?.key === key) return hit;
   const local = resolve(dirs.commonDir, 'config');
   const home = env.HOME || homedir();
-  // -z: each entry is `<scope>` NUL `file:<origin>` NUL `<key>` LF `<value>` NUL (a value may hold
-  // any byte but NUL); an included file's entries carry the scope of the file that includes it.
-  const out = gitOut(realGit, ['config', '-z', '--show-scope', '--show-origin', '--includes', '--list'], dirs.root, env) ?? '';
-  const parts = out.split('\0');
   const files = new Set<string>();
   const targets = new Set<string>();
   let hooksPath: string | undefined;
-  for (let i = 0; i + 2 < parts.length; i += 3) {
-    const [scope, from, entry] = [parts[i]!, parts[i + 1]!, parts[i + 2]!];
+  for (const [scope, from, entry] of configEntries(dirs, realGit, env)) {
     const lf = entry.indexOf('\n');
     const name = (lf < 0 ? entry : entry.slice(0, lf)).toLowerCase();
     const value = lf < 0 ? '' : entry.slice(lf + 1);
@@ -72,6 +67,32 @@ function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: st
   if (key !== undefined) asked.set(dirs.root, read);
   else asked.delete(dirs.root);
   return read;
+}
+
+/**
+ * git's configuration as git lists it, every level with the files it includes: [scope, origin,
+ * `<key>` LF `<value>`] per entry, in the order git reads them. `-z`: a value may hold any byte
+ * but NUL; an included file's entries carry the scope of the file that includes it. A git older
+ * than `--show-scope` (2.26) lists without it: an entry is then taken as the repository's unless
+ * it comes from the system's or the user's own config file (what a user-level file includes counts
+ * as the repository's: more is kept from tools, nothing less).
+ */
+function configEntries(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv): Array<[string, string, string]> {
+  const scoped = gitOut(realGit, ['config', '-z', '--show-scope', '--show-origin', '--includes', '--list'], dirs.root, env);
+  const out: Array<[string, string, string]> = [];
+  if (scoped !== undefined) {
+    const parts = scoped.split('\0');
+    for (let i = 0; i + 2 < parts.length; i += 3) out.push([parts[i]!, parts[i + 1]!, parts[i + 2]!]);
+    return out;
+  }
+  const user = new Set(gitConfigFiles(dirs, env).slice(0, -2));
+  const parts = (gitOut(realGit, ['config', '-z', '--show-origin', '--includes', '--list'], dirs.root, env) ?? '').split('\0');
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const from = parts[i]!;
+    const origin = from.startsWith('file:') ? resolve(dirs.root, from.slice('file:'.length)) : '';
+    out.push([user.has(origin) ? 'global' : from.startsWith('file:') ? 'local' : 'command', from, parts[i + 1]!]);
+  }
+  return out;
 }
 
 /** The files the repository's git config includes that are there (git's own list). */

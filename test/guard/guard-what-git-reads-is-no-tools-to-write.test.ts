@@ -8,7 +8,7 @@
  * (read-only inside the sandbox, or removed after the command where it was not there). Written
  * after a review found Claude Code's Write tool allowed all three.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,27 @@ describe("what git reads as configuration or runs as hooks is no agent's tool to
       expect(reads, 'the hooks folder was taken as a folder named ~ in the work tree').not.toContain(join(repo, '~', 'hermesd-test-hooks'));
     } finally {
       gitIn(t, repo, 'config', 'core.hooksPath', 'scripts/hooks');
+    }
+  });
+
+  it('a git older than --show-scope (before 2.26) gives the same list', () => {
+    const oldGit = join(t.home, 'old-git');
+    writeFileSync(
+      oldGit,
+      `#!/bin/sh\nfor a in "$@"; do [ "$a" = --show-scope ] && { echo "error: unknown option 'show-scope'" >&2; exit 129; }; done\nexec ${findRealGit()} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const dirs = { root: repo, gitDir: join(repo, '.git'), commonDir: join(repo, '.git') };
+    // The config fresh: no key, so neither answer is one kept from the other's git.
+    utimesSync(join(repo, '.git', 'config'), new Date(), new Date(Date.now() + 60_000));
+    try {
+      const now = gitReadPaths(dirs, findRealGit()).sort();
+      expect(now, 'the list lacks the hooks folder or an include').toEqual(
+        expect.arrayContaining([join(repo, 'scripts/hooks'), join(repo, 'team.gitconfig'), join(repo, 'absent.gitconfig')]),
+      );
+      expect(gitReadPaths(dirs, oldGit).sort(), 'an older git gave another list').toEqual(now);
+    } finally {
+      utimesSync(join(repo, '.git', 'config'), new Date(), new Date());
     }
   });
 
