@@ -14,7 +14,7 @@
  * throws with npm's own words: a test that needs the client fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -347,6 +347,15 @@ export async function setUpClient(
 
 export type TestProcess = { pid: number; kind: 'daemon' | 'mcp' | 'hook' | 'client' | 'other'; cmd: string };
 
+/** `path` with its symlinks resolved, or as given where it is not there. */
+function realpathOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * The live processes carrying this test's HERMES_HOME in their environment — everything the
  * test, its daemon, the client and what the client started run with — by what they are:
@@ -356,6 +365,9 @@ export type TestProcess = { pid: number; kind: 'daemon' | 'mcp' | 'hook' | 'clie
 export function testProcesses(hermesHome: string, clientCommand?: string): TestProcess[] {
   const mark = `HERMES_HOME=${hermesHome}`;
   const out: TestProcess[] = [];
+  // The client's folder as written and as its processes name it: Node resolves a script's symlinks,
+  // so a wrapper started from a linked node_modules starts its binary by the real path.
+  const client = clientCommand ? [...new Set([clientCommand, realpathOrSame(clientCommand)])] : [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     let environ: string;
@@ -375,7 +387,7 @@ export function testProcesses(hermesHome: string, clientCommand?: string): TestP
         ? 'mcp'
         : /agent-hook|\/hermesd\/client /.test(cmd)
           ? 'hook'
-          : clientCommand && cmd.includes(clientCommand)
+          : client.some((c) => cmd.includes(c))
             ? 'client'
             : 'other';
     out.push({ pid: Number(entry), kind, cmd });
