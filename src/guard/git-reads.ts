@@ -9,7 +9,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { configRead, gitConfigFiles, gitConfigKey, includedFile } from '../git/config-files.js';
 import { cleanGitEnv } from '../git/env.js';
 import { gitOut } from '../git/run.js';
@@ -55,13 +55,10 @@ function askGit(dirs: RepoDirs, realGit: string, env: NodeJS.ProcessEnv, key: st
     const target = includedFile(value, origin, home);
     if (target) targets.add(target);
   }
-  // As `git config --type=path` expands it: `~/` from the home folder, a relative path stays
-  // relative to the work tree; what this does not expand (`~user/`, `%(prefix)/`) git expands.
+  // As `git config --type=path` expands it: `~/` from the home folder as an include's path is (a
+  // relative path stays relative to the work tree); what that does not expand (`~user/`, `%(prefix)/`) git expands.
   if (hooksPath?.startsWith('~') || hooksPath?.startsWith('%(')) {
-    hooksPath =
-      hooksPath === '~' || hooksPath.startsWith('~/')
-        ? join(home, hooksPath.slice(1))
-        : gitOut(realGit, ['config', '--type=path', '--get', 'core.hooksPath'], dirs.root, env);
+    hooksPath = includedFile(hooksPath, dirs.root, home) ?? gitOut(realGit, ['config', '--type=path', '--get', 'core.hooksPath'], dirs.root, env);
   }
   const read = { key: key ?? '', files: [...files], targets: [...targets], ...(hooksPath ? { hooksPath } : {}) };
   if (key !== undefined) asked.set(dirs.root, read);
