@@ -21,6 +21,7 @@ import {
   type ClientRun,
   type ClientSession,
   type NetworkTrap,
+  type TestProcess,
 } from './agent-clis.js';
 import { startAgentModel, type AgentModel, type ModelRequest, type Step, type ToolCall, type ToolResult } from './agent-models.js';
 import { makeEnv, waitFor, writeFiles, type TestEnv } from './env.js';
@@ -223,17 +224,20 @@ export function resultOf(requests: ModelRequest[], id: string): ToolResult | und
   return undefined;
 }
 
-/** hermesd's MCP servers and hooks of this test still running, polled until none is left or `ms` passed. */
-/** The test's processes (pid, kind and command), for a message. */
+/** A process of the test as a message names it: pid, kind, the start of its command. */
+const processLine = (p: TestProcess) => `${p.pid} ${p.kind}: ${p.cmd.slice(0, 160)}`;
+
+/** The test's processes, for a message. */
 function processesOf(home: string, clientDir: string): string[] {
-  return testProcesses(home, clientDir).map((p) => `${p.pid} ${p.kind}: ${p.cmd.slice(0, 120)}`);
+  return testProcesses(home, clientDir).map(processLine);
 }
 
+/** hermesd's MCP servers and hooks of this test still running, polled until none is left or `ms` passed. */
 export async function leftAfter(t: TestEnv, ms = 5_000): Promise<string[]> {
   const end = Date.now() + ms;
   for (;;) {
     const left = hermesdLeft(t.home);
-    if (left.length === 0 || Date.now() > end) return left.map((p) => `${p.pid} ${p.kind}: ${p.cmd.slice(0, 160)}`);
+    if (left.length === 0 || Date.now() > end) return left.map(processLine);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
