@@ -11,9 +11,11 @@
  *   before), the MCP SDK in a chunk of its own that loads at the first tool call, and the
  *   SDK server's answers to `initialize` and `tools/list` recorded into dist/mcp/answers.json
  *   (src/mcp/answers.ts), which the front gives without loading it.
- * - the CLI (every `hermesd` command is a process start; package.json's bin): dist/src/cli/main.js
- *   into dist/cli/, each dynamically imported module in a chunk of its own, so a command that
- *   only asks the daemon reads one file and loads no more than it uses.
+ * - the CLI (every `hermesd` command is a process start; package.json's bin, dist/cli/main.js):
+ *   dist/src/cli/launch.js into dist/cli/main.js, CommonJS (dist/cli/package.json says so), which
+ *   answers `status` and `--version` itself; every other command line imports the full one,
+ *   dist/src/cli/main.js bundled into dist/cli/program.mjs, each dynamically imported module in a
+ *   chunk of its own (.mjs), so a command loads no more than it uses.
  * - the range check (`check --commits` and the server's pre-receive hook start a Node process for
  *   one judgement, and loading ~200 small modules cost them more than the judging): dist/src/rules/
  *   range.js into dist/range/, with init's default rules as they parse (dist/range/init-defaults.json:
@@ -22,7 +24,7 @@
  * thrown error to its exit code by its class). In-process tests use the per-file build in dist/src.
  */
 import { rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
@@ -39,19 +41,20 @@ const errorsStayShared = {
  * Bundles dist/src/<input> and what it imports into dist/<name>/; `shareErrors`: the errors module
  * stays the per-file build's; `commonjs`: CommonJS files (.cjs), which need no banner.
  */
-async function bundle(name, input, external, { shareErrors = false, commonjs = false } = {}) {
+async function bundle(name, input, external, { shareErrors = false, commonjs = false, fileNames, plugins = [], keep = false } = {}) {
   const out = join(root, 'dist', name);
-  rmSync(out, { recursive: true, force: true });
+  if (!keep) rmSync(out, { recursive: true, force: true });
   await build({
     input: join(root, 'dist', 'src', ...input),
     platform: 'node',
     external,
-    plugins: shareErrors ? [errorsStayShared] : [],
+    plugins: [...(shareErrors ? [errorsStayShared] : []), ...plugins],
     logLevel: 'warn',
     output: {
       dir: out,
       format: commonjs ? 'cjs' : 'esm',
       ...(commonjs ? { entryFileNames: '[name].cjs', chunkFileNames: '[name]-[hash].cjs' } : {}),
+      ...fileNames,
       // Every chunk sits in dist/<name>/, one folder below dist/src's.
       ...(shareErrors ? { paths: (id) => (id === errors ? '../src/errors/index.js' : id) } : {}),
       // Local names shortened, function and class names kept: stack traces in the log still name them.
@@ -79,7 +82,31 @@ writeFileSync(join(root, 'dist', 'mcp', 'main.js'), "import './main.cjs';\n");
 // Packages that read their own files at run time stay in node_modules: jsonc-parser's UMD build
 // requires its modules by relative path, husky copies its runner from beside its index.js.
 // The CLI and the range check (which the CLI loads for check --commits) share the errors module.
-await bundle('cli', ['cli', 'main.js'], ['better-sqlite3', 'jsonc-parser', 'husky'], { shareErrors: true });
+await bundle('cli', ['cli', 'main.js'], ['better-sqlite3', 'jsonc-parser', 'husky'], {
+  shareErrors: true,
+  fileNames: { entryFileNames: 'program.mjs', chunkFileNames: '[name]-[hash].mjs' },
+});
+// The first file: one CommonJS file (its own copy of what `status` needs, the named errors among
+// them: nothing it throws reaches the full command line), which imports program.mjs for the rest;
+// what it imports only on a rarer path (status without a daemon) stays the per-file build's.
+const program = join(root, 'dist', 'src', 'cli', 'main.js');
+await bundle('cli', ['cli', 'launch.js'], [], {
+  commonjs: true,
+  keep: true,
+  fileNames: { entryFileNames: 'main.js', codeSplitting: false },
+  plugins: [
+    {
+      name: 'hermesd-cli-first-file',
+      resolveId: (id, importer, { kind }) => {
+        if (!importer || kind !== 'dynamic-import') return null;
+        const file = join(dirname(importer), id);
+        if (file === program) return { id: './program.mjs', external: true };
+        return { id: relative(join(root, 'dist', 'cli'), file), external: true };
+      },
+    },
+  ],
+});
+writeFileSync(join(root, 'dist', 'cli', 'package.json'), '{ "type": "commonjs" }\n');
 await bundle('range', ['rules', 'range.js'], [], { shareErrors: true });
 // init's default rules as they parse (src/rules/range.ts, defaultRules): a range whose base has no
 // config is judged by them without loading the YAML parser, while the template has this text.

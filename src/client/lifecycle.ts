@@ -48,10 +48,14 @@ export function recordedDaemon(paths: RepoPaths): DaemonInfo | undefined {
   return lockOwner(paths.lockFile) === info.pid ? info : undefined;
 }
 
-/** Where to look for this work tree's daemon: the recorded socket first, then the one this environment names. */
-export function candidateSockets(paths: RepoPaths): string[] {
+/**
+ * Where to look for this work tree's daemon: the recorded socket first, then the one this
+ * environment names — worked out only when the recorded one does not answer (its name is a hash).
+ */
+function* candidateSockets(paths: RepoPaths): Generator<string> {
   const recorded = recordedDaemon(paths)?.socket;
-  return recorded && recorded !== paths.socket ? [recorded, paths.socket] : [paths.socket];
+  if (recorded) yield recorded;
+  if (recorded !== paths.socket) yield paths.socket;
 }
 
 /** Returns the daemon's status when one answers (on its recorded socket or this environment's), else undefined. */

@@ -16,7 +16,6 @@
  * user had nor something the caller saved elsewhere (a fix) is moved to
  * `<git-dir>/hermesd/displaced/<id>/` and reported.
  */
-import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pidAlive, withLockSync } from '../storage/lock.js';
@@ -24,6 +23,7 @@ import { writeFileAtomicSync } from '../storage/atomic.js';
 import { splitZ } from '../git/parse.js';
 import { gitSync, gitTry } from '../git/run.js';
 import { backupsDir, displacedDirOf, keptBackupDir, restoreLockPath, runtimeDirOf } from '../paths/index.js';
+import { randomHex } from '../text/hash.js';
 
 export type Entry =
   | { path: string; kind: 'file'; mode: number; blob: string; size: number }
@@ -68,7 +68,7 @@ function newId(): string {
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
-  return `${t}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  return `${t}-${process.pid}-${randomHex(3)}`;
 }
 
 /**
@@ -77,7 +77,7 @@ function newId(): string {
  * byte-identical); the stat refresh that plumbing needs runs on a scratch copy.
  */
 function changedPaths(root: string, indexFile: string, scratchDir: string): { dirty: string[]; untracked: string[] } {
-  const scratch = join(scratchDir, `refresh-index-${process.pid}-${randomBytes(3).toString('hex')}`);
+  const scratch = join(scratchDir, `refresh-index-${process.pid}-${randomHex(3)}`);
   try {
     copyFileSync(indexFile, scratch);
     const opts = { cwd: root, indexFile: scratch };
@@ -219,7 +219,7 @@ function writeEntry(root: string, dir: string, e: Entry): void {
     case 'file': {
       ensureParent(root, e.path);
       // Same directory, then rename: a crash leaves the old or the new file, never half of one.
-      const tmp = join(dirname(full), `.hermesd-restore-${process.pid}-${randomBytes(3).toString('hex')}`);
+      const tmp = join(dirname(full), `.hermesd-restore-${process.pid}-${randomHex(3)}`);
       copyFileSync(join(dir, e.blob), tmp);
       chmodSync(tmp, e.mode);
       renameSync(tmp, full);

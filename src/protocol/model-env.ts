@@ -6,7 +6,7 @@
  * fingerprint); a client compares with its own and names what differs and the config key
  * that makes it hold everywhere.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../text/hash.js';
 
 /** Environment variables that set the model, and the config key that does the same for every daemon. */
 export const MODEL_ENV_KEYS = { OPENAI_BASE_URL: 'model.baseUrl', OPENAI_API_KEY: 'model.apiKey', HERMESD_MODEL: 'model.name' } as const;
@@ -15,7 +15,7 @@ export type ModelEnvKey = keyof typeof MODEL_ENV_KEYS;
 /** What a process's environment says about the model: values, the API key as a fingerprint only. */
 export type ModelEnv = Partial<Record<ModelEnvKey, string>>;
 
-const fingerprint = (s: string) => `sha256:${createHash('sha256').update(s).digest('hex').slice(0, 8)}`;
+const fingerprint = (s: string) => `sha256:${sha256(s).slice(0, 8)}`;
 
 export function modelEnvOf(env: NodeJS.ProcessEnv): ModelEnv {
   const out: ModelEnv = {};
