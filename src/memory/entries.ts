@@ -96,7 +96,11 @@ export function preview(entry: string, width = 80): string {
   return charCount(flat) > width ? [...flat].slice(0, width).join('') + '...' : flat;
 }
 
-/** 2200 → "2,200", as the seed's `{:,}` prints it. */
+/**
+ * 2200 → "2,200", as the seed's `{:,}` prints it. Grouped here, not by `toLocaleString`: a
+ * process's first call of that loads ICU's locale data, most of a `hermesd memory list`.
+ */
 export function formatCount(n: number): string {
-  return n.toLocaleString('en-US');
+  const [whole, fraction] = String(Math.abs(n)).split('.');
+  return (n < 0 ? '-' : '') + whole!.replace(/\B(?=(\d{3})+$)/g, ',') + (fraction ? `.${fraction}` : '');
 }

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseEntries, roundTrips, usageOf } from '../../src/memory/entries.js';
+import { formatCount, parseEntries, roundTrips, usageOf } from '../../src/memory/entries.js';
 import { MemoryRefused } from '../../src/errors/index.js';
 import { forModel, MemoryStore, refusalForModel } from '../../src/memory/store.js';
 import { settled } from '../helpers/settled.js';
@@ -46,6 +46,12 @@ describe('memory store rules', () => {
       expect(r.usage).toEqual({ chars: 3 + 3 + 9, limit: 2200 });
       expect(usageOf(['abc', 'déjà vu 🎉'])).toBe(15);
       expect(disk()).toBe(`abc${SEP}déjà vu 🎉`);
+    });
+
+    it("prints counts grouped by thousands, as the seed's {:,} does (and en-US's toLocaleString)", () => {
+      for (const n of [0, 7, 999, 1000, 2200, 12_345, 100_000, 1_234_567, 1e9, -5, -2200, -1_234_567])
+        expect(formatCount(n), String(n)).toBe(n.toLocaleString('en-US'));
+      expect(formatCount(2200)).toBe('2,200');
     });
 
     it('defines round-tripping precisely: re-serialising the parsed entries reproduces the bytes, modulo BOM and trailing newlines', () => {

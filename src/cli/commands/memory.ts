@@ -8,8 +8,7 @@
  */
 import { Option, type Command } from 'commander';
 import { MemoryRefused, NotARepository, RemoteError, UsageError } from '../../errors/index.js';
-import { loadConfig } from '../../config/load.js';
-import { Memories } from '../../memory/memories.js';
+import { formatCount } from '../../memory/entries.js';
 import type { MemoryStore } from '../../memory/store.js';
 import { findRepo, hermesHome, memoriesDir, prepareHome } from '../../paths/index.js';
 import { action, color, globals, output, daemon, type GlobalOptions } from '../runtime.js';
@@ -28,12 +27,11 @@ const scopeOption = () =>
     .choices(['global', 'repo'])
     .default('global');
 
-const fmt = (n: number) => n.toLocaleString('en-US');
 const title = (t: Target, scope: Scope = 'global') => (t === 'user' ? 'USER' : scope === 'repo' ? 'REPOSITORY MEMORY' : 'MEMORY');
 
 function usageLine(target: Target, usage: Usage, scope?: Scope): string {
   const pct = usage.limit > 0 ? Math.min(100, Math.floor((usage.chars / usage.limit) * 100)) : 0;
-  return `${title(target, scope)} [${pct}% — ${fmt(usage.chars)}/${fmt(usage.limit)} chars]`;
+  return `${title(target, scope)} [${pct}% — ${formatCount(usage.chars)}/${formatCount(usage.limit)} chars]`;
 }
 
 /** The store options, refused before any request when they name no store. */
@@ -59,9 +57,11 @@ function humanList(l: Listing): string {
 
 /**
  * Outside a work tree, the global store itself (no daemon serves there); undefined inside one,
- * where the daemon answers. A repository's MEMORY.md outside any repository is refused.
+ * where the daemon answers. A repository's MEMORY.md outside any repository is refused. The
+ * store's modules (its threat scan, the config's schema) load only here: inside a work tree the
+ * command is one question to the daemon.
  */
-function storeOutsideRepository(opts: StoreOptions): MemoryStore | undefined {
+async function storeOutsideRepository(opts: StoreOptions): Promise<MemoryStore | undefined> {
   try {
     findRepo();
     return undefined;
@@ -71,6 +71,7 @@ function storeOutsideRepository(opts: StoreOptions): MemoryStore | undefined {
   if (opts.scope === 'repo')
     throw new UsageError(`--scope repo is a repository's own MEMORY.md, and ${process.cwd()} is in no work tree: run it inside the repository.`);
   const home = hermesHome();
+  const [{ Memories }, { loadConfig }] = await Promise.all([import('../../memory/memories.js'), import('../../config/load.js')]);
   return new Memories({ globalDir: memoriesDir(home), limits: () => loadConfig({ home }).memory }).global;
 }
 
@@ -84,7 +85,7 @@ type WriteBody = { action: 'add' | 'replace' | 'remove'; content?: string; old_t
 /** Sends a write (or makes it, outside a work tree); a refusal becomes exit 1 with the reason (and what it refers to) on stderr. */
 async function write(cmd: Command, body: WriteBody): Promise<void> {
   const opts = storeOptions(cmd);
-  const local = storeOutsideRepository(opts);
+  const local = await storeOutsideRepository(opts);
   let result: WriteResult;
   try {
     if (local) {
@@ -119,7 +120,7 @@ async function write(cmd: Command, body: WriteBody): Promise<void> {
 async function entryNamed(cmd: Command, oldText: string): Promise<string> {
   if (!/^\d+$/.test(oldText.trim())) return oldText;
   const opts = storeOptions(cmd);
-  const l = await listing(opts, storeOutsideRepository(opts));
+  const l = await listing(opts, await storeOutsideRepository(opts));
   const n = Number(oldText.trim());
   if (l.entries.includes(oldText)) return oldText;
   return n >= 1 && n <= l.entries.length ? l.entries[n - 1]! : oldText;
@@ -138,7 +139,7 @@ export function register(program: Command): void {
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         const opts = storeOptions(cmd);
-        const l = await listing(opts, storeOutsideRepository(opts));
+        const l = await listing(opts, await storeOutsideRepository(opts));
         const shown =
           opts.scope === 'repo'
             ? { target: l.target, scope: l.scope, entries: l.entries, usage: l.usage, path: l.path }
