@@ -15,6 +15,7 @@ import { Conflict, NotFound } from '../errors/index.js';
 import { writeFileAtomicSync } from '../storage/atomic.js';
 import { withLock, withLockSync } from '../storage/lock.js';
 import { proposalSchema, type Change, type Proposal, type ProposalDraft } from './schema.js';
+import { byCodeUnit } from '../text/order.js';
 
 /** A change waits this long for another daemon's change to the folder; each takes milliseconds. */
 const PROPOSALS_LOCK_TIMEOUT_MS = 10_000;
@@ -106,7 +107,7 @@ export class ProposalStore {
   list(opts: { project?: string | null; all?: boolean } = {}): Proposal[] {
     return this.all()
       .filter((p) => (opts.all || p.status === 'pending') && (opts.project === undefined || p.project === null || p.project === opts.project))
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      .sort((a, b) => byCodeUnit(a.createdAt, b.createdAt) || byCodeUnit(a.id, b.id));
   }
 
   get(id: string): Proposal {

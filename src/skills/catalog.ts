@@ -15,6 +15,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dire
 import { join, sep } from 'node:path';
 import { describeFindings, scanSkillFile, verdictOf, type Finding, type Verdict } from './skill-scan.js';
 import { parseSkillMd, SKILL_NAME_PATTERN } from './validate.js';
+import { byCodeUnit } from '../text/order.js';
 
 export type SkillScope = 'user' | 'project';
 
@@ -201,7 +202,7 @@ export function buildCatalog(userRoot: string, projectRoot?: string): Catalog {
     if (!other) seen.set(s.name, s);
     else if (other.scope === 'user') w.warnings.push(`skill ${s.name} exists twice (${other.dir} and ${s.dir}); using the first.`);
   }
-  const skills = [...seen.values()].sort((a, b) => (a.category ?? '').localeCompare(b.category ?? '') || a.name.localeCompare(b.name));
+  const skills = [...seen.values()].sort((a, b) => byCodeUnit(a.category ?? '', b.category ?? '') || byCodeUnit(a.name, b.name));
   return { skills, warnings: w.warnings, manifest: w.manifest };
 }
 
@@ -235,7 +236,7 @@ export function renderIndex(skills: SkillInfo[]): string {
   ];
   for (const category of [...byCategory.keys()].sort()) {
     lines.push(`  ${category}:`);
-    for (const s of byCategory.get(category)!.sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const s of byCategory.get(category)!.sort((a, b) => byCodeUnit(a.name, b.name))) {
       lines.push(`    - ${s.name}${s.scope === 'project' ? ' [project]' : ''}: ${cut(s.description)}`);
     }
   }

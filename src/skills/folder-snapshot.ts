@@ -4,6 +4,7 @@
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { byCodeUnit } from '../text/order.js';
 
 type Entry = { kind: 'dir'; mode: number } | { kind: 'file'; mode: number; data: Buffer } | { kind: 'symlink'; target: string };
 
@@ -59,7 +60,7 @@ export function restoreTree(snap: TreeSnapshot): void {
   const now = snapshotTree(root).entries ?? new Map<string, Entry>();
   const extra = [...now.keys()].filter((k) => k && (!entries.has(k) || entries.get(k)!.kind !== now.get(k)!.kind)).sort((a, b) => b.length - a.length);
   for (const rel of extra) rmSync(join(root, rel), { recursive: true, force: true });
-  const ordered = [...entries.entries()].sort(([a], [b]) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+  const ordered = [...entries.entries()].sort(([a], [b]) => a.split('/').length - b.split('/').length || byCodeUnit(a, b));
   for (const [rel, e] of ordered) {
     const p = rel ? join(root, rel) : root;
     if (sameFile(p, e)) continue;

@@ -47,6 +47,19 @@ describe('skill index', () => {
     expect(text).toMatch(/^## Skills\n.*skill_view\(name\)/);
   });
 
+  it('orders names and categories by code unit, in the index and in the list alike (not by the locale: "_" after digits)', () => {
+    for (const name of ['ab', 'a_b', 'a1', 'a-b', 'a.b']) put(h.skills, `z_ops/${name}/SKILL.md`, skillMd(name, name));
+    put(h.skills, 'z1/zz/SKILL.md', skillMd('zz', 'zz'));
+    const listed = store.list().map((s) => `${s.category}/${s.name}`);
+    expect(listed).toEqual(['z1/zz', 'z_ops/a-b', 'z_ops/a.b', 'z_ops/a1', 'z_ops/a_b', 'z_ops/ab']);
+    const text = store.indexText();
+    const lines = text
+      .slice(text.indexOf('<available_skills>'))
+      .split('\n')
+      .filter((l) => /^ {2}\S|^ {4}- /.test(l));
+    expect(lines.map((l) => l.trim().replace(/:.*$/, ''))).toEqual(['z1', '- zz', 'z_ops', '- a-b', '- a.b', '- a1', '- a_b', '- ab']);
+  });
+
   it('is served from memory, then from the disk snapshot, and rebuilt when the manifest changes', () => {
     put(h.skills, 'a/SKILL.md', skillMd('a', 'first'));
     expect(loadCatalog(paths()).source).toBe('built');
