@@ -21,7 +21,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { eventKind } from '../protocol/agent-hooks.js';
+import { eventKind } from './hook-table.js';
 import { toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 

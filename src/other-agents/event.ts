@@ -4,7 +4,8 @@
  * each adapter writes in its agent's documented form.
  */
 import { z } from 'zod';
-import { denyText, silentText, type AgentName, type EventKind } from '../protocol/agent-hooks.js';
+import type { AgentName, EventKind } from '../protocol/agent-hooks.js';
+import { denyText, silentText } from './hook-table.js';
 import type { Denial, ToolAction } from '../guard/tool-call.js';
 
 /** SessionDB `source` of each agent's sessions (what `hermesd sessions list --source …` filters on). */

@@ -13,7 +13,7 @@
  * non-zero code and text: Gemini blocks the call on any exit but 0 and 1.
  */
 import { resolve } from 'node:path';
-import { eventKind } from '../protocol/agent-hooks.js';
+import { eventKind } from './hook-table.js';
 import { CommonPayload, jsonAnswer, pathField, toolInput, type Adapter, type AgentEvent } from './event.js';
 import type { ToolAction } from '../guard/tool-call.js';
 import { hookSpecificContext } from './claude.js';

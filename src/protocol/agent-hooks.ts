@@ -1,20 +1,18 @@
 /**
  * The agents hermesd answers, their hook events, and how each one reads an answer — written
- * once, here. Everything that names an agent or an event reads this table: the adapters
- * (other-agents/), the ask route, the agents' hook runner (its `case` lines are generated from
- * it when `hermesd init --agents` writes the runner) and the C client (its table is generated
- * into a header when it is compiled, hook-client/build.ts). A refusal made by the client or the
- * curl runner (a daemon that cannot answer) is therefore the same bytes as the daemon's.
+ * once, here, as data. Everything that names an agent or an event reads this table: the
+ * adapters (other-agents/, which read a payload's event and word a refusal by it:
+ * other-agents/hook-table.ts), the ask route, the agents' hook runner (its `case` lines are
+ * generated from it when `hermesd init --agents` writes the runner) and the C client (its table
+ * is generated into a header when it is compiled, hook-client/build.ts). A refusal made by the
+ * client or the curl runner (a daemon that cannot answer) is therefore the same bytes as the
+ * daemon's.
  */
 
 import { shQuote } from '../text/sh-quote.js';
 
 export const AGENT_NAMES = ['claude', 'codex', 'cursor', 'gemini'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
-
-export function isAgentName(s: string): s is AgentName {
-  return (AGENT_NAMES as readonly string[]).includes(s);
-}
 
 /** What an event is for hermesd, whatever the agent calls it. */
 export const EVENT_KINDS = ['session-start', 'prompt', 'pre-tool', 'post-tool', 'stop', 'session-end'] as const;
@@ -65,12 +63,6 @@ export const AGENT_EVENTS: Readonly<Record<AgentName, Readonly<Record<string, Ev
   },
 };
 
-/** What `event` of `agent` is for hermesd ('other' for an event it does not know). */
-export function eventKind(agent: AgentName, event: string): EventKind {
-  const events = AGENT_EVENTS[agent];
-  return Object.hasOwn(events, event) ? events[event]! : 'other';
-}
-
 /** Agents' events that come before a tool call, by any agent's name: a fault refuses them (agents.onUnavailable). */
 export const PRE_TOOL_EVENTS: ReadonlySet<string> = new Set(
   AGENT_NAMES.flatMap((a) => Object.keys(AGENT_EVENTS[a]).filter((e) => AGENT_EVENTS[a][e] === 'pre-tool')),
@@ -86,7 +78,7 @@ export const PRE_TOOL_EVENTS: ReadonlySet<string> = new Set(
  *   `beforeReadFile` takes the permission and the user's message only.
  * - Gemini CLI: `decision: "deny"` with the reason.
  */
-const DENY_FORMS: readonly { agent: AgentName; event?: string; form: string }[] = [
+export const DENY_FORMS: readonly { agent: AgentName; event?: string; form: string }[] = [
   { agent: 'claude', form: '{"hookSpecificOutput":{"hookEventName":$EVENT,"permissionDecision":"deny","permissionDecisionReason":$REASON}}' },
   { agent: 'codex', form: '{"hookSpecificOutput":{"hookEventName":$EVENT,"permissionDecision":"deny","permissionDecisionReason":$REASON}}' },
   { agent: 'cursor', event: 'beforeReadFile', form: '{"permission":"deny","user_message":$REASON}' },
@@ -99,21 +91,7 @@ const DENY_FORMS: readonly { agent: AgentName; event?: string; form: string }[] 
  * exit 0 — never an explicit "allow", which would skip the user's own permission prompts —
  * except Cursor, which is said to want JSON on every path: `{}` holds no `permission`.
  */
-const SILENT_FORMS: Readonly<Record<AgentName, string>> = { claude: '', codex: '', cursor: '{}\n', gemini: '' };
-
-function denyForm(agent: AgentName, event: string): string {
-  return DENY_FORMS.find((r) => r.agent === agent && (r.event === undefined || r.event === event))!.form;
-}
-
-/** The refusal `agent` reads for `event`, with `reason`: the bytes the daemon, the C client and the curl runner print. */
-export function denyText(agent: AgentName, event: string, reason: string): string {
-  return denyForm(agent, event).replace(/\$(REASON|EVENT)/g, (_m, slot: string) => JSON.stringify(slot === 'REASON' ? reason : event)) + '\n';
-}
-
-/** What `agent` is told when hermesd has nothing to say. */
-export function silentText(agent: AgentName): string {
-  return SILENT_FORMS[agent];
-}
+export const SILENT_FORMS: Readonly<Record<AgentName, string>> = { claude: '', codex: '', cursor: '{}\n', gemini: '' };
 
 const cString = (s: string) => JSON.stringify(s);
 

@@ -1,7 +1,8 @@
 /**
  * The one protocol every hook question travels in: a git hook's, another agent's, a
- * sandboxed command's commit. The client (client.c, or curl where it could not be built)
- * asks; the daemon answers (server.ts). Both sides of it are here, in one folder.
+ * sandboxed command's commit. The client (hook-client/client.c, or curl.sh where it could not
+ * be built) asks; the daemon answers (server/routes/ask.ts, which reads the query and writes
+ * the lines). What both sides agree on is here: the numbers, the route and the shapes below.
  *
  * Request: one HTTP/1.0 request on the daemon's Unix socket (one connection per question):
  *
@@ -35,49 +36,3 @@ export const HEARTBEAT_MS = 500;
 
 /** What a question says of itself (its query string), as the daemon reads it. */
 export type AskQuery = { p: number; v: string; q: string; k: string; n: string; pid?: number; ppid?: number; bound?: number };
-
-/**
- * The query string of a question, or what is wrong with it. Read by hand, not by a schema: the
- * daemon answers hook questions before anything else loads (the first answer of a cold daemon).
- */
-export function parseAskQuery(query: URLSearchParams): AskQuery | string {
-  const get = (k: string, re: RegExp): string | undefined => {
-    const v = query.get(k);
-    return v !== null && re.test(v) ? v : undefined;
-  };
-  const num = (k: string): number | undefined => {
-    const v = get(k, /^\d{1,10}$/);
-    return v === undefined ? undefined : Number(v);
-  };
-  const p = num('p');
-  const q = get('q', /^[A-Za-z0-9._-]{1,64}$/);
-  const k = get('k', /^[a-z]{1,16}$/);
-  const n = get('n', /^[A-Za-z][A-Za-z-]{0,39}$/);
-  if (p === undefined) return 'p: a protocol number';
-  if (q === undefined) return 'q: a question id (letters, digits, ".", "_", "-"; at most 64)';
-  if (k === undefined) return 'k: git or an agent';
-  if (n === undefined) return 'n: a hook or an event';
-  return { p, v: (query.get('v') ?? '').slice(0, 64), q, k, n, pid: num('pid'), ppid: num('ppid'), bound: num('bound') };
-}
-
-/** The answer's first line. */
-export function helloLine(version: string, pid: number, question: string): string {
-  return `hermesd ${PROTOCOL} ${version} ${pid} ${question}\n`;
-}
-
-/** `text` as answer lines for one stream (`e` stderr, `o` stdout); nothing for empty text. */
-export function textLines(stream: 'e' | 'o', text: string): string {
-  if (!text) return '';
-  return (
-    text
-      .replace(/\n$/, '')
-      .split('\n')
-      .map((l) => `${stream} ${l}`)
-      .join('\n') + '\n'
-  );
-}
-
-/** The verdict line. */
-export function verdictLine(code: number): string {
-  return `= ${code}\n`;
-}

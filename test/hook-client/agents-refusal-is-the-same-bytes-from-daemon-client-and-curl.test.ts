@@ -10,7 +10,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { denyText, type AgentName } from '../../src/protocol/agent-hooks.js';
+import type { AgentName } from '../../src/protocol/agent-hooks.js';
+import { denyText } from '../../src/other-agents/hook-table.js';
 import { agentRunnerScript } from '../../src/hook-client/runners.js';
 import { clientPath } from '../../src/paths/index.js';
 import { makeEnv, type TestEnv } from '../helpers/env.js';

@@ -15,8 +15,9 @@ import { bodyTooLargeMessage, MAX_BODY_BYTES } from '../../protocol/limits.js';
 import type { DaemonContext } from '../daemon-context.js';
 import { defineRoute, endAnswer, type Route } from '../route.js';
 import type { Services } from '../services/index.js';
-import { AGENT_NAMES, denyText, isAgentName, PRE_TOOL_EVENTS } from '../../protocol/agent-hooks.js';
-import { ASK_PATH, HEARTBEAT_MS, helloLine, parseAskQuery, PROTOCOL, textLines, verdictLine, type AskQuery } from '../../protocol/ask.js';
+import { AGENT_NAMES, PRE_TOOL_EVENTS } from '../../protocol/agent-hooks.js';
+import { ASK_PATH, HEARTBEAT_MS, PROTOCOL, type AskQuery } from '../../protocol/ask.js';
+import { denyText, isAgentName } from '../../other-agents/hook-table.js';
 
 /** `unread`: what to do when the answer did not reach its client (a git hook's notices wait for the next hook). */
 type Answer = { code: number; stdout?: string; stderr?: string; unread?: () => void };
@@ -138,4 +139,52 @@ async function cannotJudge(ctx: DaemonContext, q: AskQuery, err: unknown, servic
   // The agent's own structured refusal (agent-hooks.ts), as the daemon refuses any call; exit 2 for a kind it does not know.
   if (!isAgentName(q.k)) return { code: 2, stderr: message };
   return { code: 0, stdout: denyText(q.k, q.n, message), stderr: '' };
+}
+
+// The protocol's lines, as the daemon reads and writes them (their shapes: protocol/ask.ts).
+
+/**
+ * The query string of a question, or what is wrong with it. Read by hand, not by a schema: the
+ * daemon answers hook questions before anything else loads (the first answer of a cold daemon).
+ */
+function parseAskQuery(query: URLSearchParams): AskQuery | string {
+  const get = (k: string, re: RegExp): string | undefined => {
+    const v = query.get(k);
+    return v !== null && re.test(v) ? v : undefined;
+  };
+  const num = (k: string): number | undefined => {
+    const v = get(k, /^\d{1,10}$/);
+    return v === undefined ? undefined : Number(v);
+  };
+  const p = num('p');
+  const q = get('q', /^[A-Za-z0-9._-]{1,64}$/);
+  const k = get('k', /^[a-z]{1,16}$/);
+  const n = get('n', /^[A-Za-z][A-Za-z-]{0,39}$/);
+  if (p === undefined) return 'p: a protocol number';
+  if (q === undefined) return 'q: a question id (letters, digits, ".", "_", "-"; at most 64)';
+  if (k === undefined) return 'k: git or an agent';
+  if (n === undefined) return 'n: a hook or an event';
+  return { p, v: (query.get('v') ?? '').slice(0, 64), q, k, n, pid: num('pid'), ppid: num('ppid'), bound: num('bound') };
+}
+
+/** The answer's first line. */
+function helloLine(version: string, pid: number, question: string): string {
+  return `hermesd ${PROTOCOL} ${version} ${pid} ${question}\n`;
+}
+
+/** `text` as answer lines for one stream (`e` stderr, `o` stdout); nothing for empty text. */
+function textLines(stream: 'e' | 'o', text: string): string {
+  if (!text) return '';
+  return (
+    text
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((l) => `${stream} ${l}`)
+      .join('\n') + '\n'
+  );
+}
+
+/** The verdict line. */
+function verdictLine(code: number): string {
+  return `= ${code}\n`;
 }
