@@ -13,7 +13,8 @@
  *   (src/mcp/answers.ts), which the front gives without loading it.
  * - the CLI (every `hermesd` command is a process start; package.json's bin, dist/cli/main.js):
  *   dist/src/cli/launch.js into dist/cli/main.js, CommonJS (dist/cli/package.json says so), which
- *   answers `status` and `--version` itself; every other command line imports the full one,
+ *   has `status` and `--version` answered by dist/cli/quick.cjs (dist/src/cli/quick.js, CommonJS
+ *   too, required only for them); every other command line imports the full one,
  *   dist/src/cli/main.js bundled into dist/cli/program.mjs, each dynamically imported module in a
  *   chunk of its own (.mjs), so a command loads no more than it uses.
  * - the range check (`check --commits` and the server's pre-receive hook start a Node process for
@@ -86,25 +87,33 @@ await bundle('cli', ['cli', 'main.js'], ['better-sqlite3', 'jsonc-parser', 'husk
   shareErrors: true,
   fileNames: { entryFileNames: 'program.mjs', chunkFileNames: '[name]-[hash].mjs' },
 });
-// The first file: one CommonJS file (its own copy of what `status` needs, the named errors among
-// them: nothing it throws reaches the full command line), which imports program.mjs for the rest;
-// what it imports only on a rarer path (status without a daemon) stays the per-file build's.
+// The first file and the answers it gives itself: two CommonJS files (their own copy of what
+// `status` needs, the named errors among them: nothing they throw reaches the full command line).
+// The first file requires quick.cjs for `status` and `--version` and imports program.mjs for the
+// rest; what quick.cjs imports only on a rarer path (status without a daemon) stays the per-file
+// build's.
 const program = join(root, 'dist', 'src', 'cli', 'main.js');
-await bundle('cli', ['cli', 'launch.js'], [], {
+/** A plugin: dynamic imports out of the bundle, to program.mjs or to the per-file build. */
+const dynamicImportsStayOut = {
+  name: 'hermesd-cli-first-file',
+  resolveId: (id, importer, { kind }) => {
+    if (!importer || kind !== 'dynamic-import') return null;
+    const file = join(dirname(importer), id);
+    if (file === program) return { id: './program.mjs', external: true };
+    return { id: relative(join(root, 'dist', 'cli'), file), external: true };
+  },
+};
+await bundle('cli', ['cli', 'launch.js'], ['./quick.cjs'], {
   commonjs: true,
   keep: true,
   fileNames: { entryFileNames: 'main.js', codeSplitting: false },
-  plugins: [
-    {
-      name: 'hermesd-cli-first-file',
-      resolveId: (id, importer, { kind }) => {
-        if (!importer || kind !== 'dynamic-import') return null;
-        const file = join(dirname(importer), id);
-        if (file === program) return { id: './program.mjs', external: true };
-        return { id: relative(join(root, 'dist', 'cli'), file), external: true };
-      },
-    },
-  ],
+  plugins: [dynamicImportsStayOut],
+});
+await bundle('cli', ['cli', 'quick.js'], [], {
+  commonjs: true,
+  keep: true,
+  fileNames: { entryFileNames: 'quick.cjs', codeSplitting: false },
+  plugins: [dynamicImportsStayOut],
 });
 writeFileSync(join(root, 'dist', 'cli', 'package.json'), '{ "type": "commonjs" }\n');
 await bundle('range', ['rules', 'range.js'], [], { shareErrors: true });

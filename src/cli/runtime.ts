@@ -5,11 +5,13 @@
  */
 import type { Command } from 'commander';
 import { modelEnvWarnings } from '../protocol/model-env.js';
-import { HermesError } from '../errors/index.js';
 import { DaemonClient } from '../client/daemon-client.js';
 import { ensureDaemon } from '../client/lifecycle.js';
 import { resolvePaths, type RepoPaths } from '../paths/index.js';
 import { pendingBackups, pendingNotice } from '../githooks/backup.js';
+import { reportError } from './report.js';
+
+export { reportError };
 
 export type GlobalOptions = { json?: boolean; debug?: boolean };
 
@@ -81,19 +83,6 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | 
       reportError(err, debug);
     }
   };
-}
-
-export function reportError(err: unknown, debug: boolean): void {
-  if (err instanceof HermesError) {
-    process.stderr.write(`hermesd: ${err.message}\n`);
-    if (debug && err.stack) process.stderr.write(err.stack + '\n');
-    process.exitCode = err.exitCode;
-    return;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`hermesd: internal error: ${message}${debug ? '' : ' (run with --debug for details)'}\n`);
-  if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-  process.exitCode = 1;
 }
 
 /** The whole of stdin as text (a server hook's ref updates); empty on a terminal, what arrived when the pipe fails. */

@@ -1,16 +1,16 @@
 /**
  * `hermesd status` and `hermesd --version` are answered by the CLI's first file
- * (src/cli/launch.ts and src/cli/quick.ts, bundled as dist/cli/main.js) without commander and the command modules;
+ * (src/cli/launch.ts, bundled as dist/cli/main.js, and src/cli/quick.ts, as dist/cli/quick.cjs) without commander and the command modules;
  * every other command line goes to the full one (dist/cli/program.mjs). The answers are the
  * full command line's, byte for byte where nothing moves between two asks, and the first file
- * needs no other file of dist/cli to give them.
+ * needs no other file of dist/cli than its quick.cjs to give them.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quickCommand } from '../../src/cli/quick.js';
+import { quickCommand } from '../../src/cli/quick-command.js';
 import { CLI, makeEnv, REPO_ROOT, type TestEnv } from '../helpers/env.js';
 
 const PROGRAM = join(REPO_ROOT, 'dist', 'cli', 'program.mjs');
@@ -94,12 +94,12 @@ describe('the CLI first file', () => {
     expect(help.stdout).toContain('Usage: hermesd status');
   });
 
-  it('needs no other file of dist/cli: a package holding only the first file answers status and --version', () => {
+  it('needs no other file of dist/cli than quick.cjs: a package holding only the two answers status and --version', () => {
     const pkg = mkdtempSync(join(tmpdir(), 'hermesd-first-file-'));
     try {
       mkdirSync(join(pkg, 'dist', 'cli'), { recursive: true });
       copyFileSync(join(REPO_ROOT, 'package.json'), join(pkg, 'package.json'));
-      for (const f of ['main.js', 'package.json']) copyFileSync(join(REPO_ROOT, 'dist', 'cli', f), join(pkg, 'dist', 'cli', f));
+      for (const f of ['main.js', 'quick.cjs', 'package.json']) copyFileSync(join(REPO_ROOT, 'dist', 'cli', f), join(pkg, 'dist', 'cli', f));
       symlinkSync(join(REPO_ROOT, 'templates'), join(pkg, 'templates'));
       symlinkSync(join(REPO_ROOT, 'dist', 'src'), join(pkg, 'dist', 'src'));
       const first = join(pkg, 'dist', 'cli', 'main.js');
