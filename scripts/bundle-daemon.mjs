@@ -103,7 +103,7 @@ const dynamicImportsStayOut = {
     return { id: relative(join(root, 'dist', 'cli'), file), external: true };
   },
 };
-await bundle('cli', ['cli', 'launch.js'], ['./quick.cjs'], {
+await bundle('cli', ['cli', 'launch.js'], [], {
   commonjs: true,
   keep: true,
   fileNames: { entryFileNames: 'main.js', codeSplitting: false },

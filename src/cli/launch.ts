@@ -17,7 +17,13 @@ import { quickCommand } from './quick-command.js';
 
 const args = process.argv.slice(2);
 const quick = quickCommand(args);
-// The bundle's own file beside this one (scripts/bundle-daemon.mjs builds both); the per-file build's launch.js is never started.
-if (quick) void (createRequire(import.meta.url)('./quick.cjs') as typeof import('./quick.js')).answerQuick(quick, args);
-// An install without the full command line (a broken copy) says so in one line, as any error does.
-else import('./main.js').catch((err: unknown) => reportError(err, args.includes('--debug')));
+// An install missing a file of the CLI (a broken copy) says so in one line, as any error does.
+const broken = (err: unknown) => reportError(err, args.includes('--debug'));
+if (quick) {
+  try {
+    // The bundle's own file beside this one (scripts/bundle-daemon.mjs builds both); the per-file build's launch.js is never started.
+    void (createRequire(import.meta.url)('./quick.cjs') as typeof import('./quick.js')).answerQuick(quick, args);
+  } catch (err) {
+    broken(err);
+  }
+} else import('./main.js').catch(broken);

@@ -24,6 +24,7 @@ import { splitZ } from '../git/parse.js';
 import { gitSync, gitTry } from '../git/run.js';
 import { backupsDir, displacedDirOf, keptBackupDir, restoreLockPath, runtimeDirOf } from '../paths/index.js';
 import { randomHex } from '../text/hash.js';
+import { byCodeUnit } from '../text/order.js';
 
 export type Entry =
   | { path: string; kind: 'file'; mode: number; blob: string; size: number }
@@ -265,7 +266,7 @@ export function restoreWorkState(state: WorkState, opts: { restoreIndex?: boolea
 
   const toCheckout: string[] = [];
   // Shallowest first: a directory in the way of a file goes (whole) before the file is written.
-  for (const path of [...all].sort((a, b) => a.length - b.length || (a < b ? -1 : 1))) {
+  for (const path of [...all].sort((a, b) => a.length - b.length || byCodeUnit(a, b))) {
     const want = saved.get(path);
     if (want && sameAsEntry(root, dir, want)) continue;
     for (const blocker of blockersOf(root, path)) {

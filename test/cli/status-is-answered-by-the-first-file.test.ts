@@ -111,6 +111,12 @@ describe('the CLI first file', () => {
       const other = run(first, ['memory', 'list'], repo);
       expect(other.code, 'the copy of the first file ran a command without program.mjs').not.toBe(0);
       expect(other.stderr).toContain('program.mjs');
+      // And without quick.cjs, status says so in one line, not with a stack trace.
+      rmSync(join(pkg, 'dist', 'cli', 'quick.cjs'));
+      const none = run(first, ['status'], repo);
+      expect(none.code, 'status without quick.cjs should fail').toBe(1);
+      expect(none.stderr).toMatch(/^hermesd: internal error: Cannot find module '\.\/quick\.cjs'/);
+      expect(none.stderr, 'status without quick.cjs printed a stack trace').not.toMatch(/^\s+at /m);
     } finally {
       rmSync(pkg, { recursive: true, force: true });
     }
