@@ -8,7 +8,7 @@
  */
 import { chmodSync, closeSync, existsSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createApiServer } from './http.js';
 import { statusRoutes } from './routes/status.js';
@@ -30,6 +30,12 @@ import { checkSocketPath, hermesHome, prepareHome, prepareSocketFolder, resolveP
 export const WORKTREE_CHECK_MS = 2_000;
 /** How long after its last request (or hook question) the daemon collects its garbage. */
 const IDLE_COLLECT_MS = 2_000;
+/**
+ * Falling idle again, the daemon collects only once its heap grew this much since the last
+ * collection: a commit leaves far less, and a full collection after each one cost more CPU
+ * than the commit's own work (docs/benchmarks.md#repo-size, commits spread out).
+ */
+export const IDLE_COLLECT_GROWTH_BYTES = 4 * 1024 * 1024;
 
 let collector: (() => void) | undefined;
 
@@ -50,11 +56,16 @@ export function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
 }
 
+/** The heap in use right after the last idle collection (none yet: undefined). */
+let heapAfterCollect: number | undefined;
+
 /**
- * One full collection when the daemon falls idle, with V8's memory-over-speed choices on from
- * then (`--optimize-for-size`); `--expose-gc` set now, the collector is taken from a new context.
+ * One full collection when the daemon falls idle — the first time, and after that once the heap
+ * grew by IDLE_COLLECT_GROWTH_BYTES — with V8's memory-over-speed choices on from the first
+ * (`--optimize-for-size`); `--expose-gc` set then, the collector is taken from a new context.
  */
 function collectGarbage(): void {
+  if (heapAfterCollect !== undefined && getHeapStatistics().used_heap_size - heapAfterCollect < IDLE_COLLECT_GROWTH_BYTES) return;
   if (!collector) {
     setFlagsFromString('--optimize-for-size');
     setFlagsFromString('--expose-gc');
@@ -62,6 +73,7 @@ function collectGarbage(): void {
     collector = runInNewContext('gc') as () => void;
   }
   collector();
+  heapAfterCollect = getHeapStatistics().used_heap_size;
 }
 /** Grace for in-flight requests at shutdown before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 3_000;
