@@ -350,7 +350,7 @@ export const bench: Bench = {
       cpuRows,
     );
     printNote(
-      "Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round). hermesd's post-commit hook returns once the daemon has the question; its audit and evidence run after, inside the CPU window. The floor runs one `git diff --cached` and `grep` in a pre-commit hook.",
+      "Added time = the median over rounds of (the peer's commit − the hook-less commit of the same round). hermesd's post-commit hook returns once its question is written to the daemon's socket; its audit and evidence run after, inside the CPU window. The floor runs one `git diff --cached` and `grep` in a pre-commit hook.",
     );
     rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     return goals;

@@ -10,8 +10,10 @@
  *   the answer cut off    refused (a pre-commit's work is put back by a new daemon first)
  *   another protocol      the daemon is asked to stop, and this install's is started
  *   anything else         refused, saying what happened
- * With -b (post-commit: it decides nothing) the hook returns once the daemon took the question:
- * a child of this process, in a session of its own, waits for the answer and prints it.
+ * With -b (post-commit: it decides nothing) the hook returns once its question is written to the
+ * daemon's socket: a child of this process, in a session of its own, waits for the answer and
+ * prints it (and owns every fault after the write: a daemon that went away is started again and
+ * asked again, as here).
  * A question from hermesd's sandbox (another pid namespace than the daemon's) never starts a
  * daemon and refuses on every fault; one that does not block goes on and says what happened.
  * POSIX only (sockets, poll, fork, exec): /proc is read where there is one, for the sandbox's
@@ -477,6 +479,19 @@ enum { ASK_MISMATCH, ASK_GONE, ASK_CUT };
  * there (or it closed before a byte: it was stopping); ASK_MISMATCH: another protocol (why in
  * ask_why); ASK_CUT: the answer broke off after the daemon took the question. Every other
  * fault ends the process. */
+/* -b: git goes on; the answer, and every fault after the question was written, are this
+ * process's child's (in a session of its own), once per process (a question asked again after a
+ * fault is the child's already). Fork failing, all of it is waited for here. */
+static void go_on_without_the_answer(void) {
+  static int gone;
+  if (!detach || gone) return;
+  gone = 1;
+  fflush(stdout), fflush(stderr);
+  pid_t child = fork();
+  if (child > 0) _exit(0);
+  if (child == 0) setsid();
+}
+
 static int ask(const char *sock, long long deadline) {
   int fd = connect_to(sock, deadline);
   if (fd < 0) return ASK_GONE;
@@ -488,6 +503,8 @@ static int ask(const char *sock, long long deadline) {
   /* A daemon that answers early (too large) closes while the body still goes out: its answer counts. */
   if (!write_all(fd, req.p, req.n, deadline) || (body.n && !write_all(fd, body.p, body.n, deadline)))
     fault(0, "the daemon at %s took no question within %ld ms (hung or stopped)", sock, bound_ms);
+  /* The question is in the socket, the daemon reads it whenever its loop comes round. */
+  go_on_without_the_answer();
   /* HTTP/1.0 status and headers, then the answer's lines. Silence past the bound is a hung
    * daemon; one at work sends a line every 500 ms. */
   int status = 0, head = 1, hello = 0, code = -1;
@@ -519,14 +536,6 @@ static int ask(const char *sock, long long deadline) {
           return close(fd), snprintf(ask_why, sizeof ask_why, "the daemon (pid %ld, hermesd %s) speaks protocol %d, this hook %d", dpid, ver, proto, HERMESD_PROTOCOL), ASK_MISMATCH;
         if (strcmp(id, qid)) fault(0, "the daemon answered question %s, not this one (%s)", id, qid);
         hello = 1;
-        if (detach) {
-          /* The daemon has the question: git goes on, the answer is printed when it comes (or, fork
-           * failing, waited for here). */
-          fflush(stdout), fflush(stderr);
-          pid_t child = fork();
-          if (child > 0) _exit(0);
-          if (child == 0) setsid();
-        }
       } else if (!strncmp(l, "e ", 2)) {
         fprintf(stderr, "%s\n", l + 2); /* shown as it comes: a check's progress */
       } else if (!strncmp(l, "o ", 2)) {

@@ -1,13 +1,14 @@
 /**
- * The post-commit hook decides nothing, so git does not wait for it: it returns once the daemon
- * has the question, and the audit of a commit that skipped the pre-commit (`--no-verify`) runs
+ * The post-commit hook decides nothing, so git does not wait for it: it returns once its question
+ * is written to the daemon's socket, and the audit of a commit that skipped the pre-commit (`--no-verify`) runs
  * after — and still reports the key, on the terminal git ran in (the client's child prints it)
  * and in SessionDB. Proven by order, not by timing: git's own trace2 records when the hook
  * exited, the daemon's log when it finished the audit; a commit of 1,500 files holding a key
- * gives the audit real work. A notice whose client went away before it was printed (the
- * terminal closed) is carried by the next hook's answer.
+ * gives the audit real work. The hook returns once its question is written, before the daemon
+ * has read it (a stopped daemon: the kernel holds the question). A notice whose client went away
+ * before it was printed (the terminal closed) is carried by the next hook's answer.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -73,6 +74,39 @@ describe('the post-commit hook and its audit', () => {
     const found = await t.cli(['sessions', 'search', 'skipped pre-commit hook', '--json'], { cwd: repo });
     expect(found.code, found.stderr).toBe(0);
     expect(found.json().results.length, 'the audit left no session in SessionDB').toBeGreaterThan(0);
+  }, 180_000);
+
+  it('returns once its question is written, while the daemon has not read it yet (stopped), and the audit reports the key once it runs', async () => {
+    // A bound far past this test's wait: a hook that waited for the daemon to take the question would still be waiting.
+    const repo = t.repo({ 'README.md': '# demo\n', '.hermes/config.yaml': `${CONFIG}hooks:\n  timeoutMs: 600000\n` });
+    expect((await t.cli(['init'], { cwd: repo })).code).toBe(0);
+    expect((await t.cli(['start'], { cwd: repo })).code).toBe(0);
+    const git = (args: string[]) => spawnSync('git', args, { cwd: repo, env: t.env, encoding: 'utf8', timeout: 120_000 });
+    writeFileSync(join(repo, 'README.md'), '# demo\nmore\n');
+    expect(git(['commit', '-qam', 'judged']).status, 'a plain commit through the hooks failed').toBe(0);
+    const pid = (await t.cli(['status', '--json'], { cwd: repo })).json().pid as number;
+    writeFileSync(join(repo, 'creds.txt'), `key = "${KEY}"\n`);
+    expect(git(['add', '-A']).status).toBe(0);
+    // The daemon's process stopped: a connection is still taken and a question still written (the
+    // kernel holds both), and nothing reads them until it runs again.
+    process.kill(pid, 'SIGSTOP');
+    let stderr = '';
+    const commit = spawn('git', ['commit', '--no-verify', '-qm', 'keys'], { cwd: repo, env: t.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    commit.stderr.on('data', (d) => (stderr += d));
+    const closed = new Promise((resolve) => commit.on('close', resolve));
+    try {
+      const exited = await new Promise<number | null | 'waiting'>((resolve) => {
+        const waiting = setTimeout(() => resolve('waiting'), 60_000);
+        commit.on('exit', (code) => (clearTimeout(waiting), resolve(code)));
+      });
+      expect(exited, `git commit did not return while the daemon was stopped: its post-commit hook waited for the daemon (${stderr})`).toBe(0);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // Running again, the daemon reads the question and the client's child prints the audit (git's stderr closes after it).
+    await closed;
+    expect(stderr, 'the audit of the --no-verify commit was not reported once the daemon ran again').toContain('SKIPPED the pre-commit hook');
+    expect(stderr).toContain('creds.txt');
   }, 180_000);
 
   it('a notice whose client went away before it came is printed by the next hook', async () => {

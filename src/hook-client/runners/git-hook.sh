@@ -188,8 +188,8 @@ hermesd_ask() {
   hermesd_x= hermesd_b=
   case $hermesd_n in
     pre-commit | pre-commit-final) hermesd_x=-x ;;
-    # post-commit decides nothing: the hook returns once the daemon has the question, and the
-    # client prints the audit's notice when it comes (curl waits for it).
+    # post-commit decides nothing: the hook returns once its question is written to the daemon's
+    # socket, and the client's child prints the audit's notice when it comes (curl waits for it).
     post-commit) hermesd_b=-b ;;
   esac
   if [ -x "$HERMESD_CLIENT" ]; then
