@@ -25,6 +25,7 @@ import { dirname, join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { resolvePaths } from '../src/paths/index.js';
+import { IDLE_COLLECT_MS } from '../src/server/run-daemon.js';
 import { GREP_HOOK } from './hooks.js';
 import { cpuMs, hookTime } from './scale.js';
 import { median, ms, printNote, printTable, type Bench, type Goal, type Row } from './table.js';
@@ -42,9 +43,9 @@ const PAUSE_MS = 60;
 const GOAL_RATIO = 1.2;
 const GOAL_CPU_COMMIT = 20;
 const GOAL_CPU_INDEX = 5;
-/** Commits measured seconds apart, and how far apart: past the daemon's idle collection (2 s after its last request). */
+/** Commits measured seconds apart, and how far apart: past the daemon's idle collection. */
 const SPREAD_COMMITS = Number(process.env.HERMESD_BENCH_SPREAD_COMMITS ?? 7);
-const SPREAD_MS = 3_500;
+const SPREAD_MS = IDLE_COLLECT_MS + 1_500;
 /**
  * Commits made in the hermesd copy after its daemon starts and before the measured rounds. A
  * daemon serves a day of commits; its first ones after a start also pay V8's compiling of the
@@ -175,8 +176,8 @@ export const bench: Bench = {
       });
       const hermes = copies.find((c) => c.peer.kind === 'hermesd')!;
       const pid = (JSON.parse(run([process.execPath, CLI, 'status', '--json'], hermes.dir, env)) as { pid: number }).pid;
-      // Past the daemon's first idle collection (2 s after its last request), which is no idle cost.
-      await sleep(3_000);
+      // Past the daemon's first idle collection, which is no idle cost.
+      await sleep(IDLE_COLLECT_MS + 1_000);
       // The daemon's idle CPU per ms, over a quiet window.
       const idle0 = cpuMs(pid);
       await sleep(3_000);

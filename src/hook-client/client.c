@@ -475,10 +475,6 @@ static void git_body(int argc, char **argv) {
 
 enum { ASK_MISMATCH, ASK_GONE, ASK_CUT };
 
-/* Asks the daemon at `sock`; prints its answer and exits with its code. ASK_GONE: nobody listens
- * there (or it closed before a byte: it was stopping); ASK_MISMATCH: another protocol (why in
- * ask_why); ASK_CUT: the answer broke off after the daemon took the question. Every other
- * fault ends the process. */
 /* -b: git goes on; the answer, and every fault after the question was written, are this
  * process's child's (in a session of its own), once per process (a question asked again after a
  * fault is the child's already). Fork failing, all of it is waited for here. */
@@ -492,6 +488,10 @@ static void go_on_without_the_answer(void) {
   if (child == 0) setsid();
 }
 
+/* Asks the daemon at `sock`; prints its answer and exits with its code. ASK_GONE: nobody listens
+ * there (or it closed before a byte: it was stopping); ASK_MISMATCH: another protocol (why in
+ * ask_why); ASK_CUT: the answer broke off after the daemon took the question. Every other
+ * fault ends the process. */
 static int ask(const char *sock, long long deadline) {
   int fd = connect_to(sock, deadline);
   if (fd < 0) return ASK_GONE;

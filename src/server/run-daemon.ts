@@ -28,14 +28,14 @@ import { checkSocketPath, hermesHome, prepareHome, prepareSocketFolder, resolveP
 
 /** How often the daemon checks that its work tree still exists. */
 export const WORKTREE_CHECK_MS = 2_000;
-/** How long after its last request (or hook question) the daemon collects its garbage. */
-const IDLE_COLLECT_MS = 2_000;
+/** How long after its last request (or hook question) the daemon counts itself idle and may collect its garbage. */
+export const IDLE_COLLECT_MS = 2_000;
 /**
  * Falling idle again, the daemon collects only once its heap grew this much since the last
  * collection: a commit leaves far less, and a full collection after each one cost more CPU
  * than the commit's own work (docs/benchmarks.md#repo-size, commits spread out).
  */
-export const IDLE_COLLECT_GROWTH_BYTES = 4 * 1024 * 1024;
+const IDLE_COLLECT_GROWTH_BYTES = 4 * 1024 * 1024;
 
 let collector: (() => void) | undefined;
 

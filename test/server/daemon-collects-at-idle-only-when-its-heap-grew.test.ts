@@ -1,6 +1,6 @@
 /**
  * Falling idle, the daemon makes one full garbage collection the first time, and after that only
- * once its heap grew by IDLE_COLLECT_GROWTH_BYTES: a commit leaves far less, and a collection
+ * once its heap grew by 4 MiB (src/server/run-daemon.ts): a commit leaves far less, and a collection
  * after each commit cost more CPU than the commit's own work when commits come seconds apart.
  * Observed with V8's own trace (`--trace-gc`: the collections the daemon asks for are the ones
  * whose reason is "testing"), on a daemon started as the client starts it but for that flag.
@@ -9,9 +9,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { IDLE_COLLECT_MS } from '../../src/server/run-daemon.js';
 import { makeEnv, REPO_ROOT } from '../helpers/env.js';
 
-const IDLE_WAIT_MS = 3_500; // past the daemon's 2 s before it counts itself idle
+/** Past the time after which the daemon counts itself idle. */
+const IDLE_WAIT_MS = IDLE_COLLECT_MS + 1_500;
 
 describe('the idle collection', () => {
   const t = makeEnv();
